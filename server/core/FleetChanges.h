@@ -1,0 +1,46 @@
+#pragma once
+// What a fleet source reports for one instant: the unit of exchange between a source (the
+// digital twin, later Prometheus/Slurm adapters) and fleetd's state store.
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+namespace watchfloor::server {
+
+using UnixTime = std::chrono::sys_time<std::chrono::milliseconds>;
+
+inline std::int64_t toUnixMs(UnixTime t) { return t.time_since_epoch().count(); }
+inline UnixTime fromUnixMs(std::int64_t ms) { return UnixTime(std::chrono::milliseconds(ms)); }
+
+// One reading. Compact on purpose: at 1,800 racks a source produces ~1.3 M of these a second.
+struct Sample {
+    std::uint32_t entityIndex;
+    watchfloor::v1::Metric metric;
+    float value;   // NaN = the source reported blank
+};
+
+struct FleetChanges {
+    UnixTime time{};                                  // when all samples below were measured
+    std::vector<Sample> samples;
+    std::vector<watchfloor::v1::EntityState> states;  // entities whose state changed
+    std::vector<watchfloor::v1::Event> events;        // ids left 0: the store assigns them
+    std::vector<watchfloor::v1::Job> jobs;            // jobs whose fields changed (whole message)
+    bool hasFleet = false;
+    watchfloor::v1::FleetGoodput fleet;
+
+    void clear() {
+        samples.clear();
+        states.clear();
+        events.clear();
+        jobs.clear();
+        hasFleet = false;
+    }
+    bool empty() const {
+        return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet;
+    }
+};
+
+}  // namespace watchfloor::server

@@ -1,0 +1,24 @@
+#pragma once
+// A source of fleet topology, telemetry, states, events and jobs. The digital twin is one;
+// Prometheus (DCGM exporter) and Slurm adapters are others. fleetd's store only sees this.
+
+#include "FleetChanges.h"
+
+namespace watchfloor::server {
+
+class FleetSource {
+public:
+    virtual ~FleetSource() = default;
+
+    // Complete topology at DETAIL_LEVEL_FULL. Stable for the life of the source.
+    virtual const watchfloor::v1::Topology& topology() const = 0;
+
+    // The source's current time (simulated time for the twin).
+    virtual UnixTime now() const = 0;
+
+    // Advance the source to `until` (at most one telemetry period ahead of now()) and append
+    // everything that changed into `out`. Called from a single thread.
+    virtual void advanceTo(UnixTime until, FleetChanges& out) = 0;
+};
+
+}  // namespace watchfloor::server
