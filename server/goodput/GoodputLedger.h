@@ -3,31 +3,63 @@
 // (reference/goodput-and-failures.md §1.3-1.4) fed by the job's lifecycle records, plus a
 // straggler-slowdown category and Meta's ETTR (cumulative and sliding).
 //
-// Records arrive in time order. Step records may be aggregated (a run of consecutive steps as
-// one record) so a 54-day simulation stays cheap; the arithmetic is the same as per step.
+// Step records may be aggregated (a run of consecutive steps as one record) so a 54-day
+// simulation stays cheap; every record costs O(1) amortised and memory stays bounded by the
+// steps not yet checkpointed plus the sliding window.
 //
-// Categories (all in seconds, summing to total):
-//   productive          steps kept (not later lost), minus straggler excess and blocking saves
-//   accelerator_init    jobStart..init end        (TPU_INITIALIZATION)
+// Categories (all in seconds, summing to total = (jobEnd or now) - first jobStart):
+//   productive          kept steps (not lost) at the ideal pace: min(duration, count x ideal)
+//   accelerator_init    init intervals            (TPU_INITIALIZATION)
 //   training_prep       prep intervals            (TRAINING_PREP)
 //   program_startup     first step of a segment minus the ideal step time (PROGRAM_STARTUP)
-//   data_loading_sync   first data load after each (re)start (DATA_LOADING_SYNC)
+//   data_loading_sync   first data load after each (re)start (DATA_LOADING_SYNC); later loads
+//                       of the same segment overlap steps (DATA_LOADING_ASYNC) and are ignored
 //   checkpoint_save     blocking part of saves    (UNPRODUCTIVE_CHECKPOINT_SAVE_TIME)
 //   checkpoint_restore  restore intervals         (UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME)
-//   wasted_progress     steps after the last durable checkpoint lost to a disruption
-//   infra_recovery      disruption..next jobStart (INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION)
-//   straggler_slowdown  step time above the ideal step time (steps kept only)
-//   other               total minus everything above (never negative)
+//   wasted_progress     kept steps after the last durable checkpoint, lost to a disruption or
+//                       to a restore of an older checkpoint (productive + straggler time)
+//   infra_recovery      new jobStart - start of the step in flight at the disruption
+//                       (INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION); the in-flight step began
+//                       when the segment's last record ended. While the job is still down it
+//                       grows up to `now`.
+//   straggler_slowdown  step time above count x ideal step time (kept steps only)
+//   other               total minus everything above (never negative): gaps between records
+//                       and the time since the last record of a running segment
+//
+// Ordering: records are expected in time order. The ledger keeps a cursor (the latest time
+// accounted); an interval starting before it keeps only its part after the cursor (clipped),
+// one ending before it is ignored (rejected), a point record before it is moved to the cursor
+// (clipped). A blocking save that overlaps the step record just before it is the exception:
+// Google's library subtracts blocking save time from step time, so the overlap moves from the
+// steps (productive first, then straggler) to checkpoint_save. Records before the first
+// jobStart, after jobEnd, with end < begin or non-finite times, steps with count 0 or numbers
+// already recorded in the segment, and work records while the job is down (after disruption,
+// before jobStart) are rejected. See issues().
+//
+// A checkpoint of a step inside an aggregated record splits that record proportionally: the
+// first k of its n steps get k/n of its time (exact for equal steps, which aggregation assumes).
 
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <string>
+
+#include "StepRuns.h"
 
 namespace watchfloor::server {
 
 using Seconds = std::chrono::duration<double>;
+
+// Records the ledger could not use as given. The ledger never goes negative or double counts:
+// a record that makes no sense is ignored (rejected), one that overlaps time already accounted
+// keeps only its new part (clipped). `lastProblem` says which record and why.
+struct LedgerIssues {
+    std::uint64_t rejected = 0;
+    std::uint64_t clipped = 0;
+    std::string lastProblem;
+};
 
 class GoodputLedger {
 public:
@@ -36,13 +68,19 @@ public:
     explicit GoodputLedger(Seconds idealStepTime, Seconds slidingWindow = std::chrono::hours(1));
 
     // --- lifecycle records (t = seconds since an arbitrary epoch shared by all records) ---
-    void jobStart(Seconds t);                               // first start and every restart
+    // First start and every restart. A restart without a disruption record before it implies a
+    // disruption at t (counted).
+    void jobStart(Seconds t);
     void acceleratorInit(Seconds begin, Seconds end);
     void trainingPrep(Seconds begin, Seconds end);
     void dataLoadingSync(Seconds begin, Seconds end);
+    // Restoring `step` makes it the last durable step; restoring an older checkpoint than the
+    // last durable one rolls back: the durable steps after it become wasted progress.
     void checkpointRestore(std::uint64_t step, Seconds begin, Seconds end);
     // Steps [firstStep, firstStep+count) ran from begin to end. The first step after a
-    // (re)start includes program startup: pass `includesFirstStepOfSegment` = true.
+    // (re)start includes program startup: pass `includesFirstStepOfSegment` = true, and record
+    // that step alone (count = 1): the whole excess of a flagged record over count x ideal is
+    // taken as program startup, none as straggler slowdown.
     void steps(std::uint64_t firstStep, std::uint64_t count, Seconds begin, Seconds end,
                bool includesFirstStepOfSegment);
     // A blocking checkpoint save of `step` (all steps <= step are then durable).
@@ -51,48 +89,63 @@ public:
     void disruption(Seconds t);
     void jobEnd(Seconds t);
 
-    // --- results at time `now` (>= the last record) ---
+    // --- results at time `now` (>= the last record; an earlier `now` reads as the last record's
+    // time). slidingEttrRatio forgets steps older than its window: call it with a `now` that
+    // does not go backwards. Ratios are 0 before the first jobStart. ---
     watchfloor::v1::GoodputBreakdown breakdown(Seconds now) const;
     double goodputRatio(Seconds now) const;           // productive / total (provisional)
     double confirmedGoodputRatio(Seconds now) const;  // productive up to last durable ckpt / total
     double ettrRatio(Seconds now) const;              // cumulative ETTR = goodput here (no queue time)
-    double slidingEttrRatio(Seconds now) const;       // productive share of the last window
+    // Productive share of [now - window, now] (of the job's lifetime while it is younger than
+    // the window). Steps later lost leave the window too.
+    double slidingEttrRatio(Seconds now) const;
     std::uint32_t disruptions() const { return disruptions_; }
     std::uint64_t lastDurableStep() const { return lastDurableStep_; }
+    const LedgerIssues& issues() const { return issues_; }
 
 private:
-    struct KeptStep {  // steps not yet made durable: they may still be lost
-        std::uint64_t firstStep;
-        std::uint64_t count;
-        Seconds begin;
-        Seconds end;
-        double productiveS;
-        double stragglerS;
-    };
-    struct ProductiveSpan {  // for the sliding window
-        Seconds begin;
-        Seconds end;
-        double productiveS;
-    };
+    void reject(const char* what, const std::string& why);
+    void clip(const char* what, const std::string& why);
+    bool acceptPoint(double& tS, const char* what);
+    bool acceptWork(double beginS, double endS, const char* what);
+    bool claimFromCursor(double& beginS, double endS, const char* what);
+    bool acceptInterval(Seconds begin, Seconds end, const char* what, double& beginS, double& endS);
+    void beginSegment();
+    void enterDisruption();
+    void loseAtRiskSteps();
+    void markDurableThrough(std::uint64_t step);
+    void rollBackTo(std::uint64_t step);
+    double takeFromNewestSteps(double seconds);
+    double effectiveNowS(Seconds now) const;
+    double totalS(double nowS) const;
+    double productiveS() const;
 
-    void addProductiveSpan(Seconds begin, Seconds end, double productiveS);
-    void pruneWindow(Seconds now) const;
+    // Cumulative durable time at a checkpoint, to undo it when a restore rolls back past it.
+    struct DurableMark {
+        std::uint64_t step;
+        StepTime durable;
+    };
+    static constexpr std::size_t kMaxDurableMarks = 4096;
 
-    Seconds idealStep_;
-    Seconds window_;
+    double idealStepS_;
+    double windowS_;
     bool started_ = false;
     bool ended_ = false;
-    Seconds firstStart_{};
-    Seconds endTime_{};
-    Seconds lastStepStart_{};
     bool inDisruption_ = false;
-    Seconds disruptionTime_{};
-    bool firstDataLoadAfterStart_ = true;
+    bool firstDataLoadPending_ = true;
+    double firstStartS_ = 0;
+    double endS_ = 0;
+    double downSinceS_ = 0;
+    // Every second in [firstStart, cursor] is accounted to exactly one category (gaps: OTHER).
+    double cursorS_ = 0;
+    bool lastRecordWasSteps_ = false;
+    double lastStepsBeginS_ = 0;
     std::uint32_t disruptions_ = 0;
+    bool hasDurable_ = false;
     std::uint64_t lastDurableStep_ = 0;
+    std::uint64_t nextStep_ = 0;  // steps below it in this segment were already recorded
 
-    double productiveDurableS_ = 0;   // confirmed
-    double stragglerDurableS_ = 0;
+    StepTime durable_;            // confirmed
     double acceleratorInitS_ = 0;
     double trainingPrepS_ = 0;
     double programStartupS_ = 0;
@@ -101,8 +154,11 @@ private:
     double checkpointRestoreS_ = 0;
     double wastedProgressS_ = 0;
     double infraRecoveryS_ = 0;
-    std::deque<KeptStep> atRisk_;
-    mutable std::deque<ProductiveSpan> windowSpans_;
+    StepRunQueue atRisk_;                 // kept steps after the last durable checkpoint
+    mutable StepRunQueue window_;         // productive steps of the sliding ETTR window
+    std::deque<DurableMark> durableMarks_;
+    bool durableMarksTruncated_ = false;
+    LedgerIssues issues_;
 };
 
 // Meta's expected ETTR (reference §2.3 / §7.2), q -> 0:
