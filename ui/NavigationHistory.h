@@ -3,6 +3,7 @@
 
 #include "PageId.h"
 
+#include <QMetaType>
 #include <QString>
 #include <QVector>
 
@@ -38,3 +39,5 @@ private:
 };
 
 }  // namespace watchfloor::ui
+
+Q_DECLARE_METATYPE(watchfloor::ui::Location)
