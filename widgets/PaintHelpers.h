@@ -1,0 +1,42 @@
+#pragma once
+// Drawing rules shared by every painted widget, so a stale, missing, down or draining value
+// looks the same on the rack map, the elevation and the heatmap.
+
+#include "widgets/ColorScale.h"
+#include "widgets/Reading.h"
+#include "widgets/Theme.h"
+
+#include <QColor>
+#include <QRect>
+#include <QSize>
+
+class QPainter;
+
+namespace watchfloor::widgets {
+
+// A stale value keeps a hint of its hue but is pulled toward the theme's stale grey, so it can
+// never be mistaken for a fresh healthy colour.
+QColor staleTint(const QColor& color, const Theme& theme);
+// Fill colour of a reading: scale colour (fresh), stale tint (stale), invalid (missing).
+QColor readingFill(const ColorScale& scale, const Reading& reading, const Theme& theme);
+// Black or white, whichever reads better on background.
+QColor textColorOn(const QColor& background);
+
+// A reading as a cell: filled, hatched when stale, empty outline + "n/a" when missing.
+// naText: write "n/a" into missing cells when there is room.
+void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, const Reading& reading,
+                      const Theme& theme, bool naText);
+void paintMissingCell(QPainter& p, const QRect& r, const Theme& theme, bool naText);
+void paintHatch(QPainter& p, const QRect& r, const QColor& color);
+// Down: a ✕ across the cell.
+void paintCross(QPainter& p, const QRect& r, const QColor& color, qreal width);
+// Draining: diagonal stripes over the cell.
+void paintDrainStripes(QPainter& p, const QRect& r, const QColor& color);
+// A count badge (alerts): a filled circle with the number, centred on `center`.
+void paintCountBadge(QPainter& p, const QPointF& center, qreal radius, int count, const QColor& fill);
+
+// Legend: title, ramp (sequential) or swatches (categorical), plus "stale" and "no data" swatches.
+QSize legendSizeHint(const ColorScale& scale, const Theme& theme);
+void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme);
+
+} // namespace watchfloor::widgets

@@ -1,0 +1,549 @@
+#include "widgets/RackMapWidget.h"
+
+#include "widgets/PaintHelpers.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPaintEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace watchfloor::widgets {
+namespace {
+
+constexpr int kMargin = 12;
+constexpr double kMaxFitPixelsPerTile = 72.0;  // 7 racks must not become billboard-sized tiles
+constexpr double kMinPixelsPerTile = 2.0;
+constexpr double kMaxPixelsPerTile = 240.0;
+constexpr double kZoomStep = 1.25;
+constexpr int kDragThresholdPx = 4;
+constexpr int kLabelMinTilePx = 34;    // room for a rack label inside the tile
+constexpr int kValueMinTilePx = 52;    // room for label + value
+constexpr int kBadgeMinTilePx = 10;
+
+} // namespace
+
+RackMapWidget::RackMapWidget(QWidget* parent)
+    : QWidget(parent)
+    , m_colorScale(ColorScale::forLens(Lens::Health, Theme::builtin(ThemeVariant::Dark)))
+    , m_theme(Theme::builtin(ThemeVariant::Dark))
+{
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(160, 120);
+}
+
+void RackMapWidget::setRacks(std::vector<RackPlacement> racks)
+{
+    const QString selectedId = selectedRackId();
+    m_racks = std::move(racks);
+    m_statuses.resize(m_racks.size());
+    m_hovered = -1;
+    m_selected = indexOfRack(selectedId);
+    m_fitted = true;
+    relayout();
+}
+
+void RackMapWidget::setStatuses(std::vector<RackStatus> statuses)
+{
+    statuses.resize(m_racks.size());
+    m_statuses = std::move(statuses);
+    update();
+}
+
+void RackMapWidget::setColorScale(const ColorScale& scale)
+{
+    m_colorScale = scale;
+    update();
+}
+
+void RackMapWidget::setTheme(const Theme& theme)
+{
+    m_theme = theme;
+    update();
+}
+
+void RackMapWidget::setTooltipProvider(std::function<QString(int)> provider)
+{
+    m_tooltipProvider = std::move(provider);
+}
+
+void RackMapWidget::setLegendVisible(bool visible)
+{
+    m_legendVisible = visible;
+    if (m_fitted)
+        fitToView();
+    update();
+}
+
+void RackMapWidget::setMaxTilesPerLine(int tiles)
+{
+    m_maxTilesPerLine = std::max(1, tiles);
+    relayout();
+}
+
+int RackMapWidget::indexOfRack(const QString& id) const
+{
+    if (id.isEmpty())
+        return -1;
+    auto it = std::find_if(m_racks.begin(), m_racks.end(), [&](const RackPlacement& r) { return r.id == id; });
+    return it == m_racks.end() ? -1 : static_cast<int>(it - m_racks.begin());
+}
+
+void RackMapWidget::relayout()
+{
+    const QRect area = rect().adjusted(kMargin, kMargin, -kMargin, -kMargin);
+    const double aspect = area.height() > 0 ? double(area.width()) / area.height() : 16.0 / 9.0;
+    m_layout.build(m_racks, m_maxTilesPerLine, aspect);
+    if (m_fitted)
+        fitToView();
+    update();
+}
+
+QRect RackMapWidget::legendRect() const
+{
+    if (!m_legendVisible)
+        return {};
+    const QSize hint = legendSizeHint(m_colorScale, m_theme);
+    return QRect(kMargin, height() - kMargin - hint.height(), std::min(hint.width(), width() - 2 * kMargin),
+                 hint.height());
+}
+
+void RackMapWidget::fitToView()
+{
+    QRect area = rect().adjusted(kMargin, kMargin, -kMargin, -kMargin);
+    if (m_legendVisible)
+        area.setBottom(legendRect().top() - kMargin / 2);
+    const QRectF b = m_layout.bounds();
+    if (b.isEmpty() || area.width() <= 0 || area.height() <= 0)
+        return;
+    m_scale = std::clamp(std::min(area.width() / b.width(), area.height() / b.height()), kMinPixelsPerTile,
+                         kMaxFitPixelsPerTile);
+    m_offset = QPointF(area.left() + (area.width() - b.width() * m_scale) / 2 - b.left() * m_scale,
+                       area.top() + (area.height() - b.height() * m_scale) / 2 - b.top() * m_scale);
+    m_fitted = true;
+    update();
+}
+
+void RackMapWidget::zoomBy(double factor, const QPointF& anchor)
+{
+    const double newScale = std::clamp(m_scale * factor, kMinPixelsPerTile, kMaxPixelsPerTile);
+    const QPointF world = toWorld(anchor);
+    m_scale = newScale;
+    m_offset = anchor - world * m_scale;
+    m_fitted = false;
+    update();
+}
+
+void RackMapWidget::zoomIn()
+{
+    zoomBy(kZoomStep, QRectF(rect()).center());
+}
+
+void RackMapWidget::zoomOut()
+{
+    zoomBy(1.0 / kZoomStep, QRectF(rect()).center());
+}
+
+void RackMapWidget::panBy(const QPointF& deltaPixels)
+{
+    m_offset += deltaPixels;
+    m_fitted = false;
+    update();
+}
+
+QPointF RackMapWidget::toWorld(const QPointF& pos) const
+{
+    return (pos - m_offset) / m_scale;
+}
+
+QRect RackMapWidget::toScreen(const QRectF& world) const
+{
+    // Snap both edges to whole pixels so neighbouring tiles keep an even gap (crisp at any DPR).
+    const int left = static_cast<int>(std::lround(world.left() * m_scale + m_offset.x()));
+    const int top = static_cast<int>(std::lround(world.top() * m_scale + m_offset.y()));
+    const int right = static_cast<int>(std::lround(world.right() * m_scale + m_offset.x()));
+    const int bottom = static_cast<int>(std::lround(world.bottom() * m_scale + m_offset.y()));
+    return QRect(left, top, std::max(1, right - left), std::max(1, bottom - top));
+}
+
+int RackMapWidget::rackAt(const QPoint& pos) const
+{
+    if (legendRect().contains(pos))
+        return -1;
+    return m_layout.rackAt(toWorld(QPointF(pos) + QPointF(0.5, 0.5)));
+}
+
+QString RackMapWidget::rackIdAt(const QPoint& pos) const
+{
+    const int i = rackAt(pos);
+    return i < 0 ? QString() : m_racks[static_cast<std::size_t>(i)].id;
+}
+
+QRect RackMapWidget::tileRect(int rackIndex) const
+{
+    const QRectF w = m_layout.tileRect(rackIndex);
+    return w.isEmpty() ? QRect() : toScreen(w);
+}
+
+QString RackMapWidget::toolTipText(int rackIndex) const
+{
+    if (rackIndex < 0 || rackIndex >= rackCount())
+        return {};
+    if (m_tooltipProvider) {
+        QString custom = m_tooltipProvider(rackIndex);
+        if (!custom.isEmpty())
+            return custom;
+    }
+    const RackPlacement& r = m_racks[static_cast<std::size_t>(rackIndex)];
+    const RackStatus& s = m_statuses[static_cast<std::size_t>(rackIndex)];
+    QStringList lines;
+    lines << QStringLiteral("%1 — %2 / %3 / %4").arg(r.label.isEmpty() ? r.id : r.label, r.region, r.hall, r.row);
+    lines << QStringLiteral("%1: %2").arg(m_colorScale.title(), m_colorScale.formatReading(s.value));
+    if (s.alertCount > 0)
+        lines << QStringLiteral("%1 open alert%2").arg(s.alertCount).arg(s.alertCount == 1 ? "" : "s");
+    if (s.isolated)
+        lines << QStringLiteral("Isolated (valve closed, trays powered down)");
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString RackMapWidget::selectedRackId() const
+{
+    return m_selected < 0 || m_selected >= rackCount() ? QString() : m_racks[static_cast<std::size_t>(m_selected)].id;
+}
+
+void RackMapWidget::setSelectedRack(const QString& id)
+{
+    select(indexOfRack(id), true);
+}
+
+void RackMapWidget::select(int rackIndex, bool visible)
+{
+    if (rackIndex == m_selected)
+        return;
+    m_selected = rackIndex;
+    if (visible && rackIndex >= 0)
+        ensureVisible(rackIndex);
+    update();
+    emit selectionChanged(selectedRackId());
+}
+
+void RackMapWidget::ensureVisible(int rackIndex)
+{
+    const QRect r = tileRect(rackIndex).adjusted(-kMargin, -kMargin, kMargin, kMargin);
+    QPointF delta;
+    if (r.left() < 0)
+        delta.setX(-r.left());
+    else if (r.right() > width())
+        delta.setX(width() - r.right());
+    if (r.top() < 0)
+        delta.setY(-r.top());
+    else if (r.bottom() > height())
+        delta.setY(height() - r.bottom());
+    if (!delta.isNull())
+        panBy(delta);
+}
+
+int RackMapWidget::neighbour(int rackIndex, int key) const
+{
+    if (rackCount() == 0)
+        return -1;
+    if (rackIndex < 0)
+        return m_layout.displayOrder().front();
+    const int slot = m_layout.slotOfRack(rackIndex);
+    const auto& order = m_layout.displayOrder();
+    if (key == Qt::Key_Left)
+        return slot > 0 ? order[static_cast<std::size_t>(slot - 1)] : rackIndex;
+    if (key == Qt::Key_Right)
+        return slot + 1 < rackCount() ? order[static_cast<std::size_t>(slot + 1)] : rackIndex;
+    // Up/Down: the nearest tile in that direction, preferring the same column.
+    const QPointF from = m_layout.tileRect(rackIndex).center();
+    const double sign = key == Qt::Key_Up ? -1.0 : 1.0;
+    int best = rackIndex;
+    double bestScore = std::numeric_limits<double>::max();
+    for (int i = 0; i < rackCount(); ++i) {
+        const QPointF c = m_layout.tileRect(i).center();
+        const double dy = (c.y() - from.y()) * sign;
+        if (dy < RackMapLayout::kTile * 0.5)
+            continue;
+        const double score = dy * 3.0 + std::abs(c.x() - from.x());
+        if (score < bestScore) {
+            bestScore = score;
+            best = i;
+        }
+    }
+    return best;
+}
+
+void RackMapWidget::setHovered(int rackIndex)
+{
+    if (rackIndex == m_hovered)
+        return;
+    const int old = m_hovered;
+    m_hovered = rackIndex;
+    if (old >= 0)
+        update(tileRect(old).adjusted(-3, -3, 3, 3));
+    if (rackIndex >= 0)
+        update(tileRect(rackIndex).adjusted(-3, -3, 3, 3));
+    emit rackHovered(rackIndex < 0 ? QString() : m_racks[static_cast<std::size_t>(rackIndex)].id);
+}
+
+// ---- painting -------------------------------------------------------------------------------
+
+void RackMapWidget::paintEvent(QPaintEvent* event)
+{
+    QPainter p(this);
+    p.fillRect(event->rect(), m_theme.colors().window);
+    const QRectF visibleWorld(toWorld(event->rect().topLeft()), toWorld(event->rect().bottomRight() + QPoint(1, 1)));
+    paintHeaders(p, visibleWorld);
+    paintTiles(p, visibleWorld);
+    if (m_legendVisible) {
+        const QRect lr = legendRect();
+        if (lr.intersects(event->rect())) {
+            QColor band = m_theme.colors().window;
+            band.setAlphaF(0.85f);
+            p.fillRect(lr, band);
+            paintLegend(p, lr, m_colorScale, m_theme);
+        }
+    }
+    if (m_racks.empty()) {
+        p.setPen(m_theme.colors().textDim);
+        p.setFont(m_theme.headerFont());
+        p.drawText(rect(), Qt::AlignCenter, QStringLiteral("No racks in the fleet topology yet"));
+    }
+}
+
+void RackMapWidget::paintHeaders(QPainter& p, const QRectF& visibleWorld)
+{
+    const ThemeColors& c = m_theme.colors();
+    for (const auto& h : m_layout.headers()) {
+        if (!h.groupRect.intersects(visibleWorld))
+            continue;
+        const QRect group = toScreen(h.groupRect);
+        const QRect band = toScreen(h.rect);
+        const bool region = h.level == RackMapLayout::Header::Level::Region;
+        if (!region)
+            p.fillRect(group, c.panel);
+        QFont f = region ? m_theme.font(11, true) : m_theme.labelFont();
+        const QFontMetrics fm(f);
+        if (band.height() < fm.height() * 0.7)
+            continue;  // level of detail: no text when it cannot be read
+        p.setFont(f);
+        p.setPen(region ? c.text : c.textDim);
+        const QRect textRect = band.adjusted(region ? 0 : 2, 0, 0, 0);
+        p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(h.text, Qt::ElideRight, textRect.width()));
+        if (region)
+            p.fillRect(QRect(band.left(), band.bottom(), group.width(), 1), c.grid);
+    }
+    QFont rowFont = m_theme.font(8);
+    const QFontMetrics rfm(rowFont);
+    p.setFont(rowFont);
+    p.setPen(c.textDim);
+    for (const auto& row : m_layout.rows()) {
+        if (!row.labelRect.intersects(visibleWorld))
+            continue;
+        const QRect r = toScreen(row.labelRect);
+        if (r.height() < rfm.height() * 0.8 || r.width() < rfm.horizontalAdvance(QStringLiteral("R0")))
+            continue;
+        p.drawText(r, Qt::AlignVCenter | Qt::AlignRight, rfm.elidedText(row.label, Qt::ElideLeft, r.width()));
+    }
+}
+
+void RackMapWidget::paintTiles(QPainter& p, const QRectF& visibleWorld)
+{
+    const ThemeColors& c = m_theme.colors();
+    const QBrush staleHatch(c.window, Qt::BDiagPattern);
+    for (const auto& row : m_layout.rows()) {
+        if (!row.tilesRect.intersects(visibleWorld))
+            continue;
+        for (int k = 0; k < row.count; ++k) {
+            const int rack = m_layout.displayOrder()[static_cast<std::size_t>(row.firstSlot + k)];
+            const QRectF world(row.origin.x() + (k % row.perLine) * RackMapLayout::kPitch,
+                               row.origin.y() + (k / row.perLine) * RackMapLayout::kPitch, RackMapLayout::kTile,
+                               RackMapLayout::kTile);
+            if (!world.intersects(visibleWorld))
+                continue;
+            const QRect r = toScreen(world);
+            const RackStatus& s = m_statuses[static_cast<std::size_t>(rack)];
+            const QColor fill = readingFill(m_colorScale, s.value, m_theme);
+            if (!fill.isValid()) {
+                paintMissingCell(p, r, m_theme, r.width() >= kLabelMinTilePx);
+            } else {
+                p.fillRect(r, fill);
+                if (s.value.isStale())
+                    p.fillRect(r, staleHatch);
+            }
+            if (r.width() >= kBadgeMinTilePx)
+                paintTileDetails(p, rack, r);
+        }
+    }
+    if (m_selected >= 0) {
+        p.setPen(QPen(c.selection, 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(tileRect(m_selected).adjusted(-2, -2, 1, 1));
+    }
+    if (m_hovered >= 0 && m_hovered != m_selected) {
+        p.setPen(QPen(c.hover, 1));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(tileRect(m_hovered).adjusted(-2, -2, 1, 1));
+    }
+}
+
+void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
+{
+    const ThemeColors& c = m_theme.colors();
+    const RackStatus& s = m_statuses[static_cast<std::size_t>(rackIndex)];
+    const RackPlacement& placement = m_racks[static_cast<std::size_t>(rackIndex)];
+    const QColor fill = readingFill(m_colorScale, s.value, m_theme);
+    const QColor ink = fill.isValid() ? textColorOn(fill) : c.text;
+    if (s.isolated)
+        paintCross(p, r, ink, std::max(1.5, r.width() / 14.0));
+    if (r.width() >= kLabelMinTilePx) {
+        QFont f = m_theme.font(r.width() >= kValueMinTilePx ? 8 : 7);
+        p.setFont(f);
+        p.setPen(ink);
+        const QFontMetrics fm(f);
+        const QRect inner = r.adjusted(3, 2, -3, -2);
+        p.drawText(inner, Qt::AlignTop | Qt::AlignLeft, fm.elidedText(placement.label, Qt::ElideRight, inner.width()));
+        if (r.width() >= kValueMinTilePx && !s.value.isMissing())
+            p.drawText(inner, Qt::AlignBottom | Qt::AlignLeft,
+                       fm.elidedText(m_colorScale.formatValue(s.value.value), Qt::ElideRight, inner.width()));
+    }
+    if (s.alertCount > 0) {
+        if (r.width() >= 20) {
+            const qreal radius = std::clamp(r.width() / 6.0, 4.0, 9.0);
+            paintCountBadge(p, QPointF(r.right() - radius + 1, r.top() + radius), radius, s.alertCount, c.crit);
+        } else {
+            // Too small for a number: a corner flag still says "something is open here".
+            const int t = std::max(3, r.width() / 3);
+            const QPoint tri[3] = {QPoint(r.right() - t + 1, r.top()), QPoint(r.right() + 1, r.top()),
+                                   QPoint(r.right() + 1, r.top() + t)};
+            p.setPen(Qt::NoPen);
+            p.setBrush(c.crit);
+            p.drawPolygon(tri, 3);
+        }
+    }
+}
+
+// ---- interaction ----------------------------------------------------------------------------
+
+void RackMapWidget::resizeEvent(QResizeEvent*)
+{
+    relayout();
+}
+
+void RackMapWidget::wheelEvent(QWheelEvent* event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps != 0.0)
+        zoomBy(std::pow(kZoomStep, steps), event->position());
+    event->accept();
+}
+
+void RackMapWidget::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton)
+        return QWidget::mousePressEvent(event);
+    m_pressed = true;
+    m_dragging = false;
+    m_pressPos = event->position().toPoint();
+    m_lastDragPos = event->position();
+}
+
+void RackMapWidget::mouseMoveEvent(QMouseEvent* event)
+{
+    if (m_pressed) {
+        if (!m_dragging && (event->position().toPoint() - m_pressPos).manhattanLength() > kDragThresholdPx) {
+            m_dragging = true;
+            setCursor(Qt::ClosedHandCursor);
+        }
+        if (m_dragging) {
+            panBy(event->position() - m_lastDragPos);
+            m_lastDragPos = event->position();
+            return;
+        }
+    }
+    setHovered(rackAt(event->position().toPoint()));
+}
+
+void RackMapWidget::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton || !m_pressed)
+        return QWidget::mouseReleaseEvent(event);
+    m_pressed = false;
+    if (m_dragging) {
+        m_dragging = false;
+        unsetCursor();
+        return;
+    }
+    const int rack = rackAt(event->position().toPoint());
+    select(rack, false);
+    if (rack >= 0)
+        emit rackActivated(m_racks[static_cast<std::size_t>(rack)].id);
+}
+
+void RackMapWidget::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    if (rackAt(event->position().toPoint()) < 0)
+        fitToView();
+}
+
+void RackMapWidget::keyPressEvent(QKeyEvent* event)
+{
+    const bool ctrl = event->modifiers().testFlag(Qt::ControlModifier);
+    switch (event->key()) {
+    case Qt::Key_Left:
+    case Qt::Key_Right:
+    case Qt::Key_Up:
+    case Qt::Key_Down: select(neighbour(m_selected, event->key()), true); return;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        if (m_selected >= 0)
+            emit rackActivated(selectedRackId());
+        return;
+    case Qt::Key_Escape: select(-1, false); return;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        if (ctrl) return zoomIn();
+        break;
+    case Qt::Key_Minus:
+        if (ctrl) return zoomOut();
+        break;
+    case Qt::Key_0:
+        if (ctrl) return fitToView();
+        break;
+    default: break;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+void RackMapWidget::leaveEvent(QEvent* event)
+{
+    setHovered(-1);
+    QWidget::leaveEvent(event);
+}
+
+bool RackMapWidget::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const int rack = rackAt(help->pos());
+        if (rack < 0) {
+            QToolTip::hideText();
+            event->ignore();
+        } else {
+            QToolTip::showText(help->globalPos(), toolTipText(rack), this, tileRect(rack));
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace watchfloor::widgets

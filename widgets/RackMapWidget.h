@@ -1,0 +1,126 @@
+#pragma once
+// The fleet rack map: every rack (7 to 1,800) on one painted canvas, grouped region → hall → row,
+// each tile coloured through a ColorScale (the lens). One widget, arithmetic hit testing, no
+// per-tile QObjects (style-and-architecture §C: 2.5–3× faster than QGraphicsScene).
+//
+// Usage from ui/:
+//   map->setRacks(placements);              // topology, when it changes
+//   map->setColorScale(ColorScale::forLens(Lens::GpuTemperature, theme));
+//   map->setStatuses(statuses);             // every frame (≤ 30 Hz), same order as placements
+//   connect(map, &RackMapWidget::rackActivated, page, &Page::openRack);
+//
+// Interaction: wheel or Ctrl +/- zooms (around the cursor / centre), drag pans, Ctrl+0 or
+// double-click on empty space fits, arrows move the selection, Enter/click activates, hover shows
+// a tooltip (setTooltipProvider, else a default built from the status).
+
+#include "widgets/ColorScale.h"
+#include "widgets/RackMapLayout.h"
+#include "widgets/Reading.h"
+#include "widgets/Theme.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <vector>
+
+namespace watchfloor::widgets {
+
+struct RackStatus {
+    Reading value;        // the lens value (a category index for categorical lenses)
+    int alertCount = 0;   // unacknowledged alerts: drawn as a badge
+    bool isolated = false;// valve closed / trays powered down: drawn with a ✕
+};
+
+class RackMapWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit RackMapWidget(QWidget* parent = nullptr);
+
+    // Topology. Keeps the selection when its rack id survives; refits the view.
+    void setRacks(std::vector<RackPlacement> racks);
+    // One status per rack, in setRacks() order. A size mismatch is a caller bug: extra entries are
+    // ignored and racks without one are drawn as missing.
+    void setStatuses(std::vector<RackStatus> statuses);
+    void setColorScale(const ColorScale& scale);
+    void setTheme(const Theme& theme);
+    // Tooltip text for a rack index; return an empty string for the default text.
+    void setTooltipProvider(std::function<QString(int rackIndex)> provider);
+    void setLegendVisible(bool visible);
+    // Racks per line before a row wraps.
+    void setMaxTilesPerLine(int tiles);
+
+    int rackCount() const { return static_cast<int>(m_racks.size()); }
+    const RackPlacement& rack(int index) const { return m_racks[static_cast<std::size_t>(index)]; }
+    int indexOfRack(const QString& id) const;
+
+    // Hit testing in widget coordinates: the rack index under pos, or -1.
+    int rackAt(const QPoint& pos) const;
+    QString rackIdAt(const QPoint& pos) const;
+    // Where a tile is drawn, in widget coordinates (empty for a bad index).
+    QRect tileRect(int rackIndex) const;
+    QString toolTipText(int rackIndex) const;
+
+    QString selectedRackId() const;
+    int selectedIndex() const { return m_selected; }
+    void setSelectedRack(const QString& id);
+
+    // Pixels per world unit (one tile is one unit).
+    double pixelsPerTile() const { return m_scale; }
+    void zoomBy(double factor, const QPointF& anchor);
+    void zoomIn();
+    void zoomOut();
+    void fitToView();
+    void panBy(const QPointF& deltaPixels);
+
+    QSize sizeHint() const override { return {960, 600}; }
+
+signals:
+    void rackActivated(const QString& id);
+    void rackHovered(const QString& id);  // empty when the cursor leaves all tiles
+    void selectionChanged(const QString& id);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    QPointF toWorld(const QPointF& pos) const;
+    QRect toScreen(const QRectF& world) const;
+    QRect legendRect() const;
+    void relayout();
+    void select(int rackIndex, bool ensureVisible);
+    void ensureVisible(int rackIndex);
+    int neighbour(int rackIndex, int key) const;
+    void setHovered(int rackIndex);
+    void paintHeaders(QPainter& p, const QRectF& visibleWorld);
+    void paintTiles(QPainter& p, const QRectF& visibleWorld);
+    void paintTileDetails(QPainter& p, int rackIndex, const QRect& r);
+
+    std::vector<RackPlacement> m_racks;
+    std::vector<RackStatus> m_statuses;
+    RackMapLayout m_layout;
+    ColorScale m_colorScale;
+    Theme m_theme;
+    std::function<QString(int)> m_tooltipProvider;
+    int m_maxTilesPerLine = 24;
+    bool m_legendVisible = true;
+    bool m_fitted = true;      // follow resizes until the user zooms or pans
+    double m_scale = 20.0;     // pixels per world unit
+    QPointF m_offset;          // widget position of world (0,0)
+    int m_selected = -1;
+    int m_hovered = -1;
+    QPoint m_pressPos;
+    QPointF m_lastDragPos;
+    bool m_dragging = false;
+    bool m_pressed = false;
+};
+
+} // namespace watchfloor::widgets
