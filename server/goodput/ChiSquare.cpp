@@ -110,7 +110,7 @@ double chiSquareQuantile(double p, double dof) {
         double next = density > 0 ? x - error / density : 0.5 * (lo + hi);
         if (!(next > lo && next < hi))
             next = 0.5 * (lo + hi);
-        if (std::fabs(next - x) <= 1e-13 * std::max(1.0, x))
+        if (std::fabs(next - x) <= 1e-15 * x || hi - lo <= 1e-15 * hi)
             return next;
         x = next;
     }
