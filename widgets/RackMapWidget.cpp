@@ -417,12 +417,12 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
                        fm.elidedText(m_colorScale.formatValue(s.value.value), Qt::ElideRight, inner.width()));
     }
     if (s.alertCount > 0) {
-        if (r.width() >= 20) {
+        if (r.width() >= 24) {
             const qreal radius = std::clamp(r.width() / 6.0, 4.0, 9.0);
             paintCountBadge(p, QPointF(r.right() - radius + 1, r.top() + radius), radius, s.alertCount, c.crit);
         } else {
             // Too small for a number: a corner flag still says "something is open here".
-            const int t = std::max(3, r.width() / 3);
+            const int t = std::max(4, r.width() / 2);
             const QPoint tri[3] = {QPoint(r.right() - t + 1, r.top()), QPoint(r.right() + 1, r.top()),
                                    QPoint(r.right() + 1, r.top() + t)};
             p.setPen(Qt::NoPen);

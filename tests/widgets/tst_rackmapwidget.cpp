@@ -1,0 +1,323 @@
+#include "SyntheticFleet.h"
+
+#include "widgets/PaintHelpers.h"
+#include "widgets/RackMapWidget.h"
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QToolTip>
+
+using namespace watchfloor::widgets;
+using watchfloor::widgets::testing::syntheticFleet;
+
+namespace {
+
+int colorDistance(const QColor& a, const QColor& b)
+{
+    return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+}
+
+} // namespace
+
+class TestRackMapWidget : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    void hitTestFindsEveryTile();
+    void hitTestOutsideTilesIsNone_data();
+    void hitTestOutsideTilesIsNone();
+    void hitTestAfterZoomAndPan();
+    void tilePixelHasLensColour_data();
+    void tilePixelHasLensColour();
+    void staleTileDiffersFromFresh();
+    void missingTileIsDrawnAsMissing();
+    void tooltipForHoveredTile();
+    void keyboardNavigation();
+    void clickActivatesAndDragDoesNot();
+    void wheelAndShortcutsZoom();
+    void selectionSurvivesTopologyChange();
+
+private:
+    RackMapWidget* m_map = nullptr;
+    ColorScale m_temp;
+    const Theme& theme() { return Theme::builtin(ThemeVariant::Dark); }
+    void setAll(float celsius)
+    {
+        std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+        for (auto& st : s)
+            st.value = Reading::fresh(celsius);
+        m_map->setStatuses(s);
+    }
+};
+
+void TestRackMapWidget::init()
+{
+    m_map = new RackMapWidget;
+    m_map->resize(1200, 800);
+    m_map->setRacks(syntheticFleet(240));
+    m_temp = ColorScale::forLens(Lens::GpuTemperature, theme());
+    m_map->setColorScale(m_temp);
+    setAll(55.f);
+    m_map->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_map));
+}
+
+void TestRackMapWidget::cleanup()
+{
+    delete m_map;
+    m_map = nullptr;
+}
+
+void TestRackMapWidget::hitTestFindsEveryTile()
+{
+    for (int i = 0; i < m_map->rackCount(); ++i) {
+        const QRect r = m_map->tileRect(i);
+        QVERIFY(r.width() >= 4);
+        QCOMPARE(m_map->rackAt(r.center()), i);
+        QCOMPARE(m_map->rackAt(r.topLeft()), i);
+        QCOMPARE(m_map->rackAt(r.bottomRight()), i);
+    }
+    QCOMPARE(m_map->rackIdAt(m_map->tileRect(5).center()), m_map->rack(5).id);
+}
+
+void TestRackMapWidget::hitTestOutsideTilesIsNone_data()
+{
+    QTest::addColumn<QString>("where");
+    QTest::newRow("widget corner") << "corner";
+    QTest::newRow("gap between neighbours") << "gap";
+    QTest::newRow("row label") << "label";
+    QTest::newRow("outside the widget") << "outside";
+}
+
+void TestRackMapWidget::hitTestOutsideTilesIsNone()
+{
+    QFETCH(QString, where);
+    const QRect a = m_map->tileRect(0);
+    const QRect b = m_map->tileRect(1);
+    QPoint p;
+    if (where == "corner")
+        p = QPoint(1, 1);
+    else if (where == "gap")
+        p = QPoint((a.right() + b.left()) / 2, a.center().y());
+    else if (where == "label")
+        p = QPoint(a.left() - 6, a.center().y());
+    else
+        p = QPoint(-50, 5000);
+    QVERIFY(b.left() - a.right() >= 2);  // the gap is at least a pixel wide
+    QCOMPARE(m_map->rackAt(p), -1);
+    QVERIFY(m_map->rackIdAt(p).isEmpty());
+}
+
+void TestRackMapWidget::hitTestAfterZoomAndPan()
+{
+    const int target = 37;
+    const QPoint anchor = m_map->tileRect(target).center();
+    const double before = m_map->pixelsPerTile();
+    m_map->zoomBy(3.0, anchor);
+    QCOMPARE(m_map->pixelsPerTile(), before * 3.0);
+    QCOMPARE(m_map->rackAt(anchor), target);  // zoom keeps the point under the cursor
+    QVERIFY(m_map->tileRect(target).width() > 2 * int(before));
+
+    const QRect beforePan = m_map->tileRect(target);
+    m_map->panBy(QPointF(-150, 40));
+    const QRect afterPan = m_map->tileRect(target);
+    QCOMPARE(afterPan.topLeft(), beforePan.topLeft() + QPoint(-150, 40));
+    QCOMPARE(m_map->rackAt(afterPan.center()), target);
+    QVERIFY(m_map->rackAt(anchor) != target);
+
+    m_map->fitToView();
+    QCOMPARE(m_map->pixelsPerTile(), before);
+}
+
+void TestRackMapWidget::tilePixelHasLensColour_data()
+{
+    QTest::addColumn<int>("lens");
+    QTest::addColumn<float>("value");
+    QTest::newRow("45 °C") << int(Lens::GpuTemperature) << 45.f;
+    QTest::newRow("88 °C") << int(Lens::GpuTemperature) << 88.f;
+    QTest::newRow("power 120 kW") << int(Lens::Power) << 120.f;
+    QTest::newRow("low flow") << int(Lens::CoolantFlow) << 20.f;
+    QTest::newRow("health failed") << int(Lens::Health) << float(HealthCategory::Failed);
+}
+
+void TestRackMapWidget::tilePixelHasLensColour()
+{
+    QFETCH(int, lens);
+    QFETCH(float, value);
+    const ColorScale scale = ColorScale::forLens(static_cast<Lens>(lens), theme());
+    m_map->setColorScale(scale);
+    std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+    s[10].value = Reading::fresh(value);
+    m_map->setStatuses(s);
+    const QImage img = m_map->grab().toImage();
+    const qreal dpr = img.devicePixelRatio();
+    const QPoint c = m_map->tileRect(10).center();
+    QCOMPARE(img.pixelColor(c * dpr).rgb(), scale.colorFor(value).rgb());
+}
+
+void TestRackMapWidget::staleTileDiffersFromFresh()
+{
+    std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+    s[3].value = Reading::fresh(70.f);
+    s[4].value = Reading::stale(70.f);
+    m_map->setStatuses(s);
+    const QImage img = m_map->grab().toImage();
+    const QColor freshColour = m_temp.colorFor(70.f);
+    const QRect stale = m_map->tileRect(4).adjusted(1, 1, -1, -1);
+    const QRect fresh = m_map->tileRect(3).adjusted(1, 1, -1, -1);
+    int staleFreshLooking = 0;
+    int hatchPixels = 0;
+    for (int y = stale.top(); y <= stale.bottom(); ++y) {
+        for (int x = stale.left(); x <= stale.right(); ++x) {
+            const QColor px = img.pixelColor(x, y);
+            staleFreshLooking += colorDistance(px, freshColour) < 30;
+            hatchPixels += px.rgb() == theme().colors().window.rgb();
+        }
+    }
+    QCOMPARE(staleFreshLooking, 0);  // no pixel of a stale tile passes for the fresh colour
+    QVERIFY(hatchPixels > 0);        // and it is hatched
+    // The fresh tile's right-hand middle (clear of its label text) is exactly the lens colour.
+    for (int y = fresh.center().y() - 2; y <= fresh.center().y() + 2; ++y)
+        for (int x = fresh.center().x(); x <= fresh.right() - 2; ++x)
+            QCOMPARE(img.pixelColor(x, y).rgb(), freshColour.rgb());
+}
+
+void TestRackMapWidget::missingTileIsDrawnAsMissing()
+{
+    setAll(60.f);
+    std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+    for (auto& st : s)
+        st.value = Reading::fresh(60.f);
+    s[7].value = Reading::missing();
+    s[8].value = Reading{std::nanf(""), Freshness::Fresh};  // a DCGM blank
+    m_map->setStatuses(s);
+    m_map->zoomBy(4.0, m_map->tileRect(7).center());  // big enough for "n/a"
+    const QImage img = m_map->grab().toImage();
+    for (int rack : {7, 8}) {
+        const QRect r = m_map->tileRect(rack);
+        QVERIFY(r.width() >= 40);
+        // Inside: background, not a scale colour.
+        QCOMPARE(img.pixelColor(r.left() + 3, r.top() + 3).rgb(), theme().colors().window.rgb());
+        // Outline drawn in the missing colour somewhere on the top edge (dashed).
+        bool outline = false;
+        for (int x = r.left(); x <= r.right(); ++x)
+            outline |= img.pixelColor(x, r.top()).rgb() == theme().colors().missing.rgb();
+        QVERIFY(outline);
+        // "n/a" text: some pixels near the centre in the dim text colour family (anti-aliased).
+        int textPixels = 0;
+        const QRect centre(r.center() - QPoint(12, 6), QSize(24, 12));
+        for (int y = centre.top(); y <= centre.bottom(); ++y)
+            for (int x = centre.left(); x <= centre.right(); ++x)
+                textPixels += img.pixelColor(x, y).rgb() != theme().colors().window.rgb();
+        QVERIFY(textPixels > 5);
+    }
+    QVERIFY(m_map->toolTipText(7).contains("n/a"));
+}
+
+void TestRackMapWidget::tooltipForHoveredTile()
+{
+    std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+    s[12].value = Reading::fresh(72.f);
+    s[12].alertCount = 2;
+    s[12].isolated = true;
+    m_map->setStatuses(s);
+    const QString text = m_map->toolTipText(12);
+    QVERIFY2(text.contains(m_map->rack(12).label), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("72") + QChar(0x202F) + QStringLiteral("°C")), qPrintable(text));
+    QVERIFY(text.contains("2 open alerts"));
+    QVERIFY(text.contains("Isolated"));
+
+    // The real path: a ToolTip event over the tile shows that text.
+    const QPoint pos = m_map->tileRect(12).center();
+    QHelpEvent help(QEvent::ToolTip, pos, m_map->mapToGlobal(pos));
+    QApplication::sendEvent(m_map, &help);
+    QTRY_COMPARE(QToolTip::text(), text);
+
+    m_map->setTooltipProvider([](int index) { return QStringLiteral("custom %1").arg(index); });
+    QCOMPARE(m_map->toolTipText(12), QStringLiteral("custom 12"));
+
+    QSignalSpy hovered(m_map, &RackMapWidget::rackHovered);
+    QTest::mouseMove(m_map, m_map->tileRect(20).center());
+    QTRY_VERIFY(!hovered.isEmpty());
+    QCOMPARE(hovered.last().at(0).toString(), m_map->rack(20).id);
+}
+
+void TestRackMapWidget::keyboardNavigation()
+{
+    QSignalSpy selection(m_map, &RackMapWidget::selectionChanged);
+    QSignalSpy activated(m_map, &RackMapWidget::rackActivated);
+    m_map->setFocus();
+    QTest::keyClick(m_map, Qt::Key_Right);  // nothing selected: the first rack
+    QCOMPARE(m_map->selectedIndex(), 0);
+    QTest::keyClick(m_map, Qt::Key_Right);
+    QCOMPARE(m_map->selectedIndex(), 1);
+    QTest::keyClick(m_map, Qt::Key_Down);  // same column, next row
+    const QRect one = m_map->tileRect(1);
+    const QRect below = m_map->tileRect(m_map->selectedIndex());
+    QCOMPARE(below.left(), one.left());
+    QVERIFY(below.top() > one.top());
+    QTest::keyClick(m_map, Qt::Key_Up);
+    QCOMPARE(m_map->selectedIndex(), 1);
+    QTest::keyClick(m_map, Qt::Key_Left);
+    QTest::keyClick(m_map, Qt::Key_Left);  // stays at the first rack
+    QCOMPARE(m_map->selectedIndex(), 0);
+    QCOMPARE(selection.count(), 5);
+    QTest::keyClick(m_map, Qt::Key_Return);
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.at(0).at(0).toString(), m_map->rack(0).id);
+    QTest::keyClick(m_map, Qt::Key_Escape);
+    QVERIFY(m_map->selectedRackId().isEmpty());
+}
+
+void TestRackMapWidget::clickActivatesAndDragDoesNot()
+{
+    QSignalSpy activated(m_map, &RackMapWidget::rackActivated);
+    QTest::mouseClick(m_map, Qt::LeftButton, {}, m_map->tileRect(42).center());
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(activated.at(0).at(0).toString(), m_map->rack(42).id);
+    QCOMPARE(m_map->selectedRackId(), m_map->rack(42).id);
+
+    const QPoint start = m_map->tileRect(50).center();
+    const QRect before = m_map->tileRect(50);
+    QTest::mousePress(m_map, Qt::LeftButton, {}, start);
+    QTest::mouseMove(m_map, start + QPoint(30, 20));
+    QTest::mouseMove(m_map, start + QPoint(60, 40));
+    QTest::mouseRelease(m_map, Qt::LeftButton, {}, start + QPoint(60, 40));
+    QCOMPARE(activated.count(), 1);  // a drag pans, it does not activate
+    QCOMPARE(m_map->tileRect(50).topLeft(), before.topLeft() + QPoint(60, 40));
+
+    QTest::mouseClick(m_map, Qt::LeftButton, {}, QPoint(1, 1));
+    QCOMPARE(activated.count(), 1);
+}
+
+void TestRackMapWidget::wheelAndShortcutsZoom()
+{
+    const double fit = m_map->pixelsPerTile();
+    const QPoint at = m_map->tileRect(9).center();
+    QWheelEvent wheel(at, m_map->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(m_map, &wheel);
+    QVERIFY(m_map->pixelsPerTile() > fit);
+    QCOMPARE(m_map->rackAt(at), 9);
+    QTest::keyClick(m_map, Qt::Key_Minus, Qt::ControlModifier);
+    QTest::keyClick(m_map, Qt::Key_Minus, Qt::ControlModifier);
+    QVERIFY(m_map->pixelsPerTile() < fit);
+    QTest::keyClick(m_map, Qt::Key_0, Qt::ControlModifier);
+    QCOMPARE(m_map->pixelsPerTile(), fit);
+}
+
+void TestRackMapWidget::selectionSurvivesTopologyChange()
+{
+    m_map->setSelectedRack(m_map->rack(30).id);
+    const QString id = m_map->selectedRackId();
+    auto racks = syntheticFleet(300);
+    m_map->setRacks(racks);
+    QCOMPARE(m_map->selectedRackId(), id);
+    m_map->setRacks(syntheticFleet(10));
+    QVERIFY(m_map->selectedRackId().isEmpty());
+    QCOMPARE(m_map->rackCount(), 10);
+}
+
+QTEST_MAIN(TestRackMapWidget)
+#include "tst_rackmapwidget.moc"
