@@ -31,8 +31,8 @@ void GoodputLedger::clip(const char* what, const std::string& why) {
     issues_.lastProblem = std::string(what) + " clipped: " + why;
 }
 
-bool GoodputLedger::acceptPoint(double& tS, const char* what) {
-    if (!std::isfinite(tS)) {
+bool GoodputLedger::acceptingRecords(bool timesFinite, const char* what) {
+    if (!timesFinite) {
         reject(what, "time is not a finite number");
         return false;
     }
@@ -44,6 +44,12 @@ bool GoodputLedger::acceptPoint(double& tS, const char* what) {
         reject(what, "the job already ended");
         return false;
     }
+    return true;
+}
+
+bool GoodputLedger::acceptPoint(double& tS, const char* what) {
+    if (!acceptingRecords(std::isfinite(tS), what))
+        return false;
     const double earliestS = inDisruption_ ? std::max(cursorS_, downSinceS_) : cursorS_;
     if (tS < earliestS) {
         clip(what, "at " + secondsText(tS) + ", before the last record (" + secondsText(earliestS) +
@@ -54,18 +60,8 @@ bool GoodputLedger::acceptPoint(double& tS, const char* what) {
 }
 
 bool GoodputLedger::acceptWork(double beginS, double endS, const char* what) {
-    if (!std::isfinite(beginS) || !std::isfinite(endS)) {
-        reject(what, "time is not a finite number");
+    if (!acceptingRecords(std::isfinite(beginS) && std::isfinite(endS), what))
         return false;
-    }
-    if (!started_) {
-        reject(what, "no jobStart recorded yet");
-        return false;
-    }
-    if (ended_) {
-        reject(what, "the job already ended");
-        return false;
-    }
     if (inDisruption_) {
         reject(what, "the job is down since a disruption; record jobStart first");
         return false;
@@ -386,6 +382,20 @@ double GoodputLedger::slidingEttrRatio(Seconds now) const {
     window_.dropEndedBy(cutoffS);
     const double spanS = nowS - std::max(cutoffS, firstStartS_);
     return spanS > 0 ? std::min(1.0, window_.productiveSince(cutoffS) / spanS) : 0.0;
+}
+
+void accumulateBreakdown(watchfloor::v1::GoodputBreakdown& fleet, const watchfloor::v1::GoodputBreakdown& job,
+                         double weight) {
+    // Every field of GoodputBreakdown is a double in seconds: walk them all so a category added
+    // to the proto is summed without touching this code.
+    const auto* descriptor = watchfloor::v1::GoodputBreakdown::descriptor();
+    const auto* reflection = watchfloor::v1::GoodputBreakdown::GetReflection();
+    for (int i = 0; i < descriptor->field_count(); ++i) {
+        const auto* field = descriptor->field(i);
+        if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE)
+            reflection->SetDouble(&fleet, field,
+                                  reflection->GetDouble(fleet, field) + weight * reflection->GetDouble(job, field));
+    }
 }
 
 }  // namespace watchfloor::server

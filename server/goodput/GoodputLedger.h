@@ -38,6 +38,9 @@
 //
 // A checkpoint of a step inside an aggregated record splits that record proportionally: the
 // first k of its n steps get k/n of its time (exact for equal steps, which aggregation assumes).
+//
+// Not thread-safe: even the const queries prune the sliding window. One ledger per job, used
+// from one thread (or under the owner's lock).
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -106,6 +109,7 @@ public:
 private:
     void reject(const char* what, const std::string& why);
     void clip(const char* what, const std::string& why);
+    bool acceptingRecords(bool timesFinite, const char* what);
     bool acceptPoint(double& tS, const char* what);
     bool acceptWork(double beginS, double endS, const char* what);
     bool claimFromCursor(double& beginS, double endS, const char* what);
@@ -160,6 +164,11 @@ private:
     bool durableMarksTruncated_ = false;
     LedgerIssues issues_;
 };
+
+// Adds `weight` x every field of `job` into `fleet` (FleetGoodput.breakdown: GPU-seconds, so
+// weight = the job's GPU count).
+void accumulateBreakdown(watchfloor::v1::GoodputBreakdown& fleet, const watchfloor::v1::GoodputBreakdown& job,
+                         double weight);
 
 // Meta's expected ETTR (reference §2.3 / §7.2), q -> 0:
 //   E[ETTR] ≈ (1 − Λ·(u0 + τ/2)) / (1 + C/τ),  Λ = job failure rate (per second)

@@ -48,6 +48,7 @@ private slots:
     void productiveAndStragglerSlowdown_data();
     void productiveAndStragglerSlowdown();
     void programStartupIsFirstStepMinusIdeal();
+    void aggregatedFirstRecordChargesAllExcessToStartup();
     void blockingSaveAfterSteps();
     void blockingSaveOverlappingStepsMovesTimeOutOfSteps();
     void wastedProgressIsStepsAfterLastDurableCheckpoint();
@@ -64,6 +65,7 @@ private slots:
     void badInputs();
     void nothingBeforeJobStart();
     void millionsOfRecordsStayLinear();
+    void fleetBreakdownIsGpuWeighted();
 };
 
 void TestGoodputLedger::intervalCategories_data() {
@@ -144,6 +146,18 @@ void TestGoodputLedger::programStartupIsFirstStepMinusIdeal() {
     QCOMPARE(b.total_s(), 160.0);
 }
 
+void TestGoodputLedger::aggregatedFirstRecordChargesAllExcessToStartup() {
+    GoodputLedger ledger(kIdealStep);
+    ledger.jobStart(s(0));
+    // Steps 0..9 as one flagged record in 160 s: the first step cannot be told apart, so the
+    // whole excess 160 − 100 = 60 is startup (documented: record the first step alone).
+    ledger.steps(0, 10, s(0), s(160), true);
+    const GoodputBreakdown b = ledger.breakdown(s(160));
+    QCOMPARE(b.program_startup_s(), 60.0);
+    QCOMPARE(b.productive_s(), 100.0);
+    QCOMPARE(b.straggler_slowdown_s(), 0.0);
+}
+
 void TestGoodputLedger::blockingSaveAfterSteps() {
     GoodputLedger ledger(kIdealStep);
     ledger.jobStart(s(0));
@@ -215,6 +229,8 @@ void TestGoodputLedger::partlyCheckpointedRunIsSplitProportionally() {
     QCOMPARE(b.straggler_slowdown_s(), 10.0);
     QCOMPARE(b.checkpoint_save_s(), 2.0);
     QCOMPARE(sumOfCategories(b), 242.0);
+    // The lost steps left the sliding window too: 50 productive over the job's 242 s.
+    QCOMPARE(ledger.slidingEttrRatio(s(242)), 50.0 / 242.0);
 }
 
 void TestGoodputLedger::infraRecoveryRunsFromInFlightStepToRestart() {
@@ -512,6 +528,24 @@ void TestGoodputLedger::millionsOfRecordsStayLinear() {
     // Per record: 100 productive, 1 straggler; 2 s saves per 10 records; losses are the records
     // after the last save of each segment.
     QVERIFY(b.productive_s() / b.total_s() > 0.95);
+}
+
+void TestGoodputLedger::fleetBreakdownIsGpuWeighted() {
+    GoodputLedger small(kIdealStep);  // 8 GPUs: 100 s productive, 20 s straggler
+    small.jobStart(s(0));
+    small.steps(0, 10, s(0), s(120), false);
+    GoodputLedger large(kIdealStep);  // 72 GPUs: 50 s productive, 70 s other
+    large.jobStart(s(0));
+    large.steps(0, 5, s(0), s(50), false);
+
+    GoodputBreakdown fleet;
+    watchfloor::server::accumulateBreakdown(fleet, small.breakdown(s(120)), 8);
+    watchfloor::server::accumulateBreakdown(fleet, large.breakdown(s(120)), 72);
+    QCOMPARE(fleet.total_s(), 80 * 120.0);                    // 9600 GPU-s
+    QCOMPARE(fleet.productive_s(), 8 * 100.0 + 72 * 50.0);    // 800 + 3600 = 4400
+    QCOMPARE(fleet.straggler_slowdown_s(), 8 * 20.0);         // 160
+    QCOMPARE(fleet.other_s(), 72 * 70.0);                     // 5040
+    QCOMPARE(sumOfCategories(fleet), fleet.total_s());
 }
 
 QTEST_GUILESS_MAIN(TestGoodputLedger)
