@@ -1,0 +1,136 @@
+#include "DeltaCoalescer.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace watchfloor::server::service {
+
+namespace v1 = watchfloor::v1;
+
+namespace {
+// Appends (entity, value) to the block of (metric, time), creating it on first use.
+class BlockWriter {
+public:
+    explicit BlockWriter(v1::Delta* delta) : delta_(delta) {}
+    void add(v1::Metric metric, std::int64_t timeMs, std::uint32_t entity, float value) {
+        auto& block = blocks_[{metric, timeMs}];
+        if (!block) {
+            block = delta_->add_samples();
+            block->set_metric(metric);
+            block->set_sample_time_unix_ms(timeMs);
+        }
+        block->add_entity_indexes(entity);
+        block->add_values(value);
+    }
+
+private:
+    v1::Delta* delta_;
+    std::map<std::pair<int, std::int64_t>, v1::SampleBlock*> blocks_;
+};
+
+constexpr std::size_t kBytesPerSample = 8;
+
+struct NewestValue {
+    std::uint32_t entry;
+    v1::Metric metric;
+    std::uint32_t entity;
+    std::int64_t timeMs;
+    float value;
+};
+}  // namespace
+
+v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, const TopologyIndex& index) {
+    v1::Delta out;
+    out.set_sequence(delta.sequence());
+    out.set_first_sequence(delta.first_sequence());
+    out.set_server_time_unix_ms(delta.server_time_unix_ms());
+    for (const auto& block : delta.samples()) {
+        v1::SampleBlock* kept = nullptr;
+        for (int i = 0; i < block.entity_indexes_size(); ++i) {
+            if (!filter.wantsValuesOf(index, block.entity_indexes(i))) continue;
+            if (!kept) {
+                kept = out.add_samples();
+                kept->set_metric(block.metric());
+                kept->set_sample_time_unix_ms(block.sample_time_unix_ms());
+            }
+            kept->add_entity_indexes(block.entity_indexes(i));
+            kept->add_values(block.values(i));
+        }
+    }
+    for (const auto& s : delta.states())
+        if (filter.selectsEntity(index, s.entity_index())) *out.add_states() = s;
+    for (const auto& e : delta.events())
+        if (filter.wantsEvent(index, e)) *out.add_events() = e;
+    *out.mutable_jobs() = delta.jobs();
+    if (delta.has_fleet()) *out.mutable_fleet() = delta.fleet();
+    return out;
+}
+
+CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const SubscriptionFilter& filter,
+                        const TopologyIndex& index, std::size_t maxSamples) {
+    CoalescedDelta result;
+    if (pending.empty()) return result;
+    if (pending.size() == 1) {
+        result.delta = filterDelta(pending.front()->delta(), filter, index);
+        result.entriesCovered = 1;
+        return result;
+    }
+    // Walk newest to oldest so the first sighting of a key is its newest value.
+    const std::size_t n = pending.size();
+    std::unordered_map<std::uint64_t, NewestValue> values;
+    std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::EntityState*>> states;
+    std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::Job*>> jobs;
+    std::vector<std::size_t> cost(n, 0);  // what must be sent if the prefix ends at entry i
+    std::size_t totalSamples = 0;
+    for (const auto& e : pending) totalSamples += e->sampleCount();
+    values.reserve(std::min<std::size_t>(totalSamples, 4 * maxSamples));
+    for (std::size_t k = n; k-- > 0;) {
+        const v1::Delta& d = pending[k]->delta();
+        const auto entry = static_cast<std::uint32_t>(k);
+        for (const auto& block : d.samples())
+            for (int i = 0; i < block.entity_indexes_size(); ++i) {
+                const std::uint32_t entity = block.entity_indexes(i);
+                if (!filter.wantsValuesOf(index, entity)) continue;
+                const std::uint64_t key = (std::uint64_t(entity) << 32) | std::uint32_t(block.metric());
+                if (values.try_emplace(key, NewestValue{entry, block.metric(), entity, block.sample_time_unix_ms(),
+                                                        block.values(i)}).second)
+                    ++cost[k];
+            }
+        for (const auto& s : d.states())
+            if (filter.selectsEntity(index, s.entity_index()) && states.try_emplace(s.entity_index(), entry, &s).second)
+                cost[k] += s.ByteSizeLong() / kBytesPerSample + 1;
+        for (const auto& j : d.jobs())
+            if (jobs.try_emplace(j.index(), entry, &j).second) cost[k] += j.ByteSizeLong() / kBytesPerSample + 1;
+        for (const auto& e : d.events())
+            if (filter.wantsEvent(index, e)) cost[k] += e.ByteSizeLong() / kBytesPerSample + 1;
+    }
+    std::size_t last = 0, used = cost[0];
+    while (last + 1 < n && used + cost[last + 1] <= maxSamples) used += cost[++last];
+
+    v1::Delta& out = result.delta;
+    out.set_first_sequence(pending.front()->delta().first_sequence());
+    out.set_sequence(pending[last]->delta().sequence());
+    out.set_server_time_unix_ms(pending[last]->delta().server_time_unix_ms());
+    BlockWriter writer(&out);
+    for (const auto& [key, v] : values)
+        if (v.entry <= last) writer.add(v.metric, v.timeMs, v.entity, v.value);
+    std::vector<std::pair<std::uint32_t, const v1::EntityState*>> keptStates;
+    for (const auto& [entity, s] : states)
+        if (s.first <= last) keptStates.push_back(s);
+    std::sort(keptStates.begin(), keptStates.end(),
+              [](const auto& a, const auto& b) { return a.second->entity_index() < b.second->entity_index(); });
+    for (const auto& s : keptStates) *out.add_states() = *s.second;
+    for (const auto& [jobIndex, j] : jobs)
+        if (j.first <= last) *out.add_jobs() = *j.second;
+    for (std::size_t k = 0; k <= last; ++k) {
+        const v1::Delta& d = pending[k]->delta();
+        for (const auto& e : d.events())
+            if (filter.wantsEvent(index, e)) *out.add_events() = e;
+        if (d.has_fleet()) *out.mutable_fleet() = d.fleet();  // newest within the prefix
+    }
+    result.entriesCovered = last + 1;
+    return result;
+}
+
+}  // namespace watchfloor::server::service

@@ -1,0 +1,207 @@
+#include "FleetStateStore.h"
+
+#include <algorithm>
+
+namespace watchfloor::server::service {
+
+namespace v1 = watchfloor::v1;
+
+namespace {
+// Wire cost of one sample in a packed SampleBlock: a varint entity index (< 2^28: 4 bytes) and
+// a 4-byte float.
+constexpr std::size_t kBytesPerSample = 8;
+}  // namespace
+
+FleetStateStore::FleetStateStore(const v1::Topology& topology, StoreLimits limits)
+    : index_(topology), limits_(limits), journal_(limits.journalEvents) {}
+
+std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const FleetChanges& changes) const {
+    std::vector<std::shared_ptr<v1::Delta>> deltas;
+    auto first = std::make_shared<v1::Delta>();
+    first->set_server_time_unix_ms(toUnixMs(changes.time));
+    for (const auto& s : changes.states) *first->add_states() = s;
+    for (const auto& e : changes.events) *first->add_events() = e;
+    for (const auto& j : changes.jobs) *first->add_jobs() = j;
+    if (changes.hasFleet) *first->mutable_fleet() = changes.fleet;
+    deltas.push_back(first);
+    if (changes.samples.empty()) return deltas;
+
+    // Group by metric (all samples of one FleetChanges share its time), in first-seen order.
+    std::vector<v1::Metric> order;
+    std::unordered_map<int, std::vector<std::uint32_t>> positions;
+    for (std::uint32_t i = 0; i < changes.samples.size(); ++i) {
+        auto& list = positions[changes.samples[i].metric];
+        if (list.empty()) order.push_back(changes.samples[i].metric);
+        list.push_back(i);
+    }
+    const std::size_t budget = std::max<std::size_t>(limits_.maxDeltaBytes / kBytesPerSample, 1024);
+    std::size_t used = first->ByteSizeLong() / kBytesPerSample;
+    v1::Delta* delta = first.get();
+    for (v1::Metric metric : order) {
+        v1::SampleBlock* block = nullptr;
+        for (std::uint32_t i : positions[metric]) {
+            if (used >= budget) {
+                deltas.push_back(std::make_shared<v1::Delta>());
+                delta = deltas.back().get();
+                delta->set_server_time_unix_ms(toUnixMs(changes.time));
+                used = 0;
+                block = nullptr;
+            }
+            if (!block) {
+                block = delta->add_samples();
+                block->set_metric(metric);
+                block->set_sample_time_unix_ms(toUnixMs(changes.time));
+            }
+            block->add_entity_indexes(changes.samples[i].entityIndex);
+            block->add_values(changes.samples[i].value);
+            ++used;
+        }
+    }
+    return deltas;
+}
+
+std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* sink) {
+    auto deltas = buildDeltas(changes);
+    const std::int64_t timeMs = toUnixMs(changes.time);
+    {
+        std::unique_lock lock(mu_);
+        std::vector<std::uint32_t> seriesIds;
+        if (sink) seriesIds.reserve(changes.samples.size());
+        for (const Sample& s : changes.samples) {
+            auto [it, inserted] = seriesOf_.try_emplace(seriesKey(s.entityIndex, s.metric),
+                                                        static_cast<std::uint32_t>(series_.size()));
+            if (inserted) {
+                series_.push_back({s.entityIndex, s.metric});
+                value_.push_back(s.value);
+                sampleTimeMs_.push_back(timeMs);
+            } else {
+                value_[it->second] = s.value;
+                sampleTimeMs_[it->second] = timeMs;
+            }
+            if (sink) seriesIds.push_back(it->second);
+        }
+        if (sink) sink->onSamples(changes.time, changes.samples, seriesIds);
+        for (const auto& s : changes.states) states_[s.entity_index()] = s;
+        for (const auto& j : changes.jobs) {
+            jobs_[j.index()] = j;
+            if (!j.name().empty()) jobByName_[j.name()] = j.index();
+        }
+        if (changes.hasFleet) {
+            fleet_ = changes.fleet;
+            hasFleet_ = true;
+        }
+        for (auto& e : *deltas.front()->mutable_events()) {
+            e.set_id(++lastEventId_);
+            journal_.append(e);
+        }
+        for (auto& d : deltas) {
+            d->set_sequence(++sequence_);
+            d->set_first_sequence(d->sequence());
+        }
+        lastTime_ = changes.time;
+    }
+    return {deltas.begin(), deltas.end()};
+}
+
+v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
+    v1::Snapshot snap;
+    std::shared_lock lock(mu_);
+    snap.set_sequence(sequence_);
+    snap.set_server_time_unix_ms(toUnixMs(lastTime_));
+    std::map<std::pair<int, std::int64_t>, v1::SampleBlock*> blocks;
+    for (std::uint32_t id = 0; id < series_.size(); ++id) {
+        if (!filter.wantsValuesOf(index_, series_[id].entity)) continue;
+        auto& block = blocks[{series_[id].metric, sampleTimeMs_[id]}];
+        if (!block) {
+            block = snap.add_samples();
+            block->set_metric(series_[id].metric);
+            block->set_sample_time_unix_ms(sampleTimeMs_[id]);
+        }
+        block->add_entity_indexes(series_[id].entity);
+        block->add_values(value_[id]);
+    }
+    for (const auto& [entity, state] : states_)
+        if (filter.selectsEntity(index_, entity)) *snap.add_states() = state;
+    for (const auto& [jobIndex, job] : jobs_) *snap.add_jobs() = job;
+    if (hasFleet_) *snap.mutable_fleet() = fleet_;
+    for (auto& e : journal_.recent(limits_.snapshotEvents,
+                                   [&](const v1::Event& e) { return filter.wantsEvent(index_, e); }))
+        *snap.add_recent_events() = std::move(e);
+    return snap;
+}
+
+std::shared_ptr<const v1::Topology> FleetStateStore::topologyFor(const SubscriptionFilter& filter) const {
+    std::lock_guard lock(topologyMu_);
+    auto& cached = topologyByFilter_[filter.key()];
+    if (!cached) cached = buildTopology(filter);
+    return cached;
+}
+
+std::shared_ptr<v1::Topology> FleetStateStore::buildTopology(const SubscriptionFilter& filter) const {
+    const v1::Topology& all = index_.topology();
+    auto t = std::make_shared<v1::Topology>();
+    t->set_fleet_name(all.fleet_name());
+    t->set_fleet_index(all.fleet_index());
+    auto keep = [&](std::uint32_t entity) { return filter.selectsEntity(index_, entity); };
+    auto copyIf = [&](const auto& from, auto* to) {
+        for (const auto& item : from)
+            if (keep(item.index())) *to->Add() = item;
+    };
+    copyIf(all.regions(), t->mutable_regions());
+    copyIf(all.racks(), t->mutable_racks());
+    copyIf(all.nodes(), t->mutable_nodes());
+    copyIf(all.gpus(), t->mutable_gpus());
+    copyIf(all.cpus(), t->mutable_cpus());
+    copyIf(all.nvswitch_trays(), t->mutable_nvswitch_trays());
+    copyIf(all.power_shelves(), t->mutable_power_shelves());
+    copyIf(all.cooling_loops(), t->mutable_cooling_loops());
+    if (filter.tier() == DetailTier::Full) {
+        copyIf(all.nvlinks(), t->mutable_nvlinks());
+        copyIf(all.nic_ports(), t->mutable_nic_ports());
+    }
+    if (!filter.allRacks())  // a region lists only the racks this subscriber sees
+        for (auto& region : *t->mutable_regions()) {
+            auto* racks = region.mutable_rack_indexes();
+            racks->erase(std::remove_if(racks->begin(), racks->end(), [&](std::uint32_t r) { return !keep(r); }),
+                         racks->end());
+        }
+    return t;
+}
+
+std::uint64_t FleetStateStore::lastSequence() const {
+    std::shared_lock lock(mu_);
+    return sequence_;
+}
+
+UnixTime FleetStateStore::lastSampleTime() const {
+    std::shared_lock lock(mu_);
+    return lastTime_;
+}
+
+std::optional<std::uint32_t> FleetStateStore::findEntity(std::string_view name) const {
+    if (auto found = index_.findByName(name)) return found;
+    std::shared_lock lock(mu_);
+    if (auto it = jobByName_.find(std::string(name)); it != jobByName_.end()) return it->second;
+    return std::nullopt;
+}
+
+std::string FleetStateStore::entityName(std::uint32_t index) const {
+    {
+        std::shared_lock lock(mu_);
+        if (auto it = jobs_.find(index); it != jobs_.end()) return it->second.name();
+    }
+    return index_.nameOf(index);
+}
+
+bool FleetStateStore::isJob(std::uint32_t index) const {
+    std::shared_lock lock(mu_);
+    return jobs_.count(index) != 0;
+}
+
+std::optional<std::uint32_t> FleetStateStore::findSeries(std::uint32_t entity, v1::Metric metric) const {
+    std::shared_lock lock(mu_);
+    if (auto it = seriesOf_.find(seriesKey(entity, metric)); it != seriesOf_.end()) return it->second;
+    return std::nullopt;
+}
+
+}  // namespace watchfloor::server::service

@@ -1,0 +1,104 @@
+#pragma once
+// fleetd's picture of the fleet: the latest value and sample time of every (entity, metric),
+// entity states, jobs and fleet goodput, plus the event journal. It turns each FleetChanges into
+// Deltas with consecutive sequence numbers (several per tick when a tick is large, so no Delta
+// grows past ~2 MB) and builds filtered Snapshots that are current to one sequence.
+//
+// Threads: apply() from the tick thread only; everything else from any thread. Readers take a
+// shared lock for as long as they copy values; apply() takes the exclusive lock only to update.
+
+#include "EventJournal.h"
+#include "FleetChanges.h"
+#include "SubscriptionFilter.h"
+#include "TopologyIndex.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace watchfloor::server::service {
+
+// Receives every applied sample with the store's dense id of its (entity, metric) series, so the
+// history needs no lookup of its own. Called under the store's exclusive lock: keep it cheap.
+class SampleSink {
+public:
+    virtual ~SampleSink() = default;
+    // seriesIds[i] is the series of samples[i].
+    virtual void onSamples(UnixTime time, std::span<const Sample> samples,
+                           std::span<const std::uint32_t> seriesIds) = 0;
+};
+
+struct StoreLimits {
+    std::size_t maxDeltaBytes = 1'800'000;   // a Delta stays below ~2 MB on the wire
+    std::size_t snapshotEvents = 500;        // recent events sent in every snapshot
+    std::size_t journalEvents = 200'000;     // events kept for ListEvents
+};
+
+using DeltaPtr = std::shared_ptr<const watchfloor::v1::Delta>;
+
+class FleetStateStore {
+public:
+    explicit FleetStateStore(const watchfloor::v1::Topology& topology, StoreLimits limits = {});
+
+    const TopologyIndex& index() const { return index_; }
+    const EventJournal& journal() const { return journal_; }
+
+    // Applies one instant of changes; assigns event ids and sequences. Tick thread only.
+    std::vector<DeltaPtr> apply(FleetChanges& changes, SampleSink* sink = nullptr);
+
+    // Everything `filter` selects, current to the returned snapshot's `sequence`. Topology is
+    // left out: see encodedTopology(), which is cached per filter.
+    watchfloor::v1::Snapshot snapshot(const SubscriptionFilter& filter) const;
+    // The topology a filter sees (FULL adds NVLinks and NIC ports), built once per filter key.
+    std::shared_ptr<const watchfloor::v1::Topology> topologyFor(const SubscriptionFilter& filter) const;
+
+    std::uint64_t lastSequence() const;
+    UnixTime lastSampleTime() const;
+
+    // Topology entities and jobs by name; jobs are entities too but live outside the topology.
+    std::optional<std::uint32_t> findEntity(std::string_view name) const;
+    std::string entityName(std::uint32_t index) const;
+    bool isJob(std::uint32_t index) const;
+    std::optional<std::uint32_t> findSeries(std::uint32_t entity, watchfloor::v1::Metric metric) const;
+
+private:
+    static std::uint64_t seriesKey(std::uint32_t entity, watchfloor::v1::Metric metric) {
+        return (std::uint64_t(entity) << 32) | std::uint32_t(metric);
+    }
+    std::vector<std::shared_ptr<watchfloor::v1::Delta>> buildDeltas(const FleetChanges& changes) const;
+    std::shared_ptr<watchfloor::v1::Topology> buildTopology(const SubscriptionFilter& filter) const;
+
+    TopologyIndex index_;
+    StoreLimits limits_;
+    EventJournal journal_;
+
+    mutable std::shared_mutex mu_;
+    std::uint64_t sequence_ = 0;
+    std::uint64_t lastEventId_ = 0;
+    UnixTime lastTime_{};
+    std::unordered_map<std::uint64_t, std::uint32_t> seriesOf_;
+    struct Series {
+        std::uint32_t entity;
+        watchfloor::v1::Metric metric;
+    };
+    std::vector<Series> series_;
+    std::vector<float> value_;
+    std::vector<std::int64_t> sampleTimeMs_;
+    std::map<std::uint32_t, watchfloor::v1::EntityState> states_;
+    std::map<std::uint32_t, watchfloor::v1::Job> jobs_;
+    std::unordered_map<std::string, std::uint32_t> jobByName_;
+    bool hasFleet_ = false;
+    watchfloor::v1::FleetGoodput fleet_;
+
+    mutable std::mutex topologyMu_;
+    mutable std::map<std::string, std::shared_ptr<const watchfloor::v1::Topology>> topologyByFilter_;
+};
+
+}  // namespace watchfloor::server::service

@@ -1,0 +1,122 @@
+#include "FleetdServer.h"
+
+#include "TelemetryService.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <cstdio>
+#include <random>
+
+namespace watchfloor::server::service {
+
+namespace {
+constexpr int kMaxRequestBytes = 4 << 20;
+// Snapshots at 1,800 racks with full topology reach ~200 MB; deltas stay under 2 MB.
+constexpr int kMaxResponseBytes = 512 << 20;
+// Clients may ping every 10 s (gRFC A8 minimum); more often earns too_many_pings.
+constexpr int kMinClientPingIntervalMs = 10'000;
+constexpr int kServerKeepaliveMs = 30'000;
+constexpr int kKeepaliveTimeoutMs = 10'000;
+}  // namespace
+
+std::string newRunId() {
+    std::random_device random;
+    std::uniform_int_distribution<std::uint64_t> any;
+    std::mt19937_64 mix(random() ^ std::uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
+    char text[40];
+    std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(any(mix)),
+                  static_cast<unsigned long long>(any(mix)));
+    return text;
+}
+
+FleetdServer::FleetdServer(FleetSource& source, FleetdOptions options)
+    : source_(source), options_(std::move(options)) {}
+
+std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOptions options, std::string* error) {
+    std::unique_ptr<FleetdServer> self(new FleetdServer(source, std::move(options)));
+    const FleetdOptions& o = self->options_;
+    self->store_ = std::make_unique<FleetStateStore>(source.topology(), o.store);
+    self->log_ = std::make_unique<ReplayLog>(o.log);
+    self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
+    self->pump_ = std::make_unique<SubscriptionPump>(*self->store_, *self->log_,
+                                                     ServerIdentity{newRunId(), o.serverVersion, o.speed}, o.pump);
+    self->service_ = std::make_unique<TelemetryService>(*self->store_, *self->log_, *self->history_, *self->pump_);
+
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(o.listenAddress, grpc::InsecureServerCredentials(), &self->port_);
+    builder.RegisterService(self->service_.get());
+    builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
+    builder.SetMaxSendMessageSize(kMaxResponseBytes);
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, kMinClientPingIntervalMs);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 2);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, kServerKeepaliveMs);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
+    grpc::ResourceQuota quota("fleetd");
+    quota.Resize(o.grpcMemoryBytes);
+    builder.SetResourceQuota(quota);
+    self->server_ = builder.BuildAndStart();
+    if (!self->server_ || self->port_ == 0) {
+        *error = "cannot listen on " + o.listenAddress + " (address in use or not local?)";
+        self->pump_->stop();
+        return nullptr;
+    }
+    if (auto* health = self->server_->GetHealthCheckService()) {
+        health->SetServingStatus(true);
+        health->SetServingStatus(watchfloor::v1::TelemetryService::service_full_name(), true);
+    }
+    self->tickThread_ = std::thread([s = self.get()] { s->tickLoop(); });
+    return self;
+}
+
+FleetdServer::~FleetdServer() { shutdown(); }
+
+void FleetdServer::tickLoop() {
+    using Clock = std::chrono::steady_clock;
+    const auto wallPeriod = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double, std::milli>(options_.telemetryPeriod.count() / std::max(options_.speed, 1e-6)));
+    FleetChanges changes;
+    auto next = Clock::now();
+    std::unique_lock lock(tickMu_);
+    while (!stopTicking_) {
+        lock.unlock();
+        changes.clear();
+        const UnixTime until = source_.now() + options_.telemetryPeriod;
+        changes.time = until;
+        source_.advanceTo(until, changes);
+        auto deltas = store_->apply(changes, history_.get());
+        log_->append(deltas);
+        pump_->wake();
+        ++ticks_;
+        next += wallPeriod;
+        const auto now = Clock::now();
+        if (now > next + std::chrono::seconds(1)) next = now;  // behind: run flat out, no catch-up burst
+        lock.lock();
+        tickWake_.wait_until(lock, next, [this] { return stopTicking_; });
+    }
+}
+
+void FleetdServer::shutdown() {
+    {
+        std::lock_guard lock(tickMu_);
+        if (shutDown_) return;
+        shutDown_ = true;
+        stopTicking_ = true;
+        tickWake_.notify_all();
+    }
+    if (tickThread_.joinable()) tickThread_.join();
+    pump_->finishAll(grpc::Status(grpc::StatusCode::UNAVAILABLE, "fleetd shutting down"));
+    if (server_) {
+        if (auto* health = server_->GetHealthCheckService()) health->Shutdown();
+        // Streams whose client stopped reading cannot finish politely; the deadline cancels them.
+        server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(3));
+        server_->Wait();
+    }
+    pump_->stop();
+}
+
+}  // namespace watchfloor::server::service

@@ -1,0 +1,78 @@
+#pragma once
+// A running fleetd around one FleetSource: the tick thread (source -> store -> log -> pump),
+// the history, and the gRPC server with TelemetryService, grpc.health.v1 and reflection.
+
+#include "FleetSource.h"
+#include "FleetStateStore.h"
+#include "HistoryStore.h"
+#include "ReplayLog.h"
+#include "SubscriptionPump.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace grpc {
+class Server;
+}
+
+namespace watchfloor::server::service {
+
+class TelemetryService;
+
+struct FleetdOptions {
+    std::string listenAddress = "127.0.0.1:50551";  // port 0 picks a free port
+    double speed = 1.0;                             // simulated seconds per wall second
+    std::chrono::milliseconds telemetryPeriod{1000};
+    std::string serverVersion = "fleetd";
+    StoreLimits store;
+    ReplayLogLimits log;
+    HistoryPlan history;
+    PumpOptions pump;
+    std::size_t grpcMemoryBytes = std::size_t(1) << 30;  // ResourceQuota
+};
+
+class FleetdServer {
+public:
+    // Starts serving and ticking. Returns nullptr and fills `error` when it cannot listen.
+    static std::unique_ptr<FleetdServer> start(FleetSource& source, FleetdOptions options, std::string* error);
+    ~FleetdServer();
+
+    int port() const { return port_; }
+    const std::string& runId() const { return pump_->identity().runId; }
+    const HistoryStore& history() const { return *history_; }
+    const FleetStateStore& store() const { return *store_; }
+    std::uint64_t ticks() const { return ticks_; }
+
+    // Ends every stream with UNAVAILABLE "fleetd shutting down", stops ticking and serving.
+    void shutdown();
+
+private:
+    FleetdServer(FleetSource& source, FleetdOptions options);
+    void tickLoop();
+
+    FleetSource& source_;
+    FleetdOptions options_;
+    std::unique_ptr<FleetStateStore> store_;
+    std::unique_ptr<ReplayLog> log_;
+    std::unique_ptr<HistoryStore> history_;
+    std::unique_ptr<SubscriptionPump> pump_;
+    std::unique_ptr<TelemetryService> service_;
+    std::unique_ptr<grpc::Server> server_;
+    int port_ = 0;
+
+    std::mutex tickMu_;
+    std::condition_variable tickWake_;
+    bool stopTicking_ = false;
+    bool shutDown_ = false;
+    std::atomic<std::uint64_t> ticks_{0};
+    std::thread tickThread_;
+};
+
+std::string newRunId();
+
+}  // namespace watchfloor::server::service

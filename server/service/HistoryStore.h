@@ -1,0 +1,99 @@
+#pragma once
+// Recent history of every series, downsampled server-side, in bounded memory.
+//
+// Retention (nominal; the planner shrinks every tier by the same factor when the fleet's series
+// would not fit the memory budget, and logs what it chose):
+//   fleet, region, rack, cooling loop, power shelf, switch tray, job series ("aggregate"):
+//       1 s buckets for 2 h, 1 min buckets for 2 days, 15 min buckets for 31 days
+//   node, GPU and CPU series ("device"):
+//       1 min buckets for 6 h, 15 min buckets for 7 days
+//   NVLink and NIC port series: not kept (2.3 M links at 1,800 racks; the console shows their
+//       live values and events).
+// A bucket keeps sum, min, max, last and count, so any coarser step is exact for all five.
+// At 7 racks nothing shrinks; at 1,800 racks (~3 M device series) device tiers keep minutes.
+
+#include "FleetStateStore.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace watchfloor::server::service {
+
+struct HistoryTier {
+    std::chrono::milliseconds width;
+    std::size_t buckets;
+};
+
+struct HistoryPlan {
+    std::vector<HistoryTier> aggregateTiers{{std::chrono::seconds(1), 7200},
+                                            {std::chrono::minutes(1), 2880},
+                                            {std::chrono::minutes(15), 2976}};
+    std::vector<HistoryTier> deviceTiers{{std::chrono::minutes(1), 360}, {std::chrono::minutes(15), 672}};
+    std::size_t budgetBytes = std::size_t(1536) << 20;
+    double aggregateShare = 1.0 / 3;  // of the budget
+};
+
+struct HistoryPoint {
+    std::int64_t startMs;
+    float mean, min, max, last;
+    std::uint32_t count;
+};
+
+struct HistoryResult {
+    std::int64_t stepMs = 0;
+    std::vector<HistoryPoint> points;
+};
+
+class HistoryStore final : public SampleSink {
+public:
+    enum class SeriesClass : std::uint8_t { Aggregate, Device, NotKept };
+    static SeriesClass classOf(watchfloor::v1::EntityKind kind);
+
+    HistoryStore(const TopologyIndex& index, HistoryPlan plan = {});
+    ~HistoryStore() override;
+
+    void onSamples(UnixTime time, std::span<const Sample> samples,
+                   std::span<const std::uint32_t> seriesIds) override;
+
+    bool keeps(std::uint32_t seriesId) const;
+    // Buckets of width `stepMs` (0 = chosen here) from startMs, with data only. The step is
+    // raised to the width of the finest tier still holding startMs.
+    HistoryResult query(std::uint32_t seriesId, std::int64_t startMs, std::int64_t endMs, std::int64_t stepMs) const;
+    std::string describeRetention() const;  // one line for the start log
+
+private:
+    struct Bucket {
+        float sum, min, max, last;
+        std::uint32_t count;
+    };
+    struct Tier {
+        std::int64_t widthMs;
+        std::size_t buckets;
+        std::int64_t head = INT64_MIN;  // newest bucket number written
+        Bucket* rows = nullptr;         // [row * buckets + slot], calloc'd: pages appear when used
+    };
+    struct ClassStore {
+        std::vector<Tier> tiers;
+        std::uint32_t maxRows = 0;
+        std::uint32_t usedRows = 0;
+    };
+    static constexpr std::uint32_t kNoRow = UINT32_MAX;
+
+    void plan(ClassStore& store, const std::vector<HistoryTier>& tiers, std::size_t expectedRows,
+              std::size_t budgetBytes);
+    void advance(ClassStore& store, std::int64_t timeMs);
+    void record(ClassStore& store, std::uint32_t row, std::int64_t timeMs, float value);
+
+    const TopologyIndex& index_;
+    mutable std::mutex mu_;
+    ClassStore aggregate_;
+    ClassStore device_;
+    std::vector<std::uint32_t> rowOf_;       // by series id
+    std::vector<SeriesClass> classOfSeries_; // by series id
+};
+
+}  // namespace watchfloor::server::service

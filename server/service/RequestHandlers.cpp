@@ -1,0 +1,167 @@
+#include "RequestHandlers.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace watchfloor::server::service {
+
+namespace v1 = watchfloor::v1;
+using grpc::Status;
+using grpc::StatusCode;
+
+namespace {
+constexpr std::string_view kPageTokenPrefix = "before-event-";
+
+std::string metricName(v1::Metric metric) {
+    const std::string& name = v1::Metric_Name(metric);
+    return name.empty() ? std::to_string(int(metric)) : name;
+}
+}  // namespace
+
+Status planSubscribe(const v1::SubscribeRequest& request, const FleetStateStore& store, const ReplayLog& log,
+                     const std::string& runId, SubscribePlan* plan) {
+    if (request.client_api_version() != v1::API_VERSION_UNSPECIFIED && request.client_api_version() != v1::API_VERSION_1)
+        return Status(StatusCode::FAILED_PRECONDITION,
+                      "client API version " + std::to_string(request.client_api_version()) +
+                          " is not supported; this fleetd speaks watchfloor.v1 (API_VERSION_1)");
+    FilterError error;
+    const std::vector<std::string> regions(request.region_names().begin(), request.region_names().end());
+    const std::vector<std::string> racks(request.rack_names().begin(), request.rack_names().end());
+    if (!SubscriptionFilter::resolve(store.index(), regions, racks, request.detail(), &plan->filter, &error))
+        return Status(error.kind == FilterError::Kind::NotFound ? StatusCode::NOT_FOUND : StatusCode::INVALID_ARGUMENT,
+                      error.message);
+    const std::uint64_t after = request.resume_after_sequence();
+    if (after == 0) {
+        plan->snapshotReason = "initial";
+        return Status::OK;
+    }
+    if (request.resume_run_id() != runId) {
+        plan->snapshotReason = "restart";
+        return Status::OK;
+    }
+    const std::uint64_t latest = store.lastSequence();
+    if (after > latest)
+        return Status(StatusCode::INVALID_ARGUMENT, "resume_after_sequence " + std::to_string(after) +
+                                                        " is ahead of this server's latest sequence " +
+                                                        std::to_string(latest));
+    if (log.canResumeAfter(after)) {
+        plan->cursor = after;
+        plan->snapshotReason.clear();
+    } else {
+        plan->snapshotReason = "resync: fell off log";
+    }
+    return Status::OK;
+}
+
+Status answerHistory(const v1::GetHistoryRequest& request, const FleetStateStore& store, const HistoryStore& history,
+                     v1::GetHistoryResponse* response) {
+    const std::int64_t start = request.start_unix_ms(), end = request.end_unix_ms(), step = request.step_ms();
+    if (end <= start)
+        return Status(StatusCode::INVALID_ARGUMENT, "end_unix_ms " + std::to_string(end) +
+                                                        " must be after start_unix_ms " + std::to_string(start));
+    if (end - start > kMaxHistoryRange.count())
+        return Status(StatusCode::INVALID_ARGUMENT, "range of " + std::to_string((end - start) / 3'600'000) +
+                                                        " h exceeds the 31-day maximum");
+    if (step < 0) return Status(StatusCode::INVALID_ARGUMENT, "step_ms must not be negative");
+    if (step > 0 && (end - start + step - 1) / step > kMaxHistoryBuckets)
+        return Status(StatusCode::INVALID_ARGUMENT, "step_ms " + std::to_string(step) + " gives " +
+                                                        std::to_string((end - start + step - 1) / step) +
+                                                        " buckets; at most 10000 (use a step of at least " +
+                                                        std::to_string((end - start + kMaxHistoryBuckets - 1) /
+                                                                       kMaxHistoryBuckets) +
+                                                        " ms)");
+    if (request.metric() == v1::METRIC_UNSPECIFIED || !v1::Metric_IsValid(request.metric()))
+        return Status(StatusCode::INVALID_ARGUMENT, "metric " + std::to_string(int(request.metric())) +
+                                                        " is not a watchfloor.v1.Metric");
+    if (request.entity_name().empty()) return Status(StatusCode::INVALID_ARGUMENT, "entity_name is empty");
+    const auto entity = store.findEntity(request.entity_name());
+    if (!entity) return Status(StatusCode::NOT_FOUND, "no entity named \"" + request.entity_name() + "\"");
+    const auto series = store.findSeries(*entity, request.metric());
+    if (!series)
+        return Status(StatusCode::NOT_FOUND, "\"" + request.entity_name() + "\" has no " +
+                                                 metricName(request.metric()) + " samples");
+    if (!history.keeps(*series))
+        return Status(StatusCode::FAILED_PRECONDITION,
+                      "no history is kept for " + metricName(request.metric()) + " of \"" + request.entity_name() +
+                          "\" (NVLink and NIC port series are live only)");
+    const HistoryResult result = history.query(*series, start, end, step);
+    response->set_entity_name(request.entity_name());
+    response->set_metric(request.metric());
+    response->set_step_ms(result.stepMs);
+    for (const auto& p : result.points) {
+        auto* point = response->add_points();
+        point->set_time_unix_ms(p.startMs);
+        point->set_mean(p.mean);
+        point->set_min(p.min);
+        point->set_max(p.max);
+        point->set_last(p.last);
+        point->set_count(p.count);
+    }
+    return Status::OK;
+}
+
+Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateStore& store,
+                        v1::ListEventsResponse* response) {
+    if (request.page_size() > kMaxEventPageSize)
+        return Status(StatusCode::INVALID_ARGUMENT, "page_size " + std::to_string(request.page_size()) +
+                                                        " exceeds the maximum of 1000");
+    if (request.types_size() > kMaxEventTypes)
+        return Status(StatusCode::INVALID_ARGUMENT, "too many event types: " + std::to_string(request.types_size()) +
+                                                        " (at most " + std::to_string(kMaxEventTypes) + ")");
+    if (request.start_unix_ms() < 0 || request.end_unix_ms() < 0)
+        return Status(StatusCode::INVALID_ARGUMENT, "start_unix_ms and end_unix_ms must not be negative");
+    if (request.start_unix_ms() != 0 && request.end_unix_ms() != 0 && request.end_unix_ms() <= request.start_unix_ms())
+        return Status(StatusCode::INVALID_ARGUMENT, "end_unix_ms must be after start_unix_ms");
+    if (!v1::Severity_IsValid(request.min_severity()))
+        return Status(StatusCode::INVALID_ARGUMENT, "min_severity " + std::to_string(request.min_severity()) +
+                                                        " is not a watchfloor.v1.Severity");
+    for (int type : request.types())
+        if (!v1::EventType_IsValid(type) || type == v1::EVENT_TYPE_UNSPECIFIED)
+            return Status(StatusCode::INVALID_ARGUMENT, "event type " + std::to_string(type) +
+                                                            " is not a watchfloor.v1.EventType");
+    std::uint64_t beforeId = 0;
+    if (!request.page_token().empty()) {
+        const std::string& token = request.page_token();
+        const char* digits = token.data() + kPageTokenPrefix.size();
+        const char* endPtr = token.data() + token.size();
+        if (token.rfind(kPageTokenPrefix, 0) != 0 ||
+            std::from_chars(digits, endPtr, beforeId).ptr != endPtr || beforeId == 0)
+            return Status(StatusCode::INVALID_ARGUMENT, "page_token \"" + token +
+                                                            "\" was not issued by this server; start without one");
+    }
+    std::optional<std::uint32_t> within;
+    if (!request.entity_name().empty()) {
+        within = store.findEntity(request.entity_name());
+        if (!within) return Status(StatusCode::NOT_FOUND, "no entity named \"" + request.entity_name() + "\"");
+    }
+    const auto& index = store.index();
+    auto isAbout = [&](std::uint32_t entity) { return index.isInside(entity, *within); };
+    auto matches = [&](const v1::Event& e) {
+        if (request.start_unix_ms() != 0 && e.time_unix_ms() < request.start_unix_ms()) return false;
+        if (request.end_unix_ms() != 0 && e.time_unix_ms() >= request.end_unix_ms()) return false;
+        if (e.severity() < request.min_severity()) return false;
+        if (request.types_size() > 0 &&
+            std::find(request.types().begin(), request.types().end(), e.type()) == request.types().end())
+            return false;
+        if (!within) return true;
+        if (isAbout(e.entity_index())) return true;
+        return std::any_of(e.related_entity_indexes().begin(), e.related_entity_indexes().end(), isAbout);
+    };
+    const std::uint32_t pageSize = request.page_size() == 0 ? kDefaultEventPageSize : request.page_size();
+    bool more = false;
+    auto page = store.journal().newestFirst(beforeId, pageSize, matches, &more);
+    for (auto& e : page) *response->add_events() = std::move(e);
+    if (more && !page.empty())
+        response->set_next_page_token(std::string(kPageTokenPrefix) + std::to_string(response->events().rbegin()->id()));
+    return Status::OK;
+}
+
+Status answerTopology(const v1::GetTopologyRequest& request, const FleetStateStore& store, v1::Topology* response) {
+    if (!v1::DetailLevel_IsValid(request.detail()))
+        return Status(StatusCode::INVALID_ARGUMENT, "detail " + std::to_string(request.detail()) +
+                                                        " is not a watchfloor.v1.DetailLevel");
+    *response = *store.topologyFor(SubscriptionFilter::everything(detailTierOf(request.detail())));
+    return Status::OK;
+}
+
+}  // namespace watchfloor::server::service
