@@ -8,7 +8,8 @@
 // steps not yet checkpointed plus the sliding window.
 //
 // Categories (all in seconds, summing to total = (jobEnd or now) - first jobStart):
-//   productive          kept steps (not lost) at the ideal pace: min(duration, count x ideal)
+//   productive          kept steps (not lost) at the ideal pace: min(duration, count x ideal),
+//                       minus any blocking save that overlapped them
 //   accelerator_init    init intervals            (TPU_INITIALIZATION)
 //   training_prep       prep intervals            (TRAINING_PREP)
 //   program_startup     first step of a segment minus the ideal step time (PROGRAM_STARTUP)
@@ -172,10 +173,13 @@ void accumulateBreakdown(watchfloor::v1::GoodputBreakdown& fleet, const watchflo
 
 // Meta's expected ETTR (reference §2.3 / §7.2), q -> 0:
 //   E[ETTR] ≈ (1 − Λ·(u0 + τ/2)) / (1 + C/τ),  Λ = job failure rate (per second)
+// Clamped to [0, 1] (the linear model goes negative when Λ·(u0 + τ/2) > 1); 0 for negative or
+// non-finite inputs.
 double expectedEttr(double jobFailuresPerSecond, Seconds restartOverhead, Seconds checkpointInterval,
                     Seconds checkpointCost);
 
 // Daly's higher-order optimum checkpoint interval (reference §7.1); M = job MTBF.
+//   τ = sqrt(2CM)·[1 + (1/3)·sqrt(C/2M) + (1/9)·(C/2M)] − C for C < 2M, else M; 0 when C <= 0.
 Seconds dalyOptimalInterval(Seconds checkpointCost, Seconds jobMtbf);
 // Young's first-order optimum: sqrt(2·C·M).
 Seconds youngOptimalInterval(Seconds checkpointCost, Seconds jobMtbf);
@@ -187,9 +191,12 @@ struct MttfEstimate {
     double lowS = 0;
     double highS = 0;      // +inf when n == 0
 };
+// All zero for a negative exposure or a confidence outside (0, 1). Chi-square quantiles from
+// ChiSquare.h (inverse of the regularized incomplete gamma, no table).
 MttfEstimate estimateMttf(double exposureS, std::uint32_t failures, double confidence = 0.95);
 
 // PaLM MFU = tokens/s × (6N + 12·L·H·Q·T) / (N_gpu × peak FLOP/s)   (reference §5.1)
+// 0 without GPUs or peak FLOP/s. tokens/s = model.tokens_per_step() / step time.
 double palmMfu(const watchfloor::v1::ModelConfig& model, double tokensPerSecond, std::uint32_t gpuCount);
 
 }  // namespace watchfloor::server
