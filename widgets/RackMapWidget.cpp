@@ -7,6 +7,8 @@
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
+#include <QPixmap>
+#include <QStaticText>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -61,13 +63,13 @@ void RackMapWidget::setStatuses(std::vector<RackStatus> statuses)
 void RackMapWidget::setColorScale(const ColorScale& scale)
 {
     m_colorScale = scale;
-    update();
+    invalidateStaticLayer();
 }
 
 void RackMapWidget::setTheme(const Theme& theme)
 {
     m_theme = theme;
-    update();
+    invalidateStaticLayer();
 }
 
 void RackMapWidget::setTooltipProvider(std::function<QString(int)> provider)
@@ -80,7 +82,7 @@ void RackMapWidget::setLegendVisible(bool visible)
     m_legendVisible = visible;
     if (m_fitted)
         fitToView();
-    update();
+    invalidateStaticLayer();
 }
 
 void RackMapWidget::setMaxTilesPerLine(int tiles)
@@ -104,7 +106,7 @@ void RackMapWidget::relayout()
     m_layout.build(m_racks, m_maxTilesPerLine, aspect);
     if (m_fitted)
         fitToView();
-    update();
+    invalidateStaticLayer();
 }
 
 QRect RackMapWidget::legendRect() const
@@ -129,7 +131,7 @@ void RackMapWidget::fitToView()
     m_offset = QPointF(area.left() + (area.width() - b.width() * m_scale) / 2 - b.left() * m_scale,
                        area.top() + (area.height() - b.height() * m_scale) / 2 - b.top() * m_scale);
     m_fitted = true;
-    update();
+    invalidateStaticLayer();
 }
 
 void RackMapWidget::zoomBy(double factor, const QPointF& anchor)
@@ -139,7 +141,7 @@ void RackMapWidget::zoomBy(double factor, const QPointF& anchor)
     m_scale = newScale;
     m_offset = anchor - world * m_scale;
     m_fitted = false;
-    update();
+    invalidateStaticLayer();
 }
 
 void RackMapWidget::zoomIn()
@@ -156,7 +158,7 @@ void RackMapWidget::panBy(const QPointF& deltaPixels)
 {
     m_offset += deltaPixels;
     m_fitted = false;
-    update();
+    invalidateStaticLayer();
 }
 
 QPointF RackMapWidget::toWorld(const QPointF& pos) const
@@ -297,27 +299,46 @@ void RackMapWidget::setHovered(int rackIndex)
 
 // ---- painting -------------------------------------------------------------------------------
 
-void RackMapWidget::paintEvent(QPaintEvent* event)
+void RackMapWidget::invalidateStaticLayer()
 {
-    QPainter p(this);
-    p.fillRect(event->rect(), m_theme.colors().window);
-    const QRectF visibleWorld(toWorld(event->rect().topLeft()), toWorld(event->rect().bottomRight() + QPoint(1, 1)));
+    m_staticLayer = QPixmap();
+    update();
+}
+
+// Everything except the tiles (background, group bands, header and row text, legend) changes
+// only with geometry, theme or lens, so it is drawn once into a pixmap; a frame is then one blit
+// plus ~1,800 fillRects. Text shaping was the bulk of the per-frame cost before this.
+void RackMapWidget::ensureStaticLayer()
+{
+    const qreal dpr = devicePixelRatioF();
+    if (!m_staticLayer.isNull() && m_staticLayer.size() == size() * dpr)
+        return;
+    m_staticLayer = QPixmap(size() * dpr);
+    m_staticLayer.setDevicePixelRatio(dpr);
+    m_staticLayer.fill(m_theme.colors().window);
+    QPainter p(&m_staticLayer);
+    const QRectF visibleWorld(toWorld(QPointF(0, 0)), toWorld(QPointF(width(), height())));
     paintHeaders(p, visibleWorld);
-    paintTiles(p, visibleWorld);
     if (m_legendVisible) {
         const QRect lr = legendRect();
-        if (lr.intersects(event->rect())) {
-            QColor band = m_theme.colors().window;
-            band.setAlphaF(0.85f);
-            p.fillRect(lr, band);
-            paintLegend(p, lr, m_colorScale, m_theme);
-        }
+        paintLegend(p, lr, m_colorScale, m_theme);
     }
     if (m_racks.empty()) {
         p.setPen(m_theme.colors().textDim);
         p.setFont(m_theme.headerFont());
         p.drawText(rect(), Qt::AlignCenter, QStringLiteral("No racks in the fleet topology yet"));
     }
+}
+
+void RackMapWidget::paintEvent(QPaintEvent* event)
+{
+    ensureStaticLayer();
+    QPainter p(this);
+    const QRect dirty = event->rect();
+    const qreal dpr = m_staticLayer.devicePixelRatio();
+    p.drawPixmap(dirty, m_staticLayer, QRectF(QPointF(dirty.topLeft()) * dpr, QSizeF(dirty.size()) * dpr));
+    const QRectF visibleWorld(toWorld(dirty.topLeft()), toWorld(dirty.bottomRight() + QPoint(1, 1)));
+    paintTiles(p, visibleWorld);
 }
 
 void RackMapWidget::paintHeaders(QPainter& p, const QRectF& visibleWorld)
@@ -406,15 +427,12 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
     if (s.isolated)
         paintCross(p, r, ink, std::max(1.5, r.width() / 14.0));
     if (r.width() >= kLabelMinTilePx) {
-        QFont f = m_theme.font(r.width() >= kValueMinTilePx ? 8 : 7);
-        p.setFont(f);
+        const QFont f = m_theme.font(r.width() >= kValueMinTilePx ? 8 : 7);
         p.setPen(ink);
-        const QFontMetrics fm(f);
         const QRect inner = r.adjusted(3, 2, -3, -2);
-        p.drawText(inner, Qt::AlignTop | Qt::AlignLeft, fm.elidedText(placement.label, Qt::ElideRight, inner.width()));
+        drawTileText(p, f, placement.label, inner, false);
         if (r.width() >= kValueMinTilePx && !s.value.isMissing())
-            p.drawText(inner, Qt::AlignBottom | Qt::AlignLeft,
-                       fm.elidedText(m_colorScale.formatValue(s.value.value), Qt::ElideRight, inner.width()));
+            drawTileText(p, f, m_colorScale.formatValue(s.value.value), inner, true);
     }
     if (s.alertCount > 0) {
         if (r.width() >= 24) {
@@ -430,6 +448,32 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
             p.drawPolygon(tri, 3);
         }
     }
+}
+
+// Tile text repeats every frame (labels) or takes few distinct values (formatted readings), so
+// its shaped layout is cached; shaping per tile per frame dominated the zoomed-in paint time.
+void RackMapWidget::drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom)
+{
+    if (font != m_textCacheFont || m_textCache.size() > 8192) {
+        m_textCache.clear();
+        m_textCacheFont = font;
+    }
+    auto it = m_textCache.find(text);
+    if (it == m_textCache.end()) {
+        QStaticText st(text);
+        st.setTextFormat(Qt::PlainText);
+        st.prepare(QTransform(), font);
+        it = m_textCache.insert(text, st);
+    }
+    p.setFont(font);
+    const QSizeF size = it->size();
+    if (size.width() > inner.width()) {
+        const QFontMetrics fm(font);
+        p.drawText(inner, Qt::AlignLeft | (bottom ? Qt::AlignBottom : Qt::AlignTop),
+                   fm.elidedText(text, Qt::ElideRight, inner.width()));
+        return;
+    }
+    p.drawStaticText(QPointF(inner.left(), bottom ? inner.bottom() + 1 - size.height() : inner.top()), *it);
 }
 
 // ---- interaction ----------------------------------------------------------------------------

@@ -18,6 +18,9 @@
 #include "widgets/Reading.h"
 #include "widgets/Theme.h"
 
+#include <QHash>
+#include <QPixmap>
+#include <QStaticText>
 #include <QWidget>
 
 #include <functional>
@@ -100,13 +103,19 @@ private:
     void ensureVisible(int rackIndex);
     int neighbour(int rackIndex, int key) const;
     void setHovered(int rackIndex);
+    void invalidateStaticLayer();
+    void ensureStaticLayer();
     void paintHeaders(QPainter& p, const QRectF& visibleWorld);
     void paintTiles(QPainter& p, const QRectF& visibleWorld);
     void paintTileDetails(QPainter& p, int rackIndex, const QRect& r);
+    void drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom);
 
     std::vector<RackPlacement> m_racks;
     std::vector<RackStatus> m_statuses;
     RackMapLayout m_layout;
+    QHash<QString, QStaticText> m_textCache;
+    QFont m_textCacheFont;
+    QPixmap m_staticLayer;  // background, headers, labels, legend: see ensureStaticLayer()
     ColorScale m_colorScale;
     Theme m_theme;
     std::function<QString(int)> m_tooltipProvider;

@@ -1,0 +1,250 @@
+#include "widgets/TimeSeriesChart.h"
+
+#include "widgets/M4Reducer.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QDateTimeAxis>
+#include <QFile>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QSaveFile>
+#include <QTextStream>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace watchfloor::widgets {
+namespace {
+
+QString csvField(QString s)
+{
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
+        return QLatin1Char('"') + s.replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
+    return s;
+}
+
+} // namespace
+
+TimeSeriesChart::TimeSeriesChart(QWidget* parent)
+    : QWidget(parent)
+    , m_theme(Theme::builtin(ThemeVariant::Dark))
+    , m_chart(new QChart)
+    , m_timeAxis(new QDateTimeAxis)
+    , m_valueAxis(new QValueAxis)
+{
+    m_chart->setAnimationOptions(QChart::NoAnimation);
+    m_chart->legend()->setAlignment(Qt::AlignTop);
+    m_chart->setMargins(QMargins(4, 4, 4, 4));
+    m_timeAxis->setFormat(QStringLiteral("HH:mm:ss"));
+    m_timeAxis->setTickCount(6);
+    m_valueAxis->setTickCount(5);
+    m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
+    m_chart->addAxis(m_valueAxis, Qt::AlignLeft);
+    m_view = new QChartView(m_chart, this);
+    m_view->setRenderHint(QPainter::Antialiasing, true);
+    m_view->setFrameShape(QFrame::NoFrame);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_view);
+    applyTheme();
+}
+
+void TimeSeriesChart::setTitle(const QString& title)
+{
+    m_chart->setTitle(title);
+}
+
+void TimeSeriesChart::setValueUnit(const QString& unit)
+{
+    m_valueAxis->setTitleText(unit);
+}
+
+void TimeSeriesChart::setTheme(const Theme& theme)
+{
+    m_theme = theme;
+    applyTheme();
+}
+
+void TimeSeriesChart::applyTheme()
+{
+    const ThemeColors& c = m_theme.colors();
+    m_chart->setBackgroundBrush(c.window);
+    m_chart->setPlotAreaBackgroundVisible(false);
+    m_chart->setTitleBrush(c.text);
+    m_chart->setTitleFont(m_theme.headerFont());
+    m_chart->legend()->setLabelColor(c.text);
+    m_chart->legend()->setFont(m_theme.labelFont());
+    m_view->setBackgroundBrush(c.window);
+    for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(m_timeAxis), static_cast<QAbstractAxis*>(m_valueAxis)}) {
+        axis->setLabelsBrush(c.textDim);
+        axis->setLabelsFont(m_theme.labelFont());
+        axis->setTitleBrush(c.textDim);
+        axis->setTitleFont(m_theme.labelFont());
+        axis->setGridLineColor(c.grid);
+        axis->setLinePenColor(c.grid);
+    }
+}
+
+int TimeSeriesChart::addSeries(const QString& name, const QColor& color)
+{
+    auto* line = new QLineSeries;
+    line->setName(name);
+    const auto& palette = m_theme.categorical();
+    QPen pen(color.isValid() ? color : palette[m_series.size() % palette.size()]);
+    pen.setWidthF(1.6);
+    line->setPen(pen);
+    m_chart->addSeries(line);
+    line->attachAxis(m_timeAxis);
+    line->attachAxis(m_valueAxis);
+    m_series.push_back({name, {}, line});
+    return static_cast<int>(m_series.size()) - 1;
+}
+
+void TimeSeriesChart::setSeriesPoints(int series, QList<QPointF> points)
+{
+    if (series < 0 || series >= seriesCount())
+        return;
+    m_series[static_cast<std::size_t>(series)].raw = std::move(points);
+    refresh();
+}
+
+void TimeSeriesChart::clearSeries(int series)
+{
+    setSeriesPoints(series, {});
+}
+
+void TimeSeriesChart::setTimeRange(const QDateTime& from, const QDateTime& to)
+{
+    m_timeRange = std::pair{double(from.toMSecsSinceEpoch()), double(to.toMSecsSinceEpoch())};
+    refresh();
+}
+
+void TimeSeriesChart::clearTimeRange()
+{
+    m_timeRange.reset();
+    refresh();
+}
+
+void TimeSeriesChart::setValueRange(double min, double max)
+{
+    m_valueRange = std::pair{min, max};
+    refresh();
+}
+
+void TimeSeriesChart::clearValueRange()
+{
+    m_valueRange.reset();
+    refresh();
+}
+
+std::pair<double, double> TimeSeriesChart::timeWindow() const
+{
+    if (m_timeRange)
+        return *m_timeRange;
+    double lo = std::numeric_limits<double>::max();
+    double hi = std::numeric_limits<double>::lowest();
+    for (const Series& s : m_series) {
+        if (s.raw.isEmpty())
+            continue;
+        lo = std::min(lo, s.raw.front().x());
+        hi = std::max(hi, s.raw.back().x());
+    }
+    if (lo > hi) {
+        const double now = double(QDateTime::currentMSecsSinceEpoch());
+        return {now - 60'000, now};
+    }
+    if (hi <= lo)
+        hi = lo + 1000;
+    return {lo, hi};
+}
+
+void TimeSeriesChart::refresh()
+{
+    const auto [t0, t1] = timeWindow();
+    const int columns = std::max(1, static_cast<int>(m_chart->plotArea().width() > 0 ? m_chart->plotArea().width()
+                                                                                     : width() * 0.85));
+    std::vector<QList<QPointF>> reduced;
+    reduced.reserve(m_series.size());
+    double vMin = std::numeric_limits<double>::max();
+    double vMax = std::numeric_limits<double>::lowest();
+    for (const Series& s : m_series) {
+        reduced.push_back(m4Reduce(s.raw, t0, t1, columns));
+        for (const QPointF& p : reduced.back()) {
+            vMin = std::min(vMin, p.y());
+            vMax = std::max(vMax, p.y());
+        }
+    }
+    // Axes first, then each series once, so QtCharts recomputes geometry in a single pass.
+    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(qint64(t0), Qt::UTC),
+                         QDateTime::fromMSecsSinceEpoch(qint64(t1), Qt::UTC));
+    m_timeAxis->setFormat(t1 - t0 > 36 * 3600 * 1000.0 ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("HH:mm:ss"));
+    if (m_valueRange) {
+        m_valueAxis->setRange(m_valueRange->first, m_valueRange->second);
+    } else if (vMin <= vMax) {
+        const double pad = std::max((vMax - vMin) * 0.05, 1e-6);
+        m_valueAxis->setRange(vMin - pad, vMax + pad);
+        m_valueAxis->applyNiceNumbers();
+    }
+    for (std::size_t i = 0; i < m_series.size(); ++i)
+        m_series[i].line->replace(reduced[i]);
+}
+
+int TimeSeriesChart::displayedPointCount(int series) const
+{
+    if (series < 0 || series >= seriesCount())
+        return 0;
+    return static_cast<int>(m_series[static_cast<std::size_t>(series)].line->count());
+}
+
+const QList<QPointF>& TimeSeriesChart::rawPoints(int series) const
+{
+    return m_series.at(static_cast<std::size_t>(series)).raw;
+}
+
+void TimeSeriesChart::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    refresh();
+}
+
+ExportResult TimeSeriesChart::exportPng(const QString& path) const
+{
+    const QPixmap pixmap = m_view->grab();
+    if (pixmap.isNull())
+        return {false, QStringLiteral("chart has no size to export (is it laid out?)")};
+    if (!pixmap.save(path, "PNG"))
+        return {false, QStringLiteral("cannot write PNG to %1 (check the folder exists and is writable)").arg(path)};
+    return {true, {}};
+}
+
+ExportResult TimeSeriesChart::exportCsv(const QString& path) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+        return {false, QStringLiteral("cannot write CSV to %1: %2").arg(path, file.errorString())};
+    const auto [t0, t1] = timeWindow();
+    QTextStream out(&file);
+    out << "time_utc,series,value\n";
+    for (const Series& s : m_series) {
+        const QString name = csvField(s.name);
+        for (const QPointF& p : s.raw) {
+            if (p.x() < t0 || p.x() > t1)
+                continue;
+            out << QDateTime::fromMSecsSinceEpoch(qint64(p.x()), Qt::UTC).toString(Qt::ISODateWithMs) << ','
+                << name << ',';
+            if (!std::isnan(p.y()))
+                out << QString::number(p.y(), 'g', 10);
+            out << '\n';
+        }
+    }
+    out.flush();
+    if (!file.commit())
+        return {false, QStringLiteral("cannot finish writing %1: %2").arg(path, file.errorString())};
+    return {true, {}};
+}
+
+} // namespace watchfloor::widgets

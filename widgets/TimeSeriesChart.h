@@ -1,0 +1,97 @@
+#pragma once
+// A thin wrapper over QtCharts for live time series, so the chart engine can be swapped later
+// (QtCharts is deprecated from Qt 6.10). It follows the measured rules of
+// style-and-architecture §B: never append point by point; reduce to ≤ 4 points per pixel column
+// (M4) and call QXYSeries::replace() once per series per update; explicit axis ranges; no
+// animations; no OpenGL (it crashes offscreen).
+//
+//   chart->addSeries("GPU temp max", "°C");
+//   chart->setSeriesPoints(0, points);   // x = Unix time in ms (UTC), y = value; sorted by x
+//
+// The raw points are kept, so resizing re-reduces at the new width and exports are lossless.
+
+#include "widgets/Theme.h"
+
+#include <QDateTime>
+#include <QList>
+#include <QPointF>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QChartView;
+class QDateTimeAxis;
+class QLineSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace watchfloor::widgets {
+
+// Result of a file export: ok, or the reason an operator can act on.
+struct ExportResult {
+    bool ok = false;
+    QString error;
+};
+
+class TimeSeriesChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimeSeriesChart(QWidget* parent = nullptr);
+
+    void setTitle(const QString& title);
+    // Label of the value axis, e.g. "°C".
+    void setValueUnit(const QString& unit);
+    void setTheme(const Theme& theme);
+
+    // Returns the series index. colour: invalid = next theme categorical colour.
+    int addSeries(const QString& name, const QColor& color = {});
+    int seriesCount() const { return static_cast<int>(m_series.size()); }
+    // Replaces the series' data: x = Unix ms UTC, y = value (NaN = blank, skipped), sorted by x.
+    void setSeriesPoints(int series, QList<QPointF> points);
+    void clearSeries(int series);
+
+    // Time window shown; unset = the extent of the data.
+    void setTimeRange(const QDateTime& from, const QDateTime& to);
+    void clearTimeRange();
+    // Value axis range; unset = data extent with 5% headroom.
+    void setValueRange(double min, double max);
+    void clearValueRange();
+
+    // Points handed to QtCharts for a series after M4 reduction (≤ 4 per plot-area pixel column).
+    int displayedPointCount(int series) const;
+    const QList<QPointF>& rawPoints(int series) const;
+
+    // PNG of the chart as drawn now, at the widget's size and device pixel ratio.
+    ExportResult exportPng(const QString& path) const;
+    // Every raw point in the shown time window: "time_utc,series,value", ISO 8601 with ms, UTC.
+    ExportResult exportCsv(const QString& path) const;
+
+    QSize sizeHint() const override { return {640, 280}; }
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    struct Series {
+        QString name;
+        QList<QPointF> raw;
+        QLineSeries* line = nullptr;
+    };
+    void refresh();
+    void applyTheme();
+    std::pair<double, double> timeWindow() const;
+
+    Theme m_theme;
+    QChart* m_chart = nullptr;
+    QChartView* m_view = nullptr;
+    QDateTimeAxis* m_timeAxis = nullptr;
+    QValueAxis* m_valueAxis = nullptr;
+    std::vector<Series> m_series;
+    std::optional<std::pair<double, double>> m_timeRange;
+    std::optional<std::pair<double, double>> m_valueRange;
+};
+
+} // namespace watchfloor::widgets
