@@ -3,7 +3,9 @@
 // QT_QPA_PLATFORM=offscreen. Usage: widgets_gallery [output-dir]
 #include "SyntheticFleet.h"
 
+#include "widgets/RackElevationWidget.h"
 #include "widgets/RackMapWidget.h"
+#include "widgets/TimeSeriesChart.h"
 
 #include <QApplication>
 #include <QDir>
@@ -84,6 +86,84 @@ void rackMaps()
     save(small, "rackmap_7_health");
 }
 
+RackElevation sampleElevation()
+{
+    RackElevation e;
+    e.rackId = QStringLiteral("us-east/a1-03");
+    e.rackLabel = QStringLiteral("Rack a1-03 · us-east / Hall A / R01");
+    QRandomGenerator rng(3);
+    for (int t = 0; t < RackElevation::kComputeTrays; ++t) {
+        ComputeTray& tray = e.compute[static_cast<std::size_t>(t)];
+        tray.id = QStringLiteral("nid%1").arg(1301 + t);
+        tray.label = QStringLiteral("tray %1 · %2").arg(t + 1, 2, 10, QChar('0')).arg(tray.id);
+        tray.state = TrayState::Allocated;
+        for (int g = 0; g < 4; ++g) {
+            GpuCell& gpu = tray.gpus[static_cast<std::size_t>(g)];
+            gpu.id = QStringLiteral("%1/gpu%2").arg(tray.id).arg(g);
+            gpu.value = Reading::fresh(static_cast<float>(62 + rng.bounded(12.0)));
+        }
+        tray.cpus = {Reading::fresh(static_cast<float>(48 + rng.bounded(6.0))), Reading::fresh(static_cast<float>(48 + rng.bounded(6.0)))};
+    }
+    e.compute[2].state = TrayState::Draining;
+    e.compute[5].state = TrayState::Idle;
+    e.compute[7].gpus[1].value = Reading::fresh(88);
+    e.compute[7].gpus[1].throttling = true;
+    e.compute[7].alertCount = 1;
+    e.compute[12].state = TrayState::Down;
+    e.compute[13].gpus[3].down = true;
+    e.compute[13].alertCount = 2;
+    e.compute[15].state = TrayState::Drained;
+    e.compute[16].gpus[0].value = Reading::stale(66);
+    e.compute[17].gpus[2].value = Reading::missing();
+    for (int s = 0; s < RackElevation::kSwitchTrays; ++s) {
+        e.switches[static_cast<std::size_t>(s)] = {QStringLiteral("a1-03/nvsw%1").arg(s + 1), QStringLiteral("switch tray %1").arg(s + 1),
+                                                   Reading::fresh(float(HealthCategory::Healthy))};
+    }
+    e.switches[4].health = Reading::fresh(float(HealthCategory::Degraded));
+    for (int p = 0; p < 8; ++p)
+        e.powerShelves.push_back({QStringLiteral("a1-03/ps%1").arg(p + 1), QStringLiteral("power shelf %1").arg(p + 1),
+                                  Reading::fresh(static_cast<float>(14.5 + rng.bounded(2.0))), Reading::fresh(0)});
+    e.manifold = {Reading::fresh(25.2f), Reading::fresh(35.6f), Reading::fresh(182.f), false, 0};
+    return e;
+}
+
+void elevation()
+{
+    for (auto [variant, suffix] : {std::pair{ThemeVariant::Dark, "dark"}, std::pair{ThemeVariant::Light, "light"}}) {
+        const Theme& theme = Theme::builtin(variant);
+        RackElevationWidget w;
+        w.setTheme(theme);
+        w.setColorScale(ColorScale::forLens(Lens::GpuTemperature, theme));
+        w.setElevation(sampleElevation());
+        w.resize(620, 820);
+        save(w, QStringLiteral("elevation_%1").arg(suffix));
+    }
+}
+
+void charts()
+{
+    TimeSeriesChart chart;
+    chart.resize(900, 320);
+    chart.setTitle(QStringLiteral("Rack a1-03 coolant"));
+    chart.setValueUnit(QStringLiteral("°C"));
+    const int supply = chart.addSeries(QStringLiteral("supply"), Theme::builtin(ThemeVariant::Dark).colors().coolantSupply);
+    const int ret = chart.addSeries(QStringLiteral("return"), Theme::builtin(ThemeVariant::Dark).colors().coolantReturn);
+    QList<QPointF> s, r;
+    QRandomGenerator rng(5);
+    const qint64 t0 = 1'780'000'000'000;
+    for (int i = 0; i < 3600; ++i) {
+        const double base = 25 + 0.6 * std::sin(i / 600.0);
+        s.append(QPointF(double(t0 + i * 1000), base + rng.bounded(0.2)));
+        r.append(QPointF(double(t0 + i * 1000), base + 10 + (i > 2400 && i < 2700 ? 4 : 0) + rng.bounded(0.5)));
+    }
+    chart.setSeriesPoints(supply, s);
+    chart.setSeriesPoints(ret, r);
+    chart.show();
+    QApplication::processEvents();
+    chart.setSeriesPoints(supply, s);
+    save(chart, QStringLiteral("timeseries"));
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -92,5 +172,7 @@ int main(int argc, char** argv)
     g_outDir = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("gallery");
     QDir().mkpath(g_outDir);
     rackMaps();
+    elevation();
+    charts();
     return 0;
 }

@@ -1,0 +1,153 @@
+#pragma once
+// Front elevation of one GB200 NVL72 rack, top to bottom as built: power shelves, 10 compute
+// trays, 9 NVLink switch trays, 8 compute trays, power shelves; the coolant manifold runs down the
+// right side. Each compute tray shows 2 Grace CPUs and 4 Blackwell GPUs (two superchips); GPU
+// cells are coloured through a ColorScale with state overlays: ✕ down, stripes draining/drained,
+// a corner flag for throttling. Hit testing is arithmetic (slot = y / slotHeight).
+
+#include "widgets/ColorScale.h"
+#include "widgets/Reading.h"
+#include "widgets/Theme.h"
+
+#include <QWidget>
+
+#include <array>
+#include <functional>
+#include <vector>
+
+namespace watchfloor::widgets {
+
+// Slurm node state of a compute tray (proto NodeState without the proto dependency).
+enum class TrayState { Unknown, Idle, Allocated, Draining, Drained, Down };
+QString trayStateName(TrayState state);
+
+struct GpuCell {
+    QString id;
+    Reading value;            // the lens value
+    bool down = false;        // failed / fallen off the bus: ✕
+    bool throttling = false;  // clocks event (thermal or power cap) active: corner flag
+};
+
+struct ComputeTray {
+    QString id;               // node name, emitted by trayActivated
+    QString label;            // e.g. "tray 03 · nid0103"
+    TrayState state = TrayState::Unknown;
+    std::array<GpuCell, 4> gpus;
+    std::array<Reading, 2> cpus;  // coloured with the same scale as the GPUs
+    int alertCount = 0;
+};
+
+struct SwitchTray {
+    QString id;
+    QString label;
+    Reading health;  // HealthCategory index (Healthy/Degraded/Failed)
+};
+
+struct PowerShelf {
+    QString id;
+    QString label;
+    Reading power_kw;
+    Reading health;  // HealthCategory index
+};
+
+struct ManifoldStatus {
+    Reading supply_c;
+    Reading return_c;
+    Reading flow_lpm;
+    bool isolated = false;  // valve closed
+    int leaksDetected = 0;
+};
+
+struct RackElevation {
+    static constexpr int kComputeTrays = 18;
+    static constexpr int kComputeAboveSwitches = 10;
+    static constexpr int kSwitchTrays = 9;
+    static constexpr int kGpusPerTray = 4;
+
+    QString rackId;
+    QString rackLabel;
+    std::array<ComputeTray, kComputeTrays> compute;
+    std::array<SwitchTray, kSwitchTrays> switches;
+    std::vector<PowerShelf> powerShelves;  // first half drawn above the trays, the rest below
+    ManifoldStatus manifold;
+};
+
+class RackElevationWidget : public QWidget {
+    Q_OBJECT
+public:
+    struct Hit {
+        enum class Kind { None, Gpu, Cpu, ComputeTray, SwitchTray, PowerShelf, Manifold };
+        Kind kind = Kind::None;
+        int index = -1;  // tray / switch tray / shelf index
+        int part = -1;   // GPU 0..3 or CPU 0..1 within the tray
+        bool operator==(const Hit&) const = default;
+    };
+
+    explicit RackElevationWidget(QWidget* parent = nullptr);
+
+    void setElevation(const RackElevation& elevation);
+    const RackElevation& elevation() const { return m_rack; }
+    void setColorScale(const ColorScale& scale);
+    void setTheme(const Theme& theme);
+    void setTooltipProvider(std::function<QString(const Hit&)> provider);
+
+    Hit hitTest(const QPoint& pos) const;
+    QRect gpuRect(int tray, int gpu) const;
+    QRect cpuRect(int tray, int cpu) const;
+    QRect trayRect(int tray) const;
+    QRect switchTrayRect(int index) const;
+    QString toolTipText(const Hit& hit) const;
+
+    QSize sizeHint() const override { return {520, 760}; }
+    QSize minimumSizeHint() const override { return {320, 420}; }
+
+signals:
+    void gpuActivated(const QString& gpuId);
+    void trayActivated(const QString& trayId);  // compute tray (node), switch tray or power shelf
+    void gpuHovered(const QString& gpuId);      // empty when leaving GPU cells
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    enum class SlotKind { PowerShelf, Compute, Switch };
+    struct Slot {
+        SlotKind kind;
+        int index;
+    };
+    struct Geometry {
+        QRect frame;       // rack outline
+        int top = 0;
+        int slotHeight = 0;
+        int labelLeft = 0;
+        int labelWidth = 0;
+        int cellsLeft = 0;
+        int cellsWidth = 0;
+        int manifoldLeft = 0;
+        int manifoldWidth = 0;
+    };
+    Geometry geometry() const;
+    int slotAt(int y, const Geometry& g) const;
+    QRect slotRect(int slot, const Geometry& g) const;
+    int slotOf(SlotKind kind, int index) const;
+    QRect partRect(const QRect& slotRect, bool cpu, int index, const Geometry& g) const;
+    void paintComputeTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g);
+    void paintSwitchTray(QPainter& p, const SwitchTray& tray, const QRect& slot, const Geometry& g);
+    void paintPowerShelf(QPainter& p, const PowerShelf& shelf, const QRect& slot, const Geometry& g);
+    void paintManifold(QPainter& p, const Geometry& g);
+    void rebuildSlots();
+
+    RackElevation m_rack;
+    std::vector<Slot> m_slots;
+    ColorScale m_scale;
+    ColorScale m_health;
+    Theme m_theme;
+    std::function<QString(const Hit&)> m_tooltipProvider;
+    Hit m_hover;
+};
+
+} // namespace watchfloor::widgets
