@@ -34,7 +34,7 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
         if (list.empty()) order.push_back(changes.samples[i].metric);
         list.push_back(i);
     }
-    const std::size_t budget = std::max<std::size_t>(limits_.maxDeltaBytes / kBytesPerSample, 1024);
+    const std::size_t budget = std::max<std::size_t>(limits_.maxDeltaBytes / kBytesPerSample, 256);
     std::size_t used = first->ByteSizeLong() / kBytesPerSample;
     v1::Delta* delta = first.get();
     for (v1::Metric metric : order) {

@@ -1,0 +1,151 @@
+#include "CommandLine.h"
+
+#include "DurationParse.h"
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace watchfloor::server::fleetd {
+
+namespace {
+constexpr std::uint32_t kMaxRacks = 10'000;
+constexpr double kMaxSpeed = 1e6;
+
+bool parseUnsigned(const std::string& text, std::uint64_t low, std::uint64_t high, std::uint64_t* out) {
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < low || value > high)
+        return false;
+    *out = value;
+    return true;
+}
+
+bool validListenAddress(const std::string& address) {
+    const auto colon = address.rfind(':');
+    if (colon == std::string::npos || colon == 0) return false;
+    std::uint64_t port = 0;
+    return parseUnsigned(address.substr(colon + 1), 0, 65535, &port);
+}
+}  // namespace
+
+std::string usageText() {
+    return "usage: fleetd [options]\n"
+           "Serves the watchfloor.v1 fleet API (gRPC) for a fleet source; the digital twin by default.\n"
+           "\n"
+           "  --listen HOST:PORT     address to serve on (default 127.0.0.1:50551; port 0 = any free port)\n"
+           "  --simulate             use the digital twin as the fleet source (the default)\n"
+           "  --seed N               twin random seed (default 1)\n"
+           "  --racks N              NVL72 racks in the simulated fleet (1..10000, default 7)\n"
+           "  --regions N            regions the racks are spread over (default 2, at most --racks)\n"
+           "  --fleet FILE           fleet description file (overrides --racks/--regions)\n"
+           "  --scenario FILE        scripted faults to inject\n"
+           "  --speed X              simulated seconds per wall second (default 1; large = flat out)\n"
+           "  --sim-duration D       with --dump-events: simulate D (e.g. 6h, 54d) headless, then exit\n"
+           "  --dump-events FILE     write every event and periodic goodput as JSON Lines (- = stdout)\n"
+           "  --version              print the version and exit\n"
+           "  --help                 print this help and exit\n"
+           "\n"
+           "Exit status: 0 ok (SIGTERM/SIGINT = graceful shutdown), 1 bad fleet/scenario file or\n"
+           "cannot listen, 2 bad command line.\n";
+}
+
+bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* problem) {
+    CommandLine cl;
+    using Handler = std::function<bool(const std::string&)>;
+    const std::map<std::string, Handler> withValue = {
+        {"--listen", [&](const std::string& v) {
+             cl.listenAddress = v;
+             return validListenAddress(v) || (*problem = "--listen: expected HOST:PORT, got \"" + v + "\"", false);
+         }},
+        {"--seed", [&](const std::string& v) {
+             return parseUnsigned(v, 0, UINT64_MAX, &cl.seed) ||
+                    (*problem = "--seed: expected a whole number, got \"" + v + "\"", false);
+         }},
+        {"--racks", [&](const std::string& v) {
+             std::uint64_t n = 0;
+             if (!parseUnsigned(v, 1, kMaxRacks, &n))
+                 return *problem = "--racks: expected a whole number from 1 to 10000, got \"" + v + "\"", false;
+             cl.racks = static_cast<std::uint32_t>(n);
+             return true;
+         }},
+        {"--regions", [&](const std::string& v) {
+             std::uint64_t n = 0;
+             if (!parseUnsigned(v, 1, kMaxRacks, &n))
+                 return *problem = "--regions: expected a whole number from 1 to 10000, got \"" + v + "\"", false;
+             cl.regions = static_cast<std::uint32_t>(n);
+             return true;
+         }},
+        {"--fleet", [&](const std::string& v) {
+             cl.fleetFile = v;
+             return !v.empty() || (*problem = "--fleet: expected a file name", false);
+         }},
+        {"--scenario", [&](const std::string& v) {
+             cl.scenarioFile = v;
+             return !v.empty() || (*problem = "--scenario: expected a file name", false);
+         }},
+        {"--speed", [&](const std::string& v) {
+             double speed = 0;
+             const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), speed);
+             if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(speed) ||
+                 speed <= 0 || speed > kMaxSpeed)
+                 return *problem = "--speed: expected a number above 0 and at most 1000000, got \"" + v + "\"", false;
+             cl.speed = speed;
+             return true;
+         }},
+        {"--sim-duration", [&](const std::string& v) {
+             cl.simDuration = parseDuration(v);
+             return (cl.simDuration && cl.simDuration->count() > 0) ||
+                    (*problem = "--sim-duration: expected a duration such as 90s, 6h or 54d, got \"" + v + "\"",
+                     false);
+         }},
+        {"--dump-events", [&](const std::string& v) {
+             cl.dumpEventsPath = v;
+             return !v.empty() || (*problem = "--dump-events: expected a file name or -", false);
+         }},
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string flag = args[i], value;
+        bool hasInlineValue = false;
+        if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = flag.substr(eq + 1);
+            flag = flag.substr(0, eq);
+            hasInlineValue = true;
+        }
+        if (flag == "--help" || flag == "-h") {
+            cl.mode = CommandLine::Mode::Help;
+        } else if (flag == "--version") {
+            cl.mode = CommandLine::Mode::Version;
+        } else if (flag == "--simulate") {
+            if (hasInlineValue) return *problem = "--simulate takes no value", false;
+        } else if (auto handler = withValue.find(flag); handler != withValue.end()) {
+            if (!hasInlineValue) {
+                if (i + 1 >= args.size()) return *problem = flag + ": missing value", false;
+                value = args[++i];
+            }
+            if (!handler->second(value)) return false;
+        } else {
+            *problem = "unknown option \"" + args[i] + "\"";
+            return false;
+        }
+    }
+    if (cl.mode == CommandLine::Mode::Help || cl.mode == CommandLine::Mode::Version) {
+        *out = cl;
+        return true;
+    }
+    if (cl.simDuration.has_value() != !cl.dumpEventsPath.empty()) {
+        *problem = "--sim-duration and --dump-events go together (a headless run writes its events)";
+        return false;
+    }
+    if (cl.simDuration) cl.mode = CommandLine::Mode::DumpEvents;
+    if (cl.racks && cl.regions && *cl.regions > *cl.racks) {
+        *problem = "--regions (" + std::to_string(*cl.regions) + ") cannot exceed --racks (" +
+                   std::to_string(*cl.racks) + ")";
+        return false;
+    }
+    *out = cl;
+    return true;
+}
+
+}  // namespace watchfloor::server::fleetd

@@ -1,0 +1,29 @@
+#pragma once
+// fleetd's command line: parsed into options or a message naming the bad flag (exit code 2).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace watchfloor::server::fleetd {
+
+struct CommandLine {
+    enum class Mode { Serve, DumpEvents, Help, Version } mode = Mode::Serve;
+    std::string listenAddress = "127.0.0.1:50551";
+    std::uint64_t seed = 1;
+    std::optional<std::uint32_t> racks;
+    std::optional<std::uint32_t> regions;
+    std::string fleetFile;
+    std::string scenarioFile;
+    double speed = 1.0;
+    std::optional<std::chrono::milliseconds> simDuration;
+    std::string dumpEventsPath;
+};
+
+// Returns false and fills `problem` ("--racks: expected a whole number from 1 to 10000, got x").
+bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* problem);
+std::string usageText();
+
+}  // namespace watchfloor::server::fleetd

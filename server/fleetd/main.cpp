@@ -1,0 +1,98 @@
+// fleetd: the Watchfloor fleet service. Runs a fleet source (the digital twin) and serves the
+// watchfloor.v1 API until SIGTERM/SIGINT, or runs the twin headless and dumps its events.
+
+#include "CommandLine.h"
+#include "DigitalTwin.h"
+#include "EventDump.h"
+#include "FleetdServer.h"
+
+#include <pthread.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+namespace {
+
+namespace v1 = watchfloor::v1;
+using namespace watchfloor::server;
+
+constexpr const char* kVersion = "fleetd " FLEETD_VERSION;
+
+int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
+    // Signals are taken synchronously by the main thread only: every thread started below
+    // inherits this mask, so no gRPC or tick thread is interrupted by SIGTERM.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    service::FleetdOptions options;
+    options.listenAddress = cl.listenAddress;
+    options.speed = cl.speed;
+    options.serverVersion = kVersion;
+    std::string error;
+    auto server = service::FleetdServer::start(twin, options, &error);
+    if (!server) {
+        std::cerr << "fleetd: " << error << "\n";
+        return 1;
+    }
+    const auto& t = twin.topology();
+    const auto host = cl.listenAddress.substr(0, cl.listenAddress.rfind(':'));
+    std::cerr << kVersion << " listening on " << host << ":" << server->port() << " | fleet \"" << t.fleet_name()
+              << "\": " << t.racks_size() << " racks, " << t.regions_size() << " regions, " << t.gpus_size()
+              << " GPUs | seed " << cl.seed << " | speed " << cl.speed << "x | run " << server->runId() << " | "
+              << server->history().describeRetention() << std::endl;
+
+    int signal = 0;
+    sigwait(&signals, &signal);
+    std::cerr << "fleetd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down" << std::endl;
+    server->shutdown();
+    std::cerr << "fleetd: stopped" << std::endl;
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    fleetd::CommandLine cl;
+    std::string problem;
+    if (!fleetd::parseCommandLine(std::vector<std::string>(argv + 1, argv + argc), &cl, &problem)) {
+        std::cerr << "fleetd: " << problem << "\n\n" << fleetd::usageText();
+        return 2;
+    }
+    if (cl.mode == fleetd::CommandLine::Mode::Help) {
+        std::cout << fleetd::usageText();
+        return 0;
+    }
+    if (cl.mode == fleetd::CommandLine::Mode::Version) {
+        std::cout << kVersion << "\n";
+        return 0;
+    }
+    sim::SimConfig config;
+    config.seed = cl.seed;
+    if (cl.racks) config.racks = *cl.racks;
+    if (cl.regions) config.regions = *cl.regions;
+    if (cl.racks && !cl.regions) config.regions = std::min(config.regions, config.racks);
+    config.fleetFile = cl.fleetFile;
+    config.scenarioFile = cl.scenarioFile;
+    sim::ConfigError configError;
+    auto twin = sim::DigitalTwin::create(config, &configError);
+    if (!twin) {
+        std::cerr << "fleetd: " << configError.toString() << "\n";
+        return 1;
+    }
+    if (cl.mode == fleetd::CommandLine::Mode::DumpEvents) {
+        sim::DumpOptions dump;
+        dump.duration = *cl.simDuration;
+        dump.path = cl.dumpEventsPath;
+        std::string error;
+        if (!sim::dumpEvents(*twin, dump, &error)) {
+            std::cerr << "fleetd: " << error << "\n";
+            return 1;
+        }
+        return 0;
+    }
+    return serve(*twin, cl);
+}
