@@ -1,0 +1,161 @@
+#pragma once
+// One fleetd endpoint: a gRPC channel, the Subscribe stream with resume and reconnect, the
+// connection state the operator sees, and the unary queries (history, events, topology).
+//
+// Lives on a Qt thread (normally the GUI thread) and never blocks it on the network: the stream
+// is read by gRPC's callback threads (SubscribeStreamReader), which hand messages over in
+// batches; unary calls are asynchronous with a deadline and report back on the caller's thread.
+//
+// The connection validates the stream before anyone sees it: it refuses a server of another API
+// major version (state Incompatible), drops duplicate deltas, and on a sequence gap re-subscribes
+// for a fresh snapshot. Consumers (FleetStore) pull validated messages with takeResponses() when
+// responsesReady() fires.
+
+#include "client/ConnectionState.h"
+#include "client/ReconnectBackoff.h"
+#include "client/RpcOutcome.h"
+
+#include "watchfloor/v1/fleet.grpc.pb.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <QTimer>
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace watchfloor::client {
+
+class SubscribeStreamReader;
+
+struct EndpointConfig {
+    QString target;                  // "host:port" of fleetd
+    QString label;                   // short name for status and name qualification; default target
+    watchfloor::v1::DetailLevel detail = watchfloor::v1::DETAIL_LEVEL_STANDARD;
+    QStringList regionNames;         // Subscribe filters; empty = everything
+    QStringList rackNames;
+    std::chrono::milliseconds staleAfter{5000};        // silence (not even a heartbeat) => Stale
+    std::chrono::milliseconds unaryDeadline{5000};
+    std::chrono::milliseconds keepaliveTime{10000};    // gRFC A8: clients clamp to >= 10 s
+    std::chrono::milliseconds keepaliveTimeout{10000};
+    ReconnectBackoff::Policy backoff;
+
+    QString displayLabel() const { return label.isEmpty() ? target : label; }
+};
+
+class EndpointConnection : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(EndpointConnection)
+
+public:
+    struct Stats {
+        quint64 messages = 0;
+        quint64 snapshots = 0;
+        quint64 deltas = 0;
+        quint64 heartbeats = 0;
+        quint64 duplicateDeltasDropped = 0;
+        quint64 sequenceGaps = 0;       // each one triggered a resync
+        quint64 streamsOpened = 0;
+        quint64 resumedWithoutSnapshot = 0;  // reconnects the server served from its replay log
+    };
+
+    explicit EndpointConnection(EndpointConfig config, QObject* parent = nullptr);
+    // Uses the given channel instead of dialling config.target (in-process fake servers in tests).
+    EndpointConnection(EndpointConfig config, std::shared_ptr<grpc::Channel> channel, QObject* parent = nullptr);
+    // Cancels the stream and every unary call, and waits for their last callbacks.
+    ~EndpointConnection() override;
+
+    void start();
+    void stop();
+    // Drops the current stream and re-subscribes at once, resuming after lastSequence().
+    void reconnectNow();
+    // Forgets the resume point so the next stream starts with a snapshot.
+    void requestResync();
+
+    const EndpointConfig& config() const { return m_config; }
+    ConnectionState state() const { return m_state; }
+    // One line an operator can act on, e.g. "Cannot reach fleetd at 10.0.0.5:7443 (connection
+    // refused). Retrying in 3.1 s (attempt 4)."
+    QString statusText() const { return m_statusText; }
+    const Stats& stats() const { return m_stats; }
+    quint64 lastSequence() const { return m_lastSequence; }
+    QString runId() const { return m_runId; }
+    QString serverVersion() const { return m_serverVersion; }
+    // The delay the pending reconnect waits (zero when none is scheduled).
+    std::chrono::milliseconds pendingRetryDelay() const { return m_pendingRetryDelay; }
+
+    // Validated messages since the last call, in stream order.
+    std::vector<watchfloor::v1::SubscribeResponse> takeResponses();
+
+    // Unary queries. `done` runs on `context`'s thread, unless `context` died first.
+    void getHistory(const watchfloor::v1::GetHistoryRequest& request, QObject* context,
+                    std::function<void(RpcOutcome<watchfloor::v1::GetHistoryResponse>)> done);
+    void listEvents(const watchfloor::v1::ListEventsRequest& request, QObject* context,
+                    std::function<void(RpcOutcome<watchfloor::v1::ListEventsResponse>)> done);
+    void getTopology(const watchfloor::v1::GetTopologyRequest& request, QObject* context,
+                     std::function<void(RpcOutcome<watchfloor::v1::Topology>)> done);
+
+signals:
+    void stateChanged(watchfloor::client::ConnectionState state, const QString& statusText);
+    void responsesReady();
+
+private:
+    void openStream();
+    void closeStream();
+    void drainStream(quint64 generation);
+    void onStreamFinished(quint64 generation, grpc::StatusCode code, const QString& message);
+    void scheduleReconnect(const QString& why);
+    void checkStaleness();
+    bool acceptMessage(watchfloor::v1::SubscribeResponse& message);
+    void markIncompatible(const QString& why);
+    void setState(ConnectionState state, const QString& text);
+    QString liveText() const;
+
+    template <typename Request, typename Response, typename StartFn>
+    void callUnary(const char* rpcName, const Request& request, StartFn start, QObject* context,
+                   std::function<void(RpcOutcome<Response>)> done);
+
+    EndpointConfig m_config;
+    std::shared_ptr<grpc::Channel> m_channel;
+    std::unique_ptr<watchfloor::v1::TelemetryService::Stub> m_stub;
+
+    std::shared_ptr<SubscribeStreamReader> m_reader;
+    quint64 m_generation = 0;       // identifies the current stream; older callbacks are ignored
+    bool m_running = false;
+    bool m_streamHadMessage = false;
+    bool m_incompatible = false;
+    bool m_resyncRequested = false;
+
+    ConnectionState m_state = ConnectionState::Disconnected;
+    QString m_statusText;
+    Stats m_stats;
+    quint64 m_lastSequence = 0;
+    QString m_runId;
+    QString m_serverVersion;
+
+    ReconnectBackoff m_backoff;
+    QTimer m_reconnectTimer;
+    std::chrono::milliseconds m_pendingRetryDelay{0};
+    QTimer m_staleTimer;
+    QElapsedTimer m_sinceLastMessage;
+
+    std::vector<watchfloor::v1::SubscribeResponse> m_ready;
+
+    std::mutex m_unaryMutex;
+    std::condition_variable m_unaryCv;
+    std::vector<grpc::ClientContext*> m_unaryInFlight;
+};
+
+// The channel the console dials with: keepalive (permitted without calls) so a black-holed fleetd
+// is detected, explicit reconnect backoff, and a receive limit sized for full-fleet snapshots.
+std::shared_ptr<grpc::Channel> makeTelemetryChannel(const EndpointConfig& config);
+
+}  // namespace watchfloor::client

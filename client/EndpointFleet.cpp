@@ -1,0 +1,278 @@
+#include "client/EndpointFleet.h"
+
+#include <google/protobuf/util/message_differencer.h>
+
+#include <algorithm>
+
+namespace watchfloor::client {
+
+namespace v1 = watchfloor::v1;
+
+EndpointFleet::EndpointFleet(QString label, int historyCapacity)
+    : m_label(std::move(label)), m_history(historyCapacity), m_dirtyRack(1, 0) {}
+
+bool EndpointFleet::applySnapshot(const v1::Snapshot& snapshot, QString* error) {
+    const bool sameTopology =
+        m_hasSnapshot && google::protobuf::util::MessageDifferencer::Equals(m_topology.topology(), snapshot.topology());
+    if (sameTopology) {
+        // A resync or restart of the same fleet: keep the chart history, replace every value.
+        m_topology.clearJobs();
+        m_columns.clearValues();
+    } else {
+        std::string why;
+        if (!m_topology.rebuild(snapshot.topology(), &why)) {
+            if (error) {
+                *error = QStringLiteral("fleetd %1 sent a topology the console cannot use: %2")
+                             .arg(m_label, QString::fromStdString(why));
+            }
+            return false;
+        }
+        m_columns.clear();
+        m_history.clear();
+        m_changes.topologyChanged = true;
+    }
+    m_dirtyRack.assign(std::size_t(m_topology.count(v1::ENTITY_KIND_RACK)) + 1, 0);
+    m_states.assign(m_topology.entries().size(), EntityStatus{});
+    m_reasons.clear();
+    m_jobs.clear();
+    m_jobSlotByIndex.clear();
+    m_dirtyJob.clear();
+    m_hasFleet = false;
+    if (snapshot.run_id() != m_runId) {
+        m_maxEventId = 0;  // event ids restart with every fleetd run
+    }
+    m_runId = snapshot.run_id();
+    m_serverVersion = snapshot.server_version();
+    m_simSpeed = snapshot.sim_speed() > 0 ? snapshot.sim_speed() : 1.0;
+    m_serverTimeMs = snapshot.server_time_unix_ms();
+    m_hasSnapshot = true;
+
+    for (const v1::SampleBlock& block : snapshot.samples()) {
+        applySampleBlock(block);
+    }
+    for (const v1::EntityState& state : snapshot.states()) {
+        applyState(state);
+    }
+    for (const v1::Job& job : snapshot.jobs()) {
+        applyJob(job, snapshot.server_time_unix_ms());
+    }
+    if (snapshot.has_fleet()) {
+        applyFleet(snapshot.fleet());
+    }
+    m_changes.jobsReset = true;
+    m_changes.jobsAppended = 0;
+    m_changes.serverSecondTicked = true;
+    markAllDirty();
+    m_history.capture(m_serverTimeMs, m_columns);
+    return true;
+}
+
+void EndpointFleet::applyDelta(const v1::Delta& delta) {
+    for (const v1::SampleBlock& block : delta.samples()) {
+        applySampleBlock(block);
+    }
+    for (const v1::EntityState& state : delta.states()) {
+        applyState(state);
+    }
+    for (const v1::Job& job : delta.jobs()) {
+        applyJob(job, delta.server_time_unix_ms());
+    }
+    if (delta.has_fleet()) {
+        applyFleet(delta.fleet());
+    }
+    advanceServerTime(delta.server_time_unix_ms());
+}
+
+void EndpointFleet::applyHeartbeat(const v1::Heartbeat& heartbeat) { advanceServerTime(heartbeat.server_time_unix_ms()); }
+
+void EndpointFleet::advanceServerTime(std::int64_t serverTimeMs) {
+    if (serverTimeMs <= m_serverTimeMs) {
+        return;
+    }
+    const bool newSecond = serverTimeMs / 1000 != m_serverTimeMs / 1000;
+    m_serverTimeMs = serverTimeMs;
+    if (newSecond) {
+        m_changes.serverSecondTicked = true;
+        if (m_history.size() == 0 || serverTimeMs / 1000 > m_history.lastCaptureMs() / 1000) {
+            m_history.capture(serverTimeMs, m_columns);
+        }
+    }
+}
+
+void EndpointFleet::applySampleBlock(const v1::SampleBlock& block) {
+    const int n = std::min(block.entity_indexes_size(), block.values_size());
+    const std::uint32_t* indexes = block.entity_indexes().data();
+    const float* values = block.values().data();
+    const std::int64_t timeMs = block.sample_time_unix_ms();
+    const v1::Metric metric = block.metric();
+    const auto& entries = m_topology.entries();
+    const std::size_t entryCount = entries.size();
+    std::uint8_t* dirtyRack = m_dirtyRack.data();
+    const std::uint32_t noRackSlot = std::uint32_t(m_dirtyRack.size() - 1);
+
+    MetricColumn* column = nullptr;
+    std::uint8_t columnKind = v1::ENTITY_KIND_UNSPECIFIED;
+    float* columnValues = nullptr;
+    std::int64_t* columnTimes = nullptr;
+    std::size_t columnSize = 0;
+    bool touchedJobs = false;
+    bool touchedFleet = false;
+
+    for (int i = 0; i < n; ++i) {
+        const std::uint32_t index = indexes[i];
+        if (index >= entryCount || entries[index].kind == v1::ENTITY_KIND_UNSPECIFIED) [[unlikely]] {
+            ++m_unknownEntitySamples;
+            continue;
+        }
+        const TopologyIndex::Entry& entry = entries[index];
+        if (entry.kind != columnKind || entry.slot >= columnSize) [[unlikely]] {
+            // Blocks are per metric, normally of one kind: this runs once per block.
+            columnKind = entry.kind;
+            const auto kind = v1::EntityKind(columnKind);
+            column = &m_columns.obtain(kind, metric, m_topology.count(kind));
+            columnValues = column->values.data();
+            columnTimes = column->timesMs.data();
+            columnSize = column->values.size();
+            touchedJobs |= kind == v1::ENTITY_KIND_JOB;
+            touchedFleet |= kind == v1::ENTITY_KIND_FLEET;
+            if (entry.slot >= columnSize) {
+                continue;  // a job index the store has no Job message for yet
+            }
+        }
+        columnValues[entry.slot] = values[i];
+        columnTimes[entry.slot] = timeMs;
+        dirtyRack[std::min(entry.rackSlot, noRackSlot)] = 1;
+    }
+    if (touchedJobs) {
+        for (int i = 0; i < n; ++i) {
+            const auto* entry = m_topology.find(indexes[i]);
+            if (entry && entry->kind == v1::ENTITY_KIND_JOB && entry->slot < m_dirtyJob.size()) {
+                m_dirtyJob[entry->slot] = 1;
+            }
+        }
+    }
+    m_changes.fleetChanged |= touchedFleet;
+}
+
+void EndpointFleet::writeValue(v1::EntityKind kind, std::uint32_t slot, v1::Metric metric, double value,
+                               std::int64_t timeMs) {
+    MetricColumn& column = m_columns.obtain(kind, metric, std::max<std::size_t>(m_topology.count(kind), slot + 1));
+    column.values[slot] = float(value);
+    column.timesMs[slot] = timeMs;
+}
+
+void EndpointFleet::applyState(const v1::EntityState& state) {
+    const TopologyIndex::Entry* entry = m_topology.find(state.entity_index());
+    if (!entry) {
+        return;
+    }
+    if (state.entity_index() >= m_states.size()) {
+        m_states.resize(std::size_t(state.entity_index()) + 1);
+    }
+    EntityStatus& s = m_states[state.entity_index()];
+    s.health = state.health();
+    s.nodeState = state.node_state();
+    s.rackState = state.rack_state();
+    s.linkState = state.link_state();
+    s.sinceUnixMs = state.since_unix_ms();
+    if (state.reason().empty()) {
+        m_reasons.erase(state.entity_index());
+    } else {
+        m_reasons[state.entity_index()] = state.reason();
+    }
+    m_dirtyRack[std::min<std::size_t>(entry->rackSlot, m_dirtyRack.size() - 1)] = 1;
+    if (entry->kind == v1::ENTITY_KIND_FLEET || entry->kind == v1::ENTITY_KIND_REGION) {
+        m_changes.fleetChanged = true;
+    }
+}
+
+std::string_view EndpointFleet::statusReason(std::uint32_t index) const {
+    const auto it = m_reasons.find(index);
+    return it == m_reasons.end() ? std::string_view{} : std::string_view(it->second);
+}
+
+void EndpointFleet::applyJob(const v1::Job& job, std::int64_t timeMs) {
+    auto [it, inserted] = m_jobSlotByIndex.try_emplace(job.index(), std::uint32_t(m_jobs.size()));
+    const std::uint32_t slot = it->second;
+    if (inserted) {
+        m_jobs.push_back(job);
+        m_dirtyJob.push_back(1);
+        m_topology.addJob(job.index(), slot);
+        ++m_changes.jobsAppended;
+    } else {
+        m_jobs[slot] = job;
+        m_dirtyJob[slot] = 1;
+    }
+    // Job numbers also go into metric columns so charts and freshness treat them like any metric.
+    writeValue(v1::ENTITY_KIND_JOB, slot, v1::JOB_GOODPUT_RATIO, job.goodput_ratio(), timeMs);
+    writeValue(v1::ENTITY_KIND_JOB, slot, v1::JOB_ETTR_SLIDING_1H_RATIO, job.ettr_sliding_1h_ratio(), timeMs);
+    writeValue(v1::ENTITY_KIND_JOB, slot, v1::JOB_MFU_RATIO, job.mfu_ratio(), timeMs);
+    writeValue(v1::ENTITY_KIND_JOB, slot, v1::JOB_STEP_TIME_S, job.step_time_s(), timeMs);
+    if (job.last_checkpoint_unix_ms() > 0 && timeMs >= job.last_checkpoint_unix_ms()) {
+        writeValue(v1::ENTITY_KIND_JOB, slot, v1::JOB_CHECKPOINT_AGE_S,
+                   double(timeMs - job.last_checkpoint_unix_ms()) / 1000.0, timeMs);
+    }
+}
+
+void EndpointFleet::applyFleet(const v1::FleetGoodput& fleet) {
+    m_fleet = fleet;
+    m_hasFleet = true;
+    m_changes.fleetChanged = true;
+    const std::int64_t t = fleet.time_unix_ms() > 0 ? fleet.time_unix_ms() : m_serverTimeMs;
+    writeValue(v1::ENTITY_KIND_FLEET, 0, v1::FLEET_GOODPUT_RATIO, fleet.goodput_ratio(), t);
+    writeValue(v1::ENTITY_KIND_FLEET, 0, v1::FLEET_ETTR_SLIDING_1H_RATIO, fleet.ettr_sliding_1h_ratio(), t);
+    writeValue(v1::ENTITY_KIND_FLEET, 0, v1::FLEET_MFU_RATIO, fleet.mfu_ratio(), t);
+    writeValue(v1::ENTITY_KIND_FLEET, 0, v1::FLEET_GPUS_HEALTHY, fleet.gpus_healthy(), t);
+    writeValue(v1::ENTITY_KIND_FLEET, 0, v1::FLEET_GPUS_DEGRADED, fleet.gpus_degraded(), t);
+    writeValue(v1::ENTITY_KIND_FLEET, 0, v1::FLEET_GPUS_DOWN, fleet.gpus_down(), t);
+    writeValue(v1::ENTITY_KIND_FLEET, 0, v1::FLEET_ACTIVE_INCIDENTS, fleet.active_incidents(), t);
+}
+
+bool EndpointFleet::acceptEvent(const v1::Event& event) {
+    if (event.id() == 0) {
+        return true;
+    }
+    if (event.id() <= m_maxEventId) {
+        return false;
+    }
+    m_maxEventId = event.id();
+    return true;
+}
+
+void EndpointFleet::markAllDirty() {
+    std::fill(m_dirtyRack.begin(), m_dirtyRack.end(), 1);
+    m_dirtyJob.assign(m_jobs.size(), 1);
+    m_changes.fleetChanged = true;
+}
+
+bool EndpointFleet::hasChanges() const {
+    if (m_changes.topologyChanged || m_changes.jobsReset || m_changes.fleetChanged || m_changes.serverSecondTicked ||
+        m_changes.jobsAppended > 0) {
+        return true;
+    }
+    return std::find(m_dirtyRack.begin(), m_dirtyRack.end() - 1, 1) != m_dirtyRack.end() - 1 ||
+           std::find(m_dirtyJob.begin(), m_dirtyJob.end(), 1) != m_dirtyJob.end();
+}
+
+EndpointFleet::Changes EndpointFleet::takeChanges() {
+    Changes out = std::move(m_changes);
+    m_changes = Changes{};
+    out.dirtyRackSlots.clear();
+    for (std::size_t slot = 0; slot + 1 < m_dirtyRack.size(); ++slot) {
+        if (m_dirtyRack[slot]) out.dirtyRackSlots.push_back(std::uint32_t(slot));
+    }
+    std::fill(m_dirtyRack.begin(), m_dirtyRack.end(), 0);
+    for (std::size_t slot = 0; slot < m_dirtyJob.size(); ++slot) {
+        if (m_dirtyJob[slot]) out.dirtyJobSlots.push_back(std::uint32_t(slot));
+    }
+    std::fill(m_dirtyJob.begin(), m_dirtyJob.end(), 0);
+    return out;
+}
+
+std::size_t EndpointFleet::bytes() const {
+    return std::size_t(m_topology.topology().SpaceUsedLong()) +
+           m_topology.entries().capacity() * sizeof(TopologyIndex::Entry) + m_columns.bytes() + m_history.bytes() +
+           m_states.capacity() * sizeof(EntityStatus);
+}
+
+}  // namespace watchfloor::client

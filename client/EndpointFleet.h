@@ -1,0 +1,115 @@
+#pragma once
+// Everything the console knows about one fleetd endpoint: its topology, latest values, entity
+// states, jobs, fleet goodput and chart history, plus what changed since the last notification.
+// FleetStore merges several of these into one fleet; this class knows nothing of the others.
+
+#include "client/HistoryRing.h"
+#include "client/MetricColumns.h"
+#include "client/TopologyIndex.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace watchfloor::client {
+
+// The state of one entity, compact (one per entity, 129,600 GPUs and more).
+struct EntityStatus {
+    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_UNSPECIFIED;
+    watchfloor::v1::NodeState nodeState = watchfloor::v1::NODE_STATE_UNSPECIFIED;
+    watchfloor::v1::RackState rackState = watchfloor::v1::RACK_STATE_UNSPECIFIED;
+    watchfloor::v1::LinkState linkState = watchfloor::v1::LINK_STATE_UNSPECIFIED;
+    std::int64_t sinceUnixMs = 0;
+};
+
+class EndpointFleet {
+public:
+    // What changed since takeChanges(); cleared by it.
+    struct Changes {
+        bool topologyChanged = false;
+        bool jobsReset = false;
+        bool fleetChanged = false;
+        bool serverSecondTicked = false;
+        std::vector<std::uint32_t> dirtyRackSlots;  // sorted
+        std::vector<std::uint32_t> dirtyJobSlots;   // sorted
+        std::uint32_t jobsAppended = 0;
+    };
+
+    explicit EndpointFleet(QString label, int historyCapacity);
+
+    // Both return false with a message when the message cannot be applied (malformed topology).
+    bool applySnapshot(const watchfloor::v1::Snapshot& snapshot, QString* error);
+    void applyDelta(const watchfloor::v1::Delta& delta);
+    void applyHeartbeat(const watchfloor::v1::Heartbeat& heartbeat);
+    void applySampleBlock(const watchfloor::v1::SampleBlock& block);
+    // True if the event is new for this server run (resync snapshots repeat recent events).
+    bool acceptEvent(const watchfloor::v1::Event& event);
+
+    Changes takeChanges();
+    bool hasChanges() const;
+
+    const QString& label() const { return m_label; }
+    const TopologyIndex& topology() const { return m_topology; }
+    bool hasSnapshot() const { return m_hasSnapshot; }
+    std::int64_t serverTimeUnixMs() const { return m_serverTimeMs; }
+    const std::string& runId() const { return m_runId; }
+    const std::string& serverVersion() const { return m_serverVersion; }
+    double simSpeed() const { return m_simSpeed; }
+
+    const MetricColumn* column(watchfloor::v1::EntityKind kind, watchfloor::v1::Metric metric) const {
+        return m_columns.find(kind, metric);
+    }
+    EntityStatus status(std::uint32_t index) const {
+        return index < m_states.size() ? m_states[index] : EntityStatus{};
+    }
+    std::string_view statusReason(std::uint32_t index) const;
+
+    std::uint32_t jobCount() const { return std::uint32_t(m_jobs.size()); }
+    const watchfloor::v1::Job& job(std::uint32_t slot) const { return m_jobs[slot]; }
+    const watchfloor::v1::FleetGoodput* fleetGoodput() const { return m_hasFleet ? &m_fleet : nullptr; }
+    const HistoryRing& history() const { return m_history; }
+
+    std::uint64_t unknownEntitySamples() const { return m_unknownEntitySamples; }
+    std::size_t bytes() const;
+
+private:
+    void applyState(const watchfloor::v1::EntityState& state);
+    void applyJob(const watchfloor::v1::Job& job, std::int64_t timeMs);
+    void applyFleet(const watchfloor::v1::FleetGoodput& fleet);
+    void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric,
+                    double value, std::int64_t timeMs);
+    void advanceServerTime(std::int64_t serverTimeMs);
+    void markAllDirty();
+
+    QString m_label;
+    TopologyIndex m_topology;
+    MetricColumns m_columns;
+    HistoryRing m_history;
+    std::vector<EntityStatus> m_states;
+    std::unordered_map<std::uint32_t, std::string> m_reasons;
+    std::vector<watchfloor::v1::Job> m_jobs;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_jobSlotByIndex;
+    watchfloor::v1::FleetGoodput m_fleet;
+    bool m_hasFleet = false;
+
+    bool m_hasSnapshot = false;
+    std::string m_runId;
+    std::string m_serverVersion;
+    double m_simSpeed = 1.0;
+    std::int64_t m_serverTimeMs = 0;
+    std::uint64_t m_maxEventId = 0;
+    std::uint64_t m_unknownEntitySamples = 0;
+
+    // Dirty tracking. m_dirtyRack has one extra slot that absorbs entities outside any rack,
+    // so the hot loop marks without a branch.
+    std::vector<std::uint8_t> m_dirtyRack;
+    std::vector<std::uint8_t> m_dirtyJob;
+    Changes m_changes;
+};
+
+}  // namespace watchfloor::client

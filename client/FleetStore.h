@@ -1,0 +1,220 @@
+#pragma once
+// The console's model of the fleet: one or more fleetd endpoints merged into one fleet.
+//
+// Lives on the GUI thread. Messages arrive in batches (from EndpointConnection, or from a
+// RecordedStream in tests); applying a batch only writes flat arrays and marks what is dirty.
+// Views learn about changes from ONE coalesced `changed(FleetChangeSet)` signal, at most every
+// `notifyInterval` (~30 Hz).
+//
+// Entities are addressed by EntityId (endpoint, server index). Names are fleet-unique: a name
+// that exists on several endpoints is shown qualified as "<endpoint label>/<name>".
+//
+// Freshness: every reading carries its age (server clock) and a Freshness. Missing = never
+// reported; Blank = reported as NaN (DCGM blank); Stale = older than `staleAfter` (3 telemetry
+// periods by default) or the endpoint is not Live.
+//
+// History: 15 min at one point per server second for fleet, region, rack, cooling-loop and job
+// metrics (see HistoryRing). Per-GPU history is fetched from fleetd on demand.
+
+#include "client/ConnectionState.h"
+#include "client/EndpointFleet.h"
+#include "client/EntityId.h"
+#include "client/FleetChangeSet.h"
+#include "client/Freshness.h"
+#include "client/HistoryRing.h"
+#include "client/NameIndex.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointF>
+#include <QString>
+#include <QTimer>
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace watchfloor::client {
+
+class EndpointConnection;
+
+// One event with where it came from. `serial` increases by one per stored event, fleet-wide.
+struct StoredEvent {
+    quint64 serial = 0;
+    int endpoint = 0;
+    watchfloor::v1::Event event;
+};
+
+// Fleet numbers merged over all endpoints.
+struct FleetSummary {
+    double goodputRatio = std::numeric_limits<double>::quiet_NaN();  // weighted by running-job GPUs
+    double ettrSliding1hRatio = std::numeric_limits<double>::quiet_NaN();
+    double mfuRatio = std::numeric_limits<double>::quiet_NaN();
+    quint32 gpusTotal = 0;
+    quint32 gpusHealthy = 0;
+    quint32 gpusDegraded = 0;
+    quint32 gpusDown = 0;
+    quint32 activeIncidents = 0;
+    quint32 interruptions = 0;
+    int endpointsReporting = 0;  // endpoints that sent fleet numbers
+    int endpointsLive = 0;
+};
+
+// A "worst X" answer: the entity, a sortable badness score (higher is worse) and why, in words.
+struct RankedEntity {
+    EntityId id;
+    double score = 0;
+    QString why;
+};
+
+class FleetStore : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(FleetStore)
+
+public:
+    struct Options {
+        std::chrono::milliseconds notifyInterval{33};
+        std::chrono::milliseconds staleAfter{3000};  // 3 telemetry periods at 1 Hz, server clock
+        int maxEvents = 10000;
+        int historyPoints = 900;                     // 15 min at 1 Hz
+    };
+
+    explicit FleetStore(QObject* parent = nullptr);
+    explicit FleetStore(Options options, QObject* parent = nullptr);
+    ~FleetStore() override;
+
+    // --- endpoints ------------------------------------------------------------------------
+    // A data source without a connection (recorded streams, tests); state starts Live.
+    int addEndpoint(const QString& label);
+    // Follows the connection: pulls its validated messages and mirrors its state. The connection
+    // must outlive the store or be destroyed with it.
+    int attach(EndpointConnection* connection);
+    int endpointCount() const { return int(m_endpoints.size()); }
+    QString endpointLabel(int endpoint) const;
+    ConnectionState endpointState(int endpoint) const;
+    QString endpointStatus(int endpoint) const;
+    void setEndpointState(int endpoint, ConnectionState state, const QString& statusText);
+    const EndpointFleet& endpointFleet(int endpoint) const { return *m_endpoints[std::size_t(endpoint)]->fleet; }
+
+    // --- ingest ---------------------------------------------------------------------------
+    void applyBatch(int endpoint, std::span<const watchfloor::v1::SubscribeResponse> messages);
+    void apply(int endpoint, const watchfloor::v1::SubscribeResponse& message);
+    // Emits pending changes now instead of waiting for the timer.
+    void flushChanges();
+    // The last error applying data (e.g. an unusable topology), empty if none.
+    QString lastError() const { return m_lastError; }
+
+    // --- entities and navigation ----------------------------------------------------------
+    QString name(EntityId id) const;
+    watchfloor::v1::EntityKind kind(EntityId id) const;
+    EntityId parent(EntityId id) const;
+    QList<EntityId> children(EntityId id) const;   // fleet → regions → racks → nodes,… → GPUs → links
+    QList<EntityId> fleetRoots() const;            // one fleet entity per endpoint
+    EntityId rackOf(EntityId id) const;            // the rack an entity is in (itself for a rack)
+    bool isWithin(EntityId id, EntityId ancestor) const;  // id == ancestor, or ancestor contains id
+    EntityId findByName(const QString& name) const;      // exact, case-insensitive; invalid if unknown or ambiguous
+    QList<EntityId> search(const QString& query, int limit = 20) const;
+    // Proto details of topology entities; nullptr if `id` is not of that kind.
+    const watchfloor::v1::Rack* rackInfo(EntityId id) const;
+    const watchfloor::v1::Node* nodeInfo(EntityId id) const;
+    const watchfloor::v1::Gpu* gpuInfo(EntityId id) const;
+    const watchfloor::v1::CoolingLoop* coolingLoopInfo(EntityId id) const;
+
+    // --- racks (global rows: endpoint order, then server order) --------------------------------
+    int rackCount() const { return int(m_rackRows.size()); }
+    EntityId rackAt(int row) const { return m_rackRows[std::size_t(row)]; }
+    int rackRow(EntityId rack) const;
+    QString regionNameOfRack(int row) const;
+    // A rack-level metric: the rack's own value, or else its cooling loop's (DSX BMS points).
+    Reading rackReading(int row, watchfloor::v1::Metric metric) const;
+
+    // --- values and states ------------------------------------------------------------------
+    Reading reading(EntityId id, watchfloor::v1::Metric metric) const;
+    EntityStatus status(EntityId id) const;
+    QString statusReason(EntityId id) const;
+    // Max / sum / mean of a metric over the GPUs of a node or rack. The result is Stale if any
+    // contributing value is; Blank or Missing only if no GPU has a value.
+    enum class Aggregate { Max, Sum, Mean };
+    Reading gpuAggregate(EntityId nodeOrRack, watchfloor::v1::Metric metric, Aggregate how) const;
+    std::chrono::milliseconds staleAfter() const { return m_options.staleAfter; }
+
+    // --- jobs ----------------------------------------------------------------------------------
+    int jobCount() const { return int(m_jobRows.size()); }
+    EntityId jobAt(int row) const { return m_jobRows[std::size_t(row)]; }
+    const watchfloor::v1::Job* job(int row) const;
+    int jobRow(EntityId job) const;
+
+    // --- fleet ---------------------------------------------------------------------------------
+    FleetSummary fleetSummary() const;
+
+    // --- events (oldest first by serial; bounded) --------------------------------------------
+    int eventCount() const { return int(m_events.size()); }
+    quint64 firstEventSerial() const { return m_events.empty() ? m_nextEventSerial : m_events.front().serial; }
+    quint64 nextEventSerial() const { return m_nextEventSerial; }
+    const StoredEvent* eventBySerial(quint64 serial) const;
+    EntityId eventEntity(const StoredEvent& e) const { return EntityId{quint16(e.endpoint), e.event.entity_index()}; }
+
+    // --- history -------------------------------------------------------------------------------
+    void history(EntityId id, watchfloor::v1::Metric metric, std::vector<HistoryPoint>& out) const;
+    // x = time in ms since the epoch (server clock), NaN points skipped.
+    QList<QPointF> historyPoints(EntityId id, watchfloor::v1::Metric metric) const;
+
+    // --- "worst" queries for the pages ----------------------------------------------------------
+    std::optional<RankedEntity> worstRack() const;
+    std::vector<RankedEntity> worstRacks(int n) const;
+    std::optional<RankedEntity> worstLink() const;
+    std::optional<RankedEntity> biggestJob() const;
+
+    // Heap bytes of the model (topology, values, states, history, events), an estimate.
+    std::size_t approximateBytes() const;
+
+signals:
+    void changed(const watchfloor::client::FleetChangeSet& changes);
+
+private:
+    struct Endpoint {
+        QString label;
+        std::unique_ptr<EndpointFleet> fleet;
+        ConnectionState state = ConnectionState::Live;
+        QString statusText;
+        int rackRowOffset = 0;
+        std::uint32_t knownJobs = 0;  // job slots already given a global row
+    };
+
+    const EndpointFleet* fleetOf(EntityId id) const;
+    Reading readingFrom(const EndpointFleet& fleet, int endpoint, watchfloor::v1::EntityKind kind,
+                        std::uint32_t slot, watchfloor::v1::Metric metric) const;
+    void appendEvents(int endpoint, const google::protobuf::RepeatedPtrField<watchfloor::v1::Event>& events);
+    void rebuildRackRows();
+    void rebuildJobRows();
+    void syncRowsAfterApply(int endpoint);
+    QString rawName(EntityId id) const;
+    void rebuildNameIndex() const;
+    void scheduleNotify();
+    RankedEntity rankRack(int row) const;
+
+    Options m_options;
+    std::vector<std::unique_ptr<Endpoint>> m_endpoints;
+    std::vector<EntityId> m_rackRows;
+    std::vector<EntityId> m_jobRows;
+    std::unordered_map<std::uint64_t, int> m_jobRowByKey;
+    std::deque<StoredEvent> m_events;
+    quint64 m_nextEventSerial = 1;
+
+    mutable NameIndex m_nameIndex;
+    mutable bool m_nameIndexDirty = true;
+    mutable std::unordered_set<std::string> m_clashingNames;
+
+    FleetChangeSet m_pending;
+    QTimer m_notifyTimer;
+    QString m_lastError;
+};
+
+}  // namespace watchfloor::client

@@ -1,0 +1,93 @@
+#include "client/models/JobTableModel.h"
+
+#include "client/FleetStore.h"
+
+namespace watchfloor::client {
+
+namespace v1 = watchfloor::v1;
+
+namespace {
+
+const v1::Job* jobOf(const FleetStore& s, EntityId id) { return s.job(s.jobRow(id)); }
+
+EntityColumn jobMetric(QString title, v1::Metric metric, double scale, int decimals, QString unit) {
+    return EntityColumn{std::move(title),
+                        [metric, scale](const FleetStore& s, EntityId id) {
+                            Reading r = s.reading(id, metric);
+                            if (r.hasValue()) r.value = float(double(r.value) * scale);
+                            return r;
+                        },
+                        {}, decimals, std::move(unit)};
+}
+
+// A field of the Job message, as fresh as the job's goodput (the two arrive together).
+EntityColumn jobField(QString title, double (*field)(const v1::Job&), int decimals, QString unit) {
+    return EntityColumn{std::move(title),
+                        [field](const FleetStore& s, EntityId id) {
+                            Reading r = s.reading(id, v1::JOB_GOODPUT_RATIO);
+                            const v1::Job* j = jobOf(s, id);
+                            if (!j) return Reading{};
+                            if (r.freshness == Freshness::Blank) r.freshness = Freshness::Fresh;
+                            r.value = float(field(*j));
+                            return r;
+                        },
+                        {}, decimals, std::move(unit)};
+}
+
+std::vector<EntityColumn> jobColumns() {
+    std::vector<EntityColumn> c;
+    c.push_back(textColumn(QStringLiteral("Job"), [](const FleetStore& s, EntityId id) { return s.name(id); }));
+    c.push_back(textColumn(QStringLiteral("State"), [](const FleetStore& s, EntityId id) {
+                     const v1::Job* j = jobOf(s, id);
+                     return j ? toString(j->state()) : QString();
+                 }));
+    c.push_back(jobField(QStringLiteral("GPUs"), [](const v1::Job& j) { return double(j.gpu_count()); }, 0, {}));
+    c.push_back(jobMetric(QStringLiteral("Goodput"), v1::JOB_GOODPUT_RATIO, 100.0, 1, QStringLiteral("%")));
+    c.push_back(jobMetric(QStringLiteral("ETTR 1h"), v1::JOB_ETTR_SLIDING_1H_RATIO, 100.0, 1, QStringLiteral("%")));
+    c.push_back(jobMetric(QStringLiteral("MFU"), v1::JOB_MFU_RATIO, 100.0, 1, QStringLiteral("%")));
+    c.push_back(jobMetric(QStringLiteral("Step"), v1::JOB_STEP_TIME_S, 1.0, 2, QStringLiteral("s")));
+    c.push_back(jobMetric(QStringLiteral("Checkpoint age"), v1::JOB_CHECKPOINT_AGE_S, 1.0 / 60.0, 1, QStringLiteral("min")));
+    c.push_back(jobField(QStringLiteral("Interruptions"), [](const v1::Job& j) { return double(j.interruptions()); }, 0, {}));
+    c.push_back(jobField(QStringLiteral("Straggler"), [](const v1::Job& j) { return j.straggler_slowdown(); }, 2,
+                         QStringLiteral("×")));
+    return c;
+}
+
+}  // namespace
+
+QString toString(v1::JobState state) {
+    switch (state) {
+    case v1::JOB_STATE_PENDING: return QStringLiteral("pending");
+    case v1::JOB_STATE_RUNNING: return QStringLiteral("running");
+    case v1::JOB_STATE_CHECKPOINTING: return QStringLiteral("checkpointing");
+    case v1::JOB_STATE_RECOVERING: return QStringLiteral("recovering");
+    case v1::JOB_STATE_FINISHED: return QStringLiteral("finished");
+    default: return QStringLiteral("unknown");
+    }
+}
+
+JobTableModel::JobTableModel(const FleetStore& store, QObject* parent) : EntityTableModel(store, jobColumns(), parent) {
+    resetRows();
+}
+
+std::vector<EntityId> JobTableModel::currentRows() const {
+    std::vector<EntityId> rows;
+    rows.reserve(std::size_t(m_store.jobCount()));
+    for (int r = 0; r < m_store.jobCount(); ++r) rows.push_back(m_store.jobAt(r));
+    return rows;
+}
+
+void JobTableModel::onStoreChanged(const FleetChangeSet& changes) {
+    if (changes.topologyChanged || changes.jobsReset) {
+        resetRows();
+        return;
+    }
+    appendRows(changes.jobsAppended);
+    if (changes.freshnessTick || !changes.endpointsChanged.isEmpty()) {
+        allRowsChanged();
+    } else {
+        rowsChanged(changes.dirtyJobRows);
+    }
+}
+
+}  // namespace watchfloor::client

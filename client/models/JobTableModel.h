@@ -1,0 +1,27 @@
+#pragma once
+// Training jobs of the whole fleet in arrival order: state, size, goodput, ETTR, MFU,
+// checkpoint age and interruptions.
+
+#include "client/models/EntityTableModel.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+namespace watchfloor::client {
+
+class JobTableModel : public EntityTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { Name, State, Gpus, Goodput, Ettr1h, Mfu, StepTime, CheckpointAge, Interruptions, Straggler,
+                  ColumnCount };
+
+    explicit JobTableModel(const FleetStore& store, QObject* parent = nullptr);
+
+protected:
+    std::vector<EntityId> currentRows() const override;
+    void onStoreChanged(const FleetChangeSet& changes) override;
+};
+
+QString toString(watchfloor::v1::JobState state);
+
+}  // namespace watchfloor::client
