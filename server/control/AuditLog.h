@@ -1,0 +1,73 @@
+#pragma once
+// The operator-action audit trail: one JSON line per decision, appended and fsync'ed before
+// append() returns, so a caller that acts only after append() succeeds never acts unrecorded.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace watchfloor::server::control {
+
+struct AuditRecord {
+    std::chrono::system_clock::time_point time;
+    std::string principal;        // "" when the caller could not be authenticated
+    std::string role;             // "viewer", "operator", "admin", "" when unknown
+    std::string action;           // e.g. "DRAIN_NODE", "APPROVE", "RESET_CIRCUIT_BREAKER"
+    std::string target;           // e.g. "r01-n03", "rack r01", "op-1f2e..."
+    std::string reason;           // as stored: "<principal>: <text>"
+    std::string requestId;
+    std::string previewSummary;   // one line: jobs hit, GPUs lost, NVLink domain after
+    std::string decision;         // "allow", "deny" or "result"
+    std::string result;           // status code name + message, or the operation's final state
+    std::string operationId;
+    std::string peer;             // transport peer (e.g. "ipv4:127.0.0.1:50312"), untrusted
+};
+
+// What open() found and repaired at the end of the file: a last line that had no newline or was
+// not valid JSON (a write cut short by a crash or power loss).
+struct TornTail {
+    std::string file;
+    std::uint64_t byteOffset = 0;   // where the torn line started; the file now ends here
+    std::uint64_t length = 0;       // bytes removed
+    std::string savedTo;            // the removed bytes were appended to this file first
+};
+
+std::string describe(const TornTail& torn);
+
+class AuditLog {
+public:
+    struct OpenResult {
+        std::unique_ptr<AuditLog> log;  // null on error
+        std::string error;              // operator-readable, set when log is null
+        std::optional<TornTail> repaired;
+    };
+    // Opens (creating if missing, mode 0600) and repairs a torn last line.
+    static OpenResult open(const std::string& path);
+
+    ~AuditLog();
+    AuditLog(const AuditLog&) = delete;
+    AuditLog& operator=(const AuditLog&) = delete;
+
+    // Writes one line and fsyncs it. Returns "" on success, else why the record is not durable.
+    // Thread-safe; records get strictly increasing "seq" numbers across restarts.
+    std::string append(const AuditRecord& record);
+
+    const std::string& path() const { return path_; }
+    std::uint64_t lastSeq() const;
+
+    // The JSON line append() writes for record number seq (no trailing newline).
+    static std::string toJsonLine(const AuditRecord& record, std::uint64_t seq);
+
+private:
+    AuditLog(std::string path, int fd, std::uint64_t lastSeq);
+
+    const std::string path_;
+    const int fd_;
+    mutable std::mutex mutex_;
+    std::uint64_t lastSeq_;
+};
+
+}  // namespace watchfloor::server::control
