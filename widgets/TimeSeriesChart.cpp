@@ -8,7 +8,6 @@
 #include <QFile>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QSaveFile>
 #include <QTextStream>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -18,17 +17,6 @@
 #include <limits>
 
 namespace watchfloor::widgets {
-namespace {
-
-QString csvField(QString s)
-{
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
-        return QLatin1Char('"') + s.replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
-    return s;
-}
-
-} // namespace
-
 TimeSeriesChart::TimeSeriesChart(QWidget* parent)
     : QWidget(parent)
     , m_theme(Theme::builtin(ThemeVariant::Dark))
@@ -213,38 +201,27 @@ void TimeSeriesChart::resizeEvent(QResizeEvent* event)
 
 ExportResult TimeSeriesChart::exportPng(const QString& path) const
 {
-    const QPixmap pixmap = m_view->grab();
-    if (pixmap.isNull())
-        return {false, QStringLiteral("chart has no size to export (is it laid out?)")};
-    if (!pixmap.save(path, "PNG"))
-        return {false, QStringLiteral("cannot write PNG to %1 (check the folder exists and is writable)").arg(path)};
-    return {true, {}};
+    return exportWidgetPng(*m_view, path);
 }
 
 ExportResult TimeSeriesChart::exportCsv(const QString& path) const
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
-        return {false, QStringLiteral("cannot write CSV to %1: %2").arg(path, file.errorString())};
     const auto [t0, t1] = timeWindow();
-    QTextStream out(&file);
-    out << "time_utc,series,value\n";
-    for (const Series& s : m_series) {
-        const QString name = csvField(s.name);
-        for (const QPointF& p : s.raw) {
-            if (p.x() < t0 || p.x() > t1)
-                continue;
-            out << QDateTime::fromMSecsSinceEpoch(qint64(p.x()), Qt::UTC).toString(Qt::ISODateWithMs) << ','
-                << name << ',';
-            if (!std::isnan(p.y()))
-                out << QString::number(p.y(), 'g', 10);
-            out << '\n';
+    return exportCsvFile(path, [&](QTextStream& out) {
+        out << "time_utc,series,value\n";
+        for (const Series& s : m_series) {
+            const QString name = csvField(s.name);
+            for (const QPointF& p : s.raw) {
+                if (p.x() < t0 || p.x() > t1)
+                    continue;
+                out << QDateTime::fromMSecsSinceEpoch(qint64(p.x()), Qt::UTC).toString(Qt::ISODateWithMs) << ','
+                    << name << ',';
+                if (!std::isnan(p.y()))
+                    out << QString::number(p.y(), 'g', 10);
+                out << '\n';
+            }
         }
-    }
-    out.flush();
-    if (!file.commit())
-        return {false, QStringLiteral("cannot finish writing %1: %2").arg(path, file.errorString())};
-    return {true, {}};
+    });
 }
 
 } // namespace watchfloor::widgets

@@ -10,6 +10,7 @@
 //
 // The raw points are kept, so resizing re-reduces at the new width and exports are lossless.
 
+#include "widgets/ChartExport.h"
 #include "widgets/Theme.h"
 
 #include <QDateTime>
@@ -29,12 +30,6 @@ class QValueAxis;
 QT_END_NAMESPACE
 
 namespace watchfloor::widgets {
-
-// Result of a file export: ok, or the reason an operator can act on.
-struct ExportResult {
-    bool ok = false;
-    QString error;
-};
 
 class TimeSeriesChart : public QWidget {
     Q_OBJECT

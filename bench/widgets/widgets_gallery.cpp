@@ -3,6 +3,8 @@
 // QT_QPA_PLATFORM=offscreen. Usage: widgets_gallery [output-dir]
 #include "SyntheticFleet.h"
 
+#include "widgets/HeatmapWidget.h"
+#include "widgets/LoopSchematicWidget.h"
 #include "widgets/RackElevationWidget.h"
 #include "widgets/RackMapWidget.h"
 #include "widgets/TimeSeriesChart.h"
@@ -164,6 +166,62 @@ void charts()
     save(chart, QStringLiteral("timeseries"));
 }
 
+void heatmap()
+{
+    const Theme& theme = Theme::builtin(ThemeVariant::Dark);
+    HeatmapWidget w;
+    w.setTheme(theme);
+    w.setColorScale(ColorScale::forLens(Lens::LinkErrors, theme));
+    QRandomGenerator rng(11);
+    const int rows = 72;
+    const int cols = 18;
+    std::vector<Reading> cells(rows * cols);
+    QStringList rowLabels, colLabels;
+    for (int r = 0; r < rows; ++r)
+        rowLabels << QStringLiteral("nid%1/gpu%2").arg(1301 + r / 4).arg(r % 4);
+    for (int c = 0; c < cols; ++c)
+        colLabels << QStringLiteral("L%1").arg(c);
+    for (int i = 0; i < rows * cols; ++i)
+        cells[static_cast<std::size_t>(i)] = Reading::fresh(rng.bounded(100) < 90 ? 0.f : float(rng.bounded(40)));
+    for (int c = 0; c < cols; ++c)
+        cells[static_cast<std::size_t>(29 * cols + c)] = Reading::fresh(float(200 + rng.bounded(600)));
+    cells[static_cast<std::size_t>(50 * cols + 3)] = Reading::missing();
+    cells[static_cast<std::size_t>(51 * cols + 4)] = Reading::stale(12);
+    w.setData(rows, cols, cells, rowLabels, colLabels);
+    w.resize(560, 900);
+    save(w, QStringLiteral("heatmap_nvlink"));
+}
+
+void loop()
+{
+    LoopStatus s;
+    s.title = QStringLiteral("Rack a1-03 · cooling loop");
+    s.supply_c = Reading::fresh(25.2f);
+    s.return_c = Reading::fresh(35.6f);
+    s.flow_lpm = Reading::fresh(182.f);
+    s.dp_bar = Reading::fresh(1.18f);
+    s.dpSetpoint_bar = Reading::fresh(1.2f);
+    s.valve_pct = Reading::fresh(64.f);
+    s.power_kw = Reading::fresh(121.4f);
+    s.leakSensors = {{QStringLiteral("manifold supply QD"), LeakSensorState::Dry},
+                     {QStringLiteral("manifold return QD"), LeakSensorState::Dry},
+                     {QStringLiteral("rack floor rope"), LeakSensorState::Dry},
+                     {QStringLiteral("tray 07 cold plate"), LeakSensorState::Dry},
+                     {QStringLiteral("tray 12 cold plate"), LeakSensorState::Fault}};
+    LoopSchematicWidget w;
+    w.resize(820, 400);
+    w.setStatus(s);
+    save(w, QStringLiteral("loop_normal"));
+    s.isolated = true;
+    s.valve_pct = Reading::fresh(0.f);
+    s.flow_lpm = Reading::fresh(0.f);
+    s.leakSensors[3].state = LeakSensorState::Wet;
+    s.return_c = Reading::stale(36.1f);
+    s.power_kw = Reading::missing();
+    w.setStatus(s);
+    save(w, QStringLiteral("loop_isolated_leak"));
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -174,5 +232,7 @@ int main(int argc, char** argv)
     rackMaps();
     elevation();
     charts();
+    heatmap();
+    loop();
     return 0;
 }

@@ -1,0 +1,40 @@
+#include "widgets/ChartExport.h"
+
+#include <QPixmap>
+#include <QSaveFile>
+#include <QTextStream>
+#include <QWidget>
+
+namespace watchfloor::widgets {
+
+ExportResult exportWidgetPng(const QWidget& widget, const QString& path)
+{
+    const QPixmap pixmap = const_cast<QWidget&>(widget).grab();
+    if (pixmap.isNull())
+        return {false, QStringLiteral("chart has no size to export (is it laid out?)")};
+    if (!pixmap.save(path, "PNG"))
+        return {false, QStringLiteral("cannot write PNG to %1 (check the folder exists and is writable)").arg(path)};
+    return {true, {}};
+}
+
+ExportResult exportCsvFile(const QString& path, const std::function<void(QTextStream&)>& writeRows)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+        return {false, QStringLiteral("cannot write CSV to %1: %2").arg(path, file.errorString())};
+    QTextStream out(&file);
+    writeRows(out);
+    out.flush();
+    if (!file.commit())
+        return {false, QStringLiteral("cannot finish writing %1: %2").arg(path, file.errorString())};
+    return {true, {}};
+}
+
+QString csvField(QString field)
+{
+    if (field.contains(QLatin1Char(',')) || field.contains(QLatin1Char('"')) || field.contains(QLatin1Char('\n')))
+        return QLatin1Char('"') + field.replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
+    return field;
+}
+
+} // namespace watchfloor::widgets
