@@ -1,0 +1,142 @@
+#include "widgets/StackedBreakdownChart.h"
+#include "widgets/TimeSeriesChart.h"
+
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace watchfloor::widgets;
+
+namespace {
+
+QStringList readLines(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text))
+        return {};
+    return QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+constexpr qint64 kT0 = 1'780'000'000'000;  // 2026-05-28 UTC, ms
+
+} // namespace
+
+class TestTimeSeriesChart : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    void reducesTenThousandPointsPerPixelColumn();
+    void csvHasOneRowPerRawPointInWindow();
+    void pngIsWritten();
+    void exportErrorsNameThePath();
+    void stackedBreakdownTotalsAndCsv();
+
+private:
+    TimeSeriesChart* m_chart = nullptr;
+    QTemporaryDir m_dir;
+};
+
+void TestTimeSeriesChart::init()
+{
+    QVERIFY(m_dir.isValid());
+    m_chart = new TimeSeriesChart;
+    m_chart->resize(800, 300);
+    m_chart->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_chart));
+}
+
+void TestTimeSeriesChart::cleanup()
+{
+    delete m_chart;
+}
+
+void TestTimeSeriesChart::reducesTenThousandPointsPerPixelColumn()
+{
+    const int s = m_chart->addSeries(QStringLiteral("temp"));
+    QList<QPointF> points;
+    for (int i = 0; i < 10'000; ++i)
+        points.append(QPointF(double(kT0 + i * 1000), 60 + 10 * std::sin(i / 50.0)));
+    m_chart->setSeriesPoints(s, points);
+    QCOMPARE(m_chart->rawPoints(s).size(), 10'000);
+    const int shown = m_chart->displayedPointCount(s);
+    QVERIFY2(shown > 0 && shown <= 4 * m_chart->width(), qPrintable(QString::number(shown)));
+    QVERIFY(shown < 10'000);
+}
+
+void TestTimeSeriesChart::csvHasOneRowPerRawPointInWindow()
+{
+    const int a = m_chart->addSeries(QStringLiteral("supply"));
+    const int b = m_chart->addSeries(QStringLiteral("return, manifold"));  // needs quoting
+    QList<QPointF> pa, pb;
+    for (int i = 0; i < 100; ++i) {
+        pa.append(QPointF(double(kT0 + i * 1000), 25.0 + i * 0.01));
+        pb.append(QPointF(double(kT0 + i * 1000), i == 50 ? std::nan("") : 35.0));
+    }
+    m_chart->setSeriesPoints(a, pa);
+    m_chart->setSeriesPoints(b, pb);
+    const QString all = m_dir.filePath("all.csv");
+    QVERIFY(m_chart->exportCsv(all).ok);
+    QStringList lines = readLines(all);
+    QCOMPARE(lines.size(), 1 + 200);
+    QCOMPARE(lines[0], QStringLiteral("time_utc,series,value"));
+    QCOMPARE(lines[1], QStringLiteral("2026-05-28T20:26:40.000Z,supply,25"));
+    QVERIFY(lines.contains(QStringLiteral("2026-05-28T20:27:30.000Z,\"return, manifold\",")));  // blank stays blank
+
+    // A window keeps only its rows (inclusive ends): seconds 10..19 → 10 rows per series.
+    m_chart->setTimeRange(QDateTime::fromMSecsSinceEpoch(kT0 + 10'000, Qt::UTC),
+                          QDateTime::fromMSecsSinceEpoch(kT0 + 19'000, Qt::UTC));
+    const QString window = m_dir.filePath("window.csv");
+    QVERIFY(m_chart->exportCsv(window).ok);
+    lines = readLines(window);
+    QCOMPARE(lines.size(), 1 + 20);
+    QVERIFY(lines[1].startsWith(QStringLiteral("2026-05-28T20:26:50.000Z,supply,25.1")));
+}
+
+void TestTimeSeriesChart::pngIsWritten()
+{
+    const int s = m_chart->addSeries(QStringLiteral("power"));
+    m_chart->setSeriesPoints(s, {{double(kT0), 100}, {double(kT0 + 60'000), 120}});
+    const QString path = m_dir.filePath("chart.png");
+    const ExportResult r = m_chart->exportPng(path);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QImage img(path);
+    QVERIFY(!img.isNull());
+    QCOMPARE(img.size(), m_chart->size() * m_chart->devicePixelRatio());
+}
+
+void TestTimeSeriesChart::exportErrorsNameThePath()
+{
+    const QString bad = m_dir.filePath("no/such/dir/out.csv");
+    const ExportResult csv = m_chart->exportCsv(bad);
+    QVERIFY(!csv.ok);
+    QVERIFY2(csv.error.contains(bad), qPrintable(csv.error));
+    const ExportResult png = m_chart->exportPng(m_dir.filePath("no/such/dir/out.png"));
+    QVERIFY(!png.ok);
+    QVERIFY(png.error.contains("out.png"));
+}
+
+void TestTimeSeriesChart::stackedBreakdownTotalsAndCsv()
+{
+    StackedBreakdownChart chart;
+    chart.resize(600, 300);
+    chart.setData({"10:00", "11:00", "12:00"},
+                  {{"productive", {60, 55, 70}, {}},
+                   {"checkpoint save", {5, 5, std::nan("")}, {}},
+                   {"infra recovery", {3, 12}, {}}});  // short: padded with NaN
+    QCOMPARE(chart.bucketCount(), 3);
+    QCOMPARE(chart.bucketTotal(0), 68.0);
+    QCOMPARE(chart.bucketTotal(2), 70.0);
+    const QString path = m_dir.filePath("badput.csv");
+    QVERIFY(chart.exportCsv(path).ok);
+    const QStringList lines = readLines(path);
+    QCOMPARE(lines.size(), 1 + 9);
+    QCOMPARE(lines[1], QStringLiteral("10:00,productive,60"));
+    QCOMPARE(lines[9], QStringLiteral("12:00,infra recovery,"));
+}
+
+QTEST_MAIN(TestTimeSeriesChart)
+#include "tst_timeserieschart.moc"
