@@ -3,21 +3,15 @@
 // rates, training jobs with checkpoints, recovery and stragglers, and a goodput ledger per job.
 // Deterministic for a given seed, scenario and sequence of advanceTo() calls.
 
+#include "ConfigError.h"
 #include "FleetSource.h"
 #include "SimConfig.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 namespace watchfloor::server::sim {
-
-// A fleet or scenario file that cannot be used: names the file, line and problem.
-struct ConfigError {
-    std::string file;
-    int line = 0;          // 0 when not about one line
-    std::string problem;
-    std::string toString() const;  // "FILE:LINE: PROBLEM"
-};
 
 class DigitalTwin final : public FleetSource {
 public:
@@ -29,6 +23,26 @@ public:
     const watchfloor::v1::Topology& topology() const override;
     UnixTime now() const override;
     void advanceTo(UnixTime until, FleetChanges& out) override;
+
+    // Per-GPU, per-CPU, per-port and per-loop samples cost most of a step at 1,800 racks. A
+    // headless dump turns them off; events, states, jobs and fleet goodput stay (jobs and fleet
+    // are then reported once a minute, cooling integrated every 30 s of simulated time).
+    void setTelemetryEnabled(bool enabled);
+    bool telemetryEnabled() const;
+
+    // What happened so far, for measuring the twin against its configured rates.
+    struct Statistics {
+        double poweredGpuHours = 0;          // exposure of the hardware streams
+        std::uint64_t hardwareFailures = 0;  // fail-stops of hardware causes (§9.2)
+        std::uint64_t softwareFailures = 0;  // job software/NCCL failures
+        double jobGpuHoursExposed = 0;       // job GPU-hours while interruptible
+        std::uint64_t jobInterruptions = 0;
+        std::uint64_t leaks = 0;
+        std::uint64_t events = 0;
+        double hardwareRatePerGpuHour = 0;   // configured, incl. hardwareRateScale
+        double softwareRatePerGpuHour = 0;   // configured
+    };
+    const Statistics& statistics() const;
 
 private:
     DigitalTwin();

@@ -1,0 +1,247 @@
+#include "FleetSpec.h"
+
+#include "LineParser.h"
+#include "TrainingModels.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+namespace watchfloor::server::sim {
+namespace {
+
+constexpr std::uint32_t kRacksPerRow = 10;
+constexpr std::uint32_t kRowsPerHall = 20;
+constexpr std::uint32_t kMaxRacks = 100'000;
+
+std::string regionName(std::uint32_t i) {
+    static const char* const names[] = {"us-east", "us-west", "eu-central", "eu-west",
+                                        "ap-northeast", "ap-southeast", "us-central", "sa-east"};
+    if (i < std::size(names))
+        return names[i];
+    return "region-" + std::to_string(i + 1);
+}
+
+std::string paddedRackName(std::size_t ordinal, std::size_t count) {
+    const std::size_t width = std::max<std::size_t>(2, std::to_string(count).size());
+    std::string digits = std::to_string(ordinal);
+    return "r" + std::string(width - std::min(width, digits.size()), '0') + digits;
+}
+
+// Racks without a name get "r" + their ordinal, padded to the rack count; rows and positions
+// not given are laid out 10 to a row within their region and hall.
+bool finishRackLayout(FleetSpec& spec, ConfigError* error) {
+    std::set<std::string> used;
+    for (const auto& rack : spec.racks)
+        if (!rack.name.empty())
+            used.insert(rack.name);
+    std::size_t ordinal = 0;
+    for (auto& rack : spec.racks) {
+        ++ordinal;
+        if (!rack.name.empty())
+            continue;
+        rack.name = paddedRackName(ordinal, spec.racks.size());
+        if (!used.insert(rack.name).second) {
+            if (error)
+                *error = {spec.sourceFile, 0,
+                          "generated rack name '" + rack.name + "' collides with a named rack"};
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+FleetSpec generatedFleetSpec(std::uint32_t regions, std::uint32_t racks) {
+    FleetSpec spec;
+    regions = std::max<std::uint32_t>(1, regions);
+    racks = std::clamp<std::uint32_t>(racks, 1, kMaxRacks);
+    regions = std::min(regions, racks);
+    for (std::uint32_t r = 0; r < regions; ++r)
+        spec.regions.push_back({regionName(r)});
+    for (std::uint32_t r = 0; r < regions; ++r) {
+        // The first regions take the remainder: 7 racks over 2 regions = 4 + 3.
+        const std::uint32_t count = racks / regions + (r < racks % regions ? 1 : 0);
+        for (std::uint32_t k = 0; k < count; ++k) {
+            RackSpec rack;
+            rack.region = r;
+            const std::uint32_t rowOrdinal = k / kRacksPerRow;
+            rack.hall = "h" + std::to_string(rowOrdinal / kRowsPerHall + 1);
+            rack.row = rowOrdinal % kRowsPerHall + 1;
+            rack.position = k % kRacksPerRow + 1;
+            spec.racks.push_back(rack);
+        }
+    }
+    finishRackLayout(spec, nullptr);
+    return spec;
+}
+
+std::optional<std::vector<std::string>> expandNameList(const std::string& text,
+                                                       const std::vector<std::string>& ordered,
+                                                       std::string* problem) {
+    auto position = [&](const std::string& name) -> std::optional<std::size_t> {
+        const auto it = std::find(ordered.begin(), ordered.end(), name);
+        if (it == ordered.end()) {
+            if (problem)
+                *problem = "unknown name '" + name + "'";
+            return std::nullopt;
+        }
+        return static_cast<std::size_t>(it - ordered.begin());
+    };
+    std::vector<std::string> names;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (const auto dots = item.find(".."); dots != std::string::npos) {
+            const auto first = position(item.substr(0, dots));
+            const auto last = position(item.substr(dots + 2));
+            if (!first || !last)
+                return std::nullopt;
+            if (*last < *first) {
+                if (problem)
+                    *problem = "range '" + item + "' runs backwards";
+                return std::nullopt;
+            }
+            for (std::size_t i = *first; i <= *last; ++i)
+                names.push_back(ordered[i]);
+        } else {
+            if (!position(item))
+                return std::nullopt;
+            names.push_back(item);
+        }
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return names;
+}
+
+std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* error) {
+    auto lines = readConfigLines(path, error);
+    if (!lines)
+        return std::nullopt;
+    FleetSpec spec;
+    spec.sourceFile = path;
+    std::map<std::string, int> rackLines;
+    std::set<std::string> jobNames;
+    std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> nextPosition;
+
+    auto addRack = [&](OptionReader& options, std::string name, bool& ok) {
+        RackSpec rack;
+        rack.region = static_cast<std::uint32_t>(spec.regions.size() - 1);
+        if (auto hall = options.text("hall"))
+            rack.hall = *hall;
+        double row = 1, position = 0, powerKw = rack.designPowerKw, supplyC = rack.supplySetpointC;
+        ok = options.number("row", 1, 1000, row) && options.number("position", 1, 1000, position) &&
+             options.number("power_kw", 20, 300, powerKw) && options.number("supply_c", 15, 45, supplyC);
+        if (!ok)
+            return;
+        rack.row = static_cast<std::uint32_t>(row);
+        auto& next = nextPosition[{rack.region, rack.hall + "/" + std::to_string(rack.row)}];
+        rack.position = position > 0 ? static_cast<std::uint32_t>(position) : next + 1;
+        next = std::max(next, rack.position);
+        rack.designPowerKw = powerKw;
+        rack.supplySetpointC = supplyC;
+        rack.name = std::move(name);
+        spec.racks.push_back(rack);
+    };
+
+    for (auto& line : *lines) {
+        OptionReader options(path, line, error);
+        const std::string& keyword = line.words.empty() ? std::string() : line.words[0];
+        const std::size_t argc = line.words.size();
+        if (keyword == "fleet") {
+            if (argc != 2)
+                return options.fail("expected 'fleet NAME'"), std::nullopt;
+            spec.fleetName = line.words[1];
+        } else if (keyword == "region") {
+            if (argc != 2)
+                return options.fail("expected 'region NAME'"), std::nullopt;
+            for (const auto& region : spec.regions)
+                if (region.name == line.words[1])
+                    return options.fail("region '" + line.words[1] + "' declared twice"), std::nullopt;
+            spec.regions.push_back({line.words[1]});
+        } else if (keyword == "rack" || keyword == "racks") {
+            if (spec.regions.empty())
+                return options.fail("'" + keyword + "' before any 'region' line"), std::nullopt;
+            if (argc != 2)
+                return options.fail(keyword == "rack" ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C]'"
+                                                      : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C]'"),
+                       std::nullopt;
+            std::size_t count = 1;
+            std::string name;
+            if (keyword == "racks") {
+                char* end = nullptr;
+                const unsigned long parsed = std::strtoul(line.words[1].c_str(), &end, 10);
+                if (*end != '\0' || parsed == 0 || parsed > kMaxRacks)
+                    return options.fail("rack count '" + line.words[1] + "' is not a number in [1, 100000]"), std::nullopt;
+                count = parsed;
+                if (options.has("position"))
+                    return options.fail("'racks' places racks itself; 'position' is only for 'rack'"), std::nullopt;
+            } else {
+                name = line.words[1];
+                if (!rackLines.emplace(name, line.number).second)
+                    return options.fail("rack '" + name + "' declared twice (first on line " +
+                                        std::to_string(rackLines[name]) + ")"),
+                           std::nullopt;
+            }
+            const ParsedLine original = line;
+            for (std::size_t i = 0; i < count; ++i) {
+                ParsedLine copy = original;
+                OptionReader each(path, copy, error);
+                bool ok = true;
+                addRack(each, name, ok);
+                if (!ok || !each.noLeftovers())
+                    return std::nullopt;
+            }
+            line.options.clear();
+        } else if (keyword == "job") {
+            if (argc != 2)
+                return options.fail("expected 'job NAME model=405b|70b|8b racks=LIST|trays=LIST [ckpt_interval=D] [ckpt_save=D]'"),
+                       std::nullopt;
+            JobSpec job;
+            job.name = line.words[1];
+            job.sourceLine = line.number;
+            if (!jobNames.insert(job.name).second)
+                return options.fail("job '" + job.name + "' declared twice"), std::nullopt;
+            const auto model = options.text("model");
+            if (!model || !trainingModel(*model))
+                return options.fail("job needs model=" + trainingModelKeys() +
+                                    (model ? " (got '" + *model + "')" : "")),
+                       std::nullopt;
+            job.model = *model;
+            const auto racks = options.text("racks");
+            const auto trays = options.text("trays");
+            if (racks.has_value() == trays.has_value())
+                return options.fail("job needs exactly one of racks=LIST or trays=LIST"), std::nullopt;
+            // Names are checked against the built topology later (they may be generated).
+            (racks ? job.rackNames : job.trayNames).push_back(racks ? *racks : *trays);
+            if (!options.duration("ckpt_interval", job.checkpointInterval) ||
+                !options.duration("ckpt_save", job.checkpointSave))
+                return std::nullopt;
+            if (job.checkpointInterval < std::chrono::seconds(10))
+                return options.fail("ckpt_interval must be at least 10s"), std::nullopt;
+            spec.jobs.push_back(std::move(job));
+        } else {
+            return options.fail(keyword.empty() ? "line has options but no keyword"
+                                                : "unknown keyword '" + keyword +
+                                                      "' (expected fleet, region, rack, racks or job)"),
+                   std::nullopt;
+        }
+        if (!options.noLeftovers())
+            return std::nullopt;
+    }
+    if (spec.racks.empty()) {
+        if (error)
+            *error = {path, 0, "no racks declared (add 'region NAME' and 'rack NAME' or 'racks COUNT' lines)"};
+        return std::nullopt;
+    }
+    if (!finishRackLayout(spec, error))
+        return std::nullopt;
+    return spec;
+}
+
+}  // namespace watchfloor::server::sim

@@ -1,0 +1,61 @@
+#pragma once
+// What fleet the twin builds: regions, racks (placement, design power) and training jobs,
+// either generated from counts (--regions/--racks) or read from a fleet file
+// (format documented in scenarios/README.md).
+
+#include "ConfigError.h"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace watchfloor::server::sim {
+
+struct RackSpec {
+    std::string name;              // empty: generated ("r01"), padded to the fleet's rack count
+    std::uint32_t region = 0;      // index into FleetSpec::regions
+    std::string hall = "h1";
+    std::uint32_t row = 1;
+    std::uint32_t position = 1;
+    double designPowerKw = 132.0;  // vendor GB200 reference designs size racks at 130-132 kW
+    double supplySetpointC = 25.0; // secondary loop supply (reference §8.2)
+};
+
+struct RegionSpec {
+    std::string name;
+};
+
+struct JobSpec {
+    std::string name;
+    std::string model;                   // key in TrainingModels ("405b", "70b", "8b")
+    std::vector<std::string> rackNames;  // whole racks; expanded from "r01..r04" or "r01,r02"
+    std::vector<std::string> trayNames;  // or single trays ("r07-n01..r07-n16")
+    std::chrono::milliseconds checkpointInterval{std::chrono::minutes(30)};
+    std::chrono::milliseconds checkpointSave{std::chrono::seconds(30)};
+    int sourceLine = 0;                  // fleet-file line, for errors about unknown names
+};
+
+struct FleetSpec {
+    std::string fleetName = "watchfloor-twin";
+    std::string sourceFile;              // empty when generated
+    std::vector<RegionSpec> regions;
+    std::vector<RackSpec> racks;
+    std::vector<JobSpec> jobs;           // empty: the twin places a default job mix
+};
+
+// 2 regions / 7 racks by default ("us-east" r01-r04, "us-west" r05-r07); racks are split evenly
+// over regions, 10 racks to a row and 20 rows to a hall.
+FleetSpec generatedFleetSpec(std::uint32_t regions, std::uint32_t racks);
+
+// Returns nothing and fills `error` (file, line, problem) for a malformed file.
+std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* error);
+
+// "r01..r04" → every name from r01 to r04 in `ordered`; "a,b" → {a, b}; otherwise {text}.
+// Returns nothing (error text in `problem`) when a name is not in `ordered`.
+std::optional<std::vector<std::string>> expandNameList(const std::string& text,
+                                                       const std::vector<std::string>& ordered,
+                                                       std::string* problem);
+
+}  // namespace watchfloor::server::sim

@@ -1,0 +1,208 @@
+#include "TrainingJob.h"
+
+#include "FleetModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace watchfloor::server::sim {
+namespace {
+
+using namespace watchfloor::v1;
+
+double flopsPerToken(const ModelConfig& m) {
+    // PaLM: 6N + 12 L H Q T (reference §5.1)
+    return 6.0 * m.parameters() + 12.0 * m.layers() * m.heads() * m.head_dim() * m.sequence_length();
+}
+
+double idealStepSeconds(const JobSettings& s) {
+    return s.model.tokensPerGpuPerStep * flopsPerToken(s.model.config) / (s.model.config.gpu_peak_flops() * s.mfuTarget);
+}
+
+RecoveryStage stageOf(JobPhase phase) {
+    switch (phase) {
+    case JobPhase::Detect: return RECOVERY_STAGE_DETECT;
+    case JobPhase::Reschedule: return RECOVERY_STAGE_RESCHEDULE;
+    case JobPhase::Init: return RECOVERY_STAGE_INIT;
+    case JobPhase::Restore:
+    case JobPhase::DataLoad: return RECOVERY_STAGE_RESTORE;
+    default: return RECOVERY_STAGE_UNSPECIFIED;
+    }
+}
+
+}  // namespace
+
+TrainingJob::TrainingJob(JobSettings settings)
+    : settings_(std::move(settings)), ledger_(Seconds(idealStepSeconds(settings_))),
+      idealStepS_(idealStepSeconds(settings_)) {
+    settings_.model.config.set_tokens_per_step(settings_.model.tokensPerGpuPerStep * gpuCount());
+}
+
+std::uint32_t TrainingJob::gpuCount() const {
+    return static_cast<std::uint32_t>(settings_.trays.size()) * kGpusPerTray;
+}
+
+std::uint64_t TrainingJob::stepAt(double t) const {
+    if (phase_ != JobPhase::Running || t <= chunkStartS_)
+        return step_;
+    return step_ + static_cast<std::uint64_t>((t - chunkStartS_) / stepS());
+}
+
+double TrainingJob::exposureS(double now) const {
+    return exposureBeforeS_ + (exposedSinceS_ >= 0 ? std::max(0.0, now - exposedSinceS_) : 0.0);
+}
+
+double TrainingJob::nextStepBoundary(double t) const {
+    if (phase_ != JobPhase::Running || t <= chunkStartS_)
+        return std::max(t, chunkStartS_);
+    const double steps = std::ceil((t - chunkStartS_) / stepS() - 1e-9);
+    return chunkStartS_ + steps * stepS();
+}
+
+void TrainingJob::enter(JobPhase phase, double t) {
+    phase_ = phase;
+    phaseStartS_ = t;
+    ++epoch;
+}
+
+void TrainingJob::flushSteps(double t) {
+    if (phase_ != JobPhase::Running)
+        return;
+    const auto count = static_cast<std::uint64_t>(std::max(0.0, (t - chunkStartS_) / stepS() + 1e-9));
+    if (count > 0) {
+        const double end = chunkStartS_ + static_cast<double>(count) * stepS();
+        ledger_.steps(step_ + 1, count, Seconds(chunkStartS_), Seconds(end), false);
+        step_ += count;
+        chunkStartS_ = end;
+    }
+}
+
+void TrainingJob::beginInit(double t) {
+    ledger_.jobStart(Seconds(t));
+    if (!started_) {
+        started_ = true;
+        lastCheckpointS_ = t;
+    }
+    exposedSinceS_ = t;
+    enter(JobPhase::Init, t);
+}
+
+void TrainingJob::beginRestore(double t) {
+    ledger_.acceleratorInit(Seconds(phaseStartS_), Seconds(t));
+    enter(JobPhase::Restore, t);
+}
+
+void TrainingJob::beginDataLoad(double t) {
+    if (phase_ == JobPhase::Restore)
+        ledger_.checkpointRestore(ledger_.lastDurableStep(), Seconds(phaseStartS_), Seconds(t));
+    else if (phase_ == JobPhase::Init)
+        ledger_.acceleratorInit(Seconds(phaseStartS_), Seconds(t));
+    enter(JobPhase::DataLoad, t);
+}
+
+void TrainingJob::beginFirstStep(double t) {
+    ledger_.dataLoadingSync(Seconds(phaseStartS_), Seconds(t));
+    // Restart from the last durable checkpoint.
+    step_ = ledger_.lastDurableStep();
+    enter(JobPhase::FirstStep, t);
+}
+
+void TrainingJob::beginRunning(double t) {
+    ledger_.steps(step_ + 1, 1, Seconds(phaseStartS_), Seconds(t), true);
+    ++step_;
+    enter(JobPhase::Running, t);
+    chunkStartS_ = t;
+}
+
+void TrainingJob::beginCheckpoint(double t) {
+    flushSteps(t);
+    enter(JobPhase::Checkpointing, t);
+}
+
+void TrainingJob::endCheckpoint(double t) {
+    ledger_.checkpointSave(step_, Seconds(phaseStartS_), Seconds(t));
+    lastCheckpointS_ = t;
+    enter(JobPhase::Running, t);
+    chunkStartS_ = t;
+}
+
+bool TrainingJob::interrupt(double t) {
+    if (!exposed())
+        return false;
+    switch (phase_) {
+    case JobPhase::Running: flushSteps(t); break;
+    case JobPhase::Init: ledger_.acceleratorInit(Seconds(phaseStartS_), Seconds(t)); break;
+    case JobPhase::Restore:
+        ledger_.checkpointRestore(ledger_.lastDurableStep(), Seconds(phaseStartS_), Seconds(t));
+        break;
+    case JobPhase::DataLoad: ledger_.dataLoadingSync(Seconds(phaseStartS_), Seconds(t)); break;
+    default: break;  // a partial first step or an unfinished save is simply lost
+    }
+    ledger_.disruption(Seconds(t));
+    ++interruptions_;
+    exposureBeforeS_ = exposureS(t);
+    exposedSinceS_ = -1;
+    enter(JobPhase::Detect, t);
+    return true;
+}
+
+void TrainingJob::beginReschedule(double t) { enter(JobPhase::Reschedule, t); }
+
+void TrainingJob::setSlowdown(double t, double slowdown) {
+    if (phase_ == JobPhase::Running) {
+        flushSteps(t);
+        // The step in flight restarts its clock at the new pace: at most one step of skew.
+        chunkStartS_ = std::min(chunkStartS_, t);
+    }
+    slowdown_ = slowdown;
+}
+
+double TrainingJob::mfu() const {
+    const double tokensPerS = settings_.model.config.tokens_per_step() / stepS();
+    return palmMfu(settings_.model.config, tokensPerS, gpuCount());
+}
+
+void TrainingJob::fill(double now, std::int64_t startUnixMs, double jobFailuresPerS, double restartOverheadS,
+                       Job& job) const {
+    auto unixMs = [startUnixMs](double s) { return startUnixMs + static_cast<std::int64_t>(std::llround(s * 1000.0)); };
+    switch (phase_) {
+    case JobPhase::Running:
+    case JobPhase::FirstStep: job.set_state(JOB_STATE_RUNNING); break;
+    case JobPhase::Checkpointing: job.set_state(JOB_STATE_CHECKPOINTING); break;
+    default: job.set_state(started_ && ledger_.disruptions() > 0 ? JOB_STATE_RECOVERING : JOB_STATE_PENDING); break;
+    }
+    job.set_recovery_stage(stageOf(phase_));
+    job.clear_node_indexes();
+    job.set_gpu_count(gpuCount());
+    *job.mutable_model() = settings_.model.config;
+    job.set_step(stepAt(now));
+    job.set_last_checkpoint_step(ledger_.lastDurableStep());
+    if (lastCheckpointS_ >= 0)
+        job.set_last_checkpoint_unix_ms(unixMs(lastCheckpointS_));
+    job.set_checkpoint_interval_s(settings_.checkpointIntervalS);
+    job.set_checkpoint_save_s(settings_.checkpointSaveS);
+    job.set_ideal_step_time_s(idealStepS_);
+    job.set_step_time_s(stepS());
+    job.set_mfu_ratio(computing() || phase_ == JobPhase::Checkpointing ? mfu() : 0.0);
+    job.set_goodput_ratio(ledger_.goodputRatio(Seconds(now)));
+    job.set_confirmed_goodput_ratio(ledger_.confirmedGoodputRatio(Seconds(now)));
+    job.set_ettr_ratio(ledger_.ettrRatio(Seconds(now)));
+    job.set_ettr_sliding_1h_ratio(ledger_.slidingEttrRatio(Seconds(now)));
+    job.set_expected_ettr_ratio(expectedEttr(jobFailuresPerS, Seconds(restartOverheadS),
+                                             Seconds(settings_.checkpointIntervalS), Seconds(settings_.checkpointSaveS)));
+    *job.mutable_breakdown() = ledger_.breakdown(Seconds(now));
+    job.set_interruptions(interruptions_);
+    const double exposure = exposureS(now);
+    const MttfEstimate mtti = estimateMttf(exposure, interruptions_);
+    job.set_mtti_s(interruptions_ > 0 ? mtti.mttfS : 0.0);
+    job.set_mtti_low_s(mtti.lowS);
+    job.set_mtti_high_s(std::isfinite(mtti.highS) ? mtti.highS : 0.0);
+    // Daly's optimum from the measured MTTI once there is one, else from the configured rates.
+    const double mtbfS = interruptions_ > 0 ? mtti.mttfS : (jobFailuresPerS > 0 ? 1.0 / jobFailuresPerS : 0.0);
+    job.set_young_daly_interval_s(mtbfS > 0 ? dalyOptimalInterval(Seconds(settings_.checkpointSaveS), Seconds(mtbfS)).count()
+                                            : 0.0);
+    job.clear_straggler_node_indexes();
+    job.set_straggler_slowdown(slowdown_);
+}
+
+}  // namespace watchfloor::server::sim

@@ -1,0 +1,119 @@
+#pragma once
+// One synchronous training job: its trays, step clock, checkpoints and recovery pipeline
+// (reference §9.3), recorded into a GoodputLedger with Google's event semantics. The twin decides
+// *when* things happen; this class keeps the arithmetic of steps and time straight.
+
+#include "GoodputLedger.h"
+#include "TrainingModels.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace watchfloor::server::sim {
+
+enum class JobPhase : std::uint8_t {
+    Detect,         // fault happened, not noticed yet
+    Reschedule,     // replacing trays (warm spare or waiting for repair)
+    Init,           // container + communicator init
+    Restore,        // checkpoint load
+    DataLoad,       // first data load after the (re)start
+    FirstStep,      // compile + first step
+    Running,
+    Checkpointing,  // blocking part of a save
+};
+
+struct JobSettings {
+    std::string name;
+    TrainingModel model;
+    std::vector<std::uint32_t> trays;      // tray ordinals
+    double checkpointIntervalS = 1800;
+    double checkpointSaveS = 30;
+    double mfuTarget = 0.40;               // healthy MFU drawn per job (reference §5.2)
+};
+
+class TrainingJob {
+public:
+    explicit TrainingJob(JobSettings settings);
+
+    const JobSettings& settings() const { return settings_; }
+    const std::string& name() const { return settings_.name; }
+    std::uint32_t gpuCount() const;
+    std::vector<std::uint32_t>& trays() { return settings_.trays; }
+    const std::vector<std::uint32_t>& trays() const { return settings_.trays; }
+    JobPhase phase() const { return phase_; }
+    bool computing() const { return phase_ == JobPhase::Running || phase_ == JobPhase::FirstStep; }
+    // Holding its trays and able to be interrupted (not already recovering from a fault).
+    bool exposed() const { return phase_ != JobPhase::Detect && phase_ != JobPhase::Reschedule; }
+    double idealStepS() const { return idealStepS_; }
+    double stepS() const { return idealStepS_ * slowdown_; }
+    double slowdown() const { return slowdown_; }
+    std::uint64_t stepAt(double t) const;
+    std::uint64_t lastDurableStep() const { return ledger_.lastDurableStep(); }
+    double lastCheckpointS() const { return lastCheckpointS_; }
+    double phaseStartS() const { return phaseStartS_; }
+    std::uint32_t interruptions() const { return interruptions_; }
+    double exposureS(double now) const;
+
+    // --- lifecycle, t = seconds since the twin started -----------------------------------------
+    void beginInit(double t);             // (re)start: jobStart + accelerator init
+    void beginRestore(double t);
+    void beginDataLoad(double t);
+    void beginFirstStep(double t);
+    void beginRunning(double t);          // the first step (with program startup) finished
+    void beginCheckpoint(double t);       // at a step boundary
+    void endCheckpoint(double t);         // the save is durable
+    // A fault hit the job at t. Returns false when it was already recovering (not a new
+    // interruption: the pending restart simply needs more trays).
+    bool interrupt(double t);
+    void beginReschedule(double t);
+    // Step time becomes ideal x `slowdown` from t on.
+    void setSlowdown(double t, double slowdown);
+    // Records the steps completed by t, so provisional goodput includes the run in progress.
+    void sync(double t) { flushSteps(t); }
+    const GoodputLedger& ledger() const { return ledger_; }
+    // The next step boundary at or after t (Running only).
+    double nextStepBoundary(double t) const;
+
+    // Fills every Job field the ledger and the clock know. `jobFailuresPerS` and `restartOverheadS`
+    // feed Meta's E[ETTR]; `unixMs(t)` converts twin seconds to wall time.
+    void fill(double now, std::int64_t startUnixMs, double jobFailuresPerS, double restartOverheadS,
+              watchfloor::v1::Job& job) const;
+    watchfloor::v1::GoodputBreakdown breakdown(double now) const { return ledger_.breakdown(Seconds(now)); }
+    double goodputRatio(double now) const { return ledger_.goodputRatio(Seconds(now)); }
+    double confirmedGoodputRatio(double now) const { return ledger_.confirmedGoodputRatio(Seconds(now)); }
+    double slidingEttr(double now) const { return ledger_.slidingEttrRatio(Seconds(now)); }
+    double mfu() const;
+
+    // Straggler bookkeeping owned by the twin.
+    std::vector<std::uint32_t> stragglerTrays;
+    bool stragglerReported = false;
+    double stragglerSinceS = -1;
+    double traySlowdown = 1.0;            // slowest tray (stragglers, thermal), before diurnal drift
+    std::uint32_t epoch = 0;              // bumps on every phase change: stale timers ignore themselves
+    std::vector<std::uint32_t> traysToReplace;
+    double detectedAtS = 0;
+    double firstStepExtraS = 0;           // compile time of the current first step
+
+private:
+    void enter(JobPhase phase, double t);
+    void flushSteps(double t);
+
+    JobSettings settings_;
+    GoodputLedger ledger_;
+    double idealStepS_;
+    double slowdown_ = 1.0;
+    JobPhase phase_ = JobPhase::Reschedule;
+    double phaseStartS_ = 0;
+    double chunkStartS_ = 0;          // Running: when the current run of equal steps began
+    std::uint64_t step_ = 0;          // steps completed before chunkStartS_
+    double lastCheckpointS_ = -1;
+    std::uint32_t interruptions_ = 0;
+    double exposureBeforeS_ = 0;
+    double exposedSinceS_ = -1;
+    bool started_ = false;
+};
+
+}  // namespace watchfloor::server::sim

@@ -1,0 +1,228 @@
+#pragma once
+// Private state of DigitalTwin, shared by its three implementation files:
+// DigitalTwin.cpp (clock, jobs, trays), TwinFaults.cpp (failure streams, cooling incidents,
+// scripted faults) and TwinTelemetry.cpp (samples, states, goodput reports).
+
+#include "CoolingLoop.h"
+#include "DigitalTwin.h"
+#include "FailureCauses.h"
+#include "FleetModel.h"
+#include "Rng.h"
+#include "ScenarioScript.h"
+#include "TrainingJob.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+namespace watchfloor::server::sim {
+
+inline constexpr std::uint32_t kNoJob = 0xFFFFFFFFu;
+
+enum class TrayActivity : std::uint8_t { Off, Idle, Recovering, Checkpointing, Training };
+
+struct TrayState {
+    watchfloor::v1::NodeState node = watchfloor::v1::NODE_STATE_IDLE;
+    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
+    std::string reason;
+    std::int64_t sinceMs = 0;
+    std::uint32_t job = kNoJob;
+    bool faulted = false;           // waiting for repair (DOWN or DRAINED)
+    bool thermalShutdown = false;   // powered off by GPU over-temperature
+    float lemonFactor = 1.0f;       // hazard multiplier (1 for most trays)
+    float persistentSlowdown = 1.0f;
+    float episodicSlowdown = 1.0f;
+    std::uint32_t episodicEpoch = 0;
+    std::uint32_t failures = 0;     // lemon signal: xid_cnt / out_count
+    std::uint32_t repairEpoch = 0;
+};
+
+struct GpuState {
+    float offsetC = 0;              // part-to-part thermal variation
+    std::uint8_t recoveryAction = 0;
+    std::uint8_t clocksReasons = 0;
+    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
+    bool countersChanged = false;
+    float lastXid = 0;
+    bool xidChanged = false;
+    std::uint32_t eccDbe = 0;
+    std::uint32_t rowRemap = 0;
+    std::uint8_t rowRemapFailure = 0;
+    std::uint32_t nvlinkCrc = 0, nvlinkReplay = 0, nvlinkRecovery = 0;
+};
+
+// Links and NIC ports that ever left the healthy baseline (sparse: 2.3 M links at 1,800 racks).
+struct PortState {
+    watchfloor::v1::LinkState state = watchfloor::v1::LINK_STATE_UP;
+    std::int64_t sinceMs = 0;
+    std::uint32_t crcOrSymbol = 0;
+    std::uint32_t replayOrRecovery = 0;
+    std::uint32_t recoveryOrDowned = 0;
+    std::uint32_t rcvErrors = 0;
+    float ber = 0;                  // 0 = baseline
+    bool changed = false;
+    std::uint32_t quietEpoch = 0;
+};
+
+struct RackRuntime {
+    std::unique_ptr<CoolingLoop> loop;
+    double powerKw = 0;
+    std::uint32_t exposedGpus = 0;  // on powered trays that are not waiting for repair
+    bool liquidIsolated = false;
+    bool electricalIsolated = false;
+    bool valveStuck = false;
+    std::uint32_t leakWet = 0;
+    std::uint32_t leakFaulted = 0;
+    float maxOffsetC = 0;
+    double throttleFactor = 1.0;    // clock factor of the rack's hottest training GPU
+    watchfloor::v1::RackState state = watchfloor::v1::RACK_STATE_IN_SERVICE;
+    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
+    bool stateDirty = true;
+    std::array<std::uint16_t, 60> linkErrorsBySecond{};
+    std::uint32_t restoreEpoch = 0;
+    std::uint32_t valveEpoch = 0;
+    bool supplyHighAlarm = false;
+    bool flowLowAlarm = false;
+    bool dpHighAlarm = false;
+};
+
+struct CduRuntime {
+    std::uint32_t pumpsRunning = 2;  // N+1 pair
+    double clog = 0;
+    double clogRatePerS = 0;         // while a filter is loading
+    std::map<std::string, bool> alarms;  // alarm text -> active
+    std::uint32_t pumpEpoch = 0;
+    std::uint32_t clogEpoch = 0;
+};
+
+struct RegionRuntime {
+    double excursionC = 0;
+    double excursionTargetC = 0;
+    double diurnalPhaseH = 0;
+    std::uint32_t excursionEpoch = 0;
+};
+
+struct TimedAction {
+    std::int64_t atMs;
+    std::uint64_t sequence;          // FIFO among equal times: deterministic
+    std::function<void()> run;
+    bool operator>(const TimedAction& other) const {
+        return atMs != other.atMs ? atMs > other.atMs : sequence > other.sequence;
+    }
+};
+
+struct DigitalTwin::Impl {
+    SimConfig config;
+    FleetSpec spec;
+    std::unique_ptr<FleetModel> model;
+    std::vector<TrainingJob> jobs;
+    std::vector<double> jobFailuresPerS;   // configured Λ per job
+    std::vector<double> jobRestartOverheadS;
+    std::vector<std::uint32_t> waitingJobs;
+    std::vector<ScriptedFault> script;
+
+    Rng topologyRng, failureRng, coolingRng, jobRng, noiseRng, linkRng;
+
+    std::int64_t nowMs = 0;              // since config.start
+    std::int64_t lastPhysicsMs = 0;
+    std::int64_t lastTelemetryPeriod = -1;
+    std::int64_t lastReportMs = -1;
+    bool telemetry = true;
+    bool initialStatesSent = false;
+    std::priority_queue<TimedAction, std::vector<TimedAction>, std::greater<>> queue;
+    std::uint64_t sequence = 0;
+    FleetChanges* out = nullptr;
+
+    std::vector<TrayState> trays;
+    std::vector<GpuState> gpus;
+    std::vector<RackRuntime> racks;
+    std::vector<CduRuntime> cdus;
+    std::vector<RegionRuntime> regions;
+    std::map<std::uint32_t, PortState> links;   // by link ordinal
+    std::map<std::uint32_t, PortState> nics;    // by NIC ordinal
+    double meanLemonFactor = 1.0;
+    double hazardBound = 1.0;
+    std::vector<double> jobGpuWeights;          // cumulative, for the software stream
+
+    DigitalTwin::Statistics stats;
+
+    // --- clock and queue (DigitalTwin.cpp) ---
+    double nowS() const { return static_cast<double>(nowMs) / 1000.0; }
+    std::int64_t unixMs(std::int64_t simMs) const { return toUnixMs(config.start) + simMs; }
+    std::int64_t unixNowMs() const { return unixMs(nowMs); }
+    void at(double simS, std::function<void()> action);
+    void after(double delayS, std::function<void()> action) { at(nowS() + delayS, std::move(action)); }
+
+    // --- events and states ---
+    watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type,
+                                 std::uint32_t entity, std::string message);
+    void setTray(std::uint32_t t, watchfloor::v1::NodeState state, watchfloor::v1::HealthState health,
+                 const std::string& reason, bool announce);
+    void setRackState(std::uint32_t r);
+
+    // --- trays and jobs (DigitalTwin.cpp) ---
+    bool trayUsable(std::uint32_t t) const;
+    TrayActivity activity(std::uint32_t t) const;
+    void startJobs();
+    void interruptJob(std::uint32_t j, double detectS, const std::string& cause, std::uint32_t entity);
+    void beginReschedule(std::uint32_t j);
+    bool tryPlace(std::uint32_t j);
+    void offerTrays();
+    void beginInit(std::uint32_t j, double initS);
+    void scheduleCheckpoint(std::uint32_t j);
+    void updateJobSlowdown(std::uint32_t j);     // full: trays, stragglers, thermal, diurnal
+    void applyDiurnalSlowdown(std::uint32_t j);  // cheap: diurnal part only
+    void setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm, watchfloor::v1::Severity severity);
+    double regionSupplyOffsetC(std::uint32_t region) const;
+
+    // --- faults (TwinFaults.cpp) ---
+    void seedFleetRandomness();
+    void scheduleStreams();
+    void scheduleHardwareCandidate();
+    void scheduleSoftwareCandidate();
+    void scheduleLinkNoise();
+    void scheduleCoolingIncidents();
+    void scheduleEpisodicStragglers();
+    double hazardMultiplier(std::uint32_t gpu) const;
+    void applyFailure(std::size_t cause, std::uint32_t gpu, const FailureOutcome& outcome, bool scripted);
+    void applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome);
+    void applyXid(std::uint32_t gpu, std::uint32_t xid);
+    void emitXid(std::uint32_t gpu, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause);
+    void repairTray(std::uint32_t t, std::uint32_t epoch);
+    void portDown(bool nvlink, std::uint32_t ordinal, const std::string& why);
+    void portUp(bool nvlink, std::uint32_t ordinal);
+    void portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count);
+    void portBer(bool nvlink, std::uint32_t ordinal, double ber);
+    void addLinkErrors(std::uint32_t rack, std::uint32_t count);
+    void leak(std::uint32_t r);
+    void isolateRack(std::uint32_t r, const std::string& why, bool automatic);
+    void restoreRack(std::uint32_t r, const std::string& why);
+    void pumpFail(std::uint32_t cdu);
+    void filterClog(std::uint32_t cdu, double serviceAfterS);
+    void sensorFault(std::uint32_t r, double clearAfterS);
+    void facilityExcursion(std::uint32_t region, double deltaC, double forS);
+    void valveClose(std::uint32_t r, double forS);
+    void setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, watchfloor::v1::Severity severity);
+    void startStraggler(std::uint32_t t, double factor, double forS, const char* kind);
+    void runScripted(const ScriptedFault& fault);
+    void thermalShutdown(std::uint32_t r);
+
+    // --- physics and telemetry (TwinTelemetry.cpp) ---
+    void updatePhysics(double dtS);
+    void updateRackPower(std::uint32_t r);
+    void updateThermalState(std::uint32_t r);
+    void emitTelemetry();
+    void emitInitialStates();
+    void emitPortCounters();
+    void emitJobsAndFleet(bool samples);
+    void fillJob(std::uint32_t j, watchfloor::v1::Job& job) const;
+    void fillFleet(watchfloor::v1::FleetGoodput& fleet) const;
+    void accountExposure(double dtS);
+};
+
+}  // namespace watchfloor::server::sim

@@ -1,0 +1,503 @@
+// Cooling and GPU thermal physics, telemetry samples, entity states and goodput reports.
+
+#include "TwinImpl.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace watchfloor::server::sim {
+
+using namespace watchfloor::v1;
+
+namespace {
+
+// Board power by tray activity [A]: ~1.2 kW per GB200 GPU at full load (reference §8.1).
+constexpr float kGpuTrainingW = 1150;
+constexpr float kGpuCheckpointW = 450;
+constexpr float kGpuRecoveringW = 320;
+constexpr float kGpuIdleW = 150;
+constexpr double kCpuTrainingW = 250;
+constexpr double kCpuIdleW = 100;
+constexpr double kTrayOverheadW = 250;       // NICs, DPU, memory, BMC
+constexpr double kSwitchTrayKw = 1.6;
+constexpr double kConversionLoss = 1.03;     // power shelf AC->DC
+constexpr float kColdPlateKPerW = 0.025f;    // GPU die above coolant: ~29 K at 1.15 kW [A]
+constexpr float kSmClockMaxMhz = 1965;
+constexpr float kSmClockIdleMhz = 345;
+constexpr float kNvlinkTrainingGBps = 600;   // summed over 18 links; ~1/3 of 1.8 TB/s [A]
+constexpr double kSwThermalMarginC = 3;      // SW thermal slowdown starts 3 °C below the limit [A]
+
+std::uint8_t thermalReasons(double tempC, double slowdownC) {
+    if (tempC >= slowdownC)
+        return 0x40;  // HW_THERMAL
+    if (tempC >= slowdownC - kSwThermalMarginC)
+        return 0x20;  // SW_THERMAL
+    return 0;
+}
+
+double clockFactor(double tempC, double slowdownC) {
+    if (tempC >= slowdownC)
+        return 0.6;
+    if (tempC >= slowdownC - kSwThermalMarginC)
+        return 1.0 - 0.05 * (tempC - (slowdownC - kSwThermalMarginC));
+    return 1.0;
+}
+
+float gpuPowerW(TrayActivity a, double throttle) {
+    switch (a) {
+    case TrayActivity::Training: return kGpuTrainingW * static_cast<float>(0.3 + 0.7 * throttle);
+    case TrayActivity::Checkpointing: return kGpuCheckpointW;
+    case TrayActivity::Recovering: return kGpuRecoveringW;
+    case TrayActivity::Idle: return kGpuIdleW;
+    default: return 0;
+    }
+}
+
+}  // namespace
+
+void DigitalTwin::Impl::accountExposure(double dtS) {
+    // Tray activity as of the last power update (this physics step, or the previous one).
+    std::uint64_t poweredGpus = 0;
+    for (const auto& rack : racks)
+        poweredGpus += rack.exposedGpus;
+    stats.poweredGpuHours += static_cast<double>(poweredGpus) * dtS / 3600.0;
+    for (const auto& job : jobs)
+        if (job.exposed())
+            stats.jobGpuHoursExposed += job.gpuCount() * dtS / 3600.0;
+}
+
+void DigitalTwin::Impl::updateRackPower(std::uint32_t r) {
+    RackRuntime& rack = racks[r];
+    rack.exposedGpus = 0;
+    if (rack.electricalIsolated) {
+        rack.powerKw = 0;
+        return;
+    }
+    double watts = kSwitchTrayKw * 1000.0 * kSwitchTraysPerRack;
+    for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
+        const TrayActivity a = activity(r * kTraysPerRack + k);
+        if (a == TrayActivity::Off)
+            continue;
+        if (!trays[r * kTraysPerRack + k].faulted)
+            rack.exposedGpus += kGpusPerTray;
+        const double cpu = a == TrayActivity::Training || a == TrayActivity::Checkpointing ? kCpuTrainingW : kCpuIdleW;
+        watts += kGpusPerTray * gpuPowerW(a, rack.throttleFactor) + kCpusPerTray * cpu + kTrayOverheadW;
+    }
+    rack.powerKw = watts * kConversionLoss / 1000.0;
+}
+
+void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
+    RackRuntime& rack = racks[r];
+    const double slowdownC = model->topology().gpus(0).slowdown_temp_c();
+    const double coldPlate = rack.loop->coldPlateC();
+    // The hottest GPU that could be training sets the rack's clock factor (and the job's pace).
+    const double hottestC = coldPlate + kGpuTrainingW * kColdPlateKPerW + rack.maxOffsetC;
+    const double factor = clockFactor(hottestC, slowdownC);
+    const bool hot = hottestC >= slowdownC - kSwThermalMarginC;
+    if (hot || rack.throttleFactor < 1.0) {
+        // Per-GPU thermal clock events, only for racks near the limit.
+        for (std::uint32_t i = 0; i < kGpusPerRack; ++i) {
+            const std::uint32_t g = r * kGpusPerRack + i;
+            const std::uint32_t t = model->trayOfGpu(g);
+            const TrayActivity a = activity(t);
+            const double tempC = coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpus[g].offsetC;
+            const std::uint8_t reasons = a == TrayActivity::Off ? 0 : thermalReasons(tempC, slowdownC);
+            GpuState& gpu = gpus[g];
+            if ((gpu.clocksReasons & 0x60) == reasons)
+                continue;
+            const bool began = reasons != 0 && (gpu.clocksReasons & 0x60) == 0;
+            const bool ended = reasons == 0;
+            gpu.clocksReasons = static_cast<std::uint8_t>((gpu.clocksReasons & ~0x60) | reasons);
+            if (began || ended) {
+                auto& e = event(began ? SEVERITY_WARNING : SEVERITY_INFO, EVENT_TYPE_CLOCKS_EVENT, model->gpuIndex(g),
+                                model->gpuName(g) + (began ? ": thermal clocks event began (" +
+                                                                 std::string(reasons == 0x40 ? "HW_THERMAL" : "SW_THERMAL") + ")"
+                                                           : ": thermal clocks event ended"));
+                e.set_value(tempC);
+                e.set_cause("thermal");
+                const HealthState health = trays[t].health == HEALTH_STATE_FAILED ? HEALTH_STATE_FAILED
+                                           : began                                ? HEALTH_STATE_DEGRADED
+                                                                                  : HEALTH_STATE_HEALTHY;
+                if (out && health != gpu.health) {
+                    gpu.health = health;
+                    auto& st = out->states.emplace_back();
+                    st.set_entity_index(model->gpuIndex(g));
+                    st.set_health(health);
+                    st.set_reason(began ? "thermal throttling" : "");
+                    st.set_since_unix_ms(unixNowMs());
+                }
+            }
+        }
+    }
+    if (std::abs(factor - rack.throttleFactor) > 0.01 || (factor == 1.0 && rack.throttleFactor != 1.0)) {
+        rack.throttleFactor = factor;
+        rack.stateDirty = true;
+        std::vector<std::uint32_t> affected;
+        for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
+            const std::uint32_t j = trays[r * kTraysPerRack + k].job;
+            if (j != kNoJob && std::find(affected.begin(), affected.end(), j) == affected.end())
+                affected.push_back(j);
+        }
+        for (const std::uint32_t j : affected)
+            updateJobSlowdown(j);
+    }
+    if (hottestC >= model->topology().gpus(0).shutdown_temp_c())
+        thermalShutdown(r);
+}
+
+void DigitalTwin::Impl::updatePhysics(double dtS) {
+    for (auto& region : regions)
+        region.excursionC += (region.excursionTargetC - region.excursionC) * (1.0 - std::exp(-dtS / 600.0));
+    for (auto& cdu : cdus)
+        cdu.clog = std::min(1.0, cdu.clog + cdu.clogRatePerS * dtS);
+
+    for (std::uint32_t r = 0; r < racks.size(); ++r) {
+        RackRuntime& rack = racks[r];
+        const std::uint32_t c = model->cduOfRack(r);
+        const double setpointC = model->supplySetpointC(r);
+        updateRackPower(r);
+        LoopInputs in;
+        in.supplyC = setpointC + regionSupplyOffsetC(model->regionOfRack(r));
+        in.rackPowerKw = rack.powerKw;
+        in.pumpsAvailable = cdus[c].pumpsRunning > 0;
+        in.filterClog = cdus[c].clog;
+        in.valveClosed = rack.liquidIsolated || rack.valveStuck;
+        rack.loop->step(dtS, in);
+        updateThermalState(r);
+
+        // CDU alarms with hysteresis (reference §8.3).
+        const CoolingLoop& loop = *rack.loop;
+        setRackAlarm(r, rack.supplyHighAlarm, loop.supplyC() > setpointC + 3.0, loop.supplyC() < setpointC + 2.0,
+                     "high secondary supply temperature", SEVERITY_WARNING);
+        setRackAlarm(r, rack.flowLowAlarm, !rack.liquidIsolated && loop.flowLpm() < 0.5 * loop.designFlowLpm(),
+                     rack.liquidIsolated || loop.flowLpm() > 0.8 * loop.designFlowLpm(), "low or no flow", SEVERITY_CRITICAL);
+        const double dpSp = loop.differentialPressureSetpointBar();
+        setRackAlarm(r, rack.dpHighAlarm, loop.differentialPressureBar() > dpSp + 0.4,
+                     loop.differentialPressureBar() < dpSp + 0.2, "differential pressure high (filter clogged)",
+                     SEVERITY_WARNING);
+
+        // Trays shut down by over-temperature reboot once the loop is cool and flowing again.
+        const bool cool = loop.flowLpm() > 0.5 * loop.designFlowLpm() && loop.coldPlateC() < setpointC + 15.0;
+        if (cool && !rack.electricalIsolated) {
+            for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
+                const std::uint32_t t = r * kTraysPerRack + k;
+                if (!trays[t].thermalShutdown || trays[t].node != NODE_STATE_DOWN || trays[t].reason == "rebooting")
+                    continue;
+                trays[t].reason = "rebooting";
+                after(600, [this, t] {
+                    TrayState& tray = trays[t];
+                    if (!tray.thermalShutdown)
+                        return;
+                    tray.thermalShutdown = false;
+                    gpus[t * kGpusPerTray].recoveryAction = 0;
+                    gpus[t * kGpusPerTray].countersChanged = true;
+                    if (!tray.faulted && !racks[model->rackOfTray(t)].electricalIsolated) {
+                        setTray(t, tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", true);
+                        offerTrays();
+                    }
+                });
+            }
+        }
+        if (rack.stateDirty)
+            setRackState(r);
+    }
+    for (std::uint32_t j = 0; j < jobs.size(); ++j)
+        if (jobs[j].computing())
+            applyDiurnalSlowdown(j);
+}
+
+void DigitalTwin::Impl::setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm,
+                                     Severity severity) {
+    if ((!state && raise) || (state && clear)) {
+        state = raise;
+        setCduAlarm(model->cduOfRack(r), std::string(alarm) + " at " + model->rackName(r), state, severity);
+    }
+}
+
+void DigitalTwin::Impl::emitInitialStates() {
+    const std::int64_t since = unixNowMs();
+    for (std::uint32_t r = 0; r < racks.size(); ++r) {
+        auto& st = out->states.emplace_back();
+        st.set_entity_index(model->rackIndex(r));
+        st.set_rack_state(racks[r].state);
+        st.set_health(racks[r].health);
+        st.set_since_unix_ms(since);
+    }
+    for (std::uint32_t t = 0; t < trays.size(); ++t) {
+        auto& st = out->states.emplace_back();
+        st.set_entity_index(model->trayIndex(t));
+        st.set_node_state(trays[t].node);
+        st.set_health(trays[t].health);
+        st.set_since_unix_ms(since);
+    }
+    for (std::uint32_t g = 0; g < gpus.size(); ++g) {
+        auto& st = out->states.emplace_back();
+        st.set_entity_index(model->gpuIndex(g));
+        st.set_health(gpus[g].health);
+        st.set_since_unix_ms(since);
+    }
+}
+
+void DigitalTwin::Impl::emitPortCounters() {
+    auto& samples = out->samples;
+    for (auto& [ordinal, p] : links) {
+        if (!p.changed)
+            continue;
+        p.changed = false;
+        const std::uint32_t e = model->linkIndex(ordinal);
+        samples.push_back({e, DCGM_FI_DEV_NVLINK_GET_STATE, p.state == LINK_STATE_DOWN ? 0.0f : 1.0f});
+        samples.push_back({e, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, static_cast<float>(p.crcOrSymbol)});
+        samples.push_back({e, DCGM_FI_DEV_NVLINK_REPLAY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.replayOrRecovery)});
+        samples.push_back({e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.recoveryOrDowned)});
+        samples.push_back({e, DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO, p.ber});
+    }
+    for (auto& [ordinal, p] : nics) {
+        if (!p.changed)
+            continue;
+        p.changed = false;
+        const std::uint32_t e = model->nicIndex(ordinal);
+        samples.push_back({e, IB_PHY_STATE, p.state == LINK_STATE_DOWN ? 3.0f : 5.0f});
+        samples.push_back({e, IB_SYMBOL_ERROR_COUNTER, static_cast<float>(p.crcOrSymbol)});
+        samples.push_back({e, IB_LINK_ERROR_RECOVERY_COUNTER, static_cast<float>(p.replayOrRecovery)});
+        samples.push_back({e, IB_LINK_DOWNED_COUNTER, static_cast<float>(p.recoveryOrDowned)});
+        samples.push_back({e, IB_PORT_RCV_ERRORS, static_cast<float>(p.rcvErrors)});
+    }
+}
+
+void DigitalTwin::Impl::emitTelemetry() {
+    auto& samples = out->samples;
+    samples.reserve(samples.size() + gpus.size() * 10 + racks.size() * 20 + trays.size() * 3);
+    const double slowdownC = model->topology().gpus(0).slowdown_temp_c();
+    const std::uint32_t second = static_cast<std::uint32_t>(nowMs / 1000);
+    for (std::uint32_t r = 0; r < racks.size(); ++r) {
+        RackRuntime& rack = racks[r];
+        const CoolingLoop& loop = *rack.loop;
+        const float coldPlate = static_cast<float>(loop.coldPlateC());
+        float maxTemp = 0;
+        double sumTemp = 0;
+        std::uint32_t reporting = 0, healthy = 0, degraded = 0, down = 0;
+        for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
+            const std::uint32_t t = r * kTraysPerRack + k;
+            const TrayActivity a = activity(t);
+            if (a == TrayActivity::Off) {
+                down += kGpusPerTray;
+                continue;  // powered off: nothing reports
+            }
+            const bool training = a == TrayActivity::Training;
+            const float tensorBase = training && trays[t].job != kNoJob
+                                         ? static_cast<float>(jobs[trays[t].job].settings().mfuTarget * 1.15)
+                                         : 0.0f;
+            for (std::uint32_t i = 0; i < kGpusPerTray; ++i) {
+                const std::uint32_t g = t * kGpusPerTray + i;
+                GpuState& gpu = gpus[g];
+                const std::uint32_t e = model->gpuIndex(g);
+                const NoiseQuad n(noiseRng.next());
+                const double throttle = clockFactor(coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpu.offsetC, slowdownC);
+                const float power = gpuPowerW(a, throttle) * (1.0f + 0.02f * n[0]);
+                const float temp = coldPlate + power * kColdPlateKPerW + gpu.offsetC + 0.4f * n[1];
+                const float util = training ? 98.5f + 1.5f * n[2]
+                                   : a == TrayActivity::Checkpointing ? 30.0f + 8.0f * n[2]
+                                   : a == TrayActivity::Recovering    ? 3.0f + 3.0f * n[2]
+                                                                      : 0.0f;
+                const std::uint8_t reasons = static_cast<std::uint8_t>((gpu.clocksReasons & 0x60) | (util < 1.0f ? 0x1 : 0));
+                const float clock = util < 1.0f ? kSmClockIdleMhz : kSmClockMaxMhz * static_cast<float>(throttle);
+                samples.push_back({e, DCGM_FI_DEV_GPU_TEMP, temp});
+                samples.push_back({e, DCGM_FI_DEV_MEMORY_TEMP, temp - 4.0f + 0.5f * n[3]});
+                samples.push_back({e, DCGM_FI_DEV_POWER_USAGE, power});
+                samples.push_back({e, DCGM_FI_DEV_GPU_UTIL, std::clamp(util, 0.0f, 100.0f)});
+                samples.push_back({e, DCGM_FI_DEV_SM_CLOCK, clock});
+                samples.push_back({e, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, tensorBase * static_cast<float>(throttle) * (1.0f + 0.03f * n[0])});
+                samples.push_back({e, DCGM_FI_DEV_CLOCKS_EVENT_REASONS, static_cast<float>(reasons)});
+                samples.push_back({e, DCGM_FI_DEV_GPU_RECOVERY_ACTION, static_cast<float>(gpu.recoveryAction)});
+                const float nvlinkGBps = training ? kNvlinkTrainingGBps * static_cast<float>(throttle) * (1.0f + 0.05f * n[3])
+                                         : a == TrayActivity::Checkpointing ? 40.0f
+                                                                            : 0.0f;
+                samples.push_back({e, DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL, nvlinkGBps});
+                if (gpu.countersChanged) {
+                    gpu.countersChanged = false;
+                    samples.push_back({e, DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, static_cast<float>(gpu.eccDbe)});
+                    samples.push_back({e, DCGM_FI_DEV_ROW_REMAP_UNCORRECTABLE_TOTAL, static_cast<float>(gpu.rowRemap)});
+                    samples.push_back({e, DCGM_FI_DEV_ROW_REMAP_FAILURE, static_cast<float>(gpu.rowRemapFailure)});
+                    samples.push_back({e, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL, static_cast<float>(gpu.nvlinkCrc)});
+                    samples.push_back({e, DCGM_FI_DEV_NVLINK_REPLAY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkReplay)});
+                    samples.push_back({e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkRecovery)});
+                }
+                if (gpu.xidChanged) {
+                    gpu.xidChanged = false;
+                    samples.push_back({e, DCGM_FI_DEV_XID_ERRORS, gpu.lastXid});
+                }
+                // Per-link throughput: each link once a minute, staggered (2.3 M links at 1,800 racks).
+                if ((g + second) % 60 == 0)
+                    for (std::uint32_t l = 0; l < kLinksPerGpu; ++l) {
+                        const std::uint32_t ordinal = g * kLinksPerGpu + l;
+                        const auto it = links.find(ordinal);
+                        const bool linkDown = it != links.end() && it->second.state == LINK_STATE_DOWN;
+                        samples.push_back({model->linkIndex(ordinal), DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK,
+                                           linkDown ? 0.0f : nvlinkGBps / kLinksPerGpu});
+                    }
+                maxTemp = std::max(maxTemp, temp);
+                sumTemp += temp;
+                ++reporting;
+                const HealthState health = trays[t].health == HEALTH_STATE_FAILED ? HEALTH_STATE_FAILED
+                                           : (reasons & 0x60) || trays[t].node == NODE_STATE_DRAINED
+                                               ? HEALTH_STATE_DEGRADED
+                                               : HEALTH_STATE_HEALTHY;
+                healthy += health == HEALTH_STATE_HEALTHY;
+                degraded += health == HEALTH_STATE_DEGRADED;
+                down += health == HEALTH_STATE_FAILED;
+            }
+            // CPUs and NIC ports: every 10 s, staggered by tray.
+            if ((t + second) % 10 == 0) {
+                const NoiseQuad n(noiseRng.next());
+                const bool busy = training || a == TrayActivity::Checkpointing;
+                for (std::uint32_t c = 0; c < kCpusPerTray; ++c) {
+                    const std::uint32_t e = model->cpuIndex(t * kCpusPerTray + c);
+                    samples.push_back({e, DCGM_FI_DEV_CPU_UTIL_TOTAL, busy ? 40.0f + 10.0f * n[c] : 3.0f + 2.0f * n[c]});
+                    samples.push_back({e, DCGM_FI_DEV_CPU_TEMP_CELSIUS, coldPlate + (busy ? 18.0f : 8.0f) + n[2 + c]});
+                    samples.push_back({e, DCGM_FI_DEV_CPU_POWER_WATTS,
+                                       static_cast<float>(busy ? kCpuTrainingW : kCpuIdleW) * (1.0f + 0.05f * n[c])});
+                }
+                for (std::uint32_t p = 0; p < kNicPortsPerTray; ++p) {
+                    const std::uint32_t ordinal = t * kNicPortsPerTray + p;
+                    const std::uint32_t e = model->nicIndex(ordinal);
+                    const auto it = nics.find(ordinal);
+                    const bool portDown = it != nics.end() && it->second.state == LINK_STATE_DOWN;
+                    const float gbps = portDown ? 0.0f : training ? 280.0f + 40.0f * n[p] : a == TrayActivity::Checkpointing ? 150.0f : 0.2f;
+                    samples.push_back({e, IB_PORT_XMIT_DATA_GBPS, gbps});
+                    samples.push_back({e, IB_PORT_RCV_DATA_GBPS, gbps * 0.98f});
+                    samples.push_back({e, IB_EFFECTIVE_BER, it != nics.end() && it->second.ber > 0 ? it->second.ber : 1e-15f});
+                    samples.push_back({e, IB_MODULE_TEMPERATURE_C, 52.0f + (busy ? 8.0f : 0.0f) + 2.0f * n[p]});
+                    samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
+                }
+            }
+        }
+        const std::uint32_t loopE = model->loopIndex(r);
+        const std::uint32_t rackE = model->rackIndex(r);
+        const NoiseQuad n(noiseRng.next());
+        samples.push_back({loopE, RACK_LIQUID_SUPPLY_TEMPERATURE_C, static_cast<float>(loop.supplyC()) + 0.05f * n[0]});
+        samples.push_back({loopE, RACK_LIQUID_RETURN_TEMPERATURE_C, static_cast<float>(loop.returnC()) + 0.05f * n[1]});
+        samples.push_back({loopE, RACK_LIQUID_FLOW_LPM, static_cast<float>(loop.flowLpm()) * (1.0f + 0.002f * n[2])});
+        samples.push_back({loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, static_cast<float>(loop.differentialPressureBar())});
+        samples.push_back({loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_SP_BAR, static_cast<float>(loop.differentialPressureSetpointBar())});
+        samples.push_back({loopE, RACK_CONTROL_VALVE_POSITION_PCT, static_cast<float>(loop.valvePct())});
+        samples.push_back({loopE, RACK_LEAK_DETECT, static_cast<float>(rack.leakWet)});
+        samples.push_back({loopE, RACK_LEAK_SENSOR_FAULT, static_cast<float>(rack.leakFaulted)});
+        samples.push_back({loopE, RACK_LIQUID_ISOLATION_STATUS, rack.liquidIsolated ? 1.0f : 0.0f});
+        samples.push_back({loopE, CDU_PUMPS_RUNNING, static_cast<float>(cdus[model->cduOfRack(r)].pumpsRunning)});
+        samples.push_back({rackE, RACK_POWER_KW, static_cast<float>(rack.powerKw) * (1.0f + 0.003f * n[3])});
+        samples.push_back({rackE, RACK_ELECTRICAL_ISOLATION_STATUS, rack.electricalIsolated ? 1.0f : 0.0f});
+        samples.push_back({rackE, RACK_GPU_TEMP_MAX_C, reporting ? maxTemp : std::numeric_limits<float>::quiet_NaN()});
+        samples.push_back({rackE, RACK_GPU_TEMP_MEAN_C,
+                           reporting ? static_cast<float>(sumTemp / reporting) : std::numeric_limits<float>::quiet_NaN()});
+        samples.push_back({rackE, RACK_GPUS_HEALTHY, static_cast<float>(healthy)});
+        samples.push_back({rackE, RACK_GPUS_DEGRADED, static_cast<float>(degraded)});
+        samples.push_back({rackE, RACK_GPUS_DOWN, static_cast<float>(down)});
+        std::uint32_t errors = 0;
+        for (const auto count : rack.linkErrorsBySecond)
+            errors += count;
+        samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(errors)});
+        rack.linkErrorsBySecond[(second + 1) % 60] = 0;
+    }
+    emitPortCounters();
+}
+
+void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
+    const TrainingJob& job = jobs[j];
+    job.fill(nowS(), toUnixMs(config.start), jobFailuresPerS[j], jobRestartOverheadS[j], msg);
+    msg.set_index(model->jobIndex(j));
+    msg.set_name(job.name());
+    msg.set_slurm_job_id(std::to_string(41000 + j));
+    msg.set_started_unix_ms(toUnixMs(config.start));
+    for (const std::uint32_t t : job.trays())
+        msg.add_node_indexes(model->trayIndex(t));
+    for (const std::uint32_t t : job.stragglerTrays)
+        msg.add_straggler_node_indexes(model->trayIndex(t));
+}
+
+void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
+    fleet.set_time_unix_ms(unixNowMs());
+    double weightedTotal = 0, productive = 0, confirmed = 0, sliding = 0, slidingWeight = 0, mfu = 0, mfuWeight = 0;
+    GoodputBreakdown sum;
+    std::uint32_t interruptions = 0;
+    for (const auto& job : jobs) {
+        const double gpus = job.gpuCount();
+        const GoodputBreakdown b = job.breakdown(nowS());
+        weightedTotal += gpus * b.total_s();
+        productive += gpus * b.productive_s();
+        confirmed += gpus * b.confirmed_productive_s();
+        sliding += gpus * job.slidingEttr(nowS());
+        slidingWeight += gpus;
+        if (job.computing()) {
+            mfu += gpus * job.mfu();
+            mfuWeight += gpus;
+        }
+        interruptions += job.interruptions();
+        accumulateBreakdown(sum, b, gpus);
+    }
+    fleet.set_goodput_ratio(weightedTotal > 0 ? productive / weightedTotal : 0.0);
+    fleet.set_confirmed_goodput_ratio(weightedTotal > 0 ? confirmed / weightedTotal : 0.0);
+    fleet.set_ettr_ratio(fleet.goodput_ratio());
+    fleet.set_ettr_sliding_1h_ratio(slidingWeight > 0 ? sliding / slidingWeight : 0.0);
+    fleet.set_mfu_ratio(mfuWeight > 0 ? mfu / mfuWeight : 0.0);
+    *fleet.mutable_breakdown() = sum;
+    std::uint32_t healthy = 0, degraded = 0, down = 0, incidents = 0;
+    for (std::uint32_t t = 0; t < trays.size(); ++t) {
+        const TrayState& tray = trays[t];
+        if (tray.health == HEALTH_STATE_FAILED || activity(t) == TrayActivity::Off) {
+            down += kGpusPerTray;
+        } else {
+            for (std::uint32_t k = 0; k < kGpusPerTray; ++k) {
+                const HealthState h = tray.health == HEALTH_STATE_DEGRADED ? HEALTH_STATE_DEGRADED : gpus[t * kGpusPerTray + k].health;
+                (h == HEALTH_STATE_DEGRADED ? degraded : healthy) += 1;
+            }
+        }
+        incidents += tray.faulted || tray.thermalShutdown ? 1 : 0;
+    }
+    for (const auto& rack : racks)
+        incidents += rack.electricalIsolated ? 1 : 0;
+    for (const auto& cdu : cdus)
+        for (const auto& [alarm, active] : cdu.alarms)
+            incidents += active ? 1 : 0;
+    fleet.set_gpus_total(static_cast<std::uint32_t>(gpus.size()));
+    fleet.set_gpus_healthy(healthy);
+    fleet.set_gpus_degraded(degraded);
+    fleet.set_gpus_down(down);
+    fleet.set_active_incidents(incidents);
+    fleet.set_interruptions(interruptions);
+    fleet.set_failures_per_gpu_hour(stats.poweredGpuHours > 0 ? stats.hardwareFailures / stats.poweredGpuHours : 0.0);
+}
+
+void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
+    out->jobs.reserve(out->jobs.size() + jobs.size());
+    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
+        jobs[j].sync(nowS());
+        Job& msg = out->jobs.emplace_back();
+        fillJob(j, msg);
+        if (samples) {
+            const std::uint32_t e = msg.index();
+            out->samples.push_back({e, JOB_GOODPUT_RATIO, static_cast<float>(msg.goodput_ratio())});
+            out->samples.push_back({e, JOB_ETTR_SLIDING_1H_RATIO, static_cast<float>(msg.ettr_sliding_1h_ratio())});
+            out->samples.push_back({e, JOB_MFU_RATIO, static_cast<float>(msg.mfu_ratio())});
+            out->samples.push_back({e, JOB_STEP_TIME_S, static_cast<float>(msg.step_time_s())});
+            const double ageS = msg.last_checkpoint_unix_ms() > 0
+                                    ? static_cast<double>(unixNowMs() - msg.last_checkpoint_unix_ms()) / 1000.0
+                                    : nowS();
+            out->samples.push_back({e, JOB_CHECKPOINT_AGE_S, static_cast<float>(ageS)});
+        }
+    }
+    fillFleet(out->fleet);
+    out->hasFleet = true;
+    if (samples) {
+        const std::uint32_t e = model->fleetIndex();
+        const auto& f = out->fleet;
+        out->samples.push_back({e, FLEET_GOODPUT_RATIO, static_cast<float>(f.goodput_ratio())});
+        out->samples.push_back({e, FLEET_ETTR_SLIDING_1H_RATIO, static_cast<float>(f.ettr_sliding_1h_ratio())});
+        out->samples.push_back({e, FLEET_MFU_RATIO, static_cast<float>(f.mfu_ratio())});
+        out->samples.push_back({e, FLEET_GPUS_HEALTHY, static_cast<float>(f.gpus_healthy())});
+        out->samples.push_back({e, FLEET_GPUS_DEGRADED, static_cast<float>(f.gpus_degraded())});
+        out->samples.push_back({e, FLEET_GPUS_DOWN, static_cast<float>(f.gpus_down())});
+        out->samples.push_back({e, FLEET_ACTIVE_INCIDENTS, static_cast<float>(f.active_incidents())});
+    }
+}
+
+}  // namespace watchfloor::server::sim
