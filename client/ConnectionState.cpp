@@ -4,7 +4,7 @@
 
 namespace watchfloor::client {
 
-QString toString(ConnectionState s) {
+QString displayName(ConnectionState s) {
     switch (s) {
     case ConnectionState::Disconnected: return QStringLiteral("Disconnected");
     case ConnectionState::Connecting: return QStringLiteral("Connecting");
@@ -16,7 +16,7 @@ QString toString(ConnectionState s) {
     return QStringLiteral("Unknown");
 }
 
-QString toString(Freshness f) {
+QString displayName(Freshness f) {
     switch (f) {
     case Freshness::Fresh: return QStringLiteral("Fresh");
     case Freshness::Stale: return QStringLiteral("Stale");

@@ -17,7 +17,7 @@ enum class ConnectionState : std::uint8_t {
     Incompatible,   // the server speaks another API major version (or not this API at all)
 };
 
-QString toString(ConnectionState s);
+QString displayName(ConnectionState s);
 
 }  // namespace watchfloor::client
 

@@ -103,6 +103,7 @@ void FleetStore::apply(int endpoint, const v1::SubscribeResponse& message) {
             qWarning("%s", qPrintable(error));
             return;
         }
+        rebuildJobRows();  // a snapshot replaces the endpoint's jobs
         appendEvents(endpoint, message.snapshot().recent_events());
         break;
     }

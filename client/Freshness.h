@@ -18,7 +18,7 @@ enum class Freshness : std::uint8_t {
     Blank,    // the source reported "blank" (DCGM sentinel, sent as NaN): not a reading
 };
 
-QString toString(Freshness f);
+QString displayName(Freshness f);
 
 // One value with its provenance. `value` is NaN unless freshness is Fresh or Stale.
 struct Reading {

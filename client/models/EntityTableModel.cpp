@@ -54,7 +54,7 @@ QVariant EntityTableModel::data(const QModelIndex& index, int role) const {
     case FreshnessRole: return int(r.freshness);
     case AgeMsRole: return r.freshness == Freshness::Missing ? qint64(-1) : qint64(r.age.count());
     case Qt::ToolTipRole: return QStringLiteral("%1 (%2, %3)").arg(formatReading(r, column.decimals, column.unit),
-                                                                  toString(r.freshness), formatAge(r));
+                                                                  displayName(r.freshness), formatAge(r));
     case Qt::TextAlignmentRole: return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
     default: return {};
     }

@@ -96,7 +96,9 @@ void EventListModel::onStoreChanged(const FleetChangeSet& changes) {
     }
     const quint64 storeFirst = m_store.firstEventSerial();
     const quint64 storeNext = m_store.nextEventSerial();
-    if (storeFirst >= m_nextSerial) {
+    if (rowCount() == 0) {
+        m_firstSerial = m_nextSerial = storeFirst;  // nothing shown: everything is an insert
+    } else if (storeFirst >= m_nextSerial) {
         // Everything shown was dropped (a burst larger than the bound): start over.
         beginResetModel();
         m_firstSerial = storeFirst;
