@@ -25,7 +25,7 @@ public:
     static constexpr double kTile = 1.0;
     static constexpr double kGap = 0.2;
     static constexpr double kPitch = kTile + kGap;
-    static constexpr double kRowLabelWidth = 1.6;
+    static constexpr double kRowLabelWidth = 2.0;
     static constexpr double kHallHeaderHeight = 1.2;
     static constexpr double kRegionHeaderHeight = 1.6;
 

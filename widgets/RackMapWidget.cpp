@@ -367,13 +367,20 @@ void RackMapWidget::paintHeaders(QPainter& p, const QRectF& visibleWorld)
     const QFontMetrics rfm(rowFont);
     p.setFont(rowFont);
     p.setPen(c.textDim);
+    // Decided once from the zoom, not per row: pixel rounding must not make labels flicker in and out.
+    const double labelHeightPx = RackMapLayout::kTile * m_scale;
+    const double labelWidthPx = (RackMapLayout::kRowLabelWidth - RackMapLayout::kGap) * m_scale;
+    if (labelHeightPx < rfm.height() * 0.75)
+        return;
     for (const auto& row : m_layout.rows()) {
         if (!row.labelRect.intersects(visibleWorld))
             continue;
         const QRect r = toScreen(row.labelRect);
-        if (r.height() < rfm.height() * 0.8 || r.width() < rfm.horizontalAdvance(QStringLiteral("R0")))
+        // Row names are short ("R07"); when a label is wider than its slot it may run into the hall
+        // padding on its left rather than be elided into something unreadable.
+        if (rfm.horizontalAdvance(row.label) > labelWidthPx * 1.6)
             continue;
-        p.drawText(r, Qt::AlignVCenter | Qt::AlignRight, rfm.elidedText(row.label, Qt::ElideLeft, r.width()));
+        p.drawText(r.adjusted(-r.width(), 0, 0, 0), Qt::AlignVCenter | Qt::AlignRight, row.label);
     }
 }
 

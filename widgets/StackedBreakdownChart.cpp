@@ -31,6 +31,7 @@ StackedBreakdownChart::StackedBreakdownChart(QWidget* parent)
     m_series->attachAxis(m_bucketAxis);
     m_series->attachAxis(m_valueAxis);
     m_series->setBarWidth(0.7);
+    m_valueAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_view = new QChartView(m_chart, this);
     m_view->setFrameShape(QFrame::NoFrame);
     m_view->setRenderHint(QPainter::Antialiasing, true);

@@ -3,7 +3,10 @@
 // QT_QPA_PLATFORM=offscreen. Usage: widgets_gallery [output-dir]
 #include "SyntheticFleet.h"
 
+#include "widgets/GaugeWidget.h"
 #include "widgets/HeatmapWidget.h"
+#include "widgets/KpiTile.h"
+#include "widgets/StackedBreakdownChart.h"
 #include "widgets/LoopSchematicWidget.h"
 #include "widgets/RackElevationWidget.h"
 #include "widgets/RackMapWidget.h"
@@ -11,6 +14,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QPalette>
 #include <QRandomGenerator>
 #include <QTextStream>
 
@@ -222,6 +226,83 @@ void loop()
     save(w, QStringLiteral("loop_isolated_leak"));
 }
 
+void kpis()
+{
+    for (auto [variant, suffix] : {std::pair{ThemeVariant::Dark, "dark"}, std::pair{ThemeVariant::WarRoom, "warroom"}}) {
+        const Theme& theme = Theme::builtin(variant);
+        QWidget strip;
+        strip.setAutoFillBackground(true);
+        QPalette pal = strip.palette();
+        pal.setColor(QPalette::Window, theme.colors().window);
+        strip.setPalette(pal);
+        struct Spec {
+            const char* label;
+            const char* unit;
+            int decimals;
+            double factor;
+            KpiValue value;
+        };
+        const Spec specs[] = {
+            {"Fleet goodput", "%", 1, 100, {Reading::fresh(0.9412f), Trend::Up, true, KpiStatus::Ok, "last 24 h", {}}},
+            {"ETTR", "", 2, 1, {Reading::fresh(0.91f), Trend::Down, true, KpiStatus::Warning, "sliding 6 h", {}}},
+            {"MFU", "%", 1, 100, {Reading::stale(0.41f), Trend::Flat, true, KpiStatus::Ok, {}, "42 s old"}},
+            {"GPUs down", "", 0, 1, {Reading::fresh(3), Trend::Up, false, KpiStatus::Critical, "of 504", {}}},
+            {"Open incidents", "", 0, 1, {Reading::missing(), Trend::None, false, KpiStatus::Neutral, {}, {}}},
+        };
+        int x = 8;
+        const int tileWidth = variant == ThemeVariant::WarRoom ? 300 : 200;
+        for (const Spec& spec : specs) {
+            auto* tile = new KpiTile(&strip);
+            tile->setTheme(theme);
+            tile->setLabel(QString::fromUtf8(spec.label));
+            tile->setUnit(QString::fromUtf8(spec.unit));
+            tile->setFormat(spec.decimals, spec.factor);
+            tile->setValue(spec.value);
+            tile->setGeometry(x, 8, tileWidth, tile->sizeHint().height());
+            x += tileWidth + 8;
+        }
+        int gaugeX = 8;
+        const int gaugeY = 8 + strip.findChild<KpiTile*>()->height() + 8;
+        auto gauge = [&](const char* label, const char* unit, double max, double warn, double crit, bool higherWorse,
+                         Reading value) {
+            auto* g = new GaugeWidget(&strip);
+            g->setTheme(theme);
+            g->setLabel(QString::fromUtf8(label));
+            g->setUnit(QString::fromUtf8(unit));
+            g->setRange(0, max);
+            g->setThresholds(warn, crit, higherWorse);
+            g->setValue(value);
+            g->setGeometry(gaugeX, gaugeY, 200, 170);
+            gaugeX += 208;
+        };
+        gauge("Rack power", "kW", 150, 120, 132, true, Reading::fresh(124.5f));
+        gauge("Coolant flow", "L/min", 250, 150, 120, false, Reading::fresh(182));
+        gauge("Valve", "%", 100, 90, 98, true, Reading::stale(64));
+        gauge("Supply", "°C", 50, 32, 40, true, Reading::missing());
+        strip.resize(x, gaugeY + 178);
+        save(strip, QStringLiteral("kpis_%1").arg(suffix));
+    }
+}
+
+void breakdown()
+{
+    StackedBreakdownChart chart;
+    chart.resize(820, 320);
+    chart.setTitle(QStringLiteral("GPU-hours by category (last 6 h)"));
+    chart.setValueUnit(QStringLiteral("GPU·h"));
+    const Theme& theme = Theme::builtin(ThemeVariant::Dark);
+    chart.setData({"10:00", "11:00", "12:00", "13:00", "14:00", "15:00"},
+                  {{"productive", {452, 460, 401, 455, 470, 468}, theme.colors().ok},
+                   {"startup", {6, 2, 14, 3, 2, 2}, {}},
+                   {"checkpoint save/restore", {18, 19, 31, 18, 18, 19}, {}},
+                   {"wasted progress", {0, 0, 28, 0, 0, 4}, {}},
+                   {"infra recovery", {2, 0, 30, 6, 0, 0}, theme.colors().crit},
+                   {"straggler slowdown", {14, 11, 8, 12, 6, 9}, {}}});
+    chart.show();
+    QApplication::processEvents();
+    save(chart, QStringLiteral("badput_breakdown"));
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -234,5 +315,7 @@ int main(int argc, char** argv)
     charts();
     heatmap();
     loop();
+    kpis();
+    breakdown();
     return 0;
 }
