@@ -93,7 +93,7 @@ RackElevationWidget::Geometry RackElevationWidget::geometry() const
     g.slotHeight = std::max(6, (g.frame.height() - 4) / std::max<int>(1, static_cast<int>(m_slots.size())));
     g.labelWidth = std::clamp(g.frame.width() * 30 / 100, 110, 210);
     g.manifoldWidth = std::clamp(g.frame.width() * 15 / 100, 60, 96);
-    g.labelLeft = g.frame.left() + 4;
+    g.labelLeft = g.frame.left() + 16;  // room for the alert badge and the shelf status bar
     g.cellsLeft = g.labelLeft + g.labelWidth;
     g.manifoldLeft = g.frame.right() - g.manifoldWidth;
     g.cellsWidth = g.manifoldLeft - 6 - g.cellsLeft;
@@ -326,7 +326,7 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
         p.drawText(labelRect, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(tray.label, Qt::ElideRight, labelRect.width()));
     }
     if (tray.alertCount > 0)
-        paintCountBadge(p, QPointF(g.labelLeft - 1, slot.center().y()), std::min(7.0, slot.height() / 2.5),
+        paintCountBadge(p, QPointF(g.frame.left() + 9, slot.center().y()), std::min(6.5, slot.height() / 2.5),
                         tray.alertCount, c.crit);
 
     for (int cpu = 0; cpu < 2; ++cpu)
@@ -359,7 +359,7 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
             p.setBrush(c.warn);
             p.drawPolygon(tri, 3);
         }
-        if (r.height() >= 16 && r.width() >= 40 && !gpu.value.isMissing() && !gpu.down) {
+        if (r.height() >= 16 && r.width() >= 40 && !gpu.value.isMissing() && !gpu.down && tray.state != TrayState::Down) {
             p.setPen(ink);
             p.setFont(m_theme.font(7.5));
             p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, m_scale.formatValue(gpu.value.value));
@@ -397,7 +397,7 @@ void RackElevationWidget::paintPowerShelf(QPainter& p, const PowerShelf& shelf, 
     const ThemeColors& c = m_theme.colors();
     p.fillRect(slot.adjusted(0, 1, 0, -1), c.panel.darker(115));
     const QColor status = readingFill(m_health, shelf.health, m_theme);
-    p.fillRect(QRect(slot.left(), slot.top() + 2, 3, slot.height() - 4), status.isValid() ? status : c.missing);
+    p.fillRect(QRect(slot.left() + 2, slot.top() + 3, 4, slot.height() - 6), status.isValid() ? status : c.missing);
     const QFont f = m_theme.font(slot.height() >= 22 ? 8.5 : 7);
     p.setFont(f);
     if (slot.height() < QFontMetrics(f).height())
