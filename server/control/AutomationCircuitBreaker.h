@@ -1,0 +1,62 @@
+#pragma once
+// Stops automation from draining the fleet when something upstream is wrong (a bad health check,
+// a flapping sensor, a detection bug): past N distinct automated targets within a sliding window
+// it trips, raises an alert and refuses every further automated action until an admin resets
+// it. It never resets itself (NVSentinel's circuit breaker, reliability reference §3.4).
+
+#include "Actuator.h"
+
+#include <grpcpp/support/status.h>
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+
+namespace watchfloor::server::control {
+
+struct CircuitBreakerConfig {
+    std::size_t maxActionsPerWindow = 5;
+    std::chrono::seconds window{std::chrono::minutes(10)};
+};
+
+class AutomationCircuitBreaker {
+public:
+    using Clock = std::chrono::system_clock;
+    using AlertSink = std::function<void(const std::string& message)>;
+
+    AutomationCircuitBreaker(CircuitBreakerConfig config, AlertSink alert);
+
+    // Asks to act automatically on target. OK records it; FAILED_PRECONDITION when tripped (this
+    // call may be the one that trips it). A target already acted on in the window counts once.
+    grpc::Status admit(const std::string& target, Clock::time_point now);
+
+    // Re-enables automation; the caller (the operations engine) has checked the admin role and
+    // written the audit record.
+    ActionOutcome reset(const std::string& principal);
+
+    bool tripped() const;
+    std::string tripReason() const;
+    const CircuitBreakerConfig& config() const { return config_; }
+
+private:
+    struct Admitted {
+        std::string target;
+        Clock::time_point time;
+    };
+
+    const CircuitBreakerConfig config_;
+    const AlertSink alert_;
+    mutable std::mutex mutex_;
+    std::deque<Admitted> recent_;
+    bool tripped_ = false;
+    std::string tripReason_;
+};
+
+// The Xids whose fleet policy (goodput reference §6) starts with draining the node: 46, 48, 62,
+// 79, 95, 109, 155, 156, 158. Application faults (13, 31, 94) and sympathetic ones (43, 45) do not.
+bool xidCallsForDrain(std::uint32_t xid);
+
+}  // namespace watchfloor::server::control

@@ -1,0 +1,218 @@
+#include "BlastRadius.h"
+
+#include "AccessPolicy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace watchfloor::server::control {
+namespace v1 = watchfloor::v1;
+
+namespace {
+
+bool outOfService(v1::NodeState state) {
+    return state == v1::NODE_STATE_DRAINING || state == v1::NODE_STATE_DRAINED || state == v1::NODE_STATE_DOWN;
+}
+
+grpc::Status invalid(std::string message) { return {grpc::StatusCode::INVALID_ARGUMENT, std::move(message)}; }
+grpc::Status notFound(std::string message) { return {grpc::StatusCode::NOT_FOUND, std::move(message)}; }
+
+void refuse(v1::ActionPreview& preview, std::string why) {
+    preview.set_allowed(false);
+    preview.set_refusal(std::move(why));
+}
+
+// Every job interrupted pays its progress since the last checkpoint plus a restart, on all its GPUs.
+void addJobsHit(const FleetView& fleet, const std::set<std::string>& jobs, const BlastRadiusPolicy& policy,
+                v1::ActionPreview& preview) {
+    double worstAge_s = 0, wasted_gpu_s = 0, restart_gpu_s = 0;
+    for (const std::string& name : jobs) {
+        preview.add_jobs_hit(name);
+        const auto job = fleet.job(name);
+        if (!job) {
+            preview.add_warnings("no facts for job " + name + "; its cost is not counted");
+            continue;
+        }
+        worstAge_s = std::max(worstAge_s, job->checkpointAgeSeconds);
+        wasted_gpu_s += job->checkpointAgeSeconds * job->gpus;
+        restart_gpu_s += static_cast<double>(policy.restartOverhead.count()) * job->gpus;
+    }
+    preview.set_checkpoint_age_s(worstAge_s);
+    preview.set_expected_wasted_progress_s(wasted_gpu_s);
+    preview.set_expected_goodput_cost_gpu_s(wasted_gpu_s + restart_gpu_s);
+}
+
+std::size_t traysOutOfService(const FleetView& fleet, const RackFacts& rack) {
+    return static_cast<std::size_t>(std::count_if(rack.nodes.begin(), rack.nodes.end(), [&](const std::string& name) {
+        const auto node = fleet.node(name);
+        return node && outOfService(node->state);
+    }));
+}
+
+PreviewResult drainOrResume(const FleetView& fleet, const v1::ActionRequest& request, const BlastRadiusPolicy& policy) {
+    PreviewResult result;
+    auto& preview = result.preview;
+    const auto node = fleet.node(request.node_name());
+    if (!node) return {notFound("no node named '" + request.node_name() + "'"), {}};
+    preview.set_state_version(node->stateVersion);
+    const auto rack = fleet.rack(node->rack);
+    const bool drain = request.type() == v1::ACTION_TYPE_DRAIN_NODE;
+    const bool nodeOut = outOfService(node->state);
+    const std::size_t traysOut = rack ? traysOutOfService(fleet, *rack) : 0;
+
+    if (drain) {
+        addJobsHit(fleet, {node->jobs.begin(), node->jobs.end()}, policy, preview);
+        preview.set_gpus_lost(nodeOut ? 0 : node->gpus);
+        preview.set_nvlink_domain_after(nvlinkDomainWithTraysOut(traysOut + (nodeOut ? 0 : 1)));
+        if (nodeOut)
+            preview.add_warnings(node->name + " is already " + v1::NodeState_Name(node->state) +
+                                 "; draining again only replaces the reason");
+        return result;
+    }
+    preview.set_nvlink_domain_after(nvlinkDomainWithTraysOut(nodeOut && traysOut > 0 ? traysOut - 1 : traysOut));
+    if (rack && rack->isolated)
+        refuse(preview, node->name + " is in isolated rack " + rack->name + "; restore the rack instead");
+    else if (rack && rack->leakActive)
+        refuse(preview, "resume refused while a leak is active on rack " + rack->name);
+    else if (!nodeOut)
+        refuse(preview, node->name + " is " + v1::NodeState_Name(node->state) + ", not drained; nothing to resume");
+    return result;
+}
+
+PreviewResult restartJob(const FleetView& fleet, const v1::ActionRequest& request, const BlastRadiusPolicy& policy) {
+    PreviewResult result;
+    const auto job = fleet.job(request.job_name());
+    if (!job) return {notFound("no job named '" + request.job_name() + "'"), {}};
+    for (const std::string& excluded : request.exclude_node_names())
+        if (!fleet.node(excluded)) return {notFound("no node named '" + excluded + "' (in exclude_node_names)"), {}};
+    result.preview.set_state_version(job->stateVersion);
+    addJobsHit(fleet, {job->name}, policy, result.preview);
+    return result;
+}
+
+PreviewResult isolateOrRestore(const FleetView& fleet, const v1::ActionRequest& request,
+                               const BlastRadiusPolicy& policy) {
+    PreviewResult result;
+    auto& preview = result.preview;
+    const auto rack = fleet.rack(request.rack_name());
+    if (!rack) return {notFound("no rack named '" + request.rack_name() + "'"), {}};
+    preview.set_state_version(rack->stateVersion);
+    if (request.type() == v1::ACTION_TYPE_RESTORE_RACK) {
+        // Restoring brings every tray back; trays drained one by one stay drained in the scheduler.
+        preview.set_nvlink_domain_after(nvlinkDomainWithTraysOut(0));
+        if (rack->leakActive)
+            refuse(preview, "restore refused while a leak is active on rack " + rack->name);
+        else if (!rack->isolated)
+            refuse(preview, "rack " + rack->name + " is not isolated; nothing to restore");
+        return result;
+    }
+    std::set<std::string> jobs;
+    std::uint32_t gpus = 0;
+    for (const std::string& name : rack->nodes) {
+        const auto node = fleet.node(name);
+        if (!node) continue;
+        jobs.insert(node->jobs.begin(), node->jobs.end());
+        if (!outOfService(node->state)) gpus += node->gpus;
+    }
+    addJobsHit(fleet, jobs, policy, preview);
+    preview.set_gpus_lost(gpus);
+    preview.set_nvlink_domain_after("unusable");
+    preview.set_requires_approval(policy.isolateRackNeedsApproval);
+    if (rack->isolated) refuse(preview, "rack " + rack->name + " is already isolated");
+    if (rack->leakActive) preview.add_warnings("a leak is active on rack " + rack->name);
+    return result;
+}
+
+PreviewResult acknowledge(const FleetView& fleet, const v1::ActionRequest& request) {
+    PreviewResult result;
+    const auto event = fleet.event(request.event_id());
+    if (!event) return {notFound("no event with id " + std::to_string(request.event_id())), {}};
+    result.preview.set_state_version(event->stateVersion);
+    if (event->acknowledged) result.preview.add_warnings("event " + std::to_string(event->id) + " is already acknowledged");
+    return result;
+}
+
+// Exactly one target, the one the action type names: an unset or stray target is never guessed.
+grpc::Status checkTargetFields(const v1::ActionRequest& request) {
+    const bool node = !request.node_name().empty(), job = !request.job_name().empty(),
+               rack = !request.rack_name().empty(), event = request.event_id() != 0;
+    const std::string action = actionName(request.type());
+    auto exactly = [&](bool wanted, const char* field) -> grpc::Status {
+        if (!wanted) return invalid(action + " needs " + field);
+        if (int(node) + int(job) + int(rack) + int(event) != 1)
+            return invalid(action + " takes only " + field + "; clear the other target fields");
+        return grpc::Status::OK;
+    };
+    switch (request.type()) {
+    case v1::ACTION_TYPE_DRAIN_NODE:
+    case v1::ACTION_TYPE_RESUME_NODE: return exactly(node, "node_name");
+    case v1::ACTION_TYPE_RESTART_JOB: return exactly(job, "job_name");
+    case v1::ACTION_TYPE_ISOLATE_RACK:
+    case v1::ACTION_TYPE_RESTORE_RACK: return exactly(rack, "rack_name");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return exactly(event, "event_id");
+    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
+        if (node || job || rack || event) return invalid(action + " takes no target");
+        return grpc::Status::OK;
+    default: return invalid("unknown action type " + std::to_string(request.type()));
+    }
+}
+
+}  // namespace
+
+std::string nvlinkDomainWithTraysOut(std::size_t traysOut) {
+    if (traysOut == 0) return "NVL72";
+    if (traysOut <= 2) return "NVL64+";
+    return "unusable";
+}
+
+std::string describeTarget(const v1::ActionRequest& request) {
+    switch (request.type()) {
+    case v1::ACTION_TYPE_DRAIN_NODE:
+    case v1::ACTION_TYPE_RESUME_NODE: return request.node_name();
+    case v1::ACTION_TYPE_RESTART_JOB: return "job " + request.job_name();
+    case v1::ACTION_TYPE_ISOLATE_RACK:
+    case v1::ACTION_TYPE_RESTORE_RACK: return "rack " + request.rack_name();
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return "event " + std::to_string(request.event_id());
+    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return "automation circuit breaker";
+    default: return "";
+    }
+}
+
+PreviewResult computeBlastRadius(const FleetView& fleet, const v1::ActionRequest& request,
+                                 const BlastRadiusPolicy& policy) {
+    if (auto status = checkTargetFields(request); !status.ok()) return {status, {}};
+    PreviewResult result;
+    switch (request.type()) {
+    case v1::ACTION_TYPE_DRAIN_NODE:
+    case v1::ACTION_TYPE_RESUME_NODE: result = drainOrResume(fleet, request, policy); break;
+    case v1::ACTION_TYPE_RESTART_JOB: result = restartJob(fleet, request, policy); break;
+    case v1::ACTION_TYPE_ISOLATE_RACK:
+    case v1::ACTION_TYPE_RESTORE_RACK: result = isolateOrRestore(fleet, request, policy); break;
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: result = acknowledge(fleet, request); break;
+    default: break;  // resetting the breaker touches no fleet state
+    }
+    if (!result.status.ok()) return result;
+    auto& preview = result.preview;
+    preview.set_type(request.type());
+    preview.set_target_name(describeTarget(request));
+    if (preview.refusal().empty()) preview.set_allowed(true);
+    return result;
+}
+
+std::string summarize(const v1::ActionPreview& preview) {
+    std::string jobs;
+    for (const auto& job : preview.jobs_hit()) jobs += (jobs.empty() ? "" : ",") + job;
+    auto rounded = [](double value) { return std::to_string(std::llround(value)); };
+    std::string line = "jobs hit: " + (jobs.empty() ? std::string("none") : jobs) +
+                       "; GPUs lost: " + std::to_string(preview.gpus_lost()) +
+                       "; checkpoint age: " + rounded(preview.checkpoint_age_s()) + " s" +
+                       "; wasted: " + rounded(preview.expected_wasted_progress_s()) + " GPU-s" +
+                       "; goodput cost: " + rounded(preview.expected_goodput_cost_gpu_s()) + " GPU-s";
+    if (!preview.nvlink_domain_after().empty()) line += "; NVLink domain after: " + preview.nvlink_domain_after();
+    if (preview.requires_approval()) line += "; needs approval";
+    if (!preview.allowed()) line += "; refused: " + preview.refusal();
+    return line;
+}
+
+}  // namespace watchfloor::server::control

@@ -1,0 +1,501 @@
+#include "OperationsEngine.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+
+namespace watchfloor::server::control {
+namespace v1 = watchfloor::v1;
+
+namespace {
+
+constexpr std::size_t kMaxRequestIdLength = 128;
+constexpr std::size_t kMaxReasonLength = 512;
+constexpr std::uint32_t kDefaultPageSize = 100;
+constexpr std::uint32_t kMaxPageSize = 1000;
+
+std::string trimmed(const std::string& text) {
+    const auto first = std::find_if_not(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); });
+    const auto last = std::find_if_not(text.rbegin(), text.rend(), [](unsigned char c) { return std::isspace(c); }).base();
+    return first < last ? std::string(first, last) : std::string();
+}
+
+grpc::Status checkReason(const std::string& reason) {
+    const std::string text = trimmed(reason);
+    if (text.empty())
+        return {grpc::StatusCode::INVALID_ARGUMENT, "a reason is required; it is stored as '<principal>: <reason>'"};
+    if (text.find_first_of("\r\n") != std::string::npos)
+        return {grpc::StatusCode::INVALID_ARGUMENT, "the reason must be a single line"};
+    if (text.size() > kMaxReasonLength)
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "the reason is longer than " + std::to_string(kMaxReasonLength) + " characters"};
+    return grpc::Status::OK;
+}
+
+bool isActive(v1::OperationState state) {
+    return state == v1::OPERATION_STATE_AWAITING_APPROVAL || state == v1::OPERATION_STATE_PENDING ||
+           state == v1::OPERATION_STATE_RUNNING;
+}
+
+std::string statusText(const grpc::Status& status) {
+    static const char* const kNames[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+                                         "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+                                         "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+                                         "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+    const auto code = static_cast<std::size_t>(status.error_code());
+    return std::string(code < std::size(kNames) ? kNames[code] : "UNKNOWN") + ": " + status.error_message();
+}
+
+}  // namespace
+
+std::string stateName(v1::OperationState state) {
+    const std::string& full = v1::OperationState_Name(state);
+    constexpr std::string_view prefix = "OPERATION_STATE_";
+    return full.starts_with(prefix) ? full.substr(prefix.size()) : full;
+}
+
+struct OperationsEngine::Entry {
+    v1::Operation op;
+    std::string fingerprint;     // the request as first sent, to tell a retry from a reused request id
+    std::uint64_t seq = 0;       // creation order; the list page token
+    Caller requester;
+    bool effectApplied = false;  // the actuator reported success; a drain may still be DRAINING
+};
+
+OperationsEngine::OperationsEngine(const FleetView& fleet, Actuator& actuator, AuditLog& audit, OperationsConfig config)
+    : fleet_(fleet), actuator_(actuator), audit_(audit), config_(std::move(config)), idGenerator_(std::random_device{}()) {}
+
+OperationsEngine::~OperationsEngine() = default;
+
+std::int64_t OperationsEngine::nowUnixMs() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(config_.clock().time_since_epoch()).count();
+}
+
+std::string OperationsEngine::newOperationId() {
+    char id[24];
+    std::snprintf(id, sizeof id, "op-%016llx", static_cast<unsigned long long>(idGenerator_()));
+    return id;
+}
+
+grpc::Status OperationsEngine::validateRequest(const v1::ActionRequest& request) const {
+    if (request.request_id().empty())
+        return {grpc::StatusCode::INVALID_ARGUMENT, "request_id is required: a UUID the console generates per action"};
+    if (request.request_id().size() > kMaxRequestIdLength)
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "request_id is longer than " + std::to_string(kMaxRequestIdLength) + " characters"};
+    if (request.type() == v1::ACTION_TYPE_UNSPECIFIED || !v1::ActionType_IsValid(request.type()))
+        return {grpc::StatusCode::INVALID_ARGUMENT, "the action type is missing or unknown"};
+    return checkReason(request.reason());
+}
+
+OperationResult OperationsEngine::refuse(const Caller& caller, const v1::ActionRequest& request, Status status,
+                                         const v1::ActionPreview* preview) const {
+    AuditRecord record;
+    record.time = config_.clock();
+    record.principal = caller.principal;
+    record.role = roleName(caller.role);
+    record.action = actionName(request.type());
+    record.target = describeTarget(request);
+    record.reason = request.reason();
+    record.requestId = request.request_id();
+    record.previewSummary = preview ? summarize(*preview) : "";
+    record.decision = "deny";
+    record.result = statusText(status);
+    record.peer = caller.peer;
+    if (auto error = audit_.append(record); !error.empty())
+        status = Status(status.error_code(), status.error_message() + " (the refusal could not be audited: " + error + ")");
+    return {status, {}};
+}
+
+PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionRequest& request) const {
+    auto [status, preview] = computeBlastRadius(fleet_, request, config_.blastRadius);
+    if (!status.ok()) return {status, {}};
+    auto refuseIfAllowed = [&](std::string why) {
+        if (!preview.allowed()) return;
+        preview.set_allowed(false);
+        preview.set_refusal(std::move(why));
+    };
+    if (request.type() == v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER) {
+        if (!breaker_) refuseIfAllowed("automatic draining is not enabled in this fleetd (--auto-drain)");
+        else if (!breaker_->tripped()) refuseIfAllowed("the automation circuit breaker is not tripped");
+    }
+    if (request.type() == v1::ACTION_TYPE_ACKNOWLEDGE_EVENT && !acknowledger_)
+        refuseIfAllowed("acknowledging events is not connected in this fleetd");
+    if (!roleAllows(caller.role, request.type()))
+        refuseIfAllowed(caller.principal + " has role " + roleName(caller.role) + ", which may not " +
+                        actionName(request.type()));
+    return {Status::OK, std::move(preview)};
+}
+
+grpc::Status OperationsEngine::checkAgainstPreview(const Caller& caller, const v1::ActionRequest& request,
+                                                   const v1::ActionPreview& preview) {
+    if (request.expected_state_version() != 0 && request.expected_state_version() != preview.state_version())
+        return {grpc::StatusCode::ABORTED,
+                preview.target_name() + " changed since it was previewed (state version " +
+                    std::to_string(request.expected_state_version()) + ", now " +
+                    std::to_string(preview.state_version()) + "); review the preview again"};
+    if (request.type() == v1::ACTION_TYPE_ISOLATE_RACK && request.confirm_rack_name() != request.rack_name())
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "to isolate rack " + request.rack_name() + ", type its name '" + request.rack_name() +
+                    "' as confirm_rack_name"};
+    if (!preview.allowed()) return {grpc::StatusCode::FAILED_PRECONDITION, preview.refusal()};
+    if (caller.automated && breaker_) return breaker_->admit(preview.target_name(), config_.clock());
+    return Status::OK;
+}
+
+OperationResult OperationsEngine::execute(const Caller& caller, const v1::ActionRequest& request) {
+    if (auto status = validateRequest(request); !status.ok()) return refuse(caller, request, status, nullptr);
+    // Protobuf serialization of a message without maps is deterministic.
+    const std::string fingerprint = request.SerializeAsString();
+    Entry* entry = nullptr;
+    v1::Operation accepted;
+    {
+        std::lock_guard lock(mutex_);
+        if (const auto found = byRequestId_.find(request.request_id()); found != byRequestId_.end()) {
+            const Entry& first = *found->second;
+            if (first.fingerprint == fingerprint) return {Status::OK, first.op};
+            return refuse(caller, request,
+                          {grpc::StatusCode::INVALID_ARGUMENT,
+                           "request id " + request.request_id() + " was already used for " +
+                               actionName(first.op.request().type()) + " " + describeTarget(first.op.request()) +
+                               " (" + first.op.id() + "); a different action needs a new request id"},
+                          nullptr);
+        }
+        if (!roleAllows(caller.role, request.type()))
+            return refuse(caller, request,
+                          {grpc::StatusCode::PERMISSION_DENIED, caller.principal + " has role " + roleName(caller.role) +
+                                                                    ", which may not " + actionName(request.type())},
+                          nullptr);
+        const auto [previewStatus, preview] = this->preview(caller, request);
+        if (!previewStatus.ok()) return refuse(caller, request, previewStatus, nullptr);
+        if (auto status = checkAgainstPreview(caller, request, preview); !status.ok())
+            return refuse(caller, request, status, &preview);
+
+        auto created = std::make_unique<Entry>();
+        created->fingerprint = fingerprint;
+        created->requester = caller;
+        created->seq = entries_.empty() ? 1 : entries_.back()->seq + 1;
+        v1::Operation& op = created->op;
+        op.set_id(newOperationId());
+        op.set_request_id(request.request_id());
+        *op.mutable_request() = request;
+        op.mutable_request()->set_reason(caller.principal + ": " + trimmed(request.reason()));
+        *op.mutable_preview() = preview;
+        op.set_principal(caller.principal);
+        op.set_role(caller.role);
+        op.set_automated(caller.automated);
+        op.set_created_unix_ms(nowUnixMs());
+        op.set_updated_unix_ms(op.created_unix_ms());
+        if (preview.requires_approval()) {
+            op.set_state(v1::OPERATION_STATE_AWAITING_APPROVAL);
+            op.set_approval_expires_unix_ms(op.created_unix_ms() +
+                                            std::chrono::duration_cast<std::chrono::milliseconds>(config_.approvalTtl).count());
+            op.set_progress_message("awaiting approval by a second operator");
+        } else {
+            op.set_state(v1::OPERATION_STATE_PENDING);
+        }
+
+        AuditRecord record;
+        record.time = config_.clock();
+        record.principal = caller.principal;
+        record.role = roleName(caller.role);
+        record.action = actionName(request.type());
+        record.target = describeTarget(request);
+        record.reason = op.request().reason();
+        record.requestId = request.request_id();
+        record.previewSummary = summarize(preview);
+        record.decision = "allow";
+        record.result = stateName(op.state());
+        record.operationId = op.id();
+        record.peer = caller.peer;
+        if (auto error = audit_.append(record); !error.empty())
+            return {{grpc::StatusCode::UNAVAILABLE, "nothing was executed: the audit log cannot be written (" + error + ")"}, {}};
+
+        entry = created.get();
+        byId_[op.id()] = entry;
+        byRequestId_[op.request_id()] = entry;
+        entries_.push_back(std::move(created));
+        accepted = entry->op;
+    }
+    notify({accepted});
+    if (accepted.state() == v1::OPERATION_STATE_PENDING) run(*entry, caller);
+    std::lock_guard lock(mutex_);
+    return {Status::OK, entry->op};
+}
+
+OperationResult OperationsEngine::approve(const Caller& approver, const std::string& operationId,
+                                          const std::string& reason) {
+    Entry* entry = nullptr;
+    v1::Operation changed;
+    Status refusal;
+    {
+        std::lock_guard lock(mutex_);
+        const auto found = byId_.find(operationId);
+        v1::ActionRequest approval;
+        approval.set_type(found == byId_.end() ? v1::ACTION_TYPE_UNSPECIFIED : found->second->op.request().type());
+        approval.set_request_id(found == byId_.end() ? "" : found->second->op.request_id());
+        approval.set_reason(reason);
+        auto deny = [&](grpc::StatusCode code, std::string message) {
+            return refuse(approver, approval, Status(code, "approval of " + operationId + " refused: " + message), nullptr);
+        };
+        if (found == byId_.end()) return deny(grpc::StatusCode::NOT_FOUND, "no such operation");
+        entry = found->second;
+        v1::Operation& op = entry->op;
+        *approval.mutable_node_name() = op.request().node_name();
+        *approval.mutable_rack_name() = op.request().rack_name();
+        *approval.mutable_job_name() = op.request().job_name();
+        approval.set_event_id(op.request().event_id());
+
+        if (op.state() == v1::OPERATION_STATE_AWAITING_APPROVAL && nowUnixMs() > op.approval_expires_unix_ms()) {
+            finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, "approval window expired without a second operator");
+            changed = op;
+            refusal = deny(grpc::StatusCode::FAILED_PRECONDITION, "the approval window has expired").status;
+        } else if (op.state() != v1::OPERATION_STATE_AWAITING_APPROVAL) {
+            return deny(grpc::StatusCode::FAILED_PRECONDITION, "it is " + stateName(op.state()) + ", not awaiting approval");
+        } else if (approver.automated) {
+            return deny(grpc::StatusCode::PERMISSION_DENIED, "automation cannot approve");
+        } else if (approver.principal == op.principal()) {
+            return deny(grpc::StatusCode::PERMISSION_DENIED,
+                        "no self-approval: " + op.principal() + " requested it; a second operator must approve");
+        } else if (!roleAllows(approver.role, op.request().type())) {
+            return deny(grpc::StatusCode::PERMISSION_DENIED,
+                        approver.principal + " has role " + roleName(approver.role) + ", which may not " +
+                            actionName(op.request().type()));
+        } else if (auto status = checkReason(reason); !status.ok()) {
+            return deny(status.error_code(), status.error_message());
+        } else {
+            const auto now = this->preview(entry->requester, op.request());
+            if (!now.status.ok() || now.preview.state_version() != op.preview().state_version() ||
+                !now.preview.allowed()) {
+                const std::string why =
+                    !now.status.ok() ? now.status.error_message()
+                    : !now.preview.allowed()
+                        ? now.preview.refusal()
+                        : op.preview().target_name() + " changed since the request (state version " +
+                              std::to_string(op.preview().state_version()) + ", now " +
+                              std::to_string(now.preview.state_version()) + "); request it again after review";
+                finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, why);
+                changed = op;
+                refusal = deny(grpc::StatusCode::ABORTED, why).status;
+            } else {
+                AuditRecord record;
+                record.time = config_.clock();
+                record.principal = approver.principal;
+                record.role = roleName(approver.role);
+                record.action = "APPROVE " + actionName(op.request().type());
+                record.target = describeTarget(op.request());
+                record.reason = approver.principal + ": " + trimmed(reason);
+                record.requestId = op.request_id();
+                record.previewSummary = summarize(now.preview);
+                record.decision = "allow";
+                record.result = "PENDING";
+                record.operationId = op.id();
+                record.peer = approver.peer;
+                if (auto error = audit_.append(record); !error.empty())
+                    return {{grpc::StatusCode::UNAVAILABLE,
+                             "not approved: the audit log cannot be written (" + error + ")"}, {}};
+                op.set_approved_by(approver.principal);
+                op.set_progress_message("approved by " + approver.principal);
+                setState(*entry, v1::OPERATION_STATE_PENDING);
+                changed = op;
+            }
+        }
+    }
+    notify({changed});
+    if (!refusal.ok()) return {refusal, {}};
+    run(*entry, entry->requester);
+    std::lock_guard lock(mutex_);
+    return {Status::OK, entry->op};
+}
+
+void OperationsEngine::setState(Entry& entry, v1::OperationState state) {
+    entry.op.set_state(state);
+    entry.op.set_updated_unix_ms(nowUnixMs());
+}
+
+void OperationsEngine::finishLocked(Entry& entry, v1::OperationState state, const std::string& message) {
+    setState(entry, state);
+    if (state == v1::OPERATION_STATE_SUCCEEDED) {
+        entry.op.set_progress_ratio(1.0);
+        entry.op.set_progress_message(message);
+    } else {
+        entry.op.set_error(message);
+        entry.op.set_progress_message(stateName(state) + ": " + message);
+    }
+    auditResultLocked(entry);
+}
+
+void OperationsEngine::auditResultLocked(Entry& entry) {
+    const v1::Operation& op = entry.op;
+    AuditRecord record;
+    record.time = config_.clock();
+    record.principal = op.principal();
+    record.role = roleName(op.role());
+    record.action = actionName(op.request().type());
+    record.target = describeTarget(op.request());
+    record.reason = op.request().reason();
+    record.requestId = op.request_id();
+    record.decision = "result";
+    record.result = stateName(op.state()) + ": " + (op.error().empty() ? op.progress_message() : op.error());
+    record.operationId = op.id();
+    // The effect has happened (or definitely not); a failed write cannot undo it, so say so.
+    if (auto error = audit_.append(record); !error.empty())
+        entry.op.set_progress_message(op.progress_message() + " (result not audited: " + error + ")");
+}
+
+ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& caller) {
+    const v1::ActionRequest& request = op.request();
+    switch (request.type()) {
+    case v1::ACTION_TYPE_DRAIN_NODE: return actuator_.drainNode(request.node_name(), request.reason());
+    case v1::ACTION_TYPE_RESUME_NODE: return actuator_.resumeNode(request.node_name());
+    case v1::ACTION_TYPE_RESTART_JOB:
+        return actuator_.requeueJob(request.job_name(),
+                                    {request.exclude_node_names().begin(), request.exclude_node_names().end()});
+    case v1::ACTION_TYPE_ISOLATE_RACK:
+    case v1::ACTION_TYPE_RESTORE_RACK: {
+        const auto rack = fleet_.rack(request.rack_name());
+        if (!rack) return ActionOutcome::failure("rack " + request.rack_name() + " is no longer known");
+        return request.type() == v1::ACTION_TYPE_ISOLATE_RACK
+                   ? actuator_.isolateRack(rack->name, rack->nodes, request.reason())
+                   : actuator_.restoreRack(rack->name, rack->nodes);
+    }
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
+        if (!acknowledger_) return ActionOutcome::failure("acknowledging events is not connected in this fleetd");
+        return acknowledger_->acknowledge(request.event_id(), caller.principal, request.note());
+    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
+        if (!breaker_) return ActionOutcome::failure("automatic draining is not enabled in this fleetd");
+        return breaker_->reset(caller.principal);
+    default: return ActionOutcome::failure("unknown action type");
+    }
+}
+
+namespace {
+
+// A drain is done when the node has no work left; until then it is DRAINING.
+std::optional<std::string> drainStillWaiting(const FleetView& fleet, const v1::Operation& op) {
+    if (op.request().type() != v1::ACTION_TYPE_DRAIN_NODE) return std::nullopt;
+    const auto node = fleet.node(op.request().node_name());
+    if (!node || node->state == v1::NODE_STATE_DRAINED || node->state == v1::NODE_STATE_DOWN || node->jobs.empty())
+        return std::nullopt;
+    std::string jobs;
+    for (const std::string& job : node->jobs) jobs += (jobs.empty() ? "" : ", ") + job;
+    return "draining: waiting for " + jobs + " to leave " + node->name;
+}
+
+}  // namespace
+
+void OperationsEngine::run(Entry& entry, const Caller& caller) {
+    v1::Operation snapshot;
+    {
+        std::lock_guard lock(mutex_);
+        setState(entry, v1::OPERATION_STATE_RUNNING);
+        entry.op.set_progress_message("running " + actionName(entry.op.request().type()) + " on " +
+                                      describeTarget(entry.op.request()));
+        snapshot = entry.op;
+    }
+    notify({snapshot});
+    const ActionOutcome outcome = dispatch(snapshot, caller);
+    {
+        std::lock_guard lock(mutex_);
+        entry.effectApplied = outcome.succeeded;
+        if (!outcome.succeeded) {
+            finishLocked(entry, v1::OPERATION_STATE_FAILED, outcome.message);
+        } else if (const auto waiting = drainStillWaiting(fleet_, entry.op)) {
+            entry.op.set_progress_ratio(0.5);
+            entry.op.set_progress_message(*waiting);
+            entry.op.set_updated_unix_ms(nowUnixMs());
+        } else {
+            finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, outcome.message);
+        }
+        snapshot = entry.op;
+    }
+    notify({snapshot});
+}
+
+void OperationsEngine::tick() {
+    std::vector<v1::Operation> changes;
+    {
+        std::lock_guard lock(mutex_);
+        const std::int64_t now = nowUnixMs();
+        for (const auto& owned : entries_) {
+            Entry& entry = *owned;
+            v1::Operation& op = entry.op;
+            if (op.state() == v1::OPERATION_STATE_AWAITING_APPROVAL && now > op.approval_expires_unix_ms()) {
+                finishLocked(entry, v1::OPERATION_STATE_CANCELLED,
+                             "approval expired after " + std::to_string(config_.approvalTtl.count()) +
+                                 " s without a second operator");
+                changes.push_back(op);
+            } else if (op.state() == v1::OPERATION_STATE_RUNNING && entry.effectApplied) {
+                const auto waiting = drainStillWaiting(fleet_, op);
+                if (!waiting) {
+                    finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, op.request().node_name() + " is drained");
+                    changes.push_back(op);
+                } else if (*waiting != op.progress_message()) {
+                    op.set_progress_message(*waiting);
+                    op.set_updated_unix_ms(now);
+                    changes.push_back(op);
+                }
+            }
+        }
+    }
+    notify(changes);
+}
+
+OperationResult OperationsEngine::get(const std::string& operationId, const std::string& requestId) const {
+    if (operationId.empty() && requestId.empty())
+        return {{grpc::StatusCode::INVALID_ARGUMENT, "give an operation_id or a request_id"}, {}};
+    std::lock_guard lock(mutex_);
+    const auto& index = operationId.empty() ? byRequestId_ : byId_;
+    const auto found = index.find(operationId.empty() ? requestId : operationId);
+    if (found == index.end())
+        return {{grpc::StatusCode::NOT_FOUND,
+                 "no operation " + (operationId.empty() ? "with request id " + requestId : operationId)}, {}};
+    return {Status::OK, found->second->op};
+}
+
+ListResult OperationsEngine::list(const v1::ListOperationsRequest& request) const {
+    const std::uint32_t pageSize = request.page_size() == 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
+    std::uint64_t before = UINT64_MAX;
+    if (!request.page_token().empty()) {
+        const std::string& token = request.page_token();
+        const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), before);
+        if (error != std::errc() || end != token.data() + token.size())
+            return {{grpc::StatusCode::INVALID_ARGUMENT, "page_token '" + token + "' was not issued by this fleetd"}, {}};
+    }
+    ListResult result;
+    std::uint64_t lastListedSeq = 0;
+    std::lock_guard lock(mutex_);
+    for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+        const Entry& entry = **it;
+        if (entry.seq >= before || (request.active_only() && !isActive(entry.op.state()))) continue;
+        if (static_cast<std::uint32_t>(result.response.operations_size()) == pageSize) {
+            result.response.set_next_page_token(std::to_string(lastListedSeq));
+            break;
+        }
+        *result.response.add_operations() = entry.op;
+        lastListedSeq = entry.seq;
+    }
+    return result;
+}
+
+int OperationsEngine::addListener(Listener listener) {
+    std::lock_guard lock(listenersMutex_);
+    const int id = nextListenerId_++;
+    listeners_.emplace(id, std::move(listener));
+    return id;
+}
+
+void OperationsEngine::removeListener(int id) {
+    std::lock_guard lock(listenersMutex_);
+    listeners_.erase(id);
+}
+
+void OperationsEngine::notify(const std::vector<v1::Operation>& changes) {
+    if (changes.empty()) return;
+    std::lock_guard lock(listenersMutex_);
+    for (const v1::Operation& op : changes)
+        for (const auto& [id, listener] : listeners_) listener(op);
+}
+
+}  // namespace watchfloor::server::control

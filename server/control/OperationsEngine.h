@@ -1,0 +1,125 @@
+#pragma once
+// Every operator or automated action as an operation: validated, previewed, checked against the
+// state the operator saw, optionally approved by a second operator, audited (fsync) before it
+// takes effect, executed exactly once per request id, and reported to every listener at every
+// change. Transport-agnostic and thread-safe; the gRPC service only translates.
+
+#include "AccessPolicy.h"
+#include "Actuator.h"
+#include "AuditLog.h"
+#include "AutomationCircuitBreaker.h"
+#include "BlastRadius.h"
+#include "FleetView.h"
+#include "watchfloor/v1/control.pb.h"
+
+#include <grpcpp/support/status.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace watchfloor::server::control {
+
+struct OperationsConfig {
+    BlastRadiusPolicy blastRadius;
+    std::chrono::seconds approvalTtl{std::chrono::minutes(15)};
+    std::function<std::chrono::system_clock::time_point()> clock = [] { return std::chrono::system_clock::now(); };
+};
+
+struct OperationResult {
+    grpc::Status status;
+    watchfloor::v1::Operation operation;  // valid when status is OK
+};
+
+struct PreviewOutcome {
+    grpc::Status status;
+    watchfloor::v1::ActionPreview preview;
+};
+
+struct ListResult {
+    grpc::Status status;
+    watchfloor::v1::ListOperationsResponse response;
+};
+
+// The FleetView must be safe to read from several threads at once.
+class OperationsEngine {
+public:
+    using Listener = std::function<void(const watchfloor::v1::Operation&)>;
+
+    OperationsEngine(const FleetView& fleet, Actuator& actuator, AuditLog& audit, OperationsConfig config);
+    ~OperationsEngine();
+    OperationsEngine(const OperationsEngine&) = delete;
+    OperationsEngine& operator=(const OperationsEngine&) = delete;
+
+    // Optional collaborators; set before the engine is shared between threads.
+    void setCircuitBreaker(AutomationCircuitBreaker* breaker) { breaker_ = breaker; }
+    void setEventAcknowledger(EventAcknowledger* acknowledger) { acknowledger_ = acknowledger; }
+
+    PreviewOutcome preview(const Caller& caller, const watchfloor::v1::ActionRequest& request) const;
+
+    // Accepts, audits and runs the action on the calling thread. A retry with the same request id
+    // returns the operation of the first call, whatever its state, and never runs it again.
+    OperationResult execute(const Caller& caller, const watchfloor::v1::ActionRequest& request);
+
+    // The second operator's approval of an AWAITING_APPROVAL operation; runs it when accepted.
+    OperationResult approve(const Caller& caller, const std::string& operationId, const std::string& reason);
+
+    OperationResult get(const std::string& operationId, const std::string& requestId) const;
+    ListResult list(const watchfloor::v1::ListOperationsRequest& request) const;
+
+    // Listeners are called after every change, outside the engine's lock, possibly from several
+    // threads; each snapshot carries updated_unix_ms. A listener must not add or remove listeners.
+    int addListener(Listener listener);
+    void removeListener(int id);
+
+    // Periodic housekeeping (fleetd calls it about once a second): cancels approvals that expired
+    // and completes drains whose node has become DRAINED.
+    void tick();
+
+private:
+    struct Entry;
+    using Status = grpc::Status;
+
+    Status validateRequest(const watchfloor::v1::ActionRequest& request) const;
+    OperationResult refuse(const Caller& caller, const watchfloor::v1::ActionRequest& request, Status status,
+                           const watchfloor::v1::ActionPreview* preview) const;
+    PreviewOutcome previewLocked(const Caller& caller, const watchfloor::v1::ActionRequest& request) const;
+    Status checkAgainstPreview(const Caller& caller, const watchfloor::v1::ActionRequest& request,
+                               const watchfloor::v1::ActionPreview& preview);
+    void run(Entry& entry, const Caller& caller);
+    ActionOutcome dispatch(const watchfloor::v1::Operation& operation, const Caller& caller);
+    void finishLocked(Entry& entry, watchfloor::v1::OperationState state, const std::string& message);
+    void auditResultLocked(Entry& entry);
+    void setState(Entry& entry, watchfloor::v1::OperationState state);
+    void notify(const std::vector<watchfloor::v1::Operation>& changes);
+    std::string newOperationId();
+    std::int64_t nowUnixMs() const;
+
+    const FleetView& fleet_;
+    Actuator& actuator_;
+    AuditLog& audit_;
+    const OperationsConfig config_;
+    AutomationCircuitBreaker* breaker_ = nullptr;
+    EventAcknowledger* acknowledger_ = nullptr;
+
+    mutable std::mutex mutex_;
+    std::vector<std::unique_ptr<Entry>> entries_;  // creation order
+    std::unordered_map<std::string, Entry*> byId_;
+    std::unordered_map<std::string, Entry*> byRequestId_;
+    std::mt19937_64 idGenerator_;
+
+    std::mutex listenersMutex_;
+    std::map<int, Listener> listeners_;
+    int nextListenerId_ = 1;
+};
+
+std::string stateName(watchfloor::v1::OperationState state);  // "SUCCEEDED", ...
+
+}  // namespace watchfloor::server::control

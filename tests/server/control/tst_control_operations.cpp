@@ -1,0 +1,490 @@
+#include "ControlTestFleet.h"
+#include "OperationsEngine.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+using namespace watchfloor::server::control;
+using control_test::RecordingActuator;
+using control_test::TestFleet;
+namespace v1 = watchfloor::v1;
+
+namespace {
+
+const Caller kAlice{"alice", v1::ROLE_OPERATOR, false, "ipv4:127.0.0.1:1"};
+const Caller kBob{"bob", v1::ROLE_OPERATOR, false, "ipv4:127.0.0.1:2"};
+const Caller kVal{"val", v1::ROLE_VIEWER, false, "ipv4:127.0.0.1:3"};
+
+v1::ActionRequest drain(const std::string& node, const std::string& requestId = "req-1",
+                        const std::string& reason = "xid 79 fell off bus") {
+    v1::ActionRequest request;
+    request.set_request_id(requestId);
+    request.set_type(v1::ACTION_TYPE_DRAIN_NODE);
+    request.set_node_name(node);
+    request.set_reason(reason);
+    return request;
+}
+
+v1::ActionRequest isolate(const std::string& rack, const std::string& confirm, const std::string& requestId = "iso-1") {
+    v1::ActionRequest request;
+    request.set_request_id(requestId);
+    request.set_type(v1::ACTION_TYPE_ISOLATE_RACK);
+    request.set_rack_name(rack);
+    request.set_confirm_rack_name(confirm);
+    request.set_reason("leak on the manifold");
+    return request;
+}
+
+// One engine over a two-rack fleet, its audit log in a scratch folder and a settable clock.
+struct Harness {
+    QTemporaryDir dir;
+    TestFleet fleet;
+    std::unique_ptr<AuditLog> audit;
+    std::unique_ptr<RecordingActuator> actuator;
+    std::unique_ptr<OperationsEngine> engine;
+    std::chrono::system_clock::time_point now{std::chrono::hours(24 * 365 * 56)};
+    std::vector<v1::Operation> seen;
+    std::mutex seenMutex;
+
+    explicit Harness(bool isolateNeedsApproval = false) {
+        audit = AuditLog::open(auditPath()).log;
+        actuator = std::make_unique<RecordingActuator>(auditPath());
+        OperationsConfig config;
+        config.blastRadius.isolateRackNeedsApproval = isolateNeedsApproval;
+        config.approvalTtl = std::chrono::minutes(15);
+        config.clock = [this] { return now; };
+        engine = std::make_unique<OperationsEngine>(fleet, *actuator, *audit, config);
+        engine->addListener([this](const v1::Operation& op) {
+            std::lock_guard lock(seenMutex);
+            seen.push_back(op);
+        });
+    }
+    std::string auditPath() const { return dir.filePath("audit.jsonl").toStdString(); }
+    QString auditText() const {
+        QFile file(QString::fromStdString(auditPath()));
+        file.open(QIODevice::ReadOnly);
+        return QString::fromUtf8(file.readAll());
+    }
+    std::vector<v1::OperationState> statesSeen(const std::string& opId) {
+        std::lock_guard lock(seenMutex);
+        std::vector<v1::OperationState> states;
+        for (const auto& op : seen)
+            if (op.id() == opId && (states.empty() || states.back() != op.state())) states.push_back(op.state());
+        return states;
+    }
+};
+
+}  // namespace
+
+class TestOperations : public QObject {
+    Q_OBJECT
+private slots:
+    void previewOfDrainShowsBlastRadius() {
+        Harness h;
+        // A 64-GPU job on 16 trays of r01, 20 min since its checkpoint.
+        std::vector<std::string> trays;
+        for (int n = 1; n <= 16; ++n) trays.push_back(QStringLiteral("r01-n%1").arg(n, 2, 10, QChar('0')).toStdString());
+        h.fleet.placeJob("llm-405b", trays, 1200);
+        const auto [status, preview] = h.engine->preview(kAlice, drain("r01-n03"));
+        QVERIFY(status.ok());
+        QVERIFY(preview.allowed());
+        QCOMPARE(preview.target_name(), "r01-n03");
+        QCOMPARE(preview.jobs_hit_size(), 1);
+        QCOMPARE(preview.jobs_hit(0), "llm-405b");
+        QCOMPARE(preview.gpus_lost(), 4u);
+        QCOMPARE(preview.checkpoint_age_s(), 1200.0);
+        QCOMPARE(preview.expected_wasted_progress_s(), 1200.0 * 64);
+        QCOMPARE(preview.expected_goodput_cost_gpu_s(), 1200.0 * 64 + 300.0 * 64);
+        QCOMPARE(preview.nvlink_domain_after(), "NVL64+");
+        QVERIFY(!preview.requires_approval());
+        QCOMPARE(h.actuator->calls().size(), 0u);
+        QCOMPARE(h.audit->lastSeq(), 0u);  // a preview has no effect and writes nothing
+    }
+
+    void nvlinkDomainAfterDrain_data() {
+        QTest::addColumn<int>("traysAlreadyOut");
+        QTest::addColumn<QString>("after");
+        QTest::newRow("0 out") << 0 << "NVL64+";
+        QTest::newRow("1 out") << 1 << "NVL64+";
+        QTest::newRow("2 out") << 2 << "unusable";
+        QTest::newRow("5 out") << 5 << "unusable";
+    }
+    void nvlinkDomainAfterDrain() {
+        QFETCH(int, traysAlreadyOut);
+        QFETCH(QString, after);
+        Harness h;
+        for (int n = 0; n < traysAlreadyOut; ++n)
+            h.fleet.setNodeState(QStringLiteral("r01-n%1").arg(10 + n).toStdString(),
+                                 n % 2 ? v1::NODE_STATE_DOWN : v1::NODE_STATE_DRAINED);
+        const auto outcome = h.engine->preview(kAlice, drain("r01-n03"));
+        QCOMPARE(QString::fromStdString(outcome.preview.nvlink_domain_after()), after);
+        QCOMPARE(nvlinkDomainWithTraysOut(0), "NVL72");
+    }
+
+    void drainIsDrainingUntilTheWorkLeaves() {
+        Harness h;
+        h.fleet.placeJob("llm-70b", {"r01-n03", "r01-n04"}, 600);
+        const auto result = h.engine->execute(kAlice, drain("r01-n03"));
+        QVERIFY2(result.status.ok(), result.status.error_message().c_str());
+        const v1::Operation& op = result.operation;
+        QVERIFY(QString::fromStdString(op.id()).startsWith("op-"));
+        QCOMPARE(op.state(), v1::OPERATION_STATE_RUNNING);
+        QCOMPARE(op.progress_message(), "draining: waiting for llm-70b to leave r01-n03");
+        QCOMPARE(op.request().reason(), "alice: xid 79 fell off bus");
+        QCOMPARE(op.principal(), "alice");
+        QCOMPARE(op.role(), v1::ROLE_OPERATOR);
+        QVERIFY(!op.automated());
+        QCOMPARE(h.actuator->calls(), std::vector<std::string>{"drain r01-n03 reason=alice: xid 79 fell off bus"});
+        QCOMPARE(h.actuator->unauditedCalls(), 0);
+
+        h.engine->tick();  // still draining: nothing changes
+        QCOMPARE(h.engine->get(op.id(), "").operation.state(), v1::OPERATION_STATE_RUNNING);
+
+        h.fleet.clearJobsOn("r01-n03");
+        h.fleet.setNodeState("r01-n03", v1::NODE_STATE_DRAINED);
+        h.engine->tick();
+        const auto done = h.engine->get("", "req-1").operation;
+        QCOMPARE(done.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(done.progress_ratio(), 1.0);
+        QCOMPARE(h.statesSeen(op.id()), (std::vector<v1::OperationState>{v1::OPERATION_STATE_PENDING,
+                                                                         v1::OPERATION_STATE_RUNNING,
+                                                                         v1::OPERATION_STATE_SUCCEEDED}));
+        const QString audit = h.auditText();
+        QVERIFY(audit.contains("\"decision\":\"allow\""));
+        QVERIFY(audit.contains("\"decision\":\"result\""));
+        QVERIFY(audit.contains("SUCCEEDED: r01-n03 is drained"));
+        QVERIFY(audit.contains("\"operation_id\":\"" + QString::fromStdString(op.id()) + "\""));
+    }
+
+    void retryReturnsTheFirstOperation() {
+        Harness h;
+        const auto first = h.engine->execute(kAlice, drain("r01-n05"));
+        QCOMPARE(first.operation.state(), v1::OPERATION_STATE_SUCCEEDED);  // no jobs: drained at once
+        for (int i = 0; i < 4; ++i) {
+            const auto retry = h.engine->execute(kAlice, drain("r01-n05"));
+            QVERIFY(retry.status.ok());
+            QCOMPARE(retry.operation.id(), first.operation.id());
+            QCOMPARE(retry.operation.SerializeAsString(), first.operation.SerializeAsString());
+        }
+        QCOMPARE(h.actuator->calls().size(), 1u);
+    }
+
+    void concurrentRetriesExecuteOnce() {
+        Harness h;
+        h.actuator->delay = std::chrono::milliseconds(100);
+        std::vector<std::thread> threads;
+        std::vector<OperationResult> results(8);
+        std::atomic<bool> go{false};
+        for (std::size_t i = 0; i < results.size(); ++i)
+            threads.emplace_back([&, i] {
+                while (!go) std::this_thread::yield();
+                results[i] = h.engine->execute(kAlice, drain("r01-n07", "same-id"));
+            });
+        go = true;
+        for (auto& thread : threads) thread.join();
+        QCOMPARE(h.actuator->calls().size(), 1u);
+        std::set<std::string> ids;
+        for (const auto& result : results) {
+            QVERIFY(result.status.ok());
+            ids.insert(result.operation.id());
+        }
+        QCOMPARE(ids.size(), 1u);
+    }
+
+    void reusedRequestIdForAnotherActionIsRefused() {
+        Harness h;
+        const auto first = h.engine->execute(kAlice, drain("r01-n05", "dup"));
+        QVERIFY(first.status.ok());
+        const auto other = h.engine->execute(kAlice, drain("r01-n06", "dup"));
+        QCOMPARE(other.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        const QString message = QString::fromStdString(other.status.error_message());
+        QVERIFY2(message.contains("dup") && message.contains("DRAIN_NODE r01-n05") &&
+                     message.contains(QString::fromStdString(first.operation.id())),
+                 qPrintable(message));
+        QCOMPARE(h.actuator->calls().size(), 1u);
+    }
+
+    void badRequestsAreRefusedAndAudited_data() {
+        QTest::addColumn<QByteArray>("serialized");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("message");
+        auto add = [](const char* name, v1::ActionRequest request, grpc::StatusCode code, const char* message) {
+            QTest::newRow(name) << QByteArray::fromStdString(request.SerializeAsString()) << int(code) << message;
+        };
+        auto base = drain("r01-n03", "bad-1");
+        auto r = base;
+        r.clear_request_id();
+        add("no request id", r, grpc::StatusCode::INVALID_ARGUMENT, "request_id is required");
+        r = base;
+        r.set_reason("");
+        add("empty reason", r, grpc::StatusCode::INVALID_ARGUMENT, "a reason is required");
+        r.set_reason("  \t ");
+        add("blank reason", r, grpc::StatusCode::INVALID_ARGUMENT, "a reason is required");
+        r.set_reason("line one\nline two");
+        add("two-line reason", r, grpc::StatusCode::INVALID_ARGUMENT, "single line");
+        r = base;
+        r.clear_node_name();
+        add("empty target", r, grpc::StatusCode::INVALID_ARGUMENT, "DRAIN_NODE needs node_name");
+        r = base;
+        r.set_node_name("r09-n99");
+        add("unknown node", r, grpc::StatusCode::NOT_FOUND, "no node named 'r09-n99'");
+        r = base;
+        r.set_rack_name("r01");
+        add("stray rack target", r, grpc::StatusCode::INVALID_ARGUMENT, "takes only node_name");
+        r = base;
+        r.set_type(v1::ACTION_TYPE_UNSPECIFIED);
+        add("no action type", r, grpc::StatusCode::INVALID_ARGUMENT, "action type");
+        r = base;
+        r.set_expected_state_version(12345);
+        add("stale state version", r, grpc::StatusCode::ABORTED, "changed since it was previewed");
+        r = isolate("r01", "r1", "bad-2");
+        add("isolation not confirmed", r, grpc::StatusCode::INVALID_ARGUMENT, "type its name 'r01'");
+        r = isolate("r01", "", "bad-3");
+        add("isolation confirmation empty", r, grpc::StatusCode::INVALID_ARGUMENT, "confirm_rack_name");
+        r = base;
+        r.set_type(v1::ACTION_TYPE_RESUME_NODE);
+        add("resume a node in service", r, grpc::StatusCode::FAILED_PRECONDITION, "not drained");
+        r.clear_node_name();
+        r.set_type(v1::ACTION_TYPE_RESTART_JOB);
+        r.set_job_name("no-such-job");
+        add("unknown job", r, grpc::StatusCode::NOT_FOUND, "no job named 'no-such-job'");
+    }
+    void badRequestsAreRefusedAndAudited() {
+        QFETCH(QByteArray, serialized);
+        QFETCH(int, code);
+        QFETCH(QString, message);
+        Harness h;
+        v1::ActionRequest request;
+        QVERIFY(request.ParseFromString(serialized.toStdString()));
+        const auto result = h.engine->execute(kAlice, request);
+        QCOMPARE(int(result.status.error_code()), code);
+        QVERIFY2(QString::fromStdString(result.status.error_message()).contains(message),
+                 result.status.error_message().c_str());
+        QCOMPARE(h.actuator->calls().size(), 0u);
+        QCOMPARE(h.audit->lastSeq(), 1u);
+        QVERIFY(h.auditText().contains("\"decision\":\"deny\""));
+        QVERIFY(h.seen.empty());
+    }
+
+    void viewerIsDeniedAndAudited() {
+        Harness h;
+        const auto result = h.engine->execute(kVal, drain("r01-n03"));
+        QCOMPARE(result.status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+        QVERIFY(h.auditText().contains("\"principal\":\"val\""));
+        QVERIFY(h.auditText().contains("PERMISSION_DENIED"));
+        QCOMPARE(h.actuator->calls().size(), 0u);
+        const auto preview = h.engine->preview(kVal, drain("r01-n03"));
+        QVERIFY(preview.status.ok());
+        QVERIFY(!preview.preview.allowed());
+        QVERIFY(QString::fromStdString(preview.preview.refusal()).contains("viewer"));
+    }
+
+    void currentStateVersionIsAccepted() {
+        Harness h;
+        const auto preview = h.engine->preview(kAlice, drain("r01-n03"));
+        auto request = drain("r01-n03");
+        request.set_expected_state_version(preview.preview.state_version());
+        QVERIFY(h.engine->execute(kAlice, request).status.ok());
+        // Someone else changes the node; a decision built on the old preview is refused.
+        h.fleet.setNodeState("r01-n04", v1::NODE_STATE_DOWN);
+        auto stale = drain("r01-n04", "req-2");
+        stale.set_expected_state_version(1);
+        QCOMPARE(h.engine->execute(kAlice, stale).status.error_code(), grpc::StatusCode::ABORTED);
+        QCOMPARE(h.actuator->calls().size(), 1u);
+    }
+
+    void isolateRackWithConfirmation() {
+        Harness h;
+        h.fleet.placeJob("llm-405b", {"r01-n01", "r01-n02"}, 100);
+        h.fleet.placeJob("vlm-13b", {"r01-n17"}, 50);
+        h.fleet.setNodeState("r01-n18", v1::NODE_STATE_DRAINED);
+        const auto preview = h.engine->preview(kAlice, isolate("r01", "r01"));
+        QCOMPARE(preview.preview.gpus_lost(), 17u * 4);
+        QCOMPARE(preview.preview.jobs_hit_size(), 2);
+        QCOMPARE(preview.preview.nvlink_domain_after(), "unusable");
+        QCOMPARE(preview.preview.checkpoint_age_s(), 100.0);
+        QCOMPARE(preview.preview.expected_wasted_progress_s(), 100.0 * 8 + 50.0 * 4);
+        const auto result = h.engine->execute(kAlice, isolate("r01", "r01"));
+        QVERIFY2(result.status.ok(), result.status.error_message().c_str());
+        QCOMPARE(result.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(h.actuator->calls(), std::vector<std::string>{"isolate r01 trays=18 reason=alice: leak on the manifold"});
+    }
+
+    void restoreIsRefusedWhileALeakIsActive() {
+        Harness h;
+        h.fleet.setIsolated("r02", true);
+        h.fleet.setLeak("r02", true);
+        v1::ActionRequest restore;
+        restore.set_request_id("restore-1");
+        restore.set_type(v1::ACTION_TYPE_RESTORE_RACK);
+        restore.set_rack_name("r02");
+        restore.set_reason("valve replaced");
+        const auto preview = h.engine->preview(kAlice, restore);
+        QVERIFY(!preview.preview.allowed());
+        QCOMPARE(preview.preview.refusal(), "restore refused while a leak is active on rack r02");
+        const auto refused = h.engine->execute(kAlice, restore);
+        QCOMPARE(refused.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(h.actuator->calls().size(), 0u);
+
+        h.fleet.setLeak("r02", false);
+        const auto restored = h.engine->execute(kAlice, restore);  // same id: refusals are not stored
+        QVERIFY2(restored.status.ok(), restored.status.error_message().c_str());
+        QCOMPARE(restored.operation.preview().nvlink_domain_after(), "NVL72");
+        QCOMPARE(h.actuator->calls(), std::vector<std::string>{"restore r02 trays=18"});
+    }
+
+    void twoPersonApproval() {
+        Harness h(true);
+        const auto requested = h.engine->execute(kAlice, isolate("r01", "r01"));
+        QVERIFY(requested.status.ok());
+        const v1::Operation& op = requested.operation;
+        QCOMPARE(op.state(), v1::OPERATION_STATE_AWAITING_APPROVAL);
+        QVERIFY(op.preview().requires_approval());
+        QCOMPARE(op.approval_expires_unix_ms() - op.created_unix_ms(), 15 * 60 * 1000);
+        QCOMPARE(h.actuator->calls().size(), 0u);
+
+        const auto self = h.engine->approve(kAlice, op.id(), "looks right");
+        QCOMPARE(self.status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+        QVERIFY(QString::fromStdString(self.status.error_message()).contains("no self-approval"));
+        QCOMPARE(h.engine->approve(kVal, op.id(), "ok").status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+        QCOMPARE(h.engine->approve(Caller::automation(), op.id(), "ok").status.error_code(),
+                 grpc::StatusCode::PERMISSION_DENIED);
+        QCOMPARE(h.engine->approve(kBob, op.id(), " ").status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        QCOMPARE(h.engine->approve(kBob, "op-unknown", "ok").status.error_code(), grpc::StatusCode::NOT_FOUND);
+        QCOMPARE(h.actuator->calls().size(), 0u);
+
+        const auto approved = h.engine->approve(kBob, op.id(), "leak confirmed on camera");
+        QVERIFY2(approved.status.ok(), approved.status.error_message().c_str());
+        QCOMPARE(approved.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(approved.operation.approved_by(), "bob");
+        QCOMPARE(h.actuator->calls().size(), 1u);
+        QCOMPARE(h.actuator->unauditedCalls(), 0);
+        QVERIFY(h.auditText().contains("\"action\":\"APPROVE ISOLATE_RACK\""));
+        QVERIFY(h.auditText().contains("bob: leak confirmed on camera"));
+        QCOMPARE(h.engine->approve(kBob, op.id(), "again").status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(h.actuator->calls().size(), 1u);
+    }
+
+    void approvalsExpire() {
+        Harness h(true);
+        const auto first = h.engine->execute(kAlice, isolate("r01", "r01", "iso-a"));
+        const auto second = h.engine->execute(kAlice, isolate("r02", "r02", "iso-b"));
+        h.now += std::chrono::minutes(15) + std::chrono::seconds(1);
+        h.engine->tick();
+        const auto expired = h.engine->get(first.operation.id(), "").operation;
+        QCOMPARE(expired.state(), v1::OPERATION_STATE_CANCELLED);
+        QVERIFY(QString::fromStdString(expired.error()).contains("approval expired after 900 s"));
+        QVERIFY(h.auditText().contains("CANCELLED: approval expired"));
+        QCOMPARE(h.engine->approve(kBob, first.operation.id(), "late").status.error_code(),
+                 grpc::StatusCode::FAILED_PRECONDITION);
+        // One tick cancels every expired approval.
+        QCOMPARE(h.engine->get(second.operation.id(), "").operation.state(), v1::OPERATION_STATE_CANCELLED);
+        QCOMPARE(h.actuator->calls().size(), 0u);
+    }
+
+    void approvalExpiresWithoutTickToo() {
+        Harness h(true);
+        const auto requested = h.engine->execute(kAlice, isolate("r01", "r01"));
+        h.now += std::chrono::minutes(16);
+        const auto late = h.engine->approve(kBob, requested.operation.id(), "ok");
+        QCOMPARE(late.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QVERIFY(QString::fromStdString(late.status.error_message()).contains("expired"));
+        QCOMPARE(h.engine->get(requested.operation.id(), "").operation.state(), v1::OPERATION_STATE_CANCELLED);
+        QCOMPARE(h.actuator->calls().size(), 0u);
+    }
+
+    void approvalOfAChangedRackIsAborted() {
+        Harness h(true);
+        const auto requested = h.engine->execute(kAlice, isolate("r01", "r01"));
+        h.fleet.bumpRack("r01");
+        const auto approved = h.engine->approve(kBob, requested.operation.id(), "ok");
+        QCOMPARE(approved.status.error_code(), grpc::StatusCode::ABORTED);
+        QCOMPARE(h.engine->get(requested.operation.id(), "").operation.state(), v1::OPERATION_STATE_CANCELLED);
+        QCOMPARE(h.actuator->calls().size(), 0u);
+    }
+
+    void backendFailureFailsTheOperationOnce() {
+        Harness h;
+        h.actuator->failWith = "slurm_update error: Unable to contact slurm controller (connect failure)";
+        const auto failed = h.engine->execute(kAlice, drain("r01-n03"));
+        QVERIFY(failed.status.ok());
+        QCOMPARE(failed.operation.state(), v1::OPERATION_STATE_FAILED);
+        QCOMPARE(failed.operation.error(), h.actuator->failWith);
+        QVERIFY(h.auditText().contains("FAILED: slurm_update error"));
+        const auto retry = h.engine->execute(kAlice, drain("r01-n03"));
+        QCOMPARE(retry.operation.state(), v1::OPERATION_STATE_FAILED);
+        QCOMPARE(h.actuator->calls().size(), 1u);
+    }
+
+    void automationIsAttributedToAuto() {
+        Harness h;
+        auto request = drain("r01-n09", "auto-1", "Xid 79 on GPU 2");
+        const auto result = h.engine->execute(Caller::automation(), request);
+        QVERIFY(result.status.ok());
+        QVERIFY(result.operation.automated());
+        QCOMPARE(result.operation.request().reason(), "auto: Xid 79 on GPU 2");
+        QCOMPARE(h.actuator->calls(), std::vector<std::string>{"drain r01-n09 reason=auto: Xid 79 on GPU 2"});
+    }
+
+    void restartJobRequeuesWithExclusions() {
+        Harness h;
+        h.fleet.placeJob("llm-70b", {"r02-n01", "r02-n02"}, 900);
+        v1::ActionRequest restart;
+        restart.set_request_id("restart-1");
+        restart.set_type(v1::ACTION_TYPE_RESTART_JOB);
+        restart.set_job_name("llm-70b");
+        restart.add_exclude_node_names("r02-n02");
+        restart.set_reason("hung in NCCL allreduce");
+        const auto result = h.engine->execute(kBob, restart);
+        QVERIFY(result.status.ok());
+        QCOMPARE(result.operation.preview().gpus_lost(), 0u);
+        QCOMPARE(result.operation.preview().expected_wasted_progress_s(), 900.0 * 8);
+        QCOMPARE(result.operation.preview().expected_goodput_cost_gpu_s(), 900.0 * 8 + 300.0 * 8);
+        QCOMPARE(h.actuator->calls(), std::vector<std::string>{"requeue llm-70b exclude=r02-n02"});
+    }
+
+    void listIsNewestFirstWithPages() {
+        Harness h;
+        for (int i = 1; i <= 5; ++i)
+            QVERIFY(h.engine->execute(kAlice, drain(QStringLiteral("r01-n%1").arg(i, 2, 10, QChar('0')).toStdString(),
+                                                    "list-" + std::to_string(i)))
+                        .status.ok());
+        h.fleet.placeJob("busy", {"r02-n01"}, 10);
+        QVERIFY(h.engine->execute(kAlice, drain("r02-n01", "list-6")).status.ok());  // stays RUNNING
+
+        v1::ListOperationsRequest page;
+        page.set_page_size(4);
+        const auto first = h.engine->list(page);
+        QVERIFY(first.status.ok());
+        QCOMPARE(first.response.operations_size(), 4);
+        QCOMPARE(first.response.operations(0).request_id(), "list-6");
+        QCOMPARE(first.response.operations(3).request_id(), "list-3");
+        QVERIFY(!first.response.next_page_token().empty());
+        page.set_page_token(first.response.next_page_token());
+        const auto second = h.engine->list(page);
+        QCOMPARE(second.response.operations_size(), 2);
+        QCOMPARE(second.response.operations(0).request_id(), "list-2");
+        QCOMPARE(second.response.operations(1).request_id(), "list-1");
+        QVERIFY(second.response.next_page_token().empty());
+
+        v1::ListOperationsRequest active;
+        active.set_active_only(true);
+        const auto running = h.engine->list(active);
+        QCOMPARE(running.response.operations_size(), 1);
+        QCOMPARE(running.response.operations(0).request_id(), "list-6");
+
+        v1::ListOperationsRequest bad;
+        bad.set_page_token("x1");
+        QCOMPARE(h.engine->list(bad).status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        QCOMPARE(h.engine->get("", "").status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        QCOMPARE(h.engine->get("op-nope", "").status.error_code(), grpc::StatusCode::NOT_FOUND);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOperations)
+#include "tst_control_operations.moc"
