@@ -7,7 +7,6 @@
 #include <QLegend>
 #include <QStackedBarSeries>
 #include <QTextStream>
-#include <QVBoxLayout>
 #include <QValueAxis>
 
 #include <cmath>
@@ -22,8 +21,6 @@ StackedBreakdownChart::StackedBreakdownChart(QWidget* parent)
     , m_bucketAxis(new QBarCategoryAxis)
     , m_valueAxis(new QValueAxis)
 {
-    m_chart->setAnimationOptions(QChart::NoAnimation);
-    m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_chart->legend()->setAlignment(Qt::AlignRight);
     m_chart->addSeries(m_series);
     m_chart->addAxis(m_bucketAxis, Qt::AlignBottom);
@@ -32,12 +29,7 @@ StackedBreakdownChart::StackedBreakdownChart(QWidget* parent)
     m_series->attachAxis(m_valueAxis);
     m_series->setBarWidth(0.7);
     m_valueAxis->setLabelFormat(QStringLiteral("%.0f"));
-    m_view = new QChartView(m_chart, this);
-    m_view->setFrameShape(QFrame::NoFrame);
-    m_view->setRenderHint(QPainter::Antialiasing, true);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_view);
+    m_view = embedChart(this, m_chart);
     applyTheme();
 }
 
@@ -60,21 +52,7 @@ void StackedBreakdownChart::setTheme(const Theme& theme)
 
 void StackedBreakdownChart::applyTheme()
 {
-    const ThemeColors& c = m_theme.colors();
-    m_chart->setBackgroundBrush(c.window);
-    m_view->setBackgroundBrush(c.window);
-    m_chart->setTitleBrush(c.text);
-    m_chart->setTitleFont(m_theme.headerFont());
-    m_chart->legend()->setLabelColor(c.text);
-    m_chart->legend()->setFont(m_theme.labelFont());
-    for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(m_bucketAxis), static_cast<QAbstractAxis*>(m_valueAxis)}) {
-        axis->setLabelsBrush(c.textDim);
-        axis->setLabelsFont(m_theme.labelFont());
-        axis->setTitleBrush(c.textDim);
-        axis->setTitleFont(m_theme.labelFont());
-        axis->setGridLineColor(c.grid);
-        axis->setLinePenColor(c.grid);
-    }
+    applyChartTheme(m_chart, m_view, {m_bucketAxis, m_valueAxis}, m_theme);
     m_bucketAxis->setGridLineVisible(false);
 }
 

@@ -4,7 +4,7 @@
 // straggler slowdown), or one bar per job. A thin QtCharts wrapper like TimeSeriesChart.
 
 #include "widgets/Theme.h"
-#include "widgets/ChartExport.h"
+#include "widgets/ChartSupport.h"
 
 #include <QStringList>
 #include <QWidget>

@@ -9,7 +9,6 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QTextStream>
-#include <QVBoxLayout>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -24,20 +23,13 @@ TimeSeriesChart::TimeSeriesChart(QWidget* parent)
     , m_timeAxis(new QDateTimeAxis)
     , m_valueAxis(new QValueAxis)
 {
-    m_chart->setAnimationOptions(QChart::NoAnimation);
     m_chart->legend()->setAlignment(Qt::AlignTop);
-    m_chart->setMargins(QMargins(4, 4, 4, 4));
     m_timeAxis->setFormat(QStringLiteral("HH:mm:ss"));
     m_timeAxis->setTickCount(6);
     m_valueAxis->setTickCount(5);
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_chart->addAxis(m_valueAxis, Qt::AlignLeft);
-    m_view = new QChartView(m_chart, this);
-    m_view->setRenderHint(QPainter::Antialiasing, true);
-    m_view->setFrameShape(QFrame::NoFrame);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_view);
+    m_view = embedChart(this, m_chart);
     applyTheme();
 }
 
@@ -59,22 +51,7 @@ void TimeSeriesChart::setTheme(const Theme& theme)
 
 void TimeSeriesChart::applyTheme()
 {
-    const ThemeColors& c = m_theme.colors();
-    m_chart->setBackgroundBrush(c.window);
-    m_chart->setPlotAreaBackgroundVisible(false);
-    m_chart->setTitleBrush(c.text);
-    m_chart->setTitleFont(m_theme.headerFont());
-    m_chart->legend()->setLabelColor(c.text);
-    m_chart->legend()->setFont(m_theme.labelFont());
-    m_view->setBackgroundBrush(c.window);
-    for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(m_timeAxis), static_cast<QAbstractAxis*>(m_valueAxis)}) {
-        axis->setLabelsBrush(c.textDim);
-        axis->setLabelsFont(m_theme.labelFont());
-        axis->setTitleBrush(c.textDim);
-        axis->setTitleFont(m_theme.labelFont());
-        axis->setGridLineColor(c.grid);
-        axis->setLinePenColor(c.grid);
-    }
+    applyChartTheme(m_chart, m_view, {m_timeAxis, m_valueAxis}, m_theme);
 }
 
 int TimeSeriesChart::addSeries(const QString& name, const QColor& color)

@@ -10,7 +10,7 @@
 //
 // The raw points are kept, so resizing re-reduces at the new width and exports are lossless.
 
-#include "widgets/ChartExport.h"
+#include "widgets/ChartSupport.h"
 #include "widgets/Theme.h"
 
 #include <QDateTime>

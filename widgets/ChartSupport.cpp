@@ -1,4 +1,10 @@
-#include "widgets/ChartExport.h"
+#include "widgets/ChartSupport.h"
+
+#include <QAbstractAxis>
+#include <QChart>
+#include <QChartView>
+#include <QLegend>
+#include <QVBoxLayout>
 
 #include <QPixmap>
 #include <QSaveFile>
@@ -6,6 +12,39 @@
 #include <QWidget>
 
 namespace watchfloor::widgets {
+
+QChartView* embedChart(QWidget* host, QChart* chart)
+{
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    auto* view = new QChartView(chart, host);
+    view->setFrameShape(QFrame::NoFrame);
+    view->setRenderHint(QPainter::Antialiasing, true);
+    auto* layout = new QVBoxLayout(host);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(view);
+    return view;
+}
+
+void applyChartTheme(QChart* chart, QChartView* view, const QList<QAbstractAxis*>& axes, const Theme& theme)
+{
+    const ThemeColors& c = theme.colors();
+    chart->setBackgroundBrush(c.window);
+    chart->setPlotAreaBackgroundVisible(false);
+    chart->setTitleBrush(c.text);
+    chart->setTitleFont(theme.headerFont());
+    chart->legend()->setLabelColor(c.text);
+    chart->legend()->setFont(theme.labelFont());
+    view->setBackgroundBrush(c.window);
+    for (QAbstractAxis* axis : axes) {
+        axis->setLabelsBrush(c.textDim);
+        axis->setLabelsFont(theme.labelFont());
+        axis->setTitleBrush(c.textDim);
+        axis->setTitleFont(theme.labelFont());
+        axis->setGridLineColor(c.grid);
+        axis->setLinePenColor(c.grid);
+    }
+}
 
 ExportResult exportWidgetPng(const QWidget& widget, const QString& path)
 {
