@@ -38,7 +38,7 @@ void HeatmapWidget::setData(int rows, int columns, std::vector<Reading> cells, Q
     m_columnLabels = std::move(columnLabels);
     std::erase_if(m_order, [&](int r) { return r < 0 || r >= m_rows; });
     m_hover = {};
-    update();
+    invalidateGeometry();
 }
 
 void HeatmapWidget::setValues(std::vector<Reading> cells)
@@ -52,19 +52,19 @@ void HeatmapWidget::setRowOrder(std::vector<int> order)
 {
     std::erase_if(order, [&](int r) { return r < 0 || r >= m_rows; });
     m_order = std::move(order);
-    update();
+    invalidateGeometry();
 }
 
 void HeatmapWidget::setColorScale(const ColorScale& scale)
 {
     m_scale = scale;
-    update();
+    invalidateGeometry();
 }
 
 void HeatmapWidget::setTheme(const Theme& theme)
 {
     m_theme = theme;
-    update();
+    invalidateGeometry();
 }
 
 void HeatmapWidget::setTooltipProvider(std::function<QString(int, int)> provider)
@@ -75,7 +75,7 @@ void HeatmapWidget::setTooltipProvider(std::function<QString(int, int)> provider
 void HeatmapWidget::setLegendVisible(bool visible)
 {
     m_legendVisible = visible;
-    update();
+    invalidateGeometry();
 }
 
 int HeatmapWidget::displayRowCount() const
@@ -101,9 +101,23 @@ const Reading& HeatmapWidget::reading(int row, int column) const
     return m_cells[static_cast<std::size_t>(row) * static_cast<std::size_t>(m_columns) + static_cast<std::size_t>(column)];
 }
 
-HeatmapWidget::Geometry HeatmapWidget::geometry() const
+void HeatmapWidget::invalidateGeometry()
 {
-    Geometry g;
+    m_geometryValid = false;
+    update();
+}
+
+void HeatmapWidget::resizeEvent(QResizeEvent*)
+{
+    invalidateGeometry();
+}
+
+const HeatmapWidget::Geometry& HeatmapWidget::geometry() const
+{
+    if (m_geometryValid)
+        return m_geometry;
+    Geometry& g = m_geometry;
+    g = Geometry{};
     const QFontMetrics fm(m_theme.labelFont());
     int labelWidth = 0;
     for (const QString& l : m_rowLabels)
@@ -123,12 +137,13 @@ HeatmapWidget::Geometry HeatmapWidget::geometry() const
     g.cellWidth = std::max(2.0, double(width() - kMargin - left) / columns);
     g.cellHeight = std::clamp(double(bottom - top) / rows, 2.0, kMaxCellHeight);
     g.grid = QRect(left, top, static_cast<int>(g.cellWidth * columns), static_cast<int>(g.cellHeight * rows));
+    m_geometryValid = true;
     return g;
 }
 
 HeatmapWidget::Cell HeatmapWidget::cellAt(const QPoint& pos) const
 {
-    const Geometry g = geometry();
+    const Geometry& g = geometry();
     if (!g.grid.contains(pos) || m_columns == 0)
         return {};
     const int column = std::min(m_columns - 1, static_cast<int>((pos.x() - g.grid.left()) / g.cellWidth));
@@ -143,7 +158,12 @@ QRect HeatmapWidget::cellRect(int row, int column) const
     const int displayRow = displayRowOf(row);
     if (displayRow < 0 || column < 0 || column >= m_columns)
         return {};
-    const Geometry g = geometry();
+    return displayCellRect(displayRow, column);
+}
+
+QRect HeatmapWidget::displayCellRect(int displayRow, int column) const
+{
+    const Geometry& g = geometry();
     const int x0 = g.grid.left() + static_cast<int>(std::lround(column * g.cellWidth));
     const int x1 = g.grid.left() + static_cast<int>(std::lround((column + 1) * g.cellWidth));
     const int y0 = g.grid.top() + static_cast<int>(std::lround(displayRow * g.cellHeight));
@@ -170,7 +190,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*)
     QPainter p(this);
     const ThemeColors& c = m_theme.colors();
     p.fillRect(rect(), c.window);
-    const Geometry g = geometry();
+    const Geometry& g = geometry();
     const QFont font = m_theme.labelFont();
     const QFontMetrics fm(font);
     p.setFont(font);
@@ -182,7 +202,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*)
     const int columnStep = std::max(1, static_cast<int>(std::ceil(widestColumnLabel / g.cellWidth)));
     p.setPen(c.textDim);
     for (int col = 0; col < m_columns && col < m_columnLabels.size(); col += columnStep) {
-        const QRect r = cellRect(modelRow(0), col);
+        const QRect r = displayCellRect(0, col);
         p.drawText(QRect(r.center().x() - widestColumnLabel / 2, kMargin, widestColumnLabel, g.columnLabelHeight),
                    Qt::AlignCenter, m_columnLabels[col]);
     }
@@ -191,14 +211,14 @@ void HeatmapWidget::paintEvent(QPaintEvent*)
     const bool naText = g.cellWidth >= 24 && g.cellHeight >= 14;
     for (int d = 0; d < displayRowCount(); ++d) {
         const int row = modelRow(d);
-        const QRect first = cellRect(row, 0);
+        const QRect first = displayCellRect(d, 0);
         if (d % rowStep == 0 && row < m_rowLabels.size()) {
             p.setPen(c.textDim);
             p.drawText(QRect(kMargin, first.top() + (first.height() - fm.height()) / 2, g.rowLabelWidth - 6, fm.height()),
                        Qt::AlignRight | Qt::AlignVCenter, fm.elidedText(m_rowLabels[row], Qt::ElideLeft, g.rowLabelWidth - 6));
         }
         for (int col = 0; col < m_columns; ++col) {
-            QRect r = cellRect(row, col);
+            QRect r = displayCellRect(d, col);
             if (gaps)
                 r.adjust(0, 0, -1, -1);
             paintReadingCell(p, r, m_scale, reading(row, col), m_theme, naText);

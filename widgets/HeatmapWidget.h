@@ -53,6 +53,7 @@ signals:
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
@@ -67,10 +68,13 @@ private:
         int columnLabelHeight = 0;
         QRect legend;
     };
-    Geometry geometry() const;
+    // Cached: cellRect() runs per cell per paint, and label metrics are not free.
+    const Geometry& geometry() const;
+    void invalidateGeometry();
     int displayRowCount() const;
     int modelRow(int displayRow) const;
     int displayRowOf(int modelRow) const;
+    QRect displayCellRect(int displayRow, int column) const;
     const Reading& reading(int row, int column) const;
 
     int m_rows = 0;
@@ -84,6 +88,8 @@ private:
     std::function<QString(int, int)> m_tooltipProvider;
     bool m_legendVisible = true;
     Cell m_hover;
+    mutable Geometry m_geometry;
+    mutable bool m_geometryValid = false;
 };
 
 } // namespace watchfloor::widgets
