@@ -44,6 +44,7 @@ std::string usageText() {
            "  --speed X              simulated seconds per wall second (default 1; large = flat out)\n"
            "  --sim-duration D       with --dump-events: simulate D (e.g. 6h, 54d) headless, then exit\n"
            "  --dump-events FILE     write every event and periodic goodput as JSON Lines (- = stdout)\n"
+           "  --log-stats D          log rates, subscribers and replay-log size every D (e.g. 10s)\n"
            "  --version              print the version and exit\n"
            "  --help                 print this help and exit\n"
            "\n"
@@ -99,6 +100,13 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              return (cl.simDuration && cl.simDuration->count() > 0) ||
                     (*problem = "--sim-duration: expected a duration such as 90s, 6h or 54d, got \"" + v + "\"",
                      false);
+         }},
+        {"--log-stats", [&](const std::string& v) {
+             const auto interval = parseDuration(v);
+             if (!interval || interval->count() <= 0)
+                 return *problem = "--log-stats: expected an interval such as 10s, got \"" + v + "\"", false;
+             cl.statsInterval = *interval;
+             return true;
          }},
         {"--dump-events", [&](const std::string& v) {
              cl.dumpEventsPath = v;

@@ -20,6 +20,7 @@ struct CommandLine {
     double speed = 1.0;
     std::optional<std::chrono::milliseconds> simDuration;
     std::string dumpEventsPath;
+    std::chrono::milliseconds statsInterval{0};
 };
 
 // Returns false and fills `problem` ("--racks: expected a whole number from 1 to 10000, got x").

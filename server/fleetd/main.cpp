@@ -32,6 +32,8 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     options.listenAddress = cl.listenAddress;
     options.speed = cl.speed;
     options.serverVersion = kVersion;
+    options.statsInterval = cl.statsInterval;
+    options.statsLog = [](const std::string& line) { std::cerr << line << std::endl; };
     std::string error;
     auto server = service::FleetdServer::start(twin, options, &error);
     if (!server) {

@@ -14,7 +14,7 @@ class BlockWriter {
 public:
     explicit BlockWriter(v1::Delta* delta) : delta_(delta) {}
     void add(v1::Metric metric, std::int64_t timeMs, std::uint32_t entity, float value) {
-        auto& block = blocks_[{metric, timeMs}];
+        auto& block = blocks_[blockKey(metric, timeMs)];
         if (!block) {
             block = delta_->add_samples();
             block->set_metric(metric);
@@ -26,7 +26,7 @@ public:
 
 private:
     v1::Delta* delta_;
-    std::map<std::pair<int, std::int64_t>, v1::SampleBlock*> blocks_;
+    std::unordered_map<std::uint64_t, v1::SampleBlock*> blocks_;
 };
 
 constexpr std::size_t kBytesPerSample = 8;

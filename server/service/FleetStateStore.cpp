@@ -65,20 +65,31 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
     const std::int64_t timeMs = toUnixMs(changes.time);
     {
         std::unique_lock lock(mu_);
-        std::vector<std::uint32_t> seriesIds;
-        if (sink) seriesIds.reserve(changes.samples.size());
-        for (const Sample& s : changes.samples) {
-            auto [it, inserted] = seriesOf_.try_emplace(seriesKey(s.entityIndex, s.metric),
-                                                        static_cast<std::uint32_t>(series_.size()));
-            if (inserted) {
-                series_.push_back({s.entityIndex, s.metric});
-                value_.push_back(s.value);
-                sampleTimeMs_.push_back(timeMs);
+        std::vector<std::uint32_t> seriesIds(changes.samples.size());
+        for (std::size_t i = 0; i < changes.samples.size(); ++i) {
+            const Sample& s = changes.samples[i];
+            const std::uint64_t key = seriesKey(s.entityIndex, s.metric);
+            std::uint32_t id;
+            if (i < previousKeys_.size() && previousKeys_[i] == key) {
+                id = previousIds_[i];
             } else {
-                value_[it->second] = s.value;
-                sampleTimeMs_[it->second] = timeMs;
+                auto [it, inserted] = seriesOf_.try_emplace(key, static_cast<std::uint32_t>(series_.size()));
+                if (inserted) {
+                    series_.push_back({s.entityIndex, s.metric});
+                    value_.push_back(s.value);
+                    sampleTimeMs_.push_back(timeMs);
+                }
+                id = it->second;
+                if (i >= previousKeys_.size()) {
+                    previousKeys_.resize(i + 1);
+                    previousIds_.resize(i + 1);
+                }
+                previousKeys_[i] = key;
+                previousIds_[i] = id;
             }
-            if (sink) seriesIds.push_back(it->second);
+            value_[id] = s.value;
+            sampleTimeMs_[id] = timeMs;
+            seriesIds[i] = id;
         }
         if (sink) sink->onSamples(changes.time, changes.samples, seriesIds);
         for (const auto& s : changes.states) states_[s.entity_index()] = s;
@@ -108,10 +119,10 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     std::shared_lock lock(mu_);
     snap.set_sequence(sequence_);
     snap.set_server_time_unix_ms(toUnixMs(lastTime_));
-    std::map<std::pair<int, std::int64_t>, v1::SampleBlock*> blocks;
+    std::unordered_map<std::uint64_t, v1::SampleBlock*> blocks;
     for (std::uint32_t id = 0; id < series_.size(); ++id) {
         if (!filter.wantsValuesOf(index_, series_[id].entity)) continue;
-        auto& block = blocks[{series_[id].metric, sampleTimeMs_[id]}];
+        auto& block = blocks[blockKey(series_[id].metric, sampleTimeMs_[id])];
         if (!block) {
             block = snap.add_samples();
             block->set_metric(series_[id].metric);
@@ -133,6 +144,8 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
 std::shared_ptr<const v1::Topology> FleetStateStore::topologyFor(const SubscriptionFilter& filter) const {
     std::lock_guard lock(topologyMu_);
     auto& cached = topologyByFilter_[filter.key()];
+    if (!cached && filter.passesEverything())  // the source's own: no copy of 2.3 M NVLinks
+        cached = std::shared_ptr<const v1::Topology>(std::shared_ptr<const v1::Topology>(), &index_.topology());
     if (!cached) cached = buildTopology(filter);
     return cached;
 }

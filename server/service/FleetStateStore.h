@@ -43,6 +43,11 @@ struct StoreLimits {
 
 using DeltaPtr = std::shared_ptr<const watchfloor::v1::Delta>;
 
+// One key per SampleBlock: metric values stay below 2^16 and sample times below 2^47 ms.
+inline std::uint64_t blockKey(watchfloor::v1::Metric metric, std::int64_t sampleTimeMs) {
+    return (std::uint64_t(sampleTimeMs) << 16) ^ std::uint64_t(metric);
+}
+
 class FleetStateStore {
 public:
     explicit FleetStateStore(const watchfloor::v1::Topology& topology, StoreLimits limits = {});
@@ -84,6 +89,10 @@ private:
     std::uint64_t lastEventId_ = 0;
     UnixTime lastTime_{};
     std::unordered_map<std::uint64_t, std::uint32_t> seriesOf_;
+    // A source reports the same series in the same order tick after tick: remembering the
+    // previous tick's keys and ids by position avoids hashing 1.3 M keys a second.
+    std::vector<std::uint64_t> previousKeys_;
+    std::vector<std::uint32_t> previousIds_;
     struct Series {
         std::uint32_t entity;
         watchfloor::v1::Metric metric;

@@ -75,8 +75,35 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
 
 FleetdServer::~FleetdServer() { shutdown(); }
 
+// Work done by the tick thread since the last statistics line.
+struct FleetdServer::TickCost {
+    std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+    std::uint64_t ticks = 0;
+    std::uint64_t samples = 0;
+    std::chrono::duration<double> sourceTime{0};
+    std::chrono::duration<double> storeTime{0};
+};
+
+void FleetdServer::reportStats(TickCost& cost) {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - cost.since).count();
+    if (seconds <= 0 || !options_.statsLog) return;
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "fleetd stats: %.2f ticks/s, %.0f samples/s, source %.1f ms/tick, store %.1f ms/tick, "
+                  "%zu subscribers, replay log %zu deltas / %.1f MB, sequence %llu",
+                  double(cost.ticks) / seconds, double(cost.samples) / seconds,
+                  cost.ticks ? 1e3 * cost.sourceTime.count() / double(cost.ticks) : 0.0,
+                  cost.ticks ? 1e3 * cost.storeTime.count() / double(cost.ticks) : 0.0, pump_->streamCount(),
+                  log_->size(), double(log_->bytes()) / (1 << 20),
+                  static_cast<unsigned long long>(store_->lastSequence()));
+    options_.statsLog(line);
+    cost = TickCost{};
+}
+
 void FleetdServer::tickLoop() {
     using Clock = std::chrono::steady_clock;
+    TickCost cost;
     const auto wallPeriod = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double, std::milli>(options_.telemetryPeriod.count() / std::max(options_.speed, 1e-6)));
     FleetChanges changes;
@@ -87,11 +114,19 @@ void FleetdServer::tickLoop() {
         changes.clear();
         const UnixTime until = source_.now() + options_.telemetryPeriod;
         changes.time = until;
+        const auto began = Clock::now();
         source_.advanceTo(until, changes);
+        const auto advanced = Clock::now();
         auto deltas = store_->apply(changes, history_.get());
         log_->append(deltas);
         pump_->wake();
         ++ticks_;
+        cost.sourceTime += advanced - began;
+        cost.storeTime += Clock::now() - advanced;
+        ++cost.ticks;
+        cost.samples += changes.samples.size();
+        if (options_.statsInterval.count() > 0 && Clock::now() - cost.since >= options_.statsInterval)
+            reportStats(cost);
         next += wallPeriod;
         const auto now = Clock::now();
         if (now > next + std::chrono::seconds(1)) next = now;  // behind: run flat out, no catch-up burst

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +35,9 @@ struct FleetdOptions {
     HistoryPlan history;
     PumpOptions pump;
     std::size_t grpcMemoryBytes = std::size_t(1) << 30;  // ResourceQuota
+    // Periodic one-line statistics (rates, subscribers, log size, tick cost); 0 = none.
+    std::chrono::milliseconds statsInterval{0};
+    std::function<void(const std::string&)> statsLog;  // where statistics lines go
 };
 
 class FleetdServer {
@@ -54,6 +58,8 @@ public:
 private:
     FleetdServer(FleetSource& source, FleetdOptions options);
     void tickLoop();
+    struct TickCost;
+    void reportStats(TickCost& cost);
 
     FleetSource& source_;
     FleetdOptions options_;

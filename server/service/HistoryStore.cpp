@@ -15,7 +15,7 @@ namespace {
 // Series per entity the planner expects (the twin's metric families per kind, rounded up).
 constexpr std::size_t kSeriesPerGpu = 16, kSeriesPerCpu = 3, kSeriesPerNode = 4;
 constexpr std::size_t kSeriesPerRack = 12, kSeriesPerLoop = 12, kSeriesPerOther = 4;
-constexpr std::size_t kJobSeries = 512 * 5 + 16;
+constexpr std::size_t kJobSeries = 128 * 5 + 16;  // jobs and fleet goodput series
 constexpr std::size_t kMinBuckets = 4;
 // Rows beyond the estimate we still accept before refusing new series.
 constexpr double kRowHeadroom = 1.25;
@@ -90,8 +90,8 @@ void HistoryStore::advance(ClassStore& store, std::int64_t timeMs) {
         // Clear the slots the new buckets reuse; at most one full turn of the ring.
         const std::int64_t from = std::max(tier.head + 1, bucket - std::int64_t(tier.buckets) + 1);
         for (std::int64_t b = from; b <= bucket; ++b) {
-            const std::size_t slot = std::size_t(b % std::int64_t(tier.buckets));
-            for (std::uint32_t row = 0; row < store.usedRows; ++row) tier.rows[row * tier.buckets + slot] = Bucket{};
+            Bucket* column = tier.rows + std::size_t(b % std::int64_t(tier.buckets)) * store.maxRows;
+            std::fill(column, column + store.usedRows, Bucket{});
         }
         tier.head = bucket;
     }
@@ -102,7 +102,7 @@ void HistoryStore::record(ClassStore& store, std::uint32_t row, std::int64_t tim
     for (auto& tier : store.tiers) {
         const std::int64_t bucket = floorDiv(timeMs, tier.widthMs);
         if (bucket > tier.head || bucket <= tier.head - std::int64_t(tier.buckets)) continue;
-        Bucket& b = tier.rows[row * tier.buckets + std::size_t(bucket % std::int64_t(tier.buckets))];
+        Bucket& b = tier.rows[std::size_t(bucket % std::int64_t(tier.buckets)) * store.maxRows + row];
         if (b.count == 0) {
             b = Bucket{value, value, value, value, 1};
         } else {
@@ -169,7 +169,7 @@ HistoryResult HistoryStore::query(std::uint32_t seriesId, std::int64_t startMs, 
     };
     std::map<std::int64_t, Acc> out;
     for (std::int64_t b = firstBucket; b <= lastBucket; ++b) {
-        const Bucket& bucket = tier->rows[row * tier->buckets + std::size_t(b % std::int64_t(tier->buckets))];
+        const Bucket& bucket = tier->rows[std::size_t(b % std::int64_t(tier->buckets)) * store.maxRows + row];
         if (bucket.count == 0) continue;
         const std::int64_t bucketStartMs = std::max(b * tier->widthMs, startMs);
         Acc& acc = out[startMs + floorDiv(bucketStartMs - startMs, stepMs) * stepMs];

@@ -74,7 +74,10 @@ private:
         std::int64_t widthMs;
         std::size_t buckets;
         std::int64_t head = INT64_MIN;  // newest bucket number written
-        Bucket* rows = nullptr;         // [row * buckets + slot], calloc'd: pages appear when used
+        // [slot * maxRows + row]: one tick's samples land side by side (rows are assigned in the
+        // source's sample order), so ingest writes memory sequentially. calloc'd: pages appear
+        // only when used.
+        Bucket* rows = nullptr;
     };
     struct ClassStore {
         std::vector<Tier> tiers;

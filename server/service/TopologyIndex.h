@@ -24,6 +24,7 @@ class TopologyIndex {
 public:
     static constexpr std::uint32_t kNone = UINT32_MAX;
 
+    // Keeps a reference: the topology must outlive the index (a FleetSource's is stable).
     explicit TopologyIndex(const watchfloor::v1::Topology& topology);
 
     const watchfloor::v1::Topology& topology() const { return topology_; }
@@ -51,7 +52,7 @@ private:
     void add(std::uint32_t index, watchfloor::v1::EntityKind kind, std::uint32_t parent,
              const std::string& name, std::uint32_t position);
 
-    watchfloor::v1::Topology topology_;
+    const watchfloor::v1::Topology& topology_;
     std::vector<std::uint8_t> kind_;
     std::vector<std::uint32_t> parent_;
     std::vector<std::uint32_t> rack_;
