@@ -103,7 +103,7 @@ void EndpointFleet::applySampleBlock(const v1::SampleBlock& block) {
     const int n = std::min(block.entity_indexes_size(), block.values_size());
     const std::uint32_t* indexes = block.entity_indexes().data();
     const float* values = block.values().data();
-    const std::int64_t timeMs = block.sample_time_unix_ms();
+    const std::uint32_t stamp = m_columns.stampFor(block.sample_time_unix_ms());
     const v1::Metric metric = block.metric();
     const auto& entries = m_topology.entries();
     const std::size_t entryCount = entries.size();
@@ -113,7 +113,7 @@ void EndpointFleet::applySampleBlock(const v1::SampleBlock& block) {
     MetricColumn* column = nullptr;
     std::uint8_t columnKind = v1::ENTITY_KIND_UNSPECIFIED;
     float* columnValues = nullptr;
-    std::int64_t* columnTimes = nullptr;
+    std::uint32_t* columnStamps = nullptr;
     std::size_t columnSize = 0;
     bool touchedJobs = false;
     bool touchedFleet = false;
@@ -131,7 +131,7 @@ void EndpointFleet::applySampleBlock(const v1::SampleBlock& block) {
             const auto kind = v1::EntityKind(columnKind);
             column = &m_columns.obtain(kind, metric, m_topology.count(kind));
             columnValues = column->values.data();
-            columnTimes = column->timesMs.data();
+            columnStamps = column->stamps.data();
             columnSize = column->values.size();
             touchedJobs |= kind == v1::ENTITY_KIND_JOB;
             touchedFleet |= kind == v1::ENTITY_KIND_FLEET;
@@ -140,7 +140,7 @@ void EndpointFleet::applySampleBlock(const v1::SampleBlock& block) {
             }
         }
         columnValues[entry.slot] = values[i];
-        columnTimes[entry.slot] = timeMs;
+        columnStamps[entry.slot] = stamp;
         dirtyRack[std::min(entry.rackSlot, noRackSlot)] = 1;
     }
     if (touchedJobs) {
@@ -158,7 +158,7 @@ void EndpointFleet::writeValue(v1::EntityKind kind, std::uint32_t slot, v1::Metr
                                std::int64_t timeMs) {
     MetricColumn& column = m_columns.obtain(kind, metric, std::max<std::size_t>(m_topology.count(kind), slot + 1));
     column.values[slot] = float(value);
-    column.timesMs[slot] = timeMs;
+    column.stamps[slot] = m_columns.stampFor(timeMs);
 }
 
 void EndpointFleet::applyState(const v1::EntityState& state) {

@@ -64,6 +64,9 @@ public:
     const MetricColumn* column(watchfloor::v1::EntityKind kind, watchfloor::v1::Metric metric) const {
         return m_columns.find(kind, metric);
     }
+    std::int64_t sampleTimeOf(const MetricColumn& column, std::uint32_t slot) const {
+        return m_columns.timeOf(column.stamps[slot]);
+    }
     EntityStatus status(std::uint32_t index) const {
         return index < m_states.size() ? m_states[index] : EntityStatus{};
     }

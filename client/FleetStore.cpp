@@ -422,11 +422,11 @@ Reading FleetStore::readingFrom(const EndpointFleet& fleet, int endpoint, v1::En
                                 v1::Metric metric) const {
     Reading r;
     const MetricColumn* column = fleet.column(kind, metric);
-    if (!column || slot >= column->values.size() || column->timesMs[slot] == 0) {
+    if (!column || slot >= column->values.size() || column->stamps[slot] == 0) {
         return r;  // Missing
     }
     r.value = column->values[slot];
-    r.sampleTimeUnixMs = column->timesMs[slot];
+    r.sampleTimeUnixMs = fleet.sampleTimeOf(*column, slot);
     r.age = std::chrono::milliseconds(std::max<std::int64_t>(0, fleet.serverTimeUnixMs() - r.sampleTimeUnixMs));
     if (std::isnan(r.value)) {
         r.freshness = Freshness::Blank;
@@ -667,7 +667,7 @@ std::optional<RankedEntity> FleetStore::worstLink() const {
             if (!column) continue;
             for (std::uint32_t slot = 0; slot < column->values.size(); ++slot) {
                 const float v = column->values[slot];
-                if (column->timesMs[slot] == 0 || std::isnan(v) || v <= 0) continue;
+                if (column->stamps[slot] == 0 || std::isnan(v) || v <= 0) continue;
                 const double score = term.isBer ? 1e3 * std::max(0.0, 15.0 + std::log10(double(v))) : std::min(double(v), 1e4);
                 const std::uint32_t index = fleet.topology().indexAt(term.kind, slot);
                 RankedEntity& r = scored[index];

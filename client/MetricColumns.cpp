@@ -22,9 +22,22 @@ const MetricColumn* MetricColumns::find(watchfloor::v1::EntityKind kind, watchfl
 }
 
 void MetricColumns::clearValues() {
+    // Stamps are relative to the epoch; all of them are zero now, so it may move freely.
+    m_epochMs = 0;
     for (auto& [k, column] : m_columns) {
         column->clearValues();
     }
+}
+
+void MetricColumns::rebase(std::int64_t newEpochMs) {
+    const std::int64_t shift = newEpochMs - m_epochMs;
+    for (auto& [k, column] : m_columns) {
+        for (std::uint32_t& stamp : column->stamps) {
+            // Older than the new epoch: keep it reported (1 = oldest representable time).
+            if (stamp != 0) stamp = std::uint32_t(std::max<std::int64_t>(1, std::int64_t(stamp) - shift));
+        }
+    }
+    m_epochMs = newEpochMs;
 }
 
 void MetricColumns::forEach(const std::function<void(const MetricColumn&)>& fn) const {
@@ -36,7 +49,7 @@ void MetricColumns::forEach(const std::function<void(const MetricColumn&)>& fn) 
 std::size_t MetricColumns::bytes() const {
     std::size_t total = 0;
     for (const auto& [k, column] : m_columns) {
-        total += column->values.capacity() * sizeof(float) + column->timesMs.capacity() * sizeof(std::int64_t);
+        total += column->values.capacity() * sizeof(float) + column->stamps.capacity() * sizeof(std::uint32_t);
     }
     return total;
 }

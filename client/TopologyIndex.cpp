@@ -25,7 +25,11 @@ bool TopologyIndex::place(std::uint32_t index, v1::EntityKind kind, std::uint32_
         if (error) *error = "entity index " + std::to_string(index) + " is used twice";
         return false;
     }
-    e.kind = std::uint8_t(kind);
+    if (slot > kMaxSlot) {
+        if (error) *error = "more than " + std::to_string(kMaxSlot) + " entities of one kind";
+        return false;
+    }
+    e.kind = std::uint32_t(kind);
     e.slot = slot;
     m_counts[kind] = std::max(m_counts[kind], slot + 1);
     return true;

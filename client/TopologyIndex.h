@@ -17,11 +17,14 @@ public:
     static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
     static constexpr int kKindCount = watchfloor::v1::EntityKind_ARRAYSIZE;
 
+    static constexpr std::uint32_t kMaxSlot = (1u << 27) - 1;
+    // 8 bytes: the ingest loop reads one per sample.
     struct Entry {
-        std::uint8_t kind = watchfloor::v1::ENTITY_KIND_UNSPECIFIED;
-        std::uint32_t slot = kNone;
+        std::uint32_t kind : 5 = watchfloor::v1::ENTITY_KIND_UNSPECIFIED;
+        std::uint32_t slot : 27 = 0;
         std::uint32_t rackSlot = kNone;
     };
+    static_assert(sizeof(Entry) == 8);
 
     // Replaces everything (jobs included). Fails with a message on a malformed topology.
     bool rebuild(const watchfloor::v1::Topology& topology, std::string* error);
