@@ -40,6 +40,8 @@ RackMapWidget::RackMapWidget(QWidget* parent)
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMinimumSize(160, 120);
+    m_tileFontSmall = m_theme.font(7);
+    m_tileFontLarge = m_theme.font(8);
 }
 
 void RackMapWidget::setRacks(std::vector<RackPlacement> racks)
@@ -69,6 +71,9 @@ void RackMapWidget::setColorScale(const ColorScale& scale)
 void RackMapWidget::setTheme(const Theme& theme)
 {
     m_theme = theme;
+    m_tileFontSmall = theme.font(7);
+    m_tileFontLarge = theme.font(8);
+    m_textCache.clear();
     invalidateStaticLayer();
 }
 
@@ -434,7 +439,7 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
     if (s.isolated)
         paintCross(p, r, ink, std::max(1.5, r.width() / 14.0));
     if (r.width() >= kLabelMinTilePx) {
-        const QFont f = m_theme.font(r.width() >= kValueMinTilePx ? 8 : 7);
+        const QFont& f = r.width() >= kValueMinTilePx ? m_tileFontLarge : m_tileFontSmall;
         p.setPen(ink);
         const QRect inner = r.adjusted(3, 2, -3, -2);
         drawTileText(p, f, placement.label, inner, false);
@@ -461,9 +466,9 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
 // its shaped layout is cached; shaping per tile per frame dominated the zoomed-in paint time.
 void RackMapWidget::drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom)
 {
-    if (font != m_textCacheFont || m_textCache.size() > 8192) {
+    if (&font != m_textCacheFont || m_textCache.size() > 8192) {
         m_textCache.clear();
-        m_textCacheFont = font;
+        m_textCacheFont = &font;
     }
     auto it = m_textCache.find(text);
     if (it == m_textCache.end()) {
@@ -472,7 +477,8 @@ void RackMapWidget::drawTileText(QPainter& p, const QFont& font, const QString& 
         st.prepare(QTransform(), font);
         it = m_textCache.insert(text, st);
     }
-    p.setFont(font);
+    if (p.font() != font)
+        p.setFont(font);
     const QSizeF size = it->size();
     if (size.width() > inner.width()) {
         const QFontMetrics fm(font);

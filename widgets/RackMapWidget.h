@@ -114,7 +114,9 @@ private:
     std::vector<RackStatus> m_statuses;
     RackMapLayout m_layout;
     QHash<QString, QStaticText> m_textCache;
-    QFont m_textCacheFont;
+    const QFont* m_textCacheFont = nullptr;  // which of the two tile fonts the cache was shaped with
+    QFont m_tileFontSmall;
+    QFont m_tileFontLarge;
     QPixmap m_staticLayer;  // background, headers, labels, legend: see ensureStaticLayer()
     ColorScale m_colorScale;
     Theme m_theme;

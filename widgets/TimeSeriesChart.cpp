@@ -16,6 +16,28 @@
 #include <limits>
 
 namespace watchfloor::widgets {
+namespace {
+
+// Bounds on multiples of 1, 2 or 5 × 10^k so the ticks fall on round numbers.
+std::pair<double, double> niceRange(double lo, double hi, int ticks)
+{
+    if (hi - lo < 1e-9) {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    const double rawStep = (hi - lo) / std::max(1, ticks - 1);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(rawStep)));
+    double step = magnitude * 10;
+    for (double m : {1.0, 2.0, 5.0, 10.0}) {
+        if (magnitude * m >= rawStep) {
+            step = magnitude * m;
+            break;
+        }
+    }
+    return {std::floor(lo / step) * step, std::ceil(hi / step) * step};
+}
+
+} // namespace
 TimeSeriesChart::TimeSeriesChart(QWidget* parent)
     : QWidget(parent)
     , m_theme(Theme::builtin(ThemeVariant::Dark))
@@ -144,16 +166,23 @@ void TimeSeriesChart::refresh()
         }
     }
     // Axes first, then each series once, so QtCharts recomputes geometry in a single pass.
-    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(qint64(t0), Qt::UTC),
-                         QDateTime::fromMSecsSinceEpoch(qint64(t1), Qt::UTC));
-    m_timeAxis->setFormat(t1 - t0 > 36 * 3600 * 1000.0 ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("HH:mm:ss"));
-    if (m_valueRange) {
-        m_valueAxis->setRange(m_valueRange->first, m_valueRange->second);
-    } else if (vMin <= vMax) {
-        const double pad = std::max((vMax - vMin) * 0.05, 1e-6);
-        m_valueAxis->setRange(vMin - pad, vMax + pad);
-        m_valueAxis->applyNiceNumbers();
-    }
+    // Each axis change makes QtCharts recompute every series' geometry, so touch the axes only
+    // when their range or format really changes, and compute "nice" bounds here instead of
+    // calling applyNiceNumbers() (a second range change).
+    const QDateTime from = QDateTime::fromMSecsSinceEpoch(qint64(t0), Qt::UTC);
+    const QDateTime to = QDateTime::fromMSecsSinceEpoch(qint64(t1), Qt::UTC);
+    if (m_timeAxis->min() != from || m_timeAxis->max() != to)
+        m_timeAxis->setRange(from, to);
+    const QString format = t1 - t0 > 36 * 3600 * 1000.0 ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("HH:mm:ss");
+    if (m_timeAxis->format() != format)
+        m_timeAxis->setFormat(format);
+    std::pair<double, double> valueRange{0.0, 1.0};
+    if (m_valueRange)
+        valueRange = *m_valueRange;
+    else if (vMin <= vMax)
+        valueRange = niceRange(vMin, vMax, m_valueAxis->tickCount());
+    if (m_valueAxis->min() != valueRange.first || m_valueAxis->max() != valueRange.second)
+        m_valueAxis->setRange(valueRange.first, valueRange.second);
     for (std::size_t i = 0; i < m_series.size(); ++i)
         m_series[i].line->replace(reduced[i]);
 }
