@@ -86,14 +86,17 @@ void GaugeWidget::paintEvent(QPaintEvent*)
         p.drawArc(inset, int(kStartDeg * 16), int((angleOf(m_value.value) - kStartDeg) * 16));
     }
 
-    const QFont valueFont = m_theme.font(16, true);
+    QFont valueFont = m_theme.font(16, true);
+    const QString probe = m_value.isMissing() ? QStringLiteral("n/a")
+                                              : QString::number(double(m_value.value), 'f', m_decimals) +
+                                                    (m_unit.isEmpty() ? QString() : QChar(0x202F) + m_unit);
+    // Shrink to fit inside the arc: large war-room type must not spill over the ring.
+    const double room = inset.width() - 2 * thickness;
+    while (valueFont.pointSizeF() > 6 && QFontMetricsF(valueFont).horizontalAdvance(probe) > room)
+        valueFont.setPointSizeF(valueFont.pointSizeF() * 0.9);
     p.setFont(valueFont);
     p.setPen(m_value.isMissing() ? c.textDim : m_value.isStale() ? c.stale : c.textStrong);
-    const QString text = m_value.isMissing()
-                             ? QStringLiteral("n/a")
-                             : QString::number(double(m_value.value), 'f', m_decimals) +
-                                   (m_unit.isEmpty() ? QString() : QChar(0x202F) + m_unit);
-    p.drawText(arc, Qt::AlignCenter, text);
+    p.drawText(arc, Qt::AlignCenter, probe);
     p.setFont(m_theme.labelFont());
     p.setPen(m_value.isStale() ? c.warn : c.textDim);
     p.drawText(QRectF(0, arc.bottom() - lm.height() * 1.2, width(), lm.height() * 1.4), Qt::AlignCenter,

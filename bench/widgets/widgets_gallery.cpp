@@ -14,6 +14,9 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFile>
+#include <QPainter>
+#include <QSvgRenderer>
 #include <QPalette>
 #include <QRandomGenerator>
 #include <QTextStream>
@@ -303,6 +306,36 @@ void breakdown()
     save(chart, QStringLiteral("badput_breakdown"));
 }
 
+// The SVG icons from resources/, drawn through QSvgRenderer on both backgrounds.
+void icons()
+{
+    const QStringList names{"watchfloor", "rack", "alert", "isolate", "leak", "drain"};
+    QImage img(names.size() * 72 + 8, 2 * 72 + 8, QImage::Format_ARGB32_Premultiplied);
+    QPainter p(&img);
+    int row = 0;
+    for (ThemeVariant variant : {ThemeVariant::Dark, ThemeVariant::Light}) {
+        const Theme& theme = Theme::builtin(variant);
+        p.fillRect(QRect(0, row * 72, img.width(), 72 + 8), theme.colors().window);
+        for (qsizetype i = 0; i < names.size(); ++i) {
+            QFile f(QStringLiteral(":/icons/%1.svg").arg(names[i]));
+            if (!f.open(QIODevice::ReadOnly)) {
+                QTextStream(stderr) << "missing icon " << names[i] << "\n";
+                continue;
+            }
+            // Monochrome icons use currentColor: substitute the theme text colour.
+            QByteArray svg = f.readAll();
+            svg.replace("currentColor", theme.colors().text.name().toLatin1());
+            QSvgRenderer renderer(svg);
+            renderer.render(&p, QRectF(8 + i * 72, 8 + row * 72, 56, 56));
+        }
+        ++row;
+    }
+    p.end();
+    const QString path = QDir(g_outDir).filePath("icons.png");
+    img.save(path);
+    QTextStream(stdout) << path << "\n";
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -317,5 +350,6 @@ int main(int argc, char** argv)
     loop();
     kpis();
     breakdown();
+    icons();
     return 0;
 }
