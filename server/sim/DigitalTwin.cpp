@@ -169,6 +169,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     const double swPerGpuS = softwareRatePerGpuHour() / 3600.0;
     s.stats.hardwareRatePerGpuHour = hardwareRatePerGpuHour() * config.hardwareRateScale;
     s.stats.softwareRatePerGpuHour = softwareRatePerGpuHour();
+    s.stats.failuresByCause.assign(failureCauses().size(), 0);
     const double detectS = meanDetectS(config.hardwareRateScale);
     const double hwShare = hwPerGpuS / (hwPerGpuS + swPerGpuS);
     double cumulative = 0;
@@ -344,9 +345,11 @@ bool DigitalTwin::Impl::trayUsable(std::uint32_t t) const {
 
 TrayActivity DigitalTwin::Impl::activity(std::uint32_t t) const {
     const TrayState& tray = trays[t];
-    if (tray.node == NODE_STATE_DOWN || tray.thermalShutdown || racks[model->rackOfTray(t)].electricalIsolated)
+    // A tray DOWN for a GPU fault is still powered (it reports, and waits for reset or power
+    // cycle); over-temperature shutdown and rack isolation cut its power.
+    if (tray.thermalShutdown || racks[model->rackOfTray(t)].electricalIsolated)
         return TrayActivity::Off;
-    if (tray.job == kNoJob || tray.node == NODE_STATE_DRAINED)
+    if (tray.job == kNoJob || tray.node == NODE_STATE_DRAINED || tray.node == NODE_STATE_DOWN)
         return TrayActivity::Idle;
     switch (jobs[tray.job].phase()) {
     case JobPhase::Running:

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace watchfloor::server::sim {
 
@@ -39,6 +40,7 @@ public:
         std::uint64_t jobInterruptions = 0;
         std::uint64_t leaks = 0;
         std::uint64_t events = 0;
+        std::vector<std::uint64_t> failuresByCause;  // index = failureCauses() id, random streams only
         double hardwareRatePerGpuHour = 0;   // configured, incl. hardwareRateScale
         double softwareRatePerGpuHour = 0;   // configured
     };

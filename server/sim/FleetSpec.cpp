@@ -183,6 +183,9 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                     return options.fail("'racks' places racks itself; 'position' is only for 'rack'"), std::nullopt;
             } else {
                 name = line.words[1];
+                if (name.find('-') != std::string::npos || name.find('.') != std::string::npos ||
+                    name.find(',') != std::string::npos)
+                    return options.fail("rack name '" + name + "' may not contain '-', '.' or ','"), std::nullopt;
                 if (!rackLines.emplace(name, line.number).second)
                     return options.fail("rack '" + name + "' declared twice (first on line " +
                                         std::to_string(rackLines[name]) + ")"),

@@ -103,6 +103,7 @@ void DigitalTwin::Impl::scheduleHardwareCandidate() {
         const bool powered = !trays[t].faulted && activity(t) != TrayActivity::Off;
         if (failureRng.uniform() < accept && powered) {
             ++stats.hardwareFailures;
+            ++stats.failuresByCause[cause];
             applyFailure(cause, g, sampleFailure(cause, failureRng), false);
         }
         scheduleHardwareCandidate();
@@ -123,6 +124,7 @@ void DigitalTwin::Impl::scheduleSoftwareCandidate() {
         const FailureOutcome outcome = sampleFailure(cause, failureRng);
         if (j < jobs.size() && jobs[j].exposed()) {
             ++stats.softwareFailures;
+            ++stats.failuresByCause[cause];
             applyJobFailure(j, cause, outcome);
         }
         scheduleSoftwareCandidate();
@@ -523,20 +525,26 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, boo
     if (rack.electricalIsolated && rack.liquidIsolated)
         return;
     rack.liquidIsolated = rack.electricalIsolated = true;
-    auto& e = event(SEVERITY_CRITICAL, EVENT_TYPE_RACK_ISOLATED, model->rackIndex(r),
-                    model->rackName(r) + " isolated (" + why + "): valve closed, trays powered down");
-    e.set_cause(why);
+    std::vector<std::uint32_t> affectedJobs;
+    for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
+        const std::uint32_t j = trays[r * kTraysPerRack + k].job;
+        if (j != kNoJob && std::find(affectedJobs.begin(), affectedJobs.end(), j) == affectedJobs.end())
+            affectedJobs.push_back(j);
+    }
+    {
+        auto& e = event(SEVERITY_CRITICAL, EVENT_TYPE_RACK_ISOLATED, model->rackIndex(r),
+                        model->rackName(r) + " isolated (" + why + "): valve closed, trays powered down");
+        e.set_cause(why);
+        for (const std::uint32_t j : affectedJobs)
+            e.add_related_entity_indexes(model->jobIndex(j));
+    }  // `e` dies here: emitting more events may move it
     if (automatic)
         event(SEVERITY_WARNING, EVENT_TYPE_AUTOMATED_ACTION, model->rackIndex(r),
               "BMS closed " + model->rackName(r) + "'s coolant valve and opened its rack breaker (" + why + ")");
-    for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
-        const std::uint32_t t = r * kTraysPerRack + k;
-        if (trays[t].job != kNoJob) {
-            e.add_related_entity_indexes(model->jobIndex(trays[t].job));
-            interruptJob(trays[t].job, failureRng.uniform(2, 10), why, model->rackIndex(r));
-        }
-        setTray(t, NODE_STATE_DOWN, HEALTH_STATE_FAILED, "rack isolated: " + why, false);
-    }
+    for (const std::uint32_t j : affectedJobs)
+        interruptJob(j, failureRng.uniform(2, 10), why, model->rackIndex(r));
+    for (std::uint32_t k = 0; k < kTraysPerRack; ++k)
+        setTray(r * kTraysPerRack + k, NODE_STATE_DOWN, HEALTH_STATE_FAILED, "rack isolated: " + why, false);
     setRackState(r);
 }
 

@@ -88,6 +88,7 @@ struct RackRuntime {
     std::uint32_t valveEpoch = 0;
     bool supplyHighAlarm = false;
     bool flowLowAlarm = false;
+    std::int64_t flowLowSinceMs = -1;  // a loop refilling after a restore is not an alarm
     bool dpHighAlarm = false;
 };
 
@@ -159,6 +160,7 @@ struct DigitalTwin::Impl {
     void after(double delayS, std::function<void()> action) { at(nowS() + delayS, std::move(action)); }
 
     // --- events and states ---
+    // The returned reference is valid until the next event is emitted (the vector may grow).
     watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type,
                                  std::uint32_t entity, std::string message);
     void setTray(std::uint32_t t, watchfloor::v1::NodeState state, watchfloor::v1::HealthState health,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace watchfloor::server::sim {
 
@@ -169,7 +170,9 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
         const CoolingLoop& loop = *rack.loop;
         setRackAlarm(r, rack.supplyHighAlarm, loop.supplyC() > setpointC + 3.0, loop.supplyC() < setpointC + 2.0,
                      "high secondary supply temperature", SEVERITY_WARNING);
-        setRackAlarm(r, rack.flowLowAlarm, !rack.liquidIsolated && loop.flowLpm() < 0.5 * loop.designFlowLpm(),
+        const bool flowLow = !rack.liquidIsolated && loop.flowLpm() < 0.5 * loop.designFlowLpm();
+        rack.flowLowSinceMs = flowLow ? (rack.flowLowSinceMs < 0 ? nowMs : rack.flowLowSinceMs) : -1;
+        setRackAlarm(r, rack.flowLowAlarm, flowLow && nowMs - rack.flowLowSinceMs >= 10'000,
                      rack.liquidIsolated || loop.flowLpm() > 0.8 * loop.designFlowLpm(), "low or no flow", SEVERITY_CRITICAL);
         const double dpSp = loop.differentialPressureSetpointBar();
         setRackAlarm(r, rack.dpHighAlarm, loop.differentialPressureBar() > dpSp + 0.4,
@@ -292,6 +295,16 @@ void DigitalTwin::Impl::emitTelemetry() {
                 GpuState& gpu = gpus[g];
                 const std::uint32_t e = model->gpuIndex(g);
                 const NoiseQuad n(noiseRng.next());
+                if (trays[t].faulted && gpu.lastXid == 79.0f && gpu.recoveryAction != 0) {
+                    // Fallen off the bus: DCGM reads blanks; the driver still posts its recovery action.
+                    constexpr float blank = std::numeric_limits<float>::quiet_NaN();
+                    for (const Metric metric : {DCGM_FI_DEV_GPU_TEMP, DCGM_FI_DEV_MEMORY_TEMP, DCGM_FI_DEV_POWER_USAGE,
+                                                DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_SM_CLOCK, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE})
+                        samples.push_back({e, metric, blank});
+                    samples.push_back({e, DCGM_FI_DEV_GPU_RECOVERY_ACTION, static_cast<float>(gpu.recoveryAction)});
+                    ++down;
+                    continue;
+                }
                 const double throttle = clockFactor(coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpu.offsetC, slowdownC);
                 const float power = gpuPowerW(a, throttle) * (1.0f + 0.02f * n[0]);
                 const float temp = coldPlate + power * kColdPlateKPerW + gpu.offsetC + 0.4f * n[1];

@@ -1,0 +1,56 @@
+// One advanceTo(+1 s) at 1,800 racks (129,600 GPUs) must stay well under 0.3 s on one core,
+// and the fast path must make long dumps feasible. Prints what it measures.
+
+#include "TwinTestSupport.h"
+
+#include <QElapsedTimer>
+#include <QtTest>
+
+using namespace twintest;
+
+class TwinPerformanceTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void liveStepAtFullScale();
+};
+
+void TwinPerformanceTest::liveStepAtFullScale() {
+    SimConfig config;
+    config.racks = 1800;
+    config.regions = 4;
+    QElapsedTimer timer;
+    timer.start();
+    auto twin = makeTwin(config);
+    const double createS = timer.elapsed() / 1000.0;
+
+    FleetChanges changes;
+    twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);  // initial states
+    constexpr int kSteps = 20;
+    double totalS = 0, maxS = 0;
+    std::size_t samples = 0;
+    for (int i = 0; i < kSteps; ++i) {
+        changes.clear();
+        timer.restart();
+        twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);
+        const double s = timer.nsecsElapsed() / 1e9;
+        totalS += s;
+        maxS = std::max(maxS, s);
+        samples += changes.samples.size();
+    }
+    const double meanS = totalS / kSteps;
+    qInfo("1,800 racks: create %.2f s; advanceTo(+1 s) mean %.1f ms, max %.1f ms; %.2f M samples per second of sim",
+          createS, meanS * 1000, maxS * 1000, samples / 1e6 / kSteps);
+    QVERIFY(samples / kSteps > 1'200'000);
+    QVERIFY2(meanS < 0.3, "advanceTo at 1,800 racks is too slow");
+
+    twin->setTelemetryEnabled(false);
+    timer.restart();
+    run(*twin, 6 * 3600);
+    const double fastS = timer.elapsed() / 1000.0;
+    qInfo("fast path: 6 simulated hours in %.2f s (54 days would take ~%.0f s)", fastS, fastS * 54 * 4);
+    QVERIFY(fastS < 30);
+}
+
+QTEST_GUILESS_MAIN(TwinPerformanceTest)
+#include "tst_twin_performance.moc"
