@@ -50,6 +50,7 @@ private slots:
     void downGpuIsCrossedAndStaleIsNotFresh();
     void clicksEmitIds();
     void tooltipDescribesGpu();
+    void hoverReportsGpu();
 
 private:
     RackElevationWidget* m_w = nullptr;
@@ -182,6 +183,16 @@ void TestRackElevationWidget::tooltipDescribesGpu()
     QVERIFY2(text.contains("node7/gpu0") && text.contains("87") && text.contains("Throttling") &&
                  text.contains("draining"),
              qPrintable(text));
+}
+
+void TestRackElevationWidget::hoverReportsGpu()
+{
+    QSignalSpy hovered(m_w, &RackElevationWidget::gpuHovered);
+    QTest::mouseMove(m_w, m_w->gpuRect(9, 2).center());
+    QTRY_VERIFY(!hovered.isEmpty());
+    QCOMPARE(hovered.last().at(0).toString(), QStringLiteral("node9/gpu2"));
+    QTest::mouseMove(m_w, m_w->switchTrayRect(0).center());
+    QTRY_COMPARE(hovered.last().at(0).toString(), QString());
 }
 
 QTEST_MAIN(TestRackElevationWidget)

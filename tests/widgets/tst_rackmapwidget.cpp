@@ -37,6 +37,8 @@ private slots:
     void clickActivatesAndDragDoesNot();
     void wheelAndShortcutsZoom();
     void selectionSurvivesTopologyChange();
+    void themeColoursApply_data();
+    void themeColoursApply();
 
 private:
     RackMapWidget* m_map = nullptr;
@@ -317,6 +319,31 @@ void TestRackMapWidget::selectionSurvivesTopologyChange()
     m_map->setRacks(syntheticFleet(10));
     QVERIFY(m_map->selectedRackId().isEmpty());
     QCOMPARE(m_map->rackCount(), 10);
+}
+
+void TestRackMapWidget::themeColoursApply_data()
+{
+    QTest::addColumn<int>("variant");
+    QTest::newRow("dark") << int(ThemeVariant::Dark);
+    QTest::newRow("light") << int(ThemeVariant::Light);
+    QTest::newRow("war room") << int(ThemeVariant::WarRoom);
+}
+
+void TestRackMapWidget::themeColoursApply()
+{
+    QFETCH(int, variant);
+    const Theme& t = Theme::builtin(static_cast<ThemeVariant>(variant));
+    m_map->setTheme(t);
+    const ColorScale health = ColorScale::forLens(Lens::Health, t);
+    m_map->setColorScale(health);
+    std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+    s[0].value = Reading::fresh(float(HealthCategory::Healthy));
+    s[1].value = Reading::fresh(float(HealthCategory::Failed));
+    m_map->setStatuses(s);
+    const QImage img = m_map->grab().toImage();
+    QCOMPARE(img.pixelColor(2, 2).rgb(), t.colors().window.rgb());
+    QCOMPARE(img.pixelColor(m_map->tileRect(0).center() + QPoint(4, 0)).rgb(), t.colors().ok.rgb());
+    QCOMPARE(img.pixelColor(m_map->tileRect(1).center() + QPoint(4, 0)).rgb(), t.colors().crit.rgb());
 }
 
 QTEST_MAIN(TestRackMapWidget)
