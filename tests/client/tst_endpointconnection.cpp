@@ -1,0 +1,310 @@
+// EndpointConnection against an in-process fake TelemetryService (grpc::ServerBuilder): going
+// Live, resume without gap or duplicate, resync on a sequence gap, Incompatible servers, Stale
+// when silent, an unreachable endpoint with its backoff, unary deadlines, and teardown while
+// streaming.
+#include "client/EndpointConnection.h"
+#include "client/FleetStore.h"
+
+#include "ClientTestPrinters.h"
+#include "SyntheticFleet.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+using namespace watchfloor::client;
+using watchfloor::testing::SyntheticFleet;
+using watchfloor::testing::SyntheticFleetSpec;
+namespace v1 = watchfloor::v1;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::int64_t kT0 = 1'800'000'000'000;
+
+// A scripted fleetd: a snapshot (or a replay when resuming), then a delta every 20 ms.
+class FakeTelemetryService final : public v1::TelemetryService::Service {
+public:
+    std::atomic<int> apiVersion{v1::API_VERSION_1};
+    std::atomic<bool> silent{false};
+    std::atomic<int> skipSequencesOnce{0};
+    std::atomic<int> historyDelayMs{0};
+
+    grpc::Status Subscribe(grpc::ServerContext* context, const v1::SubscribeRequest* request,
+                           grpc::ServerWriter<v1::SubscribeResponse>* writer) override {
+        {
+            std::lock_guard lock(m_mutex);
+            m_requests.push_back(*request);
+        }
+        // Sequences are the server's, shared by all streams; each stream sends every one of them
+        // in order from its own cursor (as fleetd's replay log does).
+        std::uint64_t cursor = m_latest.load();
+        if (request->resume_after_sequence() > 0 && request->resume_run_id() == kRunId) {
+            for (std::uint64_t s = request->resume_after_sequence() + 1; s <= cursor; ++s) {
+                if (!writer->Write(m_fleet.delta(s, kT0 + std::int64_t(s) * 1000))) return grpc::Status::OK;
+            }
+        } else {
+            v1::SubscribeResponse snapshot = m_fleet.snapshot(cursor, kT0 + std::int64_t(cursor) * 1000, kRunId);
+            snapshot.mutable_snapshot()->set_api_version(v1::ApiVersion(apiVersion.load()));
+            if (!writer->Write(snapshot)) return grpc::Status::OK;
+        }
+        while (!context->IsCancelled()) {
+            std::this_thread::sleep_for(20ms);
+            if (silent) continue;
+            std::uint64_t target = m_latest.load();
+            if (cursor >= target) target = ++m_latest;
+            if (const int skip = skipSequencesOnce.exchange(0); skip > 0) {
+                target = (m_latest += std::uint64_t(skip));
+                cursor = target - 1;  // the deltas in between are "lost": a gap the client must notice
+            }
+            for (; cursor < target; ) {
+                ++cursor;
+                if (!writer->Write(m_fleet.delta(cursor, kT0 + std::int64_t(cursor) * 1000))) return grpc::Status::OK;
+            }
+        }
+        return grpc::Status::OK;
+    }
+
+    grpc::Status GetHistory(grpc::ServerContext* context, const v1::GetHistoryRequest* request,
+                            v1::GetHistoryResponse* response) override {
+        for (int waited = 0; waited < historyDelayMs && !context->IsCancelled(); waited += 10) {
+            std::this_thread::sleep_for(10ms);
+        }
+        response->set_entity_name(request->entity_name());
+        response->set_metric(request->metric());
+        response->set_step_ms(1000);
+        auto* p = response->add_points();
+        p->set_time_unix_ms(request->start_unix_ms());
+        p->set_mean(42.0f);
+        p->set_count(1);
+        return grpc::Status::OK;
+    }
+
+    std::vector<v1::SubscribeRequest> requests() {
+        std::lock_guard lock(m_mutex);
+        return m_requests;
+    }
+
+private:
+    static constexpr const char* kRunId = "fake-run-1";
+    SyntheticFleet m_fleet{SyntheticFleetSpec{}};
+    std::atomic<std::uint64_t> m_latest{10};
+    std::mutex m_mutex;
+    std::vector<v1::SubscribeRequest> m_requests;
+};
+
+struct InProcessServer {
+    explicit InProcessServer(grpc::Service* service) {
+        grpc::ServerBuilder builder;
+        builder.RegisterService(service);
+        server = builder.BuildAndStart();
+    }
+    ~InProcessServer() { server->Shutdown(std::chrono::system_clock::now() + 1s); }
+    std::shared_ptr<grpc::Channel> channel() { return server->InProcessChannel(grpc::ChannelArguments()); }
+    std::unique_ptr<grpc::Server> server;
+};
+
+EndpointConfig fakeConfig() {
+    EndpointConfig c;
+    c.target = QStringLiteral("in-process");
+    c.label = QStringLiteral("fake");
+    return c;
+}
+
+}  // namespace
+
+class TestEndpointConnection : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { qRegisterMetaType<ConnectionState>(); }
+
+    void goesLiveAndFeedsTheStore() {
+        FakeTelemetryService service;
+        InProcessServer server(&service);
+        EndpointConnection connection(fakeConfig(), server.channel());
+        FleetStore store;
+        const int ep = store.attach(&connection);
+        QSignalSpy states(&connection, &EndpointConnection::stateChanged);
+        connection.start();
+        QCOMPARE(connection.state(), ConnectionState::Connecting);
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(store.rackCount(), 7, 5000);
+        QCOMPARE(store.endpointState(ep), ConnectionState::Live);
+        QVERIFY(connection.statusText().startsWith("Live"));
+        const quint64 first = connection.lastSequence();
+        QTRY_VERIFY_WITH_TIMEOUT(connection.lastSequence() > first + 5, 5000);
+        QCOMPARE(connection.stats().snapshots, quint64(1));
+        QCOMPARE(connection.stats().sequenceGaps, quint64(0));
+        QCOMPARE(store.reading(store.rackAt(0), v1::RACK_POWER_KW).freshness, Freshness::Fresh);
+        connection.stop();
+        QCOMPARE(connection.state(), ConnectionState::Disconnected);
+        QCOMPARE(store.endpointState(ep), ConnectionState::Disconnected);
+        QCOMPARE(store.reading(store.rackAt(0), v1::RACK_POWER_KW).freshness, Freshness::Stale);
+    }
+
+    void resumeHasNoGapOrDuplicate() {
+        FakeTelemetryService service;
+        InProcessServer server(&service);
+        EndpointConnection connection(fakeConfig(), server.channel());
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.stats().deltas > 5, 5000);
+        connection.reconnectNow();
+        const quint64 resumedFrom = connection.lastSequence();
+        QTRY_VERIFY_WITH_TIMEOUT(connection.lastSequence() > resumedFrom + 5, 5000);
+        QCOMPARE(connection.state(), ConnectionState::Live);
+        const auto requests = service.requests();
+        QCOMPARE(int(requests.size()), 2);
+        QCOMPARE(requests[1].resume_after_sequence(), resumedFrom);
+        QCOMPARE(requests[1].resume_run_id(), std::string("fake-run-1"));
+        QCOMPARE(requests[1].client_api_version(), v1::API_VERSION_1);
+        QCOMPARE(connection.stats().snapshots, quint64(1));
+        QCOMPARE(connection.stats().resumedWithoutSnapshot, quint64(1));
+        QCOMPARE(connection.stats().sequenceGaps, quint64(0));
+        QCOMPARE(connection.stats().duplicateDeltasDropped, quint64(0));
+    }
+
+    void sequenceGapResyncs() {
+        FakeTelemetryService service;
+        InProcessServer server(&service);
+        EndpointConnection connection(fakeConfig(), server.channel());
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
+        service.skipSequencesOnce = 5;
+        QTRY_COMPARE_WITH_TIMEOUT(connection.stats().sequenceGaps, quint64(1), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(connection.stats().snapshots, quint64(2), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
+        const auto requests = service.requests();
+        QCOMPARE(requests.back().resume_after_sequence(), quint64(0));  // asked for a fresh snapshot
+    }
+
+    void incompatibleApiVersionIsNamed() {
+        FakeTelemetryService service;
+        service.apiVersion = 2;
+        InProcessServer server(&service);
+        EndpointConnection connection(fakeConfig(), server.channel());
+        FleetStore store;
+        store.attach(&connection);
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Incompatible, 5000);
+        QVERIFY2(connection.statusText().contains("API v2"), qPrintable(connection.statusText()));
+        QVERIFY(connection.statusText().contains("v1"));
+        QTest::qWait(1500);  // no retry storm against a server we cannot talk to
+        QCOMPARE(connection.state(), ConnectionState::Incompatible);
+        QCOMPARE(connection.stats().streamsOpened, quint64(1));
+        QCOMPARE(store.rackCount(), 0);  // nothing of its data was applied
+    }
+
+    void serverWithoutTheServiceIsIncompatible() {
+        // The generated base class answers every method with UNIMPLEMENTED, like a server that
+        // is not fleetd (or an older one without the method).
+        v1::TelemetryService::Service notFleetd;
+        InProcessServer server(&notFleetd);
+        EndpointConnection connection(fakeConfig(), server.channel());
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Incompatible, 5000);
+        QVERIFY2(connection.statusText().contains("does not implement"), qPrintable(connection.statusText()));
+    }
+
+    void silentStreamGoesStale() {
+        FakeTelemetryService service;
+        service.silent = true;
+        InProcessServer server(&service);
+        EndpointConfig config = fakeConfig();
+        config.staleAfter = 400ms;
+        EndpointConnection connection(config, server.channel());
+        FleetStore store;
+        store.attach(&connection);
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(store.rackCount(), 7, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Stale, 3000);
+        QVERIFY2(connection.statusText().contains("No data from fleetd"), qPrintable(connection.statusText()));
+        QCOMPARE(store.reading(store.rackAt(0), v1::RACK_POWER_KW).freshness, Freshness::Stale);
+        service.silent = false;
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 3000);
+    }
+
+    void unreachableEndpointRetriesWithBackoff() {
+        EndpointConfig config;
+        config.target = QStringLiteral("127.0.0.1:1");  // nothing listens on port 1
+        EndpointConnection connection(config);
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Reconnecting, 5000);
+        const QString text = connection.statusText();
+        QVERIFY2(text.contains("Cannot reach fleetd at 127.0.0.1:1") && text.contains("Retrying in"), qPrintable(text));
+        const auto firstDelay = connection.pendingRetryDelay();
+        QVERIFY(firstDelay >= 800ms && firstDelay <= 1200ms);
+        QTRY_COMPARE_WITH_TIMEOUT(connection.stats().streamsOpened, quint64(2), 4000);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.pendingRetryDelay() > 0ms, 4000);
+        const auto secondDelay = connection.pendingRetryDelay();
+        QVERIFY2(secondDelay >= 1280ms && secondDelay <= 1920ms, qPrintable(QString::number(secondDelay.count())));
+        QVERIFY(connection.statusText().contains("attempt 2"));
+    }
+
+    void unaryCallsHaveDeadlines() {
+        FakeTelemetryService service;
+        InProcessServer server(&service);
+        EndpointConfig config = fakeConfig();
+        config.unaryDeadline = 300ms;
+        EndpointConnection connection(config, server.channel());
+        v1::GetHistoryRequest request;
+        request.set_entity_name("r01");
+        request.set_metric(v1::RACK_POWER_KW);
+        request.set_start_unix_ms(kT0);
+
+        QObject receiver;
+        std::optional<RpcOutcome<v1::GetHistoryResponse>> result;
+        connection.getHistory(request, &receiver, [&](RpcOutcome<v1::GetHistoryResponse> r) {
+            QCOMPARE(QThread::currentThread(), receiver.thread());
+            result = std::move(r);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 3000);
+        QVERIFY(result->ok());
+        QCOMPARE(result->value().points(0).mean(), 42.0f);
+
+        service.historyDelayMs = 2000;
+        result.reset();
+        QElapsedTimer timer;
+        timer.start();
+        connection.getHistory(request, &receiver, [&](RpcOutcome<v1::GetHistoryResponse> r) { result = std::move(r); });
+        QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 3000);
+        QVERIFY(timer.elapsed() < 1500);
+        QVERIFY(!result->ok());
+        QCOMPARE(result->code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+        QVERIFY2(result->error().contains("no answer within 0.3 s"), qPrintable(result->error()));
+
+        // A receiver that dies first is never called back.
+        bool called = false;
+        service.historyDelayMs = 100;
+        {
+            QObject shortLived;
+            connection.getHistory(request, &shortLived, [&](RpcOutcome<v1::GetHistoryResponse>) { called = true; });
+        }
+        QTest::qWait(400);
+        QVERIFY(!called);
+    }
+
+    void destroyWhileStreaming() {
+        FakeTelemetryService service;
+        InProcessServer server(&service);
+        for (int i = 0; i < 5; ++i) {
+            auto connection = std::make_unique<EndpointConnection>(fakeConfig(), server.channel());
+            connection->start();
+            QTRY_COMPARE_WITH_TIMEOUT(connection->state(), ConnectionState::Live, 5000);
+            QElapsedTimer timer;
+            timer.start();
+            connection.reset();  // cancels, waits for OnDone; queued callbacks are discarded
+            QVERIFY(timer.elapsed() < 1000);
+            QTest::qWait(30);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEndpointConnection)
+#include "tst_endpointconnection.moc"
