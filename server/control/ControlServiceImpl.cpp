@@ -1,0 +1,134 @@
+#include "ControlServiceImpl.h"
+
+#include "TransportSecurity.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+namespace watchfloor::server::control {
+namespace v1 = watchfloor::v1;
+
+AccessPolicy::Request ControlServiceImpl::accessRequest(const grpc::ServerContext& context, std::string rpcName) const {
+    AccessPolicy::Request request;
+    const auto& metadata = context.client_metadata();
+    if (const auto found = metadata.find("authorization"); found != metadata.end())
+        request.authorization = std::string_view(found->second.data(), found->second.size());
+    request.peer = context.peer();
+    request.channelIsSecure = isSecureChannel(context);
+    request.actionName = std::move(rpcName);
+    return request;
+}
+
+grpc::Status ControlServiceImpl::WhoAmI(grpc::ServerContext* context, const v1::WhoAmIRequest*,
+                                        v1::WhoAmIResponse* response) {
+    const auto decision = access_.authenticate(accessRequest(*context, "WhoAmI"));
+    if (!decision.status.ok()) return decision.status;
+    response->set_principal(decision.caller.principal);
+    response->set_role(decision.caller.role);
+    return grpc::Status::OK;
+}
+
+grpc::Status ControlServiceImpl::PreviewAction(grpc::ServerContext* context, const v1::PreviewActionRequest* request,
+                                               v1::ActionPreview* response) {
+    const auto decision = access_.authenticate(accessRequest(*context, "PreviewAction"));
+    if (!decision.status.ok()) return decision.status;
+    auto outcome = engine_.preview(decision.caller, request->action());
+    if (!outcome.status.ok()) return outcome.status;
+    *response = std::move(outcome.preview);
+    return grpc::Status::OK;
+}
+
+grpc::Status ControlServiceImpl::ExecuteAction(grpc::ServerContext* context, const v1::ExecuteActionRequest* request,
+                                               v1::Operation* response) {
+    const v1::ActionRequest& action = request->action();
+    auto access = accessRequest(*context, actionName(action.type()));
+    access.target = describeTarget(action);
+    access.requestId = action.request_id();
+    const auto decision = access_.authorize(access, action.type());
+    if (!decision.status.ok()) return decision.status;
+    // The engine finishes the action even if this call is cancelled meanwhile; the console's
+    // retry with the same request id then returns the operation.
+    auto result = engine_.execute(decision.caller, action);
+    if (!result.status.ok()) return result.status;
+    *response = std::move(result.operation);
+    return grpc::Status::OK;
+}
+
+grpc::Status ControlServiceImpl::ApproveOperation(grpc::ServerContext* context,
+                                                  const v1::ApproveOperationRequest* request, v1::Operation* response) {
+    auto access = accessRequest(*context, "ApproveOperation");
+    access.target = request->operation_id();
+    const auto decision = access_.authenticate(access);
+    if (!decision.status.ok()) return decision.status;
+    auto result = engine_.approve(decision.caller, request->operation_id(), request->reason());
+    if (!result.status.ok()) return result.status;
+    *response = std::move(result.operation);
+    return grpc::Status::OK;
+}
+
+grpc::Status ControlServiceImpl::GetOperation(grpc::ServerContext* context, const v1::GetOperationRequest* request,
+                                              v1::Operation* response) {
+    const auto decision = access_.authenticate(accessRequest(*context, "GetOperation"));
+    if (!decision.status.ok()) return decision.status;
+    auto result = engine_.get(request->operation_id(), request->request_id());
+    if (!result.status.ok()) return result.status;
+    *response = std::move(result.operation);
+    return grpc::Status::OK;
+}
+
+grpc::Status ControlServiceImpl::ListOperations(grpc::ServerContext* context, const v1::ListOperationsRequest* request,
+                                                v1::ListOperationsResponse* response) {
+    const auto decision = access_.authenticate(accessRequest(*context, "ListOperations"));
+    if (!decision.status.ok()) return decision.status;
+    auto result = engine_.list(*request);
+    if (!result.status.ok()) return result.status;
+    *response = std::move(result.response);
+    return grpc::Status::OK;
+}
+
+grpc::Status ControlServiceImpl::WatchOperations(grpc::ServerContext* context, const v1::WatchOperationsRequest*,
+                                                 grpc::ServerWriter<v1::Operation>* writer) {
+    const auto decision = access_.authenticate(accessRequest(*context, "WatchOperations"));
+    if (!decision.status.ok()) return decision.status;
+
+    // The engine's listener only queues; this thread writes, so a slow console never slows the
+    // engine. A console that falls too far behind is told so and can list to catch up.
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<v1::Operation> queue;
+    bool overflowed = false;
+    const int listener = engine_.addListener([&](const v1::Operation& op) {
+        {
+            std::lock_guard lock(mutex);
+            if (queue.size() >= limits_.watchQueueLimit) overflowed = true;
+            else queue.push_back(op);
+        }
+        changed.notify_one();
+    });
+    grpc::Status status = grpc::Status::OK;
+    std::unique_lock lock(mutex);
+    while (!context->IsCancelled() && !stopping_) {
+        if (overflowed) {
+            status = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                  "this console fell more than " + std::to_string(limits_.watchQueueLimit) +
+                                      " operation changes behind; list operations and watch again");
+            break;
+        }
+        if (queue.empty()) {
+            changed.wait_for(lock, limits_.cancelPoll);
+            continue;
+        }
+        v1::Operation next = std::move(queue.front());
+        queue.pop_front();
+        lock.unlock();
+        const bool written = writer->Write(next);
+        lock.lock();
+        if (!written) break;
+    }
+    lock.unlock();
+    engine_.removeListener(listener);
+    return status;
+}
+
+}  // namespace watchfloor::server::control
