@@ -54,7 +54,13 @@ std::vector<EntityId> NodeTableModel::currentRows() const {
 
 void NodeTableModel::onStoreChanged(const FleetChangeSet& changes) {
     if (changes.topologyChanged) {
-        m_rack = m_store.findByName(m_rackName);
+        // Indexes are stable across a restart of the same fleet; the name is the fallback.
+        if (!m_store.rackInfo(m_rack)) {
+            m_rack = m_store.findByName(m_rackName);
+        }
+        if (m_rack.isValid()) {
+            m_rackName = m_store.name(m_rack);
+        }
         resetRows();
         return;
     }

@@ -1,0 +1,178 @@
+// The client against a real fleetd on loopback (FLEETD_BIN): go Live, survive a fleetd restart
+// with a restart snapshot, resume on the same server without gap or duplicate, and merge two
+// fleetd endpoints into one fleet. Skipped only when the fleetd binary is not built.
+#include "client/EndpointConnection.h"
+#include "client/FleetStore.h"
+
+#include "ClientTestPrinters.h"
+
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QtTest>
+
+using namespace watchfloor::client;
+namespace v1 = watchfloor::v1;
+
+namespace {
+
+// One fleetd child process; learns its port from the "listening on HOST:PORT" line.
+class FleetdProcess {
+public:
+    ~FleetdProcess() { kill(); }
+
+    bool start(int seed, int port, QString* error) {
+        m_stderr.clear();
+        m_port = 0;
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        m_process.start(qEnvironmentVariable("FLEETD_BIN"),
+                        {"--listen", QStringLiteral("127.0.0.1:%1").arg(port), "--seed", QString::number(seed),
+                         "--speed", "1"});
+        if (!m_process.waitForStarted(5000)) {
+            *error = m_process.errorString();
+            return false;
+        }
+        static const QRegularExpression listening(QStringLiteral("listening on [^ ]*:(\\d+)"));
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 15000) {
+            m_process.waitForReadyRead(200);
+            m_stderr += m_process.readAllStandardError();
+            if (const auto match = listening.match(QString::fromUtf8(m_stderr)); match.hasMatch()) {
+                m_port = match.captured(1).toInt();
+                return true;
+            }
+            if (m_process.state() == QProcess::NotRunning) break;
+        }
+        *error = QStringLiteral("fleetd did not report listening: ") + QString::fromUtf8(m_stderr);
+        return false;
+    }
+
+    void kill() {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished(5000);
+        }
+    }
+
+    QString target() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
+    int port() const { return m_port; }
+
+private:
+    QProcess m_process;
+    QByteArray m_stderr;
+    int m_port = 0;
+};
+
+EndpointConfig configFor(const FleetdProcess& fleetd, const QString& label) {
+    EndpointConfig c;
+    c.target = fleetd.target();
+    c.label = label;
+    return c;
+}
+
+}  // namespace
+
+class TestFleetdLoopback : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        if (!QFileInfo(qEnvironmentVariable("FLEETD_BIN")).isExecutable()) {
+            QSKIP("fleetd is not built (FLEETD_BIN)");
+        }
+    }
+
+    void connectsAndGoesLive() {
+        FleetdProcess fleetd;
+        QString error;
+        QVERIFY2(fleetd.start(1, 0, &error), qPrintable(error));
+        EndpointConnection connection(configFor(fleetd, "east"));
+        FleetStore store;
+        store.attach(&connection);
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(store.rackCount() > 0, 5000);
+        QVERIFY2(connection.statusText().contains(fleetd.target()), qPrintable(connection.statusText()));
+        // Values keep flowing and are fresh.
+        const EntityId rack = store.rackAt(0);
+        const EntityId gpu = store.children(store.children(rack).front()).front();
+        QCOMPARE(store.kind(gpu), v1::ENTITY_KIND_GPU);
+        QTRY_COMPARE_WITH_TIMEOUT(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Fresh, 5000);
+        const quint64 seq = connection.lastSequence();
+        QTRY_VERIFY_WITH_TIMEOUT(connection.lastSequence() > seq, 5000);
+        QCOMPARE(connection.stats().sequenceGaps, quint64(0));
+    }
+
+    void survivesARestart() {
+        FleetdProcess fleetd;
+        QString error;
+        QVERIFY2(fleetd.start(1, 0, &error), qPrintable(error));
+        EndpointConnection connection(configFor(fleetd, "east"));
+        FleetStore store;
+        store.attach(&connection);
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
+        const QString firstRun = connection.runId();
+        QVERIFY(!firstRun.isEmpty());
+
+        fleetd.kill();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Reconnecting, 10000);
+        QVERIFY2(connection.statusText().contains("Retrying in"), qPrintable(connection.statusText()));
+        QCOMPARE(store.reading(store.rackAt(0), v1::RACK_GPU_TEMP_MAX_C).freshness == Freshness::Fresh, false);
+
+        FleetdProcess restarted;
+        QVERIFY2(restarted.start(1, fleetd.port(), &error), qPrintable(error));
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(connection.stats().snapshots, quint64(2), 5000);  // the restart snapshot
+        QVERIFY(connection.runId() != firstRun);
+        QVERIFY(store.rackCount() > 0);
+    }
+
+    void resumesOnTheSameServerWithoutGapOrDuplicate() {
+        FleetdProcess fleetd;
+        QString error;
+        QVERIFY2(fleetd.start(1, 0, &error), qPrintable(error));
+        EndpointConnection connection(configFor(fleetd, "east"));
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.stats().deltas >= 2, 10000);
+        const quint64 before = connection.lastSequence();
+        connection.reconnectNow();
+        QTRY_VERIFY_WITH_TIMEOUT(connection.lastSequence() > before + 1, 10000);
+        QCOMPARE(connection.state(), ConnectionState::Live);
+        QCOMPARE(connection.stats().snapshots, quint64(1));
+        QCOMPARE(connection.stats().resumedWithoutSnapshot, quint64(1));
+        QCOMPARE(connection.stats().sequenceGaps, quint64(0));
+        QCOMPARE(connection.stats().duplicateDeltasDropped, quint64(0));
+    }
+
+    void mergesTwoEndpoints() {
+        FleetdProcess one, two;
+        QString error;
+        QVERIFY2(one.start(1, 0, &error), qPrintable(error));
+        QVERIFY2(two.start(2, 0, &error), qPrintable(error));
+        EndpointConnection a(configFor(one, "site-a"));
+        EndpointConnection b(configFor(two, "site-b"));
+        FleetStore store;
+        const int ea = store.attach(&a);
+        const int eb = store.attach(&b);
+        a.start();
+        b.start();
+        QTRY_COMPARE_WITH_TIMEOUT(a.state(), ConnectionState::Live, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(b.state(), ConnectionState::Live, 10000);
+        const int racksA = store.endpointFleet(ea).topology().topology().racks_size();
+        const int racksB = store.endpointFleet(eb).topology().topology().racks_size();
+        QVERIFY(racksA > 0 && racksB > 0);
+        QCOMPARE(store.rackCount(), racksA + racksB);
+        // Both twins name their racks alike: the fleet shows them qualified by endpoint.
+        const QString first = store.name(store.rackAt(0));
+        const QString other = store.name(store.rackAt(racksA));
+        QVERIFY2(first.startsWith("site-a/") && other.startsWith("site-b/"), qPrintable(first + " " + other));
+        QCOMPARE(store.findByName(first), store.rackAt(0));
+        QCOMPARE(store.fleetRoots().size(), 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFleetdLoopback)
+#include "tst_fleetd_loopback.moc"
