@@ -44,6 +44,8 @@ std::string usageText() {
            "  --speed X              simulated seconds per wall second (default 1; large = flat out)\n"
            "  --sim-duration D       with --dump-events: simulate D (e.g. 6h, 54d) headless, then exit\n"
            "  --dump-events FILE     write every event and periodic goodput as JSON Lines (- = stdout)\n"
+           "  --replay-log-mb N      memory for recent deltas that reconnecting consoles resume from\n"
+           "                         (default 384; a console further behind gets a fresh snapshot)\n"
            "  --log-stats D          log rates, subscribers and replay-log size every D (e.g. 10s)\n"
            "  --version              print the version and exit\n"
            "  --help                 print this help and exit\n"
@@ -106,6 +108,13 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              if (!interval || interval->count() <= 0)
                  return *problem = "--log-stats: expected an interval such as 10s, got \"" + v + "\"", false;
              cl.statsInterval = *interval;
+             return true;
+         }},
+        {"--replay-log-mb", [&](const std::string& v) {
+             std::uint64_t n = 0;
+             if (!parseUnsigned(v, 1, 65536, &n))
+                 return *problem = "--replay-log-mb: expected a whole number from 1 to 65536, got \"" + v + "\"", false;
+             cl.replayLogMiB = static_cast<std::uint32_t>(n);
              return true;
          }},
         {"--dump-events", [&](const std::string& v) {

@@ -21,6 +21,7 @@ struct CommandLine {
     std::optional<std::chrono::milliseconds> simDuration;
     std::string dumpEventsPath;
     std::chrono::milliseconds statsInterval{0};
+    std::optional<std::uint32_t> replayLogMiB;
 };
 
 // Returns false and fills `problem` ("--racks: expected a whole number from 1 to 10000, got x").

@@ -33,6 +33,7 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     options.speed = cl.speed;
     options.serverVersion = kVersion;
     options.statsInterval = cl.statsInterval;
+    if (cl.replayLogMiB) options.log.maxBytes = std::size_t(*cl.replayLogMiB) << 20;
     options.statsLog = [](const std::string& line) { std::cerr << line << std::endl; };
     std::string error;
     auto server = service::FleetdServer::start(twin, options, &error);

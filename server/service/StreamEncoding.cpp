@@ -36,15 +36,18 @@ EncodedMessage encodeHeartbeatResponse(const watchfloor::v1::Heartbeat& heartbea
     return wrap(watchfloor::v1::SubscribeResponse::kHeartbeatFieldNumber, heartbeat);
 }
 
-EncodedMessage encodeSnapshotResponse(const watchfloor::v1::Snapshot& snapshot, const std::string& encodedTopology) {
-    std::string topologyField;
-    appendField(&topologyField, watchfloor::v1::Snapshot::kTopologyFieldNumber, encodedTopology.size());
-    const std::size_t snapshotSize = snapshot.ByteSizeLong() + topologyField.size() + encodedTopology.size();
+EncodedMessage encodeSnapshotResponse(const std::string& encodedBody, const std::string& reason,
+                                      const std::string& encodedTopology) {
+    std::string fields;
+    appendField(&fields, watchfloor::v1::Snapshot::kReasonFieldNumber, reason.size());
+    fields += reason;
+    appendField(&fields, watchfloor::v1::Snapshot::kTopologyFieldNumber, encodedTopology.size());
+    const std::size_t snapshotSize = encodedBody.size() + fields.size() + encodedTopology.size();
     auto out = std::make_shared<std::string>();
     out->reserve(snapshotSize + 16);
     appendField(out.get(), watchfloor::v1::SubscribeResponse::kSnapshotFieldNumber, snapshotSize);
-    snapshot.AppendToString(out.get());
-    out->append(topologyField);
+    out->append(encodedBody);
+    out->append(fields);
     out->append(encodedTopology);
     return out;
 }

@@ -15,8 +15,10 @@ using EncodedMessage = std::shared_ptr<const std::string>;
 
 EncodedMessage encodeDeltaResponse(const watchfloor::v1::Delta& delta);
 EncodedMessage encodeHeartbeatResponse(const watchfloor::v1::Heartbeat& heartbeat);
-// `encodedTopology` is a Topology's serialized bytes; it becomes Snapshot.topology.
-EncodedMessage encodeSnapshotResponse(const watchfloor::v1::Snapshot& snapshotWithoutTopology,
+// A snapshot from parts encoded separately: the body (everything but reason and topology; the
+// same bytes for every subscriber with one filter at one sequence), the reason, and the
+// topology (the same for every snapshot of one filter).
+EncodedMessage encodeSnapshotResponse(const std::string& encodedBody, const std::string& reason,
                                       const std::string& encodedTopology);
 
 }  // namespace watchfloor::server::service

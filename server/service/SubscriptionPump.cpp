@@ -218,17 +218,23 @@ EncodedMessage SubscriptionPump::nextMessage(SubscriberStream& stream) {
 }
 
 EncodedMessage SubscriptionPump::snapshotFor(SubscriberStream& stream) {
-    v1::Snapshot snapshot = store_.snapshot(stream.filter_);
-    snapshot.set_api_version(v1::API_VERSION_1);
-    snapshot.set_server_version(identity_.serverVersion);
-    snapshot.set_run_id(identity_.runId);
-    snapshot.set_reason(stream.snapshotReason_);
-    snapshot.set_sim_speed(identity_.simSpeed);
-    auto& topology = encodedTopology_[stream.filter_.key()];
+    const std::string& key = stream.filter_.key();
+    auto& topology = encodedTopology_[key];
     if (!topology) topology = std::make_shared<const std::string>(store_.topologyFor(stream.filter_)->SerializeAsString());
-    stream.cursor_ = snapshot.sequence();
+    SharedSnapshot& shared = snapshotByFilter_[key];
+    const auto now = std::chrono::steady_clock::now();
+    if (!shared.body || now - shared.builtAt > options_.snapshotReuse || !log_.canResumeAfter(shared.sequence)) {
+        v1::Snapshot snapshot = store_.snapshot(stream.filter_);
+        snapshot.set_api_version(v1::API_VERSION_1);
+        snapshot.set_server_version(identity_.serverVersion);
+        snapshot.set_run_id(identity_.runId);
+        snapshot.set_sim_speed(identity_.simSpeed);
+        shared = {std::make_shared<const std::string>(snapshot.SerializeAsString()), snapshot.sequence(), now};
+    }
+    stream.cursor_ = shared.sequence;
+    EncodedMessage message = encodeSnapshotResponse(*shared.body, stream.snapshotReason_, *topology);
     stream.snapshotReason_.clear();
-    return encodeSnapshotResponse(snapshot, *topology);
+    return message;
 }
 
 }  // namespace watchfloor::server::service

@@ -35,6 +35,9 @@ struct PumpOptions {
     // A stream this many distinct sample times behind gets a coalesced delta; nearer ones get
     // the shared, encoded-once log entries one by one.
     int coalesceAfterTicks = 3;
+    // A snapshot built this recently is reused for another stream with the same filter (the
+    // stream then replays the deltas since), so consoles attaching together cost one build.
+    std::chrono::milliseconds snapshotReuse{3000};
 };
 
 class SubscriptionPump;
@@ -116,7 +119,15 @@ private:
     std::atomic<bool> closing_{false};
     grpc::Status closingStatus_;
     std::set<std::shared_ptr<SubscriberStream>> streams_;
-    std::map<std::string, std::shared_ptr<const std::string>> encodedTopology_;  // pump thread only
+    // Pump thread only. Per filter key: the encoded topology, and the newest encoded snapshot
+    // body, which streams joining within `snapshotReuse` share (they then catch up from the log).
+    std::map<std::string, std::shared_ptr<const std::string>> encodedTopology_;
+    struct SharedSnapshot {
+        std::shared_ptr<const std::string> body;
+        std::uint64_t sequence = 0;
+        std::chrono::steady_clock::time_point builtAt;
+    };
+    std::map<std::string, SharedSnapshot> snapshotByFilter_;
     std::thread thread_;
 };
 
