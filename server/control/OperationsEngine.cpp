@@ -89,23 +89,34 @@ grpc::Status OperationsEngine::validateRequest(const v1::ActionRequest& request)
     return checkReason(request.reason());
 }
 
-OperationResult OperationsEngine::refuse(const Caller& caller, const v1::ActionRequest& request, Status status,
-                                         const v1::ActionPreview* preview) const {
+AuditRecord OperationsEngine::auditRecord(const std::string& principal, v1::Role role, const std::string& peer,
+                                          const v1::ActionRequest& request, const char* decision) const {
     AuditRecord record;
     record.time = config_.clock();
-    record.principal = caller.principal;
-    record.role = roleName(caller.role);
+    record.principal = principal;
+    record.role = roleName(role);
+    record.peer = peer;
     record.action = actionName(request.type());
     record.target = describeTarget(request);
     record.reason = request.reason();
     record.requestId = request.request_id();
-    record.previewSummary = preview ? summarize(*preview) : "";
+    record.decision = decision;
+    return record;
+}
+
+grpc::Status OperationsEngine::auditRefusal(AuditRecord record, Status status) const {
     record.decision = "deny";
     record.result = statusText(status);
-    record.peer = caller.peer;
     if (auto error = audit_.append(record); !error.empty())
         status = Status(status.error_code(), status.error_message() + " (the refusal could not be audited: " + error + ")");
-    return {status, {}};
+    return status;
+}
+
+OperationResult OperationsEngine::refuse(const Caller& caller, const v1::ActionRequest& request, Status status,
+                                         const v1::ActionPreview* preview) const {
+    AuditRecord record = auditRecord(caller.principal, caller.role, caller.peer, request, "deny");
+    if (preview) record.previewSummary = summarize(*preview);
+    return {auditRefusal(std::move(record), std::move(status)), {}};
 }
 
 PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionRequest& request) const {
@@ -196,19 +207,10 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
             op.set_state(v1::OPERATION_STATE_PENDING);
         }
 
-        AuditRecord record;
-        record.time = config_.clock();
-        record.principal = caller.principal;
-        record.role = roleName(caller.role);
-        record.action = actionName(request.type());
-        record.target = describeTarget(request);
-        record.reason = op.request().reason();
-        record.requestId = request.request_id();
+        AuditRecord record = auditRecord(caller.principal, caller.role, caller.peer, op.request(), "allow");
         record.previewSummary = summarize(preview);
-        record.decision = "allow";
         record.result = stateName(op.state());
         record.operationId = op.id();
-        record.peer = caller.peer;
         if (auto error = audit_.append(record); !error.empty())
             return {{grpc::StatusCode::UNAVAILABLE, "nothing was executed: the audit log cannot be written (" + error + ")"}, {}};
 
@@ -224,6 +226,35 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
     return {Status::OK, entry->op};
 }
 
+grpc::Status OperationsEngine::approvalRefusal(const Caller& approver, const v1::Operation& op,
+                                               const std::string& reason) const {
+    if (op.state() != v1::OPERATION_STATE_AWAITING_APPROVAL)
+        return {grpc::StatusCode::FAILED_PRECONDITION, "it is " + stateName(op.state()) + ", not awaiting approval"};
+    if (approver.automated) return {grpc::StatusCode::PERMISSION_DENIED, "automation cannot approve"};
+    if (approver.principal == op.principal())
+        return {grpc::StatusCode::PERMISSION_DENIED,
+                "no self-approval: " + op.principal() + " requested it; a second operator must approve"};
+    if (!roleAllows(approver.role, op.request().type()))
+        return {grpc::StatusCode::PERMISSION_DENIED, approver.principal + " has role " + roleName(approver.role) +
+                                                         ", which may not " + actionName(op.request().type())};
+    return checkReason(reason);
+}
+
+namespace {
+
+// Why an operation accepted on `accepted` must not run any more, judging by the fleet `now`.
+std::optional<std::string> noLongerValid(const v1::ActionPreview& accepted, const PreviewOutcome& now) {
+    if (!now.status.ok()) return now.status.error_message();
+    if (now.preview.state_version() != accepted.state_version())
+        return accepted.target_name() + " changed since the request (state version " +
+               std::to_string(accepted.state_version()) + ", now " + std::to_string(now.preview.state_version()) +
+               "); request it again after review";
+    if (!now.preview.allowed()) return now.preview.refusal();
+    return std::nullopt;
+}
+
+}  // namespace
+
 OperationResult OperationsEngine::approve(const Caller& approver, const std::string& operationId,
                                           const std::string& reason) {
     Entry* entry = nullptr;
@@ -232,74 +263,42 @@ OperationResult OperationsEngine::approve(const Caller& approver, const std::str
     {
         std::lock_guard lock(mutex_);
         const auto found = byId_.find(operationId);
-        v1::ActionRequest approval;
-        approval.set_type(found == byId_.end() ? v1::ACTION_TYPE_UNSPECIFIED : found->second->op.request().type());
-        approval.set_request_id(found == byId_.end() ? "" : found->second->op.request_id());
-        approval.set_reason(reason);
-        auto deny = [&](grpc::StatusCode code, std::string message) {
-            return refuse(approver, approval, Status(code, "approval of " + operationId + " refused: " + message), nullptr);
+        v1::ActionRequest attempt;  // what this approval's audit record describes
+        if (found != byId_.end()) attempt = found->second->op.request();
+        attempt.set_reason(reason);
+        auto deny = [&](const Status& status) {
+            AuditRecord record = auditRecord(approver.principal, approver.role, approver.peer, attempt, "deny");
+            record.action = "APPROVE " + record.action;
+            record.operationId = operationId;
+            return auditRefusal(std::move(record), Status(status.error_code(), "approval of " + operationId +
+                                                                                   " refused: " + status.error_message()));
         };
-        if (found == byId_.end()) return deny(grpc::StatusCode::NOT_FOUND, "no such operation");
+        if (found == byId_.end()) return {deny({grpc::StatusCode::NOT_FOUND, "no such operation"}), {}};
         entry = found->second;
         v1::Operation& op = entry->op;
-        *approval.mutable_node_name() = op.request().node_name();
-        *approval.mutable_rack_name() = op.request().rack_name();
-        *approval.mutable_job_name() = op.request().job_name();
-        approval.set_event_id(op.request().event_id());
-
         if (op.state() == v1::OPERATION_STATE_AWAITING_APPROVAL && nowUnixMs() > op.approval_expires_unix_ms()) {
             finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, "approval window expired without a second operator");
             changed = op;
-            refusal = deny(grpc::StatusCode::FAILED_PRECONDITION, "the approval window has expired").status;
-        } else if (op.state() != v1::OPERATION_STATE_AWAITING_APPROVAL) {
-            return deny(grpc::StatusCode::FAILED_PRECONDITION, "it is " + stateName(op.state()) + ", not awaiting approval");
-        } else if (approver.automated) {
-            return deny(grpc::StatusCode::PERMISSION_DENIED, "automation cannot approve");
-        } else if (approver.principal == op.principal()) {
-            return deny(grpc::StatusCode::PERMISSION_DENIED,
-                        "no self-approval: " + op.principal() + " requested it; a second operator must approve");
-        } else if (!roleAllows(approver.role, op.request().type())) {
-            return deny(grpc::StatusCode::PERMISSION_DENIED,
-                        approver.principal + " has role " + roleName(approver.role) + ", which may not " +
-                            actionName(op.request().type()));
-        } else if (auto status = checkReason(reason); !status.ok()) {
-            return deny(status.error_code(), status.error_message());
+            refusal = deny({grpc::StatusCode::FAILED_PRECONDITION, "the approval window has expired"});
+        } else if (auto status = approvalRefusal(approver, op, reason); !status.ok()) {
+            return {deny(status), {}};
+        } else if (const auto now = preview(entry->requester, op.request()); const auto why = noLongerValid(op.preview(), now)) {
+            finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, *why);
+            changed = op;
+            refusal = deny({grpc::StatusCode::ABORTED, *why});
         } else {
-            const auto now = this->preview(entry->requester, op.request());
-            if (!now.status.ok() || now.preview.state_version() != op.preview().state_version() ||
-                !now.preview.allowed()) {
-                const std::string why =
-                    !now.status.ok() ? now.status.error_message()
-                    : !now.preview.allowed()
-                        ? now.preview.refusal()
-                        : op.preview().target_name() + " changed since the request (state version " +
-                              std::to_string(op.preview().state_version()) + ", now " +
-                              std::to_string(now.preview.state_version()) + "); request it again after review";
-                finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, why);
-                changed = op;
-                refusal = deny(grpc::StatusCode::ABORTED, why).status;
-            } else {
-                AuditRecord record;
-                record.time = config_.clock();
-                record.principal = approver.principal;
-                record.role = roleName(approver.role);
-                record.action = "APPROVE " + actionName(op.request().type());
-                record.target = describeTarget(op.request());
-                record.reason = approver.principal + ": " + trimmed(reason);
-                record.requestId = op.request_id();
-                record.previewSummary = summarize(now.preview);
-                record.decision = "allow";
-                record.result = "PENDING";
-                record.operationId = op.id();
-                record.peer = approver.peer;
-                if (auto error = audit_.append(record); !error.empty())
-                    return {{grpc::StatusCode::UNAVAILABLE,
-                             "not approved: the audit log cannot be written (" + error + ")"}, {}};
-                op.set_approved_by(approver.principal);
-                op.set_progress_message("approved by " + approver.principal);
-                setState(*entry, v1::OPERATION_STATE_PENDING);
-                changed = op;
-            }
+            AuditRecord record = auditRecord(approver.principal, approver.role, approver.peer, op.request(), "allow");
+            record.action = "APPROVE " + record.action;
+            record.reason = approver.principal + ": " + trimmed(reason);
+            record.previewSummary = summarize(now.preview);
+            record.result = stateName(v1::OPERATION_STATE_PENDING);
+            record.operationId = op.id();
+            if (auto error = audit_.append(record); !error.empty())
+                return {{grpc::StatusCode::UNAVAILABLE, "not approved: the audit log cannot be written (" + error + ")"}, {}};
+            op.set_approved_by(approver.principal);
+            op.set_progress_message("approved by " + approver.principal);
+            setState(*entry, v1::OPERATION_STATE_PENDING);
+            changed = op;
         }
     }
     notify({changed});
@@ -328,15 +327,7 @@ void OperationsEngine::finishLocked(Entry& entry, v1::OperationState state, cons
 
 void OperationsEngine::auditResultLocked(Entry& entry) {
     const v1::Operation& op = entry.op;
-    AuditRecord record;
-    record.time = config_.clock();
-    record.principal = op.principal();
-    record.role = roleName(op.role());
-    record.action = actionName(op.request().type());
-    record.target = describeTarget(op.request());
-    record.reason = op.request().reason();
-    record.requestId = op.request_id();
-    record.decision = "result";
+    AuditRecord record = auditRecord(op.principal(), op.role(), "", op.request(), "result");
     record.result = stateName(op.state()) + ": " + (op.error().empty() ? op.progress_message() : op.error());
     record.operationId = op.id();
     // The effect has happened (or definitely not); a failed write cannot undo it, so say so.

@@ -88,9 +88,12 @@ private:
     using Status = grpc::Status;
 
     Status validateRequest(const watchfloor::v1::ActionRequest& request) const;
+    AuditRecord auditRecord(const std::string& principal, watchfloor::v1::Role role, const std::string& peer,
+                            const watchfloor::v1::ActionRequest& request, const char* decision) const;
+    Status auditRefusal(AuditRecord record, Status status) const;
+    Status approvalRefusal(const Caller& approver, const watchfloor::v1::Operation& op, const std::string& reason) const;
     OperationResult refuse(const Caller& caller, const watchfloor::v1::ActionRequest& request, Status status,
                            const watchfloor::v1::ActionPreview* preview) const;
-    PreviewOutcome previewLocked(const Caller& caller, const watchfloor::v1::ActionRequest& request) const;
     Status checkAgainstPreview(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                const watchfloor::v1::ActionPreview& preview);
     void run(Entry& entry, const Caller& caller);

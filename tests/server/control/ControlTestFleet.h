@@ -3,6 +3,7 @@
 // records every call (the ground truth for "executed") and checks that the audit log already
 // holds the operation's record when the effect starts.
 
+#include "AccessPolicy.h"
 #include "Actuator.h"
 #include "FleetView.h"
 
@@ -16,6 +17,11 @@
 namespace control_test {
 
 using namespace watchfloor::server::control;
+
+inline const Caller kAlice{"alice", watchfloor::v1::ROLE_OPERATOR, false, "ipv4:127.0.0.1:1"};
+inline const Caller kBob{"bob", watchfloor::v1::ROLE_OPERATOR, false, "ipv4:127.0.0.1:2"};
+inline const Caller kCarol{"carol", watchfloor::v1::ROLE_ADMIN, false, "ipv4:127.0.0.1:3"};
+inline const Caller kVal{"val", watchfloor::v1::ROLE_VIEWER, false, "ipv4:127.0.0.1:4"};
 
 class TestFleet : public FleetView {
 public:

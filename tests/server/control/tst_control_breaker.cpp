@@ -8,12 +8,11 @@
 using namespace watchfloor::server::control;
 using control_test::RecordingActuator;
 using control_test::TestFleet;
+using control_test::kAlice;
+using control_test::kCarol;
 namespace v1 = watchfloor::v1;
 
 namespace {
-
-const Caller kAlice{"alice", v1::ROLE_OPERATOR, false, "ipv4:127.0.0.1:1"};
-const Caller kRoot{"carol", v1::ROLE_ADMIN, false, "ipv4:127.0.0.1:2"};
 
 v1::ActionRequest resetBreaker(const std::string& requestId) {
     v1::ActionRequest request;
@@ -114,7 +113,7 @@ private slots:
         const auto denied = h.engine->execute(kAlice, resetBreaker("reset-1"));
         QCOMPARE(denied.status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
         QVERIFY(h.breaker.tripped());
-        const auto reset = h.engine->execute(kRoot, resetBreaker("reset-2"));
+        const auto reset = h.engine->execute(kCarol, resetBreaker("reset-2"));
         QVERIFY2(reset.status.ok(), reset.status.error_message().c_str());
         QCOMPARE(reset.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
         QCOMPARE(reset.operation.progress_message(), "automation circuit breaker reset by carol");
@@ -128,7 +127,7 @@ private slots:
         // Automation works again.
         QVERIFY(h.autoDrain->onXid(tray(7), 0, 79, event++)->status.ok());
         // A reset of a breaker that is not tripped is refused.
-        QCOMPARE(h.engine->execute(kRoot, resetBreaker("reset-3")).status.error_code(),
+        QCOMPARE(h.engine->execute(kCarol, resetBreaker("reset-3")).status.error_code(),
                  grpc::StatusCode::FAILED_PRECONDITION);
     }
 
@@ -155,7 +154,7 @@ private slots:
         auto audit = AuditLog::open(dir.filePath("audit.jsonl").toStdString()).log;
         RecordingActuator actuator(dir.filePath("audit.jsonl").toStdString());
         OperationsEngine engine(fleet, actuator, *audit, {});
-        const auto result = engine.execute(kRoot, resetBreaker("r"));
+        const auto result = engine.execute(kCarol, resetBreaker("r"));
         QCOMPARE(result.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
         QVERIFY(QString::fromStdString(result.status.error_message()).contains("--auto-drain"));
     }

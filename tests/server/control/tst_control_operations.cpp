@@ -12,13 +12,12 @@
 using namespace watchfloor::server::control;
 using control_test::RecordingActuator;
 using control_test::TestFleet;
+using control_test::kAlice;
+using control_test::kBob;
+using control_test::kVal;
 namespace v1 = watchfloor::v1;
 
 namespace {
-
-const Caller kAlice{"alice", v1::ROLE_OPERATOR, false, "ipv4:127.0.0.1:1"};
-const Caller kBob{"bob", v1::ROLE_OPERATOR, false, "ipv4:127.0.0.1:2"};
-const Caller kVal{"val", v1::ROLE_VIEWER, false, "ipv4:127.0.0.1:3"};
 
 v1::ActionRequest drain(const std::string& node, const std::string& requestId = "req-1",
                         const std::string& reason = "xid 79 fell off bus") {
