@@ -117,7 +117,8 @@ private:
     const QFont* m_textCacheFont = nullptr;  // which of the two tile fonts the cache was shaped with
     QFont m_tileFontSmall;
     QFont m_tileFontLarge;
-    QPixmap m_staticLayer;  // background, headers, labels, legend: see ensureStaticLayer()
+    QPixmap m_staticLayer;  // background, headers, labels: see ensureStaticLayer()
+    QPixmap m_legendLayer;  // drawn over the tiles
     ColorScale m_colorScale;
     Theme m_theme;
     std::function<QString(int)> m_tooltipProvider;

@@ -75,6 +75,10 @@ void rackMaps()
         map.setStatuses(temperatures(1800, rng));
         map.setSelectedRack(map.rack(77).id);
         save(map, QStringLiteral("rackmap_1800_%1").arg(suffix));
+        if (variant == ThemeVariant::Dark) {
+            map.zoomBy(3.5, QPointF(map.tileRect(41).center()));
+            save(map, QStringLiteral("rackmap_1800_zoomed"));
+        }
     }
     const Theme& theme = Theme::builtin(ThemeVariant::Dark);
     RackMapWidget small;
