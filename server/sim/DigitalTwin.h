@@ -43,6 +43,9 @@ public:
         std::vector<std::uint64_t> failuresByCause;  // index = failureCauses() id, random streams only
         double hardwareRatePerGpuHour = 0;   // configured, incl. hardwareRateScale
         double softwareRatePerGpuHour = 0;   // configured
+        std::uint64_t ledgerRecordsRejected = 0;  // goodput-ledger records it could not use (should stay 0)
+        std::uint64_t ledgerRecordsClipped = 0;
+        std::string lastLedgerProblem;
     };
     const Statistics& statistics() const;
 

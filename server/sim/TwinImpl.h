@@ -73,6 +73,11 @@ struct RackRuntime {
     std::unique_ptr<CoolingLoop> loop;
     double powerKw = 0;
     std::uint32_t exposedGpus = 0;  // on powered trays that are not waiting for repair
+    // Health counts as of the last physics update, for the fleet totals.
+    std::uint32_t gpusDown = 0;
+    std::uint32_t gpusDegraded = 0;
+    std::uint32_t throttledGpus = 0;
+    std::uint32_t trayIncidents = 0;
     bool liquidIsolated = false;
     bool electricalIsolated = false;
     bool valveStuck = false;
@@ -216,6 +221,7 @@ struct DigitalTwin::Impl {
 
     // --- physics and telemetry (TwinTelemetry.cpp) ---
     void updatePhysics(double dtS);
+    std::vector<double> regionOffsetsC;  // per physics update
     void updateRackPower(std::uint32_t r);
     void updateThermalState(std::uint32_t r);
     void emitTelemetry();

@@ -69,17 +69,20 @@ void DigitalTwin::Impl::accountExposure(double dtS) {
 
 void DigitalTwin::Impl::updateRackPower(std::uint32_t r) {
     RackRuntime& rack = racks[r];
-    rack.exposedGpus = 0;
-    if (rack.electricalIsolated) {
-        rack.powerKw = 0;
-        return;
-    }
-    double watts = kSwitchTrayKw * 1000.0 * kSwitchTraysPerRack;
+    rack.exposedGpus = rack.gpusDown = rack.gpusDegraded = rack.trayIncidents = 0;
+    double watts = rack.electricalIsolated ? 0.0 : kSwitchTrayKw * 1000.0 * kSwitchTraysPerRack;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
-        const TrayActivity a = activity(r * kTraysPerRack + k);
+        const std::uint32_t t = r * kTraysPerRack + k;
+        const TrayState& tray = trays[t];
+        rack.trayIncidents += tray.faulted || tray.thermalShutdown ? 1 : 0;
+        const TrayActivity a = activity(t);
+        if (a == TrayActivity::Off || tray.health == HEALTH_STATE_FAILED)
+            rack.gpusDown += kGpusPerTray;
+        else if (tray.health == HEALTH_STATE_DEGRADED)
+            rack.gpusDegraded += kGpusPerTray;
         if (a == TrayActivity::Off)
             continue;
-        if (!trays[r * kTraysPerRack + k].faulted)
+        if (!tray.faulted)
             rack.exposedGpus += kGpusPerTray;
         const double cpu = a == TrayActivity::Training || a == TrayActivity::Checkpointing ? kCpuTrainingW : kCpuIdleW;
         watts += kGpusPerTray * gpuPowerW(a, rack.throttleFactor) + kCpusPerTray * cpu + kTrayOverheadW;
@@ -95,6 +98,7 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
     const double hottestC = coldPlate + kGpuTrainingW * kColdPlateKPerW + rack.maxOffsetC;
     const double factor = clockFactor(hottestC, slowdownC);
     const bool hot = hottestC >= slowdownC - kSwThermalMarginC;
+    rack.throttledGpus = 0;
     if (hot || rack.throttleFactor < 1.0) {
         // Per-GPU thermal clock events, only for racks near the limit.
         for (std::uint32_t i = 0; i < kGpusPerRack; ++i) {
@@ -104,6 +108,7 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
             const double tempC = coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpus[g].offsetC;
             const std::uint8_t reasons = a == TrayActivity::Off ? 0 : thermalReasons(tempC, slowdownC);
             GpuState& gpu = gpus[g];
+            rack.throttledGpus += reasons != 0 && trays[t].health == HEALTH_STATE_HEALTHY ? 1 : 0;
             if ((gpu.clocksReasons & 0x60) == reasons)
                 continue;
             const bool began = reasons != 0 && (gpu.clocksReasons & 0x60) == 0;
@@ -151,6 +156,9 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
         region.excursionC += (region.excursionTargetC - region.excursionC) * (1.0 - std::exp(-dtS / 600.0));
     for (auto& cdu : cdus)
         cdu.clog = std::min(1.0, cdu.clog + cdu.clogRatePerS * dtS);
+    regionOffsetsC.resize(regions.size());
+    for (std::uint32_t g = 0; g < regions.size(); ++g)
+        regionOffsetsC[g] = regionSupplyOffsetC(g);
 
     for (std::uint32_t r = 0; r < racks.size(); ++r) {
         RackRuntime& rack = racks[r];
@@ -158,7 +166,7 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
         const double setpointC = model->supplySetpointC(r);
         updateRackPower(r);
         LoopInputs in;
-        in.supplyC = setpointC + regionSupplyOffsetC(model->regionOfRack(r));
+        in.supplyC = setpointC + regionOffsetsC[model->regionOfRack(r)];
         in.rackPowerKw = rack.powerKw;
         in.pumpsAvailable = cdus[c].pumpsRunning > 0;
         in.filterClog = cdus[c].clog;
@@ -453,24 +461,17 @@ void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
     fleet.set_ettr_sliding_1h_ratio(slidingWeight > 0 ? sliding / slidingWeight : 0.0);
     fleet.set_mfu_ratio(mfuWeight > 0 ? mfu / mfuWeight : 0.0);
     *fleet.mutable_breakdown() = sum;
-    std::uint32_t healthy = 0, degraded = 0, down = 0, incidents = 0;
-    for (std::uint32_t t = 0; t < trays.size(); ++t) {
-        const TrayState& tray = trays[t];
-        if (tray.health == HEALTH_STATE_FAILED || activity(t) == TrayActivity::Off) {
-            down += kGpusPerTray;
-        } else {
-            for (std::uint32_t k = 0; k < kGpusPerTray; ++k) {
-                const HealthState h = tray.health == HEALTH_STATE_DEGRADED ? HEALTH_STATE_DEGRADED : gpus[t * kGpusPerTray + k].health;
-                (h == HEALTH_STATE_DEGRADED ? degraded : healthy) += 1;
-            }
-        }
-        incidents += tray.faulted || tray.thermalShutdown ? 1 : 0;
+    std::uint32_t degraded = 0, down = 0, incidents = 0;
+    for (const auto& rack : racks) {
+        down += rack.gpusDown;
+        degraded += rack.gpusDegraded + rack.throttledGpus;
+        incidents += rack.trayIncidents + (rack.electricalIsolated ? 1 : 0);
     }
-    for (const auto& rack : racks)
-        incidents += rack.electricalIsolated ? 1 : 0;
     for (const auto& cdu : cdus)
         for (const auto& [alarm, active] : cdu.alarms)
             incidents += active ? 1 : 0;
+    const auto healthy = static_cast<std::uint32_t>(gpus.size()) - std::min<std::uint32_t>(
+                                                                      static_cast<std::uint32_t>(gpus.size()), down + degraded);
     fleet.set_gpus_total(static_cast<std::uint32_t>(gpus.size()));
     fleet.set_gpus_healthy(healthy);
     fleet.set_gpus_degraded(degraded);
@@ -497,6 +498,15 @@ void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
                                     : nowS();
             out->samples.push_back({e, JOB_CHECKPOINT_AGE_S, static_cast<float>(ageS)});
         }
+    }
+    stats.ledgerRecordsRejected = 0;
+    stats.ledgerRecordsClipped = 0;
+    for (const auto& job : jobs) {
+        const LedgerIssues& issues = job.ledger().issues();
+        stats.ledgerRecordsRejected += issues.rejected;
+        stats.ledgerRecordsClipped += issues.clipped;
+        if (!issues.lastProblem.empty())
+            stats.lastLedgerProblem = job.name() + ": " + issues.lastProblem;
     }
     fillFleet(out->fleet);
     out->hasFleet = true;

@@ -51,6 +51,7 @@ void TwinRatesTest::ratesMatchConfiguration() {
           static_cast<unsigned long long>(st.jobInterruptions), st.jobGpuHoursExposed, interruptionRate,
           configuredInterruptions, interruptionRate / configuredInterruptions);
     QVERIFY(st.hardwareFailures > 250);
+    QCOMPARE(st.ledgerRecordsRejected, std::uint64_t(0));
     QVERIFY(std::abs(hwRate / st.hardwareRatePerGpuHour - 1.0) < 0.2);
     QVERIFY(std::abs(interruptionRate / configuredInterruptions - 1.0) < 0.2);
 
