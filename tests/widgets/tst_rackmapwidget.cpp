@@ -37,6 +37,7 @@ private slots:
     void clickActivatesAndDragDoesNot();
     void wheelAndShortcutsZoom();
     void selectionSurvivesTopologyChange();
+    void emptyFleetIsSafe();
     void themeColoursApply_data();
     void themeColoursApply();
 
@@ -319,6 +320,21 @@ void TestRackMapWidget::selectionSurvivesTopologyChange()
     m_map->setRacks(syntheticFleet(10));
     QVERIFY(m_map->selectedRackId().isEmpty());
     QCOMPARE(m_map->rackCount(), 10);
+}
+
+void TestRackMapWidget::emptyFleetIsSafe()
+{
+    QSignalSpy activated(m_map, &RackMapWidget::rackActivated);
+    m_map->setRacks({});
+    m_map->setStatuses({});
+    QCOMPARE(m_map->rackCount(), 0);
+    QCOMPARE(m_map->rackAt(QPoint(100, 100)), -1);
+    QTest::keyClick(m_map, Qt::Key_Right);
+    QTest::keyClick(m_map, Qt::Key_Return);
+    QTest::mouseClick(m_map, Qt::LeftButton, {}, QPoint(100, 100));
+    QCOMPARE(activated.count(), 0);
+    QVERIFY(!m_map->grab().isNull());
+    QCOMPARE(m_map->tileRect(0), QRect());
 }
 
 void TestRackMapWidget::themeColoursApply_data()
