@@ -44,7 +44,10 @@ public:
             }
             if (m_process.state() == QProcess::NotRunning) break;
         }
-        *error = QStringLiteral("fleetd did not report listening: ") + QString::fromUtf8(m_stderr);
+        *error = m_process.state() == QProcess::NotRunning
+                     ? QStringLiteral("fleetd exited (status %1) before listening: %2")
+                           .arg(m_process.exitCode()).arg(QString::fromUtf8(m_stderr))
+                     : QStringLiteral("fleetd did not report listening within 15 s: ") + QString::fromUtf8(m_stderr);
         return false;
     }
 
