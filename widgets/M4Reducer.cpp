@@ -63,4 +63,25 @@ QList<QPointF> m4Reduce(std::span<const QPointF> points, double xMin, double xMa
     return out;
 }
 
+std::vector<std::span<const QPointF>> splitAtGaps(std::span<const QPointF> points, double maxGapX)
+{
+    std::vector<std::span<const QPointF>> runs;
+    std::size_t start = 0;
+    auto close = [&](std::size_t end) {
+        if (end > start)
+            runs.push_back(points.subspan(start, end - start));
+    };
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        if (std::isnan(points[i].y())) {
+            close(i);
+            start = i + 1;
+        } else if (i > start && maxGapX > 0 && points[i].x() - points[i - 1].x() > maxGapX) {
+            close(i);
+            start = i;
+        }
+    }
+    close(points.size());
+    return runs;
+}
+
 } // namespace watchfloor::widgets

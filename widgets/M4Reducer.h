@@ -8,6 +8,7 @@
 #include <QPointF>
 
 #include <span>
+#include <vector>
 
 namespace watchfloor::widgets {
 
@@ -16,5 +17,10 @@ namespace watchfloor::widgets {
 // column's first and last point always kept and a single-sample column emitted once.
 // columns <= 0 or xMax <= xMin returns an empty list.
 QList<QPointF> m4Reduce(std::span<const QPointF> points, double xMin, double xMax, int columns);
+
+// Splits sorted points into runs that may be drawn as one connected line: a NaN y (a blank) or
+// an x step larger than maxGapX (> 0; 0 disables) ends a run, so an outage shows as a gap
+// instead of a straight line across it. The returned spans view `points`; NaN points are dropped.
+std::vector<std::span<const QPointF>> splitAtGaps(std::span<const QPointF> points, double maxGapX);
 
 } // namespace watchfloor::widgets

@@ -6,12 +6,14 @@
 #include <QChartView>
 #include <QDateTimeAxis>
 #include <QFile>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QTextStream>
 #include <QValueAxis>
 
 #include <algorithm>
+#include <span>
 #include <cmath>
 #include <limits>
 
@@ -78,17 +80,35 @@ void TimeSeriesChart::applyTheme()
 
 int TimeSeriesChart::addSeries(const QString& name, const QColor& color)
 {
-    auto* line = new QLineSeries;
-    line->setName(name);
     const auto& palette = m_theme.categorical();
-    QPen pen(color.isValid() ? color : palette[m_series.size() % palette.size()]);
-    pen.setWidthF(1.6);
-    line->setPen(pen);
+    Series s;
+    s.name = name;
+    s.pen = QPen(color.isValid() ? color : palette[m_series.size() % palette.size()]);
+    s.pen.setWidthF(1.6);
+    s.segments.push_back(newSegment(s, true));
+    m_series.push_back(std::move(s));
+    return static_cast<int>(m_series.size()) - 1;
+}
+
+QLineSeries* TimeSeriesChart::newSegment(const Series& s, bool inLegend)
+{
+    auto* line = new QLineSeries;
+    line->setName(s.name);
+    line->setPen(s.pen);
     m_chart->addSeries(line);
     line->attachAxis(m_timeAxis);
     line->attachAxis(m_valueAxis);
-    m_series.push_back({name, {}, line});
-    return static_cast<int>(m_series.size()) - 1;
+    if (!inLegend) {
+        for (QLegendMarker* marker : m_chart->legend()->markers(line))
+            marker->setVisible(false);
+    }
+    return line;
+}
+
+void TimeSeriesChart::setMaxGap(std::chrono::milliseconds gap)
+{
+    m_maxGap = gap;
+    refresh();
 }
 
 void TimeSeriesChart::setSeriesPoints(int series, QList<QPointF> points)
@@ -154,15 +174,20 @@ void TimeSeriesChart::refresh()
     const auto [t0, t1] = timeWindow();
     const int columns = std::max(1, static_cast<int>(m_chart->plotArea().width() > 0 ? m_chart->plotArea().width()
                                                                                      : width() * 0.85));
-    std::vector<QList<QPointF>> reduced;
-    reduced.reserve(m_series.size());
+    // Per series, one reduced point list per gap-free run, on the same column grid.
+    std::vector<std::vector<QList<QPointF>>> reduced(m_series.size());
     double vMin = std::numeric_limits<double>::max();
     double vMax = std::numeric_limits<double>::lowest();
-    for (const Series& s : m_series) {
-        reduced.push_back(m4Reduce(s.raw, t0, t1, columns));
-        for (const QPointF& p : reduced.back()) {
-            vMin = std::min(vMin, p.y());
-            vMax = std::max(vMax, p.y());
+    for (std::size_t i = 0; i < m_series.size(); ++i) {
+        for (std::span<const QPointF> run : splitAtGaps(m_series[i].raw, double(m_maxGap.count()))) {
+            QList<QPointF> points = m4Reduce(run, t0, t1, columns);
+            if (points.isEmpty())
+                continue;
+            for (const QPointF& p : points) {
+                vMin = std::min(vMin, p.y());
+                vMax = std::max(vMax, p.y());
+            }
+            reduced[i].push_back(std::move(points));
         }
     }
     // Axes first, then each series once, so QtCharts recomputes geometry in a single pass.
@@ -183,15 +208,35 @@ void TimeSeriesChart::refresh()
         valueRange = niceRange(vMin, vMax, m_valueAxis->tickCount());
     if (m_valueAxis->min() != valueRange.first || m_valueAxis->max() != valueRange.second)
         m_valueAxis->setRange(valueRange.first, valueRange.second);
-    for (std::size_t i = 0; i < m_series.size(); ++i)
-        m_series[i].line->replace(reduced[i]);
+    for (std::size_t i = 0; i < m_series.size(); ++i) {
+        Series& s = m_series[i];
+        while (s.segments.size() < reduced[i].size())
+            s.segments.push_back(newSegment(s, false));
+        for (std::size_t k = 0; k < s.segments.size(); ++k) {
+            if (k < reduced[i].size())
+                s.segments[k]->replace(reduced[i][k]);
+            else if (s.segments[k]->count() > 0)
+                s.segments[k]->clear();
+        }
+    }
 }
 
 int TimeSeriesChart::displayedPointCount(int series) const
 {
     if (series < 0 || series >= seriesCount())
         return 0;
-    return static_cast<int>(m_series[static_cast<std::size_t>(series)].line->count());
+    int count = 0;
+    for (const QLineSeries* segment : m_series[static_cast<std::size_t>(series)].segments)
+        count += static_cast<int>(segment->count());
+    return count;
+}
+
+int TimeSeriesChart::drawnRunCount(int series) const
+{
+    if (series < 0 || series >= seriesCount())
+        return 0;
+    const auto& segments = m_series[static_cast<std::size_t>(series)].segments;
+    return static_cast<int>(std::count_if(segments.begin(), segments.end(), [](const QLineSeries* s) { return s->count() > 0; }));
 }
 
 const QList<QPointF>& TimeSeriesChart::rawPoints(int series) const

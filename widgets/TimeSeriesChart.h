@@ -16,7 +16,10 @@
 #include <QDateTime>
 #include <QList>
 #include <QPointF>
+#include <QPen>
 #include <QWidget>
+
+#include <chrono>
 
 #include <optional>
 #include <vector>
@@ -44,7 +47,8 @@ public:
     // Returns the series index. colour: invalid = next theme categorical colour.
     int addSeries(const QString& name, const QColor& color = {});
     int seriesCount() const { return static_cast<int>(m_series.size()); }
-    // Replaces the series' data: x = Unix ms UTC, y = value (NaN = blank, skipped), sorted by x.
+    // Replaces the series' data: x = Unix ms UTC, y = value (NaN = blank: a break in the line),
+    // sorted by x.
     void setSeriesPoints(int series, QList<QPointF> points);
     void clearSeries(int series);
 
@@ -55,8 +59,15 @@ public:
     void setValueRange(double min, double max);
     void clearValueRange();
 
-    // Points handed to QtCharts for a series after M4 reduction (≤ 4 per plot-area pixel column).
+    // Data gaps: a step between samples larger than this is drawn as a break in the line, not a
+    // straight line across the outage (blank samples always break it). Zero turns it off.
+    void setMaxGap(std::chrono::milliseconds gap);
+
+    // Points handed to QtCharts for a series (all its segments) after M4 reduction (≤ 4 per
+    // plot-area pixel column).
     int displayedPointCount(int series) const;
+    // Connected runs drawn for a series: 1 without gaps, n + 1 with n gaps in the window.
+    int drawnRunCount(int series) const;
     const QList<QPointF>& rawPoints(int series) const;
 
     // PNG of the chart as drawn now, at the widget's size and device pixel ratio.
@@ -73,8 +84,11 @@ private:
     struct Series {
         QString name;
         QList<QPointF> raw;
-        QLineSeries* line = nullptr;
+        QPen pen;
+        // segments[0] carries the legend entry; more segments appear when the data has gaps.
+        std::vector<QLineSeries*> segments;
     };
+    QLineSeries* newSegment(const Series& s, bool inLegend);
     void refresh();
     void applyTheme();
     std::pair<double, double> timeWindow() const;
@@ -87,6 +101,7 @@ private:
     std::vector<Series> m_series;
     std::optional<std::pair<double, double>> m_timeRange;
     std::optional<std::pair<double, double>> m_valueRange;
+    std::chrono::milliseconds m_maxGap{0};
 };
 
 } // namespace watchfloor::widgets

@@ -167,8 +167,10 @@ void charts()
     for (int i = 0; i < 3600; ++i) {
         const double base = 25 + 0.6 * std::sin(i / 600.0);
         s.append(QPointF(double(t0 + i * 1000), base + rng.bounded(0.2)));
-        r.append(QPointF(double(t0 + i * 1000), base + 10 + (i > 2400 && i < 2700 ? 4 : 0) + rng.bounded(0.5)));
+        if (i < 1500 || i > 1700)  // a 200 s telemetry outage on the return sensor
+            r.append(QPointF(double(t0 + i * 1000), base + 10 + (i > 2400 && i < 2700 ? 4 : 0) + rng.bounded(0.5)));
     }
+    chart.setMaxGap(std::chrono::seconds(5));
     chart.setSeriesPoints(supply, s);
     chart.setSeriesPoints(ret, r);
     chart.show();

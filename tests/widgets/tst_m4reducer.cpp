@@ -7,6 +7,7 @@
 #include <limits>
 
 using watchfloor::widgets::m4Reduce;
+using watchfloor::widgets::splitAtGaps;
 
 class TestM4Reducer : public QObject {
     Q_OBJECT
@@ -14,6 +15,8 @@ private slots:
     void reducesKnownInputs_data();
     void reducesKnownInputs();
     void keepsExtremaAndBoundsColumns();
+    void splitsAtGapsAndBlanks_data();
+    void splitsAtGapsAndBlanks();
 };
 
 void TestM4Reducer::reducesKnownInputs_data()
@@ -79,6 +82,34 @@ void TestM4Reducer::keepsExtremaAndBoundsColumns()
         ++perColumn[std::min(kColumns - 1, static_cast<int>(p.x() * kColumns / 99999.0))];
     for (int n : perColumn)
         QVERIFY(n <= 4);
+}
+
+void TestM4Reducer::splitsAtGapsAndBlanks_data()
+{
+    QTest::addColumn<QList<QPointF>>("input");
+    QTest::addColumn<double>("maxGap");
+    QTest::addColumn<QList<int>>("runLengths");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    QTest::newRow("empty") << QList<QPointF>{} << 5.0 << QList<int>{};
+    QTest::newRow("regular samples: one run") << QList<QPointF>{{0, 1}, {1, 1}, {2, 1}} << 5.0 << QList<int>{3};
+    QTest::newRow("time gap splits") << QList<QPointF>{{0, 1}, {1, 1}, {60, 1}, {61, 1}} << 5.0 << QList<int>{2, 2};
+    QTest::newRow("gap detection off") << QList<QPointF>{{0, 1}, {60, 1}} << 0.0 << QList<int>{2};
+    QTest::newRow("blank splits and is dropped") << QList<QPointF>{{0, 1}, {1, nan}, {2, 1}} << 0.0 << QList<int>{1, 1};
+    QTest::newRow("leading and trailing blanks") << QList<QPointF>{{0, nan}, {1, 2}, {2, nan}} << 0.0 << QList<int>{1};
+}
+
+void TestM4Reducer::splitsAtGapsAndBlanks()
+{
+    QFETCH(QList<QPointF>, input);
+    QFETCH(double, maxGap);
+    QFETCH(QList<int>, runLengths);
+    QList<int> actual;
+    for (const auto& run : splitAtGaps(input, maxGap)) {
+        actual.append(static_cast<int>(run.size()));
+        for (const QPointF& p : run)
+            QVERIFY(!std::isnan(p.y()));
+    }
+    QCOMPARE(actual, runLengths);
 }
 
 QTEST_GUILESS_MAIN(TestM4Reducer)

@@ -31,6 +31,7 @@ private slots:
     void cleanup();
     void reducesTenThousandPointsPerPixelColumn();
     void csvHasOneRowPerRawPointInWindow();
+    void gapsAreDrawnAsBreaks();
     void pngIsWritten();
     void exportErrorsNameThePath();
     void stackedBreakdownTotalsAndCsv();
@@ -94,6 +95,25 @@ void TestTimeSeriesChart::csvHasOneRowPerRawPointInWindow()
     lines = readLines(window);
     QCOMPARE(lines.size(), 1 + 20);
     QVERIFY(lines[1].startsWith(QStringLiteral("2026-05-28T20:26:50.000Z,supply,25.1")));
+}
+
+void TestTimeSeriesChart::gapsAreDrawnAsBreaks()
+{
+    const int s = m_chart->addSeries(QStringLiteral("flow"));
+    QList<QPointF> points;
+    for (int i = 0; i < 120; ++i) {
+        if (i >= 40 && i < 70)
+            continue;  // a 30 s outage
+        points.append(QPointF(double(kT0 + i * 1000), 180));
+    }
+    points[70].setY(std::nan(""));  // and one blank sample (t = 100 s)
+    m_chart->setSeriesPoints(s, points);
+    QCOMPARE(m_chart->drawnRunCount(s), 2);  // the blank breaks the line even without a gap limit
+    m_chart->setMaxGap(std::chrono::seconds(5));
+    QCOMPARE(m_chart->drawnRunCount(s), 3);
+    m_chart->setSeriesPoints(s, points.mid(0, 30));
+    QCOMPARE(m_chart->drawnRunCount(s), 1);  // unused segments are emptied
+    QCOMPARE(m_chart->displayedPointCount(s), 30);
 }
 
 void TestTimeSeriesChart::pngIsWritten()
