@@ -118,11 +118,13 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
         const QString firstRun = connection.runId();
         QVERIFY(!firstRun.isEmpty());
+        const EntityId gpu = store.children(store.children(store.rackAt(0)).front()).front();
+        QTRY_COMPARE_WITH_TIMEOUT(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Fresh, 5000);
 
         fleetd.kill();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Reconnecting, 10000);
         QVERIFY2(connection.statusText().contains("Retrying in"), qPrintable(connection.statusText()));
-        QCOMPARE(store.reading(store.rackAt(0), v1::RACK_GPU_TEMP_MAX_C).freshness == Freshness::Fresh, false);
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Stale);  // shown, not trusted
 
         FleetdProcess restarted;
         QVERIFY2(restarted.start(1, fleetd.port(), &error), qPrintable(error));
