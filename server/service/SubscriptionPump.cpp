@@ -11,17 +11,13 @@ namespace v1 = watchfloor::v1;
 namespace {
 void releaseEncoded(void* holder) { delete static_cast<EncodedMessage*>(holder); }
 
-std::int64_t wallNowMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 }  // namespace
 
 // --- SubscriberStream ------------------------------------------------------------------------
 
-SubscriberStream::SubscriberStream(SubscriptionPump& pump, SubscriptionFilter filter, std::uint64_t cursor,
-                                   std::string snapshotReason)
-    : pump_(pump), filter_(std::move(filter)), cursor_(cursor), snapshotReason_(std::move(snapshotReason)),
+SubscriberStream::SubscriberStream(SubscriptionPump& pump, grpc::CallbackServerContext* context,
+                                   SubscriptionFilter filter, std::uint64_t cursor, std::string snapshotReason)
+    : pump_(pump), context_(context), filter_(std::move(filter)), cursor_(cursor), snapshotReason_(std::move(snapshotReason)),
       lastWrite_(std::chrono::steady_clock::now()) {}
 
 bool SubscriberStream::claimForWrite() {
@@ -31,13 +27,29 @@ bool SubscriberStream::claimForWrite() {
     return true;
 }
 
+void SubscriberStream::cancelIfStalled(std::chrono::milliseconds timeout) {
+    {
+        std::lock_guard lock(mu_);
+        if (!writing_ || finishRequested_ || finished_ || std::chrono::steady_clock::now() - lastWrite_ < timeout)
+            return;
+        finishRequested_ = true;  // Finish follows in OnWriteDone(false)
+        finishStatus_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                     "stream stopped reading for " + std::to_string(timeout.count() / 1000) +
+                                         " s; resubscribe to resync");
+    }
+    context_->TryCancel();
+}
+
 void SubscriberStream::startWrite(const EncodedMessage& message) {
     // The slice borrows the shared bytes; the copy of the pointer it owns is released by gRPC.
     auto* holder = new EncodedMessage(message);
     grpc::Slice slice(const_cast<char*>(message->data()), message->size(), &releaseEncoded, holder);
     buffer_ = grpc::ByteBuffer(&slice, 1);
-    inFlight_ = message;
-    lastWrite_ = std::chrono::steady_clock::now();
+    {
+        std::lock_guard lock(mu_);
+        inFlight_ = message;
+        lastWrite_ = std::chrono::steady_clock::now();
+    }
     StartWrite(&buffer_);
 }
 
@@ -108,11 +120,13 @@ SubscriptionPump::SubscriptionPump(const FleetStateStore& store, const ReplayLog
 
 SubscriptionPump::~SubscriptionPump() { stop(); }
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* SubscriptionPump::open(SubscriptionFilter filter, std::uint64_t cursor,
+grpc::ServerWriteReactor<grpc::ByteBuffer>* SubscriptionPump::open(grpc::CallbackServerContext* context,
+                                                                   SubscriptionFilter filter, std::uint64_t cursor,
                                                                    std::string snapshotReason) {
     std::lock_guard lock(mu_);
     if (closing_) return new RefusedStream(closingStatus_);
-    auto stream = std::make_shared<SubscriberStream>(*this, std::move(filter), cursor, std::move(snapshotReason));
+    auto stream =
+        std::make_shared<SubscriberStream>(*this, context, std::move(filter), cursor, std::move(snapshotReason));
     stream->self_ = stream;
     streams_.insert(stream);
     woken_ = true;
@@ -176,7 +190,10 @@ void SubscriptionPump::run() {
 }
 
 void SubscriptionPump::serve(SubscriberStream& stream) {
-    if (!stream.claimForWrite()) return;
+    if (!stream.claimForWrite()) {
+        stream.cancelIfStalled(options_.stalledWriteTimeout);
+        return;
+    }
     EncodedMessage message = nextMessage(stream);
     if (message) stream.startWrite(message);
     else stream.releaseUnwritten();
@@ -211,7 +228,7 @@ EncodedMessage SubscriptionPump::nextMessage(SubscriberStream& stream) {
     if (std::chrono::steady_clock::now() - stream.lastWrite_ >= options_.heartbeatInterval) {
         v1::Heartbeat heartbeat;
         heartbeat.set_sequence(stream.cursor_);
-        heartbeat.set_server_time_unix_ms(wallNowMs());
+        heartbeat.set_server_time_unix_ms(toUnixMs(store_.lastSampleTime()));  // source time, as deltas
         return encodeHeartbeatResponse(heartbeat);
     }
     return nullptr;

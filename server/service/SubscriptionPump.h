@@ -38,6 +38,10 @@ struct PumpOptions {
     // A snapshot built this recently is reused for another stream with the same filter (the
     // stream then replays the deltas since), so consoles attaching together cost one build.
     std::chrono::milliseconds snapshotReuse{3000};
+    // A stream whose write has not completed for this long (the client stopped reading, or its
+    // link is black-holed) is cancelled: it pins one message in gRPC's buffers, and a console
+    // that wakes up again resyncs anyway. Bounds memory per dead console (reference §1.6).
+    std::chrono::milliseconds stalledWriteTimeout{120'000};
 };
 
 class SubscriptionPump;
@@ -46,8 +50,8 @@ class SubscriptionPump;
 class SubscriberStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 public:
     // `snapshotReason` empty = resume from `cursor` out of the log.
-    SubscriberStream(SubscriptionPump& pump, SubscriptionFilter filter, std::uint64_t cursor,
-                     std::string snapshotReason);
+    SubscriberStream(SubscriptionPump& pump, grpc::CallbackServerContext* context, SubscriptionFilter filter,
+                     std::uint64_t cursor, std::string snapshotReason);
 
     void OnWriteDone(bool ok) override;
     void OnCancel() override;
@@ -59,11 +63,13 @@ public:
 private:
     friend class SubscriptionPump;
     bool claimForWrite();                      // true: no write outstanding, not finishing
+    void cancelIfStalled(std::chrono::milliseconds timeout);
     void startWrite(const EncodedMessage& message);
     void releaseUnwritten();                   // nothing to send after all
     void finishNowIfRequested(std::unique_lock<std::mutex>& lock);
 
     SubscriptionPump& pump_;
+    grpc::CallbackServerContext* context_;  // valid until OnDone
     std::shared_ptr<SubscriberStream> self_;
 
     std::mutex mu_;
@@ -90,8 +96,8 @@ public:
     const ServerIdentity& identity() const { return identity_; }
 
     // Creates the stream for a validated Subscribe and schedules its first message.
-    grpc::ServerWriteReactor<grpc::ByteBuffer>* open(SubscriptionFilter filter, std::uint64_t cursor,
-                                                     std::string snapshotReason);
+    grpc::ServerWriteReactor<grpc::ByteBuffer>* open(grpc::CallbackServerContext* context, SubscriptionFilter filter,
+                                                     std::uint64_t cursor, std::string snapshotReason);
     void wake();
     // Ends every open stream with `status` (shutdown); new streams are refused with it too.
     void finishAll(const grpc::Status& status);

@@ -24,7 +24,7 @@ TelemetryService::TelemetryService(const FleetStateStore& store, const ReplayLog
                                    SubscriptionPump& pump)
     : store_(store), log_(log), history_(history), pump_(pump) {}
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext* /*context*/,
+grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext* context,
                                                                         const grpc::ByteBuffer* requestBytes) {
     v1::SubscribeRequest request;
     grpc::Slice slice;
@@ -37,7 +37,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
     SubscribePlan plan;
     const grpc::Status status = planSubscribe(request, store_, log_, pump_.identity().runId, &plan);
     if (!status.ok()) return new FailedStream(status);
-    return pump_.open(std::move(plan.filter), plan.cursor, std::move(plan.snapshotReason));
+    return pump_.open(context, std::move(plan.filter), plan.cursor, std::move(plan.snapshotReason));
 }
 
 grpc::ServerUnaryReactor* TelemetryService::GetHistory(grpc::CallbackServerContext* context,

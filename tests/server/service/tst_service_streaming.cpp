@@ -146,10 +146,18 @@ private slots:
 
     // A subscriber that stops reading must not hold back a live one; when it reads again it gets
     // a coalesced delta or a resync snapshot, never a silent gap.
+    void stalledSubscriberDoesNotSlowLiveOne_data() {
+        QTest::addColumn<int>("logEntries");
+        QTest::addColumn<bool>("expectResync");
+        QTest::newRow("falls off a short log: resync snapshot") << 150 << true;
+        QTest::newRow("stays in a long log: coalesced deltas") << 100'000 << false;
+    }
     void stalledSubscriberDoesNotSlowLiveOne() {
+        QFETCH(int, logEntries);
+        QFETCH(bool, expectResync);
         TinyFleetSource source(TinyFleetShape{2, 10, 18, 4});  // 1,440 GPUs: ~40 KB per tick
         auto options = fastOptions(100);
-        options.log.maxEntries = 150;
+        options.log.maxEntries = std::size_t(logEntries);
         auto server = startServer(source, options);
         const std::string address = addressOf(*server);
         TestStream stalled(address, v1::SubscribeRequest{});
@@ -181,8 +189,22 @@ private slots:
               static_cast<unsigned long long>(worstLag), stalledChecker.snapshots, stalledChecker.lastReason.c_str(),
               stalledChecker.coalescedDeltas);
         QVERIFY2(stalledChecker.problem.empty(), stalledChecker.problem.c_str());
+        QCOMPARE(stalledChecker.lastReason == "resync: fell off log", expectResync);
+        QCOMPARE(stalledChecker.coalescedDeltas > 0, !expectResync);
         QVERIFY(readDeltas(stalled, stalledChecker, 20));
         QVERIFY2(stalledChecker.problem.empty(), stalledChecker.problem.c_str());
+    }
+
+    void streamThatStopsReadingIsCancelledAfterTheTimeout() {
+        TinyFleetSource source(TinyFleetShape{2, 10, 18, 4});
+        auto options = fastOptions(100);
+        options.pump.stalledWriteTimeout = 1500ms;
+        auto server = startServer(source, options);
+        TestStream stalled(addressOf(*server), v1::SubscribeRequest{});
+        QTRY_COMPARE_WITH_TIMEOUT(server->subscriberCount(), std::size_t(1), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(server->subscriberCount(), std::size_t(0), 15000);
+        const auto status = stalled.finish();  // what was buffered, then the end
+        QVERIFY(!status.ok());
     }
 
     void idleStreamGetsHeartbeats() {
