@@ -14,13 +14,6 @@ namespace {
 
 constexpr std::size_t kMinimumSecretLength = 16;
 
-std::optional<v1::Role> parseRole(std::string_view text) {
-    if (text == "viewer") return v1::ROLE_VIEWER;
-    if (text == "operator") return v1::ROLE_OPERATOR;
-    if (text == "admin") return v1::ROLE_ADMIN;
-    return std::nullopt;
-}
-
 bool isLoopbackPeer(std::string_view peer) {
     if (peer.starts_with("unix:") || peer.starts_with("unix-abstract:")) return true;
     std::string host;
@@ -45,6 +38,13 @@ bool isLoopbackPeer(std::string_view peer) {
 }  // namespace
 
 Caller Caller::automation() { return Caller{"auto", v1::ROLE_OPERATOR, true, "in-process"}; }
+
+std::optional<v1::Role> roleFromName(std::string_view name) {
+    if (name == "viewer") return v1::ROLE_VIEWER;
+    if (name == "operator") return v1::ROLE_OPERATOR;
+    if (name == "admin") return v1::ROLE_ADMIN;
+    return std::nullopt;
+}
 
 std::string roleName(v1::Role role) {
     switch (role) {
@@ -131,7 +131,7 @@ TokenTable::LoadResult TokenTable::parse(std::string_view text, const std::strin
             if (word.starts_with("principal=")) {
                 entry.principal = word.substr(10);
             } else if (word.starts_with("role=")) {
-                role = parseRole(word.substr(5));
+                role = roleFromName(word.substr(5));
                 if (!role) return {std::nullopt, where + "unknown role '" + word.substr(5) + "' (viewer, operator, admin)"};
             } else {
                 return {std::nullopt, where + "unexpected '" + word + "'"};

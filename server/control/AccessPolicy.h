@@ -25,6 +25,7 @@ struct Caller {
 };
 
 std::string roleName(watchfloor::v1::Role role);          // "viewer", "operator", "admin"
+std::optional<watchfloor::v1::Role> roleFromName(std::string_view name);
 std::string actionName(watchfloor::v1::ActionType type);  // "DRAIN_NODE", ...
 
 // viewer: nothing; operator: drain/resume/restart/isolate/restore/ack; admin: + reset breaker.

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,8 +193,11 @@ std::uint64_t AuditLog::lastSeq() const {
 }
 
 std::string AuditLog::toJsonLine(const AuditRecord& record, std::uint64_t seq) {
+    const auto timeMs =
+        std::chrono::duration_cast<std::chrono::milliseconds>(record.time.time_since_epoch()).count();
     std::string line = "{\"seq\":" + std::to_string(seq) + ",\"time\":";
     appendJsonString(line, iso8601Utc(record.time));
+    line += ",\"time_unix_ms\":" + std::to_string(timeMs);
     const std::pair<const char*, const std::string*> fields[] = {
         {"principal", &record.principal}, {"role", &record.role},
         {"action", &record.action},       {"target", &record.target},
@@ -208,8 +212,28 @@ std::string AuditLog::toJsonLine(const AuditRecord& record, std::uint64_t seq) {
         line += "\":";
         appendJsonString(line, *value);
     }
+    if (!record.operationJson.empty()) line += ",\"operation\":" + record.operationJson;
     line += '}';
     return line;
+}
+
+std::string AuditLog::readRecords(const std::string& path,
+                                  const std::function<void(const google::protobuf::Struct&)>& visit,
+                                  std::size_t* skipped) {
+    std::ifstream file(path);
+    if (!file) return "cannot read audit log " + path + ": " + std::strerror(errno);
+    std::size_t bad = 0;
+    for (std::string line; std::getline(file, line);) {
+        google::protobuf::Struct record;
+        if (line.empty()) continue;
+        if (!google::protobuf::util::JsonStringToMessage(line, &record).ok()) {
+            ++bad;
+            continue;
+        }
+        visit(record);
+    }
+    if (skipped) *skipped = bad;
+    return {};
 }
 
 std::string AuditLog::append(const AuditRecord& record) {

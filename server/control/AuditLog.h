@@ -2,8 +2,11 @@
 // The operator-action audit trail: one JSON line per decision, appended and fsync'ed before
 // append() returns, so a caller that acts only after append() succeeds never acts unrecorded.
 
+#include <google/protobuf/struct.pb.h>
+
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,6 +27,8 @@ struct AuditRecord {
     std::string result;           // status code name + message, or the operation's final state
     std::string operationId;
     std::string peer;             // transport peer (e.g. "ipv4:127.0.0.1:50312"), untrusted
+    std::string operationJson;    // the accepted Operation as protobuf JSON, so a restarted fleetd
+                                  // knows which request ids it has already acted on
 };
 
 // What open() found and repaired at the end of the file: a last line that had no newline or was
@@ -57,6 +62,12 @@ public:
 
     const std::string& path() const { return path_; }
     std::uint64_t lastSeq() const;
+
+    // Visits every record of the file in order (each line parsed as a JSON object). Returns "" or
+    // why the file could not be read; lines that are not JSON objects are counted in *skipped.
+    static std::string readRecords(const std::string& path,
+                                   const std::function<void(const google::protobuf::Struct&)>& visit,
+                                   std::size_t* skipped = nullptr);
 
     // The JSON line append() writes for record number seq (no trailing newline).
     static std::string toJsonLine(const AuditRecord& record, std::uint64_t seq);

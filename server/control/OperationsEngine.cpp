@@ -1,5 +1,7 @@
 #include "OperationsEngine.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -211,6 +213,7 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
         record.previewSummary = summarize(preview);
         record.result = stateName(op.state());
         record.operationId = op.id();
+        google::protobuf::util::MessageToJsonString(op, &record.operationJson);
         if (auto error = audit_.append(record); !error.empty())
             return {{grpc::StatusCode::UNAVAILABLE, "nothing was executed: the audit log cannot be written (" + error + ")"}, {}};
 
@@ -396,6 +399,7 @@ void OperationsEngine::run(Entry& entry, const Caller& caller) {
             entry.op.set_progress_ratio(0.5);
             entry.op.set_progress_message(*waiting);
             entry.op.set_updated_unix_ms(nowUnixMs());
+            auditResultLocked(entry);  // the effect is applied: a restarted fleetd must not call it interrupted
         } else {
             finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, outcome.message);
         }
@@ -431,6 +435,94 @@ void OperationsEngine::tick() {
         }
     }
     notify(changes);
+}
+
+namespace {
+
+std::string stringField(const google::protobuf::Struct& record, const char* key) {
+    const auto found = record.fields().find(key);
+    return found != record.fields().end() && found->second.has_string_value() ? found->second.string_value() : "";
+}
+
+}  // namespace
+
+RecoveryReport OperationsEngine::recover(const std::string& auditPath) {
+    RecoveryReport report;
+    std::lock_guard lock(mutex_);
+    std::vector<Entry*> recovered;
+    auto adopt = [&](const google::protobuf::Struct& record) {
+        const auto found = record.fields().find("operation");
+        if (found == record.fields().end() || !found->second.has_struct_value()) return;
+        std::string json;
+        auto entry = std::make_unique<Entry>();
+        if (!google::protobuf::util::MessageToJsonString(found->second.struct_value(), &json).ok() ||
+            !google::protobuf::util::JsonStringToMessage(json, &entry->op).ok() || entry->op.id().empty())
+            return;
+        v1::Operation& op = entry->op;
+        // The fingerprint is of the request as the caller sent it, before the reason was attributed.
+        v1::ActionRequest sent = op.request();
+        const std::string prefix = op.principal() + ": ";
+        if (sent.reason().starts_with(prefix)) sent.set_reason(sent.reason().substr(prefix.size()));
+        entry->fingerprint = sent.SerializeAsString();
+        entry->requester = Caller{op.principal(), op.role(), op.automated(), {}};
+        entry->seq = entries_.empty() ? 1 : entries_.back()->seq + 1;
+        byId_[op.id()] = entry.get();
+        byRequestId_[op.request_id()] = entry.get();
+        recovered.push_back(entry.get());
+        entries_.push_back(std::move(entry));
+    };
+    auto apply = [&](Entry& entry, const google::protobuf::Struct& record, const std::string& decision) {
+        v1::Operation& op = entry.op;
+        if (decision == "allow") {  // the second operator's approval
+            op.set_approved_by(stringField(record, "principal"));
+            op.set_state(v1::OPERATION_STATE_PENDING);
+            return;
+        }
+        const std::string result = stringField(record, "result");
+        const auto colon = result.find(": ");
+        v1::OperationState state{};
+        if (colon == std::string::npos || !v1::OperationState_Parse("OPERATION_STATE_" + result.substr(0, colon), &state))
+            return;
+        const std::string message = result.substr(colon + 2);
+        op.set_state(state);
+        if (state == v1::OPERATION_STATE_RUNNING) {
+            entry.effectApplied = true;
+            op.set_progress_message(message);
+        } else if (state == v1::OPERATION_STATE_SUCCEEDED) {
+            op.set_progress_ratio(1.0);
+            op.set_progress_message(message);
+        } else {
+            op.set_error(message);
+            op.set_progress_message(stateName(state) + ": " + message);
+        }
+    };
+    report.error = AuditLog::readRecords(
+        auditPath,
+        [&](const google::protobuf::Struct& record) {
+            const std::string id = stringField(record, "operation_id");
+            const std::string decision = stringField(record, "decision");
+            if (id.empty() || decision == "deny") return;
+            const auto found = byId_.find(id);
+            if (found == byId_.end()) {
+                if (decision == "allow") adopt(record);
+            } else {
+                apply(*found->second, record, decision);
+            }
+        },
+        &report.unreadableLines);
+    for (Entry* entry : recovered) {
+        if (entry->op.state() != v1::OPERATION_STATE_PENDING &&
+            !(entry->op.state() == v1::OPERATION_STATE_RUNNING && !entry->effectApplied))
+            continue;
+        finishLocked(*entry, v1::OPERATION_STATE_FAILED,
+                     "interrupted: fleetd stopped after accepting " + actionName(entry->op.request().type()) + " " +
+                         describeTarget(entry->op.request()) +
+                         " and before recording its outcome; it may or may not have taken effect. Check the target; "
+                         "it is not run again (a new request id acts again)");
+        ++report.interrupted;
+    }
+    report.operations = recovered.size();
+    return report;
 }
 
 OperationResult OperationsEngine::get(const std::string& operationId, const std::string& requestId) const {

@@ -48,6 +48,13 @@ struct ListResult {
     watchfloor::v1::ListOperationsResponse response;
 };
 
+struct RecoveryReport {
+    std::size_t operations = 0;       // rebuilt from the audit log of the previous run
+    std::size_t interrupted = 0;      // accepted there without a recorded outcome: now FAILED
+    std::size_t unreadableLines = 0;
+    std::string error;                // the audit log could not be read
+};
+
 // The FleetView must be safe to read from several threads at once.
 class OperationsEngine {
 public:
@@ -61,6 +68,12 @@ public:
     // Optional collaborators; set before the engine is shared between threads.
     void setCircuitBreaker(AutomationCircuitBreaker* breaker) { breaker_ = breaker; }
     void setEventAcknowledger(EventAcknowledger* acknowledger) { acknowledger_ = acknowledger; }
+
+    // Rebuilds the operations, and so the request ids already used, from the audit log of the
+    // previous run; call once before serving. An operation accepted without a recorded outcome
+    // may or may not have taken effect: it becomes FAILED ("interrupted"), is audited as such and
+    // is never run again by itself. A drain whose effect was recorded keeps waiting for DRAINED.
+    RecoveryReport recover(const std::string& auditPath);
 
     PreviewOutcome preview(const Caller& caller, const watchfloor::v1::ActionRequest& request) const;
 

@@ -1,6 +1,8 @@
 #include "ControlTestFleet.h"
 #include "OperationsEngine.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -445,6 +447,89 @@ private slots:
         QCOMPARE(result.operation.preview().expected_wasted_progress_s(), 900.0 * 8);
         QCOMPARE(result.operation.preview().expected_goodput_cost_gpu_s(), 900.0 * 8 + 300.0 * 8);
         QCOMPARE(h.actuator->calls(), std::vector<std::string>{"requeue llm-70b exclude=r02-n02"});
+    }
+
+    // A restarted fleetd knows every request id it already acted on and never re-runs one.
+    void recoversOperationsFromTheAuditLog() {
+        Harness h(true);
+        QVERIFY(h.engine->execute(kAlice, drain("r01-n05", "done-1")).status.ok());
+        const auto awaiting = h.engine->execute(kAlice, isolate("r02", "r02", "iso-wait")).operation;
+        h.fleet.placeJob("llm-70b", {"r01-n03"}, 60);
+        const auto draining = h.engine->execute(kAlice, drain("r01-n03", "drain-wait")).operation;
+        QCOMPARE(draining.state(), v1::OPERATION_STATE_RUNNING);
+        {
+            // A crash after the decision was journalled and before the backend answered.
+            v1::Operation accepted;
+            accepted.set_id("op-crashed");
+            accepted.set_request_id("crash-1");
+            *accepted.mutable_request() = drain("r01-n08", "crash-1", "alice: psu fault");
+            accepted.set_principal("alice");
+            accepted.set_role(v1::ROLE_OPERATOR);
+            accepted.set_state(v1::OPERATION_STATE_PENDING);
+            AuditRecord record;
+            record.time = h.now;
+            record.principal = "alice";
+            record.decision = "allow";
+            record.operationId = accepted.id();
+            google::protobuf::util::MessageToJsonString(accepted, &record.operationJson);
+            QCOMPARE(h.audit->append(record), std::string());
+        }
+        const std::size_t callsBefore = h.actuator->calls().size();
+        h.engine.reset();
+        h.audit.reset();
+
+        // fleetd starts again on the same audit log.
+        h.audit = AuditLog::open(h.auditPath()).log;
+        QVERIFY(h.audit);
+        OperationsConfig config;
+        config.blastRadius.isolateRackNeedsApproval = true;
+        config.clock = [&h] { return h.now; };
+        h.engine = std::make_unique<OperationsEngine>(h.fleet, *h.actuator, *h.audit, config);
+        const RecoveryReport report = h.engine->recover(h.auditPath());
+        QVERIFY2(report.error.empty(), report.error.c_str());
+        QCOMPARE(report.operations, 4u);
+        QCOMPARE(report.interrupted, 1u);
+        QCOMPARE(report.unreadableLines, 0u);
+
+        const auto retried = h.engine->execute(kAlice, drain("r01-n05", "done-1"));
+        QVERIFY(retried.status.ok());
+        QCOMPARE(retried.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(h.engine->execute(kAlice, drain("r01-n06", "done-1")).status.error_code(),
+                 grpc::StatusCode::INVALID_ARGUMENT);
+
+        const auto crashed = h.engine->execute(kAlice, drain("r01-n08", "crash-1", "psu fault"));
+        QVERIFY(crashed.status.ok());
+        QCOMPARE(crashed.operation.id(), "op-crashed");
+        QCOMPARE(crashed.operation.state(), v1::OPERATION_STATE_FAILED);
+        QVERIFY(QString::fromStdString(crashed.operation.error()).startsWith("interrupted: "));
+        QVERIFY(h.auditText().contains("FAILED: interrupted: fleetd stopped after accepting DRAIN_NODE r01-n08"));
+
+        QCOMPARE(h.engine->get(draining.id(), "").operation.state(), v1::OPERATION_STATE_RUNNING);
+        h.fleet.clearJobsOn("r01-n03");
+        h.engine->tick();
+        QCOMPARE(h.engine->get(draining.id(), "").operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+
+        const auto recoveredWait = h.engine->get(awaiting.id(), "").operation;
+        QCOMPARE(recoveredWait.state(), v1::OPERATION_STATE_AWAITING_APPROVAL);
+        QCOMPARE(recoveredWait.approval_expires_unix_ms(), awaiting.approval_expires_unix_ms());
+        QCOMPARE(h.engine->approve(kAlice, awaiting.id(), "me").status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+        const auto approved = h.engine->approve(kBob, awaiting.id(), "confirmed");
+        QVERIFY2(approved.status.ok(), approved.status.error_message().c_str());
+        QCOMPARE(approved.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(h.actuator->calls().size(), callsBefore + 1);  // only the approved isolation ran
+        QCOMPARE(h.actuator->calls().back(), "isolate r02 trays=18 reason=alice: leak on the manifold");
+
+        // A third start sees the outcomes recorded by the second.
+        h.engine.reset();
+        h.audit.reset();
+        h.audit = AuditLog::open(h.auditPath()).log;
+        h.engine = std::make_unique<OperationsEngine>(h.fleet, *h.actuator, *h.audit, config);
+        const RecoveryReport again = h.engine->recover(h.auditPath());
+        QCOMPARE(again.operations, 4u);
+        QCOMPARE(again.interrupted, 0u);
+        QCOMPARE(h.engine->get("", "iso-wait").operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(h.engine->get("", "iso-wait").operation.approved_by(), "bob");
+        QCOMPARE(h.engine->get("", "crash-1").operation.state(), v1::OPERATION_STATE_FAILED);
     }
 
     void listIsNewestFirstWithPages() {
