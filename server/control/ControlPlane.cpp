@@ -1,0 +1,97 @@
+#include "ControlPlane.h"
+
+#include "DurationParse.h"
+
+#include <charconv>
+
+namespace watchfloor::server::control {
+
+std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::string* problem) {
+    const auto slash = text.find('/');
+    std::size_t count = 0;
+    const auto countText = text.substr(0, slash == std::string_view::npos ? 0 : slash);
+    const auto [end, error] = std::from_chars(countText.data(), countText.data() + countText.size(), count);
+    const auto window = slash == std::string_view::npos ? std::nullopt : parseDuration(text.substr(slash + 1));
+    if (countText.empty() || error != std::errc() || end != countText.data() + countText.size() || count == 0 ||
+        !window || *window < std::chrono::seconds(1)) {
+        *problem = "--auto-drain: expected N/WINDOW such as 5/10m (at most N distinct automated drains per window), got '" +
+                   std::string(text) + "'";
+        return std::nullopt;
+    }
+    return CircuitBreakerConfig{count, std::chrono::duration_cast<std::chrono::seconds>(*window)};
+}
+
+bool parseRequireApproval(std::string_view text, ControlOptions* options, std::string* problem) {
+    if (text != "isolate-rack") {
+        *problem = "--require-approval: only 'isolate-rack' can require a second operator, got '" + std::string(text) + "'";
+        return false;
+    }
+    options->isolateRackNeedsApproval = true;
+    return true;
+}
+
+bool parseScheduler(std::string_view text, ControlOptions* options, std::string* problem) {
+    if (text == "slurm") options->scheduler = ControlOptions::Scheduler::Slurm;
+    else if (text == "sim") options->scheduler = ControlOptions::Scheduler::Sim;
+    else {
+        *problem = "--scheduler: expected slurm or sim, got '" + std::string(text) + "'";
+        return false;
+    }
+    return true;
+}
+
+ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, Collaborators collaborators) {
+    std::unique_ptr<ControlPlane> plane(new ControlPlane());
+    auto fail = [](std::string error) { return CreateResult{nullptr, std::move(error)}; };
+
+    if (options.auditLogFile.empty()) return fail("--audit-log FILE is required: every action is recorded there first");
+    auto opened = AuditLog::open(options.auditLogFile);
+    if (!opened.log) return fail(opened.error);
+    if (opened.repaired) plane->notes_.push_back(describe(*opened.repaired));
+    plane->audit_ = std::move(opened.log);
+
+    if (options.tokensFile.empty()) return fail("--tokens FILE is required: it maps bearer tokens to principals and roles");
+    auto tokens = TokenTable::load(options.tokensFile);
+    if (!tokens.table) return fail(tokens.error);
+    plane->notes_.push_back(std::to_string(tokens.table->size()) + " tokens loaded from " + options.tokensFile);
+    plane->access_ = std::make_unique<AccessPolicy>(std::move(*tokens.table), *plane->audit_);
+
+    auto credentials = makeServerCredentials(options.tls);
+    if (!credentials.credentials) return fail(credentials.error);
+    plane->credentials_ = credentials.credentials;
+    plane->notes_.push_back("control transport: " + credentials.description +
+                            (credentials.description == "plaintext" ? " (bearer tokens accepted from loopback peers only)" : ""));
+
+    Actuator* actuator = collaborators.simulatorActuator;
+    if (options.scheduler == ControlOptions::Scheduler::Slurm) {
+        plane->slurm_ = std::make_unique<SlurmScheduler>(SlurmConfig{options.slurmConf, "", std::chrono::seconds(15)});
+        actuator = plane->slurm_.get();
+    }
+    if (!actuator) return fail("--scheduler sim needs the simulator's actuator; use --scheduler slurm for a real cluster");
+
+    OperationsConfig config;
+    config.blastRadius.restartOverhead = options.restartOverhead;
+    config.blastRadius.isolateRackNeedsApproval = options.isolateRackNeedsApproval;
+    config.approvalTtl = options.approvalTtl;
+    plane->engine_ = std::make_unique<OperationsEngine>(collaborators.fleet, *actuator, *plane->audit_, config);
+    if (collaborators.acknowledger) plane->engine_->setEventAcknowledger(collaborators.acknowledger);
+    if (options.autoDrain) {
+        plane->breaker_ = std::make_unique<AutomationCircuitBreaker>(*options.autoDrain, collaborators.alert);
+        plane->engine_->setCircuitBreaker(plane->breaker_.get());
+        plane->autoDrain_ = std::make_unique<XidAutoDrain>(*plane->engine_);
+    }
+
+    const RecoveryReport recovered = plane->engine_->recover(options.auditLogFile);
+    if (!recovered.error.empty()) return fail(recovered.error);
+    plane->notes_.push_back("recovered " + std::to_string(recovered.operations) + " operations from " +
+                            options.auditLogFile + " (" + std::to_string(recovered.interrupted) +
+                            " interrupted, marked FAILED)");
+    if (recovered.unreadableLines > 0)
+        plane->notes_.push_back(std::to_string(recovered.unreadableLines) + " lines of " + options.auditLogFile +
+                                " are not JSON records and were skipped");
+
+    plane->service_ = std::make_unique<ControlServiceImpl>(*plane->engine_, *plane->access_);
+    return {std::move(plane), {}};
+}
+
+}  // namespace watchfloor::server::control

@@ -1,0 +1,86 @@
+#pragma once
+// Everything fleetd needs for operator actions, assembled from its command-line options: audit
+// log (repaired and replayed), tokens, transport credentials, scheduler backend, operations
+// engine, optional automation breaker, and the gRPC ControlService. fleetd main creates one,
+// registers service() with credentials(), calls tick() about once a second, and feeds Xid
+// events to autoDrain() when it is enabled.
+
+#include "AccessPolicy.h"
+#include "Actuator.h"
+#include "AuditLog.h"
+#include "AutomationCircuitBreaker.h"
+#include "ControlServiceImpl.h"
+#include "FleetView.h"
+#include "OperationsEngine.h"
+#include "SlurmScheduler.h"
+#include "TransportSecurity.h"
+#include "XidAutoDrain.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace watchfloor::server::control {
+
+struct ControlOptions {
+    std::string tokensFile;                       // --tokens FILE
+    std::string auditLogFile;                     // --audit-log FILE
+    TlsFiles tls;                                 // --tls-cert, --tls-key, --tls-client-ca
+    bool isolateRackNeedsApproval = false;        // --require-approval isolate-rack
+    std::chrono::seconds approvalTtl{std::chrono::minutes(15)};  // --approval-ttl 15m
+    enum class Scheduler { Sim, Slurm } scheduler = Scheduler::Sim;  // --scheduler slurm|sim
+    std::string slurmConf;                        // --slurm-conf FILE (else Slurm's default)
+    std::optional<CircuitBreakerConfig> autoDrain;  // --auto-drain N/WINDOW, e.g. 5/10m
+    std::chrono::seconds restartOverhead{std::chrono::minutes(5)};
+};
+
+// "5/10m": at most 5 distinct automated drains per 10 minutes. nullopt and *problem on error.
+std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::string* problem);
+// --require-approval takes the actions that need a second operator; only "isolate-rack" exists.
+bool parseRequireApproval(std::string_view text, ControlOptions* options, std::string* problem);
+// "slurm" or "sim".
+bool parseScheduler(std::string_view text, ControlOptions* options, std::string* problem);
+
+class ControlPlane {
+public:
+    struct Collaborators {
+        const FleetView& fleet;
+        Actuator* simulatorActuator = nullptr;    // the digital twin's effects, for --scheduler sim
+        EventAcknowledger* acknowledger = nullptr;
+        std::function<void(const std::string&)> alert;  // the breaker tripped
+    };
+    struct CreateResult {
+        std::unique_ptr<ControlPlane> plane;      // null on error
+        std::string error;                        // operator-readable; fleetd exits non-zero
+    };
+
+    static CreateResult create(const ControlOptions& options, Collaborators collaborators);
+
+    ControlServiceImpl& service() { return *service_; }
+    const std::shared_ptr<grpc::ServerCredentials>& credentials() const { return credentials_; }
+    OperationsEngine& engine() { return *engine_; }
+    XidAutoDrain* autoDrain() { return autoDrain_.get(); }
+    AutomationCircuitBreaker* breaker() { return breaker_.get(); }
+    // What start-up found and decided, one line each, for fleetd's log (repairs, recovery, transport).
+    const std::vector<std::string>& startupNotes() const { return notes_; }
+    void tick() { engine_->tick(); }
+
+private:
+    ControlPlane() = default;
+
+    std::unique_ptr<AuditLog> audit_;
+    std::unique_ptr<AccessPolicy> access_;
+    std::shared_ptr<grpc::ServerCredentials> credentials_;
+    std::unique_ptr<SlurmScheduler> slurm_;
+    std::unique_ptr<AutomationCircuitBreaker> breaker_;
+    std::unique_ptr<OperationsEngine> engine_;
+    std::unique_ptr<XidAutoDrain> autoDrain_;
+    std::unique_ptr<ControlServiceImpl> service_;
+    std::vector<std::string> notes_;
+};
+
+}  // namespace watchfloor::server::control
