@@ -22,6 +22,18 @@ bool parseUnsigned(const std::string& text, std::uint64_t low, std::uint64_t hig
     return true;
 }
 
+// A fleet size: 1..kMaxRacks.
+bool parseCount(const std::string& flag, const std::string& text, std::optional<std::uint32_t>* out,
+                std::string* problem) {
+    std::uint64_t n = 0;
+    if (!parseUnsigned(text, 1, kMaxRacks, &n)) {
+        *problem = flag + ": expected a whole number from 1 to " + std::to_string(kMaxRacks) + ", got \"" + text + "\"";
+        return false;
+    }
+    *out = static_cast<std::uint32_t>(n);
+    return true;
+}
+
 bool validListenAddress(const std::string& address) {
     const auto colon = address.rfind(':');
     if (colon == std::string::npos || colon == 0) return false;
@@ -66,20 +78,8 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              return parseUnsigned(v, 0, UINT64_MAX, &cl.seed) ||
                     (*problem = "--seed: expected a whole number, got \"" + v + "\"", false);
          }},
-        {"--racks", [&](const std::string& v) {
-             std::uint64_t n = 0;
-             if (!parseUnsigned(v, 1, kMaxRacks, &n))
-                 return *problem = "--racks: expected a whole number from 1 to 10000, got \"" + v + "\"", false;
-             cl.racks = static_cast<std::uint32_t>(n);
-             return true;
-         }},
-        {"--regions", [&](const std::string& v) {
-             std::uint64_t n = 0;
-             if (!parseUnsigned(v, 1, kMaxRacks, &n))
-                 return *problem = "--regions: expected a whole number from 1 to 10000, got \"" + v + "\"", false;
-             cl.regions = static_cast<std::uint32_t>(n);
-             return true;
-         }},
+        {"--racks", [&](const std::string& v) { return parseCount("--racks", v, &cl.racks, problem); }},
+        {"--regions", [&](const std::string& v) { return parseCount("--regions", v, &cl.regions, problem); }},
         {"--fleet", [&](const std::string& v) {
              cl.fleetFile = v;
              return !v.empty() || (*problem = "--fleet: expected a file name", false);

@@ -106,6 +106,17 @@ struct StreamChecker {
     }
 };
 
+// Reads until `count` more deltas were applied; false when the stream ended first.
+inline bool readDeltas(TestStream& stream, StreamChecker& checker, int count) {
+    watchfloor::v1::SubscribeResponse r;
+    const int target = checker.deltas + count;
+    while (checker.deltas < target) {
+        if (!stream.read(&r)) return false;
+        checker.apply(r);
+    }
+    return true;
+}
+
 // grpc.health.v1.Health/Check through a generic stub (grpc++ ships no health client stub):
 // returns the ServingStatus enum value (1 = SERVING), or -1 when the call failed.
 inline int healthStatus(const std::string& address, const std::string& service = "") {

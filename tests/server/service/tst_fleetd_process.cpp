@@ -82,15 +82,6 @@ Exit runToExit(const QStringList& args, int timeoutMs = 60'000) {
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardError())};
 }
 
-bool readDeltas(TestStream& stream, StreamChecker& checker, int count) {
-    v1::SubscribeResponse r;
-    const int target = checker.deltas + count;
-    while (checker.deltas < target) {
-        if (!stream.read(&r)) return false;
-        checker.apply(r);
-    }
-    return true;
-}
 }  // namespace
 
 class FleetdProcessTest : public QObject {

@@ -41,16 +41,6 @@ v1::SubscribeRequest resumeRequest(std::uint64_t after, const std::string& runId
     return r;
 }
 
-// Reads until `count` deltas were applied (or the stream ends).
-bool readDeltas(TestStream& stream, StreamChecker& checker, int count) {
-    v1::SubscribeResponse r;
-    const int target = checker.deltas + count;
-    while (checker.deltas < target) {
-        if (!stream.read(&r)) return false;
-        checker.apply(r);
-    }
-    return true;
-}
 }  // namespace
 
 class ServiceStreamingTest : public QObject {
