@@ -260,6 +260,15 @@ Event& DigitalTwin::Impl::event(Severity severity, EventType type, std::uint32_t
     return e;
 }
 
+EntityState& DigitalTwin::Impl::state(std::uint32_t entity, HealthState health, const std::string& reason) {
+    auto& st = out->states.emplace_back();
+    st.set_entity_index(entity);
+    st.set_health(health);
+    st.set_reason(reason);
+    st.set_since_unix_ms(unixNowMs());
+    return st;
+}
+
 void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState health, const std::string& reason,
                                 bool announce) {
     TrayState& tray = trays[t];
@@ -271,12 +280,7 @@ void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState he
     tray.reason = reason;
     tray.sinceMs = nowMs;
     if (out) {
-        auto& st = out->states.emplace_back();
-        st.set_entity_index(model->trayIndex(t));
-        st.set_node_state(state);
-        st.set_health(health);
-        st.set_reason(reason);
-        st.set_since_unix_ms(unixNowMs());
+        this->state(model->trayIndex(t), health, reason).set_node_state(state);
         for (std::uint32_t k = 0; k < kGpusPerTray; ++k) {
             const std::uint32_t g = t * kGpusPerTray + k;
             const HealthState gpuHealth = health == HEALTH_STATE_FAILED ? HEALTH_STATE_FAILED
@@ -284,11 +288,7 @@ void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState he
                                                                          : HEALTH_STATE_HEALTHY;
             if (gpus[g].health != gpuHealth) {
                 gpus[g].health = gpuHealth;
-                auto& gs = out->states.emplace_back();
-                gs.set_entity_index(model->gpuIndex(g));
-                gs.set_health(gpuHealth);
-                gs.set_reason(reason);
-                gs.set_since_unix_ms(unixNowMs());
+                this->state(model->gpuIndex(g), gpuHealth, reason);
             }
         }
     }
@@ -322,14 +322,10 @@ void DigitalTwin::Impl::setRackState(std::uint32_t r) {
     rack.state = state;
     rack.health = health;
     if (out) {
-        auto& st = out->states.emplace_back();
-        st.set_entity_index(model->rackIndex(r));
-        st.set_rack_state(state);
-        st.set_health(health);
-        st.set_reason(state == RACK_STATE_ISOLATED ? "isolated"
-                      : out_ > 0 ? std::to_string(out_) + " of 18 trays out of service"
-                                 : "");
-        st.set_since_unix_ms(unixNowMs());
+        const std::string reason = state == RACK_STATE_ISOLATED ? "isolated"
+                                   : out_ > 0 ? std::to_string(out_) + " of 18 trays out of service"
+                                              : "";
+        this->state(model->rackIndex(r), health, reason).set_rack_state(state);
     }
 }
 
@@ -591,8 +587,13 @@ void DigitalTwin::Impl::updateJobSlowdown(std::uint32_t j) {
     if (straggling && !job.stragglerReported && nowS() - job.stragglerSinceS >= 240 - 1e-6 && job.computing()) {
         job.stragglerReported = true;
         std::string names;
-        for (const std::uint32_t t : slow)
-            names += (names.empty() ? "" : ", ") + model->trayName(t);
+        for (const std::uint32_t t : slow) {
+            const TrayState& tray = trays[t];
+            const char* why = tray.episodicSlowdown > 1.0f      ? tray.episodicKind
+                              : tray.persistentSlowdown > 1.0f ? "slow host"
+                                                               : "thermal";
+            names += (names.empty() ? "" : ", ") + model->trayName(t) + " (" + why + ")";
+        }
         auto& e = event(SEVERITY_WARNING, EVENT_TYPE_STRAGGLER_DETECTED, model->jobIndex(j),
                         job.name() + " runs at 1/" + std::to_string(worst).substr(0, 4) + " speed; slowest: " + names);
         for (const std::uint32_t t : slow)

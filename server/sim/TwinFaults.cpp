@@ -38,7 +38,9 @@ constexpr double kLeaksPerRackYear = 0.02;
 constexpr double kExcursionsPerSiteYear = 1.0;
 constexpr double kSensorFaultsPerRackYear = 0.2;
 
-enum CauseId : std::size_t { GpuHardFault = 0, HbmUncorrectable = 1, GpuSramEcc = 2, Gsp = 3, SoftwareBug = 10 };
+// Ids in failureCauses().
+enum CauseId : std::size_t { GpuHardFault = 0, HbmUncorrectable = 1, GpuSramEcc = 2, Gsp = 3, kNetworkLinkCause = 6,
+                             SoftwareBug = 10 };
 
 bool isNvlinkXid(std::uint32_t xid) { return xid == 74 || (xid >= 144 && xid <= 150); }
 
@@ -104,7 +106,7 @@ void DigitalTwin::Impl::scheduleHardwareCandidate() {
         if (failureRng.uniform() < accept && powered) {
             ++stats.hardwareFailures;
             ++stats.failuresByCause[cause];
-            applyFailure(cause, g, sampleFailure(cause, failureRng), false);
+            applyFailure(cause, g, sampleFailure(cause, failureRng));
         }
         scheduleHardwareCandidate();
     });
@@ -164,9 +166,8 @@ void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_
     gpu.countersChanged = true;
 }
 
-void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const FailureOutcome& outcome, bool scripted) {
+void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const FailureOutcome& outcome) {
     const std::uint32_t t = model->trayOfGpu(g);
-    const std::uint32_t r = model->rackOfTray(t);
     TrayState& tray = trays[t];
     const std::uint32_t j = tray.job;
     const std::string causeName = failureCauses()[cause].cause;
@@ -228,8 +229,6 @@ void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const F
             interruptJob(j, outcome.detectS, causeName, model->gpuIndex(g));
         }
     }
-    (void)scripted;
-    (void)r;
 }
 
 void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
@@ -266,7 +265,7 @@ void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
         outcome.repairS = xid == 79 ? failureRng.uniform(900, 1800)
                           : outcome.rma ? failureRng.uniform(kDay, 5 * kDay)
                                         : failureRng.uniform(300, 600);
-        applyFailure(cause, g, outcome, true);
+        applyFailure(cause, g, outcome);
         return;
     }
     // Non-fatal: the event, and an application restart for RESTART_APP codes.
@@ -314,6 +313,12 @@ void DigitalTwin::Impl::addLinkErrors(std::uint32_t r, std::uint32_t count) {
     slot = static_cast<std::uint16_t>(std::min<std::uint32_t>(0xFFFF, slot + count));
 }
 
+void DigitalTwin::Impl::markChanged(bool nvlink, std::uint32_t ordinal, PortState& port) {
+    if (!port.changed)
+        (nvlink ? changedLinks : changedNics).push_back(ordinal);
+    port.changed = true;
+}
+
 void DigitalTwin::Impl::portDown(bool nvlink, std::uint32_t ordinal, const std::string& why) {
     PortState& p = (nvlink ? links : nics)[ordinal];
     if (p.state == LINK_STATE_DOWN)
@@ -321,7 +326,7 @@ void DigitalTwin::Impl::portDown(bool nvlink, std::uint32_t ordinal, const std::
     p.state = LINK_STATE_DOWN;
     p.sinceMs = nowMs;
     ++p.recoveryOrDowned;
-    p.changed = true;
+    markChanged(nvlink, ordinal, p);
     const std::uint32_t entity = nvlink ? model->linkIndex(ordinal) : model->nicIndex(ordinal);
     const std::uint32_t g = nvlink ? ordinal / kLinksPerGpu : ordinal;
     if (nvlink) {
@@ -330,12 +335,7 @@ void DigitalTwin::Impl::portDown(bool nvlink, std::uint32_t ordinal, const std::
     }
     addLinkErrors(model->rackOfTray(model->trayOfGpu(g)), 1);
     if (out) {
-        auto& st = out->states.emplace_back();
-        st.set_entity_index(entity);
-        st.set_link_state(LINK_STATE_DOWN);
-        st.set_health(HEALTH_STATE_FAILED);
-        st.set_reason(why);
-        st.set_since_unix_ms(unixNowMs());
+        state(entity, HEALTH_STATE_FAILED, why).set_link_state(LINK_STATE_DOWN);
     }
     auto& e = event(SEVERITY_WARNING, EVENT_TYPE_LINK_DOWN, entity,
                     (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " down (" + why + ")");
@@ -348,14 +348,10 @@ void DigitalTwin::Impl::portUp(bool nvlink, std::uint32_t ordinal) {
         return;
     p.state = LINK_STATE_UP;
     p.sinceMs = nowMs;
-    p.changed = true;
+    markChanged(nvlink, ordinal, p);
     const std::uint32_t entity = nvlink ? model->linkIndex(ordinal) : model->nicIndex(ordinal);
     if (out) {
-        auto& st = out->states.emplace_back();
-        st.set_entity_index(entity);
-        st.set_link_state(LINK_STATE_UP);
-        st.set_health(HEALTH_STATE_HEALTHY);
-        st.set_since_unix_ms(unixNowMs());
+        state(entity, HEALTH_STATE_HEALTHY).set_link_state(LINK_STATE_UP);
     }
     event(SEVERITY_INFO, EVENT_TYPE_LINK_UP, entity, (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " up");
 }
@@ -366,7 +362,7 @@ void DigitalTwin::Impl::portFlap(bool nvlink, std::uint32_t ordinal, std::uint32
         return;
     p.recoveryOrDowned += count;
     p.replayOrRecovery += count;
-    p.changed = true;
+    markChanged(nvlink, ordinal, p);
     const std::uint32_t g = nvlink ? ordinal / kLinksPerGpu : ordinal;
     if (nvlink) {
         gpus[g].nvlinkRecovery += count;
@@ -378,12 +374,8 @@ void DigitalTwin::Impl::portFlap(bool nvlink, std::uint32_t ordinal, std::uint32
         p.state = LINK_STATE_FLAPPING;
         p.sinceMs = nowMs;
         if (out) {
-            auto& st = out->states.emplace_back();
-            st.set_entity_index(entity);
-            st.set_link_state(LINK_STATE_FLAPPING);
-            st.set_health(HEALTH_STATE_DEGRADED);
-            st.set_reason("went down and up " + std::to_string(count) + " times");
-            st.set_since_unix_ms(unixNowMs());
+            state(entity, HEALTH_STATE_DEGRADED, "went down and up " + std::to_string(count) + " times")
+                .set_link_state(LINK_STATE_FLAPPING);
         }
     }
     auto& e = event(SEVERITY_WARNING, EVENT_TYPE_LINK_FLAP, entity,
@@ -404,7 +396,7 @@ void DigitalTwin::Impl::portFlap(bool nvlink, std::uint32_t ordinal, std::uint32
 void DigitalTwin::Impl::portBer(bool nvlink, std::uint32_t ordinal, double ber) {
     PortState& p = (nvlink ? links : nics)[ordinal];
     p.ber = static_cast<float>(ber);
-    p.changed = true;
+    markChanged(nvlink, ordinal, p);
     const std::uint32_t entity = nvlink ? model->linkIndex(ordinal) : model->nicIndex(ordinal);
     char text[32];
     std::snprintf(text, sizeof text, "%.1e", ber);
@@ -417,7 +409,7 @@ void DigitalTwin::Impl::portBer(bool nvlink, std::uint32_t ordinal, double ber) 
         PortState& port = (nvlink ? links : nics)[ordinal];
         if (port.quietEpoch == epoch) {
             port.ber = 0;
-            port.changed = true;
+            markChanged(nvlink, ordinal, port);
         }
     });
 }
@@ -442,7 +434,7 @@ void DigitalTwin::Impl::scheduleLinkNoise() {
                 p.crcOrSymbol += errors;
                 p.replayOrRecovery += nvlink ? errors / 4 : 0;
                 p.rcvErrors += nvlink ? 0 : errors / 10;
-                p.changed = true;
+                markChanged(nvlink, ordinal, p);
                 if (nvlink) {
                     gpus[g].nvlinkCrc += errors;
                     gpus[g].nvlinkReplay += errors / 4;
@@ -709,8 +701,8 @@ void DigitalTwin::Impl::scheduleEpisodicStragglers() {
 void DigitalTwin::Impl::startStraggler(std::uint32_t t, double factor, double forS, const char* kind) {
     TrayState& tray = trays[t];
     tray.episodicSlowdown = static_cast<float>(factor);
+    tray.episodicKind = kind;
     const std::uint32_t epoch = ++tray.episodicEpoch;
-    (void)kind;
     if (tray.job != kNoJob)
         updateJobSlowdown(tray.job);
     after(forS, [this, t, epoch] {
@@ -741,7 +733,7 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
                 if (trays[model->trayOfGpu(g)].job != kNoJob)
                     applyJobFailure(trays[model->trayOfGpu(g)].job, f.code, outcome);
             } else {
-                applyFailure(f.code, g, outcome, true);
+                applyFailure(f.code, g, outcome);
             }
         }
         break;
@@ -773,7 +765,7 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
         outcome.repairS = forS > 0 ? forS : failureRng.uniform(kHour, 6 * kHour);
         portDown(nvlink, o, "scenario");
         outcome.nicDown = false;
-        applyFailure(6 /* network_link */, t * kGpusPerTray + (nvlink ? g % kGpusPerTray : o % kNicPortsPerTray), outcome, true);
+        applyFailure(kNetworkLinkCause, t * kGpusPerTray + (nvlink ? g % kGpusPerTray : o % kNicPortsPerTray), outcome);
         break;
     }
     case ScriptVerb::Ber: portBer(nvlink, o, f.value); break;

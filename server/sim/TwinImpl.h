@@ -38,6 +38,7 @@ struct TrayState {
     float persistentSlowdown = 1.0f;
     float episodicSlowdown = 1.0f;
     std::uint32_t episodicEpoch = 0;
+    const char* episodicKind = "";  // "communication", "compute", "scripted"
     std::uint32_t failures = 0;     // lemon signal: xid_cnt / out_count
     std::uint32_t repairEpoch = 0;
 };
@@ -151,6 +152,8 @@ struct DigitalTwin::Impl {
     std::vector<RegionRuntime> regions;
     std::map<std::uint32_t, PortState> links;   // by link ordinal
     std::map<std::uint32_t, PortState> nics;    // by NIC ordinal
+    std::vector<std::uint32_t> changedLinks;    // counters to report, each once
+    std::vector<std::uint32_t> changedNics;
     double meanLemonFactor = 1.0;
     double hazardBound = 1.0;
     std::vector<double> jobGpuWeights;          // cumulative, for the software stream
@@ -168,6 +171,9 @@ struct DigitalTwin::Impl {
     // The returned reference is valid until the next event is emitted (the vector may grow).
     watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type,
                                  std::uint32_t entity, std::string message);
+    // A new EntityState in the current change set, stamped now. Same lifetime rule as event().
+    watchfloor::v1::EntityState& state(std::uint32_t entity, watchfloor::v1::HealthState health,
+                                       const std::string& reason = {});
     void setTray(std::uint32_t t, watchfloor::v1::NodeState state, watchfloor::v1::HealthState health,
                  const std::string& reason, bool announce);
     void setRackState(std::uint32_t r);
@@ -196,11 +202,12 @@ struct DigitalTwin::Impl {
     void scheduleCoolingIncidents();
     void scheduleEpisodicStragglers();
     double hazardMultiplier(std::uint32_t gpu) const;
-    void applyFailure(std::size_t cause, std::uint32_t gpu, const FailureOutcome& outcome, bool scripted);
+    void applyFailure(std::size_t cause, std::uint32_t gpu, const FailureOutcome& outcome);
     void applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome);
     void applyXid(std::uint32_t gpu, std::uint32_t xid);
     void emitXid(std::uint32_t gpu, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause);
     void repairTray(std::uint32_t t, std::uint32_t epoch);
+    void markChanged(bool nvlink, std::uint32_t ordinal, PortState& port);
     void portDown(bool nvlink, std::uint32_t ordinal, const std::string& why);
     void portUp(bool nvlink, std::uint32_t ordinal);
     void portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count);

@@ -126,11 +126,7 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
                                                                                   : HEALTH_STATE_HEALTHY;
                 if (out && health != gpu.health) {
                     gpu.health = health;
-                    auto& st = out->states.emplace_back();
-                    st.set_entity_index(model->gpuIndex(g));
-                    st.set_health(health);
-                    st.set_reason(began ? "thermal throttling" : "");
-                    st.set_since_unix_ms(unixNowMs());
+                    state(model->gpuIndex(g), health, began ? "thermal throttling" : "");
                 }
             }
         }
@@ -226,34 +222,19 @@ void DigitalTwin::Impl::setRackAlarm(std::uint32_t r, bool& state, bool raise, b
 }
 
 void DigitalTwin::Impl::emitInitialStates() {
-    const std::int64_t since = unixNowMs();
-    for (std::uint32_t r = 0; r < racks.size(); ++r) {
-        auto& st = out->states.emplace_back();
-        st.set_entity_index(model->rackIndex(r));
-        st.set_rack_state(racks[r].state);
-        st.set_health(racks[r].health);
-        st.set_since_unix_ms(since);
-    }
-    for (std::uint32_t t = 0; t < trays.size(); ++t) {
-        auto& st = out->states.emplace_back();
-        st.set_entity_index(model->trayIndex(t));
-        st.set_node_state(trays[t].node);
-        st.set_health(trays[t].health);
-        st.set_since_unix_ms(since);
-    }
-    for (std::uint32_t g = 0; g < gpus.size(); ++g) {
-        auto& st = out->states.emplace_back();
-        st.set_entity_index(model->gpuIndex(g));
-        st.set_health(gpus[g].health);
-        st.set_since_unix_ms(since);
-    }
+    for (std::uint32_t r = 0; r < racks.size(); ++r)
+        state(model->rackIndex(r), racks[r].health).set_rack_state(racks[r].state);
+    for (std::uint32_t t = 0; t < trays.size(); ++t)
+        state(model->trayIndex(t), trays[t].health).set_node_state(trays[t].node);
+    for (std::uint32_t g = 0; g < gpus.size(); ++g)
+        state(model->gpuIndex(g), gpus[g].health);
 }
 
 void DigitalTwin::Impl::emitPortCounters() {
     auto& samples = out->samples;
-    for (auto& [ordinal, p] : links) {
-        if (!p.changed)
-            continue;
+    std::sort(changedLinks.begin(), changedLinks.end());
+    for (const std::uint32_t ordinal : changedLinks) {
+        PortState& p = links[ordinal];
         p.changed = false;
         const std::uint32_t e = model->linkIndex(ordinal);
         samples.push_back({e, DCGM_FI_DEV_NVLINK_GET_STATE, p.state == LINK_STATE_DOWN ? 0.0f : 1.0f});
@@ -262,9 +243,10 @@ void DigitalTwin::Impl::emitPortCounters() {
         samples.push_back({e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.recoveryOrDowned)});
         samples.push_back({e, DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO, p.ber});
     }
-    for (auto& [ordinal, p] : nics) {
-        if (!p.changed)
-            continue;
+    changedLinks.clear();
+    std::sort(changedNics.begin(), changedNics.end());
+    for (const std::uint32_t ordinal : changedNics) {
+        PortState& p = nics[ordinal];
         p.changed = false;
         const std::uint32_t e = model->nicIndex(ordinal);
         samples.push_back({e, IB_PHY_STATE, p.state == LINK_STATE_DOWN ? 3.0f : 5.0f});
@@ -273,6 +255,7 @@ void DigitalTwin::Impl::emitPortCounters() {
         samples.push_back({e, IB_LINK_DOWNED_COUNTER, static_cast<float>(p.recoveryOrDowned)});
         samples.push_back({e, IB_PORT_RCV_ERRORS, static_cast<float>(p.rcvErrors)});
     }
+    changedNics.clear();
 }
 
 void DigitalTwin::Impl::emitTelemetry() {
