@@ -232,6 +232,8 @@ public:
     ~Subscriber() { stop(); }
 
     std::atomic<double> snapshotSeconds{-1};
+    std::atomic<std::size_t> snapshotBytes{0};
+    std::atomic<std::size_t> largestDeltaBytes{0};
     std::atomic<std::uint64_t> samples{0};      // from deltas
     std::atomic<std::uint64_t> sequence{0};
     std::atomic<std::int64_t> serverTimeMs{0};  // of the newest delta
@@ -246,14 +248,19 @@ private:
         v1::SubscribeResponse r;
         while (reader->Read(&r)) {
             if (r.has_snapshot()) {
-                if (snapshotSeconds < 0) snapshotSeconds = std::chrono::duration<double>(Clock::now() - began).count();
-                else ++resyncs;
+                if (snapshotSeconds < 0) {
+                    snapshotSeconds = std::chrono::duration<double>(Clock::now() - began).count();
+                    snapshotBytes = r.ByteSizeLong();
+                } else {
+                    ++resyncs;
+                }
                 sequence = r.snapshot().sequence();
             } else if (r.has_delta()) {
                 std::uint64_t n = 0;
                 for (const auto& b : r.delta().samples()) n += b.entity_indexes_size();
                 samples += n;
                 if (r.delta().sequence() > r.delta().first_sequence()) ++coalesced;
+                largestDeltaBytes = std::max<std::size_t>(largestDeltaBytes, r.ByteSizeLong());
                 sequence = r.delta().sequence();
                 serverTimeMs = r.delta().server_time_unix_ms();
             } else if (r.has_heartbeat()) {
@@ -364,6 +371,10 @@ int main(int argc, char** argv) {
         worstLagSeconds = std::max(worstLagSeconds, maxLagSeconds[i]);
         allKept = allKept && !s.ended;
     }
+    std::size_t largestDelta = 0;
+    for (auto& s : subscribers) largestDelta = std::max<std::size_t>(largestDelta, s->largestDeltaBytes);
+    std::printf("  snapshot message                 %.1f MB; largest delta %.2f MB\n",
+                double(subscribers.front()->snapshotBytes) / 1e6, double(largestDelta) / 1e6);
     const bool realTime = ticksPerSecond >= 0.95 * o.speed;
     const bool keepsUp = realTime && worstLagSeconds <= 2.0 && allKept;
     std::printf("\n  %-34s %-28s %-16s %s\n", "measure", "value", "target", "");
