@@ -12,15 +12,29 @@ EndpointFleet::EndpointFleet(QString label, int historyCapacity)
     : m_label(std::move(label)), m_history(historyCapacity), m_dirtyRack(1, 0) {}
 
 bool EndpointFleet::applySnapshot(const v1::Snapshot& snapshot, QString* error) {
+    return applySnapshotImpl(snapshot, nullptr, error);
+}
+
+bool EndpointFleet::applySnapshot(v1::Snapshot&& snapshot, QString* error) {
+    v1::Topology owned;
+    owned.Swap(snapshot.mutable_topology());
+    // Everything but the topology is read from `snapshot`; the topology from `owned`.
+    return applySnapshotImpl(snapshot, &owned, error);
+}
+
+bool EndpointFleet::applySnapshotImpl(const v1::Snapshot& snapshot, v1::Topology* ownedTopology, QString* error) {
+    const v1::Topology& topology = ownedTopology ? *ownedTopology : snapshot.topology();
     const bool sameTopology =
-        m_hasSnapshot && google::protobuf::util::MessageDifferencer::Equals(m_topology.topology(), snapshot.topology());
+        m_hasSnapshot && google::protobuf::util::MessageDifferencer::Equals(m_topology.topology(), topology);
     if (sameTopology) {
         // A resync or restart of the same fleet: keep the chart history, replace every value.
         m_topology.clearJobs();
         m_columns.clearValues();
     } else {
         std::string why;
-        if (!m_topology.rebuild(snapshot.topology(), &why)) {
+        const bool ok = ownedTopology ? m_topology.rebuild(std::move(*ownedTopology), &why)
+                                      : m_topology.rebuild(topology, &why);
+        if (!ok) {
             if (error) {
                 *error = QStringLiteral("fleetd %1 sent a topology the console cannot use: %2")
                              .arg(m_label, QString::fromStdString(why));

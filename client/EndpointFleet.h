@@ -44,6 +44,8 @@ public:
 
     // Both return false with a message when the message cannot be applied (malformed topology).
     bool applySnapshot(const watchfloor::v1::Snapshot& snapshot, QString* error);
+    // The same, taking the topology out of `snapshot` instead of copying it.
+    bool applySnapshot(watchfloor::v1::Snapshot&& snapshot, QString* error);
     void applyDelta(const watchfloor::v1::Delta& delta);
     void applyHeartbeat(const watchfloor::v1::Heartbeat& heartbeat);
     void applySampleBlock(const watchfloor::v1::SampleBlock& block);
@@ -81,6 +83,8 @@ public:
     std::size_t bytes() const;
 
 private:
+    bool applySnapshotImpl(const watchfloor::v1::Snapshot& snapshot, watchfloor::v1::Topology* ownedTopology,
+                           QString* error);
     void applyState(const watchfloor::v1::EntityState& state);
     void applyJob(const watchfloor::v1::Job& job, std::int64_t timeMs);
     void applyFleet(const watchfloor::v1::FleetGoodput& fleet);

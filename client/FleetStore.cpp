@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace watchfloor::client {
 
@@ -58,8 +59,7 @@ int FleetStore::attach(EndpointConnection* connection) {
     const int endpoint = addEndpoint(connection->config().displayLabel());
     setEndpointState(endpoint, connection->state(), connection->statusText());
     connect(connection, &EndpointConnection::responsesReady, this, [this, connection, endpoint] {
-        const auto batch = connection->takeResponses();
-        applyBatch(endpoint, batch);
+        applyBatch(endpoint, connection->takeResponses());
     });
     connect(connection, &EndpointConnection::stateChanged, this,
             [this, endpoint](ConnectionState state, const QString& text) { setEndpointState(endpoint, state, text); });
@@ -93,12 +93,30 @@ void FleetStore::applyBatch(int endpoint, std::span<const v1::SubscribeResponse>
     }
 }
 
-void FleetStore::apply(int endpoint, const v1::SubscribeResponse& message) {
+void FleetStore::applyBatch(int endpoint, std::vector<v1::SubscribeResponse>&& messages) {
+    for (v1::SubscribeResponse& message : messages) {
+        apply(endpoint, std::move(message));
+    }
+}
+
+void FleetStore::apply(int endpoint, const v1::SubscribeResponse& message) { applyMessage(endpoint, message); }
+
+void FleetStore::apply(int endpoint, v1::SubscribeResponse&& message) { applyMessage(endpoint, std::move(message)); }
+
+template <typename Message>
+void FleetStore::applyMessage(int endpoint, Message&& message) {
+    constexpr bool owned = !std::is_const_v<std::remove_reference_t<Message>> && std::is_rvalue_reference_v<Message&&>;
     EndpointFleet& fleet = *m_endpoints[std::size_t(endpoint)]->fleet;
     switch (message.payload_case()) {
     case v1::SubscribeResponse::kSnapshot: {
         QString error;
-        if (!fleet.applySnapshot(message.snapshot(), &error)) {
+        bool ok = false;
+        if constexpr (owned) {
+            ok = fleet.applySnapshot(std::move(*message.mutable_snapshot()), &error);
+        } else {
+            ok = fleet.applySnapshot(message.snapshot(), &error);
+        }
+        if (!ok) {
             m_lastError = error;
             qWarning("%s", qPrintable(error));
             return;

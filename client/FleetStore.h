@@ -106,6 +106,9 @@ public:
     // --- ingest ---------------------------------------------------------------------------
     void applyBatch(int endpoint, std::span<const watchfloor::v1::SubscribeResponse> messages);
     void apply(int endpoint, const watchfloor::v1::SubscribeResponse& message);
+    // Owning variants: a snapshot's topology is moved into the store instead of copied.
+    void applyBatch(int endpoint, std::vector<watchfloor::v1::SubscribeResponse>&& messages);
+    void apply(int endpoint, watchfloor::v1::SubscribeResponse&& message);
     // Emits pending changes now instead of waiting for the timer.
     void flushChanges();
     // The last error applying data (e.g. an unusable topology), empty if none.
@@ -188,6 +191,8 @@ private:
         std::uint32_t knownJobs = 0;  // job slots already given a global row
     };
 
+    template <typename Message>
+    void applyMessage(int endpoint, Message&& message);
     const EndpointFleet* fleetOf(EntityId id) const;
     Reading readingFrom(const EndpointFleet& fleet, int endpoint, watchfloor::v1::EntityKind kind,
                         std::uint32_t slot, watchfloor::v1::Metric metric) const;

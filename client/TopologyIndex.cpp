@@ -35,8 +35,8 @@ bool TopologyIndex::place(std::uint32_t index, v1::EntityKind kind, std::uint32_
     return true;
 }
 
-bool TopologyIndex::rebuild(const v1::Topology& topology, std::string* error) {
-    m_topology = topology;
+bool TopologyIndex::rebuild(v1::Topology topology, std::string* error) {
+    m_topology.Swap(&topology);
     m_entries.clear();
     m_counts.fill(0);
     m_jobIndexes.clear();

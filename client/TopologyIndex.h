@@ -27,7 +27,8 @@ public:
     static_assert(sizeof(Entry) == 8);
 
     // Replaces everything (jobs included). Fails with a message on a malformed topology.
-    bool rebuild(const watchfloor::v1::Topology& topology, std::string* error);
+    // Takes the topology by value: callers that own it move it in (it is tens of MB at scale).
+    bool rebuild(watchfloor::v1::Topology topology, std::string* error);
     // Jobs are entities too but arrive in Job messages, not in the topology.
     void addJob(std::uint32_t index, std::uint32_t jobSlot);
     void clearJobs();

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
         v1::SubscribeResponse s;
         s.ParseFromString(snapshotBytes);
         const auto t0 = Clock::now();
-        store.apply(ep, s);
+        store.apply(ep, std::move(s));  // as EndpointConnection hands it over: owned, topology moved
         std::printf("snapshot apply: %.1f ms\n", seconds(Clock::now() - t0) * 1000.0);
     }
     double applyBest = 1e30;
@@ -146,8 +146,7 @@ int main(int argc, char** argv) {
         const int hep = history.addEndpoint("bench");
         v1::SubscribeResponse s;
         s.ParseFromString(snapshotBytes);
-        history.apply(hep, s);
-        s.Clear();
+        history.apply(hep, std::move(s));
         const auto t0 = Clock::now();
         for (int i = 0; i < historySeconds; ++i) {
             v1::SubscribeResponse m;
