@@ -43,6 +43,12 @@ ActionOutcome AutomationCircuitBreaker::reset(const std::string& principal) {
     return ActionOutcome::success("automation circuit breaker reset by " + principal);
 }
 
+void AutomationCircuitBreaker::restoreTripped(std::string reason) {
+    std::lock_guard lock(mutex_);
+    tripped_ = true;
+    tripReason_ = std::move(reason);
+}
+
 bool AutomationCircuitBreaker::tripped() const {
     std::lock_guard lock(mutex_);
     return tripped_;

@@ -37,6 +37,9 @@ public:
     // written the audit record.
     ActionOutcome reset(const std::string& principal);
 
+    // Puts the breaker back in the tripped state a previous run of fleetd left it in.
+    void restoreTripped(std::string reason);
+
     bool tripped() const;
     std::string tripReason() const;
     const CircuitBreakerConfig& config() const { return config_; }

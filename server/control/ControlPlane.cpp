@@ -3,6 +3,7 @@
 #include "DurationParse.h"
 
 #include <charconv>
+#include <cstdio>
 
 namespace watchfloor::server::control {
 
@@ -40,6 +41,28 @@ bool parseScheduler(std::string_view text, ControlOptions* options, std::string*
     return true;
 }
 
+namespace {
+
+constexpr const char* kBreakerTrippedAction = "CIRCUIT_BREAKER_TRIPPED";
+
+// The trip reason when the audit log's last breaker event is a trip not followed by a reset.
+std::optional<std::string> tripLeftByPreviousRun(const std::string& auditPath) {
+    std::optional<std::string> trip;
+    AuditLog::readRecords(auditPath, [&](const google::protobuf::Struct& record) {
+        const auto field = [&](const char* key) {
+            const auto found = record.fields().find(key);
+            return found == record.fields().end() ? std::string() : found->second.string_value();
+        };
+        if (field("action") == kBreakerTrippedAction) trip = field("result");
+        else if (field("action") == "RESET_CIRCUIT_BREAKER" && field("decision") == "result" &&
+                 field("result").starts_with("SUCCEEDED"))
+            trip.reset();
+    });
+    return trip;
+}
+
+}  // namespace
+
 ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, Collaborators collaborators) {
     std::unique_ptr<ControlPlane> plane(new ControlPlane());
     auto fail = [](std::string error) { return CreateResult{nullptr, std::move(error)}; };
@@ -76,7 +99,24 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
     plane->engine_ = std::make_unique<OperationsEngine>(collaborators.fleet, *actuator, *plane->audit_, config);
     if (collaborators.acknowledger) plane->engine_->setEventAcknowledger(collaborators.acknowledger);
     if (options.autoDrain) {
-        plane->breaker_ = std::make_unique<AutomationCircuitBreaker>(*options.autoDrain, collaborators.alert);
+        // The trip is audited so that a restart cannot quietly re-enable automation.
+        AuditLog& audit = *plane->audit_;
+        auto alert = [&audit, forward = collaborators.alert](const std::string& message) {
+            AuditRecord record;
+            record.time = std::chrono::system_clock::now();
+            record.principal = Caller::automation().principal;
+            record.action = kBreakerTrippedAction;
+            record.target = "automation circuit breaker";
+            record.decision = "result";
+            record.result = message;
+            if (auto error = audit.append(record); !error.empty()) std::fprintf(stderr, "fleetd: %s\n", error.c_str());
+            if (forward) forward(message);
+        };
+        plane->breaker_ = std::make_unique<AutomationCircuitBreaker>(*options.autoDrain, alert);
+        if (auto trip = tripLeftByPreviousRun(options.auditLogFile)) {
+            plane->breaker_->restoreTripped(*trip);
+            plane->notes_.push_back("still tripped from before the restart: " + *trip);
+        }
         plane->engine_->setCircuitBreaker(plane->breaker_.get());
         plane->autoDrain_ = std::make_unique<XidAutoDrain>(*plane->engine_);
     }

@@ -137,6 +137,41 @@ private slots:
         QCOMPARE(actuator.calls().size(), 2u);
     }
 
+    // A restart must not quietly re-enable automation that tripped; only an admin reset does.
+    void trippedBreakerSurvivesARestart() {
+        QTemporaryDir dir;
+        TestFleet fleet;
+        RecordingActuator actuator(dir.filePath("audit.jsonl").toStdString());
+        ControlOptions options;
+        options.auditLogFile = dir.filePath("audit.jsonl").toStdString();
+        options.tokensFile = writeTokens(dir, 0600).toStdString();
+        std::string problem;
+        options.autoDrain = parseAutoDrain("1/10m", &problem);
+        {
+            auto first = ControlPlane::create(options, {fleet, &actuator, nullptr, {}});
+            QVERIFY(first.plane);
+            QVERIFY(first.plane->autoDrain()->onXid("r01-n01", 0, 79, 1)->status.ok());
+            QVERIFY(!first.plane->autoDrain()->onXid("r01-n02", 0, 79, 2)->status.ok());
+            QVERIFY(first.plane->breaker()->tripped());
+        }
+        auto second = ControlPlane::create(options, {fleet, &actuator, nullptr, {}});
+        QVERIFY2(second.plane, second.error.c_str());
+        QVERIFY(second.plane->breaker()->tripped());
+        QVERIFY(joinedNotes(*second.plane).contains("still tripped from before the restart"));
+        QVERIFY(!second.plane->autoDrain()->onXid("r01-n03", 0, 79, 3)->status.ok());
+
+        watchfloor::v1::ActionRequest reset;
+        reset.set_request_id("reset-after-restart");
+        reset.set_type(watchfloor::v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER);
+        reset.set_reason("root cause fixed");
+        QVERIFY(second.plane->engine().execute(control_test::kCarol, reset).status.ok());
+        second.plane.reset();
+        auto third = ControlPlane::create(options, {fleet, &actuator, nullptr, {}});
+        QVERIFY(third.plane);
+        QVERIFY(!third.plane->breaker()->tripped());
+        QCOMPARE(actuator.calls().size(), 1u);
+    }
+
     void slurmSchedulerNeedsNoSimulator() {
         QTemporaryDir dir;
         TestFleet fleet;
