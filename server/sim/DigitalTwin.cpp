@@ -595,7 +595,7 @@ void DigitalTwin::Impl::updateJobSlowdown(std::uint32_t j) {
             names += (names.empty() ? "" : ", ") + model->trayName(t) + " (" + why + ")";
         }
         auto& e = event(SEVERITY_WARNING, EVENT_TYPE_STRAGGLER_DETECTED, model->jobIndex(j),
-                        job.name() + " runs at 1/" + std::to_string(worst).substr(0, 4) + " speed; slowest: " + names);
+                        job.name() + " steps take " + std::to_string(worst).substr(0, 4) + "x the ideal time; slowest: " + names);
         for (const std::uint32_t t : slow)
             e.add_related_entity_indexes(model->trayIndex(t));
         e.set_value(worst);

@@ -139,6 +139,7 @@ bool TrainingJob::interrupt(double t) {
     default: break;  // a partial first step or an unfinished save is simply lost
     }
     ledger_.disruption(Seconds(t));
+    step_ = ledger_.lastDurableStep();  // the restart point: later steps are lost
     ++interruptions_;
     exposureBeforeS_ = exposureS(t);
     exposedSinceS_ = -1;
