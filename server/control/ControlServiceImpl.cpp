@@ -106,6 +106,8 @@ grpc::Status ControlServiceImpl::WatchOperations(grpc::ServerContext* context, c
         }
         changed.notify_one();
     });
+    // Tells the console the watch is live: every change from here on reaches it.
+    writer->SendInitialMetadata();
     grpc::Status status = grpc::Status::OK;
     std::unique_lock lock(mutex);
     while (!context->IsCancelled() && !stopping_) {

@@ -10,7 +10,6 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <thread>
 
 using namespace watchfloor::server::control;
 using control_test::RecordingActuator;
@@ -130,8 +129,7 @@ private slots:
         watchContext.AddMetadata("authorization", "Bearer viewer-token-000000001");
         watchContext.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
         auto reader = stub_->WatchOperations(&watchContext, {});
-        // The server registers the watcher when the call reaches its handler; give it a moment.
-        QTest::qWait(300);
+        reader->WaitForInitialMetadata();  // sent once the server has registered the watcher
 
         v1::Operation op;
         const auto status = stub_->ExecuteAction(withToken("operator-token-00000002").get(), drain("r01-n02", "exec-1"), &op);
@@ -169,13 +167,15 @@ private slots:
         const auto retry = stub_->ExecuteAction(withToken("operator-token-00000003").get(), drain("r01-n09", "cut-1"), &retried);
         QVERIFY2(retry.ok(), retry.error_message().c_str());
         QVERIFY(retried.state() == v1::OPERATION_STATE_RUNNING || retried.state() == v1::OPERATION_STATE_SUCCEEDED);
-        std::this_thread::sleep_for(std::chrono::milliseconds(800));
-        actuator_->delay = std::chrono::milliseconds(0);
         v1::GetOperationRequest get;
         get.set_operation_id(retried.id());
-        v1::Operation done;
-        QVERIFY(stub_->GetOperation(withToken("operator-token-00000003").get(), get, &done).ok());
-        QCOMPARE(done.state(), v1::OPERATION_STATE_SUCCEEDED);
+        auto stateNow = [&] {
+            v1::Operation now;
+            stub_->GetOperation(withToken("operator-token-00000003").get(), get, &now);
+            return now.state();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(stateNow(), v1::OPERATION_STATE_SUCCEEDED, 10000);
+        actuator_->delay = std::chrono::milliseconds(0);
         QCOMPARE(actuator_->calls().size(), callsBefore + 1);
     }
 
