@@ -44,7 +44,9 @@ struct EndpointConfig {
     QStringList rackNames;
     std::chrono::milliseconds staleAfter{5000};        // silence (not even a heartbeat) => Stale
     std::chrono::milliseconds unaryDeadline{5000};
-    std::chrono::milliseconds keepaliveTime{10000};    // gRFC A8: clients clamp to >= 10 s
+    // gRFC A8 clamps client keepalive to >= 10 s; fleetd accepts pings every 10 s, so 15 s keeps
+    // a margin against ping strikes (too_many_pings GOAWAY).
+    std::chrono::milliseconds keepaliveTime{15000};
     std::chrono::milliseconds keepaliveTimeout{10000};
     ReconnectBackoff::Policy backoff;
 

@@ -170,6 +170,27 @@ private slots:
         QCOMPARE(connection.stats().duplicateDeltasDropped, quint64(0));
     }
 
+    void blockedGuiThreadGetsOneBatch() {
+        FakeTelemetryService service;
+        InProcessServer server(&service);
+        EndpointConnection connection(fakeConfig(), server.channel());
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.stats().deltas > 2, 5000);
+        connection.takeResponses();
+        std::vector<std::vector<v1::SubscribeResponse>> batches;
+        QObject context;
+        connect(&connection, &EndpointConnection::responsesReady, &context,
+                [&] { batches.push_back(connection.takeResponses()); });
+        QThread::msleep(600);  // the GUI is busy; the stream keeps arriving (a delta per 20 ms)
+        QTRY_VERIFY_WITH_TIMEOUT(!batches.empty(), 2000);
+        const auto& first = batches.front();  // the whole backlog, in one hand-over
+        QVERIFY2(first.size() >= 10, qPrintable(QString::number(first.size())));
+        for (std::size_t i = 1; i < first.size(); ++i) {
+            QCOMPARE(first[i].delta().sequence(), first[i - 1].delta().sequence() + 1);
+        }
+    }
+
     void sequenceGapResyncs() {
         FakeTelemetryService service;
         InProcessServer server(&service);
