@@ -284,31 +284,42 @@ QString FleetStore::name(EntityId id) const {
 }
 
 void FleetStore::rebuildNameIndex() const {
-    std::unordered_map<std::string, int> counts;
-    std::vector<std::pair<std::string, EntityId>> raw;
+    // Views into the topologies and job lists: nothing is copied until the index entries.
+    struct Named {
+        std::string_view name;
+        EntityId id;
+    };
+    std::vector<Named> named;
     for (std::size_t i = 0; i < m_endpoints.size(); ++i) {
-        const TopologyIndex& topology = m_endpoints[i]->fleet->topology();
-        const auto& entries = topology.entries();
+        const EndpointFleet& fleet = *m_endpoints[i]->fleet;
+        const auto& entries = fleet.topology().entries();
+        named.reserve(named.size() + entries.size());
         for (std::uint32_t index = 0; index < entries.size(); ++index) {
-            if (entries[index].kind == v1::ENTITY_KIND_UNSPECIFIED) continue;
-            const EntityId id{quint16(i), index};
-            std::string n = entries[index].kind == v1::ENTITY_KIND_JOB
-                                ? m_endpoints[i]->fleet->job(entries[index].slot).name()
-                                : std::string(topology.name(index));
-            if (n.empty()) continue;
-            ++counts[n];
-            raw.emplace_back(std::move(n), id);
+            const auto& entry = entries[index];
+            if (entry.kind == v1::ENTITY_KIND_UNSPECIFIED) continue;
+            const std::string_view n = entry.kind == v1::ENTITY_KIND_JOB ? std::string_view(fleet.job(entry.slot).name())
+                                                                         : fleet.topology().name(index);
+            if (!n.empty()) named.push_back({n, EntityId{quint16(i), index}});
         }
     }
+    // Names are unique within one fleetd, so clashes exist only between endpoints.
     m_clashingNames.clear();
-    std::vector<NameIndex::Entry> entries;
-    entries.reserve(raw.size());
-    for (auto& [n, id] : raw) {
-        if (counts[n] > 1) {
-            m_clashingNames.insert(n);
-            entries.push_back({NameIndex::fold(m_endpoints[id.endpoint]->label.toStdString() + "/" + n), id});
+    if (m_endpoints.size() > 1) {
+        std::vector<std::string_view> sorted;
+        sorted.reserve(named.size());
+        for (const Named& n : named) sorted.push_back(n.name);
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t k = 1; k < sorted.size(); ++k) {
+            if (sorted[k] == sorted[k - 1]) m_clashingNames.emplace(sorted[k]);
         }
-        entries.push_back({NameIndex::fold(n), id});
+    }
+    std::vector<NameIndex::Entry> entries;
+    entries.reserve(named.size() + (m_clashingNames.empty() ? 0 : named.size()));
+    for (const Named& n : named) {
+        if (!m_clashingNames.empty() && m_clashingNames.count(std::string(n.name))) {
+            entries.push_back({NameIndex::fold(m_endpoints[n.id.endpoint]->label.toStdString() + "/" + std::string(n.name)), n.id});
+        }
+        entries.push_back({NameIndex::fold(n.name), n.id});
     }
     m_nameIndex.rebuild(std::move(entries));
     m_nameIndexDirty = false;

@@ -35,7 +35,8 @@ std::string NameIndex::fold(std::string_view s) {
 void NameIndex::rebuild(std::vector<Entry> entries) {
     m_entries = std::move(entries);
     std::sort(m_entries.begin(), m_entries.end(), [](const Entry& a, const Entry& b) {
-        return a.folded != b.folded ? a.folded < b.folded : a.id < b.id;
+        const int c = a.folded.compare(b.folded);
+        return c != 0 ? c < 0 : a.id < b.id;
     });
 }
 

@@ -156,6 +156,16 @@ int main(int argc, char** argv) {
             if (i % 30 == 0) history.flushChanges();
         }
         history.flushChanges();
+        // The Ctrl+K index is built on first use; it is part of what a running console holds.
+        const auto n0 = Clock::now();
+        const auto hits = history.search(QStringLiteral("r1234-n07-g2"), 10);
+        const double firstSearchMs = seconds(Clock::now() - n0) * 1000.0;
+        const auto n1 = Clock::now();
+        const auto fuzzy = history.search(QStringLiteral("r1234n7g2"), 10);
+        const double fuzzySearchMs = seconds(Clock::now() - n1) * 1000.0;
+        std::printf("\nname search: first (builds the index) %.0f ms, subsequence search %.0f ms, %lld + %lld hits\n",
+                    firstSearchMs, fuzzySearchMs, static_cast<long long>(hits.size()),
+                    static_cast<long long>(fuzzy.size()));
         const double rssAfter = residentMiB();
         std::vector<watchfloor::client::HistoryPoint> points;
         history.history(history.rackAt(0), v1::RACK_POWER_KW, points);
