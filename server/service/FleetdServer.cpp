@@ -21,6 +21,15 @@ constexpr int kServerKeepaliveMs = 30'000;
 constexpr int kKeepaliveTimeoutMs = 10'000;
 }  // namespace
 
+// Work done by the tick thread since the last statistics line.
+struct FleetdServer::TickCost {
+    std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+    std::uint64_t ticks = 0;
+    std::uint64_t samples = 0;
+    std::chrono::duration<double> sourceTime{0};
+    std::chrono::duration<double> storeTime{0};
+};
+
 std::string newRunId() {
     std::random_device random;
     std::uniform_int_distribution<std::uint64_t> any;
@@ -69,20 +78,13 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
         health->SetServingStatus(true);
         health->SetServingStatus(watchfloor::v1::TelemetryService::service_full_name(), true);
     }
+    TickCost first;
+    self->tick(first);
     self->tickThread_ = std::thread([s = self.get()] { s->tickLoop(); });
     return self;
 }
 
 FleetdServer::~FleetdServer() { shutdown(); }
-
-// Work done by the tick thread since the last statistics line.
-struct FleetdServer::TickCost {
-    std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
-    std::uint64_t ticks = 0;
-    std::uint64_t samples = 0;
-    std::chrono::duration<double> sourceTime{0};
-    std::chrono::duration<double> storeTime{0};
-};
 
 void FleetdServer::reportStats(TickCost& cost) {
     const auto now = std::chrono::steady_clock::now();
@@ -101,37 +103,42 @@ void FleetdServer::reportStats(TickCost& cost) {
     cost = TickCost{};
 }
 
+void FleetdServer::tick(TickCost& cost) {
+    using Clock = std::chrono::steady_clock;
+    FleetChanges& changes = changes_;  // reused: keeps the capacity of 1.3 M samples
+    changes.clear();
+    const UnixTime until = source_.now() + options_.telemetryPeriod;
+    changes.time = until;
+    const auto began = Clock::now();
+    source_.advanceTo(until, changes);
+    const auto advanced = Clock::now();
+    auto deltas = store_->apply(changes, history_.get());
+    log_->append(deltas);
+    pump_->wake();
+    ++ticks_;
+    cost.sourceTime += advanced - began;
+    cost.storeTime += Clock::now() - advanced;
+    ++cost.ticks;
+    cost.samples += changes.samples.size();
+}
+
 void FleetdServer::tickLoop() {
     using Clock = std::chrono::steady_clock;
     TickCost cost;
     const auto wallPeriod = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double, std::milli>(options_.telemetryPeriod.count() / std::max(options_.speed, 1e-6)));
-    FleetChanges changes;
-    auto next = Clock::now();
+    auto next = Clock::now() + wallPeriod;  // start() ran the first tick
     std::unique_lock lock(tickMu_);
     while (!stopTicking_) {
+        if (tickWake_.wait_until(lock, next, [this] { return stopTicking_; })) break;
         lock.unlock();
-        changes.clear();
-        const UnixTime until = source_.now() + options_.telemetryPeriod;
-        changes.time = until;
-        const auto began = Clock::now();
-        source_.advanceTo(until, changes);
-        const auto advanced = Clock::now();
-        auto deltas = store_->apply(changes, history_.get());
-        log_->append(deltas);
-        pump_->wake();
-        ++ticks_;
-        cost.sourceTime += advanced - began;
-        cost.storeTime += Clock::now() - advanced;
-        ++cost.ticks;
-        cost.samples += changes.samples.size();
+        tick(cost);
         if (options_.statsInterval.count() > 0 && Clock::now() - cost.since >= options_.statsInterval)
             reportStats(cost);
         next += wallPeriod;
         const auto now = Clock::now();
         if (now > next + std::chrono::seconds(1)) next = now;  // behind: run flat out, no catch-up burst
         lock.lock();
-        tickWake_.wait_until(lock, next, [this] { return stopTicking_; });
     }
 }
 

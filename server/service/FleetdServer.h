@@ -42,7 +42,8 @@ struct FleetdOptions {
 
 class FleetdServer {
 public:
-    // Starts serving and ticking. Returns nullptr and fills `error` when it cannot listen.
+    // Runs the first tick (so the first snapshot has values and the history its plan), then
+    // serves and ticks. Returns nullptr and fills `error` when it cannot listen.
     static std::unique_ptr<FleetdServer> start(FleetSource& source, FleetdOptions options, std::string* error);
     ~FleetdServer();
 
@@ -60,6 +61,7 @@ private:
     FleetdServer(FleetSource& source, FleetdOptions options);
     void tickLoop();
     struct TickCost;
+    void tick(TickCost& cost);
     void reportStats(TickCost& cost);
 
     FleetSource& source_;
@@ -77,6 +79,7 @@ private:
     bool stopTicking_ = false;
     bool shutDown_ = false;
     std::atomic<std::uint64_t> ticks_{0};
+    FleetChanges changes_;  // tick thread (the first tick: start())
     std::thread tickThread_;
 };
 

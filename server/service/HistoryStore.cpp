@@ -12,13 +12,10 @@ namespace watchfloor::server::service {
 namespace v1 = watchfloor::v1;
 
 namespace {
-// Series per entity the planner expects (the twin's metric families per kind, rounded up).
-constexpr std::size_t kSeriesPerGpu = 16, kSeriesPerCpu = 3, kSeriesPerNode = 4;
-constexpr std::size_t kSeriesPerRack = 12, kSeriesPerLoop = 12, kSeriesPerOther = 4;
-constexpr std::size_t kJobSeries = 128 * 5 + 16;  // jobs and fleet goodput series
 constexpr std::size_t kMinBuckets = 4;
-// Rows beyond the estimate we still accept before refusing new series.
+// Series beyond those of the first batch that are still kept (jobs start, links come up).
 constexpr double kRowHeadroom = 1.25;
+constexpr std::size_t kExtraRows = 1024;
 
 std::int64_t floorDiv(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
@@ -45,16 +42,19 @@ HistoryStore::SeriesClass HistoryStore::classOf(v1::EntityKind kind) {
     }
 }
 
-HistoryStore::HistoryStore(const TopologyIndex& index, HistoryPlan plan) : index_(index) {
-    const auto& t = index.topology();
-    const std::size_t aggregateRows = t.racks_size() * kSeriesPerRack + t.cooling_loops_size() * kSeriesPerLoop +
-                                      (t.power_shelves_size() + t.nvswitch_trays_size() + t.regions_size() + 1) *
-                                          kSeriesPerOther + kJobSeries;
-    const std::size_t deviceRows =
-        t.gpus_size() * kSeriesPerGpu + t.cpus_size() * kSeriesPerCpu + t.nodes_size() * kSeriesPerNode;
-    const auto aggregateBudget = static_cast<std::size_t>(plan.budgetBytes * plan.aggregateShare);
-    this->plan(aggregate_, plan.aggregateTiers, aggregateRows, aggregateBudget);
-    this->plan(device_, plan.deviceTiers, deviceRows, plan.budgetBytes - aggregateBudget);
+HistoryStore::HistoryStore(const TopologyIndex& index, HistoryPlan plan) : index_(index), plan_(std::move(plan)) {}
+
+void HistoryStore::planFor(std::span<const Sample> firstSamples) {
+    std::size_t aggregateRows = 0, deviceRows = 0;
+    for (const Sample& s : firstSamples) {
+        const SeriesClass cls = classOf(index_.kind(s.entityIndex));
+        aggregateRows += cls == SeriesClass::Aggregate;
+        deviceRows += cls == SeriesClass::Device;
+    }
+    const auto aggregateBudget = static_cast<std::size_t>(double(plan_.budgetBytes) * plan_.aggregateShare);
+    plan(aggregate_, plan_.aggregateTiers, aggregateRows, aggregateBudget);
+    plan(device_, plan_.deviceTiers, deviceRows, plan_.budgetBytes - aggregateBudget);
+    planned_ = true;
 }
 
 HistoryStore::~HistoryStore() {
@@ -64,7 +64,7 @@ HistoryStore::~HistoryStore() {
 
 void HistoryStore::plan(ClassStore& store, const std::vector<HistoryTier>& tiers, std::size_t expectedRows,
                         std::size_t budgetBytes) {
-    store.maxRows = static_cast<std::uint32_t>(std::max<std::size_t>(expectedRows, 1) * kRowHeadroom);
+    store.maxRows = static_cast<std::uint32_t>(double(expectedRows) * kRowHeadroom) + kExtraRows;
     std::size_t bucketsPerRow = 0;
     for (const auto& tier : tiers) bucketsPerRow += tier.buckets;
     const double fullBytes = double(store.maxRows) * bucketsPerRow * sizeof(Bucket);
@@ -118,6 +118,10 @@ void HistoryStore::record(ClassStore& store, std::uint32_t row, std::int64_t tim
 void HistoryStore::onSamples(UnixTime time, std::span<const Sample> samples, std::span<const std::uint32_t> seriesIds) {
     const std::int64_t timeMs = toUnixMs(time);
     std::lock_guard lock(mu_);
+    if (!planned_) {
+        if (samples.empty()) return;
+        planFor(samples);
+    }
     advance(aggregate_, timeMs);
     advance(device_, timeMs);
     for (std::size_t i = 0; i < samples.size(); ++i) {
@@ -185,6 +189,8 @@ HistoryResult HistoryStore::query(std::uint32_t seriesId, std::int64_t startMs, 
 }
 
 std::string HistoryStore::describeRetention() const {
+    std::lock_guard lock(mu_);
+    if (!planned_) return "history not planned yet (no samples)";
     std::ostringstream text;
     auto describe = [&](const char* name, const ClassStore& store) {
         text << name << " (" << store.maxRows << " series):";

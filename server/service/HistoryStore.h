@@ -1,8 +1,9 @@
 #pragma once
 // Recent history of every series, downsampled server-side, in bounded memory.
 //
-// Retention (nominal; the planner shrinks every tier by the same factor when the fleet's series
-// would not fit the memory budget, and logs what it chose):
+// Retention (nominal; at the first batch of samples the planner counts the fleet's series and
+// shrinks every tier by the same factor when they would not fit the memory budget; fleetd logs
+// what it chose at start):
 //   fleet, region, rack, cooling loop, power shelf, switch tray, job series ("aggregate"):
 //       1 s buckets for 2 h, 1 min buckets for 2 days, 15 min buckets for 31 days
 //   node, GPU and CPU series ("device"):
@@ -86,13 +87,16 @@ private:
     };
     static constexpr std::uint32_t kNoRow = UINT32_MAX;
 
+    void planFor(std::span<const Sample> firstSamples);
     void plan(ClassStore& store, const std::vector<HistoryTier>& tiers, std::size_t expectedRows,
               std::size_t budgetBytes);
     void advance(ClassStore& store, std::int64_t timeMs);
     void record(ClassStore& store, std::uint32_t row, std::int64_t timeMs, float value);
 
     const TopologyIndex& index_;
+    const HistoryPlan plan_;
     mutable std::mutex mu_;
+    bool planned_ = false;
     ClassStore aggregate_;
     ClassStore device_;
     std::vector<std::uint32_t> rowOf_;       // by series id

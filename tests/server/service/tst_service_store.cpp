@@ -322,8 +322,18 @@ private slots:
         HistoryPlan plan;
         plan.budgetBytes = std::size_t(64) << 20;
         HistoryStore history(index, plan);
+        QVERIFY(history.describeRetention().find("not planned") != std::string::npos);
+        std::vector<Sample> samples;
+        std::vector<std::uint32_t> ids;
+        for (std::uint32_t i = 1; i <= 200'000; ++i) {
+            samples.push_back({i, v1::DCGM_FI_DEV_GPU_TEMP, 50.0f});
+            ids.push_back(i - 1);
+        }
+        history.onSamples(TinyFleetSource::startTime(), samples, ids);
         const std::string retention = history.describeRetention();
-        QVERIFY2(retention.find("1minx6h") == std::string::npos, retention.c_str());  // shrunk
+        QVERIFY2(retention.find("device (") != std::string::npos, retention.c_str());
+        QVERIFY2(retention.find("1minx6h") == std::string::npos, retention.c_str());  // shrunk to fit
+        QVERIFY(history.keeps(0));
     }
 };
 
