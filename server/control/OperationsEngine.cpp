@@ -157,6 +157,56 @@ grpc::Status OperationsEngine::checkAgainstPreview(const Caller& caller, const v
     return Status::OK;
 }
 
+std::optional<OperationResult> OperationsEngine::retryLocked(const Caller& caller, const v1::ActionRequest& request,
+                                                             const std::string& fingerprint) const {
+    const auto found = byRequestId_.find(request.request_id());
+    if (found == byRequestId_.end()) return std::nullopt;
+    const Entry& first = *found->second;
+    if (first.fingerprint == fingerprint) return OperationResult{Status::OK, first.op};
+    return refuse(caller, request,
+                  {grpc::StatusCode::INVALID_ARGUMENT,
+                   "request id " + request.request_id() + " was already used for " +
+                       actionName(first.op.request().type()) + " " + describeTarget(first.op.request()) + " (" +
+                       first.op.id() + "); a different action needs a new request id"},
+                  nullptr);
+}
+
+std::unique_ptr<OperationsEngine::Entry> OperationsEngine::newEntry(const Caller& caller,
+                                                                    const v1::ActionRequest& request,
+                                                                    const v1::ActionPreview& preview) {
+    auto entry = std::make_unique<Entry>();
+    entry->requester = caller;
+    v1::Operation& op = entry->op;
+    op.set_id(newOperationId());
+    op.set_request_id(request.request_id());
+    *op.mutable_request() = request;
+    op.mutable_request()->set_reason(caller.principal + ": " + trimmed(request.reason()));
+    *op.mutable_preview() = preview;
+    op.set_principal(caller.principal);
+    op.set_role(caller.role);
+    op.set_automated(caller.automated);
+    op.set_created_unix_ms(nowUnixMs());
+    op.set_updated_unix_ms(op.created_unix_ms());
+    if (preview.requires_approval()) {
+        op.set_state(v1::OPERATION_STATE_AWAITING_APPROVAL);
+        op.set_approval_expires_unix_ms(
+            op.created_unix_ms() + std::chrono::duration_cast<std::chrono::milliseconds>(config_.approvalTtl).count());
+        op.set_progress_message("awaiting approval by a second operator");
+    } else {
+        op.set_state(v1::OPERATION_STATE_PENDING);
+    }
+    return entry;
+}
+
+OperationsEngine::Entry* OperationsEngine::adoptLocked(std::unique_ptr<Entry> entry) {
+    entry->seq = entries_.empty() ? 1 : entries_.back()->seq + 1;
+    Entry* adopted = entry.get();
+    byId_[adopted->op.id()] = adopted;
+    byRequestId_[adopted->op.request_id()] = adopted;
+    entries_.push_back(std::move(entry));
+    return adopted;
+}
+
 OperationResult OperationsEngine::execute(const Caller& caller, const v1::ActionRequest& request) {
     if (auto status = validateRequest(request); !status.ok()) return refuse(caller, request, status, nullptr);
     // Protobuf serialization of a message without maps is deterministic.
@@ -165,16 +215,7 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
     v1::Operation accepted;
     {
         std::lock_guard lock(mutex_);
-        if (const auto found = byRequestId_.find(request.request_id()); found != byRequestId_.end()) {
-            const Entry& first = *found->second;
-            if (first.fingerprint == fingerprint) return {Status::OK, first.op};
-            return refuse(caller, request,
-                          {grpc::StatusCode::INVALID_ARGUMENT,
-                           "request id " + request.request_id() + " was already used for " +
-                               actionName(first.op.request().type()) + " " + describeTarget(first.op.request()) +
-                               " (" + first.op.id() + "); a different action needs a new request id"},
-                          nullptr);
-        }
+        if (auto retry = retryLocked(caller, request, fingerprint)) return *retry;
         if (!roleAllows(caller.role, request.type()))
             return refuse(caller, request,
                           {grpc::StatusCode::PERMISSION_DENIED, caller.principal + " has role " + roleName(caller.role) +
@@ -185,42 +226,16 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
         if (auto status = checkAgainstPreview(caller, request, preview); !status.ok())
             return refuse(caller, request, status, &preview);
 
-        auto created = std::make_unique<Entry>();
+        auto created = newEntry(caller, request, preview);
         created->fingerprint = fingerprint;
-        created->requester = caller;
-        created->seq = entries_.empty() ? 1 : entries_.back()->seq + 1;
-        v1::Operation& op = created->op;
-        op.set_id(newOperationId());
-        op.set_request_id(request.request_id());
-        *op.mutable_request() = request;
-        op.mutable_request()->set_reason(caller.principal + ": " + trimmed(request.reason()));
-        *op.mutable_preview() = preview;
-        op.set_principal(caller.principal);
-        op.set_role(caller.role);
-        op.set_automated(caller.automated);
-        op.set_created_unix_ms(nowUnixMs());
-        op.set_updated_unix_ms(op.created_unix_ms());
-        if (preview.requires_approval()) {
-            op.set_state(v1::OPERATION_STATE_AWAITING_APPROVAL);
-            op.set_approval_expires_unix_ms(op.created_unix_ms() +
-                                            std::chrono::duration_cast<std::chrono::milliseconds>(config_.approvalTtl).count());
-            op.set_progress_message("awaiting approval by a second operator");
-        } else {
-            op.set_state(v1::OPERATION_STATE_PENDING);
-        }
-
-        AuditRecord record = auditRecord(caller.principal, caller.role, caller.peer, op.request(), "allow");
+        AuditRecord record = auditRecord(caller.principal, caller.role, caller.peer, created->op.request(), "allow");
         record.previewSummary = summarize(preview);
-        record.result = stateName(op.state());
-        record.operationId = op.id();
-        google::protobuf::util::MessageToJsonString(op, &record.operationJson);
+        record.result = stateName(created->op.state());
+        record.operationId = created->op.id();
+        google::protobuf::util::MessageToJsonString(created->op, &record.operationJson);
         if (auto error = audit_.append(record); !error.empty())
             return {{grpc::StatusCode::UNAVAILABLE, "nothing was executed: the audit log cannot be written (" + error + ")"}, {}};
-
-        entry = created.get();
-        byId_[op.id()] = entry;
-        byRequestId_[op.request_id()] = entry;
-        entries_.push_back(std::move(created));
+        entry = adoptLocked(std::move(created));
         accepted = entry->op;
     }
     notify({accepted});
@@ -465,11 +480,7 @@ RecoveryReport OperationsEngine::recover(const std::string& auditPath) {
         if (sent.reason().starts_with(prefix)) sent.set_reason(sent.reason().substr(prefix.size()));
         entry->fingerprint = sent.SerializeAsString();
         entry->requester = Caller{op.principal(), op.role(), op.automated(), {}};
-        entry->seq = entries_.empty() ? 1 : entries_.back()->seq + 1;
-        byId_[op.id()] = entry.get();
-        byRequestId_[op.request_id()] = entry.get();
-        recovered.push_back(entry.get());
-        entries_.push_back(std::move(entry));
+        recovered.push_back(adoptLocked(std::move(entry)));
     };
     auto apply = [&](Entry& entry, const google::protobuf::Struct& record, const std::string& decision) {
         v1::Operation& op = entry.op;

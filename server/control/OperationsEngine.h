@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -104,6 +105,12 @@ private:
     AuditRecord auditRecord(const std::string& principal, watchfloor::v1::Role role, const std::string& peer,
                             const watchfloor::v1::ActionRequest& request, const char* decision) const;
     Status auditRefusal(AuditRecord record, Status status) const;
+    // The first call's operation for a retry, or the refusal of a request id reused for another action.
+    std::optional<OperationResult> retryLocked(const Caller& caller, const watchfloor::v1::ActionRequest& request,
+                                               const std::string& fingerprint) const;
+    std::unique_ptr<Entry> newEntry(const Caller& caller, const watchfloor::v1::ActionRequest& request,
+                                    const watchfloor::v1::ActionPreview& preview);
+    Entry* adoptLocked(std::unique_ptr<Entry> entry);
     Status approvalRefusal(const Caller& approver, const watchfloor::v1::Operation& op, const std::string& reason) const;
     OperationResult refuse(const Caller& caller, const watchfloor::v1::ActionRequest& request, Status status,
                            const watchfloor::v1::ActionPreview* preview) const;
