@@ -197,6 +197,39 @@ private slots:
         if (caseId == 3) QCOMPARE(r.age, std::chrono::milliseconds(3500));
     }
 
+    void sampleTimesSurviveAnEpochRebase() {
+        // Stamps are 32-bit ms offsets: 60 days of uptime forces a rebase. A value not updated
+        // since must stay old (stale), never turn fresh; recent values keep their exact time.
+        const SyntheticFleet fleet = smallFleet();
+        FleetStore store;
+        const int ep = store.addEndpoint("east");
+        store.apply(ep, fleet.snapshot(1, kT0));
+        const std::int64_t later = kT0 + 60LL * 24 * 3600 * 1000;
+        store.apply(ep, fleet.delta(2, later - 2000));  // everything reported 2 s before...
+        v1::SubscribeResponse m;
+        m.mutable_delta()->set_sequence(3);
+        m.mutable_delta()->set_server_time_unix_ms(later);
+        auto* b = m.mutable_delta()->add_samples();
+        b->set_metric(v1::DCGM_FI_DEV_ECC_DBE_VOL_TOTAL);  // ...and one new metric now
+        b->set_sample_time_unix_ms(later);
+        b->add_entity_indexes(fleet.gpuIndex(0, 0, 0));
+        b->add_values(1.0f);
+        store.apply(ep, m);
+        const EntityId gpu{quint16(ep), fleet.gpuIndex(0, 0, 0)};
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_ECC_DBE_VOL_TOTAL).sampleTimeUnixMs, later);
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).sampleTimeUnixMs, later - 2000);
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Fresh);
+        // A sample from before the new epoch's one-day lead is clamped to it: still old, stale.
+        v1::SubscribeResponse old = m;
+        old.mutable_delta()->set_sequence(4);
+        old.mutable_delta()->mutable_samples(0)->set_metric(v1::DCGM_FI_DEV_ROW_REMAP_FAILURE);
+        old.mutable_delta()->mutable_samples(0)->set_sample_time_unix_ms(kT0);
+        store.apply(ep, old);
+        const Reading ancient = store.reading(gpu, v1::DCGM_FI_DEV_ROW_REMAP_FAILURE);
+        QCOMPARE(ancient.freshness, Freshness::Stale);
+        QVERIFY(ancient.age >= std::chrono::hours(24));
+    }
+
     void eventListIsBounded() {
         const SyntheticFleet fleet = smallFleet();
         FleetStore::Options options;
