@@ -157,6 +157,7 @@ void FleetStore::syncRowsAfterApply(int endpoint) {
         rebuildRackRows();
         m_pending.topologyChanged = true;
         m_nameIndexDirty = true;
+        m_clashesDirty = true;
     }
     if (fleet.jobCount() < e.knownJobs) {
         rebuildJobRows();  // a snapshot replaced the jobs
@@ -169,6 +170,7 @@ void FleetStore::syncRowsAfterApply(int endpoint) {
         m_pending.jobsAppended += int(fleet.jobCount() - e.knownJobs);
         e.knownJobs = fleet.jobCount();
         m_nameIndexDirty = true;
+        m_clashesDirty = true;
     }
 }
 
@@ -199,6 +201,7 @@ void FleetStore::rebuildJobRows() {
     m_pending.jobsReset = true;
     m_pending.jobsAppended = 0;
     m_nameIndexDirty = true;
+    m_clashesDirty = true;
 }
 
 void FleetStore::appendEvents(int endpoint, const google::protobuf::RepeatedPtrField<v1::Event>& events) {
@@ -276,51 +279,50 @@ QString FleetStore::rawName(EntityId id) const {
 QString FleetStore::name(EntityId id) const {
     const QString raw = rawName(id);
     if (raw.isEmpty()) return raw;
-    if (m_nameIndexDirty) rebuildNameIndex();
-    if (m_clashingNames.count(raw.toStdString())) {
+    if (m_clashesDirty) rebuildClashingNames();
+    if (!m_clashingNames.empty() && m_clashingNames.count(raw.toStdString())) {
         return m_endpoints[id.endpoint]->label + QLatin1Char('/') + raw;
     }
     return raw;
 }
 
-void FleetStore::rebuildNameIndex() const {
-    // Views into the topologies and job lists: nothing is copied until the index entries.
-    struct Named {
-        std::string_view name;
-        EntityId id;
-    };
-    std::vector<Named> named;
+void FleetStore::forEachName(const std::function<void(std::string_view, EntityId)>& fn) const {
     for (std::size_t i = 0; i < m_endpoints.size(); ++i) {
         const EndpointFleet& fleet = *m_endpoints[i]->fleet;
         const auto& entries = fleet.topology().entries();
-        named.reserve(named.size() + entries.size());
         for (std::uint32_t index = 0; index < entries.size(); ++index) {
             const auto& entry = entries[index];
             if (entry.kind == v1::ENTITY_KIND_UNSPECIFIED) continue;
             const std::string_view n = entry.kind == v1::ENTITY_KIND_JOB ? std::string_view(fleet.job(entry.slot).name())
                                                                          : fleet.topology().name(index);
-            if (!n.empty()) named.push_back({n, EntityId{quint16(i), index}});
+            if (!n.empty()) fn(n, EntityId{quint16(i), index});
         }
     }
-    // Names are unique within one fleetd, so clashes exist only between endpoints.
+}
+
+void FleetStore::rebuildClashingNames() const {
+    // Names are unique within one fleetd, so clashes exist only between endpoints; with one
+    // endpoint this costs nothing (views painting names right after a snapshot stay cheap).
     m_clashingNames.clear();
-    if (m_endpoints.size() > 1) {
-        std::vector<std::string_view> sorted;
-        sorted.reserve(named.size());
-        for (const Named& n : named) sorted.push_back(n.name);
-        std::sort(sorted.begin(), sorted.end());
-        for (std::size_t k = 1; k < sorted.size(); ++k) {
-            if (sorted[k] == sorted[k - 1]) m_clashingNames.emplace(sorted[k]);
-        }
+    m_clashesDirty = false;
+    if (m_endpoints.size() < 2) return;
+    std::vector<std::string_view> sorted;
+    forEachName([&sorted](std::string_view n, EntityId) { sorted.push_back(n); });
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 1; k < sorted.size(); ++k) {
+        if (sorted[k] == sorted[k - 1]) m_clashingNames.emplace(sorted[k]);
     }
+}
+
+void FleetStore::rebuildNameIndex() const {
+    if (m_clashesDirty) rebuildClashingNames();
     std::vector<NameIndex::Entry> entries;
-    entries.reserve(named.size() + (m_clashingNames.empty() ? 0 : named.size()));
-    for (const Named& n : named) {
-        if (!m_clashingNames.empty() && m_clashingNames.count(std::string(n.name))) {
-            entries.push_back({NameIndex::fold(m_endpoints[n.id.endpoint]->label.toStdString() + "/" + std::string(n.name)), n.id});
+    forEachName([&](std::string_view n, EntityId id) {
+        if (!m_clashingNames.empty() && m_clashingNames.count(std::string(n))) {
+            entries.push_back({NameIndex::fold(m_endpoints[id.endpoint]->label.toStdString() + "/" + std::string(n)), id});
         }
-        entries.push_back({NameIndex::fold(n.name), n.id});
-    }
+        entries.push_back({NameIndex::fold(n), id});
+    });
     m_nameIndex.rebuild(std::move(entries));
     m_nameIndexDirty = false;
 }

@@ -34,6 +34,8 @@
 
 #include <chrono>
 #include <deque>
+#include <functional>
+#include <string_view>
 #include <memory>
 #include <optional>
 #include <span>
@@ -202,6 +204,8 @@ private:
     void syncRowsAfterApply(int endpoint);
     QString rawName(EntityId id) const;
     void rebuildNameIndex() const;
+    void rebuildClashingNames() const;
+    void forEachName(const std::function<void(std::string_view, EntityId)>& fn) const;
     void scheduleNotify();
     RankedEntity rankRack(int row) const;
 
@@ -216,6 +220,7 @@ private:
     mutable NameIndex m_nameIndex;
     mutable bool m_nameIndexDirty = true;
     mutable std::unordered_set<std::string> m_clashingNames;
+    mutable bool m_clashesDirty = true;
 
     FleetChangeSet m_pending;
     QTimer m_notifyTimer;
