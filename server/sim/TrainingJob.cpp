@@ -79,10 +79,7 @@ void TrainingJob::flushSteps(double t) {
 
 void TrainingJob::beginInit(double t) {
     ledger_.jobStart(Seconds(t));
-    if (!started_) {
-        started_ = true;
-        lastCheckpointS_ = t;
-    }
+    started_ = true;
     exposedSinceS_ = t;
     enter(JobPhase::Init, t);
 }

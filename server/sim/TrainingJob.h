@@ -109,7 +109,7 @@ private:
     double phaseStartS_ = 0;
     double chunkStartS_ = 0;          // Running: when the current run of equal steps began
     std::uint64_t step_ = 0;          // steps completed before chunkStartS_
-    double lastCheckpointS_ = -1;
+    double lastCheckpointS_ = -1;     // -1: no durable checkpoint yet
     std::uint32_t interruptions_ = 0;
     double exposureBeforeS_ = 0;
     double exposedSinceS_ = -1;
