@@ -171,16 +171,16 @@ private slots:
         for (int i = 0; i < 5000 && !recovered; ++i) {
             QVERIFY(stalled.read(&r));
             stalledChecker.apply(r);
-            recovered = stalledChecker.coalescedDeltas > 0 ||
-                        (r.has_snapshot() && r.snapshot().reason() == "resync: fell off log");
+            // A short log may also show a coalesced delta first (sent before the stall set in).
+            recovered = expectResync ? (r.has_snapshot() && r.snapshot().reason() == "resync: fell off log")
+                                     : stalledChecker.coalescedDeltas > 0;
         }
         QVERIFY2(recovered, "the stalled reader should be coalesced or resynced");
         qInfo("live: %d deltas, worst lag %llu; stalled: %d snapshots (last \"%s\"), %d coalesced deltas", liveChecker.deltas,
               static_cast<unsigned long long>(worstLag), stalledChecker.snapshots, stalledChecker.lastReason.c_str(),
               stalledChecker.coalescedDeltas);
         QVERIFY2(stalledChecker.problem.empty(), stalledChecker.problem.c_str());
-        QCOMPARE(stalledChecker.lastReason == "resync: fell off log", expectResync);
-        QCOMPARE(stalledChecker.coalescedDeltas > 0, !expectResync);
+        if (!expectResync) QCOMPARE(stalledChecker.snapshots, 1);  // caught up from the log alone
         QVERIFY(readDeltas(stalled, stalledChecker, 20));
         QVERIFY2(stalledChecker.problem.empty(), stalledChecker.problem.c_str());
     }
