@@ -36,7 +36,6 @@ struct PumpOptions {
     // the shared log entries. A coalesce looks at most 4 x maxSamplesPerMessage samples ahead,
     // so at 1,800 racks (1.3 M samples a tick) a slow stream is fed entry by entry until it
     // falls off the log and is resynced; coalescing pays off for small and medium fleets.
-    // the shared, encoded-once log entries one by one.
     int coalesceAfterTicks = 3;
     // A snapshot built this recently is reused for another stream with the same filter (the
     // stream then replays the deltas since), so consoles attaching together cost one build.
