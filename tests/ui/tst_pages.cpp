@@ -1,0 +1,181 @@
+// Every page builds, renders and shows the expected entity from a FleetStore fed through its
+// real ingest path (a synthetic Subscribe snapshot); navigation: Ctrl+K, breadcrumbs,
+// back/forward.
+
+#include "SyntheticFleet.h"
+
+#include "BreadcrumbBar.h"
+#include "EventsPage.h"
+#include "FleetPage.h"
+#include "JobsPage.h"
+#include "JumpBox.h"
+#include "KpiStrip.h"
+#include "LinksPage.h"
+#include "MainWindow.h"
+#include "Page.h"
+#include "RackPage.h"
+
+#include "client/FleetStore.h"
+#include "widgets/RackMapWidget.h"
+
+#include <QAbstractButton>
+#include <QSet>
+#include <QTest>
+#include <QToolBar>
+
+using namespace watchfloor;
+using ui::Location;
+using ui::PageId;
+
+namespace {
+
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7) {
+        for (int x = 0; x < image.width(); x += 7)
+            colours.insert(image.pixel(x, y));
+    }
+    return int(colours.size());
+}
+
+}  // namespace
+
+class TestPages : public QObject {
+    Q_OBJECT
+private:
+    testing::SyntheticFleet m_fleet;
+    std::unique_ptr<client::FleetStore> m_store;
+    std::unique_ptr<ui::MainWindow> m_window;
+
+private slots:
+    void init()
+    {
+        m_store = std::make_unique<client::FleetStore>();
+        const int endpoint = m_store->addEndpoint(QStringLiteral("synthetic"));
+        m_store->apply(endpoint, m_fleet.snapshot);
+        m_store->flushChanges();
+        const QString error = m_store->lastError();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(m_store->rackCount(), 2);
+        ui::PageContext context;
+        context.store = m_store.get();
+        m_window = std::make_unique<ui::MainWindow>(context, ui::MainWindowOptions{});
+        m_window->resize(1600, 1000);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void cleanup()
+    {
+        m_window.reset();
+        m_store.reset();
+    }
+
+    void eachPageShowsItsMostTellingEntity_data()
+    {
+        QTest::addColumn<int>("page");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("fleet") << int(PageId::Fleet) << QString();
+        QTest::newRow("rack: worst rack") << int(PageId::Rack) << QStringLiteral("r02");
+        QTest::newRow("cooling: the wet loop") << int(PageId::Cooling) << QStringLiteral("r02");
+        QTest::newRow("links: the flapping link") << int(PageId::Links) << QStringLiteral("r02-n03-g1-l05");
+        QTest::newRow("goodput: fleet") << int(PageId::Goodput) << QString();
+        QTest::newRow("jobs: biggest job") << int(PageId::Jobs) << QStringLiteral("llm-405b-pretrain");
+        QTest::newRow("events: all") << int(PageId::Events) << QString();
+    }
+    void eachPageShowsItsMostTellingEntity()
+    {
+        QFETCH(int, page);
+        QFETCH(QString, expected);
+        QVERIFY(m_window->navigate({PageId(page), {}}));
+        ui::Page* shown = m_window->currentPage();
+        QCOMPARE(int(shown->id()), page);
+        if (PageId(page) == PageId::Rack || PageId(page) == PageId::Cooling)
+            QCOMPARE(m_store->name(m_store->rackOf(m_store->findByName(shown->entity()))), expected);
+        else
+            QCOMPARE(shown->entity(), expected);
+        QTest::qWait(50);
+        const QImage image = m_window->grab().toImage();
+        QVERIFY2(distinctColours(image) > 20, "the page rendered (nearly) blank");
+    }
+
+    void fleetPageShowsKpisAndEveryRack()
+    {
+        auto* fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
+        QVERIFY(fleet);
+        m_window->navigate({PageId::Fleet, {}});
+        QCOMPARE(fleet->rackMap()->rackCount(), 2);
+        QCOMPARE(fleet->kpis()->value(QStringLiteral("goodput")), QStringLiteral("87.5 %"));
+        QCOMPARE(fleet->kpis()->value(QStringLiteral("down")), QStringLiteral("1"));
+        for (const QString& lens : ui::lensKeys()) {
+            fleet->setLens(lens);
+            QCOMPARE(fleet->lens(), lens);
+        }
+    }
+
+    void rackPageListsTheXidWithItsAction()
+    {
+        QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r02-n07-g2")}));
+        auto* rack = qobject_cast<ui::RackPage*>(m_window->currentPage());
+        QCOMPARE(rack->rackName(), QStringLiteral("r02"));
+        QCOMPARE(rack->xidRowCount(), 1);
+        QVERIFY(m_window->breadcrumbBar()->path().contains(QStringLiteral("r02 \u203A r02-n07 \u203A r02-n07-g2")));
+    }
+
+    void linksPagePutsTheWorstPortFirst()
+    {
+        QVERIFY(m_window->navigate({PageId::Links, QStringLiteral("r02")}));
+        auto* links = qobject_cast<ui::LinksPage*>(m_window->currentPage());
+        QCOMPARE(links->portRowCount(), 72);
+        QCOMPARE(links->worstPortName(), QStringLiteral("r02-n03-ib1"));
+    }
+
+    void eventsPageFiltersByEntityAndSeverity()
+    {
+        QVERIFY(m_window->navigate({PageId::Events, {}}));
+        auto* events = qobject_cast<ui::EventsPage*>(m_window->currentPage());
+        QCOMPARE(events->visibleEventCount(), 4);
+        QVERIFY(m_window->navigate({PageId::Events, QStringLiteral("r02")}));
+        QCOMPARE(events->visibleEventCount(), 3);  // Xid, link flap and leak are inside r02
+        events->setMinimumSeverity(v1::SEVERITY_CRITICAL);
+        QCOMPARE(events->visibleEventCount(), 2);
+        QVERIFY(!m_window->navigate({PageId::Events, QStringLiteral("no-such-entity")}));
+    }
+
+    void ctrlKJumpsToAnyEntity()
+    {
+        QTest::keyClick(m_window.get(), Qt::Key_K, Qt::ControlModifier);
+        QTRY_VERIFY(m_window->jumpBox()->isVisible());
+        QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("r02-n07-g2"));
+        QVERIFY(m_window->jumpBox()->matchCount() >= 1);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Return);
+        QCOMPARE(m_window->currentLocation(), (Location{PageId::Rack, QStringLiteral("r02-n07-g2")}));
+        QVERIFY(m_window->jumpBox()->jumpTo(QStringLiteral("vision")));
+        QCOMPARE(m_window->currentLocation(), (Location{PageId::Jobs, QStringLiteral("vision-ft")}));
+    }
+
+    void backAndForwardWithAltArrows()
+    {
+        QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r01")}));
+        QVERIFY(m_window->navigate({PageId::Jobs, QStringLiteral("vision-ft")}));
+        QTest::keyClick(m_window.get(), Qt::Key_Left, Qt::AltModifier);
+        QCOMPARE(m_window->currentLocation(), (Location{PageId::Rack, QStringLiteral("r01")}));
+        QTest::keyClick(m_window.get(), Qt::Key_Left, Qt::AltModifier);
+        QCOMPARE(m_window->currentLocation().page, PageId::Fleet);
+        QTest::keyClick(m_window.get(), Qt::Key_Right, Qt::AltModifier);
+        QCOMPARE(m_window->currentLocation(), (Location{PageId::Rack, QStringLiteral("r01")}));
+        QVERIFY(m_window->canGoForward());
+    }
+
+    void breadcrumbNavigatesUp()
+    {
+        QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r02-n07")}));
+        const QVector<ui::Breadcrumb> crumbs = m_window->breadcrumbBar()->crumbs();
+        QVERIFY(crumbs.size() >= 3);
+        emit m_window->breadcrumbBar()->crumbActivated(crumbs[0].target);
+        QCOMPARE(m_window->currentLocation().page, PageId::Fleet);
+    }
+};
+
+QTEST_MAIN(TestPages)
+#include "tst_pages.moc"

@@ -1,0 +1,71 @@
+#include "EntityTableView.h"
+
+#include "client/FleetStore.h"
+#include "client/models/ModelRoles.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QHeaderView>
+#include <QMenu>
+#include <QSortFilterProxyModel>
+
+namespace watchfloor::ui {
+
+EntityTableView::EntityTableView(const client::FleetStore& store, QAbstractItemModel* model, QWidget* parent)
+    : QTableView(parent), m_store(store), m_proxy(new QSortFilterProxyModel(this))
+{
+    m_proxy->setSourceModel(model);
+    m_proxy->setSortRole(client::SortRole);
+    // Live values change ~once a second; re-sorting on every dataChanged would make rows jump
+    // under the operator's cursor, so the table re-sorts when the header is clicked.
+    m_proxy->setDynamicSortFilter(false);
+    setModel(m_proxy);
+    setSortingEnabled(true);
+    setSelectionBehavior(QAbstractItemView::SelectRows);
+    setSelectionMode(QAbstractItemView::SingleSelection);
+    setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setAlternatingRowColors(true);
+    setShowGrid(false);
+    setWordWrap(false);
+    verticalHeader()->hide();
+    verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+    horizontalHeader()->setStretchLastSection(true);
+    horizontalHeader()->setHighlightSections(false);
+    setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(this, &QWidget::customContextMenuRequested, this, &EntityTableView::showMenu);
+    connect(this, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
+        const client::EntityId id = entityAtRow(index.row());
+        if (id.isValid())
+            emit entityActivated(id);
+    });
+}
+
+client::EntityId EntityTableView::entityAtRow(int viewRow) const
+{
+    return m_proxy->index(viewRow, 0).data(client::EntityIdRole).value<client::EntityId>();
+}
+
+void EntityTableView::setReadOnlyWall(bool wall)
+{
+    setContextMenuPolicy(wall ? Qt::NoContextMenu : Qt::CustomContextMenu);
+    setSortingEnabled(!wall);
+}
+
+void EntityTableView::showMenu(const QPoint& pos)
+{
+    const QModelIndex index = indexAt(pos);
+    if (!index.isValid())
+        return;
+    const client::EntityId id = entityAtRow(index.row());
+    const QString name = m_store.name(id);
+    const QString cell = index.data(Qt::DisplayRole).toString();
+    QMenu menu(this);
+    if (!name.isEmpty()) {
+        menu.addAction(QStringLiteral("Open %1").arg(name), this, [this, id] { emit entityActivated(id); });
+        menu.addAction(QStringLiteral("Copy name"), this, [name] { QApplication::clipboard()->setText(name); });
+    }
+    menu.addAction(QStringLiteral("Copy cell"), this, [cell] { QApplication::clipboard()->setText(cell); });
+    menu.exec(viewport()->mapToGlobal(pos));
+}
+
+}  // namespace watchfloor::ui

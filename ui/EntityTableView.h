@@ -1,0 +1,38 @@
+#pragma once
+// A table of entities (racks, nodes, jobs, events) as every page shows them: sortable through a
+// proxy on the models' SortRole, uniform rows, double-click or Enter to open the entity, and a
+// context menu with "Copy name". Hidden columns and widths are the page's business.
+
+#include "client/EntityId.h"
+
+#include <QTableView>
+
+class QSortFilterProxyModel;
+
+namespace watchfloor::client {
+class FleetStore;
+}
+
+namespace watchfloor::ui {
+
+class EntityTableView : public QTableView {
+    Q_OBJECT
+public:
+    // Rows must carry their EntityId in client::EntityIdRole (every client model does).
+    EntityTableView(const client::FleetStore& store, QAbstractItemModel* model, QWidget* parent = nullptr);
+
+    QSortFilterProxyModel* proxy() const { return m_proxy; }
+    client::EntityId entityAtRow(int viewRow) const;
+    void setReadOnlyWall(bool wall);
+
+signals:
+    void entityActivated(watchfloor::client::EntityId id);
+
+private:
+    void showMenu(const QPoint& pos);
+
+    const client::FleetStore& m_store;
+    QSortFilterProxyModel* m_proxy;
+};
+
+}  // namespace watchfloor::ui

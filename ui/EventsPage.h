@@ -1,0 +1,56 @@
+#pragma once
+// Events page: one timeline of Xids, throttling, link flaps, leaks, CDU alarms, stragglers, job
+// restarts and automated actions, newest first; filter by severity, type and entity (an entity
+// includes everything inside it); double-click jumps to the entity.
+
+#include "Page.h"
+#include "PageContext.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+class QComboBox;
+class QLineEdit;
+
+namespace watchfloor::client {
+class EventFilterProxyModel;
+class EventListModel;
+struct FleetChangeSet;
+}
+
+namespace watchfloor::ui {
+
+class EntityTableView;
+class PageHeader;
+
+class EventsPage : public Page {
+    Q_OBJECT
+public:
+    EventsPage(const PageContext& context, QWidget* parent = nullptr);
+
+    PageId id() const override { return PageId::Events; }
+    bool showEntity(const QString& name) override;
+    QString entity() const override { return m_entity; }
+    void setWallDisplay(bool wall) override;
+    void applyTheme(const widgets::Theme& theme) override;
+    bool hasContent() const override;
+
+    void setMinimumSeverity(watchfloor::v1::Severity severity);
+    void setTypeFilter(int type);  // watchfloor::v1::EventType; 0 = all
+    int visibleEventCount() const;
+    EntityTableView* table() const { return m_table; }
+
+private:
+    void updateSummary();
+
+    client::FleetStore& m_store;
+    QString m_entity;
+    PageHeader* m_header;
+    QComboBox* m_severityBox;
+    QComboBox* m_typeBox;
+    QLineEdit* m_entityEdit;
+    client::EventListModel* m_model;
+    client::EventFilterProxyModel* m_filter;
+    EntityTableView* m_table;
+};
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,230 @@
+#include "FleetFormat.h"
+
+#include "widgets/Theme.h"
+
+#include <QDateTime>
+#include <QRegularExpression>
+
+#include <cmath>
+
+namespace watchfloor::ui {
+
+namespace v1 = watchfloor::v1;
+
+widgets::Reading toWidgetReading(const client::Reading& reading)
+{
+    switch (reading.freshness) {
+    case client::Freshness::Fresh: return widgets::Reading::fresh(reading.value);
+    case client::Freshness::Stale: return widgets::Reading::stale(reading.value);
+    case client::Freshness::Missing:
+    case client::Freshness::Blank: break;
+    }
+    return widgets::Reading::missing();
+}
+
+QString formatValue(double value, const QString& unit, int decimals)
+{
+    if (std::isnan(value))
+        return QStringLiteral("n/a");
+    const QString number = QString::number(value, 'f', decimals);
+    return unit.isEmpty() ? number : number + QChar(u' ') + unit;
+}
+
+QString formatReading(const client::Reading& reading, const QString& unit, int decimals)
+{
+    if (!reading.hasValue())
+        return reading.freshness == client::Freshness::Blank ? QStringLiteral("n/a (blank)") : QStringLiteral("n/a");
+    QString text = formatValue(reading.value, unit, decimals);
+    if (reading.freshness == client::Freshness::Stale)
+        text += QStringLiteral(" (stale %1)").arg(formatAge(reading.age));
+    return text;
+}
+
+QString formatRatioPercent(double ratio, int decimals)
+{
+    return std::isnan(ratio) ? QStringLiteral("n/a") : QString::number(ratio * 100.0, 'f', decimals) + QStringLiteral(" %");
+}
+
+QString formatDuration(double seconds)
+{
+    if (std::isnan(seconds) || seconds < 0)
+        return QStringLiteral("n/a");
+    if (seconds < 120)
+        return QStringLiteral("%1 s").arg(qRound(seconds));
+    if (seconds < 7200)
+        return QStringLiteral("%1 min").arg(qRound(seconds / 60.0));
+    if (seconds < 48 * 3600) {
+        const int minutes = qRound(seconds / 60.0);
+        return QStringLiteral("%1 h %2 min").arg(minutes / 60).arg(minutes % 60);
+    }
+    return QStringLiteral("%1 d").arg(seconds / 86400.0, 0, 'f', 1);
+}
+
+QString formatAge(std::chrono::milliseconds age)
+{
+    return formatDuration(double(age.count()) / 1000.0);
+}
+
+QString formatUnixMs(std::int64_t unixMs, bool withDate)
+{
+    if (unixMs <= 0)
+        return QStringLiteral("—");
+    const QDateTime t = QDateTime::fromMSecsSinceEpoch(unixMs, Qt::UTC);
+    return t.toString(withDate ? QStringLiteral("yyyy-MM-dd HH:mm:ss") : QStringLiteral("HH:mm:ss"));
+}
+
+QString kindLabel(v1::EntityKind kind)
+{
+    switch (kind) {
+    case v1::ENTITY_KIND_FLEET: return QStringLiteral("Fleet");
+    case v1::ENTITY_KIND_REGION: return QStringLiteral("Region");
+    case v1::ENTITY_KIND_RACK: return QStringLiteral("Rack");
+    case v1::ENTITY_KIND_NODE: return QStringLiteral("Node");
+    case v1::ENTITY_KIND_GPU: return QStringLiteral("GPU");
+    case v1::ENTITY_KIND_CPU: return QStringLiteral("CPU");
+    case v1::ENTITY_KIND_NVSWITCH_TRAY: return QStringLiteral("NVSwitch tray");
+    case v1::ENTITY_KIND_POWER_SHELF: return QStringLiteral("Power shelf");
+    case v1::ENTITY_KIND_NVLINK: return QStringLiteral("NVLink");
+    case v1::ENTITY_KIND_NIC_PORT: return QStringLiteral("IB port");
+    case v1::ENTITY_KIND_COOLING_LOOP: return QStringLiteral("Cooling loop");
+    case v1::ENTITY_KIND_JOB: return QStringLiteral("Job");
+    default: break;
+    }
+    return QStringLiteral("Entity");
+}
+
+QString healthLabel(v1::HealthState health)
+{
+    switch (health) {
+    case v1::HEALTH_STATE_HEALTHY: return QStringLiteral("healthy");
+    case v1::HEALTH_STATE_DEGRADED: return QStringLiteral("degraded");
+    case v1::HEALTH_STATE_FAILED: return QStringLiteral("failed");
+    default: break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString nodeStateLabel(v1::NodeState state)
+{
+    switch (state) {
+    case v1::NODE_STATE_IDLE: return QStringLiteral("idle");
+    case v1::NODE_STATE_ALLOCATED: return QStringLiteral("allocated");
+    case v1::NODE_STATE_DRAINING: return QStringLiteral("draining");
+    case v1::NODE_STATE_DRAINED: return QStringLiteral("drained");
+    case v1::NODE_STATE_DOWN: return QStringLiteral("down");
+    default: break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString rackStateLabel(v1::RackState state)
+{
+    switch (state) {
+    case v1::RACK_STATE_IN_SERVICE: return QStringLiteral("in service");
+    case v1::RACK_STATE_DEGRADED: return QStringLiteral("degraded");
+    case v1::RACK_STATE_ISOLATED: return QStringLiteral("isolated");
+    default: break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString linkStateLabel(v1::LinkState state)
+{
+    switch (state) {
+    case v1::LINK_STATE_UP: return QStringLiteral("up");
+    case v1::LINK_STATE_DOWN: return QStringLiteral("down");
+    case v1::LINK_STATE_FLAPPING: return QStringLiteral("flapping");
+    default: break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString jobStateLabel(v1::JobState state)
+{
+    switch (state) {
+    case v1::JOB_STATE_PENDING: return QStringLiteral("pending");
+    case v1::JOB_STATE_RUNNING: return QStringLiteral("running");
+    case v1::JOB_STATE_CHECKPOINTING: return QStringLiteral("checkpointing");
+    case v1::JOB_STATE_RECOVERING: return QStringLiteral("recovering");
+    case v1::JOB_STATE_FINISHED: return QStringLiteral("finished");
+    default: break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString severityLabel(v1::Severity severity)
+{
+    switch (severity) {
+    case v1::SEVERITY_INFO: return QStringLiteral("info");
+    case v1::SEVERITY_WARNING: return QStringLiteral("warning");
+    case v1::SEVERITY_CRITICAL: return QStringLiteral("critical");
+    default: break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString eventTypeLabel(v1::EventType type)
+{
+    QString name = QString::fromStdString(v1::EventType_Name(type));
+    name.remove(QStringLiteral("EVENT_TYPE_"));
+    name = name.toLower().replace(u'_', u' ');
+    for (const char* acronym : {"cdu", "sdc", "ber"})
+        name.replace(QRegularExpression(QStringLiteral("\\b%1\\b").arg(QLatin1String(acronym))),
+                     QString::fromLatin1(acronym).toUpper());
+    if (!name.isEmpty())
+        name[0] = name[0].toUpper();
+    return name;
+}
+
+QString xidActionLabel(v1::XidAction action)
+{
+    switch (action) {
+    case v1::XID_ACTION_IGNORE: return QStringLiteral("No action");
+    case v1::XID_ACTION_RESTART_APP: return QStringLiteral("Restart the application");
+    case v1::XID_ACTION_RESET_GPU: return QStringLiteral("Reset the GPU (reboot node if it persists)");
+    case v1::XID_ACTION_RESTART_BM: return QStringLiteral("Drain, then power-cycle the node");
+    case v1::XID_ACTION_WORKFLOW_XID_48: return QStringLiteral("Reset, check SRAM threshold, field diag; RMA if persistent");
+    case v1::XID_ACTION_WORKFLOW_NVLINK_ERR: return QStringLiteral("NVLink workflow: check link, reset");
+    case v1::XID_ACTION_WORKFLOW_NVLINK5_ERR: return QStringLiteral("NVLink5 workflow: may affect the rack's NVLink domain");
+    case v1::XID_ACTION_RMA: return QStringLiteral("Drain and RMA the GPU");
+    case v1::XID_ACTION_CHECK_MECHANICALS: return QStringLiteral("Check seating and auxiliary power");
+    case v1::XID_ACTION_CONTACT_SUPPORT: return QStringLiteral("Contact NVIDIA support");
+    default: break;
+    }
+    return QStringLiteral("—");
+}
+
+QString recoveryStageLabel(v1::RecoveryStage stage)
+{
+    switch (stage) {
+    case v1::RECOVERY_STAGE_DETECT: return QStringLiteral("detect");
+    case v1::RECOVERY_STAGE_RESCHEDULE: return QStringLiteral("reschedule");
+    case v1::RECOVERY_STAGE_INIT: return QStringLiteral("init");
+    case v1::RECOVERY_STAGE_RESTORE: return QStringLiteral("restore");
+    default: break;
+    }
+    return {};
+}
+
+QColor severityColor(v1::Severity severity, const widgets::Theme& theme)
+{
+    switch (severity) {
+    case v1::SEVERITY_CRITICAL: return theme.colors().crit;
+    case v1::SEVERITY_WARNING: return theme.colors().warn;
+    default: break;
+    }
+    return theme.colors().info;
+}
+
+QColor healthColor(v1::HealthState health, const widgets::Theme& theme)
+{
+    switch (health) {
+    case v1::HEALTH_STATE_HEALTHY: return theme.colors().ok;
+    case v1::HEALTH_STATE_DEGRADED: return theme.colors().warn;
+    case v1::HEALTH_STATE_FAILED: return theme.colors().crit;
+    default: break;
+    }
+    return theme.colors().missing;
+}
+
+}  // namespace watchfloor::ui

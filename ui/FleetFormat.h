@@ -1,0 +1,45 @@
+#pragma once
+// Small bridges between the client's data (readings with freshness, proto enums) and what pages
+// draw: widget readings, value text with units, and words for states. A value that is missing,
+// blank or stale is never formatted as if it were a fresh reading.
+
+#include "client/EntityId.h"
+#include "client/Freshness.h"
+#include "widgets/Reading.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <QColor>
+#include <QString>
+
+namespace watchfloor::widgets {
+class Theme;
+}
+
+namespace watchfloor::ui {
+
+widgets::Reading toWidgetReading(const client::Reading& reading);
+// "42.1 °C", "n/a" (missing or blank), "42.1 °C (stale 12 s)".
+QString formatReading(const client::Reading& reading, const QString& unit, int decimals = 1);
+// A plain number with unit; NaN → "n/a".
+QString formatValue(double value, const QString& unit, int decimals = 1);
+QString formatRatioPercent(double ratio, int decimals = 1);  // 0.873 → "87.3 %"
+QString formatDuration(double seconds);                       // 5400 → "1 h 30 min"
+QString formatAge(std::chrono::milliseconds age);             // "12 s", "3 min"
+QString formatUnixMs(std::int64_t unixMs, bool withDate = false);  // UTC "14:03:22"
+
+QString kindLabel(watchfloor::v1::EntityKind kind);           // "GPU", "NVLink", "Cooling loop"
+QString healthLabel(watchfloor::v1::HealthState health);
+QString nodeStateLabel(watchfloor::v1::NodeState state);
+QString rackStateLabel(watchfloor::v1::RackState state);
+QString linkStateLabel(watchfloor::v1::LinkState state);
+QString jobStateLabel(watchfloor::v1::JobState state);
+QString severityLabel(watchfloor::v1::Severity severity);
+QString eventTypeLabel(watchfloor::v1::EventType type);
+QString xidActionLabel(watchfloor::v1::XidAction action);     // operator wording of NVIDIA's buckets
+QString recoveryStageLabel(watchfloor::v1::RecoveryStage stage);
+
+QColor severityColor(watchfloor::v1::Severity severity, const widgets::Theme& theme);
+QColor healthColor(watchfloor::v1::HealthState health, const widgets::Theme& theme);
+
+}  // namespace watchfloor::ui

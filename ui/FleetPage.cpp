@@ -1,0 +1,320 @@
+#include "FleetPage.h"
+
+#include "ConsoleSettings.h"
+#include "EntityNavigation.h"
+#include "FleetFormat.h"
+#include "KpiStrip.h"
+#include "PageHeader.h"
+
+#include "client/FleetStore.h"
+#include "widgets/RackMapWidget.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QListWidget>
+#include <QMenu>
+#include <QVBoxLayout>
+
+namespace watchfloor::ui {
+
+namespace v1 = watchfloor::v1;
+
+namespace {
+// "Active" alerts on the map badges: warning/critical events this recent (server time).
+constexpr std::chrono::minutes kAlertWindow{15};
+constexpr int kAttentionRows = 10;
+
+const QList<std::pair<QString, QString>>& lensTitles()
+{
+    static const QList<std::pair<QString, QString>> titles{
+        {QStringLiteral("health"), QStringLiteral("Health")},
+        {QStringLiteral("gpu-temp"), QStringLiteral("GPU temperature")},
+        {QStringLiteral("power"), QStringLiteral("Power")},
+        {QStringLiteral("coolant-flow"), QStringLiteral("Coolant flow")},
+        {QStringLiteral("delta-t"), QStringLiteral("Coolant ΔT")},
+        {QStringLiteral("link-errors"), QStringLiteral("Link errors")},
+        {QStringLiteral("job"), QStringLiteral("Job")},
+        {QStringLiteral("goodput"), QStringLiteral("Goodput")}};
+    return titles;
+}
+}  // namespace
+
+FleetPage::FleetPage(const PageContext& context, QWidget* parent)
+    : Page(parent),
+      m_store(*context.store),
+      m_header(new PageHeader(QStringLiteral("Fleet"), this)),
+      m_kpis(new KpiStrip(this)),
+      m_lensBox(new QComboBox),
+      m_map(new widgets::RackMapWidget(this)),
+      m_attention(new QListWidget(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 8, 12, 12);
+    layout->setSpacing(8);
+    for (const auto& [key, title] : lensTitles())
+        m_lensBox->addItem(title, key);
+    m_lensBox->setToolTip(QStringLiteral("Colour the racks by …"));
+    m_header->addControl(m_lensBox);
+    layout->addWidget(m_header);
+
+    m_kpis->addCard(QStringLiteral("goodput"), QStringLiteral("Goodput"),
+                    QStringLiteral("Share of GPU time that became model progress (GPU-time-weighted over jobs)"));
+    m_kpis->addCard(QStringLiteral("ettr"), QStringLiteral("ETTR (1 h)"),
+                    QStringLiteral("Effective training time ratio over the last hour"));
+    m_kpis->addCard(QStringLiteral("mfu"), QStringLiteral("MFU"), QStringLiteral("Model FLOPs utilisation (PaLM)"));
+    m_kpis->addCard(QStringLiteral("healthy"), QStringLiteral("GPUs healthy"), QStringLiteral("GPUs in service"));
+    m_kpis->addCard(QStringLiteral("degraded"), QStringLiteral("GPUs degraded"),
+                    QStringLiteral("Throttling, link errors or a redundant part lost"));
+    m_kpis->addCard(QStringLiteral("down"), QStringLiteral("GPUs down"), QStringLiteral("Out of service"));
+    m_kpis->addCard(QStringLiteral("incidents"), QStringLiteral("Active incidents"),
+                    QStringLiteral("Open incidents reported by fleetd"));
+    layout->addWidget(m_kpis);
+
+    auto* body = new QHBoxLayout;
+    body->setSpacing(8);
+    m_map->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_map->setFocusPolicy(Qt::StrongFocus);
+    m_map->setTooltipProvider([this](int index) {
+        const int row = m_store.rackRow(m_store.findByName(m_map->rack(index).id));
+        return row >= 0 ? rackTooltip(m_store, row, m_jobs) : QString();
+    });
+    body->addWidget(m_map, 1);
+    auto* side = new QVBoxLayout;
+    side->addWidget(makeSectionTitle(QStringLiteral("Needs attention"), this));
+    m_attention->setMinimumWidth(300);
+    m_attention->setMaximumWidth(380);
+    m_attention->setWordWrap(true);
+    m_attention->setToolTip(QStringLiteral("Racks ranked by how badly they need attention. Double-click to open."));
+    side->addWidget(m_attention, 1);
+    body->addLayout(side);
+    layout->addLayout(body, 1);
+
+    connect(m_lensBox, &QComboBox::currentIndexChanged, this,
+            [this](int index) { setLens(m_lensBox->itemData(index).toString()); });
+    connect(m_map, &widgets::RackMapWidget::rackActivated, this,
+            [this](const QString& rack) { emit navigationRequested({PageId::Rack, rack}); });
+    connect(m_map, &QWidget::customContextMenuRequested, this, &FleetPage::showRackMenu);
+    connect(m_attention, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        emit navigationRequested({PageId::Rack, item->data(Qt::UserRole).toString()});
+    });
+    connect(&m_store, &client::FleetStore::changed, this, &FleetPage::onStoreChanged);
+    m_slowRefresh.setInterval(500);
+    connect(&m_slowRefresh, &QTimer::timeout, this, [this] {
+        m_alerts = recentAlertsPerRack(m_store, kAlertWindow);
+        refreshAttention();
+        refreshStatuses();
+    });
+    rebuildRacks();
+}
+
+void FleetPage::setLens(const QString& key)
+{
+    if (!lensKeys().contains(key))
+        return;
+    m_lensKey = key;
+    const int index = m_lensBox->findData(key);
+    if (index >= 0 && index != m_lensBox->currentIndex())
+        m_lensBox->setCurrentIndex(index);
+    applyScale();
+    refreshStatuses();
+}
+
+void FleetPage::applyScale()
+{
+    if (!m_theme)
+        return;
+    const widgets::Lens lens = lensFromKey(m_lensKey);
+    m_map->setColorScale(lens == widgets::Lens::Job ? widgets::ColorScale::forJobs(m_jobs.jobNames(), *m_theme)
+                                                    : widgets::ColorScale::forLens(lens, *m_theme));
+}
+
+bool FleetPage::showEntity(const QString& name)
+{
+    if (name.isEmpty()) {
+        m_entity.clear();
+        if (auto worst = m_store.worstRack(); worst && worst->score > 0)
+            m_map->setSelectedRack(m_store.name(worst->id));
+        return true;
+    }
+    const client::EntityId id = m_store.findByName(name);
+    if (!id.isValid())
+        return false;
+    m_entity = m_store.name(id);
+    const client::EntityId rack = m_store.rackOf(id);
+    if (rack.isValid())
+        m_map->setSelectedRack(m_store.name(rack));
+    emit entityShown(m_entity);
+    return true;
+}
+
+void FleetPage::setWallDisplay(bool wall)
+{
+    Page::setWallDisplay(wall);
+    m_header->setWallDisplay(wall);
+    if (wall)
+        m_map->setContextMenuPolicy(Qt::NoContextMenu);
+}
+
+void FleetPage::applyTheme(const widgets::Theme& theme)
+{
+    m_theme = &theme;
+    m_map->setTheme(theme);
+    m_kpis->applyTheme(theme);
+    m_header->applyTheme(theme);
+    applyScale();
+    refreshAttention();
+}
+
+bool FleetPage::hasContent() const { return m_store.rackCount() > 0 && m_store.fleetSummary().endpointsReporting > 0; }
+
+void FleetPage::setActive(bool active)
+{
+    Page::setActive(active);
+    if (active) {
+        m_slowRefresh.start();
+        if (m_dirty) {
+            m_alerts = recentAlertsPerRack(m_store, kAlertWindow);
+            refreshStatuses();
+            refreshKpis();
+            refreshAttention();
+        }
+    } else {
+        m_slowRefresh.stop();
+    }
+}
+
+void FleetPage::onStoreChanged(const client::FleetChangeSet& changes)
+{
+    if (changes.topologyChanged)
+        rebuildRacks();
+    if (changes.topologyChanged || changes.jobsReset || changes.jobsAppended > 0 || !changes.dirtyJobRows.empty()) {
+        m_jobs.rebuild(m_store);
+        if (m_lensKey == QStringLiteral("job"))
+            applyScale();
+    }
+    if (!isActive()) {
+        m_dirty = true;
+        return;
+    }
+    if (!changes.dirtyRackRows.empty() || changes.freshnessTick || !changes.endpointsChanged.isEmpty()
+        || changes.topologyChanged)
+        refreshStatuses();
+    if (changes.fleetChanged || !changes.endpointsChanged.isEmpty() || changes.freshnessTick)
+        refreshKpis();
+}
+
+void FleetPage::rebuildRacks()
+{
+    std::vector<widgets::RackPlacement> placements;
+    placements.reserve(std::size_t(m_store.rackCount()));
+    QSet<QString> regions;
+    for (int row = 0; row < m_store.rackCount(); ++row) {
+        const client::EntityId rack = m_store.rackAt(row);
+        const v1::Rack* info = m_store.rackInfo(rack);
+        const QString region = m_store.regionNameOfRack(row);
+        regions.insert(region);
+        placements.push_back({m_store.name(rack), m_store.name(rack), region,
+                              info ? QStringLiteral("Hall %1").arg(QString::fromStdString(info->hall())) : QString(),
+                              info ? QStringLiteral("Row %1").arg(info->row()) : QString()});
+    }
+    m_map->setRacks(std::move(placements));
+    m_jobs.rebuild(m_store);
+    QString fleetName;
+    if (m_store.endpointCount() > 0 && m_store.endpointFleet(0).hasSnapshot())
+        fleetName = QString::fromStdString(m_store.endpointFleet(0).topology().topology().fleet_name());
+    const std::uint64_t gpus = m_store.fleetSummary().gpusTotal;
+    m_header->setSummary(QStringLiteral("%1%2 regions · %3 racks · %4 GPUs · %5 endpoint(s)")
+                             .arg(fleetName.isEmpty() ? QString() : fleetName + QStringLiteral(" · "))
+                             .arg(regions.size())
+                             .arg(m_store.rackCount())
+                             .arg(gpus)
+                             .arg(m_store.endpointCount()));
+    m_dirty = true;
+    refreshStatuses();
+}
+
+void FleetPage::refreshStatuses()
+{
+    if (!isActive()) {
+        m_dirty = true;
+        return;
+    }
+    m_dirty = false;
+    if (m_alerts.size() != std::size_t(m_store.rackCount()))
+        m_alerts = recentAlertsPerRack(m_store, kAlertWindow);
+    m_map->setStatuses(rackStatuses(m_store, lensFromKey(m_lensKey), m_jobs, m_alerts));
+}
+
+void FleetPage::refreshKpis()
+{
+    const client::FleetSummary fleet = m_store.fleetSummary();
+    const bool reporting = fleet.endpointsReporting > 0;
+    const bool live = fleet.endpointsLive == m_store.endpointCount();
+    auto ratioLevel = [&](double ratio) {
+        return !reporting || std::isnan(ratio) ? KpiLevel::Missing : live ? KpiLevel::Neutral : KpiLevel::Warning;
+    };
+    const QString staleNote = live ? QString() : QStringLiteral("stale: not all endpoints live");
+    m_kpis->setCard(QStringLiteral("goodput"), formatRatioPercent(fleet.goodputRatio),
+                    staleNote.isEmpty() ? QStringLiteral("%1 interruptions").arg(fleet.interruptions) : staleNote,
+                    ratioLevel(fleet.goodputRatio));
+    m_kpis->setCard(QStringLiteral("ettr"), formatRatioPercent(fleet.ettrSliding1hRatio), staleNote,
+                    ratioLevel(fleet.ettrSliding1hRatio));
+    m_kpis->setCard(QStringLiteral("mfu"), formatRatioPercent(fleet.mfuRatio), staleNote, ratioLevel(fleet.mfuRatio));
+    const auto share = [&](quint32 n) {
+        return fleet.gpusTotal ? QStringLiteral("%1 % of %2").arg(100.0 * n / fleet.gpusTotal, 0, 'f', 1).arg(fleet.gpusTotal)
+                               : QString();
+    };
+    m_kpis->setCard(QStringLiteral("healthy"), reporting ? QString::number(fleet.gpusHealthy) : QStringLiteral("n/a"),
+                    share(fleet.gpusHealthy), reporting ? KpiLevel::Ok : KpiLevel::Missing);
+    m_kpis->setCard(QStringLiteral("degraded"), reporting ? QString::number(fleet.gpusDegraded) : QStringLiteral("n/a"),
+                    share(fleet.gpusDegraded),
+                    !reporting ? KpiLevel::Missing : fleet.gpusDegraded ? KpiLevel::Warning : KpiLevel::Ok);
+    m_kpis->setCard(QStringLiteral("down"), reporting ? QString::number(fleet.gpusDown) : QStringLiteral("n/a"),
+                    share(fleet.gpusDown), !reporting ? KpiLevel::Missing : fleet.gpusDown ? KpiLevel::Critical : KpiLevel::Ok);
+    m_kpis->setCard(QStringLiteral("incidents"), reporting ? QString::number(fleet.activeIncidents) : QStringLiteral("n/a"),
+                    QString(), !reporting ? KpiLevel::Missing : fleet.activeIncidents ? KpiLevel::Critical : KpiLevel::Ok);
+}
+
+void FleetPage::refreshAttention()
+{
+    if (!m_theme)
+        return;
+    m_attention->clear();
+    for (const client::RankedEntity& ranked : m_store.worstRacks(kAttentionRows)) {
+        if (ranked.score <= 0)
+            continue;
+        const QString name = m_store.name(ranked.id);
+        const client::EntityStatus status = m_store.status(ranked.id);
+        auto* item = new QListWidgetItem(QStringLiteral("%1 — %2").arg(name, ranked.why), m_attention);
+        item->setData(Qt::UserRole, name);
+        const bool critical = status.rackState == v1::RACK_STATE_ISOLATED || status.health == v1::HEALTH_STATE_FAILED;
+        item->setForeground(critical ? m_theme->colors().crit : m_theme->colors().warn);
+        item->setToolTip(QStringLiteral("Open %1").arg(name));
+    }
+    if (m_attention->count() == 0) {
+        auto* item = new QListWidgetItem(m_store.rackCount() ? QStringLiteral("Every rack is healthy.")
+                                                             : QStringLiteral("Waiting for fleet data…"),
+                                         m_attention);
+        item->setForeground(m_theme->colors().textDim);
+        item->setFlags(Qt::NoItemFlags);
+    }
+}
+
+void FleetPage::showRackMenu(const QPoint& pos)
+{
+    const QString rack = m_map->rackIdAt(pos);
+    if (rack.isEmpty())
+        return;
+    QMenu menu(this);
+    menu.addAction(QStringLiteral("Open %1").arg(rack), [this, rack] { emit navigationRequested({PageId::Rack, rack}); });
+    menu.addAction(QStringLiteral("Cooling of %1").arg(rack),
+                   [this, rack] { emit navigationRequested({PageId::Cooling, rack}); });
+    menu.addAction(QStringLiteral("Links of %1").arg(rack), [this, rack] { emit navigationRequested({PageId::Links, rack}); });
+    menu.addSeparator();
+    menu.addAction(QStringLiteral("Copy name"), [rack] { QApplication::clipboard()->setText(rack); });
+    menu.exec(m_map->mapToGlobal(pos));
+}
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,68 @@
+#pragma once
+// Fleet page: every rack on one map grouped region › hall › row, coloured by the chosen lens,
+// the fleet KPIs above it and the racks that most need attention beside it.
+
+#include "Page.h"
+#include "PageContext.h"
+#include "RackLens.h"
+
+#include <QTimer>
+
+class QComboBox;
+class QListWidget;
+
+namespace watchfloor::client {
+struct FleetChangeSet;
+}
+namespace watchfloor::widgets {
+class RackMapWidget;
+}
+
+namespace watchfloor::ui {
+
+class KpiStrip;
+class PageHeader;
+
+class FleetPage : public Page {
+    Q_OBJECT
+public:
+    FleetPage(const PageContext& context, QWidget* parent = nullptr);
+
+    PageId id() const override { return PageId::Fleet; }
+    bool showEntity(const QString& name) override;
+    QString entity() const override { return m_entity; }
+    void setWallDisplay(bool wall) override;
+    void applyTheme(const widgets::Theme& theme) override;
+    bool hasContent() const override;
+    void setActive(bool active) override;
+
+    void setLens(const QString& key);
+    QString lens() const { return m_lensKey; }
+    widgets::RackMapWidget* rackMap() const { return m_map; }
+    KpiStrip* kpis() const { return m_kpis; }
+
+private:
+    void onStoreChanged(const client::FleetChangeSet& changes);
+    void rebuildRacks();
+    void refreshStatuses();
+    void refreshKpis();
+    void refreshAttention();
+    void applyScale();
+    void showRackMenu(const QPoint& pos);
+
+    client::FleetStore& m_store;
+    const widgets::Theme* m_theme = nullptr;
+    PageHeader* m_header;
+    KpiStrip* m_kpis;
+    QComboBox* m_lensBox;
+    widgets::RackMapWidget* m_map;
+    QListWidget* m_attention;
+    RackJobs m_jobs;
+    QString m_lensKey = QStringLiteral("health");
+    QString m_entity;
+    bool m_dirty = true;
+    QTimer m_slowRefresh;  // attention list and alert counts: 2 Hz is plenty
+    std::vector<int> m_alerts;
+};
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,498 @@
+#include "GoodputPage.h"
+
+#include "FleetFormat.h"
+#include "HistoryChartBinding.h"
+#include "KpiStrip.h"
+#include "PageHeader.h"
+
+#include "client/FleetStore.h"
+#include "widgets/StackedBreakdownChart.h"
+#include "widgets/TimeSeriesChart.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace watchfloor::ui {
+
+namespace v1 = watchfloor::v1;
+using client::EntityId;
+
+namespace {
+
+constexpr std::chrono::milliseconds kChartRefresh{1000};
+
+// The badput categories in the order operators read them (Google ml-goodput-measurement plus
+// straggler slowdown), with accessors into GoodputBreakdown.
+struct BadputCategory {
+    const char* name;
+    double (v1::GoodputBreakdown::*seconds)() const;
+};
+const BadputCategory kCategories[] = {
+    {"Productive", &v1::GoodputBreakdown::productive_s},
+    {"Accelerator init", &v1::GoodputBreakdown::accelerator_init_s},
+    {"Training prep", &v1::GoodputBreakdown::training_prep_s},
+    {"Program startup", &v1::GoodputBreakdown::program_startup_s},
+    {"Data loading", &v1::GoodputBreakdown::data_loading_sync_s},
+    {"Checkpoint save", &v1::GoodputBreakdown::checkpoint_save_s},
+    {"Checkpoint restore", &v1::GoodputBreakdown::checkpoint_restore_s},
+    {"Wasted progress", &v1::GoodputBreakdown::wasted_progress_s},
+    {"Infra recovery", &v1::GoodputBreakdown::infra_recovery_s},
+    {"Straggler slowdown", &v1::GoodputBreakdown::straggler_slowdown_s},
+    {"Other", &v1::GoodputBreakdown::other_s},
+};
+
+enum JobColumn { JobName, JobGpus, JobGoodput, JobEttr, JobExpectedEttr, JobMfu, JobCheckpointAge, JobInterval,
+                 JobYoungDaly, JobStragglers, JobColumnCount };
+
+// Fleet goodput merged over endpoints: ratios GPU-weighted, breakdowns summed.
+struct MergedFleet {
+    bool any = false;
+    double goodput = 0, confirmed = 0, ettr = 0, ettr1h = 0, mfu = 0;
+    double failuresPerGpuHour = 0;
+    quint32 gpus = 0, interruptions = 0;
+    v1::GoodputBreakdown breakdown;
+};
+
+MergedFleet mergeFleet(const client::FleetStore& store)
+{
+    MergedFleet m;
+    double weight = 0;
+    for (int i = 0; i < store.endpointCount(); ++i) {
+        const v1::FleetGoodput* f = store.endpointFleet(i).fleetGoodput();
+        if (!f)
+            continue;
+        const double w = std::max<double>(1, f->gpus_total());
+        m.any = true;
+        m.goodput += f->goodput_ratio() * w;
+        m.confirmed += f->confirmed_goodput_ratio() * w;
+        m.ettr += f->ettr_ratio() * w;
+        m.ettr1h += f->ettr_sliding_1h_ratio() * w;
+        m.mfu += f->mfu_ratio() * w;
+        m.failuresPerGpuHour += f->failures_per_gpu_hour() * w;
+        weight += w;
+        m.gpus += f->gpus_total();
+        m.interruptions += f->interruptions();
+        const v1::GoodputBreakdown& b = f->breakdown();
+        v1::GoodputBreakdown& out = m.breakdown;
+        out.set_total_s(out.total_s() + b.total_s());
+        out.set_productive_s(out.productive_s() + b.productive_s());
+        out.set_accelerator_init_s(out.accelerator_init_s() + b.accelerator_init_s());
+        out.set_training_prep_s(out.training_prep_s() + b.training_prep_s());
+        out.set_program_startup_s(out.program_startup_s() + b.program_startup_s());
+        out.set_data_loading_sync_s(out.data_loading_sync_s() + b.data_loading_sync_s());
+        out.set_checkpoint_save_s(out.checkpoint_save_s() + b.checkpoint_save_s());
+        out.set_checkpoint_restore_s(out.checkpoint_restore_s() + b.checkpoint_restore_s());
+        out.set_wasted_progress_s(out.wasted_progress_s() + b.wasted_progress_s());
+        out.set_infra_recovery_s(out.infra_recovery_s() + b.infra_recovery_s());
+        out.set_straggler_slowdown_s(out.straggler_slowdown_s() + b.straggler_slowdown_s());
+        out.set_other_s(out.other_s() + b.other_s());
+    }
+    if (weight > 0) {
+        for (double* v : {&m.goodput, &m.confirmed, &m.ettr, &m.ettr1h, &m.mfu, &m.failuresPerGpuHour})
+            *v /= weight;
+    }
+    return m;
+}
+
+}  // namespace
+
+GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
+    : Page(parent),
+      m_context(context),
+      m_store(*context.store),
+      m_header(new PageHeader(QStringLiteral("Goodput"), this)),
+      m_scopeBox(new QComboBox),
+      m_exportPng(new QPushButton(QStringLiteral("Export PNG…"))),
+      m_exportCsv(new QPushButton(QStringLiteral("Export CSV…"))),
+      m_kpis(new KpiStrip(this)),
+      m_history(new widgets::TimeSeriesChart(this)),
+      m_breakdown(new widgets::StackedBreakdownChart(this)),
+      m_jobs(new QTableWidget(0, JobColumnCount, this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 8, 12, 12);
+    layout->setSpacing(8);
+    m_scopeBox->setToolTip(QStringLiteral("Fleet or one job"));
+    m_scopeBox->setMinimumContentsLength(24);
+    m_exportPng->setToolTip(QStringLiteral("Save the history chart as a PNG image"));
+    m_exportCsv->setToolTip(QStringLiteral("Save the history chart's points as CSV (UTC timestamps)"));
+    m_header->addControl(m_scopeBox);
+    m_header->addControl(m_exportPng);
+    m_header->addControl(m_exportCsv);
+    layout->addWidget(m_header);
+
+    m_kpis->addCard(QStringLiteral("goodput"), QStringLiteral("Goodput"),
+                    QStringLiteral("Productive share of GPU time (provisional); confirmed = up to the last durable "
+                                   "checkpoint"));
+    m_kpis->addCard(QStringLiteral("ettr"), QStringLiteral("ETTR"), QStringLiteral("Cumulative effective training time ratio"));
+    m_kpis->addCard(QStringLiteral("ettr1h"), QStringLiteral("ETTR (1 h)"), QStringLiteral("Sliding one-hour ETTR"));
+    m_kpis->addCard(QStringLiteral("mfu"), QStringLiteral("MFU"), QStringLiteral("Model FLOPs utilisation (PaLM)"));
+    m_kpis->addCard(QStringLiteral("interruptions"), QStringLiteral("Interruptions"),
+                    QStringLiteral("Job interruptions and the measured failure rate / MTTI"));
+    m_kpis->addCard(QStringLiteral("checkpoint"), QStringLiteral("Checkpoint"),
+                    QStringLiteral("Interval against the Young/Daly optimum, and the age of the last checkpoint"));
+    layout->addWidget(m_kpis);
+
+    auto* grid = new QGridLayout;
+    grid->setSpacing(8);
+    m_history->setTitle(QStringLiteral("Goodput, ETTR and MFU over time"));
+    m_history->setValueUnit(QStringLiteral("%"));
+    m_history->setValueRange(0, 100);
+    m_breakdown->setTitle(QStringLiteral("Where the GPU time went (share of each scope)"));
+    m_breakdown->setValueUnit(QStringLiteral("%"));
+    grid->addWidget(m_history, 0, 0);
+    grid->addWidget(m_breakdown, 0, 1);
+    grid->setColumnStretch(0, 3);
+    grid->setColumnStretch(1, 2);
+    layout->addLayout(grid, 3);
+
+    layout->addWidget(makeSectionTitle(QStringLiteral("Jobs: goodput, checkpointing and stragglers"), this));
+    m_jobs->setObjectName(QStringLiteral("goodputJobs"));
+    m_jobs->setHorizontalHeaderLabels({QStringLiteral("Job"), QStringLiteral("GPUs"), QStringLiteral("Goodput"),
+                                       QStringLiteral("ETTR (1 h)"), QStringLiteral("E[ETTR]"), QStringLiteral("MFU"),
+                                       QStringLiteral("Checkpoint age"), QStringLiteral("Interval"),
+                                       QStringLiteral("Young/Daly"), QStringLiteral("Stragglers")});
+    m_jobs->verticalHeader()->hide();
+    m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_jobs->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_jobs->horizontalHeader()->setStretchLastSection(true);
+    m_jobs->setShowGrid(false);
+    m_jobs->setAlternatingRowColors(true);
+    layout->addWidget(m_jobs, 2);
+
+    connect(m_scopeBox, &QComboBox::activated, this, [this](int index) {
+        const QString job = m_scopeBox->itemData(index).toString();
+        emit navigationRequested({PageId::Goodput, job});
+    });
+    connect(m_jobs, &QTableWidget::cellActivated, this,
+            [this](int row, int) { emit navigationRequested({PageId::Goodput, m_jobs->item(row, JobName)->text()}); });
+    connect(m_exportPng, &QPushButton::clicked, this, [this] { exportWithDialog(true); });
+    connect(m_exportCsv, &QPushButton::clicked, this, [this] { exportWithDialog(false); });
+    connect(&m_store, &client::FleetStore::changed, this, &GoodputPage::onStoreChanged);
+    m_chartTimer.setInterval(kChartRefresh);
+    connect(&m_chartTimer, &QTimer::timeout, this, [this] {
+        if (m_historyBinding)
+            m_historyBinding->refresh();
+    });
+}
+
+QString GoodputPage::entity() const { return m_job.isValid() ? m_store.name(m_job) : QString(); }
+
+bool GoodputPage::showEntity(const QString& name)
+{
+    if (name.isEmpty() || name.compare(QStringLiteral("fleet"), Qt::CaseInsensitive) == 0) {
+        setScope({});
+        return true;
+    }
+    const EntityId id = m_store.findByName(name);
+    if (!id.isValid() || m_store.kind(id) != v1::ENTITY_KIND_JOB)
+        return false;
+    setScope(id);
+    return true;
+}
+
+void GoodputPage::setScope(EntityId job)
+{
+    m_job = job;
+    if (m_theme) {
+        EntityId source = job;
+        if (!source.isValid() && !m_store.fleetRoots().isEmpty())
+            source = m_store.fleetRoots().first();
+        const bool fleet = !job.isValid();
+        const v1::Metric metrics[] = {fleet ? v1::FLEET_GOODPUT_RATIO : v1::JOB_GOODPUT_RATIO,
+                                      fleet ? v1::FLEET_ETTR_SLIDING_1H_RATIO : v1::JOB_ETTR_SLIDING_1H_RATIO,
+                                      fleet ? v1::FLEET_MFU_RATIO : v1::JOB_MFU_RATIO};
+        if (!m_historyBinding) {
+            m_historyBinding = new HistoryChartBinding(m_context, m_history, this);
+            const widgets::ThemeColors& c = m_theme->colors();
+            m_historyBinding->addSeries(QStringLiteral("Goodput"), c.ok, source, metrics[0], 100.0);
+            m_historyBinding->addSeries(QStringLiteral("ETTR (1 h)"), c.accent, source, metrics[1], 100.0);
+            m_historyBinding->addSeries(QStringLiteral("MFU"), c.warn, source, metrics[2], 100.0);
+        } else {
+            for (int i = 0; i < 3; ++i)
+                m_historyBinding->setSeriesTarget(i, source, metrics[i]);
+        }
+        m_historyBinding->refresh();
+    }
+    m_scopeBox->setCurrentIndex(std::max(0, m_scopeBox->findData(entity())));
+    m_dirty = true;
+    refresh();
+    emit entityShown(entity());
+}
+
+void GoodputPage::setWallDisplay(bool wall)
+{
+    Page::setWallDisplay(wall);
+    m_header->setWallDisplay(wall);
+}
+
+void GoodputPage::applyTheme(const widgets::Theme& theme)
+{
+    m_theme = &theme;
+    m_header->applyTheme(theme);
+    m_kpis->applyTheme(theme);
+    m_history->setTheme(theme);
+    m_breakdown->setTheme(theme);
+    if (!m_historyBinding)
+        setScope(m_job);
+    m_dirty = true;
+    refresh();
+}
+
+bool GoodputPage::hasContent() const
+{
+    return mergeFleet(m_store).any && m_historyBinding && m_historyBinding->backfillSettled()
+           && !m_history->rawPoints(0).isEmpty();
+}
+
+void GoodputPage::setActive(bool active)
+{
+    Page::setActive(active);
+    if (active) {
+        m_chartTimer.start();
+        if (m_historyBinding)
+            m_historyBinding->refresh();
+        if (m_dirty)
+            refresh();
+    } else {
+        m_chartTimer.stop();
+    }
+}
+
+void GoodputPage::onStoreChanged(const client::FleetChangeSet& changes)
+{
+    if (changes.jobsReset || changes.jobsAppended > 0 || changes.topologyChanged)
+        rebuildScopeBox();
+    if (changes.topologyChanged && m_historyBinding)
+        setScope(m_job.isValid() && !m_store.name(m_job).isEmpty() ? m_job : EntityId{});
+    if (changes.fleetChanged || !changes.dirtyJobRows.empty() || changes.jobsReset || changes.freshnessTick) {
+        m_dirty = true;
+        if (isActive())
+            refresh();
+    }
+}
+
+void GoodputPage::rebuildScopeBox()
+{
+    const QSignalBlocker block(m_scopeBox);
+    m_scopeBox->clear();
+    m_scopeBox->addItem(QStringLiteral("Fleet"), QString());
+    for (int row = 0; row < m_store.jobCount(); ++row) {
+        if (const v1::Job* job = m_store.job(row); job && job->state() != v1::JOB_STATE_FINISHED)
+            m_scopeBox->addItem(QString::fromStdString(job->name()), QString::fromStdString(job->name()));
+    }
+    m_scopeBox->setCurrentIndex(std::max(0, m_scopeBox->findData(entity())));
+}
+
+void GoodputPage::refresh()
+{
+    if (!m_theme)
+        return;
+    m_dirty = false;
+    if (m_scopeBox->count() == 0)
+        rebuildScopeBox();
+    const v1::Job* job = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
+    m_header->setTitle(job ? QStringLiteral("Goodput · %1").arg(QString::fromStdString(job->name()))
+                           : QStringLiteral("Goodput · fleet"));
+    if (job) {
+        m_header->setSummary(QStringLiteral("Slurm job %1 · %2 · %3 GPUs · model %4 · step %5 · started %6 UTC")
+                                 .arg(QString::fromStdString(job->slurm_job_id()), jobStateLabel(job->state()))
+                                 .arg(job->gpu_count())
+                                 .arg(QString::fromStdString(job->model().name()))
+                                 .arg(job->step())
+                                 .arg(formatUnixMs(job->started_unix_ms(), true)));
+    } else {
+        const MergedFleet fleet = mergeFleet(m_store);
+        m_header->setSummary(QStringLiteral("%1 GPUs in running jobs · %2 jobs · failure rate %3 per GPU-hour")
+                                 .arg(fleet.gpus)
+                                 .arg(m_scopeBox->count() - 1)
+                                 .arg(fleet.any ? QString::number(fleet.failuresPerGpuHour, 'e', 2) : QStringLiteral("n/a")));
+    }
+    refreshKpis();
+    refreshBreakdown();
+    refreshJobsTable();
+}
+
+void GoodputPage::refreshKpis()
+{
+    const bool live = m_store.fleetSummary().endpointsLive == m_store.endpointCount();
+    const KpiLevel shown = live ? KpiLevel::Neutral : KpiLevel::Warning;
+    const QString stale = live ? QString() : QStringLiteral(" · stale");
+    if (const v1::Job* job = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr) {
+        m_kpis->setCard(QStringLiteral("goodput"), formatRatioPercent(job->goodput_ratio()),
+                        QStringLiteral("confirmed %1%2").arg(formatRatioPercent(job->confirmed_goodput_ratio()), stale), shown);
+        const bool belowExpected = job->ettr_ratio() < job->expected_ettr_ratio() - 0.02;
+        m_kpis->setCard(QStringLiteral("ettr"), formatRatioPercent(job->ettr_ratio()),
+                        QStringLiteral("expected %1").arg(formatRatioPercent(job->expected_ettr_ratio())),
+                        belowExpected ? KpiLevel::Warning : shown);
+        m_kpis->setCard(QStringLiteral("ettr1h"), formatRatioPercent(job->ettr_sliding_1h_ratio()), stale.mid(3), shown);
+        m_kpis->setCard(QStringLiteral("mfu"), formatRatioPercent(job->mfu_ratio()),
+                        QStringLiteral("step %1 s (ideal %2 s)").arg(job->step_time_s(), 0, 'f', 2).arg(job->ideal_step_time_s(), 0, 'f', 2),
+                        shown);
+        m_kpis->setCard(QStringLiteral("interruptions"), QString::number(job->interruptions()),
+                        job->mtti_s() > 0 ? QStringLiteral("MTTI %1 (95 %: %2–%3)")
+                                                .arg(formatDuration(job->mtti_s()), formatDuration(job->mtti_low_s()),
+                                                     formatDuration(job->mtti_high_s()))
+                                          : QStringLiteral("no interruption yet"),
+                        job->interruptions() ? KpiLevel::Warning : KpiLevel::Ok);
+        const double age = job->last_checkpoint_unix_ms() > 0
+                               ? (m_store.endpointFleet(m_job.endpoint).serverTimeUnixMs() - job->last_checkpoint_unix_ms()) / 1000.0
+                               : std::nan("");
+        const double interval = job->checkpoint_interval_s();
+        const double optimum = job->young_daly_interval_s();
+        const bool offOptimum = optimum > 0 && (interval > 1.5 * optimum || interval < optimum / 1.5);
+        m_kpis->setCard(QStringLiteral("checkpoint"), formatDuration(interval),
+                        QStringLiteral("Young/Daly %1 · last %2 ago").arg(formatDuration(optimum), formatDuration(age)),
+                        offOptimum ? KpiLevel::Warning : shown);
+        return;
+    }
+    const MergedFleet fleet = mergeFleet(m_store);
+    const KpiLevel level = fleet.any ? shown : KpiLevel::Missing;
+    auto ratio = [&](double r) { return fleet.any ? formatRatioPercent(r) : QStringLiteral("n/a"); };
+    m_kpis->setCard(QStringLiteral("goodput"), ratio(fleet.goodput), QStringLiteral("confirmed %1%2").arg(ratio(fleet.confirmed), stale),
+                    level);
+    m_kpis->setCard(QStringLiteral("ettr"), ratio(fleet.ettr), QStringLiteral("cumulative"), level);
+    m_kpis->setCard(QStringLiteral("ettr1h"), ratio(fleet.ettr1h), QStringLiteral("sliding 1 h"), level);
+    m_kpis->setCard(QStringLiteral("mfu"), ratio(fleet.mfu), QStringLiteral("GPU-time weighted"), level);
+    m_kpis->setCard(QStringLiteral("interruptions"), fleet.any ? QString::number(fleet.interruptions) : QStringLiteral("n/a"),
+                    fleet.any ? QStringLiteral("%1 per GPU-hour").arg(fleet.failuresPerGpuHour, 0, 'e', 2) : QString(),
+                    !fleet.any ? KpiLevel::Missing : fleet.interruptions ? KpiLevel::Warning : KpiLevel::Ok);
+    // Fleet scope: the checkpoint card speaks for the job furthest from its optimum.
+    const v1::Job* worst = nullptr;
+    double worstRatio = 0;
+    for (int row = 0; row < m_store.jobCount(); ++row) {
+        const v1::Job* job = m_store.job(row);
+        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->young_daly_interval_s() <= 0)
+            continue;
+        const double off = std::abs(std::log(job->checkpoint_interval_s() / job->young_daly_interval_s()));
+        if (!worst || off > worstRatio) {
+            worst = job;
+            worstRatio = off;
+        }
+    }
+    if (worst) {
+        m_kpis->setCard(QStringLiteral("checkpoint"), formatDuration(worst->checkpoint_interval_s()),
+                        QStringLiteral("%1 · Young/Daly %2")
+                            .arg(QString::fromStdString(worst->name()), formatDuration(worst->young_daly_interval_s())),
+                        worstRatio > std::log(1.5) ? KpiLevel::Warning : shown);
+    } else {
+        m_kpis->setCard(QStringLiteral("checkpoint"), QStringLiteral("n/a"), QString(), KpiLevel::Missing);
+    }
+}
+
+void GoodputPage::refreshBreakdown()
+{
+    QStringList buckets;
+    std::vector<const v1::GoodputBreakdown*> sources;
+    const MergedFleet fleet = mergeFleet(m_store);
+    if (fleet.any && !m_job.isValid()) {
+        buckets << QStringLiteral("Fleet");
+        sources.push_back(&fleet.breakdown);
+    }
+    for (int row = 0; row < m_store.jobCount(); ++row) {
+        const v1::Job* job = m_store.job(row);
+        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->breakdown().total_s() <= 0)
+            continue;
+        if (m_job.isValid() && !(m_store.jobAt(row) == m_job))
+            continue;
+        buckets << QString::fromStdString(job->name());
+        sources.push_back(&job->breakdown());
+    }
+    std::vector<widgets::BreakdownCategory> categories;
+    const widgets::ThemeColors& c = m_theme->colors();
+    int colour = 0;
+    for (const BadputCategory& category : kCategories) {
+        widgets::BreakdownCategory out;
+        out.name = QString::fromUtf8(category.name);
+        out.color = out.name == QStringLiteral("Productive") ? c.ok
+                                                              : m_theme->categorical()[std::size_t(colour++) % m_theme->categorical().size()];
+        bool any = false;
+        for (const v1::GoodputBreakdown* b : sources) {
+            const double total = b->total_s();
+            const double share = total > 0 ? 100.0 * (b->*category.seconds)() / total : std::nan("");
+            any = any || share > 0.05;
+            out.values.push_back(share);
+        }
+        if (any || out.name == QStringLiteral("Productive"))
+            categories.push_back(std::move(out));
+    }
+    m_breakdown->setData(buckets, std::move(categories));
+}
+
+void GoodputPage::refreshJobsTable()
+{
+    m_jobs->setSortingEnabled(false);
+    m_jobs->setRowCount(0);
+    for (int row = 0; row < m_store.jobCount(); ++row) {
+        const v1::Job* job = m_store.job(row);
+        if (!job || job->state() == v1::JOB_STATE_FINISHED)
+            continue;
+        const EntityId id = m_store.jobAt(row);
+        const double age = job->last_checkpoint_unix_ms() > 0
+                               ? (m_store.endpointFleet(id.endpoint).serverTimeUnixMs() - job->last_checkpoint_unix_ms()) / 1000.0
+                               : std::nan("");
+        QStringList stragglers;
+        for (std::uint32_t node : job->straggler_node_indexes())
+            stragglers << m_store.name(EntityId{id.endpoint, node});
+        const QString stragglerText = stragglers.isEmpty()
+                                          ? QStringLiteral("none")
+                                          : QStringLiteral("%1 (S = %2)").arg(stragglers.join(QStringLiteral(", ")))
+                                                .arg(job->straggler_slowdown(), 0, 'f', 2);
+        const QStringList cells{QString::fromStdString(job->name()), QString::number(job->gpu_count()),
+                                formatRatioPercent(job->goodput_ratio()), formatRatioPercent(job->ettr_sliding_1h_ratio()),
+                                formatRatioPercent(job->expected_ettr_ratio()), formatRatioPercent(job->mfu_ratio()),
+                                formatDuration(age), formatDuration(job->checkpoint_interval_s()),
+                                formatDuration(job->young_daly_interval_s()), stragglerText};
+        const int r = m_jobs->rowCount();
+        m_jobs->insertRow(r);
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c == JobStragglers && !stragglers.isEmpty())
+                item->setForeground(m_theme->colors().warn);
+            if (id == m_job) {
+                QFont font = item->font();
+                font.setBold(true);
+                item->setFont(font);
+            }
+            m_jobs->setItem(r, c, item);
+        }
+    }
+    m_jobs->resizeColumnsToContents();
+}
+
+QString GoodputPage::exportHistoryPng(const QString& path) const
+{
+    const widgets::ExportResult result = m_history->exportPng(path);
+    return result.ok ? QString() : result.error;
+}
+
+QString GoodputPage::exportHistoryCsv(const QString& path) const
+{
+    const widgets::ExportResult result = m_history->exportCsv(path);
+    return result.ok ? QString() : result.error;
+}
+
+void GoodputPage::exportWithDialog(bool png)
+{
+    const QString scope = entity().isEmpty() ? QStringLiteral("fleet") : entity();
+    const QString suggested = QStringLiteral("goodput-%1.%2").arg(scope, png ? QStringLiteral("png") : QStringLiteral("csv"));
+    const QString path = QFileDialog::getSaveFileName(this, png ? QStringLiteral("Export chart as PNG")
+                                                                : QStringLiteral("Export chart data as CSV"),
+                                                      suggested, png ? QStringLiteral("PNG image (*.png)")
+                                                                     : QStringLiteral("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    const QString error = png ? exportHistoryPng(path) : exportHistoryCsv(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, QStringLiteral("Export failed"), error);
+}
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,244 @@
+#include "JobsPage.h"
+
+#include "EntityNavigation.h"
+#include "EntityTableView.h"
+#include "FleetFormat.h"
+#include "PageHeader.h"
+
+#include "client/FleetStore.h"
+#include "client/models/JobTableModel.h"
+#include "widgets/Theme.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QListWidget>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace watchfloor::ui {
+
+namespace v1 = watchfloor::v1;
+using client::EntityId;
+
+JobsPage::JobsPage(const PageContext& context, QWidget* parent)
+    : Page(parent),
+      m_store(*context.store),
+      m_header(new PageHeader(QStringLiteral("Jobs"), this)),
+      m_model(new client::JobTableModel(m_store, this)),
+      m_table(new EntityTableView(m_store, m_model, this)),
+      m_detail(new QLabel(this)),
+      m_nodes(new QListWidget(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 8, 12, 12);
+    layout->setSpacing(8);
+    layout->addWidget(m_header);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_table->setObjectName(QStringLiteral("jobsTable"));
+    splitter->addWidget(m_table);
+    auto* detail = new QWidget(splitter);
+    auto* detailLayout = new QHBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    auto* text = new QVBoxLayout;
+    text->addWidget(makeSectionTitle(QStringLiteral("Selected job"), detail));
+    m_detail->setTextFormat(Qt::RichText);
+    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detail->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_detail->setWordWrap(true);
+    text->addWidget(m_detail, 1);
+    detailLayout->addLayout(text, 3);
+    auto* nodes = new QVBoxLayout;
+    nodes->addWidget(makeSectionTitle(QStringLiteral("Trays (stragglers first)"), detail));
+    m_nodes->setToolTip(QStringLiteral("Double-click a tray to open its rack"));
+    nodes->addWidget(m_nodes, 1);
+    detailLayout->addLayout(nodes, 1);
+    splitter->addWidget(detail);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+
+    connect(m_table, &EntityTableView::entityActivated, this,
+            [this](EntityId id) { emit navigationRequested({PageId::Goodput, m_store.name(id)}); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        const EntityId id = m_table->entityAtRow(current.row());
+        if (id.isValid() && !(id == m_job)) {
+            m_job = id;
+            refreshDetail();
+            emit entityShown(entity());
+        }
+    });
+    connect(m_nodes, &QListWidget::itemActivated, this,
+            [this](QListWidgetItem* item) { emit navigationRequested({PageId::Rack, item->data(Qt::UserRole).toString()}); });
+    connect(&m_store, &client::FleetStore::changed, this, &JobsPage::onStoreChanged);
+}
+
+QString JobsPage::detailText() const { return m_detail->text(); }
+QString JobsPage::entity() const { return m_store.name(m_job); }
+
+bool JobsPage::showEntity(const QString& name)
+{
+    EntityId job;
+    if (name.isEmpty()) {
+        if (auto biggest = m_store.biggestJob())
+            job = biggest->id;
+        else
+            return !m_job.isValid();
+    } else {
+        job = m_store.findByName(name);
+        if (!job.isValid() || m_store.kind(job) != v1::ENTITY_KIND_JOB)
+            return false;
+    }
+    m_job = job;
+    selectRowOf(job);
+    m_dirty = true;
+    refreshDetail();
+    emit entityShown(entity());
+    return true;
+}
+
+void JobsPage::selectRowOf(EntityId job)
+{
+    for (int row = 0; row < m_table->proxy()->rowCount(); ++row) {
+        if (m_table->entityAtRow(row) == job) {
+            const QSignalBlocker block(m_table->selectionModel());
+            m_table->selectRow(row);
+            m_table->scrollTo(m_table->proxy()->index(row, 0));
+            return;
+        }
+    }
+}
+
+void JobsPage::setWallDisplay(bool wall)
+{
+    Page::setWallDisplay(wall);
+    m_header->setWallDisplay(wall);
+    m_table->setReadOnlyWall(wall);
+}
+
+void JobsPage::applyTheme(const widgets::Theme& theme)
+{
+    m_theme = &theme;
+    m_header->applyTheme(theme);
+    refreshDetail();
+}
+
+bool JobsPage::hasContent() const { return m_job.isValid() && m_model->rowCount() > 0; }
+
+void JobsPage::setActive(bool active)
+{
+    Page::setActive(active);
+    if (active && !m_job.isValid())
+        showEntity({});
+    if (active && m_dirty)
+        refreshDetail();
+}
+
+void JobsPage::onStoreChanged(const client::FleetChangeSet& changes)
+{
+    int running = 0, gpus = 0;
+    for (int row = 0; row < m_store.jobCount(); ++row) {
+        if (const v1::Job* job = m_store.job(row); job && job->state() != v1::JOB_STATE_FINISHED) {
+            ++running;
+            gpus += int(job->gpu_count());
+        }
+    }
+    m_header->setSummary(QStringLiteral("%1 jobs, %2 active on %3 GPUs · double-click a job for its goodput")
+                             .arg(m_store.jobCount())
+                             .arg(running)
+                             .arg(gpus));
+    if (changes.jobsReset || changes.jobsAppended > 0)
+        selectRowOf(m_job);
+    const int row = m_job.isValid() ? m_store.jobRow(m_job) : -1;
+    if (changes.jobsReset || std::binary_search(changes.dirtyJobRows.begin(), changes.dirtyJobRows.end(), row)
+        || changes.freshnessTick) {
+        m_dirty = true;
+        if (isActive())
+            refreshDetail();
+    }
+}
+
+void JobsPage::refreshDetail()
+{
+    if (!m_theme)
+        return;
+    const v1::Job* job = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
+    m_nodes->clear();
+    if (!job) {
+        m_detail->setText(m_store.jobCount() ? QStringLiteral("Select a job.") : QStringLiteral("No jobs reported yet."));
+        return;
+    }
+    m_dirty = false;
+    const v1::ModelConfig& model = job->model();
+    const std::int64_t nowMs = m_store.endpointFleet(m_job.endpoint).serverTimeUnixMs();
+    const double age = job->last_checkpoint_unix_ms() > 0 ? (nowMs - job->last_checkpoint_unix_ms()) / 1000.0 : std::nan("");
+    QString state = jobStateLabel(job->state());
+    if (job->state() == v1::JOB_STATE_RECOVERING)
+        state += QStringLiteral(" (%1)").arg(recoveryStageLabel(job->recovery_stage()));
+    const QString dim = m_theme->colors().textDim.name();
+    auto row = [&](const QString& label, const QString& value) {
+        return QStringLiteral("<tr><td style='color:%1; padding-right:12px'>%2</td><td>%3</td></tr>").arg(dim, label, value);
+    };
+    QString html = QStringLiteral("<h3 style='margin:0'>%1</h3><table>").arg(QString::fromStdString(job->name()).toHtmlEscaped());
+    html += row(QStringLiteral("Slurm job"), QString::fromStdString(job->slurm_job_id()));
+    html += row(QStringLiteral("State"), state);
+    html += row(QStringLiteral("Size"), QStringLiteral("%1 GPUs on %2 trays").arg(job->gpu_count()).arg(job->node_indexes_size()));
+    html += row(QStringLiteral("Model"), QStringLiteral("%1 · %2 B parameters · %3 layers · seq %4 · %5 M tokens/step")
+                                             .arg(QString::fromStdString(model.name()))
+                                             .arg(model.parameters() / 1e9, 0, 'f', 0)
+                                             .arg(model.layers())
+                                             .arg(model.sequence_length())
+                                             .arg(model.tokens_per_step() / 1e6, 0, 'f', 1));
+    html += row(QStringLiteral("Step"), QStringLiteral("%1 · %2 s/step (ideal %3 s, S = %4)")
+                                            .arg(job->step())
+                                            .arg(job->step_time_s(), 0, 'f', 2)
+                                            .arg(job->ideal_step_time_s(), 0, 'f', 2)
+                                            .arg(job->straggler_slowdown(), 0, 'f', 2));
+    html += row(QStringLiteral("Goodput"), QStringLiteral("%1 (confirmed %2) · ETTR %3, 1 h %4, expected %5 · MFU %6")
+                                               .arg(formatRatioPercent(job->goodput_ratio()),
+                                                    formatRatioPercent(job->confirmed_goodput_ratio()),
+                                                    formatRatioPercent(job->ettr_ratio()),
+                                                    formatRatioPercent(job->ettr_sliding_1h_ratio()),
+                                                    formatRatioPercent(job->expected_ettr_ratio()),
+                                                    formatRatioPercent(job->mfu_ratio())));
+    html += row(QStringLiteral("Checkpoint"), QStringLiteral("every %1 (Young/Daly optimum %2) · save cost %3 · last at step "
+                                                             "%4, %5 ago")
+                                                  .arg(formatDuration(job->checkpoint_interval_s()),
+                                                       formatDuration(job->young_daly_interval_s()),
+                                                       formatDuration(job->checkpoint_save_s()))
+                                                  .arg(job->last_checkpoint_step())
+                                                  .arg(formatDuration(age)));
+    html += row(QStringLiteral("Interruptions"),
+                job->mtti_s() > 0 ? QStringLiteral("%1 · MTTI %2 (95 %: %3–%4)")
+                                        .arg(job->interruptions())
+                                        .arg(formatDuration(job->mtti_s()), formatDuration(job->mtti_low_s()),
+                                             formatDuration(job->mtti_high_s()))
+                                  : QString::number(job->interruptions()));
+    html += row(QStringLiteral("Started"), formatUnixMs(job->started_unix_ms(), true) + QStringLiteral(" UTC"));
+    html += QStringLiteral("</table>");
+    m_detail->setText(html);
+
+    QList<std::uint32_t> stragglers(job->straggler_node_indexes().begin(), job->straggler_node_indexes().end());
+    QList<std::uint32_t> nodes = stragglers;
+    for (std::uint32_t node : job->node_indexes()) {
+        if (!stragglers.contains(node))
+            nodes << node;
+    }
+    for (std::uint32_t nodeIndex : nodes) {
+        const EntityId node{m_job.endpoint, nodeIndex};
+        const QString name = m_store.name(node);
+        const bool straggler = stragglers.contains(nodeIndex);
+        auto* item = new QListWidgetItem(QStringLiteral("%1  %2%3").arg(name, nodeStateLabel(m_store.status(node).nodeState),
+                                                                        straggler ? QStringLiteral("  · straggler") : QString()),
+                                         m_nodes);
+        item->setData(Qt::UserRole, name);
+        if (straggler)
+            item->setForeground(m_theme->colors().warn);
+    }
+}
+
+}  // namespace watchfloor::ui

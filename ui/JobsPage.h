@@ -1,0 +1,55 @@
+#pragma once
+// Jobs page: every training job (state, size, goodput, ETTR, MFU, checkpoint age, stragglers),
+// and the selected job in detail: its trays, model, checkpointing and recovery.
+
+#include "Page.h"
+#include "PageContext.h"
+
+#include "client/EntityId.h"
+
+class QLabel;
+class QListWidget;
+
+namespace watchfloor::client {
+struct FleetChangeSet;
+class JobTableModel;
+}
+
+namespace watchfloor::ui {
+
+class EntityTableView;
+class PageHeader;
+
+class JobsPage : public Page {
+    Q_OBJECT
+public:
+    JobsPage(const PageContext& context, QWidget* parent = nullptr);
+
+    PageId id() const override { return PageId::Jobs; }
+    bool showEntity(const QString& name) override;
+    QString entity() const override;
+    void setWallDisplay(bool wall) override;
+    void applyTheme(const widgets::Theme& theme) override;
+    bool hasContent() const override;
+    void setActive(bool active) override;
+
+    EntityTableView* table() const { return m_table; }
+    QString detailText() const;
+
+private:
+    void onStoreChanged(const client::FleetChangeSet& changes);
+    void refreshDetail();
+    void selectRowOf(client::EntityId job);
+
+    client::FleetStore& m_store;
+    const widgets::Theme* m_theme = nullptr;
+    client::EntityId m_job;
+    PageHeader* m_header;
+    client::JobTableModel* m_model;
+    EntityTableView* m_table;
+    QLabel* m_detail;
+    QListWidget* m_nodes;
+    bool m_dirty = true;
+};
+
+}  // namespace watchfloor::ui

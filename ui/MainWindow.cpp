@@ -1,0 +1,456 @@
+#include "MainWindow.h"
+
+#include "BreadcrumbBar.h"
+#include "ConnectionBanner.h"
+#include "EntityNavigation.h"
+#include "FleetFormat.h"
+#include "IncidentsDock.h"
+#include "JumpBox.h"
+#include "Page.h"
+#include "Pages.h"
+#include "ThemeStyling.h"
+
+#include "client/ConnectionState.h"
+#include "client/FleetStore.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace watchfloor::ui {
+
+namespace v1 = watchfloor::v1;
+using client::ConnectionState;
+
+namespace {
+// With no --rotate the wall still checks for a new critical incident this often.
+constexpr std::chrono::seconds kIncidentCheckInterval{10};
+}  // namespace
+
+MainWindow::MainWindow(PageContext context, MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent),
+      m_context(std::move(context)),
+      m_options(std::move(options)),
+      m_theme(&widgets::Theme::builtin(m_options.wallDisplay ? widgets::ThemeVariant::WarRoom
+                                                              : themeVariantFor(m_options.theme)))
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(QStringLiteral("Watchfloor"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/watchfloor.svg")));
+    resize(1600, 960);
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    buildWallHeader(central);
+    layout->addWidget(m_wallHeader);
+    m_banner = new ConnectionBanner(central);
+    layout->addWidget(m_banner);
+    m_breadcrumbs = new BreadcrumbBar(central);
+    layout->addWidget(m_breadcrumbs);
+    m_stack = new QStackedWidget(central);
+    layout->addWidget(m_stack, 1);
+    setCentralWidget(central);
+
+    buildPages();
+    m_jumpBox = new JumpBox(
+        [this](const QString& text, int limit) { return searchJumpTargets(*m_context.store, text, limit); }, this);
+    connect(m_jumpBox, &JumpBox::targetChosen, this, &MainWindow::navigate);
+    connect(m_breadcrumbs, &BreadcrumbBar::crumbActivated, this, &MainWindow::navigate);
+
+    if (m_options.wallDisplay) {
+        // Read-only: no toolbar, menus, docks, context menus or status bar. Keyboard shortcuts
+        // that only move around stay out too; nothing here can change the fleet or the view.
+        m_wallHeader->show();
+        m_breadcrumbs->hide();
+        m_banner->setLargeType(true);
+        setContextMenuPolicy(Qt::NoContextMenu);
+        statusBar()->hide();
+        m_rotation.emplace(m_options.rotatePages);
+        const auto interval = m_options.rotateInterval.count() > 0 ? m_options.rotateInterval : kIncidentCheckInterval;
+        m_rotationTimer.setInterval(std::chrono::duration_cast<std::chrono::milliseconds>(interval));
+        connect(&m_rotationTimer, &QTimer::timeout, this, &MainWindow::onRotationTick);
+        m_rotationTimer.start();
+        auto* clockTimer = new QTimer(this);
+        connect(clockTimer, &QTimer::timeout, this, &MainWindow::updateWallHeader);
+        clockTimer->start(1000);
+    } else {
+        m_wallHeader->hide();
+        buildToolBar();
+        buildDocks();
+        buildStatusBar();
+    }
+    applyTheme();
+    connect(m_context.store, &client::FleetStore::changed, this, &MainWindow::onStoreChanged);
+
+    const PageId first = m_rotation ? m_rotation->current() : PageId::Fleet;
+    navigate({first, {}});
+    updateConnectionUi();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildPages()
+{
+    for (PageId id : kAllPages) {
+        Page* page = createPage(id, m_context, m_stack);
+        page->setWallDisplay(m_options.wallDisplay);
+        m_pages.insert(id, page);
+        m_stack->addWidget(page);
+        connect(page, &Page::navigationRequested, this, &MainWindow::navigate);
+        connect(page, &Page::entityShown, this, [this, page] {
+            if (page == currentPage())
+                updateBreadcrumbs();
+        });
+    }
+    if (auto* fleet = qobject_cast<FleetPage*>(m_pages.value(PageId::Fleet)))
+        fleet->setLens(m_options.lens);
+}
+
+void MainWindow::buildToolBar()
+{
+    m_toolBar = addToolBar(QStringLiteral("Navigation"));
+    m_toolBar->setObjectName(QStringLiteral("navigationToolBar"));
+    m_toolBar->setMovable(false);
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+
+    m_backAction = m_toolBar->addAction(QStringLiteral("◀"), this, &MainWindow::goBack);
+    m_backAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
+    m_backAction->setToolTip(QStringLiteral("Back (Alt+Left)"));
+    m_forwardAction = m_toolBar->addAction(QStringLiteral("▶"), this, &MainWindow::goForward);
+    m_forwardAction->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
+    m_forwardAction->setToolTip(QStringLiteral("Forward (Alt+Right)"));
+    m_toolBar->addSeparator();
+
+    m_pageActions = new QActionGroup(this);
+    int number = 1;
+    for (PageId id : kAllPages) {
+        QAction* action = m_toolBar->addAction(pageTitle(id));
+        action->setCheckable(true);
+        action->setData(int(id));
+        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + number)));
+        action->setToolTip(QStringLiteral("%1 page (Ctrl+%2)").arg(pageTitle(id)).arg(number));
+        m_pageActions->addAction(action);
+        connect(action, &QAction::triggered, this, [this, id] { navigate({id, {}}); });
+        ++number;
+    }
+
+    auto* spacer = new QWidget(m_toolBar);
+    spacer->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    m_toolBar->addWidget(spacer);
+    QAction* jump = m_toolBar->addAction(QStringLiteral("Jump to…  Ctrl+K"), this, &MainWindow::openJumpBox);
+    jump->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    jump->setToolTip(QStringLiteral("Jump to any region, rack, node, GPU, link or job by name (Ctrl+K)"));
+
+    auto* themeButton = new QToolButton(m_toolBar);
+    themeButton->setText(QStringLiteral("Theme"));
+    themeButton->setPopupMode(QToolButton::InstantPopup);
+    auto* themeMenu = new QMenu(themeButton);
+    auto* themeGroup = new QActionGroup(themeMenu);
+    for (auto [choice, label] : {std::pair{ThemeChoice::Dark, "Dark"}, std::pair{ThemeChoice::Light, "Light"},
+                                 std::pair{ThemeChoice::HighContrast, "High contrast"}}) {
+        QAction* action = themeMenu->addAction(QString::fromLatin1(label));
+        action->setCheckable(true);
+        action->setChecked(choice == m_options.theme);
+        themeGroup->addAction(action);
+        connect(action, &QAction::triggered, this, [this, choice] { setThemeChoice(choice); });
+    }
+    themeButton->setMenu(themeMenu);
+    m_toolBar->addWidget(themeButton);
+
+    auto* quit = new QAction(QStringLiteral("Quit"), this);
+    quit->setShortcut(QKeySequence::Quit);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+    addAction(quit);
+}
+
+void MainWindow::buildDocks()
+{
+    m_incidents = new IncidentsDock(*m_context.store, this);
+    m_incidents->setObjectName(QStringLiteral("incidentsDock"));
+    addDockWidget(Qt::RightDockWidgetArea, m_incidents);
+    connect(m_incidents, &IncidentsDock::navigationRequested, this, &MainWindow::navigate);
+}
+
+void MainWindow::buildStatusBar()
+{
+    for (int i = 0; i < m_context.store->endpointCount(); ++i) {
+        auto* label = new QLabel(this);
+        label->setObjectName(QStringLiteral("endpointStatus%1").arg(i));
+        statusBar()->addWidget(label);
+        m_endpointLabels << label;
+    }
+    m_serverTimeLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_serverTimeLabel);
+}
+
+void MainWindow::buildWallHeader(QWidget* host)
+{
+    m_wallHeader = new QWidget(host);
+    m_wallHeader->setObjectName(QStringLiteral("wallHeader"));
+    auto* layout = new QHBoxLayout(m_wallHeader);
+    layout->setContentsMargins(24, 10, 24, 10);
+    m_wallTitle = new QLabel(m_wallHeader);
+    m_wallKpis = new QLabel(m_wallHeader);
+    m_wallClock = new QLabel(m_wallHeader);
+    for (QLabel* label : {m_wallTitle, m_wallKpis, m_wallClock})
+        label->setTextFormat(Qt::RichText);
+    layout->addWidget(m_wallTitle);
+    layout->addStretch(1);
+    layout->addWidget(m_wallKpis);
+    layout->addSpacing(32);
+    layout->addWidget(m_wallClock);
+}
+
+void MainWindow::applyTheme()
+{
+    if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
+        applyApplicationTheme(*app, *m_theme);
+    for (Page* page : std::as_const(m_pages))
+        page->applyTheme(*m_theme);
+    if (m_incidents)
+        m_incidents->applyTheme(*m_theme);
+    QFont wallFont = m_theme->font(16, true);
+    m_wallTitle->setFont(m_theme->font(20, true));
+    m_wallKpis->setFont(wallFont);
+    m_wallClock->setFont(wallFont);
+    m_wallHeader->setStyleSheet(QStringLiteral("#wallHeader { background: %1; border-bottom: 2px solid %2; }")
+                                    .arg(m_theme->colors().panelRaised.name(), m_theme->colors().grid.name()));
+    updateWallHeader();
+    updateConnectionUi();
+}
+
+void MainWindow::setThemeChoice(ThemeChoice choice)
+{
+    if (m_options.wallDisplay)
+        return;
+    m_options.theme = choice;
+    m_theme = &widgets::Theme::builtin(themeVariantFor(choice));
+    applyTheme();
+}
+
+Page* MainWindow::currentPage() const { return qobject_cast<Page*>(m_stack->currentWidget()); }
+
+Location MainWindow::currentLocation() const
+{
+    Page* page = currentPage();
+    return page ? Location{page->id(), page->entity()} : Location{};
+}
+
+bool MainWindow::showLocation(const Location& location)
+{
+    Page* target = m_pages.value(location.page);
+    if (!target || !target->showEntity(location.entity))
+        return false;
+    if (Page* old = currentPage(); old && old != target)
+        old->setActive(false);
+    m_stack->setCurrentWidget(target);
+    target->setActive(true);
+    if (m_pageActions) {
+        for (QAction* action : m_pageActions->actions())
+            action->setChecked(action->data().toInt() == int(location.page));
+    }
+    if (m_rotation)
+        m_rotation->syncTo(location.page);
+    updateBreadcrumbs();
+    updateWallHeader();
+    emit locationChanged(currentLocation());
+    return true;
+}
+
+bool MainWindow::navigate(const Location& location)
+{
+    if (!showLocation(location)) {
+        statusBar()->showMessage(
+            QStringLiteral("%1 cannot show '%2'").arg(pageTitle(location.page), location.entity), 5000);
+        return false;
+    }
+    m_history.visit(currentLocation());
+    if (m_backAction) {
+        m_backAction->setEnabled(m_history.canGoBack());
+        m_forwardAction->setEnabled(m_history.canGoForward());
+    }
+    return true;
+}
+
+void MainWindow::goBack()
+{
+    if (m_history.canGoBack())
+        showLocation(m_history.back());
+    if (m_backAction) {
+        m_backAction->setEnabled(m_history.canGoBack());
+        m_forwardAction->setEnabled(m_history.canGoForward());
+    }
+}
+
+void MainWindow::goForward()
+{
+    if (m_history.canGoForward())
+        showLocation(m_history.forward());
+    if (m_backAction) {
+        m_backAction->setEnabled(m_history.canGoBack());
+        m_forwardAction->setEnabled(m_history.canGoForward());
+    }
+}
+
+void MainWindow::openJumpBox()
+{
+    if (!m_options.wallDisplay)
+        m_jumpBox->popup(this);
+}
+
+void MainWindow::updateBreadcrumbs()
+{
+    const Location here = currentLocation();
+    m_breadcrumbs->setCrumbs(breadcrumbsFor(*m_context.store, here.page, here.entity));
+    setWindowTitle(QStringLiteral("%1 — Watchfloor").arg(m_breadcrumbs->path()));
+}
+
+void MainWindow::onStoreChanged(const client::FleetChangeSet& changes)
+{
+    if (!changes.endpointsChanged.isEmpty() || changes.topologyChanged || changes.freshnessTick)
+        updateConnectionUi();
+    if (changes.topologyChanged)
+        updateBreadcrumbs();
+    if (changes.fleetChanged || changes.freshnessTick)
+        updateWallHeader();
+    if (m_options.wallDisplay && changes.eventsAdded > 0 && m_options.rotateInterval.count() == 0) {
+        if (auto incident = newWorstIncident())
+            showLocation(*incident);
+    }
+}
+
+void MainWindow::updateConnectionUi()
+{
+    const client::FleetStore& store = *m_context.store;
+    QStringList problems;
+    bool critical = false;
+    int live = 0;
+    for (int i = 0; i < store.endpointCount(); ++i) {
+        const ConnectionState state = store.endpointState(i);
+        const QString label = store.endpointLabel(i);
+        if (state == ConnectionState::Live) {
+            ++live;
+        } else {
+            const QString status = store.endpointStatus(i);
+            problems << QStringLiteral("fleetd %1: %2").arg(label, status.isEmpty() ? client::displayName(state) : status);
+            critical = critical || state == ConnectionState::Reconnecting || state == ConnectionState::Incompatible
+                       || state == ConnectionState::Stale;
+        }
+        if (i < m_endpointLabels.size()) {
+            const QColor dot = state == ConnectionState::Live                                       ? m_theme->colors().ok
+                               : state == ConnectionState::Connecting || state == ConnectionState::Stale ? m_theme->colors().warn
+                                                                                                          : m_theme->colors().crit;
+            m_endpointLabels[i]->setText(QStringLiteral("<span style='color:%1'>●</span> %2 — %3")
+                                             .arg(dot.name(), label.toHtmlEscaped(), client::displayName(state)));
+            m_endpointLabels[i]->setToolTip(store.endpointStatus(i));
+        }
+    }
+    m_everLive = m_everLive || live > 0;
+    if (problems.isEmpty()) {
+        m_banner->clear();
+    } else {
+        const QString tail = m_everLive ? QStringLiteral(" — values shown are the last received and marked stale; "
+                                                         "reconnecting automatically.")
+                                        : QString();
+        m_banner->showMessage(problems.join(QStringLiteral("   ·   ")) + tail,
+                              critical ? ConnectionBanner::Level::Critical : ConnectionBanner::Level::Warning);
+    }
+    if (m_serverTimeLabel) {
+        std::int64_t serverMs = 0;
+        double speed = 1.0;
+        for (int i = 0; i < store.endpointCount(); ++i) {
+            serverMs = std::max(serverMs, store.endpointFleet(i).serverTimeUnixMs());
+            speed = store.endpointFleet(i).simSpeed();
+        }
+        m_serverTimeLabel->setText(serverMs > 0 ? QStringLiteral("fleet time %1 UTC%2")
+                                                      .arg(formatUnixMs(serverMs, true),
+                                                           speed != 1.0 ? QStringLiteral("  ·  simulated ×%1").arg(speed)
+                                                                        : QString())
+                                                : QStringLiteral("no data yet"));
+    }
+}
+
+void MainWindow::updateWallHeader()
+{
+    if (!m_options.wallDisplay)
+        return;
+    const client::FleetSummary fleet = m_context.store->fleetSummary();
+    const widgets::ThemeColors& c = m_theme->colors();
+    const Location here = currentLocation();
+    m_wallTitle->setText(QStringLiteral("<span style='color:%1'>WATCHFLOOR</span>&nbsp;&nbsp;%2%3")
+                             .arg(c.accent.name(), pageTitle(here.page),
+                                  here.entity.isEmpty() ? QString() : QStringLiteral(" · ") + here.entity.toHtmlEscaped()));
+    const QColor incidentColor = fleet.activeIncidents > 0 ? c.crit : c.ok;
+    m_wallKpis->setText(QStringLiteral("Goodput <b>%1</b> &nbsp; ETTR 1h <b>%2</b> &nbsp; GPUs down <b>%3</b> &nbsp; "
+                                       "<span style='color:%4'>Incidents <b>%5</b></span>")
+                            .arg(formatRatioPercent(fleet.goodputRatio), formatRatioPercent(fleet.ettrSliding1hRatio))
+                            .arg(fleet.gpusDown)
+                            .arg(incidentColor.name())
+                            .arg(fleet.activeIncidents));
+    m_wallClock->setText(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss 'UTC'")));
+}
+
+std::optional<Location> MainWindow::newWorstIncident()
+{
+    const client::FleetStore& store = *m_context.store;
+    const quint64 from = std::max(store.firstEventSerial(), m_lastIncidentSerialShown + 1);
+    for (quint64 serial = store.nextEventSerial(); serial-- > from;) {
+        const client::StoredEvent* event = store.eventBySerial(serial);
+        if (!event || event->event.severity() != v1::SEVERITY_CRITICAL)
+            continue;
+        m_lastIncidentSerialShown = store.nextEventSerial() - 1;
+        const client::EntityId entity = store.eventEntity(*event);
+        if (store.name(entity).isEmpty())
+            return std::nullopt;
+        return locationFor(store, entity);
+    }
+    return std::nullopt;
+}
+
+void MainWindow::onRotationTick()
+{
+    if (auto incident = newWorstIncident()) {
+        showLocation(*incident);
+        return;
+    }
+    if (m_options.rotateInterval.count() > 0 && m_rotation)
+        showLocation({m_rotation->advance(), {}});
+}
+
+void MainWindow::restoreLayout(const ConsoleSettings& settings, QStringList* warnings)
+{
+    if (!settings.windowGeometry.isEmpty() && !restoreGeometry(settings.windowGeometry))
+        warnings->append(QStringLiteral("The saved window geometry is unusable; using the default size."));
+    if (!settings.windowState.isEmpty() && !restoreState(settings.windowState))
+        warnings->append(QStringLiteral("The saved dock layout is unusable; using the default layout."));
+}
+
+void MainWindow::storeLayout(ConsoleSettings& settings) const
+{
+    settings.windowGeometry = saveGeometry();
+    settings.windowState = saveState();
+    settings.theme = m_options.theme;
+    settings.lastPage = currentLocation().page;
+    if (auto* fleet = qobject_cast<FleetPage*>(m_pages.value(PageId::Fleet)))
+        settings.lens = fleet->lens();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_rotationTimer.stop();
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,60 @@
+#include "PageHeader.h"
+
+#include "widgets/Theme.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace watchfloor::ui {
+
+PageHeader::PageHeader(const QString& title, QWidget* parent)
+    : QWidget(parent), m_title(new QLabel(title, this)), m_summary(new QLabel(this)), m_controls(new QHBoxLayout)
+{
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* texts = new QVBoxLayout;
+    texts->setSpacing(0);
+    m_title->setProperty("role", QStringLiteral("pageTitle"));
+    m_summary->setProperty("role", QStringLiteral("dim"));
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    texts->addWidget(m_title);
+    texts->addWidget(m_summary);
+    layout->addLayout(texts, 1);
+    m_controls->setSpacing(6);
+    layout->addLayout(m_controls);
+}
+
+void PageHeader::setTitle(const QString& title) { m_title->setText(title); }
+void PageHeader::setSummary(const QString& summary) { m_summary->setText(summary); }
+QString PageHeader::summary() const { return m_summary->text(); }
+
+void PageHeader::addControl(QWidget* control)
+{
+    control->setParent(this);
+    m_controls->addWidget(control);
+    m_controlWidgets << control;
+}
+
+void PageHeader::setWallDisplay(bool wall)
+{
+    for (QWidget* control : std::as_const(m_controlWidgets))
+        control->setVisible(!wall);
+}
+
+void PageHeader::applyTheme(const widgets::Theme& theme)
+{
+    m_title->setFont(theme.font(15, true));
+    m_title->setStyleSheet(QStringLiteral("color: %1;").arg(theme.colors().textStrong.name()));
+    m_summary->setFont(theme.font(9));
+    m_summary->setStyleSheet(QStringLiteral("color: %1;").arg(theme.colors().textDim.name()));
+}
+
+QLabel* makeSectionTitle(const QString& text, QWidget* parent)
+{
+    auto* label = new QLabel(text.toUpper(), parent);
+    label->setProperty("role", QStringLiteral("sectionTitle"));
+    return label;
+}
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,16 @@
+#pragma once
+// Builds the console's pages. MainWindow owns them; tests build single pages the same way.
+
+#include "CoolingPage.h"
+#include "EventsPage.h"
+#include "FleetPage.h"
+#include "GoodputPage.h"
+#include "JobsPage.h"
+#include "LinksPage.h"
+#include "RackPage.h"
+
+namespace watchfloor::ui {
+
+Page* createPage(PageId id, const PageContext& context, QWidget* parent);
+
+}  // namespace watchfloor::ui

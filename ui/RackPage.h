@@ -1,0 +1,68 @@
+#pragma once
+// Rack page: the NVL72 elevation with every GPU's state, the trays' Slurm states, the latest
+// Xids with NVIDIA's recommended action, the rack's cooling and power, and the jobs on it.
+
+#include "Page.h"
+#include "PageContext.h"
+
+#include "client/EntityId.h"
+
+class QComboBox;
+class QTableWidget;
+
+namespace watchfloor::client {
+struct FleetChangeSet;
+class NodeTableModel;
+}
+namespace watchfloor::widgets {
+class RackElevationWidget;
+}
+
+namespace watchfloor::ui {
+
+class EntityTableView;
+class KpiStrip;
+class PageHeader;
+
+class RackPage : public Page {
+    Q_OBJECT
+public:
+    RackPage(const PageContext& context, QWidget* parent = nullptr);
+
+    PageId id() const override { return PageId::Rack; }
+    bool showEntity(const QString& name) override;
+    QString entity() const override { return m_entity; }
+    void setWallDisplay(bool wall) override;
+    void applyTheme(const widgets::Theme& theme) override;
+    bool hasContent() const override;
+    void setActive(bool active) override;
+
+    QString rackName() const;
+    widgets::RackElevationWidget* elevation() const { return m_elevation; }
+    int xidRowCount() const;
+
+private:
+    void onStoreChanged(const client::FleetChangeSet& changes);
+    void refresh();
+    void refreshElevation();
+    void refreshKpis();
+    void refreshXids();
+    void refreshJobs();
+    void applyScale();
+
+    client::FleetStore& m_store;
+    const widgets::Theme* m_theme = nullptr;
+    client::EntityId m_rack;
+    QString m_entity;
+    PageHeader* m_header;
+    QComboBox* m_lensBox;
+    widgets::RackElevationWidget* m_elevation;
+    KpiStrip* m_kpis;
+    client::NodeTableModel* m_nodeModel;
+    EntityTableView* m_nodes;
+    QTableWidget* m_xids;
+    QTableWidget* m_jobs;
+    bool m_dirty = true;
+};
+
+}  // namespace watchfloor::ui
