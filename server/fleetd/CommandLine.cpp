@@ -47,6 +47,7 @@ std::string usageText() {
            "Serves the watchfloor.v1 fleet API (gRPC) for a fleet source; the digital twin by default.\n"
            "\n"
            "  --listen HOST:PORT     address to serve on (default 127.0.0.1:50551; port 0 = any free port)\n"
+           "  --metrics-listen HOST:PORT  also serve Prometheus text at http://HOST:PORT/metrics\n"
            "  --simulate             use the digital twin as the fleet source (the default)\n"
            "  --seed N               twin random seed (default 1)\n"
            "  --racks N              NVL72 racks in the simulated fleet (1..10000, default 7)\n"
@@ -73,6 +74,11 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
         {"--listen", [&](const std::string& v) {
              cl.listenAddress = v;
              return validListenAddress(v) || (*problem = "--listen: expected HOST:PORT, got \"" + v + "\"", false);
+         }},
+        {"--metrics-listen", [&](const std::string& v) {
+             cl.metricsListen = v;
+             return validListenAddress(v) ||
+                    (*problem = "--metrics-listen: expected HOST:PORT, got \"" + v + "\"", false);
          }},
         {"--seed", [&](const std::string& v) {
              return parseUnsigned(v, 0, UINT64_MAX, &cl.seed) ||

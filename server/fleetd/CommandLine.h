@@ -22,6 +22,7 @@ struct CommandLine {
     std::string dumpEventsPath;
     std::chrono::milliseconds statsInterval{0};
     std::optional<std::uint32_t> replayLogMiB;
+    std::string metricsListen;  // empty = no /metrics endpoint
 };
 
 // Returns false and fills `problem` ("--racks: expected a whole number from 1 to 10000, got x").

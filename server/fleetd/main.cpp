@@ -33,6 +33,7 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     options.speed = cl.speed;
     options.serverVersion = kVersion;
     options.statsInterval = cl.statsInterval;
+    options.metricsListen = cl.metricsListen;
     if (cl.replayLogMiB) options.log.maxBytes = std::size_t(*cl.replayLogMiB) << 20;
     options.statsLog = [](const std::string& line) { std::cerr << line << std::endl; };
     std::string error;
@@ -45,7 +46,9 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     const auto host = cl.listenAddress.substr(0, cl.listenAddress.rfind(':'));
     std::cerr << kVersion << " listening on " << host << ":" << server->port() << " | fleet \"" << t.fleet_name()
               << "\": " << t.racks_size() << " racks, " << t.regions_size() << " regions, " << t.gpus_size()
-              << " GPUs | seed " << cl.seed << " | speed " << cl.speed << "x | run " << server->runId() << " | "
+              << " GPUs"
+              << (server->metricsPort() ? " | metrics on port " + std::to_string(server->metricsPort()) : "")
+              << " | seed " << cl.seed << " | speed " << cl.speed << "x | run " << server->runId() << " | "
               << server->history().describeRetention() << std::endl;
 
     int signal = 0;

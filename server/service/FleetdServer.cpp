@@ -1,5 +1,6 @@
 #include "FleetdServer.h"
 
+#include "MetricsEndpoint.h"
 #include "TelemetryService.h"
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -78,6 +79,15 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
         health->SetServingStatus(true);
         health->SetServingStatus(watchfloor::v1::TelemetryService::service_full_name(), true);
     }
+    if (!o.metricsListen.empty()) {
+        self->metrics_ = MetricsEndpoint::start(
+            o.metricsListen, [s = self.get()] { return s->renderMetrics(); }, error);
+        if (!self->metrics_) {
+            self->server_->Shutdown();
+            self->pump_->stop();
+            return nullptr;
+        }
+    }
     TickCost first;
     self->tick(first);
     self->tickThread_ = std::thread([s = self.get()] { s->tickLoop(); });
@@ -120,6 +130,28 @@ void FleetdServer::tick(TickCost& cost) {
     cost.storeTime += Clock::now() - advanced;
     ++cost.ticks;
     cost.samples += changes.samples.size();
+    samplesTotal_ += changes.samples.size();
+}
+
+int FleetdServer::metricsPort() const { return metrics_ ? metrics_->port() : 0; }
+
+std::string FleetdServer::renderMetrics() const {
+    std::string out;
+    auto metric = [&](const char* name, const char* type, const char* help, double value) {
+        char line[96];
+        std::snprintf(line, sizeof line, "%.17g", value);
+        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
+               line + "\n";
+    };
+    metric("fleetd_ticks_total", "counter", "Telemetry periods applied from the fleet source.", double(ticks_));
+    metric("fleetd_samples_total", "counter", "Samples applied from the fleet source.", double(samplesTotal_));
+    metric("fleetd_events_total", "counter", "Events journaled (ids assigned).", double(store_->journal().lastId()));
+    metric("fleetd_sequence", "gauge", "Latest delta sequence.", double(store_->lastSequence()));
+    metric("fleetd_subscribers", "gauge", "Open Subscribe streams.", double(pump_->streamCount()));
+    metric("fleetd_replay_log_deltas", "gauge", "Deltas held for resuming streams.", double(log_->size()));
+    metric("fleetd_replay_log_bytes", "gauge", "Bytes accounted to the replay log.", double(log_->bytes()));
+    metric("fleetd_sim_speed", "gauge", "Simulated seconds per wall second.", options_.speed);
+    return out;
 }
 
 void FleetdServer::tickLoop() {
@@ -151,6 +183,7 @@ void FleetdServer::shutdown() {
         tickWake_.notify_all();
     }
     if (tickThread_.joinable()) tickThread_.join();
+    metrics_.reset();
     pump_->finishAll(grpc::Status(grpc::StatusCode::UNAVAILABLE, "fleetd shutting down"));
     if (server_) {
         if (auto* health = server_->GetHealthCheckService()) health->Shutdown();

@@ -24,6 +24,7 @@ class Server;
 namespace watchfloor::server::service {
 
 class TelemetryService;
+class MetricsEndpoint;
 
 struct FleetdOptions {
     std::string listenAddress = "127.0.0.1:50551";  // port 0 picks a free port
@@ -38,6 +39,7 @@ struct FleetdOptions {
     // Periodic one-line statistics (rates, subscribers, log size, tick cost); 0 = none.
     std::chrono::milliseconds statsInterval{0};
     std::function<void(const std::string&)> statsLog;  // where statistics lines go
+    std::string metricsListen;  // HOST:PORT for Prometheus GET /metrics; empty = none
 };
 
 class FleetdServer {
@@ -48,6 +50,8 @@ public:
     ~FleetdServer();
 
     int port() const { return port_; }
+    int metricsPort() const;  // 0 without a metrics endpoint
+    std::string renderMetrics() const;  // Prometheus text exposition
     const std::string& runId() const { return pump_->identity().runId; }
     const HistoryStore& history() const { return *history_; }
     const FleetStateStore& store() const { return *store_; }
@@ -72,6 +76,8 @@ private:
     std::unique_ptr<SubscriptionPump> pump_;
     std::unique_ptr<TelemetryService> service_;
     std::unique_ptr<grpc::Server> server_;
+    std::unique_ptr<MetricsEndpoint> metrics_;
+    std::atomic<std::uint64_t> samplesTotal_{0};
     int port_ = 0;
 
     std::mutex tickMu_;

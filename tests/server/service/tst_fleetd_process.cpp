@@ -106,6 +106,8 @@ private slots:
         QTest::newRow("duration without dump") << QStringList{"--sim-duration", "1h"} << "--dump-events";
         QTest::newRow("dump without duration") << QStringList{"--dump-events", "out.jsonl"} << "--sim-duration";
         QTest::newRow("replay log of 0 MB") << QStringList{"--replay-log-mb", "0"} << "--replay-log-mb";
+        QTest::newRow("metrics address without port") << QStringList{"--metrics-listen", "localhost"}
+                                                      << "--metrics-listen";
         QTest::newRow("value on a switch") << QStringList{"--simulate=yes"} << "--simulate";
     }
     void badCommandLinesExitTwoWithUsage() {

@@ -6,6 +6,11 @@
 
 #include <QtTest>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <future>
 #include <thread>
 
@@ -41,6 +46,24 @@ v1::SubscribeRequest resumeRequest(std::uint64_t after, const std::string& runId
     return r;
 }
 
+// One plain HTTP GET against 127.0.0.1:port; the whole reply, headers included.
+std::string httpGet(int port, const std::string& path) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(std::uint16_t(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::string reply;
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+        const std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        if (::send(fd, request.data(), request.size(), 0) == ssize_t(request.size())) {
+            char buffer[4096];
+            for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) reply.append(buffer, std::size_t(n));
+        }
+    }
+    ::close(fd);
+    return reply;
+}
 }  // namespace
 
 class ServiceStreamingTest : public QObject {
@@ -253,6 +276,23 @@ private slots:
         const auto status = stream.finish();
         QCOMPARE(status.error_code(), code);
         QVERIFY2(QString::fromStdString(status.error_message()).contains(mentions), status.error_message().c_str());
+    }
+
+    void prometheusMetricsEndpoint() {
+        TinyFleetSource source;
+        auto options = fastOptions(20);
+        options.metricsListen = "127.0.0.1:0";
+        auto server = startServer(source, options);
+        QVERIFY(server->metricsPort() > 0);
+        TestStream stream(addressOf(*server), v1::SubscribeRequest{});
+        StreamChecker checker;
+        QVERIFY(readDeltas(stream, checker, 3));
+        const std::string reply = httpGet(server->metricsPort(), "/metrics");
+        QVERIFY2(reply.rfind("HTTP/1.1 200 OK", 0) == 0, reply.c_str());
+        QVERIFY2(reply.find("# TYPE fleetd_ticks_total counter\nfleetd_ticks_total ") != std::string::npos, reply.c_str());
+        QVERIFY2(reply.find("\nfleetd_subscribers 1\n") != std::string::npos, reply.c_str());
+        const std::string other = httpGet(server->metricsPort(), "/");
+        QVERIFY2(other.rfind("HTTP/1.1 404", 0) == 0, other.c_str());
     }
 
     void healthIsServingAndQueriesAnswer() {
