@@ -155,8 +155,9 @@ bool CoolingPage::showEntity(const QString& name)
     if (changed) {
         const EntityId loop = loopOf(rack);
         const EntityId source = m_store.coolingLoopInfo(loop) ? loop : rack;
+        // Loop points (temperatures, flow, ΔP) live on the cooling loop; power on the rack.
         for (HistoryChartBinding* chart : m_charts)
-            chart->setEntity(source);
+            chart->setEntity(chart->chart() == m_powerChart ? rack : source);
         if (m_charts.empty() && m_theme) {
             const widgets::ThemeColors& c = m_theme->colors();
             auto bind = [&](widgets::TimeSeriesChart* chart) {
@@ -172,7 +173,7 @@ bool CoolingPage::showEntity(const QString& name)
             pressure->addSeries(QStringLiteral("ΔP"), c.accent, source, v1::RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR);
             pressure->addSeries(QStringLiteral("ΔP setpoint"), c.textDim, source,
                                 v1::RACK_LIQUID_DIFFERENTIAL_PRESSURE_SP_BAR);
-            bind(m_powerChart)->addSeries(QStringLiteral("Power"), c.warn, source, v1::RACK_POWER_KW);
+            bind(m_powerChart)->addSeries(QStringLiteral("Power"), c.warn, rack, v1::RACK_POWER_KW);
         }
     }
     m_dirty = true;

@@ -283,11 +283,18 @@ void FleetPage::refreshAttention()
         return;
     m_attention->clear();
     for (const client::RankedEntity& ranked : m_store.worstRacks(kAttentionRows)) {
-        if (ranked.score <= 0)
+        const int row = m_store.rackRow(ranked.id);
+        const widgets::Reading health = rackLensReading(m_store, row, widgets::Lens::Health, m_jobs);
+        const bool healthy = !health.isMissing() && int(health.value) == int(widgets::HealthCategory::Healthy);
+        const int alerts = row >= 0 && row < int(m_alerts.size()) ? m_alerts[std::size_t(row)] : 0;
+        if (ranked.score <= 0 || (healthy && alerts == 0))
             continue;
         const QString name = m_store.name(ranked.id);
         const client::EntityStatus status = m_store.status(ranked.id);
-        auto* item = new QListWidgetItem(QStringLiteral("%1 — %2").arg(name, ranked.why), m_attention);
+        auto* item = new QListWidgetItem(
+            alerts > 0 ? QStringLiteral("%1 — %2 · %3 alert(s) in 15 min").arg(name, ranked.why).arg(alerts)
+                       : QStringLiteral("%1 — %2").arg(name, ranked.why),
+            m_attention);
         item->setData(Qt::UserRole, name);
         const bool critical = status.rackState == v1::RACK_STATE_ISOLATED || status.health == v1::HEALTH_STATE_FAILED;
         item->setForeground(critical ? m_theme->colors().crit : m_theme->colors().warn);

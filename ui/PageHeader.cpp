@@ -44,10 +44,13 @@ void PageHeader::setWallDisplay(bool wall)
 
 void PageHeader::applyTheme(const widgets::Theme& theme)
 {
-    m_title->setFont(theme.font(15, true));
-    m_title->setStyleSheet(QStringLiteral("color: %1;").arg(theme.colors().textStrong.name()));
-    m_summary->setFont(theme.font(9));
-    m_summary->setStyleSheet(QStringLiteral("color: %1;").arg(theme.colors().textDim.name()));
+    // Font sizes go in the style sheet: an application style sheet would override setFont().
+    m_title->setStyleSheet(QStringLiteral("color: %1; font-size: %2pt; font-weight: 700;")
+                               .arg(theme.colors().textStrong.name())
+                               .arg(15 * theme.fontScale(), 0, 'f', 1));
+    m_summary->setStyleSheet(QStringLiteral("color: %1; font-size: %2pt;")
+                                 .arg(theme.colors().textDim.name())
+                                 .arg(9.5 * theme.fontScale(), 0, 'f', 1));
 }
 
 QLabel* makeSectionTitle(const QString& text, QWidget* parent)
