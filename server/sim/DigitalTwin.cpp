@@ -133,6 +133,10 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
         }
     }
     s.model = std::make_unique<FleetModel>(s.spec, static_cast<std::uint32_t>(s.jobs.size()));
+    for (std::uint32_t j = 0; j < s.jobs.size(); ++j)
+        s.jobByName.emplace(s.jobs[j].name(), j);
+    s.jobStartS.assign(s.jobs.size(), -1.0);
+    s.jobExcludedTrays.resize(s.jobs.size());
 
     if (!config.scenarioFile.empty()) {
         const EntityResolver resolve = [&s](const std::string& name) -> std::optional<EntityRef> {
@@ -190,6 +194,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     }
     s.startJobs();
     s.scheduleStreams();
+    s.publishFacts();
     return twin;
 }
 
@@ -204,6 +209,7 @@ void DigitalTwin::advanceTo(UnixTime until, FleetChanges& out) {
         s.emitInitialStates();
         s.initialStatesSent = true;
     }
+    s.applyPendingActions();
     // Live: cooling is integrated once per call. Fast path: every 30 s of simulated time (the
     // loop model is solved exactly over a step, so the step size barely matters).
     while (true) {
@@ -237,6 +243,7 @@ void DigitalTwin::advanceTo(UnixTime until, FleetChanges& out) {
         s.lastReportMs = untilMs;
         s.emitJobsAndFleet(s.telemetry);
     }
+    s.publishFacts();
     s.stats.events += out.events.size();
     s.out = nullptr;
 }
@@ -294,8 +301,12 @@ void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState he
     }
     const bool outOfService = state == NODE_STATE_DOWN || state == NODE_STATE_DRAINED || state == NODE_STATE_DRAINING;
     const bool wasOut = before == NODE_STATE_DOWN || before == NODE_STATE_DRAINED || before == NODE_STATE_DRAINING;
-    if (announce && outOfService != wasOut) {
-        const char* what = state == NODE_STATE_DOWN ? "down" : state == NODE_STATE_DRAINED ? "drained" : "back in service";
+    const bool drainDone = before == NODE_STATE_DRAINING && state == NODE_STATE_DRAINED;
+    if (announce && (outOfService != wasOut || drainDone)) {
+        const char* what = state == NODE_STATE_DOWN       ? "down"
+                           : state == NODE_STATE_DRAINED  ? "drained"
+                           : state == NODE_STATE_DRAINING ? "draining"
+                                                          : "back in service";
         event(outOfService ? SEVERITY_WARNING : SEVERITY_INFO, EVENT_TYPE_NODE_STATE, model->trayIndex(t),
               model->trayName(t) + " " + what + (reason.empty() ? "" : ": " + reason));
     }
@@ -336,7 +347,20 @@ bool DigitalTwin::Impl::trayUsable(std::uint32_t t) const {
     const TrayState& tray = trays[t];
     const RackRuntime& rack = racks[model->rackOfTray(t)];
     return !tray.faulted && !tray.thermalShutdown && !rack.electricalIsolated && tray.node != NODE_STATE_DOWN &&
-           tray.node != NODE_STATE_DRAINED;
+           tray.node != NODE_STATE_DRAINED && tray.node != NODE_STATE_DRAINING;
+}
+
+bool DigitalTwin::Impl::slotUsable(std::uint32_t j, std::uint32_t t) const {
+    return trayUsable(t) && trays[t].job == j && jobExcludedTrays[j].count(t) == 0;
+}
+
+void DigitalTwin::Impl::releaseTray(std::uint32_t t) {
+    TrayState& tray = trays[t];
+    tray.job = kNoJob;
+    if (tray.node == NODE_STATE_DRAINING)
+        setTray(t, NODE_STATE_DRAINED, HEALTH_STATE_HEALTHY, tray.reason, true);
+    else if (tray.node == NODE_STATE_ALLOCATED)
+        setTray(t, NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", false);
 }
 
 TrayActivity DigitalTwin::Impl::activity(std::uint32_t t) const {
@@ -359,8 +383,13 @@ TrayActivity DigitalTwin::Impl::activity(std::uint32_t t) const {
 void DigitalTwin::Impl::startJobs() {
     for (std::uint32_t j = 0; j < jobs.size(); ++j) {
         jobs[j].beginReschedule(0);
-        // Jobs come up staggered over the first minute, as a scheduler would start them.
-        at(jobRng.uniform(0, 60), [this, j] { beginInit(j, jobRng.uniform(60, 180)); });
+        // Jobs come up staggered over the first minute, as a scheduler would start them. An
+        // operator action before then re-places the job (new epoch) and this start is void.
+        const std::uint32_t epoch = jobs[j].epoch;
+        at(jobRng.uniform(0, 60), [this, j, epoch] {
+            if (jobs[j].epoch == epoch)
+                beginInit(j, jobRng.uniform(60, 180));
+        });
     }
 }
 
@@ -398,9 +427,13 @@ void DigitalTwin::Impl::beginReschedule(std::uint32_t j) {
 
 bool DigitalTwin::Impl::tryPlace(std::uint32_t j) {
     TrainingJob& job = jobs[j];
+    // Trays being drained or excluded leave the job now, whether or not spares are free.
+    for (const std::uint32_t t : job.trays())
+        if (trays[t].job == j && (trays[t].node == NODE_STATE_DRAINING || jobExcludedTrays[j].count(t)))
+            releaseTray(t);
     std::vector<std::size_t> broken;
     for (std::size_t i = 0; i < job.trays().size(); ++i)
-        if (!trayUsable(job.trays()[i]))
+        if (!slotUsable(j, job.trays()[i]))
             broken.push_back(i);
     // Warm spares: idle healthy trays, nearest first (same rack, then same region, then any).
     std::vector<std::uint32_t> spares;
@@ -409,7 +442,8 @@ bool DigitalTwin::Impl::tryPlace(std::uint32_t j) {
         const std::uint32_t homeRegion = model->regionOfRack(homeRack);
         std::vector<std::pair<int, std::uint32_t>> candidates;
         for (std::uint32_t t = 0; t < trays.size(); ++t) {
-            if (trays[t].job != kNoJob || trays[t].node != NODE_STATE_IDLE || !trayUsable(t))
+            if (trays[t].job != kNoJob || trays[t].node != NODE_STATE_IDLE || !trayUsable(t) ||
+                jobExcludedTrays[j].count(t))
                 continue;
             const std::uint32_t r = model->rackOfTray(t);
             const int distance = r == homeRack ? 0 : model->regionOfRack(r) == homeRegion ? 1 : 2;
@@ -424,7 +458,8 @@ bool DigitalTwin::Impl::tryPlace(std::uint32_t j) {
     }
     for (std::size_t i = 0; i < broken.size(); ++i) {
         const std::uint32_t old = job.trays()[broken[i]];
-        trays[old].job = kNoJob;
+        if (trays[old].job == j)
+            releaseTray(old);
         job.trays()[broken[i]] = spares[i];
         trays[spares[i]].job = j;
         setTray(spares[i], NODE_STATE_ALLOCATED, HEALTH_STATE_HEALTHY, "", false);
@@ -437,7 +472,7 @@ bool DigitalTwin::Impl::tryPlace(std::uint32_t j) {
             return;
         // A tray may have failed meanwhile: reschedule again.
         for (const std::uint32_t t : jobs[j].trays())
-            if (!trayUsable(t)) {
+            if (!slotUsable(j, t)) {
                 if (!tryPlace(j))
                     waitingJobs.push_back(j);
                 return;
@@ -459,6 +494,8 @@ void DigitalTwin::Impl::offerTrays() {
 void DigitalTwin::Impl::beginInit(std::uint32_t j, double initS) {
     TrainingJob& job = jobs[j];
     const bool restart = job.interruptions() > 0;
+    if (jobStartS[j] < 0)
+        jobStartS[j] = nowS();
     job.beginInit(nowS());
     if (!restart)
         event(SEVERITY_INFO, EVENT_TYPE_JOB_STARTED, model->jobIndex(j),

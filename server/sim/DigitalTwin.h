@@ -6,9 +6,11 @@
 #include "ConfigError.h"
 #include "FleetSource.h"
 #include "SimConfig.h"
+#include "TwinActions.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,18 @@ public:
         std::string lastLedgerProblem;
     };
     const Statistics& statistics() const;
+
+    // --- operator actions (thread-safe) ------------------------------------------------------
+    // Queues the action; the next advanceTo() that moves time applies it first, at the twin's
+    // current time, and then fulfils the ticket. Without requests the run stays deterministic.
+    TwinActionTicket requestAction(TwinAction action);
+    // Removes a request that has not been applied yet; false when it already ran (or never existed).
+    bool withdrawAction(std::uint64_t ticketId);
+
+    // --- read view for previews (thread-safe, as of the last advanceTo) ------------------------
+    std::optional<TwinNodeView> nodeView(const std::string& name) const;
+    std::optional<TwinJobView> jobView(const std::string& name) const;
+    std::optional<TwinRackView> rackView(const std::string& name) const;
 
 private:
     DigitalTwin();

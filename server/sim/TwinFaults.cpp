@@ -302,7 +302,7 @@ void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
     const RackRuntime& rack = racks[model->rackOfTray(t)];
     if (rack.electricalIsolated || tray.thermalShutdown)
         return;  // comes back with the rack
-    setTray(t, tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", true);
+    setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
     offerTrays();
 }
 
@@ -500,7 +500,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
     e.set_cause("leak");
     e.add_related_entity_indexes(model->rackIndex(r));
     setCduAlarm(model->cduOfRack(r), "leak detected at " + model->rackName(r), true, SEVERITY_CRITICAL);
-    isolateRack(r, "leak", true);
+    isolateRack(r, "leak", "leak", true);
     // Dry out, find and fix the leak, re-fill, leak-test: hours [A].
     const std::uint32_t epoch = ++rack.restoreEpoch;
     after(coolingRng.uniform(4 * kHour, 12 * kHour), [this, r, epoch] {
@@ -512,7 +512,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
     });
 }
 
-void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, bool automatic) {
+void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic) {
     RackRuntime& rack = racks[r];
     if (rack.electricalIsolated && rack.liquidIsolated)
         return;
@@ -526,7 +526,7 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, boo
     {
         auto& e = event(SEVERITY_CRITICAL, EVENT_TYPE_RACK_ISOLATED, model->rackIndex(r),
                         model->rackName(r) + " isolated (" + why + "): valve closed, trays powered down");
-        e.set_cause(why);
+        e.set_cause(cause);
         for (const std::uint32_t j : affectedJobs)
             e.add_related_entity_indexes(model->jobIndex(j));
     }  // `e` dies here: emitting more events may move it
@@ -534,7 +534,7 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, boo
         event(SEVERITY_WARNING, EVENT_TYPE_AUTOMATED_ACTION, model->rackIndex(r),
               "BMS closed " + model->rackName(r) + "'s coolant valve and opened its rack breaker (" + why + ")");
     for (const std::uint32_t j : affectedJobs)
-        interruptJob(j, failureRng.uniform(2, 10), why, model->rackIndex(r));
+        interruptJob(j, failureRng.uniform(2, 10), cause, model->rackIndex(r));
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k)
         setTray(r * kTraysPerRack + k, NODE_STATE_DOWN, HEALTH_STATE_FAILED, "rack isolated: " + why, false);
     setRackState(r);
@@ -553,7 +553,7 @@ void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
         if (tray.faulted)
             continue;
         tray.thermalShutdown = false;
-        setTray(t, tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", false);
+        setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), false);
     }
     setRackState(r);
     offerTrays();
@@ -746,7 +746,7 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
     case ScriptVerb::ValveClose: valveClose(o, forS > 0 ? forS : 15 * 60); break;
     case ScriptVerb::Isolate:
         event(SEVERITY_WARNING, EVENT_TYPE_OPERATOR_ACTION, model->rackIndex(o), "scenario: isolate " + model->rackName(o));
-        isolateRack(o, "manual isolation", false);
+        isolateRack(o, "manual isolation", "manual isolation", false);
         break;
     case ScriptVerb::Restore: restoreRack(o, "manual restore"); break;
     case ScriptVerb::LinkFlap: {

@@ -1,7 +1,8 @@
 #pragma once
-// Private state of DigitalTwin, shared by its three implementation files:
+// Private state of DigitalTwin, shared by its implementation files:
 // DigitalTwin.cpp (clock, jobs, trays), TwinFaults.cpp (failure streams, cooling incidents,
-// scripted faults) and TwinTelemetry.cpp (samples, states, goodput reports).
+// scripted faults), TwinTelemetry.cpp (samples, states, goodput reports) and TwinActions.cpp
+// (operator actions, the published read view).
 
 #include "CoolingLoop.h"
 #include "DigitalTwin.h"
@@ -13,10 +14,15 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <queue>
+#include <set>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -41,6 +47,8 @@ struct TrayState {
     const char* episodicKind = "";  // "communication", "compute", "scripted"
     std::uint32_t failures = 0;     // lemon signal: xid_cnt / out_count
     std::uint32_t repairEpoch = 0;
+    bool drainRequested = false;    // operator drain: back from a repair or restore as DRAINED
+    std::string drainReason;
 };
 
 struct GpuState {
@@ -123,6 +131,44 @@ struct TimedAction {
     }
 };
 
+// Requests from other threads, applied by advanceTo().
+struct PendingAction {
+    std::uint64_t id = 0;
+    TwinAction action;
+    std::promise<TwinActionResult> result;
+};
+
+// What the read view serves between ticks: written only by the thread running advanceTo(),
+// under `mutex`; other threads read under a shared lock.
+struct PublishedFacts {
+    struct Tray {
+        watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
+        std::uint32_t job = 0xFFFFFFFFu;
+        bool drainRequested = false;
+        std::string reason;
+        std::uint64_t version = 0;
+    };
+    struct Job {
+        std::vector<std::uint32_t> trays;
+        double checkpointAgeS = 0;
+        double unsavedProgressS = 0;
+        bool recovering = false;
+        std::uint32_t interruptions = 0;
+        std::uint64_t version = 0;
+    };
+    struct Rack {
+        watchfloor::v1::RackState state = watchfloor::v1::RACK_STATE_UNSPECIFIED;
+        bool leakActive = false;
+        bool isolated = false;
+        std::uint64_t version = 0;
+    };
+    mutable std::shared_mutex mutex;
+    std::vector<Tray> trays;
+    std::vector<Job> jobs;
+    std::vector<Rack> racks;
+    std::uint64_t lastVersion = 0;
+};
+
 struct DigitalTwin::Impl {
     SimConfig config;
     FleetSpec spec;
@@ -160,6 +206,29 @@ struct DigitalTwin::Impl {
 
     DigitalTwin::Statistics stats;
 
+    // --- operator actions and the read view (TwinActions.cpp) ---
+    std::map<std::string, std::uint32_t> jobByName;    // immutable after create(): read lock-free
+    std::vector<double> jobStartS;                     // first start, -1 before
+    std::vector<std::set<std::uint32_t>> jobExcludedTrays;
+    std::mutex pendingMutex;
+    std::deque<PendingAction> pending;
+    std::uint64_t nextTicket = 1;
+    PublishedFacts facts;
+    void applyPendingActions();
+    TwinActionResult apply(const TwinAction& action);
+    TwinActionResult drainNode(std::uint32_t t, const std::string& reason);
+    TwinActionResult resumeNode(std::uint32_t t, const std::string& reason);
+    TwinActionResult requeueJob(std::uint32_t j, const std::vector<std::uint32_t>& exclude, const std::string& reason);
+    TwinActionResult isolateRackByOperator(std::uint32_t r, const std::string& reason);
+    TwinActionResult restoreRackByOperator(std::uint32_t r, const std::string& reason);
+    void operatorEvent(watchfloor::v1::Severity severity, std::uint32_t entity, const std::string& message);
+    // Restarts a job that is waiting for trays (or about to get them) so its placement is redone.
+    void replaceJob(std::uint32_t j);
+    void publishFacts();
+    // The node state a tray in working order returns to (repair, rack restore, reboot).
+    watchfloor::v1::NodeState serviceState(std::uint32_t t) const;
+    const std::string& serviceReason(std::uint32_t t) const;
+
     // --- clock and queue (DigitalTwin.cpp) ---
     double nowS() const { return static_cast<double>(nowMs) / 1000.0; }
     std::int64_t unixMs(std::int64_t simMs) const { return toUnixMs(config.start) + simMs; }
@@ -180,6 +249,10 @@ struct DigitalTwin::Impl {
 
     // --- trays and jobs (DigitalTwin.cpp) ---
     bool trayUsable(std::uint32_t t) const;
+    // Tray t can carry job j's work: usable, held by j and not excluded from j.
+    bool slotUsable(std::uint32_t j, std::uint32_t t) const;
+    // Job j gives tray t back: a draining tray becomes DRAINED, an allocated one IDLE.
+    void releaseTray(std::uint32_t t);
     TrayActivity activity(std::uint32_t t) const;
     void startJobs();
     void interruptJob(std::uint32_t j, double detectS, const std::string& cause, std::uint32_t entity);
@@ -214,7 +287,8 @@ struct DigitalTwin::Impl {
     void portBer(bool nvlink, std::uint32_t ordinal, double ber);
     void addLinkErrors(std::uint32_t rack, std::uint32_t count);
     void leak(std::uint32_t r);
-    void isolateRack(std::uint32_t r, const std::string& why, bool automatic);
+    // `why` is shown to operators; `cause` is the failure class jobs are interrupted with.
+    void isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic);
     void restoreRack(std::uint32_t r, const std::string& why);
     void pumpFail(std::uint32_t cdu);
     void filterClog(std::uint32_t cdu, double serviceAfterS);

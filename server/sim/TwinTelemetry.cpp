@@ -199,7 +199,7 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
                     gpus[t * kGpusPerTray].recoveryAction = 0;
                     gpus[t * kGpusPerTray].countersChanged = true;
                     if (!tray.faulted && !racks[model->rackOfTray(t)].electricalIsolated) {
-                        setTray(t, tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", true);
+                        setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
                         offerTrays();
                     }
                 });

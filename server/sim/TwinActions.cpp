@@ -1,0 +1,364 @@
+// Operator actions on the twin (drain, resume, requeue, isolate, restore), the queue that brings
+// them from RPC threads into advanceTo(), and the published read view for previews.
+
+#include "TwinImpl.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace watchfloor::server::sim {
+
+using namespace watchfloor::v1;
+
+namespace {
+
+// An operator drain or requeue stops the job through the scheduler (signal, requeue): seconds,
+// not a fault that first has to be noticed.
+constexpr double kOperatorStopS = 5.0;
+
+TwinActionResult success(std::string message) { return {true, std::move(message)}; }
+TwinActionResult failure(std::string message) { return {false, std::move(message)}; }
+
+// "NODE_STATE_DRAINED" -> "drained"
+std::string stateWord(NodeState state) {
+    std::string word = NodeState_Name(state);
+    word.erase(0, std::string("NODE_STATE_").size());
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+    return word;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names)
+        text += (text.empty() ? "" : ", ") + name;
+    return text;
+}
+
+std::string withReason(const std::string& text, const std::string& reason) {
+    return reason.empty() ? text : text + ": " + reason;
+}
+
+}  // namespace
+
+// --- request queue ------------------------------------------------------------------------------
+
+TwinActionTicket DigitalTwin::requestAction(TwinAction action) {
+    Impl& s = *impl_;
+    std::lock_guard lock(s.pendingMutex);
+    PendingAction& request = s.pending.emplace_back();
+    request.id = s.nextTicket++;
+    request.action = std::move(action);
+    return {request.id, request.result.get_future()};
+}
+
+bool DigitalTwin::withdrawAction(std::uint64_t ticketId) {
+    Impl& s = *impl_;
+    std::lock_guard lock(s.pendingMutex);
+    const auto it = std::find_if(s.pending.begin(), s.pending.end(),
+                                 [ticketId](const PendingAction& p) { return p.id == ticketId; });
+    if (it == s.pending.end())
+        return false;
+    it->result.set_value(failure("withdrawn before the twin applied it"));
+    s.pending.erase(it);
+    return true;
+}
+
+void DigitalTwin::Impl::applyPendingActions() {
+    std::deque<PendingAction> batch;
+    {
+        std::lock_guard lock(pendingMutex);
+        batch.swap(pending);
+    }
+    if (batch.empty())
+        return;
+    std::vector<TwinActionResult> results;
+    results.reserve(batch.size());
+    for (const auto& request : batch)
+        results.push_back(apply(request.action));
+    // Whoever waits on a result may read the view next: publish the effects first.
+    publishFacts();
+    for (std::size_t i = 0; i < batch.size(); ++i)
+        batch[i].result.set_value(std::move(results[i]));
+}
+
+TwinActionResult DigitalTwin::Impl::apply(const TwinAction& action) {
+    auto ordinal = [this](const std::string& name, EntityKind kind) -> std::optional<std::uint32_t> {
+        const auto ref = model->find(name);
+        if (!ref || ref->kind != kind)
+            return std::nullopt;
+        return ref->ordinal;
+    };
+    switch (action.type) {
+    case TwinActionType::DrainNode:
+    case TwinActionType::ResumeNode: {
+        const auto t = ordinal(action.target, ENTITY_KIND_NODE);
+        if (!t)
+            return failure("unknown node '" + action.target + "'");
+        return action.type == TwinActionType::DrainNode ? drainNode(*t, action.reason) : resumeNode(*t, action.reason);
+    }
+    case TwinActionType::RequeueJob: {
+        const auto job = jobByName.find(action.target);
+        if (job == jobByName.end())
+            return failure("unknown job '" + action.target + "'");
+        std::vector<std::uint32_t> exclude;
+        std::vector<std::string> unknown;
+        for (const auto& name : action.excludeNodes) {
+            if (const auto t = ordinal(name, ENTITY_KIND_NODE))
+                exclude.push_back(*t);
+            else
+                unknown.push_back("'" + name + "'");
+        }
+        if (!unknown.empty())
+            return failure("unknown node" + std::string(unknown.size() > 1 ? "s " : " ") + joined(unknown) +
+                           " in the exclude list; " + action.target + " was not requeued");
+        return requeueJob(job->second, exclude, action.reason);
+    }
+    case TwinActionType::IsolateRack:
+    case TwinActionType::RestoreRack: {
+        const auto r = ordinal(action.target, ENTITY_KIND_RACK);
+        if (!r)
+            return failure("unknown rack '" + action.target + "'");
+        return action.type == TwinActionType::IsolateRack ? isolateRackByOperator(*r, action.reason)
+                                                          : restoreRackByOperator(*r, action.reason);
+    }
+    }
+    return failure("unknown action");
+}
+
+// --- the actions --------------------------------------------------------------------------------
+
+void DigitalTwin::Impl::operatorEvent(Severity severity, std::uint32_t entity, const std::string& message) {
+    auto& e = event(severity, EVENT_TYPE_OPERATOR_ACTION, entity, message);
+    e.set_cause("operator");
+}
+
+NodeState DigitalTwin::Impl::serviceState(std::uint32_t t) const {
+    const TrayState& tray = trays[t];
+    if (tray.drainRequested)
+        return tray.job != kNoJob ? NODE_STATE_DRAINING : NODE_STATE_DRAINED;
+    return tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE;
+}
+
+const std::string& DigitalTwin::Impl::serviceReason(std::uint32_t t) const {
+    static const std::string none;
+    return trays[t].drainRequested ? trays[t].drainReason : none;
+}
+
+void DigitalTwin::Impl::replaceJob(std::uint32_t j) {
+    waitingJobs.erase(std::remove(waitingJobs.begin(), waitingJobs.end(), j), waitingJobs.end());
+    beginReschedule(j);  // a new epoch voids the pending placement or start
+}
+
+TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string& reason) {
+    TrayState& tray = trays[t];
+    const std::string& name = model->trayName(t);
+    if (tray.drainRequested)
+        return success(name + " is already " + stateWord(tray.node) + " (" + tray.drainReason + ")");
+    tray.drainRequested = true;
+    tray.drainReason = reason;
+    operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("drain " + name, reason));
+    if (tray.faulted || tray.node == NODE_STATE_DOWN)
+        return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it stays drained once it is back");
+    const std::uint32_t j = tray.job;
+    if (j == kNoJob) {
+        setTray(t, NODE_STATE_DRAINED, tray.health, reason, true);
+        return success(name + " drained (no work on it)");
+    }
+    setTray(t, NODE_STATE_DRAINING, tray.health, reason, true);
+    TrainingJob& job = jobs[j];
+    if (job.exposed())
+        interruptJob(j, kOperatorStopS, "operator_drain", model->trayIndex(t));
+    else if (job.phase() == JobPhase::Reschedule)
+        replaceJob(j);
+    // In Detect the pending reschedule lets the tray go.
+    return success(name + " draining: " + job.name() + " restarts from its checkpoint of step " +
+                   std::to_string(job.lastDurableStep()) + " on other trays");
+}
+
+TwinActionResult DigitalTwin::Impl::resumeNode(std::uint32_t t, const std::string& reason) {
+    TrayState& tray = trays[t];
+    const std::string& name = model->trayName(t);
+    if (!tray.drainRequested) {
+        if (tray.faulted)
+            return failure(name + " was taken out of service by the health check (" + tray.reason +
+                           ") and returns by itself once repaired; there is no drain to resume");
+        return failure(name + " is " + stateWord(tray.node) + ", not drained or draining; only a drained node can be resumed");
+    }
+    tray.drainRequested = false;
+    tray.drainReason.clear();
+    operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("resume " + name, reason));
+    if (tray.faulted || tray.node == NODE_STATE_DOWN) {
+        const bool isolated = racks[model->rackOfTray(t)].electricalIsolated;
+        return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it returns to service when " +
+                       (isolated ? "its rack is restored" : "it is repaired"));
+    }
+    setTray(t, tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", true);
+    offerTrays();
+    return success(name + " is back in service");
+}
+
+TwinActionResult DigitalTwin::Impl::requeueJob(std::uint32_t j, const std::vector<std::uint32_t>& exclude,
+                                               const std::string& reason) {
+    TrainingJob& job = jobs[j];
+    std::vector<std::string> names;
+    for (const std::uint32_t t : exclude) {
+        jobExcludedTrays[j].insert(t);
+        names.push_back(model->trayName(t));
+    }
+    const std::string avoiding = names.empty() ? "" : " avoiding " + joined(names);
+    operatorEvent(SEVERITY_INFO, model->jobIndex(j), withReason("requeue " + job.name() + avoiding, reason));
+    const std::string from = " from its checkpoint of step " + std::to_string(job.lastDurableStep());
+    if (job.exposed()) {
+        interruptJob(j, kOperatorStopS, "operator_requeue", model->jobIndex(j));
+        return success(job.name() + " requeued: restarts" + from + avoiding);
+    }
+    if (job.phase() == JobPhase::Reschedule)
+        replaceJob(j);
+    return success(job.name() + " was already recovering; it restarts" + from + avoiding);
+}
+
+TwinActionResult DigitalTwin::Impl::isolateRackByOperator(std::uint32_t r, const std::string& reason) {
+    RackRuntime& rack = racks[r];
+    const std::string& name = model->rackName(r);
+    if (rack.electricalIsolated && rack.liquidIsolated)
+        return success(name + " is already isolated");
+    std::vector<std::string> jobNames;
+    for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
+        const std::uint32_t j = trays[r * kTraysPerRack + k].job;
+        if (j != kNoJob && std::find(jobNames.begin(), jobNames.end(), jobs[j].name()) == jobNames.end())
+            jobNames.push_back(jobs[j].name());
+    }
+    operatorEvent(SEVERITY_WARNING, model->rackIndex(r), withReason("isolate " + name, reason));
+    isolateRack(r, reason.empty() ? "operator isolation" : reason, "operator_isolation", false);
+    return success(name + " isolated: valve closed, trays powered down" +
+                   (jobNames.empty() ? std::string(", no jobs on it") : ", moving " + joined(jobNames)));
+}
+
+TwinActionResult DigitalTwin::Impl::restoreRackByOperator(std::uint32_t r, const std::string& reason) {
+    RackRuntime& rack = racks[r];
+    const std::string& name = model->rackName(r);
+    if (rack.leakWet > 0)
+        return failure(name + " has an active coolant leak (" + std::to_string(rack.leakWet) +
+                       " sensors wet); it is restored once the leak is repaired");
+    if (!rack.electricalIsolated && !rack.liquidIsolated)
+        return failure(name + " is not isolated; nothing to restore");
+    operatorEvent(SEVERITY_INFO, model->rackIndex(r), withReason("restore " + name, reason));
+    restoreRack(r, reason.empty() ? "operator restore" : reason);
+    return success(name + " restored: valve open, trays back in service");
+}
+
+// --- published read view -----------------------------------------------------------------------
+
+void DigitalTwin::Impl::publishFacts() {
+    std::unique_lock lock(facts.mutex);
+    if (facts.trays.empty()) {
+        facts.trays.resize(trays.size());
+        facts.jobs.resize(jobs.size());
+        facts.racks.resize(racks.size());
+    }
+    std::vector<bool> rackChanged(racks.size(), false);
+    for (std::uint32_t t = 0; t < trays.size(); ++t) {
+        const TrayState& tray = trays[t];
+        PublishedFacts::Tray& p = facts.trays[t];
+        if (p.state == tray.node && p.job == tray.job && p.drainRequested == tray.drainRequested && p.reason == tray.reason)
+            continue;
+        p.state = tray.node;
+        p.job = tray.job;
+        p.drainRequested = tray.drainRequested;
+        p.reason = tray.reason;
+        p.version = ++facts.lastVersion;
+        rackChanged[model->rackOfTray(t)] = true;
+    }
+    const double now = nowS();
+    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
+        const TrainingJob& job = jobs[j];
+        PublishedFacts::Job& p = facts.jobs[j];
+        const bool working = job.computing() || job.phase() == JobPhase::Checkpointing;
+        const bool recovering = job.interruptions() > 0 && !working;
+        const double since = job.lastCheckpointS() >= 0 ? job.lastCheckpointS() : jobStartS[j];
+        p.checkpointAgeS = since >= 0 ? now - since : 0.0;
+        p.unsavedProgressS = working ? static_cast<double>(job.stepAt(now) - job.lastDurableStep()) * job.stepS() : 0.0;
+        if (p.trays == job.trays() && p.recovering == recovering && p.interruptions == job.interruptions())
+            continue;
+        p.trays = job.trays();
+        p.recovering = recovering;
+        p.interruptions = job.interruptions();
+        p.version = ++facts.lastVersion;
+    }
+    for (std::uint32_t r = 0; r < racks.size(); ++r) {
+        const RackRuntime& rack = racks[r];
+        PublishedFacts::Rack& p = facts.racks[r];
+        const bool leak = rack.leakWet > 0;
+        const bool isolated = rack.electricalIsolated || rack.liquidIsolated;
+        if (!rackChanged[r] && p.state == rack.state && p.leakActive == leak && p.isolated == isolated)
+            continue;
+        p.state = rack.state;
+        p.leakActive = leak;
+        p.isolated = isolated;
+        p.version = ++facts.lastVersion;
+    }
+}
+
+std::optional<TwinNodeView> DigitalTwin::nodeView(const std::string& name) const {
+    const Impl& s = *impl_;
+    const auto ref = s.model->find(name);
+    if (!ref || ref->kind != ENTITY_KIND_NODE)
+        return std::nullopt;
+    const std::uint32_t t = ref->ordinal;
+    TwinNodeView view;
+    view.name = s.model->trayName(t);
+    view.rack = s.model->rackName(s.model->rackOfTray(t));
+    view.gpus = kGpusPerTray;
+    std::shared_lock lock(s.facts.mutex);
+    const PublishedFacts::Tray& p = s.facts.trays[t];
+    view.state = p.state;
+    view.reason = p.reason;
+    view.drainRequested = p.drainRequested;
+    if (p.job != kNoJob)
+        view.jobs.push_back(s.jobs[p.job].name());  // names never change after create()
+    view.stateVersion = p.version;
+    return view;
+}
+
+std::optional<TwinJobView> DigitalTwin::jobView(const std::string& name) const {
+    const Impl& s = *impl_;
+    const auto found = s.jobByName.find(name);
+    if (found == s.jobByName.end())
+        return std::nullopt;
+    TwinJobView view;
+    view.name = name;
+    std::shared_lock lock(s.facts.mutex);
+    const PublishedFacts::Job& p = s.facts.jobs[found->second];
+    view.gpus = static_cast<std::uint32_t>(p.trays.size()) * kGpusPerTray;
+    view.checkpointAgeS = p.checkpointAgeS;
+    view.unsavedProgressS = p.unsavedProgressS;
+    view.recovering = p.recovering;
+    view.nodes.reserve(p.trays.size());
+    for (const std::uint32_t t : p.trays)
+        view.nodes.push_back(s.model->trayName(t));
+    view.stateVersion = p.version;
+    return view;
+}
+
+std::optional<TwinRackView> DigitalTwin::rackView(const std::string& name) const {
+    const Impl& s = *impl_;
+    const auto ref = s.model->find(name);
+    if (!ref || ref->kind != ENTITY_KIND_RACK)
+        return std::nullopt;
+    const std::uint32_t r = ref->ordinal;
+    TwinRackView view;
+    view.name = s.model->rackName(r);
+    std::shared_lock lock(s.facts.mutex);
+    const PublishedFacts::Rack& p = s.facts.racks[r];
+    view.state = p.state;
+    view.leakActive = p.leakActive;
+    view.isolated = p.isolated;
+    view.stateVersion = p.version;
+    for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
+        const std::uint32_t t = r * kTraysPerRack + k;
+        view.trays.push_back({s.model->trayName(t), s.facts.trays[t].state});
+    }
+    return view;
+}
+
+}  // namespace watchfloor::server::sim

@@ -1,0 +1,92 @@
+#pragma once
+// Operator actions on the digital twin and the thread-safe read view an action preview needs.
+// Actions are requested from any thread and take effect at the start of the twin's next
+// advanceTo(), in request order, at the twin's current simulated time.
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <cstdint>
+#include <future>
+#include <string>
+#include <vector>
+
+namespace watchfloor::server::sim {
+
+enum class TwinActionType : std::uint8_t { DrainNode, ResumeNode, RequeueJob, IsolateRack, RestoreRack };
+
+struct TwinAction {
+    TwinActionType type = TwinActionType::DrainNode;
+    std::string target;                     // node, job or rack name
+    std::string reason;                     // "<principal>: <text>", stored as given
+    std::vector<std::string> excludeNodes;  // RequeueJob: never run the job on these again
+
+    static TwinAction drainNode(std::string node, std::string reason) {
+        return {TwinActionType::DrainNode, std::move(node), std::move(reason), {}};
+    }
+    static TwinAction resumeNode(std::string node, std::string reason = {}) {
+        return {TwinActionType::ResumeNode, std::move(node), std::move(reason), {}};
+    }
+    static TwinAction requeueJob(std::string job, std::vector<std::string> excludeNodes, std::string reason = {}) {
+        return {TwinActionType::RequeueJob, std::move(job), std::move(reason), std::move(excludeNodes)};
+    }
+    static TwinAction isolateRack(std::string rack, std::string reason) {
+        return {TwinActionType::IsolateRack, std::move(rack), std::move(reason), {}};
+    }
+    static TwinAction restoreRack(std::string rack, std::string reason = {}) {
+        return {TwinActionType::RestoreRack, std::move(rack), std::move(reason), {}};
+    }
+};
+
+struct TwinActionResult {
+    bool succeeded = false;
+    std::string message;  // what happened, or why nothing did (names the target)
+};
+
+// A queued request: `result` is ready once the twin applied (or refused) it.
+struct TwinActionTicket {
+    std::uint64_t id = 0;
+    std::future<TwinActionResult> result;
+};
+
+// --- read view (as of the end of the last advanceTo or applied action) --------------------------
+// stateVersion comes from one fleet-wide counter and changes whenever the target's facts below
+// change (not for the checkpoint clock ticking on), so a preview can detect stale decisions.
+
+struct TwinNodeView {
+    std::string name;
+    std::string rack;
+    std::uint32_t gpus = 0;
+    watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
+    std::string reason;
+    std::vector<std::string> jobs;          // jobs holding the node now
+    bool drainRequested = false;            // an operator drain is in force
+    std::uint64_t stateVersion = 0;
+};
+
+struct TwinJobView {
+    std::string name;
+    std::uint32_t gpus = 0;
+    double checkpointAgeS = 0;              // since the last durable checkpoint (or the first start)
+    // Training time an interruption now would throw away: steps since the last durable
+    // checkpoint × step time. 0 while recovering (those steps are already lost).
+    double unsavedProgressS = 0;
+    bool recovering = false;                // detect .. first step after an interruption
+    std::vector<std::string> nodes;
+    std::uint64_t stateVersion = 0;
+};
+
+struct TwinTrayView {
+    std::string name;
+    watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
+};
+
+struct TwinRackView {
+    std::string name;
+    std::vector<TwinTrayView> trays;
+    watchfloor::v1::RackState state = watchfloor::v1::RACK_STATE_UNSPECIFIED;
+    bool leakActive = false;                // leak sensors wet: restore is refused
+    bool isolated = false;                  // valve closed and trays powered down
+    std::uint64_t stateVersion = 0;
+};
+
+}  // namespace watchfloor::server::sim

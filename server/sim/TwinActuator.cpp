@@ -1,0 +1,31 @@
+#include "TwinActuator.h"
+
+namespace watchfloor::server::sim {
+
+namespace {
+
+const char* verb(TwinActionType type) {
+    switch (type) {
+    case TwinActionType::DrainNode: return "drain";
+    case TwinActionType::ResumeNode: return "resume";
+    case TwinActionType::RequeueJob: return "requeue";
+    case TwinActionType::IsolateRack: return "isolate";
+    case TwinActionType::RestoreRack: return "restore";
+    }
+    return "action";
+}
+
+}  // namespace
+
+TwinActionResult TwinActuator::perform(TwinAction action) {
+    const std::string what = std::string(verb(action.type)) + " " + action.target;
+    TwinActionTicket ticket = twin_.requestAction(std::move(action));
+    if (ticket.result.wait_for(timeout_) == std::future_status::ready)
+        return ticket.result.get();
+    if (twin_.withdrawAction(ticket.id))
+        return {false, "the digital twin did not get to " + what + " within " + std::to_string(timeout_.count()) +
+                           " ms (is fleetd's tick loop running?); nothing was changed"};
+    return ticket.result.get();  // being applied right now
+}
+
+}  // namespace watchfloor::server::sim
