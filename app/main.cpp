@@ -122,6 +122,9 @@ int main(int argc, char** argv)
     for (auto& connection : connections)
         connection->start();
 
+    for (const QString& warning : std::as_const(warnings))
+        printLine(stderr, QStringLiteral("watchfloor: %1").arg(warning));
+
     if (headless) {
         window.setAttribute(Qt::WA_DontShowOnScreen);
         window.resize(1920, 1080);
@@ -155,7 +158,7 @@ int main(int argc, char** argv)
         else
             window.navigate({settings.lastPage, {}});
     }
-    for (const QString& warning : std::as_const(warnings))
+    for (const QString& warning : std::as_const(warnings).mid(loaded.warnings.size()))
         printLine(stderr, QStringLiteral("watchfloor: %1").arg(warning));
     if (!warnings.isEmpty() && !options.warRoom)
         window.statusBar()->showMessage(warnings.join(QStringLiteral("  ·  ")), 15000);

@@ -151,8 +151,10 @@ void JobsPage::onStoreChanged(const client::FleetChangeSet& changes)
                              .arg(m_store.jobCount())
                              .arg(running)
                              .arg(gpus));
-    if (changes.jobsReset || changes.jobsAppended > 0)
+    if (changes.jobsReset || changes.jobsAppended > 0) {
         selectRowOf(m_job);
+        m_table->resizeColumnsToContents();  // a handful of rows: cheap, and only when rows change
+    }
     const int row = m_job.isValid() ? m_store.jobRow(m_job) : -1;
     if (changes.jobsReset || std::binary_search(changes.dirtyJobRows.begin(), changes.dirtyJobRows.end(), row)
         || changes.freshnessTick) {

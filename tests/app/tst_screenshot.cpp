@@ -4,6 +4,7 @@
 
 #include "../ui/FleetdProcess.h"
 
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QSet>
@@ -83,11 +84,19 @@ private slots:
         watchfloor::testing::FleetdProcess fleetd;
         QVERIFY(fleetd.start());
         QTemporaryDir dir;
+        // A corrupt settings file must not stop the console: defaults, and a warning saying so.
+        const QString settings = dir.filePath(QStringLiteral("watchfloor.conf"));
+        QFile corrupt(settings);
+        QVERIFY(corrupt.open(QIODevice::WriteOnly));
+        corrupt.write(QByteArray("\x00\xff\xfe[window]\ngeometry=@ByteArray(\x01", 30));
+        corrupt.close();
         for (const char* page : {"fleet", "rack", "cooling", "links", "goodput", "jobs", "events"}) {
             const QString path = dir.filePath(QStringLiteral("%1.png").arg(QLatin1String(page)));
             const Run run = runConsole({"--endpoint", fleetd.endpoint(), "--page", QLatin1String(page), "--screenshot", path,
-                                        "--timeout", "15", "--settle", "1"});
+                                        "--timeout", "15", "--settle", "1", "--settings", settings});
             QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(page), run.output)));
+            if (QLatin1String(page) == QLatin1String("fleet"))
+                QVERIFY2(run.output.contains(QStringLiteral("could not be read")), qPrintable(run.output));
             const QImage image(path);
             QCOMPARE(image.size(), QSize(1920, 1080));
             QVERIFY2(distinctColours(image) > 50, page);
