@@ -163,6 +163,7 @@ void FleetPage::applyTheme(const widgets::Theme& theme)
     m_map->setTheme(theme);
     m_kpis->applyTheme(theme);
     m_header->applyTheme(theme);
+    m_attention->setFont(theme.font(9.5));  // scales with the wall display's large type
     applyScale();
     refreshAttention();
 }
