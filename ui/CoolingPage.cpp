@@ -312,8 +312,8 @@ void CoolingPage::refreshAlarms()
         const EntityId entity = m_store.eventEntity(*stored);
         const int row = m_alarms->rowCount();
         m_alarms->insertRow(row);
-        const QStringList cells{formatUnixMs(e.time_unix_ms(), true), severityLabel(e.severity()),
-                                eventTypeLabel(e.type()), m_store.name(entity), QString::fromStdString(e.message())};
+        const QStringList cells{formatUnixMs(e.time_unix_ms(), true), client::toString(e.severity()),
+                                client::toString(e.type()), m_store.name(entity), QString::fromStdString(e.message())};
         const bool here = m_store.isWithin(entity, m_rack);
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);

@@ -44,7 +44,7 @@ EventsPage::EventsPage(const PageContext& context, QWidget* parent)
     m_typeBox->addItem(QStringLiteral("All types"), 0);
     for (int type = v1::EventType_MIN + 1; type <= v1::EventType_MAX; ++type) {
         if (v1::EventType_IsValid(type))
-            m_typeBox->addItem(eventTypeLabel(v1::EventType(type)), type);
+            m_typeBox->addItem(client::toString(v1::EventType(type)), type);
     }
     m_entityEdit->setPlaceholderText(QStringLiteral("Entity (rack, node, GPU, job …)"));
     m_entityEdit->setClearButtonEnabled(true);

@@ -3,7 +3,6 @@
 #include "widgets/Theme.h"
 
 #include <QDateTime>
-#include <QRegularExpression>
 
 #include <cmath>
 
@@ -137,43 +136,6 @@ QString linkStateLabel(v1::LinkState state)
     default: break;
     }
     return QStringLiteral("unknown");
-}
-
-QString jobStateLabel(v1::JobState state)
-{
-    switch (state) {
-    case v1::JOB_STATE_PENDING: return QStringLiteral("pending");
-    case v1::JOB_STATE_RUNNING: return QStringLiteral("running");
-    case v1::JOB_STATE_CHECKPOINTING: return QStringLiteral("checkpointing");
-    case v1::JOB_STATE_RECOVERING: return QStringLiteral("recovering");
-    case v1::JOB_STATE_FINISHED: return QStringLiteral("finished");
-    default: break;
-    }
-    return QStringLiteral("unknown");
-}
-
-QString severityLabel(v1::Severity severity)
-{
-    switch (severity) {
-    case v1::SEVERITY_INFO: return QStringLiteral("info");
-    case v1::SEVERITY_WARNING: return QStringLiteral("warning");
-    case v1::SEVERITY_CRITICAL: return QStringLiteral("critical");
-    default: break;
-    }
-    return QStringLiteral("unknown");
-}
-
-QString eventTypeLabel(v1::EventType type)
-{
-    QString name = QString::fromStdString(v1::EventType_Name(type));
-    name.remove(QStringLiteral("EVENT_TYPE_"));
-    name = name.toLower().replace(u'_', u' ');
-    for (const char* acronym : {"cdu", "sdc", "ber"})
-        name.replace(QRegularExpression(QStringLiteral("\\b%1\\b").arg(QLatin1String(acronym))),
-                     QString::fromLatin1(acronym).toUpper());
-    if (!name.isEmpty())
-        name[0] = name[0].toUpper();
-    return name;
 }
 
 QString xidActionLabel(v1::XidAction action)

@@ -5,6 +5,8 @@
 
 #include "client/EntityId.h"
 #include "client/Freshness.h"
+#include "client/models/EventListModel.h"
+#include "client/models/JobTableModel.h"
 #include "widgets/Reading.h"
 
 #include "watchfloor/v1/fleet.pb.h"
@@ -33,9 +35,7 @@ QString healthLabel(watchfloor::v1::HealthState health);
 QString nodeStateLabel(watchfloor::v1::NodeState state);
 QString rackStateLabel(watchfloor::v1::RackState state);
 QString linkStateLabel(watchfloor::v1::LinkState state);
-QString jobStateLabel(watchfloor::v1::JobState state);
-QString severityLabel(watchfloor::v1::Severity severity);
-QString eventTypeLabel(watchfloor::v1::EventType type);
+// Job states, severities and event types: client::toString() (the models' wording).
 QString xidActionLabel(watchfloor::v1::XidAction action);     // operator wording of NVIDIA's buckets
 QString recoveryStageLabel(watchfloor::v1::RecoveryStage stage);
 

@@ -304,7 +304,7 @@ void GoodputPage::refresh()
                            : QStringLiteral("Goodput · fleet"));
     if (job) {
         m_header->setSummary(QStringLiteral("Slurm job %1 · %2 · %3 GPUs · model %4 · step %5 · started %6 UTC")
-                                 .arg(QString::fromStdString(job->slurm_job_id()), jobStateLabel(job->state()))
+                                 .arg(QString::fromStdString(job->slurm_job_id()), client::toString(job->state()))
                                  .arg(job->gpu_count())
                                  .arg(QString::fromStdString(job->model().name()))
                                  .arg(job->step())

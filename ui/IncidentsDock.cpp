@@ -63,11 +63,11 @@ void IncidentsDock::rebuild()
         const QString entity = m_store.name(m_store.eventEntity(*stored));
         auto* item = new QListWidgetItem(QStringLiteral("● %1  %2  %3\n%4")
                                              .arg(formatUnixMs(e.time_unix_ms()), entity,
-                                                  eventTypeLabel(e.type()), QString::fromStdString(e.message())),
+                                                  client::toString(e.type()), QString::fromStdString(e.message())),
                                          m_list);
         item->setForeground(severityColor(e.severity(), *m_theme));
         item->setData(kSerialRole, serial);
-        item->setToolTip(QStringLiteral("%1 — %2").arg(severityLabel(e.severity()), QString::fromStdString(e.message())));
+        item->setToolTip(QStringLiteral("%1 — %2").arg(client::toString(e.severity()), QString::fromStdString(e.message())));
     }
     setWindowTitle(QStringLiteral("Incidents (%1)").arg(m_list->count()));
 }

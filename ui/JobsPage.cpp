@@ -178,7 +178,7 @@ void JobsPage::refreshDetail()
     const v1::ModelConfig& model = job->model();
     const std::int64_t nowMs = m_store.endpointFleet(m_job.endpoint).serverTimeUnixMs();
     const double age = job->last_checkpoint_unix_ms() > 0 ? (nowMs - job->last_checkpoint_unix_ms()) / 1000.0 : std::nan("");
-    QString state = jobStateLabel(job->state());
+    QString state = client::toString(job->state());
     if (job->state() == v1::JOB_STATE_RECOVERING)
         state += QStringLiteral(" (%1)").arg(recoveryStageLabel(job->recovery_stage()));
     const QString dim = m_theme->colors().textDim.name();

@@ -454,7 +454,7 @@ void RackPage::refreshJobs()
             continue;
         const int r = m_jobs->rowCount();
         m_jobs->insertRow(r);
-        const QStringList cells{QString::fromStdString(job->name()), jobStateLabel(job->state()),
+        const QStringList cells{QString::fromStdString(job->name()), client::toString(job->state()),
                                 QStringLiteral("%1 of %2").arg(traysHere).arg(job->node_indexes_size()),
                                 formatRatioPercent(job->goodput_ratio())};
         for (int c = 0; c < cells.size(); ++c)

@@ -167,6 +167,33 @@ private slots:
         QVERIFY(m_window->canGoForward());
     }
 
+    void wallJumpsToANewCriticalIncident()
+    {
+        ui::PageContext context;
+        context.store = m_store.get();
+        ui::MainWindowOptions options;
+        options.wallDisplay = true;
+        ui::MainWindow wall(context, options);
+        wall.show();
+        QCOMPARE(wall.currentLocation().page, PageId::Fleet);
+
+        v1::SubscribeResponse message;
+        v1::Delta& delta = *message.mutable_delta();
+        delta.set_sequence(2);
+        delta.set_first_sequence(2);
+        delta.set_server_time_unix_ms(testing::SyntheticFleet::kNowMs + 1000);
+        v1::Event& event = *delta.add_events();
+        event.set_id(10);
+        event.set_time_unix_ms(testing::SyntheticFleet::kNowMs + 1000);
+        event.set_severity(v1::SEVERITY_CRITICAL);
+        event.set_type(v1::EVENT_TYPE_LEAK);
+        event.set_entity_index(m_store->rackInfo(m_store->findByName(QStringLiteral("r01")))->cooling_loop_index());
+        event.set_message("Leak sensor wet on r01");
+        m_store->apply(0, message);
+        m_store->flushChanges();
+        QTRY_COMPARE(wall.currentLocation(), (Location{PageId::Cooling, QStringLiteral("r01")}));
+    }
+
     void breadcrumbNavigatesUp()
     {
         QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r02-n07")}));
