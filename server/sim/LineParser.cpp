@@ -2,6 +2,7 @@
 
 #include "DurationParse.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +18,43 @@ std::string ConfigError::toString() const {
     return text + ": " + problem;
 }
 
+namespace {
+
+// Blank-separated words; `#` outside quotes starts a comment; "..." keeps blanks and `#` inside a
+// word (reason="GPU 2 hot # again"), the quotes themselves are dropped. False: a quote is open.
+bool splitWords(const std::string& raw, std::vector<std::string>& words) {
+    std::string word;
+    bool inWord = false, quoted = false;
+    for (const char c : raw) {
+        if (quoted) {
+            if (c == '"')
+                quoted = false;
+            else
+                word += c;
+            continue;
+        }
+        if (c == '#')
+            break;
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            if (inWord)
+                words.push_back(std::move(word));
+            word.clear();
+            inWord = false;
+            continue;
+        }
+        inWord = true;
+        if (c == '"')
+            quoted = true;
+        else
+            word += c;
+    }
+    if (inWord)
+        words.push_back(std::move(word));
+    return !quoted;
+}
+
+}  // namespace
+
 std::optional<std::vector<ParsedLine>> readConfigLines(const std::string& path, ConfigError* error) {
     std::ifstream in(path);
     if (!in) {
@@ -29,13 +67,15 @@ std::optional<std::vector<ParsedLine>> readConfigLines(const std::string& path, 
     int number = 0;
     while (std::getline(in, raw)) {
         ++number;
-        if (const auto hash = raw.find('#'); hash != std::string::npos)
-            raw.erase(hash);
-        std::istringstream words(raw);
         ParsedLine line;
         line.number = number;
-        std::string word;
-        while (words >> word) {
+        std::vector<std::string> words;
+        if (!splitWords(raw, words)) {
+            if (error)
+                *error = {path, number, "unterminated quote (a quoted value ends with \")"};
+            return std::nullopt;
+        }
+        for (const std::string& word : words) {
             const auto eq = word.find('=');
             if (eq == std::string::npos) {
                 line.words.push_back(word);

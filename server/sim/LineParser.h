@@ -1,6 +1,7 @@
 #pragma once
 // Shared tokenizer for the twin's two text formats (fleet files and scenario files):
-// whitespace-separated words, `key=value` options, `#` comments, errors with file:line.
+// whitespace-separated words, `key=value` options (`key="a value with blanks"`), `#` comments,
+// errors with file:line.
 
 #include "ConfigError.h"
 

@@ -34,6 +34,9 @@ constexpr VerbInfo kVerbs[] = {
     {"link-down", ScriptVerb::LinkDown, "link-down link=LINK|nic=PORT [for=D]"},
     {"ber", ScriptVerb::Ber, "ber link=LINK|nic=PORT [value=BER]"},
     {"straggler", ScriptVerb::Straggler, "straggler node=NODE [factor=F] [for=D]"},
+    {"drain", ScriptVerb::Drain, "drain node=NODE [reason=TEXT]"},
+    {"resume", ScriptVerb::Resume, "resume node=NODE [reason=TEXT]"},
+    {"requeue", ScriptVerb::Requeue, "requeue job=JOB [exclude=NODE,NODE] [reason=TEXT]"},
 };
 
 struct TargetKey {
@@ -55,7 +58,10 @@ std::vector<EntityKind> allowedTargets(ScriptVerb verb) {
     case ScriptVerb::LinkFlap:
     case ScriptVerb::LinkDown:
     case ScriptVerb::Ber: return {ENTITY_KIND_NVLINK, ENTITY_KIND_NIC_PORT};
-    case ScriptVerb::Straggler: return {ENTITY_KIND_NODE};
+    case ScriptVerb::Straggler:
+    case ScriptVerb::Drain:
+    case ScriptVerb::Resume: return {ENTITY_KIND_NODE};
+    case ScriptVerb::Requeue: return {ENTITY_KIND_JOB};
     default: return {ENTITY_KIND_RACK};
     }
 }
@@ -108,6 +114,23 @@ std::optional<std::vector<ScriptedFault>> readScenarioFile(const std::string& pa
                 return options.fail("unknown failure cause '" + words[3] + "' (known: " + known + ")"), std::nullopt;
             }
             fault.code = static_cast<std::uint32_t>(it - causes.begin());
+        }
+
+        const bool operatorAction =
+            fault.verb == ScriptVerb::Drain || fault.verb == ScriptVerb::Resume || fault.verb == ScriptVerb::Requeue;
+        if (operatorAction)
+            fault.reason = options.text("reason").value_or("scenario: " + words[2]);
+        if (fault.verb == ScriptVerb::Requeue) {
+            std::string list = options.text("exclude").value_or("");
+            for (std::size_t start = 0; start < list.size();) {
+                const std::size_t comma = std::min(list.find(',', start), list.size());
+                const std::string name = list.substr(start, comma - start);
+                const auto ref = resolve(name);
+                if (!ref || ref->kind != ENTITY_KIND_NODE)
+                    return options.fail("unknown node '" + name + "' in exclude="), std::nullopt;
+                fault.excludeTrays.push_back(ref->ordinal);
+                start = comma + 1;
+            }
         }
 
         // Exactly one target key, of a kind this verb accepts.

@@ -31,6 +31,9 @@ enum class ScriptVerb {
     LinkDown,           // link-down link=L|nic=P [for=D]
     Ber,                // ber link=L|nic=P [value=BER]
     Straggler,          // straggler node=N [factor=F] [for=D]
+    Drain,              // drain node=N [reason=TEXT]     (operator actions, as fleetd would send them)
+    Resume,             // resume node=N [reason=TEXT]
+    Requeue,            // requeue job=J [exclude=N,N] [reason=TEXT]
 };
 
 struct ScriptedFault {
@@ -41,6 +44,8 @@ struct ScriptedFault {
     double value = 0;                     // factor, delta_c, BER
     std::uint32_t count = 1;
     std::chrono::milliseconds duration{}; // 0 = the twin's own (sampled) duration
+    std::string reason;                   // operator actions: stored as given
+    std::vector<std::uint32_t> excludeTrays;  // requeue: tray ordinals
     int line = 0;
 };
 

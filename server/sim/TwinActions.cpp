@@ -270,6 +270,7 @@ void DigitalTwin::Impl::publishFacts() {
         rackChanged[model->rackOfTray(t)] = true;
     }
     const double now = nowS();
+    std::vector<std::uint32_t> held;
     for (std::uint32_t j = 0; j < jobs.size(); ++j) {
         const TrainingJob& job = jobs[j];
         PublishedFacts::Job& p = facts.jobs[j];
@@ -278,9 +279,14 @@ void DigitalTwin::Impl::publishFacts() {
         const double since = job.lastCheckpointS() >= 0 ? job.lastCheckpointS() : jobStartS[j];
         p.checkpointAgeS = since >= 0 ? now - since : 0.0;
         p.unsavedProgressS = working ? static_cast<double>(job.stepAt(now) - job.lastDurableStep()) * job.stepS() : 0.0;
-        if (p.trays == job.trays() && p.recovering == recovering && p.interruptions == job.interruptions())
+        held.clear();
+        for (const std::uint32_t t : job.trays())
+            if (trays[t].job == j)
+                held.push_back(t);
+        p.gpus = job.gpuCount();
+        if (p.trays == held && p.recovering == recovering && p.interruptions == job.interruptions())
             continue;
-        p.trays = job.trays();
+        p.trays = held;
         p.recovering = recovering;
         p.interruptions = job.interruptions();
         p.version = ++facts.lastVersion;
@@ -329,7 +335,7 @@ std::optional<TwinJobView> DigitalTwin::jobView(const std::string& name) const {
     view.name = name;
     std::shared_lock lock(s.facts.mutex);
     const PublishedFacts::Job& p = s.facts.jobs[found->second];
-    view.gpus = static_cast<std::uint32_t>(p.trays.size()) * kGpusPerTray;
+    view.gpus = p.gpus;
     view.checkpointAgeS = p.checkpointAgeS;
     view.unsavedProgressS = p.unsavedProgressS;
     view.recovering = p.recovering;

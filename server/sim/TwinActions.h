@@ -71,7 +71,7 @@ struct TwinJobView {
     // checkpoint × step time. 0 while recovering (those steps are already lost).
     double unsavedProgressS = 0;
     bool recovering = false;                // detect .. first step after an interruption
-    std::vector<std::string> nodes;
+    std::vector<std::string> nodes;         // trays it holds now (fewer while it waits for spares)
     std::uint64_t stateVersion = 0;
 };
 

@@ -770,6 +770,19 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
     }
     case ScriptVerb::Ber: portBer(nvlink, o, f.value); break;
     case ScriptVerb::Straggler: startStraggler(o, f.value, forS > 0 ? forS : 20 * 60, "scripted"); break;
+    case ScriptVerb::Drain:
+    case ScriptVerb::Resume:
+    case ScriptVerb::Requeue: {
+        const TwinActionResult result = f.verb == ScriptVerb::Drain    ? drainNode(o, f.reason)
+                                        : f.verb == ScriptVerb::Resume ? resumeNode(o, f.reason)
+                                                                       : requeueJob(o, f.excludeTrays, f.reason);
+        // A refused scripted action leaves a trace, as a refused RPC would in the audit log.
+        if (!result.succeeded)
+            event(SEVERITY_WARNING, EVENT_TYPE_OPERATOR_ACTION,
+                  f.verb == ScriptVerb::Requeue ? model->jobIndex(o) : model->trayIndex(o),
+                  "scenario action refused: " + result.message);
+        break;
+    }
     }
 }
 

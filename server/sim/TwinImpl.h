@@ -149,7 +149,8 @@ struct PublishedFacts {
         std::uint64_t version = 0;
     };
     struct Job {
-        std::vector<std::uint32_t> trays;
+        std::vector<std::uint32_t> trays;  // held now: a job waiting for spares holds fewer
+        std::uint32_t gpus = 0;
         double checkpointAgeS = 0;
         double unsavedProgressS = 0;
         bool recovering = false;

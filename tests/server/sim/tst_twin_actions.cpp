@@ -83,6 +83,7 @@ private slots:
     void readViewAndVersions();
     void concurrentRequestsWhileTicking();
     void timedOutRequestIsWithdrawn();
+    void scenarioVerbsAct();
 };
 
 void TwinActionsTest::drainMovesJobToSpareAndGoodputPays() {
@@ -358,6 +359,35 @@ void TwinActionsTest::timedOutRequestIsWithdrawn() {
     run(*twin, 2);
     QCOMPARE(twin->nodeView("r07-n17")->state, NODE_STATE_IDLE);
     QVERIFY(!twin->withdrawAction(12345));
+}
+
+void TwinActionsTest::scenarioVerbsAct() {
+    QTemporaryDir dir;
+    SimConfig config;
+    config.scenarioFile = writeFile(dir, "ops.scn",
+                                    "at 6m drain node=r05-n02 reason=\"ops: fan # 3 noisy\"   # quoted: blanks and #\n"
+                                    "at 7m requeue job=llm-8b-3 exclude=r07-n01,r07-n02\n"
+                                    "at 20m resume node=r05-n02\n"
+                                    "at 21m resume node=r05-n03\n");
+    auto twin = makeTwin(config);
+    Collected seen;
+    run(*twin, 8 * 60, [&](const FleetChanges& c) { seen.add(c); });
+    QVERIFY(seen.hasEvent(EVENT_TYPE_OPERATOR_ACTION, "drain r05-n02: ops: fan # 3 noisy"));
+    QCOMPARE(twin->nodeView("r05-n02")->state, NODE_STATE_DRAINED);
+    QVERIFY(seen.hasEvent(EVENT_TYPE_OPERATOR_ACTION, "requeue llm-8b-3 avoiding r07-n01, r07-n02: scenario: requeue"));
+    const auto job = twin->jobView(kSmallJob);
+    // The drain took one of the two spares: the requeued job waits, holding 14 of its 16 trays.
+    QCOMPARE(job->nodes.size(), std::size_t(14));
+    QCOMPARE(job->gpus, 64u);
+    QVERIFY(!contains(job->nodes, "r07-n01") && !contains(job->nodes, "r07-n02"));
+    QVERIFY(job->recovering);
+    run(*twin, 14 * 60, [&](const FleetChanges& c) { seen.add(c); });
+    QVERIFY(seen.hasEvent(EVENT_TYPE_OPERATOR_ACTION, "resume r05-n02: scenario: resume"));
+    // Back in service, the tray goes straight to the job that was waiting for it.
+    QCOMPARE(twin->nodeView("r05-n02")->state, NODE_STATE_ALLOCATED);
+    QCOMPARE(twin->nodeView("r05-n02")->jobs, std::vector<std::string>{kSmallJob});
+    QCOMPARE(twin->jobView(kSmallJob)->nodes.size(), std::size_t(16));
+    QVERIFY(seen.hasEvent(EVENT_TYPE_OPERATOR_ACTION, "scenario action refused: r05-n03 is allocated, not drained"));
 }
 
 QTEST_GUILESS_MAIN(TwinActionsTest)

@@ -41,6 +41,10 @@ void TwinInputsTest::scenarioErrorsNameLine_data() {
     QTest::newRow("unknown option") << "at 1m leak rack=r01 size=big\n" << 1 << "unknown option 'size'";
     QTest::newRow("factor out of range") << "at 1m straggler node=r01-n01 factor=9\n" << 1 << "out of range";
     QTest::newRow("unknown job") << "at 1m fail software_bug job=nope\n" << 1 << "unknown job 'nope'";
+    QTest::newRow("unterminated quote") << "at 1m drain node=r01-n01 reason=\"ops: oops\n" << 1 << "unterminated quote";
+    QTest::newRow("unknown exclude") << "at 1m requeue job=llm-8b-3 exclude=r07-n01,r07-n99\n" << 1
+                                     << "unknown node 'r07-n99' in exclude=";
+    QTest::newRow("drain a rack") << "at 1m drain rack=r01\n" << 1 << "does not take rack=";
 }
 
 void TwinInputsTest::scenarioErrorsNameLine() {
