@@ -285,6 +285,7 @@ void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState he
     tray.node = state;
     tray.health = health;
     tray.reason = reason;
+    viewDirty = true;
     tray.sinceMs = nowMs;
     if (out) {
         this->state(model->trayIndex(t), health, reason).set_node_state(state);
@@ -332,6 +333,7 @@ void DigitalTwin::Impl::setRackState(std::uint32_t r) {
         return;
     rack.state = state;
     rack.health = health;
+    viewDirty = true;
     if (out) {
         const std::string reason = state == RACK_STATE_ISOLATED ? "isolated"
                                    : out_ > 0 ? std::to_string(out_) + " of 18 trays out of service"
@@ -357,6 +359,7 @@ bool DigitalTwin::Impl::slotUsable(std::uint32_t j, std::uint32_t t) const {
 void DigitalTwin::Impl::releaseTray(std::uint32_t t) {
     TrayState& tray = trays[t];
     tray.job = kNoJob;
+    viewDirty = true;
     if (tray.node == NODE_STATE_DRAINING)
         setTray(t, NODE_STATE_DRAINED, HEALTH_STATE_HEALTHY, tray.reason, true);
     else if (tray.node == NODE_STATE_ALLOCATED)
@@ -462,6 +465,7 @@ bool DigitalTwin::Impl::tryPlace(std::uint32_t j) {
             releaseTray(old);
         job.trays()[broken[i]] = spares[i];
         trays[spares[i]].job = j;
+        viewDirty = true;
         setTray(spares[i], NODE_STATE_ALLOCATED, HEALTH_STATE_HEALTHY, "", false);
     }
     // Warm spare swap 1-3 min; restart in place 20-60 s (reference §9.3).

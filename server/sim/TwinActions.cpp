@@ -156,6 +156,7 @@ TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string
         return success(name + " is already " + stateWord(tray.node) + " (" + tray.drainReason + ")");
     tray.drainRequested = true;
     tray.drainReason = reason;
+    viewDirty = true;
     operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("drain " + name, reason));
     if (tray.faulted || tray.node == NODE_STATE_DOWN)
         return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it stays drained once it is back");
@@ -186,6 +187,7 @@ TwinActionResult DigitalTwin::Impl::resumeNode(std::uint32_t t, const std::strin
     }
     tray.drainRequested = false;
     tray.drainReason.clear();
+    viewDirty = true;
     operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("resume " + name, reason));
     if (tray.faulted || tray.node == NODE_STATE_DOWN) {
         const bool isolated = racks[model->rackOfTray(t)].electricalIsolated;
@@ -256,8 +258,11 @@ void DigitalTwin::Impl::publishFacts() {
         facts.jobs.resize(jobs.size());
         facts.racks.resize(racks.size());
     }
-    std::vector<bool> rackChanged(racks.size(), false);
-    for (std::uint32_t t = 0; t < trays.size(); ++t) {
+    // Jobs are few and their clocks move every step; trays and racks only when written to.
+    const bool rescan = viewDirty;
+    viewDirty = false;
+    std::vector<bool> rackChanged(rescan ? racks.size() : 0, false);
+    for (std::uint32_t t = 0; rescan && t < trays.size(); ++t) {
         const TrayState& tray = trays[t];
         PublishedFacts::Tray& p = facts.trays[t];
         if (p.state == tray.node && p.job == tray.job && p.drainRequested == tray.drainRequested && p.reason == tray.reason)
@@ -279,19 +284,24 @@ void DigitalTwin::Impl::publishFacts() {
         const double since = job.lastCheckpointS() >= 0 ? job.lastCheckpointS() : jobStartS[j];
         p.checkpointAgeS = since >= 0 ? now - since : 0.0;
         p.unsavedProgressS = working ? static_cast<double>(job.stepAt(now) - job.lastDurableStep()) * job.stepS() : 0.0;
-        held.clear();
-        for (const std::uint32_t t : job.trays())
-            if (trays[t].job == j)
-                held.push_back(t);
+        bool traysChanged = false;
+        if (rescan) {
+            held.clear();
+            for (const std::uint32_t t : job.trays())
+                if (trays[t].job == j)
+                    held.push_back(t);
+            traysChanged = p.trays != held;
+        }
         p.gpus = job.gpuCount();
-        if (p.trays == held && p.recovering == recovering && p.interruptions == job.interruptions())
+        if (!traysChanged && p.recovering == recovering && p.interruptions == job.interruptions())
             continue;
-        p.trays = held;
+        if (traysChanged)
+            p.trays = held;
         p.recovering = recovering;
         p.interruptions = job.interruptions();
         p.version = ++facts.lastVersion;
     }
-    for (std::uint32_t r = 0; r < racks.size(); ++r) {
+    for (std::uint32_t r = 0; rescan && r < racks.size(); ++r) {
         const RackRuntime& rack = racks[r];
         PublishedFacts::Rack& p = facts.racks[r];
         const bool leak = rack.leakWet > 0;

@@ -495,6 +495,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
         return;
     ++stats.leaks;
     rack.leakWet = 1 + coolingRng.below(2);
+    viewDirty = true;
     auto& e = event(SEVERITY_CRITICAL, EVENT_TYPE_LEAK, model->loopIndex(r),
                     model->rackName(r) + ": coolant leak detected (" + std::to_string(rack.leakWet) + " sensors wet)");
     e.set_cause("leak");
@@ -507,6 +508,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
         if (racks[r].restoreEpoch != epoch)
             return;
         racks[r].leakWet = 0;
+        viewDirty = true;
         setCduAlarm(model->cduOfRack(r), "leak detected at " + model->rackName(r), false, SEVERITY_CRITICAL);
         restoreRack(r, "leak repaired");
     });
@@ -517,6 +519,7 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, con
     if (rack.electricalIsolated && rack.liquidIsolated)
         return;
     rack.liquidIsolated = rack.electricalIsolated = true;
+    viewDirty = true;
     std::vector<std::uint32_t> affectedJobs;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t j = trays[r * kTraysPerRack + k].job;
@@ -545,6 +548,7 @@ void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
     if (!rack.electricalIsolated && !rack.liquidIsolated)
         return;
     rack.liquidIsolated = rack.electricalIsolated = false;
+    viewDirty = true;
     ++rack.restoreEpoch;
     event(SEVERITY_INFO, EVENT_TYPE_RACK_RESTORED, model->rackIndex(r), model->rackName(r) + " restored (" + why + ")");
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {

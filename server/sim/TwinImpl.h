@@ -215,6 +215,9 @@ struct DigitalTwin::Impl {
     std::deque<PendingAction> pending;
     std::uint64_t nextTicket = 1;
     PublishedFacts facts;
+    // Set by every write to what the view shows of trays and racks (tray state, reason, job,
+    // drain; rack state, leak, isolation): publishing then rescans them, else only the jobs.
+    bool viewDirty = true;
     void applyPendingActions();
     TwinActionResult apply(const TwinAction& action);
     TwinActionResult drainNode(std::uint32_t t, const std::string& reason);

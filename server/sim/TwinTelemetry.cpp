@@ -191,6 +191,7 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
                 if (!trays[t].thermalShutdown || trays[t].node != NODE_STATE_DOWN || trays[t].reason == "rebooting")
                     continue;
                 trays[t].reason = "rebooting";
+                viewDirty = true;
                 after(600, [this, t] {
                     TrayState& tray = trays[t];
                     if (!tray.thermalShutdown)

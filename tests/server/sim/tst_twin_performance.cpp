@@ -44,6 +44,27 @@ void TwinPerformanceTest::liveStepAtFullScale() {
     QVERIFY(samples / kSteps > 1'200'000);
     QVERIFY2(meanS < 0.3, "advanceTo at 1,800 racks is too slow");
 
+    // Previews read the published view (from RPC threads in fleetd); an operator action rides on
+    // the next step.
+    constexpr int kReads = 1000;
+    timer.restart();
+    for (int i = 0; i < kReads; ++i)
+        QVERIFY(twin->nodeView("r0900-n07") && twin->rackView("r0900"));
+    const double readUs = timer.nsecsElapsed() / 1e3 / kReads;
+    timer.restart();
+    const auto bigJob = twin->jobView("llm-405b-1");
+    const double jobUs = timer.nsecsElapsed() / 1e3;
+    QVERIFY(bigJob && bigJob->nodes.size() == 228 * 18);
+    auto ticket = twin->requestAction(TwinAction::drainNode("r0001-n01", "perf: drain at scale"));
+    changes.clear();
+    timer.restart();
+    twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);
+    const double actionStepMs = timer.nsecsElapsed() / 1e6;
+    QVERIFY(ticket.result.get().succeeded);
+    qInfo("read view: node + rack %.1f us, job of %zu trays %.0f us; advanceTo(+1 s) with a drain %.1f ms", readUs,
+          bigJob->nodes.size(), jobUs, actionStepMs);
+    QVERIFY(readUs < 1000);
+
     twin->setTelemetryEnabled(false);
     timer.restart();
     run(*twin, 6 * 3600);
