@@ -23,6 +23,7 @@
 
 #include "client/EndpointConnection.h"
 #include "client/FleetStore.h"
+#include "widgets/ColorScale.h"
 #include "widgets/RackMapWidget.h"
 #include "widgets/Theme.h"
 
@@ -187,18 +188,29 @@ StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps,
     return s;
 }
 
+// Equal within a few levels per channel: the ✕ drawn over an isolated tile is antialiased, and its
+// faint fringe can reach the sampled fill pixel (seen: #5b9ad4 for #5b9bd5). Health categories
+// differ by far more.
+bool sameColour(QRgb a, QRgb b)
+{
+    constexpr int kTolerance = 8;
+    return std::abs(qRed(a) - qRed(b)) <= kTolerance && std::abs(qGreen(a) - qGreen(b)) <= kTolerance
+           && std::abs(qBlue(a) - qBlue(b)) <= kTolerance;
+}
+
 struct FaultSummary {
-    std::vector<double> latenciesMs;  // +inf for a fault whose tile never changed colour
-    int planned = 0, arrived = 0, duringStartup = 0, notShown = 0, guiFirst = 0;
+    std::vector<double> latenciesMs;  // +inf for a fault whose tile never showed the Isolated colour
+    int planned = 0, arrived = 0, duringStartup = 0, notShown = 0, otherColour = 0, guiFirst = 0;
+    QStringList unmatched;  // what the tiles of the faults never drawn Isolated showed instead
 };
 
-// Pairs each isolation's arrival with the first colour change of its tile at or after it. The
-// raw subscriber and the console read separate streams on separate threads; the console can see
-// the same tick a few ms earlier, so a change up to 1 s before the arrival still counts (as a
-// latency below zero, reported).
+// Pairs each isolation's arrival with the first repaint at or after it that drew the rack's tile
+// in the Isolated colour. The raw subscriber and the console read separate streams on separate
+// threads; the console can see the same tick a few ms earlier, so a change up to 1 s before the
+// arrival still counts (as a latency below zero, reported).
 FaultSummary summarizeFaults(const std::vector<bench::ScheduledFault>& faults,
                              const std::map<QString, Clock::time_point>& arrivals,
-                             const bench::TilePixelWatcher& pixels)
+                             const bench::TilePixelWatcher& pixels, QRgb isolatedColour)
 {
     FaultSummary s;
     s.planned = int(faults.size());
@@ -214,16 +226,28 @@ FaultSummary summarizeFaults(const std::vector<bench::ScheduledFault>& faults,
         }
         const auto log = pixels.log().find(fault.rack);
         double latency = std::numeric_limits<double>::infinity();
+        bool changed = false;
         if (log != pixels.log().end()) {
             for (std::size_t i = 1; i < log->second.size(); ++i) {
-                if (log->second[i].when >= arrival->second - 1s) {
+                if (log->second[i].when < arrival->second - 1s)
+                    continue;
+                changed = true;
+                if (sameColour(log->second[i].colour, isolatedColour)) {
                     latency = millis(log->second[i].when - arrival->second);
                     break;
                 }
             }
         }
-        if (std::isinf(latency))
-            ++s.notShown;
+        if (std::isinf(latency)) {
+            ++(changed ? s.otherColour : s.notShown);
+            QStringList trail;
+            if (log != pixels.log().end())
+                for (const auto& change : log->second)
+                    trail << QStringLiteral("%1 s: #%2").arg(millis(change.when - arrival->second) / 1000.0, 0, 'f', 2)
+                                 .arg(change.colour & 0xffffff, 6, 16, QLatin1Char('0'));
+            s.unmatched << QStringLiteral("%1 (%2; tile colours, s after t0: %3)")
+                               .arg(fault.rack, fault.verb, trail.isEmpty() ? QStringLiteral("none read") : trail.join(QStringLiteral(", ")));
+        }
         else if (latency < 0)
             ++s.guiFirst;
         s.latenciesMs.push_back(latency);
@@ -316,7 +340,8 @@ int main(int argc, char** argv)
     context.store = &store;
     context.connections = {connection};
     ui::FleetPage page(context);
-    page.applyTheme(widgets::Theme::builtin(widgets::ThemeVariant::Dark));
+    const widgets::Theme& theme = widgets::Theme::builtin(widgets::ThemeVariant::Dark);
+    page.applyTheme(theme);
     page.resize(o.size);
     page.setActive(true);
     page.show();
@@ -379,7 +404,9 @@ int main(int argc, char** argv)
         std::printf(" %.1f: %.1f", at, ms);
     std::printf("\n");
 
-    const FaultSummary faultsSeen = summarizeFaults(faults, arrived, pixels);
+    const QColor isolated = widgets::ColorScale::forLens(widgets::Lens::Health, theme)
+                                .colorFor(float(int(widgets::HealthCategory::Isolated)));
+    const FaultSummary faultsSeen = summarizeFaults(faults, arrived, pixels, isolated.rgb());
     const double p50 = percentile(faultsSeen.latenciesMs, 50);
     const double p99 = percentile(faultsSeen.latenciesMs, 99);
     const double worst = faultsSeen.latenciesMs.empty()
@@ -388,17 +415,22 @@ int main(int argc, char** argv)
     const double best = faultsSeen.latenciesMs.empty()
                             ? std::numeric_limits<double>::quiet_NaN()
                             : *std::min_element(faultsSeen.latenciesMs.begin(), faultsSeen.latenciesMs.end());
-    std::printf("\n  2. Fault-to-pixel (rack isolation → its Health tile drawn in a new colour)\n"
+    std::printf("\n  2. Fault-to-pixel (rack isolation → its Health tile drawn in the Isolated colour)\n"
                 "     t0 = when the isolation event reached a raw gRPC subscriber in this process (own thread, own\n"
                 "     connection); fleetd publishes it in the tick that created it, so t0 ≈ its creation plus loopback\n"
                 "     delivery. t1 = end of the first map repaint whose rendered frame (%s) shows the tile's\n"
-                "     fill, found via RackMapWidget::tileRect/rackAt, in a different colour.\n",
+                "     fill, found via RackMapWidget::tileRect/rackAt, in the Health lens's Isolated colour.\n",
                 pixels.readsBackingStore() ? "the window's backing store" : "QWidget::grab");
     std::printf("     %d scripted, %d isolation events arrived, %d during start-up (excluded), %zu measured:"
-                " p50 %s, p99 %s, max %s, min %s; %d never drawn, %d drawn before the raw subscriber saw them\n",
+                " p50 %s, p99 %s, max %s, min %s\n"
+                "     %d never drawn (counted as never), %d drawn in another colour only (counted as never),"
+                " %d drawn before the raw subscriber saw them\n",
                 faultsSeen.planned, faultsSeen.arrived, faultsSeen.duringStartup, faultsSeen.latenciesMs.size(),
                 qPrintable(formatMs(p50)), qPrintable(formatMs(p99)), qPrintable(formatMs(worst)),
-                qPrintable(formatMs(best)), faultsSeen.notShown, faultsSeen.guiFirst);
+                qPrintable(formatMs(best)), faultsSeen.notShown, faultsSeen.otherColour, faultsSeen.guiFirst);
+    std::printf("     expected Isolated colour #%06x\n", isolated.rgb() & 0xffffff);
+    for (const QString& line : faultsSeen.unmatched)
+        std::printf("     not drawn Isolated: %s\n", qPrintable(line));
     if (const QString error = arrivals.error(); !error.isEmpty())
         std::printf("     %s\n", qPrintable(error));
 
