@@ -1,6 +1,7 @@
 #include "client/FleetStore.h"
 
 #include "client/EndpointConnection.h"
+#include "client/MetricCadence.h"
 
 #include <algorithm>
 #include <cmath>
@@ -452,16 +453,25 @@ Reading FleetStore::rackReading(int row, v1::Metric metric) const {
 Reading FleetStore::readingFrom(const EndpointFleet& fleet, int endpoint, v1::EntityKind kind, std::uint32_t slot,
                                 v1::Metric metric) const {
     Reading r;
+    const MetricCadence cadence = metricCadence(metric);
+    const bool live = m_endpoints[std::size_t(endpoint)]->state == ConnectionState::Live;
     const MetricColumn* column = fleet.column(kind, metric);
     if (!column || slot >= column->values.size() || column->stamps[slot] == 0) {
-        return r;  // Missing
+        if (cadence.reporting == MetricReporting::OnChange && fleet.hasSnapshot()) {
+            // Sent on change only: never sent means unchanged since the server run began.
+            r.value = 0.0f;
+            r.freshness = live ? Freshness::Fresh : Freshness::Stale;
+        }
+        return r;  // Missing otherwise
     }
     r.value = column->values[slot];
     r.sampleTimeUnixMs = fleet.sampleTimeOf(*column, slot);
     r.age = std::chrono::milliseconds(std::max<std::int64_t>(0, fleet.serverTimeUnixMs() - r.sampleTimeUnixMs));
+    const auto staleAfter = std::max<std::chrono::milliseconds>(m_options.staleAfter, 3 * cadence.period);
+    const bool aged = cadence.reporting == MetricReporting::Periodic && r.age > staleAfter;
     if (std::isnan(r.value)) {
         r.freshness = Freshness::Blank;
-    } else if (m_endpoints[std::size_t(endpoint)]->state != ConnectionState::Live || r.age > m_options.staleAfter) {
+    } else if (!live || aged) {
         r.freshness = Freshness::Stale;
     } else {
         r.freshness = Freshness::Fresh;

@@ -145,7 +145,10 @@ private slots:
         store.flushChanges();
         QCOMPARE(store.status(rack).rackState, v1::RACK_STATE_IN_SERVICE);
         QVERIFY(store.statusReason(rack).isEmpty());
-        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_ECC_DBE_VOL_TOTAL).freshness, Freshness::Missing);
+        // ECC is sent on change: a snapshot without it says "unchanged since the run began" (0),
+        // and the value from before the resync is not kept.
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_ECC_DBE_VOL_TOTAL).freshness, Freshness::Fresh);
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_ECC_DBE_VOL_TOTAL).value, 0.0f);
         QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).sampleTimeUnixMs, kT0 + 5000);
         // Same topology: rows and chart history survive the resync.
         QCOMPARE(spy.count(), 1);
@@ -163,6 +166,9 @@ private slots:
         QTest::newRow("never reported") << 2 << Freshness::Missing;
         QTest::newRow("older than 3 periods") << 3 << Freshness::Stale;
         QTest::newRow("endpoint not live") << 4 << Freshness::Stale;
+        QTest::newRow("on-change counter never sent = 0 since run start") << 5 << Freshness::Fresh;
+        QTest::newRow("on-change counter does not age") << 6 << Freshness::Fresh;
+        QTest::newRow("on-change counter, endpoint not live") << 7 << Freshness::Stale;
     }
     void freshness() {
         QFETCH(int, caseId);
@@ -186,15 +192,25 @@ private slots:
             store.apply(ep, m);
             break;
         }
-        case 2: metric = v1::DCGM_FI_DEV_ROW_REMAP_FAILURE; break;
+        case 2: metric = v1::DCGM_FI_DEV_GPU_RECOVERY_ACTION; break;  // periodic, never sent here
         case 3: store.apply(ep, fleet.heartbeat(1, kT0 + 3500)); break;  // 3.5 s of server time, no new sample
         case 4: store.setEndpointState(ep, ConnectionState::Reconnecting, "lost"); break;
+        case 5: metric = v1::DCGM_FI_DEV_ROW_REMAP_FAILURE; break;
+        case 6:
+            metric = v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL;
+            store.apply(ep, fleet.heartbeat(1, kT0 + 60'000));
+            break;
+        case 7:
+            metric = v1::DCGM_FI_DEV_ROW_REMAP_FAILURE;
+            store.setEndpointState(ep, ConnectionState::Reconnecting, "lost");
+            break;
         default: break;
         }
         const Reading r = store.reading(gpu, metric);
         QCOMPARE(r.freshness, expected);
         QCOMPARE(r.hasValue(), expected == Freshness::Fresh || expected == Freshness::Stale);
         if (caseId == 3) QCOMPARE(r.age, std::chrono::milliseconds(3500));
+        if (caseId == 5) QCOMPARE(r.value, 0.0f);
     }
 
     void sampleTimesSurviveAnEpochRebase() {
@@ -222,10 +238,10 @@ private slots:
         // A sample from before the new epoch's one-day lead is clamped to it: still old, stale.
         v1::SubscribeResponse old = m;
         old.mutable_delta()->set_sequence(4);
-        old.mutable_delta()->mutable_samples(0)->set_metric(v1::DCGM_FI_DEV_ROW_REMAP_FAILURE);
+        old.mutable_delta()->mutable_samples(0)->set_metric(v1::DCGM_FI_DEV_GPU_RECOVERY_ACTION);  // periodic: ages
         old.mutable_delta()->mutable_samples(0)->set_sample_time_unix_ms(kT0);
         store.apply(ep, old);
-        const Reading ancient = store.reading(gpu, v1::DCGM_FI_DEV_ROW_REMAP_FAILURE);
+        const Reading ancient = store.reading(gpu, v1::DCGM_FI_DEV_GPU_RECOVERY_ACTION);
         QCOMPARE(ancient.freshness, Freshness::Stale);
         QVERIFY(ancient.age >= std::chrono::hours(24));
     }

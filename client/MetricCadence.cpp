@@ -1,0 +1,47 @@
+#include "client/MetricCadence.h"
+
+namespace watchfloor::client {
+
+using namespace watchfloor::v1;
+
+MetricCadence metricCadence(Metric metric) {
+    switch (metric) {
+    // Counters, link state and the last-Xid gauge: sent on change only (bandwidth at 2.3 M links).
+    case DCGM_FI_DEV_XID_ERRORS:
+    case DCGM_FI_DEV_ECC_DBE_VOL_TOTAL:
+    case DCGM_FI_DEV_ROW_REMAP_UNCORRECTABLE_TOTAL:
+    case DCGM_FI_DEV_ROW_REMAP_FAILURE:
+    case DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL:
+    case DCGM_FI_DEV_NVLINK_REPLAY_ERROR_TOTAL:
+    case DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_TOTAL:
+    case DCGM_FI_DEV_NVLINK_GET_STATE:
+    case DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL:
+    case DCGM_FI_DEV_NVLINK_REPLAY_ERROR_PER_LINK_TOTAL:
+    case DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL:
+    case DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO:
+    case IB_SYMBOL_ERROR_COUNTER:
+    case IB_LINK_ERROR_RECOVERY_COUNTER:
+    case IB_LINK_DOWNED_COUNTER:
+    case IB_PORT_RCV_ERRORS:
+    case IB_PHY_STATE:
+        return {MetricReporting::OnChange, std::chrono::milliseconds(0)};
+    // Per-link throughput: each link once a minute, staggered.
+    case DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK:
+        return {MetricReporting::Periodic, std::chrono::seconds(60)};
+    // CPUs and NIC-port rates: every 10 s, staggered by tray.
+    case DCGM_FI_DEV_CPU_UTIL_TOTAL:
+    case DCGM_FI_DEV_CPU_TEMP_CELSIUS:
+    case DCGM_FI_DEV_CPU_POWER_WATTS:
+    case IB_PORT_XMIT_DISCARDS:
+    case IB_PORT_XMIT_WAIT:
+    case IB_PORT_XMIT_DATA_GBPS:
+    case IB_PORT_RCV_DATA_GBPS:
+    case IB_EFFECTIVE_BER:
+    case IB_MODULE_TEMPERATURE_C:
+        return {MetricReporting::Periodic, std::chrono::seconds(10)};
+    default:
+        return {MetricReporting::Periodic, std::chrono::seconds(1)};
+    }
+}
+
+}  // namespace watchfloor::client
