@@ -1,5 +1,6 @@
 #include "client/EndpointConnection.h"
 
+#include "client/ChannelRetirement.h"
 #include "client/SubscribeStreamReader.h"
 
 #include <grpcpp/channel.h>
@@ -86,6 +87,7 @@ EndpointConnection::EndpointConnection(EndpointConfig config, std::shared_ptr<gr
       m_channel(std::move(channel)),
       m_stub(v1::TelemetryService::NewStub(m_channel)),
       m_backoff(m_config.backoff) {
+    releaseIdleRetiredChannels();
     m_reconnectTimer.setSingleShot(true);
     connect(&m_reconnectTimer, &QTimer::timeout, this, [this] {
         m_pendingRetryDelay = std::chrono::milliseconds(0);
@@ -103,6 +105,11 @@ EndpointConnection::~EndpointConnection() {
         context->TryCancel();
     }
     m_unaryCv.wait(lock, [this] { return m_unaryInFlight.empty(); });
+    lock.unlock();
+    // A finished reactor may still be releasing its context (and with it the channel) on a gRPC
+    // thread: never let the last channel reference drop there.
+    m_stub.reset();
+    retireChannel(std::move(m_channel));
 }
 
 void EndpointConnection::start() {

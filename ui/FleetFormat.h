@@ -7,6 +7,7 @@
 #include "client/Freshness.h"
 #include "client/models/EventListModel.h"
 #include "client/models/JobTableModel.h"
+#include "client/models/StateLabels.h"
 #include "widgets/Reading.h"
 
 #include "watchfloor/v1/fleet.pb.h"
@@ -31,10 +32,11 @@ QString formatAge(std::chrono::milliseconds age);             // "12 s", "3 min"
 QString formatUnixMs(std::int64_t unixMs, bool withDate = false);  // UTC "14:03:22"
 
 QString kindLabel(watchfloor::v1::EntityKind kind);           // "GPU", "NVLink", "Cooling loop"
-QString healthLabel(watchfloor::v1::HealthState health);
-QString nodeStateLabel(watchfloor::v1::NodeState state);
-QString rackStateLabel(watchfloor::v1::RackState state);
-QString linkStateLabel(watchfloor::v1::LinkState state);
+// State words are the client models' (one vocabulary in tables and pages).
+using client::healthLabel;
+using client::linkStateLabel;
+using client::nodeStateLabel;
+using client::rackStateLabel;
 // Job states, severities and event types: client::toString() (the models' wording).
 QString xidActionLabel(watchfloor::v1::XidAction action);     // operator wording of NVIDIA's buckets
 QString recoveryStageLabel(watchfloor::v1::RecoveryStage stage);

@@ -1,6 +1,7 @@
 #include "client/models/RackTableModel.h"
 
 #include "client/FleetStore.h"
+#include "client/models/StateLabels.h"
 
 namespace watchfloor::client {
 
@@ -34,38 +35,11 @@ std::vector<EntityColumn> rackColumns() {
 }
 
 QString stateWord(const EntityStatus& st, v1::EntityKind kind) {
-    if (kind == v1::ENTITY_KIND_RACK && st.rackState != v1::RACK_STATE_UNSPECIFIED) {
-        switch (st.rackState) {
-        case v1::RACK_STATE_IN_SERVICE: return QStringLiteral("in service");
-        case v1::RACK_STATE_DEGRADED: return QStringLiteral("degraded");
-        case v1::RACK_STATE_ISOLATED: return QStringLiteral("isolated");
-        default: break;
-        }
-    }
-    if (kind == v1::ENTITY_KIND_NODE && st.nodeState != v1::NODE_STATE_UNSPECIFIED) {
-        switch (st.nodeState) {
-        case v1::NODE_STATE_IDLE: return QStringLiteral("idle");
-        case v1::NODE_STATE_ALLOCATED: return QStringLiteral("allocated");
-        case v1::NODE_STATE_DRAINING: return QStringLiteral("draining");
-        case v1::NODE_STATE_DRAINED: return QStringLiteral("drained");
-        case v1::NODE_STATE_DOWN: return QStringLiteral("down");
-        default: break;
-        }
-    }
-    if ((kind == v1::ENTITY_KIND_NVLINK || kind == v1::ENTITY_KIND_NIC_PORT) && st.linkState != v1::LINK_STATE_UNSPECIFIED) {
-        switch (st.linkState) {
-        case v1::LINK_STATE_UP: return QStringLiteral("up");
-        case v1::LINK_STATE_DOWN: return QStringLiteral("down");
-        case v1::LINK_STATE_FLAPPING: return QStringLiteral("flapping");
-        default: break;
-        }
-    }
-    switch (st.health) {
-    case v1::HEALTH_STATE_HEALTHY: return QStringLiteral("healthy");
-    case v1::HEALTH_STATE_DEGRADED: return QStringLiteral("degraded");
-    case v1::HEALTH_STATE_FAILED: return QStringLiteral("failed");
-    default: return QStringLiteral("unknown");
-    }
+    if (kind == v1::ENTITY_KIND_RACK && st.rackState != v1::RACK_STATE_UNSPECIFIED) return rackStateLabel(st.rackState);
+    if (kind == v1::ENTITY_KIND_NODE && st.nodeState != v1::NODE_STATE_UNSPECIFIED) return nodeStateLabel(st.nodeState);
+    if ((kind == v1::ENTITY_KIND_NVLINK || kind == v1::ENTITY_KIND_NIC_PORT) && st.linkState != v1::LINK_STATE_UNSPECIFIED)
+        return linkStateLabel(st.linkState);
+    return healthLabel(st.health);
 }
 
 }  // namespace
