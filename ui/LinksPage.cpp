@@ -254,7 +254,7 @@ void LinksPage::refresh()
     m_dirty = false;
     m_header->setTitle(QStringLiteral("Links · %1").arg(m_store.name(m_rack)));
     m_header->setSummary(QStringLiteral("Selected %1 · %2 GPUs × %3 NVLink5 links · rack link errors %4 · "
-                                        "n/a: no sample from fleetd yet (counters are sent when they change)")
+                                        "counters count since fleetd started; hatched = stale")
                              .arg(m_entity)
                              .arg(m_gpus.size())
                              .arg(kLinksPerGpu)
