@@ -154,7 +154,11 @@ void printRow(const QString& measure, const QString& value, const QString& targe
 struct StallSummary {
     double maxMs = 0, p99Ms = 0, p50Ms = 0;
     std::size_t count = 0, over = 0;
-    std::vector<std::pair<double, double>> worst;  // (seconds after connect, gap ms)
+    double maxBusyMs = 0;  // the longest gap in which the GUI thread itself ran for most of it
+    struct Worst {
+        double atSeconds, ms, guiCpuMs;
+    };
+    std::vector<Worst> worst;
 };
 
 StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps, Clock::time_point from,
@@ -162,7 +166,7 @@ StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps,
 {
     StallSummary s;
     std::vector<double> ms;
-    std::vector<std::pair<double, double>> all;
+    std::vector<StallSummary::Worst> all;
     for (const auto& g : gaps) {
         // A gap belongs to the phase it starts in: the stall that paints the first full frame
         // (static layer, text shaping) is start-up.
@@ -171,7 +175,9 @@ StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps,
         if (start < from || start >= to)
             continue;
         ms.push_back(g.ms);
-        all.emplace_back(millis(g.end - connected) / 1000.0 - g.ms / 1000.0, g.ms);
+        all.push_back({millis(start - connected) / 1000.0, g.ms, g.guiCpuMs});
+        if (g.guiCpuMs >= 0.5 * g.ms)
+            s.maxBusyMs = std::max(s.maxBusyMs, g.ms);
         if (g.ms > kStallTargetMs)
             ++s.over;
     }
@@ -182,7 +188,7 @@ StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps,
     s.p99Ms = percentile(ms, 99);
     s.p50Ms = percentile(ms, 50);
     std::partial_sort(all.begin(), all.begin() + std::min<std::ptrdiff_t>(5, std::ptrdiff_t(all.size())), all.end(),
-                      [](const auto& a, const auto& b) { return a.second > b.second; });
+                      [](const auto& a, const auto& b) { return a.ms > b.ms; });
     all.resize(std::min<std::size_t>(5, all.size()));
     s.worst = all;
     return s;
@@ -359,7 +365,7 @@ int main(int argc, char** argv)
         memory.push_back({millis(Clock::now() - connected) / 1000.0, residentMiB()});
     });
     memoryTimer.start(1000);
-    QTimer::singleShot(std::chrono::seconds(o.seconds), &app, &QCoreApplication::quit);
+    QTimer::singleShot(std::chrono::seconds(o.seconds), Qt::PreciseTimer, &app, &QCoreApplication::quit);
     app.exec();
     const Clock::time_point ended = Clock::now();
     probe.stop();
@@ -399,10 +405,12 @@ int main(int argc, char** argv)
     std::printf("     steady    (%.0f s after the first full frame): max %.1f ms, p99 %.2f ms, p50 %.2f ms, %zu of %zu gaps > %.0f ms\n",
                 millis(ended - *fullFrame) / 1000.0, steady.maxMs, steady.p99Ms, steady.p50Ms, steady.over, steady.count,
                 kStallTargetMs);
-    std::printf("     worst steady gaps (s after connect: ms):");
-    for (const auto& [at, ms] : steady.worst)
-        std::printf(" %.1f: %.1f", at, ms);
-    std::printf("\n");
+    std::printf("     worst steady gaps (s after connect: gap ms / GUI thread CPU ms in it — CPU well below the gap\n"
+                "     means the thread was waiting to be scheduled on the shared cores, not working):\n      ");
+    for (const auto& w : steady.worst)
+        std::printf(" %.1f: %.1f/%.1f", w.atSeconds, w.ms, w.guiCpuMs);
+    std::printf("\n     longest gap in which the GUI thread was on the CPU for at least half of it: start-up %.1f ms,"
+                " steady %.1f ms\n", startup.maxBusyMs, steady.maxBusyMs);
 
     const QColor isolated = widgets::ColorScale::forLens(widgets::Lens::Health, theme)
                                 .colorFor(float(int(widgets::HealthCategory::Isolated)));
@@ -437,13 +445,15 @@ int main(int argc, char** argv)
     const double runSeconds = millis(ended - connected) / 1000.0;
     const double steadyFrom = millis(*fullFrame - connected) / 1000.0 + 10.0;
     const double slopeMiBps = std::max(0.0, rssSlope(memory, steadyFrom));
-    const bool measuredFull = runSeconds >= kHistorySeconds;
+    const bool measuredFull = o.seconds >= int(kHistorySeconds);
     const double projectedMiB = measuredFull ? rssEndMiB : rssEndMiB + slopeMiBps * (kHistorySeconds - runSeconds);
     std::printf("\n  3. Console RSS (this process: store, Fleet page, gRPC; the raw subscriber's share is small — it\n"
                 "     only follows the %lld watched racks)\n",
                 (long long)watched.size());
-    std::printf("     after %.0f s: %.0f MiB; FleetStore's own estimate %.0f MiB (%d events held)\n", runSeconds, rssEndMiB,
-                storeMiB, storeEvents);
+    std::printf("     after %.0f s: %.0f MiB; FleetStore's own estimate %.0f MiB (%d events held); the bench's own\n"
+                "     stall log is %.1f MiB of that (counted, not subtracted)\n",
+                runSeconds, rssEndMiB, storeMiB, storeEvents,
+                double(probe.gaps().size() * sizeof(bench::GuiStallProbe::Gap)) / (1024.0 * 1024.0));
     if (measuredFull)
         std::printf("     15 min of history: measured (run of %.0f s)\n", runSeconds);
     else

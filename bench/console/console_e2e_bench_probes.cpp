@@ -11,11 +11,22 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <time.h>
+
 namespace watchfloor::bench {
 
 namespace v1 = watchfloor::v1;
 
 // --- GuiStallProbe -----------------------------------------------------------------------------
+
+namespace {
+double threadCpuMs()
+{
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+}
+}  // namespace
 
 GuiStallProbe::GuiStallProbe(std::chrono::milliseconds interval, QObject* parent)
     : QObject(parent), m_interval(interval)
@@ -24,8 +35,10 @@ GuiStallProbe::GuiStallProbe(std::chrono::milliseconds interval, QObject* parent
     m_timer.setInterval(interval);
     connect(&m_timer, &QTimer::timeout, this, [this] {
         const Clock::time_point now = Clock::now();
-        m_gaps.push_back({now, std::chrono::duration<double, std::milli>(now - m_last).count()});
+        const double cpuMs = threadCpuMs();
+        m_gaps.push_back({now, std::chrono::duration<double, std::milli>(now - m_last).count(), cpuMs - m_lastCpuMs});
         m_last = now;
+        m_lastCpuMs = cpuMs;
     });
 }
 
@@ -33,6 +46,7 @@ void GuiStallProbe::start()
 {
     m_gaps.reserve(std::size_t(1 << 20));
     m_last = Clock::now();
+    m_lastCpuMs = threadCpuMs();
     m_timer.start();
 }
 

@@ -40,6 +40,7 @@ public:
     struct Gap {
         Clock::time_point end;
         double ms = 0;
+        double guiCpuMs = 0;  // CPU the GUI thread itself used in the gap: ≈ ms = our work, ≪ ms = preempted
     };
 
     explicit GuiStallProbe(std::chrono::milliseconds interval, QObject* parent = nullptr);
@@ -52,6 +53,7 @@ private:
     std::chrono::milliseconds m_interval;
     QTimer m_timer;
     Clock::time_point m_last;
+    double m_lastCpuMs = 0;
     std::vector<Gap> m_gaps;
 };
 
