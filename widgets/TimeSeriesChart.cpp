@@ -10,6 +10,8 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QTextStream>
+#include <QFontMetrics>
+#include <QRegularExpression>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -201,6 +203,11 @@ void TimeSeriesChart::refresh()
     const QString format = t1 - t0 > 36 * 3600 * 1000.0 ? QStringLiteral("MM-dd HH:mm") : QStringLiteral("HH:mm:ss");
     if (m_timeAxis->format() != format)
         m_timeAxis->setFormat(format);
+    // QtCharts elides a label wider than its slot to "..." and hides overlapping ones, so a small
+    // chart with six ticks showed no time at all: fit the tick count to the plot's width instead.
+    const int ticks = timeTickCountFor(format);
+    if (m_timeAxis->tickCount() != ticks)
+        m_timeAxis->setTickCount(ticks);
     std::pair<double, double> valueRange{0.0, 1.0};
     if (m_valueRange)
         valueRange = *m_valueRange;
@@ -242,6 +249,17 @@ int TimeSeriesChart::drawnRunCount(int series) const
 const QList<QPointF>& TimeSeriesChart::rawPoints(int series) const
 {
     return m_series.at(static_cast<std::size_t>(series)).raw;
+}
+
+int TimeSeriesChart::timeTickCountFor(const QString& format) const
+{
+    const QFontMetrics metrics(m_timeAxis->labelsFont());
+    // Digits are the widest characters of a time label; 1.6 em of air keeps neighbours apart.
+    QString sample = format;
+    sample.replace(QRegularExpression(QStringLiteral("[A-Za-z]")), QStringLiteral("8"));
+    const double slot = metrics.horizontalAdvance(sample) + 1.6 * metrics.height();
+    const double plotWidth = m_chart->plotArea().width() > 0 ? m_chart->plotArea().width() : width() - 80.0;
+    return std::clamp(int(plotWidth / slot) + 1, 2, 6);
 }
 
 void TimeSeriesChart::resizeEvent(QResizeEvent* event)

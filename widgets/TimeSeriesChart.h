@@ -90,6 +90,7 @@ private:
     };
     QLineSeries* newSegment(const Series& s, bool inLegend);
     void refresh();
+    int timeTickCountFor(const QString& format) const;
     void applyTheme();
     std::pair<double, double> timeWindow() const;
 

@@ -1,7 +1,10 @@
 #include "widgets/StackedBreakdownChart.h"
 #include "widgets/TimeSeriesChart.h"
 
+#include <QChartView>
 #include <QFile>
+#include <QGraphicsTextItem>
+#include <QRegularExpression>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QTest>
@@ -35,6 +38,8 @@ private slots:
     void pngIsWritten();
     void exportErrorsNameThePath();
     void stackedBreakdownTotalsAndCsv();
+    void timeLabelsReadableAtEveryWidth_data();
+    void timeLabelsReadableAtEveryWidth();
 
 private:
     TimeSeriesChart* m_chart = nullptr;
@@ -126,6 +131,38 @@ void TestTimeSeriesChart::pngIsWritten()
     QImage img(path);
     QVERIFY(!img.isNull());
     QCOMPARE(img.size(), m_chart->size() * m_chart->devicePixelRatio());
+}
+
+void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::newRow("page quarter 330 px") << 330;
+    QTest::newRow("narrow 240 px") << 240;
+    QTest::newRow("wide 800 px") << 800;
+}
+
+// QtCharts elides or hides time labels that do not fit their slot; a chart whose time axis shows
+// only "..." cannot be read. At least two whole "HH:mm:ss" labels must be visible at any width.
+void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth()
+{
+    QFETCH(int, width);
+    m_chart->resize(width, 260);
+    const int s = m_chart->addSeries(QStringLiteral("flow"));
+    QList<QPointF> points;
+    for (int i = 0; i <= 900; ++i)
+        points.append(QPointF(double(kT0 + i * 1000), 190 + i % 7));
+    m_chart->setSeriesPoints(s, points);
+    QCoreApplication::processEvents();
+    const auto* view = m_chart->findChild<QChartView*>();
+    QVERIFY(view);
+    const QRegularExpression time(QStringLiteral("^\\d\\d:\\d\\d(:\\d\\d)?$"));
+    QStringList visible;
+    for (const QGraphicsItem* item : view->scene()->items()) {
+        const auto* text = dynamic_cast<const QGraphicsTextItem*>(item);
+        if (text && text->isVisible() && time.match(text->toPlainText()).hasMatch())
+            visible << text->toPlainText();
+    }
+    QVERIFY2(visible.size() >= 2, qPrintable(visible.join(QLatin1Char(' '))));
 }
 
 void TestTimeSeriesChart::exportErrorsNameThePath()
