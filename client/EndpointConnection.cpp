@@ -74,7 +74,18 @@ std::shared_ptr<grpc::Channel> makeTelemetryChannel(const EndpointConfig& config
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, int(config.backoff.initial.count()));
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, int(config.backoff.cap.count()));
     args.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
-    return grpc::CreateCustomChannel(config.target.toStdString(), grpc::InsecureChannelCredentials(), args);
+    auto made = makeChannel(config.target, config.security, args);
+    if (!made.channel) {
+        qWarning("fleetd %s: %s; telemetry connects without the token", qPrintable(config.target), qPrintable(made.error));
+        ChannelSecurity withoutToken = config.security;
+        withoutToken.bearerToken.clear();
+        made = makeChannel(config.target, withoutToken, args);
+    }
+    if (!made.channel) {  // an unreadable certificate file: connect in plaintext and fail visibly
+        qWarning("fleetd %s: %s", qPrintable(config.target), qPrintable(made.error));
+        return grpc::CreateCustomChannel(config.target.toStdString(), grpc::InsecureChannelCredentials(), args);
+    }
+    return made.channel;
 }
 
 EndpointConnection::EndpointConnection(EndpointConfig config, QObject* parent)

@@ -11,6 +11,7 @@
 // for a fresh snapshot. Consumers (FleetStore) pull validated messages with takeResponses() when
 // responsesReady() fires.
 
+#include "client/ChannelSecurity.h"
 #include "client/ConnectionState.h"
 #include "client/ReconnectBackoff.h"
 #include "client/RpcOutcome.h"
@@ -49,6 +50,7 @@ struct EndpointConfig {
     std::chrono::milliseconds keepaliveTime{15000};
     std::chrono::milliseconds keepaliveTimeout{10000};
     ReconnectBackoff::Policy backoff;
+    ChannelSecurity security;        // TLS / mTLS / bearer token; the same for the control channel
 
     QString displayLabel() const { return label.isEmpty() ? target : label; }
 };
@@ -157,7 +159,10 @@ private:
 };
 
 // The channel the console dials with: keepalive (permitted without calls) so a black-holed fleetd
-// is detected, explicit reconnect backoff, and a receive limit sized for full-fleet snapshots.
+// is detected, explicit reconnect backoff, a receive limit sized for full-fleet snapshots, and
+// config.security. A security setting makeChannel() refuses (a token in plaintext to a remote
+// host) dials without the token and warns: telemetry needs no token, and the app refuses such a
+// configuration before it gets here.
 std::shared_ptr<grpc::Channel> makeTelemetryChannel(const EndpointConfig& config);
 
 }  // namespace watchfloor::client
