@@ -1,6 +1,7 @@
 #include "SlurmScheduler.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <sstream>
 
@@ -23,7 +24,61 @@ std::vector<std::string> lines(const std::string& text) {
     return result;
 }
 
+// One hostlist item ("r01-n[01-03]-x[1-2]"): the first bracket group expanded, the rest recursively.
+bool expandHostlistItem(std::string_view item, std::vector<std::string>& names) {
+    constexpr std::size_t kMostNames = 1'000'000;  // a typo such as [1-999999999] must not eat memory
+    const auto open = item.find('[');
+    if (open == std::string_view::npos) {
+        if (!SlurmScheduler::isPlainNodeName(item) || names.size() >= kMostNames) return false;
+        names.emplace_back(item);
+        return true;
+    }
+    const auto close = item.find(']', open);
+    if (close == std::string_view::npos) return false;
+    const std::string_view prefix = item.substr(0, open), rest = item.substr(close + 1);
+    std::string_view ranges = item.substr(open + 1, close - open - 1);
+    while (!ranges.empty()) {
+        const auto comma = ranges.find(',');
+        const std::string_view range = ranges.substr(0, comma);
+        ranges = comma == std::string_view::npos ? std::string_view() : ranges.substr(comma + 1);
+        const auto dash = range.find('-');
+        const std::string_view low = range.substr(0, dash);
+        const std::string_view high = dash == std::string_view::npos ? low : range.substr(dash + 1);
+        unsigned long first = 0, last = 0;
+        const auto parsedLow = std::from_chars(low.data(), low.data() + low.size(), first);
+        const auto parsedHigh = std::from_chars(high.data(), high.data() + high.size(), last);
+        if (low.empty() || high.empty() || parsedLow.ec != std::errc() || parsedLow.ptr != low.data() + low.size() ||
+            parsedHigh.ec != std::errc() || parsedHigh.ptr != high.data() + high.size() || last < first ||
+            last - first >= kMostNames)
+            return false;
+        for (unsigned long n = first; n <= last; ++n) {
+            std::string digits = std::to_string(n);
+            if (digits.size() < low.size()) digits.insert(0, low.size() - digits.size(), '0');  // "01-18" keeps width
+            if (!expandHostlistItem(std::string(prefix) + digits + std::string(rest), names)) return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
+
+std::optional<std::vector<std::string>> SlurmScheduler::expandHostlist(std::string_view hostlist) {
+    std::vector<std::string> names;
+    std::size_t itemStart = 0;
+    bool inBrackets = false;
+    for (std::size_t i = 0; i <= hostlist.size(); ++i) {
+        const char c = i < hostlist.size() ? hostlist[i] : ',';
+        if (c == '[' || c == ']') {
+            if (inBrackets == (c == '[')) return std::nullopt;  // nested or unbalanced
+            inBrackets = c == '[';
+        } else if (c == ',' && !inBrackets) {
+            if (i > itemStart && !expandHostlistItem(hostlist.substr(itemStart, i - itemStart), names)) return std::nullopt;
+            itemStart = i + 1;
+        }
+    }
+    if (inBrackets) return std::nullopt;
+    return names;
+}
 
 bool SlurmScheduler::isPlainNodeName(std::string_view name) {
     return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](unsigned char c) {
@@ -126,12 +181,15 @@ ActionOutcome SlurmScheduler::isolateRack(const std::string& rack, const std::ve
             return ActionOutcome::failure("trays of rack " + rack + " drained, but requeueing jobs " + joined(ids) +
                                           " failed: " + requeued.failureText("scontrol", config_.commandTimeout));
     }
+    // The operation's result says what Slurm did not do, so nobody assumes the loop is closed.
     return ActionOutcome::success("Slurm: drained " + std::to_string(nodes.size()) + " trays of rack " + rack +
-                                  (ids.empty() ? std::string(", no jobs to move") : ", requeued jobs " + joined(ids)));
+                                  (ids.empty() ? std::string(", no jobs to move") : ", requeued jobs " + joined(ids)) +
+                                  ". Valve and tray power are not Slurm's: close the valve and power the trays "
+                                  "down with the facility controls");
 }
 
 ActionOutcome SlurmScheduler::restoreRack(const std::string& rack, const std::vector<std::string>& nodes) {
-    const SlurmNodeStates states = readNodeStates(nodes);
+    const SlurmNodeReading states = readNodeStates(nodes);
     if (!states.error.empty()) return ActionOutcome::failure(states.error);
     std::vector<std::string> out;
     for (const auto& node : states.nodes)
@@ -144,8 +202,27 @@ ActionOutcome SlurmScheduler::restoreRack(const std::string& rack, const std::ve
     return ActionOutcome::success("Slurm: resumed " + std::to_string(out.size()) + " trays of rack " + rack);
 }
 
-SlurmNodeStates SlurmScheduler::readNodeStates(const std::vector<std::string>& names) const {
-    SlurmNodeStates states;
+SlurmJobReading SlurmScheduler::readJobPlacements() const {
+    SlurmJobReading reading;
+    // Node list first: it never contains '|', a job name may.
+    const CommandResult result =
+        run("squeue", {"-h", "-a", "-t", "RUNNING,COMPLETING,CONFIGURING,SUSPENDED", "-o", "%N|%j"});
+    if (!result.succeeded()) {
+        reading.error = result.failureText("squeue", config_.commandTimeout);
+        return reading;
+    }
+    for (const std::string& line : lines(result.out)) {
+        const auto bar = line.find('|');
+        if (bar == std::string::npos) continue;
+        const auto nodes = expandHostlist(std::string_view(line).substr(0, bar));
+        if (!nodes) continue;  // not a node list (a future squeue format); better no placement than a wrong one
+        for (const auto& node : *nodes) reading.jobsByNode[node].push_back(line.substr(bar + 1));
+    }
+    return reading;
+}
+
+SlurmNodeReading SlurmScheduler::readNodeStates(const std::vector<std::string>& names) const {
+    SlurmNodeReading states;
     for (const auto& name : names)
         if (!isPlainNodeName(name)) {
             states.error = "'" + name + "' is not a single Slurm node name";

@@ -9,6 +9,8 @@
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <chrono>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,9 +31,15 @@ struct SlurmNodeStatus {
     std::string reason;          // "" when Slurm has none
 };
 
-struct SlurmNodeStates {
+struct SlurmNodeReading {
     std::vector<SlurmNodeStatus> nodes;
     std::string error;           // Slurm's message when it could not be asked; nodes is then empty
+};
+
+// Which jobs hold which nodes (running, completing, configuring or suspended jobs).
+struct SlurmJobReading {
+    std::map<std::string, std::vector<std::string>> jobsByNode;  // node -> job names
+    std::string error;           // Slurm's message when it could not be asked
 };
 
 class SlurmScheduler : public Actuator {
@@ -48,13 +56,17 @@ public:
     ActionOutcome restoreRack(const std::string& rack, const std::vector<std::string>& nodes) override;
 
     // All nodes when names is empty.
-    SlurmNodeStates readNodeStates(const std::vector<std::string>& names = {}) const;
+    SlurmNodeReading readNodeStates(const std::vector<std::string>& names = {}) const;
+    SlurmJobReading readJobPlacements() const;
 
     // sinfo's long state ("idle", "draining", "drained*", "mixed-", ...) as a NodeState.
     static watchfloor::v1::NodeState parseNodeState(std::string_view sinfoState);
     // A single Slurm node name: letters, digits, '.', '_', '-'. Anything else (a hostlist such as
     // "r01-n[01-18]", a comma list, spaces) could address more nodes than the operator chose.
     static bool isPlainNodeName(std::string_view name);
+    // Slurm's compressed hostlist ("r01-n[01-03,07],r02-n05", several bracket groups allowed) as
+    // node names. nullopt when the text is not a hostlist this parser understands.
+    static std::optional<std::vector<std::string>> expandHostlist(std::string_view hostlist);
 
 private:
     CommandResult run(const std::string& program, std::vector<std::string> args) const;
