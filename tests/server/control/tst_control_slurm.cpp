@@ -2,6 +2,7 @@
 // thing on a loopback cluster (scripts/slurm-loopback) when the Slurm packages are installed.
 #include "ControlTestFleet.h"
 #include "OperationsEngine.h"
+#include "SlurmFleetOverlay.h"
 #include "SlurmScheduler.h"
 
 #include <QElapsedTimer>
@@ -11,6 +12,8 @@
 #include <QTest>
 
 #include <sys/stat.h>
+
+#include <atomic>
 
 using namespace watchfloor::server::control;
 namespace v1 = watchfloor::v1;
@@ -49,6 +52,62 @@ QString runText(const QString& program, const QStringList& args, const QString& 
     process.start(program, args);
     process.waitForFinished(30000);
     return QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
+}
+
+// A fleet source with trays r01-n01..r01-n03 that reports each tray once (ALLOCATED, with the
+// given health and reason) on its first advance and nothing afterwards, like the twin at rest.
+class ThreeTraySource : public watchfloor::server::FleetSource {
+public:
+    ThreeTraySource() {
+        topology_.set_fleet_index(0);
+        for (std::uint32_t i = 1; i <= 3; ++i) {
+            auto* node = topology_.add_nodes();
+            node->set_index(10 + i);
+            node->set_name("r01-n0" + std::to_string(i));
+        }
+    }
+    const v1::Topology& topology() const override { return topology_; }
+    watchfloor::server::UnixTime now() const override { return now_; }
+    void advanceTo(watchfloor::server::UnixTime until, watchfloor::server::FleetChanges& out) override {
+        now_ = until;
+        out.time = until;
+        if (reported_) return;
+        reported_ = true;
+        for (const auto& node : topology_.nodes()) {
+            auto& state = out.states.emplace_back();
+            state.set_entity_index(node.index());
+            state.set_node_state(v1::NODE_STATE_ALLOCATED);
+            state.set_health(node.name() == "r01-n02" ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_HEALTHY);
+            state.set_reason(node.name() == "r01-n02" ? "health check: Xid 94" : "twin reason");
+        }
+    }
+
+private:
+    v1::Topology topology_;
+    watchfloor::server::UnixTime now_{std::chrono::milliseconds(1'700'000'000'000)};
+    bool reported_ = false;
+};
+
+// What the fake Slurm answers next; the test changes it between polls.
+struct ScriptedSlurm {
+    SlurmClusterReading next;
+    SlurmClusterReading operator()() const { return next; }
+};
+
+SlurmNodeStatus slurmNode(std::string name, std::string sinfoState, std::string reason = {}) {
+    SlurmNodeStatus node;
+    node.name = std::move(name);
+    node.state = SlurmScheduler::parseNodeState(sinfoState);
+    node.responding = sinfoState.find('*') == std::string::npos;
+    node.slurmState = std::move(sinfoState);
+    node.reason = std::move(reason);
+    return node;
+}
+
+const v1::EntityState* stateOf(const watchfloor::server::FleetChanges& changes, std::uint32_t entity) {
+    for (const auto& state : changes.states)
+        if (state.entity_index() == entity) return &state;
+    return nullptr;
 }
 
 }  // namespace
@@ -204,6 +263,208 @@ private slots:
         QVERIFY(!states.nodes[1].responding);
         QCOMPARE(states.nodes[1].reason, "alice: a|b reason");
         QCOMPARE(states.nodes[2].state, v1::NODE_STATE_DRAINING);
+    }
+
+    void expandsHostlists_data() {
+        QTest::addColumn<QString>("hostlist");
+        QTest::addColumn<QStringList>("names");  // empty: refused
+        QTest::newRow("one") << "r01-n03" << QStringList{"r01-n03"};
+        QTest::newRow("range keeps width") << "r01-n[08-10]" << QStringList{"r01-n08", "r01-n09", "r01-n10"};
+        QTest::newRow("list in brackets") << "r01-n[01,03-04]" << QStringList{"r01-n01", "r01-n03", "r01-n04"};
+        QTest::newRow("two groups") << "r[01-02]-n[17-18]" << QStringList{"r01-n17", "r01-n18", "r02-n17", "r02-n18"};
+        QTest::newRow("comma items") << "r01-n01,r02-n[01-02]" << QStringList{"r01-n01", "r02-n01", "r02-n02"};
+        QTest::newRow("unbalanced") << "r01-n[01-02" << QStringList{};
+        QTest::newRow("nested") << "r[0[1-2]]" << QStringList{};
+        QTest::newRow("backwards") << "r01-n[05-02]" << QStringList{};
+        QTest::newRow("not a number") << "r01-n[a-b]" << QStringList{};
+        QTest::newRow("huge") << "n[1-999999999]" << QStringList{};
+        QTest::newRow("space") << "r01-n01 x" << QStringList{};
+    }
+    void expandsHostlists() {
+        QFETCH(QString, hostlist);
+        QFETCH(QStringList, names);
+        const auto expanded = SlurmScheduler::expandHostlist(hostlist.toStdString());
+        QCOMPARE(expanded.has_value(), !names.isEmpty());
+        if (!expanded) return;
+        QStringList got;
+        for (const auto& name : *expanded) got << QString::fromStdString(name);
+        QCOMPARE(got, names);
+    }
+
+    void readsJobPlacementsFromSqueue() {
+        QTemporaryDir bin;
+        writeFakeProgram(bin, "squeue", kRecordArgv + "printf 'r01-n[01-02]|llm-70b\\nr01-n03|a|b job\\n'\n");
+        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        const auto reading = slurm.readJobPlacements();
+        QVERIFY2(reading.error.empty(), reading.error.c_str());
+        QCOMPARE(reading.jobsByNode.size(), 3u);
+        QCOMPARE(reading.jobsByNode.at("r01-n02"), std::vector<std::string>{"llm-70b"});
+        QCOMPARE(reading.jobsByNode.at("r01-n03"), std::vector<std::string>{"a|b job"});
+        QVERIFY(recordedArgs(bin).contains("RUNNING,COMPLETING,CONFIGURING,SUSPENDED"));
+    }
+
+    void pollerKeepsTheLastKnownStatesWhenSlurmIsUnreachable() {
+        ScriptedSlurm slurm;
+        slurm.next.nodes = {slurmNode("r01-n01", "idle"), slurmNode("r01-n02", "drained", "alice: xid 79")};
+        std::vector<std::string> log;
+        SlurmNodeStatePoller poller([&] { return slurm(); }, std::chrono::hours(1),
+                                    [&](const std::string& line) { log.push_back(line); });
+        QVERIFY(!poller.view()->everRead);
+        poller.pollOnce();
+        auto view = poller.view();
+        QVERIFY(view->everRead && view->reachable);
+        QCOMPARE(view->node("r01-n02")->state, v1::NODE_STATE_DRAINED);
+        const auto generation = view->generation;
+        const auto version = view->node("r01-n01")->version;
+        poller.pollOnce();  // same answer: nothing changed
+        QCOMPARE(poller.view()->generation, generation);
+
+        slurm.next = {};
+        slurm.next.error = "slurm_load_partitions: Unable to contact slurm controller (connect failure)";
+        poller.pollOnce();
+        view = poller.view();
+        QVERIFY(!view->reachable);
+        QCOMPARE(view->error, slurm.next.error);
+        QCOMPARE(view->generation, generation + 1);
+        QCOMPARE(view->node("r01-n02")->state, v1::NODE_STATE_DRAINED);  // last known, not dropped
+        QCOMPARE(view->node("r01-n01")->state, v1::NODE_STATE_IDLE);
+        poller.pollOnce();  // still unreachable: not a new change, not a new log line
+        QCOMPARE(poller.view()->generation, generation + 1);
+        QCOMPARE(log.size(), 2u);
+        QVERIFY2(QString::fromStdString(log[1]).contains("Unable to contact slurm controller"), log[1].c_str());
+
+        slurm.next = {};
+        slurm.next.nodes = {slurmNode("r01-n01", "drained", "by hand"), slurmNode("r01-n02", "drained", "alice: xid 79")};
+        poller.pollOnce();
+        view = poller.view();
+        QVERIFY(view->reachable);
+        QCOMPARE(view->node("r01-n01")->version, version + 1);
+        QCOMPARE(log.size(), 3u);
+    }
+
+    void pollerThreadRefreshesOnRequest() {
+        std::atomic<int> reads{0};
+        SlurmNodeStatePoller poller(
+            [&] {
+                ++reads;
+                SlurmClusterReading reading;
+                reading.nodes = {slurmNode("r01-n01", "idle")};
+                return reading;
+            },
+            std::chrono::hours(1));
+        poller.start();
+        QCOMPARE(reads.load(), 1);  // the first reading is synchronous
+        poller.requestRefresh();
+        QTRY_COMPARE_WITH_TIMEOUT(reads.load(), 2, 2000);
+        poller.stop();
+    }
+
+    void streamShowsSlurmsStateOverTheTwins() {
+        ThreeTraySource twin;
+        ScriptedSlurm slurm;
+        slurm.next.nodes = {slurmNode("r01-n01", "idle"), slurmNode("r01-n02", "mixed")};
+        SlurmNodeStatePoller poller([&] { return slurm(); }, std::chrono::hours(1));
+        poller.pollOnce();
+        SlurmFleetSource source(twin, poller);
+        watchfloor::server::FleetChanges changes;
+        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        QCOMPARE(changes.states.size(), 3u);
+        QCOMPARE(stateOf(changes, 11)->node_state(), v1::NODE_STATE_IDLE);
+        QCOMPARE(stateOf(changes, 11)->reason(), "");  // the twin's reason is not Slurm's
+        QCOMPARE(stateOf(changes, 12)->node_state(), v1::NODE_STATE_ALLOCATED);
+        QCOMPARE(stateOf(changes, 12)->health(), v1::HEALTH_STATE_DEGRADED);
+        QCOMPARE(stateOf(changes, 12)->reason(), "health check: Xid 94");  // unhealthy: the fault text
+        QCOMPARE(stateOf(changes, 13)->node_state(), v1::NODE_STATE_UNSPECIFIED);
+        QCOMPARE(stateOf(changes, 13)->reason(), "not a node in Slurm's configuration");
+        QVERIFY(changes.events.empty());
+
+        // A drain typed into scontrol: only that tray is restated, with the twin's health kept.
+        slurm.next.nodes[0] = slurmNode("r01-n01", "drained", "by hand from a shell");
+        poller.pollOnce();
+        changes.clear();
+        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        QCOMPARE(changes.states.size(), 1u);
+        QCOMPARE(changes.states[0].entity_index(), 11u);
+        QCOMPARE(changes.states[0].node_state(), v1::NODE_STATE_DRAINED);
+        QCOMPARE(changes.states[0].reason(), "by hand from a shell");
+        QCOMPARE(changes.states[0].health(), v1::HEALTH_STATE_HEALTHY);
+        QCOMPARE(changes.states[0].since_unix_ms(), watchfloor::server::toUnixMs(twin.now()));
+        QCOMPARE(changes.events.size(), 1u);
+        QCOMPARE(changes.events[0].type(), v1::EVENT_TYPE_NODE_STATE);
+        QCOMPARE(changes.events[0].message(), "Slurm: r01-n01 is DRAINED (was IDLE): by hand from a shell");
+
+        changes.clear();  // nothing new from Slurm: nothing restated
+        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        QVERIFY(changes.states.empty());
+
+        // Slurm unreachable: states stay the last known ones and say so; nothing becomes drained.
+        slurm.next = {};
+        slurm.next.error = "Unable to contact slurm controller (connect failure)";
+        poller.pollOnce();
+        changes.clear();
+        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        QCOMPARE(changes.states.size(), 2u);  // the tray Slurm never knew keeps its reason
+        QCOMPARE(stateOf(changes, 11)->node_state(), v1::NODE_STATE_DRAINED);
+        QVERIFY(QString::fromStdString(stateOf(changes, 11)->reason())
+                    .startsWith("by hand from a shell; last known state, Slurm unreachable since "));
+        QCOMPARE(stateOf(changes, 12)->node_state(), v1::NODE_STATE_ALLOCATED);
+        QCOMPARE(changes.events.size(), 1u);
+        QCOMPARE(changes.events[0].entity_index(), 0u);
+        QCOMPARE(changes.events[0].severity(), v1::SEVERITY_WARNING);
+        QVERIFY2(QString::fromStdString(changes.events[0].message())
+                     .startsWith("Slurm unreachable: Unable to contact slurm controller (connect failure); node states are the last known"),
+                 changes.events[0].message().c_str());
+    }
+
+    void streamShowsNothingDrainedWhenSlurmWasNeverRead() {
+        ThreeTraySource twin;
+        ScriptedSlurm slurm;
+        slurm.next.error = "sinfo did not answer within 15.0 s and was stopped";
+        SlurmNodeStatePoller poller([&] { return slurm(); }, std::chrono::hours(1));
+        poller.pollOnce();
+        SlurmFleetSource source(twin, poller);
+        watchfloor::server::FleetChanges changes;
+        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        QCOMPARE(changes.states.size(), 3u);
+        for (const auto& state : changes.states) {
+            QCOMPARE(state.node_state(), v1::NODE_STATE_UNSPECIFIED);
+            QVERIFY2(QString::fromStdString(state.reason()).contains("did not answer within"), state.reason().c_str());
+        }
+    }
+
+    void fleetViewAnswersWithSlurmsStateAndJobs() {
+        control_test::TestFleet twin(1);
+        twin.placeJob("twin-job", {"r01-n01"}, 600);
+        ScriptedSlurm slurm;
+        for (int i = 1; i <= 18; ++i)
+            slurm.next.nodes.push_back(slurmNode(QString::asprintf("r01-n%02d", i).toStdString(), "drained", "rack work"));
+        slurm.next.nodes[0] = slurmNode("r01-n01", "draining", "alice: xid 79");
+        slurm.next.jobsByNode["r01-n01"] = {"llm-70b"};
+        SlurmNodeStatePoller poller([&] { return slurm(); }, std::chrono::hours(1));
+        poller.pollOnce();
+        SlurmFleetView view(twin, poller);
+        auto node = view.node("r01-n01");
+        QVERIFY(node);
+        QCOMPARE(node->state, v1::NODE_STATE_DRAINING);
+        QCOMPARE(node->jobs, std::vector<std::string>{"llm-70b"});
+        QCOMPARE(node->gpus, 4u);
+        QVERIFY(!view.node("r09-n01"));
+        QVERIFY(view.rack("r01")->isolated);  // every tray out of service in Slurm
+        const auto nodeVersion = node->stateVersion;
+        const auto rackVersion = view.rack("r01")->stateVersion;
+
+        slurm.next.nodes[0] = slurmNode("r01-n01", "drained", "alice: xid 79");
+        slurm.next.jobsByNode.clear();
+        poller.pollOnce();
+        node = view.node("r01-n01");
+        QCOMPARE(node->state, v1::NODE_STATE_DRAINED);
+        QVERIFY(node->jobs.empty());
+        QVERIFY(node->stateVersion != nodeVersion);  // a preview made before is now stale
+        QVERIFY(view.rack("r01")->stateVersion != rackVersion);
+
+        slurm.next.nodes[5] = slurmNode("r01-n06", "idle");
+        poller.pollOnce();
+        QVERIFY(!view.rack("r01")->isolated);
     }
 
     // ---- real Slurm on loopback ----
