@@ -12,8 +12,8 @@
 //    the last known ones and since when Slurm has been unreachable.
 //
 // SlurmFleetSource applies this to the state stream (a FleetSource around the twin),
-// SlurmFleetView to what previews and the stale-state check read (a FleetView around the twin's),
-// and SlurmReadBack assembles both with the poller for fleetd main.
+// SlurmFleetView to what previews and the stale-state check read (a FleetView around the twin's);
+// SlurmReadBack holds the poller and the source overlay for fleetd main.
 
 #include "FleetSource.h"
 #include "FleetView.h"
@@ -95,19 +95,20 @@ private:
     const SlurmNodeStatePoller& poller_;
 };
 
-// Everything `--scheduler slurm` adds to fleetd's read side: the poller (sinfo + squeue through
-// SLURM_CONF, every `period`, each command bounded by the config's timeout) and both overlays.
+// What `--scheduler slurm` adds to fleetd's state stream: the poller (sinfo + squeue through
+// SLURM_CONF every `period`, each command bounded by the config's timeout) and the source
+// overlay. Whoever holds the control plane's FleetView wraps it in a SlurmFleetView over poller().
 class SlurmReadBack {
 public:
     static constexpr std::chrono::milliseconds kDefaultPeriod{2000};
 
-    SlurmReadBack(const SlurmConfig& config, FleetSource& source, const FleetView& view,
-                  std::chrono::milliseconds period = kDefaultPeriod, SlurmNodeStatePoller::Log log = {});
+    SlurmReadBack(const SlurmConfig& config, FleetSource& source, std::chrono::milliseconds period = kDefaultPeriod,
+                  SlurmNodeStatePoller::Log log = {});
 
     FleetSource& source() { return source_; }
-    const FleetView& fleetView() const { return view_; }
     SlurmNodeStatePoller& poller() { return poller_; }
-    // First reading on the calling thread, then polling in the background.
+    // First reading on the calling thread (fleetd's first snapshot has Slurm's view), then polling
+    // in the background until stop().
     void start() { poller_.start(); }
     void stop() { poller_.stop(); }
 
@@ -115,7 +116,6 @@ private:
     SlurmScheduler reader_;
     SlurmNodeStatePoller poller_;
     SlurmFleetSource source_;
-    SlurmFleetView view_;
 };
 
 }  // namespace watchfloor::server::control
