@@ -171,6 +171,23 @@ std::optional<OperationResult> OperationsEngine::retryLocked(const Caller& calle
                   nullptr);
 }
 
+grpc::Status OperationsEngine::conflictLocked(const v1::ActionRequest& request) const {
+    const std::string target = describeTarget(request);
+    for (const auto& owned : entries_) {
+        const Entry& other = *owned;
+        if (!isActive(other.op.state())) continue;
+        // Once a drain has taken effect a resume may follow it (Slurm can stay DRAINING for hours);
+        // the same action twice, or anything while the first has not reached the backend, may not.
+        const bool sameAction = other.op.request().type() == request.type();
+        if ((!sameAction && other.effectApplied) || describeTarget(other.op.request()) != target) continue;
+        return {grpc::StatusCode::ABORTED,
+                target + " already has " + actionName(other.op.request().type()) + " " + other.op.id() + " by " +
+                    other.op.principal() + " in progress (" + stateName(other.op.state()) +
+                    "); this request was not executed. Follow that operation, or act again once it has finished"};
+    }
+    return Status::OK;
+}
+
 std::unique_ptr<OperationsEngine::Entry> OperationsEngine::newEntry(const Caller& caller,
                                                                     const v1::ActionRequest& request,
                                                                     const v1::ActionPreview& preview) {
@@ -221,6 +238,7 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
                           {grpc::StatusCode::PERMISSION_DENIED, caller.principal + " has role " + roleName(caller.role) +
                                                                     ", which may not " + actionName(request.type())},
                           nullptr);
+        if (auto conflict = conflictLocked(request); !conflict.ok()) return refuse(caller, request, conflict, nullptr);
         const auto [previewStatus, preview] = this->preview(caller, request);
         if (!previewStatus.ok()) return refuse(caller, request, previewStatus, nullptr);
         if (auto status = checkAgainstPreview(caller, request, preview); !status.ok())

@@ -108,6 +108,8 @@ private:
     // The first call's operation for a retry, or the refusal of a request id reused for another action.
     std::optional<OperationResult> retryLocked(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                                const std::string& fingerprint) const;
+    // Another console's operation on the same target still in flight: running this one too would act twice.
+    Status conflictLocked(const watchfloor::v1::ActionRequest& request) const;
     std::unique_ptr<Entry> newEntry(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                     const watchfloor::v1::ActionPreview& preview);
     Entry* adoptLocked(std::unique_ptr<Entry> entry);

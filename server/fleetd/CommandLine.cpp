@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 
 namespace watchfloor::server::fleetd {
 
@@ -40,6 +41,23 @@ bool validListenAddress(const std::string& address) {
     std::uint64_t port = 0;
     return parseUnsigned(address.substr(colon + 1), 0, 65535, &port);
 }
+// Flags that only mean something together; a lone one is a typo or a forgotten flag, and
+// silently ignoring it would leave an operator believing a safeguard is on.
+// `controlOnlyFlag`: the first flag given that has no effect unless operator actions are on.
+bool checkControlFlags(const std::string& controlOnlyFlag, const CommandLine& cl, std::string* problem) {
+    const auto& c = cl.control;
+    if (c.tls.certPath.empty() != c.tls.keyPath.empty())
+        return *problem = "--tls-cert and --tls-key go together", false;
+    if (!c.tls.clientCaPath.empty() && c.tls.certPath.empty())
+        return *problem = "--tls-client-ca needs --tls-cert and --tls-key (mTLS is TLS that also checks the client)",
+               false;
+    if (!c.slurmConf.empty() && c.scheduler != control::ControlOptions::Scheduler::Slurm)
+        return *problem = "--slurm-conf needs --scheduler slurm", false;
+    if (!cl.controlEnabled() && !controlOnlyFlag.empty())
+        return *problem = controlOnlyFlag + " needs --tokens FILE: operator actions are off without it", false;
+    return true;
+}
+
 }  // namespace
 
 std::string usageText() {
@@ -60,11 +78,30 @@ std::string usageText() {
            "  --replay-log-mb N      memory for recent deltas that reconnecting consoles resume from\n"
            "                         (default 384; a console further behind gets a fresh snapshot)\n"
            "  --log-stats D          log rates, subscribers and replay-log size every D (e.g. 10s)\n"
+           "\n"
+           "Operator actions (watchfloor.v1.ControlService; off unless --tokens is given):\n"
+           "  --tokens FILE          bearer tokens: 'token <secret> principal=<name> role=viewer|operator|admin'\n"
+           "                         per line, file mode 0600. Without it every control call is refused\n"
+           "                         (UNIMPLEMENTED, naming this flag); telemetry is unaffected\n"
+           "  --audit-log FILE       append-only JSON Lines audit trail, fsync'ed before each action takes\n"
+           "                         effect (default $STATE_DIRECTORY/audit.jsonl under systemd, else\n"
+           "                         $XDG_STATE_HOME or ~/.local/state + /watchfloor/fleetd-audit.jsonl)\n"
+           "  --tls-cert FILE --tls-key FILE  serve TLS on the listening port (telemetry too)\n"
+           "  --tls-client-ca FILE   with TLS: require client certificates signed by this CA (mTLS)\n"
+           "                         Without TLS, tokens are accepted from loopback peers only.\n"
+           "  --require-approval isolate-rack  rack isolation needs a second operator's approval\n"
+           "  --approval-ttl D       how long a request waits for approval (default 15m, 1s..24h)\n"
+           "  --scheduler sim|slurm  where drain/resume/requeue take effect (default sim: the twin)\n"
+           "  --slurm-conf FILE      with --scheduler slurm: SLURM_CONF for scontrol/sinfo/squeue\n"
+           "  --auto-drain N/WINDOW  drain on the Xids fleet policy drains on, as principal 'auto'; the\n"
+           "                         circuit breaker trips past N distinct nodes per WINDOW (e.g. 5/10m)\n"
+           "                         and holds until an admin resets it\n"
+           "\n"
            "  --version              print the version and exit\n"
            "  --help                 print this help and exit\n"
            "\n"
            "Exit status: 0 ok (SIGTERM/SIGINT = graceful shutdown), 1 bad fleet/scenario file or\n"
-           "cannot listen, 2 bad command line.\n";
+           "cannot listen, 2 bad command line or an unusable tokens file, TLS file or audit log.\n";
 }
 
 bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* problem) {
@@ -123,11 +160,53 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              cl.replayLogMiB = static_cast<std::uint32_t>(n);
              return true;
          }},
+        {"--tokens", [&](const std::string& v) {
+             cl.control.tokensFile = v;
+             return !v.empty() || (*problem = "--tokens: expected a file name", false);
+         }},
+        {"--audit-log", [&](const std::string& v) {
+             cl.control.auditLogFile = v;
+             cl.auditLogGiven = true;
+             return !v.empty() || (*problem = "--audit-log: expected a file name", false);
+         }},
+        {"--tls-cert", [&](const std::string& v) {
+             cl.control.tls.certPath = v;
+             return !v.empty() || (*problem = "--tls-cert: expected a PEM file name", false);
+         }},
+        {"--tls-key", [&](const std::string& v) {
+             cl.control.tls.keyPath = v;
+             return !v.empty() || (*problem = "--tls-key: expected a PEM file name", false);
+         }},
+        {"--tls-client-ca", [&](const std::string& v) {
+             cl.control.tls.clientCaPath = v;
+             return !v.empty() || (*problem = "--tls-client-ca: expected a PEM file name", false);
+         }},
+        {"--require-approval", [&](const std::string& v) {
+             return control::parseRequireApproval(v, &cl.control, problem);
+         }},
+        {"--approval-ttl", [&](const std::string& v) {
+             const auto ttl = parseDuration(v);
+             if (!ttl || *ttl < std::chrono::seconds(1) || *ttl > std::chrono::hours(24))
+                 return *problem = "--approval-ttl: expected a duration from 1s to 24h such as 15m, got \"" + v + "\"",
+                        false;
+             cl.control.approvalTtl = std::chrono::duration_cast<std::chrono::seconds>(*ttl);
+             return true;
+         }},
+        {"--scheduler", [&](const std::string& v) { return control::parseScheduler(v, &cl.control, problem); }},
+        {"--slurm-conf", [&](const std::string& v) {
+             cl.control.slurmConf = v;
+             return !v.empty() || (*problem = "--slurm-conf: expected a file name", false);
+         }},
+        {"--auto-drain", [&](const std::string& v) {
+             cl.control.autoDrain = control::parseAutoDrain(v, problem);
+             return cl.control.autoDrain.has_value();
+         }},
         {"--dump-events", [&](const std::string& v) {
              cl.dumpEventsPath = v;
              return !v.empty() || (*problem = "--dump-events: expected a file name or -", false);
          }},
     };
+    std::string controlOnlyFlag;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string flag = args[i], value;
         bool hasInlineValue = false;
@@ -148,6 +227,9 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
                 value = args[++i];
             }
             if (!handler->second(value)) return false;
+            static const std::set<std::string> controlOnly = {"--audit-log",  "--require-approval", "--approval-ttl",
+                                                              "--scheduler",  "--slurm-conf",       "--auto-drain"};
+            if (controlOnlyFlag.empty() && controlOnly.count(flag)) controlOnlyFlag = flag;
         } else {
             *problem = "unknown option \"" + args[i] + "\"";
             return false;
@@ -162,6 +244,7 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
         return false;
     }
     if (cl.simDuration) cl.mode = CommandLine::Mode::DumpEvents;
+    if (!checkControlFlags(controlOnlyFlag, cl, problem)) return false;
     if (cl.racks && cl.regions && *cl.regions > *cl.racks) {
         *problem = "--regions (" + std::to_string(*cl.regions) + ") cannot exceed --racks (" +
                    std::to_string(*cl.racks) + ")";

@@ -1,6 +1,8 @@
 #pragma once
 // fleetd's command line: parsed into options or a message naming the bad flag (exit code 2).
 
+#include "ControlPlane.h"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -23,6 +25,11 @@ struct CommandLine {
     std::chrono::milliseconds statsInterval{0};
     std::optional<std::uint32_t> replayLogMiB;
     std::string metricsListen;  // empty = no /metrics endpoint
+    // Operator actions (ControlService). Off without --tokens; see controlEnabled().
+    control::ControlOptions control;
+    bool auditLogGiven = false;  // else fleetd picks defaultAuditLogPath()
+
+    bool controlEnabled() const { return !control.tokensFile.empty(); }
 };
 
 // Returns false and fills `problem` ("--racks: expected a whole number from 1 to 10000, got x").

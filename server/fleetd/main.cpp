@@ -4,6 +4,7 @@
 #include "CommandLine.h"
 #include "DigitalTwin.h"
 #include "EventDump.h"
+#include "FleetdControl.h"
 #include "FleetdServer.h"
 
 #include <pthread.h>
@@ -36,6 +37,13 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     options.metricsListen = cl.metricsListen;
     if (cl.replayLogMiB) options.log.maxBytes = std::size_t(*cl.replayLogMiB) << 20;
     options.statsLog = [](const std::string& line) { std::cerr << line << std::endl; };
+    auto control = fleetd::FleetdControl::create(
+        cl, twin, [](const std::string& line) { std::cerr << "fleetd: control: " << line << std::endl; });
+    if (!control.control) {
+        std::cerr << "fleetd: " << control.error << "\n";
+        return 2;
+    }
+    control.control->attachTo(options);
     std::string error;
     auto server = service::FleetdServer::start(twin, options, &error);
     if (!server) {
@@ -55,6 +63,7 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     sigwait(&signals, &signal);
     std::cerr << "fleetd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down" << std::endl;
     server->shutdown();
+    control.control->stop();
     std::cerr << "fleetd: stopped" << std::endl;
     return 0;
 }

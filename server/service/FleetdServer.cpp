@@ -57,8 +57,10 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     grpc::EnableDefaultHealthCheckService(true);
     grpc::reflection::InitProtoReflectionServerBuilderPlugin();
     grpc::ServerBuilder builder;
-    builder.AddListeningPort(o.listenAddress, grpc::InsecureServerCredentials(), &self->port_);
+    builder.AddListeningPort(o.listenAddress, o.credentials ? o.credentials : grpc::InsecureServerCredentials(),
+                             &self->port_);
     builder.RegisterService(self->service_.get());
+    for (grpc::Service* extra : o.extraServices) builder.RegisterService(extra);
     builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
     builder.SetMaxSendMessageSize(kMaxResponseBytes);
     builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, kMinClientPingIntervalMs);
@@ -123,6 +125,8 @@ void FleetdServer::tick(TickCost& cost) {
     source_.advanceTo(until, changes);
     const auto advanced = Clock::now();
     auto deltas = store_->apply(changes, history_.get());
+    if (options_.eventTap && !deltas.empty())
+        for (const auto& event : deltas.front()->events()) options_.eventTap(event);
     log_->append(deltas);
     pump_->wake();
     ++ticks_;
@@ -184,6 +188,7 @@ void FleetdServer::shutdown() {
     }
     if (tickThread_.joinable()) tickThread_.join();
     metrics_.reset();
+    if (options_.beforeShutdown) options_.beforeShutdown();
     pump_->finishAll(grpc::Status(grpc::StatusCode::UNAVAILABLE, "fleetd shutting down"));
     if (server_) {
         if (auto* health = server_->GetHealthCheckService()) health->Shutdown();

@@ -16,9 +16,12 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace grpc {
 class Server;
+class ServerCredentials;
+class Service;
 }
 
 namespace watchfloor::server::service {
@@ -40,6 +43,17 @@ struct FleetdOptions {
     std::chrono::milliseconds statsInterval{0};
     std::function<void(const std::string&)> statsLog;  // where statistics lines go
     std::string metricsListen;  // HOST:PORT for Prometheus GET /metrics; empty = none
+
+    // Hooks for services beside telemetry (fleetd's ControlService):
+    // the listening port's transport (TLS applies to every service on it); null = plaintext.
+    std::shared_ptr<grpc::ServerCredentials> credentials;
+    // Served on the same port; must outlive the server.
+    std::vector<grpc::Service*> extraServices;
+    // Every event as journaled (id assigned), on the tick thread, before any console can see it.
+    // Must not block: the tick thread is what applies queued twin actions.
+    std::function<void(const watchfloor::v1::Event&)> eventTap;
+    // Called once at shutdown before the gRPC server stops, e.g. to end long-lived streams.
+    std::function<void()> beforeShutdown;
 };
 
 class FleetdServer {

@@ -1,0 +1,62 @@
+#include "ControlLoop.h"
+
+namespace watchfloor::server::fleetd {
+
+ControlLoop::ControlLoop(control::ControlPlane& plane, std::chrono::milliseconds tickPeriod, Log log)
+    : plane_(plane), tickPeriod_(tickPeriod), log_(std::move(log)), thread_([this] { run(); }) {}
+
+ControlLoop::~ControlLoop() { stop(); }
+
+void ControlLoop::post(XidSighting sighting) {
+    if (!plane_.autoDrain()) return;
+    {
+        std::lock_guard lock(mutex_);
+        sightings_.push_back(std::move(sighting));
+    }
+    wake_.notify_one();
+}
+
+void ControlLoop::stop() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void ControlLoop::autoDrain(const XidSighting& sighting) {
+    const auto result = plane_.autoDrain()->onXid(sighting.node, sighting.gpu, sighting.xid, sighting.eventId);
+    if (!result || !log_) return;
+    const std::string what = "auto-drain " + sighting.node + " after Xid " + std::to_string(sighting.xid) +
+                             " (event " + std::to_string(sighting.eventId) + ")";
+    if (result->status.ok())
+        log_(what + ": " + result->operation.id() + " " + control::stateName(result->operation.state()));
+    else
+        log_(what + " refused: " + result->status.error_message());
+}
+
+void ControlLoop::run() {
+    using Clock = std::chrono::steady_clock;
+    auto nextTick = Clock::now() + tickPeriod_;
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        wake_.wait_until(lock, nextTick, [this] { return stopping_ || !sightings_.empty(); });
+        if (stopping_) break;
+        while (!sightings_.empty() && !stopping_) {
+            const XidSighting sighting = std::move(sightings_.front());
+            sightings_.pop_front();
+            lock.unlock();
+            autoDrain(sighting);
+            lock.lock();
+        }
+        if (Clock::now() >= nextTick) {
+            lock.unlock();
+            plane_.tick();
+            lock.lock();
+            nextTick = Clock::now() + tickPeriod_;
+        }
+    }
+}
+
+}  // namespace watchfloor::server::fleetd

@@ -1,0 +1,141 @@
+#include "FleetdControl.h"
+
+#include "DigitalTwin.h"
+#include "TwinControlAdapter.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace watchfloor::server::fleetd {
+namespace v1 = watchfloor::v1;
+
+namespace {
+
+// An RPC thread waits this long for the twin's tick to apply an action (a tick at 1,800 racks
+// takes ~1 s); also bounds how long shutdown can wait for an action in flight.
+constexpr std::chrono::seconds kTwinActionTimeout{10};
+constexpr std::chrono::milliseconds kControlTickPeriod{1000};
+
+std::string environment(const char* name) {
+    const char* value = std::getenv(name);
+    return value ? value : "";
+}
+
+// Two fleetds appending to one audit log would interleave sequence numbers and each recover the
+// other's operations; a lock file beside the log makes the second one refuse to start. The
+// kernel drops the lock when the process dies, so kill -9 never leaves it stale.
+int lockAuditLog(const std::string& auditPath, std::string* error) {
+    const std::string lockPath = auditPath + ".lock";
+    const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        *error = "cannot open " + lockPath + ": " + std::strerror(errno);
+        return -1;
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        *error = errno == EWOULDBLOCK
+                     ? "audit log " + auditPath + " is in use by another fleetd; give each fleetd its own --audit-log"
+                     : "cannot lock " + lockPath + ": " + std::strerror(errno);
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+}  // namespace
+
+std::string defaultAuditLogPath() {
+    if (const std::string state = environment("STATE_DIRECTORY"); !state.empty())
+        return state.substr(0, state.find(':')) + "/audit.jsonl";
+    std::string base = environment("XDG_STATE_HOME");
+    if (base.empty()) base = environment("HOME").empty() ? "." : environment("HOME") + "/.local/state";
+    return base + "/watchfloor/fleetd-audit.jsonl";
+}
+
+FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::DigitalTwin& twin, Log log) {
+    std::unique_ptr<FleetdControl> self(new FleetdControl());
+    self->log_ = std::move(log);
+    auto fail = [](std::string error) { return CreateResult{nullptr, std::move(error)}; };
+
+    if (!cl.controlEnabled()) {
+        auto transport = control::makeServerCredentials(cl.control.tls);
+        if (!transport.credentials) return fail(transport.error);
+        self->credentials_ = transport.credentials;
+        self->log_("operator actions off (no --tokens FILE): control calls are refused; transport: " +
+                   transport.description);
+        return {std::move(self), {}};
+    }
+
+    control::ControlOptions options = cl.control;
+    if (!cl.auditLogGiven) {
+        options.auditLogFile = defaultAuditLogPath();
+        std::error_code ec;
+        const auto folder = std::filesystem::path(options.auditLogFile).parent_path();
+        std::filesystem::create_directories(folder, ec);
+        if (ec) return fail("cannot create " + folder.string() + " for the audit log: " + ec.message() +
+                            "; choose one with --audit-log FILE");
+        self->log_("audit log: " + options.auditLogFile + " (default; --audit-log FILE to choose)");
+    }
+    std::string error;
+    self->auditLockFd_ = lockAuditLog(options.auditLogFile, &error);
+    if (self->auditLockFd_ < 0) return fail(error);
+
+    EventAcknowledgements& acknowledgements = self->acknowledgements_;
+    self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
+        twin, kTwinActionTimeout, [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
+    Log alertLog = self->log_;
+    auto created = control::ControlPlane::create(
+        options, {*self->twinControl_, self->twinControl_.get(), &acknowledgements,
+                  [alertLog](const std::string& message) { alertLog("ALERT: " + message); }});
+    if (!created.plane) return fail(created.error);
+    self->plane_ = std::move(created.plane);
+    self->credentials_ = self->plane_->credentials();
+    for (const std::string& note : self->plane_->startupNotes()) self->log_(note);
+    if (self->plane_->autoDrain()) {
+        const auto& topology = twin.topology();
+        for (const auto& node : topology.nodes()) self->nodeNames_[node.index()] = node.name();
+        for (const auto& gpu : topology.gpus()) self->gpuPlaces_[gpu.index()] = {gpu.node_index(), gpu.local_id()};
+        const auto& breaker = self->plane_->breaker()->config();
+        self->log_("automatic draining on: at most " + std::to_string(breaker.maxActionsPerWindow) +
+                   " nodes per " + std::to_string(breaker.window.count()) + " s, then the breaker holds until an "
+                   "admin resets it");
+    }
+    self->loop_ = std::make_unique<ControlLoop>(*self->plane_, kControlTickPeriod, self->log_);
+    return {std::move(self), {}};
+}
+
+FleetdControl::~FleetdControl() {
+    stop();
+    if (auditLockFd_ >= 0) ::close(auditLockFd_);
+}
+
+void FleetdControl::stop() {
+    if (loop_) loop_->stop();
+}
+
+void FleetdControl::onEvent(const v1::Event& event) {
+    acknowledgements_.noteJournaled(event.id());
+    if (event.type() != v1::EVENT_TYPE_XID || gpuPlaces_.empty()) return;
+    const auto place = gpuPlaces_.find(event.entity_index());
+    if (place == gpuPlaces_.end()) return;
+    const auto node = nodeNames_.find(place->second.node);
+    if (node == nodeNames_.end()) return;
+    loop_->post({node->second, place->second.local, event.xid().xid(), event.id()});
+}
+
+void FleetdControl::attachTo(service::FleetdOptions& options) {
+    options.credentials = credentials_;
+    if (!plane_) {
+        options.extraServices.push_back(&disabled_);
+        return;
+    }
+    options.extraServices.push_back(&plane_->service());
+    options.eventTap = [this](const v1::Event& event) { onEvent(event); };
+    options.beforeShutdown = [this] { plane_->service().stopStreams(); };
+}
+
+}  // namespace watchfloor::server::fleetd

@@ -1,0 +1,70 @@
+#pragma once
+// Operator actions in fleetd: the control plane over the digital twin (or Slurm), its thread, the
+// event acknowledgements, and the hooks that put the ControlService on fleetd's gRPC port.
+// Without --tokens it is a ControlService that refuses every call and names the flag; TLS flags
+// still apply to the port.
+
+#include "CommandLine.h"
+#include "ControlDisabledService.h"
+#include "ControlLoop.h"
+#include "EventAcknowledgements.h"
+#include "FleetdServer.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace watchfloor::server::sim {
+class DigitalTwin;
+class TwinControlAdapter;
+}  // namespace watchfloor::server::sim
+
+namespace watchfloor::server::fleetd {
+
+// Where the audit log goes without --audit-log: $STATE_DIRECTORY/audit.jsonl (systemd's
+// StateDirectory=), else $XDG_STATE_HOME or ~/.local/state + /watchfloor/fleetd-audit.jsonl.
+std::string defaultAuditLogPath();
+
+class FleetdControl {
+public:
+    using Log = std::function<void(const std::string&)>;
+    struct CreateResult {
+        std::unique_ptr<FleetdControl> control;  // null on error
+        std::string error;                       // operator-readable; fleetd exits 2
+    };
+
+    // `log` receives start-up notes, automation results and alerts, one line each.
+    static CreateResult create(const CommandLine& cl, sim::DigitalTwin& twin, Log log);
+    ~FleetdControl();
+
+    // Transport, the service, the event tap and the shutdown hook for fleetd's server.
+    void attachTo(service::FleetdOptions& options);
+    // After the server has shut down: ends the control thread.
+    void stop();
+
+    control::ControlPlane* plane() { return plane_.get(); }
+
+private:
+    FleetdControl() = default;
+    void onEvent(const watchfloor::v1::Event& event);
+
+    struct GpuPlace {
+        std::uint32_t node;   // topology node index
+        std::uint32_t local;  // 0..3
+    };
+
+    Log log_;
+    std::shared_ptr<grpc::ServerCredentials> credentials_;
+    ControlDisabledService disabled_;
+    int auditLockFd_ = -1;
+    EventAcknowledgements acknowledgements_;
+    std::unique_ptr<sim::TwinControlAdapter> twinControl_;
+    std::unique_ptr<control::ControlPlane> plane_;
+    std::unique_ptr<ControlLoop> loop_;
+    std::unordered_map<std::uint32_t, GpuPlace> gpuPlaces_;       // only with --auto-drain
+    std::unordered_map<std::uint32_t, std::string> nodeNames_;    // only with --auto-drain
+};
+
+}  // namespace watchfloor::server::fleetd
