@@ -202,4 +202,16 @@ AccessPolicy::Decision AccessPolicy::authorize(const Request& request, v1::Actio
     return decision;
 }
 
+AccessPolicy::Decision AccessPolicy::authorizeRead(const Request& request, v1::Role minimum,
+                                                   const std::string& what) const {
+    Decision decision = authenticate(request);
+    if (!decision.status.ok()) return decision;
+    // Roles are ordered viewer < operator < admin in the enum.
+    if (decision.caller.role < minimum)
+        return deny(request, &decision.caller, grpc::StatusCode::PERMISSION_DENIED,
+                    decision.caller.principal + " has role " + roleName(decision.caller.role) + ", which may not " +
+                        what + " (" + roleName(minimum) + " or above)");
+    return decision;
+}
+
 }  // namespace watchfloor::server::control

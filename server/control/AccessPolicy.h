@@ -88,6 +88,9 @@ public:
     Decision authenticate(const Request& request) const;
     // authenticate() plus the role check for an action: PERMISSION_DENIED (audited).
     Decision authorize(const Request& request, watchfloor::v1::ActionType action) const;
+    // authenticate() plus a minimum role to read something sensitive (`what`, e.g. "read the audit
+    // trail"): PERMISSION_DENIED (audited) below it.
+    Decision authorizeRead(const Request& request, watchfloor::v1::Role minimum, const std::string& what) const;
 
 private:
     Decision deny(const Request& request, const Caller* caller, grpc::StatusCode code, std::string message) const;

@@ -130,7 +130,8 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
         plane->notes_.push_back(std::to_string(recovered.unreadableLines) + " lines of " + options.auditLogFile +
                                 " are not JSON records and were skipped");
 
-    plane->service_ = std::make_unique<ControlServiceImpl>(*plane->engine_, *plane->access_);
+    plane->service_ = std::make_unique<ControlServiceImpl>(*plane->engine_, *plane->access_,
+                                                           ControlServiceImpl::Limits{}, options.auditLogFile);
     return {std::move(plane), {}};
 }
 

@@ -133,4 +133,19 @@ grpc::Status ControlServiceImpl::WatchOperations(grpc::ServerContext* context, c
     return status;
 }
 
+grpc::Status ControlServiceImpl::ListAuditEntries(grpc::ServerContext* context,
+                                                  const v1::ListAuditEntriesRequest* request,
+                                                  v1::ListAuditEntriesResponse* response) {
+    // Reasons name people and targets: viewers (and war-room screens) do not read them.
+    const auto decision = access_.authorizeRead(accessRequest(*context, "ListAuditEntries"), v1::ROLE_OPERATOR,
+                                                "read the audit trail");
+    if (!decision.status.ok()) return decision.status;
+    if (!auditTrail_)
+        return {grpc::StatusCode::FAILED_PRECONDITION, "this fleetd serves no audit trail (no audit log connected)"};
+    auto page = auditTrail_->newestFirst(request->before_seq(), request->page_size());
+    if (!page.status.ok()) return page.status;
+    *response = std::move(page.response);
+    return grpc::Status::OK;
+}
+
 }  // namespace watchfloor::server::control

@@ -4,12 +4,15 @@
 // here keeps identity between calls, so two tokens on one connection stay two principals.
 
 #include "AccessPolicy.h"
+#include "AuditTrail.h"
 #include "OperationsEngine.h"
 #include "watchfloor/v1/control.grpc.pb.h"
 
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <memory>
+#include <string>
 
 namespace watchfloor::server::control {
 
@@ -23,6 +26,9 @@ public:
     ControlServiceImpl(OperationsEngine& engine, const AccessPolicy& access) : ControlServiceImpl(engine, access, Limits{}) {}
     ControlServiceImpl(OperationsEngine& engine, const AccessPolicy& access, Limits limits)
         : engine_(engine), access_(access), limits_(limits) {}
+    // With the audit log's path, ListAuditEntries serves it; without, it says the trail is not connected.
+    ControlServiceImpl(OperationsEngine& engine, const AccessPolicy& access, Limits limits, std::string auditLogPath)
+        : engine_(engine), access_(access), limits_(limits), auditTrail_(std::make_unique<AuditTrail>(std::move(auditLogPath))) {}
 
     // Ends every WatchOperations stream; call before grpc::Server::Shutdown().
     void stopStreams() { stopping_ = true; }
@@ -41,6 +47,8 @@ public:
                                 watchfloor::v1::ListOperationsResponse* response) override;
     grpc::Status WatchOperations(grpc::ServerContext* context, const watchfloor::v1::WatchOperationsRequest* request,
                                  grpc::ServerWriter<watchfloor::v1::Operation>* writer) override;
+    grpc::Status ListAuditEntries(grpc::ServerContext* context, const watchfloor::v1::ListAuditEntriesRequest* request,
+                                  watchfloor::v1::ListAuditEntriesResponse* response) override;
 
 private:
     AccessPolicy::Request accessRequest(const grpc::ServerContext& context, std::string rpcName) const;
@@ -48,6 +56,7 @@ private:
     OperationsEngine& engine_;
     const AccessPolicy& access_;
     const Limits limits_;
+    const std::unique_ptr<AuditTrail> auditTrail_;
     std::atomic<bool> stopping_{false};
 };
 
