@@ -403,8 +403,12 @@ namespace {
 std::optional<std::string> drainStillWaiting(const FleetView& fleet, const v1::Operation& op) {
     if (op.request().type() != v1::ACTION_TYPE_DRAIN_NODE) return std::nullopt;
     const auto node = fleet.node(op.request().node_name());
-    if (!node || node->state == v1::NODE_STATE_DRAINED || node->state == v1::NODE_STATE_DOWN || node->jobs.empty())
-        return std::nullopt;
+    if (!node || node->state == v1::NODE_STATE_DRAINED || node->state == v1::NODE_STATE_DOWN) return std::nullopt;
+    // A job that is stopping may no longer be listed on the node while it still holds it.
+    if (node->jobs.empty()) {
+        if (node->state != v1::NODE_STATE_DRAINING) return std::nullopt;
+        return "draining: waiting for the work on " + node->name + " to stop";
+    }
     std::string jobs;
     for (const std::string& job : node->jobs) jobs += (jobs.empty() ? "" : ", ") + job;
     return "draining: waiting for " + jobs + " to leave " + node->name;

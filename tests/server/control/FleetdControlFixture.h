@@ -1,0 +1,287 @@
+#pragma once
+// Client side of the end-to-end control tests against a real fleetd (tests/support/FleetdProcess):
+// tokens for four principals, ControlService calls with a bearer token, action builders, the
+// audit file as JSON records, and a Subscribe watcher for node states and rack telemetry.
+
+#include "FleetdProcess.h"
+#include "watchfloor/v1/control.grpc.pb.h"
+#include "watchfloor/v1/fleet.grpc.pb.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+namespace fleetd_control_test {
+
+namespace v1 = watchfloor::v1;
+using namespace std::chrono_literals;
+
+inline constexpr const char* kViewer = "viewer-token-000000001";    // principal val
+inline constexpr const char* kAlice = "operator-token-00000002";    // operator
+inline constexpr const char* kBob = "operator-token-00000003";      // operator
+inline constexpr const char* kCarol = "admin-token-00000000004";    // admin
+
+// Writes the tokens file (mode 0600, as fleetd insists) and returns its path.
+inline QString writeTokens(const QTemporaryDir& dir) {
+    const QString path = dir.filePath(QStringLiteral("tokens"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return {};
+    file.write(QByteArray("token ") + kViewer + " principal=val role=viewer\n" + "token " + kAlice +
+               " principal=alice role=operator\n" + "token " + kBob + " principal=bob role=operator\n" + "token " +
+               kCarol + " principal=carol role=admin\n");
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return path;
+}
+
+inline std::shared_ptr<grpc::Channel> newChannel(const std::string& target,
+                                                 std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr,
+                                                 grpc::ChannelArguments args = {}) {
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
+    args.SetMaxReceiveMessageSize(512 << 20);
+    return grpc::CreateCustomChannel(target, credentials ? credentials : grpc::InsecureChannelCredentials(), args);
+}
+
+// ControlService calls as one console: the token is chosen per call (nullptr = none).
+class ControlConnection {
+public:
+    explicit ControlConnection(std::shared_ptr<grpc::Channel> channel)
+        : channel_(std::move(channel)), stub_(v1::ControlService::NewStub(channel_)) {}
+    explicit ControlConnection(const std::string& target) : ControlConnection(newChannel(target)) {}
+
+    static std::unique_ptr<grpc::ClientContext> context(const char* token, std::chrono::milliseconds deadline = 15s) {
+        auto context = std::make_unique<grpc::ClientContext>();
+        if (token) context->AddMetadata("authorization", std::string("Bearer ") + token);
+        context->set_deadline(std::chrono::system_clock::now() + deadline);
+        return context;
+    }
+
+    grpc::Status whoAmI(const char* token, v1::WhoAmIResponse* out) {
+        return stub_->WhoAmI(context(token).get(), {}, out);
+    }
+    grpc::Status preview(const char* token, const v1::ActionRequest& action, v1::ActionPreview* out) {
+        v1::PreviewActionRequest request;
+        *request.mutable_action() = action;
+        return stub_->PreviewAction(context(token).get(), request, out);
+    }
+    grpc::Status execute(const char* token, const v1::ActionRequest& action, v1::Operation* out) {
+        v1::ExecuteActionRequest request;
+        *request.mutable_action() = action;
+        return stub_->ExecuteAction(context(token).get(), request, out);
+    }
+    grpc::Status approve(const char* token, const std::string& operationId, const std::string& reason, v1::Operation* out) {
+        v1::ApproveOperationRequest request;
+        request.set_operation_id(operationId);
+        request.set_reason(reason);
+        return stub_->ApproveOperation(context(token).get(), request, out);
+    }
+    grpc::Status get(const char* token, const std::string& operationId, const std::string& requestId, v1::Operation* out) {
+        v1::GetOperationRequest request;
+        request.set_operation_id(operationId);
+        request.set_request_id(requestId);
+        return stub_->GetOperation(context(token).get(), request, out);
+    }
+    grpc::Status list(const char* token, v1::ListOperationsResponse* out, std::uint32_t pageSize = 1000) {
+        v1::ListOperationsRequest request;
+        request.set_page_size(pageSize);
+        return stub_->ListOperations(context(token).get(), request, out);
+    }
+    grpc::Status audit(const char* token, std::uint64_t beforeSeq, std::uint32_t pageSize,
+                       v1::ListAuditEntriesResponse* out) {
+        v1::ListAuditEntriesRequest request;
+        request.set_before_seq(beforeSeq);
+        request.set_page_size(pageSize);
+        return stub_->ListAuditEntries(context(token).get(), request, out);
+    }
+
+    // Polls GetOperation until `done` holds (or the deadline); the last state seen.
+    std::optional<v1::Operation> waitFor(const char* token, const std::string& operationId,
+                                         const std::function<bool(const v1::Operation&)>& done,
+                                         std::chrono::milliseconds timeout = 20s) {
+        const auto until = std::chrono::steady_clock::now() + timeout;
+        v1::Operation op;
+        while (std::chrono::steady_clock::now() < until) {
+            if (get(token, operationId, {}, &op).ok() && done(op)) return op;
+            std::this_thread::sleep_for(50ms);
+        }
+        return std::nullopt;
+    }
+
+    v1::ControlService::Stub& stub() { return *stub_; }
+
+private:
+    std::shared_ptr<grpc::Channel> channel_;
+    std::unique_ptr<v1::ControlService::Stub> stub_;
+};
+
+inline bool isFinished(const v1::Operation& op) {
+    return op.state() == v1::OPERATION_STATE_SUCCEEDED || op.state() == v1::OPERATION_STATE_FAILED ||
+           op.state() == v1::OPERATION_STATE_CANCELLED;
+}
+
+inline v1::ActionRequest action(v1::ActionType type, const std::string& requestId, const std::string& reason) {
+    v1::ActionRequest request;
+    request.set_request_id(requestId);
+    request.set_type(type);
+    request.set_reason(reason);
+    return request;
+}
+inline v1::ActionRequest drainNode(const std::string& node, const std::string& requestId,
+                                   const std::string& reason = "fan noisy") {
+    auto request = action(v1::ACTION_TYPE_DRAIN_NODE, requestId, reason);
+    request.set_node_name(node);
+    return request;
+}
+inline v1::ActionRequest resumeNode(const std::string& node, const std::string& requestId) {
+    auto request = action(v1::ACTION_TYPE_RESUME_NODE, requestId, "fan replaced");
+    request.set_node_name(node);
+    return request;
+}
+inline v1::ActionRequest isolateRack(const std::string& rack, const std::string& requestId) {
+    auto request = action(v1::ACTION_TYPE_ISOLATE_RACK, requestId, "coolant smell at the manifold");
+    request.set_rack_name(rack);
+    request.set_confirm_rack_name(rack);
+    return request;
+}
+inline v1::ActionRequest restoreRack(const std::string& rack, const std::string& requestId) {
+    auto request = action(v1::ACTION_TYPE_RESTORE_RACK, requestId, "manifold dry again");
+    request.set_rack_name(rack);
+    return request;
+}
+
+// Every record of the audit log (one JSON object per line).
+inline QList<QJsonObject> auditRecords(const QString& path) {
+    QList<QJsonObject> records;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return records;
+    for (const QByteArray& line : file.readAll().split('\n'))
+        if (!line.isEmpty()) records.append(QJsonDocument::fromJson(line).object());
+    return records;
+}
+
+inline int countAudit(const QString& path, const std::function<bool(const QJsonObject&)>& matches) {
+    int n = 0;
+    for (const QJsonObject& record : auditRecords(path)) n += matches(record) ? 1 : 0;
+    return n;
+}
+
+inline std::function<bool(const QJsonObject&)> auditOf(const std::string& requestId, const char* decision) {
+    return [requestId, decision](const QJsonObject& record) {
+        return record.value("request_id").toString().toStdString() == requestId &&
+               record.value("decision").toString() == QLatin1String(decision);
+    };
+}
+
+// A Subscribe stream read until a condition on what it carries holds.
+class FleetWatch {
+public:
+    explicit FleetWatch(const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr)
+        : channel_(newChannel(target, std::move(credentials))), stub_(v1::TelemetryService::NewStub(channel_)) {
+        context_.set_deadline(std::chrono::system_clock::now() + 120s);
+        reader_ = stub_->Subscribe(&context_, v1::SubscribeRequest{});
+    }
+    ~FleetWatch() {
+        context_.TryCancel();
+        v1::SubscribeResponse drain;
+        while (reader_->Read(&drain)) {}
+        reader_->Finish();
+    }
+    // Reads the snapshot; false when the stream failed.
+    bool ready() {
+        v1::SubscribeResponse response;
+        if (!reader_->Read(&response) || !response.has_snapshot()) return false;
+        topology_ = response.snapshot().topology();
+        for (const auto& state : response.snapshot().states()) states_[state.entity_index()] = state;
+        for (const auto& job : response.snapshot().jobs()) jobs_[job.name()] = job;
+        return true;
+    }
+    const v1::Topology& topology() const { return topology_; }
+    std::optional<std::uint32_t> nodeIndex(const std::string& name) const {
+        for (const auto& node : topology_.nodes())
+            if (node.name() == name) return node.index();
+        return std::nullopt;
+    }
+    std::optional<std::uint32_t> loopOfRack(const std::string& rack) const {
+        for (const auto& r : topology_.racks())
+            if (r.name() == rack)
+                for (const auto& loop : topology_.cooling_loops())
+                    if (loop.rack_index() == r.index()) return loop.index();
+        return std::nullopt;
+    }
+    // Reads deltas until `state` holds for some EntityState of `entity` (the snapshot's included).
+    bool waitForState(std::uint32_t entity, const std::function<bool(const v1::EntityState&)>& wanted,
+                      std::chrono::milliseconds timeout, v1::EntityState* seen = nullptr) {
+        if (auto known = states_.find(entity); known != states_.end() && wanted(known->second)) {
+            if (seen) *seen = known->second;
+            return true;
+        }
+        return readUntil(timeout, [&](const v1::Delta& delta) {
+            for (const auto& state : delta.states()) {
+                states_[state.entity_index()] = state;
+                if (state.entity_index() == entity && wanted(state)) {
+                    if (seen) *seen = state;
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+    // Reads deltas until the job (by name) is in `state`.
+    bool waitForJob(const std::string& name, v1::JobState state, std::chrono::milliseconds timeout) {
+        if (auto known = jobs_.find(name); known != jobs_.end() && known->second.state() == state) return true;
+        return readUntil(timeout, [&](const v1::Delta& delta) {
+            bool reached = false;
+            for (const auto& job : delta.jobs()) {
+                jobs_[job.name()] = job;
+                reached |= job.name() == name && job.state() == state;
+            }
+            return reached;
+        });
+    }
+    // Reads deltas until a sample of (entity, metric) satisfies `wanted`.
+    bool waitForSample(std::uint32_t entity, v1::Metric metric, const std::function<bool(float)>& wanted,
+                       std::chrono::milliseconds timeout, float* seen = nullptr) {
+        return readUntil(timeout, [&](const v1::Delta& delta) {
+            for (const auto& block : delta.samples()) {
+                if (block.metric() != metric) continue;
+                for (int i = 0; i < block.entity_indexes_size(); ++i)
+                    if (block.entity_indexes(i) == entity && wanted(block.values(i))) {
+                        if (seen) *seen = block.values(i);
+                        return true;
+                    }
+            }
+            return false;
+        });
+    }
+
+private:
+    bool readUntil(std::chrono::milliseconds timeout, const std::function<bool(const v1::Delta&)>& done) {
+        const auto until = std::chrono::steady_clock::now() + timeout;
+        v1::SubscribeResponse response;
+        while (std::chrono::steady_clock::now() < until && reader_->Read(&response))
+            if (response.has_delta() && done(response.delta())) return true;
+        return false;
+    }
+
+    std::shared_ptr<grpc::Channel> channel_;
+    std::unique_ptr<v1::TelemetryService::Stub> stub_;
+    grpc::ClientContext context_;
+    std::unique_ptr<grpc::ClientReader<v1::SubscribeResponse>> reader_;
+    v1::Topology topology_;
+    std::map<std::uint32_t, v1::EntityState> states_;
+    std::map<std::string, v1::Job> jobs_;
+};
+
+}  // namespace fleetd_control_test

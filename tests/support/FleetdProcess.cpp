@@ -1,0 +1,111 @@
+#include "FleetdProcess.h"
+
+#include <QElapsedTimer>
+
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+namespace watchfloor::testing {
+
+QString FleetdProcess::binary() { return qEnvironmentVariable("FLEETD_BIN"); }
+
+void FleetdProcess::configure(QProcess& process) {
+    // Runs in the child between fork and exec: a test that crashes or is killed by CTest's
+    // timeout takes its fleetd with it instead of leaving it serving on a port.
+    process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
+}
+
+FleetdProcess::~FleetdProcess() { kill(); }
+
+bool FleetdProcess::start(const QStringList& args, const QString& listen, int timeoutMs) {
+    kill();
+    args_ = args;
+    listen_ = listen;
+    log_.clear();
+    error_.clear();
+    port_ = 0;
+    configure(process_);
+    process_.setProgram(binary());
+    process_.setArguments(QStringList{QStringLiteral("--listen"), listen} + args);
+    process_.setProcessChannelMode(QProcess::SeparateChannels);
+    process_.start();
+    if (!process_.waitForStarted(10'000)) {
+        error_ = QStringLiteral("cannot start %1: %2").arg(binary(), process_.errorString());
+        return false;
+    }
+    static const QRegularExpression listening(QStringLiteral(R"(listening on (\S+):(\d+))"));
+    const auto match = waitForLog(listening, timeoutMs);
+    if (!match.hasMatch()) {
+        error_ = QStringLiteral("fleetd did not report listening within %1 ms (%2); its output:\n%3")
+                     .arg(timeoutMs)
+                     .arg(running() ? QStringLiteral("still running") : QStringLiteral("exited %1").arg(process_.exitCode()))
+                     .arg(QString::fromUtf8(log_));
+        return false;
+    }
+    host_ = match.captured(1);
+    port_ = match.captured(2).toInt();
+    return true;
+}
+
+bool FleetdProcess::restart(int timeoutMs) { return start(args_, listen_, timeoutMs); }
+
+std::string FleetdProcess::address() const {
+    const QString host = host_.contains(':') && !host_.startsWith('[') ? '[' + host_ + ']' : host_;
+    return (host + ':' + QString::number(port_)).toStdString();
+}
+
+QByteArray FleetdProcess::log() {
+    if (process_.state() != QProcess::NotRunning || process_.bytesAvailable() > 0)
+        log_ += process_.readAllStandardError();
+    return log_;
+}
+
+QRegularExpressionMatch FleetdProcess::waitForLog(const QRegularExpression& pattern, int timeoutMs) {
+    QElapsedTimer timer;
+    timer.start();
+    for (;;) {
+        log_ += process_.readAllStandardError();
+        auto match = pattern.match(QString::fromUtf8(log_));
+        if (match.hasMatch()) return match;
+        if (timer.elapsed() >= timeoutMs || process_.state() == QProcess::NotRunning) return {};
+        process_.waitForReadyRead(50);
+    }
+}
+
+int FleetdProcess::terminate(int timeoutMs) {
+    if (!running()) return process_.exitStatus() == QProcess::NormalExit ? process_.exitCode() : -1;
+    process_.terminate();
+    if (!process_.waitForFinished(timeoutMs)) {
+        kill();
+        return -1;
+    }
+    log_ += process_.readAllStandardError();
+    return process_.exitStatus() == QProcess::NormalExit ? process_.exitCode() : -1;
+}
+
+void FleetdProcess::kill() {
+    if (!running()) return;
+    process_.kill();
+    process_.waitForFinished(10'000);
+    log_ += process_.readAllStandardError();
+}
+
+FleetdProcess::Exit FleetdProcess::run(const QStringList& args, int timeoutMs) {
+    QProcess process;
+    configure(process);
+    process.start(binary(), args);
+    Exit exit;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+        exit.stdErr = QStringLiteral("timed out after %1 ms").arg(timeoutMs);
+        return exit;
+    }
+    exit.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    exit.stdErr = QString::fromUtf8(process.readAllStandardError());
+    exit.stdOut = QString::fromUtf8(process.readAllStandardOutput());
+    return exit;
+}
+
+}  // namespace watchfloor::testing
