@@ -56,7 +56,8 @@ std::string defaultAuditLogPath() {
     return base + "/watchfloor/fleetd-audit.jsonl";
 }
 
-FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::DigitalTwin& twin, Log log) {
+FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::DigitalTwin& twin, Log log,
+                                                  control::SlurmNodeStatePoller* slurmStates) {
     std::unique_ptr<FleetdControl> self(new FleetdControl());
     self->log_ = std::move(log);
     auto fail = [](std::string error) { return CreateResult{nullptr, std::move(error)}; };
@@ -88,11 +89,18 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
     self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
         twin, kTwinActionTimeout, [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
     Log alertLog = self->log_;
+    const control::FleetView* fleet = self->twinControl_.get();
+    if (slurmStates) {
+        self->slurmView_ = std::make_unique<control::SlurmFleetView>(*self->twinControl_, *slurmStates);
+        fleet = self->slurmView_.get();
+    }
     auto created = control::ControlPlane::create(
-        options, {*self->twinControl_, self->twinControl_.get(), &acknowledgements,
+        options, {*fleet, self->twinControl_.get(), &acknowledgements,
                   [alertLog](const std::string& message) { alertLog("ALERT: " + message); }});
     if (!created.plane) return fail(created.error);
     self->plane_ = std::move(created.plane);
+    if (slurmStates)
+        self->plane_->engine().addListener([slurmStates](const v1::Operation&) { slurmStates->requestRefresh(); });
     self->credentials_ = self->plane_->credentials();
     for (const std::string& note : self->plane_->startupNotes()) self->log_(note);
     if (self->plane_->autoDrain()) {

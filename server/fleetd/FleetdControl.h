@@ -9,6 +9,7 @@
 #include "ControlLoop.h"
 #include "EventAcknowledgements.h"
 #include "FleetdServer.h"
+#include "SlurmFleetOverlay.h"
 
 #include <functional>
 #include <memory>
@@ -35,8 +36,11 @@ public:
         std::string error;                       // operator-readable; fleetd exits 2
     };
 
-    // `log` receives start-up notes, automation results and alerts, one line each.
-    static CreateResult create(const CommandLine& cl, sim::DigitalTwin& twin, Log log);
+    // `log` receives start-up notes, automation results and alerts, one line each. With
+    // `slurmStates` (--scheduler slurm) previews read Slurm's node states over the twin's, and
+    // every operation change asks for a fresh reading.
+    static CreateResult create(const CommandLine& cl, sim::DigitalTwin& twin, Log log,
+                               control::SlurmNodeStatePoller* slurmStates = nullptr);
     ~FleetdControl();
 
     // Transport, the service, the event tap and the shutdown hook for fleetd's server.
@@ -61,6 +65,7 @@ private:
     int auditLockFd_ = -1;
     EventAcknowledgements acknowledgements_;
     std::unique_ptr<sim::TwinControlAdapter> twinControl_;
+    std::unique_ptr<control::SlurmFleetView> slurmView_;  // --scheduler slurm
     std::unique_ptr<control::ControlPlane> plane_;
     std::unique_ptr<ControlLoop> loop_;
     std::unordered_map<std::uint32_t, GpuPlace> gpuPlaces_;       // only with --auto-drain

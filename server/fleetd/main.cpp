@@ -6,6 +6,7 @@
 #include "EventDump.h"
 #include "FleetdControl.h"
 #include "FleetdServer.h"
+#include "SlurmFleetOverlay.h"
 
 #include <pthread.h>
 
@@ -37,15 +38,28 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     options.metricsListen = cl.metricsListen;
     if (cl.replayLogMiB) options.log.maxBytes = std::size_t(*cl.replayLogMiB) << 20;
     options.statsLog = [](const std::string& line) { std::cerr << line << std::endl; };
+    // --scheduler slurm: Slurm's node states over the twin's, read once before serving.
+    std::unique_ptr<control::SlurmReadBack> slurm;
+    FleetSource* source = &twin;
+    if (cl.control.scheduler == control::ControlOptions::Scheduler::Slurm) {
+        control::SlurmConfig slurmConfig;
+        slurmConfig.slurmConf = cl.control.slurmConf;
+        slurm = std::make_unique<control::SlurmReadBack>(
+            slurmConfig, twin, control::SlurmReadBack::kDefaultPeriod,
+            [](const std::string& line) { std::cerr << "fleetd: " << line << std::endl; });
+        slurm->start();
+        source = &slurm->source();
+    }
     auto control = fleetd::FleetdControl::create(
-        cl, twin, [](const std::string& line) { std::cerr << "fleetd: control: " << line << std::endl; });
+        cl, twin, [](const std::string& line) { std::cerr << "fleetd: control: " << line << std::endl; },
+        slurm ? &slurm->poller() : nullptr);
     if (!control.control) {
         std::cerr << "fleetd: " << control.error << "\n";
         return 2;
     }
     control.control->attachTo(options);
     std::string error;
-    auto server = service::FleetdServer::start(twin, options, &error);
+    auto server = service::FleetdServer::start(*source, options, &error);
     if (!server) {
         std::cerr << "fleetd: " << error << "\n";
         return 1;
@@ -64,6 +78,7 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     std::cerr << "fleetd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down" << std::endl;
     server->shutdown();
     control.control->stop();
+    if (slurm) slurm->stop();
     std::cerr << "fleetd: stopped" << std::endl;
     return 0;
 }
