@@ -4,13 +4,13 @@
 // Subscribe stream, and a dead slurmctld fails the drain with Slurm's words without anything
 // being shown as drained. Skips only when not root or the Slurm packages are missing.
 
+#include "FleetdProcess.h"
 #include "StreamTestSupport.h"
 #include "watchfloor/v1/control.grpc.pb.h"
 
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,9 +70,14 @@ public:
         const auto state = of(tray);
         return state ? QString::fromStdString(state->reason()) : QString();
     }
+    // Whether the stream showed the tray DRAINING or DRAINED since forgetDrained(tray).
     bool sawDrained(const std::string& tray) const {
         std::lock_guard lock(mutex_);
         return drainedSeen_.count(tray) > 0;
+    }
+    void forgetDrained(const std::string& tray) {
+        std::lock_guard lock(mutex_);
+        drainedSeen_.erase(tray);
     }
 
 private:
@@ -109,9 +114,7 @@ class TestFleetdSlurm : public QObject {
     QString slurmConf_;
     QString skipReason_;
     bool clusterStarted_ = false;
-    QProcess fleetd_;
-    QByteArray fleetdLog_;
-    std::string address_;
+    watchfloor::testing::FleetdProcess fleetd_;
     std::unique_ptr<TrayStates> trays_;
     std::unique_ptr<v1::ControlService::Stub> control_;
     int requestCount_ = 0;
@@ -124,27 +127,63 @@ class TestFleetdSlurm : public QObject {
         action.set_reason(reason);
         return action;
     }
+    v1::ActionRequest rackRequest(v1::ActionType type, const std::string& rack, const std::string& reason) {
+        v1::ActionRequest action = request(type, {}, reason);
+        action.set_rack_name(rack);
+        if (type == v1::ACTION_TYPE_ISOLATE_RACK) action.set_confirm_rack_name(rack);
+        return action;
+    }
+
+    static void authorize(grpc::ClientContext& context, std::chrono::seconds deadline) {
+        context.AddMetadata("authorization", std::string("Bearer ") + kOperatorToken);
+        context.set_deadline(deadlineIn(deadline));
+    }
+
+    grpc::Status preview(const v1::ActionRequest& action, v1::ActionPreview* preview) {
+        grpc::ClientContext context;
+        authorize(context, 30s);
+        v1::PreviewActionRequest request;
+        *request.mutable_action() = action;
+        return control_->PreviewAction(&context, request, preview);
+    }
 
     // Preview, then execute with the previewed state version: what a console does.
     grpc::Status act(v1::ActionRequest action, v1::Operation* operation) {
-        grpc::ClientContext previewContext;
-        previewContext.AddMetadata("authorization", std::string("Bearer ") + kOperatorToken);
-        previewContext.set_deadline(deadlineIn(30s));
-        v1::PreviewActionRequest previewRequest;
-        *previewRequest.mutable_action() = action;
-        v1::ActionPreview preview;
-        if (auto status = control_->PreviewAction(&previewContext, previewRequest, &preview); !status.ok()) return status;
-        if (!preview.allowed()) return {grpc::StatusCode::FAILED_PRECONDITION, "preview refused: " + preview.refusal()};
-        action.set_expected_state_version(preview.state_version());
+        v1::ActionPreview previewed;
+        if (auto status = preview(action, &previewed); !status.ok()) return status;
+        if (!previewed.allowed()) return {grpc::StatusCode::FAILED_PRECONDITION, "preview refused: " + previewed.refusal()};
+        action.set_expected_state_version(previewed.state_version());
         grpc::ClientContext context;
-        context.AddMetadata("authorization", std::string("Bearer ") + kOperatorToken);
-        context.set_deadline(deadlineIn(60s));
+        authorize(context, 60s);
         v1::ExecuteActionRequest execute;
         *execute.mutable_action() = action;
         return control_->ExecuteAction(&context, execute, operation);
     }
 
-    QByteArray fleetdLog() { return fleetdLog_ += fleetd_.readAllStandardError(); }
+    v1::OperationState operationState(const std::string& operationId) {
+        grpc::ClientContext context;
+        authorize(context, 10s);
+        v1::GetOperationRequest request;
+        request.set_operation_id(operationId);
+        v1::Operation operation;
+        return control_->GetOperation(&context, request, &operation).ok() ? operation.state()
+                                                                          : v1::OPERATION_STATE_UNSPECIFIED;
+    }
+
+    // A one-tray batch job on r01-n03 (the node with the slurmd), running when this returns true.
+    bool submitRunningJob(const QString& name) {
+        runText("sbatch", {"-w", "r01-n03", "-J", name, "--requeue", "-o", "/dev/null", "--wrap", "sleep 300"},
+                slurmConf_);
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 15000) {
+            if (runText("squeue", {"-h", "-n", name, "-o", "%T"}, slurmConf_).trimmed() == "RUNNING") return true;
+            QTest::qWait(200);
+        }
+        return false;
+    }
+
+    QString fleetdLog() { return QString::fromUtf8(fleetd_.log()); }
 
     bool startFleetd() {
         const QString tokens = dir_.filePath("tokens");
@@ -153,22 +192,8 @@ class TestFleetdSlurm : public QObject {
         file.write(QByteArray("token ") + kOperatorToken + " principal=alice role=operator\n");
         file.close();
         ::chmod(tokens.toLocal8Bit().constData(), 0600);
-        fleetd_.setProgram(qEnvironmentVariable("FLEETD_BIN"));
-        fleetd_.setArguments({"--listen", "127.0.0.1:0", "--racks", "1", "--seed", "7", "--tokens", tokens,
-                              "--audit-log", dir_.filePath("audit.jsonl"), "--scheduler", "slurm", "--slurm-conf",
-                              slurmConf_});
-        fleetd_.start();
-        static const QRegularExpression listening(R"(listening on [^ ]*:(\d+))");
-        QElapsedTimer timer;
-        timer.start();
-        while (timer.elapsed() < 30000 && fleetd_.state() != QProcess::NotRunning) {
-            fleetd_.waitForReadyRead(100);
-            if (const auto m = listening.match(QString::fromUtf8(fleetdLog())); m.hasMatch()) {
-                address_ = "127.0.0.1:" + m.captured(1).toStdString();
-                return true;
-            }
-        }
-        return false;
+        return fleetd_.start({"--racks", "1", "--seed", "7", "--tokens", tokens, "--audit-log",
+                              dir_.filePath("audit.jsonl"), "--scheduler", "slurm", "--slurm-conf", slurmConf_});
     }
 
 private slots:
@@ -191,8 +216,9 @@ private slots:
         QVERIFY2(start.exitCode() == 0, qPrintable("slurm-loopback start failed: " + err));
         slurmConf_ = QString::fromUtf8(start.readAllStandardOutput()).trimmed().section('=', 1);
 
-        QVERIFY2(startFleetd(), fleetdLog().constData());
-        auto channel = dedicatedChannel(address_);
+        QVERIFY2(startFleetd(), qPrintable(fleetd_.errorString()));
+        QVERIFY2(fleetdLog().contains("Slurm node states read: 18 nodes"), qPrintable(fleetdLog()));
+        auto channel = dedicatedChannel(fleetd_.address());
         control_ = v1::ControlService::NewStub(channel);
         grpc::ClientContext context;
         context.set_deadline(deadlineIn(10s));
@@ -202,17 +228,14 @@ private slots:
             v1::TelemetryService::NewStub(channel)->GetTopology(&context, topologyRequest, &topology);
         QVERIFY2(status.ok(), status.error_message().c_str());
         QCOMPARE(topology.nodes_size(), 18);
-        trays_ = std::make_unique<TrayStates>(address_, topology);
+        trays_ = std::make_unique<TrayStates>(fleetd_.address(), topology);
         // The first snapshot already carries Slurm's view: fleetd reads it once before serving.
         QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_IDLE, 5000);
     }
 
     void cleanupTestCase() {
         trays_.reset();
-        if (fleetd_.state() != QProcess::NotRunning) {
-            fleetd_.terminate();
-            if (!fleetd_.waitForFinished(10000)) fleetd_.kill();
-        }
+        if (fleetd_.running()) QCOMPARE(fleetd_.terminate(), 0);
         if (clusterStarted_) QProcess::execute(script_, {"stop", clusterDir_});
     }
 
@@ -244,9 +267,66 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(trays_->reason("r01-n03"), QString(), 5000);
     }
 
+    // A drain with work on the node is DRAINING until Slurm's job has left, then DRAINED.
+    void drainWaitsForSlurmsJobToLeave() {
+        if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+        QVERIFY(submitRunningJob("drain-me-job"));
+        QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_ALLOCATED, 5000);
+        v1::ActionPreview previewed;
+        QVERIFY(preview(request(v1::ACTION_TYPE_DRAIN_NODE, "r01-n03", "bad DIMM"), &previewed).ok());
+        QCOMPARE(previewed.jobs_hit_size(), 1);
+        QCOMPARE(previewed.jobs_hit(0), "drain-me-job");  // Slurm's job on the node, not the twin's
+
+        v1::Operation operation;
+        const auto status = act(request(v1::ACTION_TYPE_DRAIN_NODE, "r01-n03", "bad DIMM"), &operation);
+        QVERIFY2(status.ok(), status.error_message().c_str());
+        QCOMPARE(operation.state(), v1::OPERATION_STATE_RUNNING);
+        QCOMPARE(operation.progress_message(), "draining: waiting for drain-me-job to leave r01-n03");
+        QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_DRAINING, 5000);
+        QCOMPARE(trays_->reason("r01-n03"), "alice: bad DIMM");
+
+        runText("scancel", {"-n", "drain-me-job"}, slurmConf_);
+        QTRY_COMPARE_WITH_TIMEOUT(operationState(operation.id()), v1::OPERATION_STATE_SUCCEEDED, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_DRAINED, 5000);
+
+        QVERIFY(act(request(v1::ACTION_TYPE_RESUME_NODE, "r01-n03", "DIMM reseated"), &operation).ok());
+        QCOMPARE(operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_IDLE, 5000);
+    }
+
+    // Slurm's share of an isolation: every tray drained, their jobs requeued; the facility part
+    // is named in the result. Restore resumes the trays.
+    void isolateAndRestoreRackThroughSlurm() {
+        if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+        QVERIFY(submitRunningJob("rack-job"));
+        v1::Operation operation;
+        auto status = act(rackRequest(v1::ACTION_TYPE_ISOLATE_RACK, "r01", "coolant leak at the manifold"), &operation);
+        QVERIFY2(status.ok(), status.error_message().c_str());
+        QVERIFY2(operation.state() == v1::OPERATION_STATE_SUCCEEDED, operation.DebugString().c_str());
+        const QString result = QString::fromStdString(operation.progress_message());
+        QVERIFY2(result.contains("drained 18 trays of rack r01") && result.contains("requeued jobs") &&
+                     result.contains("facility controls"),
+                 qPrintable(result));
+        const QStringList reasons =
+            runText("sinfo", {"-N", "-h", "-o", "%E"}, slurmConf_).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(reasons.count("alice: coolant leak at the manifold"), 18);
+        QTRY_VERIFY_WITH_TIMEOUT(runText("squeue", {"-h", "-n", "rack-job", "-o", "%T"}, slurmConf_).startsWith("PENDING"),
+                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n18") == v1::NODE_STATE_DRAINED &&
+                                     trays_->nodeState("r01-n03") == v1::NODE_STATE_DRAINED,
+                                 5000);
+
+        status = act(rackRequest(v1::ACTION_TYPE_RESTORE_RACK, "r01", "leak fixed"), &operation);
+        QVERIFY2(status.ok(), status.error_message().c_str());
+        QVERIFY2(operation.state() == v1::OPERATION_STATE_SUCCEEDED, operation.DebugString().c_str());
+        QVERIFY(!runText("sinfo", {"-N", "-h", "-o", "%E"}, slurmConf_).contains("coolant leak"));
+        runText("scancel", {"-n", "rack-job"}, slurmConf_);
+        QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n03") != v1::NODE_STATE_DRAINED, 5000);
+    }
+
     void drainTypedIntoScontrolAppearsInTheStream() {
         if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
-        QVERIFY(!trays_->sawDrained("r01-n05"));
+        QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n05") != v1::NODE_STATE_DRAINED, 5000);
         QElapsedTimer timer;
         timer.start();
         const QString out = runText("scontrol", {"update", "nodename=r01-n05", "state=drain", "reason=by hand: fan noise"},
@@ -265,13 +345,17 @@ private slots:
 
     void unreachableSlurmFailsTheDrainAndShowsNothingDrained() {
         if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+        QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n07") != v1::NODE_STATE_DRAINED &&
+                                     trays_->nodeState("r01-n07") != v1::NODE_STATE_DRAINING,
+                                 5000);
         const v1::NodeState before = trays_->nodeState("r01-n07");
+        trays_->forgetDrained("r01-n07");
         QCOMPARE(QProcess::execute(script_, {"stop-ctld", clusterDir_}), 0);
         // The next poll notices; states stay the last known ones and say so.
         QTRY_VERIFY2_WITH_TIMEOUT(trays_->reason("r01-n07").contains("last known state, Slurm unreachable since"),
                                   qPrintable(trays_->reason("r01-n07")), 30000);
         QCOMPARE(trays_->nodeState("r01-n07"), before);
-        QVERIFY(fleetdLog().contains("Slurm unreachable:"));
+        QVERIFY2(fleetdLog().contains("fleetd: Slurm unreachable:"), qPrintable(fleetdLog()));
 
         v1::Operation operation;
         const auto status = act(request(v1::ACTION_TYPE_DRAIN_NODE, "r01-n07", "xid 48"), &operation);
