@@ -187,8 +187,9 @@ inline std::function<bool(const QJsonObject&)> auditOf(const std::string& reques
 // A Subscribe stream read until a condition on what it carries holds.
 class FleetWatch {
 public:
-    explicit FleetWatch(const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr)
-        : channel_(newChannel(target, std::move(credentials))), stub_(v1::TelemetryService::NewStub(channel_)) {
+    explicit FleetWatch(const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr,
+                        grpc::ChannelArguments args = {})
+        : channel_(newChannel(target, std::move(credentials), std::move(args))), stub_(v1::TelemetryService::NewStub(channel_)) {
         context_.set_deadline(std::chrono::system_clock::now() + 120s);
         reader_ = stub_->Subscribe(&context_, v1::SubscribeRequest{});
     }
