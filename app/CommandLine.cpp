@@ -59,8 +59,22 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments)
     const QCommandLineOption settings(QStringLiteral("settings"),
                                       QStringLiteral("Settings file to use instead of the user's."),
                                       QStringLiteral("FILE"));
+    const QCommandLineOption tokenFile(
+        QStringLiteral("token-file"),
+        QStringLiteral("File holding the bearer token for operator actions (one line; must not be readable by "
+                       "group or others: chmod 600). Sent only over TLS or to a fleetd on this machine."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption caCert(QStringLiteral("ca-cert"),
+                                    QStringLiteral("Connect with TLS, trusting the CA in this PEM file."),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption clientCert(QStringLiteral("client-cert"),
+                                        QStringLiteral("Client certificate (PEM) for fleetd's mTLS; needs --client-key "
+                                                       "and --ca-cert."),
+                                        QStringLiteral("FILE"));
+    const QCommandLineOption clientKey(QStringLiteral("client-key"),
+                                       QStringLiteral("Private key (PEM) of --client-cert."), QStringLiteral("FILE"));
     parser.addOptions({endpoint, page, select, screenshot, timeout, settle, warRoom, rotate, pages, screen, theme,
-                       settings});
+                       settings, tokenFile, caCert, clientCert, clientKey});
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
 
@@ -152,6 +166,19 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments)
         o.theme = parser.value(theme);
     }
     o.settingsFile = parser.value(settings);
+
+    for (auto [option, target] : {std::pair{&tokenFile, &o.tokenFile}, std::pair{&caCert, &o.caCertFile},
+                                  std::pair{&clientCert, &o.clientCertFile}, std::pair{&clientKey, &o.clientKeyFile}}) {
+        if (!parser.isSet(*option))
+            continue;
+        *target = parser.value(*option).trimmed();
+        if (target->isEmpty())
+            return fail(QStringLiteral("--%1 needs a file name").arg(option->names().first()));
+    }
+    if (o.clientCertFile.isEmpty() != o.clientKeyFile.isEmpty())
+        return fail(QStringLiteral("--client-cert and --client-key go together (the certificate and its key)"));
+    if (!o.clientCertFile.isEmpty() && o.caCertFile.isEmpty())
+        return fail(QStringLiteral("--client-cert needs --ca-cert: a client certificate is only sent over TLS"));
     return outcome;
 }
 

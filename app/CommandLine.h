@@ -26,6 +26,12 @@ struct LaunchOptions {
     std::optional<int> screen;                     // --screen N (0-based)
     std::optional<QString> theme;                  // --theme
     QString settingsFile;                          // --settings FILE (default: the user's config)
+    // Transport security for every endpoint (telemetry and control). Only paths here: the files
+    // are read by loadChannelSecurity() (ConsoleSecurity.h), never the token itself from argv.
+    QString tokenFile;                             // --token-file FILE (mode 0600)
+    QString caCertFile;                            // --ca-cert FILE: TLS, trusting this CA
+    QString clientCertFile;                        // --client-cert FILE (mTLS, with --client-key)
+    QString clientKeyFile;                         // --client-key FILE
 };
 
 struct CommandLineOutcome {

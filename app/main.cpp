@@ -2,11 +2,13 @@
 // to every fleetd endpoint, and opens the main window, the war-room wall, or a headless render.
 
 #include "CommandLine.h"
+#include "ConsoleSecurity.h"
 #include "ScreenshotRunner.h"
 
 #include "ConsoleSettings.h"
 #include "MainWindow.h"
 
+#include "client/ControlClient.h"
 #include "client/EndpointConnection.h"
 #include "client/FleetStore.h"
 
@@ -95,13 +97,25 @@ int main(int argc, char** argv)
     if (endpoints.isEmpty())
         endpoints << QStringLiteral("127.0.0.1:50551");
 
+    // A token file others can read, or a token that would cross the network in plaintext, stops
+    // the console here (exit 2) rather than connecting in a way the operator did not intend.
+    const app::ChannelSecurityOutcome security = app::loadChannelSecurity(options, endpoints);
+    if (!security.error.isEmpty()) {
+        printLine(stderr, QStringLiteral("watchfloor: %1").arg(security.error));
+        return 2;
+    }
+
     client::FleetStore store;
     ui::PageContext context;
     context.store = &store;
     std::vector<std::unique_ptr<client::EndpointConnection>> connections;
+    // One control channel per endpoint, beside (not shared with) the telemetry channel; the UI
+    // acts on the endpoint that owns the entity.
+    std::vector<std::unique_ptr<client::ControlClient>> controls;
     for (const QString& target : endpoints) {
         client::EndpointConfig config;
         config.target = target;
+        config.security = security.security;
         // Per-link detail feeds the Links page. A wall display needs only racks, jobs and events.
         config.detail = options.warRoom && !headless ? v1::DETAIL_LEVEL_STANDARD : v1::DETAIL_LEVEL_FULL;
         auto connection = std::make_unique<client::EndpointConnection>(config);
@@ -109,6 +123,7 @@ int main(int argc, char** argv)
         context.connections.resize(endpoint + 1);
         context.connections[endpoint] = connection.get();
         connections.push_back(std::move(connection));
+        controls.push_back(std::make_unique<client::ControlClient>(target, security.security));
     }
 
     ui::MainWindowOptions windowOptions;
@@ -121,6 +136,8 @@ int main(int argc, char** argv)
 
     for (auto& connection : connections)
         connection->start();
+    for (auto& control : controls)
+        control->start();
 
     for (const QString& warning : std::as_const(warnings))
         printLine(stderr, QStringLiteral("watchfloor: %1").arg(warning));
