@@ -6,6 +6,7 @@
 
 #include <QByteArray>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QString>
 #include <QStringList>
@@ -22,6 +23,9 @@ public:
     FleetdProcess& operator=(const FleetdProcess&) = delete;
 
     static QString binary();  // $FLEETD_BIN
+
+    // For the next start(): fleetd's environment (default: the test's).
+    void setEnvironment(const QProcessEnvironment& environment) { process_.setProcessEnvironment(environment); }
 
     // Starts `fleetd --listen <listen> <args>` and waits for its listening line. On failure
     // errorString() says why, with fleetd's own output.
