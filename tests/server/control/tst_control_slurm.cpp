@@ -4,6 +4,7 @@
 #include "OperationsEngine.h"
 #include "SlurmFleetOverlay.h"
 #include "SlurmScheduler.h"
+#include "SlurmTestSupport.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -43,16 +44,6 @@ QStringList recordedArgs(const QTemporaryDir& dir) {
 // Records each argument NUL-terminated, and SLURM_CONF, then behaves like a quiet success.
 const QByteArray kRecordArgv = "for a in \"$@\"; do printf '%s\\0' \"$a\" >> \"$(dirname \"$0\")/argv\"; done\n"
                                "printf '%s' \"$SLURM_CONF\" > \"$(dirname \"$0\")/slurm_conf\"\n";
-
-QString runText(const QString& program, const QStringList& args, const QString& slurmConf) {
-    QProcess process;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SLURM_CONF", slurmConf);
-    process.setProcessEnvironment(env);
-    process.start(program, args);
-    process.waitForFinished(30000);
-    return QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
-}
 
 // A fleet source with trays r01-n01..r01-n03 that reports each tray once (ALLOCATED, with the
 // given health and reason) on its first advance and nothing afterwards, like the twin at rest.
@@ -104,6 +95,22 @@ SlurmNodeStatus slurmNode(std::string name, std::string sinfoState, std::string 
     return node;
 }
 
+// The twin above under Slurm's view: the scripted answer is read by advance().
+struct OverlayRig {
+    ThreeTraySource twin;
+    ScriptedSlurm slurm;
+    SlurmNodeStatePoller poller{[this] { return slurm(); }, std::chrono::hours(1)};
+    SlurmFleetSource source{twin, poller};
+    watchfloor::server::FleetChanges changes;
+
+    // Polls the scripted Slurm, then one tick of the overlaid source into `changes`.
+    void advance() {
+        poller.pollOnce();
+        changes.clear();
+        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+    }
+};
+
 const v1::EntityState* stateOf(const watchfloor::server::FleetChanges& changes, std::uint32_t entity) {
     for (const auto& state : changes.states)
         if (state.entity_index() == entity) return &state;
@@ -115,11 +122,10 @@ const v1::EntityState* stateOf(const watchfloor::server::FleetChanges& changes, 
 class TestSlurm : public QObject {
     Q_OBJECT
     QTemporaryDir clusterDir_;
-    QString slurmConf_;
+    slurm_test::LoopbackCluster cluster_;
     QString skipReason_;
-    const QString script_ = QStringLiteral(WATCHFLOOR_SCRIPTS_DIR "/slurm-loopback");
 
-    SlurmConfig realConfig() const { return {slurmConf_.toStdString(), "", std::chrono::seconds(15)}; }
+    SlurmConfig realConfig() const { return {cluster_.slurmConf().toStdString(), "", std::chrono::seconds(15)}; }
 
     std::optional<SlurmNodeStatus> readNode(const SlurmScheduler& slurm, const std::string& name) {
         const auto states = slurm.readNodeStates({name});
@@ -129,24 +135,15 @@ class TestSlurm : public QObject {
 
 private slots:
     void initTestCase() {
-        QProcess start;
-        start.start(script_, {"start", clusterDir_.path(), "--slurmd", "r01-n03"});
-        QVERIFY(start.waitForFinished(40000));
-        const QString out = QString::fromUtf8(start.readAllStandardOutput());
-        const QString err = QString::fromUtf8(start.readAllStandardError());
-        if (start.exitCode() == 3) {
-            skipReason_ = "Slurm packages absent (" + err.trimmed() + ")";
+        if (!cluster_.start(clusterDir_.path(), {"--slurmd", "r01-n03"})) {
+            skipReason_ = cluster_.skipReason();
+            QVERIFY2(!skipReason_.isEmpty(), qPrintable(cluster_.error()));
             return;
         }
-        QVERIFY2(start.exitCode() == 0, qPrintable("slurm-loopback start failed: " + err));
-        slurmConf_ = out.trimmed().section('=', 1);
-        QVERIFY(QFile::exists(slurmConf_));
+        QVERIFY(QFile::exists(cluster_.slurmConf()));
     }
 
-    void cleanupTestCase() {
-        // Also after a half-started cluster: stop whatever left a pid file.
-        if (skipReason_.isEmpty()) QProcess::execute(script_, {"stop", clusterDir_.path()});
-    }
+    void cleanupTestCase() { cluster_.stop(); }
 
     void parsesSinfoStates_data() {
         QTest::addColumn<QString>("sinfo");
@@ -360,14 +357,10 @@ private slots:
     }
 
     void streamShowsSlurmsStateOverTheTwins() {
-        ThreeTraySource twin;
-        ScriptedSlurm slurm;
+        OverlayRig rig;
+        auto& [twin, slurm, poller, source, changes] = rig;
         slurm.next.nodes = {slurmNode("r01-n01", "idle"), slurmNode("r01-n02", "mixed")};
-        SlurmNodeStatePoller poller([&] { return slurm(); }, std::chrono::hours(1));
-        poller.pollOnce();
-        SlurmFleetSource source(twin, poller);
-        watchfloor::server::FleetChanges changes;
-        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        rig.advance();
         QCOMPARE(changes.states.size(), 3u);
         QCOMPARE(stateOf(changes, 11)->node_state(), v1::NODE_STATE_IDLE);
         QCOMPARE(stateOf(changes, 11)->reason(), "");  // the twin's reason is not Slurm's
@@ -380,9 +373,7 @@ private slots:
 
         // A drain typed into scontrol: only that tray is restated, with the twin's health kept.
         slurm.next.nodes[0] = slurmNode("r01-n01", "drained", "by hand from a shell");
-        poller.pollOnce();
-        changes.clear();
-        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        rig.advance();
         QCOMPARE(changes.states.size(), 1u);
         QCOMPARE(changes.states[0].entity_index(), 11u);
         QCOMPARE(changes.states[0].node_state(), v1::NODE_STATE_DRAINED);
@@ -393,16 +384,13 @@ private slots:
         QCOMPARE(changes.events[0].type(), v1::EVENT_TYPE_NODE_STATE);
         QCOMPARE(changes.events[0].message(), "Slurm: r01-n01 is DRAINED (was IDLE): by hand from a shell");
 
-        changes.clear();  // nothing new from Slurm: nothing restated
-        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        rig.advance();  // nothing new from Slurm: nothing restated
         QVERIFY(changes.states.empty());
 
         // Slurm unreachable: states stay the last known ones and say so; nothing becomes drained.
         slurm.next = {};
         slurm.next.error = "Unable to contact slurm controller (connect failure)";
-        poller.pollOnce();
-        changes.clear();
-        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        rig.advance();
         QCOMPARE(changes.states.size(), 2u);  // the tray Slurm never knew keeps its reason
         QCOMPARE(stateOf(changes, 11)->node_state(), v1::NODE_STATE_DRAINED);
         QVERIFY(QString::fromStdString(stateOf(changes, 11)->reason())
@@ -417,16 +405,11 @@ private slots:
     }
 
     void streamShowsNothingDrainedWhenSlurmWasNeverRead() {
-        ThreeTraySource twin;
-        ScriptedSlurm slurm;
-        slurm.next.error = "sinfo did not answer within 15.0 s and was stopped";
-        SlurmNodeStatePoller poller([&] { return slurm(); }, std::chrono::hours(1));
-        poller.pollOnce();
-        SlurmFleetSource source(twin, poller);
-        watchfloor::server::FleetChanges changes;
-        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
-        QCOMPARE(changes.states.size(), 3u);
-        for (const auto& state : changes.states) {
+        OverlayRig rig;
+        rig.slurm.next.error = "sinfo did not answer within 15.0 s and was stopped";
+        rig.advance();
+        QCOMPARE(rig.changes.states.size(), 3u);
+        for (const auto& state : rig.changes.states) {
             QCOMPARE(state.node_state(), v1::NODE_STATE_UNSPECIFIED);
             QVERIFY2(QString::fromStdString(state.reason()).contains("did not answer within"), state.reason().c_str());
         }
@@ -475,7 +458,7 @@ private slots:
         const std::string reason = "alice: xid 79 \"fell off\" bus; rm -rf /tmp/not-this";
         const auto drained = slurm.drainNode("r01-n03", reason);
         QVERIFY2(drained.succeeded, drained.message.c_str());
-        const QString sinfoR = runText("sinfo", {"-R", "-h", "-o", "%E|%N"}, slurmConf_);
+        const QString sinfoR = cluster_.run("sinfo", {"-R", "-h", "-o", "%E|%N"});
         QVERIFY2(sinfoR.contains(QString::fromStdString(reason) + "|r01-n03"), qPrintable(sinfoR));
         const auto node = readNode(slurm, "r01-n03");
         QVERIFY(node);
@@ -496,7 +479,7 @@ private slots:
 
     void drainMadeWithScontrolShowsInTheReader() {
         if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
-        runText("scontrol", {"update", "nodename=r01-n05", "state=drain", "reason=by hand from a shell"}, slurmConf_);
+        cluster_.run("scontrol", {"update", "nodename=r01-n05", "state=drain", "reason=by hand from a shell"});
         SlurmScheduler slurm(realConfig());
         const auto states = slurm.readNodeStates();
         QVERIFY2(states.error.empty(), states.error.c_str());
@@ -510,9 +493,8 @@ private slots:
 
     void requeueMovesAJobOffExcludedNodes() {
         if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
-        runText("sbatch", {"-w", "r01-n03", "-J", "llm-70b", "--requeue", "-o", "/dev/null", "--wrap", "sleep 300"},
-                slurmConf_);
-        QTRY_COMPARE_WITH_TIMEOUT(runText("squeue", {"-h", "-n", "llm-70b", "-o", "%T"}, slurmConf_).trimmed(),
+        cluster_.run("sbatch", {"-w", "r01-n03", "-J", "llm-70b", "--requeue", "-o", "/dev/null", "--wrap", "sleep 300"});
+        QTRY_COMPARE_WITH_TIMEOUT(cluster_.run("squeue", {"-h", "-n", "llm-70b", "-o", "%T"}).trimmed(),
                                   QString("RUNNING"), 15000);
         SlurmScheduler slurm(realConfig());
         QCOMPARE(readNode(slurm, "r01-n03")->state, v1::NODE_STATE_ALLOCATED);
@@ -521,17 +503,17 @@ private slots:
         // The job completes on r01-n03 (killed), then waits in the queue again.
         QString job;
         QTRY_VERIFY2_WITH_TIMEOUT(
-            (job = runText("squeue", {"-h", "-n", "llm-70b", "-o", "%T|%i"}, slurmConf_).trimmed()).startsWith("PENDING|"),
+            (job = cluster_.run("squeue", {"-h", "-n", "llm-70b", "-o", "%T|%i"}).trimmed()).startsWith("PENDING|"),
             qPrintable(job), 15000);
-        const QString details = runText("scontrol", {"show", "job", job.section('|', 1), "-o"}, slurmConf_);
+        const QString details = cluster_.run("scontrol", {"show", "job", job.section('|', 1), "-o"});
         QVERIFY2(details.contains("ExcNodeList=r01-n03"), qPrintable(details));
         QVERIFY(!slurm.requeueJob("no-such-job", {}).succeeded);
-        runText("scancel", {"-n", "llm-70b"}, slurmConf_);
+        cluster_.run("scancel", {"-n", "llm-70b"});
     }
 
     void unreachableSlurmFailsTheOperation() {
         if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
-        QCOMPARE(QProcess::execute(script_, {"stop-ctld", clusterDir_.path()}), 0);
+        QVERIFY(cluster_.stopController());
 
         QTemporaryDir dir;
         control_test::TestFleet fleet(1);
@@ -553,7 +535,7 @@ private slots:
         QVERIFY2(QString::fromStdString(unreadable.error).contains("Unable to contact slurm controller"),
                  unreadable.error.c_str());
 
-        QCOMPARE(QProcess::execute(script_, {"start-ctld", clusterDir_.path()}), 0);
+        QVERIFY(cluster_.startController());
         const auto node = readNode(slurm, "r01-n07");
         QVERIFY(node);
         QVERIFY(node->state != v1::NODE_STATE_DRAINED && node->state != v1::NODE_STATE_DRAINING);

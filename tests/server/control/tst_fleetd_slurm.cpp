@@ -5,6 +5,7 @@
 // being shown as drained. Skips only when not root or the Slurm packages are missing.
 
 #include "FleetdProcess.h"
+#include "SlurmTestSupport.h"
 #include "StreamTestSupport.h"
 #include "watchfloor/v1/control.grpc.pb.h"
 
@@ -34,16 +35,6 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr const char* kOperatorToken = "operator-token-slurm-00001";
-
-QString runText(const QString& program, const QStringList& args, const QString& slurmConf) {
-    QProcess process;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.insert("SLURM_CONF", slurmConf);
-    process.setProcessEnvironment(env);
-    process.start(program, args);
-    process.waitForFinished(30000);
-    return QString::fromUtf8(process.readAllStandardOutput() + process.readAllStandardError());
-}
 
 // Every tray's latest node state and reason as the Subscribe stream tells them, read on a
 // thread of its own.
@@ -108,12 +99,9 @@ private:
 
 class TestFleetdSlurm : public QObject {
     Q_OBJECT
-    const QString script_ = QStringLiteral(WATCHFLOOR_SCRIPTS_DIR "/slurm-loopback");
     QTemporaryDir dir_;
-    QString clusterDir_;
-    QString slurmConf_;
+    slurm_test::LoopbackCluster cluster_;
     QString skipReason_;
-    bool clusterStarted_ = false;
     watchfloor::testing::FleetdProcess fleetd_;
     std::unique_ptr<TrayStates> trays_;
     std::unique_ptr<v1::ControlService::Stub> control_;
@@ -172,12 +160,11 @@ class TestFleetdSlurm : public QObject {
 
     // A one-tray batch job on r01-n03 (the node with the slurmd), running when this returns true.
     bool submitRunningJob(const QString& name) {
-        runText("sbatch", {"-w", "r01-n03", "-J", name, "--requeue", "-o", "/dev/null", "--wrap", "sleep 300"},
-                slurmConf_);
+        cluster_.run("sbatch", {"-w", "r01-n03", "-J", name, "--requeue", "-o", "/dev/null", "--wrap", "sleep 300"});
         QElapsedTimer timer;
         timer.start();
         while (timer.elapsed() < 15000) {
-            if (runText("squeue", {"-h", "-n", name, "-o", "%T"}, slurmConf_).trimmed() == "RUNNING") return true;
+            if (cluster_.run("squeue", {"-h", "-n", name, "-o", "%T"}).trimmed() == "RUNNING") return true;
             QTest::qWait(200);
         }
         return false;
@@ -193,29 +180,17 @@ class TestFleetdSlurm : public QObject {
         file.close();
         ::chmod(tokens.toLocal8Bit().constData(), 0600);
         return fleetd_.start({"--racks", "1", "--seed", "7", "--tokens", tokens, "--audit-log",
-                              dir_.filePath("audit.jsonl"), "--scheduler", "slurm", "--slurm-conf", slurmConf_});
+                              dir_.filePath("audit.jsonl"), "--scheduler", "slurm", "--slurm-conf", cluster_.slurmConf()});
     }
 
 private slots:
     void initTestCase() {
-        if (::geteuid() != 0) {
-            skipReason_ = "needs root: Slurm node updates need a Slurm administrator and slurmd runs jobs as root";
-            return;
-        }
         QVERIFY(dir_.isValid());
-        clusterDir_ = dir_.filePath("cluster");
-        QProcess start;
-        start.start(script_, {"start", clusterDir_, "--racks", "1", "--slurmd", "r01-n03"});
-        QVERIFY(start.waitForFinished(40000));
-        const QString err = QString::fromUtf8(start.readAllStandardError()).trimmed();
-        if (start.exitCode() == 3) {
-            skipReason_ = "Slurm packages absent (" + err + "); scripts/test installs them";
+        if (!cluster_.start(dir_.filePath("cluster"), {"--racks", "1", "--slurmd", "r01-n03"})) {
+            skipReason_ = cluster_.skipReason();
+            QVERIFY2(!skipReason_.isEmpty(), qPrintable(cluster_.error()));
             return;
         }
-        clusterStarted_ = true;
-        QVERIFY2(start.exitCode() == 0, qPrintable("slurm-loopback start failed: " + err));
-        slurmConf_ = QString::fromUtf8(start.readAllStandardOutput()).trimmed().section('=', 1);
-
         QVERIFY2(startFleetd(), qPrintable(fleetd_.errorString()));
         QVERIFY2(fleetdLog().contains("Slurm node states read: 18 nodes"), qPrintable(fleetdLog()));
         auto channel = dedicatedChannel(fleetd_.address());
@@ -236,7 +211,7 @@ private slots:
     void cleanupTestCase() {
         trays_.reset();
         if (fleetd_.running()) QCOMPARE(fleetd_.terminate(), 0);
-        if (clusterStarted_) QProcess::execute(script_, {"stop", clusterDir_});
+        cluster_.stop();
     }
 
     void drainFromTheControlApiReachesSinfo() {
@@ -246,7 +221,7 @@ private slots:
                                 &operation);
         QVERIFY2(status.ok(), status.error_message().c_str());
         QVERIFY2(operation.state() == v1::OPERATION_STATE_SUCCEEDED, operation.DebugString().c_str());
-        const QString sinfoR = runText("sinfo", {"-R", "-h", "-o", "%E|%N"}, slurmConf_);
+        const QString sinfoR = cluster_.run("sinfo", {"-R", "-h", "-o", "%E|%N"});
         QVERIFY2(sinfoR.contains("alice: xid 79 on GPU 2; RMA ticket 4711|r01-n03"), qPrintable(sinfoR));
         // The action asks for a fresh reading, so the stream follows well within one poll period.
         QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_DRAINED, 5000);
@@ -260,9 +235,9 @@ private slots:
         QVERIFY2(status.ok(), status.error_message().c_str());
         QVERIFY2(operation.state() == v1::OPERATION_STATE_SUCCEEDED, operation.DebugString().c_str());
         // Right after a resume Slurm shows "idle*" until its next ping of the slurmd.
-        QTRY_COMPARE_WITH_TIMEOUT(runText("sinfo", {"-h", "-n", "r01-n03", "-o", "%T"}, slurmConf_).trimmed(),
+        QTRY_COMPARE_WITH_TIMEOUT(cluster_.run("sinfo", {"-h", "-n", "r01-n03", "-o", "%T"}).trimmed(),
                                   QString("idle"), 10000);
-        QVERIFY(!runText("sinfo", {"-R", "-h", "-o", "%N"}, slurmConf_).contains("r01-n03"));
+        QVERIFY(!cluster_.run("sinfo", {"-R", "-h", "-o", "%N"}).contains("r01-n03"));
         QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_IDLE, 5000);
         QTRY_COMPARE_WITH_TIMEOUT(trays_->reason("r01-n03"), QString(), 5000);
     }
@@ -285,7 +260,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_DRAINING, 5000);
         QCOMPARE(trays_->reason("r01-n03"), "alice: bad DIMM");
 
-        runText("scancel", {"-n", "drain-me-job"}, slurmConf_);
+        cluster_.run("scancel", {"-n", "drain-me-job"});
         QTRY_COMPARE_WITH_TIMEOUT(operationState(operation.id()), v1::OPERATION_STATE_SUCCEEDED, 10000);
         QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_DRAINED, 5000);
 
@@ -308,9 +283,9 @@ private slots:
                      result.contains("facility controls"),
                  qPrintable(result));
         const QStringList reasons =
-            runText("sinfo", {"-N", "-h", "-o", "%E"}, slurmConf_).split('\n', Qt::SkipEmptyParts);
+            cluster_.run("sinfo", {"-N", "-h", "-o", "%E"}).split('\n', Qt::SkipEmptyParts);
         QCOMPARE(reasons.count("alice: coolant leak at the manifold"), 18);
-        QTRY_VERIFY_WITH_TIMEOUT(runText("squeue", {"-h", "-n", "rack-job", "-o", "%T"}, slurmConf_).startsWith("PENDING"),
+        QTRY_VERIFY_WITH_TIMEOUT(cluster_.run("squeue", {"-h", "-n", "rack-job", "-o", "%T"}).startsWith("PENDING"),
                                  10000);
         QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n18") == v1::NODE_STATE_DRAINED &&
                                      trays_->nodeState("r01-n03") == v1::NODE_STATE_DRAINED,
@@ -319,8 +294,8 @@ private slots:
         status = act(rackRequest(v1::ACTION_TYPE_RESTORE_RACK, "r01", "leak fixed"), &operation);
         QVERIFY2(status.ok(), status.error_message().c_str());
         QVERIFY2(operation.state() == v1::OPERATION_STATE_SUCCEEDED, operation.DebugString().c_str());
-        QVERIFY(!runText("sinfo", {"-N", "-h", "-o", "%E"}, slurmConf_).contains("coolant leak"));
-        runText("scancel", {"-n", "rack-job"}, slurmConf_);
+        QVERIFY(!cluster_.run("sinfo", {"-N", "-h", "-o", "%E"}).contains("coolant leak"));
+        cluster_.run("scancel", {"-n", "rack-job"});
         QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n03") != v1::NODE_STATE_DRAINED, 5000);
     }
 
@@ -329,8 +304,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n05") != v1::NODE_STATE_DRAINED, 5000);
         QElapsedTimer timer;
         timer.start();
-        const QString out = runText("scontrol", {"update", "nodename=r01-n05", "state=drain", "reason=by hand: fan noise"},
-                                    slurmConf_);
+        const QString out = cluster_.run("scontrol", {"update", "nodename=r01-n05", "state=drain", "reason=by hand: fan noise"});
         QVERIFY2(out.trimmed().isEmpty(), qPrintable(out));
         QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n05"), v1::NODE_STATE_DRAINED, 6000);
         qInfo("scontrol drain visible on the Subscribe stream after %lld ms", timer.elapsed());
@@ -350,7 +324,7 @@ private slots:
                                  5000);
         const v1::NodeState before = trays_->nodeState("r01-n07");
         trays_->forgetDrained("r01-n07");
-        QCOMPARE(QProcess::execute(script_, {"stop-ctld", clusterDir_}), 0);
+        QVERIFY(cluster_.stopController());
         // The next poll notices; states stay the last known ones and say so.
         QTRY_VERIFY2_WITH_TIMEOUT(trays_->reason("r01-n07").contains("last known state, Slurm unreachable since"),
                                   qPrintable(trays_->reason("r01-n07")), 30000);
