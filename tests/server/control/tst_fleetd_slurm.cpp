@@ -62,6 +62,11 @@ public:
         return state ? QString::fromStdString(state->reason()) : QString();
     }
     // Whether the stream showed the tray DRAINING or DRAINED since forgetDrained(tray).
+    // A job name the fleet source (the twin) knows, from the first snapshot.
+    std::string anyJobName() const {
+        std::lock_guard lock(mutex_);
+        return jobNames_.empty() ? std::string() : *jobNames_.begin();
+    }
     bool sawDrained(const std::string& tray) const {
         std::lock_guard lock(mutex_);
         return drainedSeen_.count(tray) > 0;
@@ -77,6 +82,7 @@ private:
         while (stream_.read(&response)) {
             const auto& states = response.has_snapshot() ? response.snapshot().states() : response.delta().states();
             std::lock_guard lock(mutex_);
+            for (const auto& job : response.snapshot().jobs()) jobNames_.insert(job.name());
             for (const auto& state : states) {
                 const auto name = names_.find(state.entity_index());
                 if (name == names_.end()) continue;
@@ -92,6 +98,7 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, v1::EntityState> states_;
     std::set<std::string> drainedSeen_;
+    std::set<std::string> jobNames_;
     std::thread reader_;
 };
 
@@ -297,6 +304,30 @@ private slots:
         QVERIFY(!cluster_.run("sinfo", {"-N", "-h", "-o", "%E"}).contains("coolant leak"));
         cluster_.run("scancel", {"-n", "rack-job"});
         QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n03") != v1::NODE_STATE_DRAINED, 5000);
+    }
+
+    // Restart = requeue: the Slurm job of that name goes back to the queue, never to run on the
+    // excluded tray again. (Job facts for the preview come from the twin, so the name is one of its.)
+    void restartJobRequeuesItExcludingTheBadTray() {
+        if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+        const std::string job = trays_->anyJobName();
+        QVERIFY2(!job.empty(), "the twin's snapshot listed no job");
+        QVERIFY(submitRunningJob(QString::fromStdString(job)));
+        v1::ActionRequest restart = request(v1::ACTION_TYPE_RESTART_JOB, {}, "Xid 79 on r01-n03");
+        restart.set_job_name(job);
+        restart.add_exclude_node_names("r01-n03");
+        v1::Operation operation;
+        const auto status = act(restart, &operation);
+        QVERIFY2(status.ok(), status.error_message().c_str());
+        QVERIFY2(operation.state() == v1::OPERATION_STATE_SUCCEEDED, operation.DebugString().c_str());
+        QString queued;
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (queued = cluster_.run("squeue", {"-h", "-n", QString::fromStdString(job), "-o", "%T|%i"}).trimmed())
+                .startsWith("PENDING|"),
+            qPrintable(queued), 15000);
+        const QString details = cluster_.run("scontrol", {"show", "job", queued.section('|', 1), "-o"});
+        QVERIFY2(details.contains("ExcNodeList=r01-n03"), qPrintable(details));
+        cluster_.run("scancel", {"-n", QString::fromStdString(job)});
     }
 
     void drainTypedIntoScontrolAppearsInTheStream() {
