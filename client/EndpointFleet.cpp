@@ -11,50 +11,68 @@ namespace v1 = watchfloor::v1;
 EndpointFleet::EndpointFleet(QString label, int historyCapacity)
     : m_label(std::move(label)), m_history(historyCapacity), m_dirtyRack(1, 0) {}
 
-bool EndpointFleet::applySnapshot(const v1::Snapshot& snapshot, QString* error) {
-    return applySnapshotImpl(snapshot, nullptr, error);
-}
-
-bool EndpointFleet::applySnapshot(v1::Snapshot&& snapshot, QString* error) {
-    v1::Topology owned;
-    owned.Swap(snapshot.mutable_topology());
-    // Everything but the topology is read from `snapshot`; the topology from `owned`.
-    return applySnapshotImpl(snapshot, &owned, error);
-}
-
-bool EndpointFleet::applySnapshotImpl(const v1::Snapshot& snapshot, v1::Topology* ownedTopology, QString* error) {
-    const v1::Topology& topology = ownedTopology ? *ownedTopology : snapshot.topology();
-    const bool sameTopology =
-        m_hasSnapshot && google::protobuf::util::MessageDifferencer::Equals(m_topology.topology(), topology);
-    if (sameTopology) {
-        // A resync or restart of the same fleet: keep the chart history, replace every value.
-        m_topology.clearJobs();
-        m_columns.clearValues();
+std::unique_ptr<EndpointFleet> EndpointFleet::fromSnapshot(QString label, int historyCapacity, quint16 endpoint,
+                                                           v1::Snapshot&& snapshot, const Basis& basis, QString* error) {
+    auto fleet = std::make_unique<EndpointFleet>(std::move(label), historyCapacity);
+    v1::Topology incoming;
+    incoming.Swap(snapshot.mutable_topology());
+    if (basis.topology && google::protobuf::util::MessageDifferencer::Equals(*basis.topology, incoming)) {
+        // A resync or restart of the same fleet: share the index inputs, keep the chart history.
+        fleet->m_topology.rebuild(basis.topology, nullptr);
+        fleet->m_names = basis.names ? basis.names : buildNames(fleet->m_topology, endpoint);
+        fleet->m_sharesPreviousTopology = true;
     } else {
         std::string why;
-        const bool ok = ownedTopology ? m_topology.rebuild(std::move(*ownedTopology), &why)
-                                      : m_topology.rebuild(topology, &why);
-        if (!ok) {
+        if (!fleet->m_topology.rebuild(std::move(incoming), &why)) {
             if (error) {
                 *error = QStringLiteral("fleetd %1 sent a topology the console cannot use: %2")
-                             .arg(m_label, QString::fromStdString(why));
+                             .arg(fleet->m_label, QString::fromStdString(why));
             }
-            return false;
+            return nullptr;
         }
-        m_columns.clear();
-        m_history.clear();
-        m_changes.topologyChanged = true;
+        fleet->m_names = buildNames(fleet->m_topology, endpoint);
+        fleet->m_changes.topologyChanged = true;
     }
+    fleet->loadSnapshotValues(snapshot);
+    if (!fleet->m_sharesPreviousTopology) {
+        // The first capture allocates every history matrix (tens of MB at scale): here, not on
+        // the owner's thread. With a shared topology continueFrom() captures into the kept ring.
+        fleet->m_history.capture(fleet->m_serverTimeMs, fleet->m_columns);
+    }
+    return fleet;
+}
+
+std::shared_ptr<const NameIndex> EndpointFleet::buildNames(const TopologyIndex& topology, quint16 endpoint) {
+    std::vector<NameIndex::Entry> entries;
+    entries.reserve(topology.entries().size());
+    for (std::uint32_t index = 0; index < topology.entries().size(); ++index) {
+        const std::string_view name = topology.name(index);
+        if (!name.empty()) entries.push_back({NameIndex::fold(name), EntityId{endpoint, index}});
+    }
+    auto names = std::make_shared<NameIndex>();
+    names->rebuild(std::move(entries));
+    return names;
+}
+
+void EndpointFleet::continueFrom(EndpointFleet& previous) {
+    if (previous.m_hasSnapshot && previous.m_runId == m_runId) {
+        m_maxEventId = previous.m_maxEventId;  // event ids restart with every fleetd run
+    }
+    m_unknownEntitySamples += previous.m_unknownEntitySamples;
+    if (m_sharesPreviousTopology) {
+        m_history = std::move(previous.m_history);
+        m_history.capture(m_serverTimeMs, m_columns);
+    }
+}
+
+EndpointFleet::Basis EndpointFleet::basis() const {
+    if (!m_hasSnapshot) return {};
+    return Basis{m_topology.sharedTopology(), m_names};
+}
+
+void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     m_dirtyRack.assign(std::size_t(m_topology.count(v1::ENTITY_KIND_RACK)) + 1, 0);
     m_states.assign(m_topology.entries().size(), EntityStatus{});
-    m_reasons.clear();
-    m_jobs.clear();
-    m_jobSlotByIndex.clear();
-    m_dirtyJob.clear();
-    m_hasFleet = false;
-    if (snapshot.run_id() != m_runId) {
-        m_maxEventId = 0;  // event ids restart with every fleetd run
-    }
     m_runId = snapshot.run_id();
     m_serverVersion = snapshot.server_version();
     m_simSpeed = snapshot.sim_speed() > 0 ? snapshot.sim_speed() : 1.0;
@@ -77,8 +95,6 @@ bool EndpointFleet::applySnapshotImpl(const v1::Snapshot& snapshot, v1::Topology
     m_changes.jobsAppended = 0;
     m_changes.serverSecondTicked = true;
     markAllDirty();
-    m_history.capture(m_serverTimeMs, m_columns);
-    return true;
 }
 
 void EndpointFleet::applyDelta(const v1::Delta& delta) {

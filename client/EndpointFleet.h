@@ -2,9 +2,15 @@
 // Everything the console knows about one fleetd endpoint: its topology, latest values, entity
 // states, jobs, fleet goodput and chart history, plus what changed since the last notification.
 // FleetStore merges several of these into one fleet; this class knows nothing of the others.
+//
+// A snapshot is turned into a whole new EndpointFleet by fromSnapshot(), which touches nothing but
+// its arguments and so runs on a worker thread (at 1,800 racks that is the topology index, the
+// name index, every value column and the first history capture: hundreds of ms). The owner then
+// swaps it in on its own thread and calls continueFrom() with the fleet it replaces.
 
 #include "client/HistoryRing.h"
 #include "client/MetricColumns.h"
+#include "client/NameIndex.h"
 #include "client/TopologyIndex.h"
 
 #include "watchfloor/v1/fleet.pb.h"
@@ -12,6 +18,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,12 +47,26 @@ public:
         std::uint32_t jobsAppended = 0;
     };
 
-    explicit EndpointFleet(QString label, int historyCapacity);
+    // What a snapshot is compared with: the topology (and its name index) the endpoint shows now.
+    // Immutable and shared, so it may be handed to another thread.
+    struct Basis {
+        std::shared_ptr<const watchfloor::v1::Topology> topology;  // null: no snapshot yet
+        std::shared_ptr<const NameIndex> names;
+    };
 
-    // Both return false with a message when the message cannot be applied (malformed topology).
-    bool applySnapshot(const watchfloor::v1::Snapshot& snapshot, QString* error);
-    // The same, taking the topology out of `snapshot` instead of copying it.
-    bool applySnapshot(watchfloor::v1::Snapshot&& snapshot, QString* error);
+    EndpointFleet(QString label, int historyCapacity);
+
+    // A fleet built from `snapshot` (its topology is taken, not copied). If the topology equals
+    // `basis.topology` the index and names are shared and the history is left for continueFrom()
+    // to carry over. Returns null with a message when the topology is unusable. Thread-safe: reads
+    // only its arguments. `endpoint` is the number the name index puts into its EntityIds.
+    static std::unique_ptr<EndpointFleet> fromSnapshot(QString label, int historyCapacity, quint16 endpoint,
+                                                       watchfloor::v1::Snapshot&& snapshot, const Basis& basis,
+                                                       QString* error);
+    // On the owner's thread, once this fleet replaces `previous`: keeps the chart history when the
+    // topology is the same and event deduplication within one server run.
+    void continueFrom(EndpointFleet& previous);
+    Basis basis() const;
     void applyDelta(const watchfloor::v1::Delta& delta);
     void applyHeartbeat(const watchfloor::v1::Heartbeat& heartbeat);
     void applySampleBlock(const watchfloor::v1::SampleBlock& block);
@@ -57,6 +78,8 @@ public:
 
     const QString& label() const { return m_label; }
     const TopologyIndex& topology() const { return m_topology; }
+    // Topology names (not jobs), folded and sorted; empty before the first snapshot.
+    const NameIndex& names() const { return *m_names; }
     bool hasSnapshot() const { return m_hasSnapshot; }
     std::int64_t serverTimeUnixMs() const { return m_serverTimeMs; }
     const std::string& runId() const { return m_runId; }
@@ -83,8 +106,8 @@ public:
     std::size_t bytes() const;
 
 private:
-    bool applySnapshotImpl(const watchfloor::v1::Snapshot& snapshot, watchfloor::v1::Topology* ownedTopology,
-                           QString* error);
+    void loadSnapshotValues(const watchfloor::v1::Snapshot& snapshot);
+    static std::shared_ptr<const NameIndex> buildNames(const TopologyIndex& topology, quint16 endpoint);
     void applyState(const watchfloor::v1::EntityState& state);
     void applyJob(const watchfloor::v1::Job& job, std::int64_t timeMs);
     void applyFleet(const watchfloor::v1::FleetGoodput& fleet);
@@ -95,6 +118,8 @@ private:
 
     QString m_label;
     TopologyIndex m_topology;
+    std::shared_ptr<const NameIndex> m_names = std::make_shared<const NameIndex>();
+    bool m_sharesPreviousTopology = false;
     MetricColumns m_columns;
     HistoryRing m_history;
     std::vector<EntityStatus> m_states;

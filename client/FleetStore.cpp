@@ -3,9 +3,10 @@
 #include "client/EndpointConnection.h"
 #include "client/MetricCadence.h"
 
+#include <QElapsedTimer>
+
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 
 namespace watchfloor::client {
 
@@ -26,6 +27,14 @@ Freshness worse(Freshness a, Freshness b) {
     return rank(a) >= rank(b) ? a : b;
 }
 
+// "<label>/<name>" (folded): the name part, if `folded` is qualified with this label.
+std::optional<std::string_view> withoutLabel(std::string_view folded, const std::string& label) {
+    if (folded.size() > label.size() + 1 && folded.substr(0, label.size()) == label && folded[label.size()] == '/') {
+        return folded.substr(label.size() + 1);
+    }
+    return std::nullopt;
+}
+
 bool jobIsActive(const v1::Job& job) {
     return job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_CHECKPOINTING ||
            job.state() == v1::JOB_STATE_RECOVERING;
@@ -39,15 +48,23 @@ FleetStore::FleetStore(Options options, QObject* parent) : QObject(parent), m_op
     m_notifyTimer.setSingleShot(true);
     m_notifyTimer.setInterval(m_options.notifyInterval);
     connect(&m_notifyTimer, &QTimer::timeout, this, &FleetStore::flushChanges);
+    m_worker.setMaxThreadCount(1);
+    m_worker.setExpiryTimeout(-1);
+    m_worker.setObjectName(QStringLiteral("FleetStore snapshot worker"));
 }
 
-FleetStore::~FleetStore() = default;
+FleetStore::~FleetStore() {
+    // Tasks capture `this` to post their results; results still queued die with the object.
+    m_worker.clear();
+    m_worker.waitForDone();
+}
 
 // --- endpoints ---------------------------------------------------------------------------------
 
 int FleetStore::addEndpoint(const QString& label) {
     auto endpoint = std::make_unique<Endpoint>();
     endpoint->label = label;
+    endpoint->foldedLabel = NameIndex::fold(label.toStdString());
     endpoint->fleet = std::make_unique<EndpointFleet>(label, m_options.historyPoints);
     endpoint->rackRowOffset = int(m_rackRows.size());
     m_endpoints.push_back(std::move(endpoint));
@@ -59,9 +76,8 @@ int FleetStore::addEndpoint(const QString& label) {
 int FleetStore::attach(EndpointConnection* connection) {
     const int endpoint = addEndpoint(connection->config().displayLabel());
     setEndpointState(endpoint, connection->state(), connection->statusText());
-    connect(connection, &EndpointConnection::responsesReady, this, [this, connection, endpoint] {
-        applyBatch(endpoint, connection->takeResponses());
-    });
+    connect(connection, &EndpointConnection::responsesReady, this,
+            [this, connection, endpoint] { enqueue(endpoint, connection->takeResponses()); });
     connect(connection, &EndpointConnection::stateChanged, this,
             [this, endpoint](ConnectionState state, const QString& text) { setEndpointState(endpoint, state, text); });
     return endpoint;
@@ -88,6 +104,13 @@ void FleetStore::setEndpointState(int endpoint, ConnectionState state, const QSt
 
 // --- ingest ----------------------------------------------------------------------------------------
 
+// A snapshot built into a new EndpointFleet, ready to be swapped in.
+struct FleetStore::PreparedSnapshot {
+    std::unique_ptr<EndpointFleet> fleet;  // null if the snapshot was unusable (see error)
+    google::protobuf::RepeatedPtrField<v1::Event> recentEvents;
+    QString error;
+};
+
 void FleetStore::applyBatch(int endpoint, std::span<const v1::SubscribeResponse> messages) {
     for (const v1::SubscribeResponse& message : messages) {
         apply(endpoint, message);
@@ -100,32 +123,43 @@ void FleetStore::applyBatch(int endpoint, std::vector<v1::SubscribeResponse>&& m
     }
 }
 
-void FleetStore::apply(int endpoint, const v1::SubscribeResponse& message) { applyMessage(endpoint, message); }
+void FleetStore::apply(int endpoint, const v1::SubscribeResponse& message) {
+    if (message.payload_case() == v1::SubscribeResponse::kSnapshot) {
+        v1::Snapshot copy = message.snapshot();  // the build takes the snapshot apart
+        adoptSnapshot(endpoint, buildSnapshot(endpoint, std::move(copy)));
+        return;
+    }
+    applyUpdate(endpoint, message);
+}
 
-void FleetStore::apply(int endpoint, v1::SubscribeResponse&& message) { applyMessage(endpoint, std::move(message)); }
+void FleetStore::apply(int endpoint, v1::SubscribeResponse&& message) {
+    if (message.payload_case() == v1::SubscribeResponse::kSnapshot) {
+        adoptSnapshot(endpoint, buildSnapshot(endpoint, std::move(*message.mutable_snapshot())));
+        return;
+    }
+    applyUpdate(endpoint, message);
+}
 
-template <typename Message>
-void FleetStore::applyMessage(int endpoint, Message&& message) {
-    constexpr bool owned = !std::is_const_v<std::remove_reference_t<Message>> && std::is_rvalue_reference_v<Message&&>;
+FleetStore::PreparedSnapshot FleetStore::buildSnapshot(const SnapshotInputs& inputs, v1::Snapshot&& snapshot) {
+    PreparedSnapshot out;
+    out.recentEvents.Swap(snapshot.mutable_recent_events());
+    out.fleet = EndpointFleet::fromSnapshot(inputs.label, inputs.historyPoints, inputs.endpoint, std::move(snapshot),
+                                            inputs.basis, &out.error);
+    return out;
+}
+
+FleetStore::SnapshotInputs FleetStore::snapshotInputs(int endpoint) const {
+    const Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+    return SnapshotInputs{e.label, m_options.historyPoints, quint16(endpoint), e.fleet->basis()};
+}
+
+FleetStore::PreparedSnapshot FleetStore::buildSnapshot(int endpoint, v1::Snapshot&& snapshot) const {
+    return buildSnapshot(snapshotInputs(endpoint), std::move(snapshot));
+}
+
+void FleetStore::applyUpdate(int endpoint, const v1::SubscribeResponse& message) {
     EndpointFleet& fleet = *m_endpoints[std::size_t(endpoint)]->fleet;
     switch (message.payload_case()) {
-    case v1::SubscribeResponse::kSnapshot: {
-        QString error;
-        bool ok = false;
-        if constexpr (owned) {
-            ok = fleet.applySnapshot(std::move(*message.mutable_snapshot()), &error);
-        } else {
-            ok = fleet.applySnapshot(message.snapshot(), &error);
-        }
-        if (!ok) {
-            m_lastError = error;
-            qWarning("%s", qPrintable(error));
-            return;
-        }
-        rebuildJobRows();  // a snapshot replaces the endpoint's jobs
-        appendEvents(endpoint, message.snapshot().recent_events());
-        break;
-    }
     case v1::SubscribeResponse::kDelta:
         if (!fleet.hasSnapshot()) {
             return;  // nothing to apply it to (EndpointConnection never forwards this)
@@ -136,11 +170,105 @@ void FleetStore::applyMessage(int endpoint, Message&& message) {
     case v1::SubscribeResponse::kHeartbeat:
         fleet.applyHeartbeat(message.heartbeat());
         break;
+    case v1::SubscribeResponse::kSnapshot:  // callers route snapshots to buildSnapshot()
     case v1::SubscribeResponse::PAYLOAD_NOT_SET:
         return;
     }
     syncRowsAfterApply(endpoint);
     scheduleNotify();
+}
+
+void FleetStore::adoptSnapshot(int endpoint, PreparedSnapshot&& prepared) {
+    if (!prepared.fleet) {
+        m_lastError = prepared.error;
+        qWarning("%s", qPrintable(prepared.error));
+        return;
+    }
+    Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+    prepared.fleet->continueFrom(*e.fleet);
+    std::swap(e.fleet, prepared.fleet);
+    disposeOnWorker(std::move(prepared.fleet));
+    rebuildJobRows();  // a snapshot replaces the endpoint's jobs
+    appendEvents(endpoint, prepared.recentEvents);
+    syncRowsAfterApply(endpoint);
+    scheduleNotify();
+}
+
+void FleetStore::disposeOnWorker(std::unique_ptr<EndpointFleet> fleet) {
+    // A replaced fleet holds the old topology (tens of MB of small protobuf objects) and columns.
+    std::shared_ptr<EndpointFleet> doomed(std::move(fleet));
+    m_worker.start([doomed]() mutable { doomed.reset(); });
+}
+
+// --- the attached-connection path: queued, worker-built snapshots, sliced applying ---------
+
+void FleetStore::enqueue(int endpoint, std::vector<v1::SubscribeResponse>&& messages) {
+    Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+    for (v1::SubscribeResponse& message : messages) {
+        e.inbox.push_back(std::move(message));
+    }
+    drainInbox(endpoint);
+}
+
+void FleetStore::scheduleDrain(int endpoint) {
+    Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+    if (e.drainScheduled) return;
+    e.drainScheduled = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this, endpoint] {
+            m_endpoints[std::size_t(endpoint)]->drainScheduled = false;
+            drainInbox(endpoint);
+        },
+        Qt::QueuedConnection);
+}
+
+void FleetStore::drainInbox(int endpoint) {
+    Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+    QElapsedTimer slice;
+    slice.start();
+    while (!e.inbox.empty() && !e.preparing) {
+        v1::SubscribeResponse message = std::move(e.inbox.front());
+        e.inbox.pop_front();
+        if (message.payload_case() == v1::SubscribeResponse::kSnapshot) {
+            prepareOnWorker(endpoint, std::move(message));
+            return;
+        }
+        applyUpdate(endpoint, message);
+        if (!e.inbox.empty() && std::chrono::milliseconds(slice.elapsed()) >= m_options.applySlice) {
+            scheduleDrain(endpoint);  // let input and painting run, then go on
+            return;
+        }
+    }
+}
+
+void FleetStore::prepareOnWorker(int endpoint, v1::SubscribeResponse&& message) {
+    Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+    e.preparing = true;
+    struct Job {
+        v1::Snapshot snapshot;
+        SnapshotInputs inputs;
+        PreparedSnapshot prepared;
+    };
+    auto job = std::make_shared<Job>();
+    job->snapshot.Swap(message.mutable_snapshot());
+    job->inputs = snapshotInputs(endpoint);  // the basis is shared and immutable: safe on the worker
+    m_worker.start([this, endpoint, job] {
+        job->prepared = buildSnapshot(job->inputs, std::move(job->snapshot));
+        // Whatever is left of the message, and our hold on the old topology, is released here:
+        // the GUI thread must not be the one to free tens of MB.
+        job->snapshot = v1::Snapshot();
+        job->inputs.basis = {};
+        QMetaObject::invokeMethod(
+            this,
+            [this, endpoint, job] {
+                Endpoint& target = *m_endpoints[std::size_t(endpoint)];
+                target.preparing = false;
+                adoptSnapshot(endpoint, std::move(job->prepared));
+                drainInbox(endpoint);
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 void FleetStore::syncRowsAfterApply(int endpoint) {
@@ -157,8 +285,6 @@ void FleetStore::syncRowsAfterApply(int endpoint) {
     if (rackRowsStale) {
         rebuildRackRows();
         m_pending.topologyChanged = true;
-        m_nameIndexDirty = true;
-        m_clashesDirty = true;
     }
     if (fleet.jobCount() < e.knownJobs) {
         rebuildJobRows();  // a snapshot replaced the jobs
@@ -170,8 +296,7 @@ void FleetStore::syncRowsAfterApply(int endpoint) {
         }
         m_pending.jobsAppended += int(fleet.jobCount() - e.knownJobs);
         e.knownJobs = fleet.jobCount();
-        m_nameIndexDirty = true;
-        m_clashesDirty = true;
+        e.jobNamesDirty = true;
     }
 }
 
@@ -198,11 +323,10 @@ void FleetStore::rebuildJobRows() {
             m_jobRows.push_back(id);
         }
         e.knownJobs = e.fleet->jobCount();
+        e.jobNamesDirty = true;
     }
     m_pending.jobsReset = true;
     m_pending.jobsAppended = 0;
-    m_nameIndexDirty = true;
-    m_clashesDirty = true;
 }
 
 void FleetStore::appendEvents(int endpoint, const google::protobuf::RepeatedPtrField<v1::Event>& events) {
@@ -236,6 +360,7 @@ void FleetStore::flushChanges() {
             continue;
         }
         EndpointFleet::Changes c = e.fleet->takeChanges();
+        out.topologyChanged |= c.topologyChanged;  // also when racks stay (e.g. links added)
         out.fleetChanged |= c.fleetChanged;
         out.freshnessTick |= c.serverSecondTicked;
         for (std::uint32_t slot : c.dirtyRackSlots) {
@@ -279,53 +404,50 @@ QString FleetStore::rawName(EntityId id) const {
 
 QString FleetStore::name(EntityId id) const {
     const QString raw = rawName(id);
-    if (raw.isEmpty()) return raw;
-    if (m_clashesDirty) rebuildClashingNames();
-    if (!m_clashingNames.empty() && m_clashingNames.count(raw.toStdString())) {
+    if (raw.isEmpty() || m_endpoints.size() < 2) return raw;
+    // Names are unique within one fleetd, so only another endpoint can clash.
+    if (nameExistsElsewhere(NameIndex::fold(raw.toStdString()), id.endpoint)) {
         return m_endpoints[id.endpoint]->label + QLatin1Char('/') + raw;
     }
     return raw;
 }
 
-void FleetStore::forEachName(const std::function<void(std::string_view, EntityId)>& fn) const {
-    for (std::size_t i = 0; i < m_endpoints.size(); ++i) {
-        const EndpointFleet& fleet = *m_endpoints[i]->fleet;
-        const auto& entries = fleet.topology().entries();
-        for (std::uint32_t index = 0; index < entries.size(); ++index) {
-            const auto& entry = entries[index];
-            if (entry.kind == v1::ENTITY_KIND_UNSPECIFIED) continue;
-            const std::string_view n = entry.kind == v1::ENTITY_KIND_JOB ? std::string_view(fleet.job(entry.slot).name())
-                                                                         : fleet.topology().name(index);
-            if (!n.empty()) fn(n, EntityId{quint16(i), index});
+const NameIndex& FleetStore::jobNames(int endpoint) const {
+    const Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+    if (e.jobNamesDirty) {
+        std::vector<NameIndex::Entry> entries;
+        for (std::uint32_t slot = 0; slot < e.fleet->jobCount(); ++slot) {
+            const v1::Job& job = e.fleet->job(slot);
+            if (!job.name().empty()) entries.push_back({NameIndex::fold(job.name()), EntityId{quint16(endpoint), job.index()}});
         }
+        e.jobNames.rebuild(std::move(entries));
+        e.jobNamesDirty = false;
     }
+    return e.jobNames;
 }
 
-void FleetStore::rebuildClashingNames() const {
-    // Names are unique within one fleetd, so clashes exist only between endpoints; with one
-    // endpoint this costs nothing (views painting names right after a snapshot stay cheap).
-    m_clashingNames.clear();
-    m_clashesDirty = false;
-    if (m_endpoints.size() < 2) return;
-    std::vector<std::string_view> sorted;
-    forEachName([&sorted](std::string_view n, EntityId) { sorted.push_back(n); });
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t k = 1; k < sorted.size(); ++k) {
-        if (sorted[k] == sorted[k - 1]) m_clashingNames.emplace(sorted[k]);
+bool FleetStore::nameExistsElsewhere(const std::string& folded, int endpoint) const {
+    for (int other = 0; other < endpointCount(); ++other) {
+        if (other == endpoint) continue;
+        if (m_endpoints[std::size_t(other)]->fleet->names().find(folded).isValid() ||
+            jobNames(other).find(folded).isValid()) {
+            return true;
+        }
     }
+    return false;
 }
 
-void FleetStore::rebuildNameIndex() const {
-    if (m_clashesDirty) rebuildClashingNames();
-    std::vector<NameIndex::Entry> entries;
-    forEachName([&](std::string_view n, EntityId id) {
-        if (!m_clashingNames.empty() && m_clashingNames.count(std::string(n))) {
-            entries.push_back({NameIndex::fold(m_endpoints[id.endpoint]->label.toStdString() + "/" + std::string(n)), id});
+EntityId FleetStore::findExact(const std::string& folded) const {
+    EntityId found;
+    for (int endpoint = 0; endpoint < endpointCount(); ++endpoint) {
+        for (const NameIndex* index : {&m_endpoints[std::size_t(endpoint)]->fleet->names(), &jobNames(endpoint)}) {
+            const EntityId id = index->find(folded);
+            if (!id.isValid()) continue;
+            if (found.isValid()) return {};  // on several endpoints: ambiguous until qualified
+            found = id;
         }
-        entries.push_back({NameIndex::fold(n), id});
-    });
-    m_nameIndex.rebuild(std::move(entries));
-    m_nameIndexDirty = false;
+    }
+    return found;
 }
 
 v1::EntityKind FleetStore::kind(EntityId id) const {
@@ -378,15 +500,37 @@ bool FleetStore::isWithin(EntityId id, EntityId ancestor) const {
 }
 
 EntityId FleetStore::findByName(const QString& name) const {
-    if (m_nameIndexDirty) rebuildNameIndex();
-    return m_nameIndex.find(name.toStdString());
+    const std::string folded = NameIndex::fold(name.toStdString());
+    if (const EntityId id = findExact(folded); id.isValid()) return id;
+    // "<endpoint label>/<name>", the form name() shows for a clashing name.
+    for (int endpoint = 0; endpoint < endpointCount(); ++endpoint) {
+        if (const auto rest = withoutLabel(folded, m_endpoints[std::size_t(endpoint)]->foldedLabel)) {
+            if (const EntityId id = m_endpoints[std::size_t(endpoint)]->fleet->names().find(*rest); id.isValid()) return id;
+            if (const EntityId id = jobNames(endpoint).find(*rest); id.isValid()) return id;
+        }
+    }
+    return {};
 }
 
 QList<EntityId> FleetStore::search(const QString& query, int limit) const {
-    if (m_nameIndexDirty) rebuildNameIndex();
+    const std::string folded = NameIndex::fold(query.toStdString());
+    const std::size_t wanted = std::size_t(std::max(limit, 0));
+    std::vector<NameIndex::Hit> hits;
+    for (int endpoint = 0; endpoint < endpointCount(); ++endpoint) {
+        const NameIndex& names = m_endpoints[std::size_t(endpoint)]->fleet->names();
+        names.collect(folded, wanted, hits);
+        jobNames(endpoint).collect(folded, wanted, hits);
+        if (const auto rest = withoutLabel(folded, m_endpoints[std::size_t(endpoint)]->foldedLabel)) {
+            names.collect(*rest, wanted, hits);
+            jobNames(endpoint).collect(*rest, wanted, hits);
+        }
+    }
+    std::sort(hits.begin(), hits.end(), NameIndex::better);
     QList<EntityId> out;
-    for (EntityId id : m_nameIndex.search(query.toStdString(), std::size_t(std::max(limit, 0)))) {
-        out.append(id);
+    std::unordered_set<std::uint64_t> seen;
+    for (const NameIndex::Hit& hit : hits) {
+        if (out.size() >= qsizetype(wanted)) break;
+        if (seen.insert(hit.id.key()).second) out.append(hit.id);
     }
     return out;
 }

@@ -6,6 +6,13 @@
 // Views learn about changes from ONE coalesced `changed(FleetChangeSet)` signal, at most every
 // `notifyInterval` (~30 Hz).
 //
+// The GUI thread never does O(fleet) work for a connection's stream: a snapshot (at 1,800 racks:
+// topology index, name index, every value column, first history capture — hundreds of ms) is
+// built into a new EndpointFleet on the store's worker thread and swapped in whole; messages that
+// arrive meanwhile wait and are applied after it, in slices of at most `applySlice` per event-loop
+// turn. The replaced fleet is destroyed on the worker too. apply()/applyBatch() (recorded streams,
+// tests) stay synchronous: the same build and swap, on the caller's thread.
+//
 // Entities are addressed by EntityId (endpoint, server index). Names are fleet-unique: a name
 // that exists on several endpoints is shown qualified as "<endpoint label>/<name>".
 //
@@ -30,6 +37,7 @@
 #include <QObject>
 #include <QPointF>
 #include <QString>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <chrono>
@@ -86,6 +94,8 @@ public:
         std::chrono::milliseconds staleAfter{3000};  // 3 telemetry periods at 1 Hz, server clock
         int maxEvents = 10000;
         int historyPoints = 900;                     // 15 min at 1 Hz
+        // Longest run of stream applying per event-loop turn on an attached connection's data.
+        std::chrono::milliseconds applySlice{12};
     };
 
     explicit FleetStore(QObject* parent = nullptr);
@@ -113,6 +123,12 @@ public:
     void apply(int endpoint, watchfloor::v1::SubscribeResponse&& message);
     // Emits pending changes now instead of waiting for the timer.
     void flushChanges();
+    // Stream messages of an attached endpoint that wait to be applied, and whether a snapshot of
+    // it is being built on the worker thread (both for tests and diagnostics).
+    std::size_t queuedMessages(int endpoint) const { return m_endpoints[std::size_t(endpoint)]->inbox.size(); }
+    bool isPreparingSnapshot(int endpoint) const { return m_endpoints[std::size_t(endpoint)]->preparing; }
+    // Queues messages of `endpoint` for the sliced, worker-assisted path attach() uses.
+    void enqueue(int endpoint, std::vector<watchfloor::v1::SubscribeResponse>&& messages);
     // The last error applying data (e.g. an unusable topology), empty if none.
     QString lastError() const { return m_lastError; }
 
@@ -186,15 +202,36 @@ signals:
 private:
     struct Endpoint {
         QString label;
+        std::string foldedLabel;
         std::unique_ptr<EndpointFleet> fleet;
         ConnectionState state = ConnectionState::Live;
         QString statusText;
         int rackRowOffset = 0;
         std::uint32_t knownJobs = 0;  // job slots already given a global row
+        mutable NameIndex jobNames;   // small (jobs only); rebuilt on the GUI thread when jobs change
+        mutable bool jobNamesDirty = true;
+        std::deque<watchfloor::v1::SubscribeResponse> inbox;  // enqueued, not applied yet
+        bool preparing = false;        // a snapshot is being built on the worker; the inbox waits
+        bool drainScheduled = false;
+    };
+    struct PreparedSnapshot;
+    // Everything building a snapshot needs, copied so a worker can use it.
+    struct SnapshotInputs {
+        QString label;
+        int historyPoints = 0;
+        quint16 endpoint = 0;
+        EndpointFleet::Basis basis;
     };
 
-    template <typename Message>
-    void applyMessage(int endpoint, Message&& message);
+    void applyUpdate(int endpoint, const watchfloor::v1::SubscribeResponse& message);
+    void adoptSnapshot(int endpoint, PreparedSnapshot&& prepared);
+    SnapshotInputs snapshotInputs(int endpoint) const;
+    static PreparedSnapshot buildSnapshot(const SnapshotInputs& inputs, watchfloor::v1::Snapshot&& snapshot);
+    PreparedSnapshot buildSnapshot(int endpoint, watchfloor::v1::Snapshot&& snapshot) const;
+    void prepareOnWorker(int endpoint, watchfloor::v1::SubscribeResponse&& message);
+    void drainInbox(int endpoint);
+    void scheduleDrain(int endpoint);
+    void disposeOnWorker(std::unique_ptr<EndpointFleet> fleet);
     const EndpointFleet* fleetOf(EntityId id) const;
     Reading readingFrom(const EndpointFleet& fleet, int endpoint, watchfloor::v1::EntityKind kind,
                         std::uint32_t slot, watchfloor::v1::Metric metric) const;
@@ -203,9 +240,9 @@ private:
     void rebuildJobRows();
     void syncRowsAfterApply(int endpoint);
     QString rawName(EntityId id) const;
-    void rebuildNameIndex() const;
-    void rebuildClashingNames() const;
-    void forEachName(const std::function<void(std::string_view, EntityId)>& fn) const;
+    const NameIndex& jobNames(int endpoint) const;
+    bool nameExistsElsewhere(const std::string& folded, int endpoint) const;
+    EntityId findExact(const std::string& folded) const;
     void scheduleNotify();
     RankedEntity rankRack(int row) const;
 
@@ -217,14 +254,12 @@ private:
     std::deque<StoredEvent> m_events;
     quint64 m_nextEventSerial = 1;
 
-    mutable NameIndex m_nameIndex;
-    mutable bool m_nameIndexDirty = true;
-    mutable std::unordered_set<std::string> m_clashingNames;
-    mutable bool m_clashesDirty = true;
-
     FleetChangeSet m_pending;
     QTimer m_notifyTimer;
     QString m_lastError;
+    // One thread, FIFO: builds snapshots and destroys replaced fleets. The destructor waits for
+    // its tasks before any member they touch goes away.
+    QThreadPool m_worker;
 };
 
 }  // namespace watchfloor::client

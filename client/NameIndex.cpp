@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 #include <unordered_set>
 
 namespace watchfloor::client {
@@ -50,52 +51,52 @@ EntityId NameIndex::find(std::string_view name) const {
     return it->id;
 }
 
-std::vector<EntityId> NameIndex::search(std::string_view query, std::size_t limit) const {
-    const std::string q = fold(query);
-    std::vector<EntityId> out;
-    if (q.empty() || limit == 0) return out;
-    std::unordered_set<std::uint64_t> seen;
-    auto take = [&](EntityId id) {
-        if (out.size() < limit && seen.insert(id.key()).second) out.push_back(id);
-    };
+bool NameIndex::better(const Hit& a, const Hit& b) {
+    return std::tie(a.rank, a.score, a.length, a.folded, a.id) < std::tie(b.rank, b.score, b.length, b.folded, b.id);
+}
 
-    // Ranks 0-1: exact and prefix, from the sorted order; shorter names first.
-    auto first = std::lower_bound(m_entries.begin(), m_entries.end(), q,
-                                  [](const Entry& e, const std::string& k) { return e.folded < k; });
-    std::vector<const Entry*> prefixed;
-    for (auto it = first; it != m_entries.end() && it->folded.compare(0, q.size(), q) == 0; ++it) {
-        prefixed.push_back(&*it);
+std::vector<EntityId> NameIndex::search(std::string_view query, std::size_t limit) const {
+    std::vector<Hit> hits;
+    collect(fold(query), limit, hits);
+    std::vector<EntityId> out;
+    std::unordered_set<std::uint64_t> seen;
+    for (const Hit& hit : hits) {
+        if (seen.insert(hit.id.key()).second) out.push_back(hit.id);
     }
-    std::stable_sort(prefixed.begin(), prefixed.end(),
-                     [](const Entry* a, const Entry* b) { return a->folded.size() < b->folded.size(); });
-    for (const Entry* e : prefixed) take(e->id);
-    if (out.size() >= limit) return out;
+    return out;
+}
+
+void NameIndex::collect(std::string_view q, std::size_t limit, std::vector<Hit>& out) const {
+    if (q.empty() || limit == 0) return;
+    const std::size_t before = out.size();
+
+    // Ranks 0-1: exact and prefix, from the sorted order.
+    auto first = std::lower_bound(m_entries.begin(), m_entries.end(), q,
+                                  [](const Entry& e, std::string_view k) { return std::string_view(e.folded) < k; });
+    std::vector<Hit> prefixed;
+    for (auto it = first; it != m_entries.end() && it->folded.compare(0, q.size(), q) == 0; ++it) {
+        prefixed.push_back({it->folded.size() == q.size() ? 0 : 1, 0, it->folded.size(), it->folded, it->id});
+    }
+    const std::size_t keepPrefixed = std::min(prefixed.size(), limit);
+    std::partial_sort(prefixed.begin(), prefixed.begin() + std::ptrdiff_t(keepPrefixed), prefixed.end(), better);
+    out.insert(out.end(), prefixed.begin(), prefixed.begin() + std::ptrdiff_t(keepPrefixed));
+    if (out.size() - before >= limit) return;
 
     // Ranks 2-3: substring, then subsequence, over everything (a few ms at 250k names).
-    struct Scored {
-        int rank;
-        std::size_t score;
-        std::size_t length;
-        const Entry* entry;
-    };
-    std::vector<Scored> scored;
+    std::vector<Hit> scored;
     for (const Entry& e : m_entries) {
         if (e.folded.compare(0, q.size(), q) == 0) continue;
         const std::size_t at = e.folded.find(q);
         std::size_t gaps = 0;
         if (at != std::string::npos) {
-            scored.push_back({2, at, e.folded.size(), &e});
+            scored.push_back({2, at, e.folded.size(), e.folded, e.id});
         } else if (subsequenceScore(e.folded, q, &gaps)) {
-            scored.push_back({3, gaps, e.folded.size(), &e});
+            scored.push_back({3, gaps, e.folded.size(), e.folded, e.id});
         }
     }
-    const std::size_t keep = std::min(scored.size(), limit * 2);
-    std::partial_sort(scored.begin(), scored.begin() + std::ptrdiff_t(keep), scored.end(),
-                      [](const Scored& a, const Scored& b) {
-                          return std::tie(a.rank, a.score, a.length) < std::tie(b.rank, b.score, b.length);
-                      });
-    for (std::size_t i = 0; i < keep; ++i) take(scored[i].entry->id);
-    return out;
+    const std::size_t keep = std::min(scored.size(), limit - (out.size() - before));
+    std::partial_sort(scored.begin(), scored.begin() + std::ptrdiff_t(keep), scored.end(), better);
+    out.insert(out.end(), scored.begin(), scored.begin() + std::ptrdiff_t(keep));
 }
 
 }  // namespace watchfloor::client

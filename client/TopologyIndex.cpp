@@ -36,11 +36,17 @@ bool TopologyIndex::place(std::uint32_t index, v1::EntityKind kind, std::uint32_
 }
 
 bool TopologyIndex::rebuild(v1::Topology topology, std::string* error) {
-    m_topology.Swap(&topology);
+    auto shared = std::make_shared<v1::Topology>();
+    shared->Swap(&topology);
+    return rebuild(std::shared_ptr<const v1::Topology>(std::move(shared)), error);
+}
+
+bool TopologyIndex::rebuild(std::shared_ptr<const v1::Topology> topology, std::string* error) {
+    m_topology = topology ? std::move(topology) : std::make_shared<const v1::Topology>();
     m_entries.clear();
     m_counts.fill(0);
     m_jobIndexes.clear();
-    const auto& t = m_topology;
+    const v1::Topology& t = *m_topology;
     std::uint32_t maxIndex = t.fleet_index();
     auto grow = [&maxIndex](const auto& list) {
         for (const auto& item : list) maxIndex = std::max(maxIndex, item.index());
@@ -125,7 +131,7 @@ v1::EntityKind TopologyIndex::kind(std::uint32_t index) const {
 }
 
 std::uint32_t TopologyIndex::indexAt(v1::EntityKind kind, std::uint32_t slot) const {
-    const auto& t = m_topology;
+    const v1::Topology& t = *m_topology;
     const int s = int(slot);
     switch (kind) {
     case v1::ENTITY_KIND_FLEET: return t.fleet_index();
@@ -147,7 +153,7 @@ std::uint32_t TopologyIndex::indexAt(v1::EntityKind kind, std::uint32_t slot) co
 std::string_view TopologyIndex::name(std::uint32_t index) const {
     const Entry* e = find(index);
     if (!e) return {};
-    const auto& t = m_topology;
+    const v1::Topology& t = *m_topology;
     const int s = int(e->slot);
     switch (v1::EntityKind(e->kind)) {
     case v1::ENTITY_KIND_FLEET: return t.fleet_name();
@@ -168,7 +174,7 @@ std::string_view TopologyIndex::name(std::uint32_t index) const {
 std::uint32_t TopologyIndex::parent(std::uint32_t index) const {
     const Entry* e = find(index);
     if (!e) return kNone;
-    const auto& t = m_topology;
+    const v1::Topology& t = *m_topology;
     const int s = int(e->slot);
     switch (v1::EntityKind(e->kind)) {
     case v1::ENTITY_KIND_REGION: return t.fleet_index();
@@ -189,7 +195,7 @@ std::uint32_t TopologyIndex::parent(std::uint32_t index) const {
 std::vector<std::uint32_t> TopologyIndex::children(std::uint32_t index) const {
     const Entry* e = find(index);
     if (!e) return {};
-    const auto& t = m_topology;
+    const v1::Topology& t = *m_topology;
     const int s = int(e->slot);
     std::vector<std::uint32_t> out;
     auto append = [&out](const auto& list) { out.insert(out.end(), list.begin(), list.end()); };

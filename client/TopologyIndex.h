@@ -2,11 +2,16 @@
 // One endpoint's topology with O(1) lookups by server entity index: kind, position within its
 // kind ("slot", which is also the row in that kind's metric columns), and the rack it belongs to
 // (so a sample can mark its rack dirty without walking the tree).
+//
+// The topology message itself is immutable once indexed and shared (shared_ptr<const>): a
+// snapshot prepared on a worker thread compares against it, and a resync of an unchanged fleet
+// reuses it, without copying tens of MB or reading anything the GUI thread writes.
 
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -29,11 +34,13 @@ public:
     // Replaces everything (jobs included). Fails with a message on a malformed topology.
     // Takes the topology by value: callers that own it move it in (it is tens of MB at scale).
     bool rebuild(watchfloor::v1::Topology topology, std::string* error);
+    bool rebuild(std::shared_ptr<const watchfloor::v1::Topology> topology, std::string* error);
     // Jobs are entities too but arrive in Job messages, not in the topology.
     void addJob(std::uint32_t index, std::uint32_t jobSlot);
     void clearJobs();
 
-    const watchfloor::v1::Topology& topology() const { return m_topology; }
+    const watchfloor::v1::Topology& topology() const { return *m_topology; }
+    const std::shared_ptr<const watchfloor::v1::Topology>& sharedTopology() const { return m_topology; }
     const Entry* find(std::uint32_t index) const {
         return index < m_entries.size() && m_entries[index].kind != 0 ? &m_entries[index] : nullptr;
     }
@@ -45,7 +52,7 @@ public:
     std::string_view name(std::uint32_t index) const;
     std::uint32_t parent(std::uint32_t index) const;
     std::vector<std::uint32_t> children(std::uint32_t index) const;
-    std::uint32_t rackIndexAt(std::uint32_t rackSlot) const { return m_topology.racks(int(rackSlot)).index(); }
+    std::uint32_t rackIndexAt(std::uint32_t rackSlot) const { return m_topology->racks(int(rackSlot)).index(); }
     // The server index of the entity of `kind` at `slot`.
     std::uint32_t indexAt(watchfloor::v1::EntityKind kind, std::uint32_t slot) const;
 
@@ -53,7 +60,7 @@ private:
     bool place(std::uint32_t index, watchfloor::v1::EntityKind kind, std::uint32_t slot, std::string* error);
     std::uint32_t rackSlotOf(std::uint32_t index) const;
 
-    watchfloor::v1::Topology m_topology;
+    std::shared_ptr<const watchfloor::v1::Topology> m_topology = std::make_shared<const watchfloor::v1::Topology>();
     std::vector<Entry> m_entries;
     std::array<std::uint32_t, kKindCount> m_counts{};
     std::vector<std::uint32_t> m_jobIndexes;  // by job slot

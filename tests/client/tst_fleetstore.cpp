@@ -6,6 +6,7 @@
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"
 
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -332,6 +333,154 @@ private slots:
         QCOMPARE(store.name(EntityId{quint16(a), east.topology().regions(0).index()}), QStringLiteral("east-1"));
         QCOMPARE(store.fleetSummary().gpusTotal, 2u * 7u * 72u);
         QCOMPARE(store.jobCount(), 2);
+    }
+
+    // The path attach() uses: a snapshot is built on the store's worker thread; the GUI thread
+    // sees nothing of it until the finished fleet is swapped in, and messages that arrive while it
+    // is being built wait and are applied after it, in order.
+    void queuedSnapshotIsBuiltOnTheWorkerAndSwappedIn() {
+        const SyntheticFleet fleet = smallFleet();
+        FleetStore store;
+        const int ep = store.addEndpoint("east");
+        QSignalSpy spy(&store, &FleetStore::changed);
+        std::vector<v1::SubscribeResponse> batch;
+        batch.push_back(fleet.snapshot(1, kT0));
+        for (int i = 1; i <= 3; ++i) batch.push_back(fleet.delta(1 + quint64(i), kT0 + 1000 * i, 1));
+        store.enqueue(ep, std::move(batch));
+
+        // enqueue() returned without building anything on this thread.
+        QVERIFY(store.isPreparingSnapshot(ep));
+        QCOMPARE(store.rackCount(), 0);
+        QCOMPARE(store.queuedMessages(ep), std::size_t(3));
+        QVERIFY(!store.findByName("r03").isValid());
+
+        QTRY_VERIFY_WITH_TIMEOUT(!store.isPreparingSnapshot(ep) && store.queuedMessages(ep) == 0, 10000);
+        QVERIFY(store.lastError().isEmpty());
+        QCOMPARE(store.rackCount(), 7);
+        // The deltas were applied after the snapshot: the latest values are the last delta's.
+        const EntityId gpu{quint16(ep), fleet.gpuIndex(1, 2, 3)};
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).value,
+                 SyntheticFleet::valueFor(v1::DCGM_FI_DEV_GPU_TEMP, gpu.index, kT0 + 3000));
+        QCOMPARE(store.eventCount(), 3);
+        // The name index was built with the fleet, on the worker.
+        QCOMPARE(store.name(gpu), QStringLiteral("r02-n03-g3"));
+        QCOMPARE(store.findByName("R02-N03-G3"), gpu);
+        QCOMPARE(store.search("r2n3g3", 3).front(), gpu);
+        QTRY_VERIFY_WITH_TIMEOUT(!spy.isEmpty(), 1000);
+        QVERIFY(spy.front().at(0).value<FleetChangeSet>().topologyChanged);
+    }
+
+    // Deltas queued behind a snapshot are applied a slice at a time: with a zero slice, one
+    // message per event-loop turn, and the order is never disturbed.
+    void queuedDeltasAreAppliedInSlices() {
+        const SyntheticFleet fleet = smallFleet();
+        FleetStore::Options options;
+        options.applySlice = std::chrono::milliseconds(0);
+        FleetStore store(options);
+        const int ep = store.addEndpoint("east");
+        std::vector<v1::SubscribeResponse> batch;
+        batch.push_back(fleet.snapshot(1, kT0));
+        store.enqueue(ep, std::move(batch));
+        QTRY_VERIFY_WITH_TIMEOUT(!store.isPreparingSnapshot(ep), 10000);
+
+        std::vector<v1::SubscribeResponse> deltas;
+        for (int i = 1; i <= 6; ++i) deltas.push_back(fleet.delta(1 + quint64(i), kT0 + 1000 * i));
+        store.enqueue(ep, std::move(deltas));
+        QCOMPARE(store.queuedMessages(ep), std::size_t(5));  // one applied now, the rest wait their turn
+        const EntityId rack{quint16(ep), fleet.rackIndex(4)};
+        QCOMPARE(store.reading(rack, v1::RACK_POWER_KW).sampleTimeUnixMs, kT0 + 1000);
+        QTRY_COMPARE_WITH_TIMEOUT(store.queuedMessages(ep), std::size_t(0), 5000);
+        QCOMPARE(store.reading(rack, v1::RACK_POWER_KW).sampleTimeUnixMs, kT0 + 6000);
+        std::vector<HistoryPoint> h;
+        store.history(rack, v1::RACK_POWER_KW, h);
+        QCOMPARE(int(h.size()), 7);  // the snapshot's second and each delta's
+    }
+
+    // A resync of the same fleet through the worker keeps chart history and rows and says the
+    // topology is unchanged; a different fleet resets them.
+    void queuedResyncKeepsHistoryOnlyForTheSameTopology() {
+        const SyntheticFleet fleet = smallFleet();
+        FleetStore store;
+        const int ep = store.addEndpoint("east");
+        std::vector<v1::SubscribeResponse> batch;
+        batch.push_back(fleet.snapshot(1, kT0));
+        for (int i = 1; i <= 4; ++i) batch.push_back(fleet.delta(1 + quint64(i), kT0 + 1000 * i));
+        store.enqueue(ep, std::move(batch));
+        QTRY_VERIFY_WITH_TIMEOUT(!store.isPreparingSnapshot(ep) && store.queuedMessages(ep) == 0, 10000);
+        store.flushChanges();
+        const EntityId rack{quint16(ep), fleet.rackIndex(0)};
+        std::vector<HistoryPoint> h;
+        store.history(rack, v1::RACK_POWER_KW, h);
+        QCOMPARE(int(h.size()), 5);
+
+        QSignalSpy spy(&store, &FleetStore::changed);
+        batch.clear();
+        batch.push_back(fleet.snapshot(20, kT0 + 6000, "run-1", "resync: fell off log"));
+        store.enqueue(ep, std::move(batch));
+        QTRY_VERIFY_WITH_TIMEOUT(!store.isPreparingSnapshot(ep), 10000);
+        store.flushChanges();
+        QCOMPARE(spy.count(), 1);
+        QVERIFY(!lastChange(spy).topologyChanged);
+        store.history(rack, v1::RACK_POWER_KW, h);
+        QCOMPARE(int(h.size()), 6);
+        QCOMPARE(store.findByName("r01"), rack);
+
+        SyntheticFleetSpec bigger;
+        bigger.racks = 9;
+        const SyntheticFleet other{bigger};
+        batch.clear();
+        batch.push_back(other.snapshot(1, kT0 + 8000, "run-2", "restart"));
+        store.enqueue(ep, std::move(batch));
+        QTRY_VERIFY_WITH_TIMEOUT(!store.isPreparingSnapshot(ep), 10000);
+        store.flushChanges();
+        QVERIFY(lastChange(spy).topologyChanged);
+        QCOMPARE(store.rackCount(), 9);
+        store.history(EntityId{quint16(ep), other.rackIndex(0)}, v1::RACK_POWER_KW, h);
+        QCOMPARE(int(h.size()), 1);
+        QVERIFY(store.findByName("r09").isValid());
+    }
+
+    // An unusable topology from the worker leaves the store as it was, with the reason.
+    void queuedBadSnapshotKeepsTheStoreUsable() {
+        const SyntheticFleet fleet = smallFleet();
+        FleetStore store;
+        const int ep = store.addEndpoint("east");
+        std::vector<v1::SubscribeResponse> batch;
+        batch.push_back(fleet.snapshot(1, kT0));
+        store.enqueue(ep, std::move(batch));
+        QTRY_VERIFY_WITH_TIMEOUT(!store.isPreparingSnapshot(ep), 10000);
+
+        v1::SubscribeResponse bad = fleet.snapshot(2, kT0 + 1000);
+        bad.mutable_snapshot()->mutable_topology()->mutable_racks(1)->set_index(fleet.rackIndex(0));  // used twice
+        batch.clear();
+        batch.push_back(std::move(bad));
+        batch.push_back(fleet.delta(3, kT0 + 2000));
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("cannot use: entity index .* is used twice"));
+        store.enqueue(ep, std::move(batch));
+        QTRY_VERIFY_WITH_TIMEOUT(!store.isPreparingSnapshot(ep) && store.queuedMessages(ep) == 0, 10000);
+        QVERIFY(store.lastError().contains(QStringLiteral("used twice")));
+        QCOMPARE(store.rackCount(), 7);
+        const EntityId rack{quint16(ep), fleet.rackIndex(2)};
+        QCOMPARE(store.reading(rack, v1::RACK_POWER_KW).sampleTimeUnixMs, kT0 + 2000);
+    }
+
+    // Destroying the store while the worker builds a snapshot waits for it and frees everything.
+    void destroyedWhileBuilding() {
+        SyntheticFleetSpec spec;
+        spec.racks = 60;
+        const SyntheticFleet fleet(spec);
+        for (int round = 0; round < 3; ++round) {
+            auto store = std::make_unique<FleetStore>();
+            const int ep = store->addEndpoint("east");
+            std::vector<v1::SubscribeResponse> batch;
+            batch.push_back(fleet.snapshot(1, kT0));
+            batch.push_back(fleet.delta(2, kT0 + 1000));
+            store->enqueue(ep, std::move(batch));
+            QVERIFY(store->isPreparingSnapshot(ep));
+            if (round == 1) QTest::qWait(1);  // let the worker be mid-build or just done
+            store.reset();
+        }
+        QCoreApplication::processEvents();  // nothing queued for the dead stores may run
     }
 
     void historyIsBoundedAndPerRackNotPerGpu() {
