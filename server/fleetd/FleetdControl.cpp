@@ -88,7 +88,8 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
     EventAcknowledgements& acknowledgements = self->acknowledgements_;
     self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
         twin, kTwinActionTimeout, [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
-    Log alertLog = self->log_;
+    self->fleetIndex_ = twin.topology().fleet_index();
+    FleetdControl* raw = self.get();
     const control::FleetView* fleet = self->twinControl_.get();
     if (slurmStates) {
         self->slurmView_ = std::make_unique<control::SlurmFleetView>(*self->twinControl_, *slurmStates);
@@ -96,7 +97,7 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
     }
     auto created = control::ControlPlane::create(
         options, {*fleet, self->twinControl_.get(), &acknowledgements,
-                  [alertLog](const std::string& message) { alertLog("ALERT: " + message); }});
+                  [raw](const std::string& message) { raw->raiseAlert(message); }});
     if (!created.plane) return fail(created.error);
     self->plane_ = std::move(created.plane);
     if (slurmStates)
@@ -135,6 +136,28 @@ void FleetdControl::onEvent(const v1::Event& event) {
     loop_->post({node->second, place->second.local, event.xid().xid(), event.id()});
 }
 
+void FleetdControl::raiseAlert(const std::string& message) {
+    log_("ALERT: " + message);
+    v1::Event event;
+    event.set_severity(v1::SEVERITY_CRITICAL);
+    event.set_type(v1::EVENT_TYPE_AUTOMATED_ACTION);
+    event.set_entity_index(fleetIndex_);
+    event.set_cause("automation_circuit_breaker");
+    event.set_message("automatic draining stopped: " + message +
+                      "; an admin resets the breaker (RESET_CIRCUIT_BREAKER) after review");
+    std::lock_guard lock(pendingMutex_);
+    pendingEvents_.push_back(std::move(event));
+}
+
+void FleetdControl::addPendingEvents(FleetChanges& changes) {
+    std::lock_guard lock(pendingMutex_);
+    for (auto& event : pendingEvents_) {
+        event.set_time_unix_ms(toUnixMs(changes.time));
+        changes.events.push_back(std::move(event));
+    }
+    pendingEvents_.clear();
+}
+
 void FleetdControl::attachTo(service::FleetdOptions& options) {
     options.credentials = credentials_;
     if (!plane_) {
@@ -143,6 +166,7 @@ void FleetdControl::attachTo(service::FleetdOptions& options) {
     }
     options.extraServices.push_back(&plane_->service());
     options.eventTap = [this](const v1::Event& event) { onEvent(event); };
+    options.addChanges = [this](FleetChanges& changes) { addPendingEvents(changes); };
     options.beforeShutdown = [this] { plane_->service().stopStreams(); };
 }
 

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -53,6 +54,9 @@ public:
 private:
     FleetdControl() = default;
     void onEvent(const watchfloor::v1::Event& event);
+    // The breaker's alert: logged, and an event every console shows (critical, on the fleet).
+    void raiseAlert(const std::string& message);
+    void addPendingEvents(FleetChanges& changes);
 
     struct GpuPlace {
         std::uint32_t node;   // topology node index
@@ -60,6 +64,9 @@ private:
     };
 
     Log log_;
+    std::uint32_t fleetIndex_ = 0;
+    std::mutex pendingMutex_;
+    std::vector<watchfloor::v1::Event> pendingEvents_;
     std::shared_ptr<grpc::ServerCredentials> credentials_;
     ControlDisabledService disabled_;
     int auditLockFd_ = -1;

@@ -123,6 +123,7 @@ void FleetdServer::tick(TickCost& cost) {
     changes.time = until;
     const auto began = Clock::now();
     source_.advanceTo(until, changes);
+    if (options_.addChanges) options_.addChanges(changes);
     const auto advanced = Clock::now();
     auto deltas = store_->apply(changes, history_.get());
     if (options_.eventTap && !deltas.empty())

@@ -49,6 +49,9 @@ struct FleetdOptions {
     std::shared_ptr<grpc::ServerCredentials> credentials;
     // Served on the same port; must outlive the server.
     std::vector<grpc::Service*> extraServices;
+    // On the tick thread after the source reported a tick: adds fleetd's own events (the
+    // automation breaker's alert) to what the store applies. Must not block.
+    std::function<void(FleetChanges&)> addChanges;
     // Every event as journaled (id assigned), on the tick thread, before any console can see it.
     // Must not block: the tick thread is what applies queued twin actions.
     std::function<void(const watchfloor::v1::Event&)> eventTap;

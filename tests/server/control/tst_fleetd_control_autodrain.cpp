@@ -43,8 +43,21 @@ private slots:
                  qPrintable(fleetd_.errorString()));
         QVERIFY(fleetd_.log().contains("automatic draining on: at most 2 nodes per 600 s"));
         ControlConnection console(fleetd_.address());
+        v1::ListEventsResponse events;
+        auto alertEvent = [&] {
+            grpc::ClientContext context;
+            v1::ListEventsRequest request;
+            request.add_types(v1::EVENT_TYPE_AUTOMATED_ACTION);
+            request.set_min_severity(v1::SEVERITY_CRITICAL);
+            auto telemetry = v1::TelemetryService::NewStub(newChannel(fleetd_.address()));
+            return telemetry->ListEvents(&context, request, &events).ok() && events.events_size() == 1;
+        };
 
         QVERIFY(fleetd_.waitForLog(QRegularExpression("ALERT: .*"), 20'000).hasMatch());
+        // Every console sees the alert in the event stream, not only fleetd's log.
+        QTRY_VERIFY_WITH_TIMEOUT(alertEvent(), 5'000);
+        QVERIFY2(events.events(0).message().find("automatic draining stopped") != std::string::npos,
+                 events.events(0).message().c_str());
         QVERIFY(fleetd_.waitForLog(QRegularExpression("auto-drain r06-n04 after Xid 48 .* refused"), 20'000).hasMatch());
         auto drains = autoDrains(console);
         QVERIFY2(drains.size() == 2, fleetd_.log().constData());
