@@ -45,16 +45,19 @@ QStringList recordedArgs(const QTemporaryDir& dir) {
 const QByteArray kRecordArgv = "for a in \"$@\"; do printf '%s\\0' \"$a\" >> \"$(dirname \"$0\")/argv\"; done\n"
                                "printf '%s' \"$SLURM_CONF\" > \"$(dirname \"$0\")/slurm_conf\"\n";
 
-// A fleet source with trays r01-n01..r01-n03 that reports each tray once (ALLOCATED, with the
-// given health and reason) on its first advance and nothing afterwards, like the twin at rest.
-class ThreeTraySource : public watchfloor::server::FleetSource {
+QString trayName(int rack, int tray) { return QString::asprintf("r%02d-n%02d", rack, tray); }
+
+// A fleet source with `racks` × 18 trays (default: just r01-n01..r01-n03, entities 11..13) that
+// reports each tray once (ALLOCATED; r01-n02 degraded with a fault text) on its first advance
+// and nothing afterwards, like the twin at rest.
+class TraySource : public watchfloor::server::FleetSource {
 public:
-    ThreeTraySource() {
+    explicit TraySource(int racks = 0) {
         topology_.set_fleet_index(0);
-        for (std::uint32_t i = 1; i <= 3; ++i) {
+        for (int i = 0; i < (racks == 0 ? 3 : racks * 18); ++i) {
             auto* node = topology_.add_nodes();
-            node->set_index(10 + i);
-            node->set_name("r01-n0" + std::to_string(i));
+            node->set_index(11 + static_cast<std::uint32_t>(i));
+            node->set_name(trayName(1 + i / 18, 1 + i % 18).toStdString());
         }
     }
     const v1::Topology& topology() const override { return topology_; }
@@ -97,7 +100,7 @@ SlurmNodeStatus slurmNode(std::string name, std::string sinfoState, std::string 
 
 // The twin above under Slurm's view: the scripted answer is read by advance().
 struct OverlayRig {
-    ThreeTraySource twin;
+    TraySource twin;
     ScriptedSlurm slurm;
     SlurmNodeStatePoller poller{[this] { return slurm(); }, std::chrono::hours(1)};
     SlurmFleetSource source{twin, poller};
@@ -415,12 +418,43 @@ private slots:
         }
     }
 
+    // At 1,800 racks every Slurm change makes the tick thread compare 32,400 trays; that must stay
+    // a small part of a tick (a tick at this size takes ~1 s).
+    void overlayCostAtFleetScale() {
+        TraySource twin(1800);
+        ScriptedSlurm slurm;
+        for (int i = 0; i < 1800 * 18; ++i)
+            slurm.next.nodes.push_back(slurmNode(trayName(1 + i / 18, 1 + i % 18).toStdString(), "allocated"));
+        SlurmNodeStatePoller poller([&] { return slurm(); }, std::chrono::hours(1));
+        QElapsedTimer pollTimer;
+        pollTimer.start();
+        poller.pollOnce();
+        const qint64 poll_ms = pollTimer.elapsed();
+        SlurmFleetSource source(twin, poller);
+        watchfloor::server::FleetChanges changes;
+        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        QCOMPARE(changes.states.size(), 32400u);
+
+        slurm.next.nodes[12345] = slurmNode(slurm.next.nodes[12345].name, "drained", "alice: xid 79");
+        poller.pollOnce();
+        changes.clear();
+        QElapsedTimer tickTimer;
+        tickTimer.start();
+        source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        const qint64 tick_ms = tickTimer.elapsed();
+        QCOMPARE(changes.states.size(), 1u);
+        QCOMPARE(changes.states[0].node_state(), v1::NODE_STATE_DRAINED);
+        qInfo("32,400 trays: merging a reading %lld ms (poll thread), restating one change %lld ms (tick thread)",
+              poll_ms, tick_ms);
+        QVERIFY2(tick_ms < 250, qPrintable(QString::number(tick_ms)));
+    }
+
     void fleetViewAnswersWithSlurmsStateAndJobs() {
         control_test::TestFleet twin(1);
         twin.placeJob("twin-job", {"r01-n01"}, 600);
         ScriptedSlurm slurm;
         for (int i = 1; i <= 18; ++i)
-            slurm.next.nodes.push_back(slurmNode(QString::asprintf("r01-n%02d", i).toStdString(), "drained", "rack work"));
+            slurm.next.nodes.push_back(slurmNode(trayName(1, i).toStdString(), "drained", "rack work"));
         slurm.next.nodes[0] = slurmNode("r01-n01", "draining", "alice: xid 79");
         slurm.next.jobsByNode["r01-n01"] = {"llm-70b"};
         SlurmNodeStatePoller poller([&] { return slurm(); }, std::chrono::hours(1));
