@@ -1,6 +1,7 @@
 // The real fleetd binary (FLEETD_BIN): command line, start-up errors, shutdown, restart, health,
 // and a stalled subscriber beside a live one.
 
+#include "FleetdProcess.h"
 #include "StreamTestSupport.h"
 
 #include <QtTest>
@@ -17,70 +18,20 @@ namespace v1 = watchfloor::v1;
 using namespace std::chrono_literals;
 
 namespace {
-QString fleetdBin() { return qEnvironmentVariable("FLEETD_BIN"); }
+using watchfloor::testing::FleetdProcess;
 
-// fleetd started on a free loopback port; the port comes from its start-up log line.
-class FleetdRun {
-public:
-    explicit FleetdRun(QStringList args, const QString& listen = "127.0.0.1:0") {
-        process_.setProgram(fleetdBin());
-        process_.setArguments(QStringList{"--listen", listen} + args);
-        process_.start();
-    }
-    ~FleetdRun() {
-        if (process_.state() != QProcess::NotRunning) {
-            process_.kill();
-            process_.waitForFinished(5000);
-        }
-    }
-    bool waitListening(int timeoutMs = 60'000) {
-        static const QRegularExpression listening(R"(listening on [^ ]*:(\d+))");
-        QElapsedTimer timer;
-        timer.start();
-        while (timer.elapsed() < timeoutMs && process_.state() != QProcess::NotRunning) {
-            process_.waitForReadyRead(100);
-            log_ += process_.readAllStandardError();
-            if (const auto m = listening.match(QString::fromUtf8(log_)); m.hasMatch()) {
-                port_ = m.captured(1).toInt();
-                return true;
-            }
-        }
-        return false;
-    }
-    std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-    int port() const { return port_; }
-    qint64 pid() const { return process_.processId(); }
-    QProcess& process() { return process_; }
-    QByteArray log() { return log_ += process_.readAllStandardError(); }
-    double rssMiB() const {
-        QFile status(QString("/proc/%1/status").arg(process_.processId()));
-        if (!status.open(QIODevice::ReadOnly)) return -1;
-        for (const auto& line : status.readAll().split('\n'))
-            if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').front().toDouble() / 1024.0;
-        return -1;
-    }
+QString fleetdBin() { return FleetdProcess::binary(); }
 
-private:
-    QProcess process_;
-    QByteArray log_;
-    int port_ = 0;
-};
-
-struct Exit {
-    int code;
-    QString err;
-};
-
-Exit runToExit(const QStringList& args, int timeoutMs = 60'000) {
-    QProcess p;
-    p.start(fleetdBin(), args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        return {-1, "timed out"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, QString::fromUtf8(p.readAllStandardError())};
+double rssMiB(qint64 pid) {
+    QFile status(QString("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly)) return -1;
+    for (const auto& line : status.readAll().split('\n'))
+        if (line.startsWith("VmRSS:")) return line.mid(6).trimmed().split(' ').front().toDouble() / 1024.0;
+    return -1;
 }
+
+// A started fleetd, or the test fails with fleetd's own output.
+#define START_FLEETD(fleetd, ...) QVERIFY2((fleetd).start(__VA_ARGS__), qPrintable((fleetd).errorString()))
 
 }  // namespace
 
@@ -113,10 +64,10 @@ private slots:
     void badCommandLinesExitTwoWithUsage() {
         QFETCH(QStringList, args);
         QFETCH(QString, mentions);
-        const Exit e = runToExit(args);
+        const auto e = FleetdProcess::run(args);
         QCOMPARE(e.code, 2);
-        QVERIFY2(e.err.contains("usage: fleetd"), qPrintable(e.err));
-        QVERIFY2(e.err.contains(mentions), qPrintable(e.err));
+        QVERIFY2(e.stdErr.contains("usage: fleetd"), qPrintable(e.stdErr));
+        QVERIFY2(e.stdErr.contains(mentions), qPrintable(e.stdErr));
     }
 
     void helpAndVersionExitZero() {
@@ -138,22 +89,22 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("# a scripted fault per line\nat 5m xid 79 gpu=r01-n01-g0\nat soon explode everything\n");
         f.close();
-        const Exit e = runToExit({"--scenario", path});
+        const auto e = FleetdProcess::run({"--scenario", path});
         QCOMPARE(e.code, 1);
-        QVERIFY2(e.err.contains(path + ":3:"), qPrintable(e.err));
-        QVERIFY2(!e.err.contains("usage:"), qPrintable(e.err));
+        QVERIFY2(e.stdErr.contains(path + ":3:"), qPrintable(e.stdErr));
+        QVERIFY2(!e.stdErr.contains("usage:"), qPrintable(e.stdErr));
     }
 
     void missingFleetFileExitsOneNamingIt() {
-        const Exit e = runToExit({"--fleet", "/nonexistent/fleet.conf"});
+        const auto e = FleetdProcess::run({"--fleet", "/nonexistent/fleet.conf"});
         QCOMPARE(e.code, 1);
-        QVERIFY2(e.err.contains("/nonexistent/fleet.conf"), qPrintable(e.err));
+        QVERIFY2(e.stdErr.contains("/nonexistent/fleet.conf"), qPrintable(e.stdErr));
     }
 
     void headlessDumpWritesEventsAndExitsZero() {
         QTemporaryDir dir;
         const QString out = dir.filePath("events.jsonl");
-        const Exit e = runToExit({"--sim-duration", "2h", "--dump-events", out, "--seed", "3"});
+        const auto e = FleetdProcess::run({"--sim-duration", "2h", "--dump-events", out, "--seed", "3"});
         QCOMPARE(e.code, 0);
         QFile f(out);
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -161,46 +112,43 @@ private slots:
     }
 
     void startsServingAndLogsOneLine() {
-        FleetdRun fleetd({"--seed", "5", "--racks", "3", "--regions", "1"});
-        QVERIFY2(fleetd.waitListening(), fleetd.log().constData());
+        FleetdProcess fleetd;
+        START_FLEETD(fleetd, {"--seed", "5", "--racks", "3", "--regions", "1"});
         const QString log = QString::fromUtf8(fleetd.log());
         QVERIFY2(log.contains("3 racks") && log.contains("seed 5"), qPrintable(log));
         QCOMPARE(healthStatus(fleetd.address()), 1);
     }
 
     void sigtermEndsStreamsUnavailableAndExitsZero() {
-        FleetdRun fleetd({"--speed", "10"});
-        QVERIFY2(fleetd.waitListening(), fleetd.log().constData());
+        FleetdProcess fleetd;
+        START_FLEETD(fleetd, {"--speed", "10"});
         TestStream a(fleetd.address(), v1::SubscribeRequest{});
         TestStream b(fleetd.address(), v1::SubscribeRequest{});
         StreamChecker ca, cb;
         QVERIFY(readDeltas(a, ca, 2));
         QVERIFY(readDeltas(b, cb, 2));
-        fleetd.process().terminate();  // SIGTERM
+        const int exitCode = fleetd.terminate();  // SIGTERM, then wait for the exit
         for (TestStream* s : {&a, &b}) {
             const auto status = s->finish();
             QCOMPARE(status.error_code(), grpc::StatusCode::UNAVAILABLE);
             QCOMPARE(status.error_message(), std::string("fleetd shutting down"));
         }
-        QVERIFY(fleetd.process().waitForFinished(15'000));
-        QCOMPARE(fleetd.process().exitStatus(), QProcess::NormalExit);
-        QCOMPARE(fleetd.process().exitCode(), 0);
+        QCOMPARE(exitCode, 0);
     }
 
     void killedAndRestartedFleetdSendsRestartSnapshot() {
         StreamChecker checker;
         int port = 0;
         {
-            FleetdRun first({"--speed", "10"});
-            QVERIFY2(first.waitListening(), first.log().constData());
+            FleetdProcess first;
+            START_FLEETD(first, {"--speed", "10"});
             port = first.port();
             TestStream stream(first.address(), v1::SubscribeRequest{});
             QVERIFY(readDeltas(stream, checker, 5));
-            first.process().kill();  // SIGKILL: no goodbye
-            QVERIFY(first.process().waitForFinished(10'000));
+            first.kill();  // SIGKILL: no goodbye
         }
-        FleetdRun second({"--speed", "10"}, "127.0.0.1:" + QString::number(port));
-        QVERIFY2(second.waitListening(), second.log().constData());
+        FleetdProcess second;
+        START_FLEETD(second, {"--speed", "10"}, "127.0.0.1:" + QString::number(port));
         v1::SubscribeRequest resume;
         resume.set_resume_after_sequence(checker.sequence);
         resume.set_resume_run_id(checker.runId);
@@ -213,8 +161,8 @@ private slots:
     }
 
     void resumeAfterDroppedConnectionHasNoGap() {
-        FleetdRun fleetd({"--speed", "10"});
-        QVERIFY2(fleetd.waitListening(), fleetd.log().constData());
+        FleetdProcess fleetd;
+        START_FLEETD(fleetd, {"--speed", "10"});
         StreamChecker checker;
         {
             TestStream stream(fleetd.address(), v1::SubscribeRequest{});
@@ -232,8 +180,8 @@ private slots:
 
     void stalledSubscriberKeepsMemoryBoundedAndRecovers() {
         // A small replay log fills within the warm-up, so growth after it would be a leak.
-        FleetdRun fleetd({"--racks", "24", "--regions", "2", "--speed", "20", "--replay-log-mb", "16"});
-        QVERIFY2(fleetd.waitListening(), fleetd.log().constData());
+        FleetdProcess fleetd;
+        START_FLEETD(fleetd, {"--racks", "24", "--regions", "2", "--speed", "20", "--replay-log-mb", "16"});
         TestStream stalled(fleetd.address(), v1::SubscribeRequest{});
         TestStream live(fleetd.address(), v1::SubscribeRequest{});
         StreamChecker liveChecker;
@@ -244,8 +192,8 @@ private slots:
         while (timer.elapsed() < 12'000) {
             QVERIFY(live.read(&r));
             liveChecker.apply(r);
-            if (timer.elapsed() > 3000 && rssAfterWarmUp == 0) rssAfterWarmUp = fleetd.rssMiB();
-            rssPeak = std::max(rssPeak, fleetd.rssMiB());
+            if (timer.elapsed() > 3000 && rssAfterWarmUp == 0) rssAfterWarmUp = rssMiB(fleetd.pid());
+            rssPeak = std::max(rssPeak, rssMiB(fleetd.pid()));
         }
         QVERIFY2(liveChecker.problem.empty(), liveChecker.problem.c_str());
         QVERIFY2(liveChecker.deltas >= 150, std::to_string(liveChecker.deltas).c_str());  // ~20 ticks/s
