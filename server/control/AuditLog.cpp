@@ -65,25 +65,13 @@ bool writeAll(int fd, const char* data, std::size_t size) {
     return true;
 }
 
-bool readAt(int fd, std::uint64_t offset, std::size_t size, std::string& out) {
-    out.resize(size);
-    std::size_t done = 0;
-    while (done < size) {
-        const ssize_t got = ::pread(fd, out.data() + done, size - done, static_cast<off_t>(offset + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        done += static_cast<std::size_t>(got);
-    }
-    return true;
-}
-
 // Offset of the first byte of the line whose content ends at `end` (exclusive).
 std::uint64_t lineStart(int fd, std::uint64_t end) {
     constexpr std::uint64_t kChunk = 64 * 1024;
     std::string chunk;
     while (end > 0) {
         const std::uint64_t from = end > kChunk ? end - kChunk : 0;
-        if (!readAt(fd, from, end - from, chunk)) return 0;
+        if (!readFileAt(fd, from, end - from, chunk)) return 0;
         const auto newline = chunk.rfind('\n');
         if (newline != std::string::npos) return from + newline + 1;
         end = from;
@@ -125,6 +113,18 @@ std::string saveTornBytes(const std::string& tornPath, const std::string& bytes)
 
 }  // namespace
 
+bool readFileAt(int fd, std::uint64_t offset, std::size_t size, std::string& out) {
+    out.resize(size);
+    std::size_t done = 0;
+    while (done < size) {
+        const ssize_t got = ::pread(fd, out.data() + done, size - done, static_cast<off_t>(offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        done += static_cast<std::size_t>(got);
+    }
+    return true;
+}
+
 std::string describe(const TornTail& torn) {
     return "audit log " + torn.file + ": torn last record at byte " + std::to_string(torn.byteOffset) + " (" +
            std::to_string(torn.length) + " bytes) removed; the bytes were saved to " + torn.savedTo;
@@ -154,16 +154,16 @@ AuditLog::OpenResult AuditLog::open(const std::string& path) {
     std::optional<std::uint64_t> lastSeq;
     if (size > 0) {
         std::string lastByte;
-        if (!readAt(fd, size - 1, 1, lastByte)) return fail(errnoText("cannot read audit log", path));
+        if (!readFileAt(fd, size - 1, 1, lastByte)) return fail(errnoText("cannot read audit log", path));
         const bool terminated = lastByte[0] == '\n';
         const std::uint64_t contentEnd = terminated ? size - 1 : size;
         const std::uint64_t start = lineStart(fd, contentEnd);
-        if (!readAt(fd, start, contentEnd - start, lastLine)) return fail(errnoText("cannot read audit log", path));
+        if (!readFileAt(fd, start, contentEnd - start, lastLine)) return fail(errnoText("cannot read audit log", path));
         lastSeq = terminated ? seqOfLine(lastLine) : std::nullopt;
         if (!lastSeq) {
             TornTail torn{path, start, size - start, path + ".torn"};
             std::string tornBytes;
-            if (!readAt(fd, start, size - start, tornBytes)) return fail(errnoText("cannot read audit log", path));
+            if (!readFileAt(fd, start, size - start, tornBytes)) return fail(errnoText("cannot read audit log", path));
             if (auto error = saveTornBytes(torn.savedTo, tornBytes); !error.empty()) return fail(error);
             if (::ftruncate(fd, static_cast<off_t>(start)) != 0 || ::fsync(fd) != 0)
                 return fail(errnoText("cannot truncate the torn record of audit log", path));
@@ -173,7 +173,7 @@ AuditLog::OpenResult AuditLog::open(const std::string& path) {
     }
     if (size > 0 && !lastSeq) {
         const std::uint64_t start = lineStart(fd, size - 1);
-        if (!readAt(fd, start, size - 1 - start, lastLine) || !(lastSeq = seqOfLine(lastLine)))
+        if (!readFileAt(fd, start, size - 1 - start, lastLine) || !(lastSeq = seqOfLine(lastLine)))
             return fail("audit log " + path + ": the record at byte " + std::to_string(start) +
                         " is damaged too (only a torn last line is repaired automatically); move the file aside "
                         "and inspect it");

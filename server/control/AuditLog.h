@@ -42,6 +42,9 @@ struct TornTail {
 
 std::string describe(const TornTail& torn);
 
+// Reads exactly `size` bytes at `offset` (retrying short reads and EINTR); false at EOF or error.
+bool readFileAt(int fd, std::uint64_t offset, std::size_t size, std::string& out);
+
 class AuditLog {
 public:
     struct OpenResult {

@@ -1,5 +1,7 @@
 #include "AuditTrail.h"
 
+#include "AuditLog.h"
+
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
@@ -15,18 +17,6 @@ namespace watchfloor::server::control {
 namespace v1 = watchfloor::v1;
 
 namespace {
-
-bool preadAll(int fd, std::uint64_t offset, std::size_t size, std::string& out) {
-    out.resize(size);
-    std::size_t done = 0;
-    while (done < size) {
-        const ssize_t got = ::pread(fd, out.data() + done, size - done, static_cast<off_t>(offset + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        done += static_cast<std::size_t>(got);
-    }
-    return true;
-}
 
 // AuditLog writes every line as {"seq":N,...}; anything else is not one of its records.
 bool seqOfLine(std::string_view line, std::uint64_t* seq) {
@@ -78,7 +68,7 @@ std::string AuditTrail::refreshLocked(int fd) {
     std::string chunk;
     while (indexedBytes_ < size) {
         const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, size - indexedBytes_));
-        if (!preadAll(fd, indexedBytes_, want, chunk)) return "cannot read audit log " + path_ + ": " + std::strerror(errno);
+        if (!readFileAt(fd, indexedBytes_, want, chunk)) return "cannot read audit log " + path_ + ": " + std::strerror(errno);
         std::size_t start = 0;
         for (std::size_t newline; (newline = chunk.find('\n', start)) != std::string::npos; start = newline + 1) {
             const std::string_view line(chunk.data() + start, newline - start);
@@ -121,7 +111,7 @@ AuditTrail::Page AuditTrail::newestFirst(std::uint64_t beforeSeq, std::uint32_t 
             break;
         }
         google::protobuf::Struct record;
-        if (!preadAll(fd, it->offset, it->length, text) ||
+        if (!readFileAt(fd, it->offset, it->length, text) ||
             !google::protobuf::util::JsonStringToMessage(text, &record).ok()) {
             // Indexed lines were whole JSON records when read; a changed file is re-indexed next call.
             lines_.clear();
