@@ -103,6 +103,10 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
     if (slurmStates)
         self->plane_->engine().addListener([slurmStates](const v1::Operation&) { slurmStates->requestRefresh(); });
     self->credentials_ = self->plane_->credentials();
+    acknowledgements.setFirstEventId(EventAcknowledgements::firstEventIdAfter(self->plane_->engine()));
+    if (acknowledgements.firstEventId() > 1)
+        self->log_("event ids start at " + std::to_string(acknowledgements.firstEventId()) +
+                   ", past the events acknowledged in earlier runs");
     for (const std::string& note : self->plane_->startupNotes()) self->log_(note);
     if (self->plane_->autoDrain()) {
         const auto& topology = twin.topology();
@@ -165,6 +169,7 @@ void FleetdControl::attachTo(service::FleetdOptions& options) {
         return;
     }
     options.extraServices.push_back(&plane_->service());
+    options.store.firstEventId = acknowledgements_.firstEventId();
     options.eventTap = [this](const v1::Event& event) { onEvent(event); };
     options.addChanges = [this](FleetChanges& changes) { addPendingEvents(changes); };
     options.beforeShutdown = [this] { plane_->service().stopStreams(); };

@@ -13,7 +13,8 @@ constexpr std::size_t kBytesPerSample = 8;
 }  // namespace
 
 FleetStateStore::FleetStateStore(const v1::Topology& topology, StoreLimits limits)
-    : index_(topology), limits_(limits), journal_(limits.journalEvents) {}
+    : index_(topology), limits_(limits), journal_(limits.journalEvents),
+      lastEventId_(limits.firstEventId > 0 ? limits.firstEventId - 1 : 0) {}
 
 std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const FleetChanges& changes) const {
     std::vector<std::shared_ptr<v1::Delta>> deltas;

@@ -39,6 +39,9 @@ struct StoreLimits {
     std::size_t maxDeltaBytes = 1'800'000;   // a Delta stays below ~2 MB on the wire
     std::size_t snapshotEvents = 500;        // recent events sent in every snapshot
     std::size_t journalEvents = 200'000;     // events kept for ListEvents
+    // The first event id of this run. fleetd starts past ids that outlive a run (acknowledgements
+    // in the audit log) so a recovered "event 42 acknowledged" never names a new run's event 42.
+    std::uint64_t firstEventId = 1;
 };
 
 using DeltaPtr = std::shared_ptr<const watchfloor::v1::Delta>;

@@ -138,6 +138,11 @@ void FleetdServer::tick(TickCost& cost) {
     samplesTotal_ += changes.samples.size();
 }
 
+std::uint64_t FleetdServer::eventsJournaled() const {
+    const std::uint64_t last = store_->journal().lastId();
+    return last == 0 ? 0 : last - (options_.store.firstEventId - 1);
+}
+
 int FleetdServer::metricsPort() const { return metrics_ ? metrics_->port() : 0; }
 
 std::string FleetdServer::renderMetrics() const {
@@ -150,7 +155,7 @@ std::string FleetdServer::renderMetrics() const {
     };
     metric("fleetd_ticks_total", "counter", "Telemetry periods applied from the fleet source.", double(ticks_));
     metric("fleetd_samples_total", "counter", "Samples applied from the fleet source.", double(samplesTotal_));
-    metric("fleetd_events_total", "counter", "Events journaled (ids assigned).", double(store_->journal().lastId()));
+    metric("fleetd_events_total", "counter", "Events journaled (ids assigned).", double(eventsJournaled()));
     metric("fleetd_sequence", "gauge", "Latest delta sequence.", double(store_->lastSequence()));
     metric("fleetd_subscribers", "gauge", "Open Subscribe streams.", double(pump_->streamCount()));
     metric("fleetd_replay_log_deltas", "gauge", "Deltas held for resuming streams.", double(log_->size()));

@@ -73,6 +73,7 @@ public:
     const HistoryStore& history() const { return *history_; }
     const FleetStateStore& store() const { return *store_; }
     std::uint64_t ticks() const { return ticks_; }
+    std::uint64_t eventsJournaled() const;  // this run
     std::size_t subscriberCount() const { return pump_->streamCount(); }
 
     // Ends every stream with UNAVAILABLE "fleetd shutting down", stops ticking and serving.

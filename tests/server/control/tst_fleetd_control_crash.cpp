@@ -29,6 +29,11 @@ private slots:
         {
             ControlConnection console(fleetd.address());
             QVERIFY(console.execute(kAlice, drainNode("r06-n04", requestId, "psu flapping"), &first).ok());
+            auto ack = action(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT, "crash-ack-1", "mine");
+            ack.set_event_id(3);
+            v1::Operation acknowledged;
+            QVERIFY(console.execute(kAlice, ack, &acknowledged).ok());
+            QCOMPARE(acknowledged.state(), v1::OPERATION_STATE_SUCCEEDED);
         }
         fleetd.kill();  // SIGKILL: no shutdown path runs
 
@@ -48,13 +53,19 @@ private slots:
         QVERIFY2(fleetd.restart(), qPrintable(fleetd.errorString()));
         QVERIFY2(fleetd.log().contains("torn last record"), fleetd.log().constData());
         QVERIFY(QFile::exists(audit_ + ".torn"));
-        QVERIFY2(fleetd.log().contains("recovered 1 operations"), fleetd.log().constData());
+        QVERIFY2(fleetd.log().contains("recovered 2 operations"), fleetd.log().constData());
+        // Event ids restart past the acknowledged one: the recovered "event 3 acknowledged"
+        // cannot be mistaken for this run's event 3, which does not exist.
+        QVERIFY2(fleetd.log().contains("event ids start at 4"), fleetd.log().constData());
 
         ControlConnection console(fleetd.address());
         v1::Operation again;
         QVERIFY(console.execute(kAlice, drainNode("r06-n04", requestId, "psu flapping"), &again).ok());
         QCOMPARE(again.id(), first.id());
         QCOMPARE(countAudit(audit_, auditOf(requestId, "allow")), 1);
+        auto ackOld = action(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT, "crash-ack-2", "old id");
+        ackOld.set_event_id(3);
+        QCOMPARE(console.execute(kAlice, ackOld, &again).error_code(), grpc::StatusCode::NOT_FOUND);
         // The new twin never saw a drain of r06-n04: nothing was executed again.
         FleetWatch watch(fleetd.address());
         QVERIFY(watch.ready());
