@@ -302,7 +302,7 @@ EndpointFleet::Changes EndpointFleet::takeChanges() {
 std::size_t EndpointFleet::bytes() const {
     return std::size_t(m_topology.topology().SpaceUsedLong()) +
            m_topology.entries().capacity() * sizeof(TopologyIndex::Entry) + m_columns.bytes() + m_history.bytes() +
-           m_states.capacity() * sizeof(EntityStatus);
+           m_states.capacity() * sizeof(EntityStatus) + m_names->bytes();
 }
 
 }  // namespace watchfloor::client

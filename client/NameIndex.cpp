@@ -51,6 +51,14 @@ EntityId NameIndex::find(std::string_view name) const {
     return it->id;
 }
 
+std::size_t NameIndex::bytes() const {
+    std::size_t total = m_entries.capacity() * sizeof(Entry);
+    for (const Entry& e : m_entries) {
+        if (e.folded.capacity() > 15) total += e.folded.capacity() + 1;  // beyond the small-string buffer
+    }
+    return total;
+}
+
 bool NameIndex::better(const Hit& a, const Hit& b) {
     return std::tie(a.rank, a.score, a.length, a.folded, a.id) < std::tie(b.rank, b.score, b.length, b.folded, b.id);
 }

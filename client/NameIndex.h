@@ -32,6 +32,7 @@ public:
     void rebuild(std::vector<Entry> entries);
     void clear() { m_entries.clear(); }
     std::size_t size() const { return m_entries.size(); }
+    std::size_t bytes() const;  // heap, an estimate
 
     EntityId find(std::string_view name) const;
     std::vector<EntityId> search(std::string_view query, std::size_t limit) const;

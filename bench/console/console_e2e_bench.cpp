@@ -5,7 +5,9 @@
 // EndpointConnection → FleetStore → the Fleet page (its RackMapWidget repainted on the store's
 // ~30 Hz changed signal) at 1920×1080. It measures, with the targets beside the numbers:
 //   1. GUI-thread stalls: gaps between firings of a 1 ms timer on the GUI thread, split into
-//      start-up (connect → first full frame, includes the one-off snapshot apply) and steady state.
+//      start-up (connect → first full frame: the snapshot is built on FleetStore's worker thread,
+//      so this holds its swap-in, the backlog of deltas applied in slices and the first full paint)
+//      and steady state.
 //   2. Fault-to-pixel latency: a raw gRPC subscriber on its own thread timestamps each isolation
 //      event as it arrives from fleetd; the GUI side reads the rendered frame after every repaint
 //      and timestamps when the isolated rack's tile changes colour.
@@ -400,7 +402,7 @@ int main(int argc, char** argv)
     const StallSummary startup = summarizeStalls(probe.gaps(), connected, *fullFrame, connected);
     const StallSummary steady = summarizeStalls(probe.gaps(), *fullFrame, ended, connected);
     std::printf("\n  1. GUI-thread stalls (gap between firings of a %d ms timer on the GUI thread)\n", o.probeMs);
-    std::printf("     start-up  (connect → first full frame, the one-off snapshot apply): max %.1f ms, p99 %.1f ms, %zu gaps > %.0f ms\n",
+    std::printf("     start-up  (connect → first full frame: snapshot swap-in, backlog, first paint): max %.1f ms, p99 %.1f ms, %zu gaps > %.0f ms\n",
                 startup.maxMs, startup.p99Ms, startup.over, kStallTargetMs);
     std::printf("     steady    (%.0f s after the first full frame): max %.1f ms, p99 %.2f ms, p50 %.2f ms, %zu of %zu gaps > %.0f ms\n",
                 millis(ended - *fullFrame) / 1000.0, steady.maxMs, steady.p99Ms, steady.p50Ms, steady.over, steady.count,
