@@ -253,10 +253,11 @@ ControlResult<T> ControlClient::failure(const grpc::Status& status, const char* 
     f.action = action;
     f.deadline = std::string_view(rpcName) == "ExecuteAction" ? m_options.executeDeadline : m_options.unaryDeadline;
     f.attempts = attempts;
-    ControlResult<T> result;
-    result.code = status.error_code();
-    result.message = describeControlFailure(f);
-    return result;
+    ControlResult<T> refused;
+    refused.code = status.error_code();
+    refused.message = describeControlFailure(f);
+    refused.attempts = attempts;
+    return refused;
 }
 
 template <typename Request, typename Response, typename StartFn>
@@ -324,6 +325,31 @@ void ControlClient::fetchIdentity() {
         });
 }
 
+template <class T>
+ControlResult<T> ControlClient::result(const grpc::Status& status, T&& value, const char* rpcName,
+                                       const v1::ActionRequest* action, int attempts) const {
+    if (!status.ok()) {
+        return failure<T>(status, rpcName, action, attempts);
+    }
+    ControlResult<T> ok;
+    ok.ok = true;
+    ok.value = std::move(value);
+    ok.attempts = attempts;
+    return ok;
+}
+
+template <typename Request, typename StartFn>
+void ControlClient::callForOperation(const char* rpcName, const Request& request, StartFn start,
+                                     std::function<void(const ControlResult<v1::Operation>&)> done) {
+    callUnary<Request, v1::Operation>(request, m_options.unaryDeadline, start,
+                                      [this, rpcName, done = std::move(done)](const grpc::Status& status, v1::Operation&& op) {
+                                          if (status.ok()) {
+                                              mergeOperation(op);
+                                          }
+                                          done(result(status, std::move(op), rpcName, nullptr));
+                                      });
+}
+
 void ControlClient::preview(const v1::ActionRequest& action,
                             std::function<void(const ControlResult<v1::ActionPreview>&)> done) {
     v1::PreviewActionRequest request;
@@ -334,14 +360,7 @@ void ControlClient::preview(const v1::ActionRequest& action,
             m_stub->async()->PreviewAction(c, q, r, std::move(cb));
         },
         [this, action, done = std::move(done)](const grpc::Status& status, v1::ActionPreview&& preview) {
-            if (!status.ok()) {
-                done(failure<v1::ActionPreview>(status, "PreviewAction", &action));
-                return;
-            }
-            ControlResult<v1::ActionPreview> result;
-            result.ok = true;
-            result.value = std::move(preview);
-            done(result);
+            done(result(status, std::move(preview), "PreviewAction", &action));
         });
 }
 
@@ -367,21 +386,13 @@ void ControlClient::sendExecute(std::shared_ptr<ExecuteCall> call) {
         [this, call](const grpc::Status& status, v1::Operation&& operation) {
             if (status.ok()) {
                 mergeOperation(operation);
-                ControlResult<v1::Operation> result;
-                result.ok = true;
-                result.value = std::move(operation);
-                result.attempts = call->attempts;
-                call->done(result);
-                return;
-            }
-            if (m_stub && isRetryableForExecute(status.error_code()) && call->attempts < m_options.executeMaxAttempts) {
+            } else if (m_stub && isRetryableForExecute(status.error_code()) &&
+                       call->attempts < m_options.executeMaxAttempts) {
                 ++m_stats.executeRetries;
                 QTimer::singleShot(call->backoff.nextDelay(), this, [this, call] { sendExecute(call); });
                 return;
             }
-            auto result = failure<v1::Operation>(status, "ExecuteAction", &call->request.action(), call->attempts);
-            result.attempts = call->attempts;
-            call->done(result);
+            call->done(result(status, std::move(operation), "ExecuteAction", &call->request.action(), call->attempts));
         });
 }
 
@@ -390,22 +401,12 @@ void ControlClient::approve(const QString& operationId, const QString& reason,
     v1::ApproveOperationRequest request;
     request.set_operation_id(operationId.toStdString());
     request.set_reason(reason.toStdString());
-    callUnary<v1::ApproveOperationRequest, v1::Operation>(
-        request, m_options.unaryDeadline,
+    callForOperation(
+        "ApproveOperation", request,
         [this](grpc::ClientContext* c, const v1::ApproveOperationRequest* q, v1::Operation* r, auto cb) {
             m_stub->async()->ApproveOperation(c, q, r, std::move(cb));
         },
-        [this, done = std::move(done)](const grpc::Status& status, v1::Operation&& operation) {
-            if (!status.ok()) {
-                done(failure<v1::Operation>(status, "ApproveOperation", nullptr));
-                return;
-            }
-            mergeOperation(operation);
-            ControlResult<v1::Operation> result;
-            result.ok = true;
-            result.value = std::move(operation);
-            done(result);
-        });
+        std::move(done));
 }
 
 void ControlClient::getOperation(const QString& operationId, const QString& requestId,
@@ -413,22 +414,12 @@ void ControlClient::getOperation(const QString& operationId, const QString& requ
     v1::GetOperationRequest request;
     request.set_operation_id(operationId.toStdString());
     request.set_request_id(requestId.toStdString());
-    callUnary<v1::GetOperationRequest, v1::Operation>(
-        request, m_options.unaryDeadline,
+    callForOperation(
+        "GetOperation", request,
         [this](grpc::ClientContext* c, const v1::GetOperationRequest* q, v1::Operation* r, auto cb) {
             m_stub->async()->GetOperation(c, q, r, std::move(cb));
         },
-        [this, done = std::move(done)](const grpc::Status& status, v1::Operation&& operation) {
-            if (!status.ok()) {
-                done(failure<v1::Operation>(status, "GetOperation", nullptr));
-                return;
-            }
-            mergeOperation(operation);
-            ControlResult<v1::Operation> result;
-            result.ok = true;
-            result.value = std::move(operation);
-            done(result);
-        });
+        std::move(done));
 }
 
 void ControlClient::listAudit(quint64 beforeSeq, quint32 pageSize,
@@ -442,14 +433,7 @@ void ControlClient::listAudit(quint64 beforeSeq, quint32 pageSize,
             m_stub->async()->ListAuditEntries(c, q, r, std::move(cb));
         },
         [this, done = std::move(done)](const grpc::Status& status, v1::ListAuditEntriesResponse&& page) {
-            if (!status.ok()) {
-                done(failure<v1::ListAuditEntriesResponse>(status, "ListAuditEntries", nullptr));
-                return;
-            }
-            ControlResult<v1::ListAuditEntriesResponse> result;
-            result.ok = true;
-            result.value = std::move(page);
-            done(result);
+            done(result(status, std::move(page), "ListAuditEntries", nullptr));
         });
 }
 

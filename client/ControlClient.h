@@ -149,6 +149,12 @@ private:
     // Keeps the newer of the known and the incoming version; true when `incoming` was taken.
     bool mergeOperation(const watchfloor::v1::Operation& incoming);
     void setWatchLive(bool live, const QString& status);
+    template <typename Request, typename StartFn>
+    void callForOperation(const char* rpcName, const Request& request, StartFn start,
+                          std::function<void(const ControlResult<watchfloor::v1::Operation>&)> done);
+    template <class T>
+    ControlResult<T> result(const grpc::Status& status, T&& value, const char* rpcName,
+                            const watchfloor::v1::ActionRequest* action, int attempts = 1) const;
     template <class T>
     ControlResult<T> failure(const grpc::Status& status, const char* rpcName,
                              const watchfloor::v1::ActionRequest* action, int attempts = 1) const;
