@@ -3,6 +3,7 @@
 #include "DigitalTwin.h"
 #include "TwinControlAdapter.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -17,8 +18,14 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 // An RPC thread waits this long for the twin's tick to apply an action (a tick at 1,800 racks
-// takes ~1 s); also bounds how long shutdown can wait for an action in flight.
+// takes ~1 s), and at least three ticks when a slow --speed spaces them out; also bounds how long
+// shutdown can wait for an action in flight.
 constexpr std::chrono::seconds kTwinActionTimeout{10};
+
+std::chrono::milliseconds twinActionTimeout(double speed) {
+    const auto threeTicks = std::chrono::milliseconds(static_cast<std::int64_t>(3 * 1000.0 / std::max(speed, 1e-3)));
+    return std::max<std::chrono::milliseconds>(kTwinActionTimeout, threeTicks);
+}
 constexpr std::chrono::milliseconds kControlTickPeriod{1000};
 
 std::string environment(const char* name) {
@@ -87,7 +94,7 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
 
     EventAcknowledgements& acknowledgements = self->acknowledgements_;
     self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
-        twin, kTwinActionTimeout, [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
+        twin, twinActionTimeout(cl.speed), [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
     self->fleetIndex_ = twin.topology().fleet_index();
     FleetdControl* raw = self.get();
     const control::FleetView* fleet = self->twinControl_.get();
