@@ -10,6 +10,7 @@
 #include "TcpDropProxy.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QRandomGenerator>
@@ -123,6 +124,7 @@ private slots:
         int retried = 0;
         int cuts = 0;
         int maxAttempts = 0;
+        int acceptedBeforeCut = 0;
         QElapsedTimer elapsed;
         elapsed.start();
         for (int i = 0; i < kIterations; ++i) {
@@ -132,15 +134,20 @@ private slots:
             requestIds << alice.execute(drainNode(node, "", "idempotency soak"), [&](const auto& r) { result = r; });
             // Cut at a random moment: before the request left, while fleetd handles it, or after.
             QTest::qWait(int(QRandomGenerator::global()->bounded(12)));
+            const qint64 cutAtUnixMs = QDateTime::currentMSecsSinceEpoch();
             cuts += proxy.dropConnections();
             QVERIFY2(waitFor(result, 30000), node.c_str());
             QVERIFY2(result->ok, qPrintable(QString::fromStdString(node) + ": " + result->message));
             QCOMPARE(QString::fromStdString(result->value.request_id()), requestIds.back());
             retried += result->attempts > 1 ? 1 : 0;
+            // Retried, yet created before the cut: fleetd had accepted the first attempt, and the
+            // retry got that first operation back instead of a second execution.
+            acceptedBeforeCut += result->attempts > 1 && result->value.created_unix_ms() <= cutAtUnixMs ? 1 : 0;
             maxAttempts = std::max(maxAttempts, result->attempts);
         }
-        qInfo("%d iterations in %lld ms: %d connections cut, %d calls retried (at most %d attempts), %llu attempts total",
-              kIterations, elapsed.elapsed(), cuts, retried, maxAttempts,
+        qInfo("%d iterations in %lld ms: %d connections cut, %d calls retried (at most %d attempts; %d of them "
+              "accepted by fleetd before the cut), %llu attempts total",
+              kIterations, elapsed.elapsed(), cuts, retried, maxAttempts, acceptedBeforeCut,
               static_cast<unsigned long long>(alice.stats().executeAttempts));
         QVERIFY2(retried >= 5, "the cuts should have hit calls in flight");
         // Ground truth on fleetd's side: one accepted operation per request id, no more, no fewer.
@@ -191,7 +198,15 @@ private slots:
         // The loser's console shows the winner's operation through its own watch.
         const auto& winner = aliceResult->ok ? *aliceResult : *bobResult;
         ControlClient& loser = aliceResult->ok ? bob : alice;
-        QTRY_VERIFY_WITH_TIMEOUT(loser.operation(QString::fromStdString(winner.value.id())).has_value(), 10000);
+        QTRY_VERIFY2_WITH_TIMEOUT(loser.operation(QString::fromStdString(winner.value.id())).has_value(),
+                                  qPrintable(QStringLiteral("%1 (live %2, %3 watches, %4 changes, %5 lists, %6 known)")
+                                                 .arg(loser.watchStatusText())
+                                                 .arg(loser.isWatchLive())
+                                                 .arg(loser.stats().watchesOpened)
+                                                 .arg(loser.stats().watchChanges)
+                                                 .arg(loser.stats().listsMerged)
+                                                 .arg(loser.operations().size())),
+                                  10000);
     }
 
     void mutualTlsForControlAndTelemetry() {
