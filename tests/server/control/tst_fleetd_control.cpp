@@ -11,6 +11,7 @@
 #include <barrier>
 #include <set>
 #include <thread>
+#include <vector>
 
 using namespace fleetd_control_test;
 using watchfloor::testing::FleetdProcess;
@@ -214,6 +215,28 @@ private slots:
         auto unknown = action(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT, newRequestId("ack"), "x");
         unknown.set_event_id(1'000'000'000);
         QCOMPARE(alice_->execute(kAlice, unknown, &second).error_code(), grpc::StatusCode::NOT_FOUND);
+    }
+
+    void everyConsoleWatchesEveryOperationChange() {
+        ControlConnection bob(fleetd_.address());
+        auto context = ControlConnection::context(kBob, 20s);
+        auto watch = bob.stub().WatchOperations(context.get(), v1::WatchOperationsRequest{});
+        watch->WaitForInitialMetadata();  // live: every change from here on arrives
+        auto ack = action(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT, newRequestId("watched"), "on it");
+        ack.set_event_id(4);
+        v1::Operation op;
+        QVERIFY(alice_->execute(kAlice, ack, &op).ok());
+        std::vector<v1::OperationState> seen;
+        for (v1::Operation change; seen.empty() || seen.back() != v1::OPERATION_STATE_SUCCEEDED;) {
+            QVERIFY(watch->Read(&change));
+            if (change.id() == op.id()) seen.push_back(change.state());
+        }
+        QCOMPARE(seen.front(), v1::OPERATION_STATE_PENDING);
+        QVERIFY(std::find(seen.begin(), seen.end(), v1::OPERATION_STATE_RUNNING) != seen.end());
+        context->TryCancel();
+        v1::Operation rest;
+        while (watch->Read(&rest)) {}
+        watch->Finish();
     }
 
     void isolationNeedsASecondOperatorAndClosesTheValve() {
