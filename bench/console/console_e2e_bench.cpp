@@ -420,6 +420,12 @@ int main(int argc, char** argv)
     std::printf("\n     steady gaps with the most GUI-thread CPU (same format):\n      ");
     for (const auto& w : steady.busiest)
         std::printf(" %.1f: %.1f/%.1f", w.atSeconds, w.ms, w.guiCpuMs);
+    std::printf("\n     start-up gaps, longest and with the most GUI-thread CPU (same format):\n      ");
+    for (const auto& w : startup.worst)
+        std::printf(" %.1f: %.1f/%.1f", w.atSeconds, w.ms, w.guiCpuMs);
+    std::printf("\n      ");
+    for (const auto& w : startup.busiest)
+        std::printf(" %.1f: %.1f/%.1f", w.atSeconds, w.ms, w.guiCpuMs);
     std::printf("\n     longest gap in which the GUI thread was on the CPU for at least half of it: start-up %.1f ms,"
                 " steady %.1f ms\n", startup.maxBusyMs, steady.maxBusyMs);
 
