@@ -538,6 +538,59 @@ private slots:
         QVERIFY(error.contains("corrupt"));
     }
 
+    // The same recorded stream (snapshot, deltas with events, a state change, a resync) gives
+    // the same store whether applied synchronously or through the worker path attach() uses.
+    void recordedStreamSameThroughWorkerAndSynchronous() {
+        const SyntheticFleet fleet = smallFleet();
+        RecordedStream recording;
+        recording.append(fleet.snapshot(1, kT0));
+        for (int i = 1; i <= 4; ++i) recording.append(fleet.delta(1 + quint64(i), kT0 + 1000 * i, 2));
+        v1::SubscribeResponse isolate = fleet.delta(6, kT0 + 5000, 1);
+        v1::EntityState* st = isolate.mutable_delta()->add_states();
+        st->set_entity_index(fleet.rackIndex(5));
+        st->set_rack_state(v1::RACK_STATE_ISOLATED);
+        st->set_reason("leak: auto-isolated");
+        recording.append(std::move(isolate));
+        v1::SubscribeResponse resync = fleet.snapshot(9, kT0 + 7000, "run-1", "resync: fell off log");
+        *resync.mutable_snapshot()->add_states() = *st;
+        recording.append(std::move(resync));
+        recording.append(fleet.delta(10, kT0 + 8000, 1));
+
+        FleetStore direct;
+        const int a = direct.addEndpoint("east");
+        recording.replayInto(direct, a);
+        FleetStore viaWorker;
+        const int b = viaWorker.addEndpoint("east");
+        viaWorker.enqueue(b, std::vector<v1::SubscribeResponse>(recording.messages()));
+        QTRY_VERIFY_WITH_TIMEOUT(!viaWorker.isPreparingSnapshot(b) && viaWorker.queuedMessages(b) == 0, 10000);
+
+        QCOMPARE(viaWorker.rackCount(), direct.rackCount());
+        QCOMPARE(viaWorker.jobCount(), direct.jobCount());
+        QCOMPARE(viaWorker.eventCount(), direct.eventCount());
+        QCOMPARE(viaWorker.eventCount(), 4 * 2 + 1 + 1);
+        for (int rack = 0; rack < fleet.rackCount(); ++rack) {
+            for (const std::uint32_t index : {fleet.rackIndex(rack), fleet.gpuIndex(rack, 9, 1), fleet.loopIndex(rack)}) {
+                const EntityId x{quint16(a), index}, y{quint16(b), index};
+                QCOMPARE(viaWorker.name(y), direct.name(x));
+                QCOMPARE(viaWorker.status(y).rackState, direct.status(x).rackState);
+                for (v1::Metric m : {v1::DCGM_FI_DEV_GPU_TEMP, v1::RACK_POWER_KW, v1::RACK_LIQUID_FLOW_LPM}) {
+                    const Reading r = viaWorker.reading(y, m), s = direct.reading(x, m);
+                    QCOMPARE(r.freshness, s.freshness);
+                    QCOMPARE(r.sampleTimeUnixMs, s.sampleTimeUnixMs);
+                    QVERIFY(r.value == s.value || (std::isnan(r.value) && std::isnan(s.value)));
+                }
+            }
+        }
+        QCOMPARE(viaWorker.status(EntityId{quint16(b), fleet.rackIndex(5)}).rackState, v1::RACK_STATE_ISOLATED);
+        std::vector<HistoryPoint> h1, h2;
+        direct.history(direct.rackAt(3), v1::RACK_POWER_KW, h1);
+        viaWorker.history(viaWorker.rackAt(3), v1::RACK_POWER_KW, h2);
+        QCOMPARE(h2.size(), h1.size());
+        QCOMPARE(int(h2.size()), 8);  // 0..5 s, the resync at 7 s and 8 s: history survived the resync
+        QCOMPARE(viaWorker.search("r06", 3).front(), viaWorker.rackAt(5));
+        QCOMPARE(viaWorker.findByName("train-1"), viaWorker.jobAt(0));
+    }
+
     void worstQueries() {
         const SyntheticFleet fleet = smallFleet();
         FleetStore store;
