@@ -51,21 +51,33 @@ void EntityTableView::setReadOnlyWall(bool wall)
     setSortingEnabled(!wall);
 }
 
+void EntityTableView::setMenuExtension(std::function<void(QMenu&, int)> extension)
+{
+    m_menuExtension = std::move(extension);
+}
+
 void EntityTableView::showMenu(const QPoint& pos)
 {
     const QModelIndex index = indexAt(pos);
     if (!index.isValid())
         return;
+    QMenu menu(this);
+    populateMenu(menu, index);
+    menu.exec(viewport()->mapToGlobal(pos));
+}
+
+void EntityTableView::populateMenu(QMenu& menu, const QModelIndex& index)
+{
     const client::EntityId id = entityAtRow(index.row());
     const QString name = m_store.name(id);
     const QString cell = index.data(Qt::DisplayRole).toString();
-    QMenu menu(this);
     if (!name.isEmpty()) {
         menu.addAction(QStringLiteral("Open %1").arg(name), this, [this, id] { emit entityActivated(id); });
         menu.addAction(QStringLiteral("Copy name"), this, [name] { QApplication::clipboard()->setText(name); });
     }
     menu.addAction(QStringLiteral("Copy cell"), this, [cell] { QApplication::clipboard()->setText(cell); });
-    menu.exec(viewport()->mapToGlobal(pos));
+    if (m_menuExtension)
+        m_menuExtension(menu, index.row());
 }
 
 }  // namespace watchfloor::ui

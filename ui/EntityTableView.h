@@ -1,11 +1,16 @@
 #pragma once
 // A table of entities (racks, nodes, jobs, events) as every page shows them: sortable through a
 // proxy on the models' SortRole, uniform rows, double-click or Enter to open the entity, and a
-// context menu with "Copy name". Hidden columns and widths are the page's business.
+// context menu with "Copy name" (and whatever the page adds, e.g. operator actions). Hidden
+// columns and widths are the page's business.
 
 #include "client/EntityId.h"
 
 #include <QTableView>
+
+#include <functional>
+
+class QMenu;
 
 class QSortFilterProxyModel;
 
@@ -24,6 +29,10 @@ public:
     QSortFilterProxyModel* proxy() const { return m_proxy; }
     client::EntityId entityAtRow(int viewRow) const;
     void setReadOnlyWall(bool wall);
+    // Called after the standard entries of a row's context menu, with the row (view order).
+    void setMenuExtension(std::function<void(QMenu& menu, int viewRow)> extension);
+    // The context menu for a cell; what a right-click shows.
+    void populateMenu(QMenu& menu, const QModelIndex& index);
 
 signals:
     void entityActivated(watchfloor::client::EntityId id);
@@ -33,6 +42,7 @@ private:
 
     const client::FleetStore& m_store;
     QSortFilterProxyModel* m_proxy;
+    std::function<void(QMenu&, int)> m_menuExtension;
 };
 
 }  // namespace watchfloor::ui

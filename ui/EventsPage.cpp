@@ -2,17 +2,21 @@
 
 #include "EntityNavigation.h"
 #include "EntityTableView.h"
+#include "EventAcknowledgements.h"
 #include "FleetFormat.h"
+#include "OperatorActions.h"
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
 #include "client/models/EventFilterProxyModel.h"
 #include "client/models/EventListModel.h"
+#include "client/models/ModelRoles.h"
 #include "widgets/Theme.h"
 
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSortFilterProxyModel>
 #include <QVBoxLayout>
 
@@ -23,15 +27,19 @@ namespace v1 = watchfloor::v1;
 EventsPage::EventsPage(const PageContext& context, QWidget* parent)
     : Page(parent),
       m_store(*context.store),
+      m_actions(context.actions),
       m_header(new PageHeader(QStringLiteral("Events"), this)),
       m_severityBox(new QComboBox),
       m_typeBox(new QComboBox),
       m_entityEdit(new QLineEdit),
       m_model(new client::EventListModel(m_store, this)),
+      m_acknowledgements(new EventAcknowledgements(context.controls, this)),
+      m_acknowledged(new AcknowledgedEventsProxy(m_store, *m_acknowledgements, client::EventListModel::Message, this)),
       m_filter(new client::EventFilterProxyModel(m_store, this)),
       m_table(nullptr)
 {
-    m_filter->setSourceModel(m_model);
+    m_acknowledged->setSourceModel(m_model);
+    m_filter->setSourceModel(m_acknowledged);
     m_table = new EntityTableView(m_store, m_filter, this);
     m_table->setObjectName(QStringLiteral("eventsTable"));
     // Newest first is the model's own order; sorting stays available from the header.
@@ -75,6 +83,12 @@ EventsPage::EventsPage(const PageContext& context, QWidget* parent)
     });
     connect(m_table, &EntityTableView::entityActivated, this,
             [this](client::EntityId id) { emit navigationRequested(locationFor(m_store, id)); });
+    m_table->setMenuExtension([this](QMenu& menu, int row) {
+        if (!m_actions)
+            return;
+        const quint64 serial = m_table->proxy()->index(row, 0).data(client::EventSerialRole).toULongLong();
+        m_actions->addToMenu(menu, m_actions->draftsForEvent(serial), window());
+    });
     connect(&m_store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
         if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0)
             updateSummary();

@@ -19,7 +19,10 @@ struct FleetChangeSet;
 
 namespace watchfloor::ui {
 
+class AcknowledgedEventsProxy;
 class EntityTableView;
+class EventAcknowledgements;
+class OperatorActions;
 class PageHeader;
 
 class EventsPage : public Page {
@@ -38,17 +41,21 @@ public:
     void setTypeFilter(int type);  // watchfloor::v1::EventType; 0 = all
     int visibleEventCount() const;
     EntityTableView* table() const { return m_table; }
+    AcknowledgedEventsProxy* acknowledgedEvents() const { return m_acknowledged; }
 
 private:
     void updateSummary();
 
     client::FleetStore& m_store;
+    OperatorActions* m_actions;
     QString m_entity;
     PageHeader* m_header;
     QComboBox* m_severityBox;
     QComboBox* m_typeBox;
     QLineEdit* m_entityEdit;
     client::EventListModel* m_model;
+    EventAcknowledgements* m_acknowledgements;
+    AcknowledgedEventsProxy* m_acknowledged;
     client::EventFilterProxyModel* m_filter;
     EntityTableView* m_table;
 };

@@ -4,6 +4,7 @@
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
 #include "KpiStrip.h"
+#include "OperatorActions.h"
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
@@ -44,6 +45,7 @@ const QList<std::pair<QString, QString>>& lensTitles()
 FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     : Page(parent),
       m_store(*context.store),
+      m_actions(context.actions),
       m_header(new PageHeader(QStringLiteral("Fleet"), this)),
       m_kpis(new KpiStrip(this)),
       m_lensBox(new QComboBox),
@@ -316,13 +318,20 @@ void FleetPage::showRackMenu(const QPoint& pos)
     if (rack.isEmpty())
         return;
     QMenu menu(this);
+    populateRackMenu(menu, rack);
+    menu.exec(m_map->mapToGlobal(pos));
+}
+
+void FleetPage::populateRackMenu(QMenu& menu, const QString& rack)
+{
     menu.addAction(QStringLiteral("Open %1").arg(rack), [this, rack] { emit navigationRequested({PageId::Rack, rack}); });
     menu.addAction(QStringLiteral("Cooling of %1").arg(rack),
                    [this, rack] { emit navigationRequested({PageId::Cooling, rack}); });
     menu.addAction(QStringLiteral("Links of %1").arg(rack), [this, rack] { emit navigationRequested({PageId::Links, rack}); });
     menu.addSeparator();
     menu.addAction(QStringLiteral("Copy name"), [rack] { QApplication::clipboard()->setText(rack); });
-    menu.exec(m_map->mapToGlobal(pos));
+    if (m_actions)
+        m_actions->addToMenu(menu, m_actions->draftsFor(m_store.findByName(rack)), window());
 }
 
 }  // namespace watchfloor::ui

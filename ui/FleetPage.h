@@ -9,6 +9,7 @@
 #include <QTimer>
 
 class QComboBox;
+class QMenu;
 class QListWidget;
 
 namespace watchfloor::client {
@@ -21,6 +22,7 @@ class RackMapWidget;
 namespace watchfloor::ui {
 
 class KpiStrip;
+class OperatorActions;
 class PageHeader;
 
 class FleetPage : public Page {
@@ -39,6 +41,8 @@ public:
     void setLens(const QString& key);
     QString lens() const { return m_lensKey; }
     widgets::RackMapWidget* rackMap() const { return m_map; }
+    // The rack tile's context menu: open, cooling, links, copy, and the operator's rack actions.
+    void populateRackMenu(QMenu& menu, const QString& rack);
     KpiStrip* kpis() const { return m_kpis; }
 
 private:
@@ -51,6 +55,7 @@ private:
     void showRackMenu(const QPoint& pos);
 
     client::FleetStore& m_store;
+    OperatorActions* m_actions;
     const widgets::Theme* m_theme = nullptr;
     PageHeader* m_header;
     KpiStrip* m_kpis;

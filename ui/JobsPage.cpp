@@ -1,8 +1,10 @@
 #include "JobsPage.h"
 
+#include "ActionBar.h"
 #include "EntityNavigation.h"
 #include "EntityTableView.h"
 #include "FleetFormat.h"
+#include "OperatorActions.h"
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
@@ -14,6 +16,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -28,15 +31,18 @@ using client::EntityId;
 JobsPage::JobsPage(const PageContext& context, QWidget* parent)
     : Page(parent),
       m_store(*context.store),
+      m_actions(context.actions),
       m_header(new PageHeader(QStringLiteral("Jobs"), this)),
       m_model(new client::JobTableModel(m_store, this)),
       m_table(new EntityTableView(m_store, m_model, this)),
       m_detail(new QLabel(this)),
-      m_nodes(new QListWidget(this))
+      m_nodes(new QListWidget(this)),
+      m_actionBar(new ActionBar(context.actions, this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
+    m_header->addControl(m_actionBar);
     layout->addWidget(m_header);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     m_table->setObjectName(QStringLiteral("jobsTable"));
@@ -64,6 +70,10 @@ JobsPage::JobsPage(const PageContext& context, QWidget* parent)
 
     connect(m_table, &EntityTableView::entityActivated, this,
             [this](EntityId id) { emit navigationRequested({PageId::Goodput, m_store.name(id)}); });
+    m_table->setMenuExtension([this](QMenu& menu, int row) {
+        if (m_actions)
+            m_actions->addToMenu(menu, m_actions->draftsFor(m_table->entityAtRow(row)), window());
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         const EntityId id = m_table->entityAtRow(current.row());
         if (id.isValid() && !(id == m_job)) {
@@ -166,6 +176,7 @@ void JobsPage::onStoreChanged(const client::FleetChangeSet& changes)
 
 void JobsPage::refreshDetail()
 {
+    m_actionBar->setEntities(m_job.isValid() ? QList<EntityId>{m_job} : QList<EntityId>{});
     if (!m_theme)
         return;
     const v1::Job* job = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;

@@ -17,7 +17,9 @@ class JobTableModel;
 
 namespace watchfloor::ui {
 
+class ActionBar;
 class EntityTableView;
+class OperatorActions;
 class PageHeader;
 
 class JobsPage : public Page {
@@ -35,6 +37,7 @@ public:
 
     EntityTableView* table() const { return m_table; }
     QString detailText() const;
+    ActionBar* actionBar() const { return m_actionBar; }
 
 private:
     void onStoreChanged(const client::FleetChangeSet& changes);
@@ -42,6 +45,7 @@ private:
     void selectRowOf(client::EntityId job);
 
     client::FleetStore& m_store;
+    OperatorActions* m_actions;
     const widgets::Theme* m_theme = nullptr;
     client::EntityId m_job;
     PageHeader* m_header;
@@ -49,6 +53,7 @@ private:
     EntityTableView* m_table;
     QLabel* m_detail;
     QListWidget* m_nodes;
+    ActionBar* m_actionBar;
     bool m_dirty = true;
 };
 

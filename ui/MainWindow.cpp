@@ -6,6 +6,8 @@
 #include "FleetFormat.h"
 #include "IncidentsDock.h"
 #include "JumpBox.h"
+#include "OperationsDock.h"
+#include "OperatorActions.h"
 #include "Page.h"
 #include "Pages.h"
 #include "ThemeStyling.h"
@@ -63,6 +65,9 @@ MainWindow::MainWindow(PageContext context, MainWindowOptions options, QWidget* 
     layout->addWidget(m_stack, 1);
     setCentralWidget(central);
 
+    // The wall display is read-only: without OperatorActions no page shows an action control.
+    if (!m_options.wallDisplay)
+        m_context.actions = new OperatorActions(*m_context.store, m_context.controls, this);
     buildPages();
     m_jumpBox = new JumpBox(
         [this](const QString& text, int limit) { return searchJumpTargets(*m_context.store, text, limit); }, this);
@@ -104,6 +109,8 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildPages()
 {
     for (PageId id : kAllPages) {
+        if (m_options.wallDisplay && !isWallPage(id))
+            continue;
         Page* page = createPage(id, m_context, m_stack);
         page->setWallDisplay(m_options.wallDisplay);
         m_pages.insert(id, page);
@@ -136,6 +143,8 @@ void MainWindow::buildToolBar()
     m_pageActions = new QActionGroup(this);
     int number = 1;
     for (PageId id : kAllPages) {
+        if (!m_pages.contains(id))
+            continue;
         QAction* action = m_toolBar->addAction(pageTitle(id));
         action->setCheckable(true);
         action->setData(int(id));
@@ -181,6 +190,17 @@ void MainWindow::buildDocks()
     m_incidents->setObjectName(QStringLiteral("incidentsDock"));
     addDockWidget(Qt::RightDockWidgetArea, m_incidents);
     connect(m_incidents, &IncidentsDock::navigationRequested, this, &MainWindow::navigate);
+
+    bool anyControl = false;
+    QStringList labels;
+    for (int i = 0; i < m_context.controls.size(); ++i) {
+        anyControl = anyControl || m_context.controls[i];
+        labels << (i < m_context.store->endpointCount() ? m_context.store->endpointLabel(i) : QString());
+    }
+    if (!anyControl)
+        return;  // no control connection: no operations to list
+    m_operations = new OperationsDock(m_context.controls, labels, this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_operations);
 }
 
 void MainWindow::buildStatusBar()
@@ -221,6 +241,8 @@ void MainWindow::applyTheme()
         page->applyTheme(*m_theme);
     if (m_incidents)
         m_incidents->applyTheme(*m_theme);
+    if (m_operations)
+        m_operations->applyTheme(*m_theme);
     QFont wallFont = m_theme->font(16, true);
     m_wallTitle->setFont(m_theme->font(20, true));
     m_wallKpis->setFont(wallFont);

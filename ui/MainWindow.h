@@ -1,7 +1,7 @@
 #pragma once
-// The console window: page navigation (toolbar, Ctrl+1..7, breadcrumbs, back/forward with
+// The console window: page navigation (toolbar, Ctrl+1..8, breadcrumbs, back/forward with
 // Alt+Left/Right, Ctrl+K jump box), the connection banner and per-endpoint status bar, the
-// incidents dock, and the war-room wall display (full screen, read-only, rotating, jumping to
+// incidents and operations docks, and the war-room wall display (full screen, read-only, rotating, jumping to
 // the worst incident, recovering from fleetd restarts without anyone touching it).
 
 #include "ConsoleSettings.h"
@@ -33,6 +33,7 @@ class BreadcrumbBar;
 class ConnectionBanner;
 class IncidentsDock;
 class JumpBox;
+class OperationsDock;
 class Page;
 
 struct MainWindowOptions {
@@ -63,6 +64,7 @@ public:
     JumpBox* jumpBox() const { return m_jumpBox; }
     ConnectionBanner* connectionBanner() const { return m_banner; }
     BreadcrumbBar* breadcrumbBar() const { return m_breadcrumbs; }
+    OperationsDock* operationsDock() const { return m_operations; }
     bool isWallDisplay() const { return m_options.wallDisplay; }
     const widgets::Theme& theme() const { return *m_theme; }
     void setThemeChoice(ThemeChoice choice);
@@ -111,6 +113,7 @@ private:
     QAction* m_backAction = nullptr;
     QAction* m_forwardAction = nullptr;
     IncidentsDock* m_incidents = nullptr;
+    OperationsDock* m_operations = nullptr;
     QVector<QLabel*> m_endpointLabels;
     QLabel* m_serverTimeLabel = nullptr;
 

@@ -1,5 +1,7 @@
 #include "PageId.h"
 
+#include <algorithm>
+
 namespace watchfloor::ui {
 
 QString pageKey(PageId page)
@@ -12,6 +14,7 @@ QString pageKey(PageId page)
     case PageId::Goodput: return QStringLiteral("goodput");
     case PageId::Jobs: return QStringLiteral("jobs");
     case PageId::Events: return QStringLiteral("events");
+    case PageId::Audit: return QStringLiteral("audit");
     }
     return {};
 }
@@ -31,6 +34,11 @@ std::optional<PageId> pageFromKey(const QString& key)
             return page;
     }
     return std::nullopt;
+}
+
+bool isWallPage(PageId page)
+{
+    return std::find(kWallPages.begin(), kWallPages.end(), page) != kWallPages.end();
 }
 
 QStringList allPageKeys()

@@ -1,6 +1,7 @@
 #pragma once
 // Builds the console's pages. MainWindow owns them; tests build single pages the same way.
 
+#include "AuditPage.h"
 #include "CoolingPage.h"
 #include "EventsPage.h"
 #include "FleetPage.h"

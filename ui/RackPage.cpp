@@ -1,16 +1,22 @@
 #include "RackPage.h"
 
+#include "ActionBar.h"
 #include "EntityNavigation.h"
 #include "EntityTableView.h"
 #include "FleetFormat.h"
 #include "KpiStrip.h"
+#include "OperatorActions.h"
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
 #include "client/models/NodeTableModel.h"
 #include "widgets/RackElevationWidget.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
+#include <QItemSelectionModel>
+#include <QMenu>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QSortFilterProxyModel>
@@ -74,6 +80,7 @@ const ElevationLens kElevationLenses[] = {
 RackPage::RackPage(const PageContext& context, QWidget* parent)
     : Page(parent),
       m_store(*context.store),
+      m_actions(context.actions),
       m_header(new PageHeader(QStringLiteral("Rack"), this)),
       m_lensBox(new QComboBox),
       m_elevation(new widgets::RackElevationWidget(this)),
@@ -81,7 +88,8 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
       m_nodeModel(new client::NodeTableModel(m_store, this)),
       m_nodes(new EntityTableView(m_store, m_nodeModel, this)),
       m_xids(new QTableWidget(0, 5, this)),
-      m_jobs(new QTableWidget(0, 4, this))
+      m_jobs(new QTableWidget(0, 4, this)),
+      m_actionBar(new ActionBar(context.actions, this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
@@ -89,6 +97,7 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
     for (const ElevationLens& lens : kElevationLenses)
         m_lensBox->addItem(QString::fromUtf8(lens.title), QString::fromLatin1(lens.key));
     m_lensBox->setToolTip(QStringLiteral("Colour the GPUs by …"));
+    m_header->addControl(m_actionBar);
     m_header->addControl(m_lensBox);
     layout->addWidget(m_header);
 
@@ -142,6 +151,18 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
             [this](const QString& tray) { emit navigationRequested({PageId::Rack, tray}); });
     connect(m_nodes, &EntityTableView::entityActivated, this,
             [this](EntityId id) { emit navigationRequested(locationFor(m_store, id)); });
+    m_nodes->setMenuExtension([this](QMenu& menu, int row) {
+        if (m_actions)
+            m_actions->addToMenu(menu, m_actions->draftsFor(m_nodes->entityAtRow(row)), window());
+    });
+    connect(m_nodes->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &RackPage::updateActionBar);
+    m_elevation->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_elevation, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QMenu menu(this);
+        populateElevationMenu(menu, pos);
+        if (!menu.isEmpty())
+            menu.exec(m_elevation->mapToGlobal(pos));
+    });
     connect(m_xids, &QTableWidget::cellActivated, this, [this](int row, int) {
         emit navigationRequested({PageId::Rack, m_xids->item(row, 1)->text()});
     });
@@ -192,6 +213,36 @@ void RackPage::setWallDisplay(bool wall)
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
     m_nodes->setReadOnlyWall(wall);
+    m_elevation->setContextMenuPolicy(wall ? Qt::NoContextMenu : Qt::CustomContextMenu);
+}
+
+void RackPage::populateElevationMenu(QMenu& menu, const QPoint& pos)
+{
+    using Hit = widgets::RackElevationWidget::Hit;
+    const Hit hit = m_elevation->hitTest(pos);
+    const auto& elevation = m_elevation->elevation();
+    QString name = m_store.name(m_rack);
+    const bool onTray = hit.kind == Hit::Kind::ComputeTray || hit.kind == Hit::Kind::Gpu || hit.kind == Hit::Kind::Cpu;
+    if (onTray && hit.index >= 0 && hit.index < int(elevation.compute.size()))
+        name = hit.kind == Hit::Kind::Gpu && hit.part >= 0 ? elevation.compute[std::size_t(hit.index)].gpus[std::size_t(hit.part)].id
+                                                           : elevation.compute[std::size_t(hit.index)].id;
+    if (name.isEmpty())
+        return;
+    menu.addAction(QStringLiteral("Open %1").arg(name), this, [this, name] { emit navigationRequested({PageId::Rack, name}); });
+    menu.addAction(QStringLiteral("Copy name"), this, [name] { QApplication::clipboard()->setText(name); });
+    if (m_actions)
+        m_actions->addToMenu(menu, m_actions->draftsFor(m_store.findByName(name)), window());
+}
+
+void RackPage::updateActionBar()
+{
+    QList<EntityId> entities;
+    const QModelIndex current = m_nodes->selectionModel()->currentIndex();
+    if (current.isValid() && m_nodes->entityAtRow(current.row()).isValid())
+        entities << m_nodes->entityAtRow(current.row());
+    if (m_rack.isValid())
+        entities << m_rack;
+    m_actionBar->setEntities(entities);
 }
 
 void RackPage::applyTheme(const widgets::Theme& theme)
@@ -253,6 +304,7 @@ void RackPage::refresh()
     refreshKpis();
     refreshXids();
     refreshJobs();
+    updateActionBar();
 }
 
 void RackPage::applyScale()

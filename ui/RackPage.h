@@ -8,6 +8,7 @@
 #include "client/EntityId.h"
 
 class QComboBox;
+class QMenu;
 class QTableWidget;
 
 namespace watchfloor::client {
@@ -20,8 +21,10 @@ class RackElevationWidget;
 
 namespace watchfloor::ui {
 
+class ActionBar;
 class EntityTableView;
 class KpiStrip;
+class OperatorActions;
 class PageHeader;
 
 class RackPage : public Page {
@@ -40,6 +43,10 @@ public:
     QString rackName() const;
     widgets::RackElevationWidget* elevation() const { return m_elevation; }
     int xidRowCount() const;
+    EntityTableView* nodesTable() const { return m_nodes; }
+    ActionBar* actionBar() const { return m_actionBar; }
+    // The elevation's context menu at `pos`: the tray (or GPU's tray) under it, else the rack.
+    void populateElevationMenu(QMenu& menu, const QPoint& pos);
 
 private:
     void onStoreChanged(const client::FleetChangeSet& changes);
@@ -49,8 +56,10 @@ private:
     void refreshXids();
     void refreshJobs();
     void applyScale();
+    void updateActionBar();
 
     client::FleetStore& m_store;
+    OperatorActions* m_actions;
     const widgets::Theme* m_theme = nullptr;
     client::EntityId m_rack;
     QString m_entity;
@@ -62,6 +71,7 @@ private:
     EntityTableView* m_nodes;
     QTableWidget* m_xids;
     QTableWidget* m_jobs;
+    ActionBar* m_actionBar;
     bool m_dirty = true;
 };
 

@@ -4,8 +4,9 @@ namespace watchfloor::ui {
 
 WarRoomRotation::WarRoomRotation(QVector<PageId> pages) : m_pages(std::move(pages))
 {
+    m_pages.removeIf([](PageId page) { return !isWallPage(page); });
     if (m_pages.isEmpty())
-        m_pages = QVector<PageId>(kAllPages.begin(), kAllPages.end());
+        m_pages = QVector<PageId>(kWallPages.begin(), kWallPages.end());
 }
 
 PageId WarRoomRotation::advance()

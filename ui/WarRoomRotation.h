@@ -9,6 +9,7 @@ namespace watchfloor::ui {
 
 class WarRoomRotation {
 public:
+    // Pages the wall may not show (the audit trail) are left out; none left = every wall page.
     explicit WarRoomRotation(QVector<PageId> pages);
 
     const QVector<PageId>& pages() const { return m_pages; }

@@ -4,6 +4,7 @@
 
 #include "SyntheticFleet.h"
 
+#include "AuditPage.h"
 #include "BreadcrumbBar.h"
 #include "EventsPage.h"
 #include "FleetPage.h"
@@ -82,6 +83,7 @@ private slots:
         QTest::newRow("goodput: fleet") << int(PageId::Goodput) << QString();
         QTest::newRow("jobs: biggest job") << int(PageId::Jobs) << QStringLiteral("llm-405b-pretrain");
         QTest::newRow("events: all") << int(PageId::Events) << QString();
+        QTest::newRow("audit: everyone") << int(PageId::Audit) << QString();
     }
     void eachPageShowsItsMostTellingEntity()
     {
@@ -97,6 +99,15 @@ private slots:
         QTest::qWait(50);
         const QImage image = m_window->grab().toImage();
         QVERIFY2(distinctColours(image) > 20, "the page rendered (nearly) blank");
+    }
+
+    void auditPageWithoutAControlConnectionSaysHowToGetOne()
+    {
+        QVERIFY(m_window->navigate({PageId::Audit, {}}));
+        auto* audit = qobject_cast<ui::AuditPage*>(m_window->currentPage());
+        QVERIFY(audit);
+        QVERIFY(audit->explanation().contains(QStringLiteral("--token-file")));
+        QVERIFY(audit->hasContent());  // a headless render does not wait for a trail that cannot come
     }
 
     void fleetPageShowsKpisAndEveryRack()

@@ -15,10 +15,18 @@ private slots:
         QCOMPARE(rotation.advance(), PageId::Events);
         QCOMPARE(rotation.advance(), PageId::Fleet);
     }
-    void emptyChoiceMeansEveryPage()
+    void emptyChoiceMeansEveryWallPage()
     {
         WarRoomRotation rotation({});
-        QCOMPARE(rotation.pages().size(), qsizetype(kAllPages.size()));
+        QCOMPARE(rotation.pages().size(), qsizetype(kWallPages.size()));
+        QVERIFY(!rotation.pages().contains(PageId::Audit));
+    }
+    void theAuditTrailIsNeverOnTheWall()
+    {
+        WarRoomRotation rotation({PageId::Audit, PageId::Fleet});
+        QCOMPARE(rotation.pages(), (QVector<PageId>{PageId::Fleet}));
+        WarRoomRotation onlyAudit({PageId::Audit});
+        QVERIFY(!onlyAudit.pages().contains(PageId::Audit));
     }
     void incidentJumpContinuesFromThatPage()
     {

@@ -1,0 +1,348 @@
+#include "ActionDialog.h"
+
+#include "ActionWording.h"
+
+#include "client/ControlClient.h"
+
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QUuid>
+#include <QVBoxLayout>
+
+namespace watchfloor::ui {
+
+namespace v1 = watchfloor::v1;
+
+namespace {
+
+// The request may or may not have reached fleetd: re-sending the same request id is the only
+// safe next step (fleetd answers a known id with its first result).
+bool outcomeUnknown(grpc::StatusCode code)
+{
+    return code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::DEADLINE_EXCEEDED
+           || code == grpc::StatusCode::CANCELLED || code == grpc::StatusCode::UNKNOWN
+           || code == grpc::StatusCode::INTERNAL;
+}
+
+QString coloured(const QString& text, const QColor& colour)
+{
+    return QStringLiteral("<span style='color:%1'>%2</span>").arg(colour.name(), text);
+}
+
+}  // namespace
+
+QStringList splitNodeNames(const QString& text)
+{
+    QStringList names;
+    for (const QString& part : text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts))
+        names << part.trimmed();
+    names.removeDuplicates();
+    return names;
+}
+
+ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest draft, QWidget* parent)
+    : QDialog(parent),
+      m_control(control),
+      m_draft(std::move(draft)),
+      m_previewLabel(new QLabel(this)),
+      m_status(new QLabel(this)),
+      m_progress(new QProgressBar(this)),
+      m_reason(new QLineEdit(this)),
+      m_buttons(new QDialogButtonBox(this))
+{
+    setObjectName(QStringLiteral("actionDialog"));
+    const QString target = actionTarget(m_draft);
+    setWindowTitle(QStringLiteral("%1 %2 — Watchfloor").arg(actionTitle(m_draft.type()), target));
+    setMinimumWidth(560);
+
+    auto* layout = new QVBoxLayout(this);
+    auto* heading = new QLabel(QStringLiteral("<b>%1</b> %2").arg(actionTitle(m_draft.type()), target.toHtmlEscaped()), this);
+    heading->setTextFormat(Qt::RichText);
+    QFont headingFont = heading->font();
+    headingFont.setPointSizeF(headingFont.pointSizeF() * 1.25);
+    heading->setFont(headingFont);
+    layout->addWidget(heading);
+
+    auto* previewTitle = new QLabel(QStringLiteral("Blast radius (preview — nothing has changed yet)"), this);
+    previewTitle->setEnabled(false);
+    layout->addWidget(previewTitle);
+    m_previewLabel->setObjectName(QStringLiteral("actionPreview"));
+    m_previewLabel->setTextFormat(Qt::RichText);
+    m_previewLabel->setWordWrap(true);
+    m_previewLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_previewLabel->setMinimumHeight(120);
+    m_previewLabel->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    layout->addWidget(m_previewLabel);
+
+    auto* form = new QFormLayout;
+    buildInputs(form);
+    layout->addLayout(form);
+
+    m_status->setObjectName(QStringLiteral("actionStatus"));
+    m_status->setTextFormat(Qt::RichText);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_status);
+    m_progress->setRange(0, 100);
+    m_progress->hide();
+    layout->addWidget(m_progress);
+
+    m_refresh = m_buttons->addButton(QStringLiteral("Refresh preview"), QDialogButtonBox::ResetRole);
+    m_cancel = m_buttons->addButton(QDialogButtonBox::Cancel);
+    m_confirm = m_buttons->addButton(QStringLiteral("%1 %2").arg(actionVerb(m_draft.type()), target),
+                                     QDialogButtonBox::ApplyRole);
+    m_confirm->setObjectName(QStringLiteral("confirmButton"));
+    m_cancel->setObjectName(QStringLiteral("cancelButton"));
+    // Enter must never confirm: Cancel is the only button that may become the default, even
+    // while another one has focus.
+    m_refresh->setAutoDefault(false);
+    m_confirm->setAutoDefault(false);
+    m_cancel->setAutoDefault(true);
+    m_cancel->setDefault(true);
+    layout->addWidget(m_buttons);
+
+    connect(m_refresh, &QPushButton::clicked, this, &ActionDialog::refreshPreview);
+    connect(m_confirm, &QPushButton::clicked, this, &ActionDialog::confirm);
+    connect(m_cancel, &QPushButton::clicked, this, &QDialog::reject);
+    connect(m_reason, &QLineEdit::textChanged, this, &ActionDialog::updateButtons);
+    if (m_confirmName)
+        connect(m_confirmName, &QLineEdit::textChanged, this, &ActionDialog::updateButtons);
+    if (m_exclude)
+        connect(m_exclude, &QLineEdit::editingFinished, this, [this] {
+            // The blast radius depends on where the job may restart.
+            if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed)
+                refreshPreview();
+        });
+    connect(&m_control, &client::ControlClient::operationChanged, this, [this](const v1::Operation& operation) {
+        if (!m_operationId.isEmpty() && QString::fromStdString(operation.id()) == m_operationId)
+            showOperation(operation);
+    });
+
+    m_reason->setFocus();
+    refreshPreview();
+}
+
+void ActionDialog::buildInputs(QFormLayout* form)
+{
+    m_reason->setObjectName(QStringLiteral("reasonEdit"));
+    m_reason->setMaxLength(500);
+    m_reason->setPlaceholderText(QStringLiteral("Why (required) — stored with your name in the audit log"));
+    form->addRow(QStringLiteral("Reason"), m_reason);
+
+    switch (m_draft.type()) {
+    case v1::ACTION_TYPE_RESTART_JOB: {
+        m_exclude = new QLineEdit(this);
+        m_exclude->setObjectName(QStringLiteral("excludeEdit"));
+        QStringList nodes;
+        for (const std::string& node : m_draft.exclude_node_names())
+            nodes << QString::fromStdString(node);
+        m_exclude->setText(nodes.join(QStringLiteral(", ")));
+        m_exclude->setPlaceholderText(QStringLiteral("none"));
+        m_exclude->setToolTip(QStringLiteral("Nodes the job must not restart on (comma-separated). "
+                                             "Pre-filled with the job's drained, draining, down and failed-GPU trays."));
+        form->addRow(QStringLiteral("Exclude nodes"), m_exclude);
+        break;
+    }
+    case v1::ACTION_TYPE_ISOLATE_RACK: {
+        const QString rack = QString::fromStdString(m_draft.rack_name());
+        m_confirmName = new QLineEdit(this);
+        m_confirmName->setObjectName(QStringLiteral("confirmNameEdit"));
+        m_confirmName->setPlaceholderText(QStringLiteral("Type %1 to confirm").arg(rack));
+        m_confirmName->setToolTip(QStringLiteral("Isolating closes the rack's coolant valve and powers its trays "
+                                                 "down. Type the rack's name exactly to confirm."));
+        form->addRow(QStringLiteral("Rack name"), m_confirmName);
+        break;
+    }
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: {
+        const QString principal = m_control.principal();
+        auto* owner = new QLabel(principal.isEmpty() ? QStringLiteral("you") : QStringLiteral("%1 (you)").arg(principal), this);
+        owner->setObjectName(QStringLiteral("ownerLabel"));
+        form->addRow(QStringLiteral("Owner"), owner);
+        m_note = new QLineEdit(this);
+        m_note->setObjectName(QStringLiteral("noteEdit"));
+        m_note->setMaxLength(1000);
+        m_note->setPlaceholderText(QStringLiteral("What is being done, ticket, hand-over (optional)"));
+        form->addRow(QStringLiteral("Note"), m_note);
+        break;
+    }
+    default: break;
+    }
+}
+
+v1::ActionRequest ActionDialog::request() const
+{
+    if (m_sent)
+        return *m_sent;
+    v1::ActionRequest request = m_draft;
+    request.set_reason(m_reason->text().trimmed().toStdString());
+    if (m_preview)
+        request.set_expected_state_version(m_preview->state_version());
+    if (m_exclude) {
+        request.clear_exclude_node_names();
+        for (const QString& node : splitNodeNames(m_exclude->text()))
+            request.add_exclude_node_names(node.toStdString());
+    }
+    if (m_confirmName)
+        request.set_confirm_rack_name(m_confirmName->text().toStdString());
+    if (m_note)
+        request.set_note(m_note->text().trimmed().toStdString());
+    return request;
+}
+
+bool ActionDialog::rackNameConfirmed() const
+{
+    // Exactly as named: a near miss ("R01", "r01 ") is how the wrong rack gets isolated.
+    return !m_confirmName || m_confirmName->text() == QString::fromStdString(m_draft.rack_name());
+}
+
+bool ActionDialog::canConfirm() const
+{
+    if (m_phase == Phase::OutcomeUnknown)
+        return true;  // re-sends the same request; inputs are locked
+    return m_phase == Phase::Ready && m_preview && m_preview->allowed() && !m_reason->text().trimmed().isEmpty()
+           && rackNameConfirmed();
+}
+
+QString ActionDialog::statusText() const { return m_status->text(); }
+
+void ActionDialog::setPhase(Phase phase)
+{
+    m_phase = phase;
+    const bool editable = phase == Phase::Previewing || phase == Phase::Ready || phase == Phase::PreviewFailed
+                          || phase == Phase::Refused;
+    for (QLineEdit* edit : {m_reason, m_confirmName, m_exclude, m_note}) {
+        if (edit)
+            edit->setReadOnly(!editable);
+    }
+    const bool sentOnce = phase == Phase::Sending || phase == Phase::Following || phase == Phase::OutcomeUnknown;
+    // Once a request left, closing the dialog does not take it back; say so.
+    m_cancel->setText(sentOnce ? QStringLiteral("Close") : QStringLiteral("Cancel"));
+    m_cancel->setToolTip(sentOnce ? QStringLiteral("The operation goes on; follow it in the Operations dock.")
+                                  : QString());
+    m_confirm->setText(phase == Phase::OutcomeUnknown
+                           ? QStringLiteral("Retry (same request)")
+                           : QStringLiteral("%1 %2").arg(actionVerb(m_draft.type()), actionTarget(m_draft)));
+    m_confirm->setVisible(phase != Phase::Following);
+    updateButtons();
+}
+
+void ActionDialog::updateButtons()
+{
+    m_confirm->setEnabled(canConfirm());
+    m_refresh->setEnabled(m_phase == Phase::Ready || m_phase == Phase::PreviewFailed || m_phase == Phase::Refused);
+    QString why;
+    if (!m_confirm->isEnabled()) {
+        if (m_phase == Phase::Previewing)
+            why = QStringLiteral("Waiting for the preview");
+        else if (m_phase == Phase::Sending)
+            why = QStringLiteral("Sent; waiting for fleetd's answer");
+        else if (m_preview && !m_preview->allowed())
+            why = QStringLiteral("fleetd would refuse this now");
+        else if (m_reason->text().trimmed().isEmpty())
+            why = QStringLiteral("A reason is required");
+        else if (!rackNameConfirmed())
+            why = QStringLiteral("Type the rack's name exactly to confirm");
+    }
+    m_confirm->setToolTip(why);
+}
+
+void ActionDialog::refreshPreview()
+{
+    const quint64 generation = ++m_previewGeneration;
+    setPhase(Phase::Previewing);
+    m_previewLabel->setText(QStringLiteral("Asking fleetd for the blast radius…"));
+    QPointer<ActionDialog> self(this);
+    m_control.preview(request(), [self, generation](const client::ControlResult<v1::ActionPreview>& result) {
+        if (!self || generation != self->m_previewGeneration || self->m_phase != Phase::Previewing)
+            return;
+        if (!result.ok) {
+            self->m_preview.reset();
+            self->m_previewLabel->setText(coloured(QStringLiteral("No preview: %1").arg(result.message.toHtmlEscaped()), kAlarmColour));
+            self->setPhase(Phase::PreviewFailed);
+            return;
+        }
+        self->m_preview = result.value;
+        self->showPreview();
+        self->setPhase(result.value.allowed() ? Phase::Ready : Phase::PreviewFailed);
+    });
+}
+
+void ActionDialog::showPreview()
+{
+    const v1::ActionPreview& preview = *m_preview;
+    QString html = previewTableHtml(preview, kCautionColour);
+    for (const std::string& warning : preview.warnings())
+        html += QStringLiteral("<p>%1</p>").arg(coloured(QStringLiteral("⚠ ") + QString::fromStdString(warning).toHtmlEscaped(), kCautionColour));
+    if (!preview.allowed()) {
+        const QString refusal = QString::fromStdString(preview.refusal());
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(coloured(QStringLiteral("<b>fleetd would refuse this now:</b> %1")
+                                      .arg((refusal.isEmpty() ? QStringLiteral("no reason given") : refusal).toHtmlEscaped()),
+                                  kAlarmColour));
+    }
+    m_previewLabel->setText(html);
+}
+
+void ActionDialog::confirm()
+{
+    if (!canConfirm())
+        return;
+    // A retry after an unknown outcome re-sends exactly what was sent (same request id).
+    v1::ActionRequest outgoing = m_sent ? *m_sent : request();
+    if (outgoing.request_id().empty())
+        outgoing.set_request_id(QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString());
+    m_sent = outgoing;
+    setPhase(Phase::Sending);
+    m_status->setText(QStringLiteral("Sending…"));
+    QPointer<ActionDialog> self(this);
+    m_control.execute(outgoing, [self](const client::ControlResult<v1::Operation>& result) {
+        if (!self)
+            return;
+        if (result.ok) {
+            self->m_sent.reset();
+            self->m_operationId = QString::fromStdString(result.value.id());
+            self->setPhase(Phase::Following);
+            self->showOperation(result.value);
+            emit self->operationAccepted(result.value);
+            return;
+        }
+        self->showError(result.message);
+        if (outcomeUnknown(result.code)) {
+            self->setPhase(Phase::OutcomeUnknown);
+            return;
+        }
+        // A definite refusal (state changed, not allowed, bad input): nothing happened. Look again
+        // before anyone confirms a new request.
+        self->m_sent.reset();
+        self->setPhase(Phase::Refused);
+        self->refreshPreview();
+    });
+}
+
+void ActionDialog::showOperation(const v1::Operation& operation)
+{
+    const v1::OperationState state = operation.state();
+    QColor colour = palette().color(QPalette::WindowText);
+    if (state == v1::OPERATION_STATE_FAILED || state == v1::OPERATION_STATE_CANCELLED)
+        colour = kAlarmColour;
+    else if (state == v1::OPERATION_STATE_AWAITING_APPROVAL)
+        colour = kCautionColour;
+    m_status->setText(coloured(QStringLiteral("Operation %1: %2")
+                                   .arg(QString::fromStdString(operation.id()), operationSummary(operation))
+                                   .toHtmlEscaped(),
+                               colour));
+    m_progress->setVisible(true);
+    m_progress->setValue(int(std::lround(operation.progress_ratio() * 100.0)));
+    if (isFinal(state))
+        m_progress->setValue(state == v1::OPERATION_STATE_SUCCEEDED ? 100 : m_progress->value());
+}
+
+void ActionDialog::showError(const QString& text) { m_status->setText(coloured(text.toHtmlEscaped(), kAlarmColour)); }
+
+}  // namespace watchfloor::ui

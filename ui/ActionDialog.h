@@ -1,0 +1,104 @@
+#pragma once
+// The one dialog every operator action goes through (drain, resume, restart a job, isolate or
+// restore a rack, acknowledge an event). It fetches the blast-radius preview as it opens, wants a
+// reason (and, to isolate a rack, the rack's name typed exactly), and only then enables the
+// confirm button. Cancel is the default button, so Enter never confirms. It sends the preview's
+// state version so a target that changed meanwhile is refused, follows the operation live, and
+// never executes twice: the button is disabled while a request is in flight, and when the outcome
+// of a request is unknown (the connection failed after the retries) the next attempt re-sends the
+// same request id, so the server answers with the first result instead of acting again.
+
+#include "watchfloor/v1/control.pb.h"
+
+#include <QDialog>
+
+#include <optional>
+
+class QDialogButtonBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+
+namespace watchfloor::client {
+class ControlClient;
+}
+
+namespace watchfloor::ui {
+
+class ActionDialog : public QDialog {
+    Q_OBJECT
+public:
+    // `draft` names the action and its target (and, for a job restart, the nodes to exclude as a
+    // suggestion); the dialog adds the reason, note, confirmation and state version.
+    ActionDialog(client::ControlClient& control, watchfloor::v1::ActionRequest draft, QWidget* parent = nullptr);
+
+    enum class Phase {
+        Previewing,     // waiting for the preview
+        Ready,          // preview shown; confirm allowed once the inputs are valid
+        PreviewFailed,  // the preview could not be fetched (or the action is refused)
+        Sending,        // execute in flight (the client retries on its own with the same id)
+        Following,      // the operation exists; its progress is shown until it ends
+        Refused,        // the server refused the request; a new preview is on its way
+        OutcomeUnknown, // the connection failed after the retries; the next try re-sends the same id
+    };
+
+    Phase phase() const { return m_phase; }
+    bool canConfirm() const;
+    const std::optional<watchfloor::v1::ActionPreview>& preview() const { return m_preview; }
+    // The request as it would be (or was last) sent.
+    watchfloor::v1::ActionRequest request() const;
+    QString operationId() const { return m_operationId; }
+    QString statusText() const;
+
+    QPushButton* confirmButton() const { return m_confirm; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QPushButton* refreshButton() const { return m_refresh; }
+    QLineEdit* reasonEdit() const { return m_reason; }
+    QLineEdit* confirmNameEdit() const { return m_confirmName; }  // isolate rack only
+    QLineEdit* excludeEdit() const { return m_exclude; }          // restart job only
+    QLineEdit* noteEdit() const { return m_note; }                // acknowledge only
+
+public slots:
+    void refreshPreview();
+    void confirm();
+
+signals:
+    // The server accepted the request and created (or, for a retry, returned) this operation.
+    void operationAccepted(const watchfloor::v1::Operation& operation);
+
+private:
+    void buildInputs(QFormLayout* form);
+    void setPhase(Phase phase);
+    void showPreview();
+    void showOperation(const watchfloor::v1::Operation& operation);
+    void showError(const QString& text);
+    void updateButtons();
+    bool rackNameConfirmed() const;
+
+    client::ControlClient& m_control;
+    watchfloor::v1::ActionRequest m_draft;
+    Phase m_phase = Phase::Previewing;
+    std::optional<watchfloor::v1::ActionPreview> m_preview;
+    std::optional<watchfloor::v1::ActionRequest> m_sent;  // kept while its outcome is unknown
+    QString m_operationId;
+    quint64 m_previewGeneration = 0;  // answers to older previews are dropped
+
+    QLabel* m_previewLabel;
+    QLabel* m_status;
+    QProgressBar* m_progress;
+    QLineEdit* m_reason;
+    QLineEdit* m_confirmName = nullptr;
+    QLineEdit* m_exclude = nullptr;
+    QLineEdit* m_note = nullptr;
+    QDialogButtonBox* m_buttons;
+    QPushButton* m_confirm;
+    QPushButton* m_cancel;
+    QPushButton* m_refresh;
+};
+
+// "r01-n03, r01-n07" → {"r01-n03", "r01-n07"}: how the dialog edits the nodes a restart avoids.
+QStringList splitNodeNames(const QString& text);
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,148 @@
+#include "ActionWording.h"
+
+#include "FleetFormat.h"
+
+#include <QStringList>
+
+#include <cmath>
+
+namespace watchfloor::ui {
+
+namespace v1 = watchfloor::v1;
+
+QString actionTitle(v1::ActionType type)
+{
+    switch (type) {
+    case v1::ACTION_TYPE_DRAIN_NODE: return QStringLiteral("Drain node");
+    case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("Resume node");
+    case v1::ACTION_TYPE_RESTART_JOB: return QStringLiteral("Restart job");
+    case v1::ACTION_TYPE_ISOLATE_RACK: return QStringLiteral("Isolate rack");
+    case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("Restore rack");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("Acknowledge event");
+    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("Reset automation breaker");
+    default: break;
+    }
+    return QStringLiteral("Unknown action");
+}
+
+QString actionVerb(v1::ActionType type)
+{
+    switch (type) {
+    case v1::ACTION_TYPE_DRAIN_NODE: return QStringLiteral("Drain");
+    case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("Resume");
+    case v1::ACTION_TYPE_RESTART_JOB: return QStringLiteral("Restart");
+    case v1::ACTION_TYPE_ISOLATE_RACK: return QStringLiteral("Isolate");
+    case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("Restore");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("Acknowledge");
+    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("Reset");
+    default: break;
+    }
+    return QStringLiteral("Execute");
+}
+
+QString actionTarget(const v1::ActionRequest& request)
+{
+    switch (request.type()) {
+    case v1::ACTION_TYPE_DRAIN_NODE:
+    case v1::ACTION_TYPE_RESUME_NODE: return QString::fromStdString(request.node_name());
+    case v1::ACTION_TYPE_RESTART_JOB: return QString::fromStdString(request.job_name());
+    case v1::ACTION_TYPE_ISOLATE_RACK:
+    case v1::ACTION_TYPE_RESTORE_RACK: return QString::fromStdString(request.rack_name());
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("event %1").arg(request.event_id());
+    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("automated remediation");
+    default: break;
+    }
+    return {};
+}
+
+bool isFinal(v1::OperationState state)
+{
+    return state == v1::OPERATION_STATE_SUCCEEDED || state == v1::OPERATION_STATE_FAILED
+           || state == v1::OPERATION_STATE_CANCELLED;
+}
+
+QString roleLabel(v1::Role role)
+{
+    switch (role) {
+    case v1::ROLE_VIEWER: return QStringLiteral("viewer");
+    case v1::ROLE_OPERATOR: return QStringLiteral("operator");
+    case v1::ROLE_ADMIN: return QStringLiteral("admin");
+    default: break;
+    }
+    return QStringLiteral("unknown");
+}
+
+QString formatGpuHours(double gpuSeconds)
+{
+    if (!std::isfinite(gpuSeconds))
+        return QStringLiteral("n/a");
+    const double hours = gpuSeconds / 3600.0;
+    const int decimals = hours != 0.0 && std::abs(hours) < 0.1 ? 2 : 1;
+    return QStringLiteral("%1 GPU-h").arg(hours, 0, 'f', hours >= 100.0 ? 0 : decimals);
+}
+
+QList<PreviewLine> previewLines(const v1::ActionPreview& preview)
+{
+    QList<PreviewLine> lines;
+    QStringList jobs;
+    for (const std::string& job : preview.jobs_hit())
+        jobs << QString::fromStdString(job);
+    lines.append({QStringLiteral("Jobs hit"), jobs.isEmpty() ? QStringLiteral("none") : jobs.join(QStringLiteral(", ")),
+                  !jobs.isEmpty()});
+    lines.append({QStringLiteral("GPUs out of service"), QString::number(preview.gpus_lost()), preview.gpus_lost() > 0});
+    if (!jobs.isEmpty()) {
+        lines.append({QStringLiteral("Checkpoint age (worst job)"), formatDuration(preview.checkpoint_age_s()), false});
+        lines.append({QStringLiteral("Progress lost since checkpoint"), formatGpuHours(preview.expected_wasted_progress_s()),
+                      preview.expected_wasted_progress_s() > 0.0});
+    }
+    lines.append({QStringLiteral("Expected goodput cost"), formatGpuHours(preview.expected_goodput_cost_gpu_s()),
+                  preview.expected_goodput_cost_gpu_s() > 0.0});
+    if (!preview.nvlink_domain_after().empty()) {
+        const QString domain = QString::fromStdString(preview.nvlink_domain_after());
+        lines.append({QStringLiteral("NVLink domain after"), domain, domain != QStringLiteral("NVL72")});
+    }
+    if (preview.requires_approval())
+        lines.append({QStringLiteral("Approval"), QStringLiteral("a second operator must approve"), true});
+    return lines;
+}
+
+QString previewTableHtml(const v1::ActionPreview& preview, const QColor& alarmColour)
+{
+    QString html = QStringLiteral("<table cellspacing='0' cellpadding='2'>");
+    for (const PreviewLine& line : previewLines(preview)) {
+        QString value = line.value.toHtmlEscaped();
+        if (line.alarming)
+            value = QStringLiteral("<span style='color:%1'>%2</span>").arg(alarmColour.name(), value);
+        html += QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td><b>%2</b></td></tr>").arg(line.label.toHtmlEscaped(), value);
+    }
+    return html + QStringLiteral("</table>");
+}
+
+QString operationSummary(const v1::Operation& operation)
+{
+    const QString message = QString::fromStdString(operation.progress_message());
+    switch (operation.state()) {
+    case v1::OPERATION_STATE_AWAITING_APPROVAL:
+        return operation.approval_expires_unix_ms() > 0
+                   ? QStringLiteral("Waiting for a second operator's approval (until %1 UTC)")
+                         .arg(formatUnixMs(operation.approval_expires_unix_ms()))
+                   : QStringLiteral("Waiting for a second operator's approval");
+    case v1::OPERATION_STATE_PENDING: return QStringLiteral("Pending — accepted, waiting to start");
+    case v1::OPERATION_STATE_RUNNING: {
+        const QString head = QStringLiteral("Running %1 %").arg(std::lround(operation.progress_ratio() * 100.0));
+        return message.isEmpty() ? head : QStringLiteral("%1 — %2").arg(head, message);
+    }
+    case v1::OPERATION_STATE_SUCCEEDED:
+        return message.isEmpty() ? QStringLiteral("Succeeded") : QStringLiteral("Succeeded — %1").arg(message);
+    case v1::OPERATION_STATE_FAILED: {
+        const QString error = QString::fromStdString(operation.error());
+        return QStringLiteral("Failed: %1").arg(error.isEmpty() ? message : error);
+    }
+    case v1::OPERATION_STATE_CANCELLED:
+        return message.isEmpty() ? QStringLiteral("Cancelled") : QStringLiteral("Cancelled — %1").arg(message);
+    default: break;
+    }
+    return QStringLiteral("State unknown");
+}
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,46 @@
+#pragma once
+// The operator's words for control actions and operations, shared by the action dialog, the
+// Operations dock and the Audit page: what an action is called, what it acts on, the states an
+// operation goes through, and the blast radius of a preview in units people decide with
+// (GPU-hours, not GPU-seconds).
+
+#include "client/models/OperationsModel.h"
+
+#include "watchfloor/v1/control.pb.h"
+
+#include <QColor>
+#include <QList>
+#include <QString>
+
+namespace watchfloor::ui {
+
+// For refusals and failures, and for what deserves a second look; readable on every theme.
+inline const QColor kAlarmColour{0xe0, 0x52, 0x4a};
+inline const QColor kCautionColour{0xd9, 0x9a, 0x2b};
+
+QString actionTitle(watchfloor::v1::ActionType type);   // "Drain node"
+QString actionVerb(watchfloor::v1::ActionType type);    // "Drain" (the confirm button's word)
+// What the action acts on: "r01-n03", "llm-405b-pretrain", "event 1234".
+QString actionTarget(const watchfloor::v1::ActionRequest& request);
+using client::operationStateLabel;  // "awaiting approval", "running": the models' words
+bool isFinal(watchfloor::v1::OperationState state);
+QString roleLabel(watchfloor::v1::Role role);            // "viewer", "operator", "admin", "unknown"
+
+// 7200 GPU-seconds → "2.0 GPU-h"; small costs keep a decimal so "0.1 GPU-h" is not shown as 0.
+QString formatGpuHours(double gpuSeconds);
+
+// One line of a preview's blast radius: a label and its value, `alarming` when it should stand out.
+struct PreviewLine {
+    QString label;
+    QString value;
+    bool alarming = false;
+};
+QList<PreviewLine> previewLines(const watchfloor::v1::ActionPreview& preview);
+// The lines as a two-column rich-text table, alarming values in `alarmColour`.
+QString previewTableHtml(const watchfloor::v1::ActionPreview& preview, const QColor& alarmColour);
+
+// How an operation stands, in one sentence: "Running 40 % — draining: waiting for job llm-405b
+// to leave", "Failed: slurmctld unreachable", "Waiting for a second operator's approval (until 17:45 UTC)".
+QString operationSummary(const watchfloor::v1::Operation& operation);
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,172 @@
+#include "OperatorActions.h"
+
+#include "ActionDialog.h"
+#include "ActionWording.h"
+
+#include "client/ControlClient.h"
+#include "client/FleetStore.h"
+
+#include <QMenu>
+
+namespace watchfloor::ui {
+
+namespace v1 = watchfloor::v1;
+using client::EntityId;
+
+OperatorActions::OperatorActions(const client::FleetStore& store, QVector<QPointer<client::ControlClient>> controls,
+                                 QObject* parent)
+    : QObject(parent), m_store(store), m_controls(std::move(controls))
+{
+    for (const QPointer<client::ControlClient>& control : std::as_const(m_controls)) {
+        if (control)
+            connect(control, &client::ControlClient::identityChanged, this, &OperatorActions::availabilityChanged);
+    }
+}
+
+client::ControlClient* OperatorActions::control(int endpoint) const
+{
+    return endpoint >= 0 && endpoint < m_controls.size() ? m_controls[endpoint].data() : nullptr;
+}
+
+client::ControlClient* OperatorActions::actorFor(int endpoint) const
+{
+    client::ControlClient* client = control(endpoint);
+    return client && client->canAct() ? client : nullptr;
+}
+
+ActionDraft OperatorActions::draft(int endpoint, v1::ActionType type, const QString& target) const
+{
+    ActionDraft d;
+    d.endpoint = endpoint;
+    d.request.set_type(type);
+    switch (type) {
+    case v1::ACTION_TYPE_DRAIN_NODE:
+    case v1::ACTION_TYPE_RESUME_NODE: d.request.set_node_name(target.toStdString()); break;
+    case v1::ACTION_TYPE_RESTART_JOB: d.request.set_job_name(target.toStdString()); break;
+    case v1::ACTION_TYPE_ISOLATE_RACK:
+    case v1::ACTION_TYPE_RESTORE_RACK: d.request.set_rack_name(target.toStdString()); break;
+    default: break;
+    }
+    d.label = QStringLiteral("%1 %2…").arg(actionTitle(type), target);
+    return d;
+}
+
+QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const
+{
+    QList<ActionDraft> drafts;
+    if (!entity.isValid() || !actorFor(entity.endpoint))
+        return drafts;
+    const int endpoint = entity.endpoint;
+    EntityId subject = entity;
+    if (m_store.kind(subject) == v1::ENTITY_KIND_GPU || m_store.kind(subject) == v1::ENTITY_KIND_CPU)
+        subject = m_store.parent(subject);
+    switch (m_store.kind(subject)) {
+    case v1::ENTITY_KIND_NODE: {
+        const v1::Node* node = m_store.nodeInfo(subject);
+        if (!node)
+            break;
+        const QString name = QString::fromStdString(node->name());
+        const v1::NodeState state = m_store.status(subject).nodeState;
+        // Slurm's view: a drained, draining or down node is resumed, any other is drained.
+        const bool outOfService = state == v1::NODE_STATE_DRAINING || state == v1::NODE_STATE_DRAINED
+                                  || state == v1::NODE_STATE_DOWN;
+        if (!outOfService)
+            drafts << draft(endpoint, v1::ACTION_TYPE_DRAIN_NODE, name);
+        if (outOfService || state == v1::NODE_STATE_UNSPECIFIED)
+            drafts << draft(endpoint, v1::ACTION_TYPE_RESUME_NODE, name);
+        break;
+    }
+    case v1::ENTITY_KIND_RACK: {
+        const v1::Rack* rack = m_store.rackInfo(subject);
+        if (!rack)
+            break;
+        const QString name = QString::fromStdString(rack->name());
+        if (m_store.status(subject).rackState == v1::RACK_STATE_ISOLATED)
+            drafts << draft(endpoint, v1::ACTION_TYPE_RESTORE_RACK, name);
+        else
+            drafts << draft(endpoint, v1::ACTION_TYPE_ISOLATE_RACK, name);
+        break;
+    }
+    case v1::ENTITY_KIND_JOB: {
+        const int row = m_store.jobRow(subject);
+        const v1::Job* job = row >= 0 ? m_store.job(row) : nullptr;
+        if (!job || job->state() == v1::JOB_STATE_FINISHED)
+            break;
+        ActionDraft restart = draft(endpoint, v1::ACTION_TYPE_RESTART_JOB, QString::fromStdString(job->name()));
+        for (const QString& node : nodesToAvoid(subject))
+            restart.request.add_exclude_node_names(node.toStdString());
+        drafts << restart;
+        break;
+    }
+    default: break;
+    }
+    return drafts;
+}
+
+QList<ActionDraft> OperatorActions::draftsForEvent(quint64 eventSerial) const
+{
+    const client::StoredEvent* event = m_store.eventBySerial(eventSerial);
+    if (!event)
+        return {};
+    client::ControlClient* client = actorFor(event->endpoint);
+    if (!client || client->isAcknowledged(event->event.id()))
+        return {};
+    ActionDraft d;
+    d.endpoint = event->endpoint;
+    d.request.set_type(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT);
+    d.request.set_event_id(event->event.id());
+    d.label = QStringLiteral("Acknowledge event %1…").arg(event->event.id());
+    return {d};
+}
+
+QStringList OperatorActions::nodesToAvoid(EntityId job) const
+{
+    QStringList nodes;
+    const int row = m_store.jobRow(job);
+    const v1::Job* info = row >= 0 ? m_store.job(row) : nullptr;
+    if (!info)
+        return nodes;
+    for (std::uint32_t index : info->node_indexes()) {
+        const EntityId node{job.endpoint, index};
+        const v1::Node* nodeInfo = m_store.nodeInfo(node);
+        if (!nodeInfo)
+            continue;
+        const client::EntityStatus status = m_store.status(node);
+        bool avoid = status.nodeState == v1::NODE_STATE_DRAINING || status.nodeState == v1::NODE_STATE_DRAINED
+                     || status.nodeState == v1::NODE_STATE_DOWN || status.health == v1::HEALTH_STATE_FAILED;
+        for (std::uint32_t gpu : nodeInfo->gpu_indexes())
+            avoid = avoid || m_store.status(EntityId{job.endpoint, gpu}).health == v1::HEALTH_STATE_FAILED;
+        if (avoid)
+            nodes << QString::fromStdString(nodeInfo->name());
+    }
+    return nodes;
+}
+
+int OperatorActions::addToMenu(QMenu& menu, const QList<ActionDraft>& drafts, QWidget* dialogParent)
+{
+    if (drafts.isEmpty())
+        return 0;
+    menu.addSeparator();
+    for (const ActionDraft& d : drafts) {
+        QAction* action = menu.addAction(d.label, this, [this, d, dialogParent] { open(d, dialogParent); });
+        action->setObjectName(QStringLiteral("operatorAction"));
+        action->setData(int(d.request.type()));
+    }
+    return int(drafts.size());
+}
+
+ActionDialog* OperatorActions::open(const ActionDraft& d, QWidget* parent)
+{
+    // Checked again: the role may have changed since the menu was built.
+    client::ControlClient* client = actorFor(d.endpoint);
+    if (!client)
+        return nullptr;
+    auto* dialog = new ActionDialog(*client, d.request, parent);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(parent ? Qt::WindowModal : Qt::ApplicationModal);
+    dialog->show();
+    emit dialogOpened(dialog);
+    return dialog;
+}
+
+}  // namespace watchfloor::ui

@@ -1,0 +1,74 @@
+#pragma once
+// Which operator actions the console offers where, and the way into them. Pages ask it to add
+// the actions that fit an entity to a context menu or an action bar; it answers with nothing at
+// all unless the operator may act on the endpoint that owns the entity (role operator or admin,
+// identity known). MainWindow creates one, except on the wall display, which has no actions.
+
+#include "client/EntityId.h"
+
+#include "watchfloor/v1/control.pb.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QVector>
+
+class QMenu;
+class QWidget;
+
+namespace watchfloor::client {
+class ControlClient;
+class FleetStore;
+}
+
+namespace watchfloor::ui {
+
+class ActionDialog;
+
+// An action ready to open: where it goes and what it is about.
+struct ActionDraft {
+    int endpoint = -1;
+    watchfloor::v1::ActionRequest request;  // type and target; restart-job exclusions pre-filled
+    QString label;                          // "Drain node r01-n03…"
+};
+
+class OperatorActions : public QObject {
+    Q_OBJECT
+public:
+    OperatorActions(const client::FleetStore& store, QVector<QPointer<client::ControlClient>> controls,
+                    QObject* parent = nullptr);
+
+    // The client that acts on `endpoint`, when this operator may act there; otherwise null.
+    client::ControlClient* actorFor(int endpoint) const;
+    client::ControlClient* control(int endpoint) const;
+
+    // The actions that fit the entity in its current state: a node (or a GPU: its tray) can be
+    // drained or resumed, a rack isolated or restored, a job restarted. Empty when the operator
+    // may not act there.
+    QList<ActionDraft> draftsFor(client::EntityId entity) const;
+    // Acknowledging the event (by store serial), unless it is acknowledged already.
+    QList<ActionDraft> draftsForEvent(quint64 eventSerial) const;
+
+    // Adds a separator and one entry per draft; returns how many entries were added (0: nothing
+    // was added, not even the separator).
+    int addToMenu(QMenu& menu, const QList<ActionDraft>& drafts, QWidget* dialogParent);
+
+    // Opens the (window-modal, self-deleting) dialog for the draft; null when not allowed.
+    ActionDialog* open(const ActionDraft& draft, QWidget* parent);
+
+    // The job's trays a restart should avoid: drained, draining, down, or holding a failed GPU.
+    QStringList nodesToAvoid(client::EntityId job) const;
+
+signals:
+    // Who may act changed (an identity became known, a role changed): action controls rebuild.
+    void availabilityChanged();
+    void dialogOpened(watchfloor::ui::ActionDialog* dialog);
+
+private:
+    ActionDraft draft(int endpoint, watchfloor::v1::ActionType type, const QString& target) const;
+
+    const client::FleetStore& m_store;
+    QVector<QPointer<client::ControlClient>> m_controls;
+};
+
+}  // namespace watchfloor::ui
