@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QSet>
 #include <QUuid>
 
 #include <grpcpp/grpcpp.h>
@@ -431,6 +432,38 @@ private slots:
         QCOMPARE(model.data(model.index(row, OperationsModel::Target), Qt::DisplayRole).toString(), QString("node r01-n11"));
         QCOMPARE(model.data(model.index(row, OperationsModel::Principal), Qt::DisplayRole).toString(), QString("bob"));
         QVERIFY(viewer->stats().watchChanges >= 1);
+    }
+
+    void operationsModelMergesEndpointsAndForgetsAGoneOne() {
+        auto east = client(kViewer);
+        auto west = std::make_unique<ControlClient>(target(), [] {
+            ChannelSecurity s;
+            s.bearerToken = kViewer;
+            return s;
+        }(), fastOptions());
+        OperationsModel model;
+        model.addClient(east.get(), "east");
+        model.addClient(west.get(), "west");
+        east->start();
+        west->start();
+        QTRY_VERIFY_WITH_TIMEOUT(east->isWatchLive() && west->isWatchLive(), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), east->operations().size() + west->operations().size(), 5000);
+        QVERIFY(model.rowCount() >= 2);
+        QSet<QString> labels;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            labels << model.data(model.index(row, OperationsModel::Endpoint), Qt::DisplayRole).toString();
+            if (row > 0) {
+                QVERIFY(model.operationAt(row - 1).created_unix_ms() >= model.operationAt(row).created_unix_ms());
+            }
+        }
+        QCOMPARE(labels, (QSet<QString>{"east", "west"}));
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        west.reset();
+        QCOMPARE(reset.count(), 1);
+        QCOMPARE(model.rowCount(), east->operations().size());
+        for (int row = 0; row < model.rowCount(); ++row) {
+            QCOMPARE(model.clientAt(row), east.get());
+        }
     }
 
     void watchReconnectsAfterTheConnectionDies() {
