@@ -124,6 +124,8 @@ int main(int argc, char** argv)
         context.connections[endpoint] = connection.get();
         connections.push_back(std::move(connection));
         controls.push_back(std::make_unique<client::ControlClient>(target, security.security));
+        context.controls.resize(endpoint + 1);
+        context.controls[endpoint] = controls.back().get();
     }
 
     ui::MainWindowOptions windowOptions;
