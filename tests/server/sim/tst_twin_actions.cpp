@@ -74,6 +74,8 @@ class TwinActionsTest : public QObject {
 private slots:
     void drainMovesJobToSpareAndGoodputPays();
     void drainIdleNodeAndResume();
+    void drainDuringJobStartupCompletes_data();
+    void drainDuringJobStartupCompletes();
     void resumeRefusedUnlessDrained();
     void requeueAvoidsExcludedNodes();
     void isolateCutsFlowPowersDownAndMovesJobs();
@@ -129,6 +131,37 @@ void TwinActionsTest::drainMovesJobToSpareAndGoodputPays() {
     QVERIFY(after.breakdown().infra_recovery_s() > jobBefore.breakdown().infra_recovery_s());
     QVERIFY(after.goodput_ratio() < jobBefore.goodput_ratio());
     QCOMPARE(twin->nodeView("r01-n03")->state, NODE_STATE_DRAINED);  // stays out until resumed
+}
+
+void TwinActionsTest::drainDuringJobStartupCompletes_data() {
+    QTest::addColumn<int>("startS");
+    QTest::addColumn<int>("seed");
+    QTest::addColumn<QString>("node");
+    for (const int seed : {1, 11})
+        for (const char* node : {"r01-n03", "r03-n05"})
+            for (const int s : {1, 5, 20, 45, 90, 180, 400})
+                QTest::addRow("seed %d %s %d s after start", seed, node, s) << s << seed << QString(node);
+}
+
+// A drain must finish whatever phase the job is in (starting up, restoring, first step): a node
+// left DRAINING forever holds an operation RUNNING and the operator never learns it is safe.
+void TwinActionsTest::drainDuringJobStartupCompletes() {
+    QFETCH(int, startS);
+    QFETCH(int, seed);
+    QFETCH(QString, node);
+    SimConfig config;
+    config.seed = std::uint64_t(seed);
+    auto twin = makeTwin(config);
+    run(*twin, startS, [](const FleetChanges&) {});
+    const std::string name = node.toStdString();
+    const auto result = act(*twin, TwinAction::drainNode(name, "alice: early drain"));
+    QVERIFY2(result.succeeded, result.message.c_str());
+    QVERIFY2(runUntil(*twin, 10 * 60, [&] { return twin->nodeView(name)->state == NODE_STATE_DRAINED; }),
+             qPrintable(QStringLiteral("still %1 after 10 min; job %2")
+                            .arg(int(twin->nodeView(name)->state))
+                            .arg(QString::fromStdString(twin->nodeView(name)->jobs.empty()
+                                                            ? std::string("none")
+                                                            : twin->nodeView(name)->jobs.front()))));
 }
 
 void TwinActionsTest::drainIdleNodeAndResume() {
