@@ -142,25 +142,24 @@ client::ControlClient* AuditPage::currentControl() const
     return m_context.control(m_endpointBox->count() ? m_endpointBox->currentData().toInt() : 0);
 }
 
-AuditModel* AuditPage::model() const { return qobject_cast<AuditModel*>(m_filter->sourceModel()); }
+AuditModel* AuditPage::model() const
+{
+    const auto found = m_models.find(m_endpointBox->count() ? m_endpointBox->currentData().toInt() : 0);
+    return found != m_models.end() ? found->second : nullptr;
+}
 
 void AuditPage::switchEndpoint()
 {
     const int endpoint = m_endpointBox->count() ? m_endpointBox->currentData().toInt() : 0;
-    AuditModel* audit = nullptr;
-    if (client::ControlClient* control = m_context.control(endpoint)) {
-        auto found = m_models.find(endpoint);
-        if (found == m_models.end()) {
-            audit = new AuditModel(control, kAuditPageSize, this);
-            connect(audit, &QAbstractItemModel::rowsInserted, this, &AuditPage::updateView);
-            connect(audit, &QAbstractItemModel::modelReset, this, &AuditPage::updateView);
-            connect(audit, &AuditModel::loadingChanged, this, &AuditPage::updateView);
-            connect(audit, &AuditModel::loadFailed, this, &AuditPage::updateView);
-            found = m_models.emplace(endpoint, audit).first;
-        }
-        audit = found->second;
+    client::ControlClient* control = m_context.control(endpoint);
+    if (control && m_models.find(endpoint) == m_models.end()) {
+        auto* audit = new AuditModel(control, kAuditPageSize, this);
+        connect(audit, &QAbstractItemModel::rowsInserted, this, &AuditPage::updateView);
+        connect(audit, &QAbstractItemModel::modelReset, this, &AuditPage::updateView);
+        connect(audit, &AuditModel::loadingChanged, this, &AuditPage::updateView);
+        connect(audit, &AuditModel::loadFailed, this, &AuditPage::updateView);
+        m_models.emplace(endpoint, audit);
     }
-    m_filter->setSourceModel(audit);
     updateView();
 }
 
@@ -190,8 +189,12 @@ void AuditPage::updateView()
     for (QWidget* filter : {static_cast<QWidget*>(m_principalEdit), static_cast<QWidget*>(m_actionBox),
                             static_cast<QWidget*>(m_decisionBox)})
         filter->setEnabled(why.isEmpty());
-    AuditModel* audit = model();
-    if (!why.isEmpty() || !audit) {
+    AuditModel* audit = why.isEmpty() ? model() : nullptr;
+    // The view fetches from whatever model it shows, so a console that may not read the trail
+    // gets no model at all: no refused request for fleetd to audit each time the page opens.
+    if (m_filter->sourceModel() != audit)
+        m_filter->setSourceModel(audit);
+    if (!audit) {
         m_header->setSummary(QStringLiteral("Who did what, when and why — every decision fleetd made"));
         return;
     }
@@ -213,7 +216,15 @@ void AuditPage::updateView()
     if (!audit->lastError().isEmpty())
         summary += QStringLiteral(" · ") + audit->lastError();
     m_header->setSummary(summary);
-    m_table->resizeColumnToContents(AuditModel::Time);
+    fitColumns();
+}
+
+void AuditPage::fitColumns()
+{
+    constexpr int kMaxColumnWidth = 420;  // long results and reasons stay readable in the tooltip
+    m_table->resizeColumnsToContents();
+    for (int column = 0; column < m_table->model()->columnCount(); ++column)
+        m_table->setColumnWidth(column, std::min(m_table->columnWidth(column), kMaxColumnWidth));
 }
 
 void AuditPage::updateActionChoices()
@@ -283,13 +294,9 @@ void AuditPage::setActive(bool active)
     Page::setActive(active);
     if (!active)
         return;
-    if (AuditModel* audit = model(); audit && explanation().isEmpty()) {
-        if (audit->rowCount() == 0 && audit->canFetchMore({}))
-            audit->fetchMore({});
-        else
-            audit->refresh();
-    }
-    updateView();
+    if (AuditModel* audit = model(); audit && explanation().isEmpty() && audit->rowCount() > 0)
+        audit->refresh();  // what happened while the page was hidden
+    updateView();          // fetches the first page when there is none yet
 }
 
 }  // namespace watchfloor::ui

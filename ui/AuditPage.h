@@ -63,6 +63,7 @@ public:
     int visibleEntryCount() const;
     // Why no table is shown (viewer, no control connection, identity unknown); empty when it is.
     QString explanation() const;
+    // The selected endpoint's trail (null without a control connection); shown only when readable.
     client::AuditModel* model() const;
     QTableView* table() const { return m_table; }
     QPushButton* loadOlderButton() const { return m_loadOlder; }
@@ -73,6 +74,7 @@ private:
     void updateView();
     void updateActionChoices();
     void applyFilters();
+    void fitColumns();
 
     PageContext m_context;
     PageHeader* m_header;
