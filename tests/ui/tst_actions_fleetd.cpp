@@ -1,0 +1,131 @@
+// End to end against a real fleetd (FLEETD_BIN, digital twin, --tokens): an operator drains an
+// idle tray from the Rack page's context menu through the action dialog; the operation appears
+// in the Operations dock and succeeds, the twin's node state comes back through the telemetry
+// stream as drained (the page now offers Resume), and the Audit page shows the decision.
+
+#include "FleetdProcess.h"
+
+#include "ActionBar.h"
+#include "ActionDialog.h"
+#include "AuditPage.h"
+#include "EntityTableView.h"
+#include "MainWindow.h"
+#include "OperationsDock.h"
+#include "RackPage.h"
+
+#include "client/ControlClient.h"
+#include "client/EndpointConnection.h"
+#include "client/FleetStore.h"
+#include "client/models/AuditModel.h"
+
+#include <QFile>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace watchfloor;
+namespace v1 = watchfloor::v1;
+
+class TestActionsFleetd : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
+            QSKIP("FLEETD_BIN is not built");
+    }
+
+    void drainFromTheRackPageReachesDrained()
+    {
+        QTemporaryDir dir;
+        QFile tokens(dir.filePath(QStringLiteral("tokens")));
+        QVERIFY(tokens.open(QIODevice::WriteOnly));
+        tokens.write("token operator-token-e2e-000000001 principal=alice role=operator\n");
+        tokens.close();
+        tokens.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        testing::FleetdProcess fleetd({QStringLiteral("--tokens"), tokens.fileName(), QStringLiteral("--audit-log"),
+                                       dir.filePath(QStringLiteral("audit.jsonl"))});
+        QVERIFY(fleetd.start());
+
+        client::FleetStore store;
+        client::EndpointConfig config;
+        config.target = fleetd.endpoint();
+        client::EndpointConnection connection(config);
+        store.attach(&connection);
+        client::ChannelSecurity security;
+        security.bearerToken = QStringLiteral("operator-token-e2e-000000001");
+        client::ControlClient control(fleetd.endpoint(), security);
+        ui::PageContext context;
+        context.store = &store;
+        context.connections = {&connection};
+        context.controls = {&control};
+        ui::MainWindow window(context, ui::MainWindowOptions{});
+        window.resize(1600, 1000);
+        window.show();
+        connection.start();
+        control.start();
+        QTRY_VERIFY_WITH_TIMEOUT(store.rackCount() > 0 && control.canAct(), 30000);
+
+        // An idle tray: its drain needs no job to leave first.
+        client::EntityId idle;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                for (int row = 0; row < store.rackCount() && !idle.isValid(); ++row) {
+                    for (client::EntityId node : store.children(store.rackAt(row))) {
+                        if (store.kind(node) == v1::ENTITY_KIND_NODE && store.status(node).nodeState == v1::NODE_STATE_IDLE) {
+                            idle = node;
+                            break;
+                        }
+                    }
+                }
+                return idle.isValid();
+            }(),
+            30000);
+        const QString node = store.name(idle);
+        QVERIFY(window.navigate({ui::PageId::Rack, node}));
+        auto* rack = qobject_cast<ui::RackPage*>(window.currentPage());
+        int nodeRow = -1;
+        for (int row = 0; row < rack->nodesTable()->proxy()->rowCount(); ++row)
+            nodeRow = rack->nodesTable()->entityAtRow(row) == idle ? row : nodeRow;
+        QVERIFY(nodeRow >= 0);
+        QMenu menu;
+        rack->nodesTable()->populateMenu(menu, rack->nodesTable()->proxy()->index(nodeRow, 0));
+        QAction* drain = nullptr;
+        for (QAction* action : menu.actions())
+            drain = action->text() == QStringLiteral("Drain node %1…").arg(node) ? action : drain;
+        QVERIFY2(drain, qPrintable(node));
+        drain->trigger();
+
+        auto* dialog = window.findChild<ui::ActionDialog*>();
+        QVERIFY(dialog);
+        QTRY_COMPARE_WITH_TIMEOUT(dialog->phase(), ui::ActionDialog::Phase::Ready, 10000);
+        QCOMPARE(dialog->preview()->gpus_lost(), 4u);
+        dialog->reasonEdit()->setText(QStringLiteral("e2e: fan noise"));
+        dialog->confirmButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(dialog->phase(), ui::ActionDialog::Phase::Following, 15000);
+        const QString operationId = dialog->operationId();
+
+        client::OperationsModel* operations = window.operationsDock()->model();
+        auto stateInDock = [&] {
+            const int row = operations->rowOf(&control, operationId);
+            return row >= 0 ? operations->operationAt(row).state() : v1::OPERATION_STATE_UNSPECIFIED;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(stateInDock(), v1::OPERATION_STATE_SUCCEEDED, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->statusText().contains(QStringLiteral("Succeeded")), 5000);
+        // The twin's view of the tray arrives over the telemetry stream.
+        QTRY_COMPARE_WITH_TIMEOUT(store.status(idle).nodeState, v1::NODE_STATE_DRAINED, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(rack->actionBar()->buttonLabels().contains(QStringLiteral("Resume node %1…").arg(node)), 10000);
+
+        QVERIFY(window.navigate({ui::PageId::Audit, {}}));
+        auto* audit = qobject_cast<ui::AuditPage*>(window.currentPage());
+        audit->setFilters(QStringLiteral("alice"), QStringLiteral("DRAIN_NODE"), QStringLiteral("allow"));
+        QTRY_VERIFY_WITH_TIMEOUT(audit->visibleEntryCount() >= 1, 15000);
+        dialog->close();
+    }
+};
+
+QTEST_MAIN(TestActionsFleetd)
+#include "tst_actions_fleetd.moc"
