@@ -1,6 +1,7 @@
 #include "AuditPage.h"
 
 #include "ActionWording.h"
+#include "EntityTableView.h"
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
@@ -84,13 +85,7 @@ AuditPage::AuditPage(const PageContext& context, QWidget* parent)
 
     m_table->setObjectName(QStringLiteral("auditTable"));
     m_table->setModel(m_filter);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setAlternatingRowColors(true);
-    m_table->setShowGrid(false);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    setUpReadOnlyTable(*m_table);
     m_explanation->setObjectName(QStringLiteral("auditExplanation"));
     m_explanation->setWordWrap(true);
     m_explanation->setAlignment(Qt::AlignCenter);

@@ -11,6 +11,18 @@
 
 namespace watchfloor::ui {
 
+void setUpReadOnlyTable(QTableView& table)
+{
+    table.setSelectionBehavior(QAbstractItemView::SelectRows);
+    table.setSelectionMode(QAbstractItemView::SingleSelection);
+    table.setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table.setAlternatingRowColors(true);
+    table.setShowGrid(false);
+    table.setWordWrap(false);
+    table.verticalHeader()->hide();
+    table.horizontalHeader()->setStretchLastSection(true);
+}
+
 EntityTableView::EntityTableView(const client::FleetStore& store, QAbstractItemModel* model, QWidget* parent)
     : QTableView(parent), m_store(store), m_proxy(new QSortFilterProxyModel(this))
 {
@@ -21,15 +33,8 @@ EntityTableView::EntityTableView(const client::FleetStore& store, QAbstractItemM
     m_proxy->setDynamicSortFilter(false);
     setModel(m_proxy);
     setSortingEnabled(true);
-    setSelectionBehavior(QAbstractItemView::SelectRows);
-    setSelectionMode(QAbstractItemView::SingleSelection);
-    setEditTriggers(QAbstractItemView::NoEditTriggers);
-    setAlternatingRowColors(true);
-    setShowGrid(false);
-    setWordWrap(false);
-    verticalHeader()->hide();
+    setUpReadOnlyTable(*this);
     verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
-    horizontalHeader()->setStretchLastSection(true);
     horizontalHeader()->setHighlightSections(false);
     setContextMenuPolicy(Qt::CustomContextMenu);
     connect(this, &QWidget::customContextMenuRequested, this, &EntityTableView::showMenu);

@@ -20,6 +20,10 @@ class FleetStore;
 
 namespace watchfloor::ui {
 
+// The look and behaviour every read-only table of the console shares: whole-row single
+// selection, no editing, alternating rows, no grid, one line per row, last column stretched.
+void setUpReadOnlyTable(QTableView& table);
+
 class EntityTableView : public QTableView {
     Q_OBJECT
 public:

@@ -201,6 +201,8 @@ void MainWindow::buildDocks()
         return;  // no control connection: no operations to list
     m_operations = new OperationsDock(m_context.controls, labels, this);
     addDockWidget(Qt::BottomDockWidgetArea, m_operations);
+    // A few rows by default; the page keeps most of the height (a saved layout overrides this).
+    resizeDocks({m_operations}, {200}, Qt::Vertical);
 }
 
 void MainWindow::buildStatusBar()

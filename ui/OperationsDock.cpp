@@ -1,6 +1,7 @@
 #include "OperationsDock.h"
 
 #include "ActionWording.h"
+#include "EntityTableView.h"
 #include "FleetFormat.h"
 
 #include "widgets/Theme.h"
@@ -173,14 +174,7 @@ OperationsDock::OperationsDock(const QVector<QPointer<client::ControlClient>>& c
     m_table->setObjectName(QStringLiteral("operationsTable"));
     m_table->setModel(ages);
     m_table->setItemDelegateForColumn(OperationsModel::Progress, new ProgressDelegate(m_table));
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setAlternatingRowColors(true);
-    m_table->setShowGrid(false);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    setUpReadOnlyTable(*m_table);
     m_table->setColumnHidden(OperationsModel::Endpoint, m_controls.size() < 2);
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
 
