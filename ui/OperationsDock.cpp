@@ -203,6 +203,14 @@ OperationsDock::OperationsDock(const QVector<QPointer<client::ControlClient>>& c
     connect(m_model, &QAbstractItemModel::dataChanged, this, &OperationsDock::updateApproveButton);
     connect(m_model, &QAbstractItemModel::modelReset, this, &OperationsDock::updateApproveButton);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &OperationsDock::updateApproveButton);
+    // The short columns fit their text (time and age, action, target, who, state) as rows arrive.
+    auto fitColumns = [this] {
+        for (int column : {OperationsModel::Time, OperationsModel::Action, OperationsModel::Target,
+                           OperationsModel::Principal, OperationsModel::State})
+            m_table->resizeColumnToContents(column);
+    };
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, fitColumns);
+    connect(m_model, &QAbstractItemModel::modelReset, this, fitColumns);
     connect(m_approve, &QPushButton::clicked, this, [this] {
         if (const int row = selectedRow(); row >= 0)
             approveRow(row);
