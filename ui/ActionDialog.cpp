@@ -69,9 +69,9 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
     heading->setFont(headingFont);
     layout->addWidget(heading);
 
-    auto* previewTitle = new QLabel(QStringLiteral("Blast radius (preview — nothing has changed yet)"), this);
-    previewTitle->setEnabled(false);
-    layout->addWidget(previewTitle);
+    m_previewTitle = new QLabel(this);
+    m_previewTitle->setEnabled(false);
+    layout->addWidget(m_previewTitle);
     m_previewLabel->setObjectName(QStringLiteral("actionPreview"));
     m_previewLabel->setTextFormat(Qt::RichText);
     m_previewLabel->setWordWrap(true);
@@ -229,6 +229,8 @@ void ActionDialog::setPhase(Phase phase)
                            ? QStringLiteral("Retry (same request)")
                            : QStringLiteral("%1 %2").arg(actionVerb(m_draft.type()), actionTarget(m_draft)));
     m_confirm->setVisible(phase != Phase::Following);
+    m_previewTitle->setText(sentOnce ? QStringLiteral("Blast radius (as previewed before sending)")
+                                     : QStringLiteral("Blast radius (preview — nothing has changed yet)"));
     updateButtons();
 }
 

@@ -85,6 +85,7 @@ private:
     QString m_operationId;
     quint64 m_previewGeneration = 0;  // answers to older previews are dropped
 
+    QLabel* m_previewTitle;
     QLabel* m_previewLabel;
     QLabel* m_status;
     QProgressBar* m_progress;
