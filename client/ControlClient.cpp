@@ -205,12 +205,7 @@ ControlClient::~ControlClient() {
     m_running = false;
     m_watchRetryTimer.stop();
     closeWatch();
-    std::unique_lock lock(m_inFlightMutex);
-    for (grpc::ClientContext* context : m_inFlight) {
-        context->TryCancel();
-    }
-    m_inFlightCv.wait(lock, [this] { return m_inFlight.empty(); });
-    lock.unlock();
+    m_inFlight.cancelAllAndWait();
     m_stub.reset();
     retireChannel(std::move(m_channel));
 }
@@ -277,10 +272,7 @@ void ControlClient::callUnary(const Request& request, std::chrono::milliseconds 
     auto call = std::make_shared<Call>();
     call->request = request;
     call->context.set_deadline(std::chrono::system_clock::now() + deadline);
-    {
-        std::lock_guard lock(m_inFlightMutex);
-        m_inFlight.push_back(&call->context);
-    }
+    m_inFlight.add(&call->context);
     start(&call->context, &call->request, &call->response,
           [this, call, done = std::move(done)](grpc::Status status) mutable {
               // On a gRPC thread: hand over and leave. The destructor waits for the erase below,
@@ -291,11 +283,7 @@ void ControlClient::callUnary(const Request& request, std::chrono::milliseconds 
                       done(status, std::move(response));
                   },
                   Qt::QueuedConnection);
-              {
-                  std::lock_guard lock(m_inFlightMutex);
-                  std::erase(m_inFlight, &call->context);
-              }
-              m_inFlightCv.notify_all();
+              m_inFlight.finish(&call->context);
           });
 }
 

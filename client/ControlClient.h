@@ -16,6 +16,7 @@
 // refusal (PERMISSION_DENIED, ABORTED, FAILED_PRECONDITION, ...) is the answer.
 
 #include "client/ChannelSecurity.h"
+#include "client/InFlightCalls.h"
 #include "client/ReconnectBackoff.h"
 
 #include "watchfloor/v1/control.grpc.pb.h"
@@ -183,9 +184,7 @@ private:
     QTimer m_watchRetryTimer;
     Stats m_stats;
 
-    std::mutex m_inFlightMutex;
-    std::condition_variable m_inFlightCv;
-    std::vector<grpc::ClientContext*> m_inFlight;
+    InFlightCalls m_inFlight;
 };
 
 }  // namespace watchfloor::client

@@ -111,12 +111,7 @@ EndpointConnection::EndpointConnection(EndpointConfig config, std::shared_ptr<gr
 EndpointConnection::~EndpointConnection() {
     m_running = false;
     closeStream();
-    std::unique_lock lock(m_unaryMutex);
-    for (grpc::ClientContext* context : m_unaryInFlight) {
-        context->TryCancel();
-    }
-    m_unaryCv.wait(lock, [this] { return m_unaryInFlight.empty(); });
-    lock.unlock();
+    m_unaryInFlight.cancelAllAndWait();
     // A finished reactor may still be releasing its context (and with it the channel) on a gRPC
     // thread: never let the last channel reference drop there.
     m_stub.reset();
@@ -398,10 +393,7 @@ void EndpointConnection::callUnary(const char* rpcName, const Request& request, 
     auto call = std::make_shared<Call>();
     call->request = request;
     call->context.set_deadline(std::chrono::system_clock::now() + m_config.unaryDeadline);
-    {
-        std::lock_guard lock(m_unaryMutex);
-        m_unaryInFlight.push_back(&call->context);
-    }
+    m_unaryInFlight.add(&call->context);
     QPointer<QObject> receiver(context);
     const QString target = m_config.target;
     const auto deadline = m_config.unaryDeadline;
@@ -427,11 +419,7 @@ void EndpointConnection::callUnary(const char* rpcName, const Request& request, 
                           Qt::AutoConnection);
                   },
                   Qt::QueuedConnection);
-              {
-                  std::lock_guard lock(m_unaryMutex);
-                  std::erase(m_unaryInFlight, &call->context);
-              }
-              m_unaryCv.notify_all();
+              m_unaryInFlight.finish(&call->context);
           });
 }
 

@@ -13,6 +13,7 @@
 
 #include "client/ChannelSecurity.h"
 #include "client/ConnectionState.h"
+#include "client/InFlightCalls.h"
 #include "client/ReconnectBackoff.h"
 #include "client/RpcOutcome.h"
 
@@ -153,9 +154,7 @@ private:
 
     std::vector<watchfloor::v1::SubscribeResponse> m_ready;
 
-    std::mutex m_unaryMutex;
-    std::condition_variable m_unaryCv;
-    std::vector<grpc::ClientContext*> m_unaryInFlight;
+    InFlightCalls m_unaryInFlight;
 };
 
 // The channel the console dials with: keepalive (permitted without calls) so a black-holed fleetd
