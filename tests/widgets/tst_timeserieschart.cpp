@@ -136,9 +136,11 @@ void TestTimeSeriesChart::pngIsWritten()
 void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth_data()
 {
     QTest::addColumn<int>("width");
-    QTest::newRow("page quarter 330 px") << 330;
-    QTest::newRow("narrow 240 px") << 240;
-    QTest::newRow("wide 800 px") << 800;
+    QTest::addColumn<int>("height");
+    QTest::newRow("page quarter 330 px") << 330 << 260;
+    QTest::newRow("narrow 240 px") << 240 << 260;
+    QTest::newRow("wide 800 px") << 800 << 260;
+    QTest::newRow("Cooling page cell 440 x 230") << 440 << 230;
 }
 
 // QtCharts elides or hides time labels that do not fit their slot; a chart whose time axis shows
@@ -146,7 +148,10 @@ void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth_data()
 void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth()
 {
     QFETCH(int, width);
-    m_chart->resize(width, 260);
+    QFETCH(int, height);
+    m_chart->setTitle(QStringLiteral("Differential pressure"));
+    m_chart->setValueUnit(QStringLiteral("bar"));
+    m_chart->resize(width, height);
     const int s = m_chart->addSeries(QStringLiteral("flow"));
     QList<QPointF> points;
     for (int i = 0; i <= 900; ++i)
