@@ -52,10 +52,7 @@ public:
         config.blastRadius.isolateRackNeedsApproval = isolateNeedsApproval;
         engine = std::make_unique<control::OperationsEngine>(fleet, *actuator, *m_audit, config);
         engine->setEventAcknowledger(&m_acknowledger);
-        auto tokens = control::TokenTable::parse("token viewer-token-000000001 principal=val role=viewer\n"
-                                                 "token operator-token-00000002 principal=alice role=operator\n"
-                                                 "token operator-token-00000003 principal=bob role=operator\n",
-                                                 "tokens");
+        auto tokens = control::TokenTable::parse(control_test::kTestTokens, "tokens");
         m_access = std::make_unique<control::AccessPolicy>(std::move(*tokens.table), *m_audit);
         m_service = std::make_unique<control::ControlServiceImpl>(*engine, *m_access, control::ControlServiceImpl::Limits{},
                                                                   auditPath);

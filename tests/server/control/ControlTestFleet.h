@@ -16,6 +16,13 @@
 
 namespace control_test {
 
+// The token file the in-process control tests share: one viewer, two operators, one admin.
+inline constexpr const char* kTestTokens =
+    "token viewer-token-000000001 principal=val role=viewer\n"
+    "token operator-token-00000002 principal=alice role=operator\n"
+    "token operator-token-00000003 principal=bob role=operator\n"
+    "token admin-token-00000000004 principal=carol role=admin\n";
+
 using namespace watchfloor::server::control;
 
 inline const Caller kAlice{"alice", watchfloor::v1::ROLE_OPERATOR, false, "ipv4:127.0.0.1:1"};

@@ -18,11 +18,7 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 
-const char* kTokens =
-    "token viewer-token-000000001 principal=val role=viewer\n"
-    "token operator-token-00000002 principal=alice role=operator\n"
-    "token operator-token-00000003 principal=bob role=operator\n"
-    "token admin-token-00000000004 principal=carol role=admin\n";
+const char* const kTokens = control_test::kTestTokens;
 
 v1::ExecuteActionRequest drain(const std::string& node, const std::string& requestId) {
     v1::ExecuteActionRequest request;
