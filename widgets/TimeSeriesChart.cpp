@@ -13,6 +13,8 @@
 #include <QFontMetrics>
 #include <QRegularExpression>
 #include <QValueAxis>
+#include <QGraphicsTextItem>
+#include <QGraphicsScene>
 
 #include <algorithm>
 #include <span>
@@ -52,10 +54,19 @@ TimeSeriesChart::TimeSeriesChart(QWidget* parent)
     m_chart->legend()->setAlignment(Qt::AlignTop);
     m_timeAxis->setFormat(QStringLiteral("HH:mm:ss"));
     m_timeAxis->setTickCount(6);
+    // QDateTimeAxis starts with an empty range, and QtCharts keeps the size it measured for the axis
+    // then (zero height) until the tick count or format changes: a chart laid out before its first
+    // data never drew its time labels. Start with a real window so the first measure is right.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    m_timeAxis->setRange(now.addSecs(-60), now);
     m_valueAxis->setTickCount(5);
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_chart->addAxis(m_valueAxis, Qt::AlignLeft);
     m_view = embedChart(this, m_chart);
+    // The widget's resize arrives before QtCharts lays the chart out at the new size, so fit the
+    // ticks (and the M4 column grid) again once the plot area really changed. Queued: not from
+    // inside QtCharts' own layout pass.
+    connect(m_chart, &QChart::plotAreaChanged, this, &TimeSeriesChart::refresh, Qt::QueuedConnection);
     applyTheme();
 }
 
@@ -249,6 +260,24 @@ int TimeSeriesChart::drawnRunCount(int series) const
 const QList<QPointF>& TimeSeriesChart::rawPoints(int series) const
 {
     return m_series.at(static_cast<std::size_t>(series)).raw;
+}
+
+QStringList TimeSeriesChart::visibleTimeLabels() const
+{
+    std::vector<std::pair<double, QString>> labels;
+    for (const QGraphicsItem* item : m_view->scene()->items()) {
+        const auto* text = dynamic_cast<const QGraphicsTextItem*>(item);
+        if (!text || !text->isVisible())
+            continue;
+        const QString label = text->toPlainText();
+        if (QDateTime::fromString(label, m_timeAxis->format()).isValid())
+            labels.emplace_back(text->sceneBoundingRect().left(), label);
+    }
+    std::sort(labels.begin(), labels.end());
+    QStringList out;
+    for (const auto& [x, label] : labels)
+        out << label;
+    return out;
 }
 
 int TimeSeriesChart::timeTickCountFor(const QString& format) const

@@ -69,6 +69,8 @@ public:
     // Connected runs drawn for a series: 1 without gaps, n + 1 with n gaps in the window.
     int drawnRunCount(int series) const;
     const QList<QPointF>& rawPoints(int series) const;
+    // The time-axis labels QtCharts draws now (visible and whole, not elided), left to right.
+    QStringList visibleTimeLabels() const;
 
     // PNG of the chart as drawn now, at the widget's size and device pixel ratio.
     ExportResult exportPng(const QString& path) const;
