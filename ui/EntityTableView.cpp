@@ -1,5 +1,7 @@
 #include "EntityTableView.h"
 
+#include "FreshnessDelegate.h"
+
 #include "client/FleetStore.h"
 #include "client/models/ModelRoles.h"
 
@@ -32,6 +34,7 @@ EntityTableView::EntityTableView(const client::FleetStore& store, QAbstractItemM
     // under the operator's cursor, so the table re-sorts when the header is clicked.
     m_proxy->setDynamicSortFilter(false);
     setModel(m_proxy);
+    setItemDelegate(new FreshnessDelegate(this));
     setSortingEnabled(true);
     setUpReadOnlyTable(*this);
     verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);

@@ -1,8 +1,9 @@
 #pragma once
 // A table of entities (racks, nodes, jobs, events) as every page shows them: sortable through a
 // proxy on the models' SortRole, uniform rows, double-click or Enter to open the entity, and a
-// context menu with "Copy name" (and whatever the page adds, e.g. operator actions). Hidden
-// columns and widths are the page's business.
+// context menu with "Copy name" (and whatever the page adds, e.g. operator actions), stale and
+// missing values drawn as such (FreshnessDelegate). Hidden columns and widths are the page's
+// business.
 
 #include "client/EntityId.h"
 

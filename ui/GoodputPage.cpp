@@ -148,6 +148,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     m_history->setValueRange(0, 100);
     m_breakdown->setTitle(QStringLiteral("Where the GPU time went (share of each scope)"));
     m_breakdown->setValueUnit(QStringLiteral("%"));
+    m_breakdown->setValueCeiling(100);
     grid->addWidget(m_history, 0, 0);
     grid->addWidget(m_breakdown, 0, 1);
     grid->setColumnStretch(0, 3);
@@ -412,8 +413,13 @@ void GoodputPage::refreshBreakdown()
     for (const BadputCategory& category : kCategories) {
         widgets::BreakdownCategory out;
         out.name = QString::fromUtf8(category.name);
-        out.color = out.name == QStringLiteral("Productive") ? c.ok
-                                                              : m_theme->categorical()[std::size_t(colour++) % m_theme->categorical().size()];
+        // Productive in the theme's "ok" colour, Other neutral, so neither passes for the other.
+        if (out.name == QStringLiteral("Productive"))
+            out.color = c.ok;
+        else if (out.name == QStringLiteral("Other"))
+            out.color = c.textDim;
+        else
+            out.color = m_theme->categorical()[std::size_t(colour++) % m_theme->categorical().size()];
         bool any = false;
         for (const v1::GoodputBreakdown* b : sources) {
             const double total = b->total_s();

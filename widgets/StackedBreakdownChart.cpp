@@ -50,6 +50,12 @@ void StackedBreakdownChart::setTheme(const Theme& theme)
     rebuild();
 }
 
+void StackedBreakdownChart::setValueCeiling(double ceiling)
+{
+    m_ceiling = ceiling;
+    rebuild();
+}
+
 void StackedBreakdownChart::applyTheme()
 {
     applyChartTheme(m_chart, m_view, {m_bucketAxis, m_valueAxis}, m_theme);
@@ -76,6 +82,11 @@ double StackedBreakdownChart::bucketTotal(int bucket) const
     return total;
 }
 
+std::pair<double, double> StackedBreakdownChart::valueAxisRange() const
+{
+    return {m_valueAxis->min(), m_valueAxis->max()};
+}
+
 void StackedBreakdownChart::rebuild()
 {
     // A handful of sets × buckets: rebuilding is cheaper than diffing and keeps colours stable.
@@ -99,8 +110,14 @@ void StackedBreakdownChart::rebuild()
     double maxTotal = 0;
     for (int b = 0; b < bucketCount(); ++b)
         maxTotal = std::max(maxTotal, bucketTotal(b));
-    m_valueAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1);
-    m_valueAxis->applyNiceNumbers();
+    // Shares add up to 100 give or take rounding; a "nice" range over 105 would run to 150.
+    if (m_ceiling > 0 && maxTotal <= m_ceiling * 1.001) {
+        m_valueAxis->setRange(0, m_ceiling);
+        m_valueAxis->setTickCount(5);
+    } else {
+        m_valueAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1);
+        m_valueAxis->applyNiceNumbers();
+    }
 }
 
 ExportResult StackedBreakdownChart::exportPng(const QString& path) const

@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <utility>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
@@ -35,6 +36,9 @@ public:
     void setTitle(const QString& title);
     void setValueUnit(const QString& unit);
     void setTheme(const Theme& theme);
+    // Fixed top of the value axis while every stack fits under it, e.g. 100 for shares in
+    // percent; taller stacks (or no ceiling) get a "nice" range above the tallest.
+    void setValueCeiling(double ceiling);
     // Replaces the whole breakdown. Every category must hold bucketLabels.size() values; shorter
     // ones are padded with NaN.
     void setData(const QStringList& bucketLabels, std::vector<BreakdownCategory> categories);
@@ -43,6 +47,8 @@ public:
     int categoryCount() const { return static_cast<int>(m_categories.size()); }
     // Stack total of a bucket (NaNs ignored).
     double bucketTotal(int bucket) const;
+    // The value axis as drawn: {min, max}.
+    std::pair<double, double> valueAxisRange() const;
 
     ExportResult exportPng(const QString& path) const;
     // "bucket,category,value" rows.
@@ -58,6 +64,7 @@ private:
     QChart* m_chart = nullptr;
     QChartView* m_view = nullptr;
     QStackedBarSeries* m_series = nullptr;
+    double m_ceiling = 0;  // 0 = none
     QBarCategoryAxis* m_bucketAxis = nullptr;
     QValueAxis* m_valueAxis = nullptr;
     QStringList m_buckets;

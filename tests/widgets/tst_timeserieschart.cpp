@@ -38,6 +38,7 @@ private slots:
     void pngIsWritten();
     void exportErrorsNameThePath();
     void stackedBreakdownTotalsAndCsv();
+    void stackedSharesStopAtTheirCeiling();
     void timeLabelsReadableAtEveryWidth_data();
     void timeLabelsReadableAtEveryWidth();
 
@@ -190,6 +191,19 @@ void TestTimeSeriesChart::stackedBreakdownTotalsAndCsv()
     QCOMPARE(lines.size(), 1 + 9);
     QCOMPARE(lines[1], QStringLiteral("10:00,productive,60"));
     QCOMPARE(lines[9], QStringLiteral("12:00,infra recovery,"));
+}
+
+// Shares of GPU time add up to 100 % (give or take rounding): the axis must end at 100, not at the
+// "nice" 150 above 105; a stack taller than the ceiling still fits.
+void TestTimeSeriesChart::stackedSharesStopAtTheirCeiling()
+{
+    StackedBreakdownChart chart;
+    chart.resize(600, 300);
+    chart.setValueCeiling(100);
+    chart.setData({"Fleet", "job-a"}, {{"productive", {57.4, 100.0}, {}}, {"wasted", {42.64, std::nan("")}, {}}});
+    QCOMPARE(chart.valueAxisRange(), (std::pair<double, double>{0.0, 100.0}));
+    chart.setData({"Fleet"}, {{"productive", {90}, {}}, {"wasted", {40}, {}}});
+    QVERIFY2(chart.valueAxisRange().second >= 130, qPrintable(QString::number(chart.valueAxisRange().second)));
 }
 
 QTEST_MAIN(TestTimeSeriesChart)
