@@ -21,7 +21,7 @@ constexpr int kSerialRole = Qt::UserRole + 1;
 }  // namespace
 
 IncidentsDock::IncidentsDock(const client::FleetStore& store, QWidget* parent)
-    : QDockWidget(QStringLiteral("Incidents"), parent), m_store(store), m_list(new QListWidget(this))
+    : QDockWidget(QStringLiteral("Alerts"), parent), m_store(store), m_list(new QListWidget(this))
 {
     setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetFloatable);
     m_list->setUniformItemSizes(false);
@@ -69,7 +69,7 @@ void IncidentsDock::rebuild()
         item->setData(kSerialRole, serial);
         item->setToolTip(QStringLiteral("%1 — %2").arg(client::toString(e.severity()), QString::fromStdString(e.message())));
     }
-    setWindowTitle(QStringLiteral("Incidents (%1)").arg(m_list->count()));
+    setWindowTitle(QStringLiteral("Alerts (%1)").arg(m_list->count()));
 }
 
 void IncidentsDock::showContextMenu(const QPoint& pos)

@@ -69,7 +69,12 @@ QVariant EventListModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     switch (index.column()) {
-    case Time: return QDateTime::fromMSecsSinceEpoch(e.time_unix_ms(), QTimeZone::utc()).toString(Qt::ISODate);
+    case Time:
+        if (role == SortRole)
+            return qint64(e.time_unix_ms());
+        // The column header says UTC; "T" and "+00:00" only made the time harder to read.
+        return QDateTime::fromMSecsSinceEpoch(e.time_unix_ms(), QTimeZone::utc())
+            .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case Severity: return toString(e.severity());
     case Type: return toString(e.type());
     case Entity: return m_store.name(m_store.eventEntity(*stored));
