@@ -209,6 +209,8 @@ bool ActionDialog::canConfirm() const
            && rackNameConfirmed();
 }
 
+QString ActionDialog::previewHtml() const { return m_previewLabel->text(); }
+
 QString ActionDialog::statusText() const { return m_status->text(); }
 
 void ActionDialog::setPhase(Phase phase)
@@ -265,7 +267,7 @@ void ActionDialog::refreshPreview()
             return;
         if (!result.ok) {
             self->m_preview.reset();
-            self->m_previewLabel->setText(coloured(QStringLiteral("No preview: %1").arg(result.message.toHtmlEscaped()), kAlarmColour));
+            self->m_previewLabel->setText(coloured(QStringLiteral("No preview: %1").arg(result.message.toHtmlEscaped()), self->m_colours.alarm));
             self->setPhase(Phase::PreviewFailed);
             return;
         }
@@ -278,15 +280,15 @@ void ActionDialog::refreshPreview()
 void ActionDialog::showPreview()
 {
     const v1::ActionPreview& preview = *m_preview;
-    QString html = previewTableHtml(preview, kCautionColour);
+    QString html = previewTableHtml(preview, m_colours.caution);
     for (const std::string& warning : preview.warnings())
-        html += QStringLiteral("<p>%1</p>").arg(coloured(QStringLiteral("⚠ ") + QString::fromStdString(warning).toHtmlEscaped(), kCautionColour));
+        html += QStringLiteral("<p>%1</p>").arg(coloured(QStringLiteral("⚠ ") + QString::fromStdString(warning).toHtmlEscaped(), m_colours.caution));
     if (!preview.allowed()) {
         const QString refusal = QString::fromStdString(preview.refusal());
         html += QStringLiteral("<p>%1</p>")
                     .arg(coloured(QStringLiteral("<b>fleetd would refuse this now:</b> %1")
                                       .arg((refusal.isEmpty() ? QStringLiteral("no reason given") : refusal).toHtmlEscaped()),
-                                  kAlarmColour));
+                                  m_colours.alarm));
     }
     m_previewLabel->setText(html);
 }
@@ -332,9 +334,9 @@ void ActionDialog::showOperation(const v1::Operation& operation)
     const v1::OperationState state = operation.state();
     QColor colour = palette().color(QPalette::WindowText);
     if (state == v1::OPERATION_STATE_FAILED || state == v1::OPERATION_STATE_CANCELLED)
-        colour = kAlarmColour;
+        colour = m_colours.alarm;
     else if (state == v1::OPERATION_STATE_AWAITING_APPROVAL)
-        colour = kCautionColour;
+        colour = m_colours.caution;
     m_status->setText(coloured(QStringLiteral("Operation %1: %2")
                                    .arg(QString::fromStdString(operation.id()), operationSummary(operation))
                                    .toHtmlEscaped(),
@@ -345,6 +347,6 @@ void ActionDialog::showOperation(const v1::Operation& operation)
         m_progress->setValue(state == v1::OPERATION_STATE_SUCCEEDED ? 100 : m_progress->value());
 }
 
-void ActionDialog::showError(const QString& text) { m_status->setText(coloured(text.toHtmlEscaped(), kAlarmColour)); }
+void ActionDialog::showError(const QString& text) { m_status->setText(coloured(text.toHtmlEscaped(), m_colours.alarm)); }
 
 }  // namespace watchfloor::ui

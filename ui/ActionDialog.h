@@ -8,6 +8,8 @@
 // of a request is unknown (the connection failed after the retries) the next attempt re-sends the
 // same request id, so the server answers with the first result instead of acting again.
 
+#include "ActionWording.h"
+
 #include "watchfloor/v1/control.pb.h"
 
 #include <QDialog>
@@ -33,6 +35,8 @@ public:
     // `draft` names the action and its target (and, for a job restart, the nodes to exclude as a
     // suggestion); the dialog adds the reason, note, confirmation and state version.
     ActionDialog(client::ControlClient& control, watchfloor::v1::ActionRequest draft, QWidget* parent = nullptr);
+    // The theme's alarm and caution colours for what the dialog writes from now on.
+    void setColours(const ActionColours& colours) { m_colours = colours; }
 
     enum class Phase {
         Previewing,     // waiting for the preview
@@ -51,6 +55,8 @@ public:
     watchfloor::v1::ActionRequest request() const;
     QString operationId() const { return m_operationId; }
     QString statusText() const;
+    // The blast radius and warnings as shown (rich text).
+    QString previewHtml() const;
 
     QPushButton* confirmButton() const { return m_confirm; }
     QPushButton* cancelButton() const { return m_cancel; }
@@ -69,6 +75,7 @@ signals:
     void operationAccepted(const watchfloor::v1::Operation& operation);
 
 private:
+    ActionColours m_colours;
     void buildInputs(QFormLayout* form);
     void setPhase(Phase phase);
     void showPreview();

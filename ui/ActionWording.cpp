@@ -2,6 +2,8 @@
 
 #include "FleetFormat.h"
 
+#include "widgets/Theme.h"
+
 #include <QStringList>
 
 #include <cmath>
@@ -9,6 +11,11 @@
 namespace watchfloor::ui {
 
 namespace v1 = watchfloor::v1;
+
+ActionColours ActionColours::of(const widgets::Theme& theme)
+{
+    return {theme.colors().crit, theme.colors().warn};
+}
 
 QString actionTitle(v1::ActionType type)
 {

@@ -12,11 +12,19 @@
 #include <QList>
 #include <QString>
 
+namespace watchfloor::widgets {
+class Theme;
+}
+
 namespace watchfloor::ui {
 
-// For refusals and failures, and for what deserves a second look; readable on every theme.
-inline const QColor kAlarmColour{0xe0, 0x52, 0x4a};
-inline const QColor kCautionColour{0xd9, 0x9a, 0x2b};
+// Refusals and failures (alarm) and what deserves a second look (caution), in the theme's
+// critical and warning colours: a fixed amber was hard to read on the light theme's white.
+struct ActionColours {
+    QColor alarm{0xe5, 0x53, 0x4b};    // the dark theme's until a theme is applied
+    QColor caution{0xd9, 0xa2, 0x3a};
+    static ActionColours of(const widgets::Theme& theme);
+};
 
 QString actionTitle(watchfloor::v1::ActionType type);   // "Drain node"
 QString actionVerb(watchfloor::v1::ActionType type);    // "Drain" (the confirm button's word)

@@ -245,6 +245,8 @@ void MainWindow::applyTheme()
         m_incidents->applyTheme(*m_theme);
     if (m_operations)
         m_operations->applyTheme(*m_theme);
+    if (m_context.actions)
+        m_context.actions->setTheme(*m_theme);
     QFont wallFont = m_theme->font(16, true);
     m_wallTitle->setFont(m_theme->font(20, true));
     m_wallKpis->setFont(wallFont);

@@ -83,7 +83,8 @@ public:
 // radius fleetd computed when it accepted the request. Cancel is the default button.
 class ApprovalDialog : public QDialog {
 public:
-    ApprovalDialog(client::ControlClient& control, const v1::Operation& operation, QWidget* parent)
+    ApprovalDialog(client::ControlClient& control, const v1::Operation& operation, const ActionColours& colours,
+                   QWidget* parent)
         : QDialog(parent), m_control(control), m_operationId(QString::fromStdString(operation.id()))
     {
         setObjectName(QStringLiteral("approvalDialog"));
@@ -95,7 +96,7 @@ public:
                                       actionTarget(operation.request()).toHtmlEscaped(),
                                       QString::fromStdString(operation.principal()).toHtmlEscaped(),
                                       QString::fromStdString(operation.request().reason()).toHtmlEscaped(),
-                                      previewTableHtml(operation.preview(), kCautionColour),
+                                      previewTableHtml(operation.preview(), colours.caution),
                                       operationSummary(operation).toHtmlEscaped());
         auto* summary = new QLabel(html, this);
         summary->setTextFormat(Qt::RichText);
@@ -308,7 +309,7 @@ void OperationsDock::approveRow(int row)
 {
     if (!canApprove(row))
         return;
-    auto* dialog = new ApprovalDialog(*m_model->clientAt(row), m_model->operationAt(row), window());
+    auto* dialog = new ApprovalDialog(*m_model->clientAt(row), m_model->operationAt(row), m_colours, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowModality(Qt::WindowModal);
     dialog->show();
@@ -317,6 +318,7 @@ void OperationsDock::approveRow(int row)
 
 void OperationsDock::applyTheme(const widgets::Theme& theme)
 {
+    m_colours = ActionColours::of(theme);
     m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(theme.font(9.5)).height() + 8);
 }
 

@@ -5,6 +5,7 @@
 // requester (fleetd refuses self-approval; the console says so before anyone tries). Viewers see
 // the list and no approve control at all. The wall display has no docks.
 
+#include "ActionWording.h"
 #include "client/models/OperationsModel.h"
 
 #include <QDockWidget>
@@ -51,6 +52,7 @@ private:
     int selectedRow() const;
 
     QVector<QPointer<client::ControlClient>> m_controls;
+    ActionColours m_colours;
     client::OperationsModel* m_model;
     QTableView* m_table;
     QPushButton* m_approve;

@@ -162,6 +162,7 @@ ActionDialog* OperatorActions::open(const ActionDraft& d, QWidget* parent)
     if (!client)
         return nullptr;
     auto* dialog = new ActionDialog(*client, d.request, parent);
+    dialog->setColours(m_colours);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowModality(parent ? Qt::WindowModal : Qt::ApplicationModal);
     dialog->show();

@@ -4,6 +4,7 @@
 // all unless the operator may act on the endpoint that owns the entity (role operator or admin,
 // identity known). MainWindow creates one, except on the wall display, which has no actions.
 
+#include "ActionWording.h"
 #include "client/EntityId.h"
 
 #include "watchfloor/v1/control.pb.h"
@@ -56,6 +57,9 @@ public:
     // Opens the (window-modal, self-deleting) dialog for the draft; null when not allowed.
     ActionDialog* open(const ActionDraft& draft, QWidget* parent);
 
+    // Dialogs opened from now on write alarms and cautions in the theme's colours.
+    void setTheme(const widgets::Theme& theme) { m_colours = ActionColours::of(theme); }
+
     // The job's trays a restart should avoid: drained, draining, down, or holding a failed GPU.
     QStringList nodesToAvoid(client::EntityId job) const;
 
@@ -69,6 +73,7 @@ private:
 
     const client::FleetStore& m_store;
     QVector<QPointer<client::ControlClient>> m_controls;
+    ActionColours m_colours;
 };
 
 }  // namespace watchfloor::ui

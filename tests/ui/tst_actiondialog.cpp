@@ -18,6 +18,7 @@
 
 #include "client/FleetStore.h"
 #include "widgets/RackElevationWidget.h"
+#include "widgets/Theme.h"
 
 #include <QLineEdit>
 #include <QMenu>
@@ -148,9 +149,13 @@ private slots:
         m_server->fleet.setIsolated("r02", true);
         m_server->fleet.setLeak("r02", true);
         auto dialog = openDialog(draft(v1::ACTION_TYPE_RESTORE_RACK, "r02"));
+        const widgets::Theme& light = widgets::Theme::builtin(widgets::ThemeVariant::Light);
+        dialog->setColours(ui::ActionColours::of(light));
         QVERIFY(waitForPreview(*dialog));
         QCOMPARE(dialog->phase(), ActionDialog::Phase::PreviewFailed);
         QVERIFY(!dialog->preview()->allowed());
+        // The refusal stands out in the theme's critical colour (readable on the light theme).
+        QVERIFY2(dialog->previewHtml().contains(light.colors().crit.name()), qPrintable(dialog->previewHtml()));
         dialog->reasonEdit()->setText(QStringLiteral("leak fixed"));
         QVERIFY(!dialog->confirmButton()->isEnabled());
         QVERIFY(dialog->refreshButton()->isEnabled());
