@@ -335,7 +335,8 @@ void DigitalTwin::Impl::setRackState(std::uint32_t r) {
     rack.health = health;
     viewDirty = true;
     if (out) {
-        const std::string reason = state == RACK_STATE_ISOLATED ? "isolated"
+        // The state already says "isolated"; the reason says why.
+        const std::string reason = state == RACK_STATE_ISOLATED ? (rack.isolatedWhy.empty() ? "isolated" : rack.isolatedWhy)
                                    : out_ > 0 ? std::to_string(out_) + " of 18 trays out of service"
                                               : "";
         this->state(model->rackIndex(r), health, reason).set_rack_state(state);

@@ -519,6 +519,7 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, con
     if (rack.electricalIsolated && rack.liquidIsolated)
         return;
     rack.liquidIsolated = rack.electricalIsolated = true;
+    rack.isolatedWhy = why;
     viewDirty = true;
     std::vector<std::uint32_t> affectedJobs;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
@@ -548,6 +549,7 @@ void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
     if (!rack.electricalIsolated && !rack.liquidIsolated)
         return;
     rack.liquidIsolated = rack.electricalIsolated = false;
+    rack.isolatedWhy.clear();
     viewDirty = true;
     ++rack.restoreEpoch;
     event(SEVERITY_INFO, EVENT_TYPE_RACK_RESTORED, model->rackIndex(r), model->rackName(r) + " restored (" + why + ")");

@@ -89,6 +89,7 @@ struct RackRuntime {
     std::uint32_t trayIncidents = 0;
     bool liquidIsolated = false;
     bool electricalIsolated = false;
+    std::string isolatedWhy;  // "leak", "manual isolation", the operator's reason: the rack's state reason
     bool valveStuck = false;
     std::uint32_t leakWet = 0;
     std::uint32_t leakFaulted = 0;

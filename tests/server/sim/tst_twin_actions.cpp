@@ -228,6 +228,11 @@ void TwinActionsTest::isolateCutsFlowPowersDownAndMovesJobs() {
     QCOMPARE(power, 0.0f);
     QVERIFY(seen.hasEvent(EVENT_TYPE_OPERATOR_ACTION, "isolate r06: dave: drip under the manifold"));
     QVERIFY(seen.hasEvent(EVENT_TYPE_RACK_ISOLATED, "r06 isolated (dave: drip under the manifold)"));
+    // The rack's state says "isolated"; its reason says why, not "isolated" again.
+    QVERIFY(std::any_of(seen.states.begin(), seen.states.end(), [&](const EntityState& st) {
+        return st.entity_index() == r06.index() && st.rack_state() == RACK_STATE_ISOLATED
+               && st.reason() == "dave: drip under the manifold";
+    }));
     QVERIFY(std::any_of(seen.events.begin(), seen.events.end(), [](const Event& e) {
         return e.type() == EVENT_TYPE_JOB_INTERRUPTED && e.cause() == "operator_isolation";
     }));
