@@ -31,7 +31,7 @@ using namespace watchfloor::client;
 using namespace watchfloor::server::control;
 using control_test::RecordingActuator;
 using control_test::TestFleet;
-using watchfloor::testsupport::TcpDropProxy;
+using watchfloor::testing::TcpDropProxy;
 namespace v1 = watchfloor::v1;
 
 namespace {

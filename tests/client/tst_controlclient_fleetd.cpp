@@ -25,7 +25,7 @@ using watchfloor::client::ControlClient;
 using watchfloor::client::ControlClientOptions;
 using watchfloor::client::ControlResult;
 using watchfloor::testing::FleetdProcess;
-using watchfloor::testsupport::TcpDropProxy;
+using watchfloor::testing::TcpDropProxy;
 
 namespace {
 

@@ -6,70 +6,25 @@
 
 #include "ClientTestPrinters.h"
 
+#include "FleetdProcess.h"
+
 #include <QFileInfo>
-#include <QProcess>
-#include <QRegularExpression>
 #include <QtTest>
 
 using namespace watchfloor::client;
+using watchfloor::testing::FleetdProcess;
 namespace v1 = watchfloor::v1;
 
 namespace {
 
-// One fleetd child process; learns its port from the "listening on HOST:PORT" line.
-class FleetdProcess {
-public:
-    ~FleetdProcess() { kill(); }
+QString targetOf(const FleetdProcess& fleetd) { return QString::fromStdString(fleetd.address()); }
 
-    bool start(int seed, int port, QString* error) {
-        m_stderr.clear();
-        m_port = 0;
-        m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        m_process.start(qEnvironmentVariable("FLEETD_BIN"),
-                        {"--listen", QStringLiteral("127.0.0.1:%1").arg(port), "--seed", QString::number(seed),
-                         "--speed", "1"});
-        if (!m_process.waitForStarted(5000)) {
-            *error = m_process.errorString();
-            return false;
-        }
-        static const QRegularExpression listening(QStringLiteral("listening on [^ ]*:(\\d+)"));
-        QElapsedTimer timer;
-        timer.start();
-        while (timer.elapsed() < 15000) {
-            m_process.waitForReadyRead(200);
-            m_stderr += m_process.readAllStandardError();
-            if (const auto match = listening.match(QString::fromUtf8(m_stderr)); match.hasMatch()) {
-                m_port = match.captured(1).toInt();
-                return true;
-            }
-            if (m_process.state() == QProcess::NotRunning) break;
-        }
-        *error = m_process.state() == QProcess::NotRunning
-                     ? QStringLiteral("fleetd exited (status %1) before listening: %2")
-                           .arg(m_process.exitCode()).arg(QString::fromUtf8(m_stderr))
-                     : QStringLiteral("fleetd did not report listening within 15 s: ") + QString::fromUtf8(m_stderr);
-        return false;
-    }
-
-    void kill() {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished(5000);
-        }
-    }
-
-    QString target() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
-    int port() const { return m_port; }
-
-private:
-    QProcess m_process;
-    QByteArray m_stderr;
-    int m_port = 0;
-};
+// A real-time twin (speed 1) seeded per site, on a port of its own.
+QStringList twinArgs(int seed) { return {"--seed", QString::number(seed), "--speed", "1"}; }
 
 EndpointConfig configFor(const FleetdProcess& fleetd, const QString& label) {
     EndpointConfig c;
-    c.target = fleetd.target();
+    c.target = targetOf(fleetd);
     c.label = label;
     return c;
 }
@@ -81,22 +36,21 @@ class TestFleetdLoopback : public QObject {
 
 private slots:
     void initTestCase() {
-        if (!QFileInfo(qEnvironmentVariable("FLEETD_BIN")).isExecutable()) {
+        if (!QFileInfo(FleetdProcess::binary()).isExecutable()) {
             QSKIP("fleetd is not built (FLEETD_BIN)");
         }
     }
 
     void connectsAndGoesLive() {
         FleetdProcess fleetd;
-        QString error;
-        QVERIFY2(fleetd.start(1, 0, &error), qPrintable(error));
+        QVERIFY2(fleetd.start(twinArgs(1)), qPrintable(fleetd.errorString()));
         EndpointConnection connection(configFor(fleetd, "east"));
         FleetStore store;
         store.attach(&connection);
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
         QTRY_VERIFY_WITH_TIMEOUT(store.rackCount() > 0, 5000);
-        QVERIFY2(connection.statusText().contains(fleetd.target()), qPrintable(connection.statusText()));
+        QVERIFY2(connection.statusText().contains(targetOf(fleetd)), qPrintable(connection.statusText()));
         // Values keep flowing and are fresh.
         const EntityId rack = store.rackAt(0);
         const EntityId gpu = store.children(store.children(rack).front()).front();
@@ -109,8 +63,7 @@ private slots:
 
     void survivesARestart() {
         FleetdProcess fleetd;
-        QString error;
-        QVERIFY2(fleetd.start(1, 0, &error), qPrintable(error));
+        QVERIFY2(fleetd.start(twinArgs(1)), qPrintable(fleetd.errorString()));
         EndpointConnection connection(configFor(fleetd, "east"));
         FleetStore store;
         store.attach(&connection);
@@ -126,8 +79,7 @@ private slots:
         QVERIFY2(connection.statusText().contains("Retrying in"), qPrintable(connection.statusText()));
         QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Stale);  // shown, not trusted
 
-        FleetdProcess restarted;
-        QVERIFY2(restarted.start(1, fleetd.port(), &error), qPrintable(error));
+        QVERIFY2(fleetd.restartOnSamePort(), qPrintable(fleetd.errorString()));
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 20000);
         QTRY_COMPARE_WITH_TIMEOUT(connection.stats().snapshots, quint64(2), 5000);  // the restart snapshot
         QVERIFY(connection.runId() != firstRun);
@@ -136,8 +88,7 @@ private slots:
 
     void resumesOnTheSameServerWithoutGapOrDuplicate() {
         FleetdProcess fleetd;
-        QString error;
-        QVERIFY2(fleetd.start(1, 0, &error), qPrintable(error));
+        QVERIFY2(fleetd.start(twinArgs(1)), qPrintable(fleetd.errorString()));
         EndpointConnection connection(configFor(fleetd, "east"));
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
@@ -154,9 +105,8 @@ private slots:
 
     void mergesTwoEndpoints() {
         FleetdProcess one, two;
-        QString error;
-        QVERIFY2(one.start(1, 0, &error), qPrintable(error));
-        QVERIFY2(two.start(2, 0, &error), qPrintable(error));
+        QVERIFY2(one.start(twinArgs(1)), qPrintable(one.errorString()));
+        QVERIFY2(two.start(twinArgs(2)), qPrintable(two.errorString()));
         EndpointConnection a(configFor(one, "site-a"));
         EndpointConnection b(configFor(two, "site-b"));
         FleetStore store;

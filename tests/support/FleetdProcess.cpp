@@ -50,6 +50,18 @@ bool FleetdProcess::start(const QStringList& args, const QString& listen, int ti
 
 bool FleetdProcess::restart(int timeoutMs) { return start(args_, listen_, timeoutMs); }
 
+bool FleetdProcess::restartOnSamePort(int timeoutMs) {
+    if (port_ == 0) {
+        error_ = QStringLiteral("restartOnSamePort: fleetd never listened, so there is no port to reuse");
+        return false;
+    }
+    const QString listen = QString::fromStdString(address());
+    const QString firstListen = listen_;
+    const bool started = start(args_, listen, timeoutMs);
+    listen_ = firstListen;  // restart() keeps meaning "as first started"
+    return started;
+}
+
 std::string FleetdProcess::address() const {
     const QString host = host_.contains(':') && !host_.startsWith('[') ? '[' + host_ + ']' : host_;
     return (host + ':' + QString::number(port_)).toStdString();

@@ -32,6 +32,9 @@ public:
     bool start(const QStringList& args, const QString& listen = QStringLiteral("127.0.0.1:0"), int timeoutMs = 60'000);
     // Starts again with the same arguments and listen address (a new port when it was 0).
     bool restart(int timeoutMs = 60'000);
+    // Starts again with the same arguments on the port it listened on: a client that keeps its
+    // target sees a fleetd restart, as on a real host. Stops the running one first (SIGKILL).
+    bool restartOnSamePort(int timeoutMs = 60'000);
 
     QString errorString() const { return error_; }
     int port() const { return port_; }

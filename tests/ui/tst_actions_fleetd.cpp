@@ -3,7 +3,7 @@
 // in the Operations dock and succeeds, the twin's node state comes back through the telemetry
 // stream as drained (the page now offers Resume), and the Audit page shows the decision.
 
-#include "FleetdProcess.h"
+#include "FleetdProcess.h"  // tests/support
 
 #include "ActionBar.h"
 #include "ActionDialog.h"
@@ -46,18 +46,21 @@ private slots:
         tokens.write("token operator-token-e2e-000000001 principal=alice role=operator\n");
         tokens.close();
         tokens.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-        testing::FleetdProcess fleetd({QStringLiteral("--tokens"), tokens.fileName(), QStringLiteral("--audit-log"),
-                                       dir.filePath(QStringLiteral("audit.jsonl"))});
-        QVERIFY(fleetd.start());
+        testing::FleetdProcess fleetd;
+        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60"),
+                               QStringLiteral("--tokens"), tokens.fileName(), QStringLiteral("--audit-log"),
+                               dir.filePath(QStringLiteral("audit.jsonl"))}),
+                 qPrintable(fleetd.errorString()));
+        const QString target = QString::fromStdString(fleetd.address());
 
         client::FleetStore store;
         client::EndpointConfig config;
-        config.target = fleetd.endpoint();
+        config.target = target;
         client::EndpointConnection connection(config);
         store.attach(&connection);
         client::ChannelSecurity security;
         security.bearerToken = QStringLiteral("operator-token-e2e-000000001");
-        client::ControlClient control(fleetd.endpoint(), security);
+        client::ControlClient control(target, security);
         ui::PageContext context;
         context.store = &store;
         context.connections = {&connection};

@@ -2,7 +2,7 @@
 // when fleetd dies and comes back the wall shows a reconnecting banner and recovers by itself,
 // never opening a modal dialog.
 
-#include "FleetdProcess.h"
+#include "FleetdProcess.h"  // tests/support
 
 #include "ConnectionBanner.h"
 #include "MainWindow.h"
@@ -13,9 +13,11 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QComboBox>
+#include <QFile>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QTest>
+#include <QTimer>
 #include <QToolBar>
 
 using namespace watchfloor;
@@ -50,11 +52,13 @@ private slots:
     void wallHasNoControlsAndSurvivesAFleetdRestart()
     {
         testing::FleetdProcess fleetd;
-        QVERIFY(fleetd.start());
+        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60")}),
+                 qPrintable(fleetd.errorString()));
+        const QString target = QString::fromStdString(fleetd.address());
 
         client::FleetStore store;
         client::EndpointConfig config;
-        config.target = fleetd.endpoint();
+        config.target = target;
         config.staleAfter = std::chrono::milliseconds(2000);
         config.backoff.initial = std::chrono::milliseconds(200);
         config.backoff.cap = std::chrono::milliseconds(1000);
@@ -95,11 +99,11 @@ private slots:
         const ui::PageId first = wall.currentLocation().page;
         QTRY_VERIFY_WITH_TIMEOUT(wall.currentLocation().page != first, 6000);
 
-        fleetd.stop();
+        fleetd.kill();
         QTRY_VERIFY_WITH_TIMEOUT(wall.connectionBanner()->isVisible(), 10000);
-        QVERIFY(wall.connectionBanner()->text().contains(fleetd.endpoint()));
+        QVERIFY(wall.connectionBanner()->text().contains(target));
 
-        QVERIFY(fleetd.start());
+        QVERIFY2(fleetd.restartOnSamePort(), qPrintable(fleetd.errorString()));
         QTRY_VERIFY_WITH_TIMEOUT(store.endpointState(endpoint) == client::ConnectionState::Live, 20000);
         QTRY_VERIFY_WITH_TIMEOUT(!wall.connectionBanner()->isVisible(), 5000);
         QVERIFY2(!sawModal, "a modal dialog appeared on the wall display");

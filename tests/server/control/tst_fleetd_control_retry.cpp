@@ -5,133 +5,17 @@
 // request id has exactly one operation and exactly one "allow" record in the audit log.
 #include "FleetdControlFixture.h"
 
+#include "TcpDropProxy.h"
+
 #include <QTest>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <map>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 using namespace fleetd_control_test;
 using watchfloor::testing::FleetdProcess;
-
-namespace {
-
-// Forwards loopback TCP connections to fleetd. arm() makes the connection open now cut itself at
-// the chosen point of the next call; connections opened later pass through untouched.
-class CuttingProxy {
-public:
-    enum class Cut { AfterRequestForwarded = 1, AtFirstAnswerByte, AfterFirstAnswerChunk };
-
-    explicit CuttingProxy(int upstreamPort) : upstreamPort_(upstreamPort) {
-        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address = loopback(0);
-        socklen_t length = sizeof address;
-        ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        ::listen(listener_, 16);
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-        port_ = ntohs(address.sin_port);
-        acceptor_ = std::thread([this] { acceptLoop(); });
-    }
-    ~CuttingProxy() {
-        stopping_ = true;
-        ::shutdown(listener_, SHUT_RDWR);
-        ::close(listener_);
-        acceptor_.join();
-        std::lock_guard lock(mutex_);
-        for (auto& pipe : pipes_) pipe.join();
-    }
-    int port() const { return port_; }
-    void arm(Cut cut) { armed_ = static_cast<int>(cut); }
-    int cuts() const { return cuts_; }
-
-private:
-    static sockaddr_in loopback(int port) {
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        address.sin_port = htons(static_cast<std::uint16_t>(port));
-        return address;
-    }
-    // A reset, not a polite close: what a dying link or a crashed middlebox looks like.
-    static void reset(int fd) {
-        linger hard{1, 0};
-        ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
-        ::close(fd);
-    }
-    static bool sendAll(int fd, const char* data, ssize_t size) {
-        while (size > 0) {
-            const ssize_t sent = ::send(fd, data, static_cast<std::size_t>(size), MSG_NOSIGNAL);
-            if (sent <= 0) return false;
-            data += sent;
-            size -= sent;
-        }
-        return true;
-    }
-    void acceptLoop() {
-        while (!stopping_) {
-            const int client = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-            if (client < 0) continue;
-            const int server = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-            const sockaddr_in upstream = loopback(upstreamPort_);
-            if (::connect(server, reinterpret_cast<const sockaddr*>(&upstream), sizeof upstream) != 0) {
-                ::close(server);
-                ::close(client);
-                continue;
-            }
-            armed_ = 0;  // a new connection is not the one armed for
-            std::lock_guard lock(mutex_);
-            pipes_.emplace_back([this, client, server] { pipe(client, server); });
-        }
-    }
-    void pipe(int client, int server) {
-        pollfd fds[2] = {{client, POLLIN, 0}, {server, POLLIN, 0}};
-        char buffer[64 * 1024];
-        for (;;) {
-            if (::poll(fds, 2, 100) < 0 || stopping_) break;
-            const int cut = armed_;
-            if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-                const ssize_t n = ::recv(client, buffer, sizeof buffer, 0);
-                if (n <= 0 || !sendAll(server, buffer, n)) break;
-                if (cut == int(Cut::AfterRequestForwarded)) return cutBoth(client, server);
-            }
-            if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-                const ssize_t n = ::recv(server, buffer, sizeof buffer, 0);
-                if (n <= 0) break;
-                if (cut == int(Cut::AtFirstAnswerByte)) return cutBoth(client, server);
-                if (!sendAll(client, buffer, n)) break;
-                if (cut == int(Cut::AfterFirstAnswerChunk)) return cutBoth(client, server);
-            }
-        }
-        ::close(client);
-        ::close(server);
-    }
-    void cutBoth(int client, int server) {
-        armed_ = 0;
-        ++cuts_;
-        reset(client);
-        reset(server);
-    }
-
-    const int upstreamPort_;
-    int listener_ = -1;
-    int port_ = 0;
-    std::atomic<bool> stopping_{false};
-    std::atomic<int> armed_{0};
-    std::atomic<int> cuts_{0};
-    std::thread acceptor_;
-    std::mutex mutex_;
-    std::vector<std::thread> pipes_;
-};
-
-}  // namespace
+using watchfloor::testing::TcpDropProxy;
 
 class FleetdControlRetryTest : public QObject {
     Q_OBJECT
@@ -160,10 +44,13 @@ private slots:
         v1::ActionPreview preview;
         QTRY_VERIFY_WITH_TIMEOUT(direct.preview(kAlice, lastAck, &preview).ok(), 10'000);
 
-        CuttingProxy proxy(fleetd_.port());
+        TcpDropProxy proxy(static_cast<std::uint16_t>(fleetd_.port()));
         const std::string viaProxy = "127.0.0.1:" + std::to_string(proxy.port());
         std::map<std::string, std::string> operationOf;  // request id -> operation id
         int failedFirstAttempts = 0, executedBeforeTheCut = 0;
+        constexpr TcpDropProxy::CutPoint kCutPoints[] = {TcpDropProxy::CutPoint::AfterRequestForwarded,
+                                                         TcpDropProxy::CutPoint::AtFirstAnswerByte,
+                                                         TcpDropProxy::CutPoint::AfterFirstAnswerChunk};
         for (int i = 1; i <= kIterations; ++i) {
             // Two actions in three are acknowledgements (a second execution would fail loudly:
             // "already acknowledged"), one in three a drain that waits for the twin's tick.
@@ -180,7 +67,7 @@ private slots:
             }
             auto channel = newChannel(viaProxy);
             QVERIFY(channel->WaitForConnected(std::chrono::system_clock::now() + 5s));
-            proxy.arm(static_cast<CuttingProxy::Cut>(1 + i % 3));
+            proxy.cutNextCallAt(kCutPoints[i % 3]);
             ControlConnection cut(channel);
             v1::Operation op;
             grpc::Status status = cut.execute(kAlice, request, &op);
@@ -203,7 +90,7 @@ private slots:
             operationOf[requestId] = op.id();
         }
         qInfo("%d calls, %d connections cut, %d first attempts failed, %d of those had executed before the cut",
-              kIterations, proxy.cuts(), failedFirstAttempts, executedBeforeTheCut);
+              kIterations, proxy.callsCut(), failedFirstAttempts, executedBeforeTheCut);
         QVERIFY2(failedFirstAttempts >= kIterations / 2, "the proxy should break most first attempts");
 
         // Exactly one operation and one acceptance per request id; every acknowledgement succeeded once.

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace watchfloor::testsupport {
+namespace watchfloor::testing {
 
 struct TcpDropProxy::Connection {
     int client = -1;
@@ -41,21 +41,19 @@ void resetAndClose(int fd) {
     ::close(fd);
 }
 
-bool forward(int from, int to) {
-    char buffer[16384];
-    const ssize_t n = ::recv(from, buffer, sizeof buffer, 0);
-    if (n <= 0) {
-        return false;
-    }
-    for (ssize_t sent = 0; sent < n;) {
-        const ssize_t m = ::send(to, buffer + sent, std::size_t(n - sent), MSG_NOSIGNAL);
-        if (m <= 0) {
+bool sendAll(int fd, const char* data, ssize_t size) {
+    while (size > 0) {
+        const ssize_t sent = ::send(fd, data, std::size_t(size), MSG_NOSIGNAL);
+        if (sent <= 0) {
             return false;
         }
-        sent += m;
+        data += sent;
+        size -= sent;
     }
     return true;
 }
+
+bool readable(const pollfd& fd) { return (fd.revents & (POLLIN | POLLHUP | POLLERR)) != 0; }
 
 }  // namespace
 
@@ -137,6 +135,7 @@ void TcpDropProxy::acceptLoop() {
             ::close(upstream);
             continue;
         }
+        m_armedCut = kDisarmed;  // a new connection is not the one the cut was armed for
         const int one = 1;
         ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         ::setsockopt(upstream, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -158,19 +157,38 @@ void TcpDropProxy::acceptLoop() {
     }
 }
 
+bool TcpDropProxy::takeArmedCut(CutPoint point) {
+    int armed = armedValue(point);
+    if (!m_armedCut.compare_exchange_strong(armed, kDisarmed)) {
+        return false;
+    }
+    ++m_callsCut;
+    return true;
+}
+
 void TcpDropProxy::pump(const std::shared_ptr<Connection>& connection) {
+    std::vector<char> buffer(64 * 1024);
     while (!connection->cut) {
         pollfd fds[2] = {{connection->client, POLLIN, 0}, {connection->upstream, POLLIN, 0}};
         if (::poll(fds, 2, 200) < 0) {
             break;
         }
-        if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) && !forward(connection->client, connection->upstream)) {
-            break;
+        if (readable(fds[0])) {
+            const ssize_t n = ::recv(connection->client, buffer.data(), buffer.size(), 0);
+            if (n <= 0 || !sendAll(connection->upstream, buffer.data(), n)
+                || takeArmedCut(CutPoint::AfterRequestForwarded)) {
+                break;
+            }
         }
-        if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) && !forward(connection->upstream, connection->client)) {
-            break;
+        if (readable(fds[1])) {
+            const ssize_t n = ::recv(connection->upstream, buffer.data(), buffer.size(), 0);
+            if (n <= 0 || takeArmedCut(CutPoint::AtFirstAnswerByte) || !sendAll(connection->client, buffer.data(), n)
+                || takeArmedCut(CutPoint::AfterFirstAnswerChunk)) {
+                break;
+            }
         }
     }
+    // Every way out ends in a reset of both sides, an armed cut included.
     std::lock_guard lock(m_mutex);
     connection->cut = true;
     resetAndClose(connection->client);
@@ -179,4 +197,4 @@ void TcpDropProxy::pump(const std::shared_ptr<Connection>& connection) {
     connection->upstream = -1;
 }
 
-}  // namespace watchfloor::testsupport
+}  // namespace watchfloor::testing
