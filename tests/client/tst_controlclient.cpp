@@ -443,6 +443,8 @@ private slots:
         east->start();
         west->start();
         QTRY_VERIFY_WITH_TIMEOUT(east->isWatchLive() && west->isWatchLive(), 5000);
+        // A live watch asks ListOperations only then: wait for both lists, or 0 == 0 + 0 passes early.
+        QTRY_VERIFY_WITH_TIMEOUT(!east->operations().isEmpty() && !west->operations().isEmpty(), 5000);
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), east->operations().size() + west->operations().size(), 5000);
         QVERIFY(model.rowCount() >= 2);
         QSet<QString> labels;
