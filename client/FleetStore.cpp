@@ -807,7 +807,10 @@ std::vector<RankedEntity> FleetStore::worstRacks(int n) const {
         const auto it = alerts.find(r.id.key());
         if (it == alerts.end()) continue;
         r.score += 50.0 * it->second.first + 10.0 * it->second.second;
-        const QString a = QStringLiteral("%1 critical / %2 warning alert(s)").arg(it->second.first).arg(it->second.second);
+        QStringList counts;
+        if (it->second.first > 0) counts << QStringLiteral("%1 critical").arg(it->second.first);
+        if (it->second.second > 0) counts << QStringLiteral("%1 warning").arg(it->second.second);
+        const QString a = QStringLiteral("alerts in 15 min: %1").arg(counts.join(QStringLiteral(", ")));
         r.why = r.why == QStringLiteral("healthy") ? a : r.why + QStringLiteral(", ") + a;
     }
     const auto keep = std::min<std::size_t>(all.size(), std::size_t(std::max(n, 0)));

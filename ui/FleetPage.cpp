@@ -294,10 +294,8 @@ void FleetPage::refreshAttention()
             continue;
         const QString name = m_store.name(ranked.id);
         const client::EntityStatus status = m_store.status(ranked.id);
-        auto* item = new QListWidgetItem(
-            alerts > 0 ? QStringLiteral("%1 — %2 · %3 alert(s) in 15 min").arg(name, ranked.why).arg(alerts)
-                       : QStringLiteral("%1 — %2").arg(name, ranked.why),
-            m_attention);
+        // ranked.why already counts the rack's recent alerts by severity.
+        auto* item = new QListWidgetItem(QStringLiteral("%1 — %2").arg(name, ranked.why), m_attention);
         item->setData(Qt::UserRole, name);
         const bool critical = status.rackState == v1::RACK_STATE_ISOLATED || status.health == v1::HEALTH_STATE_FAILED;
         item->setForeground(critical ? m_theme->colors().crit : m_theme->colors().warn);
