@@ -2,6 +2,7 @@
 
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
+#include "OperatorActions.h"
 
 #include "client/FleetStore.h"
 #include "widgets/Theme.h"
@@ -20,8 +21,8 @@ constexpr int kMaxShown = 200;
 constexpr int kSerialRole = Qt::UserRole + 1;
 }  // namespace
 
-IncidentsDock::IncidentsDock(const client::FleetStore& store, QWidget* parent)
-    : QDockWidget(QStringLiteral("Alerts"), parent), m_store(store), m_list(new QListWidget(this))
+IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* actions, QWidget* parent)
+    : QDockWidget(QStringLiteral("Alerts"), parent), m_store(store), m_actions(actions), m_list(new QListWidget(this))
 {
     setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetFloatable);
     m_list->setUniformItemSizes(false);
@@ -75,19 +76,31 @@ void IncidentsDock::rebuild()
 void IncidentsDock::showContextMenu(const QPoint& pos)
 {
     QListWidgetItem* item = m_list->itemAt(pos);
-    const client::StoredEvent* event = item ? m_store.eventBySerial(item->data(kSerialRole).toULongLong()) : nullptr;
+    if (!item)
+        return;
+    QMenu menu(this);
+    populateMenu(menu, m_list->row(item));
+    if (!menu.isEmpty())
+        menu.exec(m_list->viewport()->mapToGlobal(pos));
+}
+
+void IncidentsDock::populateMenu(QMenu& menu, int row)
+{
+    QListWidgetItem* item = m_list->item(row);
+    const quint64 serial = item ? item->data(kSerialRole).toULongLong() : 0;
+    const client::StoredEvent* event = item ? m_store.eventBySerial(serial) : nullptr;
     if (!event)
         return;
     const client::EntityId entityId = m_store.eventEntity(*event);
     const QString entity = m_store.name(entityId);
-    QMenu menu(this);
     // The menu runs an event loop in which the store may trim this event: copy what it needs.
     menu.addAction(QStringLiteral("Open %1").arg(entity),
                    [this, entityId] { emit navigationRequested(locationFor(m_store, entityId)); });
     menu.addAction(QStringLiteral("Copy name"), [entity] { QApplication::clipboard()->setText(entity); });
     const QString message = QString::fromStdString(event->event.message());
     menu.addAction(QStringLiteral("Copy message"), [message] { QApplication::clipboard()->setText(message); });
-    menu.exec(m_list->viewport()->mapToGlobal(pos));
+    if (m_actions)
+        m_actions->addToMenu(menu, m_actions->draftsForEvent(serial), window());
 }
 
 }  // namespace watchfloor::ui

@@ -1,12 +1,14 @@
 #pragma once
-// The dock beside every page: the newest warning and critical events, newest first. Double-click
-// (or Enter) opens the entity's page; the context menu copies the entity name or the message.
+// The Alerts dock beside every page: the newest warning and critical events, newest first.
+// Double-click (or Enter) opens the entity's page; the context menu copies the entity name or the
+// message and, for an operator, acknowledges the event.
 
 #include "NavigationHistory.h"
 
 #include <QDockWidget>
 
 class QListWidget;
+class QMenu;
 
 namespace watchfloor::client {
 class FleetStore;
@@ -18,13 +20,18 @@ class Theme;
 
 namespace watchfloor::ui {
 
+class OperatorActions;
+
 class IncidentsDock : public QDockWidget {
     Q_OBJECT
 public:
-    IncidentsDock(const client::FleetStore& store, QWidget* parent = nullptr);
+    // `actions` null: no acknowledge entry (war room, viewers).
+    IncidentsDock(const client::FleetStore& store, OperatorActions* actions, QWidget* parent = nullptr);
 
     void applyTheme(const widgets::Theme& theme);
     int incidentCount() const;
+    // The context menu of a row (what a right-click shows): open, copy, acknowledge.
+    void populateMenu(QMenu& menu, int row);
 
 signals:
     void navigationRequested(const watchfloor::ui::Location& location);
@@ -34,6 +41,7 @@ private:
     void showContextMenu(const QPoint& pos);
 
     const client::FleetStore& m_store;
+    OperatorActions* m_actions;
     const widgets::Theme* m_theme = nullptr;
     QListWidget* m_list;
 };

@@ -186,7 +186,7 @@ void MainWindow::buildToolBar()
 
 void MainWindow::buildDocks()
 {
-    m_incidents = new IncidentsDock(*m_context.store, this);
+    m_incidents = new IncidentsDock(*m_context.store, m_context.actions, this);
     m_incidents->setObjectName(QStringLiteral("incidentsDock"));
     addDockWidget(Qt::RightDockWidgetArea, m_incidents);
     connect(m_incidents, &IncidentsDock::navigationRequested, this, &MainWindow::navigate);

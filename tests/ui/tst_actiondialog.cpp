@@ -11,6 +11,7 @@
 #include "ActionDialog.h"
 #include "EntityTableView.h"
 #include "FleetPage.h"
+#include "IncidentsDock.h"
 #include "JobsPage.h"
 #include "MainWindow.h"
 #include "OperatorActions.h"
@@ -285,6 +286,20 @@ private slots:
         jobsPage->table()->populateMenu(jobMenu, jobsPage->table()->proxy()->index(0, 0));
         QCOMPARE(actionEntries(jobMenu) > 0, expectActions);
         QCOMPARE(jobsPage->actionBar()->isVisibleTo(jobsPage), expectActions);
+
+        // The Alerts dock acknowledges the event under the cursor (row 0: the newest alert).
+        // (The wall has no docks at all.)
+        auto* alerts = window.findChild<ui::IncidentsDock*>();
+        QCOMPARE(alerts == nullptr, wall);
+        if (alerts) {
+            QVERIFY(alerts->incidentCount() > 0);
+            QMenu alertMenu;
+            alerts->populateMenu(alertMenu, 0);
+            QCOMPARE(actionEntries(alertMenu) > 0, expectActions);
+            if (expectActions)
+                QVERIFY2(entryTexts(alertMenu).join(u',').contains(QStringLiteral("Acknowledge event")),
+                         qPrintable(entryTexts(alertMenu).join(", ")));
+        }
 
         // A menu action opens the dialog for that target, on this operator's client.
         if (expectActions) {
