@@ -109,14 +109,25 @@ QList<ActionDraft> OperatorActions::draftsForEvent(quint64 eventSerial) const
     if (!event)
         return {};
     client::ControlClient* client = actorFor(event->endpoint);
-    if (!client || client->isAcknowledged(event->event.id()))
+    if (!client)
         return {};
-    ActionDraft d;
-    d.endpoint = event->endpoint;
-    d.request.set_type(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT);
-    d.request.set_event_id(event->event.id());
-    d.label = QStringLiteral("Acknowledge event %1…").arg(event->event.id());
-    return {d};
+    QList<ActionDraft> drafts;
+    if (!client->isAcknowledged(event->event.id())) {
+        ActionDraft d;
+        d.endpoint = event->endpoint;
+        d.request.set_type(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT);
+        d.request.set_event_id(event->event.id());
+        d.label = QStringLiteral("Acknowledge event %1…").arg(event->event.id());
+        drafts << d;
+    }
+    // The breaker's trip alert is where an admin looks when automatic draining stopped; fleetd's
+    // preview says whether it is still tripped.
+    if (event->event.cause() == "automation_circuit_breaker" && client->role() == v1::ROLE_ADMIN) {
+        ActionDraft reset = draft(event->endpoint, v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER, {});
+        reset.label = actionTitle(v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER) + QStringLiteral("…");
+        drafts << reset;
+    }
+    return drafts;
 }
 
 QStringList OperatorActions::nodesToAvoid(EntityId job) const

@@ -47,7 +47,8 @@ public:
     // drained or resumed, a rack isolated or restored, a job restarted. Empty when the operator
     // may not act there.
     QList<ActionDraft> draftsFor(client::EntityId entity) const;
-    // Acknowledging the event (by store serial), unless it is acknowledged already.
+    // Acknowledging the event (by store serial), unless it is acknowledged already; for an admin,
+    // resetting the automation circuit breaker from its trip alert.
     QList<ActionDraft> draftsForEvent(quint64 eventSerial) const;
 
     // Adds a separator and one entry per draft; returns how many entries were added (0: nothing

@@ -26,6 +26,7 @@ namespace control = watchfloor::server::control;
 inline constexpr const char* kViewerToken = "viewer-token-000000001";
 inline constexpr const char* kAliceToken = "operator-token-00000002";
 inline constexpr const char* kBobToken = "operator-token-00000003";
+inline constexpr const char* kCarolToken = "admin-token-00000000004";
 
 class RecordingAcknowledger : public control::EventAcknowledger {
 public:

@@ -223,6 +223,53 @@ private slots:
         QCOMPARE(dialog->request().exclude_node_names_size(), 2);
     }
 
+    // The breaker's trip alert offers an admin the reset (and everyone who may act the ack); the
+    // preview is fleetd's, which refuses a reset it cannot do.
+    void breakerResetIsOfferedToAnAdminOnItsTripAlert_data()
+    {
+        QTest::addColumn<QString>("token");
+        QTest::addColumn<bool>("expectReset");
+        QTest::newRow("operator") << QString::fromLatin1(testing::kAliceToken) << false;
+        QTest::newRow("admin") << QString::fromLatin1(testing::kCarolToken) << true;
+    }
+    void breakerResetIsOfferedToAnAdminOnItsTripAlert()
+    {
+        QFETCH(QString, token);
+        QFETCH(bool, expectReset);
+        auto control = m_server->client(token.toLatin1().constData());
+        QTRY_VERIFY_WITH_TIMEOUT(control->canAct(), 10000);
+        testing::SyntheticFleet fleet;
+        fleet.addEvent(5, v1::SEVERITY_CRITICAL, v1::EVENT_TYPE_AUTOMATED_ACTION, fleet.r02,
+                       "automatic draining stopped: 3 drains in 1h; an admin resets the breaker after review",
+                       [](v1::Event& e) { e.set_cause("automation_circuit_breaker"); });
+        client::FleetStore store;
+        store.apply(store.addEndpoint(QStringLiteral("synthetic")), fleet.snapshot);
+        store.flushChanges();
+        quint64 trip = 0;
+        for (quint64 serial = store.firstEventSerial(); serial < store.nextEventSerial(); ++serial) {
+            const client::StoredEvent* e = store.eventBySerial(serial);
+            trip = e && e->event.id() == 5 ? serial : trip;
+        }
+        QVERIFY(store.eventBySerial(trip) && store.eventBySerial(trip)->event.id() == 5);
+        ui::OperatorActions actions(store, {control.get()});
+        QStringList labels;
+        const QList<ui::ActionDraft> drafts = actions.draftsForEvent(trip);
+        for (const ui::ActionDraft& d : drafts)
+            labels << d.label;
+        QVERIFY2(labels.contains(QStringLiteral("Acknowledge event 5…")), qPrintable(labels.join(", ")));
+        QCOMPARE(labels.contains(QStringLiteral("Reset automation breaker…")), expectReset);
+        if (!expectReset)
+            return;
+        auto dialog = std::make_unique<ActionDialog>(*control, drafts.back().request);
+        dialog->show();
+        QVERIFY(waitForPreview(*dialog));
+        QCOMPARE(dialog->phase(), ActionDialog::Phase::PreviewFailed);
+        // This fleetd has no --auto-drain: its preview says so rather than resetting anything.
+        QVERIFY2(dialog->previewHtml().contains(QStringLiteral("would refuse this now"))
+                     && dialog->previewHtml().contains(QStringLiteral("--auto-drain")),
+                 qPrintable(dialog->previewHtml()));
+    }
+
     // Menus and action bars on real pages, for an operator, a viewer, and the war room.
     void menus_data()
     {
