@@ -49,24 +49,35 @@ private:
     testing::SyntheticFleet m_fleet;
     std::unique_ptr<client::FleetStore> m_store;
     std::unique_ptr<ui::MainWindow> m_window;
+    int m_endpoint = -1;
 
-private slots:
-    void init()
+    // A fresh store and window; the snapshot is applied before the window exists unless the test
+    // wants the window up first (as the console starts: it waits for the first snapshot).
+    void openWindow(bool snapshotFirst, QSize size)
     {
+        m_window.reset();
         m_store = std::make_unique<client::FleetStore>();
-        const int endpoint = m_store->addEndpoint(QStringLiteral("synthetic"));
-        m_store->apply(endpoint, m_fleet.snapshot);
+        m_endpoint = m_store->addEndpoint(QStringLiteral("synthetic"));
+        if (snapshotFirst)
+            applySnapshot();
+        ui::PageContext context;
+        context.store = m_store.get();
+        m_window = std::make_unique<ui::MainWindow>(context, ui::MainWindowOptions{});
+        m_window->resize(size);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+    void applySnapshot()
+    {
+        m_store->apply(m_endpoint, m_fleet.snapshot);
         m_store->flushChanges();
         const QString error = m_store->lastError();
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(m_store->rackCount(), 2);
-        ui::PageContext context;
-        context.store = m_store.get();
-        m_window = std::make_unique<ui::MainWindow>(context, ui::MainWindowOptions{});
-        m_window->resize(1600, 1000);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     }
+
+private slots:
+    void init() { openWindow(true, {1600, 1000}); }
     void cleanup()
     {
         m_window.reset();
@@ -113,19 +124,9 @@ private slots:
     void everyChartShowsItsTimeAxis()
     {
         QFETCH(int, page);
-        // As the console starts: the window is up before the first snapshot arrives.
-        m_window.reset();
-        m_store = std::make_unique<client::FleetStore>();
-        const int endpoint = m_store->addEndpoint(QStringLiteral("synthetic"));
-        ui::PageContext context;
-        context.store = m_store.get();
-        m_window = std::make_unique<ui::MainWindow>(context, ui::MainWindowOptions{});
-        m_window->resize(1920, 1080);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        openWindow(false, {1920, 1080});
         QTest::qWait(200);
-        m_store->apply(endpoint, m_fleet.snapshot);
-        m_store->flushChanges();
+        applySnapshot();
         QVERIFY(m_window->navigate({PageId(page), {}}));
         QTest::qWait(200);
         const auto charts = m_window->currentPage()->findChildren<widgets::TimeSeriesChart*>();
