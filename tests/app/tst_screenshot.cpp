@@ -2,7 +2,7 @@
 // fleetd is exit 1 with a message, and every page renders to a 1920×1080 PNG that is not blank
 // from a real fleetd.
 
-#include "../ui/FleetdProcess.h"
+#include "FleetdProcess.h"  // tests/support
 
 #include <QFile>
 #include <QImage>
@@ -82,7 +82,9 @@ private slots:
             || !QFile::exists(watchfloor::testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
         watchfloor::testing::FleetdProcess fleetd;
-        QVERIFY(fleetd.start());
+        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60")}),
+                 qPrintable(fleetd.errorString()));
+        const QString endpoint = QString::fromStdString(fleetd.address());
         QTemporaryDir dir;
         // A corrupt settings file must not stop the console: defaults, and a warning saying so.
         const QString settings = dir.filePath(QStringLiteral("watchfloor.conf"));
@@ -92,7 +94,7 @@ private slots:
         corrupt.close();
         for (const char* page : {"fleet", "rack", "cooling", "links", "goodput", "jobs", "events"}) {
             const QString path = dir.filePath(QStringLiteral("%1.png").arg(QLatin1String(page)));
-            const Run run = runConsole({"--endpoint", fleetd.endpoint(), "--page", QLatin1String(page), "--screenshot", path,
+            const Run run = runConsole({"--endpoint", endpoint, "--page", QLatin1String(page), "--screenshot", path,
                                         "--timeout", "15", "--settle", "1", "--settings", settings});
             QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(page), run.output)));
             if (QLatin1String(page) == QLatin1String("fleet"))

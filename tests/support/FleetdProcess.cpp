@@ -2,7 +2,10 @@
 
 #include <QElapsedTimer>
 
+#include <arpa/inet.h>
 #include <csignal>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -118,6 +121,23 @@ FleetdProcess::Exit FleetdProcess::run(const QStringList& args, int timeoutMs) {
     exit.stdErr = QString::fromUtf8(process.readAllStandardError());
     exit.stdOut = QString::fromUtf8(process.readAllStandardOutput());
     return exit;
+}
+
+int freeLoopbackPort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return 0;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    int port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0
+        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+        port = ntohs(address.sin_port);
+    ::close(fd);
+    return port;
 }
 
 }  // namespace watchfloor::testing

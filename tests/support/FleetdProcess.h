@@ -71,4 +71,8 @@ private:
     int port_ = 0;
 };
 
+// A loopback TCP port nobody listens on right now (bound, read, released): for "unreachable
+// endpoint" tests. Another process may take it later; tests only need it closed for a moment.
+int freeLoopbackPort();
+
 }  // namespace watchfloor::testing
