@@ -34,8 +34,14 @@ void addJobsHit(const FleetView& fleet, const std::set<std::string>& jobs, const
             preview.add_warnings("no facts for job " + name + "; its cost is not counted");
             continue;
         }
-        worstAge_s = std::max(worstAge_s, job->checkpointAgeSeconds);
-        wasted_gpu_s += job->checkpointAgeSeconds * job->gpus;
+        if (job->checkpointAgeKnown) {
+            worstAge_s = std::max(worstAge_s, job->checkpointAgeSeconds);
+            wasted_gpu_s += job->checkpointAgeSeconds * job->gpus;
+        } else {
+            preview.add_warnings("checkpoint age of job " + name +
+                                 " is unknown (the scheduler runs it, fleetd has no progress reports): "
+                                 "its lost progress is not counted");
+        }
         restart_gpu_s += static_cast<double>(policy.restartOverhead.count()) * job->gpus;
     }
     preview.set_checkpoint_age_s(worstAge_s);

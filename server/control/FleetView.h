@@ -27,6 +27,7 @@ struct JobFacts {
     double checkpointAgeSeconds = 0;  // since the last completed checkpoint
     std::vector<std::string> nodes;
     std::uint64_t stateVersion = 0;
+    bool checkpointAgeKnown = true;    // false: a job only the scheduler knows (no progress reports)
 };
 
 struct RackFacts {

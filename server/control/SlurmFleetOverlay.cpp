@@ -145,6 +145,26 @@ std::optional<NodeFacts> SlurmFleetView::node(const std::string& name) const {
     return facts;
 }
 
+std::optional<JobFacts> SlurmFleetView::job(const std::string& name) const {
+    if (std::optional<JobFacts> known = inner_.job(name)) return known;
+    const auto view = poller_.view();
+    if (!view->everRead) return std::nullopt;
+    JobFacts facts;
+    facts.name = name;
+    facts.checkpointAgeKnown = false;
+    std::uint64_t versions = 0;
+    for (const auto& [node, slurm] : view->nodes) {
+        if (std::find(slurm.jobs.begin(), slurm.jobs.end(), name) == slurm.jobs.end()) continue;
+        facts.nodes.push_back(node);
+        versions += slurm.version;
+        if (const auto inner = inner_.node(node)) facts.gpus += inner->gpus;
+    }
+    if (facts.nodes.empty()) return std::nullopt;
+    std::sort(facts.nodes.begin(), facts.nodes.end());  // the map's order is not stable
+    facts.stateVersion = combinedVersion(0, versions);
+    return facts;
+}
+
 std::optional<RackFacts> SlurmFleetView::rack(const std::string& name) const {
     std::optional<RackFacts> facts = inner_.rack(name);
     if (!facts) return facts;

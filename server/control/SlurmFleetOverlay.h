@@ -84,7 +84,9 @@ public:
     SlurmFleetView(const FleetView& inner, const SlurmNodeStatePoller& poller) : inner_(inner), poller_(poller) {}
 
     std::optional<NodeFacts> node(const std::string& name) const override;
-    std::optional<JobFacts> job(const std::string& name) const override { return inner_.job(name); }
+    // The inner view's job, else a job only Slurm runs: its nodes and GPUs from Slurm, its
+    // checkpoint age unknown (so a restart can still be previewed and done, its cost flagged).
+    std::optional<JobFacts> job(const std::string& name) const override;
     // isolated: the source says so, or Slurm has every tray of the rack out of service (Slurm's
     // share of an isolation), so that restore-rack can resume them.
     std::optional<RackFacts> rack(const std::string& name) const override;

@@ -467,6 +467,28 @@ private slots:
         QCOMPARE(node->gpus, 4u);
         QVERIFY(!view.node("r09-n01"));
         QVERIFY(view.rack("r01")->isolated);  // every tray out of service in Slurm
+
+        // A job only Slurm runs can be previewed and restarted; its unknown checkpoint age is
+        // said, not invented.
+        QVERIFY(view.job("twin-job")->checkpointAgeKnown);
+        const auto slurmOnly = view.job("llm-70b");
+        QVERIFY(slurmOnly);
+        QVERIFY(!slurmOnly->checkpointAgeKnown);
+        QCOMPARE(slurmOnly->nodes, std::vector<std::string>{"r01-n01"});
+        QCOMPARE(slurmOnly->gpus, 4u);
+        QVERIFY(!view.job("nobody-runs-this"));
+        v1::ActionRequest restart;
+        restart.set_type(v1::ACTION_TYPE_RESTART_JOB);
+        restart.set_job_name("llm-70b");
+        const PreviewResult preview = computeBlastRadius(view, restart, BlastRadiusPolicy{});
+        QVERIFY2(preview.status.ok(), preview.status.error_message().c_str());
+        QVERIFY(preview.preview.allowed());
+        QCOMPARE(preview.preview.checkpoint_age_s(), 0.0);
+        QCOMPARE(preview.preview.expected_wasted_progress_s(), 0.0);
+        QVERIFY(preview.preview.expected_goodput_cost_gpu_s() > 0);  // the restart itself is counted
+        QCOMPARE(preview.preview.warnings_size(), 1);
+        QVERIFY2(QString::fromStdString(preview.preview.warnings(0)).contains("checkpoint age of job llm-70b is unknown"),
+                 preview.preview.warnings(0).c_str());
         const auto nodeVersion = node->stateVersion;
         const auto rackVersion = view.rack("r01")->stateVersion;
 
