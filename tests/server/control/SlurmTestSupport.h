@@ -37,7 +37,8 @@ public:
         }
         dir_ = dir;
         QProcess start;
-        start.start(script(), QStringList{"start", dir} + options);
+        // --owner: the cluster is stopped even when this test is killed before its destructor runs.
+        start.start(script(), QStringList{"start", dir, "--owner", QString::number(::getpid())} + options);
         if (!start.waitForFinished(40000)) {
             error_ = "slurm-loopback start did not finish within 40 s";
             started_ = true;  // stop whatever it left a pid file for
