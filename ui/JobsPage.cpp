@@ -46,6 +46,9 @@ JobsPage::JobsPage(const PageContext& context, QWidget* parent)
     layout->addWidget(m_header);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     m_table->setObjectName(QStringLiteral("jobsTable"));
+    // Every column is a short value sized to its contents; stretching the last (Straggler) pushed
+    // its number to the far edge, away from the job it belongs to.
+    m_table->horizontalHeader()->setStretchLastSection(false);
     splitter->addWidget(m_table);
     auto* detail = new QWidget(splitter);
     auto* detailLayout = new QHBoxLayout(detail);
@@ -218,13 +221,13 @@ void JobsPage::refreshDetail()
                                                     formatRatioPercent(job->ettr_sliding_1h_ratio()),
                                                     formatRatioPercent(job->expected_ettr_ratio()),
                                                     formatRatioPercent(job->mfu_ratio())));
-    html += row(QStringLiteral("Checkpoint"), QStringLiteral("every %1 (Young/Daly optimum %2) · save cost %3 · last at step "
-                                                             "%4, %5 ago")
+    const QString last = job->last_checkpoint_unix_ms() > 0
+                             ? QStringLiteral("last at step %1, %2 ago").arg(job->last_checkpoint_step()).arg(formatDuration(age))
+                             : QStringLiteral("none durable yet");
+    html += row(QStringLiteral("Checkpoint"), QStringLiteral("every %1 (Young/Daly optimum %2) · save cost %3 · %4")
                                                   .arg(formatDuration(job->checkpoint_interval_s()),
                                                        formatDuration(job->young_daly_interval_s()),
-                                                       formatDuration(job->checkpoint_save_s()))
-                                                  .arg(job->last_checkpoint_step())
-                                                  .arg(formatDuration(age)));
+                                                       formatDuration(job->checkpoint_save_s()), last));
     html += row(QStringLiteral("Interruptions"),
                 job->mtti_s() > 0 ? QStringLiteral("%1 · MTTI %2 (95 %: %3–%4)")
                                         .arg(job->interruptions())

@@ -165,6 +165,25 @@ private slots:
         }
     }
 
+    // A job with no durable checkpoint yet says so (it read "last at step 0, n/a ago").
+    void jobDetailSaysWhenThereIsNoCheckpointYet()
+    {
+        QVERIFY(m_window->navigate({PageId::Jobs, QStringLiteral("vision-ft")}));
+        auto* jobs = qobject_cast<ui::JobsPage*>(m_window->currentPage());
+        QVERIFY2(jobs->detailText().contains(QStringLiteral("last at step")), qPrintable(jobs->detailText()));
+
+        v1::Job* job = m_fleet.snapshot.mutable_snapshot()->mutable_jobs(1);
+        QCOMPARE(job->name(), std::string("vision-ft"));
+        const std::int64_t last = job->last_checkpoint_unix_ms();
+        job->set_last_checkpoint_unix_ms(0);
+        openWindow(true, {1600, 1000});
+        job->set_last_checkpoint_unix_ms(last);
+        QVERIFY(m_window->navigate({PageId::Jobs, QStringLiteral("vision-ft")}));
+        jobs = qobject_cast<ui::JobsPage*>(m_window->currentPage());
+        QVERIFY2(jobs->detailText().contains(QStringLiteral("none durable yet")), qPrintable(jobs->detailText()));
+        QVERIFY(!jobs->detailText().contains(QStringLiteral("n/a ago")));
+    }
+
     void rackPageListsTheXidWithItsAction()
     {
         QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r02-n07-g2")}));
