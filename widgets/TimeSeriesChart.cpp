@@ -63,9 +63,9 @@ TimeSeriesChart::TimeSeriesChart(QWidget* parent)
     m_chart->addAxis(m_timeAxis, Qt::AlignBottom);
     m_chart->addAxis(m_valueAxis, Qt::AlignLeft);
     m_view = embedChart(this, m_chart);
-    // The widget's resize arrives before QtCharts lays the chart out at the new size, so fit the
-    // ticks (and the M4 column grid) again once the plot area really changed. Queued: not from
-    // inside QtCharts' own layout pass.
+    // A resize re-reduces once QtCharts has laid the chart out at the new size (the widget's own
+    // resize event comes before that, with the old plot width): ticks and the M4 column grid fit
+    // the plot area as drawn. Queued: not from inside QtCharts' own layout pass.
     connect(m_chart, &QChart::plotAreaChanged, this, &TimeSeriesChart::refresh, Qt::QueuedConnection);
     applyTheme();
 }
@@ -289,12 +289,6 @@ int TimeSeriesChart::timeTickCountFor(const QString& format) const
     const double slot = metrics.horizontalAdvance(sample) + 1.6 * metrics.height();
     const double plotWidth = m_chart->plotArea().width() > 0 ? m_chart->plotArea().width() : width() - 80.0;
     return std::clamp(int(plotWidth / slot) + 1, 2, 6);
-}
-
-void TimeSeriesChart::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    refresh();
 }
 
 ExportResult TimeSeriesChart::exportPng(const QString& path) const

@@ -79,9 +79,6 @@ public:
 
     QSize sizeHint() const override { return {640, 280}; }
 
-protected:
-    void resizeEvent(QResizeEvent* event) override;
-
 private:
     struct Series {
         QString name;

@@ -72,6 +72,11 @@ void TestTimeSeriesChart::reducesTenThousandPointsPerPixelColumn()
     const int shown = m_chart->displayedPointCount(s);
     QVERIFY2(shown > 0 && shown <= 4 * m_chart->width(), qPrintable(QString::number(shown)));
     QVERIFY(shown < 10'000);
+
+    // A narrower chart re-reduces from the raw points onto its new plot width.
+    m_chart->resize(300, 300);
+    QTRY_VERIFY2(m_chart->displayedPointCount(s) <= 4 * 300, qPrintable(QString::number(m_chart->displayedPointCount(s))));
+    QVERIFY(m_chart->displayedPointCount(s) > 0);
 }
 
 void TestTimeSeriesChart::csvHasOneRowPerRawPointInWindow()
