@@ -25,21 +25,32 @@ struct Sample {
 struct FleetChanges {
     UnixTime time{};                                  // when all samples below were measured
     std::vector<Sample> samples;
+    // Real sources read values that were measured at different instants (each target's scrape
+    // time): then sampleTimesMs[i] is when samples[i] was measured, and `time` is when the
+    // source read them. Empty (the twin): every sample was measured at `time`.
+    std::vector<std::int64_t> sampleTimesMs;
     std::vector<watchfloor::v1::EntityState> states;  // entities whose state changed
     std::vector<watchfloor::v1::Event> events;        // ids left 0: the store assigns them
     std::vector<watchfloor::v1::Job> jobs;            // jobs whose fields changed (whole message)
     bool hasFleet = false;
     watchfloor::v1::FleetGoodput fleet;
+    std::vector<watchfloor::v1::SourceStatus> sources; // sources whose status changed
+
+    std::int64_t sampleTimeMs(std::size_t i) const {
+        return sampleTimesMs.empty() ? time.time_since_epoch().count() : sampleTimesMs[i];
+    }
 
     void clear() {
         samples.clear();
+        sampleTimesMs.clear();
+        sources.clear();
         states.clear();
         events.clear();
         jobs.clear();
         hasFleet = false;
     }
     bool empty() const {
-        return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet;
+        return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty();
     }
 };
 

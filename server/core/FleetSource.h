@@ -19,6 +19,13 @@ public:
     // Advance the source to `until` (at most one telemetry period ahead of now()) and append
     // everything that changed into `out`. Called from a single thread.
     virtual void advanceTo(UnixTime until, FleetChanges& out) = 0;
+
+    // How often periodic metrics are refreshed, for the console's freshness rule (a value older
+    // than 3 periods is stale). Zero: the cadence documented on watchfloor.v1.Metric (the twin).
+    virtual std::chrono::milliseconds telemetryPeriod() const { return std::chrono::milliseconds(0); }
+    // True when counters and link states are re-read every period (real sources) rather than
+    // sent on change (the twin).
+    virtual bool countersPeriodic() const { return false; }
 };
 
 }  // namespace watchfloor::server

@@ -24,23 +24,26 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
     for (const auto& e : changes.events) *first->add_events() = e;
     for (const auto& j : changes.jobs) *first->add_jobs() = j;
     if (changes.hasFleet) *first->mutable_fleet() = changes.fleet;
+    for (const auto& source : changes.sources) *first->add_sources() = source;
     deltas.push_back(first);
     if (changes.samples.empty()) return deltas;
 
-    // Group by metric (all samples of one FleetChanges share its time), in first-seen order.
-    std::vector<v1::Metric> order;
-    std::unordered_map<int, std::vector<std::uint32_t>> positions;
+    // Group by (metric, sample time), in first-seen order: one block per group.
+    std::vector<std::uint64_t> order;
+    std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> positions;
     for (std::uint32_t i = 0; i < changes.samples.size(); ++i) {
-        auto& list = positions[changes.samples[i].metric];
-        if (list.empty()) order.push_back(changes.samples[i].metric);
+        const std::uint64_t key = blockKey(changes.samples[i].metric, changes.sampleTimeMs(i));
+        auto& list = positions[key];
+        if (list.empty()) order.push_back(key);
         list.push_back(i);
     }
     const std::size_t budget = std::max<std::size_t>(limits_.maxDeltaBytes / kBytesPerSample, 256);
     std::size_t used = first->ByteSizeLong() / kBytesPerSample;
     v1::Delta* delta = first.get();
-    for (v1::Metric metric : order) {
+    for (std::uint64_t key : order) {
         v1::SampleBlock* block = nullptr;
-        for (std::uint32_t i : positions[metric]) {
+        const auto& members = positions[key];
+        for (std::uint32_t i : members) {
             if (used >= budget) {
                 deltas.push_back(std::make_shared<v1::Delta>());
                 delta = deltas.back().get();
@@ -50,8 +53,8 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
             }
             if (!block) {
                 block = delta->add_samples();
-                block->set_metric(metric);
-                block->set_sample_time_unix_ms(toUnixMs(changes.time));
+                block->set_metric(changes.samples[i].metric);
+                block->set_sample_time_unix_ms(changes.sampleTimeMs(i));
             }
             block->add_entity_indexes(changes.samples[i].entityIndex);
             block->add_values(changes.samples[i].value);
@@ -78,7 +81,7 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
                 if (inserted) {
                     series_.push_back({s.entityIndex, s.metric});
                     value_.push_back(s.value);
-                    sampleTimeMs_.push_back(timeMs);
+                    sampleTimeMs_.push_back(0);
                 }
                 id = it->second;
                 if (i >= previousKeys_.size()) {
@@ -89,7 +92,7 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
                 previousIds_[i] = id;
             }
             value_[id] = s.value;
-            sampleTimeMs_[id] = timeMs;
+            sampleTimeMs_[id] = changes.sampleTimesMs.empty() ? timeMs : changes.sampleTimesMs[i];
             seriesIds[i] = id;
         }
         if (sink) sink->onSamples(changes.time, changes.samples, seriesIds);
@@ -102,6 +105,7 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
             fleet_ = changes.fleet;
             hasFleet_ = true;
         }
+        for (const auto& source : changes.sources) sources_[source.name()] = source;
         for (auto& e : *deltas.front()->mutable_events()) {
             e.set_id(++lastEventId_);
             journal_.append(e);
@@ -136,6 +140,7 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
         if (filter.selectsEntity(index_, entity)) *snap.add_states() = state;
     for (const auto& [jobIndex, job] : jobs_) *snap.add_jobs() = job;
     if (hasFleet_) *snap.mutable_fleet() = fleet_;
+    for (const auto& [name, source] : sources_) *snap.add_sources() = source;
     for (auto& e : journal_.recent(limits_.snapshotEvents,
                                    [&](const v1::Event& e) { return filter.wantsEvent(index_, e); }))
         *snap.add_recent_events() = std::move(e);
@@ -210,6 +215,13 @@ std::string FleetStateStore::entityName(std::uint32_t index) const {
 bool FleetStateStore::isJob(std::uint32_t index) const {
     std::shared_lock lock(mu_);
     return jobs_.count(index) != 0;
+}
+
+std::optional<LatestValue> FleetStateStore::latest(std::uint32_t entity, v1::Metric metric) const {
+    std::shared_lock lock(mu_);
+    auto it = seriesOf_.find(seriesKey(entity, metric));
+    if (it == seriesOf_.end()) return std::nullopt;
+    return LatestValue{value_[it->second], sampleTimeMs_[it->second]};
 }
 
 std::optional<std::uint32_t> FleetStateStore::findSeries(std::uint32_t entity, v1::Metric metric) const {

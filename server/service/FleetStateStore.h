@@ -46,6 +46,11 @@ struct StoreLimits {
 
 using DeltaPtr = std::shared_ptr<const watchfloor::v1::Delta>;
 
+struct LatestValue {
+    float value;                 // NaN = blank
+    std::int64_t sampleTimeMs;   // when it was measured
+};
+
 // One key per SampleBlock: metric values stay below 2^16 and sample times below 2^47 ms.
 inline std::uint64_t blockKey(watchfloor::v1::Metric metric, std::int64_t sampleTimeMs) {
     return (std::uint64_t(sampleTimeMs) << 16) ^ std::uint64_t(metric);
@@ -75,6 +80,8 @@ public:
     std::string entityName(std::uint32_t index) const;
     bool isJob(std::uint32_t index) const;
     std::optional<std::uint32_t> findSeries(std::uint32_t entity, watchfloor::v1::Metric metric) const;
+    // The newest value of one series, with its sample time; nothing when never reported.
+    std::optional<LatestValue> latest(std::uint32_t entity, watchfloor::v1::Metric metric) const;
 
 private:
     static std::uint64_t seriesKey(std::uint32_t entity, watchfloor::v1::Metric metric) {
@@ -108,6 +115,7 @@ private:
     std::unordered_map<std::string, std::uint32_t> jobByName_;
     bool hasFleet_ = false;
     watchfloor::v1::FleetGoodput fleet_;
+    std::map<std::string, watchfloor::v1::SourceStatus> sources_;
 
     mutable std::mutex topologyMu_;
     mutable std::map<std::string, std::shared_ptr<const watchfloor::v1::Topology>> topologyByFilter_;

@@ -50,8 +50,10 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     self->store_ = std::make_unique<FleetStateStore>(source.topology(), o.store);
     self->log_ = std::make_unique<ReplayLog>(o.log);
     self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
-    self->pump_ = std::make_unique<SubscriptionPump>(*self->store_, *self->log_,
-                                                     ServerIdentity{newRunId(), o.serverVersion, o.speed}, o.pump);
+    ServerIdentity identity{newRunId(), o.serverVersion, o.speed};
+    identity.telemetryPeriodMs = source.telemetryPeriod().count();
+    identity.countersPeriodic = source.countersPeriodic();
+    self->pump_ = std::make_unique<SubscriptionPump>(*self->store_, *self->log_, std::move(identity), o.pump);
     self->service_ = std::make_unique<TelemetryService>(*self->store_, *self->log_, *self->history_, *self->pump_);
 
     grpc::EnableDefaultHealthCheckService(true);

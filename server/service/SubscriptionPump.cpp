@@ -246,6 +246,8 @@ EncodedMessage SubscriptionPump::snapshotFor(SubscriberStream& stream) {
         snapshot.set_server_version(identity_.serverVersion);
         snapshot.set_run_id(identity_.runId);
         snapshot.set_sim_speed(identity_.simSpeed);
+        snapshot.set_telemetry_period_ms(identity_.telemetryPeriodMs);
+        snapshot.set_counters_periodic(identity_.countersPeriodic);
         shared = {std::make_shared<const std::string>(snapshot.SerializeAsString()), snapshot.sequence(), now};
     }
     stream.cursor_ = shared.sequence;

@@ -27,6 +27,8 @@ struct ServerIdentity {
     std::string runId;          // new on every start
     std::string serverVersion;  // "fleetd 0.1.0"
     double simSpeed = 1.0;
+    std::int64_t telemetryPeriodMs = 0;  // FleetSource::telemetryPeriod()
+    bool countersPeriodic = false;       // FleetSource::countersPeriodic()
 };
 
 struct PumpOptions {
