@@ -1,0 +1,169 @@
+#include "CurlTransfer.h"
+
+#include "OneLine.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <stdexcept>
+
+namespace watchfloor::server::prom::detail {
+
+namespace {
+
+constexpr std::size_t kKeptBufferBytes = std::size_t(64) << 20;
+
+std::string secondsText(std::chrono::milliseconds timeout) {
+    char text[32];
+    if (timeout.count() % 1000 == 0)
+        std::snprintf(text, sizeof text, "%lld s", static_cast<long long>(timeout.count() / 1000));
+    else
+        std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(timeout.count()) / 1000.0);
+    return text;
+}
+
+bool isTlsFailure(CURLcode code) {
+    switch (code) {
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CLIENTCERT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+}  // namespace
+
+std::string withoutCredentials(std::string_view url) {
+    const auto scheme = url.find("://");
+    if (scheme == std::string_view::npos) return std::string(url);
+    const auto hostStart = scheme + 3;
+    const auto pathStart = std::min(url.find('/', hostStart), url.size());
+    const auto at = url.substr(0, pathStart).rfind('@');
+    if (at == std::string_view::npos || at < hostStart) return std::string(url);
+    return std::string(url.substr(0, hostStart)) + std::string(url.substr(at + 1));
+}
+
+CurlTransfer::CurlTransfer() : easy_(curl_easy_init()) {
+    if (!easy_) throw std::runtime_error("curl_easy_init failed");
+}
+
+CurlTransfer::~CurlTransfer() {
+    curl_easy_cleanup(easy_);
+}
+
+void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, const StoreOptions& options,
+                           std::size_t tag) {
+    curl_easy_reset(easy_);
+    tag_ = tag;
+    endpoint_ = request.endpoint;
+    form_ = request.form;
+    body_.clear();
+    overCap_ = false;
+    cap_ = options.maxResponseBytes;
+    errorBuffer_[0] = '\0';
+    started_ = std::chrono::steady_clock::now();
+
+    if (request.post) {
+        url_ = request.endpoint;
+        curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, form_.c_str());
+        curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(form_.size()));
+    } else {
+        url_ = request.endpoint + "?" + form_;
+        curl_easy_setopt(easy_, CURLOPT_HTTPGET, 1L);
+    }
+    curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(easy_, CURLOPT_PRIVATE, this);
+    curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, errorBuffer_);
+    curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy_, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy_, CURLOPT_USERAGENT, "watchfloor-fleetd");
+    curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
+    curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.timeout.count()));
+    curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
+    // "" offers every encoding this libcurl decodes; the write callback sees decoded bytes, so
+    // the size cap bounds memory, not wire bytes.
+    curl_easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &CurlTransfer::onData);
+    curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
+    if (auth.headers) curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, auth.headers);
+    if (!auth.basicUser.empty()) {
+        curl_easy_setopt(easy_, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
+        curl_easy_setopt(easy_, CURLOPT_USERNAME, auth.basicUser.c_str());
+        curl_easy_setopt(easy_, CURLOPT_PASSWORD, auth.basicPassword.c_str());
+    }
+    if (options.maxRedirects > 0) {
+        // A store behind a proxy that moved it; POST stays POST so long queries survive, and
+        // libcurl does not carry credentials to another host.
+        curl_easy_setopt(easy_, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(easy_, CURLOPT_MAXREDIRS, static_cast<long>(options.maxRedirects));
+        curl_easy_setopt(easy_, CURLOPT_POSTREDIR, static_cast<long>(CURL_REDIR_POST_ALL));
+        curl_easy_setopt(easy_, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    }
+    if (!options.caFile.empty()) curl_easy_setopt(easy_, CURLOPT_CAINFO, options.caFile.c_str());
+    if (!options.clientCertFile.empty()) curl_easy_setopt(easy_, CURLOPT_SSLCERT, options.clientCertFile.c_str());
+    if (!options.clientKeyFile.empty()) curl_easy_setopt(easy_, CURLOPT_SSLKEY, options.clientKeyFile.c_str());
+}
+
+int CurlTransfer::httpStatus() const {
+    long status = 0;
+    curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+    return static_cast<int>(status);
+}
+
+std::size_t CurlTransfer::onData(char* data, std::size_t size, std::size_t count, void* self) {
+    return static_cast<CurlTransfer*>(self)->append(data, size * count);
+}
+
+std::size_t CurlTransfer::append(const char* data, std::size_t bytes) {
+    if (bytes > cap_ - std::min(cap_, body_.size())) {
+        overCap_ = true;
+        return 0;  // anything but `bytes` aborts the transfer with CURLE_WRITE_ERROR
+    }
+    const std::size_t needed = body_.size() + bytes + kJsonPadding;
+    if (body_.capacity() < needed) {
+        std::size_t reserve = std::max(needed, body_.capacity() * 2);
+        if (body_.empty()) {
+            curl_off_t announced = -1;
+            curl_easy_getinfo(easy_, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced);
+            if (announced > 0 && static_cast<std::size_t>(announced) <= cap_)
+                reserve = std::max(reserve, static_cast<std::size_t>(announced) + kJsonPadding);
+        }
+        body_.reserve(reserve);
+    }
+    body_.append(data, bytes);
+    return bytes;
+}
+
+void CurlTransfer::releaseLargeBuffer() {
+    if (body_.capacity() > kKeptBufferBytes) std::string().swap(body_);
+}
+
+std::string CurlTransfer::describeFailure(CURLcode code, const StoreOptions& options) const {
+    const std::string detail = oneLine(errorBuffer_[0] ? errorBuffer_ : curl_easy_strerror(code), kMaxMessageChars);
+    long osErrno = 0;
+    curl_easy_getinfo(easy_, CURLINFO_OS_ERRNO, &osErrno);
+    if (code == CURLE_WRITE_ERROR && overCap_)
+        return "answer from " + endpoint_ + " exceeds " + std::to_string(options.maxResponseBytes) +
+               " bytes (maxResponseBytes); refused";
+    if (code == CURLE_OPERATION_TIMEDOUT) return "timeout after " + secondsText(options.timeout) + " waiting for " + endpoint_;
+    if (code == CURLE_COULDNT_CONNECT && osErrno == ECONNREFUSED) return "connection refused by " + endpoint_;
+    if (code == CURLE_COULDNT_CONNECT) return "cannot connect to " + endpoint_ + ": " + detail;
+    if (code == CURLE_COULDNT_RESOLVE_HOST) return "cannot resolve the host of " + endpoint_ + ": " + detail;
+    if (code == CURLE_TOO_MANY_REDIRECTS)
+        return "more than " + std::to_string(options.maxRedirects) + " redirects from " + endpoint_;
+    if (isTlsFailure(code)) return "TLS failure with " + endpoint_ + ": " + detail;
+    return std::string(curl_easy_strerror(code)) + " with " + endpoint_ + ": " + detail;
+}
+
+}  // namespace watchfloor::server::prom::detail

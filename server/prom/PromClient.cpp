@@ -1,0 +1,297 @@
+#include "PromClient.h"
+
+#include "CurlTransfer.h"
+#include "OneLine.h"
+#include "PromDecoder.h"
+#include "SecretFile.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+
+namespace watchfloor::server::prom {
+
+using detail::CurlTransfer;
+using detail::Request;
+using detail::RequestAuth;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+void appendEncoded(std::string& out, std::string_view text) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || u == '-' || u == '.' ||
+            u == '_' || u == '~') {
+            out += c;
+        } else {
+            out += '%';
+            out += kHex[u >> 4];
+            out += kHex[u & 15];
+        }
+    }
+}
+
+// The API takes times as (float) Unix seconds.
+std::string secondsParameter(std::int64_t ms) {
+    const long long whole = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+    const long long fraction = ms - whole * 1000;
+    char text[48];
+    if (fraction == 0)
+        std::snprintf(text, sizeof text, "%lld", whole);
+    else
+        std::snprintf(text, sizeof text, "%lld.%03lld", whole, fraction);
+    return text;
+}
+
+class Form {
+public:
+    Form& add(std::string_view name, std::string_view value) {
+        if (!text_.empty()) text_ += '&';
+        text_ += name;
+        text_ += '=';
+        appendEncoded(text_, value);
+        return *this;
+    }
+    std::string take() { return std::move(text_); }
+
+private:
+    std::string text_;
+};
+
+// The owner of libcurl's global state for the process; libcurl wants it set up once, early.
+void initialiseCurlOnce() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw std::runtime_error("curl_global_init failed");
+    });
+}
+
+QueryResult failed(std::string error) {
+    QueryResult result;
+    result.error = std::move(error);
+    return result;
+}
+
+}  // namespace
+
+class PromClient::Impl {
+public:
+    using Decode = std::function<QueryResult(std::size_t request, std::string_view paddedBody)>;
+
+    explicit Impl(StoreOptions options)
+        : options_(std::move(options)), bearer_(options_.bearerTokenFile), password_(options_.basicAuthPasswordFile) {
+        initialiseCurlOnce();
+        while (!options_.url.empty() && options_.url.back() == '/') options_.url.pop_back();
+        options_.maxConcurrentQueries = std::max<std::size_t>(1, options_.maxConcurrentQueries);
+        multi_ = curl_multi_init();
+        if (!multi_) throw std::runtime_error("curl_multi_init failed");
+        curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.maxConcurrentQueries));
+        curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.maxConcurrentQueries));
+    }
+
+    ~Impl() {
+        transfers_.clear();
+        curl_multi_cleanup(multi_);
+    }
+
+    const StoreOptions& options() const { return options_; }
+
+    Request request(std::string_view apiPath, std::string form) const {
+        Request r;
+        r.endpoint = options_.url + std::string(apiPath);
+        r.post = r.endpoint.size() + 1 + form.size() > options_.postAbove;
+        r.form = std::move(form);
+        return r;
+    }
+
+    Request instantRequest(std::string_view promql, std::optional<std::int64_t> atMs) const {
+        Form form;
+        form.add("query", promql);
+        if (atMs) form.add("time", secondsParameter(*atMs));
+        return request("/api/v1/query", form.take());
+    }
+
+    // Runs every request with at most maxConcurrentQueries in flight and decodes each answer as it
+    // completes, on this thread.
+    std::vector<QueryResult> run(std::span<const Request> requests, const Decode& decode) {
+        std::vector<QueryResult> results(requests.size());
+        RequestAuth auth;
+        std::string authError;
+        if (!buildAuth(auth, authError)) {
+            for (auto& r : results) r = failed(authError);
+            return results;
+        }
+        std::size_t next = 0, active = 0;
+        std::vector<CurlTransfer*> idle;
+        for (auto& transfer : transfers_) idle.push_back(transfer.get());
+        while (next < requests.size() || active > 0) {
+            while (active < options_.maxConcurrentQueries && next < requests.size()) {
+                CurlTransfer& transfer = acquire(idle);
+                transfer.prepare(requests[next], auth, options_, next);
+                curl_multi_add_handle(multi_, transfer.handle());
+                ++active;
+                ++next;
+            }
+            int running = 0;
+            curl_multi_perform(multi_, &running);
+            int queued = 0;
+            while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
+                if (message->msg != CURLMSG_DONE) continue;
+                CurlTransfer* transfer = nullptr;
+                curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &transfer);
+                const CURLcode code = message->data.result;
+                curl_multi_remove_handle(multi_, message->easy_handle);
+                results[transfer->tag()] = finish(*transfer, code, decode);
+                transfer->releaseLargeBuffer();
+                idle.push_back(transfer);
+                --active;
+            }
+            // Every transfer carries its own timeout, so this loop ends; the poll only waits for
+            // sockets or the next libcurl timer.
+            if (active > 0) curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
+        }
+        curl_slist_free_all(auth.headers);
+        return results;
+    }
+
+    detail::Decoder& decoder() { return decoder_; }
+
+private:
+    // Handles live as long as the client, so their connections and TLS sessions are reused;
+    // between runs every handle is idle.
+    CurlTransfer& acquire(std::vector<CurlTransfer*>& idle) {
+        if (!idle.empty()) {
+            CurlTransfer* transfer = idle.back();
+            idle.pop_back();
+            return *transfer;
+        }
+        transfers_.push_back(std::make_unique<CurlTransfer>());
+        return *transfers_.back();
+    }
+
+    bool buildAuth(RequestAuth& auth, std::string& error) {
+        auth.headers = curl_slist_append(auth.headers, "Accept: application/json");
+        // libcurl would otherwise wait for "100 Continue" before a large POST body.
+        auth.headers = curl_slist_append(auth.headers, "Expect:");
+        if (!options_.tenant.empty())
+            auth.headers = curl_slist_append(auth.headers, ("X-Scope-OrgID: " + options_.tenant).c_str());
+        if (bearer_.configured()) {
+            const auto token = bearer_.read(error);
+            if (!token) {
+                error = "bearer token: " + error;
+                curl_slist_free_all(auth.headers);
+                auth.headers = nullptr;
+                return false;
+            }
+            auth.headers = curl_slist_append(auth.headers, ("Authorization: Bearer " + *token).c_str());
+        }
+        if (!options_.basicAuthUser.empty()) {
+            auth.basicUser = options_.basicAuthUser;
+            if (password_.configured()) {
+                const auto password = password_.read(error);
+                if (!password) {
+                    error = "basic-auth password: " + error;
+                    curl_slist_free_all(auth.headers);
+                    auth.headers = nullptr;
+                    return false;
+                }
+                auth.basicPassword = *password;
+            }
+        }
+        return true;
+    }
+
+    QueryResult finish(CurlTransfer& transfer, CURLcode code, const Decode& decode) {
+        QueryResult result;
+        const int status = transfer.httpStatus();
+        if (code != CURLE_OK) {
+            result = failed(transfer.describeFailure(code, options_));
+        } else if (status >= 200 && status < 300) {
+            result = decode(transfer.tag(), transfer.body());
+            if (!result.ok && !decoder_.lastErrorFromStore()) result.error += " (answer from " + transfer.endpoint() + ")";
+        } else if (auto storeError = decoder_.storeError(transfer.body())) {
+            result = failed("HTTP " + std::to_string(status) + " " + *storeError);
+        } else {
+            const std::string start = oneLine(transfer.body(), 200);
+            result = failed("HTTP " + std::to_string(status) + " from " + transfer.endpoint() +
+                            (start.empty() ? std::string(" (empty body)") : ": " + start));
+        }
+        result.httpStatus = status;
+        result.seconds = secondsSince(transfer.started());
+        return result;
+    }
+
+    StoreOptions options_;
+    SecretFile bearer_;
+    SecretFile password_;
+    CURLM* multi_ = nullptr;
+    std::vector<std::unique_ptr<CurlTransfer>> transfers_;
+    detail::Decoder decoder_;
+};
+
+PromClient::PromClient(StoreOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+PromClient::~PromClient() = default;
+
+const StoreOptions& PromClient::options() const {
+    return impl_->options();
+}
+
+QueryResult PromClient::instantQuery(std::string_view promql, std::optional<std::int64_t> atMs,
+                                     const InstantCallback& onSample) {
+    const Request request = impl_->instantRequest(promql, atMs);
+    auto results = impl_->run(std::span(&request, 1), [&](std::size_t, std::string_view body) {
+        return impl_->decoder().instant(body, onSample);
+    });
+    return std::move(results.front());
+}
+
+QueryResult PromClient::rangeQuery(std::string_view promql, std::int64_t startMs, std::int64_t endMs,
+                                   std::int64_t stepMs, const RangeCallback& onSeries) {
+    if (stepMs <= 0) return failed("range query step must be positive (got " + std::to_string(stepMs) + " ms)");
+    if (endMs < startMs) return failed("range query ends before it starts");
+    Form form;
+    form.add("query", promql)
+        .add("start", secondsParameter(startMs))
+        .add("end", secondsParameter(endMs))
+        .add("step", secondsParameter(stepMs));
+    const Request request = impl_->request("/api/v1/query_range", form.take());
+    auto results = impl_->run(std::span(&request, 1), [&](std::size_t, std::string_view body) {
+        return impl_->decoder().range(body, onSeries);
+    });
+    return std::move(results.front());
+}
+
+std::vector<QueryResult> PromClient::instantQueries(std::span<const std::string> promqls,
+                                                    std::optional<std::int64_t> atMs,
+                                                    const IndexedInstantCallback& onSample) {
+    std::vector<Request> requests;
+    requests.reserve(promqls.size());
+    for (const auto& promql : promqls) requests.push_back(impl_->instantRequest(promql, atMs));
+    return impl_->run(requests, [&](std::size_t query, std::string_view body) {
+        return impl_->decoder().instant(body, [&](std::span<const Label> labels, Point point) {
+            onSample(query, labels, point);
+        });
+    });
+}
+
+std::int64_t rangeStepFor(std::int64_t startMs, std::int64_t endMs, std::int64_t minStepMs, std::int64_t maxPoints) {
+    const std::int64_t floorStep = std::max<std::int64_t>(1, minStepMs);
+    if (endMs <= startMs || maxPoints < 2) return floorStep;
+    // A range of `span` at step s holds floor(span / s) + 1 points.
+    const std::int64_t span = endMs - startMs;
+    const std::int64_t intervals = maxPoints - 1;
+    const std::int64_t needed = span / intervals + (span % intervals != 0 ? 1 : 0);
+    return std::max(floorStep, needed);
+}
+
+}  // namespace watchfloor::server::prom
