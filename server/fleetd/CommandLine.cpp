@@ -58,6 +58,30 @@ bool checkControlFlags(const std::string& controlOnlyFlag, const CommandLine& cl
     return true;
 }
 
+// A real source reads the site's fleet: its topology comes from the fleet file's inventory, and
+// the twin's knobs would silently do nothing.
+bool checkSourceFlags(const std::vector<std::string>& args, const CommandLine& cl,
+                      const std::vector<std::string>& sourceFlags, std::string* problem) {
+    if (!cl.sources.realSource()) {
+        for (const auto& flag : sourceFlags)
+            if (flag != "--source")
+                return *problem = flag + " needs --source prometheus=URL (the twin is not polled)", false;
+        return true;
+    }
+    if (cl.fleetFile.empty())
+        return *problem = "--source prometheus=URL needs --fleet FILE: the site's racks and the host names of "
+                          "their trays (the inventory)",
+               false;
+    for (const auto& arg : args)
+        for (const char* twinOnly : {"--scenario", "--speed", "--seed", "--racks", "--regions", "--sim-duration",
+                                     "--dump-events", "--simulate"})
+            if (arg == twinOnly || arg.rfind(std::string(twinOnly) + "=", 0) == 0)
+                return *problem = std::string(twinOnly) + " is for the digital twin; fleetd reads a real source "
+                                  "(--source prometheus=URL)",
+                       false;
+    return true;
+}
+
 }  // namespace
 
 std::string usageText() {
@@ -96,6 +120,8 @@ std::string usageText() {
            "  --auto-drain N/WINDOW  drain on the Xids fleet policy drains on, as principal 'auto'; the\n"
            "                         circuit breaker trips past N distinct nodes per WINDOW (e.g. 5/10m)\n"
            "                         and holds until an admin resets it\n"
+           "\n"
+           + sourceUsageText() +
            "\n"
            "  --version              print the version and exit\n"
            "  --help                 print this help and exit\n"
@@ -207,6 +233,7 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
          }},
     };
     std::string controlOnlyFlag;
+    std::vector<std::string> twinOrSourceFlags;  // in the order given, to name a misplaced one
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string flag = args[i], value;
         bool hasInlineValue = false;
@@ -230,6 +257,13 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
             static const std::set<std::string> controlOnly = {"--audit-log",  "--require-approval", "--approval-ttl",
                                                               "--scheduler",  "--slurm-conf",       "--auto-drain"};
             if (controlOnlyFlag.empty() && controlOnly.count(flag)) controlOnlyFlag = flag;
+        } else if (isSourceFlag(flag)) {
+            if (!hasInlineValue) {
+                if (i + 1 >= args.size()) return *problem = flag + ": missing value", false;
+                value = args[++i];
+            }
+            if (!applySourceFlag(flag, value, cl.sources, problem)) return false;
+            twinOrSourceFlags.push_back(flag);
         } else {
             *problem = "unknown option \"" + args[i] + "\"";
             return false;
@@ -245,6 +279,7 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
     }
     if (cl.simDuration) cl.mode = CommandLine::Mode::DumpEvents;
     if (!checkControlFlags(controlOnlyFlag, cl, problem)) return false;
+    if (!checkSourceFlags(args, cl, twinOrSourceFlags, problem)) return false;
     if (cl.racks && cl.regions && *cl.regions > *cl.racks) {
         *problem = "--regions (" + std::to_string(*cl.regions) + ") cannot exceed --racks (" +
                    std::to_string(*cl.racks) + ")";

@@ -2,6 +2,7 @@
 // fleetd's command line: parsed into options or a message naming the bad flag (exit code 2).
 
 #include "ControlPlane.h"
+#include "SourceFlags.h"
 
 #include <chrono>
 #include <cstdint>
@@ -28,6 +29,8 @@ struct CommandLine {
     // Operator actions (ControlService). Off without --tokens; see controlEnabled().
     control::ControlOptions control;
     bool auditLogGiven = false;  // else fleetd picks defaultAuditLogPath()
+    // Real telemetry sources (--source prometheus=URL ...); the twin when none is given.
+    SourceFlags sources;
 
     bool controlEnabled() const { return !control.tokensFile.empty(); }
 };

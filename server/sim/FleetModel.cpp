@@ -145,6 +145,7 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
             auto* node = topo.add_nodes();
             node->set_index(trayIndex(t));
             node->set_name(trayName);
+            node->set_hostname(rs.hosts.empty() ? trayName : rs.hosts[slot]);
             node->set_rack_index(rackIndex(r));
             node->set_slot(slot + 1);
             rack->add_node_indexes(trayIndex(t));
@@ -165,6 +166,7 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
                 gpu->set_name(gpuName);
                 gpu->set_node_index(trayIndex(t));
                 gpu->set_local_id(k);
+                gpu->set_dcgm_gpu_index(rs.layout.dcgmGpuIndex[k]);
                 gpu->set_uuid(gpuUuid(g));
                 gpu->set_model_name("NVIDIA GB200");
                 gpu->set_slowdown_temp_c(87.0);
@@ -196,6 +198,8 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
                                      twoDigits(trayInRegion / kTraysPerLeaf + 1));
                 nic->set_switch_port(trayInRegion % kTraysPerLeaf + 1);
                 nic->set_link_rate_gbps(400.0);
+                nic->set_host_device(rs.layout.nics[k].device);
+                nic->set_host_port(rs.layout.nics[k].port);
                 node->add_nic_port_indexes(nicIndex(n));
             }
         }

@@ -1,5 +1,6 @@
 #include "FleetSpec.h"
 
+#include "Hostlist.h"
 #include "LineParser.h"
 #include "TrainingModels.h"
 
@@ -14,6 +15,20 @@ namespace {
 constexpr std::uint32_t kRacksPerRow = 10;
 constexpr std::uint32_t kRowsPerHall = 20;
 constexpr std::uint32_t kMaxRacks = 100'000;
+constexpr std::size_t kTraysPerRackSpec = 18;  // NVL72: 18 compute trays (FleetModel's kTraysPerRack)
+
+// "a,b,c" → {"a", "b", "c"}; an empty item stays (and is refused by the caller).
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = text.find(',', start);
+        items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos)
+            return items;
+        start = comma + 1;
+    }
+}
 
 std::string regionName(std::uint32_t i) {
     static const char* const names[] = {"us-east", "us-west", "eu-central", "eu-west",
@@ -119,6 +134,75 @@ std::optional<std::vector<std::string>> expandNameList(const std::string& text,
     return names;
 }
 
+namespace {
+
+// "0,1,2,3" → four distinct DCGM indexes; "mlx5_0:1,..." → four distinct device:port names.
+bool readHostLayout(OptionReader& options, HostLayout& layout) {
+    if (auto gpus = options.text("gpus")) {
+        const auto items = splitList(*gpus);
+        std::set<std::uint32_t> seen;
+        if (items.size() != layout.dcgmGpuIndex.size())
+            return options.fail("gpus= needs the DCGM index of each of the 4 GPU slots, e.g. gpus=0,1,2,3");
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            char* end = nullptr;
+            const unsigned long index = std::strtoul(items[k].c_str(), &end, 10);
+            if (items[k].empty() || *end != '\0' || index > 63 || !seen.insert(std::uint32_t(index)).second)
+                return options.fail("gpus= item '" + items[k] + "' is not a distinct GPU index in [0, 63]");
+            layout.dcgmGpuIndex[k] = std::uint32_t(index);
+        }
+    }
+    if (auto nics = options.text("nics")) {
+        const auto items = splitList(*nics);
+        std::set<std::string> seen;
+        if (items.size() != layout.nics.size())
+            return options.fail("nics= needs DEVICE:PORT for each of the 4 rails, e.g. nics=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            const auto colon = items[k].find(':');
+            const std::string device = items[k].substr(0, colon);
+            char* end = nullptr;
+            const unsigned long port =
+                colon == std::string::npos ? 0 : std::strtoul(items[k].c_str() + colon + 1, &end, 10);
+            if (device.empty() || !isPlainHostName(device) || port == 0 || port > 255 || *end != '\0' ||
+                !seen.insert(items[k]).second)
+                return options.fail("nics= item '" + items[k] + "' is not a distinct DEVICE:PORT (e.g. mlx5_0:1)");
+            layout.nics[k] = {device, std::uint32_t(port)};
+        }
+    }
+    return true;
+}
+
+// hosts=HOSTLIST of every rack, once racks have their names: exactly one host per compute
+// tray, each unique in the fleet. "{rack}" stands for the rack's name, so one 'racks' line can
+// name the hosts of all its racks.
+bool expandRackHosts(FleetSpec& spec, ConfigError* error) {
+    std::map<std::string, int> hostLines;
+    for (auto& rack : spec.racks) {
+        if (rack.hostsPattern.empty())
+            continue;
+        auto fail = [&](const std::string& problem) {
+            if (error)
+                *error = {spec.sourceFile, rack.sourceLine, problem};
+            return false;
+        };
+        std::string pattern = rack.hostsPattern;
+        for (auto at = pattern.find("{rack}"); at != std::string::npos; at = pattern.find("{rack}"))
+            pattern.replace(at, 6, rack.name);
+        auto hosts = expandHostlist(pattern);
+        if (!hosts)
+            return fail("hosts= '" + pattern + "' is not a hostlist (e.g. hosts=gb200-r01-n[01-18])");
+        if (hosts->size() != kTraysPerRackSpec)
+            return fail("hosts= '" + pattern + "' names " + std::to_string(hosts->size()) + " hosts for rack " +
+                        rack.name + "; a rack has " + std::to_string(kTraysPerRackSpec) + " compute trays");
+        for (const auto& host : *hosts)
+            if (auto [it, inserted] = hostLines.emplace(host, rack.sourceLine); !inserted)
+                return fail("host '" + host + "' is named twice (first on line " + std::to_string(it->second) + ")");
+        rack.hosts = std::move(*hosts);
+    }
+    return true;
+}
+
+}  // namespace
+
 std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* error) {
     auto lines = readConfigLines(path, error);
     if (!lines)
@@ -129,8 +213,10 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
     std::set<std::string> jobNames;
     std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> nextPosition;
 
+    HostLayout layout;                        // from the last 'inventory' line
     auto addRack = [&](OptionReader& options, std::string name, bool& ok) {
         RackSpec rack;
+        rack.layout = layout;
         rack.region = static_cast<std::uint32_t>(spec.regions.size() - 1);
         if (auto hall = options.text("hall"))
             rack.hall = *hall;
@@ -146,6 +232,8 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
         rack.designPowerKw = powerKw;
         rack.supplySetpointC = supplyC;
         rack.name = std::move(name);
+        rack.hostsPattern = options.text("hosts").value_or("");
+        rack.sourceLine = options.lineNumber();
         spec.racks.push_back(rack);
     };
 
@@ -168,8 +256,8 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
             if (spec.regions.empty())
                 return options.fail("'" + keyword + "' before any 'region' line"), std::nullopt;
             if (argc != 2)
-                return options.fail(keyword == "rack" ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C]'"
-                                                      : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C]'"),
+                return options.fail(keyword == "rack" ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST]'"
+                                                      : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST]'"),
                        std::nullopt;
             std::size_t count = 1;
             std::string name;
@@ -201,6 +289,12 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                     return std::nullopt;
             }
             line.options.clear();
+        } else if (keyword == "inventory") {
+            if (argc != 1)
+                return options.fail("expected 'inventory [gpus=I,I,I,I] [nics=DEV:PORT,DEV:PORT,DEV:PORT,DEV:PORT]'"),
+                       std::nullopt;
+            if (!readHostLayout(options, layout))
+                return std::nullopt;
         } else if (keyword == "job") {
             if (argc != 2)
                 return options.fail("expected 'job NAME model=405b|70b|8b racks=LIST|trays=LIST [ckpt_interval=D] [ckpt_save=D]'"),
@@ -231,7 +325,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
         } else {
             return options.fail(keyword.empty() ? "line has options but no keyword"
                                                 : "unknown keyword '" + keyword +
-                                                      "' (expected fleet, region, rack, racks or job)"),
+                                                      "' (expected fleet, region, inventory, rack, racks or job)"),
                    std::nullopt;
         }
         if (!options.noLeftovers())
@@ -242,7 +336,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
             *error = {path, 0, "no racks declared (add 'region NAME' and 'rack NAME' or 'racks COUNT' lines)"};
         return std::nullopt;
     }
-    if (!finishRackLayout(spec, error))
+    if (!finishRackLayout(spec, error) || !expandRackHosts(spec, error))
         return std::nullopt;
     return spec;
 }

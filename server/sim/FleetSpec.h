@@ -5,6 +5,7 @@
 
 #include "ConfigError.h"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -12,6 +13,17 @@
 #include <vector>
 
 namespace watchfloor::server::sim {
+
+// How a compute tray's host names its parts: the inventory that maps real telemetry onto the
+// topology (fleet file `inventory` lines; see scenarios/README.md).
+struct HostLayout {
+    std::array<std::uint32_t, 4> dcgmGpuIndex{0, 1, 2, 3};   // DCGM's gpu index of slots g0..g3
+    struct NicName {
+        std::string device;                                   // e.g. "mlx5_0"
+        std::uint32_t port = 1;
+    };
+    std::array<NicName, 4> nics{{{"mlx5_0", 1}, {"mlx5_1", 1}, {"mlx5_2", 1}, {"mlx5_3", 1}}};  // rails 0..3
+};
 
 struct RackSpec {
     std::string name;              // empty: generated ("r01"), padded to the fleet's rack count
@@ -21,6 +33,10 @@ struct RackSpec {
     std::uint32_t position = 1;
     double designPowerKw = 132.0;  // vendor GB200 reference designs size racks at 130-132 kW
     double supplySetpointC = 25.0; // secondary loop supply (reference §8.2)
+    std::vector<std::string> hosts;// host names of trays n01..n18; empty: the tray names
+    std::string hostsPattern;      // hosts= as written ("{rack}" = the rack's name), expanded into `hosts`
+    int sourceLine = 0;
+    HostLayout layout;
 };
 
 struct RegionSpec {

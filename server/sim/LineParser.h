@@ -37,6 +37,7 @@ public:
     // Fails naming the first key nobody read.
     bool noLeftovers();
     bool fail(const std::string& problem);
+    int lineNumber() const { return line_.number; }
 
 private:
     const std::string& file_;

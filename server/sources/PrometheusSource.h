@@ -1,0 +1,80 @@
+#pragma once
+// fleetd reading a real site: a FleetSource over one or more Prometheus-compatible stores
+// (Prometheus, VictoriaMetrics, Thanos Querier, Mimir: the same HTTP API), polled on a thread of
+// its own every `poll`. Each store is a shard: all are asked the same queries and their answers
+// merge. The topology comes from the fleet file (its inventory maps host names, GPU indexes and
+// NIC ports to entities). A store that fails keeps the values it gave last; they age in the
+// console as stale, and the store's status says why. Nothing is invented for a value not read.
+
+#include "FleetSource.h"
+#include "PromClient.h"
+#include "StoreTelemetry.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace watchfloor::server::sources {
+
+struct PrometheusSourceOptions {
+    std::vector<prom::StoreOptions> stores;                 // one per shard
+    std::chrono::milliseconds poll{15'000};
+    // How often the store scrapes the exporters: with `poll`, how old a value can be when fresh.
+    std::chrono::milliseconds storeScrapeInterval{15'000};
+    // The store's instant-query lookback: the oldest value an instant query can return.
+    std::chrono::milliseconds lookback{300'000};
+    // How long start() waits for the first poll, so the first snapshot usually has values.
+    std::chrono::milliseconds firstPollWait{3'000};
+};
+
+class PrometheusSource final : public FleetSource {
+public:
+    using Log = std::function<void(const std::string&)>;
+
+    PrometheusSource(watchfloor::v1::Topology topology, PrometheusSourceOptions options, Log log);
+    ~PrometheusSource() override;
+
+    void start();   // first poll (bounded wait), then the poll thread
+    void stop();
+
+    const watchfloor::v1::Topology& topology() const override { return topology_; }
+    UnixTime now() const override;
+    void advanceTo(UnixTime until, FleetChanges& out) override;
+    std::chrono::milliseconds telemetryPeriod() const override { return options_.poll + options_.storeScrapeInterval; }
+    bool countersPeriodic() const override { return true; }
+
+    std::vector<watchfloor::v1::SourceStatus> statuses() const;
+    // Progress gauges of jobs (by Slurm job id), from the last good poll.
+    std::unordered_map<std::string, JobProgress> jobProgress() const;
+    std::uint64_t polls() const { return polls_; }
+
+private:
+    void pollLoop();
+    void pollOnce();
+    void updateStatus(std::size_t store, const std::vector<prom::QueryResult>& results, const PollNotes& notes,
+                      std::int64_t pollTimeMs, double seconds, FleetChanges& out);
+
+    watchfloor::v1::Topology topology_;
+    PrometheusSourceOptions options_;
+    Log log_;
+    std::vector<PollQuery> queries_;
+    std::vector<std::unique_ptr<prom::PromClient>> clients_;
+    std::unique_ptr<StoreTelemetry> telemetry_;   // poll thread only
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    FleetChanges pending_;                          // polls not yet handed to the tick thread
+    std::vector<watchfloor::v1::SourceStatus> statuses_;
+    std::unordered_map<std::string, JobProgress> progress_;
+    bool stopping_ = false;
+    std::atomic<std::uint64_t> polls_{0};
+    std::thread thread_;
+};
+
+}  // namespace watchfloor::server::sources

@@ -1,0 +1,350 @@
+#include "StoreTelemetry.h"
+
+#include "XidCatalog.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace watchfloor::server::sources {
+
+namespace v1 = watchfloor::v1;
+using telemetry::isDcgmBlank;
+
+namespace {
+
+constexpr std::int64_t kFutureToleranceMs = 5'000;  // clocks a few seconds apart are not "skew"
+
+std::optional<std::uint32_t> parseIndex(std::string_view text) {
+    std::uint32_t value = 0;
+    const auto parsed = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || parsed.ec != std::errc() || parsed.ptr != text.data() + text.size()) return std::nullopt;
+    return value;
+}
+
+std::int64_t secondsToMs(double seconds) { return std::llround(seconds * 1000.0); }
+
+// The raw octet counters are carried as this pseudo-value until finish() turns them into rates.
+bool isOctetCounter(v1::Metric metric) {
+    return metric == v1::IB_PORT_XMIT_DATA_GBPS || metric == v1::IB_PORT_RCV_DATA_GBPS;
+}
+
+}  // namespace
+
+std::vector<PollQuery> pollQueries() {
+    std::vector<PollQuery> queries;
+    for (const auto& field : telemetry::dcgmDefaultFields())
+        queries.push_back({std::string(field.name), PollQuery::Kind::DcgmField, &field, nullptr});
+    queries.push_back({"timestamp(DCGM_FI_DEV_GPU_TEMP)", PollQuery::Kind::GpuAnchor});
+    for (const auto& family : telemetry::nodeInfinibandFamilies())
+        if (family.metric != v1::METRIC_UNSPECIFIED)
+            queries.push_back({std::string(family.name), PollQuery::Kind::IbFamily, nullptr, &family});
+    queries.push_back({"timestamp(node_infiniband_state_id)", PollQuery::Kind::IbAnchor});
+    queries.push_back({"max by (instance) (" + std::string(telemetry::kHwmonTempFamily) + ")",
+                       PollQuery::Kind::HostTemperature});
+    queries.push_back({"max by (instance) (timestamp(" + std::string(telemetry::kHwmonTempFamily) + "))",
+                       PollQuery::Kind::HostAnchor});
+    queries.push_back({"training_step", PollQuery::Kind::TrainingStep});
+    queries.push_back({"checkpoint_step", PollQuery::Kind::CheckpointStep});
+    return queries;
+}
+
+StoreTelemetry::StoreTelemetry(const v1::Topology& topology, std::chrono::milliseconds lookback, Log log)
+    : topology_(topology), inventory_(topology), lookbackMs_(lookback.count()), log_(std::move(log)) {
+    std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode;
+    for (const auto& node : topology.nodes()) rackOfNode[node.index()] = node.rack_index();
+    for (const auto& gpu : topology.gpus()) {
+        const std::uint32_t rack = rackOfNode[gpu.node_index()];
+        rackOfGpu_[gpu.index()] = rack;
+        gpuPosition_[gpu.index()] = static_cast<int>(gpuPosition_.size());
+        gpusOfRack_[rack].push_back(gpu.index());
+    }
+}
+
+std::string_view StoreTelemetry::label(std::span<const prom::Label> labels, std::string_view name) {
+    for (const auto& l : labels)
+        if (l.name == name) return l.value;
+    return {};
+}
+
+// dcgm-exporter writes Hostname (hostname since 4.8); node_exporter has no host label, so its
+// host is the scrape target's instance without the port.
+std::string_view StoreTelemetry::hostOf(std::span<const prom::Label> labels) const {
+    for (std::string_view name : {"Hostname", "hostname"})
+        if (auto host = label(labels, name); !host.empty()) return host;
+    return InventoryIndex::hostOfInstance(label(labels, "instance"));
+}
+
+void StoreTelemetry::noteUnknownHost(std::string_view host) {
+    ++notes_.unmapped;
+    if (host.empty() || unknownHosts_.count(std::string(host))) return;
+    if (unknownHosts_.size() >= 10'000) return;  // a misconfigured store must not grow this without bound
+    unknownHosts_.insert(std::string(host));
+    notes_.newUnknownHosts.emplace_back(host);
+}
+
+void StoreTelemetry::begin(std::int64_t pollTimeMs) {
+    pollTimeMs_ = pollTimeMs;
+    raw_.clear();
+    ranges_.clear();
+    anchorMs_.clear();
+    notes_ = {};
+}
+
+void StoreTelemetry::add(std::size_t queryIndex, const PollQuery& query, std::span<const prom::Label> labels,
+                         prom::Point point) {
+    if (ranges_.empty() || ranges_.back().query != queryIndex) ranges_.push_back({queryIndex, raw_.size(), raw_.size()});
+    ++notes_.series;
+    switch (query.kind) {
+    case PollQuery::Kind::DcgmField:
+    case PollQuery::Kind::GpuAnchor: addGpuSeries(query, labels, point); break;
+    case PollQuery::Kind::IbFamily:
+    case PollQuery::Kind::IbAnchor: addPortSeries(query, labels, point); break;
+    case PollQuery::Kind::HostTemperature:
+    case PollQuery::Kind::HostAnchor: addHostSeries(query, labels, point); break;
+    case PollQuery::Kind::TrainingStep:
+    case PollQuery::Kind::CheckpointStep: addProgress(query, labels, point); break;
+    }
+    ranges_.back().end = raw_.size();
+}
+
+void StoreTelemetry::discard(std::size_t queryIndex) {
+    // Answers are decoded one after another, so each answer's values are one run of raw_.
+    for (auto it = ranges_.rbegin(); it != ranges_.rend(); ++it) {
+        if (it->query != queryIndex) continue;
+        const std::size_t removed = it->end - it->begin;
+        raw_.erase(raw_.begin() + std::ptrdiff_t(it->begin), raw_.begin() + std::ptrdiff_t(it->end));
+        for (auto later = ranges_.rbegin(); later != it; ++later) {
+            later->begin -= removed;
+            later->end -= removed;
+        }
+        it->end = it->begin;
+    }
+}
+
+void StoreTelemetry::addGpuSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
+    const std::string_view host = hostOf(labels);
+    const auto index = parseIndex(label(labels, "gpu"));
+    std::optional<std::uint32_t> gpu = index ? inventory_.gpu(host, *index) : std::nullopt;
+    if (!gpu) {
+        // A GPU the inventory has under another index: its UUID, learned earlier, still names it.
+        if (auto uuid = label(labels, "UUID"); !uuid.empty()) gpu = inventory_.gpuByUuid(uuid);
+        if (!gpu) {
+            if (!inventory_.node(host)) noteUnknownHost(host);
+            else ++notes_.unmapped;
+            return;
+        }
+    } else if (auto uuid = label(labels, "UUID"); !uuid.empty()) {
+        inventory_.learnUuid(uuid, *gpu);
+    }
+    if (query.kind == PollQuery::Kind::GpuAnchor) {
+        if (std::isfinite(point.value)) anchorMs_[*gpu] = secondsToMs(point.value);
+        return;
+    }
+    double value = point.value;
+    if (std::isinf(value)) {
+        ++notes_.notFinite;
+        value = std::numeric_limits<double>::quiet_NaN();
+    } else if (!std::isnan(value)) {
+        value = isDcgmBlank(value) ? std::numeric_limits<double>::quiet_NaN() : value * query.dcgm->toProto;
+    }
+    // Newer exporters also put the Xid in err_code; the gauge's value is the authority when set.
+    if (query.dcgm->metric == v1::DCGM_FI_DEV_XID_ERRORS && (std::isnan(value) || value == 0))
+        if (auto code = parseIndex(label(labels, "err_code")); code && *code) value = *code;
+    raw_.push_back({*gpu, query.dcgm->metric, value, *gpu});
+}
+
+void StoreTelemetry::addPortSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
+    const std::string_view host = hostOf(labels);
+    const auto port = parseIndex(label(labels, "port"));
+    const auto nic = port ? inventory_.nicPort(host, label(labels, "device"), *port) : std::nullopt;
+    if (!nic) {
+        if (!inventory_.node(host)) noteUnknownHost(host);
+        else ++notes_.unmapped;  // a port the inventory does not list (e.g. a storage NIC)
+        return;
+    }
+    if (query.kind == PollQuery::Kind::IbAnchor) {
+        if (std::isfinite(point.value)) anchorMs_[*nic] = secondsToMs(point.value);
+        return;
+    }
+    double value = point.value;
+    if (std::isinf(value)) {
+        ++notes_.notFinite;
+        value = std::numeric_limits<double>::quiet_NaN();
+    }
+    raw_.push_back({*nic, query.ib->metric, value, *nic});
+}
+
+void StoreTelemetry::addHostSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
+    const std::string_view host = hostOf(labels);
+    const auto node = inventory_.node(host);
+    if (!node) {
+        noteUnknownHost(host);
+        return;
+    }
+    if (query.kind == PollQuery::Kind::HostAnchor) {
+        if (std::isfinite(point.value)) anchorMs_[*node] = secondsToMs(point.value);
+        return;
+    }
+    const double value = std::isfinite(point.value) ? point.value : std::numeric_limits<double>::quiet_NaN();
+    raw_.push_back({*node, v1::NODE_HWMON_TEMP_MAX_C, value, *node});
+}
+
+void StoreTelemetry::addProgress(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
+    const std::string_view job = label(labels, "slurm_job_id");
+    if (job.empty() || !std::isfinite(point.value) || point.value < 0) {
+        ++notes_.unmapped;
+        return;
+    }
+    JobProgress& progress = progress_[std::string(job)];
+    (query.kind == PollQuery::Kind::TrainingStep ? progress.step : progress.checkpointStep) = point.value;
+    progress.sampleTimeMs = point.timeMs;
+}
+
+std::int64_t StoreTelemetry::sampleTimeOf(std::uint32_t anchorKey) {
+    auto it = anchorMs_.find(anchorKey);
+    if (it == anchorMs_.end()) {
+        ++notes_.withoutAnchor;
+        return pollTimeMs_ - lookbackMs_;
+    }
+    if (it->second > pollTimeMs_ + kFutureToleranceMs) {
+        ++notes_.fromTheFuture;
+        return pollTimeMs_;
+    }
+    return it->second;
+}
+
+void StoreTelemetry::emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs, FleetChanges& out) {
+    auto [it, first] = lastXid_.try_emplace(gpu, xid);
+    const double previous = it->second;
+    it->second = xid;
+    // The gauge holds the last Xid for good: a value already there when fleetd first looks may be
+    // days old, so only a change is news.
+    if (first || std::isnan(xid) || xid == previous || xid <= 0) return;
+    const auto code = static_cast<std::uint32_t>(xid);
+    const sim::XidInfo* info = sim::findXid(code);
+    const auto position = gpuPosition_.find(gpu);
+    const std::string gpuName = position == gpuPosition_.end() ? std::to_string(gpu) : topology_.gpus(position->second).name();
+    v1::Event e;
+    e.set_time_unix_ms(timeMs);
+    e.set_type(v1::EVENT_TYPE_XID);
+    e.set_entity_index(gpu);
+    e.set_value(xid);
+    e.set_cause("xid");
+    if (info) {
+        e.set_severity(info->fatal ? v1::SEVERITY_CRITICAL
+                       : info->action == v1::XID_ACTION_IGNORE ? v1::SEVERITY_INFO
+                                                               : v1::SEVERITY_WARNING);
+        e.set_message(gpuName + ": Xid " + std::to_string(code) + " " + info->mnemonic + " (reported by DCGM)");
+        sim::fillXidDetail(*info, *e.mutable_xid());
+    } else {
+        e.set_severity(v1::SEVERITY_WARNING);
+        e.set_message(gpuName + ": Xid " + std::to_string(code) +
+                      " (reported by DCGM; not in the fleet's Xid table: look it up in NVIDIA's Xid catalog)");
+        e.mutable_xid()->set_xid(code);
+    }
+    out.events.push_back(std::move(e));
+}
+
+PollNotes StoreTelemetry::finish(FleetChanges& out) {
+    // One value per (entity, metric): a second series (two shards, a relabelling mistake) keeps
+    // the newer sample.
+    std::vector<std::pair<std::int64_t, std::size_t>> timed;
+    timed.reserve(raw_.size());
+    for (std::size_t i = 0; i < raw_.size(); ++i) timed.emplace_back(sampleTimeOf(raw_[i].anchorKey), i);
+    std::vector<std::size_t> order(raw_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (raw_[a].entity != raw_[b].entity) return raw_[a].entity < raw_[b].entity;
+        if (raw_[a].metric != raw_[b].metric) return raw_[a].metric < raw_[b].metric;
+        return timed[a].first > timed[b].first;
+    });
+    out.samples.reserve(out.samples.size() + raw_.size());
+    out.sampleTimesMs.reserve(out.samples.capacity());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const Raw& r = raw_[order[k]];
+        if (k > 0 && raw_[order[k - 1]].entity == r.entity && raw_[order[k - 1]].metric == r.metric) {
+            ++notes_.duplicates;
+            continue;
+        }
+        const std::int64_t timeMs = timed[order[k]].first;
+        double value = r.value;
+        if (isOctetCounter(r.metric)) {
+            // Octets → Gb/s between two scrapes; the first sight of a port, or a counter reset, has no rate yet.
+            Octets& last = octets_[(std::uint64_t(r.entity) << 32) | std::uint32_t(r.metric)];
+            const Octets previous = last;
+            if (std::isnan(value)) continue;
+            if (timeMs == previous.timeMs) continue;  // same scrape as last poll: nothing new
+            last = {value, timeMs};
+            if (previous.timeMs == 0 || value < previous.bytes || timeMs < previous.timeMs) continue;
+            value = (value - previous.bytes) * 8e-9 / (double(timeMs - previous.timeMs) / 1000.0);
+        }
+        if (r.metric == v1::DCGM_FI_DEV_XID_ERRORS) emitXid(r.entity, value, timeMs, out);
+        out.samples.push_back({r.entity, r.metric, static_cast<float>(value)});
+        out.sampleTimesMs.push_back(timeMs);
+    }
+    emitAggregates(out);
+    for (const auto& host : notes_.newUnknownHosts) {
+        v1::Event e;
+        e.set_time_unix_ms(pollTimeMs_);
+        e.set_severity(v1::SEVERITY_WARNING);
+        e.set_type(v1::EVENT_TYPE_SOURCE);
+        e.set_entity_index(topology_.fleet_index());
+        e.set_cause("unknown_host");
+        e.set_message("telemetry from host '" + host +
+                      "', which the fleet file's inventory does not list: its series are ignored (add it with hosts=)");
+        out.events.push_back(std::move(e));
+        if (log_) log_("telemetry from host '" + host + "' not in the inventory: ignored (reported once)");
+    }
+    return notes_;
+}
+
+// The aggregates the rack map and wall views read at SUMMARY detail, from this poll's GPU
+// values: hottest and mean GPU temperature per rack; GPUs healthy (reporting, rows remap fine) and
+// degraded (row remapping failed: the GPU needs a reset or RMA). A GPU without a current
+// temperature is counted nowhere (unknown), never as healthy.
+void StoreTelemetry::emitAggregates(FleetChanges& out) {
+    std::unordered_map<std::uint32_t, std::pair<float, std::int64_t>> tempOfGpu;
+    std::unordered_set<std::uint32_t> remapFailed;
+    for (std::size_t i = 0; i < out.samples.size(); ++i) {
+        const Sample& s = out.samples[i];
+        if (s.metric == v1::DCGM_FI_DEV_GPU_TEMP && !std::isnan(s.value))
+            tempOfGpu[s.entityIndex] = {s.value, out.sampleTimesMs[i]};
+        else if (s.metric == v1::DCGM_FI_DEV_ROW_REMAP_FAILURE && s.value >= 1)
+            remapFailed.insert(s.entityIndex);
+    }
+    std::uint32_t fleetHealthy = 0, fleetDegraded = 0;
+    for (const auto& [rack, gpus] : gpusOfRack_) {
+        float max = -std::numeric_limits<float>::infinity();
+        double sum = 0;
+        std::uint32_t count = 0, degraded = 0;
+        std::int64_t newest = 0;
+        for (std::uint32_t gpu : gpus) {
+            auto it = tempOfGpu.find(gpu);
+            if (it == tempOfGpu.end()) continue;
+            max = std::max(max, it->second.first);
+            sum += it->second.first;
+            ++count;
+            degraded += remapFailed.count(gpu) ? 1 : 0;
+            newest = std::max(newest, it->second.second);
+        }
+        if (count == 0) continue;
+        fleetHealthy += count - degraded;
+        fleetDegraded += degraded;
+        for (auto [metric, value] : {std::pair{v1::RACK_GPU_TEMP_MAX_C, max},
+                                     std::pair{v1::RACK_GPU_TEMP_MEAN_C, float(sum / count)},
+                                     std::pair{v1::RACK_GPUS_HEALTHY, float(count - degraded)},
+                                     std::pair{v1::RACK_GPUS_DEGRADED, float(degraded)}}) {
+            out.samples.push_back({rack, metric, value});
+            out.sampleTimesMs.push_back(newest);
+        }
+    }
+    for (auto [metric, value] : {std::pair{v1::FLEET_GPUS_HEALTHY, fleetHealthy},
+                                 std::pair{v1::FLEET_GPUS_DEGRADED, fleetDegraded}}) {
+        out.samples.push_back({topology_.fleet_index(), metric, float(value)});
+        out.sampleTimesMs.push_back(pollTimeMs_);
+    }
+}
+
+}  // namespace watchfloor::server::sources
