@@ -287,11 +287,11 @@ std::vector<QueryResult> PromClient::instantQueries(std::span<const std::string>
 std::int64_t rangeStepFor(std::int64_t startMs, std::int64_t endMs, std::int64_t minStepMs, std::int64_t maxPoints) {
     const std::int64_t floorStep = std::max<std::int64_t>(1, minStepMs);
     if (endMs <= startMs || maxPoints < 2) return floorStep;
-    // A range of `span` at step s holds floor(span / s) + 1 points.
+    // A range of `span` at step s holds floor(span / s) + 1 points; that is at most maxPoints
+    // exactly when s > span / maxPoints. (Prometheus refuses floor(span / s) > 11000, one point
+    // more than this allows.)
     const std::int64_t span = endMs - startMs;
-    const std::int64_t intervals = maxPoints - 1;
-    const std::int64_t needed = span / intervals + (span % intervals != 0 ? 1 : 0);
-    return std::max(floorStep, needed);
+    return std::max(floorStep, span / maxPoints + 1);
 }
 
 }  // namespace watchfloor::server::prom

@@ -175,8 +175,14 @@ QueryResult Decoder::Walk::walk(std::string_view json, Want want, const InstantC
     seriesIndex_ = 0;
     lastErrorFromStore_ = false;
     ondemand::document doc;
+    bool iterating = false;
     try {
+        if (const auto first = json.find_first_not_of(" \t\r\n"); first != std::string_view::npos && json[first] != '{') {
+            if (json[first] == '[') throw ShapeError("expected a JSON object, got an array");
+            throw ShapeError("not JSON (starts with \"" + oneLine(json.substr(first, 60), 60) + "\")");
+        }
         doc = parser_.iterate(simdjson::padded_string_view(json.data(), json.size(), json.size() + kJsonPadding));
+        iterating = true;
         ondemand::object top = doc.get_object();
         bool sawData = false;
         for (auto fieldResult : top) {
@@ -196,7 +202,8 @@ QueryResult Decoder::Walk::walk(std::string_view json, Want want, const InstantC
             } else if (key == "data") {
                 sawData = true;
                 // An error envelope may carry data too; it is never read as samples.
-                if (want != Want::ErrorOnly && envelope.status != "error" && value.type() != ondemand::json_type::null)
+                const bool mayBeSamples = envelope.status.empty() || envelope.status == "success";
+                if (want != Want::ErrorOnly && mayBeSamples && value.type() != ondemand::json_type::null)
                     readData(value, want, onSample, onSeries, result);
             }
         }
@@ -228,7 +235,8 @@ QueryResult Decoder::Walk::walk(std::string_view json, Want want, const InstantC
             result.error = "unexpected answer: not a JSON object";
         } else {
             std::string at;
-            if (const auto location = doc.current_location(); location.error() == simdjson::SUCCESS)
+            if (const auto location = iterating ? doc.current_location() : simdjson::simdjson_result<const char*>(simdjson::UNINITIALIZED);
+                location.error() == simdjson::SUCCESS)
                 at = " at byte " + std::to_string(location.value_unsafe() - json.data());
             else if (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || e.error() == simdjson::UNCLOSED_STRING)
                 at = " at byte " + std::to_string(json.size()) + " (truncated)";
