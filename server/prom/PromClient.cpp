@@ -220,7 +220,10 @@ private:
             result = decode(transfer.tag(), transfer.body());
             if (!result.ok && !decoder_.lastErrorFromStore()) result.error += " (answer from " + transfer.endpoint() + ")";
         } else if (auto storeError = decoder_.storeError(transfer.body())) {
-            result = failed("HTTP " + std::to_string(status) + " " + *storeError);
+            // VictoriaMetrics' errorType is the status code itself ("422: ..."): said once.
+            const std::string code = std::to_string(status);
+            if (storeError->rfind(code + ": ", 0) == 0) storeError->erase(0, code.size());
+            result = failed("HTTP " + code + (storeError->front() == ':' ? "" : " ") + *storeError);
         } else {
             const std::string start = oneLine(transfer.body(), 200);
             result = failed("HTTP " + std::to_string(status) + " from " + transfer.endpoint() +
