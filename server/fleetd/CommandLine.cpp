@@ -82,6 +82,26 @@ bool checkSourceFlags(const std::vector<std::string>& args, const CommandLine& c
     return true;
 }
 
+// The exporter pages publish the twin's state; the flags that shape them need the server.
+bool checkExporterFlags(const std::vector<std::string>& args, const CommandLine& cl, std::string* problem) {
+    if (cl.exportersListen.empty())
+        for (const auto& arg : args)
+            for (const char* flag : {"--exporters-config", "--exporters-scrape-interval", "--exporters-blanks"})
+                if (arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0)
+                    return *problem = std::string(flag) + " needs --serve-exporters HOST:PORT", false;
+    if (cl.exportersConfigDir.empty())
+        for (const auto& arg : args)
+            if (arg == "--exporters-scrape-interval" || arg.rfind("--exporters-scrape-interval=", 0) == 0)
+                return *problem = "--exporters-scrape-interval needs --exporters-config DIR", false;
+    if (!cl.exportersListen.empty() && cl.mode == CommandLine::Mode::DumpEvents)
+        return *problem = "--serve-exporters needs a running fleetd, not a headless --dump-events run", false;
+    if (!cl.exportersListen.empty() && cl.sources.realSource())
+        return *problem = "--serve-exporters publishes the digital twin's values; fleetd reads a real source "
+                          "(--source prometheus=URL)",
+               false;
+    return true;
+}
+
 }  // namespace
 
 std::string usageText() {
@@ -102,6 +122,13 @@ std::string usageText() {
            "  --replay-log-mb N      memory for recent deltas that reconnecting consoles resume from\n"
            "                         (default 384; a console further behind gets a fresh snapshot)\n"
            "  --log-stats D          log rates, subscribers and replay-log size every D (e.g. 10s)\n"
+           "  --serve-exporters HOST:PORT  serve every tray's exporter pages from the twin, as a real site's\n"
+           "                         dcgm-exporter and node_exporter would: GET /dcgm/<host>/metrics and\n"
+           "                         /node/<host>/metrics (port 0 = any free port)\n"
+           "  --exporters-config DIR write DIR/prometheus.yml and file_sd targets scraping those pages\n"
+           "  --exporters-scrape-interval D  scrape interval written there (default 15s)\n"
+           "  --exporters-blanks omit|sentinel  drop blank DCGM values as dcgm-exporter does (default), or\n"
+           "                         write DCGM's blank sentinels\n"
            "\n"
            "Operator actions (watchfloor.v1.ControlService; off unless --tokens is given):\n"
            "  --tokens FILE          bearer tokens: 'token <secret> principal=<name> role=viewer|operator|admin'\n"
@@ -231,6 +258,30 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              cl.dumpEventsPath = v;
              return !v.empty() || (*problem = "--dump-events: expected a file name or -", false);
          }},
+        {"--serve-exporters", [&](const std::string& v) {
+             cl.exportersListen = v;
+             return validListenAddress(v) ||
+                    (*problem = "--serve-exporters: expected HOST:PORT, got \"" + v + "\"", false);
+         }},
+        {"--exporters-config", [&](const std::string& v) {
+             cl.exportersConfigDir = v;
+             return !v.empty() || (*problem = "--exporters-config: expected a directory", false);
+         }},
+        {"--exporters-scrape-interval", [&](const std::string& v) {
+             const auto interval = parseDuration(v);
+             if (!interval || *interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1))
+                 return *problem = "--exporters-scrape-interval: expected a duration from 100ms to 1h such as 15s, "
+                                   "got \"" + v + "\"",
+                        false;
+             cl.exportersScrapeInterval = *interval;
+             return true;
+         }},
+        {"--exporters-blanks", [&](const std::string& v) {
+             if (v != "omit" && v != "sentinel")
+                 return *problem = "--exporters-blanks: expected omit or sentinel, got \"" + v + "\"", false;
+             cl.exportersBlankSentinels = v == "sentinel";
+             return true;
+         }},
     };
     std::string controlOnlyFlag;
     std::vector<std::string> twinOrSourceFlags;  // in the order given, to name a misplaced one
@@ -280,6 +331,7 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
     if (cl.simDuration) cl.mode = CommandLine::Mode::DumpEvents;
     if (!checkControlFlags(controlOnlyFlag, cl, problem)) return false;
     if (!checkSourceFlags(args, cl, twinOrSourceFlags, problem)) return false;
+    if (!checkExporterFlags(args, cl, problem)) return false;
     if (cl.racks && cl.regions && *cl.regions > *cl.racks) {
         *problem = "--regions (" + std::to_string(*cl.regions) + ") cannot exceed --racks (" +
                    std::to_string(*cl.racks) + ")";

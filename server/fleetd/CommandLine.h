@@ -31,6 +31,11 @@ struct CommandLine {
     bool auditLogGiven = false;  // else fleetd picks defaultAuditLogPath()
     // Real telemetry sources (--source prometheus=URL ...); the twin when none is given.
     SourceFlags sources;
+    // The twin's exporter pages (--serve-exporters) and the scrape configuration for them.
+    std::string exportersListen;  // empty = not served
+    std::string exportersConfigDir;
+    std::chrono::milliseconds exportersScrapeInterval{15'000};
+    bool exportersBlankSentinels = false;  // --exporters-blanks sentinel
 
     bool controlEnabled() const { return !control.tokensFile.empty(); }
 };

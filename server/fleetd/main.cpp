@@ -5,6 +5,7 @@
 #include "DigitalTwin.h"
 #include "EventDump.h"
 #include "FleetdControl.h"
+#include "FleetdExporters.h"
 #include "FleetdServer.h"
 #include "SlurmFleetOverlay.h"
 
@@ -72,10 +73,28 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
               << (server->metricsPort() ? " | metrics on port " + std::to_string(server->metricsPort()) : "")
               << " | seed " << cl.seed << " | speed " << cl.speed << "x | run " << server->runId() << " | "
               << server->history().describeRetention() << std::endl;
+    // --serve-exporters: the twin's state as every tray's dcgm-exporter and node_exporter pages.
+    std::unique_ptr<exporters::ExporterServer> exporterServer;
+    if (!cl.exportersListen.empty()) {
+        std::string announce;
+        exporterServer = exporters::startFleetdExporters(
+            server->store(),
+            {cl.exportersListen, cl.exportersConfigDir, cl.exportersScrapeInterval, cl.exportersBlankSentinels},
+            &announce, &error);
+        if (!exporterServer) {
+            std::cerr << "fleetd: " << error << "\n";
+            server->shutdown();
+            if (control.control) control.control->stop();
+            if (slurm) slurm->stop();
+            return 1;
+        }
+        std::cerr << "fleetd: " << announce << std::endl;
+    }
 
     int signal = 0;
     sigwait(&signals, &signal);
     std::cerr << "fleetd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down" << std::endl;
+    if (exporterServer) exporterServer->stop();
     server->shutdown();
     control.control->stop();
     if (slurm) slurm->stop();
