@@ -12,6 +12,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
 
@@ -172,6 +174,29 @@ private slots:
             R"(node_infiniband_port_data_transmitted_bytes_total{instance="r01-n01:9100",device="mlx5_0"})";
         QVERIFY(prometheus.waitUntil(octets, [](double value) { return value > 0; }).value_or(0) > 0);
         qInfo("done after %lld ms", static_cast<long long>(total.elapsed()));
+    }
+
+    // The same through fleetd's own flags: the announced address serves pages, the files exist.
+    void fleetdServesExportersFromItsFlags() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        watchfloor::testing::FleetdProcess fleetd;
+        QVERIFY2(fleetd.start({"--racks", "1", "--serve-exporters", "127.0.0.1:0", "--exporters-config",
+                               dir.filePath("scrape"), "--exporters-scrape-interval", "1s"}),
+                 qPrintable(fleetd.errorString()));
+        const auto announced = fleetd.waitForLog(QRegularExpression(R"(exporters listening on (\S+):(\d+))"), 30'000);
+        QVERIFY2(announced.hasMatch(), fleetd.log().constData());
+        httplib::Client client(announced.captured(1).toStdString(), announced.captured(2).toInt());
+        client.set_read_timeout(10, 0);
+        auto page = client.Get("/dcgm/r01-n01/metrics");
+        QVERIFY(page);
+        QCOMPARE(page->status, 200);
+        QVERIFY(page->body.find("DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",") != std::string::npos);
+        QFile yml(dir.filePath("scrape/prometheus.yml"));
+        QVERIFY(yml.open(QIODevice::ReadOnly));
+        QVERIFY(yml.readAll().contains("scrape_interval: 1s"));
+        QVERIFY(QFile::exists(dir.filePath("scrape/dcgm-targets.json")));
+        QCOMPARE(fleetd.terminate(), 0);
     }
 };
 
