@@ -1,7 +1,9 @@
 #include "AccessPolicy.h"
 
 #include <arpa/inet.h>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -36,6 +38,15 @@ bool isLoopbackPeer(std::string_view peer) {
 }
 
 }  // namespace
+
+std::optional<std::string_view> bearerToken(std::string_view authorization) {
+    // RFC 7235: the scheme name is case-insensitive; clients send "bearer" as well as "Bearer".
+    constexpr std::string_view scheme = "bearer ";
+    if (authorization.size() <= scheme.size()) return std::nullopt;
+    for (std::size_t i = 0; i < scheme.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return std::nullopt;
+    return authorization.substr(scheme.size());
+}
 
 Caller Caller::automation() { return Caller{"auto", v1::ROLE_OPERATOR, true, "in-process"}; }
 
@@ -160,8 +171,25 @@ std::optional<Caller> TokenTable::find(std::string_view secret) const {
     return Caller{match->principal, match->role, false, {}};
 }
 
+void AccessPolicy::flushSuppressed() const {
+    const std::uint64_t suppressed = anonymousAudit_.takeDropped();
+    if (suppressed == 0) return;
+    AuditRecord record;
+    record.time = std::chrono::system_clock::now();
+    record.action = "UNAUTHENTICATED_SUPPRESSED";
+    record.decision = "deny";
+    record.result = std::to_string(suppressed) +
+                    " unauthenticated calls were refused without a record each (rate limit for callers without a "
+                    "valid token)";
+    if (auto error = audit_.append(record); !error.empty())
+        std::fprintf(stderr, "fleetd: control: %s (%s)\n", record.result.c_str(), error.c_str());
+}
+
 AccessPolicy::Decision AccessPolicy::deny(const Request& request, const Caller* caller, grpc::StatusCode code,
                                           std::string message) const {
+    // Anyone can send calls without a valid token as fast as the network allows; auditing each
+    // would let them fill the disk with fsync'ed records.
+    if (!caller && !anonymousAudit_.admit()) return {grpc::Status(code, message), {}};
     AuditRecord record;
     record.time = std::chrono::system_clock::now();
     record.principal = caller ? caller->principal : "";
@@ -177,16 +205,16 @@ AccessPolicy::Decision AccessPolicy::deny(const Request& request, const Caller* 
 }
 
 AccessPolicy::Decision AccessPolicy::authenticate(const Request& request) const {
-    constexpr std::string_view scheme = "Bearer ";
     if (!request.authorization || request.authorization->empty())
         return deny(request, nullptr, grpc::StatusCode::UNAUTHENTICATED,
                     "no bearer token: send 'authorization: Bearer <token>' (fleetd --tokens lists them)");
-    if (!request.authorization->starts_with(scheme))
+    const auto token = bearerToken(*request.authorization);
+    if (!token)
         return deny(request, nullptr, grpc::StatusCode::UNAUTHENTICATED,
                     "the authorization metadata is not 'Bearer <token>'");
     if (auto error = tokenTransportError(request.peer, request.channelIsSecure); !error.empty())
         return deny(request, nullptr, grpc::StatusCode::UNAUTHENTICATED, error);
-    auto caller = tokens_.find(request.authorization->substr(scheme.size()));
+    auto caller = tokens_.find(*token);
     if (!caller) return deny(request, nullptr, grpc::StatusCode::UNAUTHENTICATED, "unknown bearer token");
     caller->peer = request.peer;
     return {grpc::Status::OK, std::move(*caller)};

@@ -3,6 +3,7 @@
 // action matrix says what each role may do. Every refusal is written to the audit log.
 
 #include "AuditLog.h"
+#include "TokenBucket.h"
 #include "watchfloor/v1/control.pb.h"
 
 #include <grpcpp/support/status.h>
@@ -34,6 +35,9 @@ bool roleAllows(watchfloor::v1::Role role, watchfloor::v1::ActionType action);
 // Tokens may only travel over TLS, or in plaintext to a loopback peer (gRPC peer strings such as
 // "ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "unix:/run/fleetd.sock"). "" when acceptable.
 std::string tokenTransportError(std::string_view peer, bool channelIsSecure);
+
+// The token of an "authorization" metadata value "Bearer <token>" (scheme name in any case).
+std::optional<std::string_view> bearerToken(std::string_view authorization);
 
 // Compares without an early exit, so the time taken does not reveal how much of a token matched.
 bool constantTimeEquals(std::string_view a, std::string_view b);
@@ -81,7 +85,20 @@ public:
         std::string requestId;
     };
 
-    AccessPolicy(TokenTable tokens, AuditLog& audit) : tokens_(std::move(tokens)), audit_(audit) {}
+    // Unauthenticated refusals cost the caller nothing: each is audited up to a burst, then at a
+    // steady rate; the rest are counted and the count audited (flushSuppressed).
+    struct AnonymousAuditLimit {
+        double burst = 50;
+        double perSecond = 10;
+    };
+    AccessPolicy(TokenTable tokens, AuditLog& audit) : AccessPolicy(std::move(tokens), audit, AnonymousAuditLimit{}) {}
+    AccessPolicy(TokenTable tokens, AuditLog& audit, AnonymousAuditLimit limit)
+        : tokens_(std::move(tokens)), audit_(audit), anonymousAudit_(limit.burst, limit.perSecond) {}
+
+    // Audits how many unauthenticated refusals were not audited one by one since the last call
+    // ("UNAUTHENTICATED_SUPPRESSED", result "N ..."); nothing when there were none. Call
+    // periodically (fleetd: every second).
+    void flushSuppressed() const;
 
     // Who is calling: UNAUTHENTICATED (audited) for a missing, malformed or unknown token, or a
     // token sent in plaintext to a non-loopback peer.
@@ -97,6 +114,7 @@ private:
 
     TokenTable tokens_;
     AuditLog& audit_;
+    mutable TokenBucket anonymousAudit_;
 };
 
 }  // namespace watchfloor::server::control

@@ -1,5 +1,7 @@
 #include "AuditLog.h"
 
+#include "TextBounds.h"
+
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
@@ -19,9 +21,21 @@ std::string errnoText(const std::string& what, const std::string& path) {
     return what + " " + path + ": " + std::strerror(errno);
 }
 
-void appendJsonString(std::string& out, const std::string& text) {
+// Writes `text` as a JSON string. Bytes that are not UTF-8 become U+FFFD: a JSON reader refuses
+// the whole line otherwise, and the record (a refusal, say) would be lost to every reader.
+void appendJsonString(std::string& out, std::string_view text) {
     out += '"';
-    for (const unsigned char c : text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t start = i;
+        if (nextCodePoint(text, i) == kInvalidUtf8) {
+            out += "\\ufffd";
+            continue;
+        }
+        if (i - start > 1) {
+            out.append(text.data() + start, i - start);
+            continue;
+        }
+        const unsigned char c = static_cast<unsigned char>(text[start]);
         switch (c) {
         case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;
@@ -210,29 +224,75 @@ std::string AuditLog::toJsonLine(const AuditRecord& record, std::uint64_t seq) {
         line += ",\"";
         line += name;
         line += "\":";
-        appendJsonString(line, *value);
+        // Bounded before it is written: one record, even of an anonymous caller's request, stays a
+        // few KB, and the marker keeps the original length for whoever investigates.
+        appendJsonString(line, truncatedWithMarker(*value, kMaxFieldBytes));
     }
     if (!record.operationJson.empty()) line += ",\"operation\":" + record.operationJson;
     line += '}';
     return line;
 }
 
+std::uint64_t forEachAuditLine(int fd, std::uint64_t from, std::uint64_t to,
+                               const std::function<void(std::uint64_t offset, std::string_view line)>& visit,
+                               std::size_t* overlong, std::string* error) {
+    constexpr std::size_t kChunk = kMaxAuditLineBytes;
+    std::string chunk;
+    std::uint64_t done = from;
+    bool skipping = false;  // inside a line longer than kMaxAuditLineBytes, looking for its end
+    while (done < to) {
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, to - done));
+        if (!readFileAt(fd, done, want, chunk)) {
+            if (error) *error = std::strerror(errno);
+            return done;
+        }
+        std::size_t start = 0;
+        for (std::size_t newline; (newline = chunk.find('\n', start)) != std::string::npos; start = newline + 1) {
+            if (skipping) skipping = false;
+            else visit(done + start, std::string_view(chunk.data() + start, newline - start));
+        }
+        if (start == 0) {
+            if (want < kChunk) break;  // the rest is a line still being written
+            // No line end in a whole chunk: no record is that long, so this line is not one of ours.
+            if (!skipping && overlong) ++*overlong;
+            skipping = true;
+            done += want;
+            continue;
+        }
+        done += start;
+    }
+    return done;
+}
+
 std::string AuditLog::readRecords(const std::string& path,
                                   const std::function<void(const google::protobuf::Struct&)>& visit,
                                   std::size_t* skipped) {
-    std::ifstream file(path);
-    if (!file) return "cannot read audit log " + path + ": " + std::strerror(errno);
-    std::size_t bad = 0;
-    for (std::string line; std::getline(file, line);) {
-        google::protobuf::Struct record;
-        if (line.empty()) continue;
-        if (!google::protobuf::util::JsonStringToMessage(line, &record).ok()) {
-            ++bad;
-            continue;
-        }
-        visit(record);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "cannot read audit log " + path + ": " + std::strerror(errno);
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+        ::close(fd);
+        return "cannot read audit log " + path + ": " + std::strerror(errno);
     }
+    std::size_t bad = 0;
+    std::string error;
+    forEachAuditLine(
+        fd, 0, static_cast<std::uint64_t>(info.st_size),
+        [&](std::uint64_t, std::string_view line) {
+            google::protobuf::Struct record;
+            if (line.empty()) return;
+            if (!google::protobuf::util::JsonStringToMessage(google::protobuf::StringPiece(line.data(), line.size()),
+                                                             &record)
+                     .ok()) {
+                ++bad;
+                return;
+            }
+            visit(record);
+        },
+        &bad, &error);
+    ::close(fd);
     if (skipped) *skipped = bad;
+    if (!error.empty()) return "cannot read audit log " + path + ": " + error;
     return {};
 }
 

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace watchfloor::server::control {
 
@@ -45,6 +46,20 @@ std::string describe(const TornTail& torn);
 // Reads exactly `size` bytes at `offset` (retrying short reads and EINTR); false at EOF or error.
 bool readFileAt(int fd, std::uint64_t offset, std::size_t size, std::string& out);
 
+// Each text field of a record is cut to this many bytes before it is written, so that no caller,
+// authenticated or not, can make a record large.
+inline constexpr std::size_t kMaxFieldBytes = 4096;
+// No record of AuditLog's is this long; a longer line was not written by it and is skipped.
+inline constexpr std::size_t kMaxAuditLineBytes = 1 << 20;
+
+// Visits every complete line in [from, to) of the file, without its newline, reading in chunks;
+// a line longer than kMaxAuditLineBytes is skipped without being held in memory and counted in
+// *overlong. Returns the offset after the last complete line (where the next call starts), and
+// sets *error when the file cannot be read.
+std::uint64_t forEachAuditLine(int fd, std::uint64_t from, std::uint64_t to,
+                               const std::function<void(std::uint64_t offset, std::string_view line)>& visit,
+                               std::size_t* overlong, std::string* error);
+
 class AuditLog {
 public:
     struct OpenResult {
@@ -67,7 +82,8 @@ public:
     std::uint64_t lastSeq() const;
 
     // Visits every record of the file in order (each line parsed as a JSON object). Returns "" or
-    // why the file could not be read; lines that are not JSON objects are counted in *skipped.
+    // why the file could not be read; lines that are not JSON objects or longer than
+    // kMaxAuditLineBytes are counted in *skipped.
     static std::string readRecords(const std::string& path,
                                    const std::function<void(const google::protobuf::Struct&)>& visit,
                                    std::size_t* skipped = nullptr);

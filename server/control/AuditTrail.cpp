@@ -63,26 +63,24 @@ std::string AuditTrail::refreshLocked(int fd) {
     if (size < indexedBytes_) {  // replaced or truncated behind fleetd's back: start over
         lines_.clear();
         indexedBytes_ = 0;
+        unreadable_ = 0;
     }
-    constexpr std::size_t kChunk = 1 << 20;
-    std::string chunk;
-    while (indexedBytes_ < size) {
-        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, size - indexedBytes_));
-        if (!readFileAt(fd, indexedBytes_, want, chunk)) return "cannot read audit log " + path_ + ": " + std::strerror(errno);
-        std::size_t start = 0;
-        for (std::size_t newline; (newline = chunk.find('\n', start)) != std::string::npos; start = newline + 1) {
-            const std::string_view line(chunk.data() + start, newline - start);
+    // Anything but a whole record of AuditLog's, in seq order and no newer than the writer's last
+    // record, is skipped and counted: one foreign line must not hide the records after it.
+    const std::uint64_t newestWritten = writer_ ? writer_->lastSeq() : UINT64_MAX;
+    std::string error;
+    indexedBytes_ = forEachAuditLine(
+        fd, indexedBytes_, size,
+        [&](std::uint64_t offset, std::string_view line) {
             std::uint64_t seq = 0;
-            if (seqOfLine(line, &seq) && (lines_.empty() || seq > lines_.back().seq))
-                lines_.push_back({seq, indexedBytes_ + start, static_cast<std::uint32_t>(line.size())});
-        }
-        if (start == 0) {
-            if (want == size - indexedBytes_) break;  // the last line is still being written
-            return "audit log " + path_ + " has a line longer than " + std::to_string(kChunk) + " bytes at byte " +
-                   std::to_string(indexedBytes_);
-        }
-        indexedBytes_ += start;
-    }
+            if (seqOfLine(line, &seq) && line.ends_with('}') && (lines_.empty() || seq > lines_.back().seq) &&
+                seq <= newestWritten)
+                lines_.push_back({seq, offset, static_cast<std::uint32_t>(line.size())});
+            else if (!line.empty())
+                ++unreadable_;
+        },
+        &unreadable_, &error);
+    if (!error.empty()) return "cannot read audit log " + path_ + ": " + error;
     return {};
 }
 
@@ -111,17 +109,24 @@ AuditTrail::Page AuditTrail::newestFirst(std::uint64_t beforeSeq, std::uint32_t 
             break;
         }
         google::protobuf::Struct record;
-        if (!readFileAt(fd, it->offset, it->length, text) ||
-            !google::protobuf::util::JsonStringToMessage(text, &record).ok()) {
-            // Indexed lines were whole JSON records when read; a changed file is re-indexed next call.
+        if (!readFileAt(fd, it->offset, it->length, text)) {
+            // Shorter than when it was indexed: replaced behind fleetd's back; re-indexed next call.
             lines_.clear();
             indexedBytes_ = 0;
+            unreadable_ = 0;
             ::close(fd);
             page.status = {grpc::StatusCode::UNAVAILABLE, "audit log " + path_ + " changed while reading; try again"};
             return page;
         }
+        if (!google::protobuf::util::JsonStringToMessage(text, &record).ok()) {
+            // Looked like a record ({"seq":N ... }) but is not JSON: skip it, now and later.
+            ++unreadable_;
+            it = lines_.erase(it);
+            continue;
+        }
         *page.response.add_entries() = toEntry(record);
     }
+    page.response.set_unreadable_lines(unreadable_);
     ::close(fd);
     return page;
 }

@@ -3,8 +3,10 @@
 // Keeps an index of (seq, byte offset) that grows with the file, so a call reads only the lines
 // appended since the previous call plus the lines of its own page, never the whole file again.
 // Reads the file AuditLog appends to (whole lines, fsync'ed); a line still being written is
-// indexed by a later call.
+// indexed by a later call. Lines it did not write (garbage, torn, over 1 MiB, seq out of order)
+// are skipped and counted in the response's unreadable_lines, never a reason to fail the call.
 
+#include "AuditLog.h"
 #include "watchfloor/v1/control.pb.h"
 
 #include <grpcpp/support/status.h>
@@ -21,7 +23,9 @@ public:
     static constexpr std::uint32_t kDefaultPageSize = 100;
     static constexpr std::uint32_t kMaxPageSize = 1000;
 
-    explicit AuditTrail(std::string path) : path_(std::move(path)) {}
+    // With the log that writes the file, a line whose seq is newer than its last record is known
+    // not to be one of its records.
+    explicit AuditTrail(std::string path, const AuditLog* writer = nullptr) : path_(std::move(path)), writer_(writer) {}
 
     struct Page {
         grpc::Status status;
@@ -42,9 +46,11 @@ private:
     std::string refreshLocked(int fd);
 
     const std::string path_;
+    const AuditLog* const writer_;
     mutable std::mutex mutex_;
     std::vector<Line> lines_;        // in file order; seq strictly increasing
     std::uint64_t indexedBytes_ = 0; // up to the end of the last complete line
+    std::size_t unreadable_ = 0;     // lines that are not AuditLog's records, skipped
 };
 
 }  // namespace watchfloor::server::control

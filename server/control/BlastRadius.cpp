@@ -1,6 +1,7 @@
 #include "BlastRadius.h"
 
 #include "AccessPolicy.h"
+#include "TextBounds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -60,7 +61,7 @@ PreviewResult drainOrResume(const FleetView& fleet, const v1::ActionRequest& req
     PreviewResult result;
     auto& preview = result.preview;
     const auto node = fleet.node(request.node_name());
-    if (!node) return {notFound("no node named '" + request.node_name() + "'"), {}};
+    if (!node) return {notFound("no node named " + quotedForMessage(request.node_name())), {}};
     preview.set_state_version(node->stateVersion);
     const auto rack = fleet.rack(node->rack);
     const bool drain = request.type() == v1::ACTION_TYPE_DRAIN_NODE;
@@ -83,15 +84,21 @@ PreviewResult drainOrResume(const FleetView& fleet, const v1::ActionRequest& req
         refuse(preview, "resume refused while a leak is active on rack " + rack->name);
     else if (!nodeOut)
         refuse(preview, node->name + " is " + v1::NodeState_Name(node->state) + ", not drained; nothing to resume");
+    else if (node->operatorDrain == false)
+        // What execute would answer: the backend only lifts operator drains.
+        refuse(preview, node->name + " was taken out of service by the health check" +
+                            (node->reason.empty() ? std::string() : " (" + node->reason + ")") +
+                            " and returns by itself once repaired; there is no drain to resume");
     return result;
 }
 
 PreviewResult restartJob(const FleetView& fleet, const v1::ActionRequest& request, const BlastRadiusPolicy& policy) {
     PreviewResult result;
     const auto job = fleet.job(request.job_name());
-    if (!job) return {notFound("no job named '" + request.job_name() + "'"), {}};
+    if (!job) return {notFound("no job named " + quotedForMessage(request.job_name())), {}};
     for (const std::string& excluded : request.exclude_node_names())
-        if (!fleet.node(excluded)) return {notFound("no node named '" + excluded + "' (in exclude_node_names)"), {}};
+        if (!fleet.node(excluded))
+            return {notFound("no node named " + quotedForMessage(excluded) + " (in exclude_node_names)"), {}};
     result.preview.set_state_version(job->stateVersion);
     addJobsHit(fleet, {job->name}, policy, result.preview);
     return result;
@@ -102,7 +109,7 @@ PreviewResult isolateOrRestore(const FleetView& fleet, const v1::ActionRequest& 
     PreviewResult result;
     auto& preview = result.preview;
     const auto rack = fleet.rack(request.rack_name());
-    if (!rack) return {notFound("no rack named '" + request.rack_name() + "'"), {}};
+    if (!rack) return {notFound("no rack named " + quotedForMessage(request.rack_name())), {}};
     preview.set_state_version(rack->stateVersion);
     if (request.type() == v1::ACTION_TYPE_RESTORE_RACK) {
         // Restoring brings every tray back; trays drained one by one stay drained in the scheduler.

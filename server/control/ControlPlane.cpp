@@ -128,10 +128,11 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
                             " interrupted, marked FAILED)");
     if (recovered.unreadableLines > 0)
         plane->notes_.push_back(std::to_string(recovered.unreadableLines) + " lines of " + options.auditLogFile +
-                                " are not JSON records and were skipped");
+                                " are not fleetd's records (garbage, torn, or longer than 1 MiB) and were skipped");
 
     plane->service_ = std::make_unique<ControlServiceImpl>(*plane->engine_, *plane->access_,
-                                                           ControlServiceImpl::Limits{}, options.auditLogFile);
+                                                           ControlServiceImpl::Limits{}, options.auditLogFile,
+                                                           plane->audit_.get());
     return {std::move(plane), {}};
 }
 

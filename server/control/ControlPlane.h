@@ -67,7 +67,10 @@ public:
     AutomationCircuitBreaker* breaker() { return breaker_.get(); }
     // What start-up found and decided, one line each, for fleetd's log (repairs, recovery, transport).
     const std::vector<std::string>& startupNotes() const { return notes_; }
-    void tick() { engine_->tick(); }
+    void tick() {
+        engine_->tick();
+        access_->flushSuppressed();
+    }
 
 private:
     ControlPlane() = default;

@@ -19,6 +19,11 @@ struct NodeFacts {
     watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
     std::vector<std::string> jobs;    // jobs with work on this node now
     std::uint64_t stateVersion = 0;
+    // Whether an operator drain is in force, where the backend tells drains apart from its own
+    // health holds (the twin); nullopt where it does not (Slurm resumes any drained node).
+    // false on an out-of-service node: the health check took it out and a resume has nothing to undo.
+    std::optional<bool> operatorDrain;
+    std::string reason;               // why it is out of service, when known
 };
 
 struct JobFacts {

@@ -1,5 +1,7 @@
 #include "OperationsEngine.h"
 
+#include "TextBounds.h"
+
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
@@ -14,6 +16,12 @@ namespace {
 
 constexpr std::size_t kMaxRequestIdLength = 128;
 constexpr std::size_t kMaxReasonLength = 512;
+constexpr std::size_t kMaxNoteLength = 2048;
+constexpr std::size_t kMaxNameLength = 256;
+constexpr int kMaxExcludedNodes = 256;
+constexpr const char* kNotInMemory =
+    " in memory (fleetd keeps every active operation and the newest finished ones; older ones are only in the audit "
+    "log: ListAuditEntries)";
 constexpr std::uint32_t kDefaultPageSize = 100;
 constexpr std::uint32_t kMaxPageSize = 1000;
 
@@ -23,16 +31,57 @@ std::string trimmed(const std::string& text) {
     return first < last ? std::string(first, last) : std::string();
 }
 
-grpc::Status checkReason(const std::string& reason) {
-    const std::string text = trimmed(reason);
-    if (text.empty())
-        return {grpc::StatusCode::INVALID_ARGUMENT, "a reason is required; it is stored as '<principal>: <reason>'"};
-    if (text.find_first_of("\r\n") != std::string::npos)
-        return {grpc::StatusCode::INVALID_ARGUMENT, "the reason must be a single line"};
-    if (text.size() > kMaxReasonLength)
+// Reasons and notes are shown to operators and stored as one audit line: one line of plain text.
+grpc::Status checkText(const std::string& text, const char* what, std::size_t maxLength) {
+    if (text.size() > maxLength)
+        return {grpc::StatusCode::INVALID_ARGUMENT, std::string("the ") + what + " is " + std::to_string(text.size()) +
+                                                        " bytes; at most " + std::to_string(maxLength)};
+    if (const auto hostile = firstHostileCharacter(text))
         return {grpc::StatusCode::INVALID_ARGUMENT,
-                "the reason is longer than " + std::to_string(kMaxReasonLength) + " characters"};
+                std::string("the ") + what + " must be a single line of plain text; it contains " + *hostile +
+                    " (control characters, line separators and bidirectional controls are refused)"};
     return grpc::Status::OK;
+}
+
+grpc::Status checkReason(const std::string& reason) {
+    if (trimmed(reason).empty())
+        return {grpc::StatusCode::INVALID_ARGUMENT, "a reason is required; it is stored as '<principal>: <reason>'"};
+    return checkText(reason, "reason", kMaxReasonLength);
+}
+
+// What every request must look like before anything reads the fleet for it: a known type and
+// bounded fields, so no name can blow up an error message, an audit line or a snapshot.
+grpc::Status checkShape(const v1::ActionRequest& request) {
+    if (request.type() == v1::ACTION_TYPE_UNSPECIFIED || !v1::ActionType_IsValid(request.type()))
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "the action type is missing or unknown (" + std::to_string(request.type()) + ")"};
+    if (request.request_id().size() > kMaxRequestIdLength)
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "request_id is longer than " + std::to_string(kMaxRequestIdLength) + " characters"};
+    const std::pair<const char*, const std::string*> names[] = {{"node_name", &request.node_name()},
+                                                                {"job_name", &request.job_name()},
+                                                                {"rack_name", &request.rack_name()},
+                                                                {"confirm_rack_name", &request.confirm_rack_name()}};
+    for (const auto& [field, value] : names)
+        if (value->size() > kMaxNameLength)
+            return {grpc::StatusCode::INVALID_ARGUMENT, std::string(field) + " is " + std::to_string(value->size()) +
+                                                            " bytes; names are at most " +
+                                                            std::to_string(kMaxNameLength)};
+    if (request.exclude_node_names_size() > kMaxExcludedNodes)
+        return {grpc::StatusCode::INVALID_ARGUMENT, "exclude_node_names lists " +
+                                                        std::to_string(request.exclude_node_names_size()) +
+                                                        " nodes; at most " + std::to_string(kMaxExcludedNodes)};
+    for (const std::string& name : request.exclude_node_names())
+        if (name.size() > kMaxNameLength)
+            return {grpc::StatusCode::INVALID_ARGUMENT, "a name in exclude_node_names is " +
+                                                            std::to_string(name.size()) + " bytes; names are at most " +
+                                                            std::to_string(kMaxNameLength)};
+    return checkText(request.note(), "note", kMaxNoteLength);
+}
+
+// Idempotency keys are per principal: another principal's request id is never a retry of theirs.
+std::string requestKey(const std::string& principal, const std::string& requestId) {
+    return principal + '\0' + requestId;
 }
 
 bool isActive(v1::OperationState state) {
@@ -59,6 +108,9 @@ std::string stateName(v1::OperationState state) {
 
 struct OperationsEngine::Entry {
     v1::Operation op;
+    std::string key;             // requestKey(principal, request id)
+    bool settled = true;         // false while its acceptance is being written to the audit log
+    bool approving = false;      // an approval is being written to the audit log
     std::string fingerprint;     // the request as first sent, to tell a retry from a reused request id
     std::uint64_t seq = 0;       // creation order; the list page token
     Caller requester;
@@ -83,11 +135,7 @@ std::string OperationsEngine::newOperationId() {
 grpc::Status OperationsEngine::validateRequest(const v1::ActionRequest& request) const {
     if (request.request_id().empty())
         return {grpc::StatusCode::INVALID_ARGUMENT, "request_id is required: a UUID the console generates per action"};
-    if (request.request_id().size() > kMaxRequestIdLength)
-        return {grpc::StatusCode::INVALID_ARGUMENT,
-                "request_id is longer than " + std::to_string(kMaxRequestIdLength) + " characters"};
-    if (request.type() == v1::ACTION_TYPE_UNSPECIFIED || !v1::ActionType_IsValid(request.type()))
-        return {grpc::StatusCode::INVALID_ARGUMENT, "the action type is missing or unknown"};
+    if (auto status = checkShape(request); !status.ok()) return status;
     return checkReason(request.reason());
 }
 
@@ -122,6 +170,7 @@ OperationResult OperationsEngine::refuse(const Caller& caller, const v1::ActionR
 }
 
 PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionRequest& request) const {
+    if (auto shape = checkShape(request); !shape.ok()) return {shape, {}};
     auto [status, preview] = computeBlastRadius(fleet_, request, config_.blastRadius);
     if (!status.ok()) return {status, {}};
     auto refuseIfAllowed = [&](std::string why) {
@@ -157,18 +206,24 @@ grpc::Status OperationsEngine::checkAgainstPreview(const Caller& caller, const v
     return Status::OK;
 }
 
-std::optional<OperationResult> OperationsEngine::retryLocked(const Caller& caller, const v1::ActionRequest& request,
-                                                             const std::string& fingerprint) const {
-    const auto found = byRequestId_.find(request.request_id());
-    if (found == byRequestId_.end()) return std::nullopt;
-    const Entry& first = *found->second;
-    if (first.fingerprint == fingerprint) return OperationResult{Status::OK, first.op};
-    return refuse(caller, request,
-                  {grpc::StatusCode::INVALID_ARGUMENT,
-                   "request id " + request.request_id() + " was already used for " +
-                       actionName(first.op.request().type()) + " " + describeTarget(first.op.request()) + " (" +
-                       first.op.id() + "); a different action needs a new request id"},
-                  nullptr);
+OperationsEngine::Entry* OperationsEngine::settledLocked(const std::string& key, std::unique_lock<std::mutex>& lock) {
+    for (;;) {
+        const auto found = byRequestId_.find(key);
+        if (found == byRequestId_.end()) return nullptr;
+        if (found->second->settled) return found->second;
+        // The first call is writing its acceptance: the retry answers with what that write decides.
+        settledChanged_.wait(lock);
+    }
+}
+
+std::optional<OperationsEngine::Status> OperationsEngine::retryLocked(const v1::ActionRequest& request,
+                                                                      const Entry& first,
+                                                                      const std::string& fingerprint) const {
+    if (first.fingerprint == fingerprint) return std::nullopt;
+    return Status(grpc::StatusCode::INVALID_ARGUMENT,
+                  "request id " + quotedForMessage(request.request_id()) + " was already used for " +
+                      actionName(first.op.request().type()) + " " + describeTarget(first.op.request()) + " (" +
+                      first.op.id() + "); a different action needs a new request id");
 }
 
 grpc::Status OperationsEngine::conflictLocked(const v1::ActionRequest& request) const {
@@ -217,11 +272,34 @@ std::unique_ptr<OperationsEngine::Entry> OperationsEngine::newEntry(const Caller
 
 OperationsEngine::Entry* OperationsEngine::adoptLocked(std::unique_ptr<Entry> entry) {
     entry->seq = entries_.empty() ? 1 : entries_.back()->seq + 1;
+    entry->key = requestKey(entry->op.principal(), entry->op.request_id());
     Entry* adopted = entry.get();
     byId_[adopted->op.id()] = adopted;
-    byRequestId_[adopted->op.request_id()] = adopted;
+    byRequestId_[adopted->key] = adopted;
+    if (!isActive(adopted->op.state())) ++finished_;
     entries_.push_back(std::move(entry));
     return adopted;
+}
+
+void OperationsEngine::forgetLocked(std::list<std::unique_ptr<Entry>>::iterator it) {
+    Entry& entry = **it;
+    byId_.erase(entry.op.id());
+    if (const auto found = byRequestId_.find(entry.key); found != byRequestId_.end() && found->second == &entry)
+        byRequestId_.erase(found);
+    if (!isActive(entry.op.state())) --finished_;
+    entries_.erase(it);
+}
+
+void OperationsEngine::trimLocked() {
+    // Oldest first; active operations stay whatever their age (they are few and still change).
+    for (auto it = entries_.begin(); finished_ > config_.maxFinishedOperations && it != entries_.end();)
+        if (isActive((*it)->op.state())) ++it;
+        else forgetLocked(it++);
+}
+
+std::size_t OperationsEngine::operationsInMemory() const {
+    std::lock_guard lock(mutex_);
+    return entries_.size();
 }
 
 OperationResult OperationsEngine::execute(const Caller& caller, const v1::ActionRequest& request) {
@@ -229,37 +307,67 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
     // Protobuf serialization of a message without maps is deterministic.
     const std::string fingerprint = request.SerializeAsString();
     Entry* entry = nullptr;
+    AuditRecord record;
+    {
+        std::unique_lock lock(mutex_);
+        if (const Entry* first = settledLocked(requestKey(caller.principal, request.request_id()), lock)) {
+            if (auto reused = retryLocked(request, *first, fingerprint)) {
+                lock.unlock();
+                return refuse(caller, request, *reused, nullptr);
+            }
+            return {Status::OK, first->op};
+        }
+        Status refusal;
+        std::optional<v1::ActionPreview> seen;
+        if (!roleAllows(caller.role, request.type())) {
+            refusal = {grpc::StatusCode::PERMISSION_DENIED,
+                       caller.principal + " has role " + roleName(caller.role) + ", which may not " + actionName(request.type())};
+        } else if (auto conflict = conflictLocked(request); !conflict.ok()) {
+            refusal = conflict;
+        } else if (auto [previewStatus, preview] = this->preview(caller, request); !previewStatus.ok()) {
+            refusal = previewStatus;
+        } else if (auto status = checkAgainstPreview(caller, request, preview); !status.ok()) {
+            refusal = status;
+            seen = preview;
+        } else {
+            auto created = newEntry(caller, request, preview);
+            created->fingerprint = fingerprint;
+            created->settled = false;
+            record = auditRecord(caller.principal, caller.role, caller.peer, created->op.request(), "allow");
+            record.previewSummary = summarize(preview);
+            if (request.expected_state_version() == 0 && preview.state_version() != 0)
+                record.previewSummary += "; state not checked (expected_state_version 0)";
+            record.result = stateName(created->op.state());
+            record.operationId = created->op.id();
+            google::protobuf::util::MessageToJsonString(created->op, &record.operationJson);
+            // Reserved (a retry waits for it, a second action on the target is refused), but not
+            // visible until its acceptance is durable.
+            entry = adoptLocked(std::move(created));
+        }
+        if (!entry) {
+            lock.unlock();
+            return refuse(caller, request, refusal, seen ? &*seen : nullptr);
+        }
+    }
+    // Durable before it can take effect. Written outside the engine's lock, so other consoles'
+    // calls and the operations list do not queue behind this fsync.
+    const std::string error = audit_.append(record);
     v1::Operation accepted;
     {
         std::lock_guard lock(mutex_);
-        if (auto retry = retryLocked(caller, request, fingerprint)) return *retry;
-        if (!roleAllows(caller.role, request.type()))
-            return refuse(caller, request,
-                          {grpc::StatusCode::PERMISSION_DENIED, caller.principal + " has role " + roleName(caller.role) +
-                                                                    ", which may not " + actionName(request.type())},
-                          nullptr);
-        if (auto conflict = conflictLocked(request); !conflict.ok()) return refuse(caller, request, conflict, nullptr);
-        const auto [previewStatus, preview] = this->preview(caller, request);
-        if (!previewStatus.ok()) return refuse(caller, request, previewStatus, nullptr);
-        if (auto status = checkAgainstPreview(caller, request, preview); !status.ok())
-            return refuse(caller, request, status, &preview);
-
-        auto created = newEntry(caller, request, preview);
-        created->fingerprint = fingerprint;
-        AuditRecord record = auditRecord(caller.principal, caller.role, caller.peer, created->op.request(), "allow");
-        record.previewSummary = summarize(preview);
-        record.result = stateName(created->op.state());
-        record.operationId = created->op.id();
-        google::protobuf::util::MessageToJsonString(created->op, &record.operationJson);
-        if (auto error = audit_.append(record); !error.empty())
-            return {{grpc::StatusCode::UNAVAILABLE, "nothing was executed: the audit log cannot be written (" + error + ")"}, {}};
-        entry = adoptLocked(std::move(created));
-        accepted = entry->op;
+        if (error.empty()) {
+            entry->settled = true;
+            accepted = entry->op;
+        } else {
+            forgetLocked(std::find_if(entries_.begin(), entries_.end(), [&](const auto& owned) { return owned.get() == entry; }));
+        }
     }
+    settledChanged_.notify_all();
+    if (!error.empty())
+        return {{grpc::StatusCode::UNAVAILABLE, "nothing was executed: the audit log cannot be written (" + error + ")"}, {}};
     notify({accepted});
-    if (accepted.state() == v1::OPERATION_STATE_PENDING) run(*entry, caller);
-    std::lock_guard lock(mutex_);
-    return {Status::OK, entry->op};
+    if (accepted.state() == v1::OPERATION_STATE_PENDING) return {Status::OK, run(*entry, caller)};
+    return {Status::OK, accepted};
 }
 
 grpc::Status OperationsEngine::approvalRefusal(const Caller& approver, const v1::Operation& op,
@@ -294,7 +402,8 @@ std::optional<std::string> noLongerValid(const v1::ActionPreview& accepted, cons
 OperationResult OperationsEngine::approve(const Caller& approver, const std::string& operationId,
                                           const std::string& reason) {
     Entry* entry = nullptr;
-    v1::Operation changed;
+    std::vector<v1::Operation> changed;
+    AuditRecord refusalRecord, approval;
     Status refusal;
     {
         std::lock_guard lock(mutex_);
@@ -302,46 +411,59 @@ OperationResult OperationsEngine::approve(const Caller& approver, const std::str
         v1::ActionRequest attempt;  // what this approval's audit record describes
         if (found != byId_.end()) attempt = found->second->op.request();
         attempt.set_reason(reason);
+        refusalRecord = auditRecord(approver.principal, approver.role, approver.peer, attempt, "deny");
+        refusalRecord.action = "APPROVE " + refusalRecord.action;
+        refusalRecord.operationId = operationId;
         auto deny = [&](const Status& status) {
-            AuditRecord record = auditRecord(approver.principal, approver.role, approver.peer, attempt, "deny");
-            record.action = "APPROVE " + record.action;
-            record.operationId = operationId;
-            return auditRefusal(std::move(record), Status(status.error_code(), "approval of " + operationId +
-                                                                                   " refused: " + status.error_message()));
+            refusal = Status(status.error_code(),
+                             "approval of " + quotedForMessage(operationId) + " refused: " + status.error_message());
         };
-        if (found == byId_.end()) return {deny({grpc::StatusCode::NOT_FOUND, "no such operation"}), {}};
-        entry = found->second;
-        v1::Operation& op = entry->op;
-        if (op.state() == v1::OPERATION_STATE_AWAITING_APPROVAL && nowUnixMs() > op.approval_expires_unix_ms()) {
+        if (found == byId_.end() || !found->second->settled) {
+            deny({grpc::StatusCode::NOT_FOUND, "no such operation" + std::string(kNotInMemory)});
+        } else if (entry = found->second; entry->approving) {
+            deny({grpc::StatusCode::ABORTED, "another approval of it is being recorded"});
+        } else if (v1::Operation& op = entry->op;
+                   op.state() == v1::OPERATION_STATE_AWAITING_APPROVAL && nowUnixMs() > op.approval_expires_unix_ms()) {
             finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, "approval window expired without a second operator");
-            changed = op;
-            refusal = deny({grpc::StatusCode::FAILED_PRECONDITION, "the approval window has expired"});
+            changed.push_back(op);
+            deny({grpc::StatusCode::FAILED_PRECONDITION, "the approval window has expired"});
         } else if (auto status = approvalRefusal(approver, op, reason); !status.ok()) {
-            return {deny(status), {}};
+            deny(status);
         } else if (const auto now = preview(entry->requester, op.request()); const auto why = noLongerValid(op.preview(), now)) {
             finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, *why);
-            changed = op;
-            refusal = deny({grpc::StatusCode::ABORTED, *why});
+            changed.push_back(op);
+            deny({grpc::StatusCode::ABORTED, *why});
         } else {
-            AuditRecord record = auditRecord(approver.principal, approver.role, approver.peer, op.request(), "allow");
-            record.action = "APPROVE " + record.action;
-            record.reason = approver.principal + ": " + trimmed(reason);
-            record.previewSummary = summarize(now.preview);
-            record.result = stateName(v1::OPERATION_STATE_PENDING);
-            record.operationId = op.id();
-            if (auto error = audit_.append(record); !error.empty())
-                return {{grpc::StatusCode::UNAVAILABLE, "not approved: the audit log cannot be written (" + error + ")"}, {}};
-            op.set_approved_by(approver.principal);
-            op.set_progress_message("approved by " + approver.principal);
-            setState(*entry, v1::OPERATION_STATE_PENDING);
-            changed = op;
+            approval = auditRecord(approver.principal, approver.role, approver.peer, op.request(), "allow");
+            approval.action = "APPROVE " + approval.action;
+            approval.reason = approver.principal + ": " + trimmed(reason);
+            approval.previewSummary = summarize(now.preview);
+            approval.result = stateName(v1::OPERATION_STATE_PENDING);
+            approval.operationId = op.id();
+            entry->approving = true;
         }
     }
-    notify({changed});
-    if (!refusal.ok()) return {refusal, {}};
-    run(*entry, entry->requester);
-    std::lock_guard lock(mutex_);
-    return {Status::OK, entry->op};
+    flushAudit();
+    if (!refusal.ok()) {
+        notify(changed);
+        return {auditRefusal(std::move(refusalRecord), refusal), {}};
+    }
+    // Durable before the approved action can run; written outside the engine's lock.
+    const std::string error = audit_.append(approval);
+    {
+        std::lock_guard lock(mutex_);
+        entry->approving = false;
+        if (error.empty()) {
+            entry->op.set_approved_by(approver.principal);
+            entry->op.set_progress_message("approved by " + approver.principal);
+            setState(*entry, v1::OPERATION_STATE_PENDING);
+            changed.push_back(entry->op);
+        }
+    }
+    if (!error.empty())
+        return {{grpc::StatusCode::UNAVAILABLE, "not approved: the audit log cannot be written (" + error + ")"}, {}};
+    notify(changed);
+    return {Status::OK, run(*entry, entry->requester)};
 }
 
 void OperationsEngine::setState(Entry& entry, v1::OperationState state) {
@@ -350,6 +472,7 @@ void OperationsEngine::setState(Entry& entry, v1::OperationState state) {
 }
 
 void OperationsEngine::finishLocked(Entry& entry, v1::OperationState state, const std::string& message) {
+    const bool wasActive = isActive(entry.op.state());
     setState(entry, state);
     if (state == v1::OPERATION_STATE_SUCCEEDED) {
         entry.op.set_progress_ratio(1.0);
@@ -359,6 +482,8 @@ void OperationsEngine::finishLocked(Entry& entry, v1::OperationState state, cons
         entry.op.set_progress_message(stateName(state) + ": " + message);
     }
     auditResultLocked(entry);
+    // Trimmed in flushAudit(), once no caller holds a reference to an entry any more.
+    if (wasActive && !isActive(state)) ++finished_;
 }
 
 void OperationsEngine::auditResultLocked(Entry& entry) {
@@ -366,9 +491,25 @@ void OperationsEngine::auditResultLocked(Entry& entry) {
     AuditRecord record = auditRecord(op.principal(), op.role(), "", op.request(), "result");
     record.result = stateName(op.state()) + ": " + (op.error().empty() ? op.progress_message() : op.error());
     record.operationId = op.id();
-    // The effect has happened (or definitely not); a failed write cannot undo it, so say so.
-    if (auto error = audit_.append(record); !error.empty())
-        entry.op.set_progress_message(op.progress_message() + " (result not audited: " + error + ")");
+    // The effect has happened (or definitely not): the record follows it, in order, once the
+    // engine's lock is released (flushAudit).
+    pendingResults_.push_back(std::move(record));
+}
+
+void OperationsEngine::flushAudit() {
+    // One flusher at a time, each taking every record queued so far: records reach the file in
+    // the order the engine queued them, so an operation's results never appear out of order.
+    std::lock_guard order(auditOrder_);
+    std::vector<AuditRecord> records;
+    {
+        std::lock_guard lock(mutex_);
+        records.swap(pendingResults_);
+        trimLocked();
+    }
+    for (const AuditRecord& record : records)
+        if (auto error = audit_.append(record); !error.empty())
+            std::fprintf(stderr, "fleetd: control: result of %s %s not audited: %s\n", record.operationId.c_str(),
+                         record.result.c_str(), error.c_str());
 }
 
 ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& caller) {
@@ -416,7 +557,7 @@ std::optional<std::string> drainStillWaiting(const FleetView& fleet, const v1::O
 
 }  // namespace
 
-void OperationsEngine::run(Entry& entry, const Caller& caller) {
+v1::Operation OperationsEngine::run(Entry& entry, const Caller& caller) {
     v1::Operation snapshot;
     {
         std::lock_guard lock(mutex_);
@@ -428,6 +569,7 @@ void OperationsEngine::run(Entry& entry, const Caller& caller) {
     notify({snapshot});
     const ActionOutcome outcome = dispatch(snapshot, caller);
     {
+        // `entry` is active until finished here, so it cannot have been trimmed meanwhile.
         std::lock_guard lock(mutex_);
         entry.effectApplied = outcome.succeeded;
         if (!outcome.succeeded) {
@@ -442,7 +584,9 @@ void OperationsEngine::run(Entry& entry, const Caller& caller) {
         }
         snapshot = entry.op;
     }
+    flushAudit();
     notify({snapshot});
+    return snapshot;
 }
 
 void OperationsEngine::tick() {
@@ -450,7 +594,11 @@ void OperationsEngine::tick() {
     {
         std::lock_guard lock(mutex_);
         const std::int64_t now = nowUnixMs();
-        for (const auto& owned : entries_) {
+        // finishLocked may trim finished entries: walk a copy of the active ones.
+        std::vector<Entry*> active;
+        for (const auto& owned : entries_)
+            if (owned->settled && !owned->approving && isActive(owned->op.state())) active.push_back(owned.get());
+        for (Entry* owned : active) {
             Entry& entry = *owned;
             v1::Operation& op = entry.op;
             if (op.state() == v1::OPERATION_STATE_AWAITING_APPROVAL && now > op.approval_expires_unix_ms()) {
@@ -471,6 +619,7 @@ void OperationsEngine::tick() {
             }
         }
     }
+    flushAudit();
     notify(changes);
 }
 
@@ -484,6 +633,12 @@ std::string stringField(const google::protobuf::Struct& record, const char* key)
 }  // namespace
 
 RecoveryReport OperationsEngine::recover(const std::string& auditPath) {
+    RecoveryReport report = recoverLocked(auditPath);
+    flushAudit();
+    return report;
+}
+
+RecoveryReport OperationsEngine::recoverLocked(const std::string& auditPath) {
     RecoveryReport report;
     std::lock_guard lock(mutex_);
     std::vector<Entry*> recovered;
@@ -543,10 +698,15 @@ RecoveryReport OperationsEngine::recover(const std::string& auditPath) {
             }
         },
         &report.unreadableLines);
-    for (Entry* entry : recovered) {
-        if (entry->op.state() != v1::OPERATION_STATE_PENDING &&
-            !(entry->op.state() == v1::OPERATION_STATE_RUNNING && !entry->effectApplied))
-            continue;
+    // Replaying changed states after adoption counted them.
+    finished_ = static_cast<std::size_t>(
+        std::count_if(entries_.begin(), entries_.end(), [](const auto& owned) { return !isActive(owned->op.state()); }));
+    std::vector<Entry*> interrupted;
+    for (Entry* entry : recovered)
+        if (entry->op.state() == v1::OPERATION_STATE_PENDING ||
+            (entry->op.state() == v1::OPERATION_STATE_RUNNING && !entry->effectApplied))
+            interrupted.push_back(entry);
+    for (Entry* entry : interrupted) {
         finishLocked(*entry, v1::OPERATION_STATE_FAILED,
                      "interrupted: fleetd stopped after accepting " + actionName(entry->op.request().type()) + " " +
                          describeTarget(entry->op.request()) +
@@ -558,15 +718,20 @@ RecoveryReport OperationsEngine::recover(const std::string& auditPath) {
     return report;
 }
 
-OperationResult OperationsEngine::get(const std::string& operationId, const std::string& requestId) const {
+OperationResult OperationsEngine::get(const std::string& operationId, const std::string& requestId,
+                                      const std::string& principal) const {
     if (operationId.empty() && requestId.empty())
         return {{grpc::StatusCode::INVALID_ARGUMENT, "give an operation_id or a request_id"}, {}};
     std::lock_guard lock(mutex_);
     const auto& index = operationId.empty() ? byRequestId_ : byId_;
-    const auto found = index.find(operationId.empty() ? requestId : operationId);
-    if (found == index.end())
+    const auto found = index.find(operationId.empty() ? requestKey(principal, requestId) : operationId);
+    if (found == index.end() || !found->second->settled)
         return {{grpc::StatusCode::NOT_FOUND,
-                 "no operation " + (operationId.empty() ? "with request id " + requestId : operationId)}, {}};
+                 "no operation " +
+                     (operationId.empty() ? "with your request id " + quotedForMessage(requestId)
+                                          : quotedForMessage(operationId)) +
+                     kNotInMemory},
+                {}};
     return {Status::OK, found->second->op};
 }
 
@@ -577,14 +742,15 @@ ListResult OperationsEngine::list(const v1::ListOperationsRequest& request) cons
         const std::string& token = request.page_token();
         const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), before);
         if (error != std::errc() || end != token.data() + token.size())
-            return {{grpc::StatusCode::INVALID_ARGUMENT, "page_token '" + token + "' was not issued by this fleetd"}, {}};
+            return {{grpc::StatusCode::INVALID_ARGUMENT,
+                     "page_token " + quotedForMessage(token) + " was not issued by this fleetd"}, {}};
     }
     ListResult result;
     std::uint64_t lastListedSeq = 0;
     std::lock_guard lock(mutex_);
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
         const Entry& entry = **it;
-        if (entry.seq >= before || (request.active_only() && !isActive(entry.op.state()))) continue;
+        if (!entry.settled || entry.seq >= before || (request.active_only() && !isActive(entry.op.state()))) continue;
         if (static_cast<std::uint32_t>(result.response.operations_size()) == pageSize) {
             result.response.set_next_page_token(std::to_string(lastListedSeq));
             break;

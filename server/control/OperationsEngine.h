@@ -15,8 +15,10 @@
 #include <grpcpp/support/status.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,6 +33,9 @@ namespace watchfloor::server::control {
 struct OperationsConfig {
     BlastRadiusPolicy blastRadius;
     std::chrono::seconds approvalTtl{std::chrono::minutes(15)};
+    // Finished operations kept in memory (newest first; active ones are always kept). Older ones
+    // are answered NOT_FOUND pointing at the audit log, and their request ids are forgotten.
+    std::size_t maxFinishedOperations = 10'000;
     std::function<std::chrono::system_clock::time_point()> clock = [] { return std::chrono::system_clock::now(); };
 };
 
@@ -78,14 +83,17 @@ public:
 
     PreviewOutcome preview(const Caller& caller, const watchfloor::v1::ActionRequest& request) const;
 
-    // Accepts, audits and runs the action on the calling thread. A retry with the same request id
-    // returns the operation of the first call, whatever its state, and never runs it again.
+    // Accepts, audits and runs the action on the calling thread. A retry (the same principal with
+    // the same request id) returns the operation of the first call, whatever its state, and never
+    // runs it again; request ids are per principal, so another principal's id is a new request.
     OperationResult execute(const Caller& caller, const watchfloor::v1::ActionRequest& request);
 
     // The second operator's approval of an AWAITING_APPROVAL operation; runs it when accepted.
     OperationResult approve(const Caller& caller, const std::string& operationId, const std::string& reason);
 
-    OperationResult get(const std::string& operationId, const std::string& requestId) const;
+    // By operation id, or by `principal`'s own request id (request ids are per principal).
+    OperationResult get(const std::string& operationId, const std::string& requestId,
+                        const std::string& principal = {}) const;
     ListResult list(const watchfloor::v1::ListOperationsRequest& request) const;
 
     // Listeners are called after every change, outside the engine's lock, possibly from several
@@ -97,6 +105,8 @@ public:
     // and completes drains whose node has become DRAINED.
     void tick();
 
+    std::size_t operationsInMemory() const;
+
 private:
     struct Entry;
     using Status = grpc::Status;
@@ -105,23 +115,29 @@ private:
     AuditRecord auditRecord(const std::string& principal, watchfloor::v1::Role role, const std::string& peer,
                             const watchfloor::v1::ActionRequest& request, const char* decision) const;
     Status auditRefusal(AuditRecord record, Status status) const;
-    // The first call's operation for a retry, or the refusal of a request id reused for another action.
-    std::optional<OperationResult> retryLocked(const Caller& caller, const watchfloor::v1::ActionRequest& request,
-                                               const std::string& fingerprint) const;
+    // The entry of a request key once its acceptance is settled (waits while it is being audited).
+    Entry* settledLocked(const std::string& key, std::unique_lock<std::mutex>& lock);
+    // The refusal of a request id reused for another action; nullopt for a true retry.
+    std::optional<Status> retryLocked(const watchfloor::v1::ActionRequest& request, const Entry& first,
+                                      const std::string& fingerprint) const;
     // Another console's operation on the same target still in flight: running this one too would act twice.
     Status conflictLocked(const watchfloor::v1::ActionRequest& request) const;
     std::unique_ptr<Entry> newEntry(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                     const watchfloor::v1::ActionPreview& preview);
     Entry* adoptLocked(std::unique_ptr<Entry> entry);
+    void forgetLocked(std::list<std::unique_ptr<Entry>>::iterator it);
+    void trimLocked();  // down to maxFinishedOperations finished entries, oldest first
+    RecoveryReport recoverLocked(const std::string& auditPath);
     Status approvalRefusal(const Caller& approver, const watchfloor::v1::Operation& op, const std::string& reason) const;
     OperationResult refuse(const Caller& caller, const watchfloor::v1::ActionRequest& request, Status status,
                            const watchfloor::v1::ActionPreview* preview) const;
     Status checkAgainstPreview(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                const watchfloor::v1::ActionPreview& preview);
-    void run(Entry& entry, const Caller& caller);
+    watchfloor::v1::Operation run(Entry& entry, const Caller& caller);  // the operation when run() is done
     ActionOutcome dispatch(const watchfloor::v1::Operation& operation, const Caller& caller);
     void finishLocked(Entry& entry, watchfloor::v1::OperationState state, const std::string& message);
-    void auditResultLocked(Entry& entry);
+    void auditResultLocked(Entry& entry);  // queues the record for flushAudit()
+    void flushAudit();                     // writes queued records in order; call without mutex_
     void setState(Entry& entry, watchfloor::v1::OperationState state);
     void notify(const std::vector<watchfloor::v1::Operation>& changes);
     std::string newOperationId();
@@ -135,9 +151,13 @@ private:
     EventAcknowledger* acknowledger_ = nullptr;
 
     mutable std::mutex mutex_;
-    std::vector<std::unique_ptr<Entry>> entries_;  // creation order
+    std::list<std::unique_ptr<Entry>> entries_;  // creation order
+    std::size_t finished_ = 0;                   // entries_ no longer active
     std::unordered_map<std::string, Entry*> byId_;
-    std::unordered_map<std::string, Entry*> byRequestId_;
+    std::unordered_map<std::string, Entry*> byRequestId_;  // by requestKey(principal, request id)
+    std::condition_variable settledChanged_;
+    std::vector<AuditRecord> pendingResults_;    // queued under mutex_, written by flushAudit()
+    std::mutex auditOrder_;                      // one flushAudit() at a time
     std::mt19937_64 idGenerator_;
 
     std::mutex listenersMutex_;

@@ -141,6 +141,8 @@ std::optional<NodeFacts> SlurmFleetView::node(const std::string& name) const {
     const SlurmNodeView* slurm = view->everRead ? view->node(name) : nullptr;
     facts->state = slurm ? slurm->state : v1::NODE_STATE_UNSPECIFIED;
     facts->jobs = slurm ? slurm->jobs : std::vector<std::string>{};
+    facts->operatorDrain.reset();  // Slurm resumes any drained node, whoever drained it
+    facts->reason.clear();
     facts->stateVersion = combinedVersion(facts->stateVersion, slurm ? slurm->version : 0);
     return facts;
 }

@@ -7,7 +7,9 @@
 
 namespace watchfloor::server::fleetd {
 
-class ControlDisabledService final : public watchfloor::v1::ControlService::Service {
+// Streamed registration (no request is parsed), so even an unparseable request gets this
+// answer rather than gRPC's INTERNAL with an empty message.
+class ControlDisabledService final : public watchfloor::v1::ControlService::StreamedService {
 public:
     static grpc::Status refusal() {
         return {grpc::StatusCode::UNIMPLEMENTED,
@@ -15,22 +17,43 @@ public:
                 "(bearer tokens mapped to roles); telemetry is served as usual"};
     }
 
-    grpc::Status WhoAmI(grpc::ServerContext*, const watchfloor::v1::WhoAmIRequest*,
-                        watchfloor::v1::WhoAmIResponse*) override { return refusal(); }
-    grpc::Status PreviewAction(grpc::ServerContext*, const watchfloor::v1::PreviewActionRequest*,
-                               watchfloor::v1::ActionPreview*) override { return refusal(); }
-    grpc::Status ExecuteAction(grpc::ServerContext*, const watchfloor::v1::ExecuteActionRequest*,
-                               watchfloor::v1::Operation*) override { return refusal(); }
-    grpc::Status ApproveOperation(grpc::ServerContext*, const watchfloor::v1::ApproveOperationRequest*,
-                                  watchfloor::v1::Operation*) override { return refusal(); }
-    grpc::Status GetOperation(grpc::ServerContext*, const watchfloor::v1::GetOperationRequest*,
-                              watchfloor::v1::Operation*) override { return refusal(); }
-    grpc::Status ListOperations(grpc::ServerContext*, const watchfloor::v1::ListOperationsRequest*,
-                                watchfloor::v1::ListOperationsResponse*) override { return refusal(); }
-    grpc::Status WatchOperations(grpc::ServerContext*, const watchfloor::v1::WatchOperationsRequest*,
-                                 grpc::ServerWriter<watchfloor::v1::Operation>*) override { return refusal(); }
-    grpc::Status ListAuditEntries(grpc::ServerContext*, const watchfloor::v1::ListAuditEntriesRequest*,
-                                  watchfloor::v1::ListAuditEntriesResponse*) override { return refusal(); }
+    template <class Request, class Response>
+    using Unary = grpc::ServerUnaryStreamer<Request, Response>;
+
+    grpc::Status StreamedWhoAmI(grpc::ServerContext*,
+                                Unary<watchfloor::v1::WhoAmIRequest, watchfloor::v1::WhoAmIResponse>*) override {
+        return refusal();
+    }
+    grpc::Status StreamedPreviewAction(grpc::ServerContext*,
+                                       Unary<watchfloor::v1::PreviewActionRequest, watchfloor::v1::ActionPreview>*) override {
+        return refusal();
+    }
+    grpc::Status StreamedExecuteAction(grpc::ServerContext*,
+                                       Unary<watchfloor::v1::ExecuteActionRequest, watchfloor::v1::Operation>*) override {
+        return refusal();
+    }
+    grpc::Status StreamedApproveOperation(
+        grpc::ServerContext*, Unary<watchfloor::v1::ApproveOperationRequest, watchfloor::v1::Operation>*) override {
+        return refusal();
+    }
+    grpc::Status StreamedGetOperation(grpc::ServerContext*,
+                                      Unary<watchfloor::v1::GetOperationRequest, watchfloor::v1::Operation>*) override {
+        return refusal();
+    }
+    grpc::Status StreamedListOperations(
+        grpc::ServerContext*, Unary<watchfloor::v1::ListOperationsRequest, watchfloor::v1::ListOperationsResponse>*) override {
+        return refusal();
+    }
+    grpc::Status StreamedWatchOperations(
+        grpc::ServerContext*,
+        grpc::ServerSplitStreamer<watchfloor::v1::WatchOperationsRequest, watchfloor::v1::Operation>*) override {
+        return refusal();
+    }
+    grpc::Status StreamedListAuditEntries(
+        grpc::ServerContext*,
+        Unary<watchfloor::v1::ListAuditEntriesRequest, watchfloor::v1::ListAuditEntriesResponse>*) override {
+        return refusal();
+    }
 };
 
 }  // namespace watchfloor::server::fleetd

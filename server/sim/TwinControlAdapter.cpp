@@ -42,6 +42,8 @@ std::optional<control::NodeFacts> TwinControlAdapter::node(const std::string& na
     facts.state = view->state;
     facts.jobs = std::move(view->jobs);
     facts.stateVersion = view->stateVersion;
+    facts.operatorDrain = view->drainRequested;
+    facts.reason = std::move(view->reason);
     return facts;
 }
 

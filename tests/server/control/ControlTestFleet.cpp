@@ -68,6 +68,16 @@ void TestFleet::setNodeState(const std::string& name, v1::NodeState state) {
     ++racks_.at(node.rack).stateVersion;
 }
 
+void TestFleet::takeOutByHealthCheck(const std::string& name, const std::string& reason) {
+    std::lock_guard lock(mutex_);
+    NodeFacts& node = nodes_.at(name);
+    node.state = v1::NODE_STATE_DRAINED;
+    node.operatorDrain = false;
+    node.reason = reason;
+    ++node.stateVersion;
+    ++racks_.at(node.rack).stateVersion;
+}
+
 void TestFleet::clearJobsOn(const std::string& name) {
     std::lock_guard lock(mutex_);
     NodeFacts& node = nodes_.at(name);

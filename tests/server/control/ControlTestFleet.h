@@ -43,6 +43,8 @@ public:
     // A job on the given trays, with its checkpoint age; bumps the versions it touches.
     void placeJob(const std::string& name, const std::vector<std::string>& nodes, double checkpointAge_s);
     void setNodeState(const std::string& node, watchfloor::v1::NodeState state);
+    // Out of service by the health check (not an operator drain), as the twin reports it.
+    void takeOutByHealthCheck(const std::string& node, const std::string& reason);
     void clearJobsOn(const std::string& node);
     void setLeak(const std::string& rack, bool active);
     void setIsolated(const std::string& rack, bool isolated);

@@ -4,6 +4,8 @@
 #include "AuditLog.h"
 #include "AuditTrail.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
@@ -90,6 +92,47 @@ private slots:
         const auto page = trail.newestFirst(0, 10);
         QCOMPARE(page.response.entries_size(), 1);
         QCOMPARE(page.response.entries(0).request_id(), std::string("req-7"));
+    }
+
+    // Issue 13 item 1: lines AuditLog did not write are skipped and counted, never a reason to
+    // answer UNAVAILABLE; the records around them are served, and so is the start-up reader.
+    void foreignLinesAreSkippedAndCounted() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("audit.jsonl");
+        auto log = AuditLog::open(path.toStdString()).log;
+        QVERIFY(log);
+        QVERIFY(log->append(record(1)).empty());
+        appendRaw(path, "not json at all\n");
+        appendRaw(path, "{\"seq\":2,\"time\":\"2027-01-15T08:00\n");                 // torn, in the middle
+        appendRaw(path, "{\"seq\":3,\"junk\":\"" + QByteArray(3 << 20, 'y') + "\"}\n");  // over 1 MiB
+        appendRaw(path, "{\"seq\":99999,\"x\":1}\n");  // a seq fleetd never wrote
+        QVERIFY(log->append(record(2)).empty());
+        QVERIFY(log->append(record(3)).empty());
+        AuditTrail trail(path.toStdString(), log.get());
+        for (int call = 0; call < 2; ++call) {
+            const auto page = trail.newestFirst(0, 100);
+            QVERIFY2(page.status.ok(), page.status.error_message().c_str());
+            QCOMPARE(page.response.entries_size(), 3);
+            QCOMPARE(page.response.entries(0).request_id(), std::string("req-3"));
+            QCOMPARE(page.response.entries(2).request_id(), std::string("req-1"));
+            QCOMPARE(page.response.unreadable_lines(), 4u);
+        }
+        std::size_t skipped = 0, visited = 0;
+        QVERIFY(AuditLog::readRecords(path.toStdString(), [&](const auto&) { ++visited; }, &skipped).empty());
+        QCOMPARE(visited, 4u);  // the three records and the foreign line that is valid JSON
+        QCOMPARE(skipped, 3u);
+    }
+
+    // Issue 13 item 1: a caller's field is bounded before it is logged, with the original length.
+    void fieldsAreBoundedBeforeTheyAreLogged() {
+        AuditRecord huge = record(1);
+        huge.target = std::string(2 << 20, 'x');
+        huge.peer = std::string("ipv4:127.0.0.1:1\xff\xfe", 18);  // not UTF-8
+        const std::string line = AuditLog::toJsonLine(huge, 1);
+        QVERIFY2(line.size() < 16 * 1024, qPrintable(QString("a line of %1 bytes").arg(line.size())));
+        QVERIFY(line.find("...[truncated, 2097152 bytes]") != std::string::npos);
+        google::protobuf::Struct parsed;
+        QVERIFY(google::protobuf::util::JsonStringToMessage(line, &parsed).ok());
     }
 
     void largeLogIsReadOnce() {

@@ -144,12 +144,12 @@ private slots:
         QCOMPARE(h.actuator->unauditedCalls(), 0);
 
         h.engine->tick();  // still draining: nothing changes
-        QCOMPARE(h.engine->get(op.id(), "").operation.state(), v1::OPERATION_STATE_RUNNING);
+        QCOMPARE(h.engine->get(op.id(), "", {}).operation.state(), v1::OPERATION_STATE_RUNNING);
 
         h.fleet.clearJobsOn("r01-n03");
         h.fleet.setNodeState("r01-n03", v1::NODE_STATE_DRAINED);
         h.engine->tick();
-        const auto done = h.engine->get("", "req-1").operation;
+        const auto done = h.engine->get("", "req-1", "alice").operation;
         QCOMPARE(done.state(), v1::OPERATION_STATE_SUCCEEDED);
         QCOMPARE(done.progress_ratio(), 1.0);
         QCOMPARE(h.statesSeen(op.id()), (std::vector<v1::OperationState>{v1::OPERATION_STATE_PENDING,
@@ -377,14 +377,14 @@ private slots:
         const auto second = h.engine->execute(kAlice, isolate("r02", "r02", "iso-b"));
         h.now += std::chrono::minutes(15) + std::chrono::seconds(1);
         h.engine->tick();
-        const auto expired = h.engine->get(first.operation.id(), "").operation;
+        const auto expired = h.engine->get(first.operation.id(), "", {}).operation;
         QCOMPARE(expired.state(), v1::OPERATION_STATE_CANCELLED);
         QVERIFY(QString::fromStdString(expired.error()).contains("approval expired after 900 s"));
         QVERIFY(h.auditText().contains("CANCELLED: approval expired"));
         QCOMPARE(h.engine->approve(kBob, first.operation.id(), "late").status.error_code(),
                  grpc::StatusCode::FAILED_PRECONDITION);
         // One tick cancels every expired approval.
-        QCOMPARE(h.engine->get(second.operation.id(), "").operation.state(), v1::OPERATION_STATE_CANCELLED);
+        QCOMPARE(h.engine->get(second.operation.id(), "", {}).operation.state(), v1::OPERATION_STATE_CANCELLED);
         QCOMPARE(h.actuator->calls().size(), 0u);
     }
 
@@ -395,7 +395,7 @@ private slots:
         const auto late = h.engine->approve(kBob, requested.operation.id(), "ok");
         QCOMPARE(late.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
         QVERIFY(QString::fromStdString(late.status.error_message()).contains("expired"));
-        QCOMPARE(h.engine->get(requested.operation.id(), "").operation.state(), v1::OPERATION_STATE_CANCELLED);
+        QCOMPARE(h.engine->get(requested.operation.id(), "", {}).operation.state(), v1::OPERATION_STATE_CANCELLED);
         QCOMPARE(h.actuator->calls().size(), 0u);
     }
 
@@ -405,7 +405,7 @@ private slots:
         h.fleet.bumpRack("r01");
         const auto approved = h.engine->approve(kBob, requested.operation.id(), "ok");
         QCOMPARE(approved.status.error_code(), grpc::StatusCode::ABORTED);
-        QCOMPARE(h.engine->get(requested.operation.id(), "").operation.state(), v1::OPERATION_STATE_CANCELLED);
+        QCOMPARE(h.engine->get(requested.operation.id(), "", {}).operation.state(), v1::OPERATION_STATE_CANCELLED);
         QCOMPARE(h.actuator->calls().size(), 0u);
     }
 
@@ -504,12 +504,12 @@ private slots:
         QVERIFY(QString::fromStdString(crashed.operation.error()).startsWith("interrupted: "));
         QVERIFY(h.auditText().contains("FAILED: interrupted: fleetd stopped after accepting DRAIN_NODE r01-n08"));
 
-        QCOMPARE(h.engine->get(draining.id(), "").operation.state(), v1::OPERATION_STATE_RUNNING);
+        QCOMPARE(h.engine->get(draining.id(), "", {}).operation.state(), v1::OPERATION_STATE_RUNNING);
         h.fleet.clearJobsOn("r01-n03");
         h.engine->tick();
-        QCOMPARE(h.engine->get(draining.id(), "").operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(h.engine->get(draining.id(), "", {}).operation.state(), v1::OPERATION_STATE_SUCCEEDED);
 
-        const auto recoveredWait = h.engine->get(awaiting.id(), "").operation;
+        const auto recoveredWait = h.engine->get(awaiting.id(), "", {}).operation;
         QCOMPARE(recoveredWait.state(), v1::OPERATION_STATE_AWAITING_APPROVAL);
         QCOMPARE(recoveredWait.approval_expires_unix_ms(), awaiting.approval_expires_unix_ms());
         QCOMPARE(h.engine->approve(kAlice, awaiting.id(), "me").status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
@@ -527,9 +527,93 @@ private slots:
         const RecoveryReport again = h.engine->recover(h.auditPath());
         QCOMPARE(again.operations, 4u);
         QCOMPARE(again.interrupted, 0u);
-        QCOMPARE(h.engine->get("", "iso-wait").operation.state(), v1::OPERATION_STATE_SUCCEEDED);
-        QCOMPARE(h.engine->get("", "iso-wait").operation.approved_by(), "bob");
-        QCOMPARE(h.engine->get("", "crash-1").operation.state(), v1::OPERATION_STATE_FAILED);
+        QCOMPARE(h.engine->get("", "iso-wait", "alice").operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(h.engine->get("", "iso-wait", "alice").operation.approved_by(), "bob");
+        QCOMPARE(h.engine->get("", "crash-1", "alice").operation.state(), v1::OPERATION_STATE_FAILED);
+    }
+
+    // Issue 13 item 3: another principal's request id is that principal's own request.
+    void requestIdsArePerPrincipal() {
+        Harness h;
+        const auto alices = h.engine->execute(kAlice, drain("r01-n05", "shared-1"));
+        QVERIFY(alices.status.ok());
+        const auto bobs = h.engine->execute(kBob, drain("r01-n05", "shared-1"));
+        QVERIFY2(bobs.status.ok(), bobs.status.error_message().c_str());
+        QCOMPARE(bobs.operation.principal(), "bob");
+        QVERIFY(bobs.operation.id() != alices.operation.id());
+        QCOMPARE(h.engine->get("", "shared-1", "bob").operation.id(), bobs.operation.id());
+        QCOMPARE(h.engine->get("", "shared-1", "alice").operation.id(), alices.operation.id());
+        QCOMPARE(h.engine->get("", "shared-1", "carol").status.error_code(), grpc::StatusCode::NOT_FOUND);
+        // Alice's retry is still hers.
+        QCOMPARE(h.engine->execute(kAlice, drain("r01-n05", "shared-1")).operation.id(), alices.operation.id());
+    }
+
+    // Issue 13 item 4: 0 means "no check"; the audit trail says the check was skipped.
+    void zeroStateVersionIsAuditedAsUnchecked() {
+        Harness h;
+        h.fleet.setNodeState("r01-n07", v1::NODE_STATE_IDLE);  // the version moves past what anyone saw
+        auto request = drain("r01-n07", "unchecked-1");
+        QVERIFY(h.engine->execute(kAlice, request).status.ok());
+        QVERIFY(h.auditText().contains("state not checked (expected_state_version 0)"));
+        auto checked = drain("r01-n08", "checked-1");
+        checked.set_expected_state_version(h.fleet.node("r01-n08")->stateVersion);
+        QVERIFY(h.engine->execute(kAlice, checked).status.ok());
+        QCOMPARE(h.auditText().count("state not checked"), 1);
+    }
+
+    // Issue 13 item 5: the preview of a resume says what execute will do.
+    void resumeOfAHealthCheckHoldIsRefusedInThePreview() {
+        Harness h;
+        h.fleet.takeOutByHealthCheck("r01-n09", "health check: xid 79");
+        v1::ActionRequest resume;
+        resume.set_request_id("resume-hc");
+        resume.set_type(v1::ACTION_TYPE_RESUME_NODE);
+        resume.set_node_name("r01-n09");
+        resume.set_reason("looks fine");
+        const auto preview = h.engine->preview(kAlice, resume);
+        QVERIFY(preview.status.ok());
+        QVERIFY(!preview.preview.allowed());
+        QVERIFY2(preview.preview.refusal().find("health check") != std::string::npos, preview.preview.refusal().c_str());
+        const auto executed = h.engine->execute(kAlice, resume);
+        QCOMPARE(executed.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QVERIFY(h.actuator->calls().empty());
+    }
+
+    // Issue 13 item 6/7: one plain line of bounded text, bounded lists; refused before anything runs.
+    void hostileOrOversizedFieldsAreRefused_data() {
+        QTest::addColumn<QByteArray>("field");
+        QTest::addColumn<QByteArray>("value");
+        QTest::newRow("reason with ESC") << QByteArray("reason") << QByteArray("fan \x1b[2Jnoisy");
+        QTest::newRow("reason with NUL") << QByteArray("reason") << QByteArray("fan\0noisy", 9);
+        QTest::newRow("reason with U+2029") << QByteArray("reason") << QByteArray("fan\xe2\x80\xa9noisy");
+        QTest::newRow("reason with U+202D") << QByteArray("reason") << QByteArray("fan\xe2\x80\xadnoisy");
+        QTest::newRow("reason with U+2069") << QByteArray("reason") << QByteArray("fan\xe2\x81\xa9noisy");
+        QTest::newRow("reason with C1 CSI") << QByteArray("reason") << QByteArray("fan\xc2\x9bnoisy");
+        QTest::newRow("note with ESC") << QByteArray("note") << QByteArray("see \x1b]8;;x\x07here");
+        QTest::newRow("node name of 3 MB") << QByteArray("node") << QByteArray(3 << 20, 'n');
+        QTest::newRow("100k exclusions") << QByteArray("exclusions") << QByteArray("100000");
+    }
+    void hostileOrOversizedFieldsAreRefused() {
+        QFETCH(QByteArray, field);
+        QFETCH(QByteArray, value);
+        Harness h;
+        h.fleet.placeJob("llm-1", {"r01-n01"}, 60);
+        v1::ActionRequest request = drain("r01-n10", "hostile-1");
+        if (field == "reason") request.set_reason(value.toStdString());
+        if (field == "note") request.set_note(value.toStdString());
+        if (field == "node") request.set_node_name(value.toStdString());
+        if (field == "exclusions") {
+            request = drain("", "hostile-1");
+            request.clear_node_name();
+            request.set_type(v1::ACTION_TYPE_RESTART_JOB);
+            request.set_job_name("llm-1");
+            for (int i = 0; i < value.toInt(); ++i) request.add_exclude_node_names("r01-n02");
+        }
+        const auto executed = h.engine->execute(kAlice, request);
+        QCOMPARE(executed.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        QVERIFY(executed.status.error_message().size() < 300);
+        QVERIFY(h.actuator->calls().empty());
+        if (field != "reason") QCOMPARE(h.engine->preview(kAlice, request).status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     }
 
     void listIsNewestFirstWithPages() {
@@ -565,8 +649,8 @@ private slots:
         v1::ListOperationsRequest bad;
         bad.set_page_token("x1");
         QCOMPARE(h.engine->list(bad).status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-        QCOMPARE(h.engine->get("", "").status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-        QCOMPARE(h.engine->get("op-nope", "").status.error_code(), grpc::StatusCode::NOT_FOUND);
+        QCOMPARE(h.engine->get("", "", {}).status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        QCOMPARE(h.engine->get("op-nope", "", {}).status.error_code(), grpc::StatusCode::NOT_FOUND);
     }
 };
 

@@ -145,9 +145,16 @@ private slots:
         watchContext.TryCancel();
         reader->Finish();
 
+        // A request id is its principal's own; the operation id is everyone's to read.
         v1::GetOperationRequest get;
         get.set_request_id("exec-1");
         v1::Operation fetched;
+        QVERIFY(stub_->GetOperation(withToken("operator-token-00000002").get(), get, &fetched).ok());
+        QCOMPARE(fetched.id(), op.id());
+        QCOMPARE(stub_->GetOperation(withToken("viewer-token-000000001").get(), get, &fetched).error_code(),
+                 grpc::StatusCode::NOT_FOUND);
+        get.Clear();
+        get.set_operation_id(op.id());
         QVERIFY(stub_->GetOperation(withToken("viewer-token-000000001").get(), get, &fetched).ok());
         QCOMPARE(fetched.id(), op.id());
     }

@@ -296,17 +296,18 @@ private slots:
                             r.value("decision") == "deny";
                  }),
                  1);
-        // Enough refusals that the default page (100) is full.
+        // Enough refusals that the default page (100) is full. A viewer's: each is audited
+        // (unauthenticated ones are rate-limited and counted instead).
         for (int i = 0; i < 110; ++i) {
             v1::Operation op;
-            alice_->execute(nullptr, drainNode("r06-n01", "unauthenticated-" + std::to_string(i)), &op);
+            alice_->execute(kViewer, drainNode("r06-n01", "viewer-" + std::to_string(i)), &op);
         }
         QVERIFY(alice_->audit(kAlice, 0, 0, &page).ok());
         QCOMPARE(page.entries_size(), 100);
         const auto records = auditRecords(auditPath_);
         QCOMPARE(page.entries(0).seq(), std::uint64_t(records.last().value("seq").toInteger()));
-        QCOMPARE(page.entries(0).request_id(), std::string("unauthenticated-109"));
-        QVERIFY(page.entries(0).result().starts_with("UNAUTHENTICATED"));
+        QCOMPARE(page.entries(0).request_id(), std::string("viewer-109"));
+        QVERIFY(page.entries(0).result().starts_with("PERMISSION_DENIED"));
         // Small pages walk the whole file once, newest to oldest, without gaps.
         std::uint64_t before = 0, previous = UINT64_MAX;
         int total = 0;
