@@ -1,19 +1,27 @@
 #pragma once
-// A minimal HTTP endpoint serving Prometheus text exposition at GET /metrics, so fleetd's own
-// health (tick rate, subscribers, replay log) can be scraped like any other exporter. One thread,
-// one short request at a time: scrapes are rare and small.
+// Prometheus text exposition at GET (and HEAD) /metrics, so fleetd's own health (tick rate,
+// subscribers, replay log) can be scraped like any other exporter. Served by cpp-httplib on a
+// small pool of threads with short timeouts: a connection that sends nothing holds one thread
+// for at most kIdleTimeout, and a scrape finds a free thread beside many idle connections.
 
-#include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
+
+namespace httplib {
+class Server;
+}
 
 namespace watchfloor::server::service {
 
 class MetricsEndpoint {
 public:
     using Render = std::function<std::string()>;  // the exposition text
+
+    static constexpr std::size_t kThreads = 16;
+    static constexpr std::chrono::seconds kIdleTimeout{2};
 
     // Listens on HOST:PORT (port 0 = any free port); nullptr and `error` when it cannot.
     static std::unique_ptr<MetricsEndpoint> start(const std::string& hostPort, Render render, std::string* error);
@@ -23,12 +31,8 @@ public:
 
 private:
     MetricsEndpoint() = default;
-    void serve();
-    void answer(int client);
 
-    Render render_;
-    int listenFd_ = -1;
-    int wakeFds_[2] = {-1, -1};
+    std::unique_ptr<httplib::Server> server_;
     int port_ = 0;
     std::thread thread_;
 };

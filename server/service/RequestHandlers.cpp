@@ -1,5 +1,7 @@
 #include "RequestHandlers.h"
 
+#include "TextBounds.h"
+
 #include <algorithm>
 #include <charconv>
 
@@ -11,6 +13,8 @@ using grpc::StatusCode;
 
 namespace {
 constexpr std::string_view kPageTokenPrefix = "before-event-";
+constexpr std::size_t kMaxNameBytes = 256;
+constexpr std::size_t kMaxMessageBytes = 1024;
 
 std::string metricName(v1::Metric metric) {
     const std::string& name = v1::Metric_Name(metric);
@@ -24,12 +28,19 @@ Status planSubscribe(const v1::SubscribeRequest& request, const FleetStateStore&
         return Status(StatusCode::FAILED_PRECONDITION,
                       "client API version " + std::to_string(request.client_api_version()) +
                           " is not supported; this fleetd speaks watchfloor.v1 (API_VERSION_1)");
+    for (const auto* names : {&request.region_names(), &request.rack_names()})
+        for (const std::string& name : *names)
+            if (name.size() > kMaxNameBytes)
+                return Status(StatusCode::INVALID_ARGUMENT, "a region or rack name of " + std::to_string(name.size()) +
+                                                                " bytes; names are at most " +
+                                                                std::to_string(kMaxNameBytes) + " bytes");
     FilterError error;
     const std::vector<std::string> regions(request.region_names().begin(), request.region_names().end());
     const std::vector<std::string> racks(request.rack_names().begin(), request.rack_names().end());
     if (!SubscriptionFilter::resolve(store.index(), regions, racks, request.detail(), &plan->filter, &error))
+        // The message lists every unknown name: keep it well inside gRPC's metadata limit.
         return Status(error.kind == FilterError::Kind::NotFound ? StatusCode::NOT_FOUND : StatusCode::INVALID_ARGUMENT,
-                      error.message);
+                      truncatedWithMarker(error.message, kMaxMessageBytes));
     const std::uint64_t after = request.resume_after_sequence();
     if (after == 0) {
         plan->snapshotReason = "initial";
@@ -75,15 +86,35 @@ Status answerHistory(const v1::GetHistoryRequest& request, const FleetStateStore
                                                         " is not a watchfloor.v1.Metric");
     if (request.entity_name().empty()) return Status(StatusCode::INVALID_ARGUMENT, "entity_name is empty");
     const auto entity = store.findEntity(request.entity_name());
-    if (!entity) return Status(StatusCode::NOT_FOUND, "no entity named \"" + request.entity_name() + "\"");
+    const std::string quoted = quotedForMessage(request.entity_name());
+    if (!entity) return Status(StatusCode::NOT_FOUND, "no entity named " + quoted);
+    if (const ExternalHistory* external = history.external()) {
+        auto answer = external->query(*entity, request.metric(), start, end, step);
+        if (!answer.error.empty())
+            return Status(StatusCode::UNAVAILABLE, "the metrics store did not answer for " + quoted + ": " + answer.error);
+        if (answer.result) {
+            response->set_entity_name(request.entity_name());
+            response->set_metric(request.metric());
+            response->set_step_ms(answer.result->stepMs);
+            for (const auto& p : answer.result->points) {
+                auto* point = response->add_points();
+                point->set_time_unix_ms(p.startMs);
+                point->set_mean(p.mean);
+                point->set_min(p.min);
+                point->set_max(p.max);
+                point->set_last(p.last);
+                point->set_count(p.count);
+            }
+            return Status::OK;
+        }
+    }
     const auto series = store.findSeries(*entity, request.metric());
     if (!series)
-        return Status(StatusCode::NOT_FOUND, "\"" + request.entity_name() + "\" has no " +
-                                                 metricName(request.metric()) + " samples");
+        return Status(StatusCode::NOT_FOUND, quoted + " has no " + metricName(request.metric()) + " samples");
     if (!history.keeps(*series))
         return Status(StatusCode::FAILED_PRECONDITION,
-                      "no history is kept for " + metricName(request.metric()) + " of \"" + request.entity_name() +
-                          "\" (NVLink and NIC port series are live only)");
+                      "no history is kept for " + metricName(request.metric()) + " of " + quoted +
+                          " (NVLink and NIC port series are live only)");
     const HistoryResult result = history.query(*series, start, end, step);
     response->set_entity_name(request.entity_name());
     response->set_metric(request.metric());
@@ -126,13 +157,13 @@ Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateSt
         const char* endPtr = token.data() + token.size();
         if (token.rfind(kPageTokenPrefix, 0) != 0 ||
             std::from_chars(digits, endPtr, beforeId).ptr != endPtr || beforeId == 0)
-            return Status(StatusCode::INVALID_ARGUMENT, "page_token \"" + token +
-                                                            "\" was not issued by this server; start without one");
+            return Status(StatusCode::INVALID_ARGUMENT, "page_token " + quotedForMessage(token) +
+                                                            " was not issued by this server; start without one");
     }
     std::optional<std::uint32_t> within;
     if (!request.entity_name().empty()) {
         within = store.findEntity(request.entity_name());
-        if (!within) return Status(StatusCode::NOT_FOUND, "no entity named \"" + request.entity_name() + "\"");
+        if (!within) return Status(StatusCode::NOT_FOUND, "no entity named " + quotedForMessage(request.entity_name()));
     }
     const auto& index = store.index();
     auto isAbout = [&](std::uint32_t entity) { return index.isInside(entity, *within); };

@@ -114,7 +114,8 @@ public:
 
 SubscriptionPump::SubscriptionPump(const FleetStateStore& store, const ReplayLog& log, ServerIdentity identity,
                                    PumpOptions options)
-    : store_(store), log_(log), identity_(std::move(identity)), options_(options) {
+    : store_(store), log_(log), identity_(std::move(identity)), options_(options),
+      cacheByFilter_(options.maxCachedFilters) {
     thread_ = std::thread([this] { run(); });
 }
 
@@ -235,12 +236,12 @@ EncodedMessage SubscriptionPump::nextMessage(SubscriberStream& stream) {
 }
 
 EncodedMessage SubscriptionPump::snapshotFor(SubscriberStream& stream) {
-    const std::string& key = stream.filter_.key();
-    auto& topology = encodedTopology_[key];
-    if (!topology) topology = std::make_shared<const std::string>(store_.topologyFor(stream.filter_)->SerializeAsString());
-    SharedSnapshot& shared = snapshotByFilter_[key];
+    FilterCache& shared = cacheByFilter_[stream.filter_.key()];
+    cachedFilters_ = cacheByFilter_.size();
+    if (!shared.topology)
+        shared.topology = std::make_shared<const std::string>(store_.topologyFor(stream.filter_)->SerializeAsString());
     const auto now = std::chrono::steady_clock::now();
-    if (!shared.body || now - shared.builtAt > options_.snapshotReuse || !log_.canResumeAfter(shared.sequence)) {
+    if (!shared.snapshot || now - shared.builtAt > options_.snapshotReuse || !log_.canResumeAfter(shared.sequence)) {
         v1::Snapshot snapshot = store_.snapshot(stream.filter_);
         snapshot.set_api_version(v1::API_VERSION_1);
         snapshot.set_server_version(identity_.serverVersion);
@@ -248,10 +249,12 @@ EncodedMessage SubscriptionPump::snapshotFor(SubscriberStream& stream) {
         snapshot.set_sim_speed(identity_.simSpeed);
         snapshot.set_telemetry_period_ms(identity_.telemetryPeriodMs);
         snapshot.set_counters_periodic(identity_.countersPeriodic);
-        shared = {std::make_shared<const std::string>(snapshot.SerializeAsString()), snapshot.sequence(), now};
+        shared.snapshot = std::make_shared<const std::string>(snapshot.SerializeAsString());
+        shared.sequence = snapshot.sequence();
+        shared.builtAt = now;
     }
     stream.cursor_ = shared.sequence;
-    EncodedMessage message = encodeSnapshotResponse(*shared.body, stream.snapshotReason_, *topology);
+    EncodedMessage message = encodeSnapshotResponse(*shared.snapshot, stream.snapshotReason_, *shared.topology);
     stream.snapshotReason_.clear();
     return message;
 }

@@ -7,6 +7,7 @@
 // or other streams, and holds no more than one message plus its cursor.
 
 #include "FleetStateStore.h"
+#include "LruCache.h"
 #include "ReplayLog.h"
 
 #include <grpcpp/grpcpp.h>
@@ -44,8 +45,11 @@ struct PumpOptions {
     std::chrono::milliseconds snapshotReuse{3000};
     // A stream whose write has not completed for this long (the client stopped reading, or its
     // link is black-holed) is cancelled: it pins one message in gRPC's buffers, and a console
-    // that wakes up again resyncs anyway. Bounds memory per dead console (reference §1.6).
+    // that wakes up again resyncs anyway. Bounds memory per dead console.
     std::chrono::milliseconds stalledWriteTimeout{120'000};
+    // Filters whose encoded topology and snapshot are kept for reuse, least recently used
+    // forgotten first: clients choose filters (any rack list), so the cache must not grow with them.
+    std::size_t maxCachedFilters = 256;
 };
 
 class SubscriptionPump;
@@ -108,6 +112,7 @@ public:
     void stop();  // after the gRPC server has shut down
     std::size_t streamCount() const;
     bool closing() const { return closing_; }
+    std::size_t cachedFilters() const { return cachedFilters_; }  // for tests and statistics
 
 private:
     friend class SubscriberStream;
@@ -131,13 +136,14 @@ private:
     std::set<std::shared_ptr<SubscriberStream>> streams_;
     // Pump thread only. Per filter key: the encoded topology, and the newest encoded snapshot
     // body, which streams joining within `snapshotReuse` share (they then catch up from the log).
-    std::map<std::string, std::shared_ptr<const std::string>> encodedTopology_;
-    struct SharedSnapshot {
-        std::shared_ptr<const std::string> body;
+    struct FilterCache {
+        std::shared_ptr<const std::string> topology;
+        std::shared_ptr<const std::string> snapshot;
         std::uint64_t sequence = 0;
         std::chrono::steady_clock::time_point builtAt;
     };
-    std::map<std::string, SharedSnapshot> snapshotByFilter_;
+    LruCache<FilterCache> cacheByFilter_;
+    std::atomic<std::size_t> cachedFilters_{0};
     std::thread thread_;
 };
 

@@ -1,5 +1,6 @@
 #include "TelemetryService.h"
 
+#include "ProtobufLogLimit.h"
 #include "RequestHandlers.h"
 
 namespace watchfloor::server::service {
@@ -18,20 +19,43 @@ grpc::ServerUnaryReactor* finished(grpc::CallbackServerContext* context, const g
     reactor->Finish(status);
     return reactor;
 }
+
+bool parse(const grpc::ByteBuffer& bytes, google::protobuf::Message* request) {
+    grpc::Slice slice;
+    return bytes.DumpToSingleSlice(&slice).ok() && request->ParseFromArray(slice.begin(), static_cast<int>(slice.size()));
+}
+
+grpc::Status unparseable(const google::protobuf::Message& request) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        request.GetDescriptor()->name() + " could not be parsed (not a valid protobuf message)");
+}
+
+// Parses the request, lets `answer` fill the response, and serializes it into `responseBytes`.
+template <class Request, class Response, class Answer>
+grpc::ServerUnaryReactor* answerRaw(grpc::CallbackServerContext* context, const grpc::ByteBuffer* requestBytes,
+                                    grpc::ByteBuffer* responseBytes, Answer&& answer) {
+    Request request;
+    if (!parse(*requestBytes, &request)) return finished(context, unparseable(request));
+    Response response;
+    grpc::Status status = answer(request, &response);
+    bool ownBuffer = false;
+    if (status.ok()) status = grpc::SerializationTraits<Response>::Serialize(response, responseBytes, &ownBuffer);
+    return finished(context, status);
+}
 }  // namespace
 
 TelemetryService::TelemetryService(const FleetStateStore& store, const ReplayLog& log, const HistoryStore& history,
                                    SubscriptionPump& pump)
-    : store_(store), log_(log), history_(history), pump_(pump) {}
+    : store_(store), log_(log), history_(history), pump_(pump) {
+    // Parsing a request is where any client can make protobuf log a line (invalid UTF-8 in a
+    // string field); from here on such lines are rate-limited, for every service in the process.
+    limitProtobufLog();
+}
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext* context,
                                                                         const grpc::ByteBuffer* requestBytes) {
     v1::SubscribeRequest request;
-    grpc::Slice slice;
-    if (!requestBytes->DumpToSingleSlice(&slice).ok() ||
-        !request.ParseFromArray(slice.begin(), static_cast<int>(slice.size())))
-        return new FailedStream(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                             "SubscribeRequest could not be parsed"));
+    if (!parse(*requestBytes, &request)) return new FailedStream(unparseable(request));
     if (pump_.closing())
         return new FailedStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "fleetd shutting down"));
     SubscribePlan plan;
@@ -41,21 +65,24 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
 }
 
 grpc::ServerUnaryReactor* TelemetryService::GetHistory(grpc::CallbackServerContext* context,
-                                                       const v1::GetHistoryRequest* request,
-                                                       v1::GetHistoryResponse* response) {
-    return finished(context, answerHistory(*request, store_, history_, response));
+                                                       const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+    return answerRaw<v1::GetHistoryRequest, v1::GetHistoryResponse>(
+        context, request, response,
+        [&](const auto& parsed, auto* answer) { return answerHistory(parsed, store_, history_, answer); });
 }
 
 grpc::ServerUnaryReactor* TelemetryService::ListEvents(grpc::CallbackServerContext* context,
-                                                       const v1::ListEventsRequest* request,
-                                                       v1::ListEventsResponse* response) {
-    return finished(context, answerListEvents(*request, store_, response));
+                                                       const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+    return answerRaw<v1::ListEventsRequest, v1::ListEventsResponse>(
+        context, request, response,
+        [&](const auto& parsed, auto* answer) { return answerListEvents(parsed, store_, answer); });
 }
 
 grpc::ServerUnaryReactor* TelemetryService::GetTopology(grpc::CallbackServerContext* context,
-                                                        const v1::GetTopologyRequest* request,
-                                                        v1::Topology* response) {
-    return finished(context, answerTopology(*request, store_, response));
+                                                        const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+    return answerRaw<v1::GetTopologyRequest, v1::Topology>(
+        context, request, response,
+        [&](const auto& parsed, auto* answer) { return answerTopology(parsed, store_, answer); });
 }
 
 }  // namespace watchfloor::server::service

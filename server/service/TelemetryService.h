@@ -1,7 +1,10 @@
 #pragma once
-// watchfloor.v1.TelemetryService on the gRPC callback API. Subscribe is registered raw (bytes
-// in, bytes out) so each delta is encoded once and the same bytes go to every subscriber with
-// the same filter; the unary calls answer inline from the store and history.
+// watchfloor.v1.TelemetryService on the gRPC callback API. Every method is registered raw (bytes
+// in, bytes out): Subscribe so each delta is encoded once and the same bytes go to every
+// subscriber with the same filter, and all of them so that a request which cannot be parsed is
+// answered INVALID_ARGUMENT with a message (gRPC 1.51's callback handlers answer a parse failure
+// UNIMPLEMENTED with an empty message before the service sees it). The unary calls answer
+// inline from the store and history.
 
 #include "FleetStateStore.h"
 #include "HistoryStore.h"
@@ -14,22 +17,22 @@ namespace watchfloor::server::service {
 
 class TelemetryService final
     : public watchfloor::v1::TelemetryService::WithRawCallbackMethod_Subscribe<
-          watchfloor::v1::TelemetryService::CallbackService> {
+          watchfloor::v1::TelemetryService::WithRawCallbackMethod_GetHistory<
+              watchfloor::v1::TelemetryService::WithRawCallbackMethod_ListEvents<
+                  watchfloor::v1::TelemetryService::WithRawCallbackMethod_GetTopology<
+                      watchfloor::v1::TelemetryService::CallbackService>>>> {
 public:
     TelemetryService(const FleetStateStore& store, const ReplayLog& log, const HistoryStore& history,
                      SubscriptionPump& pump);
 
     grpc::ServerWriteReactor<grpc::ByteBuffer>* Subscribe(grpc::CallbackServerContext* context,
                                                           const grpc::ByteBuffer* request) override;
-    grpc::ServerUnaryReactor* GetHistory(grpc::CallbackServerContext* context,
-                                         const watchfloor::v1::GetHistoryRequest* request,
-                                         watchfloor::v1::GetHistoryResponse* response) override;
-    grpc::ServerUnaryReactor* ListEvents(grpc::CallbackServerContext* context,
-                                         const watchfloor::v1::ListEventsRequest* request,
-                                         watchfloor::v1::ListEventsResponse* response) override;
-    grpc::ServerUnaryReactor* GetTopology(grpc::CallbackServerContext* context,
-                                          const watchfloor::v1::GetTopologyRequest* request,
-                                          watchfloor::v1::Topology* response) override;
+    grpc::ServerUnaryReactor* GetHistory(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+    grpc::ServerUnaryReactor* ListEvents(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+    grpc::ServerUnaryReactor* GetTopology(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) override;
 
 private:
     const FleetStateStore& store_;
