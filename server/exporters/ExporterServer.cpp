@@ -39,7 +39,13 @@ std::unique_ptr<ExporterServer> ExporterServer::start(const service::FleetStateS
     // A scraper gives up after its timeout; a stuck client must not hold a pool thread longer.
     http.set_read_timeout(10, 0);
     http.set_write_timeout(10, 0);
-    http.set_keep_alive_timeout(30);
+    // One request per connection. A real site has one exporter per host, so every scraper holds a
+    // keep-alive connection to each target; here all hosts share one server, and cpp-httplib parks a
+    // pool thread on each idle keep-alive connection: 72 targets scraped every second by
+    // VictoriaMetrics starved a 4-thread pool into 1 s scrape timeouts. Closing after each answer
+    // frees the thread at once; reconnecting on loopback costs microseconds.
+    http.set_keep_alive_max_count(1);
+    http.set_keep_alive_timeout(1);
     ExporterPages* pages = &server->pages_;
     http.Get(R"(/(dcgm|node)/([^/]+)/metrics)", [pages](const httplib::Request& request, httplib::Response& response) {
         const Exporter exporter = request.matches[1] == "dcgm" ? Exporter::Dcgm : Exporter::Node;

@@ -102,6 +102,14 @@ const std::map<std::string, Handler>& handlers() {
          [](const std::string& v, SourceFlags& f, std::string* p) {
              return readFile("--prom-client-key", v, f.store.clientKeyFile, p);
          }},
+        {"--jobs",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             if (v != "slurm" && v.rfind("slurm=", 0) != 0)
+                 return *p = "--jobs: expected slurm or slurm=SLURM_CONF, got \"" + v + "\"", false;
+             f.slurmJobs = true;
+             f.slurmConf = v.size() > 6 ? v.substr(6) : std::string();
+             return true;
+         }},
         {"--prom-post-above",
          [](const std::string& v, SourceFlags& f, std::string* p) {
              std::size_t n = 0;
@@ -149,7 +157,9 @@ std::string sourceUsageText() {
            "  --prom-basic-auth USER:PASSWORD-FILE  HTTP basic authentication\n"
            "  --prom-ca-file FILE    CA bundle for an https store\n"
            "  --prom-client-cert FILE --prom-client-key FILE  TLS client certificate\n"
-           "  --prom-post-above N    send queries as POST when the URL would exceed N bytes (default 1024)\n";
+           "  --prom-post-above N    send queries as POST when the URL would exceed N bytes (default 1024)\n"
+           "  --jobs slurm[=SLURM_CONF]  running jobs and their trays from Slurm's squeue, read each poll;\n"
+           "                         goodput for jobs that publish training_step/checkpoint_step gauges\n";
 }
 
 }  // namespace watchfloor::server::fleetd

@@ -17,6 +17,8 @@ struct SourceFlags {
     std::chrono::milliseconds storeScrapeInterval{15'000};  // --store-scrape-interval D
     std::chrono::milliseconds lookback{300'000};            // --store-lookback D
     prom::StoreOptions store;                               // --prom-* connection options, every shard
+    bool slurmJobs = false;                                 // --jobs slurm[=SLURM_CONF]
+    std::string slurmConf;
 
     bool realSource() const { return !prometheusUrls.empty(); }
     std::vector<prom::StoreOptions> stores() const;

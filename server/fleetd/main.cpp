@@ -7,6 +7,10 @@
 #include "FleetdControl.h"
 #include "FleetdExporters.h"
 #include "FleetdServer.h"
+#include "FleetModel.h"
+#include "FleetSpec.h"
+#include "PrometheusSource.h"
+#include "StoreHistory.h"
 #include "SlurmFleetOverlay.h"
 
 #include <pthread.h>
@@ -21,8 +25,31 @@ namespace v1 = watchfloor::v1;
 using namespace watchfloor::server;
 
 constexpr const char* kVersion = "fleetd " FLEETD_VERSION;
+// Job entities a real source can name at once (Slurm jobs get indexes from this block).
+constexpr std::uint32_t kRealJobSlots = 65'536;
 
-int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
+// --source prometheus=URL: the site's fleet from its fleet file, its telemetry from its store.
+std::unique_ptr<sources::PrometheusSource> makePrometheusSource(const fleetd::CommandLine& cl) {
+    sim::ConfigError error;
+    auto spec = sim::readFleetFile(cl.fleetFile, &error);
+    if (!spec) {
+        std::cerr << "fleetd: " << error.toString() << "\n";
+        return nullptr;
+    }
+    const sim::FleetModel model(*spec, kRealJobSlots);
+    sources::PrometheusSourceOptions options;
+    options.stores = cl.sources.stores();
+    options.poll = cl.sources.poll;
+    options.storeScrapeInterval = cl.sources.storeScrapeInterval;
+    options.lookback = cl.sources.lookback;
+    options.slurmJobs = cl.sources.slurmJobs;
+    options.slurmConf = cl.sources.slurmConf;
+    return std::make_unique<sources::PrometheusSource>(
+        model.topology(), options, [](const std::string& line) { std::cerr << "fleetd: source: " << line << std::endl; });
+}
+
+int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine& cl,
+          std::shared_ptr<const service::ExternalHistory> history = nullptr) {
     // Signals are taken synchronously by the main thread only: every thread started below
     // inherits this mask, so no gRPC or tick thread is interrupted by SIGTERM.
     sigset_t signals;
@@ -37,41 +64,48 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     options.serverVersion = kVersion;
     options.statsInterval = cl.statsInterval;
     options.metricsListen = cl.metricsListen;
+    options.externalHistory = std::move(history);
     if (cl.replayLogMiB) options.log.maxBytes = std::size_t(*cl.replayLogMiB) << 20;
     options.statsLog = [](const std::string& line) { std::cerr << line << std::endl; };
     // --scheduler slurm: Slurm's node states over the twin's, read once before serving.
     std::unique_ptr<control::SlurmReadBack> slurm;
-    FleetSource* source = &twin;
-    if (cl.control.scheduler == control::ControlOptions::Scheduler::Slurm) {
+    FleetSource* source = &fleet;
+    if (twin && cl.control.scheduler == control::ControlOptions::Scheduler::Slurm) {
         control::SlurmConfig slurmConfig;
         slurmConfig.slurmConf = cl.control.slurmConf;
         slurm = std::make_unique<control::SlurmReadBack>(
-            slurmConfig, twin, control::SlurmReadBack::kDefaultPeriod,
+            slurmConfig, *twin, control::SlurmReadBack::kDefaultPeriod,
             [](const std::string& line) { std::cerr << "fleetd: " << line << std::endl; });
         slurm->start();
         source = &slurm->source();
     }
-    auto control = fleetd::FleetdControl::create(
-        cl, twin, [](const std::string& line) { std::cerr << "fleetd: control: " << line << std::endl; },
-        slurm ? &slurm->poller() : nullptr);
-    if (!control.control) {
-        std::cerr << "fleetd: " << control.error << "\n";
-        return 2;
+    fleetd::FleetdControl::CreateResult control;
+    if (twin) {
+        control = fleetd::FleetdControl::create(
+            cl, *twin, [](const std::string& line) { std::cerr << "fleetd: control: " << line << std::endl; },
+            slurm ? &slurm->poller() : nullptr);
+        if (!control.control) {
+            std::cerr << "fleetd: " << control.error << "\n";
+            return 2;
+        }
+        control.control->attachTo(options);
     }
-    control.control->attachTo(options);
     std::string error;
     auto server = service::FleetdServer::start(*source, options, &error);
     if (!server) {
         std::cerr << "fleetd: " << error << "\n";
         return 1;
     }
-    const auto& t = twin.topology();
+    const auto& t = source->topology();
     const auto host = cl.listenAddress.substr(0, cl.listenAddress.rfind(':'));
     std::cerr << kVersion << " listening on " << host << ":" << server->port() << " | fleet \"" << t.fleet_name()
               << "\": " << t.racks_size() << " racks, " << t.regions_size() << " regions, " << t.gpus_size()
               << " GPUs"
               << (server->metricsPort() ? " | metrics on port " + std::to_string(server->metricsPort()) : "")
-              << " | seed " << cl.seed << " | speed " << cl.speed << "x | run " << server->runId() << " | "
+              << (twin ? " | seed " + std::to_string(cl.seed) + " | speed " + std::to_string(cl.speed) + "x"
+                       : " | " + std::to_string(cl.sources.prometheusUrls.size()) + " Prometheus store(s), first " +
+                             cl.sources.prometheusUrls.front())
+              << " | run " << server->runId() << " | "
               << server->history().describeRetention() << std::endl;
     // --serve-exporters: the twin's state as every tray's dcgm-exporter and node_exporter pages.
     std::unique_ptr<exporters::ExporterServer> exporterServer;
@@ -96,7 +130,7 @@ int serve(sim::DigitalTwin& twin, const fleetd::CommandLine& cl) {
     std::cerr << "fleetd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down" << std::endl;
     if (exporterServer) exporterServer->stop();
     server->shutdown();
-    control.control->stop();
+    if (control.control) control.control->stop();
     if (slurm) slurm->stop();
     std::cerr << "fleetd: stopped" << std::endl;
     return 0;
@@ -118,6 +152,21 @@ int main(int argc, char** argv) {
     if (cl.mode == fleetd::CommandLine::Mode::Version) {
         std::cout << kVersion << "\n";
         return 0;
+    }
+    if (cl.sources.realSource()) {
+        if (cl.controlEnabled()) {
+            std::cerr << "fleetd: operator actions (--tokens) on a real fleet are not served yet: they would act on "
+                         "the twin; run the real source without --tokens\n";
+            return 2;
+        }
+        auto prometheus = makePrometheusSource(cl);
+        if (!prometheus) return 1;
+        prometheus->start();
+        auto history = std::make_shared<sources::StoreHistory>(prometheus->topology(), cl.sources.stores(),
+                                                               cl.sources.storeScrapeInterval);
+        const int status = serve(*prometheus, nullptr, cl, std::move(history));
+        prometheus->stop();
+        return status;
     }
     sim::SimConfig config;
     config.seed = cl.seed;
@@ -143,5 +192,5 @@ int main(int argc, char** argv) {
         }
         return 0;
     }
-    return serve(*twin, cl);
+    return serve(*twin, twin.get(), cl);
 }

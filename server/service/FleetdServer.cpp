@@ -50,6 +50,7 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     self->store_ = std::make_unique<FleetStateStore>(source.topology(), o.store);
     self->log_ = std::make_unique<ReplayLog>(o.log);
     self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
+    self->history_->setExternal(o.externalHistory);
     ServerIdentity identity{newRunId(), o.serverVersion, o.speed};
     identity.telemetryPeriodMs = source.telemetryPeriod().count();
     identity.countersPeriodic = source.countersPeriodic();

@@ -43,6 +43,8 @@ struct FleetdOptions {
     std::chrono::milliseconds statsInterval{0};
     std::function<void(const std::string&)> statsLog;  // where statistics lines go
     std::string metricsListen;  // HOST:PORT for Prometheus GET /metrics; empty = none
+    // GetHistory answered from the site's metrics store (real sources); null = fleetd's own.
+    std::shared_ptr<const ExternalHistory> externalHistory;
 
     // Hooks for services beside telemetry (fleetd's ControlService):
     // the listening port's transport (TLS applies to every service on it); null = plaintext.

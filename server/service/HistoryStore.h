@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,20 @@ struct HistoryResult {
     std::vector<HistoryPoint> points;
 };
 
+// History kept outside fleetd: the site's metrics store, when fleetd reads a real fleet
+// (--source prometheus). It reaches back beyond fleetd's start and beyond fleetd's memory.
+class ExternalHistory {
+public:
+    struct Answer {
+        std::optional<HistoryResult> result;  // nothing and no error: not kept there, ask fleetd's own
+        std::string error;                    // the store failed: the request fails with it
+    };
+    virtual ~ExternalHistory() = default;
+    // Buckets of (entity, metric) from startMs to endMs, stepMs wide (0 = chosen by the backend).
+    virtual Answer query(std::uint32_t entity, watchfloor::v1::Metric metric, std::int64_t startMs, std::int64_t endMs,
+                         std::int64_t stepMs) const = 0;
+};
+
 class HistoryStore final : public SampleSink {
 public:
     enum class SeriesClass : std::uint8_t { Aggregate, Device, NotKept };
@@ -68,6 +83,10 @@ public:
     // raised to the width of the finest tier still holding startMs.
     HistoryResult query(std::uint32_t seriesId, std::int64_t startMs, std::int64_t endMs, std::int64_t stepMs) const;
     std::string describeRetention() const;  // one line for the start log
+
+    // Set once, before serving.
+    void setExternal(std::shared_ptr<const ExternalHistory> external) { external_ = std::move(external); }
+    const ExternalHistory* external() const { return external_.get(); }
 
 private:
     struct Bucket {
@@ -104,6 +123,7 @@ private:
     ClassStore device_;
     std::vector<std::uint32_t> rowOf_;       // by series id
     std::vector<SeriesClass> classOfSeries_; // by series id
+    std::shared_ptr<const ExternalHistory> external_;
 };
 
 }  // namespace watchfloor::server::service

@@ -10,6 +10,8 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 constexpr std::size_t kMostWarnings = 8;
+constexpr std::uint32_t kJobSlots = 65'536;                     // job entity indexes in one run
+constexpr std::chrono::milliseconds kSlurmTimeout{15'000};      // squeue can hang on a dead controller
 
 std::int64_t wallMs() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -17,7 +19,8 @@ std::int64_t wallMs() {
 }
 
 std::string plural(std::uint64_t n, const std::string& what) {
-    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+    const bool invariant = what.ends_with("series");
+    return std::to_string(n) + " " + what + (n == 1 || invariant ? "" : "s");
 }
 
 }  // namespace
@@ -25,6 +28,15 @@ std::string plural(std::uint64_t n, const std::string& what) {
 PrometheusSource::PrometheusSource(v1::Topology topology, PrometheusSourceOptions options, Log log)
     : topology_(std::move(topology)), options_(std::move(options)), log_(std::move(log)), queries_(pollQueries()) {
     telemetry_ = std::make_unique<StoreTelemetry>(topology_, options_.lookback, log_);
+    if (options_.slurmJobs) {
+        slurm_ = std::make_unique<SlurmJobs>(topology_, firstIndexAfter(topology_), kJobSlots, options_.slurmConf,
+                                             kSlurmTimeout);
+        v1::SourceStatus status;
+        status.set_name("slurm");
+        status.set_kind("slurm");
+        statuses_.push_back(status);
+        pending_.sources.push_back(status);
+    }
     for (const auto& store : options_.stores) {
         clients_.push_back(std::make_unique<prom::PromClient>(store));
         v1::SourceStatus status;
@@ -64,6 +76,7 @@ void PrometheusSource::advanceTo(UnixTime until, FleetChanges& out) {
     out.samples = std::move(pending_.samples);
     out.sampleTimesMs = std::move(pending_.sampleTimesMs);
     out.events = std::move(pending_.events);
+    out.jobs = std::move(pending_.jobs);
     out.sources = std::move(pending_.sources);
     pending_.clear();
 }
@@ -105,6 +118,7 @@ void PrometheusSource::pollOnce() {
     const PollNotes notes = telemetry_->finish(changes);
     for (std::size_t s = 0; s < clients_.size(); ++s)
         updateStatus(s, results[s], notes, pollTimeMs, seconds[s], changes);
+    if (slurm_) pollSlurm(pollTimeMs, changes);
 
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < changes.samples.size(); ++i) {
@@ -112,6 +126,12 @@ void PrometheusSource::pollOnce() {
         pending_.sampleTimesMs.push_back(changes.sampleTimesMs[i]);
     }
     for (auto& e : changes.events) pending_.events.push_back(std::move(e));
+    for (auto& job : changes.jobs) {
+        auto same = std::find_if(pending_.jobs.begin(), pending_.jobs.end(),
+                                 [&](const v1::Job& j) { return j.index() == job.index(); });
+        if (same != pending_.jobs.end()) *same = std::move(job);
+        else pending_.jobs.push_back(std::move(job));
+    }
     for (auto& status : changes.sources) {
         auto same = std::find_if(pending_.sources.begin(), pending_.sources.end(),
                                  [&](const v1::SourceStatus& s) { return s.name() == status.name(); });
@@ -193,6 +213,32 @@ void PrometheusSource::updateStatus(std::size_t store, const std::vector<prom::Q
                          : status.name() + " answers again");
     if (log_) log_(e.message());
     out.events.push_back(std::move(e));
+}
+
+void PrometheusSource::pollSlurm(std::int64_t pollTimeMs, FleetChanges& changes) {
+    const auto began = std::chrono::steady_clock::now();
+    std::string error;
+    const bool ok = slurm_->poll(telemetry_->jobProgress(), pollTimeMs, changes.jobs, &error);
+    v1::SourceStatus status;
+    {
+        std::lock_guard lock(mutex_);
+        status = statuses_.back();
+    }
+    const bool wasDown = status.health() == v1::SOURCE_HEALTH_DOWN;
+    status.set_last_poll_unix_ms(pollTimeMs);
+    status.set_last_poll_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+    status.set_last_error(error);
+    status.set_health(!ok ? v1::SOURCE_HEALTH_DOWN : error.empty() ? v1::SOURCE_HEALTH_UP : v1::SOURCE_HEALTH_DEGRADED);
+    if (ok) status.set_last_good_poll_unix_ms(pollTimeMs);
+    status.clear_warnings();
+    if (slurm_->hostsNotInInventory())
+        status.add_warnings(plural(slurm_->hostsNotInInventory(), "job node") + " not in the inventory (not drawn)");
+    {
+        std::lock_guard lock(mutex_);
+        statuses_.back() = status;
+    }
+    changes.sources.push_back(status);
+    if (wasDown != !ok && log_) log_(ok ? "slurm answers again" : "slurm: " + error + " (jobs kept as last read)");
 }
 
 std::vector<v1::SourceStatus> PrometheusSource::statuses() const {

@@ -8,6 +8,7 @@
 
 #include "FleetSource.h"
 #include "PromClient.h"
+#include "SlurmJobs.h"
 #include "StoreTelemetry.h"
 
 #include <atomic>
@@ -31,6 +32,9 @@ struct PrometheusSourceOptions {
     std::chrono::milliseconds lookback{300'000};
     // How long start() waits for the first poll, so the first snapshot usually has values.
     std::chrono::milliseconds firstPollWait{3'000};
+    // Jobs from Slurm's squeue (--jobs slurm), read after each poll; SLURM_CONF when not empty.
+    bool slurmJobs = false;
+    std::string slurmConf;
 };
 
 class PrometheusSource final : public FleetSource {
@@ -66,6 +70,8 @@ private:
     std::vector<PollQuery> queries_;
     std::vector<std::unique_ptr<prom::PromClient>> clients_;
     std::unique_ptr<StoreTelemetry> telemetry_;   // poll thread only
+    std::unique_ptr<SlurmJobs> slurm_;            // poll thread only; null without --jobs slurm
+    void pollSlurm(std::int64_t pollTimeMs, FleetChanges& changes);
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;

@@ -1,0 +1,272 @@
+// How a store's answers become fleetd's values, on hand-made series: the fleet file's inventory
+// (hosts=, gpus=, nics=), both Hostname spellings, sample times from timestamp() anchors (and
+// what happens without one, or from the future), DCGM blanks, infinities, duplicates, Xid gauge
+// changes, IB octets to Gb/s, hosts not in the inventory reported once, a failed answer discarded.
+
+#include "FleetModel.h"
+#include "FleetSpec.h"
+#include "StoreTelemetry.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace watchfloor::server;
+namespace v1 = watchfloor::v1;
+using sources::PollQuery;
+
+namespace {
+
+constexpr std::int64_t kPollMs = 1'800'000'000'000;  // 2027-01-15
+constexpr std::chrono::minutes kLookback(5);
+
+struct Series {
+    std::vector<std::pair<std::string, std::string>> labels;
+    std::vector<prom::Label> views() const {
+        std::vector<prom::Label> out;
+        for (const auto& [n, v] : labels) out.push_back({n, v});
+        return out;
+    }
+};
+
+const PollQuery& queryOf(const std::vector<PollQuery>& queries, PollQuery::Kind kind, std::string_view name = {}) {
+    for (const auto& q : queries)
+        if (q.kind == kind && (name.empty() || q.promql == name)) return q;
+    qFatal("no such query");
+}
+
+class Fleet {
+public:
+    explicit Fleet(const std::string& fleetFile) {
+        QVERIFY(dir_.isValid());
+        const std::string path = dir_.filePath("site.fleet").toStdString();
+        std::ofstream(path) << fleetFile;
+        sim::ConfigError error;
+        auto spec = sim::readFleetFile(path, &error);
+        if (!spec) qFatal("%s", error.toString().c_str());
+        model_ = std::make_unique<sim::FleetModel>(*spec, 0);
+    }
+    const v1::Topology& topology() const { return model_->topology(); }
+    std::uint32_t entity(const std::string& name) const {
+        for (const auto& g : topology().gpus())
+            if (g.name() == name) return g.index();
+        for (const auto& n : topology().nic_ports())
+            if (n.name() == name) return n.index();
+        for (const auto& n : topology().nodes())
+            if (n.name() == name) return n.index();
+        for (const auto& r : topology().racks())
+            if (r.name() == name) return r.index();
+        qFatal("no entity %s", name.c_str());
+    }
+
+private:
+    QTemporaryDir dir_;
+    std::unique_ptr<sim::FleetModel> model_;
+};
+
+const char* kSiteFleet =
+    "fleet site\n"
+    "region east\n"
+    "inventory gpus=3,2,1,0 nics=mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1\n"
+    "rack r01 hosts=gb200-a[01-18]\n"
+    "rack r02 hosts={rack}-host[101-118]\n";
+
+struct Poll {
+    sources::StoreTelemetry& telemetry;
+    std::vector<PollQuery> queries = sources::pollQueries();
+    std::size_t next = 0;
+    void add(PollQuery::Kind kind, std::string_view name, const Series& series, double value, std::int64_t timeMs = kPollMs) {
+        const auto& q = queryOf(queries, kind, name);
+        const auto labels = series.views();
+        telemetry.add(std::size_t(&q - queries.data()), q, labels, {timeMs, value});
+    }
+};
+
+Series gpu(const std::string& hostLabel, const std::string& host, const std::string& index) {
+    return Series{{{hostLabel, host}, {"gpu", index}, {"UUID", "GPU-" + host + "-" + index}, {"instance", host + ":9400"}}};
+}
+
+Series port(const std::string& host, const std::string& device) {
+    return {{{"device", device}, {"port", "1"}, {"instance", host + ":9100"}, {"job", "node"}}};
+}
+
+}  // namespace
+
+class TstStoreTelemetry : public QObject {
+    Q_OBJECT
+
+private slots:
+    void inventoryMapsHostsGpusAndPorts() {
+        Fleet fleet(kSiteFleet);
+        const auto& nodes = fleet.topology().nodes();
+        QCOMPARE(QString::fromStdString(nodes[2].hostname()), QString("gb200-a03"));
+        QCOMPARE(QString::fromStdString(nodes[18].hostname()), QString("r02-host101"));
+        sources::StoreTelemetry telemetry(fleet.topology(), kLookback, {});
+        telemetry.begin(kPollMs);
+        Poll poll{telemetry};
+        // DCGM's gpu 3 is slot g0 on these hosts; the 4.8 exporter spells the label hostname.
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_GPU_TEMP", gpu("Hostname", "gb200-a03", "3"), 61);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_GPU_TEMP", gpu("hostname", "r02-host118", "0"), 64);
+        poll.add(PollQuery::Kind::GpuAnchor, "", gpu("Hostname", "gb200-a03", "3"), (kPollMs - 4000) / 1000.0);
+        poll.add(PollQuery::Kind::GpuAnchor, "", gpu("hostname", "r02-host118", "0"), (kPollMs - 2000) / 1000.0);
+        poll.add(PollQuery::Kind::IbFamily, "node_infiniband_link_downed_total", port("gb200-a03", "mlx5_5"), 2);
+        poll.add(PollQuery::Kind::IbAnchor, "", port("gb200-a03", "mlx5_5"), (kPollMs - 1000) / 1000.0);
+        // mlx5_0 is not one of this inventory's rails: counted, not mapped.
+        poll.add(PollQuery::Kind::IbFamily, "node_infiniband_link_downed_total", port("gb200-a03", "mlx5_0"), 9);
+        FleetChanges out;
+        const auto notes = telemetry.finish(out);
+        QCOMPARE(notes.unmapped, std::uint64_t(1));
+        std::map<std::pair<std::uint32_t, int>, std::pair<float, std::int64_t>> got;
+        for (std::size_t i = 0; i < out.samples.size(); ++i)
+            got[{out.samples[i].entityIndex, out.samples[i].metric}] = {out.samples[i].value, out.sampleTimeMs(i)};
+        const auto a = got.at({fleet.entity("r01-n03-g0"), v1::DCGM_FI_DEV_GPU_TEMP});
+        QCOMPARE(a.first, 61.0f);
+        QCOMPARE(a.second, kPollMs - 4000);  // the scrape's time, not the poll's
+        QCOMPARE(got.at({fleet.entity("r02-n18-g3"), v1::DCGM_FI_DEV_GPU_TEMP}).first, 64.0f);
+        const auto ib = got.at({fleet.entity("r01-n03-ib1"), v1::IB_LINK_DOWNED_COUNTER});
+        QCOMPARE(ib.first, 2.0f);
+        QCOMPARE(ib.second, kPollMs - 1000);
+        // Rack aggregates from what was read.
+        QCOMPARE(got.at({fleet.entity("r01"), v1::RACK_GPU_TEMP_MAX_C}).first, 61.0f);
+        QCOMPARE(got.at({fleet.entity("r01"), v1::RACK_GPUS_HEALTHY}).first, 1.0f);
+    }
+
+    void badFleetFilesNameTheLine_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("17 hosts") << "region e\nrack r01 hosts=h[01-17]\n" << "site.fleet:2: hosts= 'h[01-17]' names 17 hosts";
+        QTest::newRow("twice") << "region e\nrack r01 hosts=h[01-18]\nrack r02 hosts=h[18-35]\n"
+                               << "site.fleet:3: host 'h18' is named twice (first on line 2)";
+        QTest::newRow("racks without {rack}") << "region e\nracks 2 hosts=h[01-18]\n" << "is named twice";
+        QTest::newRow("not a hostlist") << "region e\nrack r01 hosts=h[01-18\n" << "is not a hostlist";
+        QTest::newRow("gpus") << "region e\ninventory gpus=0,1,1,2\nrack r01\n" << "site.fleet:2: gpus= item '1' is not a distinct";
+        QTest::newRow("nics") << "region e\ninventory nics=mlx5_0,mlx5_1:1,mlx5_2:1,mlx5_3:1\nrack r01\n" << "nics= item 'mlx5_0'";
+    }
+    void badFleetFilesNameTheLine() {
+        QFETCH(QString, text);
+        QFETCH(QString, problem);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("site.fleet").toStdString();
+        std::ofstream(path) << text.toStdString();
+        sim::ConfigError error;
+        QVERIFY(!sim::readFleetFile(path, &error));
+        QVERIFY2(QString::fromStdString(error.toString()).contains(problem), error.toString().c_str());
+    }
+
+    void valuesThatAreNotReadings() {
+        Fleet fleet(kSiteFleet);
+        sources::StoreTelemetry telemetry(fleet.topology(), kLookback, {});
+        telemetry.begin(kPollMs);
+        Poll poll{telemetry};
+        const auto g0 = gpu("Hostname", "gb200-a01", "3"), g1 = gpu("Hostname", "gb200-a01", "2"),
+                   g2 = gpu("Hostname", "gb200-a01", "1"), g3 = gpu("Hostname", "gb200-a01", "0");
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_MEM_CLOCK", g0, 9223372036854775794.0);  // DCGM blank
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_MEM_CLOCK", g1, INFINITY);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_MEM_CLOCK", g2, 1593);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_MEM_CLOCK", g2, 1400);  // a second series: duplicate
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_MEM_CLOCK", g3, 1593);  // no anchor for g3
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", g2, 250000);  // MB/s
+        for (const auto& g : {g0, g1, g2}) poll.add(PollQuery::Kind::GpuAnchor, "", g, (kPollMs - 3000) / 1000.0);
+        poll.add(PollQuery::Kind::GpuAnchor, "", gpu("Hostname", "gb200-a02", "3"), (kPollMs + 60'000) / 1000.0);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_GPU_TEMP", gpu("Hostname", "gb200-a02", "3"), 50);
+        FleetChanges out;
+        const auto notes = telemetry.finish(out);
+        QCOMPARE(notes.notFinite, std::uint64_t(1));
+        QCOMPARE(notes.duplicates, std::uint64_t(1));
+        QCOMPARE(notes.fromTheFuture, std::uint64_t(1));
+        QCOMPARE(notes.withoutAnchor, std::uint64_t(1));
+        auto find = [&](const std::string& name, v1::Metric metric) -> std::pair<float, std::int64_t> {
+            for (std::size_t i = 0; i < out.samples.size(); ++i)
+                if (out.samples[i].entityIndex == fleet.entity(name) && out.samples[i].metric == metric)
+                    return {out.samples[i].value, out.sampleTimeMs(i)};
+            qFatal("missing %s", name.c_str());
+        };
+        QVERIFY(std::isnan(find("r01-n01-g0", v1::DCGM_FI_DEV_MEM_CLOCK).first));
+        QVERIFY(std::isnan(find("r01-n01-g1", v1::DCGM_FI_DEV_MEM_CLOCK).first));
+        QCOMPARE(find("r01-n01-g2", v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL).first, 250.0f);  // GB/s
+        // Without an anchor: as old as the store could have answered with, so shown stale.
+        QCOMPARE(find("r01-n01-g3", v1::DCGM_FI_DEV_MEM_CLOCK).second, kPollMs - 300'000);
+        // From the future: clamped to the poll, never later.
+        QCOMPARE(find("r01-n02-g0", v1::DCGM_FI_DEV_GPU_TEMP).second, kPollMs);
+    }
+
+    void xidChangesAreEventsAndUnknownHostsAreReportedOnce() {
+        Fleet fleet(kSiteFleet);
+        std::vector<std::string> log;
+        sources::StoreTelemetry telemetry(fleet.topology(), kLookback, [&](const std::string& l) { log.push_back(l); });
+        const auto g = gpu("Hostname", "gb200-a05", "1");  // slot g2
+        std::vector<v1::Event> events;
+        for (int round = 0; round < 4; ++round) {
+            telemetry.begin(kPollMs + round * 1000);
+            Poll poll{telemetry};
+            // Round 0: a last-Xid already there (old news). 1: unchanged. 2: Xid 79. 3: an Xid
+            // the catalogue does not have.
+            const double xid = round < 2 ? 13 : round == 2 ? 79 : 999;
+            poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_XID_ERRORS", g, xid);
+            poll.add(PollQuery::Kind::GpuAnchor, "", g, (kPollMs + round * 1000) / 1000.0);
+            poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_GPU_TEMP", gpu("Hostname", "intruder", "0"), 40);
+            poll.add(PollQuery::Kind::HostTemperature, "", {{{"instance", "intruder:9100"}}}, 40);
+            FleetChanges out;
+            telemetry.finish(out);
+            for (auto& e : out.events) events.push_back(e);
+        }
+        std::vector<v1::Event> xids, unknown;
+        for (const auto& e : events) (e.type() == v1::EVENT_TYPE_XID ? xids : unknown).push_back(e);
+        QCOMPARE(xids.size(), std::size_t(2));
+        QCOMPARE(xids[0].entity_index(), fleet.entity("r01-n05-g2"));
+        QCOMPARE(xids[0].xid().xid(), 79u);
+        QCOMPARE(QString::fromStdString(xids[0].xid().mnemonic()), QString("GPU_HAS_FALLEN_OFF_THE_BUS"));
+        QCOMPARE(xids[0].severity(), v1::SEVERITY_CRITICAL);
+        QCOMPARE(xids[0].time_unix_ms(), kPollMs + 2000);
+        QVERIFY(QString::fromStdString(xids[1].message()).contains("not in the fleet's Xid table"));
+        QCOMPARE(unknown.size(), std::size_t(1));
+        QCOMPARE(unknown[0].type(), v1::EVENT_TYPE_SOURCE);
+        QVERIFY(QString::fromStdString(unknown[0].message()).contains("'intruder'"));
+        QCOMPARE(log.size(), std::size_t(1));
+    }
+
+    void octetCountersBecomeRates() {
+        Fleet fleet(kSiteFleet);
+        sources::StoreTelemetry telemetry(fleet.topology(), kLookback, {});
+        const auto p = port("gb200-a07", "mlx5_6");  // rail 2
+        std::vector<float> rates;
+        const double octets[] = {1e12, 1e12 + 25e9, 1e12 + 25e9, 5e9};  // +25 GB in 10 s, same scrape, reset
+        for (int round = 0; round < 4; ++round) {
+            const std::int64_t scrapeMs = kPollMs + std::min(round, 1) * 10'000 + (round == 3 ? 20'000 : 0);
+            telemetry.begin(kPollMs + round * 10'000);
+            Poll poll{telemetry};
+            poll.add(PollQuery::Kind::IbFamily, "node_infiniband_port_data_transmitted_bytes_total", p, octets[round]);
+            poll.add(PollQuery::Kind::IbAnchor, "", p, scrapeMs / 1000.0);
+            FleetChanges out;
+            telemetry.finish(out);
+            for (const auto& s : out.samples)
+                if (s.metric == v1::IB_PORT_XMIT_DATA_GBPS && s.entityIndex == fleet.entity("r01-n07-ib2")) rates.push_back(s.value);
+        }
+        // First sight: no rate; then 25e9 octets x 8 / 10 s = 20 Gb/s; the same scrape again and a
+        // counter reset give none.
+        QCOMPARE(rates.size(), std::size_t(1));
+        QCOMPARE(rates[0], 20.0f);
+    }
+
+    void aFailedAnswerIsDiscardedWhole() {
+        Fleet fleet(kSiteFleet);
+        sources::StoreTelemetry telemetry(fleet.topology(), kLookback, {});
+        telemetry.begin(kPollMs);
+        Poll poll{telemetry};
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_GPU_TEMP", gpu("Hostname", "gb200-a01", "0"), 60);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_POWER_USAGE", gpu("Hostname", "gb200-a01", "0"), 900);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_POWER_USAGE", gpu("Hostname", "gb200-a01", "1"), 910);
+        const auto& power = queryOf(poll.queries, PollQuery::Kind::DcgmField, "DCGM_FI_DEV_POWER_USAGE");
+        telemetry.discard(std::size_t(&power - poll.queries.data()));
+        FleetChanges out;
+        telemetry.finish(out);
+        for (const auto& s : out.samples) QVERIFY(s.metric != v1::DCGM_FI_DEV_POWER_USAGE);
+        QVERIFY(std::any_of(out.samples.begin(), out.samples.end(),
+                            [](const Sample& s) { return s.metric == v1::DCGM_FI_DEV_GPU_TEMP; }));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstStoreTelemetry)
+#include "tst_store_telemetry.moc"
