@@ -156,6 +156,11 @@ std::shared_ptr<const v1::Topology> FleetStateStore::topologyFor(const Subscript
     return cached;
 }
 
+std::size_t FleetStateStore::cachedTopologies() const {
+    std::lock_guard lock(topologyMu_);
+    return topologyByFilter_.size();
+}
+
 std::shared_ptr<v1::Topology> FleetStateStore::buildTopology(const SubscriptionFilter& filter) const {
     const v1::Topology& all = index_.topology();
     auto t = std::make_shared<v1::Topology>();

@@ -9,6 +9,7 @@
 
 #include "EventJournal.h"
 #include "FleetChanges.h"
+#include "LruCache.h"
 #include "SubscriptionFilter.h"
 #include "TopologyIndex.h"
 
@@ -71,6 +72,7 @@ public:
     watchfloor::v1::Snapshot snapshot(const SubscriptionFilter& filter) const;
     // The topology a filter sees (FULL adds NVLinks and NIC ports), built once per filter key.
     std::shared_ptr<const watchfloor::v1::Topology> topologyFor(const SubscriptionFilter& filter) const;
+    std::size_t cachedTopologies() const;
 
     std::uint64_t lastSequence() const;
     UnixTime lastSampleTime() const;
@@ -117,8 +119,12 @@ private:
     watchfloor::v1::FleetGoodput fleet_;
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
 
+    // Keyed by client-chosen filters (rack lists): bounded, or 10,000 distinct filters would keep
+    // 10,000 topology copies. A subscriber holds its own shared_ptr, so eviction never pulls one
+    // from under a stream.
+    static constexpr std::size_t kTopologiesCached = 256;
     mutable std::mutex topologyMu_;
-    mutable std::map<std::string, std::shared_ptr<const watchfloor::v1::Topology>> topologyByFilter_;
+    mutable LruCache<std::shared_ptr<const watchfloor::v1::Topology>> topologyByFilter_{kTopologiesCached};
 };
 
 }  // namespace watchfloor::server::service

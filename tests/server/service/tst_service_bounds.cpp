@@ -62,7 +62,7 @@ private slots:
         std::vector<std::string> racks;
         for (const auto& rack : source.topology().racks()) racks.push_back(rack.name());
         QCOMPARE(racks.size(), std::size_t(16));
-        const int filters = fullScale() ? 10'000 : 300;
+        const int filters = fullScale() ? 10'000 : 400;  // past the store's 256 cached topologies
         auto channel = watchfloor::server::testing::dedicatedChannel(address);
         auto stub = v1::TelemetryService::NewStub(channel);
         for (int mask = 1; mask <= filters; ++mask) {
@@ -80,6 +80,9 @@ private slots:
             reader->Finish();
             QVERIFY2(pump.cachedFilters() <= options.maxCachedFilters,
                      qPrintable(QString("%1 filters cached after %2").arg(pump.cachedFilters()).arg(mask)));
+            // The store's per-filter topologies are bounded too (they were kept for good).
+            QVERIFY2(store.cachedTopologies() <= 256,
+                     qPrintable(QString("%1 topologies cached after %2").arg(store.cachedTopologies()).arg(mask)));
         }
         QCOMPARE(pump.cachedFilters(), options.maxCachedFilters);
         pump.finishAll(grpc::Status(grpc::StatusCode::UNAVAILABLE, "test over"));
