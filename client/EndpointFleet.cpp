@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace watchfloor::client {
 
@@ -102,6 +103,9 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     m_runId = snapshot.run_id();
     m_serverVersion = snapshot.server_version();
     m_simSpeed = snapshot.sim_speed() > 0 ? snapshot.sim_speed() : 1.0;
+    m_sourceCadence = SourceCadence::of(snapshot);
+    m_sources.assign(snapshot.sources().begin(), snapshot.sources().end());
+    m_changes.sourcesChanged = true;
     m_serverTimeMs = snapshot.server_time_unix_ms();
     m_hasSnapshot = true;
 
@@ -135,6 +139,9 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
     }
     if (delta.has_fleet()) {
         applyFleet(delta.fleet());
+    }
+    for (const v1::SourceStatus& source : delta.sources()) {
+        applySource(source);
     }
     advanceServerTime(delta.server_time_unix_ms());
 }
@@ -260,6 +267,16 @@ void EndpointFleet::applyJob(const v1::Job& job, std::int64_t timeMs) {
         m_dirtyJob[slot] = 1;
     }
     // Job numbers also go into metric columns so charts and freshness treat them like any metric.
+    if (job.no_step_telemetry()) {
+        // fleetd computed none of them (its zeros are not readings): blank, so no chart, lens or
+        // table draws a 0 % goodput, and the job's other fields still count as current.
+        constexpr double kNotComputed = std::numeric_limits<double>::quiet_NaN();
+        for (v1::Metric metric : {v1::JOB_GOODPUT_RATIO, v1::JOB_ETTR_SLIDING_1H_RATIO, v1::JOB_MFU_RATIO,
+                                  v1::JOB_STEP_TIME_S, v1::JOB_CHECKPOINT_AGE_S}) {
+            writeValue(v1::ENTITY_KIND_JOB, slot, metric, kNotComputed, timeMs);
+        }
+        return;
+    }
     writeValue(v1::ENTITY_KIND_JOB, slot, v1::JOB_GOODPUT_RATIO, job.goodput_ratio(), timeMs);
     writeValue(v1::ENTITY_KIND_JOB, slot, v1::JOB_ETTR_SLIDING_1H_RATIO, job.ettr_sliding_1h_ratio(), timeMs);
     writeValue(v1::ENTITY_KIND_JOB, slot, v1::JOB_MFU_RATIO, job.mfu_ratio(), timeMs);
@@ -284,6 +301,18 @@ void EndpointFleet::applyFleet(const v1::FleetGoodput& fleet) {
     writeValue(v1::ENTITY_KIND_FLEET, 0, v1::FLEET_ACTIVE_INCIDENTS, fleet.active_incidents(), t);
 }
 
+void EndpointFleet::applySource(const v1::SourceStatus& source) {
+    // A delta carries whole statuses keyed by name: replace, or append a source seen first now.
+    const auto same = std::find_if(m_sources.begin(), m_sources.end(),
+                                   [&](const v1::SourceStatus& s) { return s.name() == source.name(); });
+    if (same != m_sources.end()) {
+        *same = source;
+    } else {
+        m_sources.push_back(source);
+    }
+    m_changes.sourcesChanged = true;
+}
+
 bool EndpointFleet::acceptEvent(const v1::Event& event) {
     if (event.id() == 0) {
         return true;
@@ -303,7 +332,7 @@ void EndpointFleet::markAllDirty() {
 
 bool EndpointFleet::hasChanges() const {
     if (m_changes.topologyChanged || m_changes.jobsReset || m_changes.fleetChanged || m_changes.serverSecondTicked ||
-        m_changes.jobsAppended > 0) {
+        m_changes.sourcesChanged || m_changes.jobsAppended > 0) {
         return true;
     }
     return std::find(m_dirtyRack.begin(), m_dirtyRack.end() - 1, 1) != m_dirtyRack.end() - 1 ||

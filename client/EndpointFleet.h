@@ -9,6 +9,7 @@
 // swaps it in on its own thread and calls continueFrom() with the fleet it replaces.
 
 #include "client/HistoryRing.h"
+#include "client/MetricCadence.h"
 #include "client/MetricColumns.h"
 #include "client/NameIndex.h"
 #include "client/TopologyIndex.h"
@@ -42,6 +43,7 @@ public:
         bool jobsReset = false;
         bool fleetChanged = false;
         bool serverSecondTicked = false;
+        bool sourcesChanged = false;
         std::vector<std::uint32_t> dirtyRackSlots;  // sorted
         std::vector<std::uint32_t> dirtyJobSlots;   // sorted
         std::uint32_t jobsAppended = 0;
@@ -85,6 +87,9 @@ public:
     const std::string& runId() const { return m_runId; }
     const std::string& serverVersion() const { return m_serverVersion; }
     double simSpeed() const { return m_simSpeed; }
+    const SourceCadence& sourceCadence() const { return m_sourceCadence; }
+    // fleetd's telemetry sources (empty for the digital twin), in the order first reported.
+    const std::vector<watchfloor::v1::SourceStatus>& sources() const { return m_sources; }
 
     const MetricColumn* column(watchfloor::v1::EntityKind kind, watchfloor::v1::Metric metric) const {
         return m_columns.find(kind, metric);
@@ -111,6 +116,7 @@ private:
     void applyState(const watchfloor::v1::EntityState& state);
     void applyJob(const watchfloor::v1::Job& job, std::int64_t timeMs);
     void applyFleet(const watchfloor::v1::FleetGoodput& fleet);
+    void applySource(const watchfloor::v1::SourceStatus& source);
     void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric,
                     double value, std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
@@ -133,6 +139,8 @@ private:
     std::string m_runId;
     std::string m_serverVersion;
     double m_simSpeed = 1.0;
+    SourceCadence m_sourceCadence;
+    std::vector<watchfloor::v1::SourceStatus> m_sources;
     std::int64_t m_serverTimeMs = 0;
     std::uint64_t m_maxEventId = 0;
     std::uint64_t m_unknownEntitySamples = 0;

@@ -20,10 +20,12 @@ struct FleetChangeSet {
     bool fleetChanged = false;        // fleet goodput / aggregates
     bool freshnessTick = false;       // server time advanced: ages, and so freshness, changed everywhere
     QList<int> endpointsChanged;      // connection state or identity of these endpoints changed
+    bool sourcesChanged = false;      // the status of some endpoint's telemetry sources changed
 
     bool isEmpty() const {
         return !topologyChanged && !jobsReset && dirtyRackRows.empty() && dirtyJobRows.empty() && jobsAppended == 0 &&
-               eventsAdded == 0 && eventsTrimmed == 0 && !fleetChanged && !freshnessTick && endpointsChanged.isEmpty();
+               eventsAdded == 0 && eventsTrimmed == 0 && !fleetChanged && !freshnessTick && endpointsChanged.isEmpty() &&
+               !sourcesChanged;
     }
 };
 

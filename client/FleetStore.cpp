@@ -363,6 +363,7 @@ void FleetStore::flushChanges() {
         out.topologyChanged |= c.topologyChanged;  // also when racks stay (e.g. links added)
         out.fleetChanged |= c.fleetChanged;
         out.freshnessTick |= c.serverSecondTicked;
+        out.sourcesChanged |= c.sourcesChanged;
         for (std::uint32_t slot : c.dirtyRackSlots) {
             out.dirtyRackRows.push_back(e.rackRowOffset + int(slot));
         }
@@ -597,7 +598,7 @@ Reading FleetStore::rackReading(int row, v1::Metric metric) const {
 Reading FleetStore::readingFrom(const EndpointFleet& fleet, int endpoint, v1::EntityKind kind, std::uint32_t slot,
                                 v1::Metric metric) const {
     Reading r;
-    const MetricCadence cadence = metricCadence(metric);
+    const MetricCadence cadence = metricCadence(metric, fleet.sourceCadence());
     const bool live = m_endpoints[std::size_t(endpoint)]->state == ConnectionState::Live;
     const MetricColumn* column = fleet.column(kind, metric);
     if (!column || slot >= column->values.size() || column->stamps[slot] == 0) {
@@ -702,9 +703,16 @@ int FleetStore::jobRow(EntityId job) const {
 FleetSummary FleetStore::fleetSummary() const {
     FleetSummary s;
     double goodputSum = 0, ettrSum = 0, mfuSum = 0, weightSum = 0;
-    for (const auto& e : m_endpoints) {
-        s.endpointsLive += e->state == ConnectionState::Live ? 1 : 0;
-        const v1::FleetGoodput* f = e->fleet->fleetGoodput();
+    for (int endpoint = 0; endpoint < endpointCount(); ++endpoint) {
+        const Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+        s.endpointsLive += e.state == ConnectionState::Live ? 1 : 0;
+        for (std::uint32_t slot = 0; slot < e.fleet->jobCount(); ++slot) {
+            const v1::Job& j = e.fleet->job(slot);
+            if (!jobIsActive(j)) continue;
+            ++s.jobsActive;
+            s.jobsInGoodput += j.no_step_telemetry() ? 0 : 1;
+        }
+        const v1::FleetGoodput* f = e.fleet->fleetGoodput();
         if (!f) continue;
         ++s.endpointsReporting;
         s.gpusTotal += f->gpus_total();
@@ -713,12 +721,7 @@ FleetSummary FleetStore::fleetSummary() const {
         s.gpusDown += f->gpus_down();
         s.activeIncidents += f->active_incidents();
         s.interruptions += f->interruptions();
-        double runningGpus = 0;
-        for (std::uint32_t slot = 0; slot < e->fleet->jobCount(); ++slot) {
-            const v1::Job& j = e->fleet->job(slot);
-            if (jobIsActive(j)) runningGpus += j.gpu_count();
-        }
-        const double w = runningGpus > 0 ? runningGpus : double(f->gpus_total());
+        const double w = goodputWeight(endpoint);
         goodputSum += w * f->goodput_ratio();
         ettrSum += w * f->ettr_sliding_1h_ratio();
         mfuSum += w * f->mfu_ratio();
@@ -730,6 +733,24 @@ FleetSummary FleetStore::fleetSummary() const {
         s.mfuRatio = mfuSum / weightSum;
     }
     return s;
+}
+
+double FleetStore::goodputWeight(int endpoint) const {
+    const EndpointFleet& fleet = *m_endpoints[std::size_t(endpoint)]->fleet;
+    const v1::FleetGoodput* f = fleet.fleetGoodput();
+    if (!f) return 0;
+    double measuredGpus = 0;
+    int active = 0, measured = 0;
+    for (std::uint32_t slot = 0; slot < fleet.jobCount(); ++slot) {
+        const v1::Job& j = fleet.job(slot);
+        if (!jobIsActive(j)) continue;
+        ++active;
+        if (j.no_step_telemetry()) continue;
+        ++measured;
+        measuredGpus += j.gpu_count();
+    }
+    if (measured == 0) return active > 0 ? 0.0 : double(f->gpus_total());
+    return measuredGpus > 0 ? measuredGpus : double(f->gpus_total());
 }
 
 // --- events ----------------------------------------------------------------------------------------------------

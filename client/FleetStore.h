@@ -75,6 +75,10 @@ struct FleetSummary {
     quint32 interruptions = 0;
     int endpointsReporting = 0;  // endpoints that sent fleet numbers
     int endpointsLive = 0;
+    // The ratios are over jobs with step telemetry only: a real site's job that publishes no step
+    // progress has no goodput, and counting it as 0 % would drag the fleet down for nothing.
+    int jobsActive = 0;     // running, checkpointing or recovering
+    int jobsInGoodput = 0;  // of those, the ones with step telemetry
 };
 
 // A "worst X" answer: the entity, a sortable badness score (higher is worse) and why, in words.
@@ -174,6 +178,10 @@ public:
 
     // --- fleet ---------------------------------------------------------------------------------
     FleetSummary fleetSummary() const;
+    // How much an endpoint's fleet ratios weigh in the merged fleet: the GPUs of its active jobs
+    // with step telemetry (all its GPUs when it runs no job); 0 when all its active jobs lack step
+    // telemetry, since fleetd's ratios then describe no job at all.
+    double goodputWeight(int endpoint) const;
 
     // --- events (oldest first by serial; bounded) --------------------------------------------
     int eventCount() const { return int(m_events.size()); }

@@ -1,5 +1,7 @@
 #include "client/MetricCadence.h"
 
+#include <algorithm>
+
 namespace watchfloor::client {
 
 using namespace watchfloor::v1;
@@ -42,6 +44,22 @@ MetricCadence metricCadence(Metric metric) {
     default:
         return {MetricReporting::Periodic, std::chrono::seconds(1)};
     }
+}
+
+SourceCadence SourceCadence::of(const Snapshot& snapshot) {
+    return SourceCadence{std::chrono::milliseconds(std::max<std::int64_t>(0, snapshot.telemetry_period_ms())),
+                         snapshot.counters_periodic()};
+}
+
+MetricCadence metricCadence(Metric metric, const SourceCadence& source) {
+    MetricCadence cadence = metricCadence(metric);
+    if (cadence.reporting == MetricReporting::OnChange) {
+        if (!source.countersPeriodic) return cadence;
+        // Re-read with every poll: a counter nobody re-sent is as old as its last poll, not 0.
+        cadence = MetricCadence{};
+    }
+    if (source.period.count() > 0) cadence.period = source.period;
+    return cadence;
 }
 
 }  // namespace watchfloor::client

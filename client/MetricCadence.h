@@ -3,6 +3,11 @@
 // Freshness must follow the cadence: a per-link throughput refreshed once a minute is not stale
 // after 3 s, and a counter that is sent only when it changes is current for as long as the
 // stream is live.
+//
+// That contract is the digital twin's. A real site (fleetd reading a Prometheus-compatible store)
+// refreshes everything once per poll, counters and link states included, and says so in its
+// Snapshot: each endpoint keeps its own SourceCadence, since one console may merge a twin and a
+// real site.
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -20,6 +25,19 @@ struct MetricCadence {
     std::chrono::milliseconds period{1000};  // for Periodic metrics
 };
 
+// What an endpoint's Snapshot says about its source's refresh (Snapshot.telemetry_period_ms and
+// counters_periodic). The default is the twin: the per-metric contract.
+struct SourceCadence {
+    std::chrono::milliseconds period{0};  // 0 = the per-metric contract
+    bool countersPeriodic = false;        // counters and link states re-read every period
+
+    static SourceCadence of(const watchfloor::v1::Snapshot& snapshot);
+    bool operator==(const SourceCadence&) const = default;
+};
+
+// The per-metric contract (the twin).
 MetricCadence metricCadence(watchfloor::v1::Metric metric);
+// The cadence of `metric` on an endpoint whose source refreshes as `source` says.
+MetricCadence metricCadence(watchfloor::v1::Metric metric, const SourceCadence& source);
 
 }  // namespace watchfloor::client

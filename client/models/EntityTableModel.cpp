@@ -46,6 +46,18 @@ QVariant EntityTableModel::data(const QModelIndex& index, int role) const {
         default: return {};
         }
     }
+    if (const QString why = column.unavailable ? column.unavailable(m_store, id) : QString(); !why.isEmpty()) {
+        switch (role) {
+        case Qt::DisplayRole:
+        case Qt::ToolTipRole: return why;
+        case ValueRole: return std::numeric_limits<double>::quiet_NaN();
+        case SortRole: return -std::numeric_limits<double>::max();
+        case FreshnessRole: return int(Freshness::Missing);  // drawn dim, like any absent value
+        case AgeMsRole: return qint64(-1);
+        case Qt::TextAlignmentRole: return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+        default: return {};
+        }
+    }
     const Reading r = column.number(m_store, id);
     switch (role) {
     case Qt::DisplayRole: return formatReading(r, column.decimals, column.unit);

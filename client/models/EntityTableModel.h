@@ -24,6 +24,9 @@ struct EntityColumn {
     std::function<QString(const FleetStore&, EntityId)> text;    // text column
     int decimals = 1;
     QString unit;
+    // Optional, numeric columns: why this row has no number at all (e.g. "no step telemetry").
+    // Non-empty = that text is shown dim instead of a value, and the row sorts as missing.
+    std::function<QString(const FleetStore&, EntityId)> unavailable;
 };
 
 inline EntityColumn textColumn(QString title, std::function<QString(const FleetStore&, EntityId)> text) {

@@ -20,6 +20,7 @@ QString toString(v1::Severity severity) {
 }
 
 QString toString(v1::EventType type) {
+    if (type == v1::EVENT_TYPE_SOURCE) return QStringLiteral("telemetry source");  // "source" alone says nothing
     // "EVENT_TYPE_LINK_FLAP" -> "link flap"
     QString name = QString::fromStdString(v1::EventType_Name(type));
     name.remove(QStringLiteral("EVENT_TYPE_"));

@@ -17,7 +17,7 @@ EntityColumn jobMetric(QString title, v1::Metric metric, double scale, int decim
                             if (r.hasValue()) r.value = float(double(r.value) * scale);
                             return r;
                         },
-                        {}, decimals, std::move(unit)};
+                        {}, decimals, std::move(unit), {}};
 }
 
 // A field of the Job message, as fresh as the job's goodput (the two arrive together).
@@ -31,7 +31,16 @@ EntityColumn jobField(QString title, double (*field)(const v1::Job&), int decima
                             r.value = float(field(*j));
                             return r;
                         },
-                        {}, decimals, std::move(unit)};
+                        {}, decimals, std::move(unit), {}};
+}
+
+// A column computed from step progress: empty for a job without step telemetry.
+EntityColumn fromSteps(EntityColumn column) {
+    column.unavailable = [](const FleetStore& s, EntityId id) {
+        const v1::Job* j = jobOf(s, id);
+        return j && j->no_step_telemetry() ? noStepTelemetryLabel() : QString();
+    };
+    return column;
 }
 
 std::vector<EntityColumn> jobColumns() {
@@ -42,14 +51,15 @@ std::vector<EntityColumn> jobColumns() {
                      return j ? toString(j->state()) : QString();
                  }));
     c.push_back(jobField(QStringLiteral("GPUs"), [](const v1::Job& j) { return double(j.gpu_count()); }, 0, {}));
-    c.push_back(jobMetric(QStringLiteral("Goodput"), v1::JOB_GOODPUT_RATIO, 100.0, 1, QStringLiteral("%")));
-    c.push_back(jobMetric(QStringLiteral("ETTR 1h"), v1::JOB_ETTR_SLIDING_1H_RATIO, 100.0, 1, QStringLiteral("%")));
-    c.push_back(jobMetric(QStringLiteral("MFU"), v1::JOB_MFU_RATIO, 100.0, 1, QStringLiteral("%")));
-    c.push_back(jobMetric(QStringLiteral("Step"), v1::JOB_STEP_TIME_S, 1.0, 2, QStringLiteral("s")));
-    c.push_back(jobMetric(QStringLiteral("Checkpoint age"), v1::JOB_CHECKPOINT_AGE_S, 1.0 / 60.0, 1, QStringLiteral("min")));
+    c.push_back(fromSteps(jobMetric(QStringLiteral("Goodput"), v1::JOB_GOODPUT_RATIO, 100.0, 1, QStringLiteral("%"))));
+    c.push_back(fromSteps(jobMetric(QStringLiteral("ETTR 1h"), v1::JOB_ETTR_SLIDING_1H_RATIO, 100.0, 1, QStringLiteral("%"))));
+    c.push_back(fromSteps(jobMetric(QStringLiteral("MFU"), v1::JOB_MFU_RATIO, 100.0, 1, QStringLiteral("%"))));
+    c.push_back(fromSteps(jobMetric(QStringLiteral("Step"), v1::JOB_STEP_TIME_S, 1.0, 2, QStringLiteral("s"))));
+    c.push_back(fromSteps(
+        jobMetric(QStringLiteral("Checkpoint age"), v1::JOB_CHECKPOINT_AGE_S, 1.0 / 60.0, 1, QStringLiteral("min"))));
     c.push_back(jobField(QStringLiteral("Interruptions"), [](const v1::Job& j) { return double(j.interruptions()); }, 0, {}));
-    c.push_back(jobField(QStringLiteral("Straggler"), [](const v1::Job& j) { return j.straggler_slowdown(); }, 2,
-                         QStringLiteral("×")));
+    c.push_back(fromSteps(jobField(QStringLiteral("Straggler"), [](const v1::Job& j) { return j.straggler_slowdown(); }, 2,
+                                   QStringLiteral("×"))));
     return c;
 }
 
@@ -65,6 +75,8 @@ QString toString(v1::JobState state) {
     default: return QStringLiteral("unknown");
     }
 }
+
+QString noStepTelemetryLabel() { return QStringLiteral("no step telemetry"); }
 
 JobTableModel::JobTableModel(const FleetStore& store, QObject* parent) : EntityTableModel(store, jobColumns(), parent) {
     resetRows();

@@ -23,5 +23,8 @@ protected:
 };
 
 QString toString(watchfloor::v1::JobState state);
+// What a job that publishes no step progress (Job.no_step_telemetry) shows instead of its goodput,
+// ETTR, MFU, step time and checkpoint numbers, which fleetd does not compute for it.
+QString noStepTelemetryLabel();
 
 }  // namespace watchfloor::client
