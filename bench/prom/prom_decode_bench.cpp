@@ -6,6 +6,7 @@
 //
 //   prom_decode_bench [--gpus 129600] [--repeat 2]
 
+#include "PromAnswerWriter.h"
 #include "PromClient.h"
 
 #include <simdjson.h>
@@ -72,38 +73,22 @@ std::string hostName(int host) {
     return name;
 }
 
-// Prometheus writes labels sorted by name and values as shortest round-trip strings.
 std::string buildAnswer(int hosts) {
     std::string json;
     json.reserve(std::size_t(hosts) * (kGpusPerHost * std::size(kDcgmFields) * 330 + kIbPortsPerHost * std::size(kIbFamilies) * 200));
-    json += R"({"status":"success","data":{"resultType":"vector","result":[)";
-    bool first = true;
-    char item[1024];
+    watchfloor::bench::InstantAnswerWriter answer(json, 1712345678123);
     for (int host = 0; host < hosts; ++host) {
         const std::string name = hostName(host);
-        for (int gpu = 0; gpu < kGpusPerHost; ++gpu) {
-            for (std::size_t f = 0; f < std::size(kDcgmFields); ++f) {
-                const int n = std::snprintf(
-                    item, sizeof item,
-                    R"(%s{"metric":{"DCGM_FI_DRIVER_VERSION":"570.124.06","Hostname":"%s","UUID":"GPU-%08x-%04x-%04x-%04x-%012x","__name__":"%s","device":"nvidia%d","gpu":"%d","instance":"%s:9400","job":"dcgm-exporter","modelName":"NVIDIA GB200","pci_bus_id":"00000000:%02X:00.0"},"value":[1712345678.123,"%g"]})",
-                    first ? "" : ",", name.c_str(), host * 7919u, gpu, host & 0xffff, gpu * 31, host * 104729u,
-                    kDcgmFields[f], gpu, gpu, name.c_str(), 0x18 + gpu * 0x20, 30.0 + (host * 7 + gpu * 3 + int(f)) % 600 * 0.25);
-                json.append(item, std::size_t(n));
-                first = false;
-            }
-        }
+        for (int gpu = 0; gpu < kGpusPerHost; ++gpu)
+            for (std::size_t f = 0; f < std::size(kDcgmFields); ++f)
+                answer.dcgm(kDcgmFields[f], name, std::uint32_t(host), gpu,
+                            30.0 + (host * 7 + gpu * 3 + int(f)) % 600 * 0.25);
         for (int port = 0; port < kIbPortsPerHost; ++port) {
-            for (const char* family : kIbFamilies) {
-                const int n = std::snprintf(
-                    item, sizeof item,
-                    R"(,{"metric":{"__name__":"%s","device":"mlx5_%d","instance":"%s:9100","job":"node-exporter","port":"1"},"value":[1712345678.123,"%.17g"]})",
-                    family, port, name.c_str(), 1.0e12 + host * 1048576.0 + port);
-                json.append(item, std::size_t(n));
-            }
+            const std::string device = "mlx5_" + std::to_string(port);
+            for (const char* family : kIbFamilies) answer.infiniband(family, name, device, 1.0e12 + host * 1048576.0 + port);
         }
     }
-    json += "]}}";
-    json.reserve(json.size() + kJsonPadding);
+    answer.finish();
     return json;
 }
 
