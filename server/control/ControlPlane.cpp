@@ -87,7 +87,8 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
 
     Actuator* actuator = collaborators.simulatorActuator;
     if (options.scheduler == ControlOptions::Scheduler::Slurm) {
-        plane->slurm_ = std::make_unique<SlurmScheduler>(SlurmConfig{options.slurmConf, "", std::chrono::seconds(15)});
+        plane->slurm_ = std::make_unique<SlurmScheduler>(
+            SlurmConfig{options.slurmConf, "", std::chrono::seconds(15), options.slurmNodeNames});
         actuator = plane->slurm_.get();
     }
     if (!actuator) return fail("--scheduler sim needs the simulator's actuator; use --scheduler slurm for a real cluster");

@@ -34,6 +34,7 @@ struct ControlOptions {
     std::chrono::seconds approvalTtl{std::chrono::minutes(15)};  // --approval-ttl 15m
     enum class Scheduler { Sim, Slurm } scheduler = Scheduler::Sim;  // --scheduler slurm|sim
     std::string slurmConf;                        // --slurm-conf FILE (else Slurm's default)
+    std::shared_ptr<const SlurmNodeNames> slurmNodeNames;  // entity name -> Slurm NodeName (hosts=)
     std::optional<CircuitBreakerConfig> autoDrain;  // --auto-drain N/WINDOW, e.g. 5/10m
     std::chrono::seconds restartOverhead{std::chrono::minutes(5)};
 };

@@ -52,6 +52,8 @@ public:
     const watchfloor::v1::Topology& topology() const override { return inner_.topology(); }
     UnixTime now() const override { return inner_.now(); }
     void advanceTo(UnixTime until, FleetChanges& out) override;
+    std::chrono::milliseconds telemetryPeriod() const override { return inner_.telemetryPeriod(); }
+    bool countersPeriodic() const override { return inner_.countersPeriodic(); }
 
 private:
     struct Tray {

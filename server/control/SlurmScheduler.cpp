@@ -28,6 +28,36 @@ std::vector<std::string> lines(const std::string& text) {
 
 }  // namespace
 
+void SlurmNodeNames::add(const std::string& entity, const std::string& slurm) {
+    if (entity == slurm) return;
+    toSlurm_[entity] = slurm;
+    fromSlurm_[slurm] = entity;
+}
+
+std::string SlurmNodeNames::toSlurm(const std::string& entity) const {
+    const auto it = toSlurm_.find(entity);
+    return it == toSlurm_.end() ? entity : it->second;
+}
+
+std::string SlurmNodeNames::fromSlurm(const std::string& slurm) const {
+    const auto it = fromSlurm_.find(slurm);
+    return it == fromSlurm_.end() ? slurm : it->second;
+}
+
+std::string SlurmScheduler::toSlurm(const std::string& node) const {
+    return config_.nodeNames ? config_.nodeNames->toSlurm(node) : node;
+}
+
+std::vector<std::string> SlurmScheduler::toSlurm(const std::vector<std::string>& nodes) const {
+    std::vector<std::string> names;
+    for (const auto& node : nodes) names.push_back(toSlurm(node));
+    return names;
+}
+
+std::string SlurmScheduler::fromSlurm(const std::string& node) const {
+    return config_.nodeNames ? config_.nodeNames->fromSlurm(node) : node;
+}
+
 std::optional<std::vector<std::string>> SlurmScheduler::expandHostlist(std::string_view hostlist) {
     return watchfloor::server::expandHostlist(hostlist);
 }
@@ -56,9 +86,10 @@ CommandResult SlurmScheduler::run(const std::string& program, std::vector<std::s
     return runCommand(args, config_.commandTimeout, environment);
 }
 
-ActionOutcome SlurmScheduler::updateNodes(const std::vector<std::string>& nodes, const std::string& state,
+ActionOutcome SlurmScheduler::updateNodes(const std::vector<std::string>& entityNodes, const std::string& state,
                                           const std::string& reason) const {
-    if (nodes.empty()) return ActionOutcome::failure("no nodes given");
+    if (entityNodes.empty()) return ActionOutcome::failure("no nodes given");
+    const std::vector<std::string> nodes = toSlurm(entityNodes);
     for (const auto& node : nodes)
         if (!isPlainNodeName(node)) return ActionOutcome::failure("'" + node + "' is not a single Slurm node name");
     std::vector<std::string> args = {"update", "nodename=" + joined(nodes), "state=" + state};
@@ -77,7 +108,7 @@ ActionOutcome SlurmScheduler::drainNode(const std::string& node, const std::stri
 ActionOutcome SlurmScheduler::resumeNode(const std::string& node) { return updateNodes({node}, "resume", ""); }
 
 std::vector<std::string> SlurmScheduler::jobIdsOn(const std::vector<std::string>& nodes, std::string& error) const {
-    const CommandResult result = run("squeue", {"-h", "-w", joined(nodes), "-o", "%i"});
+    const CommandResult result = run("squeue", {"-h", "-w", joined(toSlurm(nodes)), "-o", "%i"});
     if (!result.succeeded()) {
         error = result.failureText("squeue", config_.commandTimeout);
         return {};
@@ -104,7 +135,8 @@ ActionOutcome SlurmScheduler::requeueJob(const std::string& job, const std::vect
     const CommandResult held = run("scontrol", {"requeuehold", idList});
     if (!held.succeeded()) return ActionOutcome::failure(held.failureText("scontrol", config_.commandTimeout));
     for (const auto& id : ids) {
-        const CommandResult excluded = run("scontrol", {"update", "jobid=" + id, "ExcNodeList=" + joined(excludeNodes)});
+        const CommandResult excluded =
+            run("scontrol", {"update", "jobid=" + id, "ExcNodeList=" + joined(toSlurm(excludeNodes))});
         if (!excluded.succeeded())
             return ActionOutcome::failure(excluded.failureText("scontrol", config_.commandTimeout) + " (job " + id +
                                           " is requeued and held; release it with: scontrol release " + id + ")");
@@ -164,7 +196,7 @@ SlurmJobReading SlurmScheduler::readJobPlacements() const {
         if (bar == std::string::npos) continue;
         const auto nodes = expandHostlist(std::string_view(line).substr(0, bar));
         if (!nodes) continue;  // not a node list (a future squeue format); better no placement than a wrong one
-        for (const auto& node : *nodes) reading.jobsByNode[node].push_back(line.substr(bar + 1));
+        for (const auto& node : *nodes) reading.jobsByNode[fromSlurm(node)].push_back(line.substr(bar + 1));
     }
     return reading;
 }
@@ -179,7 +211,7 @@ SlurmNodeReading SlurmScheduler::readNodeStates(const std::vector<std::string>& 
     std::vector<std::string> args = {"-N", "-h", "-o", "%N|%T|%E"};
     if (!names.empty()) {
         args.push_back("-n");
-        args.push_back(joined(names));
+        args.push_back(joined(toSlurm(names)));
     }
     const CommandResult result = run("sinfo", args);
     if (!result.succeeded()) {
@@ -192,7 +224,7 @@ SlurmNodeReading SlurmScheduler::readNodeStates(const std::vector<std::string>& 
         const auto second = first == std::string::npos ? first : line.find('|', first + 1);
         if (second == std::string::npos) continue;
         SlurmNodeStatus node;
-        node.name = line.substr(0, first);
+        node.name = fromSlurm(line.substr(0, first));
         if (!seen.insert(node.name).second) continue;
         node.slurmState = line.substr(first + 1, second - first - 1);
         node.state = parseNodeState(node.slurmState);

@@ -1,5 +1,7 @@
 #include "FleetdControl.h"
 
+#include "TopologyFleetView.h"
+
 #include "DigitalTwin.h"
 #include "TwinControlAdapter.h"
 
@@ -63,22 +65,49 @@ std::string defaultAuditLogPath() {
     return base + "/watchfloor/fleetd-audit.jsonl";
 }
 
+FleetdControl::CreateResult FleetdControl::disabled(std::unique_ptr<FleetdControl> self, const CommandLine& cl) {
+    auto transport = control::makeServerCredentials(cl.control.tls);
+    if (!transport.credentials) return {nullptr, transport.error};
+    self->credentials_ = transport.credentials;
+    self->log_("operator actions off (no --tokens FILE): control calls are refused; transport: " +
+               transport.description);
+    return {std::move(self), {}};
+}
+
 FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::DigitalTwin& twin, Log log,
                                                   control::SlurmNodeStatePoller* slurmStates) {
     std::unique_ptr<FleetdControl> self(new FleetdControl());
     self->log_ = std::move(log);
+    if (!cl.controlEnabled()) return disabled(std::move(self), cl);
+    EventAcknowledgements& acknowledgements = self->acknowledgements_;
+    self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
+        twin, twinActionTimeout(cl.speed), [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
+    const control::FleetView& base = *self->twinControl_;
+    control::Actuator* simulator = self->twinControl_.get();
+    return assemble(std::move(self), cl, twin.topology(), base, simulator, slurmStates);
+}
+
+FleetdControl::CreateResult FleetdControl::createForRealFleet(const CommandLine& cl, const v1::Topology& topology,
+                                                              Log log, control::SlurmNodeStatePoller* slurmStates) {
+    std::unique_ptr<FleetdControl> self(new FleetdControl());
+    self->log_ = std::move(log);
+    if (!cl.controlEnabled()) return disabled(std::move(self), cl);
+    if (!slurmStates)
+        return {nullptr, "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE]"};
+    EventAcknowledgements& acknowledgements = self->acknowledgements_;
+    self->topologyView_ = std::make_unique<control::TopologyFleetView>(
+        topology, [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
+    const control::FleetView& base = *self->topologyView_;
+    return assemble(std::move(self), cl, topology, base, nullptr, slurmStates);
+}
+
+FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdControl> self, const CommandLine& cl,
+                                                    const v1::Topology& topology, const control::FleetView& base,
+                                                    control::Actuator* simulator,
+                                                    control::SlurmNodeStatePoller* slurmStates) {
     auto fail = [](std::string error) { return CreateResult{nullptr, std::move(error)}; };
-
-    if (!cl.controlEnabled()) {
-        auto transport = control::makeServerCredentials(cl.control.tls);
-        if (!transport.credentials) return fail(transport.error);
-        self->credentials_ = transport.credentials;
-        self->log_("operator actions off (no --tokens FILE): control calls are refused; transport: " +
-                   transport.description);
-        return {std::move(self), {}};
-    }
-
     control::ControlOptions options = cl.control;
+    options.slurmNodeNames = control::slurmNodeNamesOf(topology);
     if (!cl.auditLogGiven) {
         options.auditLogFile = defaultAuditLogPath();
         std::error_code ec;
@@ -93,18 +122,15 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
     if (self->auditLockFd_ < 0) return fail(error);
 
     EventAcknowledgements& acknowledgements = self->acknowledgements_;
-    self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
-        twin, twinActionTimeout(cl.speed), [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
-    self->fleetIndex_ = twin.topology().fleet_index();
+    self->fleetIndex_ = topology.fleet_index();
     FleetdControl* raw = self.get();
-    const control::FleetView* fleet = self->twinControl_.get();
+    const control::FleetView* fleet = &base;
     if (slurmStates) {
-        self->slurmView_ = std::make_unique<control::SlurmFleetView>(*self->twinControl_, *slurmStates);
+        self->slurmView_ = std::make_unique<control::SlurmFleetView>(base, *slurmStates);
         fleet = self->slurmView_.get();
     }
     auto created = control::ControlPlane::create(
-        options, {*fleet, self->twinControl_.get(), &acknowledgements,
-                  [raw](const std::string& message) { raw->raiseAlert(message); }});
+        options, {*fleet, simulator, &acknowledgements, [raw](const std::string& message) { raw->raiseAlert(message); }});
     if (!created.plane) return fail(created.error);
     self->plane_ = std::move(created.plane);
     if (slurmStates)
@@ -116,7 +142,6 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
                    ", past the events acknowledged in earlier runs");
     for (const std::string& note : self->plane_->startupNotes()) self->log_(note);
     if (self->plane_->autoDrain()) {
-        const auto& topology = twin.topology();
         for (const auto& node : topology.nodes()) self->nodeNames_[node.index()] = node.name();
         for (const auto& gpu : topology.gpus()) self->gpuPlaces_[gpu.index()] = {gpu.node_index(), gpu.local_id()};
         const auto& breaker = self->plane_->breaker()->config();

@@ -42,6 +42,11 @@ public:
     // every operation change asks for a fresh reading.
     static CreateResult create(const CommandLine& cl, sim::DigitalTwin& twin, Log log,
                                control::SlurmNodeStatePoller* slurmStates = nullptr);
+    // A real fleet (--source prometheus): actions go through Slurm (`slurmStates` required with
+    // --tokens), the facts come from the topology and Slurm's view, and Slurm knows the trays by
+    // their host names.
+    static CreateResult createForRealFleet(const CommandLine& cl, const watchfloor::v1::Topology& topology, Log log,
+                                           control::SlurmNodeStatePoller* slurmStates);
     ~FleetdControl();
 
     // Transport, the service, the event tap and the shutdown hook for fleetd's server.
@@ -53,6 +58,13 @@ public:
 
 private:
     FleetdControl() = default;
+    // Everything but the fleet view: audit log, control plane, automation, control thread.
+    // `base` is the view before Slurm's overlay; `simulator` acts on the twin (null for Slurm).
+    static CreateResult assemble(std::unique_ptr<FleetdControl> self, const CommandLine& cl,
+                                 const watchfloor::v1::Topology& topology, const control::FleetView& base,
+                                 control::Actuator* simulator, control::SlurmNodeStatePoller* slurmStates);
+    // Off without --tokens: a service that refuses every call, naming the flag.
+    static CreateResult disabled(std::unique_ptr<FleetdControl> self, const CommandLine& cl);
     void onEvent(const watchfloor::v1::Event& event);
     // The breaker's alert: logged, and an event every console shows (critical, on the fleet).
     void raiseAlert(const std::string& message);
@@ -72,6 +84,7 @@ private:
     int auditLockFd_ = -1;
     EventAcknowledgements acknowledgements_;
     std::unique_ptr<sim::TwinControlAdapter> twinControl_;
+    std::unique_ptr<control::FleetView> topologyView_;     // a real fleet's
     std::unique_ptr<control::SlurmFleetView> slurmView_;  // --scheduler slurm
     std::unique_ptr<control::ControlPlane> plane_;
     std::unique_ptr<ControlLoop> loop_;

@@ -11,6 +11,7 @@
 #include "FleetSpec.h"
 #include "PrometheusSource.h"
 #include "StoreHistory.h"
+#include "TopologyFleetView.h"
 #include "SlurmFleetOverlay.h"
 
 #include <pthread.h>
@@ -68,28 +69,29 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
     if (cl.replayLogMiB) options.log.maxBytes = std::size_t(*cl.replayLogMiB) << 20;
     options.statsLog = [](const std::string& line) { std::cerr << line << std::endl; };
     // --scheduler slurm: Slurm's node states over the twin's, read once before serving.
+    // --scheduler slurm: Slurm's node states over the source's, read once before serving. Slurm
+    // knows a real site's trays by their host names (the fleet file's hosts=).
     std::unique_ptr<control::SlurmReadBack> slurm;
     FleetSource* source = &fleet;
-    if (twin && cl.control.scheduler == control::ControlOptions::Scheduler::Slurm) {
+    if (cl.control.scheduler == control::ControlOptions::Scheduler::Slurm) {
         control::SlurmConfig slurmConfig;
         slurmConfig.slurmConf = cl.control.slurmConf;
+        slurmConfig.nodeNames = control::slurmNodeNamesOf(fleet.topology());
         slurm = std::make_unique<control::SlurmReadBack>(
-            slurmConfig, *twin, control::SlurmReadBack::kDefaultPeriod,
+            slurmConfig, fleet, control::SlurmReadBack::kDefaultPeriod,
             [](const std::string& line) { std::cerr << "fleetd: " << line << std::endl; });
         slurm->start();
         source = &slurm->source();
     }
-    fleetd::FleetdControl::CreateResult control;
-    if (twin) {
-        control = fleetd::FleetdControl::create(
-            cl, *twin, [](const std::string& line) { std::cerr << "fleetd: control: " << line << std::endl; },
-            slurm ? &slurm->poller() : nullptr);
-        if (!control.control) {
-            std::cerr << "fleetd: " << control.error << "\n";
-            return 2;
-        }
-        control.control->attachTo(options);
+    const auto controlLog = [](const std::string& line) { std::cerr << "fleetd: control: " << line << std::endl; };
+    auto control = twin ? fleetd::FleetdControl::create(cl, *twin, controlLog, slurm ? &slurm->poller() : nullptr)
+                        : fleetd::FleetdControl::createForRealFleet(cl, fleet.topology(), controlLog,
+                                                                    slurm ? &slurm->poller() : nullptr);
+    if (!control.control) {
+        std::cerr << "fleetd: " << control.error << "\n";
+        return 2;
     }
+    control.control->attachTo(options);
     std::string error;
     auto server = service::FleetdServer::start(*source, options, &error);
     if (!server) {
@@ -118,7 +120,7 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
         if (!exporterServer) {
             std::cerr << "fleetd: " << error << "\n";
             server->shutdown();
-            if (control.control) control.control->stop();
+            control.control->stop();
             if (slurm) slurm->stop();
             return 1;
         }
@@ -130,7 +132,7 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
     std::cerr << "fleetd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down" << std::endl;
     if (exporterServer) exporterServer->stop();
     server->shutdown();
-    if (control.control) control.control->stop();
+    control.control->stop();
     if (slurm) slurm->stop();
     std::cerr << "fleetd: stopped" << std::endl;
     return 0;
@@ -154,9 +156,9 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (cl.sources.realSource()) {
-        if (cl.controlEnabled()) {
-            std::cerr << "fleetd: operator actions (--tokens) on a real fleet are not served yet: they would act on "
-                         "the twin; run the real source without --tokens\n";
+        if (cl.controlEnabled() && cl.control.scheduler != control::ControlOptions::Scheduler::Slurm) {
+            std::cerr << "fleetd: operator actions on a real fleet act through Slurm: add --scheduler slurm "
+                         "[--slurm-conf FILE] (or leave out --tokens)\n";
             return 2;
         }
         auto prometheus = makePrometheusSource(cl);

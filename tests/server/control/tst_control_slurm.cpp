@@ -303,6 +303,31 @@ private slots:
         QVERIFY(recordedArgs(bin).contains("RUNNING,COMPLETING,CONFIGURING,SUSPENDED"));
     }
 
+    // A site's Slurm knows trays by host name (hosts= in the fleet file): commands name the hosts,
+    // readings come back as entity names, names without a translation pass unchanged.
+    void translatesEntityNamesToSlurmHostNames() {
+        QTemporaryDir bin;
+        writeFakeProgram(bin, "scontrol", kRecordArgv);
+        writeFakeProgram(bin, "sinfo", "printf 'gb200-r01-n02|drained|alice: fan\\nother-host|idle|none\\n'\n");
+        writeFakeProgram(bin, "squeue", "printf 'gb200-r01-n[01-02]|train\\n'\n");
+        auto names = std::make_shared<SlurmNodeNames>();
+        names->add("r01-n01", "gb200-r01-n01");
+        names->add("r01-n02", "gb200-r01-n02");
+        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5), names});
+        const auto drained = slurm.drainNode("r01-n02", "alice: fan");
+        QVERIFY2(drained.succeeded, drained.message.c_str());
+        QCOMPARE(recordedArgs(bin), (QStringList{"update", "nodename=gb200-r01-n02", "state=drain", "reason=alice: fan"}));
+        const auto states = slurm.readNodeStates();
+        QVERIFY(states.error.empty());
+        QCOMPARE(states.nodes.size(), 2u);
+        QCOMPARE(states.nodes[0].name, "r01-n02");
+        QCOMPARE(states.nodes[0].state, v1::NODE_STATE_DRAINED);
+        QCOMPARE(states.nodes[1].name, "other-host");
+        const auto jobs = slurm.readJobPlacements();
+        QCOMPARE(jobs.jobsByNode.count("r01-n01"), 1u);
+        QCOMPARE(jobs.jobsByNode.count("gb200-r01-n01"), 0u);
+    }
+
     void pollerKeepsTheLastKnownStatesWhenSlurmIsUnreachable() {
         ScriptedSlurm slurm;
         slurm.next.nodes = {slurmNode("r01-n01", "idle"), slurmNode("r01-n02", "drained", "alice: xid 79")};
