@@ -64,6 +64,27 @@ Status planSubscribe(const v1::SubscribeRequest& request, const FleetStateStore&
     return Status::OK;
 }
 
+namespace {
+
+Status historyAnswer(const v1::GetHistoryRequest& request, const HistoryResult& result,
+                     v1::GetHistoryResponse* response) {
+    response->set_entity_name(request.entity_name());
+    response->set_metric(request.metric());
+    response->set_step_ms(result.stepMs);
+    for (const auto& p : result.points) {
+        auto* point = response->add_points();
+        point->set_time_unix_ms(p.startMs);
+        point->set_mean(p.mean);
+        point->set_min(p.min);
+        point->set_max(p.max);
+        point->set_last(p.last);
+        point->set_count(p.count);
+    }
+    return Status::OK;
+}
+
+}  // namespace
+
 Status answerHistory(const v1::GetHistoryRequest& request, const FleetStateStore& store, const HistoryStore& history,
                      v1::GetHistoryResponse* response) {
     const std::int64_t start = request.start_unix_ms(), end = request.end_unix_ms(), step = request.step_ms();
@@ -92,21 +113,7 @@ Status answerHistory(const v1::GetHistoryRequest& request, const FleetStateStore
         auto answer = external->query(*entity, request.metric(), start, end, step);
         if (!answer.error.empty())
             return Status(StatusCode::UNAVAILABLE, "the metrics store did not answer for " + quoted + ": " + answer.error);
-        if (answer.result) {
-            response->set_entity_name(request.entity_name());
-            response->set_metric(request.metric());
-            response->set_step_ms(answer.result->stepMs);
-            for (const auto& p : answer.result->points) {
-                auto* point = response->add_points();
-                point->set_time_unix_ms(p.startMs);
-                point->set_mean(p.mean);
-                point->set_min(p.min);
-                point->set_max(p.max);
-                point->set_last(p.last);
-                point->set_count(p.count);
-            }
-            return Status::OK;
-        }
+        if (answer.result) return historyAnswer(request, *answer.result, response);
     }
     const auto series = store.findSeries(*entity, request.metric());
     if (!series)
@@ -115,20 +122,7 @@ Status answerHistory(const v1::GetHistoryRequest& request, const FleetStateStore
         return Status(StatusCode::FAILED_PRECONDITION,
                       "no history is kept for " + metricName(request.metric()) + " of " + quoted +
                           " (NVLink and NIC port series are live only)");
-    const HistoryResult result = history.query(*series, start, end, step);
-    response->set_entity_name(request.entity_name());
-    response->set_metric(request.metric());
-    response->set_step_ms(result.stepMs);
-    for (const auto& p : result.points) {
-        auto* point = response->add_points();
-        point->set_time_unix_ms(p.startMs);
-        point->set_mean(p.mean);
-        point->set_min(p.min);
-        point->set_max(p.max);
-        point->set_last(p.last);
-        point->set_count(p.count);
-    }
-    return Status::OK;
+    return historyAnswer(request, history.query(*series, start, end, step), response);
 }
 
 Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateStore& store,
