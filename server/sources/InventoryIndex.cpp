@@ -12,9 +12,11 @@ InventoryIndex::InventoryIndex(const watchfloor::v1::Topology& topology) {
     }
     for (const auto& gpu : topology.gpus()) {
         if (auto it = partsOfNode.find(gpu.node_index()); it != partsOfNode.end())
-            it->second->gpus.emplace_back(gpu.dcgm_gpu_index(), gpu.index());
+            it->second->gpus.push_back({gpu.dcgm_gpu_index(), gpu.index(), {}});
         if (!gpu.uuid().empty()) gpuByUuid_[gpu.uuid()] = gpu.index();
     }
+    for (auto& [name, parts] : nodeByHost_)
+        for (Gpu& gpu : parts.gpus) slotOfGpu_[gpu.entity] = &gpu;
     for (const auto& nic : topology.nic_ports()) {
         if (auto it = partsOfNode.find(nic.node_index()); it != partsOfNode.end()) {
             const std::string device = nic.host_device().empty() ? "mlx5_" + std::to_string(nic.port_id()) : nic.host_device();
@@ -50,8 +52,20 @@ std::optional<std::uint32_t> InventoryIndex::node(std::string_view name) const {
 std::optional<std::uint32_t> InventoryIndex::gpu(std::string_view name, std::uint32_t dcgmGpuIndex) const {
     const HostParts* parts = host(name);
     if (!parts) return std::nullopt;
-    for (const auto& [index, entity] : parts->gpus)
-        if (index == dcgmGpuIndex) return entity;
+    for (const Gpu& gpu : parts->gpus)
+        if (gpu.dcgmIndex == dcgmGpuIndex) return gpu.entity;
+    return std::nullopt;
+}
+
+std::optional<std::uint32_t> InventoryIndex::gpuReporting(std::string_view name, std::uint32_t dcgmGpuIndex,
+                                                          std::string_view uuid) {
+    HostParts* parts = host(name);
+    if (!parts) return std::nullopt;
+    for (Gpu& gpu : parts->gpus) {
+        if (gpu.dcgmIndex != dcgmGpuIndex) continue;
+        if (!uuid.empty() && gpu.learnedUuid != uuid) learnUuid(uuid, gpu.entity);
+        return gpu.entity;
+    }
     return std::nullopt;
 }
 
@@ -79,10 +93,15 @@ std::optional<std::uint32_t> InventoryIndex::rackOfNode(std::uint32_t node) cons
 void InventoryIndex::learnUuid(std::string_view uuid, std::uint32_t gpu) {
     if (uuid.empty()) return;
     auto it = gpuByUuid_.find(uuid);
-    if (it == gpuByUuid_.end())
+    if (it == gpuByUuid_.end()) {
         gpuByUuid_.emplace(std::string(uuid), gpu);
-    else
-        it->second = gpu;  // a GPU swapped into another slot: the newest report wins
+    } else if (it->second != gpu) {
+        // A GPU swapped into another slot: the newest report wins, and the old slot no longer has it.
+        if (auto old = slotOfGpu_.find(it->second); old != slotOfGpu_.end() && old->second->learnedUuid == uuid)
+            old->second->learnedUuid.clear();
+        it->second = gpu;
+    }
+    if (auto slot = slotOfGpu_.find(gpu); slot != slotOfGpu_.end()) slot->second->learnedUuid.assign(uuid);
 }
 
 std::optional<std::uint32_t> InventoryIndex::gpuByUuid(std::string_view uuid) const {

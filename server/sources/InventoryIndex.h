@@ -19,6 +19,11 @@ namespace watchfloor::server::sources {
 class InventoryIndex {
 public:
     explicit InventoryIndex(const watchfloor::v1::Topology& topology);
+    // slotOfGpu_ points into nodeByHost_'s nodes: a move keeps them, a copy would not.
+    InventoryIndex(const InventoryIndex&) = delete;
+    InventoryIndex& operator=(const InventoryIndex&) = delete;
+    InventoryIndex(InventoryIndex&&) = default;
+    InventoryIndex& operator=(InventoryIndex&&) = default;
 
     std::optional<std::uint32_t> node(std::string_view host) const;
     std::optional<std::uint32_t> gpu(std::string_view host, std::uint32_t dcgmGpuIndex) const;
@@ -28,6 +33,10 @@ public:
 
     // GPU UUIDs as the site reports them (learned from series that carry host, gpu and UUID).
     void learnUuid(std::string_view uuid, std::uint32_t gpu);
+    // gpu(host, index), then learnUuid(uuid, gpu) when found. Every field of a GPU carries its
+    // UUID, so a poll reports each one ~25 times: the UUID a GPU reported last is kept beside it
+    // and an unchanged one costs a string compare, not a hash lookup.
+    std::optional<std::uint32_t> gpuReporting(std::string_view host, std::uint32_t dcgmGpuIndex, std::string_view uuid);
     std::optional<std::uint32_t> gpuByUuid(std::string_view uuid) const;
 
     // "gb200-r01-n07:9100" → "gb200-r01-n07"; "[::1]:9100" → "::1"; no port → unchanged.
@@ -44,9 +53,15 @@ private:
     template <typename Value>
     using ByName = std::unordered_map<std::string, Value, TransparentHash, std::equal_to<>>;
 
+    struct Gpu {
+        std::uint32_t dcgmIndex;
+        std::uint32_t entity;
+        // Empty, or a UUID that gpuByUuid_ maps to this GPU (learnUuid clears it when that changes).
+        std::string learnedUuid;
+    };
     struct HostParts {
         std::uint32_t node = 0;
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> gpus;  // (dcgm index, gpu entity)
+        std::vector<Gpu> gpus;
         struct Nic {
             std::string device;
             std::uint32_t port;
@@ -55,11 +70,15 @@ private:
         std::vector<Nic> nics;
     };
     const HostParts* host(std::string_view name) const;
+    HostParts* host(std::string_view name) {
+        return const_cast<HostParts*>(static_cast<const InventoryIndex*>(this)->host(name));
+    }
 
     ByName<HostParts> nodeByHost_;
     std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode_;
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> linksOfGpu_;  // by link id
     ByName<std::uint32_t> gpuByUuid_;
+    std::unordered_map<std::uint32_t, Gpu*> slotOfGpu_;  // into nodeByHost_'s values, which never move
 };
 
 }  // namespace watchfloor::server::sources

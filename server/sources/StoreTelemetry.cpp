@@ -60,6 +60,13 @@ StoreTelemetry::StoreTelemetry(const v1::Topology& topology, std::chrono::millis
         gpuPosition_[gpu.index()] = static_cast<int>(gpuPosition_.size());
         gpusOfRack_[rack].push_back(gpu.index());
     }
+    std::uint32_t last = 0;
+    for (const auto& node : topology.nodes()) last = std::max(last, node.index());
+    for (const auto& gpu : topology.gpus()) last = std::max(last, gpu.index());
+    for (const auto& nic : topology.nic_ports()) last = std::max(last, nic.index());
+    entitySlots_ = std::size_t(last) + 1;
+    anchorMs_.assign(entitySlots_, 0);
+    anchorPoll_.assign(entitySlots_, 0);
 }
 
 std::string_view StoreTelemetry::label(std::span<const prom::Label> labels, std::string_view name) {
@@ -88,7 +95,8 @@ void StoreTelemetry::begin(std::int64_t pollTimeMs) {
     pollTimeMs_ = pollTimeMs;
     raw_.clear();
     ranges_.clear();
-    anchorMs_.clear();
+    ++poll_;  // anchors stamped with an older poll are gone, without clearing them
+    otherAnchorMs_.clear();
     notes_ = {};
 }
 
@@ -126,20 +134,19 @@ void StoreTelemetry::discard(std::size_t queryIndex) {
 void StoreTelemetry::addGpuSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
     const std::string_view host = hostOf(labels);
     const auto index = parseIndex(label(labels, "gpu"));
-    std::optional<std::uint32_t> gpu = index ? inventory_.gpu(host, *index) : std::nullopt;
+    const std::string_view uuid = label(labels, "UUID");
+    std::optional<std::uint32_t> gpu = index ? inventory_.gpuReporting(host, *index, uuid) : std::nullopt;
     if (!gpu) {
         // A GPU the inventory has under another index: its UUID, learned earlier, still names it.
-        if (auto uuid = label(labels, "UUID"); !uuid.empty()) gpu = inventory_.gpuByUuid(uuid);
+        if (!uuid.empty()) gpu = inventory_.gpuByUuid(uuid);
         if (!gpu) {
             if (!inventory_.node(host)) noteUnknownHost(host);
             else ++notes_.unmapped;
             return;
         }
-    } else if (auto uuid = label(labels, "UUID"); !uuid.empty()) {
-        inventory_.learnUuid(uuid, *gpu);
     }
     if (query.kind == PollQuery::Kind::GpuAnchor) {
-        if (std::isfinite(point.value)) anchorMs_[*gpu] = secondsToMs(point.value);
+        if (std::isfinite(point.value)) setAnchor(*gpu, secondsToMs(point.value));
         return;
     }
     double value = point.value;
@@ -165,7 +172,7 @@ void StoreTelemetry::addPortSeries(const PollQuery& query, std::span<const prom:
         return;
     }
     if (query.kind == PollQuery::Kind::IbAnchor) {
-        if (std::isfinite(point.value)) anchorMs_[*nic] = secondsToMs(point.value);
+        if (std::isfinite(point.value)) setAnchor(*nic, secondsToMs(point.value));
         return;
     }
     double value = point.value;
@@ -184,7 +191,7 @@ void StoreTelemetry::addHostSeries(const PollQuery& query, std::span<const prom:
         return;
     }
     if (query.kind == PollQuery::Kind::HostAnchor) {
-        if (std::isfinite(point.value)) anchorMs_[*node] = secondsToMs(point.value);
+        if (std::isfinite(point.value)) setAnchor(*node, secondsToMs(point.value));
         return;
     }
     const double value = std::isfinite(point.value) ? point.value : std::numeric_limits<double>::quiet_NaN();
@@ -202,17 +209,31 @@ void StoreTelemetry::addProgress(const PollQuery& query, std::span<const prom::L
     progress.sampleTimeMs = point.timeMs;
 }
 
+void StoreTelemetry::setAnchor(std::uint32_t anchorKey, std::int64_t timeMs) {
+    if (anchorKey < entitySlots_) {
+        anchorMs_[anchorKey] = timeMs;
+        anchorPoll_[anchorKey] = poll_;
+    } else {
+        otherAnchorMs_[anchorKey] = timeMs;
+    }
+}
+
 std::int64_t StoreTelemetry::sampleTimeOf(std::uint32_t anchorKey) {
-    auto it = anchorMs_.find(anchorKey);
-    if (it == anchorMs_.end()) {
+    std::optional<std::int64_t> anchor;
+    if (anchorKey < entitySlots_) {
+        if (anchorPoll_[anchorKey] == poll_) anchor = anchorMs_[anchorKey];
+    } else if (auto it = otherAnchorMs_.find(anchorKey); it != otherAnchorMs_.end()) {
+        anchor = it->second;
+    }
+    if (!anchor) {
         ++notes_.withoutAnchor;
         return pollTimeMs_ - lookbackMs_;
     }
-    if (it->second > pollTimeMs_ + kFutureToleranceMs) {
+    if (*anchor > pollTimeMs_ + kFutureToleranceMs) {
         ++notes_.fromTheFuture;
         return pollTimeMs_;
     }
-    return it->second;
+    return *anchor;
 }
 
 void StoreTelemetry::emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs, FleetChanges& out) {
@@ -247,28 +268,55 @@ void StoreTelemetry::emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs,
     out.events.push_back(std::move(e));
 }
 
+// raw_ with sample times, ordered by entity, metric and newest first. The entities are the
+// inventory's, dense and bounded: a counting sort by entity, then each entity's few values
+// (a GPU's fields, a port's counters) in place, instead of comparison-sorting millions of indexes
+// that each read two records elsewhere in memory. Equal keys keep the order they arrived in.
+std::vector<StoreTelemetry::Timed> StoreTelemetry::sortedRaw() {
+    std::vector<Timed> sorted(raw_.size());
+    const auto before = [](const Timed& a, const Timed& b) {
+        if (a.entity != b.entity) return a.entity < b.entity;
+        if (a.metric != b.metric) return a.metric < b.metric;
+        return a.timeMs > b.timeMs;
+    };
+    const bool dense = std::all_of(raw_.begin(), raw_.end(), [&](const Raw& r) { return r.entity < entitySlots_; });
+    if (!dense) {
+        for (std::size_t i = 0; i < raw_.size(); ++i)
+            sorted[i] = {raw_[i].entity, raw_[i].metric, sampleTimeOf(raw_[i].anchorKey), raw_[i].value};
+        std::stable_sort(sorted.begin(), sorted.end(), before);
+        return sorted;
+    }
+    std::vector<std::uint32_t> next(entitySlots_ + 1, 0);
+    for (const Raw& r : raw_) ++next[r.entity + 1];
+    for (std::size_t e = 1; e < next.size(); ++e) next[e] += next[e - 1];
+    for (const Raw& r : raw_) sorted[next[r.entity]++] = {r.entity, r.metric, sampleTimeOf(r.anchorKey), r.value};
+    for (std::size_t begin = 0; begin < sorted.size();) {
+        std::size_t end = begin + 1;
+        while (end < sorted.size() && sorted[end].entity == sorted[begin].entity) ++end;
+        for (std::size_t i = begin + 1; i < end; ++i) {  // insertion sort: stable, and runs are short
+            const Timed moving = sorted[i];
+            std::size_t j = i;
+            for (; j > begin && before(moving, sorted[j - 1]); --j) sorted[j] = sorted[j - 1];
+            sorted[j] = moving;
+        }
+        begin = end;
+    }
+    return sorted;
+}
+
 PollNotes StoreTelemetry::finish(FleetChanges& out) {
     // One value per (entity, metric): a second series (two shards, a relabelling mistake) keeps
     // the newer sample.
-    std::vector<std::pair<std::int64_t, std::size_t>> timed;
-    timed.reserve(raw_.size());
-    for (std::size_t i = 0; i < raw_.size(); ++i) timed.emplace_back(sampleTimeOf(raw_[i].anchorKey), i);
-    std::vector<std::size_t> order(raw_.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        if (raw_[a].entity != raw_[b].entity) return raw_[a].entity < raw_[b].entity;
-        if (raw_[a].metric != raw_[b].metric) return raw_[a].metric < raw_[b].metric;
-        return timed[a].first > timed[b].first;
-    });
-    out.samples.reserve(out.samples.size() + raw_.size());
+    const std::vector<Timed> sorted = sortedRaw();
+    out.samples.reserve(out.samples.size() + sorted.size());
     out.sampleTimesMs.reserve(out.samples.capacity());
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        const Raw& r = raw_[order[k]];
-        if (k > 0 && raw_[order[k - 1]].entity == r.entity && raw_[order[k - 1]].metric == r.metric) {
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+        const Timed& r = sorted[k];
+        if (k > 0 && sorted[k - 1].entity == r.entity && sorted[k - 1].metric == r.metric) {
             ++notes_.duplicates;
             continue;
         }
-        const std::int64_t timeMs = timed[order[k]].first;
+        const std::int64_t timeMs = r.timeMs;
         double value = r.value;
         if (isOctetCounter(r.metric)) {
             // Octets → Gb/s between two scrapes; the first sight of a port, or a counter reset, has no rate yet.
@@ -305,14 +353,16 @@ PollNotes StoreTelemetry::finish(FleetChanges& out) {
 // degraded (row remapping failed: the GPU needs a reset or RMA). A GPU without a current
 // temperature is counted nowhere (unknown), never as healthy.
 void StoreTelemetry::emitAggregates(FleetChanges& out) {
-    std::unordered_map<std::uint32_t, std::pair<float, std::int64_t>> tempOfGpu;
-    std::unordered_set<std::uint32_t> remapFailed;
+    // By entity, dense: GPUs are inventory entities. A temperature is never NaN here, so NaN is "none".
+    std::vector<std::pair<float, std::int64_t>> tempOfGpu(entitySlots_, {std::numeric_limits<float>::quiet_NaN(), 0});
+    std::vector<std::uint8_t> remapFailed(entitySlots_, 0);
     for (std::size_t i = 0; i < out.samples.size(); ++i) {
         const Sample& s = out.samples[i];
+        if (s.entityIndex >= entitySlots_) continue;  // no GPU of the inventory
         if (s.metric == v1::DCGM_FI_DEV_GPU_TEMP && !std::isnan(s.value))
             tempOfGpu[s.entityIndex] = {s.value, out.sampleTimesMs[i]};
         else if (s.metric == v1::DCGM_FI_DEV_ROW_REMAP_FAILURE && s.value >= 1)
-            remapFailed.insert(s.entityIndex);
+            remapFailed[s.entityIndex] = 1;
     }
     std::uint32_t fleetHealthy = 0, fleetDegraded = 0;
     for (const auto& [rack, gpus] : gpusOfRack_) {
@@ -321,13 +371,13 @@ void StoreTelemetry::emitAggregates(FleetChanges& out) {
         std::uint32_t count = 0, degraded = 0;
         std::int64_t newest = 0;
         for (std::uint32_t gpu : gpus) {
-            auto it = tempOfGpu.find(gpu);
-            if (it == tempOfGpu.end()) continue;
-            max = std::max(max, it->second.first);
-            sum += it->second.first;
+            const auto [temp, timeMs] = tempOfGpu[gpu];
+            if (std::isnan(temp)) continue;
+            max = std::max(max, temp);
+            sum += temp;
             ++count;
-            degraded += remapFailed.count(gpu) ? 1 : 0;
-            newest = std::max(newest, it->second.second);
+            degraded += remapFailed[gpu];
+            newest = std::max(newest, timeMs);
         }
         if (count == 0) continue;
         fleetHealthy += count - degraded;

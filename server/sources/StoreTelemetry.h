@@ -89,6 +89,12 @@ private:
         double value;
         std::uint32_t anchorKey;   // the entity whose anchor time applies (GPU, NIC port, node)
     };
+    struct Timed {
+        std::uint32_t entity;
+        watchfloor::v1::Metric metric;
+        std::int64_t timeMs;
+        double value;
+    };
     struct Octets {
         double bytes = 0;
         std::int64_t timeMs = 0;
@@ -100,7 +106,9 @@ private:
     void addPortSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
     void addHostSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
     void addProgress(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
+    void setAnchor(std::uint32_t anchorKey, std::int64_t timeMs);
     std::int64_t sampleTimeOf(std::uint32_t anchorKey);
+    std::vector<Timed> sortedRaw();
     void emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs, FleetChanges& out);
     void emitAggregates(FleetChanges& out);
 
@@ -115,7 +123,13 @@ private:
         std::size_t query, begin, end;   // raw_[begin, end) came from answer `query`
     };
     std::vector<Range> ranges_;
-    std::unordered_map<std::uint32_t, std::int64_t> anchorMs_;
+    // Anchors by entity (node, GPU, NIC port: all below entitySlots_), valid when stamped with this
+    // poll: a poll's 260,000 anchors are looked up millions of times, so no hashing.
+    std::size_t entitySlots_ = 0;
+    std::uint32_t poll_ = 1;  // anchorPoll_ 0: never set
+    std::vector<std::int64_t> anchorMs_;
+    std::vector<std::uint32_t> anchorPoll_;
+    std::unordered_map<std::uint32_t, std::int64_t> otherAnchorMs_;  // keys past entitySlots_ (none today)
     PollNotes notes_;
     std::unordered_set<std::string> unknownHosts_;       // reported once each, for good
     std::unordered_map<std::uint32_t, double> lastXid_;  // by GPU
