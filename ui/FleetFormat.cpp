@@ -1,5 +1,6 @@
 #include "FleetFormat.h"
 
+#include "client/FleetStore.h"
 #include "widgets/Theme.h"
 
 #include <QDateTime>
@@ -37,6 +38,20 @@ QString formatReading(const client::Reading& reading, const QString& unit, int d
     if (reading.freshness == client::Freshness::Stale)
         text += QStringLiteral(" (stale %1)").arg(formatAge(reading.age));
     return text;
+}
+
+QString goodputCoverage(const client::FleetSummary& fleet)
+{
+    if (fleet.jobsInGoodput >= fleet.jobsActive)
+        return {};
+    if (fleet.jobsInGoodput == 0)
+        return QStringLiteral("no job publishes step telemetry");
+    return QStringLiteral("over %1 of %2 jobs").arg(fleet.jobsInGoodput).arg(fleet.jobsActive);
+}
+
+QString eventGlyph(v1::EventType type)
+{
+    return type == v1::EVENT_TYPE_SOURCE ? QStringLiteral("⛁") : QStringLiteral("●");
 }
 
 QString formatRatioPercent(double ratio, int decimals)

@@ -18,6 +18,9 @@
 namespace watchfloor::widgets {
 class Theme;
 }
+namespace watchfloor::client {
+struct FleetSummary;
+}
 
 namespace watchfloor::ui {
 
@@ -40,6 +43,13 @@ using client::rackStateLabel;
 // Job states, severities and event types: client::toString() (the models' wording).
 QString xidActionLabel(watchfloor::v1::XidAction action);     // operator wording of NVIDIA's buckets
 QString recoveryStageLabel(watchfloor::v1::RecoveryStage stage);
+
+// Which jobs the fleet goodput averages are over, when not all active ones: "over 3 of 5 jobs",
+// "no job publishes step telemetry"; empty when every active job counts.
+QString goodputCoverage(const client::FleetSummary& fleet);
+// A line in front of an event in lists: a database glyph for telemetry-source events (their
+// entity is the fleet, which says little), a dot for the rest.
+QString eventGlyph(watchfloor::v1::EventType type);
 
 QColor severityColor(watchfloor::v1::Severity severity, const widgets::Theme& theme);
 QColor healthColor(watchfloor::v1::HealthState health, const widgets::Theme& theme);

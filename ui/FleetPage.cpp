@@ -259,12 +259,23 @@ void FleetPage::refreshKpis()
         return !reporting || std::isnan(ratio) ? KpiLevel::Missing : live ? KpiLevel::Neutral : KpiLevel::Warning;
     };
     const QString staleNote = live ? QString() : QStringLiteral("stale: not all endpoints live");
+    // Jobs without step telemetry are left out of the averages; the cards say so.
+    const QString coverage = goodputCoverage(fleet);
+    auto note = [&](const QString& normal) {
+        QStringList parts;
+        if (!staleNote.isEmpty())
+            parts << staleNote;
+        else if (!normal.isEmpty())
+            parts << normal;
+        if (!coverage.isEmpty())
+            parts << coverage;
+        return parts.join(QStringLiteral(" · "));
+    };
     m_kpis->setCard(QStringLiteral("goodput"), formatRatioPercent(fleet.goodputRatio),
-                    staleNote.isEmpty() ? QStringLiteral("%1 interruptions").arg(fleet.interruptions) : staleNote,
-                    ratioLevel(fleet.goodputRatio));
-    m_kpis->setCard(QStringLiteral("ettr"), formatRatioPercent(fleet.ettrSliding1hRatio), staleNote,
+                    note(QStringLiteral("%1 interruptions").arg(fleet.interruptions)), ratioLevel(fleet.goodputRatio));
+    m_kpis->setCard(QStringLiteral("ettr"), formatRatioPercent(fleet.ettrSliding1hRatio), note({}),
                     ratioLevel(fleet.ettrSliding1hRatio));
-    m_kpis->setCard(QStringLiteral("mfu"), formatRatioPercent(fleet.mfuRatio), staleNote, ratioLevel(fleet.mfuRatio));
+    m_kpis->setCard(QStringLiteral("mfu"), formatRatioPercent(fleet.mfuRatio), note({}), ratioLevel(fleet.mfuRatio));
     const auto share = [&](quint32 n) {
         return fleet.gpusTotal ? QStringLiteral("%1 % of %2").arg(100.0 * n / fleet.gpusTotal, 0, 'f', 1).arg(fleet.gpusTotal)
                                : QString();

@@ -52,9 +52,11 @@ const BadputCategory kCategories[] = {
 enum JobColumn { JobName, JobGpus, JobGoodput, JobEttr, JobExpectedEttr, JobMfu, JobCheckpointAge, JobInterval,
                  JobYoungDaly, JobStragglers, JobColumnCount };
 
-// Fleet goodput merged over endpoints: ratios GPU-weighted, breakdowns summed.
+// Fleet goodput merged over endpoints: ratios weighted as FleetStore weighs them (GPUs of jobs with
+// step telemetry), breakdowns summed.
 struct MergedFleet {
-    bool any = false;
+    bool any = false;       // some endpoint sent fleet numbers
+    bool measured = false;  // and some of them describe jobs with step telemetry: the ratios mean something
     double goodput = 0, confirmed = 0, ettr = 0, ettr1h = 0, mfu = 0;
     double failuresPerGpuHour = 0;
     quint32 gpus = 0, interruptions = 0;
@@ -69,8 +71,9 @@ MergedFleet mergeFleet(const client::FleetStore& store)
         const v1::FleetGoodput* f = store.endpointFleet(i).fleetGoodput();
         if (!f)
             continue;
-        const double w = std::max<double>(1, f->gpus_total());
+        const double w = store.goodputWeight(i);
         m.any = true;
+        m.measured = m.measured || w > 0;
         m.goodput += f->goodput_ratio() * w;
         m.confirmed += f->confirmed_goodput_ratio() * w;
         m.ettr += f->ettr_ratio() * w;
@@ -312,10 +315,14 @@ void GoodputPage::refresh()
                                  .arg(formatUnixMs(job->started_unix_ms(), true)));
     } else {
         const MergedFleet fleet = mergeFleet(m_store);
-        m_header->setSummary(QStringLiteral("%1 GPUs in running jobs · %2 jobs · failure rate %3 per GPU-hour")
+        const QString coverage = goodputCoverage(m_store.fleetSummary());
+        m_header->setSummary(QStringLiteral("%1 GPUs in running jobs · %2 jobs · failure rate %3 per GPU-hour%4")
                                  .arg(fleet.gpus)
                                  .arg(m_scopeBox->count() - 1)
-                                 .arg(fleet.any ? QString::number(fleet.failuresPerGpuHour, 'e', 2) : QStringLiteral("n/a")));
+                                 .arg(fleet.measured ? QString::number(fleet.failuresPerGpuHour, 'e', 2) : QStringLiteral("n/a"),
+                                      coverage.isEmpty() ? QString()
+                                                         : QStringLiteral(" · averages %1 (jobs without step telemetry "
+                                                                          "are left out)").arg(coverage)));
     }
     refreshKpis();
     refreshBreakdown();
@@ -327,7 +334,16 @@ void GoodputPage::refreshKpis()
     const bool live = m_store.fleetSummary().endpointsLive == m_store.endpointCount();
     const KpiLevel shown = live ? KpiLevel::Neutral : KpiLevel::Warning;
     const QString stale = live ? QString() : QStringLiteral(" · stale");
-    if (const v1::Job* job = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr) {
+    const v1::Job* scoped = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
+    if (scoped && scoped->no_step_telemetry()) {
+        const QString none = client::noStepTelemetryLabel();
+        for (const char* card : {"goodput", "ettr", "ettr1h", "mfu", "checkpoint"})
+            m_kpis->setCard(QString::fromLatin1(card), none, QStringLiteral("not computed for this job"), KpiLevel::Missing);
+        m_kpis->setCard(QStringLiteral("interruptions"), QString::number(scoped->interruptions()), QString(),
+                        scoped->interruptions() ? KpiLevel::Warning : KpiLevel::Ok);
+        return;
+    }
+    if (const v1::Job* job = scoped) {
         m_kpis->setCard(QStringLiteral("goodput"), formatRatioPercent(job->goodput_ratio()),
                         QStringLiteral("confirmed %1%2").arg(formatRatioPercent(job->confirmed_goodput_ratio()), stale), shown);
         const bool belowExpected = job->ettr_ratio() < job->expected_ettr_ratio() - 0.02;
@@ -356,22 +372,25 @@ void GoodputPage::refreshKpis()
         return;
     }
     const MergedFleet fleet = mergeFleet(m_store);
-    const KpiLevel level = fleet.any ? shown : KpiLevel::Missing;
-    auto ratio = [&](double r) { return fleet.any ? formatRatioPercent(r) : QStringLiteral("n/a"); };
-    m_kpis->setCard(QStringLiteral("goodput"), ratio(fleet.goodput), QStringLiteral("confirmed %1%2").arg(ratio(fleet.confirmed), stale),
-                    level);
-    m_kpis->setCard(QStringLiteral("ettr"), ratio(fleet.ettr), QStringLiteral("cumulative"), level);
-    m_kpis->setCard(QStringLiteral("ettr1h"), ratio(fleet.ettr1h), QStringLiteral("sliding 1 h"), level);
-    m_kpis->setCard(QStringLiteral("mfu"), ratio(fleet.mfu), QStringLiteral("GPU-time weighted"), level);
+    const KpiLevel level = fleet.measured ? shown : KpiLevel::Missing;
+    auto ratio = [&](double r) { return fleet.measured ? formatRatioPercent(r) : QStringLiteral("n/a"); };
+    // Jobs without step telemetry are not in these averages: each card says over which jobs they are.
+    const QString coverage = goodputCoverage(m_store.fleetSummary());
+    auto over = [&](const QString& what) { return coverage.isEmpty() ? what : what + QStringLiteral(" · ") + coverage; };
+    m_kpis->setCard(QStringLiteral("goodput"), ratio(fleet.goodput),
+                    over(QStringLiteral("confirmed %1%2").arg(ratio(fleet.confirmed), stale)), level);
+    m_kpis->setCard(QStringLiteral("ettr"), ratio(fleet.ettr), over(QStringLiteral("cumulative")), level);
+    m_kpis->setCard(QStringLiteral("ettr1h"), ratio(fleet.ettr1h), over(QStringLiteral("sliding 1 h")), level);
+    m_kpis->setCard(QStringLiteral("mfu"), ratio(fleet.mfu), over(QStringLiteral("GPU-time weighted")), level);
     m_kpis->setCard(QStringLiteral("interruptions"), fleet.any ? QString::number(fleet.interruptions) : QStringLiteral("n/a"),
-                    fleet.any ? QStringLiteral("%1 per GPU-hour").arg(fleet.failuresPerGpuHour, 0, 'e', 2) : QString(),
+                    fleet.measured ? QStringLiteral("%1 per GPU-hour").arg(fleet.failuresPerGpuHour, 0, 'e', 2) : QString(),
                     !fleet.any ? KpiLevel::Missing : fleet.interruptions ? KpiLevel::Warning : KpiLevel::Ok);
     // Fleet scope: the checkpoint card speaks for the job furthest from its optimum.
     const v1::Job* worst = nullptr;
     double worstRatio = 0;
     for (int row = 0; row < m_store.jobCount(); ++row) {
         const v1::Job* job = m_store.job(row);
-        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->young_daly_interval_s() <= 0)
+        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->no_step_telemetry() || job->young_daly_interval_s() <= 0)
             continue;
         const double off = std::abs(std::log(job->checkpoint_interval_s() / job->young_daly_interval_s()));
         if (!worst || off > worstRatio) {
@@ -400,7 +419,7 @@ void GoodputPage::refreshBreakdown()
     }
     for (int row = 0; row < m_store.jobCount(); ++row) {
         const v1::Job* job = m_store.job(row);
-        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->breakdown().total_s() <= 0)
+        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->no_step_telemetry() || job->breakdown().total_s() <= 0)
             continue;
         if (m_job.isValid() && !(m_store.jobAt(row) == m_job))
             continue;
@@ -452,16 +471,23 @@ void GoodputPage::refreshJobsTable()
                                           ? QStringLiteral("none")
                                           : QStringLiteral("%1 (S = %2)").arg(stragglers.join(QStringLiteral(", ")))
                                                 .arg(job->straggler_slowdown(), 0, 'f', 2);
-        const QStringList cells{QString::fromStdString(job->name()), QString::number(job->gpu_count()),
-                                formatRatioPercent(job->goodput_ratio()), formatRatioPercent(job->ettr_sliding_1h_ratio()),
-                                formatRatioPercent(job->expected_ettr_ratio()), formatRatioPercent(job->mfu_ratio()),
-                                formatDuration(age), formatDuration(job->checkpoint_interval_s()),
-                                formatDuration(job->young_daly_interval_s()), stragglerText};
+        QStringList cells{QString::fromStdString(job->name()), QString::number(job->gpu_count()),
+                          formatRatioPercent(job->goodput_ratio()), formatRatioPercent(job->ettr_sliding_1h_ratio()),
+                          formatRatioPercent(job->expected_ettr_ratio()), formatRatioPercent(job->mfu_ratio()),
+                          formatDuration(age), formatDuration(job->checkpoint_interval_s()),
+                          formatDuration(job->young_daly_interval_s()), stragglerText};
+        const bool noSteps = job->no_step_telemetry();
+        if (noSteps) {
+            for (int c = JobGoodput; c < JobColumnCount; ++c)
+                cells[c] = client::noStepTelemetryLabel();
+        }
         const int r = m_jobs->rowCount();
         m_jobs->insertRow(r);
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            if (c == JobStragglers && !stragglers.isEmpty())
+            if (noSteps && c >= JobGoodput)
+                item->setForeground(m_theme->colors().textDim);
+            else if (c == JobStragglers && !stragglers.isEmpty())
                 item->setForeground(m_theme->colors().warn);
             if (id == m_job) {
                 QFont font = item->font();

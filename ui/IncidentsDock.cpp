@@ -62,8 +62,8 @@ void IncidentsDock::rebuild()
             continue;
         const v1::Event& e = stored->event;
         const QString entity = m_store.name(m_store.eventEntity(*stored));
-        auto* item = new QListWidgetItem(QStringLiteral("● %1  %2  %3\n%4")
-                                             .arg(formatUnixMs(e.time_unix_ms()), entity,
+        auto* item = new QListWidgetItem(QStringLiteral("%1 %2  %3  %4\n%5")
+                                             .arg(eventGlyph(e.type()), formatUnixMs(e.time_unix_ms()), entity,
                                                   client::toString(e.type()), QString::fromStdString(e.message())),
                                          m_list);
         item->setForeground(severityColor(e.severity(), *m_theme));

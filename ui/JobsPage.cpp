@@ -201,8 +201,25 @@ void JobsPage::refreshDetail()
     };
     QString html = QStringLiteral("<h3 style='margin:0'>%1</h3><table>").arg(QString::fromStdString(job->name()).toHtmlEscaped());
     html += row(QStringLiteral("Slurm job"), QString::fromStdString(job->slurm_job_id()));
+    if (!job->user().empty())
+        html += row(QStringLiteral("User"), QString::fromStdString(job->user()).toHtmlEscaped());
     html += row(QStringLiteral("State"), state);
     html += row(QStringLiteral("Size"), QStringLiteral("%1 GPUs on %2 trays").arg(job->gpu_count()).arg(job->node_indexes_size()));
+    if (job->no_step_telemetry()) {
+        // A real site's job that publishes no step progress: fleetd computed none of the numbers
+        // below, and their zeros must not read as a job making no progress.
+        const QString none = QStringLiteral("<span style='color:%1'>%2</span>").arg(dim, client::noStepTelemetryLabel());
+        for (const QString& label : {QStringLiteral("Step"), QStringLiteral("Goodput"), QStringLiteral("Checkpoint")})
+            html += row(label, none);
+        html += row(QStringLiteral("Interruptions"), QString::number(job->interruptions()));
+        html += row(QStringLiteral("Started"), formatUnixMs(job->started_unix_ms(), true) + QStringLiteral(" UTC"));
+        html += QStringLiteral("</table><p style='color:%1'>The job publishes no step progress (the training_step and "
+                               "checkpoint_step gauges), so it has no goodput, ETTR, MFU or checkpoint figures and is "
+                               "left out of the fleet averages.</p>").arg(dim);
+        m_detail->setText(html);
+        fillTrays(*job);
+        return;
+    }
     html += row(QStringLiteral("Model"), QStringLiteral("%1 · %2 B parameters · %3 layers · seq %4 · %5 M tokens/step")
                                              .arg(QString::fromStdString(model.name()))
                                              .arg(model.parameters() / 1e9, 0, 'f', 0)
@@ -237,10 +254,14 @@ void JobsPage::refreshDetail()
     html += row(QStringLiteral("Started"), formatUnixMs(job->started_unix_ms(), true) + QStringLiteral(" UTC"));
     html += QStringLiteral("</table>");
     m_detail->setText(html);
+    fillTrays(*job);
+}
 
-    QList<std::uint32_t> stragglers(job->straggler_node_indexes().begin(), job->straggler_node_indexes().end());
+void JobsPage::fillTrays(const v1::Job& job)
+{
+    QList<std::uint32_t> stragglers(job.straggler_node_indexes().begin(), job.straggler_node_indexes().end());
     QList<std::uint32_t> nodes = stragglers;
-    for (std::uint32_t node : job->node_indexes()) {
+    for (std::uint32_t node : job.node_indexes()) {
         if (!stragglers.contains(node))
             nodes << node;
     }

@@ -7,6 +7,8 @@
 
 #include "client/EntityId.h"
 
+#include "watchfloor/v1/fleet.pb.h"
+
 class QLabel;
 class QListWidget;
 
@@ -42,6 +44,7 @@ public:
 private:
     void onStoreChanged(const client::FleetChangeSet& changes);
     void refreshDetail();
+    void fillTrays(const watchfloor::v1::Job& job);  // the job's trays, stragglers first
     void selectRowOf(client::EntityId job);
 
     client::FleetStore& m_store;

@@ -55,6 +55,12 @@ QString KpiStrip::value(const QString& key) const
     return it == m_cards.end() ? QString() : it->value->text();
 }
 
+QString KpiStrip::detail(const QString& key) const
+{
+    const auto it = m_cards.find(key);
+    return it == m_cards.end() ? QString() : it->detail->text();
+}
+
 void KpiStrip::applyTheme(const widgets::Theme& theme)
 {
     m_theme = &theme;

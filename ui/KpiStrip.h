@@ -23,6 +23,7 @@ public:
     void setCard(const QString& key, const QString& value, const QString& detail, KpiLevel level);
     void applyTheme(const widgets::Theme& theme);
     QString value(const QString& key) const;
+    QString detail(const QString& key) const;
 
 private:
     struct Card {

@@ -10,10 +10,13 @@
 #include "OperatorActions.h"
 #include "Page.h"
 #include "Pages.h"
+#include "SourcesDock.h"
+#include "SourcesIndicator.h"
 #include "ThemeStyling.h"
 
 #include "client/ConnectionState.h"
 #include "client/FleetStore.h"
+#include "client/SourceHealth.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -191,6 +194,12 @@ void MainWindow::buildDocks()
     addDockWidget(Qt::RightDockWidgetArea, m_incidents);
     connect(m_incidents, &IncidentsDock::navigationRequested, this, &MainWindow::navigate);
 
+    // Hidden until an endpoint reports sources: a twin-only console has nothing to list.
+    m_sources = new SourcesDock(*m_context.store, this);
+    m_sources->setObjectName(QStringLiteral("sourcesDock"));
+    addDockWidget(Qt::BottomDockWidgetArea, m_sources);
+    m_sources->hide();
+
     bool anyControl = false;
     QStringList labels;
     for (int i = 0; i < m_context.controls.size(); ++i) {
@@ -201,6 +210,7 @@ void MainWindow::buildDocks()
         return;  // no control connection: no operations to list
     m_operations = new OperationsDock(m_context.controls, labels, this);
     addDockWidget(Qt::BottomDockWidgetArea, m_operations);
+    tabifyDockWidget(m_operations, m_sources);
     // A few rows by default; the page keeps most of the height (a saved layout overrides this).
     resizeDocks({m_operations}, {200}, Qt::Vertical);
 }
@@ -213,6 +223,9 @@ void MainWindow::buildStatusBar()
         statusBar()->addWidget(label);
         m_endpointLabels << label;
     }
+    m_sourcesIndicator = new SourcesIndicator(this);
+    connect(m_sourcesIndicator, &QToolButton::clicked, this, &MainWindow::showSourcesDock);
+    statusBar()->addPermanentWidget(m_sourcesIndicator);
     m_serverTimeLabel = new QLabel(this);
     statusBar()->addPermanentWidget(m_serverTimeLabel);
 }
@@ -245,6 +258,8 @@ void MainWindow::applyTheme()
         m_incidents->applyTheme(*m_theme);
     if (m_operations)
         m_operations->applyTheme(*m_theme);
+    if (m_sources)
+        m_sources->applyTheme(*m_theme);
     if (m_context.actions)
         m_context.actions->setTheme(*m_theme);
     QFont wallFont = m_theme->font(16, true);
@@ -345,11 +360,12 @@ void MainWindow::updateBreadcrumbs()
 
 void MainWindow::onStoreChanged(const client::FleetChangeSet& changes)
 {
-    if (!changes.endpointsChanged.isEmpty() || changes.topologyChanged || changes.freshnessTick)
+    if (!changes.endpointsChanged.isEmpty() || changes.topologyChanged || changes.freshnessTick || changes.sourcesChanged)
         updateConnectionUi();
     if (changes.topologyChanged)
         updateBreadcrumbs();
-    if (changes.fleetChanged || changes.freshnessTick)
+    if (changes.fleetChanged || changes.freshnessTick || changes.sourcesChanged || changes.jobsReset
+        || !changes.dirtyJobRows.empty())
         updateWallHeader();
     if (m_options.wallDisplay && changes.eventsAdded > 0 && m_options.rotateInterval.count() == 0) {
         if (auto incident = newWorstIncident())
@@ -384,14 +400,21 @@ void MainWindow::updateConnectionUi()
         }
     }
     m_everLive = m_everLive || live > 0;
-    if (problems.isEmpty()) {
-        m_banner->clear();
-    } else {
+    QString message;
+    if (!problems.isEmpty()) {
         const QString tail = m_everLive ? QStringLiteral(" — values shown are the last received and marked stale; "
                                                          "reconnecting automatically.")
                                         : QString();
-        m_banner->showMessage(problems.join(QStringLiteral("   ·   ")) + tail,
-                              critical ? ConnectionBanner::Level::Critical : ConnectionBanner::Level::Warning);
+        message = problems.join(QStringLiteral("   ·   ")) + tail;
+    }
+    QStringList sourceProblems;
+    critical = updateSourcesUi(sourceProblems) || critical;
+    for (const QString& line : std::as_const(sourceProblems))
+        message += (message.isEmpty() ? QString() : QStringLiteral("   ·   ")) + line;
+    if (message.isEmpty()) {
+        m_banner->clear();
+    } else {
+        m_banner->showMessage(message, critical ? ConnectionBanner::Level::Critical : ConnectionBanner::Level::Warning);
     }
     if (m_serverTimeLabel) {
         std::int64_t serverMs = 0;
@@ -408,6 +431,34 @@ void MainWindow::updateConnectionUi()
     }
 }
 
+bool MainWindow::updateSourcesUi(QStringList& problems)
+{
+    const client::FleetStore& store = *m_context.store;
+    const client::SourcesOverview overview = client::overviewOfSources(store);
+    if (m_sourcesIndicator)
+        m_sourcesIndicator->refresh(store, *m_theme);
+    if (m_sources && overview.total > 0 && !m_sourcesDockOffered) {
+        m_sourcesDockOffered = true;
+        m_sources->show();
+        // A handful of rows: the page keeps most of the height (a saved layout overrides this).
+        resizeDocks({m_sources}, {180}, Qt::Vertical);
+    }
+    // Only a source that is down earns the banner: its values are frozen and aging. Degraded or
+    // not-yet-polled sources are the indicator's business, or the banner would never go away.
+    if (overview.down == 0)
+        return false;
+    problems << client::sourcesHeadline(store, overview);
+    return sourcesAlarm(overview) == SourcesAlarm::Critical;
+}
+
+void MainWindow::showSourcesDock()
+{
+    if (!m_sources)
+        return;
+    m_sources->show();
+    m_sources->raise();
+}
+
 void MainWindow::updateWallHeader()
 {
     if (!m_options.wallDisplay)
@@ -419,12 +470,27 @@ void MainWindow::updateWallHeader()
                              .arg(c.accent.name(), pageTitle(here.page),
                                   here.entity.isEmpty() ? QString() : QStringLiteral(" · ") + here.entity.toHtmlEscaped()));
     const QColor incidentColor = fleet.activeIncidents > 0 ? c.crit : c.ok;
-    m_wallKpis->setText(QStringLiteral("Goodput <b>%1</b> &nbsp; ETTR 1h <b>%2</b> &nbsp; GPUs down <b>%3</b> &nbsp; "
-                                       "<span style='color:%4'>Incidents <b>%5</b></span>")
-                            .arg(formatRatioPercent(fleet.goodputRatio), formatRatioPercent(fleet.ettrSliding1hRatio))
-                            .arg(fleet.gpusDown)
-                            .arg(incidentColor.name())
-                            .arg(fleet.activeIncidents));
+    // Jobs without step telemetry are not in the averages: say over how many jobs they are.
+    const QString coverage = fleet.jobsInGoodput < fleet.jobsActive
+                                 ? QStringLiteral(" <span style='color:%1'>(%2 of %3 jobs)</span>")
+                                       .arg(c.textDim.name())
+                                       .arg(fleet.jobsInGoodput)
+                                       .arg(fleet.jobsActive)
+                                 : QString();
+    QString text = QStringLiteral("Goodput <b>%1</b>%2 &nbsp; ETTR 1h <b>%3</b> &nbsp; GPUs down <b>%4</b> &nbsp; "
+                                  "<span style='color:%5'>Incidents <b>%6</b></span>")
+                       .arg(formatRatioPercent(fleet.goodputRatio), coverage, formatRatioPercent(fleet.ettrSliding1hRatio))
+                       .arg(fleet.gpusDown)
+                       .arg(incidentColor.name())
+                       .arg(fleet.activeIncidents);
+    const client::SourcesOverview sources = client::overviewOfSources(*m_context.store);
+    if (!sources.allUp()) {
+        text += QStringLiteral(" &nbsp; <span style='color:%1'>Sources <b>%2 of %3 not up</b></span>")
+                    .arg(sourcesAlarmColor(sourcesAlarm(sources), *m_theme).name())
+                    .arg(sources.total - sources.up)
+                    .arg(sources.total);
+    }
+    m_wallKpis->setText(text);
     m_wallClock->setText(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss 'UTC'")));
 }
 

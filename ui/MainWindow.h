@@ -35,6 +35,8 @@ class IncidentsDock;
 class JumpBox;
 class OperationsDock;
 class Page;
+class SourcesDock;
+class SourcesIndicator;
 
 struct MainWindowOptions {
     bool wallDisplay = false;                 // --war-room
@@ -65,6 +67,7 @@ public:
     ConnectionBanner* connectionBanner() const { return m_banner; }
     BreadcrumbBar* breadcrumbBar() const { return m_breadcrumbs; }
     OperationsDock* operationsDock() const { return m_operations; }
+    SourcesDock* sourcesDock() const { return m_sources; }
     bool isWallDisplay() const { return m_options.wallDisplay; }
     const widgets::Theme& theme() const { return *m_theme; }
     void setThemeChoice(ThemeChoice choice);
@@ -93,6 +96,11 @@ private:
     bool showLocation(const Location& location);
     void onStoreChanged(const client::FleetChangeSet& changes);
     void updateConnectionUi();
+    // The status bar indicator and the Sources dock's first showing; appends the banner's line
+    // about sources to `problems`. True if the banner must be critical (an endpoint whose sources
+    // are all down).
+    bool updateSourcesUi(QStringList& problems);
+    void showSourcesDock();
     void updateBreadcrumbs();
     void updateWallHeader();
     void onRotationTick();
@@ -114,6 +122,9 @@ private:
     QAction* m_forwardAction = nullptr;
     IncidentsDock* m_incidents = nullptr;
     OperationsDock* m_operations = nullptr;
+    SourcesDock* m_sources = nullptr;
+    SourcesIndicator* m_sourcesIndicator = nullptr;
+    bool m_sourcesDockOffered = false;  // shown once, when an endpoint first reports sources
     QVector<QLabel*> m_endpointLabels;
     QLabel* m_serverTimeLabel = nullptr;
 

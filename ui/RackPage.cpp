@@ -508,9 +508,12 @@ void RackPage::refreshJobs()
         m_jobs->insertRow(r);
         const QStringList cells{QString::fromStdString(job->name()), client::toString(job->state()),
                                 QStringLiteral("%1 of %2").arg(traysHere).arg(job->node_indexes_size()),
-                                formatRatioPercent(job->goodput_ratio())};
+                                job->no_step_telemetry() ? client::noStepTelemetryLabel()
+                                                         : formatRatioPercent(job->goodput_ratio())};
         for (int c = 0; c < cells.size(); ++c)
             m_jobs->setItem(r, c, new QTableWidgetItem(cells[c]));
+        if (job->no_step_telemetry() && m_theme)
+            m_jobs->item(r, cells.size() - 1)->setForeground(m_theme->colors().textDim);
     }
     m_jobs->resizeColumnsToContents();
 }

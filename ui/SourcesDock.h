@@ -1,0 +1,56 @@
+#pragma once
+// The Sources dock: every telemetry source of every fleetd endpoint (a Prometheus-compatible
+// store, Slurm, ...) with its health in the theme's colours, the age of its last good poll, the
+// poll's duration, how many series it read and how many map to nothing in the inventory, its last
+// error and warnings. An endpoint without sources (the digital twin) gets one dim row saying so,
+// so an empty list never passes for "no problems".
+
+#include "client/SourceHealth.h"
+
+#include <QDockWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace watchfloor::client {
+class FleetStore;
+}
+namespace watchfloor::widgets {
+class Theme;
+}
+
+namespace watchfloor::ui {
+
+// How loud the console is about its sources: an endpoint whose sources are all down shows a fleet
+// that only looks alive (Critical); anything else not up is a Warning.
+enum class SourcesAlarm { None, Warning, Critical };
+SourcesAlarm sourcesAlarm(const client::SourcesOverview& overview);
+QColor sourcesAlarmColor(SourcesAlarm alarm, const widgets::Theme& theme);
+QColor sourceHealthColor(watchfloor::v1::SourceHealth health, const widgets::Theme& theme);
+
+class SourcesDock : public QDockWidget {
+    Q_OBJECT
+public:
+    enum Column { Endpoint, Source, Kind, Health, LastGoodPoll, PollDuration, Series, Unmapped, LastError, Warnings,
+                  ColumnCount };
+
+    explicit SourcesDock(const client::FleetStore& store, QWidget* parent = nullptr);
+
+    void applyTheme(const widgets::Theme& theme);
+    QTableWidget* table() const { return m_table; }
+    QString summaryText() const;
+
+private:
+    void refresh();
+    void setCell(int row, int column, const QString& text, const QColor& colour, const QString& toolTip = {},
+                 bool bold = false);
+    void fillSourceRow(int row, int endpoint, const watchfloor::v1::SourceStatus& source);
+    void fillTwinRow(int row, int endpoint);
+
+    const client::FleetStore& m_store;
+    const widgets::Theme* m_theme = nullptr;
+    QLabel* m_summary;
+    QTableWidget* m_table;
+};
+
+}  // namespace watchfloor::ui
