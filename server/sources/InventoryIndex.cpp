@@ -12,7 +12,7 @@ InventoryIndex::InventoryIndex(const watchfloor::v1::Topology& topology) {
     }
     for (const auto& gpu : topology.gpus()) {
         if (auto it = partsOfNode.find(gpu.node_index()); it != partsOfNode.end())
-            it->second->gpus.push_back({gpu.dcgm_gpu_index(), gpu.index(), {}});
+            it->second->gpus.push_back({gpu.dcgm_gpu_index(), gpu.index()});
         if (!gpu.uuid().empty()) gpuByUuid_[gpu.uuid()] = gpu.index();
     }
     for (auto& [name, parts] : nodeByHost_)
@@ -59,11 +59,15 @@ std::optional<std::uint32_t> InventoryIndex::gpu(std::string_view name, std::uin
 
 std::optional<std::uint32_t> InventoryIndex::gpuReporting(std::string_view name, std::uint32_t dcgmGpuIndex,
                                                           std::string_view uuid) {
-    HostParts* parts = host(name);
+    HostParts* parts = lastHost_ && name == lastHostName_ ? lastHost_ : host(name);
     if (!parts) return std::nullopt;
+    if (parts != lastHost_) {
+        lastHostName_.assign(name);
+        lastHost_ = parts;
+    }
     for (Gpu& gpu : parts->gpus) {
         if (gpu.dcgmIndex != dcgmGpuIndex) continue;
-        if (!uuid.empty() && gpu.learnedUuid != uuid) learnUuid(uuid, gpu.entity);
+        if (!uuid.empty() && !gpu.hasLearned(uuid)) learnUuid(uuid, gpu.entity);
         return gpu.entity;
     }
     return std::nullopt;
@@ -97,11 +101,11 @@ void InventoryIndex::learnUuid(std::string_view uuid, std::uint32_t gpu) {
         gpuByUuid_.emplace(std::string(uuid), gpu);
     } else if (it->second != gpu) {
         // A GPU swapped into another slot: the newest report wins, and the old slot no longer has it.
-        if (auto old = slotOfGpu_.find(it->second); old != slotOfGpu_.end() && old->second->learnedUuid == uuid)
-            old->second->learnedUuid.clear();
+        if (auto old = slotOfGpu_.find(it->second); old != slotOfGpu_.end() && old->second->hasLearned(uuid))
+            old->second->learnedSize = 0;
         it->second = gpu;
     }
-    if (auto slot = slotOfGpu_.find(gpu); slot != slotOfGpu_.end()) slot->second->learnedUuid.assign(uuid);
+    if (auto slot = slotOfGpu_.find(gpu); slot != slotOfGpu_.end()) slot->second->remember(uuid);
 }
 
 std::optional<std::uint32_t> InventoryIndex::gpuByUuid(std::string_view uuid) const {

@@ -56,8 +56,18 @@ private:
     struct Gpu {
         std::uint32_t dcgmIndex;
         std::uint32_t entity;
-        // Empty, or a UUID that gpuByUuid_ maps to this GPU (learnUuid clears it when that changes).
-        std::string learnedUuid;
+        // Nothing (size 0), or a UUID that gpuByUuid_ maps to this GPU (learnUuid forgets it when
+        // that changes). Inline, so checking it touches no memory beyond the host's GPU list; a
+        // longer UUID than fits is simply never kept here.
+        std::uint8_t learnedSize = 0;
+        char learned[47] = {};
+        bool hasLearned(std::string_view uuid) const {
+            return learnedSize && uuid.size() == learnedSize && uuid.compare(0, uuid.size(), learned, learnedSize) == 0;
+        }
+        void remember(std::string_view uuid) {
+            learnedSize = uuid.size() <= sizeof learned ? static_cast<std::uint8_t>(uuid.size()) : 0;
+            if (learnedSize) uuid.copy(learned, learnedSize);
+        }
     };
     struct HostParts {
         std::uint32_t node = 0;
@@ -78,6 +88,9 @@ private:
     std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode_;
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> linksOfGpu_;  // by link id
     ByName<std::uint32_t> gpuByUuid_;
+    // gpuReporting's last host: a GPU field's answer lists a host's GPUs one after another.
+    std::string lastHostName_;
+    HostParts* lastHost_ = nullptr;
     std::unordered_map<std::uint32_t, Gpu*> slotOfGpu_;  // into nodeByHost_'s values, which never move
 };
 

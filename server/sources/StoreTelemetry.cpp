@@ -75,12 +75,32 @@ std::string_view StoreTelemetry::label(std::span<const prom::Label> labels, std:
     return {};
 }
 
+StoreTelemetry::Picked::Picked(std::span<const prom::Label> labels) {
+    for (const auto& l : labels) {
+        const prom::Label** slot = nullptr;
+        switch (l.name.size()) {
+        case 3: slot = l.name == "gpu" ? &gpu : nullptr; break;
+        case 4: slot = l.name == "UUID" ? &uuid : l.name == "port" ? &port : nullptr; break;
+        case 6: slot = l.name == "device" ? &device : nullptr; break;
+        case 8:
+            slot = l.name == "Hostname"   ? &Hostname
+                   : l.name == "hostname" ? &hostname
+                   : l.name == "instance" ? &instance
+                   : l.name == "err_code" ? &errCode
+                                          : nullptr;
+            break;
+        default: break;
+        }
+        if (slot && !*slot) *slot = &l;  // the first of a name, as label() finds it
+    }
+}
+
 // dcgm-exporter writes Hostname (hostname since 4.8); node_exporter has no host label, so its
 // host is the scrape target's instance without the port.
-std::string_view StoreTelemetry::hostOf(std::span<const prom::Label> labels) const {
-    for (std::string_view name : {"Hostname", "hostname"})
-        if (auto host = label(labels, name); !host.empty()) return host;
-    return InventoryIndex::hostOfInstance(label(labels, "instance"));
+std::string_view StoreTelemetry::Picked::host() const {
+    for (const prom::Label* name : {Hostname, hostname})
+        if (auto host = value(name); !host.empty()) return host;
+    return InventoryIndex::hostOfInstance(value(instance));
 }
 
 void StoreTelemetry::noteUnknownHost(std::string_view host) {
@@ -132,9 +152,10 @@ void StoreTelemetry::discard(std::size_t queryIndex) {
 }
 
 void StoreTelemetry::addGpuSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
-    const std::string_view host = hostOf(labels);
-    const auto index = parseIndex(label(labels, "gpu"));
-    const std::string_view uuid = label(labels, "UUID");
+    const Picked picked(labels);
+    const std::string_view host = picked.host();
+    const auto index = parseIndex(Picked::value(picked.gpu));
+    const std::string_view uuid = Picked::value(picked.uuid);
     std::optional<std::uint32_t> gpu = index ? inventory_.gpuReporting(host, *index, uuid) : std::nullopt;
     if (!gpu) {
         // A GPU the inventory has under another index: its UUID, learned earlier, still names it.
@@ -158,14 +179,15 @@ void StoreTelemetry::addGpuSeries(const PollQuery& query, std::span<const prom::
     }
     // Newer exporters also put the Xid in err_code; the gauge's value is the authority when set.
     if (query.dcgm->metric == v1::DCGM_FI_DEV_XID_ERRORS && (std::isnan(value) || value == 0))
-        if (auto code = parseIndex(label(labels, "err_code")); code && *code) value = *code;
+        if (auto code = parseIndex(Picked::value(picked.errCode)); code && *code) value = *code;
     raw_.push_back({*gpu, query.dcgm->metric, value, *gpu});
 }
 
 void StoreTelemetry::addPortSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
-    const std::string_view host = hostOf(labels);
-    const auto port = parseIndex(label(labels, "port"));
-    const auto nic = port ? inventory_.nicPort(host, label(labels, "device"), *port) : std::nullopt;
+    const Picked picked(labels);
+    const std::string_view host = picked.host();
+    const auto port = parseIndex(Picked::value(picked.port));
+    const auto nic = port ? inventory_.nicPort(host, Picked::value(picked.device), *port) : std::nullopt;
     if (!nic) {
         if (!inventory_.node(host)) noteUnknownHost(host);
         else ++notes_.unmapped;  // a port the inventory does not list (e.g. a storage NIC)
@@ -184,7 +206,7 @@ void StoreTelemetry::addPortSeries(const PollQuery& query, std::span<const prom:
 }
 
 void StoreTelemetry::addHostSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
-    const std::string_view host = hostOf(labels);
+    const std::string_view host = Picked(labels).host();
     const auto node = inventory_.node(host);
     if (!node) {
         noteUnknownHost(host);

@@ -100,7 +100,14 @@ private:
         std::int64_t timeMs = 0;
     };
     static std::string_view label(std::span<const prom::Label> labels, std::string_view name);
-    std::string_view hostOf(std::span<const prom::Label> labels) const;
+    // The labels the mapping reads, found in one pass over a series' labels instead of one per name.
+    struct Picked {
+        explicit Picked(std::span<const prom::Label> labels);
+        static std::string_view value(const prom::Label* label) { return label ? label->value : std::string_view(); }
+        std::string_view host() const;
+        const prom::Label *Hostname = nullptr, *hostname = nullptr, *instance = nullptr, *gpu = nullptr,
+                          *uuid = nullptr, *device = nullptr, *port = nullptr, *errCode = nullptr;
+    };
     void noteUnknownHost(std::string_view host);
     void addGpuSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
     void addPortSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
