@@ -70,6 +70,13 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
     {
         std::unique_lock lock(mu_);
         std::vector<std::uint32_t> seriesIds(changes.samples.size());
+        // A real source's first poll creates millions of series at once: grow the index and the
+        // by-position memory once, not by rehash after rehash and element by element.
+        if (seriesOf_.empty()) seriesOf_.reserve(changes.samples.size());
+        if (previousKeys_.size() < changes.samples.size()) {
+            previousKeys_.reserve(changes.samples.size());
+            previousIds_.reserve(changes.samples.size());
+        }
         for (std::size_t i = 0; i < changes.samples.size(); ++i) {
             const Sample& s = changes.samples[i];
             const std::uint64_t key = seriesKey(s.entityIndex, s.metric);

@@ -412,6 +412,9 @@ void StoreTelemetry::emitAggregates(FleetChanges& out) {
             out.sampleTimesMs.push_back(newest);
         }
     }
+    // A poll that read no GPU at all (the store down, or answering nothing) says nothing about
+    // the fleet: no "0 healthy" is invented; the last counts age into stale instead.
+    if (fleetHealthy + fleetDegraded == 0) return;
     for (auto [metric, value] : {std::pair{v1::FLEET_GPUS_HEALTHY, fleetHealthy},
                                  std::pair{v1::FLEET_GPUS_DEGRADED, fleetDegraded}}) {
         out.samples.push_back({topology_.fleet_index(), metric, float(value)});
