@@ -77,6 +77,8 @@ void PrometheusSource::advanceTo(UnixTime until, FleetChanges& out) {
     out.sampleTimesMs = std::move(pending_.sampleTimesMs);
     out.events = std::move(pending_.events);
     out.jobs = std::move(pending_.jobs);
+    out.hasFleet = pending_.hasFleet;
+    out.fleet = pending_.fleet;
     out.sources = std::move(pending_.sources);
     pending_.clear();
 }
@@ -119,6 +121,7 @@ void PrometheusSource::pollOnce() {
     for (std::size_t s = 0; s < clients_.size(); ++s)
         updateStatus(s, results[s], notes, pollTimeMs, seconds[s], changes);
     if (slurm_) pollSlurm(pollTimeMs, changes);
+    if (notes.gpusHealthy + notes.gpusDegraded > 0) summarizeFleet(pollTimeMs, notes, changes);
 
     std::lock_guard lock(mutex_);
     for (std::size_t i = 0; i < changes.samples.size(); ++i) {
@@ -126,6 +129,10 @@ void PrometheusSource::pollOnce() {
         pending_.sampleTimesMs.push_back(changes.sampleTimesMs[i]);
     }
     for (auto& e : changes.events) pending_.events.push_back(std::move(e));
+    if (changes.hasFleet) {
+        pending_.hasFleet = true;
+        pending_.fleet = changes.fleet;
+    }
     for (auto& job : changes.jobs) {
         auto same = std::find_if(pending_.jobs.begin(), pending_.jobs.end(),
                                  [&](const v1::Job& j) { return j.index() == job.index(); });
@@ -215,10 +222,42 @@ void PrometheusSource::updateStatus(std::size_t store, const std::vector<prom::Q
     out.events.push_back(std::move(e));
 }
 
+// The fleet line every console's KPIs read: GPUs by what this poll read (a GPU not read is in
+// none of healthy, degraded or down: its state is unknown, not down), and goodput over the jobs
+// that publish step telemetry, weighted by their GPUs (none: 0, and the console says no job does).
+void PrometheusSource::summarizeFleet(std::int64_t pollTimeMs, const PollNotes& notes, FleetChanges& changes) {
+    v1::FleetGoodput& fleet = changes.fleet;
+    changes.hasFleet = true;
+    fleet.set_time_unix_ms(pollTimeMs);
+    fleet.set_gpus_total(std::uint32_t(topology_.gpus_size()));
+    fleet.set_gpus_healthy(notes.gpusHealthy);
+    fleet.set_gpus_degraded(notes.gpusDegraded);
+    double weight = 0, goodput = 0, confirmed = 0, ettr = 0, sliding = 0;
+    std::uint32_t interruptions = 0;
+    for (const auto& job : lastJobs_) {
+        if (job.no_step_telemetry() || job.state() == v1::JOB_STATE_FINISHED) continue;
+        const double w = job.gpu_count();
+        weight += w;
+        goodput += w * job.goodput_ratio();
+        confirmed += w * job.confirmed_goodput_ratio();
+        ettr += w * job.ettr_ratio();
+        sliding += w * job.ettr_sliding_1h_ratio();
+        interruptions += job.interruptions();
+    }
+    if (weight > 0) {
+        fleet.set_goodput_ratio(goodput / weight);
+        fleet.set_confirmed_goodput_ratio(confirmed / weight);
+        fleet.set_ettr_ratio(ettr / weight);
+        fleet.set_ettr_sliding_1h_ratio(sliding / weight);
+    }
+    fleet.set_interruptions(interruptions);
+}
+
 void PrometheusSource::pollSlurm(std::int64_t pollTimeMs, FleetChanges& changes) {
     const auto began = std::chrono::steady_clock::now();
     std::string error;
     const bool ok = slurm_->poll(telemetry_->jobProgress(), pollTimeMs, changes.jobs, &error);
+    if (ok) lastJobs_ = changes.jobs;
     v1::SourceStatus status;
     {
         std::lock_guard lock(mutex_);

@@ -72,6 +72,8 @@ private:
     std::unique_ptr<StoreTelemetry> telemetry_;   // poll thread only
     std::unique_ptr<SlurmJobs> slurm_;            // poll thread only; null without --jobs slurm
     void pollSlurm(std::int64_t pollTimeMs, FleetChanges& changes);
+    void summarizeFleet(std::int64_t pollTimeMs, const PollNotes& notes, FleetChanges& changes);
+    std::vector<watchfloor::v1::Job> lastJobs_;   // poll thread only: Slurm's last good answer
 
     mutable std::mutex mutex_;
     std::condition_variable wake_;

@@ -414,6 +414,8 @@ void StoreTelemetry::emitAggregates(FleetChanges& out) {
     }
     // A poll that read no GPU at all (the store down, or answering nothing) says nothing about
     // the fleet: no "0 healthy" is invented; the last counts age into stale instead.
+    notes_.gpusHealthy = fleetHealthy;
+    notes_.gpusDegraded = fleetDegraded;
     if (fleetHealthy + fleetDegraded == 0) return;
     for (auto [metric, value] : {std::pair{v1::FLEET_GPUS_HEALTHY, fleetHealthy},
                                  std::pair{v1::FLEET_GPUS_DEGRADED, fleetDegraded}}) {

@@ -62,6 +62,8 @@ struct PollNotes {
     std::uint64_t notFinite = 0;         // +Inf/-Inf values: not readings, made blank
     std::uint64_t withoutAnchor = 0;     // values whose sample time is unknown: marked old
     std::vector<std::string> newUnknownHosts;  // hosts not in the inventory, first seen this poll
+    std::uint32_t gpusHealthy = 0;       // GPUs read this poll with their rows remapping fine
+    std::uint32_t gpusDegraded = 0;      // GPUs read this poll whose row remapping failed
 };
 
 class StoreTelemetry {

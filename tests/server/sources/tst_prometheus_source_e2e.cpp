@@ -51,7 +51,9 @@ public:
                                                                                    changes.sampleTimeMs(i)};
         for (auto& e : changes.events) events_.push_back(e);
         for (auto& s : changes.sources) status_ = s;
+        if (changes.hasFleet) fleet_ = changes.fleet;
     }
+    const v1::FleetGoodput& fleet() const { return fleet_; }
     std::optional<Reading> value(std::uint32_t entity, v1::Metric metric) const {
         auto it = values_.find({entity, metric});
         if (it == values_.end()) return std::nullopt;
@@ -70,6 +72,7 @@ private:
     std::map<std::pair<std::uint32_t, int>, Reading> values_;
     std::vector<v1::Event> events_;
     v1::SourceStatus status_;
+    v1::FleetGoodput fleet_;
 };
 
 std::vector<testing::IbPortCounters> realPorts(std::uint64_t linkDowned) {
@@ -205,6 +208,9 @@ private:
             }
         }
         QVERIFY(compared >= 2 * 72 * 6);
+        // The fleet line the consoles' KPIs read: every GPU read, none invented.
+        QCOMPARE(got.fleet().gpus_total(), 144u);
+        QCOMPARE(got.fleet().gpus_healthy() + got.fleet().gpus_degraded(), 144u);
 
         // 2. The real node_exporter's IB ports and hwmon, on the right tray's ports.
         for (unsigned k = 0; k < 4; ++k) {
