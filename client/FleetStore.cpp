@@ -749,7 +749,9 @@ double FleetStore::goodputWeight(int endpoint) const {
         ++measured;
         measuredGpus += j.gpu_count();
     }
-    if (measured == 0) return active > 0 ? 0.0 : double(f->gpus_total());
+    // No job to average (none running, or none publishing its steps): no goodput to show, rather
+    // than the 0 % an empty average reads as.
+    if (measured == 0) return 0.0;
     return measuredGpus > 0 ? measuredGpus : double(f->gpus_total());
 }
 

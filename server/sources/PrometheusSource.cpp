@@ -76,6 +76,7 @@ void PrometheusSource::advanceTo(UnixTime until, FleetChanges& out) {
     out.samples = std::move(pending_.samples);
     out.sampleTimesMs = std::move(pending_.sampleTimesMs);
     out.events = std::move(pending_.events);
+    out.states = std::move(pending_.states);
     out.jobs = std::move(pending_.jobs);
     out.hasFleet = pending_.hasFleet;
     out.fleet = pending_.fleet;
@@ -129,6 +130,7 @@ void PrometheusSource::pollOnce() {
         pending_.sampleTimesMs.push_back(changes.sampleTimesMs[i]);
     }
     for (auto& e : changes.events) pending_.events.push_back(std::move(e));
+    for (auto& state : changes.states) pending_.states.push_back(std::move(state));
     if (changes.hasFleet) {
         pending_.hasFleet = true;
         pending_.fleet = changes.fleet;

@@ -370,6 +370,24 @@ PollNotes StoreTelemetry::finish(FleetChanges& out) {
     return notes_;
 }
 
+// A rack's health as its GPUs' telemetry shows it, sent when it changes: the rack map's health
+// lens needs a state, and a real source has no other (facility state comes with Redfish). A rack
+// of which no GPU was read gets none: its last state ages with the stream, never turns "healthy".
+void StoreTelemetry::noteRackHealth(std::uint32_t rack, v1::HealthState health, std::uint32_t reporting,
+                                    std::uint32_t degraded, std::uint32_t gpus, std::int64_t timeMs, FleetChanges& out) {
+    std::string reason = std::to_string(reporting) + " of " + std::to_string(gpus) + " GPUs reporting";
+    if (degraded) reason += ", " + std::to_string(degraded) + " with failed row remapping";
+    auto& last = rackHealth_[rack];
+    if (last.first == health && last.second == reason) return;
+    last = {health, reason};
+    v1::EntityState state;
+    state.set_entity_index(rack);
+    state.set_health(health);
+    state.set_reason(reason);
+    state.set_since_unix_ms(timeMs);
+    out.states.push_back(std::move(state));
+}
+
 // The aggregates the rack map and wall views read at SUMMARY detail, from this poll's GPU
 // values: hottest and mean GPU temperature per rack; GPUs healthy (reporting, rows remap fine) and
 // degraded (row remapping failed: the GPU needs a reset or RMA). A GPU without a current
@@ -404,6 +422,8 @@ void StoreTelemetry::emitAggregates(FleetChanges& out) {
         if (count == 0) continue;
         fleetHealthy += count - degraded;
         fleetDegraded += degraded;
+        noteRackHealth(rack, degraded ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_HEALTHY, count, degraded,
+                       std::uint32_t(gpus.size()), newest, out);
         for (auto [metric, value] : {std::pair{v1::RACK_GPU_TEMP_MAX_C, max},
                                      std::pair{v1::RACK_GPU_TEMP_MEAN_C, float(sum / count)},
                                      std::pair{v1::RACK_GPUS_HEALTHY, float(count - degraded)},

@@ -120,6 +120,8 @@ private:
     std::vector<Timed> sortedRaw();
     void emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs, FleetChanges& out);
     void emitAggregates(FleetChanges& out);
+    void noteRackHealth(std::uint32_t rack, watchfloor::v1::HealthState health, std::uint32_t reporting,
+                        std::uint32_t degraded, std::uint32_t gpus, std::int64_t timeMs, FleetChanges& out);
 
     const watchfloor::v1::Topology& topology_;
     InventoryIndex inventory_;
@@ -140,6 +142,7 @@ private:
     std::vector<std::uint32_t> anchorPoll_;
     std::unordered_map<std::uint32_t, std::int64_t> otherAnchorMs_;  // keys past entitySlots_ (none today)
     PollNotes notes_;
+    std::unordered_map<std::uint32_t, std::pair<watchfloor::v1::HealthState, std::string>> rackHealth_;
     std::unordered_set<std::string> unknownHosts_;       // reported once each, for good
     std::unordered_map<std::uint32_t, double> lastXid_;  // by GPU
     std::unordered_map<std::uint64_t, Octets> octets_;   // by (port, metric)

@@ -131,6 +131,10 @@ private slots:
         // Rack aggregates from what was read.
         QCOMPARE(got.at({fleet.entity("r01"), v1::RACK_GPU_TEMP_MAX_C}).first, 61.0f);
         QCOMPARE(got.at({fleet.entity("r01"), v1::RACK_GPUS_HEALTHY}).first, 1.0f);
+        // The rack's health as its GPUs show it, for the rack map; sent again only on change.
+        QCOMPARE(out.states.size(), std::size_t(2));
+        QCOMPARE(out.states[0].health(), v1::HEALTH_STATE_HEALTHY);
+        QVERIFY(QString::fromStdString(out.states[0].reason()).contains("1 of 72 GPUs reporting"));
     }
 
     void badFleetFilesNameTheLine_data() {
