@@ -258,7 +258,13 @@ void RackPage::applyTheme(const widgets::Theme& theme)
 
 bool RackPage::hasContent() const
 {
-    return m_rack.isValid() && m_store.rackReading(m_store.rackRow(m_rack), v1::RACK_POWER_KW).hasValue();
+    // Rack power comes from the facility (the twin has it, a store of exporters does not); the
+    // rack's GPU readings are what every source has.
+    if (!m_rack.isValid())
+        return false;
+    const int row = m_store.rackRow(m_rack);
+    return m_store.rackReading(row, v1::RACK_POWER_KW).hasValue() ||
+           m_store.rackReading(row, v1::RACK_GPU_TEMP_MAX_C).hasValue();
 }
 
 void RackPage::setActive(bool active)
