@@ -558,16 +558,23 @@ private slots:
 
     void destroyedWithCallsInFlight() {
         actuator_->delay = std::chrono::milliseconds(300);
+        // Outlives the client: a callback that ran after the client was destroyed would set it
+        // (and touch a dead client); it must not run at all.
+        auto called = std::make_shared<std::atomic<bool>>(false);
         {
             auto alice = client(kAlice);
             alice->start();
-            bool called = false;
-            alice->execute(drain("r01-n14"), [&](const auto&) { called = true; });
-            QTest::qWait(50);
-            // Leaves scope: cancels and waits for gRPC's last reaction; `done` never runs.
-            QVERIFY(!called);
+            alice->execute(drain("r01-n14"), [called](const auto&) { *called = true; });
+            // In flight: accepted and audited, the actuator still busy with it for 300 ms.
+            QTRY_VERIFY_WITH_TIMEOUT(auditText().contains("r01-n14"), 5000);
+            QCOMPARE(actuatorCallsFor("r01-n14"), 0);
+            // Leaves scope: cancels and waits for gRPC's last reaction.
         }
-        QTest::qWait(400);
+        // Long past the actuator's delay, with the event loop running: the answer arrived at a
+        // destroyed client and no callback ran.
+        QTest::qWait(600);
+        QCOMPARE(actuatorCallsFor("r01-n14"), 1);  // the server did answer
+        QVERIFY(!*called);
         actuator_->delay = std::chrono::milliseconds(0);
     }
 

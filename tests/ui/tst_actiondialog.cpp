@@ -5,7 +5,7 @@
 // is refused and nothing runs. Menus: operators get action entries, viewers and the war room none.
 
 #include "InProcessControl.h"
-#include "SyntheticFleet.h"
+#include "PageTestFleet.h"
 
 #include "ActionBar.h"
 #include "ActionDialog.h"
@@ -238,7 +238,7 @@ private slots:
         QFETCH(bool, expectReset);
         auto control = m_server->client(token.toLatin1().constData());
         QTRY_VERIFY_WITH_TIMEOUT(control->canAct(), 10000);
-        testing::SyntheticFleet fleet;
+        testing::PageTestFleet fleet;
         fleet.addEvent(5, v1::SEVERITY_CRITICAL, v1::EVENT_TYPE_AUTOMATED_ACTION, fleet.r02,
                        "automatic draining stopped: 3 drains in 1h; an admin resets the breaker after review",
                        [](v1::Event& e) { e.set_cause("automation_circuit_breaker"); });
@@ -289,7 +289,7 @@ private slots:
         auto control = m_server->client(who == QStringLiteral("val") ? testing::kViewerToken : testing::kAliceToken);
         QTRY_VERIFY_WITH_TIMEOUT(control->role() != v1::ROLE_UNSPECIFIED, 10000);
 
-        testing::SyntheticFleet fleet;
+        testing::PageTestFleet fleet;
         client::FleetStore store;
         store.apply(store.addEndpoint(QStringLiteral("synthetic")), fleet.snapshot);
         store.flushChanges();

@@ -4,7 +4,7 @@
 // audit trail shows the decisions and filters them; a viewer is told why there is no trail.
 
 #include "InProcessControl.h"
-#include "SyntheticFleet.h"
+#include "PageTestFleet.h"
 
 #include "AuditPage.h"
 #include "EventAcknowledgements.h"
@@ -64,7 +64,7 @@ class TestOperationsUi : public QObject {
     std::unique_ptr<client::ControlClient> m_alice;
     std::unique_ptr<client::ControlClient> m_bob;
     std::unique_ptr<client::ControlClient> m_viewer;
-    testing::SyntheticFleet m_fleet;
+    testing::PageTestFleet m_fleet;
     client::FleetStore m_store;
 
     ui::PageContext contextFor(client::ControlClient* control)

@@ -2,7 +2,7 @@
 // real ingest path (a synthetic Subscribe snapshot); navigation: Ctrl+K, breadcrumbs,
 // back/forward.
 
-#include "SyntheticFleet.h"
+#include "PageTestFleet.h"
 
 #include "AuditPage.h"
 #include "BreadcrumbBar.h"
@@ -46,7 +46,7 @@ int distinctColours(const QImage& image)
 class TestPages : public QObject {
     Q_OBJECT
 private:
-    testing::SyntheticFleet m_fleet;
+    testing::PageTestFleet m_fleet;
     std::unique_ptr<client::FleetStore> m_store;
     std::unique_ptr<ui::MainWindow> m_window;
     int m_endpoint = -1;
@@ -108,9 +108,7 @@ private slots:
             QCOMPARE(m_store->name(m_store->rackOf(m_store->findByName(shown->entity()))), expected);
         else
             QCOMPARE(shown->entity(), expected);
-        QTest::qWait(50);
-        const QImage image = m_window->grab().toImage();
-        QVERIFY2(distinctColours(image) > 20, "the page rendered (nearly) blank");
+        QTRY_VERIFY2(distinctColours(m_window->grab().toImage()) > 20, "the page rendered (nearly) blank");
     }
 
     // Charts on a page are laid out long before their first data (the console waits for a
@@ -252,10 +250,10 @@ private slots:
         v1::Delta& delta = *message.mutable_delta();
         delta.set_sequence(2);
         delta.set_first_sequence(2);
-        delta.set_server_time_unix_ms(testing::SyntheticFleet::kNowMs + 1000);
+        delta.set_server_time_unix_ms(testing::PageTestFleet::kNowMs + 1000);
         v1::Event& event = *delta.add_events();
         event.set_id(10);
-        event.set_time_unix_ms(testing::SyntheticFleet::kNowMs + 1000);
+        event.set_time_unix_ms(testing::PageTestFleet::kNowMs + 1000);
         event.set_severity(v1::SEVERITY_CRITICAL);
         event.set_type(v1::EVENT_TYPE_LEAK);
         event.set_entity_index(m_store->rackInfo(m_store->findByName(QStringLiteral("r01")))->cooling_loop_index());

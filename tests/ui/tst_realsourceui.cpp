@@ -2,7 +2,7 @@
 // banner when a telemetry source is down; jobs without step telemetry; telemetry-source events.
 // Set WATCHFLOOR_SOURCES_SCREENSHOT=path.png to keep the rendered window (docs/screenshots/sources.png).
 
-#include "SyntheticFleet.h"
+#include "PageTestFleet.h"
 
 #include "ConnectionBanner.h"
 #include "EventsPage.h"
@@ -30,7 +30,7 @@ using ui::PageId;
 
 namespace {
 
-constexpr std::int64_t kNow = testing::SyntheticFleet::kNowMs;
+constexpr std::int64_t kNow = testing::PageTestFleet::kNowMs;
 const char* const kProm = "prometheus=http://prom.dc1.example:9090";
 
 v1::SourceStatus source(const char* name, const char* kind, v1::SourceHealth health, std::int64_t lastGoodMs,
@@ -62,14 +62,14 @@ v1::SourceStatus promDown()
 class TestRealSourceUi : public QObject {
     Q_OBJECT
 private:
-    testing::SyntheticFleet m_fleet;
+    testing::PageTestFleet m_fleet;
     std::unique_ptr<client::FleetStore> m_store;
     std::unique_ptr<ui::MainWindow> m_window;
     int m_endpoint = -1;
 
     // The synthetic fleet as a real site reports it: polled every 30 s, two sources, a Slurm job
     // that publishes no step progress, and the event fleetd raised when the store went down.
-    static void makeRealSite(testing::SyntheticFleet& site)
+    static void makeRealSite(testing::PageTestFleet& site)
     {
         v1::Snapshot& s = site.s();
         s.set_telemetry_period_ms(30'000);
@@ -98,7 +98,7 @@ private:
         m_endpoint = m_store->addEndpoint(QStringLiteral("dc1"));
         v1::SubscribeResponse snapshot = m_fleet.snapshot;
         if (realSite) {
-            testing::SyntheticFleet site;
+            testing::PageTestFleet site;
             makeRealSite(site);
             snapshot = site.snapshot;
         }

@@ -1,5 +1,6 @@
 #pragma once
-// A small, fully specified fleet for page tests: one region, two NVL72 racks (r01 healthy,
+// A small, fully specified fleet for page tests (not tests/client's SyntheticFleet, a generator:
+// one name for two types in one namespace would be an ODR hazard): one region, two NVL72 racks (r01 healthy,
 // r02 with a failed GPU, a wet leak sensor, an Xid and a flapping NVLink), two jobs, fleet
 // goodput and events. Built as a Subscribe snapshot so it goes through FleetStore's real
 // ingest path.
@@ -15,7 +16,7 @@ namespace watchfloor::testing {
 
 namespace v1 = watchfloor::v1;
 
-struct SyntheticFleet {
+struct PageTestFleet {
     static constexpr std::int64_t kNowMs = 1'780'000'000'000;
 
     v1::SubscribeResponse snapshot;
@@ -44,7 +45,7 @@ struct SyntheticFleet {
         setter(*st);
     }
 
-    SyntheticFleet()
+    PageTestFleet()
     {
         v1::Snapshot& snap = s();
         snap.set_api_version(v1::API_VERSION_1);
