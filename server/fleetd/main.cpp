@@ -26,8 +26,6 @@ namespace v1 = watchfloor::v1;
 using namespace watchfloor::server;
 
 constexpr const char* kVersion = "fleetd " FLEETD_VERSION;
-// Job entities a real source can name at once (Slurm jobs get indexes from this block).
-constexpr std::uint32_t kRealJobSlots = 65'536;
 
 // --source prometheus=URL: the site's fleet from its fleet file, its telemetry from its store.
 std::unique_ptr<sources::PrometheusSource> makePrometheusSource(const fleetd::CommandLine& cl) {
@@ -37,7 +35,8 @@ std::unique_ptr<sources::PrometheusSource> makePrometheusSource(const fleetd::Co
         std::cerr << "fleetd: " << error.toString() << "\n";
         return nullptr;
     }
-    const sim::FleetModel model(*spec, kRealJobSlots);
+    // No job block: a real source's jobs come from Slurm and take indexes past the topology.
+    const sim::FleetModel model(*spec, 0);
     sources::PrometheusSourceOptions options;
     options.stores = cl.sources.stores();
     options.poll = cl.sources.poll;

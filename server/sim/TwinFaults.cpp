@@ -149,10 +149,7 @@ void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_
     const XidInfo* info = findXid(xid);
     if (!info)
         return;
-    const Severity severity = info->fatal ? SEVERITY_CRITICAL
-                              : info->action == XID_ACTION_IGNORE ? SEVERITY_INFO
-                                                                  : SEVERITY_WARNING;
-    auto& e = event(severity, EVENT_TYPE_XID, model->gpuIndex(g),
+    auto& e = event(xidSeverity(*info), EVENT_TYPE_XID, model->gpuIndex(g),
                     model->gpuName(g) + ": Xid " + std::to_string(xid) + " " + info->mnemonic);
     fillXidDetail(*info, *e.mutable_xid());
     e.set_cause(cause);

@@ -79,4 +79,8 @@ void fillXidDetail(const XidInfo& info, XidDetail& detail) {
     detail.set_fleet_policy(info.fleetPolicy);
 }
 
+Severity xidSeverity(const XidInfo& info) {
+    return info.fatal ? SEVERITY_CRITICAL : info.action == XID_ACTION_IGNORE ? SEVERITY_INFO : SEVERITY_WARNING;
+}
+
 }  // namespace watchfloor::server::sim

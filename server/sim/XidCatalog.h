@@ -26,4 +26,7 @@ const XidInfo* findXid(std::uint32_t xid);
 // Fills the Event's XidDetail from the table.
 void fillXidDetail(const XidInfo& info, watchfloor::v1::XidDetail& detail);
 
+// How loud an Xid event is: fatal ones critical, those NVIDIA says to ignore info, others warning.
+watchfloor::v1::Severity xidSeverity(const XidInfo& info);
+
 }  // namespace watchfloor::server::sim

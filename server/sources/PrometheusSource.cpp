@@ -69,19 +69,42 @@ UnixTime PrometheusSource::now() const { return fromUnixMs(wallMs()); }
 
 void PrometheusSource::advanceTo(UnixTime until, FleetChanges& out) {
     std::lock_guard lock(mutex_);
-    out.time = std::min(until, now());
-    if (pending_.empty()) return;
     // The tick thread takes every finished poll at once; the store applies them as one instant
     // whose samples keep their own times.
-    out.samples = std::move(pending_.samples);
-    out.sampleTimesMs = std::move(pending_.sampleTimesMs);
-    out.events = std::move(pending_.events);
-    out.states = std::move(pending_.states);
-    out.jobs = std::move(pending_.jobs);
-    out.hasFleet = pending_.hasFleet;
-    out.fleet = pending_.fleet;
-    out.sources = std::move(pending_.sources);
-    pending_.clear();
+    mergeInto(out, pending_);
+    pending_ = FleetChanges{};
+    out.time = std::min(until, now());
+}
+
+// Appends `from` to `into`: events and states in order, the newest fleet line, and one entry per
+// job (by index) and per source (by name). Samples move when `into` has none, which is the usual
+// case on both hand-overs: millions of them are not copied under the lock the tick thread waits on.
+void PrometheusSource::mergeInto(FleetChanges& into, FleetChanges& from) {
+    if (into.samples.empty()) {
+        into.samples = std::move(from.samples);
+        into.sampleTimesMs = std::move(from.sampleTimesMs);
+    } else {
+        into.samples.insert(into.samples.end(), from.samples.begin(), from.samples.end());
+        into.sampleTimesMs.insert(into.sampleTimesMs.end(), from.sampleTimesMs.begin(), from.sampleTimesMs.end());
+    }
+    for (auto& e : from.events) into.events.push_back(std::move(e));
+    for (auto& state : from.states) into.states.push_back(std::move(state));
+    if (from.hasFleet) {
+        into.hasFleet = true;
+        into.fleet = std::move(from.fleet);
+    }
+    for (auto& job : from.jobs) {
+        auto same = std::find_if(into.jobs.begin(), into.jobs.end(),
+                                 [&](const v1::Job& j) { return j.index() == job.index(); });
+        if (same != into.jobs.end()) *same = std::move(job);
+        else into.jobs.push_back(std::move(job));
+    }
+    for (auto& status : from.sources) {
+        auto same = std::find_if(into.sources.begin(), into.sources.end(),
+                                 [&](const v1::SourceStatus& s) { return s.name() == status.name(); });
+        if (same != into.sources.end()) *same = std::move(status);
+        else into.sources.push_back(std::move(status));
+    }
 }
 
 void PrometheusSource::pollLoop() {
@@ -125,28 +148,7 @@ void PrometheusSource::pollOnce() {
     if (notes.gpusHealthy + notes.gpusDegraded > 0) summarizeFleet(pollTimeMs, notes, changes);
 
     std::lock_guard lock(mutex_);
-    for (std::size_t i = 0; i < changes.samples.size(); ++i) {
-        pending_.samples.push_back(changes.samples[i]);
-        pending_.sampleTimesMs.push_back(changes.sampleTimesMs[i]);
-    }
-    for (auto& e : changes.events) pending_.events.push_back(std::move(e));
-    for (auto& state : changes.states) pending_.states.push_back(std::move(state));
-    if (changes.hasFleet) {
-        pending_.hasFleet = true;
-        pending_.fleet = changes.fleet;
-    }
-    for (auto& job : changes.jobs) {
-        auto same = std::find_if(pending_.jobs.begin(), pending_.jobs.end(),
-                                 [&](const v1::Job& j) { return j.index() == job.index(); });
-        if (same != pending_.jobs.end()) *same = std::move(job);
-        else pending_.jobs.push_back(std::move(job));
-    }
-    for (auto& status : changes.sources) {
-        auto same = std::find_if(pending_.sources.begin(), pending_.sources.end(),
-                                 [&](const v1::SourceStatus& s) { return s.name() == status.name(); });
-        if (same != pending_.sources.end()) *same = status;
-        else pending_.sources.push_back(status);
-    }
+    mergeInto(pending_, changes);
     progress_ = telemetry_->jobProgress();
 }
 

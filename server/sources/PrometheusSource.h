@@ -59,6 +59,7 @@ public:
     std::uint64_t polls() const { return polls_; }
 
 private:
+    static void mergeInto(FleetChanges& into, FleetChanges& from);
     void pollLoop();
     void pollOnce();
     void updateStatus(std::size_t store, const std::vector<prom::QueryResult>& results, const PollNotes& notes,

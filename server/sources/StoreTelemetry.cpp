@@ -276,9 +276,7 @@ void StoreTelemetry::emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs,
     e.set_value(xid);
     e.set_cause("xid");
     if (info) {
-        e.set_severity(info->fatal ? v1::SEVERITY_CRITICAL
-                       : info->action == v1::XID_ACTION_IGNORE ? v1::SEVERITY_INFO
-                                                               : v1::SEVERITY_WARNING);
+        e.set_severity(sim::xidSeverity(*info));
         e.set_message(gpuName + ": Xid " + std::to_string(code) + " " + info->mnemonic + " (reported by DCGM)");
         sim::fillXidDetail(*info, *e.mutable_xid());
     } else {
