@@ -126,7 +126,8 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
     if (!recovered.error.empty()) return fail(recovered.error);
     plane->notes_.push_back("recovered " + std::to_string(recovered.operations) + " operations from " +
                             options.auditLogFile + " (" + std::to_string(recovered.interrupted) +
-                            " interrupted, marked FAILED)");
+                            " interrupted, reconciled against the fleet once serving)");
+    plane->standing_ = recovered.standing;
     if (recovered.unreadableLines > 0)
         plane->notes_.push_back(std::to_string(recovered.unreadableLines) + " lines of " + options.auditLogFile +
                                 " are not fleetd's records (garbage, torn, or longer than 1 MiB) and were skipped");

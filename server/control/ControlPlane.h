@@ -68,6 +68,9 @@ public:
     AutomationCircuitBreaker* breaker() { return breaker_.get(); }
     // What start-up found and decided, one line each, for fleetd's log (repairs, recovery, transport).
     const std::vector<std::string>& startupNotes() const { return notes_; }
+    // Operator drains and isolations in force when the previous run stopped, from the audit log;
+    // a backend that starts fresh (the twin) applies them before serving.
+    const std::vector<StandingAction>& standingActions() const { return standing_; }
     void tick() {
         engine_->tick();
         access_->flushSuppressed();
@@ -85,6 +88,7 @@ private:
     std::unique_ptr<XidAutoDrain> autoDrain_;
     std::unique_ptr<ControlServiceImpl> service_;
     std::vector<std::string> notes_;
+    std::vector<StandingAction> standing_;
 };
 
 }  // namespace watchfloor::server::control

@@ -24,6 +24,8 @@ constexpr const char* kNotInMemory =
     "log: ListAuditEntries)";
 constexpr std::uint32_t kDefaultPageSize = 100;
 constexpr std::uint32_t kMaxPageSize = 1000;
+// The audit decision written before an interrupted operation is run again.
+constexpr const char* kResumeDecision = "resume";
 
 std::string trimmed(const std::string& text) {
     const auto first = std::find_if_not(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); });
@@ -115,6 +117,7 @@ struct OperationsEngine::Entry {
     std::uint64_t seq = 0;       // creation order; the list page token
     Caller requester;
     bool effectApplied = false;  // the actuator reported success; a drain may still be DRAINING
+    bool interrupted = false;    // accepted by an earlier run without a recorded outcome: to reconcile
 };
 
 OperationsEngine::OperationsEngine(const FleetView& fleet, Actuator& actuator, AuditLog& audit, OperationsConfig config)
@@ -689,7 +692,9 @@ RecoveryReport OperationsEngine::recoverLocked(const std::string& auditPath) {
         [&](const google::protobuf::Struct& record) {
             const std::string id = stringField(record, "operation_id");
             const std::string decision = stringField(record, "decision");
-            if (id.empty() || decision == "deny") return;
+            // A "resume" record precedes running an interrupted operation again: until its result
+            // is recorded it is as interrupted as before.
+            if (id.empty() || decision == "deny" || decision == kResumeDecision) return;
             const auto found = byId_.find(id);
             if (found == byId_.end()) {
                 if (decision == "allow") adopt(record);
@@ -701,21 +706,109 @@ RecoveryReport OperationsEngine::recoverLocked(const std::string& auditPath) {
     // Replaying changed states after adoption counted them.
     finished_ = static_cast<std::size_t>(
         std::count_if(entries_.begin(), entries_.end(), [](const auto& owned) { return !isActive(owned->op.state()); }));
-    std::vector<Entry*> interrupted;
-    for (Entry* entry : recovered)
-        if (entry->op.state() == v1::OPERATION_STATE_PENDING ||
-            (entry->op.state() == v1::OPERATION_STATE_RUNNING && !entry->effectApplied))
-            interrupted.push_back(entry);
-    for (Entry* entry : interrupted) {
-        finishLocked(*entry, v1::OPERATION_STATE_FAILED,
-                     "interrupted: fleetd stopped after accepting " + actionName(entry->op.request().type()) + " " +
-                         describeTarget(entry->op.request()) +
-                         " and before recording its outcome; it may or may not have taken effect. Check the target; "
-                         "it is not run again (a new request id acts again)");
+    StandingActions standing;
+    for (Entry* entry : recovered) {
+        standing.note(entry->op, entry->effectApplied);
+        if (entry->op.state() != v1::OPERATION_STATE_PENDING &&
+            (entry->op.state() != v1::OPERATION_STATE_RUNNING || entry->effectApplied))
+            continue;
+        // Active, so kept in memory and in the way of another action on its target until judged.
+        entry->interrupted = true;
+        setState(*entry, v1::OPERATION_STATE_RUNNING);
+        entry->op.set_progress_message("fleetd restarted before recording the outcome; checking " +
+                                       describeTarget(entry->op.request()) + " to confirm or finish it");
         ++report.interrupted;
     }
     report.operations = recovered.size();
+    report.standing = standing.list();
     return report;
+}
+
+ReconcileReport OperationsEngine::reconcileInterrupted() {
+    std::vector<Entry*> interrupted;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& owned : entries_)
+            if (owned->interrupted) interrupted.push_back(owned.get());
+    }
+    ReconcileReport report;
+    for (Entry* entry : interrupted) {
+        switch (reconcile(*entry)) {
+        case Reconciliation::Verdict::Confirmed:
+        case Reconciliation::Verdict::Draining: ++report.confirmed; break;
+        case Reconciliation::Verdict::RunAgain: ++report.runAgain; break;
+        case Reconciliation::Verdict::CheckByHand: ++report.failed; break;
+        }
+    }
+    return report;
+}
+
+std::optional<std::string> OperationsEngine::auditResumption(Entry& entry, const std::string& found) {
+    const v1::Operation& op = entry.op;
+    AuditRecord record = auditRecord(op.principal(), op.role(), "", op.request(), kResumeDecision);
+    record.result = "RUNNING: run again after fleetd restarted (" + found + ")";
+    record.operationId = op.id();
+    if (auto error = audit_.append(record); !error.empty()) return error;
+    return std::nullopt;
+}
+
+Reconciliation::Verdict OperationsEngine::reconcile(Entry& entry) {
+    v1::Operation op;
+    {
+        std::lock_guard lock(mutex_);
+        op = entry.op;
+    }
+    Reconciliation judged = judgeInterrupted(fleet_, op, breaker_);
+    auto settle = [&](auto&& change) {
+        v1::Operation snapshot;
+        {
+            std::lock_guard lock(mutex_);
+            entry.interrupted = false;
+            change();
+            snapshot = entry.op;
+        }
+        flushAudit();
+        notify({snapshot});
+    };
+    const std::string restarted = "after fleetd restarted: ";
+    switch (judged.verdict) {
+    case Reconciliation::Verdict::Confirmed:
+        settle([&] { finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, "effect confirmed " + restarted + judged.message); });
+        return judged.verdict;
+    case Reconciliation::Verdict::Draining:
+        settle([&] {
+            entry.effectApplied = true;
+            entry.op.set_progress_ratio(0.5);
+            entry.op.set_progress_message("effect confirmed " + restarted + judged.message);
+            entry.op.set_updated_unix_ms(nowUnixMs());
+            auditResultLocked(entry);
+        });
+        return judged.verdict;
+    case Reconciliation::Verdict::CheckByHand:
+        settle([&] { finishLocked(entry, v1::OPERATION_STATE_FAILED, judged.message); });
+        return judged.verdict;
+    case Reconciliation::Verdict::RunAgain: break;
+    }
+    // Finishing it must still be allowed now (a node the health check took out cannot be resumed).
+    const PreviewOutcome now = preview(entry.requester, op.request());
+    std::optional<std::string> refusal;
+    if (!now.status.ok()) refusal = now.status.error_message();
+    else if (!now.preview.allowed()) refusal = now.preview.refusal();
+    else if (auto error = auditResumption(entry, judged.message))
+        refusal = "the audit log cannot be written (" + *error + ")";
+    if (refusal) {
+        settle([&] {
+            finishLocked(entry, v1::OPERATION_STATE_FAILED,
+                         "interrupted by a fleetd restart and not finished: " + judged.message + ", and " + *refusal);
+        });
+        return Reconciliation::Verdict::CheckByHand;
+    }
+    {
+        std::lock_guard lock(mutex_);
+        entry.interrupted = false;
+    }
+    run(entry, entry.requester);
+    return judged.verdict;
 }
 
 OperationResult OperationsEngine::get(const std::string& operationId, const std::string& requestId,

@@ -10,6 +10,7 @@
 #include "AutomationCircuitBreaker.h"
 #include "BlastRadius.h"
 #include "FleetView.h"
+#include "InterruptedOperations.h"
 #include "watchfloor/v1/control.pb.h"
 
 #include <grpcpp/support/status.h>
@@ -56,9 +57,17 @@ struct ListResult {
 
 struct RecoveryReport {
     std::size_t operations = 0;       // rebuilt from the audit log of the previous run
-    std::size_t interrupted = 0;      // accepted there without a recorded outcome: now FAILED
+    std::size_t interrupted = 0;      // accepted there without a recorded outcome: to reconcile
     std::size_t unreadableLines = 0;
     std::string error;                // the audit log could not be read
+    std::vector<StandingAction> standing;  // operator drains and isolations in force at its end
+};
+
+// What reconcileInterrupted() did with each interrupted operation.
+struct ReconcileReport {
+    std::size_t confirmed = 0;   // the intended state held: SUCCEEDED (or a drain still DRAINING)
+    std::size_t runAgain = 0;    // finished under the same operation
+    std::size_t failed = 0;      // not safe to repeat, or refused now: FAILED, saying what to check
 };
 
 // The FleetView must be safe to read from several threads at once.
@@ -77,9 +86,18 @@ public:
 
     // Rebuilds the operations, and so the request ids already used, from the audit log of the
     // previous run; call once before serving. An operation accepted without a recorded outcome
-    // may or may not have taken effect: it becomes FAILED ("interrupted"), is audited as such and
-    // is never run again by itself. A drain whose effect was recorded keeps waiting for DRAINED.
+    // may or may not have taken effect: it stays RUNNING ("reconciling") until
+    // reconcileInterrupted() has judged it. A drain whose effect was recorded keeps waiting for
+    // DRAINED.
     RecoveryReport recover(const std::string& auditPath);
+
+    // Settles what recover() found interrupted, by the fleet as it is now: the intended state
+    // holds -> SUCCEEDED (audited as confirmed); an idempotent action (drain, resume, isolate,
+    // restore, acknowledge, breaker reset) without its effect -> run again under the same
+    // operation (audited as "resume" first); a job restart -> FAILED, naming what to check. Call
+    // once the fleet view shows the fleet (fleetd: after its first tick), from a thread that may
+    // block while actions run (not the telemetry tick thread).
+    ReconcileReport reconcileInterrupted();
 
     PreviewOutcome preview(const Caller& caller, const watchfloor::v1::ActionRequest& request) const;
 
@@ -138,6 +156,9 @@ private:
     void finishLocked(Entry& entry, watchfloor::v1::OperationState state, const std::string& message);
     void auditResultLocked(Entry& entry);  // queues the record for flushAudit()
     void flushAudit();                     // writes queued records in order; call without mutex_
+    // One interrupted operation; returns the verdict it was settled by.
+    Reconciliation::Verdict reconcile(Entry& entry);
+    std::optional<std::string> auditResumption(Entry& entry, const std::string& found);  // error text
     void setState(Entry& entry, watchfloor::v1::OperationState state);
     void notify(const std::vector<watchfloor::v1::Operation>& changes);
     std::string newOperationId();

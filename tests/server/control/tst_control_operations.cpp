@@ -41,6 +41,21 @@ v1::ActionRequest isolate(const std::string& rack, const std::string& confirm, c
     return request;
 }
 
+v1::ActionRequest resume(const std::string& node, const std::string& requestId) {
+    v1::ActionRequest request = drain(node, requestId, "alice: repaired");
+    request.set_type(v1::ACTION_TYPE_RESUME_NODE);
+    return request;
+}
+
+v1::ActionRequest restoreRack(const std::string& rack, const std::string& requestId) {
+    v1::ActionRequest request;
+    request.set_request_id(requestId);
+    request.set_type(v1::ACTION_TYPE_RESTORE_RACK);
+    request.set_rack_name(rack);
+    request.set_reason("alice: repaired");
+    return request;
+}
+
 // One engine over a two-rack fleet, its audit log in a scratch folder and a settable clock.
 struct Harness {
     QTemporaryDir dir;
@@ -66,6 +81,16 @@ struct Harness {
         });
     }
     std::string auditPath() const { return dir.filePath("audit.jsonl").toStdString(); }
+    // fleetd starts again on the same audit log (the fleet is what the backend reports now).
+    void restart(bool isolateNeedsApproval) {
+        engine.reset();
+        audit.reset();
+        audit = AuditLog::open(auditPath()).log;
+        OperationsConfig config;
+        config.blastRadius.isolateRackNeedsApproval = isolateNeedsApproval;
+        config.clock = [this] { return now; };
+        engine = std::make_unique<OperationsEngine>(fleet, *actuator, *audit, config);
+    }
     QString auditText() const {
         QFile file(QString::fromStdString(auditPath()));
         file.open(QIODevice::ReadOnly);
@@ -79,6 +104,25 @@ struct Harness {
         return states;
     }
 };
+
+// What a crash right after the acceptance was journalled leaves: an "allow" record, no outcome.
+// `request.reason()` is as stored ("<principal>: <text>").
+void journalAccepted(Harness& h, const std::string& operationId, const v1::ActionRequest& request) {
+    v1::Operation accepted;
+    accepted.set_id(operationId);
+    accepted.set_request_id(request.request_id());
+    *accepted.mutable_request() = request;
+    accepted.set_principal("alice");
+    accepted.set_role(v1::ROLE_OPERATOR);
+    accepted.set_state(v1::OPERATION_STATE_PENDING);
+    AuditRecord record;
+    record.time = h.now;
+    record.principal = "alice";
+    record.decision = "allow";
+    record.operationId = operationId;
+    google::protobuf::util::MessageToJsonString(accepted, &record.operationJson);
+    QCOMPARE(h.audit->append(record), std::string());
+}
 
 }  // namespace
 
@@ -457,34 +501,10 @@ private slots:
         h.fleet.placeJob("llm-70b", {"r01-n03"}, 60);
         const auto draining = h.engine->execute(kAlice, drain("r01-n03", "drain-wait")).operation;
         QCOMPARE(draining.state(), v1::OPERATION_STATE_RUNNING);
-        {
-            // A crash after the decision was journalled and before the backend answered.
-            v1::Operation accepted;
-            accepted.set_id("op-crashed");
-            accepted.set_request_id("crash-1");
-            *accepted.mutable_request() = drain("r01-n08", "crash-1", "alice: psu fault");
-            accepted.set_principal("alice");
-            accepted.set_role(v1::ROLE_OPERATOR);
-            accepted.set_state(v1::OPERATION_STATE_PENDING);
-            AuditRecord record;
-            record.time = h.now;
-            record.principal = "alice";
-            record.decision = "allow";
-            record.operationId = accepted.id();
-            google::protobuf::util::MessageToJsonString(accepted, &record.operationJson);
-            QCOMPARE(h.audit->append(record), std::string());
-        }
+        // A crash after the decision was journalled and before the backend answered.
+        journalAccepted(h, "op-crashed", drain("r01-n08", "crash-1", "alice: psu fault"));
         const std::size_t callsBefore = h.actuator->calls().size();
-        h.engine.reset();
-        h.audit.reset();
-
-        // fleetd starts again on the same audit log.
-        h.audit = AuditLog::open(h.auditPath()).log;
-        QVERIFY(h.audit);
-        OperationsConfig config;
-        config.blastRadius.isolateRackNeedsApproval = true;
-        config.clock = [&h] { return h.now; };
-        h.engine = std::make_unique<OperationsEngine>(h.fleet, *h.actuator, *h.audit, config);
+        h.restart(true);
         const RecoveryReport report = h.engine->recover(h.auditPath());
         QVERIFY2(report.error.empty(), report.error.c_str());
         QCOMPARE(report.operations, 4u);
@@ -497,12 +517,23 @@ private slots:
         QCOMPARE(h.engine->execute(kAlice, drain("r01-n06", "done-1")).status.error_code(),
                  grpc::StatusCode::INVALID_ARGUMENT);
 
-        const auto crashed = h.engine->execute(kAlice, drain("r01-n08", "crash-1", "psu fault"));
+        // Until it is reconciled a retry sees it in flight, and nothing else may act on r01-n08.
+        auto crashed = h.engine->execute(kAlice, drain("r01-n08", "crash-1", "psu fault"));
         QVERIFY(crashed.status.ok());
         QCOMPARE(crashed.operation.id(), "op-crashed");
-        QCOMPARE(crashed.operation.state(), v1::OPERATION_STATE_FAILED);
-        QVERIFY(QString::fromStdString(crashed.operation.error()).startsWith("interrupted: "));
-        QVERIFY(h.auditText().contains("FAILED: interrupted: fleetd stopped after accepting DRAIN_NODE r01-n08"));
+        QCOMPARE(crashed.operation.state(), v1::OPERATION_STATE_RUNNING);
+        QVERIFY(QString::fromStdString(crashed.operation.progress_message()).contains("checking r01-n08"));
+        QCOMPARE(h.engine->execute(kBob, drain("r01-n08", "bob-1")).status.error_code(), grpc::StatusCode::ABORTED);
+        // r01-n08 is not drained: the drain is finished under the same operation, after a "resume" record.
+        const ReconcileReport reconciled = h.engine->reconcileInterrupted();
+        QCOMPARE(reconciled.runAgain, 1u);
+        QCOMPARE(reconciled.confirmed + reconciled.failed, 0u);
+        crashed = h.engine->execute(kAlice, drain("r01-n08", "crash-1", "psu fault"));
+        QCOMPARE(crashed.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(h.actuator->calls().size(), callsBefore + 1);
+        QCOMPARE(h.actuator->calls().back(), "drain r01-n08 reason=alice: psu fault");
+        QCOMPARE(h.actuator->unauditedCalls(), 0);
+        QVERIFY(h.auditText().contains("\"decision\":\"resume\""));
 
         QCOMPARE(h.engine->get(draining.id(), "", {}).operation.state(), v1::OPERATION_STATE_RUNNING);
         h.fleet.clearJobsOn("r01-n03");
@@ -516,20 +547,112 @@ private slots:
         const auto approved = h.engine->approve(kBob, awaiting.id(), "confirmed");
         QVERIFY2(approved.status.ok(), approved.status.error_message().c_str());
         QCOMPARE(approved.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
-        QCOMPARE(h.actuator->calls().size(), callsBefore + 1);  // only the approved isolation ran
+        QCOMPARE(h.actuator->calls().size(), callsBefore + 2);  // the finished drain and the approved isolation
         QCOMPARE(h.actuator->calls().back(), "isolate r02 trays=18 reason=alice: leak on the manifold");
 
         // A third start sees the outcomes recorded by the second.
-        h.engine.reset();
-        h.audit.reset();
-        h.audit = AuditLog::open(h.auditPath()).log;
-        h.engine = std::make_unique<OperationsEngine>(h.fleet, *h.actuator, *h.audit, config);
+        h.restart(true);
         const RecoveryReport again = h.engine->recover(h.auditPath());
         QCOMPARE(again.operations, 4u);
         QCOMPARE(again.interrupted, 0u);
         QCOMPARE(h.engine->get("", "iso-wait", "alice").operation.state(), v1::OPERATION_STATE_SUCCEEDED);
         QCOMPARE(h.engine->get("", "iso-wait", "alice").operation.approved_by(), "bob");
-        QCOMPARE(h.engine->get("", "crash-1", "alice").operation.state(), v1::OPERATION_STATE_FAILED);
+        QCOMPARE(h.engine->get("", "crash-1", "alice").operation.state(), v1::OPERATION_STATE_SUCCEEDED);
+        // What was in force at the end, for a backend that starts fresh: r01-n05, r01-n03, r01-n08 and r02.
+        std::vector<std::string> standing;
+        for (const auto& action : again.standing) standing.push_back(actionName(action.type) + " " + action.target);
+        QCOMPARE(standing, (std::vector<std::string>{"DRAIN_NODE r01-n03", "DRAIN_NODE r01-n05", "DRAIN_NODE r01-n08",
+                                                     "ISOLATE_RACK r02"}));
+    }
+
+    // Issue 13 item 10: each interrupted operation is judged by its target as it is now.
+    void reconcilesInterruptedOperationsAgainstTheFleet() {
+        Harness h;
+        h.fleet.setNodeState("r01-n02", v1::NODE_STATE_DRAINED);  // the drain took effect
+        journalAccepted(h, "op-drained", drain("r01-n02", "c-1", "alice: fan"));
+        h.fleet.placeJob("llm-8b", {"r01-n04"}, 60);
+        h.fleet.setNodeState("r01-n04", v1::NODE_STATE_DRAINING);  // took effect, work still leaving
+        journalAccepted(h, "op-draining", drain("r01-n04", "c-2", "alice: ecc"));
+        journalAccepted(h, "op-resumed", resume("r01-n06", "c-3"));  // r01-n06 is in service
+        h.fleet.setNodeState("r01-n09", v1::NODE_STATE_DRAINED);     // the resume did not happen
+        journalAccepted(h, "op-resume-again", resume("r01-n09", "c-4"));
+        h.fleet.takeOutByHealthCheck("r01-n10", "xid 79");           // out by the health check, no drain
+        journalAccepted(h, "op-resume-health", resume("r01-n10", "c-5"));
+        v1::ActionRequest isolation = isolate("r02", "r02", "c-6");  // r02 is not isolated
+        isolation.set_reason("alice: leak on the manifold");
+        journalAccepted(h, "op-isolate", isolation);
+        h.fleet.placeJob("llm-70b", {"r01-n12"}, 600);
+        v1::ActionRequest restart;
+        restart.set_request_id("c-7");
+        restart.set_type(v1::ACTION_TYPE_RESTART_JOB);
+        restart.set_job_name("llm-70b");
+        restart.set_reason("alice: hung");
+        journalAccepted(h, "op-restart", restart);
+        h.restart(false);
+        const RecoveryReport report = h.engine->recover(h.auditPath());
+        QCOMPARE(report.interrupted, 7u);
+        QCOMPARE(h.actuator->calls().size(), 0u);
+
+        const ReconcileReport reconciled = h.engine->reconcileInterrupted();
+        QCOMPARE(reconciled.confirmed, 4u);  // r01-n02, r01-n04 (draining), r01-n06, r01-n10
+        QCOMPARE(reconciled.runAgain, 2u);   // resume r01-n09, isolate r02
+        QCOMPARE(reconciled.failed, 1u);     // the job restart
+        QCOMPARE(h.actuator->calls(), (std::vector<std::string>{"resume r01-n09", "isolate r02 trays=18 reason=alice: leak on the manifold"}));
+        QCOMPARE(h.actuator->unauditedCalls(), 0);
+        auto op = [&](const char* id) { return h.engine->get(id, "", {}).operation; };
+        QCOMPARE(op("op-drained").state(), v1::OPERATION_STATE_SUCCEEDED);
+        QVERIFY(QString::fromStdString(op("op-drained").progress_message()).contains("effect confirmed after fleetd restarted: r01-n02 is drained"));
+        QCOMPARE(op("op-draining").state(), v1::OPERATION_STATE_RUNNING);
+        QCOMPARE(op("op-resumed").state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(op("op-resume-again").state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(op("op-resume-health").state(), v1::OPERATION_STATE_SUCCEEDED);
+        QVERIFY(QString::fromStdString(op("op-resume-health").progress_message()).contains("out of service by itself (xid 79)"));
+        QCOMPARE(op("op-isolate").state(), v1::OPERATION_STATE_SUCCEEDED);
+        QCOMPARE(op("op-restart").state(), v1::OPERATION_STATE_FAILED);
+        const QString check = QString::fromStdString(op("op-restart").error());
+        QVERIFY2(check.contains("Check whether llm-70b was requeued after") && check.contains("new request id"), qPrintable(check));
+        // The draining one completes once its work has left, as any drain does.
+        h.fleet.clearJobsOn("r01-n04");
+        h.fleet.setNodeState("r01-n04", v1::NODE_STATE_DRAINED);
+        h.engine->tick();
+        QCOMPARE(op("op-draining").state(), v1::OPERATION_STATE_SUCCEEDED);
+        // Settled outcomes are audited: a further restart finds nothing interrupted.
+        h.restart(false);
+        QCOMPARE(h.engine->recover(h.auditPath()).interrupted, 0u);
+    }
+
+    // A crash while an interrupted operation runs again leaves it interrupted, not applied.
+    void aResumedOperationCutAgainStaysInterrupted() {
+        Harness h;
+        journalAccepted(h, "op-twice", drain("r01-n03", "t-1", "alice: fan"));
+        AuditRecord resumed;
+        resumed.time = h.now;
+        resumed.principal = "alice";
+        resumed.decision = "resume";
+        resumed.result = "RUNNING: run again after fleetd restarted (r01-n03 is not drained)";
+        resumed.operationId = "op-twice";
+        QCOMPARE(h.audit->append(resumed), std::string());
+        h.restart(false);
+        QCOMPARE(h.engine->recover(h.auditPath()).interrupted, 1u);
+        QCOMPARE(h.engine->reconcileInterrupted().runAgain, 1u);
+        QCOMPARE(h.actuator->calls(), std::vector<std::string>{"drain r01-n03 reason=alice: fan"});
+    }
+
+    // Finishing must still be allowed now: the preview's refusal is the operation's error.
+    void anInterruptedOperationRefusedNowFailsSayingWhy() {
+        Harness h;
+        h.fleet.setLeak("r02", true);
+        journalAccepted(h, "op-restore", restoreRack("r02", "r-1"));
+        h.fleet.setIsolated("r02", true);
+        h.restart(false);
+        QCOMPARE(h.engine->recover(h.auditPath()).interrupted, 1u);
+        const ReconcileReport reconciled = h.engine->reconcileInterrupted();
+        QCOMPARE(reconciled.failed, 1u);
+        QCOMPARE(h.actuator->calls().size(), 0u);
+        const auto op = h.engine->get("op-restore", "", {}).operation;
+        QCOMPARE(op.state(), v1::OPERATION_STATE_FAILED);
+        QVERIFY2(QString::fromStdString(op.error()).startsWith("interrupted by a fleetd restart and not finished: r02 is still isolated, and "),
+                 op.error().c_str());
     }
 
     // Issue 13 item 3: another principal's request id is that principal's own request.
