@@ -174,8 +174,10 @@ OperationResult OperationsEngine::refuse(const Caller& caller, const v1::ActionR
 
 PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionRequest& request) const {
     if (auto shape = checkShape(request); !shape.ok()) return {shape, {}};
-    auto [status, preview] = computeBlastRadius(fleet_, request, config_.blastRadius);
-    if (!status.ok()) return {status, {}};
+    // Not a structured binding: clang before 16 cannot capture one in the lambda below (tests/fuzz).
+    auto blast = computeBlastRadius(fleet_, request, config_.blastRadius);
+    if (!blast.status.ok()) return {blast.status, {}};
+    v1::ActionPreview& preview = blast.preview;
     auto refuseIfAllowed = [&](std::string why) {
         if (!preview.allowed()) return;
         preview.set_allowed(false);
