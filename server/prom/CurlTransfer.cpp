@@ -11,8 +11,6 @@ namespace watchfloor::server::prom::detail {
 
 namespace {
 
-constexpr std::size_t kKeptBufferBytes = std::size_t(64) << 20;
-
 std::string secondsText(std::chrono::milliseconds timeout) {
     char text[32];
     if (timeout.count() % 1000 == 0)
@@ -66,7 +64,7 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
                            std::size_t tag) {
     curl_easy_reset(easy_);
     tag_ = tag;
-    endpoint_ = request.endpoint;
+    endpoint_ = withoutCredentials(request.endpoint);  // what messages name; url_ keeps any user:password@
     form_ = request.form;
     body_.clear();
     overCap_ = false;
@@ -79,7 +77,7 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
         curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, form_.c_str());
         curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(form_.size()));
     } else {
-        url_ = request.endpoint + "?" + form_;
+        url_ = form_.empty() ? request.endpoint : request.endpoint + "?" + form_;
         curl_easy_setopt(easy_, CURLOPT_HTTPGET, 1L);
     }
     curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str());
@@ -89,7 +87,9 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
     curl_easy_setopt(easy_, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(easy_, CURLOPT_USERAGENT, "watchfloor-fleetd");
     curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
-    curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.timeout.count()));
+    const auto connectTimeout = options.connectTimeout.count() > 0 ? std::min(options.connectTimeout, options.timeout)
+                                                                   : options.timeout;
+    curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connectTimeout.count()));
     curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
     // "" offers every encoding this libcurl decodes; the write callback sees decoded bytes, so
     // the size cap bounds memory, not wire bytes.
@@ -113,6 +113,12 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
     if (!options.caFile.empty()) curl_easy_setopt(easy_, CURLOPT_CAINFO, options.caFile.c_str());
     if (!options.clientCertFile.empty()) curl_easy_setopt(easy_, CURLOPT_SSLCERT, options.clientCertFile.c_str());
     if (!options.clientKeyFile.empty()) curl_easy_setopt(easy_, CURLOPT_SSLKEY, options.clientKeyFile.c_str());
+}
+
+std::string_view CurlTransfer::contentType() const {
+    const char* type = nullptr;
+    curl_easy_getinfo(easy_, CURLINFO_CONTENT_TYPE, &type);
+    return type ? std::string_view(type) : std::string_view();
 }
 
 int CurlTransfer::httpStatus() const {
@@ -145,8 +151,8 @@ std::size_t CurlTransfer::append(const char* data, std::size_t bytes) {
     return bytes;
 }
 
-void CurlTransfer::releaseLargeBuffer() {
-    if (body_.capacity() > kKeptBufferBytes) std::string().swap(body_);
+void CurlTransfer::releaseLargeBuffer(std::size_t keptBytes) {
+    if (body_.capacity() > keptBytes) std::string().swap(body_);
 }
 
 std::string CurlTransfer::describeFailure(CURLcode code, const StoreOptions& options) const {
@@ -156,7 +162,13 @@ std::string CurlTransfer::describeFailure(CURLcode code, const StoreOptions& opt
     if (code == CURLE_WRITE_ERROR && overCap_)
         return "answer from " + endpoint_ + " exceeds " + std::to_string(options.maxResponseBytes) +
                " bytes (maxResponseBytes); refused";
-    if (code == CURLE_OPERATION_TIMEDOUT) return "timeout after " + secondsText(options.timeout) + " waiting for " + endpoint_;
+    if (code == CURLE_OPERATION_TIMEDOUT) {
+        curl_off_t connectedUs = 0;
+        curl_easy_getinfo(easy_, CURLINFO_CONNECT_TIME_T, &connectedUs);
+        if (connectedUs == 0 && options.connectTimeout.count() > 0 && options.connectTimeout < options.timeout)
+            return "no connection within " + secondsText(options.connectTimeout) + " to " + endpoint_;
+        return "timeout after " + secondsText(options.timeout) + " waiting for " + endpoint_;
+    }
     if (code == CURLE_COULDNT_CONNECT && osErrno == ECONNREFUSED) return "connection refused by " + endpoint_;
     if (code == CURLE_COULDNT_CONNECT) return "cannot connect to " + endpoint_ + ": " + detail;
     if (code == CURLE_COULDNT_RESOLVE_HOST) return "cannot resolve the host of " + endpoint_ + ": " + detail;

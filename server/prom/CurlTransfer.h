@@ -16,7 +16,7 @@ namespace watchfloor::server::prom::detail {
 
 struct Request {
     std::string endpoint;  // base + API path, without the query: also what messages name
-    std::string form;      // url-encoded parameters
+    std::string form;      // url-encoded parameters; empty: the endpoint is fetched as it is
     bool post = false;
 };
 
@@ -38,13 +38,16 @@ public:
     std::size_t tag() const { return tag_; }
     std::chrono::steady_clock::time_point started() const { return started_; }
     int httpStatus() const;
+    // The answer's Content-Type header, empty when it had none.
+    std::string_view contentType() const;
     // The answer; kJsonPadding bytes after its end are allocated.
     std::string_view body() const { return body_; }
     // One line for a transfer that ended with `code`, naming the endpoint.
     std::string describeFailure(CURLcode code, const StoreOptions& options) const;
     const std::string& endpoint() const { return endpoint_; }
     // Large buffers are not kept between polls: an unusual answer should not pin its memory.
-    void releaseLargeBuffer();
+    void releaseLargeBuffer(std::size_t keptBytes = kKeptBufferBytes);
+    static constexpr std::size_t kKeptBufferBytes = std::size_t(64) << 20;
 
 private:
     static std::size_t onData(char* data, std::size_t size, std::size_t count, void* self);

@@ -4,6 +4,7 @@
 #include "OneLine.h"
 #include "PromDecoder.h"
 #include "SecretFile.h"
+#include "TransferPool.h"
 
 #include <curl/curl.h>
 
@@ -68,14 +69,6 @@ private:
     std::string text_;
 };
 
-// The owner of libcurl's global state for the process; libcurl wants it set up once, early.
-void initialiseCurlOnce() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw std::runtime_error("curl_global_init failed");
-    });
-}
-
 QueryResult failed(std::string error) {
     QueryResult result;
     result.error = std::move(error);
@@ -89,20 +82,9 @@ public:
     using Decode = std::function<QueryResult(std::size_t request, std::string_view paddedBody)>;
 
     explicit Impl(StoreOptions options)
-        : options_(std::move(options)), bearer_(options_.bearerTokenFile), password_(options_.basicAuthPasswordFile) {
-        initialiseCurlOnce();
-        while (!options_.url.empty() && options_.url.back() == '/') options_.url.pop_back();
-        options_.maxConcurrentQueries = std::max<std::size_t>(1, options_.maxConcurrentQueries);
-        multi_ = curl_multi_init();
-        if (!multi_) throw std::runtime_error("curl_multi_init failed");
-        curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(options_.maxConcurrentQueries));
-        curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(options_.maxConcurrentQueries));
-    }
-
-    ~Impl() {
-        transfers_.clear();
-        curl_multi_cleanup(multi_);
-    }
+        : options_(normalised(std::move(options))), bearer_(options_.bearerTokenFile),
+          password_(options_.basicAuthPasswordFile),
+          pool_(options_.maxConcurrentQueries, options_.maxConcurrentQueries) {}
 
     const StoreOptions& options() const { return options_; }
 
@@ -131,34 +113,15 @@ public:
             for (auto& r : results) r = failed(authError);
             return results;
         }
-        std::size_t next = 0, active = 0;
-        std::vector<CurlTransfer*> idle;
-        for (auto& transfer : transfers_) idle.push_back(transfer.get());
-        while (next < requests.size() || active > 0) {
-            while (active < options_.maxConcurrentQueries && next < requests.size()) {
-                CurlTransfer& transfer = acquire(idle);
-                transfer.prepare(requests[next], auth, options_, next);
-                curl_multi_add_handle(multi_, transfer.handle());
-                ++active;
+        std::size_t next = 0;
+        while (next < requests.size() || pool_.active() > 0) {
+            while (pool_.active() < options_.maxConcurrentQueries && next < requests.size()) {
+                pool_.start(requests[next], auth, options_, next);
                 ++next;
             }
-            int running = 0;
-            curl_multi_perform(multi_, &running);
-            int queued = 0;
-            while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
-                if (message->msg != CURLMSG_DONE) continue;
-                CurlTransfer* transfer = nullptr;
-                curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &transfer);
-                const CURLcode code = message->data.result;
-                curl_multi_remove_handle(multi_, message->easy_handle);
-                results[transfer->tag()] = finish(*transfer, code, decode);
-                transfer->releaseLargeBuffer();
-                idle.push_back(transfer);
-                --active;
-            }
-            // Every transfer carries its own timeout, so this loop ends; the poll only waits for
-            // sockets or the next libcurl timer.
-            if (active > 0) curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
+            pool_.perform(std::chrono::milliseconds(100), [&](CurlTransfer& transfer, CURLcode code) {
+                results[transfer.tag()] = finish(transfer, code, decode);
+            });
         }
         curl_slist_free_all(auth.headers);
         return results;
@@ -167,16 +130,10 @@ public:
     detail::Decoder& decoder() { return decoder_; }
 
 private:
-    // Handles live as long as the client, so their connections and TLS sessions are reused;
-    // between runs every handle is idle.
-    CurlTransfer& acquire(std::vector<CurlTransfer*>& idle) {
-        if (!idle.empty()) {
-            CurlTransfer* transfer = idle.back();
-            idle.pop_back();
-            return *transfer;
-        }
-        transfers_.push_back(std::make_unique<CurlTransfer>());
-        return *transfers_.back();
+    static StoreOptions normalised(StoreOptions options) {
+        while (!options.url.empty() && options.url.back() == '/') options.url.pop_back();
+        options.maxConcurrentQueries = std::max<std::size_t>(1, options.maxConcurrentQueries);
+        return options;
     }
 
     bool buildAuth(RequestAuth& auth, std::string& error) {
@@ -237,8 +194,8 @@ private:
     StoreOptions options_;
     SecretFile bearer_;
     SecretFile password_;
-    CURLM* multi_ = nullptr;
-    std::vector<std::unique_ptr<CurlTransfer>> transfers_;
+    // Handles live as long as the client, so their connections and TLS sessions are reused.
+    detail::TransferPool pool_;
     detail::Decoder decoder_;
 };
 

@@ -34,6 +34,7 @@ struct StoreOptions {
     // Extensions.
     std::size_t maxConcurrentQueries = 6;  // instantQueries' transfers in flight at once
     int maxRedirects = 3;                  // followed (http/https only, POST stays POST); more is an error
+    std::chrono::milliseconds connectTimeout{0};  // TCP + TLS connect; 0 = `timeout`
 };
 
 // Views into the answer being decoded (or into the decoder's scratch for escaped strings):
