@@ -16,6 +16,22 @@ void ControlLoop::post(XidSighting sighting) {
     wake_.notify_one();
 }
 
+void ControlLoop::reconcileInterrupted() {
+    {
+        std::lock_guard lock(mutex_);
+        reconcileRequested_ = true;
+    }
+    wake_.notify_one();
+}
+
+void ControlLoop::reconcile() {
+    const control::ReconcileReport report = plane_.engine().reconcileInterrupted();
+    if (!log_ || report.confirmed + report.runAgain + report.failed == 0) return;
+    log_("interrupted operations reconciled: " + std::to_string(report.confirmed) + " confirmed in effect, " +
+         std::to_string(report.runAgain) + " finished again, " + std::to_string(report.failed) +
+         " failed (not safe to repeat or refused now; their errors say what to check)");
+}
+
 void ControlLoop::stop() {
     {
         std::lock_guard lock(mutex_);
@@ -41,8 +57,14 @@ void ControlLoop::run() {
     auto nextTick = Clock::now() + tickPeriod_;
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        wake_.wait_until(lock, nextTick, [this] { return stopping_ || !sightings_.empty(); });
+        wake_.wait_until(lock, nextTick, [this] { return stopping_ || reconcileRequested_ || !sightings_.empty(); });
         if (stopping_) break;
+        if (reconcileRequested_) {
+            reconcileRequested_ = false;
+            lock.unlock();
+            reconcile();
+            lock.lock();
+        }
         while (!sightings_.empty() && !stopping_) {
             const XidSighting sighting = std::move(sightings_.front());
             sightings_.pop_front();

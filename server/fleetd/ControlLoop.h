@@ -36,11 +36,14 @@ public:
 
     // Any thread; only queues. Ignored when automatic draining is off.
     void post(XidSighting sighting);
+    // Any thread; the loop settles the operations an earlier run left interrupted, then logs how.
+    void reconcileInterrupted();
     void stop();
 
 private:
     void run();
     void autoDrain(const XidSighting& sighting);
+    void reconcile();
 
     control::ControlPlane& plane_;
     const std::chrono::milliseconds tickPeriod_;
@@ -49,6 +52,7 @@ private:
     std::condition_variable wake_;
     std::deque<XidSighting> sightings_;
     bool stopping_ = false;
+    bool reconcileRequested_ = false;
     std::thread thread_;
 };
 

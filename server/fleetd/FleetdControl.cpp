@@ -84,7 +84,31 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
         twin, twinActionTimeout(cl.speed), [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
     const control::FleetView& base = *self->twinControl_;
     control::Actuator* simulator = self->twinControl_.get();
-    return assemble(std::move(self), cl, twin.topology(), base, simulator, slurmStates);
+    auto created = assemble(std::move(self), cl, twin.topology(), base, simulator, slurmStates);
+    // Under --scheduler slurm the drains live in Slurm and survive fleetd by themselves.
+    if (created.control && !slurmStates) created.control->restoreOperatorStates(twin);
+    return created;
+}
+
+void FleetdControl::restoreOperatorStates(sim::DigitalTwin& twin) {
+    std::size_t drains = 0, isolations = 0;
+    for (const control::StandingAction& standing : plane_->standingActions()) {
+        const std::string reason = standing.reason + " [restored from the audit log, " + standing.operationId + "]";
+        if (standing.type == v1::ACTION_TYPE_DRAIN_NODE) {
+            twin.requestAction(sim::TwinAction::drainNode(standing.target, reason));
+            ++drains;
+        } else {
+            twin.requestAction(sim::TwinAction::isolateRack(standing.target, reason));
+            ++isolations;
+        }
+    }
+    if (drains + isolations > 0)
+        log_("the digital twin starts fresh: restoring " + std::to_string(drains) + " operator drain(s) and " +
+             std::to_string(isolations) + " rack isolation(s) in force when the last run stopped");
+}
+
+void FleetdControl::serving() {
+    if (loop_) loop_->reconcileInterrupted();
 }
 
 FleetdControl::CreateResult FleetdControl::createForRealFleet(const CommandLine& cl, const v1::Topology& topology,

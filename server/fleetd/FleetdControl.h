@@ -51,6 +51,9 @@ public:
 
     // Transport, the service, the event tap and the shutdown hook for fleetd's server.
     void attachTo(service::FleetdOptions& options);
+    // Once the server has applied its first tick (the fleet view shows the fleet): settles the
+    // operations an earlier run left interrupted, on the control thread.
+    void serving();
     // After the server has shut down: ends the control thread.
     void stop();
 
@@ -65,6 +68,9 @@ private:
                                  control::Actuator* simulator, control::SlurmNodeStatePoller* slurmStates);
     // Off without --tokens: a service that refuses every call, naming the flag.
     static CreateResult disabled(std::unique_ptr<FleetdControl> self, const CommandLine& cl);
+    // The twin starts fresh: the drains and isolations in force when the last run stopped are
+    // queued for its first tick, so the map agrees with the operations list from the first snapshot.
+    void restoreOperatorStates(sim::DigitalTwin& twin);
     void onEvent(const watchfloor::v1::Event& event);
     // The breaker's alert: logged, and an event every console shows (critical, on the fleet).
     void raiseAlert(const std::string& message);

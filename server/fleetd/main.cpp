@@ -97,6 +97,7 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
         std::cerr << "fleetd: " << error << "\n";
         return 1;
     }
+    control.control->serving();
     const auto& t = source->topology();
     const auto host = cl.listenAddress.substr(0, cl.listenAddress.rfind(':'));
     std::cerr << kVersion << " listening on " << host << ":" << server->port() << " | fleet \"" << t.fleet_name()

@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <new>
 #include <sstream>
+
+#include <sys/mman.h>
 
 namespace watchfloor::server::service {
 
@@ -59,7 +62,7 @@ void HistoryStore::planFor(std::span<const Sample> firstSamples) {
 
 HistoryStore::~HistoryStore() {
     for (auto* store : {&aggregate_, &device_})
-        for (auto& tier : store->tiers) std::free(tier.rows);
+        for (auto& tier : store->tiers) ::munmap(tier.rows, tier.bytes);
 }
 
 void HistoryStore::plan(ClassStore& store, const std::vector<HistoryTier>& tiers, std::size_t expectedRows,
@@ -73,8 +76,14 @@ void HistoryStore::plan(ClassStore& store, const std::vector<HistoryTier>& tiers
         Tier tier;
         tier.widthMs = spec.width.count();
         tier.buckets = std::max(kMinBuckets, static_cast<std::size_t>(spec.buckets * scale));
-        tier.rows = static_cast<Bucket*>(std::calloc(std::size_t(store.maxRows) * tier.buckets, sizeof(Bucket)));
-        if (!tier.rows) throw std::bad_alloc();
+        // Populated now rather than page by page as buckets are first written: the coarsest tier
+        // first wraps after a day and more, and until then RSS would creep up (1.6 -> 2.0 GiB in
+        // 5 min at 1,800 racks). This way fleetd's footprint at the first tick is its steady state,
+        // and a host that cannot hold it finds out at start, not a day later.
+        tier.bytes = std::size_t(store.maxRows) * tier.buckets * sizeof(Bucket);
+        void* rows = ::mmap(nullptr, tier.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        if (rows == MAP_FAILED) throw std::bad_alloc();
+        tier.rows = static_cast<Bucket*>(rows);  // anonymous pages are zero: every bucket empty
         store.tiers.push_back(tier);
     }
 }
@@ -84,7 +93,7 @@ void HistoryStore::advance(ClassStore& store, std::int64_t timeMs) {
         const std::int64_t bucket = floorDiv(timeMs, tier.widthMs);
         if (tier.head == INT64_MIN) {
             tier.head = bucket;
-            continue;  // calloc'd: already empty
+            continue;  // fresh pages: already empty
         }
         if (bucket <= tier.head) continue;
         // Clear the slots the new buckets reuse; at most one full turn of the ring.

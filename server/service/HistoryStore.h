@@ -98,9 +98,10 @@ private:
         std::size_t buckets;
         std::int64_t head = INT64_MIN;  // newest bucket number written
         // [slot * maxRows + row]: one tick's samples land side by side (rows are assigned in the
-        // source's sample order), so ingest writes memory sequentially. calloc'd: pages appear
-        // only when used.
+        // source's sample order), so ingest writes memory sequentially. Mapped and populated at
+        // planning, so the store's memory is resident (and flat) from the first tick.
         Bucket* rows = nullptr;
+        std::size_t bytes = 0;
     };
     struct ClassStore {
         std::vector<Tier> tiers;

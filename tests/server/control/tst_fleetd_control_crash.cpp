@@ -1,6 +1,7 @@
 // Audit before effect, across a crash of the real fleetd: kill -9 right after an acknowledged
 // ExecuteAction leaves its record in the file; a restarted fleetd on the same --audit-log knows
-// the request id and returns the first operation instead of acting again; a torn last line is
+// the request id and returns the first operation instead of acting again (the twin, which starts
+// fresh, gets the drain back from the audit log); a torn last line is
 // repaired and reported; a second fleetd on the same audit log refuses to start.
 #include "FleetdControlFixture.h"
 
@@ -66,15 +67,20 @@ private slots:
         auto ackOld = action(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT, "crash-ack-2", "old id");
         ackOld.set_event_id(3);
         QCOMPARE(console.execute(kAlice, ackOld, &again).error_code(), grpc::StatusCode::NOT_FOUND);
-        // The new twin never saw a drain of r06-n04: nothing was executed again.
+        // The twin starts fresh, so fleetd restored the drain the audit log holds: the map shows
+        // r06-n04 drained from the first snapshot, as the operations list says (issue 13 item 10).
+        QVERIFY2(fleetd.log().contains("restoring 1 operator drain(s)"), fleetd.log().constData());
         FleetWatch watch(fleetd.address());
         QVERIFY(watch.ready());
         v1::EntityState state;
         const auto node = watch.nodeIndex("r06-n04");
         QVERIFY(node);
-        QVERIFY(!watch.waitForState(*node, [](const v1::EntityState& s) {
+        QVERIFY(watch.waitForState(*node, [](const v1::EntityState& s) {
             return s.node_state() == v1::NODE_STATE_DRAINING || s.node_state() == v1::NODE_STATE_DRAINED;
-        }, 2s, &state));
+        }, 0ms, &state));
+        QVERIFY2(QString::fromStdString(state.reason()).contains("alice: psu flapping [restored from the audit log, " +
+                                                                QString::fromStdString(first.id())),
+                 state.reason().c_str());
 
         // The same audit log cannot serve two fleetds.
         const auto second = FleetdProcess::run(QStringList{"--listen", "127.0.0.1:0"} + args_);

@@ -494,10 +494,17 @@ void TestGoodputLedger::millionsOfRecordsStayLinear() {
     double t = 0;
     std::uint64_t step = 0;
     ledger.jobStart(s(t));
+    // No wall-clock limit (the machine and a sanitizer build set the pace): the cost of a record
+    // must not grow with the records before it, so the last 10 % may not take much longer than
+    // the first 10 %.
     QElapsedTimer timer;
     timer.start();
     constexpr int kRecords = 2'000'000;
+    constexpr int kTenth = kRecords / 10;
+    qint64 firstTenthNs = 0, lastTenthStartNs = 0;
     for (int i = 1; i <= kRecords; ++i) {
+        if (i == kTenth + 1) firstTenthNs = timer.nsecsElapsed();
+        if (i == kRecords - kTenth + 1) lastTenthStartNs = timer.nsecsElapsed();
         ledger.steps(step, 100, s(t), s(t + 101.0), false);  // 1 s straggler excess per record
         step += 100;
         t += 101.0;
@@ -516,9 +523,12 @@ void TestGoodputLedger::millionsOfRecordsStayLinear() {
         if (i % 100'000 == 0)
             QVERIFY(ledger.slidingEttrRatio(s(t)) > 0.9);
     }
-    const qint64 elapsedMs = timer.elapsed();
-    qInfo("2M step records + saves + disruptions: %lld ms", elapsedMs);
-    QVERIFY2(elapsedMs < 20'000, "more than 10 µs per record on average");
+    const qint64 lastTenthNs = timer.nsecsElapsed() - lastTenthStartNs;
+    qInfo("2M step records + saves + disruptions: %lld ms; first 10 %%: %lld ms, last 10 %%: %lld ms",
+          timer.elapsed(), firstTenthNs / 1'000'000, lastTenthNs / 1'000'000);
+    QVERIFY2(lastTenthNs < 3 * firstTenthNs + 50'000'000,
+             qPrintable(QString("the last 10 %% of records took %1 ms, the first %2 ms: cost grows with history")
+                            .arg(lastTenthNs / 1'000'000).arg(firstTenthNs / 1'000'000)));
 
     const GoodputBreakdown b = ledger.breakdown(s(t));
     QVERIFY(!anyCategoryNegative(b));

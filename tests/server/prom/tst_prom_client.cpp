@@ -229,7 +229,7 @@ private slots:
     void slowStoreTimesOut() {
         FakeStore store;
         store.answer([&store](const httplib::Request&, httplib::Response& response) {
-            for (int i = 0; i < 100 && !store.stopping(); ++i) std::this_thread::sleep_for(50ms);
+            for (int i = 0; i < 200 && !store.stopping(); ++i) std::this_thread::sleep_for(50ms);  // 10 s
             response.set_content(kOneSample, "application/json");
         });
         StoreOptions o = optionsFor(store);
@@ -240,7 +240,8 @@ private slots:
         const QueryResult r = query(client);
         QVERIFY(!r.ok);
         QVERIFY2(r.error == "timeout after 0.3 s waiting for " + store.url() + "/api/v1/query", r.error.c_str());
-        QVERIFY2(timer.elapsed() < 2000, std::to_string(timer.elapsed()).c_str());
+        // Against the store's own 10 s, not a machine-dependent budget: it did not wait for the answer.
+        QVERIFY2(timer.elapsed() < 5000, std::to_string(timer.elapsed()).c_str());
         QCOMPARE(r.httpStatus, 0);
     }
 
@@ -255,13 +256,10 @@ private slots:
         StoreOptions o = optionsFor(store);
         o.maxResponseBytes = 256 * 1024;
         PromClient client(o);
-        QElapsedTimer timer;
-        timer.start();
         const QueryResult r = query(client);
         QVERIFY(!r.ok);
         QVERIFY2(r.error == "answer from " + store.url() + "/api/v1/query exceeds 262144 bytes (maxResponseBytes); refused",
-                 r.error.c_str());
-        QVERIFY(timer.elapsed() < 4000);
+                 r.error.c_str());  // an endless body without the cap never returns: the test's TIMEOUT catches that
     }
 
     void gzipAnswerAndCapOnDecodedBytes() {
