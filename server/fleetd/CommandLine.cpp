@@ -13,6 +13,7 @@ namespace watchfloor::server::fleetd {
 namespace {
 constexpr std::uint32_t kMaxRacks = 10'000;
 constexpr double kMaxSpeed = 1e6;
+constexpr std::chrono::milliseconds kDefaultWarmStart = std::chrono::hours(6);
 
 bool parseUnsigned(const std::string& text, std::uint64_t low, std::uint64_t high, std::uint64_t* out) {
     std::uint64_t value = 0;
@@ -65,19 +66,19 @@ bool checkSourceFlags(const std::vector<std::string>& args, const CommandLine& c
     if (!cl.sources.realSource()) {
         for (const auto& flag : sourceFlags)
             if (flag != "--source")
-                return *problem = flag + " needs --source prometheus=URL (the twin is not polled)", false;
+                return *problem = flag + " needs --source scrape or prometheus=URL (the twin is not polled)", false;
         return true;
     }
     if (cl.fleetFile.empty())
-        return *problem = "--source prometheus=URL needs --fleet FILE: the site's racks and the host names of "
+        return *problem = "--source scrape or prometheus=URL needs --fleet FILE: the site's racks and the host names of "
                           "their trays (the inventory)",
                false;
     for (const auto& arg : args)
         for (const char* twinOnly : {"--scenario", "--speed", "--seed", "--racks", "--regions", "--sim-duration",
-                                     "--dump-events", "--simulate"})
+                                     "--dump-events", "--simulate", "--warm-start"})
             if (arg == twinOnly || arg.rfind(std::string(twinOnly) + "=", 0) == 0)
                 return *problem = std::string(twinOnly) + " is for the digital twin; fleetd reads a real source "
-                                  "(--source prometheus=URL)",
+                                  "(--source scrape or prometheus=URL)",
                        false;
     return true;
 }
@@ -97,7 +98,7 @@ bool checkExporterFlags(const std::vector<std::string>& args, const CommandLine&
         return *problem = "--serve-exporters needs a running fleetd, not a headless --dump-events run", false;
     if (!cl.exportersListen.empty() && cl.sources.realSource())
         return *problem = "--serve-exporters publishes the digital twin's values; fleetd reads a real source "
-                          "(--source prometheus=URL)",
+                          "(--source scrape or prometheus=URL)",
                false;
     return true;
 }
@@ -117,6 +118,8 @@ std::string usageText() {
            "  --fleet FILE           fleet description file (overrides --racks/--regions)\n"
            "  --scenario FILE        scripted faults to inject\n"
            "  --speed X              simulated seconds per wall second (default 1; large = flat out)\n"
+           "  --warm-start[=D]       the twin's jobs have been training for up to D (default 6h, at least\n"
+           "                         1h) when it starts: mid-run, with goodput history, not all starting\n"
            "  --sim-duration D       with --dump-events: simulate D (e.g. 6h, 54d) headless, then exit\n"
            "  --dump-events FILE     write every event and periodic goodput as JSON Lines (- = stdout)\n"
            "  --replay-log-mb N      memory for recent deltas that reconnecting consoles resume from\n"
@@ -305,6 +308,14 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
             cl.mode = CommandLine::Mode::Version;
         } else if (flag == "--simulate") {
             if (hasInlineValue) return *problem = "--simulate takes no value", false;
+        } else if (flag == "--warm-start") {
+            // The value only inline: "--warm-start 6h" would read "6h" as a stray argument.
+            const std::optional<std::chrono::milliseconds> history =
+                hasInlineValue ? parseDuration(value) : std::optional<std::chrono::milliseconds>(kDefaultWarmStart);
+            if (!history || *history < std::chrono::hours(1))
+                return *problem = "--warm-start=D: expected a duration of at least 1h such as 6h, got \"" + value + "\"",
+                       false;
+            cl.warmStart = std::chrono::duration_cast<std::chrono::seconds>(*history);
         } else if (auto handler = withValue.find(flag); handler != withValue.end()) {
             if (!hasInlineValue) {
                 if (i + 1 >= args.size()) return *problem = flag + ": missing value", false;

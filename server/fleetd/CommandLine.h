@@ -21,6 +21,8 @@ struct CommandLine {
     std::string fleetFile;
     std::string scenarioFile;
     double speed = 1.0;
+    // --warm-start[=D]: the twin's jobs have been training for up to D (default 6h) when it starts.
+    std::chrono::seconds warmStart{0};
     std::optional<std::chrono::milliseconds> simDuration;
     std::string dumpEventsPath;
     std::chrono::milliseconds statsInterval{0};

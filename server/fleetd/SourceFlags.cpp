@@ -28,6 +28,27 @@ bool readFile(const std::string& flag, const std::string& value, std::string& ou
     return !value.empty() || (*problem = flag + ": expected a file name", false);
 }
 
+bool readCount(const std::string& flag, const std::string& value, std::size_t low, std::size_t high,
+               std::size_t& out, std::string* problem) {
+    std::size_t n = 0;
+    const auto r = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (value.empty() || r.ec != std::errc() || r.ptr != value.data() + value.size() || n < low || n > high)
+        return *problem = flag + ": expected a number from " + std::to_string(low) + " to " + std::to_string(high) +
+                          ", got \"" + value + "\"",
+               false;
+    out = n;
+    return true;
+}
+
+bool readTargetUrl(const std::string& flag, const std::string& value, std::string& out, std::string* problem) {
+    std::string why;
+    if (!sources::validTargetUrl(value, &why)) return *problem = flag + " " + value + ": " + why, false;
+    out = value;
+    return true;
+}
+
+constexpr std::chrono::milliseconds kLongestDefaultScrapeTimeout{10'000};
+
 // http(s)://host[:port][/prefix], nothing after the path (the API paths are appended).
 bool validStoreUrl(const std::string& url) {
     const bool http = url.rfind("http://", 0) == 0, https = url.rfind("https://", 0) == 0;
@@ -43,9 +64,14 @@ const std::map<std::string, Handler>& handlers() {
         {"--source",
          [](const std::string& v, SourceFlags& f, std::string* problem) {
              if (v == "twin" || v == "simulate") return true;
+             if (v == "scrape") {
+                 if (f.scrape) return *problem = "--source scrape given twice", false;
+                 f.scrape = true;
+                 return true;
+             }
              const std::string prefix = "prometheus=";
              if (v.rfind(prefix, 0) != 0)
-                 return *problem = "--source: expected twin or prometheus=URL, got \"" + v + "\"", false;
+                 return *problem = "--source: expected twin, scrape or prometheus=URL, got \"" + v + "\"", false;
              std::string url = v.substr(prefix.size());
              while (url.size() > 1 && url.back() == '/') url.pop_back();
              if (!validStoreUrl(url))
@@ -110,6 +136,55 @@ const std::map<std::string, Handler>& handlers() {
              f.slurmConf = v.size() > 6 ? v.substr(6) : std::string();
              return true;
          }},
+        {"--scrape-interval",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readDuration("--scrape-interval", v, milliseconds(1000), milliseconds(3'600'000),
+                                 f.scraper.interval, p);
+         }},
+        {"--scrape-timeout",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             milliseconds timeout{};
+             if (!readDuration("--scrape-timeout", v, milliseconds(100), milliseconds(600'000), timeout, p)) return false;
+             f.scrapeTimeout = timeout;
+             return true;
+         }},
+        {"--scrape-concurrency",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readCount("--scrape-concurrency", v, 1, 65'536, f.scraper.http.maxConcurrent, p);
+         }},
+        {"--scrape-max-bytes",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readCount("--scrape-max-bytes", v, 4096, std::size_t(1) << 31, f.scraper.http.maxBytes, p);
+         }},
+        {"--scrape-frozen-after",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readDuration("--scrape-frozen-after", v, milliseconds(1000), milliseconds(86'400'000),
+                                 f.scraper.frozenAfter, p);
+         }},
+        {"--scrape-dcgm",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readTargetUrl("--scrape-dcgm", v, f.scraper.targets.dcgmUrl, p);
+         }},
+        {"--scrape-node",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readTargetUrl("--scrape-node", v, f.scraper.targets.nodeUrl, p);
+         }},
+        {"--scrape-targets",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readFile("--scrape-targets", v, f.scraper.targets.targetsFile, p);
+         }},
+        {"--scrape-ca-file",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readFile("--scrape-ca-file", v, f.scraper.http.caFile, p);
+         }},
+        {"--scrape-client-cert",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readFile("--scrape-client-cert", v, f.scraper.http.clientCertFile, p);
+         }},
+        {"--scrape-client-key",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readFile("--scrape-client-key", v, f.scraper.http.clientKeyFile, p);
+         }},
         {"--prom-post-above",
          [](const std::string& v, SourceFlags& f, std::string* p) {
              std::size_t n = 0;
@@ -136,14 +211,67 @@ std::vector<prom::StoreOptions> SourceFlags::stores() const {
     return result;
 }
 
+sources::ScrapeSourceOptions SourceFlags::scrapeOptions() const {
+    sources::ScrapeSourceOptions options = scraper;
+    options.http.timeout = scrapeTimeout.value_or(std::min(scraper.interval, kLongestDefaultScrapeTimeout));
+    options.http.connectTimeout = std::min(options.http.connectTimeout, options.http.timeout);
+    options.slurmJobs = slurmJobs;
+    options.slurmConf = slurmConf;
+    return options;
+}
+
+std::string SourceFlags::describe() const {
+    const auto seconds = [](milliseconds d) {
+        std::string text = std::to_string(double(d.count()) / 1000.0);
+        text.erase(text.find_last_not_of('0') + 1);
+        if (text.back() == '.') text.pop_back();
+        return text + " s";
+    };
+    std::string stores = std::to_string(prometheusUrls.size()) + " Prometheus store(s)" +
+                         (prometheusUrls.empty() ? std::string() : ", first " + prometheusUrls.front());
+    if (!scrape) return stores;
+    return "scraping exporters every " + seconds(scraper.interval) +
+           (prometheusUrls.empty() ? std::string() : " | history from " + stores);
+}
+
 bool isSourceFlag(const std::string& flag) { return handlers().count(flag) != 0; }
 
 bool applySourceFlag(const std::string& flag, const std::string& value, SourceFlags& flags, std::string* problem) {
+    flags.given.push_back(flag);
     return handlers().at(flag)(value, flags, problem);
+}
+
+bool checkSourceCombination(const SourceFlags& flags, std::string* problem) {
+    for (const auto& flag : flags.given) {
+        const bool scrapeFlag = flag.rfind("--scrape-", 0) == 0;
+        if (scrapeFlag && !flags.scrape) return *problem = flag + " needs --source scrape", false;
+        // With the scraper live, a store is read for history only: nothing polls it.
+        if (flags.scrape && (flag == "--poll" || flag == "--store-lookback"))
+            return *problem = flag + " is for polling a store; with --source scrape the store (--source "
+                                     "prometheus=URL) only answers history",
+                   false;
+    }
+    if (flags.scrape && flags.scrapeTimeout && *flags.scrapeTimeout > flags.scraper.interval)
+        return *problem = "--scrape-timeout must not exceed --scrape-interval (a target is scraped once per interval)",
+               false;
+    return true;
 }
 
 std::string sourceUsageText() {
     return "Real telemetry (instead of the twin; needs --fleet FILE with the site's inventory):\n"
+           "  --source scrape        scrape every tray's dcgm-exporter and node_exporter directly (live values\n"
+           "                         one interval old); with --source prometheus=URL too, the store answers history\n"
+           "  --scrape-interval D    how often each target is scraped (default 5s, 1s..1h)\n"
+           "  --scrape-timeout D     per scrape (default the interval, at most 10s)\n"
+           "  --scrape-dcgm URL      dcgm-exporter of each tray (default http://{host}:9400/metrics; {host},\n"
+           "                         {rack}, {node} are replaced; none = not scraped)\n"
+           "  --scrape-node URL      node_exporter of each tray (default http://{host}:9100/metrics)\n"
+           "  --scrape-targets FILE  exceptions per rack or host: lines 'rack|host NAME dcgm=URL node=URL'\n"
+           "  --scrape-concurrency N scrapes in flight at once (default 256)\n"
+           "  --scrape-frozen-after D  a target whose values (or one GPU's) do not change for D is silent\n"
+           "                         (frozen; default 60s: above dcgm-exporter's default 30 s collect interval)\n"
+           "  --scrape-max-bytes N   largest page read (default 16 MiB, counted after gzip)\n"
+           "  --scrape-ca-file FILE, --scrape-client-cert FILE --scrape-client-key FILE  TLS for https targets\n"
            "  --source prometheus=URL  read dcgm-exporter and node_exporter series through a Prometheus-\n"
            "                         compatible store (Prometheus, VictoriaMetrics, Thanos, Mimir; URL may\n"
            "                         carry a path prefix). Repeat for shards. --source twin = the default\n"

@@ -1,8 +1,9 @@
 #pragma once
 // fleetd's flags for real telemetry sources (--source prometheus=URL and the store's connection
-// options), kept apart from the twin's and the control plane's.
+// options, --source scrape and the scraper's), kept apart from the twin's and the control plane's.
 
 #include "PromClient.h"
+#include "ScrapeSource.h"
 
 #include <chrono>
 #include <optional>
@@ -20,14 +21,25 @@ struct SourceFlags {
     bool slurmJobs = false;                                 // --jobs slurm[=SLURM_CONF]
     std::string slurmConf;
 
-    bool realSource() const { return !prometheusUrls.empty(); }
+    bool scrape = false;                                    // --source scrape
+    sources::ScrapeSourceOptions scraper;                   // --scrape-* (timeout: see scrapeOptions())
+    std::optional<std::chrono::milliseconds> scrapeTimeout; // --scrape-timeout D
+    std::vector<std::string> given;                         // the flags of this file given, in order
+
+    bool realSource() const { return scrape || !prometheusUrls.empty(); }
     std::vector<prom::StoreOptions> stores() const;
+    // The scraper's options, the timeout defaulting to the interval (at most 10 s).
+    sources::ScrapeSourceOptions scrapeOptions() const;
+    // "scrape every 5 s + 1 Prometheus store for history", for fleetd's start-up line.
+    std::string describe() const;
 };
 
 // The flags this file handles (all take a value).
 bool isSourceFlag(const std::string& flag);
 // Applies one; false with `problem` set for a bad value.
 bool applySourceFlag(const std::string& flag, const std::string& value, SourceFlags& flags, std::string* problem);
+// Once every flag is read: a flag that the chosen sources do not use is refused, not ignored.
+bool checkSourceCombination(const SourceFlags& flags, std::string* problem);
 // Their lines of fleetd --help.
 std::string sourceUsageText();
 

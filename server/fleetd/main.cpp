@@ -10,6 +10,7 @@
 #include "FleetModel.h"
 #include "FleetSpec.h"
 #include "PrometheusSource.h"
+#include "ScrapeSource.h"
 #include "StoreHistory.h"
 #include "TopologyFleetView.h"
 #include "SlurmFleetOverlay.h"
@@ -48,6 +49,23 @@ std::unique_ptr<sources::PrometheusSource> makePrometheusSource(const fleetd::Co
         model.topology(), options, [](const std::string& line) { std::cerr << "fleetd: source: " << line << std::endl; });
 }
 
+// --source scrape: the site's fleet from its fleet file, its telemetry from its exporters.
+std::unique_ptr<sources::ScrapeSource> makeScrapeSource(const fleetd::CommandLine& cl) {
+    sim::ConfigError error;
+    auto spec = sim::readFleetFile(cl.fleetFile, &error);
+    if (!spec) {
+        std::cerr << "fleetd: " << error.toString() << "\n";
+        return nullptr;
+    }
+    const sim::FleetModel model(*spec, 0);
+    std::string problem;
+    auto source = sources::ScrapeSource::create(
+        model.topology(), cl.sources.scrapeOptions(),
+        [](const std::string& line) { std::cerr << "fleetd: source: " << line << std::endl; }, &problem);
+    if (!source) std::cerr << "fleetd: " << problem << "\n";
+    return source;
+}
+
 int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine& cl,
           std::shared_ptr<const service::ExternalHistory> history = nullptr) {
     // Signals are taken synchronously by the main thread only: every thread started below
@@ -65,6 +83,9 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
     options.statsInterval = cl.statsInterval;
     options.metricsListen = cl.metricsListen;
     options.externalHistory = std::move(history);
+    // Scraped pages arrive all through an interval: a tick a second would add up to a second to
+    // every value's way to the console.
+    if (cl.sources.scrape) options.telemetryPeriod = std::chrono::milliseconds(100);
     if (cl.replayLogMiB) options.log.maxBytes = std::size_t(*cl.replayLogMiB) << 20;
     options.statsLog = [](const std::string& line) { std::cerr << line << std::endl; };
     // --scheduler slurm: Slurm's node states over the twin's, read once before serving.
@@ -105,8 +126,7 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
               << " GPUs"
               << (server->metricsPort() ? " | metrics on port " + std::to_string(server->metricsPort()) : "")
               << (twin ? " | seed " + std::to_string(cl.seed) + " | speed " + std::to_string(cl.speed) + "x"
-                       : " | " + std::to_string(cl.sources.prometheusUrls.size()) + " Prometheus store(s), first " +
-                             cl.sources.prometheusUrls.front())
+                       : " | " + cl.sources.describe())
               << " | run " << server->runId() << " | "
               << server->history().describeRetention() << std::endl;
     // --serve-exporters: the twin's state as every tray's dcgm-exporter and node_exporter pages.
@@ -155,11 +175,28 @@ int main(int argc, char** argv) {
         std::cout << kVersion << "\n";
         return 0;
     }
+    if (!fleetd::checkSourceCombination(cl.sources, &problem)) {
+        std::cerr << "fleetd: " << problem << "\n\n" << fleetd::usageText();
+        return 2;
+    }
     if (cl.sources.realSource()) {
         if (cl.controlEnabled() && cl.control.scheduler != control::ControlOptions::Scheduler::Slurm) {
             std::cerr << "fleetd: operator actions on a real fleet act through Slurm: add --scheduler slurm "
                          "[--slurm-conf FILE] (or leave out --tokens)\n";
             return 2;
+        }
+        if (cl.sources.scrape) {
+            auto scrape = makeScrapeSource(cl);
+            if (!scrape) return 1;
+            scrape->start();
+            // Live values from the scrape; history, when a store is named too, from the store.
+            std::shared_ptr<sources::StoreHistory> history;
+            if (!cl.sources.prometheusUrls.empty())
+                history = std::make_shared<sources::StoreHistory>(scrape->topology(), cl.sources.stores(),
+                                                                  cl.sources.storeScrapeInterval);
+            const int status = serve(*scrape, nullptr, cl, std::move(history));
+            scrape->stop();
+            return status;
         }
         auto prometheus = makePrometheusSource(cl);
         if (!prometheus) return 1;

@@ -82,6 +82,17 @@ std::optional<std::uint32_t> InventoryIndex::nicPort(std::string_view name, std:
     return std::nullopt;
 }
 
+bool InventoryIndex::hostEntities(std::string_view name, HostEntities& out) const {
+    const HostParts* parts = host(name);
+    if (!parts) return false;
+    out.node = parts->node;
+    out.gpus.clear();
+    out.nicPorts.clear();
+    for (const Gpu& gpu : parts->gpus) out.gpus.push_back(gpu.entity);
+    for (const auto& nic : parts->nics) out.nicPorts.push_back(nic.entity);
+    return true;
+}
+
 std::optional<std::uint32_t> InventoryIndex::nvlink(std::uint32_t gpu, std::uint32_t linkId) const {
     auto it = linksOfGpu_.find(gpu);
     if (it == linksOfGpu_.end() || linkId >= it->second.size()) return std::nullopt;

@@ -44,6 +44,14 @@ public:
 
     std::size_t hostCount() const { return nodeByHost_.size(); }
 
+    // The entities one host's exporters report on: its node, GPUs and NIC ports. False for a host
+    // the inventory does not list.
+    struct HostEntities {
+        std::uint32_t node = 0;
+        std::vector<std::uint32_t> gpus, nicPorts;
+    };
+    bool hostEntities(std::string_view host, HostEntities& out) const;
+
 private:
     // Lookups by string_view without building a std::string: a poll maps millions of series.
     struct TransparentHash {

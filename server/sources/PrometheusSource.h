@@ -8,7 +8,7 @@
 
 #include "FleetSource.h"
 #include "PromClient.h"
-#include "SlurmJobs.h"
+#include "RealSourceParts.h"
 #include "StoreTelemetry.h"
 
 #include <atomic>
@@ -53,13 +53,13 @@ public:
     std::chrono::milliseconds telemetryPeriod() const override { return options_.poll + options_.storeScrapeInterval; }
     bool countersPeriodic() const override { return true; }
 
+    // The stores' statuses (one per shard), as last reported.
     std::vector<watchfloor::v1::SourceStatus> statuses() const;
     // Progress gauges of jobs (by Slurm job id), from the last good poll.
     std::unordered_map<std::string, JobProgress> jobProgress() const;
     std::uint64_t polls() const { return polls_; }
 
 private:
-    static void mergeInto(FleetChanges& into, FleetChanges& from);
     void pollLoop();
     void pollOnce();
     void updateStatus(std::size_t store, const std::vector<prom::QueryResult>& results, const PollNotes& notes,
@@ -71,15 +71,12 @@ private:
     std::vector<PollQuery> queries_;
     std::vector<std::unique_ptr<prom::PromClient>> clients_;
     std::unique_ptr<StoreTelemetry> telemetry_;   // poll thread only
-    std::unique_ptr<SlurmJobs> slurm_;            // poll thread only; null without --jobs slurm
-    void pollSlurm(std::int64_t pollTimeMs, FleetChanges& changes);
-    void summarizeFleet(std::int64_t pollTimeMs, const PollNotes& notes, FleetChanges& changes);
-    std::vector<watchfloor::v1::Job> lastJobs_;   // poll thread only: Slurm's last good answer
+    std::unique_ptr<JobsFromSlurm> slurm_;        // poll thread only; null without --jobs slurm
 
+    PendingChanges pending_;                        // polls not yet handed to the tick thread
     mutable std::mutex mutex_;
     std::condition_variable wake_;
-    FleetChanges pending_;                          // polls not yet handed to the tick thread
-    std::vector<watchfloor::v1::SourceStatus> statuses_;
+    std::vector<watchfloor::v1::SourceStatus> statuses_;  // by store
     std::unordered_map<std::string, JobProgress> progress_;
     bool stopping_ = false;
     std::atomic<std::uint64_t> polls_{0};

@@ -1,5 +1,6 @@
 #include "StoreTelemetry.h"
 
+#include "Exposition.h"
 #include "XidCatalog.h"
 
 #include <algorithm>
@@ -52,14 +53,6 @@ std::vector<PollQuery> pollQueries() {
 
 StoreTelemetry::StoreTelemetry(const v1::Topology& topology, std::chrono::milliseconds lookback, Log log)
     : topology_(topology), inventory_(topology), lookbackMs_(lookback.count()), log_(std::move(log)) {
-    std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode;
-    for (const auto& node : topology.nodes()) rackOfNode[node.index()] = node.rack_index();
-    for (const auto& gpu : topology.gpus()) {
-        const std::uint32_t rack = rackOfNode[gpu.node_index()];
-        rackOfGpu_[gpu.index()] = rack;
-        gpuPosition_[gpu.index()] = static_cast<int>(gpuPosition_.size());
-        gpusOfRack_[rack].push_back(gpu.index());
-    }
     std::uint32_t last = 0;
     for (const auto& node : topology.nodes()) last = std::max(last, node.index());
     for (const auto& gpu : topology.gpus()) last = std::max(last, gpu.index());
@@ -67,6 +60,25 @@ StoreTelemetry::StoreTelemetry(const v1::Topology& topology, std::chrono::millis
     entitySlots_ = std::size_t(last) + 1;
     anchorMs_.assign(entitySlots_, 0);
     anchorPoll_.assign(entitySlots_, 0);
+
+    std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode;
+    for (const auto& node : topology.nodes()) rackOfNode[node.index()] = node.rack_index();
+    std::unordered_map<std::uint32_t, std::uint32_t> rackPosition;
+    for (const auto& rack : topology.racks()) {
+        rackPosition[rack.index()] = std::uint32_t(racks_.size());
+        racks_.push_back({rack.index(), {}});
+    }
+    gpuSlot_.assign(entitySlots_, 0);
+    gpuLatest_.resize(std::size_t(topology.gpus_size()));
+    rackOfGpuSlot_.resize(std::size_t(topology.gpus_size()));
+    for (const auto& gpu : topology.gpus()) {
+        const auto position = std::uint32_t(gpuPosition_.size());
+        gpuPosition_[gpu.index()] = static_cast<int>(position);
+        gpuSlot_[gpu.index()] = position + 1;
+        const std::uint32_t rack = rackPosition.at(rackOfNode.at(gpu.node_index()));
+        rackOfGpuSlot_[position] = rack;
+        racks_[rack].gpus.push_back(position);
+    }
 }
 
 std::string_view StoreTelemetry::label(std::span<const prom::Label> labels, std::string_view name) {
@@ -116,23 +128,39 @@ void StoreTelemetry::begin(std::int64_t pollTimeMs) {
     raw_.clear();
     ranges_.clear();
     ++poll_;  // anchors stamped with an older poll are gone, without clearing them
-    otherAnchorMs_.clear();
+    explicitMs_.clear();
     notes_ = {};
 }
 
 void StoreTelemetry::add(std::size_t queryIndex, const PollQuery& query, std::span<const prom::Label> labels,
                          prom::Point point) {
+    const Picked picked(labels);
+    addSeries(queryIndex, {query, picked, picked.host(), point, kNoAnchor}, labels);
+}
+
+void StoreTelemetry::addFromHost(std::size_t queryIndex, const PollQuery& query, std::string_view host,
+                                 std::span<const prom::Label> labels, double value, std::int64_t timeMs) {
+    std::uint32_t anchorKey = kNoAnchor;
+    if (timeMs != prom::kNoTimestamp) {
+        anchorKey = std::uint32_t(entitySlots_ + explicitMs_.size());
+        explicitMs_.push_back(timeMs);
+    }
+    const Picked picked(labels);
+    addSeries(queryIndex, {query, picked, host, {timeMs, value}, anchorKey}, labels);
+}
+
+void StoreTelemetry::addSeries(std::size_t queryIndex, const Series& series, std::span<const prom::Label> labels) {
     if (ranges_.empty() || ranges_.back().query != queryIndex) ranges_.push_back({queryIndex, raw_.size(), raw_.size()});
     ++notes_.series;
-    switch (query.kind) {
+    switch (series.query.kind) {
     case PollQuery::Kind::DcgmField:
-    case PollQuery::Kind::GpuAnchor: addGpuSeries(query, labels, point); break;
+    case PollQuery::Kind::GpuAnchor: addGpuSeries(series); break;
     case PollQuery::Kind::IbFamily:
-    case PollQuery::Kind::IbAnchor: addPortSeries(query, labels, point); break;
+    case PollQuery::Kind::IbAnchor: addPortSeries(series); break;
     case PollQuery::Kind::HostTemperature:
-    case PollQuery::Kind::HostAnchor: addHostSeries(query, labels, point); break;
+    case PollQuery::Kind::HostAnchor: addHostSeries(series); break;
     case PollQuery::Kind::TrainingStep:
-    case PollQuery::Kind::CheckpointStep: addProgress(query, labels, point); break;
+    case PollQuery::Kind::CheckpointStep: addProgress(series.query, labels, series.point); break;
     }
     ranges_.back().end = raw_.size();
 }
@@ -151,9 +179,26 @@ void StoreTelemetry::discard(std::size_t queryIndex) {
     }
 }
 
-void StoreTelemetry::addGpuSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
-    const Picked picked(labels);
-    const std::string_view host = picked.host();
+void StoreTelemetry::discardEntities(std::size_t queryIndex, std::span<const std::uint32_t> entities) {
+    if (entities.empty()) return;
+    for (auto it = ranges_.rbegin(); it != ranges_.rend(); ++it) {
+        if (it->query != queryIndex) continue;
+        const auto first = raw_.begin() + std::ptrdiff_t(it->begin), last = raw_.begin() + std::ptrdiff_t(it->end);
+        const auto kept = std::remove_if(first, last, [&](const Raw& r) {
+            return std::find(entities.begin(), entities.end(), r.entity) != entities.end();
+        });
+        const std::size_t removed = std::size_t(last - kept);
+        raw_.erase(kept, last);
+        for (auto later = ranges_.rbegin(); later != it; ++later) {
+            later->begin -= removed;
+            later->end -= removed;
+        }
+        it->end -= removed;
+    }
+}
+
+void StoreTelemetry::addGpuSeries(const Series& series) {
+    const auto& [query, picked, host, point, anchorKey] = series;
     const auto index = parseIndex(Picked::value(picked.gpu));
     const std::string_view uuid = Picked::value(picked.uuid);
     std::optional<std::uint32_t> gpu = index ? inventory_.gpuReporting(host, *index, uuid) : std::nullopt;
@@ -180,12 +225,11 @@ void StoreTelemetry::addGpuSeries(const PollQuery& query, std::span<const prom::
     // Newer exporters also put the Xid in err_code; the gauge's value is the authority when set.
     if (query.dcgm->metric == v1::DCGM_FI_DEV_XID_ERRORS && (std::isnan(value) || value == 0))
         if (auto code = parseIndex(Picked::value(picked.errCode)); code && *code) value = *code;
-    raw_.push_back({*gpu, query.dcgm->metric, value, *gpu});
+    raw_.push_back({*gpu, query.dcgm->metric, value, anchorKey == kNoAnchor ? *gpu : anchorKey});
 }
 
-void StoreTelemetry::addPortSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
-    const Picked picked(labels);
-    const std::string_view host = picked.host();
+void StoreTelemetry::addPortSeries(const Series& series) {
+    const auto& [query, picked, host, point, anchorKey] = series;
     const auto port = parseIndex(Picked::value(picked.port));
     const auto nic = port ? inventory_.nicPort(host, Picked::value(picked.device), *port) : std::nullopt;
     if (!nic) {
@@ -202,11 +246,11 @@ void StoreTelemetry::addPortSeries(const PollQuery& query, std::span<const prom:
         ++notes_.notFinite;
         value = std::numeric_limits<double>::quiet_NaN();
     }
-    raw_.push_back({*nic, query.ib->metric, value, *nic});
+    raw_.push_back({*nic, query.ib->metric, value, anchorKey == kNoAnchor ? *nic : anchorKey});
 }
 
-void StoreTelemetry::addHostSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
-    const std::string_view host = Picked(labels).host();
+void StoreTelemetry::addHostSeries(const Series& series) {
+    const auto& [query, picked, host, point, anchorKey] = series;
     const auto node = inventory_.node(host);
     if (!node) {
         noteUnknownHost(host);
@@ -217,7 +261,7 @@ void StoreTelemetry::addHostSeries(const PollQuery& query, std::span<const prom:
         return;
     }
     const double value = std::isfinite(point.value) ? point.value : std::numeric_limits<double>::quiet_NaN();
-    raw_.push_back({*node, v1::NODE_HWMON_TEMP_MAX_C, value, *node});
+    raw_.push_back({*node, v1::NODE_HWMON_TEMP_MAX_C, value, anchorKey == kNoAnchor ? *node : anchorKey});
 }
 
 void StoreTelemetry::addProgress(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point) {
@@ -232,20 +276,17 @@ void StoreTelemetry::addProgress(const PollQuery& query, std::span<const prom::L
 }
 
 void StoreTelemetry::setAnchor(std::uint32_t anchorKey, std::int64_t timeMs) {
-    if (anchorKey < entitySlots_) {
-        anchorMs_[anchorKey] = timeMs;
-        anchorPoll_[anchorKey] = poll_;
-    } else {
-        otherAnchorMs_[anchorKey] = timeMs;
-    }
+    if (anchorKey >= entitySlots_) return;  // every anchor is an inventory entity's
+    anchorMs_[anchorKey] = timeMs;
+    anchorPoll_[anchorKey] = poll_;
 }
 
 std::int64_t StoreTelemetry::sampleTimeOf(std::uint32_t anchorKey) {
     std::optional<std::int64_t> anchor;
     if (anchorKey < entitySlots_) {
         if (anchorPoll_[anchorKey] == poll_) anchor = anchorMs_[anchorKey];
-    } else if (auto it = otherAnchorMs_.find(anchorKey); it != otherAnchorMs_.end()) {
-        anchor = it->second;
+    } else if (anchorKey - entitySlots_ < explicitMs_.size()) {
+        anchor = explicitMs_[anchorKey - entitySlots_];
     }
     if (!anchor) {
         ++notes_.withoutAnchor;
@@ -328,6 +369,7 @@ PollNotes StoreTelemetry::finish(FleetChanges& out) {
     // One value per (entity, metric): a second series (two shards, a relabelling mistake) keeps
     // the newer sample.
     const std::vector<Timed> sorted = sortedRaw();
+    const std::size_t firstSample = out.samples.size();
     out.samples.reserve(out.samples.size() + sorted.size());
     out.sampleTimesMs.reserve(out.samples.capacity());
     for (std::size_t k = 0; k < sorted.size(); ++k) {
@@ -352,7 +394,7 @@ PollNotes StoreTelemetry::finish(FleetChanges& out) {
         out.samples.push_back({r.entity, r.metric, static_cast<float>(value)});
         out.sampleTimesMs.push_back(timeMs);
     }
-    emitAggregates(out);
+    emitAggregates(out, firstSample);
     for (const auto& host : notes_.newUnknownHosts) {
         v1::Event e;
         e.set_time_unix_ms(pollTimeMs_);
@@ -387,46 +429,59 @@ void StoreTelemetry::noteRackHealth(std::uint32_t rack, v1::HealthState health, 
 }
 
 // The aggregates the rack map and wall views read at SUMMARY detail, from this poll's GPU
-// values: hottest and mean GPU temperature per rack; GPUs healthy (reporting, rows remap fine) and
-// degraded (row remapping failed: the GPU needs a reset or RMA). A GPU without a current
-// temperature is counted nowhere (unknown), never as healthy.
-void StoreTelemetry::emitAggregates(FleetChanges& out) {
-    // By entity, dense: GPUs are inventory entities. A temperature is never NaN here, so NaN is "none".
-    std::vector<std::pair<float, std::int64_t>> tempOfGpu(entitySlots_, {std::numeric_limits<float>::quiet_NaN(), 0});
-    std::vector<std::uint8_t> remapFailed(entitySlots_, 0);
-    for (std::size_t i = 0; i < out.samples.size(); ++i) {
+// values (or, with aggregateOverLatest, each GPU's latest within the window): hottest and mean
+// GPU temperature per rack; GPUs healthy (reporting, rows remap fine) and degraded (row remapping
+// failed: the GPU needs a reset or RMA). A GPU without a current temperature is counted nowhere
+// (unknown), never as healthy.
+void StoreTelemetry::emitAggregates(FleetChanges& out, std::size_t firstSample) {
+    for (std::size_t i = firstSample; i < out.samples.size(); ++i) {
         const Sample& s = out.samples[i];
-        if (s.entityIndex >= entitySlots_) continue;  // no GPU of the inventory
-        if (s.metric == v1::DCGM_FI_DEV_GPU_TEMP && !std::isnan(s.value))
-            tempOfGpu[s.entityIndex] = {s.value, out.sampleTimesMs[i]};
-        else if (s.metric == v1::DCGM_FI_DEV_ROW_REMAP_FAILURE && s.value >= 1)
-            remapFailed[s.entityIndex] = 1;
+        if (s.entityIndex >= entitySlots_ || gpuSlot_[s.entityIndex] == 0) continue;  // not a GPU of the inventory
+        const std::uint32_t position = gpuSlot_[s.entityIndex] - 1;
+        GpuLatest& gpu = gpuLatest_[position];
+        if (s.metric == v1::DCGM_FI_DEV_GPU_TEMP) {
+            gpu.temp = s.value;
+            gpu.tempMs = out.sampleTimesMs[i];
+            gpu.tempPoll = poll_;
+            racks_[rackOfGpuSlot_[position]].touchedPoll = poll_;
+        } else if (s.metric == v1::DCGM_FI_DEV_ROW_REMAP_FAILURE) {
+            gpu.remapFailed = s.value >= 1;
+            gpu.remapMs = out.sampleTimesMs[i];
+            gpu.remapPoll = poll_;
+        }
     }
+    const bool overLatest = aggregateWindowMs_ > 0;
+    const std::int64_t oldest = pollTimeMs_ - aggregateWindowMs_;
     std::uint32_t fleetHealthy = 0, fleetDegraded = 0;
-    for (const auto& [rack, gpus] : gpusOfRack_) {
+    for (RackGpus& rack : racks_) {
         float max = -std::numeric_limits<float>::infinity();
         double sum = 0;
         std::uint32_t count = 0, degraded = 0;
         std::int64_t newest = 0;
-        for (std::uint32_t gpu : gpus) {
-            const auto [temp, timeMs] = tempOfGpu[gpu];
-            if (std::isnan(temp)) continue;
-            max = std::max(max, temp);
-            sum += temp;
+        for (const std::uint32_t position : rack.gpus) {
+            const GpuLatest& gpu = gpuLatest_[position];
+            const bool current = overLatest ? gpu.tempMs > 0 && gpu.tempMs >= oldest : gpu.tempPoll == poll_;
+            if (!current || std::isnan(gpu.temp)) continue;
+            max = std::max(max, gpu.temp);
+            sum += gpu.temp;
             ++count;
-            degraded += remapFailed[gpu];
-            newest = std::max(newest, timeMs);
+            if (gpu.remapFailed && (overLatest ? gpu.remapMs >= oldest : gpu.remapPoll == poll_)) ++degraded;
+            newest = std::max(newest, gpu.tempMs);
         }
-        if (count == 0) continue;
         fleetHealthy += count - degraded;
         fleetDegraded += degraded;
-        noteRackHealth(rack, degraded ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_HEALTHY, count, degraded,
-                       std::uint32_t(gpus.size()), newest, out);
+        const bool changed = count != rack.lastCount || degraded != rack.lastDegraded;
+        rack.lastCount = count;
+        rack.lastDegraded = degraded;
+        if (count == 0) continue;
+        if (overLatest && rack.touchedPoll != poll_ && !changed) continue;
+        noteRackHealth(rack.rack, degraded ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_HEALTHY, count, degraded,
+                       std::uint32_t(rack.gpus.size()), newest, out);
         for (auto [metric, value] : {std::pair{v1::RACK_GPU_TEMP_MAX_C, max},
                                      std::pair{v1::RACK_GPU_TEMP_MEAN_C, float(sum / count)},
                                      std::pair{v1::RACK_GPUS_HEALTHY, float(count - degraded)},
                                      std::pair{v1::RACK_GPUS_DEGRADED, float(degraded)}}) {
-            out.samples.push_back({rack, metric, value});
+            out.samples.push_back({rack.rack, metric, value});
             out.sampleTimesMs.push_back(newest);
         }
     }

@@ -1,22 +1,26 @@
 #pragma once
-// Turns what a Prometheus-compatible store answers into fleetd's changes: one poll's series
-// (labels + value) mapped onto the inventory, each value stamped with its own sample time, DCGM
-// blank sentinels made blank, Xid gauge changes made Xid events, IB octet counters made rates,
-// and the rack and fleet aggregates the console's wall views read. State that spans polls (the
-// last Xid per GPU, the last octet counters, the hosts already reported as unknown) lives here.
+// Turns what a Prometheus-compatible store answers, or what fleetd scraped from exporters itself,
+// into fleetd's changes: one poll's series (labels + value) mapped onto the inventory, each value
+// stamped with its own sample time, DCGM blank sentinels made blank, Xid gauge changes made Xid
+// events, IB octet counters made rates, and the rack and fleet aggregates the console's wall views
+// read. State that spans polls (the last Xid per GPU, the last octet counters, the hosts already
+// reported as unknown, each GPU's latest temperature) lives here. Both real sources map through
+// this one class, so a series means the same whichever way it arrived.
 //
 // Sample times: an instant query answers with its own evaluation time, not the time a value was
 // scraped, and returns values up to the store's lookback (5 min) old. So every poll also asks for
 // timestamp() of one field per GPU (DCGM_FI_DEV_GPU_TEMP) and per IB port (state_id): every field
 // of one GPU, or one port, comes from the same scrape, so that anchor is their sample time. A value
 // without an anchor is given the oldest time the store could have answered with (evaluation time
-// minus the lookback): shown stale, never live.
+// minus the lookback): shown stale, never live. A scraper knows each page's time itself and sets
+// it per entity (setSampleTime), or per series when the page's line carried a timestamp.
 
 #include "ExporterFields.h"
 #include "FleetChanges.h"
 #include "InventoryIndex.h"
 #include "PromClient.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -79,7 +83,22 @@ public:
     // values of an answer that failed part-way (its earlier series were already delivered).
     void add(std::size_t queryIndex, const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
     void discard(std::size_t queryIndex);
+    // Drops only the values of `entities` that answer `queryIndex` delivered (a frozen GPU's).
+    void discardEntities(std::size_t queryIndex, std::span<const std::uint32_t> entities);
     PollNotes finish(FleetChanges& out);
+
+    // The scrape path: a series from `host`'s own exporter page, the host being the scrape
+    // target's (a label's may name a container). Its sample time is its entity's
+    // (setSampleTime) unless its line carried one (timeMs; prom::kNoTimestamp for none).
+    void addFromHost(std::size_t queryIndex, const PollQuery& query, std::string_view host,
+                     std::span<const prom::Label> labels, double value, std::int64_t timeMs);
+    // When every value of a GPU, NIC port or node read this poll was measured.
+    void setSampleTime(std::uint32_t entity, std::int64_t timeMs) { setAnchor(entity, timeMs); }
+    const InventoryIndex& inventory() const { return inventory_; }
+    // Rack and fleet aggregates over each GPU's latest reading up to `window` old, instead of this
+    // poll's readings alone: for a source whose polls each read a part of the fleet (a scrape
+    // batch). A rack's aggregates are sent when one of its GPUs was read, or its count changed.
+    void aggregateOverLatest(std::chrono::milliseconds window) { aggregateWindowMs_ = window.count(); }
 
     // Progress of the jobs that publish it, from the last poll, by Slurm job id.
     const std::unordered_map<std::string, JobProgress>& jobProgress() const { return progress_; }
@@ -110,16 +129,27 @@ private:
         const prom::Label *Hostname = nullptr, *hostname = nullptr, *instance = nullptr, *gpu = nullptr,
                           *uuid = nullptr, *device = nullptr, *port = nullptr, *errCode = nullptr;
     };
+    // One series, once its host is known: from a label (store) or the scrape target. `anchorKey`
+    // is the key of its explicit sample time, or kNoAnchor to use its entity's.
+    struct Series {
+        const PollQuery& query;
+        const Picked& picked;
+        std::string_view host;
+        prom::Point point;
+        std::uint32_t anchorKey;
+    };
+    static constexpr std::uint32_t kNoAnchor = UINT32_MAX;
+    void addSeries(std::size_t queryIndex, const Series& series, std::span<const prom::Label> labels);
     void noteUnknownHost(std::string_view host);
-    void addGpuSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
-    void addPortSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
-    void addHostSeries(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
+    void addGpuSeries(const Series& series);
+    void addPortSeries(const Series& series);
+    void addHostSeries(const Series& series);
     void addProgress(const PollQuery& query, std::span<const prom::Label> labels, prom::Point point);
     void setAnchor(std::uint32_t anchorKey, std::int64_t timeMs);
     std::int64_t sampleTimeOf(std::uint32_t anchorKey);
     std::vector<Timed> sortedRaw();
     void emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs, FleetChanges& out);
-    void emitAggregates(FleetChanges& out);
+    void emitAggregates(FleetChanges& out, std::size_t firstSample);
     void noteRackHealth(std::uint32_t rack, watchfloor::v1::HealthState health, std::uint32_t reporting,
                         std::uint32_t degraded, std::uint32_t gpus, std::int64_t timeMs, FleetChanges& out);
 
@@ -135,21 +165,40 @@ private:
     };
     std::vector<Range> ranges_;
     // Anchors by entity (node, GPU, NIC port: all below entitySlots_), valid when stamped with this
-    // poll: a poll's 260,000 anchors are looked up millions of times, so no hashing.
+    // poll: a poll's 260,000 anchors are looked up millions of times, so no hashing. Keys from
+    // entitySlots_ on are series' own timestamps (explicitMs_[key - entitySlots_]).
     std::size_t entitySlots_ = 0;
     std::uint32_t poll_ = 1;  // anchorPoll_ 0: never set
     std::vector<std::int64_t> anchorMs_;
     std::vector<std::uint32_t> anchorPoll_;
-    std::unordered_map<std::uint32_t, std::int64_t> otherAnchorMs_;  // keys past entitySlots_ (none today)
+    std::vector<std::int64_t> explicitMs_;
     PollNotes notes_;
     std::unordered_map<std::uint32_t, std::pair<watchfloor::v1::HealthState, std::string>> rackHealth_;
     std::unordered_set<std::string> unknownHosts_;       // reported once each, for good
     std::unordered_map<std::uint32_t, double> lastXid_;  // by GPU
     std::unordered_map<std::uint64_t, Octets> octets_;   // by (port, metric)
     std::unordered_map<std::string, JobProgress> progress_;
-    std::unordered_map<std::uint32_t, std::uint32_t> rackOfGpu_;
     std::unordered_map<std::uint32_t, int> gpuPosition_;  // in topology_.gpus()
-    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> gpusOfRack_;
+
+    // What the aggregates read, by GPU position and rack position (dense, kept across polls).
+    struct GpuLatest {
+        float temp = 0;            // NaN: the newest reading was blank
+        std::int64_t tempMs = 0;   // 0: never read
+        std::int64_t remapMs = 0;
+        std::uint32_t tempPoll = 0, remapPoll = 0;
+        bool remapFailed = false;
+    };
+    struct RackGpus {
+        std::uint32_t rack;
+        std::vector<std::uint32_t> gpus;  // positions
+        std::uint32_t touchedPoll = 0;    // a GPU of it read in this poll
+        std::uint32_t lastCount = 0, lastDegraded = 0;
+    };
+    std::vector<std::uint32_t> gpuSlot_;   // by entity: GPU position + 1, 0 for other entities
+    std::vector<GpuLatest> gpuLatest_;
+    std::vector<std::uint32_t> rackOfGpuSlot_;  // by GPU position: index into racks_
+    std::vector<RackGpus> racks_;
+    std::int64_t aggregateWindowMs_ = 0;  // 0: this poll's readings only
 };
 
 }  // namespace watchfloor::server::sources
