@@ -38,7 +38,8 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments)
                                         QStringLiteral("FILE.png"));
     const QCommandLineOption timeout(QStringLiteral("timeout"),
                                      QStringLiteral("Seconds to wait for live data before --screenshot gives up "
-                                                    "(default 30)."),
+                                                    "or, with several endpoints, renders those that are live and "
+                                                    "marks the rest (default 30)."),
                                      QStringLiteral("SECONDS"));
     const QCommandLineOption settle(QStringLiteral("settle"),
                                     QStringLiteral("Seconds to keep streaming after live data arrives, before "

@@ -28,13 +28,33 @@ void ScreenshotRunner::start()
     m_poll.start();
 }
 
+bool ScreenshotRunner::endpointIsLive(int endpoint) const
+{
+    return m_store.endpointState(endpoint) == client::ConnectionState::Live && m_store.endpointFleet(endpoint).hasSnapshot();
+}
+
+int ScreenshotRunner::liveEndpoints() const
+{
+    int live = 0;
+    for (int i = 0; i < m_store.endpointCount(); ++i)
+        live += endpointIsLive(i) ? 1 : 0;
+    return live;
+}
+
 bool ScreenshotRunner::storeIsLive() const
 {
+    return m_store.endpointCount() > 0 && liveEndpoints() == m_store.endpointCount()
+           && m_store.fleetSummary().endpointsReporting > 0;
+}
+
+QString ScreenshotRunner::notLiveSummary() const
+{
+    QStringList states;
     for (int i = 0; i < m_store.endpointCount(); ++i) {
-        if (m_store.endpointState(i) != client::ConnectionState::Live || !m_store.endpointFleet(i).hasSnapshot())
-            return false;
+        if (!endpointIsLive(i))
+            states << QStringLiteral("%1: %2").arg(m_store.endpointDisplayName(i), m_store.endpointStatus(i));
     }
-    return m_store.endpointCount() > 0 && m_store.fleetSummary().endpointsReporting > 0;
+    return states.join(QStringLiteral("; "));
 }
 
 void ScreenshotRunner::poll()
@@ -43,27 +63,29 @@ void ScreenshotRunner::poll()
         return;
     const auto elapsed = std::chrono::milliseconds(m_sinceStart.elapsed());
     if (!m_shown) {
-        if (storeIsLive()) {
+        const bool timedOut = elapsed > m_request.timeout;
+        // Past the timeout, what is live is rendered and the rest is marked (banner, KPI notes,
+        // Needs attention): a merged console with one region down is exactly when a picture helps.
+        const bool partial = timedOut && liveEndpoints() > 0 && m_store.fleetSummary().endpointsReporting > 0;
+        if (storeIsLive() || partial) {
             if (!m_window.navigate(m_request.location))
                 return fail(QStringLiteral("The %1 page cannot show '%2': no such entity in the fleet.")
                                 .arg(ui::pageKey(m_request.location.page), m_request.location.entity));
             m_shown = true;
             m_sinceShown.start();
-        } else if (elapsed > m_request.timeout) {
-            QStringList states;
-            for (int i = 0; i < m_store.endpointCount(); ++i)
-                states << QStringLiteral("%1: %2").arg(m_store.endpointLabel(i), m_store.endpointStatus(i));
+        } else if (timedOut) {
             return fail(QStringLiteral("No live data within %1 s (%2). Is fleetd running and reachable?")
                             .arg(m_request.timeout.count())
-                            .arg(states.join(QStringLiteral("; "))));
+                            .arg(notLiveSummary()));
         }
         return;
     }
-    const bool settled = m_sinceShown.elapsed() >= std::chrono::milliseconds(m_request.settle).count();
+    const auto sinceShown = std::chrono::milliseconds(m_sinceShown.elapsed());
+    const bool settled = sinceShown >= m_request.settle;
     ui::Page* page = m_window.currentPage();
     if (settled && page && page->hasContent())
         return render();
-    if (elapsed > m_request.timeout + m_request.settle) {
+    if (sinceShown > m_request.timeout + m_request.settle) {
         if (page && !page->hasContent())
             return fail(QStringLiteral("The %1 page had nothing to show within %2 s of live data.")
                             .arg(ui::pageKey(m_request.location.page))
@@ -90,14 +112,22 @@ void ScreenshotRunner::render()
     }
     if (!image.save(m_request.path, "PNG"))
         return fail(QStringLiteral("Could not write %1 (check that the folder exists and is writable).").arg(m_request.path));
-    emit finished(0, QStringLiteral("Wrote %1 (%2×%3, page %4%5)")
+    const int live = liveEndpoints();
+    const QString partial = live == m_store.endpointCount()
+                                ? QString()
+                                : QStringLiteral("; %1 of %2 endpoints live, the rest marked stale or missing (%3)")
+                                      .arg(live)
+                                      .arg(m_store.endpointCount())
+                                      .arg(notLiveSummary());
+    emit finished(0, QStringLiteral("Wrote %1 (%2×%3, page %4%5%6)")
                          .arg(m_request.path)
                          .arg(image.width())
                          .arg(image.height())
                          .arg(ui::pageKey(m_window.currentLocation().page),
                               m_window.currentLocation().entity.isEmpty()
                                   ? QString()
-                                  : QStringLiteral(", ") + m_window.currentLocation().entity));
+                                  : QStringLiteral(", ") + m_window.currentLocation().entity,
+                              partial));
 }
 
 void ScreenshotRunner::fail(const QString& message)

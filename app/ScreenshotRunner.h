@@ -1,7 +1,9 @@
 #pragma once
 // Headless rendering: wait for live data (bounded), open the page, let it settle so history
 // backfills and charts fill, render the window at exactly 1920×1080 into a PNG, and report how
-// it went as an exit code plus a message an operator can act on.
+// it went as an exit code plus a message an operator can act on. With several endpoints, one that
+// is still not live at the timeout does not stop the render: what is live is drawn, the rest is
+// marked as the console marks it, and the message names it.
 
 #include "NavigationHistory.h"
 
@@ -36,12 +38,17 @@ public:
     void start();
 
 signals:
-    // exitCode 0 = PNG written; 1 = no live data in time, unknown entity, or the file could not be written.
+    // exitCode 0 = PNG written (possibly with some endpoints not live: the message says so);
+    // 1 = no live data in time, unknown entity, or the file could not be written.
     void finished(int exitCode, const QString& message);
 
 private:
     void poll();
+    bool endpointIsLive(int endpoint) const;
+    int liveEndpoints() const;
     bool storeIsLive() const;
+    // "<endpoint>: <status>" of every endpoint not live, for messages.
+    QString notLiveSummary() const;
     void render();
     void fail(const QString& message);
 

@@ -13,7 +13,7 @@ enum class ConnectionState : std::uint8_t {
     Connecting,     // first attempt; no data yet
     Live,           // stream open and messages (incl. heartbeats) arriving
     Stale,          // stream open but silent for longer than the stale timeout
-    Reconnecting,   // the stream failed; waiting for the backoff timer or re-dialling
+    Reconnecting,   // the stream failed; waiting for fleetd to answer again (or a backoff delay)
     Incompatible,   // the server speaks another API major version (or not this API at all)
 };
 

@@ -5,6 +5,8 @@
 
 #include <grpcpp/channel.h>
 
+#include <QDateTime>
+
 #include <algorithm>
 
 namespace watchfloor::client {
@@ -15,6 +17,10 @@ namespace {
 
 constexpr int kMaxReceiveMessageBytes = 1 << 30;  // a 1,800-rack snapshot is tens of MB
 constexpr auto kStaleCheckInterval = std::chrono::milliseconds(250);
+// A stream that delivered data at least this long before it ended was a working subscription.
+constexpr auto kStreamLivedLongEnough = std::chrono::milliseconds(2000);
+// How often the channel's state is read while fleetd is away: a local call, no network.
+constexpr auto kChannelPollInterval = std::chrono::milliseconds(50);
 
 QString statusCodeName(grpc::StatusCode code) {
     switch (code) {
@@ -68,11 +74,15 @@ std::shared_ptr<grpc::Channel> makeTelemetryChannel(const EndpointConfig& config
     args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, int(config.keepaliveTimeout.count()));
     args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
     args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
-    // The channel's own re-dial schedule mirrors ours; before each of our attempts we also reset
-    // it, so a restarted fleetd is dialled when *our* timer says, not up to a cap later.
-    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, int(config.backoff.initial.count()));
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, int(config.backoff.initial.count()));
-    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, int(config.backoff.cap.count()));
+    // The channel's connection attempts are the console's probe while fleetd is away: a TCP
+    // connect (and handshake) at most probeInterval apart, which gRPC jitters ±20 % so that many
+    // consoles do not dial in step. Never a cap of tens of seconds: a wall display must be live
+    // again within seconds of fleetd's return, after 2 s or after an hour. The minimum connect
+    // timeout (this argument's meaning in gRPC core) bounds an attempt at a black-holed host.
+    const int probeMs = int(std::max<std::chrono::milliseconds>(config.probeInterval, std::chrono::milliseconds(100)).count());
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, probeMs / 2);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, std::max(probeMs, 1000));
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, probeMs);
     args.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
     auto made = makeChannel(config.target, config.security, args);
     if (!made.channel) {
@@ -102,10 +112,12 @@ EndpointConnection::EndpointConnection(EndpointConfig config, std::shared_ptr<gr
     m_reconnectTimer.setSingleShot(true);
     connect(&m_reconnectTimer, &QTimer::timeout, this, [this] {
         m_pendingRetryDelay = std::chrono::milliseconds(0);
-        openStream();
+        resubscribeWhenReachable();
     });
     m_staleTimer.setInterval(kStaleCheckInterval);
     connect(&m_staleTimer, &QTimer::timeout, this, &EndpointConnection::checkStaleness);
+    m_probeTimer.setInterval(kChannelPollInterval);
+    connect(&m_probeTimer, &QTimer::timeout, this, &EndpointConnection::resubscribeWhenReachable);
 }
 
 EndpointConnection::~EndpointConnection() {
@@ -133,6 +145,7 @@ void EndpointConnection::start() {
 void EndpointConnection::stop() {
     m_running = false;
     m_reconnectTimer.stop();
+    m_probeTimer.stop();
     m_staleTimer.stop();
     m_pendingRetryDelay = std::chrono::milliseconds(0);
     closeStream();
@@ -144,6 +157,7 @@ void EndpointConnection::reconnectNow() {
         return;
     }
     m_reconnectTimer.stop();
+    m_probeTimer.stop();
     m_pendingRetryDelay = std::chrono::milliseconds(0);
     closeStream();
     if (!m_incompatible) {
@@ -195,6 +209,7 @@ void EndpointConnection::openStream() {
     grpc::experimental::ChannelResetConnectionBackoff(m_channel.get());
     const quint64 generation = ++m_generation;
     m_streamHadMessage = false;
+    m_streamOpened.start();
     ++m_stats.streamsOpened;
     // Both callbacks run on gRPC threads. Posting to `this` is safe: the destructor waits for
     // OnDone, and Qt discards events still queued for a deleted object.
@@ -298,6 +313,7 @@ bool EndpointConnection::acceptMessage(v1::SubscribeResponse& message) {
     if (!m_streamHadMessage) {
         m_streamHadMessage = true;
         m_backoff.reset();  // data flows again: the next outage starts the schedule over
+        m_outageSinceUtc.clear();
     }
     if (m_state != ConnectionState::Live) {
         setState(ConnectionState::Live, liveText());
@@ -306,13 +322,16 @@ bool EndpointConnection::acceptMessage(v1::SubscribeResponse& message) {
 }
 
 QString EndpointConnection::liveText() const {
-    return QStringLiteral("Live: fleetd %1 at %2").arg(m_serverVersion.isEmpty() ? QStringLiteral("?") : m_serverVersion,
-                                                      m_config.target);
+    // fleetd names itself in its version ("fleetd 0.1.0"): "Live: fleetd fleetd 0.1.0" was read.
+    QString server = m_serverVersion.isEmpty() ? QStringLiteral("fleetd") : m_serverVersion;
+    if (!server.startsWith(QStringLiteral("fleetd"))) server = QStringLiteral("fleetd ") + server;
+    return QStringLiteral("Live: %1 at %2").arg(server, m_config.target);
 }
 
 void EndpointConnection::markIncompatible(const QString& why) {
     m_incompatible = true;
     m_reconnectTimer.stop();
+    m_probeTimer.stop();
     setState(ConnectionState::Incompatible, why);
     closeStream();
 }
@@ -343,15 +362,55 @@ void EndpointConnection::onStreamFinished(quint64 generation, grpc::StatusCode c
     const QString why = code == grpc::StatusCode::OK
                             ? QStringLiteral("fleetd at %1 closed the stream").arg(m_config.target)
                             : describeFailure("Subscribe", m_config.target, code, message, {});
-    scheduleReconnect(why);
+    // A stream that delivered data for a while and then ended is fleetd going away (killed,
+    // restarting, or the network): watch the channel at once. A stream that ended quickly is
+    // backed off, so a fleetd that ends every stream is not re-subscribed in a tight loop.
+    const bool lived = m_streamHadMessage && std::chrono::milliseconds(m_streamOpened.elapsed()) >= kStreamLivedLongEnough;
+    scheduleReconnect(why, lived);
 }
 
-void EndpointConnection::scheduleReconnect(const QString& why) {
-    const int attempt = m_backoff.attempt() + 1;
-    m_pendingRetryDelay = m_backoff.nextDelay();
-    setState(ConnectionState::Reconnecting,
-             QStringLiteral("%1. Retrying in %2 (attempt %3)").arg(why, seconds(m_pendingRetryDelay)).arg(attempt));
-    m_reconnectTimer.start(m_pendingRetryDelay);
+void EndpointConnection::scheduleReconnect(const QString& why, bool streamWorked) {
+    if (m_outageSinceUtc.isEmpty()) {
+        m_outageSinceUtc = QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss"));
+    }
+    m_outageWhy = why;
+    // Backing off is for a fleetd that answers and refuses. A Subscribe that failed because the
+    // channel has just lost fleetd (it still read READY when the stream was opened) goes back to
+    // the probe, which subscribes only once the channel is READY again: no burst either way.
+    const bool channelLost = m_channel->GetState(false) != GRPC_CHANNEL_READY;
+    m_pendingRetryDelay = streamWorked || channelLost ? std::chrono::milliseconds(0) : m_backoff.nextDelay();
+    setState(ConnectionState::Reconnecting, reconnectingText());
+    if (m_pendingRetryDelay.count() > 0) {
+        m_reconnectTimer.start(m_pendingRetryDelay);
+    } else {
+        resubscribeWhenReachable();
+    }
+}
+
+void EndpointConnection::resubscribeWhenReachable() {
+    if (!m_running || m_reader || m_incompatible) {
+        m_probeTimer.stop();
+        return;
+    }
+    // Asking for the state with try_to_connect wakes an idle channel; a channel backing off after
+    // a failed attempt keeps its own (jittered) schedule. Only a READY channel gets a Subscribe.
+    if (m_channel->GetState(true) == GRPC_CHANNEL_READY) {
+        m_probeTimer.stop();
+        openStream();
+        return;
+    }
+    if (!m_probeTimer.isActive()) {
+        m_probeTimer.start();
+        setState(ConnectionState::Reconnecting, reconnectingText());
+    }
+}
+
+QString EndpointConnection::reconnectingText() const {
+    const QString when = m_pendingRetryDelay.count() > 0
+                             ? QStringLiteral("Subscribing again in %1").arg(seconds(m_pendingRetryDelay))
+                             : QStringLiteral("Reconnecting as soon as it answers (a connection attempt about every %1)")
+                                   .arg(seconds(m_config.probeInterval));
+    return QStringLiteral("%1, since %2 UTC. %3.").arg(m_outageWhy, m_outageSinceUtc, when);
 }
 
 void EndpointConnection::checkStaleness() {

@@ -50,6 +50,13 @@ struct EndpointConfig {
     // a margin against ping strikes (too_many_pings GOAWAY).
     std::chrono::milliseconds keepaliveTime{15000};
     std::chrono::milliseconds keepaliveTimeout{10000};
+    // While fleetd cannot be reached the console never re-subscribes: it watches the channel,
+    // whose connection attempts (a TCP connect, no RPC) come at most this far apart, jittered
+    // ±20 % by gRPC, and subscribes once the channel is READY. Live again within about this long
+    // after fleetd listens, however long it was away.
+    std::chrono::milliseconds probeInterval{1000};
+    // Between re-subscribes to a fleetd that can be reached but failed the stream (an error
+    // answer, or a stream that ended before any data): capped, jittered exponential backoff.
     ReconnectBackoff::Policy backoff;
     ChannelSecurity security;        // TLS / mTLS / bearer token; the same for the control channel
 
@@ -94,8 +101,10 @@ public:
     quint64 lastSequence() const { return m_lastSequence; }
     QString runId() const { return m_runId; }
     QString serverVersion() const { return m_serverVersion; }
-    // The delay the pending reconnect waits (zero when none is scheduled).
+    // The delay the pending re-subscribe waits (zero when none is scheduled).
     std::chrono::milliseconds pendingRetryDelay() const { return m_pendingRetryDelay; }
+    // Waiting for the channel to reach fleetd before re-subscribing (see probeInterval).
+    bool isWaitingForChannel() const { return m_probeTimer.isActive(); }
 
     // Validated messages since the last call, in stream order.
     std::vector<watchfloor::v1::SubscribeResponse> takeResponses();
@@ -117,7 +126,11 @@ private:
     void closeStream();
     void drainStream(quint64 generation);
     void onStreamFinished(quint64 generation, grpc::StatusCode code, const QString& message);
-    void scheduleReconnect(const QString& why);
+    // `streamWorked`: the stream delivered data for a while before it ended; the console then
+    // goes straight to watching the channel instead of waiting a backoff delay first.
+    void scheduleReconnect(const QString& why, bool streamWorked);
+    void resubscribeWhenReachable();
+    QString reconnectingText() const;
     void checkStaleness();
     bool acceptMessage(watchfloor::v1::SubscribeResponse& message);
     void markIncompatible(const QString& why);
@@ -149,8 +162,12 @@ private:
     ReconnectBackoff m_backoff;
     QTimer m_reconnectTimer;
     std::chrono::milliseconds m_pendingRetryDelay{0};
+    QTimer m_probeTimer;            // polls the channel's state (no network) while fleetd is away
+    QString m_outageWhy;            // the failure that began the outage
+    QString m_outageSinceUtc;       // wall clock "HH:mm:ss" of it; empty while data flows
     QTimer m_staleTimer;
     QElapsedTimer m_sinceLastMessage;
+    QElapsedTimer m_streamOpened;
 
     std::vector<watchfloor::v1::SubscribeResponse> m_ready;
 
@@ -158,7 +175,7 @@ private:
 };
 
 // The channel the console dials with: keepalive (permitted without calls) so a black-holed fleetd
-// is detected, explicit reconnect backoff, a receive limit sized for full-fleet snapshots, and
+// is detected, connection attempts at most config.probeInterval apart, a receive limit sized for full-fleet snapshots, and
 // config.security. A security setting makeChannel() refuses (a token in plaintext to a remote
 // host) dials without the token and warns: telemetry needs no token, and the app refuses such a
 // configuration before it gets here.

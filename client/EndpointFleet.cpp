@@ -86,8 +86,17 @@ void EndpointFleet::continueFrom(EndpointFleet& previous) {
         m_maxEventId = previous.m_maxEventId;  // event ids restart with every fleetd run
     }
     m_unknownEntitySamples += previous.m_unknownEntitySamples;
+    const bool newRun = previous.m_hasSnapshot && previous.m_runId != m_runId;
+    m_runChange = newRun ? std::optional<RunChange>(RunChange{m_serverTimeMs, !m_sharesPreviousTopology})
+                         : previous.m_runChange;
     if (m_sharesPreviousTopology) {
         m_history = std::move(previous.m_history);
+        if (newRun && m_serverTimeMs <= m_history.lastCaptureMs()) {
+            m_history.forget();
+            m_runChange->historyCleared = true;
+        } else if (newRun) {
+            m_history.breakBeforeNextCapture();
+        }
         m_history.capture(m_serverTimeMs, m_columns);
     }
 }

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,6 +55,15 @@ public:
     struct Basis {
         std::shared_ptr<const watchfloor::v1::Topology> topology;  // null: no snapshot yet
         std::shared_ptr<const NameIndex> names;
+    };
+
+    // The last time the endpoint's fleetd started a new run (restarted) while the console watched.
+    struct RunChange {
+        std::int64_t serverTimeMs = 0;  // the new run's first snapshot
+        // The chart history before it was dropped: the new run's clock did not continue the old
+        // one (a twin starts its clock over), so old and new points would interleave. Otherwise
+        // the history is kept with a break at the restart.
+        bool historyCleared = false;
     };
 
     EndpointFleet(QString label, int historyCapacity);
@@ -106,6 +116,7 @@ public:
     const watchfloor::v1::Job& job(std::uint32_t slot) const { return m_jobs[slot]; }
     const watchfloor::v1::FleetGoodput* fleetGoodput() const { return m_hasFleet ? &m_fleet : nullptr; }
     const HistoryRing& history() const { return m_history; }
+    const std::optional<RunChange>& lastRunChange() const { return m_runChange; }
 
     std::uint64_t unknownEntitySamples() const { return m_unknownEntitySamples; }
     std::size_t bytes() const;
@@ -142,6 +153,7 @@ private:
     SourceCadence m_sourceCadence;
     std::vector<watchfloor::v1::SourceStatus> m_sources;
     std::int64_t m_serverTimeMs = 0;
+    std::optional<RunChange> m_runChange;
     std::uint64_t m_maxEventId = 0;
     std::uint64_t m_unknownEntitySamples = 0;
 

@@ -1,6 +1,7 @@
 #include "client/FleetStore.h"
 
 #include "client/EndpointConnection.h"
+#include "client/JobProgress.h"
 #include "client/MetricCadence.h"
 
 #include <QElapsedTimer>
@@ -35,11 +36,6 @@ std::optional<std::string_view> withoutLabel(std::string_view folded, const std:
     return std::nullopt;
 }
 
-bool jobIsActive(const v1::Job& job) {
-    return job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_CHECKPOINTING ||
-           job.state() == v1::JOB_STATE_RECOVERING;
-}
-
 }  // namespace
 
 FleetStore::FleetStore(QObject* parent) : FleetStore(Options{}, parent) {}
@@ -61,26 +57,55 @@ FleetStore::~FleetStore() {
 
 // --- endpoints ---------------------------------------------------------------------------------
 
-int FleetStore::addEndpoint(const QString& label) {
+int FleetStore::addEndpoint(const QString& label) { return addEndpoint(label, EndpointIdentity{label, {}, {}}); }
+
+int FleetStore::addEndpoint(const QString& label, EndpointIdentity identity) {
     auto endpoint = std::make_unique<Endpoint>();
     endpoint->label = label;
     endpoint->foldedLabel = NameIndex::fold(label.toStdString());
+    endpoint->identity = std::move(identity);
     endpoint->fleet = std::make_unique<EndpointFleet>(label, m_options.historyPoints);
     endpoint->rackRowOffset = int(m_rackRows.size());
     m_endpoints.push_back(std::move(endpoint));
     m_pending.endpointsChanged.append(int(m_endpoints.size()) - 1);
+    refreshShortNames();
     scheduleNotify();
     return int(m_endpoints.size()) - 1;
 }
 
 int FleetStore::attach(EndpointConnection* connection) {
-    const int endpoint = addEndpoint(connection->config().displayLabel());
+    const EndpointConfig& config = connection->config();
+    const int endpoint = addEndpoint(config.displayLabel(), EndpointIdentity{config.label, config.target, {}});
     setEndpointState(endpoint, connection->state(), connection->statusText());
     connect(connection, &EndpointConnection::responsesReady, this,
             [this, connection, endpoint] { enqueue(endpoint, connection->takeResponses()); });
     connect(connection, &EndpointConnection::stateChanged, this,
             [this, endpoint](ConnectionState state, const QString& text) { setEndpointState(endpoint, state, text); });
     return endpoint;
+}
+
+void FleetStore::refreshShortNames() {
+    std::vector<EndpointIdentity> identities;
+    for (const auto& e : m_endpoints) identities.push_back(e->identity);
+    const QStringList names = shortEndpointNames(identities);
+    bool renamed = false;
+    for (std::size_t i = 0; i < m_endpoints.size(); ++i) {
+        Endpoint& e = *m_endpoints[i];
+        if (e.shortName == names[qsizetype(i)]) continue;
+        renamed = renamed || !e.shortName.isEmpty();
+        e.shortName = names[qsizetype(i)];
+        e.foldedShortName = NameIndex::fold(e.shortName.toStdString());
+        if (!m_pending.endpointsChanged.contains(int(i))) m_pending.endpointsChanged.append(int(i));
+    }
+    if (renamed) {
+        m_pending.topologyChanged = true;  // qualified names changed: maps and lists rebuild them
+        scheduleNotify();
+    }
+}
+
+QString FleetStore::endpointFleetName(int endpoint) const {
+    const EndpointFleet& fleet = *m_endpoints[std::size_t(endpoint)]->fleet;
+    return fleet.hasSnapshot() ? QString::fromStdString(fleet.topology().topology().fleet_name()) : QString();
 }
 
 QString FleetStore::endpointLabel(int endpoint) const { return m_endpoints[std::size_t(endpoint)]->label; }
@@ -189,6 +214,10 @@ void FleetStore::adoptSnapshot(int endpoint, PreparedSnapshot&& prepared) {
     std::swap(e.fleet, prepared.fleet);
     disposeOnWorker(std::move(prepared.fleet));
     rebuildJobRows();  // a snapshot replaces the endpoint's jobs
+    if (const QString fleetName = endpointFleetName(endpoint); fleetName != e.identity.fleetName) {
+        e.identity.fleetName = fleetName;
+        refreshShortNames();
+    }
     appendEvents(endpoint, prepared.recentEvents);
     syncRowsAfterApply(endpoint);
     scheduleNotify();
@@ -408,7 +437,7 @@ QString FleetStore::name(EntityId id) const {
     if (raw.isEmpty() || m_endpoints.size() < 2) return raw;
     // Names are unique within one fleetd, so only another endpoint can clash.
     if (nameExistsElsewhere(NameIndex::fold(raw.toStdString()), id.endpoint)) {
-        return m_endpoints[id.endpoint]->label + QLatin1Char('/') + raw;
+        return m_endpoints[id.endpoint]->shortName + QLatin1Char('/') + raw;
     }
     return raw;
 }
@@ -503,11 +532,14 @@ bool FleetStore::isWithin(EntityId id, EntityId ancestor) const {
 EntityId FleetStore::findByName(const QString& name) const {
     const std::string folded = NameIndex::fold(name.toStdString());
     if (const EntityId id = findExact(folded); id.isValid()) return id;
-    // "<endpoint label>/<name>", the form name() shows for a clashing name.
+    // "<endpoint name>/<name>", the form name() shows for a clashing name (or the endpoint's label).
     for (int endpoint = 0; endpoint < endpointCount(); ++endpoint) {
-        if (const auto rest = withoutLabel(folded, m_endpoints[std::size_t(endpoint)]->foldedLabel)) {
-            if (const EntityId id = m_endpoints[std::size_t(endpoint)]->fleet->names().find(*rest); id.isValid()) return id;
-            if (const EntityId id = jobNames(endpoint).find(*rest); id.isValid()) return id;
+        const Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+        for (const std::string* prefix : {&e.foldedShortName, &e.foldedLabel}) {
+            if (const auto rest = withoutLabel(folded, *prefix)) {
+                if (const EntityId id = e.fleet->names().find(*rest); id.isValid()) return id;
+                if (const EntityId id = jobNames(endpoint).find(*rest); id.isValid()) return id;
+            }
         }
     }
     return {};
@@ -521,9 +553,13 @@ QList<EntityId> FleetStore::search(const QString& query, int limit) const {
         const NameIndex& names = m_endpoints[std::size_t(endpoint)]->fleet->names();
         names.collect(folded, wanted, hits);
         jobNames(endpoint).collect(folded, wanted, hits);
-        if (const auto rest = withoutLabel(folded, m_endpoints[std::size_t(endpoint)]->foldedLabel)) {
-            names.collect(*rest, wanted, hits);
-            jobNames(endpoint).collect(*rest, wanted, hits);
+        const Endpoint& e = *m_endpoints[std::size_t(endpoint)];
+        for (const std::string* prefix : {&e.foldedShortName, &e.foldedLabel}) {
+            if (const auto rest = withoutLabel(folded, *prefix)) {
+                names.collect(*rest, wanted, hits);
+                jobNames(endpoint).collect(*rest, wanted, hits);
+                break;
+            }
         }
     }
     std::sort(hits.begin(), hits.end(), NameIndex::better);
@@ -702,12 +738,15 @@ int FleetStore::jobRow(EntityId job) const {
 
 FleetSummary FleetStore::fleetSummary() const {
     FleetSummary s;
-    double goodputSum = 0, ettrSum = 0, mfuSum = 0, weightSum = 0;
+    s.endpointsTotal = endpointCount();
+    double goodputSum = 0, ettrSum = 0, mfuSum = 0, weightSum = 0, weightStale = 0;
     for (int endpoint = 0; endpoint < endpointCount(); ++endpoint) {
         const Endpoint& e = *m_endpoints[std::size_t(endpoint)];
-        s.endpointsLive += e.state == ConnectionState::Live ? 1 : 0;
+        const bool live = e.state == ConnectionState::Live;
+        s.endpointsLive += live ? 1 : 0;
         for (std::uint32_t slot = 0; slot < e.fleet->jobCount(); ++slot) {
             const v1::Job& j = e.fleet->job(slot);
+            s.jobsStarting += jobIsStarting(j) ? 1 : 0;
             if (!jobIsActive(j)) continue;
             ++s.jobsActive;
             s.jobsInGoodput += j.no_step_telemetry() ? 0 : 1;
@@ -721,16 +760,25 @@ FleetSummary FleetStore::fleetSummary() const {
         s.gpusDown += f->gpus_down();
         s.activeIncidents += f->active_incidents();
         s.interruptions += f->interruptions();
+        if (!live) {
+            s.gpusTotalStale += f->gpus_total();
+            s.gpusHealthyStale += f->gpus_healthy();
+            s.gpusDegradedStale += f->gpus_degraded();
+            s.gpusDownStale += f->gpus_down();
+            s.activeIncidentsStale += f->active_incidents();
+        }
         const double w = goodputWeight(endpoint);
         goodputSum += w * f->goodput_ratio();
         ettrSum += w * f->ettr_sliding_1h_ratio();
         mfuSum += w * f->mfu_ratio();
         weightSum += w;
+        weightStale += live ? 0.0 : w;
     }
     if (weightSum > 0) {
         s.goodputRatio = goodputSum / weightSum;
         s.ettrSliding1hRatio = ettrSum / weightSum;
         s.mfuRatio = mfuSum / weightSum;
+        s.ratioWeightStale = weightStale / weightSum;
     }
     return s;
 }
@@ -740,17 +788,15 @@ double FleetStore::goodputWeight(int endpoint) const {
     const v1::FleetGoodput* f = fleet.fleetGoodput();
     if (!f) return 0;
     double measuredGpus = 0;
-    int active = 0, measured = 0;
+    int measured = 0;
     for (std::uint32_t slot = 0; slot < fleet.jobCount(); ++slot) {
         const v1::Job& j = fleet.job(slot);
-        if (!jobIsActive(j)) continue;
-        ++active;
-        if (j.no_step_telemetry()) continue;
+        if (!jobIsActive(j) || j.no_step_telemetry() || jobIsStarting(j)) continue;
         ++measured;
         measuredGpus += j.gpu_count();
     }
-    // No job to average (none running, or none publishing its steps): no goodput to show, rather
-    // than the 0 % an empty average reads as.
+    // No job to average (none running, none publishing its steps, or all still starting): no goodput
+    // to show, rather than the 0 % an empty average reads as.
     if (measured == 0) return 0.0;
     return measuredGpus > 0 ? measuredGpus : double(f->gpus_total());
 }
@@ -777,7 +823,17 @@ QList<QPointF> FleetStore::historyPoints(EntityId id, v1::Metric metric) const {
     history(id, metric, points);
     QList<QPointF> out;
     out.reserve(qsizetype(points.size()));
+    const EndpointFleet* fleet = fleetOf(id);
+    const std::deque<std::int64_t> noBreaks;
+    const std::deque<std::int64_t>& breaks = fleet ? fleet->history().breaks() : noBreaks;
+    auto nextBreak = breaks.begin();
     for (const HistoryPoint& p : points) {
+        // A fleetd restart between two points: a NaN point, which charts draw as a break.
+        bool crossed = false;
+        for (; nextBreak != breaks.end() && *nextBreak <= p.timeUnixMs; ++nextBreak) crossed = true;
+        if (crossed && !out.isEmpty() && !std::isnan(out.last().y())) {
+            out.append(QPointF(double(p.timeUnixMs) - 0.5, std::numeric_limits<double>::quiet_NaN()));
+        }
         if (!std::isnan(p.value)) out.append(QPointF(double(p.timeUnixMs), double(p.value)));
     }
     return out;

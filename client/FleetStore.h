@@ -25,6 +25,7 @@
 
 #include "client/ConnectionState.h"
 #include "client/EndpointFleet.h"
+#include "client/EndpointNames.h"
 #include "client/EntityId.h"
 #include "client/FleetChangeSet.h"
 #include "client/Freshness.h"
@@ -41,6 +42,7 @@
 #include <QTimer>
 
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <string_view>
@@ -75,10 +77,26 @@ struct FleetSummary {
     quint32 interruptions = 0;
     int endpointsReporting = 0;  // endpoints that sent fleet numbers
     int endpointsLive = 0;
+    int endpointsTotal = 0;
     // The ratios are over jobs with step telemetry only: a real site's job that publishes no step
     // progress has no goodput, and counting it as 0 % would drag the fleet down for nothing.
     int jobsActive = 0;     // running, checkpointing or recovering
     int jobsInGoodput = 0;  // of those, the ones with step telemetry
+    // Jobs not finished that have no productive step yet (JobProgress.h). While every job with step
+    // telemetry is starting the ratios are NaN and starting() is true: no value yet, not 0 %.
+    int jobsStarting = 0;
+
+    // How much of each merged number comes from endpoints that are not Live: their last values,
+    // aging. An operator must see that "720 healthy" is half last-known.
+    quint32 gpusTotalStale = 0;
+    quint32 gpusHealthyStale = 0;
+    quint32 gpusDegradedStale = 0;
+    quint32 gpusDownStale = 0;
+    quint32 activeIncidentsStale = 0;
+    double ratioWeightStale = 0;  // share (0..1) of the ratios' weight from endpoints not Live
+
+    bool allLive() const { return endpointsLive == endpointsTotal; }
+    bool starting() const { return std::isnan(goodputRatio) && jobsStarting > 0; }
 };
 
 // A "worst X" answer: the entity, a sortable badness score (higher is worse) and why, in words.
@@ -109,11 +127,21 @@ public:
     // --- endpoints ------------------------------------------------------------------------
     // A data source without a connection (recorded streams, tests); state starts Live.
     int addEndpoint(const QString& label);
+    // The same, described as a connection would be (target, and a label only if one was given):
+    // tests of what a merged console calls its endpoints.
+    int addEndpoint(const QString& label, EndpointIdentity identity);
     // Follows the connection: pulls its validated messages and mirrors its state. The connection
     // must outlive the store or be destroyed with it.
     int attach(EndpointConnection* connection);
     int endpointCount() const { return int(m_endpoints.size()); }
     QString endpointLabel(int endpoint) const;
+    // A short name unique among the endpoints (EndpointNames.h): the label given, else the fleet's
+    // name, else what tells its target apart. Qualifies names that exist on several endpoints.
+    QString endpointDisplayName(int endpoint) const { return m_endpoints[std::size_t(endpoint)]->shortName; }
+    // "host:port" of an attached connection (empty for a data source without one).
+    QString endpointTarget(int endpoint) const { return m_endpoints[std::size_t(endpoint)]->identity.target; }
+    // The endpoint's fleet name from its topology (empty before its first snapshot).
+    QString endpointFleetName(int endpoint) const;
     ConnectionState endpointState(int endpoint) const;
     QString endpointStatus(int endpoint) const;
     void setEndpointState(int endpoint, ConnectionState state, const QString& statusText);
@@ -138,6 +166,8 @@ public:
 
     // --- entities and navigation ----------------------------------------------------------
     QString name(EntityId id) const;
+    // The name its fleetd gives it, never qualified (a rack tile's text: its band says which fleet).
+    QString localName(EntityId id) const { return rawName(id); }
     watchfloor::v1::EntityKind kind(EntityId id) const;
     EntityId parent(EntityId id) const;
     QList<EntityId> children(EntityId id) const;   // fleet → regions → racks → nodes,… → GPUs → links
@@ -179,8 +209,8 @@ public:
     // --- fleet ---------------------------------------------------------------------------------
     FleetSummary fleetSummary() const;
     // How much an endpoint's fleet ratios weigh in the merged fleet: the GPUs of its active jobs
-    // with step telemetry (all its GPUs when it runs no job); 0 when all its active jobs lack step
-    // telemetry, since fleetd's ratios then describe no job at all.
+    // with step telemetry that have made a productive step; 0 when there is no such job, since
+    // fleetd's ratios then describe no job at all (or read 0 % for jobs that are only starting).
     double goodputWeight(int endpoint) const;
 
     // --- events (oldest first by serial; bounded) --------------------------------------------
@@ -192,7 +222,8 @@ public:
 
     // --- history -------------------------------------------------------------------------------
     void history(EntityId id, watchfloor::v1::Metric metric, std::vector<HistoryPoint>& out) const;
-    // x = time in ms since the epoch (server clock), NaN points skipped.
+    // x = time in ms since the epoch (server clock), NaN points skipped; where fleetd restarted
+    // (a new run) between two points, a point with y = NaN marks the break.
     QList<QPointF> historyPoints(EntityId id, watchfloor::v1::Metric metric) const;
 
     // --- "worst" queries for the pages ----------------------------------------------------------
@@ -211,6 +242,9 @@ private:
     struct Endpoint {
         QString label;
         std::string foldedLabel;
+        EndpointIdentity identity;
+        QString shortName;             // see endpointDisplayName()
+        std::string foldedShortName;
         std::unique_ptr<EndpointFleet> fleet;
         ConnectionState state = ConnectionState::Live;
         QString statusText;
@@ -244,6 +278,9 @@ private:
     Reading readingFrom(const EndpointFleet& fleet, int endpoint, watchfloor::v1::EntityKind kind,
                         std::uint32_t slot, watchfloor::v1::Metric metric) const;
     void appendEvents(int endpoint, const google::protobuf::RepeatedPtrField<watchfloor::v1::Event>& events);
+    // Recomputes the short names (after an endpoint or fleet name appears); a change renames
+    // every qualified entity, so it is announced as a topology change.
+    void refreshShortNames();
     void rebuildRackRows();
     void rebuildJobRows();
     void syncRowsAfterApply(int endpoint);

@@ -44,6 +44,21 @@ void HistoryRing::capture(std::int64_t timeUnixMs, const MetricColumns& columns)
     });
     m_head = (m_head + 1) % m_capacity;
     m_size = std::min(m_size + 1, m_capacity);
+    if (m_breakPending) {
+        m_breaks.push_back(timeUnixMs);
+        m_breakPending = false;
+    }
+    const std::int64_t oldest = m_times[std::size_t((m_head - m_size + m_capacity) % m_capacity)];
+    while (!m_breaks.empty() && m_breaks.front() <= oldest) {
+        m_breaks.pop_front();  // its run's earlier points have left the ring: nothing to break from
+    }
+}
+
+void HistoryRing::forget() {
+    m_head = 0;
+    m_size = 0;
+    m_breaks.clear();
+    m_breakPending = false;
 }
 
 void HistoryRing::series(v1::EntityKind kind, v1::Metric metric, std::uint32_t slot,
@@ -63,8 +78,7 @@ void HistoryRing::series(v1::EntityKind kind, v1::Metric metric, std::uint32_t s
 }
 
 void HistoryRing::clear() {
-    m_head = 0;
-    m_size = 0;
+    forget();
     m_matrices.clear();
 }
 

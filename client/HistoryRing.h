@@ -10,6 +10,7 @@
 #include "client/MetricColumns.h"
 
 #include <cstdint>
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +29,14 @@ public:
 
     // Records the current latest values as the point at `timeUnixMs`.
     void capture(std::int64_t timeUnixMs, const MetricColumns& columns);
+    // The next capture starts a new run (fleetd restarted): charts break their lines there
+    // instead of joining the old run's last point to the new run's first.
+    void breakBeforeNextCapture() { m_breakPending = m_size > 0; }
+    // Times of the first capture after each break still in the ring, oldest first.
+    const std::deque<std::int64_t>& breaks() const { return m_breaks; }
+    // Drops every point but keeps the allocated matrices (clear() frees them: tens of MB to
+    // allocate again, on the GUI thread).
+    void forget();
     // Oldest first; clears `out` first.
     void series(watchfloor::v1::EntityKind kind, watchfloor::v1::Metric metric, std::uint32_t slot,
                 std::vector<HistoryPoint>& out) const;
@@ -48,6 +57,8 @@ private:
     int m_head = 0;  // next row to write
     int m_size = 0;
     std::vector<std::int64_t> m_times;
+    std::deque<std::int64_t> m_breaks;
+    bool m_breakPending = false;
     std::unordered_map<std::uint32_t, Matrix> m_matrices;
 };
 

@@ -1,6 +1,7 @@
 #include "FleetFormat.h"
 
 #include "client/FleetStore.h"
+#include "client/JobProgress.h"
 #include "widgets/Theme.h"
 
 #include <QDateTime>
@@ -47,6 +48,39 @@ QString goodputCoverage(const client::FleetSummary& fleet)
     if (fleet.jobsInGoodput == 0)
         return QStringLiteral("no job publishes step telemetry");
     return QStringLiteral("over %1 of %2 jobs").arg(fleet.jobsInGoodput).arg(fleet.jobsActive);
+}
+
+QString formatFleetRatio(const client::FleetSummary& fleet, double ratio)
+{
+    if (std::isnan(ratio) && fleet.starting())
+        return client::startingLabel();
+    return formatRatioPercent(ratio);
+}
+
+QString formatJobGoodput(const v1::Job& job)
+{
+    if (job.no_step_telemetry())
+        return client::noStepTelemetryLabel();
+    return client::jobIsStarting(job) ? client::startingLabel() : formatRatioPercent(job.goodput_ratio());
+}
+
+QString endpointsLiveNote(const client::FleetSummary& fleet)
+{
+    if (fleet.allLive())
+        return {};
+    return QStringLiteral("%1 of %2 endpoints live").arg(fleet.endpointsLive).arg(fleet.endpointsTotal);
+}
+
+QString staleCountNote(quint32 stale)
+{
+    return stale == 0 ? QString() : QStringLiteral("%1 of them stale").arg(stale);
+}
+
+QString staleRatioNote(const client::FleetSummary& fleet)
+{
+    if (fleet.ratioWeightStale <= 0 || std::isnan(fleet.goodputRatio))
+        return {};
+    return QStringLiteral("%1 % of it stale").arg(std::round(100.0 * fleet.ratioWeightStale));
 }
 
 QString eventGlyph(v1::EventType type)

@@ -47,6 +47,18 @@ QString recoveryStageLabel(watchfloor::v1::RecoveryStage stage);
 // Which jobs the fleet goodput averages are over, when not all active ones: "over 3 of 5 jobs",
 // "no job publishes step telemetry"; empty when every active job counts.
 QString goodputCoverage(const client::FleetSummary& fleet);
+// A merged fleet ratio: "87.3 %"; "starting" while every job with step telemetry is still
+// starting (fleetd's 0 % would read as broken); "n/a" when there is none.
+QString formatFleetRatio(const client::FleetSummary& fleet, double ratio);
+// A job's goodput: "87.3 %", "starting" (no productive step yet) or "no step telemetry".
+QString formatJobGoodput(const watchfloor::v1::Job& job);
+// "1 of 2 endpoints live"; empty when every endpoint is.
+QString endpointsLiveNote(const client::FleetSummary& fleet);
+// How much of a merged count is the last-known value of endpoints not live: "360 of them stale";
+// empty when none is.
+QString staleCountNote(quint32 stale);
+// The same for the merged ratios, by weight: "50 % of it stale"; empty when none is.
+QString staleRatioNote(const client::FleetSummary& fleet);
 // A line in front of an event in lists: a database glyph for telemetry-source events (their
 // entity is the fleet, which says little), a dot for the rest.
 QString eventGlyph(watchfloor::v1::EventType type);

@@ -206,6 +206,11 @@ void FleetPage::onStoreChanged(const client::FleetChangeSet& changes)
         refreshStatuses();
     if (changes.fleetChanged || !changes.endpointsChanged.isEmpty() || changes.freshnessTick)
         refreshKpis();
+    if (!changes.endpointsChanged.isEmpty()) {
+        refreshHeader();
+        // An endpoint going down or coming back changes the first lines of the list at once.
+        refreshAttention();
+    }
 }
 
 void FleetPage::rebuildRacks()
@@ -216,26 +221,66 @@ void FleetPage::rebuildRacks()
     for (int row = 0; row < m_store.rackCount(); ++row) {
         const client::EntityId rack = m_store.rackAt(row);
         const v1::Rack* info = m_store.rackInfo(rack);
-        const QString region = m_store.regionNameOfRack(row);
+        const QString region = regionBandLabel(row);
         regions.insert(region);
-        placements.push_back({m_store.name(rack), m_store.name(rack), region,
+        // The id is the fleet-unique name (navigation); the tile shows the rack's own name, which
+        // its region band already places in its fleet.
+        placements.push_back({m_store.name(rack), m_store.localName(rack), region,
                               info ? QStringLiteral("Hall %1").arg(QString::fromStdString(info->hall())) : QString(),
                               info ? QStringLiteral("Row %1").arg(info->row()) : QString()});
     }
     m_map->setRacks(std::move(placements));
     m_jobs.rebuild(m_store);
-    QString fleetName;
-    if (m_store.endpointCount() > 0 && m_store.endpointFleet(0).hasSnapshot())
-        fleetName = QString::fromStdString(m_store.endpointFleet(0).topology().topology().fleet_name());
-    const std::uint64_t gpus = m_store.fleetSummary().gpusTotal;
-    m_header->setSummary(QStringLiteral("%1%2 regions · %3 racks · %4 GPUs · %5 endpoint(s)")
-                             .arg(fleetName.isEmpty() ? QString() : fleetName + QStringLiteral(" · "))
-                             .arg(regions.size())
-                             .arg(m_store.rackCount())
-                             .arg(gpus)
-                             .arg(m_store.endpointCount()));
+    m_regionCount = int(regions.size());
+    refreshHeader();
     m_dirty = true;
     refreshStatuses();
+}
+
+void FleetPage::refreshHeader()
+{
+    const client::FleetSummary fleet = m_store.fleetSummary();
+    const QString endpoints = m_store.endpointCount() < 2
+                                  ? QString()
+                                  : QStringLiteral(" · %1 endpoints%2")
+                                        .arg(m_store.endpointCount())
+                                        .arg(fleet.allLive() ? QString()
+                                                             : QStringLiteral(" (%1 live)").arg(fleet.endpointsLive));
+    m_header->setSummary(QStringLiteral("%1 · %2 regions · %3 racks · %4 GPUs%5")
+                             .arg(fleetNames())
+                             .arg(m_regionCount)
+                             .arg(m_store.rackCount())
+                             .arg(fleet.gpusTotal)
+                             .arg(endpoints));
+}
+
+QString FleetPage::fleetNames() const
+{
+    QStringList names;
+    for (int i = 0; i < m_store.endpointCount(); ++i) {
+        const QString fleet = m_store.endpointFleetName(i);
+        const QString endpoint = m_store.endpointDisplayName(i);
+        if (fleet.isEmpty())
+            names << QStringLiteral("%1 (no data yet)").arg(endpoint);
+        else if (fleet == endpoint || m_store.endpointCount() == 1)
+            names << fleet;
+        else
+            names << QStringLiteral("%1 (%2)").arg(fleet, endpoint);
+    }
+    return names.join(QStringLiteral(" + "));
+}
+
+QString FleetPage::regionBandLabel(int rackRow) const
+{
+    const client::EntityId rack = m_store.rackAt(rackRow);
+    const v1::Rack* info = m_store.rackInfo(rack);
+    if (!info)
+        return {};
+    const client::EntityId region{rack.endpoint, info->region_index()};
+    const QString local = m_store.localName(region);
+    // A region name several fleets use says which fleet after it, not as a path before it.
+    return m_store.name(region) == local ? local
+                                         : QStringLiteral("%1 · %2").arg(local, m_store.endpointDisplayName(rack.endpoint));
 }
 
 void FleetPage::refreshStatuses()
@@ -254,41 +299,48 @@ void FleetPage::refreshKpis()
 {
     const client::FleetSummary fleet = m_store.fleetSummary();
     const bool reporting = fleet.endpointsReporting > 0;
-    const bool live = fleet.endpointsLive == m_store.endpointCount();
-    auto ratioLevel = [&](double ratio) {
-        return !reporting || std::isnan(ratio) ? KpiLevel::Missing : live ? KpiLevel::Neutral : KpiLevel::Warning;
-    };
-    const QString staleNote = live ? QString() : QStringLiteral("stale: not all endpoints live");
-    // Jobs without step telemetry are left out of the averages; the cards say so.
+    // Every card says how much of its number is last-known (endpoints not live) and, when not all
+    // are, how many endpoints it is from; such a card is never drawn as plainly healthy.
+    const QString endpoints = endpointsLiveNote(fleet);
     const QString coverage = goodputCoverage(fleet);
-    auto note = [&](const QString& normal) {
-        QStringList parts;
-        if (!staleNote.isEmpty())
-            parts << staleNote;
-        else if (!normal.isEmpty())
-            parts << normal;
-        if (!coverage.isEmpty())
-            parts << coverage;
+    auto join = [](QStringList parts) {
+        parts.removeAll(QString());
         return parts.join(QStringLiteral(" · "));
     };
-    m_kpis->setCard(QStringLiteral("goodput"), formatRatioPercent(fleet.goodputRatio),
-                    note(QStringLiteral("%1 interruptions").arg(fleet.interruptions)), ratioLevel(fleet.goodputRatio));
-    m_kpis->setCard(QStringLiteral("ettr"), formatRatioPercent(fleet.ettrSliding1hRatio), note({}),
-                    ratioLevel(fleet.ettrSliding1hRatio));
-    m_kpis->setCard(QStringLiteral("mfu"), formatRatioPercent(fleet.mfuRatio), note({}), ratioLevel(fleet.mfuRatio));
+    auto ratioCard = [&](const QString& key, double ratio, const QString& normal) {
+        const bool none = !reporting || std::isnan(ratio);
+        const QString starting = fleet.starting() ? QStringLiteral("%1 job(s) initialising").arg(fleet.jobsStarting)
+                                                  : QString();
+        const QString staleShare = staleRatioNote(fleet);
+        const KpiLevel level = none ? KpiLevel::Missing : staleShare.isEmpty() ? KpiLevel::Neutral : KpiLevel::Warning;
+        m_kpis->setCard(key, formatFleetRatio(fleet, ratio),
+                        join({starting, staleShare, endpoints, staleShare.isEmpty() && endpoints.isEmpty() ? normal : QString(),
+                              coverage}),
+                        level);
+    };
+    ratioCard(QStringLiteral("goodput"), fleet.goodputRatio, QStringLiteral("%1 interruptions").arg(fleet.interruptions));
+    ratioCard(QStringLiteral("ettr"), fleet.ettrSliding1hRatio, {});
+    ratioCard(QStringLiteral("mfu"), fleet.mfuRatio, {});
     const auto share = [&](quint32 n) {
         return fleet.gpusTotal ? QStringLiteral("%1 % of %2").arg(100.0 * n / fleet.gpusTotal, 0, 'f', 1).arg(fleet.gpusTotal)
                                : QString();
     };
-    m_kpis->setCard(QStringLiteral("healthy"), reporting ? QString::number(fleet.gpusHealthy) : QStringLiteral("n/a"),
-                    share(fleet.gpusHealthy), reporting ? KpiLevel::Ok : KpiLevel::Missing);
-    m_kpis->setCard(QStringLiteral("degraded"), reporting ? QString::number(fleet.gpusDegraded) : QStringLiteral("n/a"),
-                    share(fleet.gpusDegraded),
-                    !reporting ? KpiLevel::Missing : fleet.gpusDegraded ? KpiLevel::Warning : KpiLevel::Ok);
-    m_kpis->setCard(QStringLiteral("down"), reporting ? QString::number(fleet.gpusDown) : QStringLiteral("n/a"),
-                    share(fleet.gpusDown), !reporting ? KpiLevel::Missing : fleet.gpusDown ? KpiLevel::Critical : KpiLevel::Ok);
-    m_kpis->setCard(QStringLiteral("incidents"), reporting ? QString::number(fleet.activeIncidents) : QStringLiteral("n/a"),
-                    QString(), !reporting ? KpiLevel::Missing : fleet.activeIncidents ? KpiLevel::Critical : KpiLevel::Ok);
+    // `bad`: the level when the count is non-zero (Ok otherwise); stale parts lift Ok to Warning.
+    auto countCard = [&](const QString& key, quint32 n, quint32 stale, bool withShare, KpiLevel bad) {
+        if (!reporting) {
+            m_kpis->setCard(key, QStringLiteral("n/a"), endpoints, KpiLevel::Missing);
+            return;
+        }
+        KpiLevel level = n > 0 ? bad : KpiLevel::Ok;
+        if (stale > 0 && level == KpiLevel::Ok)
+            level = KpiLevel::Warning;
+        m_kpis->setCard(key, QString::number(n), join({withShare ? share(n) : QString(), staleCountNote(stale), endpoints}),
+                        level);
+    };
+    countCard(QStringLiteral("healthy"), fleet.gpusHealthy, fleet.gpusHealthyStale, true, KpiLevel::Ok);
+    countCard(QStringLiteral("degraded"), fleet.gpusDegraded, fleet.gpusDegradedStale, true, KpiLevel::Warning);
+    countCard(QStringLiteral("down"), fleet.gpusDown, fleet.gpusDownStale, true, KpiLevel::Critical);
+    countCard(QStringLiteral("incidents"), fleet.activeIncidents, fleet.activeIncidentsStale, false, KpiLevel::Critical);
 }
 
 void FleetPage::refreshAttention()
@@ -296,6 +348,25 @@ void FleetPage::refreshAttention()
     if (!m_theme)
         return;
     m_attention->clear();
+    // An endpoint that is not live comes first: its racks show last-known values, so "healthy" on
+    // them means nothing.
+    int staleRacks = 0;
+    for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint) {
+        const client::ConnectionState state = m_store.endpointState(endpoint);
+        if (state == client::ConnectionState::Live)
+            continue;
+        const int racks = int(m_store.endpointFleet(endpoint).topology().count(v1::ENTITY_KIND_RACK));
+        staleRacks += racks;
+        const QString what = racks > 0 ? QStringLiteral("%1 racks show last-known values").arg(racks)
+                                       : QStringLiteral("no data received yet");
+        auto* item = new QListWidgetItem(
+            QStringLiteral("%1 — %2: %3").arg(m_store.endpointDisplayName(endpoint), client::displayName(state).toLower(), what),
+            m_attention);
+        item->setForeground(state == client::ConnectionState::Connecting ? m_theme->colors().warn : m_theme->colors().crit);
+        item->setToolTip(m_store.endpointStatus(endpoint));
+        item->setFlags(Qt::ItemIsEnabled);
+    }
+    const int staleRows = m_attention->count();
     for (const client::RankedEntity& ranked : m_store.worstRacks(kAttentionRows)) {
         const int row = m_store.rackRow(ranked.id);
         const widgets::Reading health = rackLensReading(m_store, row, widgets::Lens::Health, m_jobs);
@@ -306,20 +377,38 @@ void FleetPage::refreshAttention()
         const QString name = m_store.name(ranked.id);
         const client::EntityStatus status = m_store.status(ranked.id);
         // ranked.why already counts the rack's recent alerts by severity.
-        auto* item = new QListWidgetItem(QStringLiteral("%1 — %2").arg(name, ranked.why), m_attention);
+        const bool stale = m_store.endpointState(ranked.id.endpoint) != client::ConnectionState::Live;
+        auto* item = new QListWidgetItem(
+            QStringLiteral("%1 — %2%3").arg(name, ranked.why, stale ? QStringLiteral(" (stale)") : QString()),
+            m_attention);
         item->setData(Qt::UserRole, name);
         const bool critical = status.rackState == v1::RACK_STATE_ISOLATED || status.health == v1::HEALTH_STATE_FAILED;
         item->setForeground(critical ? m_theme->colors().crit : m_theme->colors().warn);
         item->setToolTip(QStringLiteral("Open %1").arg(name));
     }
-    if (m_attention->count() == 0) {
-        auto* item = new QListWidgetItem(m_store.rackCount() ? QStringLiteral("Every rack is healthy.")
-                                                             : QStringLiteral("Waiting for fleet data…"),
-                                         m_attention);
+    if (m_attention->count() == staleRows) {
+        const QString text = m_store.rackCount() == 0 ? QStringLiteral("Waiting for fleet data…")
+                             : staleRacks == 0       ? QStringLiteral("Every rack is healthy.")
+                             : staleRacks < m_store.rackCount()
+                                 ? QStringLiteral("Every live rack is healthy; %1 of %2 racks are stale.")
+                                       .arg(staleRacks)
+                                       .arg(m_store.rackCount())
+                                 : QStringLiteral("No live rack: all %1 show last-known values.").arg(staleRacks);
+        auto* item = new QListWidgetItem(text, m_attention);
         item->setForeground(m_theme->colors().textDim);
         item->setFlags(Qt::NoItemFlags);
     }
 }
+
+QStringList FleetPage::attentionLines() const
+{
+    QStringList lines;
+    for (int i = 0; i < m_attention->count(); ++i)
+        lines << m_attention->item(i)->text();
+    return lines;
+}
+
+QString FleetPage::headerSummary() const { return m_header->summary(); }
 
 void FleetPage::showRackMenu(const QPoint& pos)
 {

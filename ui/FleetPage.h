@@ -44,10 +44,17 @@ public:
     // The rack tile's context menu: open, cooling, links, copy, and the operator's rack actions.
     void populateRackMenu(QMenu& menu, const QString& rack);
     KpiStrip* kpis() const { return m_kpis; }
+    // The "Needs attention" lines, top first.
+    QStringList attentionLines() const;
+    QString headerSummary() const;
 
 private:
     void onStoreChanged(const client::FleetChangeSet& changes);
     void rebuildRacks();
+    void refreshHeader();
+    // Every endpoint's fleet, e.g. "us-fleet + eu-fleet" (the header named only the first).
+    QString fleetNames() const;
+    QString regionBandLabel(int rackRow) const;
     void refreshStatuses();
     void refreshKpis();
     void refreshAttention();
@@ -65,6 +72,7 @@ private:
     RackJobs m_jobs;
     QString m_lensKey = QStringLiteral("health");
     QString m_entity;
+    int m_regionCount = 0;
     bool m_dirty = true;
     QTimer m_slowRefresh;  // attention list and alert counts: 2 Hz is plenty
     std::vector<int> m_alerts;

@@ -6,6 +6,7 @@
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
+#include "client/JobProgress.h"
 #include "widgets/StackedBreakdownChart.h"
 #include "widgets/TimeSeriesChart.h"
 
@@ -331,14 +332,31 @@ void GoodputPage::refresh()
 
 void GoodputPage::refreshKpis()
 {
-    const bool live = m_store.fleetSummary().endpointsLive == m_store.endpointCount();
-    const KpiLevel shown = live ? KpiLevel::Neutral : KpiLevel::Warning;
-    const QString stale = live ? QString() : QStringLiteral(" · stale");
+    const client::FleetSummary summary = m_store.fleetSummary();
     const v1::Job* scoped = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
-    if (scoped && scoped->no_step_telemetry()) {
-        const QString none = client::noStepTelemetryLabel();
-        for (const char* card : {"goodput", "ettr", "ettr1h", "mfu", "checkpoint"})
-            m_kpis->setCard(QString::fromLatin1(card), none, QStringLiteral("not computed for this job"), KpiLevel::Missing);
+    // Stale: the job's endpoint is not live, or (fleet scope) part of the merged weight is from one.
+    const bool live = scoped ? m_store.endpointState(m_job.endpoint) == client::ConnectionState::Live : summary.allLive();
+    const KpiLevel shown = live ? KpiLevel::Neutral : KpiLevel::Warning;
+    QString stale;
+    if (!live) {
+        QStringList notes{scoped ? QStringLiteral("stale") : staleRatioNote(summary), endpointsLiveNote(summary)};
+        notes.removeAll(QString());
+        stale = QStringLiteral(" · ") + notes.join(QStringLiteral(" · "));
+    }
+    const bool noSteps = scoped && scoped->no_step_telemetry();
+    if (noSteps || (scoped && client::jobIsStarting(*scoped))) {
+        // No figures yet (or ever): fleetd's zeros would read as a job making no progress.
+        const QString none = noSteps ? client::noStepTelemetryLabel() : client::startingLabel();
+        const QString why = noSteps ? QStringLiteral("not computed for this job")
+                                    : QStringLiteral("no productive step yet (%1)").arg(client::toString(scoped->state()));
+        for (const char* card : {"goodput", "ettr", "ettr1h", "mfu"})
+            m_kpis->setCard(QString::fromLatin1(card), none, why + stale, KpiLevel::Missing);
+        if (noSteps)
+            m_kpis->setCard(QStringLiteral("checkpoint"), none, why, KpiLevel::Missing);
+        else
+            m_kpis->setCard(QStringLiteral("checkpoint"), formatDuration(scoped->checkpoint_interval_s()),
+                            QStringLiteral("Young/Daly %1 · none durable yet").arg(formatDuration(scoped->young_daly_interval_s())),
+                            KpiLevel::Missing);
         m_kpis->setCard(QStringLiteral("interruptions"), QString::number(scoped->interruptions()), QString(),
                         scoped->interruptions() ? KpiLevel::Warning : KpiLevel::Ok);
         return;
@@ -373,12 +391,17 @@ void GoodputPage::refreshKpis()
     }
     const MergedFleet fleet = mergeFleet(m_store);
     const KpiLevel level = fleet.measured ? shown : KpiLevel::Missing;
-    auto ratio = [&](double r) { return fleet.measured ? formatRatioPercent(r) : QStringLiteral("n/a"); };
+    auto ratio = [&](double r) {
+        return fleet.measured ? formatRatioPercent(r) : summary.starting() ? client::startingLabel() : QStringLiteral("n/a");
+    };
     // Jobs without step telemetry are not in these averages: each card says over which jobs they are.
-    const QString coverage = goodputCoverage(m_store.fleetSummary());
-    auto over = [&](const QString& what) { return coverage.isEmpty() ? what : what + QStringLiteral(" · ") + coverage; };
+    const QString coverage = goodputCoverage(summary);
+    auto over = [&](const QString& what) {
+        const QString base = summary.starting() ? QStringLiteral("%1 job(s) initialising").arg(summary.jobsStarting) : what;
+        return (coverage.isEmpty() ? base : base + QStringLiteral(" · ") + coverage) + (fleet.measured ? stale : QString());
+    };
     m_kpis->setCard(QStringLiteral("goodput"), ratio(fleet.goodput),
-                    over(QStringLiteral("confirmed %1%2").arg(ratio(fleet.confirmed), stale)), level);
+                    over(QStringLiteral("confirmed %1").arg(ratio(fleet.confirmed))), level);
     m_kpis->setCard(QStringLiteral("ettr"), ratio(fleet.ettr), over(QStringLiteral("cumulative")), level);
     m_kpis->setCard(QStringLiteral("ettr1h"), ratio(fleet.ettr1h), over(QStringLiteral("sliding 1 h")), level);
     m_kpis->setCard(QStringLiteral("mfu"), ratio(fleet.mfu), over(QStringLiteral("GPU-time weighted")), level);
@@ -477,15 +500,19 @@ void GoodputPage::refreshJobsTable()
                           formatDuration(age), formatDuration(job->checkpoint_interval_s()),
                           formatDuration(job->young_daly_interval_s()), stragglerText};
         const bool noSteps = job->no_step_telemetry();
+        const bool starting = client::jobIsStarting(*job);
         if (noSteps) {
             for (int c = JobGoodput; c < JobColumnCount; ++c)
                 cells[c] = client::noStepTelemetryLabel();
+        } else if (starting) {
+            for (int c : {JobGoodput, JobEttr, JobMfu})
+                cells[c] = client::startingLabel();
         }
         const int r = m_jobs->rowCount();
         m_jobs->insertRow(r);
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            if (noSteps && c >= JobGoodput)
+            if ((noSteps && c >= JobGoodput) || (starting && (c == JobGoodput || c == JobEttr || c == JobMfu)))
                 item->setForeground(m_theme->colors().textDim);
             else if (c == JobStragglers && !stragglers.isEmpty())
                 item->setForeground(m_theme->colors().warn);

@@ -1,5 +1,7 @@
 #include "HistoryChartBinding.h"
 
+#include "FleetFormat.h"
+
 #include "client/FleetStore.h"
 #include "widgets/TimeSeriesChart.h"
 
@@ -18,7 +20,12 @@ int HistoryChartBinding::addSeries(const QString& label, const QColor& color, cl
                                    v1::Metric metric, double scale)
 {
     const int index = m_chart->addSeries(label, color);
-    m_series.push_back({label, entity, metric, scale, {}, false, 0, {}});
+    Series series;
+    series.label = label;
+    series.entity = entity;
+    series.metric = metric;
+    series.scale = scale;
+    m_series.push_back(std::move(series));
     requestBackfill(index);
     return index;
 }
@@ -63,6 +70,7 @@ void HistoryChartBinding::requestBackfill(int index)
     request.set_start_unix_ms(nowMs - m_window.count());
     request.set_end_unix_ms(nowMs + 1);
     s.pending = true;
+    s.backfillRun = store.endpointFleet(s.entity.endpoint).runId();
     s.generation = ++m_generation;
     const quint64 generation = s.generation;
     connection->getHistory(request, this, [this, index, generation](client::RpcOutcome<v1::GetHistoryResponse> outcome) {
@@ -84,13 +92,22 @@ void HistoryChartBinding::requestBackfill(int index)
 void HistoryChartBinding::refresh()
 {
     const client::FleetStore& store = *m_context.store;
+    QString note;
     for (std::size_t i = 0; i < m_series.size(); ++i) {
         Series& s = m_series[i];
         if (!s.entity.isValid())
             continue;
+        if (s.generation != 0 && !s.pending && s.backfillRun != store.endpointFleet(s.entity.endpoint).runId()) {
+            // fleetd restarted: the old run's backfill may overlap the new run's clock. Ask the new one.
+            s.backfill.clear();
+            s.error.clear();
+            s.generation = 0;
+        }
         if (!s.pending && s.backfill.isEmpty() && s.error.isEmpty() && s.generation == 0)
             requestBackfill(int(i));
         QList<QPointF> live = store.historyPoints(s.entity, s.metric);
+        if (note.isEmpty())
+            note = restartNote(s, live);
         QList<QPointF> points;
         const double liveStart = live.isEmpty() ? std::numeric_limits<double>::infinity() : live.first().x();
         for (const QPointF& p : std::as_const(s.backfill)) {
@@ -102,6 +119,18 @@ void HistoryChartBinding::refresh()
             points.append(QPointF(p.x(), p.y() * s.scale));
         m_chart->setSeriesPoints(int(i), std::move(points));
     }
+    m_chart->setNote(note);
+}
+
+QString HistoryChartBinding::restartNote(const Series& series, const QList<QPointF>& live) const
+{
+    const auto& change = m_context.store->endpointFleet(series.entity.endpoint).lastRunChange();
+    if (!change || live.isEmpty() || double(change->serverTimeMs) < live.first().x())
+        return {};
+    const QString at = formatUnixMs(change->serverTimeMs);
+    return change->historyCleared
+               ? QStringLiteral("fleetd restarted at %1 UTC: the earlier run is not shown (the new run's clock started over)").arg(at)
+               : QStringLiteral("fleetd restarted at %1 UTC: the lines break there").arg(at);
 }
 
 bool HistoryChartBinding::backfillSettled() const

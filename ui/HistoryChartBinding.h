@@ -2,7 +2,8 @@
 // Feeds a TimeSeriesChart from the fleet: each series is one (entity, metric). Older history is
 // backfilled once from fleetd (GetHistory), then the store's live history ring extends it; the
 // chart gets the union, re-reduced by the chart itself. Refreshing is the page's call (visible
-// pages only, at most a few times a second).
+// pages only, at most a few times a second). A fleetd restart (new run) breaks the lines, and the
+// chart's note says when it restarted (and that the old run is not shown if its clock started over).
 
 #include "PageContext.h"
 
@@ -16,6 +17,7 @@
 #include <QPointF>
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 namespace watchfloor::widgets {
@@ -52,11 +54,14 @@ private:
         watchfloor::v1::Metric metric;
         double scale = 1.0;
         QList<QPointF> backfill;
+        std::string backfillRun;  // fleetd run the backfill came from: a restart asks again
         bool pending = false;
         quint64 generation = 0;
         QString error;
     };
     void requestBackfill(int series);
+    // What the chart says about a fleetd restart inside the points it shows, empty if none.
+    QString restartNote(const Series& series, const QList<QPointF>& live) const;
 
     PageContext m_context;
     widgets::TimeSeriesChart* m_chart;

@@ -8,6 +8,7 @@
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
+#include "client/JobProgress.h"
 #include "client/models/JobTableModel.h"
 #include "widgets/Theme.h"
 
@@ -27,6 +28,30 @@ namespace watchfloor::ui {
 
 namespace v1 = watchfloor::v1;
 using client::EntityId;
+
+namespace {
+
+// The job to show when none was asked for: the biggest active one, else the biggest one not
+// finished. Jobs still initialising count, or a page opened in a fleet's first minutes stays empty.
+EntityId defaultJob(const client::FleetStore& store)
+{
+    if (auto biggest = store.biggestJob())
+        return biggest->id;
+    EntityId best;
+    std::uint32_t bestGpus = 0;
+    for (int row = 0; row < store.jobCount(); ++row) {
+        const v1::Job* job = store.job(row);
+        if (!job || job->state() == v1::JOB_STATE_FINISHED)
+            continue;
+        if (!best.isValid() || job->gpu_count() > bestGpus) {
+            best = store.jobAt(row);
+            bestGpus = job->gpu_count();
+        }
+    }
+    return best;
+}
+
+}  // namespace
 
 JobsPage::JobsPage(const PageContext& context, QWidget* parent)
     : Page(parent),
@@ -97,10 +122,9 @@ bool JobsPage::showEntity(const QString& name)
 {
     EntityId job;
     if (name.isEmpty()) {
-        if (auto biggest = m_store.biggestJob())
-            job = biggest->id;
-        else
-            return !m_job.isValid();
+        job = defaultJob(m_store);
+        if (!job.isValid())
+            return !m_job.isValid();  // nothing to show yet; onStoreChanged() picks one when jobs arrive
     } else {
         job = m_store.findByName(name);
         if (!job.isValid() || m_store.kind(job) != v1::ENTITY_KIND_JOB)
@@ -165,6 +189,11 @@ void JobsPage::onStoreChanged(const client::FleetChangeSet& changes)
                              .arg(running)
                              .arg(gpus));
     if (changes.jobsReset || changes.jobsAppended > 0) {
+        // Opened before the first jobs arrived (or its job is gone after a fleetd restart): pick one now.
+        if (m_job.isValid() && m_store.jobRow(m_job) < 0)
+            m_job = {};
+        if (!m_job.isValid())
+            showEntity({});
         selectRowOf(m_job);
         m_table->resizeColumnsToContents();  // a handful of rows: cheap, and only when rows change
     }
@@ -231,13 +260,19 @@ void JobsPage::refreshDetail()
                                             .arg(job->step_time_s(), 0, 'f', 2)
                                             .arg(job->ideal_step_time_s(), 0, 'f', 2)
                                             .arg(job->straggler_slowdown(), 0, 'f', 2));
-    html += row(QStringLiteral("Goodput"), QStringLiteral("%1 (confirmed %2) · ETTR %3, 1 h %4, expected %5 · MFU %6")
-                                               .arg(formatRatioPercent(job->goodput_ratio()),
-                                                    formatRatioPercent(job->confirmed_goodput_ratio()),
-                                                    formatRatioPercent(job->ettr_ratio()),
-                                                    formatRatioPercent(job->ettr_sliding_1h_ratio()),
-                                                    formatRatioPercent(job->expected_ettr_ratio()),
-                                                    formatRatioPercent(job->mfu_ratio())));
+    if (client::jobIsStarting(*job)) {
+        html += row(QStringLiteral("Goodput"), QStringLiteral("<span style='color:%1'>%2</span> — no productive step yet; "
+                                                              "goodput, ETTR and MFU follow the first one")
+                                                   .arg(dim, client::startingLabel()));
+    } else {
+        html += row(QStringLiteral("Goodput"), QStringLiteral("%1 (confirmed %2) · ETTR %3, 1 h %4, expected %5 · MFU %6")
+                                                   .arg(formatRatioPercent(job->goodput_ratio()),
+                                                        formatRatioPercent(job->confirmed_goodput_ratio()),
+                                                        formatRatioPercent(job->ettr_ratio()),
+                                                        formatRatioPercent(job->ettr_sliding_1h_ratio()),
+                                                        formatRatioPercent(job->expected_ettr_ratio()),
+                                                        formatRatioPercent(job->mfu_ratio())));
+    }
     const QString last = job->last_checkpoint_unix_ms() > 0
                              ? QStringLiteral("last at step %1, %2 ago").arg(job->last_checkpoint_step()).arg(formatDuration(age))
                              : QStringLiteral("none durable yet");

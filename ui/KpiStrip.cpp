@@ -27,6 +27,12 @@ void KpiStrip::addCard(const QString& key, const QString& title, const QString& 
     card.value = new QLabel(QStringLiteral("n/a"), frame);
     card.detail = new QLabel(frame);
     card.value->setAccessibleName(title);
+    // Wrapping, not a fixed width: at war-room type sizes six cards of "no step telemetry" and
+    // their details were wider than a 1920-pixel wall and pushed the page off its right edge.
+    for (QLabel* label : {card.title, card.value, card.detail}) {
+        label->setWordWrap(true);
+        label->setMinimumWidth(0);
+    }
     layout->addWidget(card.title);
     layout->addWidget(card.value);
     layout->addWidget(card.detail);

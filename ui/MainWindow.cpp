@@ -381,12 +381,12 @@ void MainWindow::updateConnectionUi()
     int live = 0;
     for (int i = 0; i < store.endpointCount(); ++i) {
         const ConnectionState state = store.endpointState(i);
-        const QString label = store.endpointLabel(i);
+        const QString label = store.endpointDisplayName(i);
         if (state == ConnectionState::Live) {
             ++live;
         } else {
             const QString status = store.endpointStatus(i);
-            problems << QStringLiteral("fleetd %1: %2").arg(label, status.isEmpty() ? client::displayName(state) : status);
+            problems << QStringLiteral("%1: %2").arg(label, status.isEmpty() ? client::displayName(state) : status);
             critical = critical || state == ConnectionState::Reconnecting || state == ConnectionState::Incompatible
                        || state == ConnectionState::Stale;
         }
@@ -394,8 +394,13 @@ void MainWindow::updateConnectionUi()
             const QColor dot = state == ConnectionState::Live                                       ? m_theme->colors().ok
                                : state == ConnectionState::Connecting || state == ConnectionState::Stale ? m_theme->colors().warn
                                                                                                           : m_theme->colors().crit;
+            // "● eu-fleet (10.0.0.7:50551) — Live": which fleet, where, and its state; the full
+            // status line is the tooltip.
+            const QString target = store.endpointTarget(i);
+            const QString where = target.isEmpty() || target.contains(label) ? (target.isEmpty() ? label : target)
+                                                                              : QStringLiteral("%1 (%2)").arg(label, target);
             m_endpointLabels[i]->setText(QStringLiteral("<span style='color:%1'>●</span> %2 — %3")
-                                             .arg(dot.name(), label.toHtmlEscaped(), client::displayName(state)));
+                                             .arg(dot.name(), where.toHtmlEscaped(), client::displayName(state)));
             m_endpointLabels[i]->setToolTip(store.endpointStatus(i));
         }
     }
@@ -479,10 +484,16 @@ void MainWindow::updateWallHeader()
                                  : QString();
     QString text = QStringLiteral("Goodput <b>%1</b>%2 &nbsp; ETTR 1h <b>%3</b> &nbsp; GPUs down <b>%4</b> &nbsp; "
                                   "<span style='color:%5'>Incidents <b>%6</b></span>")
-                       .arg(formatRatioPercent(fleet.goodputRatio), coverage, formatRatioPercent(fleet.ettrSliding1hRatio))
+                       .arg(formatFleetRatio(fleet, fleet.goodputRatio), coverage,
+                            formatFleetRatio(fleet, fleet.ettrSliding1hRatio))
                        .arg(fleet.gpusDown)
                        .arg(incidentColor.name())
                        .arg(fleet.activeIncidents);
+    // Merged numbers with an endpoint down are partly last-known: the wall says so beside them.
+    if (!fleet.allLive()) {
+        text += QStringLiteral(" &nbsp; <span style='color:%1'><b>%2</b></span>")
+                    .arg(c.crit.name(), endpointsLiveNote(fleet).toHtmlEscaped());
+    }
     const client::SourcesOverview sources = client::overviewOfSources(*m_context.store);
     if (!sources.allUp()) {
         text += QStringLiteral(" &nbsp; <span style='color:%1'>Sources <b>%2 of %3 not up</b></span>")

@@ -9,6 +9,7 @@
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
+#include "client/JobProgress.h"
 #include "client/models/NodeTableModel.h"
 #include "widgets/RackElevationWidget.h"
 
@@ -514,11 +515,10 @@ void RackPage::refreshJobs()
         m_jobs->insertRow(r);
         const QStringList cells{QString::fromStdString(job->name()), client::toString(job->state()),
                                 QStringLiteral("%1 of %2").arg(traysHere).arg(job->node_indexes_size()),
-                                job->no_step_telemetry() ? client::noStepTelemetryLabel()
-                                                         : formatRatioPercent(job->goodput_ratio())};
+                                formatJobGoodput(*job)};
         for (int c = 0; c < cells.size(); ++c)
             m_jobs->setItem(r, c, new QTableWidgetItem(cells[c]));
-        if (job->no_step_telemetry() && m_theme)
+        if ((job->no_step_telemetry() || client::jobIsStarting(*job)) && m_theme)
             m_jobs->item(r, cells.size() - 1)->setForeground(m_theme->colors().textDim);
     }
     m_jobs->resizeColumnsToContents();

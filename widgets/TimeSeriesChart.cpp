@@ -72,7 +72,16 @@ TimeSeriesChart::TimeSeriesChart(QWidget* parent)
 
 void TimeSeriesChart::setTitle(const QString& title)
 {
-    m_chart->setTitle(title);
+    m_title = title;
+    m_chart->setTitle(m_note.isEmpty() ? m_title : QStringLiteral("%1 — %2").arg(m_title, m_note));
+}
+
+void TimeSeriesChart::setNote(const QString& note)
+{
+    if (note == m_note)
+        return;
+    m_note = note;
+    setTitle(m_title);
 }
 
 void TimeSeriesChart::setValueUnit(const QString& unit)

@@ -40,6 +40,9 @@ public:
     explicit TimeSeriesChart(QWidget* parent = nullptr);
 
     void setTitle(const QString& title);
+    // A line about the data under the title (e.g. why the lines break); empty: none.
+    void setNote(const QString& note);
+    QString note() const { return m_note; }
     // Label of the value axis, e.g. "°C".
     void setValueUnit(const QString& unit);
     void setTheme(const Theme& theme);
@@ -102,6 +105,8 @@ private:
     std::optional<std::pair<double, double>> m_timeRange;
     std::optional<std::pair<double, double>> m_valueRange;
     std::chrono::milliseconds m_maxGap{0};
+    QString m_title;
+    QString m_note;
 };
 
 } // namespace watchfloor::widgets

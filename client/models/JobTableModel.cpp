@@ -1,6 +1,7 @@
 #include "client/models/JobTableModel.h"
 
 #include "client/FleetStore.h"
+#include "client/JobProgress.h"
 
 namespace watchfloor::client {
 
@@ -34,11 +35,14 @@ EntityColumn jobField(QString title, double (*field)(const v1::Job&), int decima
                         {}, decimals, std::move(unit), {}};
 }
 
-// A column computed from step progress: empty for a job without step telemetry.
-EntityColumn fromSteps(EntityColumn column) {
-    column.unavailable = [](const FleetStore& s, EntityId id) {
+// A column computed from step progress: empty for a job without step telemetry, and for one still
+// starting when `startingToo` (its ratios would read 0 %).
+EntityColumn fromSteps(EntityColumn column, bool startingToo = false) {
+    column.unavailable = [startingToo](const FleetStore& s, EntityId id) {
         const v1::Job* j = jobOf(s, id);
-        return j && j->no_step_telemetry() ? noStepTelemetryLabel() : QString();
+        if (!j) return QString();
+        if (j->no_step_telemetry()) return noStepTelemetryLabel();
+        return startingToo && jobIsStarting(*j) ? startingLabel() : QString();
     };
     return column;
 }
@@ -51,9 +55,9 @@ std::vector<EntityColumn> jobColumns() {
                      return j ? toString(j->state()) : QString();
                  }));
     c.push_back(jobField(QStringLiteral("GPUs"), [](const v1::Job& j) { return double(j.gpu_count()); }, 0, {}));
-    c.push_back(fromSteps(jobMetric(QStringLiteral("Goodput"), v1::JOB_GOODPUT_RATIO, 100.0, 1, QStringLiteral("%"))));
-    c.push_back(fromSteps(jobMetric(QStringLiteral("ETTR 1h"), v1::JOB_ETTR_SLIDING_1H_RATIO, 100.0, 1, QStringLiteral("%"))));
-    c.push_back(fromSteps(jobMetric(QStringLiteral("MFU"), v1::JOB_MFU_RATIO, 100.0, 1, QStringLiteral("%"))));
+    c.push_back(fromSteps(jobMetric(QStringLiteral("Goodput"), v1::JOB_GOODPUT_RATIO, 100.0, 1, QStringLiteral("%")), true));
+    c.push_back(fromSteps(jobMetric(QStringLiteral("ETTR 1h"), v1::JOB_ETTR_SLIDING_1H_RATIO, 100.0, 1, QStringLiteral("%")), true));
+    c.push_back(fromSteps(jobMetric(QStringLiteral("MFU"), v1::JOB_MFU_RATIO, 100.0, 1, QStringLiteral("%")), true));
     c.push_back(fromSteps(jobMetric(QStringLiteral("Step"), v1::JOB_STEP_TIME_S, 1.0, 2, QStringLiteral("s"))));
     c.push_back(fromSteps(
         jobMetric(QStringLiteral("Checkpoint age"), v1::JOB_CHECKPOINT_AGE_S, 1.0 / 60.0, 1, QStringLiteral("min"))));
@@ -77,6 +81,8 @@ QString toString(v1::JobState state) {
 }
 
 QString noStepTelemetryLabel() { return QStringLiteral("no step telemetry"); }
+
+QString startingLabel() { return QStringLiteral("starting"); }
 
 JobTableModel::JobTableModel(const FleetStore& store, QObject* parent) : EntityTableModel(store, jobColumns(), parent) {
     resetRows();

@@ -26,5 +26,8 @@ QString toString(watchfloor::v1::JobState state);
 // What a job that publishes no step progress (Job.no_step_telemetry) shows instead of its goodput,
 // ETTR, MFU, step time and checkpoint numbers, which fleetd does not compute for it.
 QString noStepTelemetryLabel();
+// What a job still starting (client/JobProgress.h jobIsStarting) shows instead of its 0 % goodput,
+// ETTR and MFU.
+QString startingLabel();
 
 }  // namespace watchfloor::client

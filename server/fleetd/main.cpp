@@ -214,6 +214,7 @@ int main(int argc, char** argv) {
     if (cl.racks && !cl.regions) config.regions = std::min(config.regions, config.racks);
     config.fleetFile = cl.fleetFile;
     config.scenarioFile = cl.scenarioFile;
+    config.warmStart = cl.warmStart;
     sim::ConfigError configError;
     auto twin = sim::DigitalTwin::create(config, &configError);
     if (!twin) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace watchfloor::server::sim {
@@ -135,7 +136,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     s.model = std::make_unique<FleetModel>(s.spec, static_cast<std::uint32_t>(s.jobs.size()));
     for (std::uint32_t j = 0; j < s.jobs.size(); ++j)
         s.jobByName.emplace(s.jobs[j].name(), j);
-    s.jobStartS.assign(s.jobs.size(), -1.0);
+    s.jobStartS.assign(s.jobs.size(), std::numeric_limits<double>::quiet_NaN());
     s.jobExcludedTrays.resize(s.jobs.size());
 
     if (!config.scenarioFile.empty()) {
@@ -385,7 +386,12 @@ TrayActivity DigitalTwin::Impl::activity(std::uint32_t t) const {
 }
 
 void DigitalTwin::Impl::startJobs() {
+    const double warmS = std::chrono::duration<double>(config.warmStart).count();
     for (std::uint32_t j = 0; j < jobs.size(); ++j) {
+        if (warmS > 0) {
+            warmStartJob(j, std::max(warmS, 3600.0));
+            continue;
+        }
         jobs[j].beginReschedule(0);
         // Jobs come up staggered over the first minute, as a scheduler would start them. An
         // operator action before then re-places the job (new epoch) and this start is void.
@@ -395,6 +401,32 @@ void DigitalTwin::Impl::startJobs() {
                 beginInit(j, jobRng.uniform(60, 180));
         });
     }
+}
+
+void DigitalTwin::Impl::warmStartJob(std::uint32_t j, double historyS) {
+    TrainingJob& job = jobs[j];
+    // Phase lengths as a live start draws them (startJobs, beginInit); jobs started at different
+    // times in the last `historyS`, and one may have been interrupted once, as often as the
+    // configured failure rates make that likely over its history.
+    WarmHistory h;
+    h.firstStartS = -historyS * jobRng.uniform(0.6, 1.0);
+    const double gpusK = job.gpuCount() / 10000.0;
+    h.initS = jobRng.uniform(60, 180) + 5.0 + 30.0 * gpusK;
+    h.dataLoadS = jobRng.uniform(5, 20);
+    h.compileS = jobRng.uniform(60, 180);
+    const double span = -h.firstStartS;
+    if (jobRng.uniform(0, 1) < 1.0 - std::exp(-jobFailuresPerS[j] * span)) {
+        h.interruptionAtS = h.firstStartS + jobRng.uniform(0.2, 0.7) * span;
+        h.detectS = jobRng.uniform(30, 120);
+        h.rescheduleS = jobRng.uniform(60, 180);
+        h.restoreS = 20.0 + job.settings().model.config.parameters() * 14.0 / (job.gpuCount() * 2e9);
+    }
+    job.warmStart(h);
+    jobStartS[j] = h.firstStartS;
+    const double interval = job.settings().checkpointIntervalS;
+    const double lastSaveOrStart = job.hasCheckpoint() ? job.lastCheckpointS() : job.phaseStartS();
+    scheduleCheckpoint(j, std::max(0.0, lastSaveOrStart + interval - nowS()));
+    updateJobSlowdown(j);
 }
 
 void DigitalTwin::Impl::interruptJob(std::uint32_t j, double detectS, const std::string& cause, std::uint32_t entity) {
@@ -499,7 +531,7 @@ void DigitalTwin::Impl::offerTrays() {
 void DigitalTwin::Impl::beginInit(std::uint32_t j, double initS) {
     TrainingJob& job = jobs[j];
     const bool restart = job.interruptions() > 0;
-    if (jobStartS[j] < 0)
+    if (std::isnan(jobStartS[j]))
         jobStartS[j] = nowS();
     job.beginInit(nowS());
     if (!restart)
@@ -558,9 +590,9 @@ void DigitalTwin::Impl::beginInit(std::uint32_t j, double initS) {
     });
 }
 
-void DigitalTwin::Impl::scheduleCheckpoint(std::uint32_t j) {
+void DigitalTwin::Impl::scheduleCheckpoint(std::uint32_t j, double delayS) {
     const std::uint32_t epoch = jobs[j].epoch;
-    after(jobs[j].settings().checkpointIntervalS, [this, j, epoch] {
+    after(delayS >= 0 ? delayS : jobs[j].settings().checkpointIntervalS, [this, j, epoch] {
         TrainingJob& job = jobs[j];
         if (job.epoch != epoch || job.phase() != JobPhase::Running)
             return;

@@ -23,6 +23,10 @@ struct SimConfig {
     // Per-entity samples (per GPU, CPU, port, loop). Off for headless dumps: events, states,
     // jobs and fleet goodput are still produced (see DigitalTwin::setTelemetryEnabled).
     bool telemetry = true;
+    // > 0: the jobs have been training for up to this long when the twin starts (fleetd
+    // --warm-start): mid-run, with goodput ledgers that have history, instead of all starting
+    // from nothing in the first minute. At least an hour; scenario times are unchanged.
+    std::chrono::seconds warmStart{0};
 };
 
 }  // namespace watchfloor::server::sim

@@ -49,7 +49,7 @@ std::uint64_t TrainingJob::stepAt(double t) const {
 }
 
 double TrainingJob::exposureS(double now) const {
-    return exposureBeforeS_ + (exposedSinceS_ >= 0 ? std::max(0.0, now - exposedSinceS_) : 0.0);
+    return exposureBeforeS_ + (!std::isnan(exposedSinceS_) ? std::max(0.0, now - exposedSinceS_) : 0.0);
 }
 
 double TrainingJob::nextStepBoundary(double t) const {
@@ -75,6 +75,46 @@ void TrainingJob::flushSteps(double t) {
         step_ += count;
         chunkStartS_ = end;
     }
+}
+
+void TrainingJob::warmStart(const WarmHistory& h) {
+    double t = h.firstStartS;
+    auto startSegment = [&](bool restart) {
+        beginInit(t);
+        t += h.initS;
+        if (restart) {
+            beginRestore(t);
+            t += h.restoreS;
+        }
+        beginDataLoad(t);
+        t += h.dataLoadS;
+        beginFirstStep(t);
+        t += h.compileS + stepS();
+        beginRunning(t);
+    };
+    // Blocking saves as the twin schedules them (an interval after the last one, at a step
+    // boundary), each finished before `end`.
+    auto runUntil = [&](double end) {
+        for (;;) {
+            const double saveAt = nextStepBoundary(t + settings_.checkpointIntervalS);
+            if (saveAt + settings_.checkpointSaveS >= end)
+                return;
+            beginCheckpoint(saveAt);
+            t = saveAt + settings_.checkpointSaveS;
+            endCheckpoint(t);
+        }
+    };
+    startSegment(false);
+    if (h.interruptionAtS > t && h.interruptionAtS < 0) {
+        runUntil(h.interruptionAtS);
+        t = h.interruptionAtS;
+        interrupt(t);
+        t += h.detectS;
+        beginReschedule(t);
+        t += h.rescheduleS;
+        startSegment(true);
+    }
+    runUntil(0.0);
 }
 
 void TrainingJob::beginInit(double t) {
@@ -139,7 +179,7 @@ bool TrainingJob::interrupt(double t) {
     step_ = ledger_.lastDurableStep();  // the restart point: later steps are lost
     ++interruptions_;
     exposureBeforeS_ = exposureS(t);
-    exposedSinceS_ = -1;
+    exposedSinceS_ = std::numeric_limits<double>::quiet_NaN();
     enter(JobPhase::Detect, t);
     return true;
 }
@@ -175,7 +215,7 @@ void TrainingJob::fill(double now, std::int64_t startUnixMs, double jobFailuresP
     *job.mutable_model() = settings_.model.config;
     job.set_step(stepAt(now));
     job.set_last_checkpoint_step(ledger_.lastDurableStep());
-    if (lastCheckpointS_ >= 0)
+    if (hasCheckpoint())
         job.set_last_checkpoint_unix_ms(unixMs(lastCheckpointS_));
     job.set_checkpoint_interval_s(settings_.checkpointIntervalS);
     job.set_checkpoint_save_s(settings_.checkpointSaveS);

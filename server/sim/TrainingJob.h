@@ -8,7 +8,9 @@
 
 #include "watchfloor/v1/fleet.pb.h"
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,20 @@ struct JobSettings {
     double mfuTarget = 0.40;               // healthy MFU drawn per job (reference §5.2)
 };
 
+// A job's life before the twin started (fleetd --warm-start), as the caller drew it. Times are
+// twin seconds, so all of them are negative: the history ends at 0.
+struct WarmHistory {
+    double firstStartS = -6 * 3600.0;
+    double initS = 120;              // container + communicator init, each (re)start
+    double dataLoadS = 10;
+    double compileS = 120;           // the first step's extra time, each (re)start
+    // One interruption at this time, with its recovery; NaN: none.
+    double interruptionAtS = std::numeric_limits<double>::quiet_NaN();
+    double detectS = 60;
+    double rescheduleS = 90;
+    double restoreS = 40;
+};
+
 class TrainingJob {
 public:
     explicit TrainingJob(JobSettings settings);
@@ -52,12 +68,18 @@ public:
     double slowdown() const { return slowdown_; }
     std::uint64_t stepAt(double t) const;
     std::uint64_t lastDurableStep() const { return ledger_.lastDurableStep(); }
-    double lastCheckpointS() const { return lastCheckpointS_; }
+    bool hasCheckpoint() const { return !std::isnan(lastCheckpointS_); }
+    double lastCheckpointS() const { return lastCheckpointS_; }  // NaN: no durable checkpoint yet
     double phaseStartS() const { return phaseStartS_; }
     std::uint32_t interruptions() const { return interruptions_; }
     double exposureS(double now) const;
 
     // --- lifecycle, t = seconds since the twin started -----------------------------------------
+    // Replays `history` through the lifecycle below (start, init, data load, first step, steps
+    // with a blocking save every checkpoint interval, and the interruption with its recovery if
+    // one is drawn), so that at 0 the job is Running mid-run with a ledger that has history, as
+    // if the twin had watched it. The next save is due at lastCheckpointS() + the interval.
+    void warmStart(const WarmHistory& history);
     void beginInit(double t);             // (re)start: jobStart + accelerator init
     void beginRestore(double t);
     void beginDataLoad(double t);
@@ -109,10 +131,10 @@ private:
     double phaseStartS_ = 0;
     double chunkStartS_ = 0;          // Running: when the current run of equal steps began
     std::uint64_t step_ = 0;          // steps completed before chunkStartS_
-    double lastCheckpointS_ = -1;     // -1: no durable checkpoint yet
+    double lastCheckpointS_ = std::numeric_limits<double>::quiet_NaN();  // NaN: no durable checkpoint yet
     std::uint32_t interruptions_ = 0;
     double exposureBeforeS_ = 0;
-    double exposedSinceS_ = -1;
+    double exposedSinceS_ = std::numeric_limits<double>::quiet_NaN();  // NaN: not holding its trays
     bool started_ = false;
 };
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace watchfloor::server::sim {
 
@@ -281,8 +282,8 @@ void DigitalTwin::Impl::publishFacts() {
         PublishedFacts::Job& p = facts.jobs[j];
         const bool working = job.computing() || job.phase() == JobPhase::Checkpointing;
         const bool recovering = job.interruptions() > 0 && !working;
-        const double since = job.lastCheckpointS() >= 0 ? job.lastCheckpointS() : jobStartS[j];
-        p.checkpointAgeS = since >= 0 ? now - since : 0.0;
+        const double since = job.hasCheckpoint() ? job.lastCheckpointS() : jobStartS[j];  // < 0 when warm-started
+        p.checkpointAgeS = std::isnan(since) ? 0.0 : now - since;
         p.unsavedProgressS = working ? static_cast<double>(job.stepAt(now) - job.lastDurableStep()) * job.stepS() : 0.0;
         bool traysChanged = false;
         if (rescan) {

@@ -210,7 +210,7 @@ struct DigitalTwin::Impl {
 
     // --- operator actions and the read view (TwinActions.cpp) ---
     std::map<std::string, std::uint32_t> jobByName;    // immutable after create(): read lock-free
-    std::vector<double> jobStartS;                     // first start, -1 before
+    std::vector<double> jobStartS;                     // first start (< 0 when warm), NaN before
     std::vector<std::set<std::uint32_t>> jobExcludedTrays;
     std::mutex pendingMutex;
     std::deque<PendingAction> pending;
@@ -260,12 +260,14 @@ struct DigitalTwin::Impl {
     void releaseTray(std::uint32_t t);
     TrayActivity activity(std::uint32_t t) const;
     void startJobs();
+    void warmStartJob(std::uint32_t j, double historyS);
     void interruptJob(std::uint32_t j, double detectS, const std::string& cause, std::uint32_t entity);
     void beginReschedule(std::uint32_t j);
     bool tryPlace(std::uint32_t j);
     void offerTrays();
     void beginInit(std::uint32_t j, double initS);
-    void scheduleCheckpoint(std::uint32_t j);
+    // The next blocking save after `delayS` (default: the job's checkpoint interval).
+    void scheduleCheckpoint(std::uint32_t j, double delayS = -1);
     void updateJobSlowdown(std::uint32_t j);     // full: trays, stragglers, thermal, diurnal
     void applyDiurnalSlowdown(std::uint32_t j);  // cheap: diurnal part only
     void setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm, watchfloor::v1::Severity severity);

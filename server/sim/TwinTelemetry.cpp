@@ -412,7 +412,9 @@ void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
     msg.set_index(model->jobIndex(j));
     msg.set_name(job.name());
     msg.set_slurm_job_id(std::to_string(41000 + j));
-    msg.set_started_unix_ms(toUnixMs(config.start));
+    // A warm-started job began before the twin; the others count from the twin's start.
+    const double startedS = jobStartS[j] < 0 ? jobStartS[j] : 0.0;
+    msg.set_started_unix_ms(toUnixMs(config.start) + std::llround(startedS * 1000.0));
     for (const std::uint32_t t : job.trays())
         msg.add_node_indexes(model->trayIndex(t));
     for (const std::uint32_t t : job.stragglerTrays)

@@ -1,7 +1,7 @@
 // EndpointConnection against an in-process fake TelemetryService (grpc::ServerBuilder): going
 // Live, resume without gap or duplicate, resync on a sequence gap, Incompatible servers, Stale
-// when silent, an unreachable endpoint with its backoff, unary deadlines, and teardown while
-// streaming.
+// when silent, an unreachable endpoint watched without re-subscribing, a server that comes back,
+// unary deadlines, and teardown while streaming.
 #include "client/EndpointConnection.h"
 #include "client/FleetStore.h"
 
@@ -108,6 +108,14 @@ struct InProcessServer {
     std::shared_ptr<grpc::Channel> channel() { return server->InProcessChannel(grpc::ChannelArguments()); }
     std::unique_ptr<grpc::Server> server;
 };
+
+// A server on a real loopback port, so that a client's channel sees it go and come back.
+std::unique_ptr<grpc::Server> startOnPort(grpc::Service* service, const QString& address, int* selectedPort) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(address.toStdString(), grpc::InsecureServerCredentials(), selectedPort);
+    builder.RegisterService(service);
+    return builder.BuildAndStart();
+}
 
 EndpointConfig fakeConfig() {
     EndpointConfig c;
@@ -251,21 +259,55 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 3000);
     }
 
-    void unreachableEndpointRetriesWithBackoff() {
+    // Issue 14, item 1: while fleetd cannot be reached the console watches the channel (whose
+    // connection attempts are a TCP connect about every second) and never re-subscribes; the old
+    // schedule re-subscribed at 1 s × 1.6ⁿ and waited up to 30 s between tries.
+    void unreachableEndpointIsProbedNotResubscribed() {
         EndpointConfig config;
         config.target = QStringLiteral("127.0.0.1:1");  // nothing listens on port 1
         EndpointConnection connection(config);
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Reconnecting, 5000);
-        const QString text = connection.statusText();
-        QVERIFY2(text.contains("Cannot reach fleetd at 127.0.0.1:1") && text.contains("Retrying in"), qPrintable(text));
-        const auto firstDelay = connection.pendingRetryDelay();
-        QVERIFY(firstDelay >= 800ms && firstDelay <= 1200ms);
-        QTRY_COMPARE_WITH_TIMEOUT(connection.stats().streamsOpened, quint64(2), 4000);
-        QTRY_VERIFY_WITH_TIMEOUT(connection.pendingRetryDelay() > 0ms, 4000);
-        const auto secondDelay = connection.pendingRetryDelay();
-        QVERIFY2(secondDelay >= 1280ms && secondDelay <= 1920ms, qPrintable(QString::number(secondDelay.count())));
-        QVERIFY(connection.statusText().contains("attempt 2"));
+        QVERIFY2(connection.statusText().contains("Cannot reach fleetd at 127.0.0.1:1"), qPrintable(connection.statusText()));
+        // The first stream failed before any data: one backoff delay, then the channel is watched.
+        QTRY_VERIFY_WITH_TIMEOUT(connection.isWaitingForChannel(), 3000);
+        QVERIFY2(connection.statusText().contains("as soon as it answers"), qPrintable(connection.statusText()));
+        QTest::qWait(4000);
+        QCOMPARE(connection.stats().streamsOpened, quint64(1));
+        QVERIFY(connection.isWaitingForChannel());
+        QCOMPARE(connection.state(), ConnectionState::Reconnecting);
+    }
+
+    // A fleetd that goes away and comes back on the same port: no Subscribe while it is away,
+    // exactly one once it listens, Live again (timing is bench/console/reconnect_bench's job).
+    void returningServerGetsOneSubscribe() {
+        FakeTelemetryService service;
+        int port = 0;
+        auto first = startOnPort(&service, QStringLiteral("127.0.0.1:0"), &port);
+        QVERIFY(first && port > 0);
+        EndpointConfig config;
+        config.target = QStringLiteral("127.0.0.1:%1").arg(port);
+        EndpointConnection connection(config);
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
+        QCOMPARE(connection.stats().streamsOpened, quint64(1));
+        QTest::qWait(2500);  // a working subscription, not one that ended right away
+
+        first->Shutdown(std::chrono::system_clock::now() + 200ms);
+        first.reset();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Reconnecting, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(connection.isWaitingForChannel(), 1000);  // at once: the stream had worked
+        QTest::qWait(3000);
+        QCOMPARE(connection.stats().streamsOpened, quint64(1));
+        const auto requestsBefore = service.requests().size();
+
+        auto second = startOnPort(&service, config.target, nullptr);
+        QVERIFY(second);
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
+        QCOMPARE(connection.stats().streamsOpened, quint64(2));
+        QCOMPARE(service.requests().size(), requestsBefore + 1);
+        QVERIFY(!connection.isWaitingForChannel());
+        second->Shutdown(std::chrono::system_clock::now() + 200ms);
     }
 
     void unaryCallsHaveDeadlines() {

@@ -1,6 +1,6 @@
 // The client against a real fleetd on loopback (FLEETD_BIN): go Live, survive a fleetd restart
-// with a restart snapshot, resume on the same server without gap or duplicate, and merge two
-// fleetd endpoints into one fleet. Skipped only when the fleetd binary is not built.
+// with a restart snapshot (and a chart history that starts over), resume on the same server
+// without gap or duplicate, merge two fleetd endpoints into one fleet, and a warm-started twin. Skipped only when the fleetd binary is not built.
 #include "client/EndpointConnection.h"
 #include "client/FleetStore.h"
 
@@ -76,7 +76,7 @@ private slots:
 
         fleetd.kill();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Reconnecting, 10000);
-        QVERIFY2(connection.statusText().contains("Retrying in"), qPrintable(connection.statusText()));
+        QVERIFY2(connection.statusText().contains("as soon as it answers"), qPrintable(connection.statusText()));
         QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Stale);  // shown, not trusted
 
         QVERIFY2(fleetd.restartOnSamePort(), qPrintable(fleetd.errorString()));
@@ -84,6 +84,79 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(connection.stats().snapshots, quint64(2), 5000);  // the restart snapshot
         QVERIFY(connection.runId() != firstRun);
         QVERIFY(store.rackCount() > 0);
+    }
+
+    // Issue 14, item 5: the twin restarts its clock with every run, so the old run's chart points
+    // would sit among the new run's and a chart joined them across the restart. The history
+    // starts over (said by lastRunChange) and stays in time order.
+    void restartStartsTheChartHistoryOver() {
+        FleetdProcess fleetd;
+        QVERIFY2(fleetd.start({"--seed", "4", "--speed", "60"}), qPrintable(fleetd.errorString()));
+        EndpointConnection connection(configFor(fleetd, "east"));
+        FleetStore store;
+        store.attach(&connection);
+        connection.start();
+        QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
+        const EntityId fleet = store.fleetRoots().first();
+        QTRY_VERIFY_WITH_TIMEOUT(store.historyPoints(fleet, v1::FLEET_GPUS_HEALTHY).size() >= 5, 10000);
+        QVERIFY(!store.endpointFleet(0).lastRunChange());
+
+        QVERIFY2(fleetd.restartOnSamePort(), qPrintable(fleetd.errorString()));
+        QTRY_COMPARE_WITH_TIMEOUT(connection.stats().snapshots, quint64(2), 20000);
+        const auto change = store.endpointFleet(0).lastRunChange();
+        QVERIFY(change.has_value());
+        QVERIFY(change->historyCleared);
+        QTRY_VERIFY_WITH_TIMEOUT(store.historyPoints(fleet, v1::FLEET_GPUS_HEALTHY).size() >= 3, 10000);
+        const QList<QPointF> points = store.historyPoints(fleet, v1::FLEET_GPUS_HEALTHY);
+        for (qsizetype i = 1; i < points.size(); ++i)
+            QVERIFY2(points[i].x() > points[i - 1].x(), qPrintable(QStringLiteral("point %1 goes back in time").arg(i)));
+        QVERIFY(points.first().x() >= double(change->serverTimeMs));
+    }
+
+    // Issue 14, item 6: fleetd --warm-start: a newcomer's first screen is a fleet that has been
+    // running (jobs mid-run, ledgers with hours of history), not every job initialising at 0 %.
+    void warmStartJobsAreMidRunWithHistory() {
+        auto firstSnapshot = [](const QStringList& args, FleetStore& store, FleetdProcess& fleetd,
+                                std::unique_ptr<EndpointConnection>& connection) {
+            if (!fleetd.start(args)) return false;
+            connection = std::make_unique<EndpointConnection>(configFor(fleetd, "twin"));
+            store.attach(connection.get());
+            connection->start();
+            QElapsedTimer t;
+            t.start();
+            while (store.jobCount() == 0 && t.elapsed() < 15000) QTest::qWait(50);
+            return store.jobCount() > 0;
+        };
+        {
+            // Without it every job is still initialising: what the flag is for.
+            FleetdProcess cold;
+            FleetStore store;
+            std::unique_ptr<EndpointConnection> connection;
+            QVERIFY2(firstSnapshot({"--seed", "5"}, store, cold, connection), qPrintable(cold.errorString()));
+            QVERIFY(store.fleetSummary().jobsStarting == store.jobCount());
+        }
+        FleetdProcess fleetd;
+        FleetStore store;
+        std::unique_ptr<EndpointConnection> connection;
+        QVERIFY2(firstSnapshot({"--seed", "5", "--warm-start"}, store, fleetd, connection),
+                 qPrintable(fleetd.errorString()));
+        const std::int64_t nowMs = store.endpointFleet(0).serverTimeUnixMs();
+        for (int row = 0; row < store.jobCount(); ++row) {
+            const v1::Job& job = *store.job(row);
+            const QString what = QString::fromStdString(job.name());
+            QVERIFY2(job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_CHECKPOINTING, qPrintable(what));
+            QVERIFY2(job.step() > 100, qPrintable(what));
+            QVERIFY2(job.breakdown().total_s() >= 0.6 * 6 * 3600 - 1, qPrintable(what));
+            QVERIFY2(job.breakdown().productive_s() > 0.5 * job.breakdown().total_s(), qPrintable(what));
+            QVERIFY2(job.breakdown().checkpoint_save_s() > 0 && job.breakdown().accelerator_init_s() > 0, qPrintable(what));
+            QVERIFY2(job.last_checkpoint_unix_ms() > 0 && nowMs - job.last_checkpoint_unix_ms() < 3600 * 1000, qPrintable(what));
+            QVERIFY2(job.started_unix_ms() <= nowMs - 3 * 3600 * 1000, qPrintable(what));
+            QVERIFY2(job.goodput_ratio() > 0.5 && job.ettr_sliding_1h_ratio() > 0.5, qPrintable(what));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(store.fleetSummary().endpointsReporting == 1, 5000);
+        const FleetSummary summary = store.fleetSummary();
+        QCOMPARE(summary.jobsStarting, 0);
+        QVERIFY2(summary.goodputRatio > 0.5 && summary.goodputRatio < 1.0, qPrintable(QString::number(summary.goodputRatio)));
     }
 
     void resumesOnTheSameServerWithoutGapOrDuplicate() {
