@@ -388,7 +388,9 @@ void FleetPage::refreshAttention()
     }
     if (m_attention->count() == staleRows) {
         const QString text = m_store.rackCount() == 0 ? QStringLiteral("Waiting for fleet data…")
-                             : staleRacks == 0       ? QStringLiteral("Every rack is healthy.")
+                             : staleRows > 0 && staleRacks == 0
+                                 ? QStringLiteral("Every rack of the live endpoints is healthy.")
+                             : staleRacks == 0 ? QStringLiteral("Every rack is healthy.")
                              : staleRacks < m_store.rackCount()
                                  ? QStringLiteral("Every live rack is healthy; %1 of %2 racks are stale.")
                                        .arg(staleRacks)

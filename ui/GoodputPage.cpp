@@ -28,6 +28,13 @@ using client::EntityId;
 
 namespace {
 
+// Interruptions per GPU-hour: tiny for a healthy fleet, so scientific, but a plain 0 when there were none
+// ("0.00e+00" reads as a broken number on a wall).
+QString perGpuHour(double rate)
+{
+    return rate > 0 ? QString::number(rate, 'e', 2) : QStringLiteral("0");
+}
+
 constexpr std::chrono::milliseconds kChartRefresh{1000};
 
 // The badput categories in the order operators read them (Google ml-goodput-measurement plus
@@ -320,7 +327,7 @@ void GoodputPage::refresh()
         m_header->setSummary(QStringLiteral("%1 GPUs in running jobs · %2 jobs · failure rate %3 per GPU-hour%4")
                                  .arg(fleet.gpus)
                                  .arg(m_scopeBox->count() - 1)
-                                 .arg(fleet.measured ? QString::number(fleet.failuresPerGpuHour, 'e', 2) : QStringLiteral("n/a"),
+                                 .arg(fleet.measured ? perGpuHour(fleet.failuresPerGpuHour) : QStringLiteral("n/a"),
                                       coverage.isEmpty() ? QString()
                                                          : QStringLiteral(" · averages %1 (jobs without step telemetry "
                                                                           "are left out)").arg(coverage)));
@@ -406,7 +413,7 @@ void GoodputPage::refreshKpis()
     m_kpis->setCard(QStringLiteral("ettr1h"), ratio(fleet.ettr1h), over(QStringLiteral("sliding 1 h")), level);
     m_kpis->setCard(QStringLiteral("mfu"), ratio(fleet.mfu), over(QStringLiteral("GPU-time weighted")), level);
     m_kpis->setCard(QStringLiteral("interruptions"), fleet.any ? QString::number(fleet.interruptions) : QStringLiteral("n/a"),
-                    fleet.measured ? QStringLiteral("%1 per GPU-hour").arg(fleet.failuresPerGpuHour, 0, 'e', 2) : QString(),
+                    fleet.measured ? QStringLiteral("%1 per GPU-hour").arg(perGpuHour(fleet.failuresPerGpuHour)) : QString(),
                     !fleet.any ? KpiLevel::Missing : fleet.interruptions ? KpiLevel::Warning : KpiLevel::Ok);
     // Fleet scope: the checkpoint card speaks for the job furthest from its optimum.
     const v1::Job* worst = nullptr;
