@@ -17,6 +17,7 @@
 //   console_e2e_bench [--seconds 60] [--racks 1800] [--regions 4] [--probe-ms 1] [--fleetd PATH]
 //                     [--first-fault 20] [--max-faults 60] [--size 1920x1080]
 
+#include "BenchMeasures.h"
 #include "console_e2e_bench_fleetd.h"
 #include "console_e2e_bench_probes.h"
 
@@ -116,33 +117,10 @@ Options parseOptions(const QStringList& args)
     return o;
 }
 
-double residentMiB()
-{
-    std::ifstream statm("/proc/self/statm");
-    long pages = 0, resident = 0;
-    statm >> pages >> resident;
-    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
-}
-
-QString loadAverage()
-{
-    QFile file(QStringLiteral("/proc/loadavg"));
-    if (!file.open(QIODevice::ReadOnly))
-        return QStringLiteral("unknown");
-    return QString::fromLatin1(file.readLine()).section(QLatin1Char(' '), 0, 2);
-}
-
-double millis(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-// Nearest-rank percentile of an unsorted sample (copied; the inputs are small).
-double percentile(std::vector<double> values, double p)
-{
-    if (values.empty())
-        return std::numeric_limits<double>::quiet_NaN();
-    std::sort(values.begin(), values.end());
-    const std::size_t rank = std::size_t(std::ceil(p / 100.0 * double(values.size())));
-    return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
+using bench::loadAverage;
+using bench::millis;
+using bench::percentile;
+using bench::residentMiB;
 
 const char* verdict(bool pass) { return pass ? "PASS" : "SHORT"; }
 

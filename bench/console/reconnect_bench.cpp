@@ -25,6 +25,7 @@
 // Target: live again ≤ 2 s p99 after fleetd listens, for outages from 2 s to 1 h; no Subscribe
 // while fleetd is away; no chrome left; RSS flat.
 
+#include "BenchMeasures.h"
 #include "reconnect_bench_fleetd.h"
 
 #include "ConnectionBanner.h"
@@ -155,32 +156,10 @@ Options parseOptions(const QStringList& args)
     return o;
 }
 
-double residentMiB()
-{
-    std::ifstream statm("/proc/self/statm");
-    long pages = 0, resident = 0;
-    statm >> pages >> resident;
-    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
-}
-
-QString loadAverage()
-{
-    QFile file(QStringLiteral("/proc/loadavg"));
-    if (!file.open(QIODevice::ReadOnly))
-        return QStringLiteral("unknown");
-    return QString::fromLatin1(file.readLine()).section(QLatin1Char(' '), 0, 2);
-}
-
-double millis(SteadyClock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-double percentile(std::vector<double> values, double p)
-{
-    if (values.empty())
-        return std::numeric_limits<double>::quiet_NaN();
-    std::sort(values.begin(), values.end());
-    const std::size_t rank = std::size_t(std::ceil(p / 100.0 * double(values.size())));
-    return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
+using bench::loadAverage;
+using bench::millis;
+using bench::percentile;
+using bench::residentMiB;
 
 QString describe(std::chrono::milliseconds d)
 {

@@ -20,6 +20,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 namespace {
 
@@ -28,16 +29,24 @@ using namespace watchfloor::server;
 
 constexpr const char* kVersion = "fleetd " FLEETD_VERSION;
 
-// --source prometheus=URL: the site's fleet from its fleet file, its telemetry from its store.
-std::unique_ptr<sources::PrometheusSource> makePrometheusSource(const fleetd::CommandLine& cl) {
+// A real site's fleet, from its fleet file (a message on stderr when it cannot be read). No job
+// block: a real source's jobs come from Slurm and take indexes past the topology.
+std::optional<watchfloor::v1::Topology> siteTopology(const fleetd::CommandLine& cl) {
     sim::ConfigError error;
     auto spec = sim::readFleetFile(cl.fleetFile, &error);
     if (!spec) {
         std::cerr << "fleetd: " << error.toString() << "\n";
-        return nullptr;
+        return std::nullopt;
     }
-    // No job block: a real source's jobs come from Slurm and take indexes past the topology.
-    const sim::FleetModel model(*spec, 0);
+    return sim::FleetModel(*spec, 0).topology();
+}
+
+void logSourceLine(const std::string& line) { std::cerr << "fleetd: source: " << line << std::endl; }
+
+// --source prometheus=URL: the site's telemetry from its store.
+std::unique_ptr<sources::PrometheusSource> makePrometheusSource(const fleetd::CommandLine& cl) {
+    auto topology = siteTopology(cl);
+    if (!topology) return nullptr;
     sources::PrometheusSourceOptions options;
     options.stores = cl.sources.stores();
     options.poll = cl.sources.poll;
@@ -45,23 +54,15 @@ std::unique_ptr<sources::PrometheusSource> makePrometheusSource(const fleetd::Co
     options.lookback = cl.sources.lookback;
     options.slurmJobs = cl.sources.slurmJobs;
     options.slurmConf = cl.sources.slurmConf;
-    return std::make_unique<sources::PrometheusSource>(
-        model.topology(), options, [](const std::string& line) { std::cerr << "fleetd: source: " << line << std::endl; });
+    return std::make_unique<sources::PrometheusSource>(std::move(*topology), options, logSourceLine);
 }
 
-// --source scrape: the site's fleet from its fleet file, its telemetry from its exporters.
+// --source scrape: the site's telemetry from its exporters.
 std::unique_ptr<sources::ScrapeSource> makeScrapeSource(const fleetd::CommandLine& cl) {
-    sim::ConfigError error;
-    auto spec = sim::readFleetFile(cl.fleetFile, &error);
-    if (!spec) {
-        std::cerr << "fleetd: " << error.toString() << "\n";
-        return nullptr;
-    }
-    const sim::FleetModel model(*spec, 0);
+    auto topology = siteTopology(cl);
+    if (!topology) return nullptr;
     std::string problem;
-    auto source = sources::ScrapeSource::create(
-        model.topology(), cl.sources.scrapeOptions(),
-        [](const std::string& line) { std::cerr << "fleetd: source: " << line << std::endl; }, &problem);
+    auto source = sources::ScrapeSource::create(std::move(*topology), cl.sources.scrapeOptions(), logSourceLine, &problem);
     if (!source) std::cerr << "fleetd: " << problem << "\n";
     return source;
 }
