@@ -189,10 +189,13 @@ private slots:
         b.start();
         QTRY_COMPARE_WITH_TIMEOUT(a.state(), ConnectionState::Live, 10000);
         QTRY_COMPARE_WITH_TIMEOUT(b.state(), ConnectionState::Live, 10000);
-        const int racksA = store.endpointFleet(ea).topology().topology().racks_size();
-        const int racksB = store.endpointFleet(eb).topology().topology().racks_size();
-        QVERIFY(racksA > 0 && racksB > 0);
-        QCOMPARE(store.rackCount(), racksA + racksB);
+        // Live means the stream's first message was accepted; the store builds each snapshot on
+        // its worker thread and swaps it in a moment later.
+        const auto racksOf = [&](int endpoint) { return store.endpointFleet(endpoint).topology().topology().racks_size(); };
+        QTRY_VERIFY_WITH_TIMEOUT(racksOf(ea) > 0 && racksOf(eb) > 0, 10000);
+        const int racksA = racksOf(ea);
+        const int racksB = racksOf(eb);
+        QTRY_COMPARE_WITH_TIMEOUT(store.rackCount(), racksA + racksB, 10000);
         // Both twins name their racks alike: the fleet shows them qualified by endpoint.
         const QString first = store.name(store.rackAt(0));
         const QString other = store.name(store.rackAt(racksA));
