@@ -7,14 +7,21 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace watchfloor::server::service {
 
 namespace {
 
-// Replaced, never freed: protobuf may log from any thread at any time, even during exit.
+// Replaced, never freed: protobuf may log from any thread at any time, even during exit. The
+// replaced ones stay reachable (retired), and the same limits keep the bucket they have, so a
+// process that starts many servers (the tests) holds one bucket per distinct limit, not one per start.
 std::atomic<TokenBucket*> g_bucket{nullptr};
+std::mutex g_mutex;
+ProtobufLogLimit g_limit;
+std::vector<std::unique_ptr<TokenBucket>>* g_retired = new std::vector<std::unique_ptr<TokenBucket>>;
 
 const char* levelName(google::protobuf::LogLevel level) {
     switch (level) {
@@ -38,7 +45,11 @@ void rateLimitedHandler(google::protobuf::LogLevel level, const char* filename, 
 }  // namespace
 
 void limitProtobufLog(ProtobufLogLimit limit) {
-    g_bucket.store(new TokenBucket(limit.burst, limit.perSecond));
+    const std::lock_guard lock(g_mutex);
+    if (g_bucket.load() && limit.burst == g_limit.burst && limit.perSecond == g_limit.perSecond) return;
+    g_retired->push_back(std::make_unique<TokenBucket>(limit.burst, limit.perSecond));
+    g_limit = limit;
+    g_bucket.store(g_retired->back().get());
     google::protobuf::SetLogHandler(&rateLimitedHandler);
 }
 

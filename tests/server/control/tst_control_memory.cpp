@@ -2,6 +2,7 @@
 // the audit log's write (fsync) does not hold the engine's lock, so one slow disk write does not
 // stall every other console's calls. WATCHFLOOR_TEST_SCALE=full runs the 100,000-operation
 // version (CTest label `long`); the default suite runs a smaller one.
+#include "SanitizerBuild.h"
 #include "ControlTestFleet.h"
 #include "OperationsEngine.h"
 
@@ -97,7 +98,8 @@ private slots:
               engine.operationsInMemory(), warmKiB, 2 * kept, endKiB);
         QCOMPARE(engine.operationsInMemory(), kept);
         // Flat: what the bounded set costs is reached early; the rest may not add to it.
-        QVERIFY2(endKiB - warmKiB < 16 * 1024, qPrintable(QString("RSS grew by %1 KiB").arg(endKiB - warmKiB)));
+        if (watchfloor::testing::kRssBoundsHold)
+            QVERIFY2(endKiB - warmKiB < 16 * 1024, qPrintable(QString("RSS grew by %1 KiB").arg(endKiB - warmKiB)));
 
         const auto old = engine.get(firstId, "", {});
         QCOMPARE(old.status.error_code(), grpc::StatusCode::NOT_FOUND);

@@ -1,6 +1,7 @@
 // The real fleetd binary (FLEETD_BIN): command line, start-up errors, shutdown, restart, health,
 // and a stalled subscriber beside a live one.
 
+#include "SanitizerBuild.h"
 #include "FleetdProcess.h"
 #include "StreamTestSupport.h"
 
@@ -199,7 +200,8 @@ private slots:
         QVERIFY2(liveChecker.deltas >= 150, std::to_string(liveChecker.deltas).c_str());  // ~20 ticks/s
         qInfo("fleetd RSS %.0f MiB after warm-up, %.0f MiB peak; live reader got %d deltas", rssAfterWarmUp, rssPeak,
               liveChecker.deltas);
-        QVERIFY2(rssPeak - rssAfterWarmUp < 96, qPrintable(QString::number(rssPeak - rssAfterWarmUp)));
+        if (watchfloor::testing::kRssBoundsHold)
+            QVERIFY2(rssPeak - rssAfterWarmUp < 96, qPrintable(QString::number(rssPeak - rssAfterWarmUp)));
 
         StreamChecker stalledChecker;
         for (int i = 0; i < 2000 && stalledChecker.deltas < 30; ++i) {
