@@ -12,7 +12,9 @@ function(watchfloor_add_test)
   set_tests_properties(${T_NAME} PROPERTIES
     TIMEOUT ${T_TIMEOUT}
     ENVIRONMENT "QT_QPA_PLATFORM=offscreen;FLEETD_BIN=${PROJECT_BINARY_DIR}/server/fleetd/fleetd;WATCHFLOOR_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
-  if(T_LABELS)
-    set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
-  endif()
+  # Every test also carries the part it tests (tests/<part>/...) as "part:<part>", so a run can
+  # pick parts: the sanitizer step of scripts/test runs -L 'part:(server|client)'.
+  file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR})
+  string(REGEX REPLACE "/.*" "" part "${relative}")
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS};part:${part}")
 endfunction()
