@@ -71,6 +71,8 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
         const QString firstRun = connection.runId();
         QVERIFY(!firstRun.isEmpty());
+        // Live: the first message was accepted; the store swaps the snapshot in a moment later.
+        QTRY_VERIFY_WITH_TIMEOUT(store.rackCount() > 0, 10000);
         const EntityId gpu = store.children(store.children(store.rackAt(0)).front()).front();
         QTRY_COMPARE_WITH_TIMEOUT(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Fresh, 5000);
 
@@ -97,6 +99,7 @@ private slots:
         store.attach(&connection);
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!store.fleetRoots().isEmpty(), 10000);
         const EntityId fleet = store.fleetRoots().first();
         QTRY_VERIFY_WITH_TIMEOUT(store.historyPoints(fleet, v1::FLEET_GPUS_HEALTHY).size() >= 5, 10000);
         QVERIFY(!store.endpointFleet(0).lastRunChange());
