@@ -1,7 +1,7 @@
 #pragma once
 // One Subscribe call, read with the gRPC callback API.
 //
-// Threading contract (measured pattern, see DESIGN.md "Streaming model"):
+// Threading contract (measured pattern, see docs/domain/streaming-patterns.md):
 // - Reactions run on gRPC's threads. OnReadDone only moves the message into a pending buffer
 //   under a short lock and calls `dataReady` when the buffer goes from empty to non-empty; the
 //   owner posts itself ONE queued call from there and drains the whole buffer on its thread.

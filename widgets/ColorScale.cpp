@@ -44,7 +44,7 @@ QString lensName(Lens lens)
 
 ColorScale ColorScale::forLens(Lens lens, const Theme& theme)
 {
-    // Ranges follow reference/goodput-and-failures.md §8: ~120–132 kW per NVL72 rack, 1.5 L/min
+    // Ranges follow docs/domain/cooling.md: ~120–132 kW per NVL72 rack, 1.5 L/min
     // per kW (≈180–200 L/min), ΔT planning band 8–12 °C; GPU slowdown sits in the high 80s °C.
     switch (lens) {
     case Lens::Health: {

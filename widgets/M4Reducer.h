@@ -1,7 +1,7 @@
 #pragma once
 // M4 downsampling (first/min/max/last per pixel column; Jugel et al., "M4: A Visualization-
 // Oriented Time Series Data Aggregation", VLDB 2014). A line rasterised at that width looks the
-// same as the full data, and QtCharts draws every point it is given (style-and-architecture §B),
+// same as the full data, and QtCharts draws every point it is given (docs/domain/streaming-patterns.md),
 // so charts reduce to ≤ 4 points per column before calling QXYSeries::replace().
 
 #include <QList>

@@ -1,7 +1,7 @@
 #pragma once
 // The fleet rack map: every rack (7 to 1,800) on one painted canvas, grouped region → hall → row,
 // each tile coloured through a ColorScale (the lens). One widget, arithmetic hit testing, no
-// per-tile QObjects (style-and-architecture §C: 2.5–3× faster than QGraphicsScene).
+// per-tile QObjects (docs/domain/streaming-patterns.md: 2.5–3× faster than QGraphicsScene).
 //
 // Usage from ui/:
 //   map->setRacks(placements);              // topology, when it changes

@@ -1,7 +1,7 @@
 #pragma once
 // One displayed value and how much it can be trusted. Widgets never show a stale or missing value
 // as if it were a fresh one: stale values are drawn hatched/greyed, missing ones as an empty outline
-// with "n/a" (DESIGN.md: "stale or missing data is drawn as such, never as a healthy zero").
+// with "n/a": stale or missing data is drawn as such, never as a healthy zero.
 
 #include <cmath>
 #include <limits>

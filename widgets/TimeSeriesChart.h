@@ -1,7 +1,7 @@
 #pragma once
 // A thin wrapper over QtCharts for live time series, so the chart engine can be swapped later
 // (QtCharts is deprecated from Qt 6.10). It follows the measured rules of
-// style-and-architecture §B: never append point by point; reduce to ≤ 4 points per pixel column
+// docs/domain/streaming-patterns.md: never append point by point; reduce to ≤ 4 points per pixel column
 // (M4) and call QXYSeries::replace() once per series per update; explicit axis ranges; no
 // animations; no OpenGL (it crashes offscreen).
 //

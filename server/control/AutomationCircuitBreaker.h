@@ -2,7 +2,7 @@
 // Stops automation from draining the fleet when something upstream is wrong (a bad health check,
 // a flapping sensor, a detection bug): past N distinct automated targets within a sliding window
 // it trips, raises an alert and refuses every further automated action until an admin resets
-// it. It never resets itself (NVSentinel's circuit breaker, reliability reference §3.4).
+// it. It never resets itself (NVSentinel's circuit breaker, docs/domain/automation-limits.md).
 
 #include "Actuator.h"
 
@@ -58,7 +58,7 @@ private:
     std::string tripReason_;
 };
 
-// The Xids whose fleet policy (goodput reference §6) starts with draining the node: 46, 48, 62,
+// The Xids whose fleet policy (docs/domain/xid-catalogue.md) starts with draining the node: 46, 48, 62,
 // 79, 95, 109, 155, 156, 158. Application faults (13, 31, 94) and sympathetic ones (43, 45) do not.
 bool xidCallsForDrain(std::uint32_t xid);
 

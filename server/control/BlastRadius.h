@@ -13,8 +13,8 @@
 namespace watchfloor::server::control {
 
 struct BlastRadiusPolicy {
-    // Restart overhead u0 per interrupted job (reschedule, init, checkpoint load); the goodput
-    // reference compares jobs at u0 = 5 min.
+    // Restart overhead u0 per interrupted job (reschedule, init, checkpoint load); Meta's E[ETTR]
+    // comparisons use u0 = 5 min (docs/domain/goodput.md).
     std::chrono::seconds restartOverhead{300};
     bool isolateRackNeedsApproval = false;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// Chi-square distribution functions for the MTTF confidence interval (reference §9.6), written
+// Chi-square distribution functions for the MTTF confidence interval (docs/domain/goodput.md), written
 // here rather than pulled from a statistics library: fleetd links no numeric dependency.
 
 namespace watchfloor::server {

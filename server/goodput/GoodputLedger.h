@@ -1,6 +1,6 @@
 #pragma once
 // The goodput ledger of one training job: Google ml-goodput-measurement semantics
-// (reference/goodput-and-failures.md §1.3-1.4) fed by the job's lifecycle records, plus a
+// (docs/domain/goodput.md) fed by the job's lifecycle records, plus a
 // straggler-slowdown category and Meta's ETTR (cumulative and sliding).
 //
 // Step records may be aggregated (a run of consecutive steps as one record) so a 54-day
@@ -171,21 +171,21 @@ private:
 void accumulateBreakdown(watchfloor::v1::GoodputBreakdown& fleet, const watchfloor::v1::GoodputBreakdown& job,
                          double weight);
 
-// Meta's expected ETTR (reference §2.3 / §7.2), q -> 0:
+// Meta's expected ETTR (docs/domain/goodput.md), q -> 0:
 //   E[ETTR] ≈ (1 − Λ·(u0 + τ/2)) / (1 + C/τ),  Λ = job failure rate (per second)
 // Clamped to [0, 1] (the linear model goes negative when Λ·(u0 + τ/2) > 1); 0 for negative or
 // non-finite inputs.
 double expectedEttr(double jobFailuresPerSecond, Seconds restartOverhead, Seconds checkpointInterval,
                     Seconds checkpointCost);
 
-// Daly's higher-order optimum checkpoint interval (reference §7.1); M = job MTBF.
+// Daly's higher-order optimum checkpoint interval (docs/domain/goodput.md); M = job MTBF.
 //   τ = sqrt(2CM)·[1 + (1/3)·sqrt(C/2M) + (1/9)·(C/2M)] − C for C < 2M, else M; 0 when C <= 0.
 Seconds dalyOptimalInterval(Seconds checkpointCost, Seconds jobMtbf);
 // Young's first-order optimum: sqrt(2·C·M).
 Seconds youngOptimalInterval(Seconds checkpointCost, Seconds jobMtbf);
 
 // Exponential-lifetime MTTF estimate with a chi-square confidence interval
-// [2T/χ²(2n+2, 1−α/2), 2T/χ²(2n, α/2)] (reference §9.6). n = 0 gives a lower bound only.
+// [2T/χ²(2n+2, 1−α/2), 2T/χ²(2n, α/2)] (docs/domain/goodput.md). n = 0 gives a lower bound only.
 struct MttfEstimate {
     double mttfS = 0;      // T / n (0 when n == 0)
     double lowS = 0;
@@ -195,7 +195,7 @@ struct MttfEstimate {
 // ChiSquare.h (inverse of the regularized incomplete gamma, no table).
 MttfEstimate estimateMttf(double exposureS, std::uint32_t failures, double confidence = 0.95);
 
-// PaLM MFU = tokens/s × (6N + 12·L·H·Q·T) / (N_gpu × peak FLOP/s)   (reference §5.1)
+// PaLM MFU = tokens/s × (6N + 12·L·H·Q·T) / (N_gpu × peak FLOP/s)   (docs/domain/goodput.md)
 // 0 without GPUs or peak FLOP/s. tokens/s = model.tokens_per_step() / step time.
 double palmMfu(const watchfloor::v1::ModelConfig& model, double tokensPerSecond, std::uint32_t gpuCount);
 

@@ -1,7 +1,7 @@
 #pragma once
 // One rack's secondary (TCS) liquid loop: PG25 coolant, flow set by the control valve and the
-// row CDU's pumps, and a lumped thermal mass between supply and return (reference §8.2, §9.5).
-// Steady state is the reference's energy balance T_return = T_supply + P / (rho * c_p * flow);
+// row CDU's pumps, and a lumped thermal mass between supply and return (docs/domain/cooling.md).
+// Steady state is the energy balance T_return = T_supply + P / (rho * c_p * flow);
 // when flow stops the loop heats at P / C_th.
 
 namespace watchfloor::server::sim {

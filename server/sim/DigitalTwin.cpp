@@ -129,7 +129,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
             settings.trays = std::move(trays);
             settings.checkpointIntervalS = std::chrono::duration<double>(job.checkpointInterval).count();
             settings.checkpointSaveS = std::chrono::duration<double>(job.checkpointSave).count();
-            settings.mfuTarget = s.jobRng.uniform(0.38, 0.45);  // reference §5.2 simulator default
+            settings.mfuTarget = s.jobRng.uniform(0.38, 0.45);  // docs/domain/goodput.md (MFU)
             s.jobs.emplace_back(std::move(settings));
         }
     }
@@ -501,7 +501,7 @@ bool DigitalTwin::Impl::tryPlace(std::uint32_t j) {
         viewDirty = true;
         setTray(spares[i], NODE_STATE_ALLOCATED, HEALTH_STATE_HEALTHY, "", false);
     }
-    // Warm spare swap 1-3 min; restart in place 20-60 s (reference §9.3).
+    // Warm spare swap 1-3 min; restart in place 20-60 s (docs/domain/failure-rates.md).
     const double rescheduleS = broken.empty() ? jobRng.uniform(20, 60) : jobRng.uniform(60, 180);
     const std::uint32_t epoch = job.epoch;
     after(rescheduleS, [this, j, epoch] {
@@ -637,7 +637,7 @@ double DigitalTwin::Impl::regionSupplyOffsetC(std::uint32_t region) const {
 
 void DigitalTwin::Impl::updateJobSlowdown(std::uint32_t j) {
     TrainingJob& job = jobs[j];
-    // A synchronous step runs at the pace of the slowest rank (reference §9.4).
+    // A synchronous step runs at the pace of the slowest rank (docs/domain/failure-rates.md).
     double worst = 1.0;
     std::vector<std::uint32_t> slow;
     for (const std::uint32_t t : job.trays()) {

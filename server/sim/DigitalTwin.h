@@ -1,6 +1,7 @@
 #pragma once
-// The digital twin of an NVL72 fleet: topology, cooling physics, failures at the reference's
-// rates, training jobs with checkpoints, recovery and stragglers, and a goodput ledger per job.
+// The digital twin of an NVL72 fleet: topology, cooling physics, failures at published rates
+// (docs/domain/failure-rates.md), training jobs with checkpoints, recovery and stragglers, and a
+// goodput ledger per job.
 // Deterministic for a given seed, scenario and sequence of advanceTo() calls.
 
 #include "ConfigError.h"

@@ -12,7 +12,7 @@ enum CauseId : std::size_t {
     NetworkLink, Nic, HostHardware, HostMaintenance, SoftwareBug, NcclWatchdog,
 };
 
-// Xid detection: LogNormal(median 3 s) (reference §9.3).
+// Xid detection: LogNormal(median 3 s) (docs/domain/failure-rates.md).
 double xidDetectS(Rng& rng) { return rng.logNormal(3.0, 0.5); }
 // NVLink stalls carry no error code to the job: found by the NCCL timeout, 2-10 min [A].
 double ncclTimeoutS(Rng& rng) { return rng.uniform(2 * kMinute, 10 * kMinute); }
@@ -22,7 +22,7 @@ double rmaS(Rng& rng) { return rng.uniform(1 * kDay, 5 * kDay); }
 }  // namespace
 
 const std::vector<FailureCause>& failureCauses() {
-    // Rates: Llama 3 Table 5 counts / 21.23 M GPU-hours (reference §3.2, §9.2).
+    // Rates: Llama 3 Table 5 counts / 21.23 M GPU-hours (docs/domain/failure-rates.md).
     static const std::vector<FailureCause> causes = {
         {"gpu_hard_fault", "GPU hard fault", 6.97e-6, FailureUnit::Gpu, true},
         {"hbm_uncorrectable", "HBM uncorrectable ECC error", 3.39e-6, FailureUnit::Gpu, true},
@@ -58,7 +58,7 @@ FailureOutcome sampleFailure(std::size_t causeId, Rng& rng) {
     FailureOutcome out;
     switch (causeId) {
     case GpuHardFault: {
-        // Xid mix [A split, reference §9.2]: 79 30%, 46/109/143/158 30%, NVLink5 25%, 62 15%.
+        // Xid mix [A split, docs/domain/failure-rates.md]: 79 30%, 46/109/143/158 30%, NVLink5 25%, 62 15%.
         const double u = rng.uniform();
         out.tray = TrayOutcome::Down;
         out.detectS = xidDetectS(rng);

@@ -1,5 +1,5 @@
 #pragma once
-// Fail-stop hazard streams of reference §9.2 (Llama 3 Table 5 counts over 21.23 M GPU-hours)
+// Fail-stop hazard streams (docs/domain/failure-rates.md: Llama 3 Table 5 counts over 21.23 M GPU-hours)
 // and what each failure looks like when it happens: the Xids it emits, how long until the job
 // notices, what happens to the tray and how long the repair takes.
 

@@ -25,7 +25,7 @@ inline constexpr std::uint32_t kLinksPerGpu = 18;            // NVLink5
 inline constexpr std::uint32_t kNicPortsPerTray = 4;         // one rail-k NIC per GPU
 inline constexpr std::uint32_t kGpusPerRack = kTraysPerRack * kGpusPerTray;
 inline constexpr std::uint32_t kLeakSensorsPerLoop = kTraysPerRack + 2;  // tray + manifold
-inline constexpr double kFlowLpmPerKw = 1.5;                 // OCP guideline (reference §8.2)
+inline constexpr double kFlowLpmPerKw = 1.5;                 // OCP guideline (docs/domain/cooling.md)
 
 struct EntityRef {
     watchfloor::v1::EntityKind kind = watchfloor::v1::ENTITY_KIND_UNSPECIFIED;

@@ -32,7 +32,7 @@ struct RackSpec {
     std::uint32_t row = 1;
     std::uint32_t position = 1;
     double designPowerKw = 132.0;  // vendor GB200 reference designs size racks at 130-132 kW
-    double supplySetpointC = 25.0; // secondary loop supply (reference §8.2)
+    double supplySetpointC = 25.0; // secondary loop supply (docs/domain/cooling.md)
     std::vector<std::string> hosts;// host names of trays n01..n18; empty: the tray names
     std::string hostsPattern;      // hosts= as written ("{rack}" = the rack's name), expanded into `hosts`
     int sourceLine = 0;

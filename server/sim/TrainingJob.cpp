@@ -11,7 +11,7 @@ namespace {
 using namespace watchfloor::v1;
 
 double flopsPerToken(const ModelConfig& m) {
-    // PaLM: 6N + 12 L H Q T (reference §5.1)
+    // PaLM: 6N + 12 L H Q T (docs/domain/goodput.md)
     return 6.0 * m.parameters() + 12.0 * m.layers() * m.heads() * m.head_dim() * m.sequence_length();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // One synchronous training job: its trays, step clock, checkpoints and recovery pipeline
-// (reference §9.3), recorded into a GoodputLedger with Google's event semantics. The twin decides
-// *when* things happen; this class keeps the arithmetic of steps and time straight.
+// (docs/domain/failure-rates.md), recorded into a GoodputLedger with Google's event semantics.
+// The twin decides *when* things happen; this class keeps the arithmetic of steps and time
+// straight.
 
 #include "GoodputLedger.h"
 #include "TrainingModels.h"
@@ -33,7 +34,7 @@ struct JobSettings {
     std::vector<std::uint32_t> trays;      // tray ordinals
     double checkpointIntervalS = 1800;
     double checkpointSaveS = 30;
-    double mfuTarget = 0.40;               // healthy MFU drawn per job (reference §5.2)
+    double mfuTarget = 0.40;               // healthy MFU drawn per job (docs/domain/goodput.md)
 };
 
 // A job's life before the twin started (fleetd --warm-start), as the caller drew it. Times are

@@ -13,7 +13,7 @@ struct TrainingModel {
     double tokensPerGpuPerStep;          // global batch grows with data parallelism
 };
 
-// GB200 dense BF16 peak per GPU: ~180 PF per NVL72 rack / 72 (reference §5.1, to verify).
+// GB200 dense BF16 peak per GPU: ~180 PF per NVL72 rack / 72 (docs/domain/goodput.md, to verify).
 inline constexpr double kGb200DenseBf16PeakFlops = 2.5e15;
 
 std::optional<TrainingModel> trainingModel(const std::string& key);

@@ -1,5 +1,5 @@
-// Failure streams (reference §9.2), link noise, cooling incidents (§9.5), episodic stragglers
-// (§9.4) and scripted faults.
+// Failure streams and episodic stragglers (docs/domain/failure-rates.md), link noise, cooling
+// incidents (docs/domain/cooling.md) and scripted faults.
 
 #include "TwinImpl.h"
 
@@ -31,7 +31,7 @@ constexpr double kHighBerShare = 0.02;     // bursts that are a degrading link, 
 constexpr double kNvlinkBitsPerS = 8e11;   // ~100 GB/s per NVLink5 link, one direction
 constexpr double kIbBitsPerS = 4e11;       // 400 Gb/s NDR port
 
-// Cooling incidents per year [A, reference §9.5].
+// Cooling incidents per year [A, docs/domain/cooling.md].
 constexpr double kPumpFailuresPerCduYear = 0.1;
 constexpr double kFilterClogsPerCduYear = 0.5;
 constexpr double kLeaksPerRackYear = 0.02;
@@ -57,7 +57,7 @@ void DigitalTwin::Impl::seedFleetRandomness() {
         lemonSum += tray.lemonFactor;
         maxLemon = std::max<double>(maxLemon, tray.lemonFactor);
     }
-    // The reference rates are fleet averages, lemons included: normalise so the mean is 1.
+    // The published rates are fleet averages, lemons included: normalise so the mean is 1.
     meanLemonFactor = trays.empty() ? 1.0 : lemonSum / static_cast<double>(trays.size());
     hazardBound = maxLemon / meanLemonFactor * kMaxTempHazard;
     for (std::uint32_t g = 0; g < gpus.size(); ++g) {
@@ -673,7 +673,7 @@ void DigitalTwin::Impl::thermalShutdown(std::uint32_t r) {
 
 void DigitalTwin::Impl::scheduleEpisodicStragglers() {
     // Communication fail-slow: ~0.4 per day for a 512+ GPU job (FALCON: ~40% of large jobs);
-    // compute fail-slow: rarer, 0.02 per job-day [A from reference §9.4].
+    // compute fail-slow: rarer, 0.02 per job-day [A, docs/domain/failure-rates.md].
     double total = 0;
     std::vector<double> rates;
     for (const auto& job : jobs) {

@@ -12,7 +12,7 @@ using namespace watchfloor::v1;
 
 namespace {
 
-// Board power by tray activity [A]: ~1.2 kW per GB200 GPU at full load (reference §8.1).
+// Board power by tray activity [A]: ~1.2 kW per GB200 GPU at full load (docs/domain/cooling.md).
 constexpr float kGpuTrainingW = 1150;
 constexpr float kGpuCheckpointW = 450;
 constexpr float kGpuRecoveringW = 320;
@@ -170,7 +170,7 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
         rack.loop->step(dtS, in);
         updateThermalState(r);
 
-        // CDU alarms with hysteresis (reference §8.3).
+        // CDU alarms with hysteresis (docs/domain/cooling.md).
         const CoolingLoop& loop = *rack.loop;
         setRackAlarm(r, rack.supplyHighAlarm, loop.supplyC() > setpointC + 3.0, loop.supplyC() < setpointC + 2.0,
                      "high secondary supply temperature", SEVERITY_WARNING);

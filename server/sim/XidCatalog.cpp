@@ -13,7 +13,7 @@ constexpr const char* kNvlink5Policy =
     "Decode intrInfo/errorStatus; reset the GPU; on NVL72 check the rack's NVLink domain and "
     "switch trays if several GPUs report it";
 
-// Sorted by Xid (binary search). Policies follow reference §6 (NVIDIA action + fleet practice).
+// Sorted by Xid (binary search). Policies: docs/domain/xid-catalogue.md (NVIDIA action + fleet practice).
 constexpr XidInfo kXids[] = {
     {13, "GR_EXCEPTION", XID_ACTION_RESTART_APP, false, R::None,
      "Application fault: restart the job; repeats on the same TPC/GPC mean hardware, run DCGM diag"},

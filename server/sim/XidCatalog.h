@@ -1,7 +1,7 @@
 #pragma once
-// The fleet's one table of Xid codes (reference §6): NVIDIA's mnemonic, resolution bucket and
-// FATAL flag (NVSentinel xiderrorsmapping.csv), the fleet's policy, and the NVML GPU recovery
-// action the driver then reports (DCGM_FI_DEV_GPU_RECOVERY_ACTION).
+// The fleet's one table of Xid codes (docs/domain/xid-catalogue.md): NVIDIA's mnemonic,
+// resolution bucket and FATAL flag (NVSentinel xiderrorsmapping.csv), the fleet's policy, and
+// the NVML GPU recovery action the driver then reports (DCGM_FI_DEV_GPU_RECOVERY_ACTION).
 
 #include "watchfloor/v1/fleet.pb.h"
 

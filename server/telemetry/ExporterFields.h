@@ -25,16 +25,17 @@ struct ExporterField {
     double toProto;                  // proto value = exporter value x toProto
 };
 
-// dcgm-exporter's 24 numeric default fields, in default-counters.csv order. Labels on every
+// dcgm-exporter's 25 numeric default fields, in default-counters.csv order. Labels on every
 // series: gpu, UUID, pci_bus_id, device, modelName, Hostname (renamed hostname in exporter 4.8:
 // read both), DCGM_FI_DRIVER_VERSION; the XID gauge adds err_code and err_msg.
 std::span<const ExporterField> dcgmDefaultFields();
 const ExporterField* findDcgmField(std::string_view name);
 
 // DCGM writes this in place of a value it does not have (DCGM_INT64_BLANK and the rest of the
-// DCGM_*_BLANK family sit at and just below these): a value at or above the threshold is "blank",
-// never a reading. Float fields use 140737488355328 (DCGM_FP64_BLANK) and up.
-inline constexpr double kDcgmInt64BlankThreshold = 9223372036854775792.0;  // DCGM_INT64_BLANK - 2
+// family, NOT_FOUND/NOT_SUPPORTED/NOT_PERMISSIONED = BLANK + 1..3, sit at and just above these;
+// docs/domain/dcgm-fields.md): a value at or above the threshold is "blank", never a reading.
+// Float fields use 140737488355328 (DCGM_FP64_BLANK) and up.
+inline constexpr double kDcgmInt64BlankThreshold = 9223372036854775792.0;  // DCGM_INT64_BLANK
 inline constexpr double kDcgmFp64BlankThreshold = 140737488355328.0;       // DCGM_FP64_BLANK
 inline bool isDcgmBlank(double value) { return value >= kDcgmFp64BlankThreshold; }
 // The value DCGM writes for a blank int64 field (DCGM_INT64_BLANK).

@@ -1,5 +1,5 @@
-// Closed-form formulas next to the ledger, against the reference's published numbers and
-// chi-square table values.
+// Closed-form formulas next to the ledger, against the published numbers in
+// docs/domain/goodput.md and chi-square table values.
 #include "ChiSquare.h"
 #include "GoodputLedger.h"
 
@@ -149,7 +149,7 @@ void TestReliabilityMath::dalyMatchesHisFigures() {
 void TestReliabilityMath::youngAtLlama3Rate_data() {
     QTest::addColumn<double>("costS");
     QTest::addColumn<double>("optimumMinutes");
-    QTest::addColumn<double>("tolerance");  // the reference prints 2-3 significant figures
+    QTest::addColumn<double>("tolerance");  // the published figures have 2-3 significant figures
     // 16,384-GPU job at the Llama 3 rate: M = 185.6 min. sqrt(2·10 s·11136 s) = 471.9 s = 7.9 min.
     QTest::newRow("C = 10 s") << 10.0 << 7.9 << 0.05;
     QTest::newRow("C = 60 s") << 60.0 << 19.3 << 0.05;

@@ -66,7 +66,7 @@ void TwinEttrTest::measuredMatchesExpected() {
           job.mtti_s() / 3600.0, measured, job.ettr_ratio(), expected, measured - expected);
     QVERIFY(job.interruptions() >= 20);
     QVERIFY(job.expected_ettr_ratio() > 0.5 && job.expected_ettr_ratio() < 1.0);
-    // Meta states the reduced formula is within 5% of Monte Carlo (reference §2.3).
+    // Meta states the reduced formula is within 5% of Monte Carlo (docs/domain/goodput.md).
     QVERIFY2(std::abs(measured - expected) / expected < 0.05, "Meta's formula and the twin disagree by more than 5%");
     QCOMPARE(twin->statistics().ledgerRecordsRejected, std::uint64_t(0));
     QVERIFY(job.ettr_ratio() <= measured + 1e-9);

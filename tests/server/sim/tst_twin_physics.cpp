@@ -1,5 +1,5 @@
 // Cooling physics: the heat the coolant carries (rho c_p flow dT) matches rack power; rack
-// power, flow and dT are in the reference's ranges; a facility excursion warms the GPUs.
+// power, flow and dT are in the ranges of docs/domain/cooling.md; a facility excursion warms the GPUs.
 
 #include "TwinTestSupport.h"
 

@@ -1,7 +1,7 @@
-// Failure and interruption rates of a large fleet against the configured rates (reference
-// §9.2 × hardwareRateScale), on the twin's fast path. The suite runs a shorter, still
-// statistically meaningful version (~290 expected failures, sigma ~6%); TWIN_RATES_FULL_MONTH
-// runs a simulated month of the 1,800-rack fleet at the reference rates (~1,600 failures).
+// Failure and interruption rates of a large fleet against the configured rates
+// (docs/domain/failure-rates.md × hardwareRateScale), on the twin's fast path. The suite runs a
+// shorter, still statistically meaningful version (~290 expected failures, sigma ~6%); TWIN_RATES_FULL_MONTH
+// runs a simulated month of the 1,800-rack fleet at the baseline rates (~1,600 failures).
 
 #include "TwinTestSupport.h"
 
