@@ -1,6 +1,6 @@
 #pragma once
 // What a fleet source reports for one instant: the unit of exchange between a source (the
-// digital twin, later Prometheus/Slurm adapters) and fleetd's state store.
+// digital twin, or a real site's sources in server/sources) and fleetd's state store.
 
 #include "watchfloor/v1/fleet.pb.h"
 

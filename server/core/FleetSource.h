@@ -1,6 +1,7 @@
 #pragma once
-// A source of fleet topology, telemetry, states, events and jobs. The digital twin is one;
-// Prometheus (DCGM exporter) and Slurm adapters are others. fleetd's store only sees this.
+// A source of fleet topology, telemetry, states, events and jobs. The digital twin is one; the
+// real-site sources (server/sources: a Prometheus-compatible store, direct scraping) are others.
+// fleetd's store only sees this.
 
 #include "FleetChanges.h"
 
