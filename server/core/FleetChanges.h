@@ -35,6 +35,9 @@ struct FleetChanges {
     bool hasFleet = false;
     watchfloor::v1::FleetGoodput fleet;
     std::vector<watchfloor::v1::SourceStatus> sources; // sources whose status changed
+    // Incidents opened, changed or resolved at this instant (whole messages): fleetd's grouping
+    // adds them; a source leaves this empty.
+    std::vector<watchfloor::v1::Incident> incidents;
 
     std::int64_t sampleTimeMs(std::size_t i) const {
         return sampleTimesMs.empty() ? time.time_since_epoch().count() : sampleTimesMs[i];
@@ -47,10 +50,12 @@ struct FleetChanges {
         states.clear();
         events.clear();
         jobs.clear();
+        incidents.clear();
         hasFleet = false;
     }
     bool empty() const {
-        return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty();
+        return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty() &&
+               incidents.empty();
     }
 };
 

@@ -125,6 +125,7 @@ std::string usageText() {
            "  --replay-log-mb N      memory for recent deltas that reconnecting consoles resume from\n"
            "                         (default 384; a console further behind gets a fresh snapshot)\n"
            "  --log-stats D          log rates, subscribers and replay-log size every D (e.g. 10s)\n"
+           "  --incident-hold D      an incident resolves once its members stayed clear for D (default 10m)\n"
            "  --serve-exporters HOST:PORT  serve every tray's exporter pages from the twin, as a real site's\n"
            "                         dcgm-exporter and node_exporter would: GET /dcgm/<host>/metrics and\n"
            "                         /node/<host>/metrics (port 0 = any free port)\n"
@@ -213,6 +214,14 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              if (!interval || interval->count() <= 0)
                  return *problem = "--log-stats: expected an interval such as 10s, got \"" + v + "\"", false;
              cl.statsInterval = *interval;
+             return true;
+         }},
+        {"--incident-hold", [&](const std::string& v) {
+             const auto hold = parseDuration(v);
+             if (!hold || hold->count() <= 0 || *hold > std::chrono::hours(24))
+                 return *problem = "--incident-hold: expected a duration from 1s to 24h such as 10m, got \"" + v + "\"",
+                        false;
+             cl.incidentHold = *hold;
              return true;
          }},
         {"--replay-log-mb", [&](const std::string& v) {

@@ -26,6 +26,8 @@ struct CommandLine {
     std::optional<std::chrono::milliseconds> simDuration;
     std::string dumpEventsPath;
     std::chrono::milliseconds statsInterval{0};
+    // --incident-hold D: how long an incident's members must stay clear before it resolves.
+    std::chrono::milliseconds incidentHold = std::chrono::minutes(10);
     std::optional<std::uint32_t> replayLogMiB;
     std::string metricsListen;  // empty = no /metrics endpoint
     // Operator actions (ControlService). Off without --tokens; see controlEnabled().

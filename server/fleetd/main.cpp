@@ -82,6 +82,7 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
     options.speed = cl.speed;
     options.serverVersion = kVersion;
     options.statsInterval = cl.statsInterval;
+    options.incidents.hold = cl.incidentHold;
     options.metricsListen = cl.metricsListen;
     options.externalHistory = std::move(history);
     // Scraped pages arrive all through an interval: a tick a second would add up to a second to
@@ -226,6 +227,7 @@ int main(int argc, char** argv) {
         sim::DumpOptions dump;
         dump.duration = *cl.simDuration;
         dump.path = cl.dumpEventsPath;
+    dump.incidents.hold = cl.incidentHold;
         std::string error;
         if (!sim::dumpEvents(*twin, dump, &error)) {
             std::cerr << "fleetd: " << error << "\n";

@@ -63,6 +63,7 @@ v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, 
     for (const auto& e : delta.events())
         if (filter.wantsEvent(index, e)) *out.add_events() = e;
     *out.mutable_jobs() = delta.jobs();
+    *out.mutable_incidents() = delta.incidents();  // fleet-wide, like jobs
     if (delta.has_fleet()) *out.mutable_fleet() = delta.fleet();
     return out;
 }
@@ -81,6 +82,7 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     std::unordered_map<std::uint64_t, NewestValue> values;
     std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::EntityState*>> states;
     std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::Job*>> jobs;
+    std::unordered_map<std::uint64_t, std::uint32_t> incidents;  // id → newest entry, for the cost
     std::vector<std::size_t> cost(n, 0);  // what must be sent if the prefix ends at entry i
     std::size_t totalSamples = 0;
     for (const auto& e : pending) totalSamples += e->sampleCount();
@@ -102,6 +104,9 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
                 cost[k] += s.ByteSizeLong() / kBytesPerSample + 1;
         for (const auto& j : d.jobs())
             if (jobs.try_emplace(j.index(), entry, &j).second) cost[k] += j.ByteSizeLong() / kBytesPerSample + 1;
+        for (const auto& incident : d.incidents())
+            if (incidents.try_emplace(incident.id(), entry).second)
+                cost[k] += incident.ByteSizeLong() / kBytesPerSample + 1;
         for (const auto& e : d.events())
             if (filter.wantsEvent(index, e)) cost[k] += e.ByteSizeLong() / kBytesPerSample + 1;
     }
@@ -123,6 +128,11 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     for (const auto& s : keptStates) *out.add_states() = *s.second;
     for (const auto& [jobIndex, j] : jobs)
         if (j.first <= last) *out.add_jobs() = *j.second;
+    // The newest version of each incident within the prefix, by id.
+    std::map<std::uint64_t, const v1::Incident*> newestIncidents;
+    for (std::size_t k = 0; k <= last; ++k)
+        for (const auto& incident : pending[k]->delta().incidents()) newestIncidents[incident.id()] = &incident;
+    for (const auto& [id, incident] : newestIncidents) *out.add_incidents() = *incident;
     for (std::size_t k = 0; k <= last; ++k) {
         const v1::Delta& d = pending[k]->delta();
         for (const auto& e : d.events())

@@ -25,6 +25,7 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
     for (const auto& j : changes.jobs) *first->add_jobs() = j;
     if (changes.hasFleet) *first->mutable_fleet() = changes.fleet;
     for (const auto& source : changes.sources) *first->add_sources() = source;
+    for (const auto& incident : changes.incidents) *first->add_incidents() = incident;
     deltas.push_back(first);
     if (changes.samples.empty()) return deltas;
 
@@ -114,9 +115,10 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
         }
         for (const auto& source : changes.sources) sources_[source.name()] = source;
         for (auto& e : *deltas.front()->mutable_events()) {
-            e.set_id(++lastEventId_);
+            if (e.id() == 0) e.set_id(++lastEventId_);
             journal_.append(e);
         }
+        for (const auto& incident : changes.incidents) keepIncident(incident);
         for (auto& d : deltas) {
             d->set_sequence(++sequence_);
             d->set_first_sequence(d->sequence());
@@ -124,6 +126,36 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
         lastTime_ = changes.time;
     }
     return {deltas.begin(), deltas.end()};
+}
+
+void FleetStateStore::numberEvents(FleetChanges& changes) {
+    std::unique_lock lock(mu_);
+    for (auto& e : changes.events)
+        if (e.id() == 0) e.set_id(++lastEventId_);
+}
+
+// Called under the exclusive lock. Open incidents are always kept; past the bound, the oldest
+// resolved one goes.
+void FleetStateStore::keepIncident(const v1::Incident& incident) {
+    auto [it, inserted] = incidents_.try_emplace(incident.id(), incident);
+    const bool wasResolved = !inserted && it->second.state() == v1::INCIDENT_STATE_RESOLVED;
+    if (!inserted) it->second = incident;
+    const bool resolved = incident.state() == v1::INCIDENT_STATE_RESOLVED;
+    if (resolved && !wasResolved) ++resolvedHeld_;
+    if (!resolved && wasResolved) --resolvedHeld_;
+    for (auto oldest = incidents_.begin(); resolvedHeld_ > limits_.resolvedIncidents && oldest != incidents_.end();) {
+        if (oldest->second.state() != v1::INCIDENT_STATE_RESOLVED) {
+            ++oldest;
+            continue;
+        }
+        oldest = incidents_.erase(oldest);
+        --resolvedHeld_;
+    }
+}
+
+std::uint32_t FleetStateStore::openIncidents() const {
+    std::shared_lock lock(mu_);
+    return static_cast<std::uint32_t>(incidents_.size() - resolvedHeld_);
 }
 
 v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
@@ -148,6 +180,16 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     for (const auto& [jobIndex, job] : jobs_) *snap.add_jobs() = job;
     if (hasFleet_) *snap.mutable_fleet() = fleet_;
     for (const auto& [name, source] : sources_) *snap.add_sources() = source;
+    // Incidents are fleet-wide, like jobs: every open one, and the newest resolved ones.
+    std::size_t resolvedSent = 0;
+    std::vector<const v1::Incident*> sent;
+    for (auto it = incidents_.rbegin(); it != incidents_.rend(); ++it) {
+        const bool resolved = it->second.state() == v1::INCIDENT_STATE_RESOLVED;
+        if (resolved && resolvedSent == limits_.snapshotResolvedIncidents) continue;
+        resolvedSent += resolved ? 1 : 0;
+        sent.push_back(&it->second);
+    }
+    for (auto it = sent.rbegin(); it != sent.rend(); ++it) *snap.add_incidents() = **it;
     for (auto& e : journal_.recent(limits_.snapshotEvents,
                                    [&](const v1::Event& e) { return filter.wantsEvent(index_, e); }))
         *snap.add_recent_events() = std::move(e);

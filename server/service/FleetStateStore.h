@@ -43,6 +43,8 @@ struct StoreLimits {
     // The first event id of this run. fleetd starts past ids that outlive a run (acknowledgements
     // in the audit log) so a recovered "event 42 acknowledged" never names a new run's event 42.
     std::uint64_t firstEventId = 1;
+    std::size_t resolvedIncidents = 500;     // resolved incidents kept for ListIncidents
+    std::size_t snapshotResolvedIncidents = 100;  // the newest resolved ones sent in every snapshot
 };
 
 using DeltaPtr = std::shared_ptr<const watchfloor::v1::Delta>;
@@ -64,8 +66,34 @@ public:
     const TopologyIndex& index() const { return index_; }
     const EventJournal& journal() const { return journal_; }
 
-    // Applies one instant of changes; assigns event ids and sequences. Tick thread only.
+    // Gives the events of `changes` their ids now, so incident grouping can name them before
+    // apply(). Tick thread only.
+    void numberEvents(FleetChanges& changes);
+    // Applies one instant of changes; assigns event ids (those still 0) and sequences. Tick
+    // thread only.
     std::vector<DeltaPtr> apply(FleetChanges& changes, SampleSink* sink = nullptr);
+
+    // Incidents held (open, and resolved while retained) with id < beforeId (0 = no bound) that
+    // `wanted` accepts, newest first, at most `limit`; `more` says whether older ones match.
+    template <class Wanted>
+    std::vector<watchfloor::v1::Incident> incidents(std::uint64_t beforeId, std::size_t limit, Wanted&& wanted,
+                                                    bool* more) const {
+        std::vector<watchfloor::v1::Incident> out;
+        std::shared_lock lock(mu_);
+        *more = false;
+        auto it = beforeId == 0 ? incidents_.end() : incidents_.lower_bound(beforeId);
+        while (it != incidents_.begin()) {
+            --it;
+            if (!wanted(it->second)) continue;
+            if (out.size() == limit) {
+                *more = true;
+                break;
+            }
+            out.push_back(it->second);
+        }
+        return out;
+    }
+    std::uint32_t openIncidents() const;
 
     // Everything `filter` selects, current to the returned snapshot's `sequence`. Topology is
     // left out: see encodedTopology(), which is cached per filter.
@@ -118,6 +146,9 @@ private:
     bool hasFleet_ = false;
     watchfloor::v1::FleetGoodput fleet_;
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
+    std::map<std::uint64_t, watchfloor::v1::Incident> incidents_;  // by id
+    std::size_t resolvedHeld_ = 0;
+    void keepIncident(const watchfloor::v1::Incident& incident);
 
     // Keyed by client-chosen filters (rack lists): bounded, or 10,000 distinct filters would keep
     // 10,000 topology copies. A subscriber holds its own shared_ptr, so eviction never pulls one

@@ -29,6 +29,7 @@ struct FleetdServer::TickCost {
     std::uint64_t samples = 0;
     std::chrono::duration<double> sourceTime{0};
     std::chrono::duration<double> storeTime{0};
+    std::chrono::duration<double> incidentTime{0};
 };
 
 std::string newRunId() {
@@ -48,6 +49,7 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     std::unique_ptr<FleetdServer> self(new FleetdServer(source, std::move(options)));
     const FleetdOptions& o = self->options_;
     self->store_ = std::make_unique<FleetStateStore>(source.topology(), o.store);
+    self->incidents_ = std::make_unique<incidents::FleetIncidents>(source.topology(), o.incidents);
     self->log_ = std::make_unique<ReplayLog>(o.log);
     self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
     self->history_->setExternal(o.externalHistory);
@@ -105,13 +107,15 @@ void FleetdServer::reportStats(TickCost& cost) {
     const auto now = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(now - cost.since).count();
     if (seconds <= 0 || !options_.statsLog) return;
-    char line[320];
+    char line[400];
     std::snprintf(line, sizeof line,
-                  "fleetd stats: %.2f ticks/s, %.0f samples/s, source %.1f ms/tick, store %.1f ms/tick, "
-                  "%zu subscribers, replay log %zu deltas / %.1f MB, sequence %llu",
+                  "fleetd stats: %.2f ticks/s, %.0f samples/s, source %.1f ms/tick, incidents %.2f ms/tick, "
+                  "store %.1f ms/tick, %u open incidents, %zu subscribers, replay log %zu deltas / %.1f MB, sequence %llu",
                   double(cost.ticks) / seconds, double(cost.samples) / seconds,
                   cost.ticks ? 1e3 * cost.sourceTime.count() / double(cost.ticks) : 0.0,
-                  cost.ticks ? 1e3 * cost.storeTime.count() / double(cost.ticks) : 0.0, pump_->streamCount(),
+                  cost.ticks ? 1e3 * cost.incidentTime.count() / double(cost.ticks) : 0.0,
+                  cost.ticks ? 1e3 * cost.storeTime.count() / double(cost.ticks) : 0.0, store_->openIncidents(),
+                  pump_->streamCount(),
                   log_->size(), double(log_->bytes()) / (1 << 20),
                   static_cast<unsigned long long>(store_->lastSequence()));
     options_.statsLog(line);
@@ -128,6 +132,10 @@ void FleetdServer::tick(TickCost& cost) {
     source_.advanceTo(until, changes);
     if (options_.addChanges) options_.addChanges(changes);
     const auto advanced = Clock::now();
+    // Incidents name their member events: ids first, then grouping, then the store applies both.
+    store_->numberEvents(changes);
+    incidents_->apply(changes);
+    const auto grouped = Clock::now();
     auto deltas = store_->apply(changes, history_.get());
     if (options_.eventTap && !deltas.empty())
         for (const auto& event : deltas.front()->events()) options_.eventTap(event);
@@ -135,7 +143,8 @@ void FleetdServer::tick(TickCost& cost) {
     pump_->wake();
     ++ticks_;
     cost.sourceTime += advanced - began;
-    cost.storeTime += Clock::now() - advanced;
+    cost.incidentTime += grouped - advanced;
+    cost.storeTime += Clock::now() - grouped;
     ++cost.ticks;
     cost.samples += changes.samples.size();
     samplesTotal_ += changes.samples.size();
@@ -164,6 +173,7 @@ std::string FleetdServer::renderMetrics() const {
     metric("fleetd_replay_log_deltas", "gauge", "Deltas held for resuming streams.", double(log_->size()));
     metric("fleetd_replay_log_bytes", "gauge", "Bytes accounted to the replay log.", double(log_->bytes()));
     metric("fleetd_sim_speed", "gauge", "Simulated seconds per wall second.", options_.speed);
+    metric("fleetd_incidents_open", "gauge", "Incidents not resolved.", double(store_->openIncidents()));
     return out;
 }
 

@@ -2,6 +2,7 @@
 // A running fleetd around one FleetSource: the tick thread (source -> store -> log -> pump),
 // the history, and the gRPC server with TelemetryService, grpc.health.v1 and reflection.
 
+#include "FleetIncidents.h"
 #include "FleetSource.h"
 #include "FleetStateStore.h"
 #include "HistoryStore.h"
@@ -38,6 +39,7 @@ struct FleetdOptions {
     ReplayLogLimits log;
     HistoryPlan history;
     PumpOptions pump;
+    incidents::GrouperOptions incidents;  // hold time and bounds of incident grouping
     std::size_t grpcMemoryBytes = std::size_t(1) << 30;  // ResourceQuota
     // Periodic one-line statistics (rates, subscribers, log size, tick cost); 0 = none.
     std::chrono::milliseconds statsInterval{0};
@@ -75,6 +77,7 @@ public:
     const HistoryStore& history() const { return *history_; }
     const FleetStateStore& store() const { return *store_; }
     std::uint64_t ticks() const { return ticks_; }
+    std::uint32_t openIncidents() const { return store_->openIncidents(); }
     std::uint64_t eventsJournaled() const;  // this run
     std::size_t subscriberCount() const { return pump_->streamCount(); }
 
@@ -91,6 +94,7 @@ private:
     FleetSource& source_;
     FleetdOptions options_;
     std::unique_ptr<FleetStateStore> store_;
+    std::unique_ptr<incidents::FleetIncidents> incidents_;  // tick thread
     std::unique_ptr<ReplayLog> log_;
     std::unique_ptr<HistoryStore> history_;
     std::unique_ptr<SubscriptionPump> pump_;

@@ -13,8 +13,18 @@ using grpc::StatusCode;
 
 namespace {
 constexpr std::string_view kPageTokenPrefix = "before-event-";
+constexpr std::string_view kIncidentPageTokenPrefix = "before-incident-";
 constexpr std::size_t kMaxNameBytes = 256;
 constexpr std::size_t kMaxMessageBytes = 1024;
+
+// "<prefix><id>" with id > 0; an empty token is the first page (id 0).
+bool parsePageToken(const std::string& token, std::string_view prefix, std::uint64_t* beforeId) {
+    *beforeId = 0;
+    if (token.empty()) return true;
+    const char* digits = token.data() + prefix.size();
+    const char* end = token.data() + token.size();
+    return token.rfind(prefix, 0) == 0 && std::from_chars(digits, end, *beforeId).ptr == end && *beforeId != 0;
+}
 
 std::string metricName(v1::Metric metric) {
     const std::string& name = v1::Metric_Name(metric);
@@ -145,15 +155,9 @@ Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateSt
             return Status(StatusCode::INVALID_ARGUMENT, "event type " + std::to_string(type) +
                                                             " is not a watchfloor.v1.EventType");
     std::uint64_t beforeId = 0;
-    if (!request.page_token().empty()) {
-        const std::string& token = request.page_token();
-        const char* digits = token.data() + kPageTokenPrefix.size();
-        const char* endPtr = token.data() + token.size();
-        if (token.rfind(kPageTokenPrefix, 0) != 0 ||
-            std::from_chars(digits, endPtr, beforeId).ptr != endPtr || beforeId == 0)
-            return Status(StatusCode::INVALID_ARGUMENT, "page_token " + quotedForMessage(token) +
-                                                            " was not issued by this server; start without one");
-    }
+    if (!parsePageToken(request.page_token(), kPageTokenPrefix, &beforeId))
+        return Status(StatusCode::INVALID_ARGUMENT, "page_token " + quotedForMessage(request.page_token()) +
+                                                        " was not issued by this server; start without one");
     std::optional<std::uint32_t> within;
     if (!request.entity_name().empty()) {
         within = store.findEntity(request.entity_name());
@@ -178,6 +182,38 @@ Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateSt
     for (auto& e : page) *response->add_events() = std::move(e);
     if (more && !page.empty())
         response->set_next_page_token(std::string(kPageTokenPrefix) + std::to_string(response->events().rbegin()->id()));
+    return Status::OK;
+}
+
+Status answerListIncidents(const v1::ListIncidentsRequest& request, const FleetStateStore& store,
+                           v1::ListIncidentsResponse* response) {
+    if (request.page_size() > kMaxIncidentPageSize)
+        return Status(StatusCode::INVALID_ARGUMENT, "page_size " + std::to_string(request.page_size()) +
+                                                        " exceeds the maximum of " + std::to_string(kMaxIncidentPageSize));
+    if (request.states_size() > v1::IncidentState_ARRAYSIZE)
+        return Status(StatusCode::INVALID_ARGUMENT, "too many states: " + std::to_string(request.states_size()));
+    for (int state : request.states())
+        if (!v1::IncidentState_IsValid(state) || state == v1::INCIDENT_STATE_UNSPECIFIED)
+            return Status(StatusCode::INVALID_ARGUMENT,
+                          "state " + std::to_string(state) + " is not a watchfloor.v1.IncidentState");
+    std::uint64_t beforeId = 0;
+    if (!parsePageToken(request.page_token(), kIncidentPageTokenPrefix, &beforeId))
+        return Status(StatusCode::INVALID_ARGUMENT, "page_token " + quotedForMessage(request.page_token()) +
+                                                        " was not issued by this server; start without one");
+    auto wanted = [&](const v1::Incident& incident) {
+        return request.states_size() == 0 ||
+               std::find(request.states().begin(), request.states().end(), incident.state()) != request.states().end();
+    };
+    const std::uint32_t pageSize = request.page_size() == 0 ? kDefaultIncidentPageSize : request.page_size();
+    bool more = false;
+    for (auto& incident : store.incidents(beforeId, pageSize, wanted, &more)) {
+        if (!request.include_member_ids()) incident.clear_member_event_ids();
+        *response->add_incidents() = std::move(incident);
+    }
+    if (more && response->incidents_size() > 0)
+        response->set_next_page_token(std::string(kIncidentPageTokenPrefix) +
+                                      std::to_string(response->incidents().rbegin()->id()));
+    response->set_open_count(store.openIncidents());
     return Status::OK;
 }
 

@@ -18,6 +18,8 @@ inline constexpr std::int64_t kMaxHistoryBuckets = 10'000;
 inline constexpr std::uint32_t kDefaultEventPageSize = 100;
 inline constexpr std::uint32_t kMaxEventPageSize = 1'000;
 inline constexpr int kMaxEventTypes = 64;
+inline constexpr std::uint32_t kDefaultIncidentPageSize = 50;
+inline constexpr std::uint32_t kMaxIncidentPageSize = 500;
 
 // How a Subscribe starts: a snapshot (with its reason) or a replay from `cursor`.
 struct SubscribePlan {
@@ -34,6 +36,9 @@ grpc::Status answerHistory(const watchfloor::v1::GetHistoryRequest& request, con
 
 grpc::Status answerListEvents(const watchfloor::v1::ListEventsRequest& request, const FleetStateStore& store,
                               watchfloor::v1::ListEventsResponse* response);
+
+grpc::Status answerListIncidents(const watchfloor::v1::ListIncidentsRequest& request, const FleetStateStore& store,
+                                 watchfloor::v1::ListIncidentsResponse* response);
 
 grpc::Status answerTopology(const watchfloor::v1::GetTopologyRequest& request, const FleetStateStore& store,
                             watchfloor::v1::Topology* response);

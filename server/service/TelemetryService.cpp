@@ -85,4 +85,11 @@ grpc::ServerUnaryReactor* TelemetryService::GetTopology(grpc::CallbackServerCont
         [&](const auto& parsed, auto* answer) { return answerTopology(parsed, store_, answer); });
 }
 
+grpc::ServerUnaryReactor* TelemetryService::ListIncidents(grpc::CallbackServerContext* context,
+                                                          const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+    return answerRaw<v1::ListIncidentsRequest, v1::ListIncidentsResponse>(
+        context, request, response,
+        [&](const auto& parsed, auto* answer) { return answerListIncidents(parsed, store_, answer); });
+}
+
 }  // namespace watchfloor::server::service

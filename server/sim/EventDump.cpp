@@ -1,6 +1,7 @@
 #include "EventDump.h"
 
 #include "DigitalTwin.h"
+#include "FleetIncidents.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -71,6 +72,7 @@ bool dumpEvents(FleetSource& source, const DumpOptions& options, std::string* er
     watchfloor::v1::FleetGoodput latestFleet;
     bool haveFleet = false;
     std::uint64_t nextEventId = 1;
+    incidents::FleetIncidents grouping(source.topology(), options.incidents);
     FleetChanges changes;
     for (UnixTime t = start + kStep; t <= end; t += kStep) {
         changes.clear();
@@ -79,6 +81,9 @@ bool dumpEvents(FleetSource& source, const DumpOptions& options, std::string* er
             event.set_id(nextEventId++);
             writer.write("event", "event", event);
         }
+        grouping.apply(changes);
+        for (const auto& incident : changes.incidents)
+            writer.write("incident", "incident", incident);
         for (auto& job : changes.jobs)
             latestJobs[job.index()].Swap(&job);
         if (changes.hasFleet) {

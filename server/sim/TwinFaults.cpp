@@ -473,7 +473,8 @@ void DigitalTwin::Impl::scheduleCoolingIncidents() {
     });
 }
 
-void DigitalTwin::Impl::setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, Severity severity) {
+void DigitalTwin::Impl::setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, Severity severity,
+                                    const char* cause, std::uint32_t rack) {
     bool& state = cdus[cdu].alarms[alarm];
     if (state == active)
         return;
@@ -483,7 +484,9 @@ void DigitalTwin::Impl::setCduAlarm(std::uint32_t cdu, const std::string& alarm,
         ++firstRack;
     auto& e = event(active ? severity : SEVERITY_INFO, EVENT_TYPE_CDU_ALARM, model->loopIndex(firstRack),
                     model->cduName(cdu) + ": " + alarm + (active ? "" : " (cleared)"));
-    e.set_cause("cooling");
+    e.set_cause(cause);
+    if (rack != kNoRack)
+        e.add_related_entity_indexes(model->rackIndex(rack));
 }
 
 void DigitalTwin::Impl::leak(std::uint32_t r) {
@@ -497,7 +500,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
                     model->rackName(r) + ": coolant leak detected (" + std::to_string(rack.leakWet) + " sensors wet)");
     e.set_cause("leak");
     e.add_related_entity_indexes(model->rackIndex(r));
-    setCduAlarm(model->cduOfRack(r), "leak detected at " + model->rackName(r), true, SEVERITY_CRITICAL);
+    setCduAlarm(model->cduOfRack(r), "leak detected at " + model->rackName(r), true, SEVERITY_CRITICAL, "leak", r);
     isolateRack(r, "leak", "leak", true);
     // Dry out, find and fix the leak, re-fill, leak-test: hours [A].
     const std::uint32_t epoch = ++rack.restoreEpoch;
@@ -506,7 +509,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
             return;
         racks[r].leakWet = 0;
         viewDirty = true;
-        setCduAlarm(model->cduOfRack(r), "leak detected at " + model->rackName(r), false, SEVERITY_CRITICAL);
+        setCduAlarm(model->cduOfRack(r), "leak detected at " + model->rackName(r), false, SEVERITY_CRITICAL, "leak", r);
         restoreRack(r, "leak repaired");
     });
 }
@@ -568,15 +571,15 @@ void DigitalTwin::Impl::pumpFail(std::uint32_t cdu) {
         return;
     --c.pumpsRunning;
     setCduAlarm(cdu, c.pumpsRunning == 0 ? "no flow: both pumps failed" : "pump failure, redundancy lost", true,
-                c.pumpsRunning == 0 ? SEVERITY_CRITICAL : SEVERITY_WARNING);
+                c.pumpsRunning == 0 ? SEVERITY_CRITICAL : SEVERITY_WARNING, "pump_failure");
     const std::uint32_t epoch = ++c.pumpEpoch;
     after(coolingRng.uniform(4 * kHour, 24 * kHour), [this, cdu, epoch] {
         CduRuntime& c = cdus[cdu];
         if (c.pumpEpoch != epoch)
             return;
         c.pumpsRunning = 2;
-        setCduAlarm(cdu, "no flow: both pumps failed", false, SEVERITY_CRITICAL);
-        setCduAlarm(cdu, "pump failure, redundancy lost", false, SEVERITY_WARNING);
+        setCduAlarm(cdu, "no flow: both pumps failed", false, SEVERITY_CRITICAL, "pump_failure");
+        setCduAlarm(cdu, "pump failure, redundancy lost", false, SEVERITY_WARNING, "pump_failure");
     });
 }
 
@@ -599,11 +602,11 @@ void DigitalTwin::Impl::sensorFault(std::uint32_t r, double clearAfterS) {
     RackRuntime& rack = racks[r];
     rack.leakFaulted = 1;
     rack.stateDirty = true;
-    setCduAlarm(model->cduOfRack(r), "leak sensor fault at " + model->rackName(r), true, SEVERITY_WARNING);
+    setCduAlarm(model->cduOfRack(r), "leak sensor fault at " + model->rackName(r), true, SEVERITY_WARNING, "leak_sensor_fault", r);
     after(clearAfterS, [this, r] {
         racks[r].leakFaulted = 0;
         racks[r].stateDirty = true;
-        setCduAlarm(model->cduOfRack(r), "leak sensor fault at " + model->rackName(r), false, SEVERITY_WARNING);
+        setCduAlarm(model->cduOfRack(r), "leak sensor fault at " + model->rackName(r), false, SEVERITY_WARNING, "leak_sensor_fault", r);
     });
 }
 
@@ -621,7 +624,8 @@ void DigitalTwin::Impl::facilityExcursion(std::uint32_t region, double deltaC, d
             return;
         reg.excursionTargetC = 0;
         event(SEVERITY_INFO, EVENT_TYPE_CDU_ALARM, model->regionIndex(region),
-              model->regionName(region) + ": primary (facility) water temperature back in range");
+              model->regionName(region) + ": primary (facility) water temperature back in range")
+            .set_cause("facility_water");
     });
 }
 
@@ -629,14 +633,14 @@ void DigitalTwin::Impl::valveClose(std::uint32_t r, double forS) {
     RackRuntime& rack = racks[r];
     rack.valveStuck = true;
     setCduAlarm(model->cduOfRack(r), "control valve fault at " + model->rackName(r) + ": feedback and demand differ", true,
-                SEVERITY_CRITICAL);
+                SEVERITY_CRITICAL, "valve_fault", r);
     const std::uint32_t epoch = ++rack.valveEpoch;
     after(forS, [this, r, epoch] {
         if (racks[r].valveEpoch != epoch)
             return;
         racks[r].valveStuck = false;
         setCduAlarm(model->cduOfRack(r), "control valve fault at " + model->rackName(r) + ": feedback and demand differ",
-                    false, SEVERITY_CRITICAL);
+                    false, SEVERITY_CRITICAL, "valve_fault", r);
     });
 }
 

@@ -29,6 +29,7 @@
 namespace watchfloor::server::sim {
 
 inline constexpr std::uint32_t kNoJob = 0xFFFFFFFFu;
+inline constexpr std::uint32_t kNoRack = 0xFFFFFFFFu;
 
 enum class TrayActivity : std::uint8_t { Off, Idle, Recovering, Checkpointing, Training };
 
@@ -270,7 +271,8 @@ struct DigitalTwin::Impl {
     void scheduleCheckpoint(std::uint32_t j, double delayS = -1);
     void updateJobSlowdown(std::uint32_t j);     // full: trays, stragglers, thermal, diurnal
     void applyDiurnalSlowdown(std::uint32_t j);  // cheap: diurnal part only
-    void setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm, watchfloor::v1::Severity severity);
+    void setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm, watchfloor::v1::Severity severity,
+                      const char* cause);
     double regionSupplyOffsetC(std::uint32_t region) const;
 
     // --- faults (TwinFaults.cpp) ---
@@ -302,7 +304,10 @@ struct DigitalTwin::Impl {
     void sensorFault(std::uint32_t r, double clearAfterS);
     void facilityExcursion(std::uint32_t region, double deltaC, double forS);
     void valveClose(std::uint32_t r, double forS);
-    void setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, watchfloor::v1::Severity severity);
+    // `cause` is the alarm's class (Event.cause: "pump_failure", "valve_fault", ...); `rack`, when the
+    // alarm is about one rack's loop, becomes the event's related entity.
+    void setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, watchfloor::v1::Severity severity,
+                     const char* cause, std::uint32_t rack = kNoRack);
     void startStraggler(std::uint32_t t, double factor, double forS, const char* kind);
     void runScripted(const ScriptedFault& fault);
     void thermalShutdown(std::uint32_t r);

@@ -173,15 +173,15 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
         // CDU alarms with hysteresis (docs/domain/cooling.md).
         const CoolingLoop& loop = *rack.loop;
         setRackAlarm(r, rack.supplyHighAlarm, loop.supplyC() > setpointC + 3.0, loop.supplyC() < setpointC + 2.0,
-                     "high secondary supply temperature", SEVERITY_WARNING);
+                     "high secondary supply temperature", SEVERITY_WARNING, "supply_temperature_high");
         const bool flowLow = !rack.liquidIsolated && loop.flowLpm() < 0.5 * loop.designFlowLpm();
         rack.flowLowSinceMs = flowLow ? (rack.flowLowSinceMs < 0 ? nowMs : rack.flowLowSinceMs) : -1;
         setRackAlarm(r, rack.flowLowAlarm, flowLow && nowMs - rack.flowLowSinceMs >= 10'000,
-                     rack.liquidIsolated || loop.flowLpm() > 0.8 * loop.designFlowLpm(), "low or no flow", SEVERITY_CRITICAL);
+                     rack.liquidIsolated || loop.flowLpm() > 0.8 * loop.designFlowLpm(), "low or no flow", SEVERITY_CRITICAL, "low_flow");
         const double dpSp = loop.differentialPressureSetpointBar();
         setRackAlarm(r, rack.dpHighAlarm, loop.differentialPressureBar() > dpSp + 0.4,
                      loop.differentialPressureBar() < dpSp + 0.2, "differential pressure high (filter clogged)",
-                     SEVERITY_WARNING);
+                     SEVERITY_WARNING, "filter_clog");
 
         // Trays shut down by over-temperature reboot once the loop is cool and flowing again.
         const bool cool = loop.flowLpm() > 0.5 * loop.designFlowLpm() && loop.coldPlateC() < setpointC + 15.0;
@@ -215,10 +215,10 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
 }
 
 void DigitalTwin::Impl::setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm,
-                                     Severity severity) {
+                                     Severity severity, const char* cause) {
     if ((!state && raise) || (state && clear)) {
         state = raise;
-        setCduAlarm(model->cduOfRack(r), std::string(alarm) + " at " + model->rackName(r), state, severity);
+        setCduAlarm(model->cduOfRack(r), std::string(alarm) + " at " + model->rackName(r), state, severity, cause, r);
     }
 }
 
