@@ -233,35 +233,45 @@ void IncidentGrouper::refreshJobs(std::span<const v1::Job> jobs) {
     }
 }
 
-// Each job's disruption badput that grew since the last report is charged to the open
-// incidents that interrupted or slow it now (they hold its interruption or straggler
-// condition); when none does, to the open incidents whose blast radius holds the job. Either
-// way split evenly.
+// What a job's disruption badput grew by since its last report is charged to the open
+// incidents that interrupted it (they hold its interruption condition). What its straggler
+// slowdown grew by while it runs is charged to the incidents that hold its straggler condition,
+// else to those whose blast radius holds it (a failing link slows collectives). Split evenly;
+// a job's own start-up and checkpoints are nobody's incident.
 void IncidentGrouper::attributeCost(std::span<const v1::Job> jobs) {
     std::vector<std::uint64_t> holders;
-    for (const v1::Job& job : jobs) {
-        const double now = disruptionGpuSeconds(job);
-        auto [it, first] = jobDisruption_.try_emplace(job.index(), now);
-        const double grown = now - it->second;
-        it->second = now;
-        if (first || grown <= 0) continue;
-        holders.clear();
-        for (v1::EventType family : {v1::EVENT_TYPE_JOB_INTERRUPTED, v1::EVENT_TYPE_STRAGGLER_DETECTED}) {
-            ConditionKey key;
-            key.family = static_cast<std::uint8_t>(family);
-            key.entity = job.index();
-            if (auto held = conditions_.find(key); held != conditions_.end() && open_.count(held->second) &&
-                                                   std::find(holders.begin(), holders.end(), held->second) == holders.end())
-                holders.push_back(held->second);
+    auto charge = [&](double gpuSeconds) {
+        for (std::uint64_t id : holders) {
+            Open& incident = open_.at(id);
+            incident.costGpuSeconds += gpuSeconds / double(holders.size());
+            incident.costDirty = true;
         }
+    };
+    auto holding = [&](v1::EventType family, std::uint32_t job) {
+        ConditionKey key;
+        key.family = static_cast<std::uint8_t>(family);
+        key.entity = job;
+        auto held = conditions_.find(key);
+        if (held != conditions_.end() && open_.count(held->second)) holders.push_back(held->second);
+    };
+    for (const v1::Job& job : jobs) {
+        const Disruption now{disruptionGpuSeconds(job), double(job.gpu_count()) * job.breakdown().straggler_slowdown_s()};
+        auto [it, first] = jobDisruption_.try_emplace(job.index(), now);
+        const Disruption before = it->second;
+        it->second = now;
+        if (first) continue;
+        holders.clear();
+        holding(v1::EVENT_TYPE_JOB_INTERRUPTED, job.index());
+        if (!holders.empty()) {
+            if (now.all > before.all) charge(now.all - before.all);
+            continue;
+        }
+        if (now.slowdown <= before.slowdown) continue;
+        holding(v1::EVENT_TYPE_STRAGGLER_DETECTED, job.index());
         if (holders.empty())
             for (auto h = jobIncidents_.lower_bound({job.index(), 0}); h != jobIncidents_.end() && h->first == job.index(); ++h)
                 holders.push_back(h->second);
-        for (std::uint64_t id : holders) {
-            Open& incident = open_.at(id);
-            incident.costGpuSeconds += grown / double(holders.size());
-            incident.costDirty = true;
-        }
+        charge(now.slowdown - before.slowdown);
     }
 }
 

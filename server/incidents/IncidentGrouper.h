@@ -98,7 +98,11 @@ private:
     std::set<std::pair<std::uint32_t, std::uint64_t>> memberTrays_;   // (tray, open incident)
     std::set<std::pair<std::uint32_t, std::uint64_t>> jobIncidents_;  // (job, open incident)
     std::map<std::uint32_t, std::deque<std::int64_t>> trayIncidentTimes_;  // lemon trays
-    std::map<std::uint32_t, double> jobDisruption_;         // last disruption GPU-seconds per job
+    struct Disruption {
+        double all = 0;       // disruption badput, GPU-seconds
+        double slowdown = 0;  // of which straggler slowdown
+    };
+    std::map<std::uint32_t, Disruption> jobDisruption_;     // at each job's last report
     std::map<std::uint32_t, std::vector<std::uint32_t>> jobTrays_;
     std::map<std::uint32_t, std::string> jobNames_;
     std::vector<std::uint32_t> jobOfTray_;                  // by tray index; kNone when idle

@@ -373,27 +373,36 @@ void IncidentGroupingTest::goodputCostIsSplitBetweenIncidentsSharingAJob() {
     GrouperOptions options;
     options.costPublishPeriod = std::chrono::milliseconds(0);
     Harness h(f, options);
-    // 2 trays = 8 GPUs. The ledger's first report is the baseline: history before the incident
-    // is not charged to it.
-    h.at(0, {}, {f.job(IncidentTestFleet::kJob, {"r01-n01", "r02-n01"}, 500)});
-    h.at(1'000, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r01-n01-g0"), "gpu_hard_fault")},
-         {f.job(IncidentTestFleet::kJob, {"r01-n01", "r02-n01"}, 500 + 450)});
+    const auto kJob = IncidentTestFleet::kJob;
+    auto job = [&](double wastedS, double slowS = 0) {
+        v1::Job j = f.job(kJob, {"r01-n01", "r02-n01"}, wastedS);  // 2 trays = 8 GPUs
+        j.mutable_breakdown()->set_straggler_slowdown_s(slowS);
+        return j;
+    };
+    // The ledger's first report is the baseline: history before the incident is not charged.
+    h.at(0, {}, {job(500)});
+    h.at(1'000, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r01-n01-g0"), "gpu_hard_fault"),
+                 f.event(v1::EVENT_TYPE_JOB_INTERRUPTED, v1::SEVERITY_CRITICAL, kJob, "gpu_hard_fault", {f("r01-n01-g0")})},
+         {job(500 + 450)});
     QCOMPARE(h.only().goodput_cost_gpu_hours(), 8 * 450 / 3600.0);
-    h.at(2'000, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r02-n01-g0"), "gpu_hard_fault")},
-         {f.job(IncidentTestFleet::kJob, {"r01-n01", "r02-n01"}, 950 + 900)});
+    // Interrupted again by another tray before it resumed: the new incident takes the loss.
+    h.at(2'000, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r02-n01-g0"), "gpu_hard_fault"),
+                 f.event(v1::EVENT_TYPE_JOB_INTERRUPTED, v1::SEVERITY_CRITICAL, kJob, "gpu_hard_fault", {f("r02-n01-g0")})},
+         {job(950 + 900)});
     QCOMPARE(h.incidents().size(), std::size_t(2));
-    QCOMPARE(h.incidents().at(1).goodput_cost_gpu_hours(), 8 * (450 + 450) / 3600.0);
-    QCOMPARE(h.incidents().at(2).goodput_cost_gpu_hours(), 8 * 450 / 3600.0);
-    // The incident that interrupted the job takes its loss alone.
-    h.at(2'500, {f.event(v1::EVENT_TYPE_JOB_INTERRUPTED, v1::SEVERITY_CRITICAL, IncidentTestFleet::kJob,
-                         "gpu_hard_fault", {f("r02-n01-g0")})},
-         {f.job(IncidentTestFleet::kJob, {"r01-n01", "r02-n01"}, 1850 + 450)});
-    QCOMPARE(h.incidents().at(1).goodput_cost_gpu_hours(), 8 * 900 / 3600.0);
+    QCOMPARE(h.incidents().at(1).goodput_cost_gpu_hours(), 8 * 450 / 3600.0);
     QCOMPARE(h.incidents().at(2).goodput_cost_gpu_hours(), 8 * 900 / 3600.0);
-    // A job no incident holds costs no incident anything.
-    h.at(3'000, {}, {f.job(IncidentTestFleet::kOtherJob, {"r05-n01"}, 0)});
-    h.at(4'000, {}, {f.job(IncidentTestFleet::kOtherJob, {"r05-n01"}, 3600)});
+    // Resumed, but running slow: both incidents hold the job, the slowdown is split.
+    h.at(3'000, {f.event(v1::EVENT_TYPE_JOB_RESUMED, v1::SEVERITY_INFO, kJob)}, {job(1850)});
+    h.at(4'000, {}, {job(1850 + 900, 900)});
+    QCOMPARE(h.incidents().at(1).goodput_cost_gpu_hours(), 8 * (450 + 450) / 3600.0);
+    QCOMPARE(h.incidents().at(2).goodput_cost_gpu_hours(), 8 * (900 + 450) / 3600.0);
+    // Its own start-up or checkpoints cost no incident anything; nor does a job no incident holds.
+    h.at(5'000, {}, {job(1850 + 900 + 3600, 900)});
+    h.at(6'000, {}, {f.job(IncidentTestFleet::kOtherJob, {"r05-n01"}, 0)});
+    h.at(7'000, {}, {f.job(IncidentTestFleet::kOtherJob, {"r05-n01"}, 3600)});
     QCOMPARE(h.incidents().at(1).goodput_cost_gpu_hours(), 8 * 900 / 3600.0);
+    QCOMPARE(h.incidents().at(2).goodput_cost_gpu_hours(), 8 * 1350 / 3600.0);
 }
 
 void IncidentGroupingTest::boundedListsKeepExactCounts() {
