@@ -130,6 +130,10 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     if (snapshot.has_fleet()) {
         applyFleet(snapshot.fleet());
     }
+    for (const v1::Incident& incident : snapshot.incidents()) {
+        applyIncident(incident);
+    }
+    m_changes.incidentsChanged = true;
     m_changes.jobsReset = true;
     m_changes.jobsAppended = 0;
     m_changes.serverSecondTicked = true;
@@ -151,6 +155,9 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
     }
     for (const v1::SourceStatus& source : delta.sources()) {
         applySource(source);
+    }
+    for (const v1::Incident& incident : delta.incidents()) {
+        applyIncident(incident);
     }
     advanceServerTime(delta.server_time_unix_ms());
 }
@@ -322,6 +329,30 @@ void EndpointFleet::applySource(const v1::SourceStatus& source) {
     m_changes.sourcesChanged = true;
 }
 
+void EndpointFleet::applyIncident(const v1::Incident& incident) {
+    // Whole messages by id. Resolved ones past the bound go, oldest first; open ones always stay.
+    constexpr std::size_t kResolvedKept = 200;
+    m_incidents[incident.id()] = incident;
+    m_changes.incidentsChanged = true;
+    m_changes.fleetChanged = true;  // the fleet's open-incident count is this list's
+    std::size_t resolved = 0;
+    for (const auto& [id, held] : m_incidents) resolved += held.state() == v1::INCIDENT_STATE_RESOLVED ? 1 : 0;
+    for (auto it = m_incidents.begin(); resolved > kResolvedKept && it != m_incidents.end();) {
+        if (it->second.state() == v1::INCIDENT_STATE_RESOLVED) {
+            it = m_incidents.erase(it);
+            --resolved;
+        } else {
+            ++it;
+        }
+    }
+}
+
+std::uint32_t EndpointFleet::openIncidentCount() const {
+    std::uint32_t open = 0;
+    for (const auto& [id, incident] : m_incidents) open += incident.state() != v1::INCIDENT_STATE_RESOLVED ? 1 : 0;
+    return open;
+}
+
 bool EndpointFleet::acceptEvent(const v1::Event& event) {
     if (event.id() == 0) {
         return true;
@@ -341,7 +372,7 @@ void EndpointFleet::markAllDirty() {
 
 bool EndpointFleet::hasChanges() const {
     if (m_changes.topologyChanged || m_changes.jobsReset || m_changes.fleetChanged || m_changes.serverSecondTicked ||
-        m_changes.sourcesChanged || m_changes.jobsAppended > 0) {
+        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.jobsAppended > 0) {
         return true;
     }
     return std::find(m_dirtyRack.begin(), m_dirtyRack.end() - 1, 1) != m_dirtyRack.end() - 1 ||

@@ -19,6 +19,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,7 @@ public:
         bool fleetChanged = false;
         bool serverSecondTicked = false;
         bool sourcesChanged = false;
+        bool incidentsChanged = false;
         std::vector<std::uint32_t> dirtyRackSlots;  // sorted
         std::vector<std::uint32_t> dirtyJobSlots;   // sorted
         std::uint32_t jobsAppended = 0;
@@ -115,6 +117,9 @@ public:
     std::uint32_t jobCount() const { return std::uint32_t(m_jobs.size()); }
     const watchfloor::v1::Job& job(std::uint32_t slot) const { return m_jobs[slot]; }
     const watchfloor::v1::FleetGoodput* fleetGoodput() const { return m_hasFleet ? &m_fleet : nullptr; }
+    // fleetd's incidents by id: every open one and the resolved ones seen (bounded).
+    const std::map<std::uint64_t, watchfloor::v1::Incident>& incidents() const { return m_incidents; }
+    std::uint32_t openIncidentCount() const;
     const HistoryRing& history() const { return m_history; }
     const std::optional<RunChange>& lastRunChange() const { return m_runChange; }
 
@@ -128,6 +133,7 @@ private:
     void applyJob(const watchfloor::v1::Job& job, std::int64_t timeMs);
     void applyFleet(const watchfloor::v1::FleetGoodput& fleet);
     void applySource(const watchfloor::v1::SourceStatus& source);
+    void applyIncident(const watchfloor::v1::Incident& incident);
     void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric,
                     double value, std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
@@ -152,6 +158,7 @@ private:
     double m_simSpeed = 1.0;
     SourceCadence m_sourceCadence;
     std::vector<watchfloor::v1::SourceStatus> m_sources;
+    std::map<std::uint64_t, watchfloor::v1::Incident> m_incidents;
     std::int64_t m_serverTimeMs = 0;
     std::optional<RunChange> m_runChange;
     std::uint64_t m_maxEventId = 0;

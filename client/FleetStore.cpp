@@ -393,6 +393,7 @@ void FleetStore::flushChanges() {
         out.fleetChanged |= c.fleetChanged;
         out.freshnessTick |= c.serverSecondTicked;
         out.sourcesChanged |= c.sourcesChanged;
+        out.incidentsChanged |= c.incidentsChanged;
         for (std::uint32_t slot : c.dirtyRackSlots) {
             out.dirtyRackRows.push_back(e.rackRowOffset + int(slot));
         }
@@ -751,6 +752,10 @@ FleetSummary FleetStore::fleetSummary() const {
             ++s.jobsActive;
             s.jobsInGoodput += j.no_step_telemetry() ? 0 : 1;
         }
+        // The KPI counts the incidents the dock lists: the same list, the same count.
+        const std::uint32_t openIncidents = e.fleet->openIncidentCount();
+        s.activeIncidents += openIncidents;
+        s.activeIncidentsStale += live ? 0 : openIncidents;
         const v1::FleetGoodput* f = e.fleet->fleetGoodput();
         if (!f) continue;
         ++s.endpointsReporting;
@@ -758,14 +763,12 @@ FleetSummary FleetStore::fleetSummary() const {
         s.gpusHealthy += f->gpus_healthy();
         s.gpusDegraded += f->gpus_degraded();
         s.gpusDown += f->gpus_down();
-        s.activeIncidents += f->active_incidents();
         s.interruptions += f->interruptions();
         if (!live) {
             s.gpusTotalStale += f->gpus_total();
             s.gpusHealthyStale += f->gpus_healthy();
             s.gpusDegradedStale += f->gpus_degraded();
             s.gpusDownStale += f->gpus_down();
-            s.activeIncidentsStale += f->active_incidents();
         }
         const double w = goodputWeight(endpoint);
         goodputSum += w * f->goodput_ratio();

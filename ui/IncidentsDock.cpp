@@ -9,8 +9,15 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QHeaderView>
 #include <QListWidget>
 #include <QMenu>
+#include <QSplitter>
+#include <QTreeWidget>
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
 
 namespace watchfloor::ui {
 
@@ -18,21 +25,57 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 constexpr int kMaxShown = 200;
-constexpr int kSerialRole = Qt::UserRole + 1;
+constexpr int kMaxResolvedShown = 50;
+constexpr int kSerialRole = Qt::UserRole + 1;   // an event row: its store serial
+constexpr int kCauseRole = Qt::UserRole + 2;    // an incident row: its cause's EntityId key, 0 = none
+
+// An event of one endpoint's run, as incidents name them.
+std::uint64_t memberKey(int endpoint, std::uint64_t eventId) { return (std::uint64_t(endpoint) << 48) ^ eventId; }
+
+QString incidentScope(const v1::BlastRadius& b)
+{
+    QStringList parts;
+    if (b.racks()) parts << QStringLiteral("%1 rack%2").arg(b.racks()).arg(b.racks() == 1 ? "" : "s");
+    if (b.trays()) parts << QStringLiteral("%1 tray%2").arg(b.trays()).arg(b.trays() == 1 ? "" : "s");
+    if (b.gpus()) parts << QStringLiteral("%1 GPU%2").arg(b.gpus()).arg(b.gpus() == 1 ? "" : "s");
+    if (b.jobs()) parts << QStringLiteral("%1 job%2").arg(b.jobs()).arg(b.jobs() == 1 ? "" : "s");
+    return parts.isEmpty() ? QStringLiteral("no trays") : parts.join(QStringLiteral(", "));
+}
 }  // namespace
 
 IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* actions, QWidget* parent)
-    : QDockWidget(QStringLiteral("Alerts"), parent), m_store(store), m_actions(actions), m_list(new QListWidget(this))
+    : QDockWidget(QStringLiteral("Alerts"), parent), m_store(store), m_actions(actions), m_tree(new QTreeWidget(this)),
+      m_list(new QListWidget(this))
 {
     setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetFloatable);
+    m_tree->setHeaderHidden(true);
+    m_tree->setColumnCount(1);
+    m_tree->setWordWrap(true);
+    m_tree->setUniformRowHeights(false);
+    m_tree->setToolTip(QStringLiteral("Incidents: alerts grouped by probable cause. Expand for the member alerts; "
+                                      "double-click to open the cause."));
+    connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+        if (const quint64 serial = item->data(0, kSerialRole).toULongLong()) {
+            if (const client::StoredEvent* event = m_store.eventBySerial(serial))
+                emit navigationRequested(locationFor(m_store, m_store.eventEntity(*event)));
+        } else if (const quint64 cause = item->data(0, kCauseRole).toULongLong()) {
+            emit navigationRequested(locationFor(m_store, client::EntityId::fromKey(cause)));
+        }
+    });
     m_list->setUniformItemSizes(false);
     m_list->setWordWrap(true);
     m_list->setContextMenuPolicy(Qt::CustomContextMenu);
-    m_list->setToolTip(QStringLiteral("Warning and critical events, newest first. Double-click to open the entity."));
-    setWidget(m_list);
+    m_list->setToolTip(QStringLiteral("Warning and critical events in no incident, newest first. Double-click to open "
+                                      "the entity."));
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_tree);
+    split->addWidget(m_list);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    setWidget(split);
     setMinimumWidth(320);
     connect(&store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
-        if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0 || changes.topologyChanged)
+        if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0 || changes.topologyChanged || changes.incidentsChanged)
             rebuild();
     });
     connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
@@ -49,17 +92,91 @@ void IncidentsDock::applyTheme(const widgets::Theme& theme)
     rebuild();
 }
 
-int IncidentsDock::incidentCount() const { return m_list->count(); }
+int IncidentsDock::incidentCount() const { return m_tree->topLevelItemCount(); }
+
+int IncidentsDock::alertCount() const { return m_list->count(); }
+
+void IncidentsDock::rebuildIncidents(std::vector<std::uint64_t>* memberKeys)
+{
+    // Member events by (endpoint, event id), from the events the store holds.
+    std::unordered_map<std::uint64_t, quint64> serialOf;
+    for (quint64 serial = m_store.firstEventSerial(); serial < m_store.nextEventSerial(); ++serial)
+        if (const client::StoredEvent* stored = m_store.eventBySerial(serial))
+            serialOf[memberKey(stored->endpoint, stored->event.id())] = serial;
+
+    struct Row {
+        int endpoint;
+        const v1::Incident* incident;
+    };
+    std::vector<Row> rows;
+    for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint)
+        for (const auto& [id, incident] : m_store.endpointFleet(endpoint).incidents()) {
+            rows.push_back({endpoint, &incident});
+            for (std::uint64_t member : incident.member_event_ids()) memberKeys->push_back(memberKey(endpoint, member));
+        }
+    // Open first, the worst and newest on top; then resolved, the most recently resolved first.
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        const bool aOpen = a.incident->state() != v1::INCIDENT_STATE_RESOLVED;
+        const bool bOpen = b.incident->state() != v1::INCIDENT_STATE_RESOLVED;
+        if (aOpen != bOpen) return aOpen;
+        if (aOpen && a.incident->severity() != b.incident->severity()) return a.incident->severity() > b.incident->severity();
+        const auto aTime = aOpen ? a.incident->started_unix_ms() : a.incident->resolved_unix_ms();
+        const auto bTime = bOpen ? b.incident->started_unix_ms() : b.incident->resolved_unix_ms();
+        return aTime != bTime ? aTime > bTime : a.endpoint < b.endpoint;
+    });
+    m_tree->clear();
+    int resolvedShown = 0;
+    for (const Row& row : rows) {
+        const v1::Incident& incident = *row.incident;
+        const bool open = incident.state() != v1::INCIDENT_STATE_RESOLVED;
+        if (!open && resolvedShown++ == kMaxResolvedShown)
+            break;
+        const std::int64_t now = m_store.endpointFleet(row.endpoint).serverTimeUnixMs();
+        const std::int64_t end = open ? now : incident.resolved_unix_ms();
+        const QString age = formatAge(std::chrono::milliseconds(std::max<std::int64_t>(0, end - incident.started_unix_ms())));
+        const QString cost = QStringLiteral("%1 GPU-h").arg(incident.goodput_cost_gpu_hours(), 0, 'f', 1);
+        auto* item = new QTreeWidgetItem(m_tree);
+        item->setText(0, QStringLiteral("%1 %2\n%3 alert%4 · %5 · %6 %7 · %8")
+                             .arg(open ? QStringLiteral("●") : QStringLiteral("○"),
+                                  QString::fromStdString(incident.root_cause().summary()))
+                             .arg(incident.member_count())
+                             .arg(incident.member_count() == 1 ? "" : "s")
+                             .arg(incidentScope(incident.blast_radius()), open ? QStringLiteral("open") : QStringLiteral("lasted"),
+                                  age, cost));
+        item->setForeground(0, open ? severityColor(incident.severity(), *m_theme) : m_theme->colors().textDim);
+        item->setToolTip(0, QString::fromStdString(incident.title()));
+        const auto& cause = incident.root_cause();
+        if (cause.has_entity())
+            item->setData(0, kCauseRole, QVariant::fromValue<quint64>(
+                                             client::EntityId{quint16(row.endpoint), cause.entity_index()}.key()));
+        for (std::uint64_t member : incident.member_event_ids()) {
+            const auto found = serialOf.find(memberKey(row.endpoint, member));
+            if (found == serialOf.end())
+                continue;  // older than the events the console keeps
+            const v1::Event& e = m_store.eventBySerial(found->second)->event;
+            auto* child = new QTreeWidgetItem(item);
+            child->setText(0, QStringLiteral("%1 %2  %3").arg(eventGlyph(e.type()), formatUnixMs(e.time_unix_ms()),
+                                                              QString::fromStdString(e.message())));
+            child->setForeground(0, severityColor(e.severity(), *m_theme));
+            child->setData(0, kSerialRole, QVariant::fromValue<quint64>(found->second));
+        }
+    }
+}
 
 void IncidentsDock::rebuild()
 {
     if (!m_theme)
         return;
+    std::vector<std::uint64_t> members;
+    rebuildIncidents(&members);
+    std::sort(members.begin(), members.end());
     m_list->clear();
     for (quint64 serial = m_store.nextEventSerial(); serial-- > m_store.firstEventSerial() && m_list->count() < kMaxShown;) {
         const client::StoredEvent* stored = m_store.eventBySerial(serial);
         if (!stored || stored->event.severity() < v1::SEVERITY_WARNING)
             continue;
+        if (std::binary_search(members.begin(), members.end(), memberKey(stored->endpoint, stored->event.id())))
+            continue;  // listed under its incident
         const v1::Event& e = stored->event;
         const QString entity = m_store.name(m_store.eventEntity(*stored));
         auto* item = new QListWidgetItem(QStringLiteral("%1 %2  %3  %4\n%5")
@@ -70,7 +187,14 @@ void IncidentsDock::rebuild()
         item->setData(kSerialRole, serial);
         item->setToolTip(QStringLiteral("%1 — %2").arg(client::toString(e.severity()), QString::fromStdString(e.message())));
     }
-    setWindowTitle(QStringLiteral("Alerts (%1)").arg(m_list->count()));
+    int open = 0;
+    for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint)
+        open += int(m_store.endpointFleet(endpoint).openIncidentCount());
+    setWindowTitle(QStringLiteral("Alerts — %1 open incident%2, %3 other alert%4")
+                       .arg(open)
+                       .arg(open == 1 ? "" : "s")
+                       .arg(m_list->count())
+                       .arg(m_list->count() == 1 ? "" : "s"));
 }
 
 void IncidentsDock::showContextMenu(const QPoint& pos)

@@ -1,7 +1,9 @@
 #pragma once
-// The Alerts dock beside every page: the newest warning and critical events, newest first.
-// Double-click (or Enter) opens the entity's page; the context menu copies the entity name or the
-// message and, for an operator, acknowledges the event.
+// The Alerts dock beside every page. On top, fleetd's incidents (open first, then recently
+// resolved): root cause, member alerts, scope, age and goodput cost, each expandable to its
+// member events. Below, the warning and critical events that belong to no incident, newest
+// first. Double-click (or Enter) opens the cause's or the event's page; an alert's context menu
+// copies the entity name or the message and, for an operator, acknowledges the event.
 
 #include "NavigationHistory.h"
 
@@ -9,6 +11,7 @@
 
 class QListWidget;
 class QMenu;
+class QTreeWidget;
 
 namespace watchfloor::client {
 class FleetStore;
@@ -29,8 +32,9 @@ public:
     IncidentsDock(const client::FleetStore& store, OperatorActions* actions, QWidget* parent = nullptr);
 
     void applyTheme(const widgets::Theme& theme);
-    int incidentCount() const;
-    // The context menu of a row (what a right-click shows): open, copy, acknowledge.
+    int incidentCount() const;  // incident rows (open and recently resolved)
+    int alertCount() const;     // rows of alerts in no incident
+    // The context menu of an alert row (what a right-click shows): open, copy, acknowledge.
     void populateMenu(QMenu& menu, int row);
 
 signals:
@@ -38,11 +42,13 @@ signals:
 
 private:
     void rebuild();
+    void rebuildIncidents(std::vector<std::uint64_t>* memberKeys);
     void showContextMenu(const QPoint& pos);
 
     const client::FleetStore& m_store;
     OperatorActions* m_actions;
     const widgets::Theme* m_theme = nullptr;
+    QTreeWidget* m_tree;
     QListWidget* m_list;
 };
 

@@ -339,7 +339,7 @@ private slots:
         auto* alerts = window.findChild<ui::IncidentsDock*>();
         QCOMPARE(alerts == nullptr, wall);
         if (alerts) {
-            QVERIFY(alerts->incidentCount() > 0);
+            QVERIFY(alerts->alertCount() > 0);
             QMenu alertMenu;
             alerts->populateMenu(alertMenu, 0);
             QCOMPARE(actionEntries(alertMenu) > 0, expectActions);

@@ -10,6 +10,7 @@
 #include "EventsPage.h"
 #include "FleetPage.h"
 #include "GoodputPage.h"
+#include "IncidentsDock.h"
 #include "JobsPage.h"
 #include "JumpBox.h"
 #include "KpiStrip.h"
@@ -29,6 +30,7 @@
 #include <QSet>
 #include <QTest>
 #include <QToolBar>
+#include <QTreeWidget>
 
 using namespace watchfloor;
 using ui::Location;
@@ -235,6 +237,65 @@ private slots:
     // Issue 14, item 6: right after start every KPI read 0.0 % (goodput, ETTR, MFU) while the jobs
     // initialised, which reads as broken. Jobs running their first step (no productive time yet)
     // and fleet numbers of 0: every place says "starting" instead.
+    // The Alerts dock lists fleetd's incidents with their members; alerts in no incident stay
+    // below; the Fleet page's KPI counts the open incidents of the same list.
+    void alertsDockListsIncidentsAndTheKpiCountsThem()
+    {
+        auto incident = [&](std::uint64_t id, v1::IncidentState state, std::vector<std::uint64_t> members) {
+            v1::Incident* i = m_fleet.s().add_incidents();
+            i->set_id(id);
+            i->set_state(state);
+            i->set_severity(v1::SEVERITY_CRITICAL);
+            i->mutable_root_cause()->set_scope(v1::CAUSE_SCOPE_COOLING_LOOP);
+            i->mutable_root_cause()->set_has_entity(true);
+            i->mutable_root_cause()->set_entity_index(m_fleet.r02);
+            i->mutable_root_cause()->set_summary(id == 1 ? "r02-loop: coolant leak" : "r01-n01: GPU hard fault");
+            i->mutable_blast_radius()->set_racks(1);
+            i->mutable_blast_radius()->set_gpus(72);
+            i->set_started_unix_ms(testing::PageTestFleet::kNowMs - 600'000);
+            i->set_resolved_unix_ms(state == v1::INCIDENT_STATE_RESOLVED ? testing::PageTestFleet::kNowMs : 0);
+            i->set_member_count(std::uint32_t(members.size()));
+            for (auto m : members) i->add_member_event_ids(m);
+            i->set_goodput_cost_gpu_hours(12.5);
+            return *i;
+        };
+        const v1::Incident leak = incident(1, v1::INCIDENT_STATE_OPEN, {1, 3});  // the Xid and the leak
+        incident(2, v1::INCIDENT_STATE_RESOLVED, {});
+        openWindow(true, {1600, 1000});
+        m_fleet.s().clear_incidents();
+        auto* dock = m_window->findChild<ui::IncidentsDock*>();
+        QVERIFY(dock);
+        QCOMPARE(dock->incidentCount(), 2);
+        auto* tree = dock->findChild<QTreeWidget*>();
+        QTreeWidgetItem* top = tree->topLevelItem(0);
+        QVERIFY2(top->text(0).contains(QStringLiteral("r02-loop: coolant leak")), qPrintable(top->text(0)));
+        QVERIFY2(top->text(0).contains(QStringLiteral("2 alerts")) && top->text(0).contains(QStringLiteral("1 rack, 72 GPUs")) &&
+                     top->text(0).contains(QStringLiteral("12.5 GPU-h")) && top->text(0).contains(QStringLiteral(" open ")),
+                 qPrintable(top->text(0)));
+        QCOMPARE(top->childCount(), 2);
+        QVERIFY(top->child(0)->text(0).contains(QStringLiteral("Xid 79")));
+        QCOMPARE(dock->alertCount(), 1);  // the flapping link is in no incident
+        QCOMPARE(m_store->fleetSummary().activeIncidents, 1u);
+        auto* fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
+        QVERIFY(m_window->navigate({PageId::Fleet, {}}));
+        QTRY_COMPARE(fleet->kpis()->value(QStringLiteral("incidents")), QStringLiteral("1"));
+        // Resolved in a delta: the KPI and the dock follow the same list.
+        v1::SubscribeResponse update;
+        v1::Delta* delta = update.mutable_delta();
+        delta->set_sequence(m_fleet.s().sequence() + 1);
+        delta->set_first_sequence(delta->sequence());
+        delta->set_server_time_unix_ms(testing::PageTestFleet::kNowMs + 1000);
+        v1::Incident resolved = leak;
+        resolved.set_state(v1::INCIDENT_STATE_RESOLVED);
+        resolved.set_resolved_unix_ms(testing::PageTestFleet::kNowMs + 1000);
+        *delta->add_incidents() = resolved;
+        m_store->apply(m_endpoint, update);
+        m_store->flushChanges();
+        QCOMPARE(m_store->fleetSummary().activeIncidents, 0u);
+        QTRY_COMPARE(fleet->kpis()->value(QStringLiteral("incidents")), QStringLiteral("0"));
+        QTRY_VERIFY(dock->windowTitle().startsWith(QStringLiteral("Alerts — 0 open incidents")));
+    }
+
     void kpisSayStartingBeforeThereIsAValue()
     {
         for (v1::Job& job : *m_fleet.s().mutable_jobs()) {
