@@ -35,6 +35,11 @@ struct StoreOptions {
     std::size_t maxConcurrentQueries = 6;  // instantQueries' transfers in flight at once
     int maxRedirects = 3;                  // followed (http/https only, POST stays POST); more is an error
     std::chrono::milliseconds connectTimeout{0};  // TCP + TLS connect; 0 = `timeout`
+    // A redirect to another host is refused (the scraper: a page is mapped onto the host it was
+    // asked of, so another host's page must never be read as this one's).
+    bool redirectsStayOnHost = false;
+    std::string maxResponseBytesName = "maxResponseBytes";  // what the size-cap error calls the cap
+    std::string acceptEncoding;  // Accept-Encoding; empty: every encoding this libcurl decodes
 };
 
 // Views into the answer being decoded (or into the decoder's scratch for escaped strings):
