@@ -136,8 +136,7 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
                                                                    : options.timeout;
     curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connectTimeout.count()));
     curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
-    // "" offers every encoding this libcurl decodes; the write callback sees decoded bytes, so
-    // the size cap bounds memory, not wire bytes.
+    // The write callback sees decoded bytes, so the size cap bounds memory, not wire bytes.
     curl_easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, options.acceptEncoding.c_str());
     curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &CurlTransfer::onData);
     curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);

@@ -39,7 +39,10 @@ struct StoreOptions {
     // asked of, so another host's page must never be read as this one's).
     bool redirectsStayOnHost = false;
     std::string maxResponseBytesName = "maxResponseBytes";  // what the size-cap error calls the cap
-    std::string acceptEncoding;  // Accept-Encoding; empty: every encoding this libcurl decodes
+    // Accept-Encoding: what Prometheus and Grafana ask for. Offering every encoding libcurl
+    // decodes (brotli too) made cpp-httplib servers compress each answer at brotli's top quality,
+    // seconds of CPU for a large one: the answer then timed out instead of arriving.
+    std::string acceptEncoding = "gzip";
 };
 
 // Views into the answer being decoded (or into the decoder's scratch for escaped strings):

@@ -27,10 +27,7 @@ StoreOptions transferOptions(const ScrapeOptions& o) {
     t.maxResponseBytes = o.maxBytes;
     t.maxRedirects = o.maxRedirects;
     t.redirectsStayOnHost = true;
-    // What Prometheus asks of exporters. Offering brotli too made cpp-httplib exporters (the twin's)
-    // compress every page at brotli's top quality: ~10x the CPU of serving it, and their pages
-    // timed out under load.
-    t.acceptEncoding = "gzip";
+    t.acceptEncoding = "gzip";  // what Prometheus asks of exporters (see StoreOptions)
     t.maxResponseBytesName = "the page size cap, --scrape-max-bytes";
     t.caFile = o.caFile;
     t.clientCertFile = o.clientCertFile;
