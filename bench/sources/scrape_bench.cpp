@@ -49,6 +49,7 @@ struct Options {
     int warmup = 5;
     int intervalMs = 1000;
     int concurrency = 64;
+    bool history = true;
 };
 
 Options parse(int argc, char** argv) {
@@ -56,13 +57,14 @@ Options parse(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : -1; };
-        if (flag == "--racks") o.racks = next();
+        if (flag == "--no-history") o.history = false;
+        else if (flag == "--racks") o.racks = next();
         else if (flag == "--seconds") o.seconds = next();
         else if (flag == "--warmup") o.warmup = next();
         else if (flag == "--interval-ms") o.intervalMs = next();
         else if (flag == "--concurrency") o.concurrency = next();
         else {
-            std::fprintf(stderr, "usage: scrape_bench [--racks N] [--seconds N] [--warmup N] [--interval-ms N] [--concurrency N]\n");
+            std::fprintf(stderr, "usage: scrape_bench [--racks N] [--seconds N] [--warmup N] [--interval-ms N] [--concurrency N] [--no-history]\n");
             std::exit(2);
         }
     }
@@ -245,7 +247,7 @@ int main(int argc, char** argv) {
             events += changes.events.size();
             for (const auto& s : changes.sources)
                 if (s.name() == "scrape") status = s;
-            store.apply(changes, &history);
+            store.apply(changes, options.history ? &history : nullptr);
         }
     };
     applyFor(options.warmup);
