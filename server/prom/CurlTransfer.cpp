@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <utility>
 #include <stdexcept>
 
 namespace watchfloor::server::prom::detail {
@@ -40,6 +42,44 @@ bool isTlsFailure(CURLcode code) {
     }
 }
 
+std::string lowered(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    return out;
+}
+
+bool startsWithIgnoringCase(std::string_view text, std::string_view prefix) {
+    return text.size() >= prefix.size() && lowered(text.substr(0, prefix.size())) == prefix;
+}
+
+std::string_view trimmedLine(std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == '\r' || text.back() == '\n' || text.back() == ' ' || text.back() == '\t'))
+        text.remove_suffix(1);
+    return text;
+}
+
+// `location` read against `base` (relative references resolved, as libcurl will follow them):
+// the absolute URL and its host, lower-cased; empty when either is not a URL libcurl accepts.
+std::pair<std::string, std::string> resolvedLocation(const char* base, std::string_view location) {
+    std::pair<std::string, std::string> out;
+    CURLU* url = curl_url();
+    if (!url) return out;
+    const std::string target(location);
+    if (curl_url_set(url, CURLUPART_URL, base, 0) == CURLUE_OK &&
+        curl_url_set(url, CURLUPART_URL, target.c_str(), 0) == CURLUE_OK) {
+        char* text = nullptr;
+        if (curl_url_get(url, CURLUPART_URL, &text, 0) == CURLUE_OK) out.first = text;
+        curl_free(text);
+        text = nullptr;
+        if (curl_url_get(url, CURLUPART_HOST, &text, 0) == CURLUE_OK) out.second = lowered(text);
+        curl_free(text);
+    }
+    curl_url_cleanup(url);
+    return out;
+}
+
 }  // namespace
 
 std::string withoutCredentials(std::string_view url) {
@@ -69,6 +109,11 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
     body_.clear();
     overCap_ = false;
     cap_ = options.maxResponseBytes;
+    stayOnHost_ = options.redirectsStayOnHost && options.maxRedirects > 0;
+    answerStatus_ = 0;
+    encoding_.clear();
+    refusedRedirect_.clear();
+    host_.clear();
     errorBuffer_[0] = '\0';
     started_ = std::chrono::steady_clock::now();
 
@@ -91,11 +136,12 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
                                                                    : options.timeout;
     curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connectTimeout.count()));
     curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
-    // "" offers every encoding this libcurl decodes; the write callback sees decoded bytes, so
-    // the size cap bounds memory, not wire bytes.
-    curl_easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, "");
+    // The write callback sees decoded bytes, so the size cap bounds memory, not wire bytes.
+    curl_easy_setopt(easy_, CURLOPT_ACCEPT_ENCODING, options.acceptEncoding.c_str());
     curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &CurlTransfer::onData);
     curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
+    curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &CurlTransfer::onHeader);
+    curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this);
     if (auth.headers) curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, auth.headers);
     if (!auth.basicUser.empty()) {
         curl_easy_setopt(easy_, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
@@ -110,6 +156,7 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
         curl_easy_setopt(easy_, CURLOPT_POSTREDIR, static_cast<long>(CURL_REDIR_POST_ALL));
         curl_easy_setopt(easy_, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     }
+    if (stayOnHost_) host_ = resolvedLocation(url_.c_str(), url_).second;
     if (!options.caFile.empty()) curl_easy_setopt(easy_, CURLOPT_CAINFO, options.caFile.c_str());
     if (!options.clientCertFile.empty()) curl_easy_setopt(easy_, CURLOPT_SSLCERT, options.clientCertFile.c_str());
     if (!options.clientKeyFile.empty()) curl_easy_setopt(easy_, CURLOPT_SSLKEY, options.clientKeyFile.c_str());
@@ -129,6 +176,33 @@ int CurlTransfer::httpStatus() const {
 
 std::size_t CurlTransfer::onData(char* data, std::size_t size, std::size_t count, void* self) {
     return static_cast<CurlTransfer*>(self)->append(data, size * count);
+}
+
+std::size_t CurlTransfer::onHeader(char* data, std::size_t size, std::size_t count, void* self) {
+    const std::size_t bytes = size * count;
+    return static_cast<CurlTransfer*>(self)->acceptHeader(std::string_view(data, bytes)) ? bytes : 0;
+}
+
+bool CurlTransfer::acceptHeader(std::string_view line) {
+    line = trimmedLine(line);
+    if (line.substr(0, 5) == "HTTP/") {  // a new answer: a redirect's, or the last one's
+        const auto blank = line.find(' ');
+        answerStatus_ = blank == std::string_view::npos ? 0 : std::atoi(std::string(line.substr(blank + 1, 3)).c_str());
+        encoding_.clear();
+        return true;
+    }
+    if (startsWithIgnoringCase(line, "content-encoding:")) {
+        encoding_ = oneLine(trimmedLine(line.substr(17)), 40);
+        return true;
+    }
+    if (!stayOnHost_ || answerStatus_ < 300 || answerStatus_ >= 400 || !startsWithIgnoringCase(line, "location:"))
+        return true;
+    const char* current = nullptr;
+    curl_easy_getinfo(easy_, CURLINFO_EFFECTIVE_URL, &current);
+    const auto [target, host] = resolvedLocation(current ? current : url_.c_str(), trimmedLine(line.substr(9)));
+    if (!host.empty() && host == host_) return true;
+    refusedRedirect_ = target.empty() ? oneLine(trimmedLine(line.substr(9)), 200) : withoutCredentials(target);
+    return false;  // aborts the transfer (CURLE_WRITE_ERROR) before libcurl follows it
 }
 
 std::size_t CurlTransfer::append(const char* data, std::size_t bytes) {
@@ -160,8 +234,12 @@ std::string CurlTransfer::describeFailure(CURLcode code, const StoreOptions& opt
     long osErrno = 0;
     curl_easy_getinfo(easy_, CURLINFO_OS_ERRNO, &osErrno);
     if (code == CURLE_WRITE_ERROR && overCap_)
-        return "answer from " + endpoint_ + " exceeds " + std::to_string(options.maxResponseBytes) +
-               " bytes (maxResponseBytes); refused";
+        return "answer from " + endpoint_ + " exceeds " + std::to_string(options.maxResponseBytes) + " bytes" +
+               (encoding_.empty() ? std::string() : " once its " + encoding_ + " encoding is undone") + " (" +
+               options.maxResponseBytesName + "); refused";
+    if (code == CURLE_WRITE_ERROR && !refusedRedirect_.empty())
+        return endpoint_ + " redirects to another host (" + refusedRedirect_ +
+               "); refused: its page would be read as this host's";
     if (code == CURLE_OPERATION_TIMEDOUT) {
         curl_off_t connectedUs = 0;
         curl_easy_getinfo(easy_, CURLINFO_CONNECT_TIME_T, &connectedUs);

@@ -51,7 +51,9 @@ public:
 
 private:
     static std::size_t onData(char* data, std::size_t size, std::size_t count, void* self);
+    static std::size_t onHeader(char* data, std::size_t size, std::size_t count, void* self);
     std::size_t append(const char* data, std::size_t bytes);
+    bool acceptHeader(std::string_view line);  // false: refuse the answer (a redirect off the host)
 
     CURL* easy_ = nullptr;
     std::string body_;
@@ -60,6 +62,11 @@ private:
     std::string url_;
     std::size_t cap_ = 0;
     bool overCap_ = false;
+    bool stayOnHost_ = false;
+    std::string host_;              // the request's host, lower-cased (redirectsStayOnHost)
+    int answerStatus_ = 0;          // of the answer whose headers arrive (each redirect has its own)
+    std::string encoding_;          // its Content-Encoding, when any
+    std::string refusedRedirect_;   // where an off-host redirect pointed
     std::size_t tag_ = 0;
     std::chrono::steady_clock::time_point started_;
     char errorBuffer_[CURL_ERROR_SIZE] = {};

@@ -35,6 +35,14 @@ struct StoreOptions {
     std::size_t maxConcurrentQueries = 6;  // instantQueries' transfers in flight at once
     int maxRedirects = 3;                  // followed (http/https only, POST stays POST); more is an error
     std::chrono::milliseconds connectTimeout{0};  // TCP + TLS connect; 0 = `timeout`
+    // A redirect to another host is refused (the scraper: a page is mapped onto the host it was
+    // asked of, so another host's page must never be read as this one's).
+    bool redirectsStayOnHost = false;
+    std::string maxResponseBytesName = "maxResponseBytes";  // what the size-cap error calls the cap
+    // Accept-Encoding: what Prometheus and Grafana ask for. Offering every encoding libcurl
+    // decodes (brotli too) made cpp-httplib servers compress each answer at brotli's top quality,
+    // seconds of CPU for a large one: the answer then timed out instead of arriving.
+    std::string acceptEncoding = "gzip";
 };
 
 // Views into the answer being decoded (or into the decoder's scratch for escaped strings):

@@ -26,6 +26,9 @@ StoreOptions transferOptions(const ScrapeOptions& o) {
     t.connectTimeout = o.connectTimeout;
     t.maxResponseBytes = o.maxBytes;
     t.maxRedirects = o.maxRedirects;
+    t.redirectsStayOnHost = true;
+    t.acceptEncoding = "gzip";  // what Prometheus asks of exporters (see StoreOptions)
+    t.maxResponseBytesName = "the page size cap, --scrape-max-bytes";
     t.caFile = o.caFile;
     t.clientCertFile = o.clientCertFile;
     t.clientKeyFile = o.clientKeyFile;
@@ -39,7 +42,9 @@ public:
     explicit Impl(const ScrapeOptions& options)
         // Every target is its own host on a site; on a test bed many share one server, which may
         // then take every connection.
-        : transfer_(transferOptions(options)), pool_(options.maxConcurrent, options.keptConnections) {
+        : transfer_(transferOptions(options)),
+          pool_(options.maxHostConnections ? options.maxHostConnections : options.maxConcurrent,
+                options.keptConnections) {
         auth_.headers = curl_slist_append(auth_.headers, (std::string("Accept: ") + kExpositionAccept).c_str());
         // What Prometheus sends, so exporters that bound their own work by it see the same.
         const std::string timeout = std::to_string(double(options.timeout.count()) / 1000.0);

@@ -23,8 +23,10 @@ struct ScrapeOptions {
     std::chrono::milliseconds connectTimeout{2000};   // TCP (+ TLS) connect
     std::size_t maxBytes = std::size_t(16) << 20;     // decoded page bytes; more is an error
     std::size_t maxConcurrent = 256;                  // transfers in flight (the caller keeps to it)
+    std::size_t maxHostConnections = 0;               // to one host:port at once (a test bed serving every
+                                                      // host from one port); 0 = maxConcurrent
     std::size_t keptConnections = 256;                // idle keep-alive connections kept between rounds
-    int maxRedirects = 3;
+    int maxRedirects = 3;                             // on the target's own host; one elsewhere is refused
     std::string caFile, clientCertFile, clientKeyFile;  // https targets
 };
 

@@ -6,6 +6,8 @@
 // --scrape-frozen-after. Each is one source event per tray (never one per metric), the tray's
 // telemetry state SILENT with the reason, and the source's counts of targets and silent hosts.
 
+#include "NodeExporterFixture.h"
+#include "ScrapeCollected.h"
 #include "ScrapeSource.h"
 #include "TwinExporterHarness.h"
 
@@ -16,6 +18,8 @@
 #include <map>
 #include <set>
 
+#include <signal.h>
+
 using namespace watchfloor;
 using namespace watchfloor::server;
 namespace v1 = watchfloor::v1;
@@ -23,54 +27,28 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 constexpr const char* kDeadHost = "r02-n05";  // its dcgm-exporter is a closed port
+constexpr const char* kRealHost = "r02-n07";  // its node_exporter is a real prometheus-node-exporter
 
-std::int64_t wallMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
+// Four rails with counters apart from each other (and from the twin's), rail 2 down.
+std::vector<testing::IbPortCounters> railsWith(std::uint64_t linkDowned) {
+    std::vector<testing::IbPortCounters> rails;
+    for (unsigned k = 0; k < 4; ++k) {
+        testing::IbPortCounters p;
+        p.device = "mlx5_" + std::to_string(k);
+        p.linkDowned = linkDowned + k;
+        p.symbolErrors = 300 + 11 * k;
+        p.linkErrorRecovery = 20 + k;
+        p.rcvErrors = 40 + k;
+        p.xmitDiscards = 60 + k;
+        p.xmitWait = 5000 + k;
+        p.active = k != 2;
+        rails.push_back(p);
+    }
+    return rails;
 }
 
-// Everything the source handed to fleetd's tick thread so far: newest value per series, every
-// event, newest state per entity, newest source status.
-class Collected {
-public:
-    void take(sources::ScrapeSource& source) {
-        FleetChanges changes;
-        source.advanceTo(source.now(), changes);
-        for (std::size_t i = 0; i < changes.samples.size(); ++i)
-            values_[{changes.samples[i].entityIndex, changes.samples[i].metric}] = {changes.samples[i].value,
-                                                                                   changes.sampleTimeMs(i)};
-        for (auto& e : changes.events) events_.push_back(e);
-        for (auto& s : changes.states) states_[s.entity_index()] = s;
-        for (auto& s : changes.sources) status_ = s;
-    }
-    std::optional<std::pair<float, std::int64_t>> value(std::uint32_t entity, v1::Metric metric) const {
-        auto it = values_.find({entity, metric});
-        if (it == values_.end()) return std::nullopt;
-        return it->second;
-    }
-    std::vector<v1::Event> events(const std::string& cause) const {
-        std::vector<v1::Event> found;
-        for (const auto& e : events_)
-            if (e.type() == v1::EVENT_TYPE_SOURCE && e.cause() == cause) found.push_back(e);
-        return found;
-    }
-    const v1::EntityState* state(std::uint32_t entity) const {
-        auto it = states_.find(entity);
-        return it == states_.end() ? nullptr : &it->second;
-    }
-    const v1::SourceStatus& status() const { return status_; }
-    QString describe() const {
-        return QString("scrape health %1, targets %2 (up %3, down %4, frozen %5), hosts silent %6, error '%7'")
-            .arg(status_.health()).arg(status_.targets()).arg(status_.targets_up()).arg(status_.targets_down())
-            .arg(status_.targets_frozen()).arg(status_.hosts_silent()).arg(status_.last_error().c_str());
-    }
-
-private:
-    std::map<std::pair<std::uint32_t, int>, std::pair<float, std::int64_t>> values_;
-    std::vector<v1::Event> events_;
-    std::map<std::uint32_t, v1::EntityState> states_;
-    v1::SourceStatus status_;
-};
+using testing::wallMs;
+using Collected = testing::ScrapeCollected;
 
 sources::ScrapeSourceOptions optionsFor(testing::TwinExporterHarness& twin) {
     sources::ScrapeSourceOptions options;
@@ -172,6 +150,104 @@ private slots:
         QCOMPARE(live->telemetry().state(), v1::TELEMETRY_STATE_LIVE);
         QCOMPARE(got.status().targets(), 72u);
         QVERIFY2(got.status().targets_down() == 1 && got.status().targets_up() == 71, qPrintable(got.describe()));
+        source->stop();
+    }
+
+    void aRealNodeExporterMappedFrozenAndKilled() {
+        // One tray's node_exporter is Debian's prometheus-node-exporter reading a fake sysfs tree
+        // (InfiniBand ports, hwmon sensors); every other page is the twin's, which moves: the test
+        // ticks it at each check, so only the real exporter, whose tree holds still, freezes.
+        testing::TwinExporterHarness twin;
+        QVERIFY2(twin.start(2, {}), qPrintable(twin.error()));
+        twin.tick(3);
+        const testing::HwmonSensor warm{"hwmon0", "coretemp", 1, 48.5}, hot{"hwmon0", "coretemp", 2, 77.75};
+        testing::NodeExporterFixture real(railsWith(3), {warm, hot});
+        QVERIFY2(real.ok(), qPrintable(real.error()));
+        const std::string realUrl = "http://" + real.target().toStdString() + "/metrics";
+
+        const QString targets = twin.path("targets");
+        std::ofstream(targets.toStdString()) << "host " << kRealHost << " node=" << realUrl << "\n";
+        sources::ScrapeSourceOptions options = optionsFor(twin);
+        options.targets.targetsFile = targets.toStdString();
+        options.frozenAfter = std::chrono::seconds(4);
+        std::string error;
+        auto source = sources::ScrapeSource::create(twin.topology(), options, {}, &error);
+        QVERIFY2(source, error.c_str());
+        source->start();
+        Collected got;
+        const std::uint32_t tray = twin.entity(kRealHost);
+        auto nic = [&](unsigned k) { return twin.entity(std::string(kRealHost) + "-ib" + std::to_string(k)); };
+        auto value = [&](std::uint32_t entity, v1::Metric metric) {
+            const auto read = got.value(entity, metric);
+            return read ? double(read->first) : std::nan("");
+        };
+
+        // 1. Mapped: each rail's counters on that tray's port of the same rail, the hottest
+        // sensor on the tray; the neighbours' ports keep the twin's values.
+        QTRY_VERIFY2_WITH_TIMEOUT((twin.tick(), got.take(*source),
+                                   value(nic(3), v1::IB_PORT_XMIT_WAIT) == 5003 && value(tray, v1::NODE_HWMON_TEMP_MAX_C) == 77.75),
+                                  qPrintable(got.describe()), 30'000);
+        for (unsigned k = 0; k < 4; ++k) {
+            QCOMPARE(value(nic(k), v1::IB_LINK_DOWNED_COUNTER), double(3 + k));
+            QCOMPARE(value(nic(k), v1::IB_SYMBOL_ERROR_COUNTER), double(300 + 11 * k));
+            QCOMPARE(value(nic(k), v1::IB_LINK_ERROR_RECOVERY_COUNTER), double(20 + k));
+            QCOMPARE(value(nic(k), v1::IB_PORT_RCV_ERRORS), double(40 + k));
+            QCOMPARE(value(nic(k), v1::IB_PORT_XMIT_DISCARDS), double(60 + k));
+            QCOMPARE(value(nic(k), v1::IB_PORT_XMIT_WAIT), double(5000 + k));
+            QCOMPARE(value(nic(k), v1::IB_PHY_STATE), k == 2 ? 3.0 : 5.0);
+        }
+        for (const char* neighbour : {"r02-n06", "r02-n08"}) {
+            const std::string port = std::string(neighbour) + "-ib0";
+            QTRY_VERIFY_WITH_TIMEOUT((got.take(*source), got.value(twin.entity(port), v1::IB_SYMBOL_ERROR_COUNTER)), 10'000);
+            // A counter the twin never moved is 0 on its page.
+            const double truth = twin.latest(port, v1::IB_SYMBOL_ERROR_COUNTER);
+            QCOMPARE(value(twin.entity(port), v1::IB_SYMBOL_ERROR_COUNTER), std::isnan(truth) ? 0.0 : truth);
+        }
+        const auto* realTarget = got.target(tray, "node_exporter");
+        QVERIFY(realTarget);
+        QCOMPARE(QString::fromStdString(realTarget->url()), QString::fromStdString(realUrl));
+
+        // 2. Frozen: the real exporter answers, its tree never changes: flagged once, its tray
+        // silent with the reason; no other tray (the twin moves).
+        QTRY_VERIFY2_WITH_TIMEOUT((twin.tick(), got.take(*source), got.target(tray, "node_exporter")->health() == v1::TARGET_HEALTH_FROZEN),
+                                  qPrintable(got.describe()), 30'000);
+        QCOMPARE(got.state(tray)->telemetry().state(), v1::TELEMETRY_STATE_SILENT);
+        QVERIFY2(got.state(tray)->telemetry().reason().find("node_exporter: answers, but no value on its page has changed") == 0,
+                 got.state(tray)->telemetry().reason().c_str());
+        QCOMPARE(got.events("source_silent").size(), std::size_t(1));
+        QCOMPARE(got.events("source_silent").front().entity_index(), tray);
+        QCOMPARE(got.status().targets_frozen(), 1u);
+
+        // Its counters move again: live, once, and the new values on the same ports.
+        real.update(railsWith(10), {warm, hot});
+        QVERIFY2(real.ok(), qPrintable(real.error()));
+        QTRY_VERIFY2_WITH_TIMEOUT((twin.tick(), got.take(*source), got.events("source_live").size() == 1 &&
+                                                                      value(nic(0), v1::IB_LINK_DOWNED_COUNTER) == 10),
+                                  qPrintable(got.describe()), 30'000);
+        QCOMPARE(got.events("source_live").front().entity_index(), tray);
+        QCOMPARE(value(nic(3), v1::IB_LINK_DOWNED_COUNTER), 13.0);
+
+        // 3. Killed: silent before the second full round after the kill has finished (rounds,
+        // not milliseconds: a loaded machine stretches the interval, not the count), the values
+        // kept.
+        const std::uint64_t roundsAtKill = source->rounds();
+        const std::int64_t killedMs = wallMs();
+        QCOMPARE(::kill(pid_t(real.pid()), SIGKILL), 0);
+        auto killedSilent = [&] {
+            got.take(*source);
+            const auto* t = got.target(tray, "node_exporter");
+            return t && t->health() == v1::TARGET_HEALTH_DOWN;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT((twin.tick(), killedSilent() || source->rounds() >= roundsAtKill + 3), 30'000);
+        QVERIFY2(killedSilent(), qPrintable(QString("not silent %1 rounds after the kill: %2")
+                                                .arg(source->rounds() - roundsAtKill).arg(got.describe())));
+        QCOMPARE(got.state(tray)->telemetry().state(), v1::TELEMETRY_STATE_SILENT);
+        QCOMPARE(QString::fromStdString(got.target(tray, "node_exporter")->last_error()),
+                 QString::fromStdString("connection refused by " + realUrl));
+        QCOMPARE(got.events("source_silent").size(), std::size_t(2));
+        qInfo("killed exporter silent %lld ms after SIGKILL (interval 1 s)",
+              static_cast<long long>(got.state(tray)->telemetry().since_unix_ms() - killedMs));
+        QCOMPARE(value(nic(0), v1::IB_LINK_DOWNED_COUNTER), 10.0);  // kept, aging
         source->stop();
     }
 
