@@ -21,11 +21,12 @@ struct FleetChangeSet {
     bool freshnessTick = false;       // server time advanced: ages, and so freshness, changed everywhere
     QList<int> endpointsChanged;      // connection state or identity of these endpoints changed
     bool sourcesChanged = false;      // the status of some endpoint's telemetry sources changed
+    bool telemetryChanged = false;    // some scraped tray's telemetry health (silent / live, its targets) changed
 
     bool isEmpty() const {
         return !topologyChanged && !jobsReset && dirtyRackRows.empty() && dirtyJobRows.empty() && jobsAppended == 0 &&
                eventsAdded == 0 && eventsTrimmed == 0 && !fleetChanged && !freshnessTick && endpointsChanged.isEmpty() &&
-               !sourcesChanged;
+               !sourcesChanged && !telemetryChanged;
     }
 };
 

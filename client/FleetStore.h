@@ -200,6 +200,14 @@ public:
     Reading gpuAggregate(EntityId nodeOrRack, watchfloor::v1::Metric metric, Aggregate how) const;
     std::chrono::milliseconds staleAfter() const { return m_options.staleAfter; }
 
+    // --- telemetry of scraped trays (fleetd --source scrape) ------------------------------------
+    // The telemetry health of the tray `id` is or is part of (a node, its GPUs, CPUs, NIC ports,
+    // NVLinks); nullptr when that tray is not scraped (the twin, a store) or `id` is in no tray.
+    const watchfloor::v1::TelemetryHealth* trayTelemetry(EntityId id) const;
+    bool isTraySilent(EntityId id) const;
+    // Trays of `rack` whose telemetry is silent.
+    int silentTraysInRack(EntityId rack) const;
+
     // --- jobs ----------------------------------------------------------------------------------
     int jobCount() const { return int(m_jobRows.size()); }
     EntityId jobAt(int row) const { return m_jobRows[std::size_t(row)]; }

@@ -337,7 +337,7 @@ void RackPage::refreshElevation()
     const bool live = m_store.endpointState(m_rack.endpoint) == client::ConnectionState::Live;
     auto asWidget = [&](const client::Reading& r) {
         widgets::Reading w = toWidgetReading(r);
-        if (!live && !w.isMissing())
+        if (!live && !w.isMissing() && !w.isSilent())
             w.freshness = widgets::Freshness::Stale;
         return w;
     };
@@ -354,6 +354,17 @@ void RackPage::refreshElevation()
         tray.id = m_store.name(node);
         tray.label = QStringLiteral("%1 · %2").arg(nodeInfo ? nodeInfo->slot() : t + 1, 2, 10, QChar(u'0')).arg(tray.id);
         tray.state = trayState(m_store.status(node).nodeState);
+        if (const v1::TelemetryHealth* telemetry = m_store.trayTelemetry(node);
+            telemetry && telemetry->state() == v1::TELEMETRY_STATE_SILENT) {
+            tray.silent = true;
+            tray.silentReason = QString::fromStdString(telemetry->reason());
+        }
+        // Under a silent source even a state is the last one read (the health lens has no sample).
+        auto onTray = [&](widgets::Reading r) {
+            if (tray.silent && !r.isMissing())
+                r.freshness = widgets::Freshness::Silent;
+            return r;
+        };
         if (!nodeInfo)
             continue;
         for (int g = 0; g < std::min(nodeInfo->gpu_indexes_size(), 4); ++g) {
@@ -361,8 +372,8 @@ void RackPage::refreshElevation()
             widgets::GpuCell& cell = tray.gpus[std::size_t(g)];
             const client::EntityStatus gpuStatus = m_store.status(gpu);
             cell.id = m_store.name(gpu);
-            cell.value = lens.metric == v1::METRIC_UNSPECIFIED ? healthReading(gpuStatus.health)
-                                                               : asWidget(m_store.reading(gpu, lens.metric));
+            cell.value = onTray(lens.metric == v1::METRIC_UNSPECIFIED ? healthReading(gpuStatus.health)
+                                                                      : asWidget(m_store.reading(gpu, lens.metric)));
             cell.down = gpuStatus.health == v1::HEALTH_STATE_FAILED;
             const client::Reading reasons = m_store.reading(gpu, v1::DCGM_FI_DEV_CLOCKS_EVENT_REASONS);
             cell.throttling = reasons.hasValue() && (std::uint32_t(reasons.value) & kThrottleReasons) != 0;
@@ -370,7 +381,7 @@ void RackPage::refreshElevation()
         for (int c = 0; c < std::min(nodeInfo->cpu_indexes_size(), 2); ++c) {
             const EntityId cpu = id(nodeInfo->cpu_indexes(c));
             tray.cpus[std::size_t(c)] = lens.metric == v1::DCGM_FI_DEV_GPU_TEMP
-                                            ? asWidget(m_store.reading(cpu, v1::DCGM_FI_DEV_CPU_TEMP_CELSIUS))
+                                            ? onTray(asWidget(m_store.reading(cpu, v1::DCGM_FI_DEV_CPU_TEMP_CELSIUS)))
                                             : widgets::Reading::missing();
         }
     }

@@ -32,6 +32,9 @@ struct RackStatus {
     Reading value;        // the lens value (a category index for categorical lenses)
     int alertCount = 0;   // unacknowledged alerts: drawn as a badge
     bool isolated = false;// valve closed / trays powered down: drawn with a ✕
+    // Trays whose telemetry source is silent: a silent-coloured frame, and "N silent" along the
+    // bottom (a corner flag on small tiles). Not a health: the rack may be fine.
+    int silentTrays = 0;
 };
 
 class RackMapWidget : public QWidget {
@@ -108,6 +111,7 @@ private:
     void paintHeaders(QPainter& p, const QRectF& visibleWorld);
     void paintTiles(QPainter& p, const QRectF& visibleWorld);
     void paintTileDetails(QPainter& p, int rackIndex, const QRect& r);
+    void paintSilentMark(QPainter& p, int silentTrays, const QRect& r, bool strip);
     void drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom);
 
     std::vector<RackPlacement> m_racks;
