@@ -11,6 +11,7 @@
 #include "client/FleetStore.h"
 #include "client/JobProgress.h"
 #include "client/models/NodeTableModel.h"
+#include "widgets/LegendWidget.h"
 #include "widgets/RackElevationWidget.h"
 
 #include <QApplication>
@@ -85,6 +86,7 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
       m_header(new PageHeader(QStringLiteral("Rack"), this)),
       m_lensBox(new QComboBox),
       m_elevation(new widgets::RackElevationWidget(this)),
+      m_legend(new widgets::LegendWidget(this)),
       m_kpis(new KpiStrip(this)),
       m_nodeModel(new client::NodeTableModel(m_store, this)),
       m_nodes(new EntityTableView(m_store, m_nodeModel, this)),
@@ -111,7 +113,13 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
     layout->addWidget(m_kpis);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(m_elevation);
+    auto* elevationBox = new QWidget(splitter);
+    auto* elevationLayout = new QVBoxLayout(elevationBox);
+    elevationLayout->setContentsMargins(0, 0, 0, 0);
+    elevationLayout->setSpacing(2);
+    elevationLayout->addWidget(m_elevation, 1);
+    elevationLayout->addWidget(m_legend);
+    splitter->addWidget(elevationBox);
     auto* right = new QWidget(splitter);
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
@@ -250,6 +258,7 @@ void RackPage::applyTheme(const widgets::Theme& theme)
 {
     m_theme = &theme;
     m_elevation->setTheme(theme);
+    m_legend->setTheme(theme);
     m_kpis->applyTheme(theme);
     m_header->applyTheme(theme);
     applyScale();
@@ -306,6 +315,8 @@ void RackPage::refresh()
     const QString reason = m_store.statusReason(m_rack);
     if (!reason.isEmpty())
         summary += QStringLiteral(" — ") + reason;
+    if (const int silent = m_store.silentTraysInRack(m_rack); silent > 0 && info)
+        summary += QStringLiteral(" · telemetry silent on %1 of %2 trays").arg(silent).arg(info->node_indexes_size());
     m_header->setSummary(summary);
     refreshElevation();
     refreshKpis();
@@ -319,13 +330,12 @@ void RackPage::applyScale()
     if (!m_theme)
         return;
     const ElevationLens& lens = kElevationLenses[std::max(0, m_lensBox->currentIndex())];
-    if (QLatin1String(lens.key) == QLatin1String("util")) {
-        m_elevation->setColorScale(
-            widgets::ColorScale::sequential(QStringLiteral("GPU utilisation"), QStringLiteral("%"), 0, 100, *m_theme,
-                                            false));
-    } else {
-        m_elevation->setColorScale(widgets::ColorScale::forLens(lens.lens, *m_theme));
-    }
+    const widgets::ColorScale scale =
+        QLatin1String(lens.key) == QLatin1String("util")
+            ? widgets::ColorScale::sequential(QStringLiteral("GPU utilisation"), QStringLiteral("%"), 0, 100, *m_theme, false)
+            : widgets::ColorScale::forLens(lens.lens, *m_theme);
+    m_elevation->setColorScale(scale);
+    m_legend->setScale(scale);
 }
 
 void RackPage::refreshElevation()

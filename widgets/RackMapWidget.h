@@ -47,6 +47,7 @@ public:
     // One status per rack, in setRacks() order. A size mismatch is a caller bug: extra entries are
     // ignored and racks without one are drawn as missing.
     void setStatuses(std::vector<RackStatus> statuses);
+    const std::vector<RackStatus>& statuses() const { return m_statuses; }
     void setColorScale(const ColorScale& scale);
     void setTheme(const Theme& theme);
     // Tooltip text for a rack index; return an empty string for the default text.

@@ -6,6 +6,8 @@
 #include "client/models/ValueFormat.h"
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
 
 namespace watchfloor::client {
 
