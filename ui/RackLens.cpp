@@ -182,6 +182,10 @@ std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, L
         s.alertCount = row < int(alerts.size()) ? alerts[std::size_t(row)] : 0;
         s.isolated = store.status(store.rackAt(row)).rackState == v1::RACK_STATE_ISOLATED;
         s.silentTrays = store.silentTraysInRack(store.rackAt(row));
+        // Every tray silent: whatever the rack's last state or value said, nobody knows it now.
+        if (const v1::Rack* info = store.rackInfo(store.rackAt(row));
+            info && s.silentTrays > 0 && s.silentTrays >= info->node_indexes_size() && !s.value.isMissing())
+            s.value.freshness = widgets::Freshness::Silent;
     }
     return statuses;
 }

@@ -338,6 +338,20 @@ void RackPage::applyScale()
     m_legend->setScale(scale);
 }
 
+namespace {
+
+// "dcgm-exporter down", "node_exporter frozen": what a wall reads from across the room.
+QString silentInWords(const v1::TelemetryHealth& telemetry)
+{
+    QStringList words;
+    for (const v1::ScrapeTarget& t : telemetry.targets())
+        if (t.health() != v1::TARGET_HEALTH_UP)
+            words << QStringLiteral("%1 %2").arg(QString::fromStdString(t.exporter()), client::targetHealthLabel(t.health()));
+    return words.isEmpty() ? QString::fromStdString(telemetry.reason()) : words.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
 void RackPage::refreshElevation()
 {
     const v1::Rack* info = m_store.rackInfo(m_rack);
@@ -367,7 +381,8 @@ void RackPage::refreshElevation()
         if (const v1::TelemetryHealth* telemetry = m_store.trayTelemetry(node);
             telemetry && telemetry->state() == v1::TELEMETRY_STATE_SILENT) {
             tray.silent = true;
-            tray.silentReason = QString::fromStdString(telemetry->reason());
+            tray.silentReason = silentInWords(*telemetry);
+            tray.silentDetail = QString::fromStdString(telemetry->reason());
         }
         // Under a silent source even a state is the last one read (the health lens has no sample).
         auto onTray = [&](widgets::Reading r) {

@@ -75,6 +75,10 @@ SourcesPage::SourcesPage(const PageContext& context, QWidget* parent)
     split->setStretchFactor(1, 4);
     layout->addWidget(split, 1);
 
+    // Widths follow the rows (the URL and host columns differ by site); the last error stretches.
+    auto fitColumns = [this] { m_targets->resizeColumnsToContents(); };
+    connect(m_model, &QAbstractItemModel::modelReset, this, fitColumns);
+    fitColumns();
     connect(m_problemsOnly, &QCheckBox::toggled, this, [this](bool only) {
         m_filter->setProblemsOnly(only);
         refreshSummary();

@@ -209,7 +209,8 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const
         if (gpu.throttling)
             lines << QStringLiteral("Throttling (clocks event active)");
         if (tray.silent)
-            lines << QStringLiteral("Telemetry silent: %1").arg(tray.silentReason);
+            lines << QStringLiteral("Telemetry silent: %1").arg(tray.silentDetail.isEmpty() ? tray.silentReason
+                                                                                             : tray.silentDetail);
         lines << QStringLiteral("%1 — %2").arg(tray.label, trayStateName(tray.state));
         return lines.join(QLatin1Char('\n'));
     }
@@ -224,7 +225,8 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const
         return QStringLiteral("%1 — %2%3%4")
             .arg(tray.label, trayStateName(tray.state),
                  tray.alertCount > 0 ? QStringLiteral("\n%1 open alerts").arg(tray.alertCount) : QString(),
-                 tray.silent ? QStringLiteral("\nTelemetry silent: %1\nIts values are the last read.").arg(tray.silentReason)
+                 tray.silent ? QStringLiteral("\nTelemetry silent: %1\nIts values are the last read.")
+                                   .arg(tray.silentDetail.isEmpty() ? tray.silentReason : tray.silentDetail)
                              : QString());
     }
     case Hit::Kind::SwitchTray: {
@@ -392,7 +394,8 @@ void RackElevationWidget::paintSilentTray(QPainter& p, const ComputeTray& tray, 
         return;
     const QString text = tray.silentReason.isEmpty() ? QStringLiteral("SOURCE SILENT")
                                                      : QStringLiteral("SILENT · %1").arg(tray.silentReason);
-    const QString shown = fm.elidedText(text, Qt::ElideRight, cells.width() - 16);
+    // At most two thirds of the cells: the last colours stay visible on both sides.
+    const QString shown = fm.elidedText(text, Qt::ElideRight, cells.width() * 2 / 3 - 12);
     const int w = fm.horizontalAdvance(shown) + 12;
     const QRect chip(cells.center().x() - w / 2, cells.center().y() - (cells.height() - 2) / 2, w, cells.height() - 2);
     p.fillRect(chip, c.silent);

@@ -39,7 +39,8 @@ struct ComputeTray {
     // theme's silent colour (frame, cross-hatch, a "SILENT" chip with `silentReason`), apart from
     // a down tray (red) and a healthy one.
     bool silent = false;
-    QString silentReason;  // one line: which exporter and why
+    QString silentReason;  // a few words for the chip: "dcgm-exporter down"
+    QString silentDetail;  // the whole story for the tooltip (empty: silentReason)
 };
 
 struct SwitchTray {

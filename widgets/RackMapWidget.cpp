@@ -427,7 +427,9 @@ void RackMapWidget::paintTiles(QPainter& p, const QRectF& visibleWorld)
                 paintMissingCell(p, r, m_theme, r.width() >= kLabelMinTilePx);
             } else {
                 p.fillRect(r, fill);
-                if (s.value.isStale())
+                if (s.value.isSilent())
+                    paintSilentHatch(p, r, m_theme);
+                else if (s.value.isStale())
                     p.fillRect(r, staleHatch);
             }
             if (r.width() >= kBadgeMinTilePx)

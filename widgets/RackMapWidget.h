@@ -33,7 +33,8 @@ struct RackStatus {
     int alertCount = 0;   // unacknowledged alerts: drawn as a badge
     bool isolated = false;// valve closed / trays powered down: drawn with a ✕
     // Trays whose telemetry source is silent: a silent-coloured frame, and "N silent" along the
-    // bottom (a corner flag on small tiles). Not a health: the rack may be fine.
+    // bottom (a corner flag on small tiles). Not a health: the rack may be fine (when all of them
+    // are, the caller makes `value` Silent: its colour is then cross-hatched).
     int silentTrays = 0;
 };
 

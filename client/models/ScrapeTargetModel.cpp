@@ -158,7 +158,7 @@ QVariant ScrapeTargetModel::data(const QModelIndex& index, int role) const {
 QVariant ScrapeTargetModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     static const char* const titles[ColumnCount] = {"Endpoint", "Host", "Exporter", "State", "Since", "Last success",
-                                                    "Scrape took", "Series", "Rejected lines", "Last error", "URL"};
+                                                    "Scrape took", "Series", "Rejected lines", "URL", "Last error"};
     return section >= 0 && section < ColumnCount ? QString::fromLatin1(titles[section]) : QVariant();
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Every exporter fleetd scrapes itself (--source scrape), one row per tray and exporter, over all
 // endpoints: host, exporter, health (up, down, frozen), since when, the age of its last usable
-// answer, the scrape's duration, series, lines the parser refused, the last error and the URL.
+// answer, the scrape's duration, series, lines the parser refused, the URL and the last error.
 // Rows stay in topology order (endpoint, tray); a view sorts on SortRole (the State column sorts
 // worst first). FreshnessRole is Silent for a target that is not up, so the console's delegate
 // draws it like the silent tray on the map; EntityIdRole is the tray, so a row opens its rack.
@@ -25,7 +25,7 @@ class ScrapeTargetModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Endpoint, Host, Exporter, State, Since, LastSuccess, Duration, Series, Rejected, LastError, Url,
+    enum Column { Endpoint, Host, Exporter, State, Since, LastSuccess, Duration, Series, Rejected, Url, LastError,
                   ColumnCount };
 
     explicit ScrapeTargetModel(const FleetStore& store, QObject* parent = nullptr);

@@ -216,7 +216,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(rackPage->elevation()->elevation().compute[std::size_t(slot)].silent, 5'000);
         QVERIFY(!rackPage->elevation()->elevation().compute[std::size_t(slot + 1)].silent);
         QVERIFY(rackPage->elevation()->elevation().compute[std::size_t(slot)].gpus[1].value.isSilent());
-        QVERIFY(rackPage->elevation()->elevation().compute[std::size_t(slot)].silentReason.startsWith(
+        QCOMPARE(rackPage->elevation()->elevation().compute[std::size_t(slot)].silentReason,
+                 QStringLiteral("dcgm-exporter down"));
+        QVERIFY(rackPage->elevation()->elevation().compute[std::size_t(slot)].silentDetail.startsWith(
             QStringLiteral("dcgm-exporter: ")));
         QAbstractItemModel* nodes = rackPage->nodesTable()->proxy()->sourceModel();
         QTRY_VERIFY_WITH_TIMEOUT(nodes->index(slot, client::NodeTableModel::Telemetry).data().toString().startsWith(
