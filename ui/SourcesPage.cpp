@@ -74,7 +74,7 @@ SourcesPage::SourcesPage(const PageContext& context, QWidget* parent)
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 4);
     // A handful of sources, thousands of targets: the targets get the height.
-    split->setSizes({140, 900});
+    split->setSizes({200, 900});
     layout->addWidget(split, 1);
 
     // Widths follow the rows (the URL and host columns differ by site); the last error stretches.
