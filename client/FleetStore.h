@@ -18,7 +18,8 @@
 //
 // Freshness: every reading carries its age (server clock) and a Freshness. Missing = never
 // reported; Blank = reported as NaN (DCGM blank); Stale = older than `staleAfter` (3 telemetry
-// periods by default) or the endpoint is not Live.
+// periods by default) or the endpoint is not Live; Silent = a value of a scraped tray whose
+// telemetry fleetd reports silent (its exporter stopped answering or repeats itself).
 //
 // History: 15 min at one point per server second for fleet, region, rack, cooling-loop and job
 // metrics (see HistoryRing). Per-GPU history is fetched from fleetd on demand.
