@@ -22,6 +22,7 @@ QString displayName(Freshness f) {
     case Freshness::Stale: return QStringLiteral("Stale");
     case Freshness::Missing: return QStringLiteral("Missing");
     case Freshness::Blank: return QStringLiteral("Blank");
+    case Freshness::Silent: return QStringLiteral("Source silent");
     }
     return QStringLiteral("Unknown");
 }

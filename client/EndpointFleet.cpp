@@ -109,6 +109,8 @@ EndpointFleet::Basis EndpointFleet::basis() const {
 void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     m_dirtyRack.assign(std::size_t(m_topology.count(v1::ENTITY_KIND_RACK)) + 1, 0);
     m_states.assign(m_topology.entries().size(), EntityStatus{});
+    m_telemetry.clear();
+    m_silentTrays = 0;
     m_runId = snapshot.run_id();
     m_serverVersion = snapshot.server_version();
     m_simSpeed = snapshot.sim_speed() > 0 ? snapshot.sim_speed() : 1.0;
@@ -259,10 +261,42 @@ void EndpointFleet::applyState(const v1::EntityState& state) {
     } else {
         m_reasons[state.entity_index()] = state.reason();
     }
+    if (entry->kind == v1::ENTITY_KIND_NODE) applyTelemetry(state.entity_index(), state);
     m_dirtyRack[std::min<std::size_t>(entry->rackSlot, m_dirtyRack.size() - 1)] = 1;
     if (entry->kind == v1::ENTITY_KIND_FLEET || entry->kind == v1::ENTITY_KIND_REGION) {
         m_changes.fleetChanged = true;
     }
+}
+
+// fleetd sends a tray's whole EntityState every time: one without telemetry means the tray is no
+// longer scraped (or never was), so its old telemetry goes.
+void EndpointFleet::applyTelemetry(std::uint32_t nodeIndex, const v1::EntityState& state) {
+    const auto it = m_telemetry.find(nodeIndex);
+    const bool wasSilent = it != m_telemetry.end() && it->second.state() == v1::TELEMETRY_STATE_SILENT;
+    if (!state.has_telemetry()) {
+        if (it == m_telemetry.end()) return;
+        m_telemetry.erase(it);
+    } else if (it == m_telemetry.end()) {
+        m_telemetry.emplace(nodeIndex, state.telemetry());
+    } else {
+        it->second = state.telemetry();
+    }
+    const bool silent = state.has_telemetry() && state.telemetry().state() == v1::TELEMETRY_STATE_SILENT;
+    if (silent != wasSilent) m_silentTrays = silent ? m_silentTrays + 1 : m_silentTrays - 1;
+    m_changes.telemetryChanged = true;
+}
+
+const v1::TelemetryHealth* EndpointFleet::telemetry(std::uint32_t nodeIndex) const {
+    const auto it = m_telemetry.find(nodeIndex);
+    return it == m_telemetry.end() ? nullptr : &it->second;
+}
+
+bool EndpointFleet::inSilentTray(std::uint32_t index) const {
+    if (m_silentTrays == 0) return false;
+    const std::uint32_t tray = m_topology.trayOf(index);
+    if (tray == TopologyIndex::kNone) return false;
+    const v1::TelemetryHealth* t = telemetry(tray);
+    return t && t->state() == v1::TELEMETRY_STATE_SILENT;
 }
 
 std::string_view EndpointFleet::statusReason(std::uint32_t index) const {
@@ -372,7 +406,7 @@ void EndpointFleet::markAllDirty() {
 
 bool EndpointFleet::hasChanges() const {
     if (m_changes.topologyChanged || m_changes.jobsReset || m_changes.fleetChanged || m_changes.serverSecondTicked ||
-        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.jobsAppended > 0) {
+        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.telemetryChanged || m_changes.jobsAppended > 0) {
         return true;
     }
     return std::find(m_dirtyRack.begin(), m_dirtyRack.end() - 1, 1) != m_dirtyRack.end() - 1 ||
@@ -394,10 +428,16 @@ EndpointFleet::Changes EndpointFleet::takeChanges() {
     return out;
 }
 
+std::size_t EndpointFleet::telemetryBytes() const {
+    std::size_t bytes = m_telemetry.bucket_count() * sizeof(void*);
+    for (const auto& [node, health] : m_telemetry) bytes += sizeof(node) + std::size_t(health.SpaceUsedLong());
+    return bytes;
+}
+
 std::size_t EndpointFleet::bytes() const {
     return std::size_t(m_topology.topology().SpaceUsedLong()) +
            m_topology.entries().capacity() * sizeof(TopologyIndex::Entry) + m_columns.bytes() + m_history.bytes() +
-           m_states.capacity() * sizeof(EntityStatus) + m_names->bytes();
+           m_states.capacity() * sizeof(EntityStatus) + m_names->bytes() + telemetryBytes();
 }
 
 }  // namespace watchfloor::client

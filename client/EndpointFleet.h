@@ -47,6 +47,7 @@ public:
         bool serverSecondTicked = false;
         bool sourcesChanged = false;
         bool incidentsChanged = false;
+        bool telemetryChanged = false;  // some tray's telemetry health (EntityState.telemetry) changed
         std::vector<std::uint32_t> dirtyRackSlots;  // sorted
         std::vector<std::uint32_t> dirtyJobSlots;   // sorted
         std::uint32_t jobsAppended = 0;
@@ -114,6 +115,17 @@ public:
     }
     std::string_view statusReason(std::uint32_t index) const;
 
+    // Scraped trays (fleetd --source scrape): each tray's telemetry health as last sent, by node
+    // index. Empty for the twin and a store, whose EntityStates carry none.
+    const watchfloor::v1::TelemetryHealth* telemetry(std::uint32_t nodeIndex) const;
+    const std::unordered_map<std::uint32_t, watchfloor::v1::TelemetryHealth>& telemetryByTray() const {
+        return m_telemetry;
+    }
+    std::uint32_t silentTrays() const { return m_silentTrays; }
+    // True when `index` is a tray, or a GPU, CPU, NIC port or NVLink of a tray, whose telemetry is
+    // silent: its values are the last ones read. O(1), and free while no tray is silent.
+    bool inSilentTray(std::uint32_t index) const;
+
     std::uint32_t jobCount() const { return std::uint32_t(m_jobs.size()); }
     const watchfloor::v1::Job& job(std::uint32_t slot) const { return m_jobs[slot]; }
     const watchfloor::v1::FleetGoodput* fleetGoodput() const { return m_hasFleet ? &m_fleet : nullptr; }
@@ -130,6 +142,7 @@ private:
     void loadSnapshotValues(const watchfloor::v1::Snapshot& snapshot);
     static std::shared_ptr<const NameIndex> buildNames(const TopologyIndex& topology, quint16 endpoint);
     void applyState(const watchfloor::v1::EntityState& state);
+    void applyTelemetry(std::uint32_t nodeIndex, const watchfloor::v1::EntityState& state);
     void applyJob(const watchfloor::v1::Job& job, std::int64_t timeMs);
     void applyFleet(const watchfloor::v1::FleetGoodput& fleet);
     void applySource(const watchfloor::v1::SourceStatus& source);
@@ -138,6 +151,7 @@ private:
                     double value, std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
     void markAllDirty();
+    std::size_t telemetryBytes() const;
 
     QString m_label;
     TopologyIndex m_topology;
@@ -147,6 +161,8 @@ private:
     HistoryRing m_history;
     std::vector<EntityStatus> m_states;
     std::unordered_map<std::uint32_t, std::string> m_reasons;
+    std::unordered_map<std::uint32_t, watchfloor::v1::TelemetryHealth> m_telemetry;
+    std::uint32_t m_silentTrays = 0;
     std::vector<watchfloor::v1::Job> m_jobs;
     std::unordered_map<std::uint32_t, std::uint32_t> m_jobSlotByIndex;
     watchfloor::v1::FleetGoodput m_fleet;

@@ -20,10 +20,11 @@ Freshness worse(Freshness a, Freshness b) {
         switch (f) {
         case Freshness::Fresh: return 0;
         case Freshness::Stale: return 1;
-        case Freshness::Blank: return 2;
-        case Freshness::Missing: return 3;
+        case Freshness::Silent: return 2;  // stale, and we know why: its source stopped
+        case Freshness::Blank: return 3;
+        case Freshness::Missing: return 4;
         }
-        return 3;
+        return 4;
     };
     return rank(a) >= rank(b) ? a : b;
 }
@@ -394,6 +395,7 @@ void FleetStore::flushChanges() {
         out.freshnessTick |= c.serverSecondTicked;
         out.sourcesChanged |= c.sourcesChanged;
         out.incidentsChanged |= c.incidentsChanged;
+        out.telemetryChanged |= c.telemetryChanged;
         for (std::uint32_t slot : c.dirtyRackSlots) {
             out.dirtyRackRows.push_back(e.rackRowOffset + int(slot));
         }
@@ -666,7 +668,33 @@ Reading FleetStore::reading(EntityId id, v1::Metric metric) const {
     if (!fleet) return {};
     const TopologyIndex::Entry* entry = fleet->topology().find(id.index);
     if (!entry) return {};
-    return readingFrom(*fleet, id.endpoint, v1::EntityKind(entry->kind), entry->slot, metric);
+    Reading r = readingFrom(*fleet, id.endpoint, v1::EntityKind(entry->kind), entry->slot, metric);
+    // A silent tray's values are the last read: whatever their age says, they are not current.
+    if ((r.freshness == Freshness::Fresh || r.freshness == Freshness::Stale) && fleet->inSilentTray(id.index)) {
+        r.freshness = Freshness::Silent;
+    }
+    return r;
+}
+
+const v1::TelemetryHealth* FleetStore::trayTelemetry(EntityId id) const {
+    const EndpointFleet* fleet = fleetOf(id);
+    if (!fleet || fleet->telemetryByTray().empty()) return nullptr;
+    const std::uint32_t tray = fleet->topology().trayOf(id.index);
+    return tray == TopologyIndex::kNone ? nullptr : fleet->telemetry(tray);
+}
+
+bool FleetStore::isTraySilent(EntityId id) const {
+    const EndpointFleet* fleet = fleetOf(id);
+    return fleet && fleet->inSilentTray(id.index);
+}
+
+int FleetStore::silentTraysInRack(EntityId rack) const {
+    const EndpointFleet* fleet = fleetOf(rack);
+    const v1::Rack* info = rackInfo(rack);
+    if (!fleet || !info || fleet->silentTrays() == 0) return 0;
+    int silent = 0;
+    for (const std::uint32_t node : info->node_indexes()) silent += fleet->inSilentTray(node) ? 1 : 0;
+    return silent;
 }
 
 EntityStatus FleetStore::status(EntityId id) const {
@@ -859,6 +887,10 @@ RankedEntity FleetStore::rankRack(int row) const {
     }
     if (st.rackState == v1::RACK_STATE_DEGRADED || st.health == v1::HEALTH_STATE_DEGRADED) {
         r.score += 1e5; why << QStringLiteral("degraded");
+    }
+    // Silent trays may be fine, but nobody can tell: above GPU counts, below a known fault.
+    if (const int silent = silentTraysInRack(rackAt(row)); silent > 0) {
+        r.score += 5e2 * silent; why << QStringLiteral("telemetry silent on %1 tray(s)").arg(silent);
     }
     if (const double down = value(v1::RACK_GPUS_DOWN); down > 0) { r.score += 1e3 * down; why << QStringLiteral("%1 GPU(s) down").arg(down); }
     if (const double deg = value(v1::RACK_GPUS_DEGRADED); deg > 0) { r.score += 1e2 * deg; why << QStringLiteral("%1 GPU(s) degraded").arg(deg); }

@@ -18,7 +18,8 @@
 //
 // Freshness: every reading carries its age (server clock) and a Freshness. Missing = never
 // reported; Blank = reported as NaN (DCGM blank); Stale = older than `staleAfter` (3 telemetry
-// periods by default) or the endpoint is not Live.
+// periods by default) or the endpoint is not Live; Silent = a value of a scraped tray whose
+// telemetry fleetd reports silent (its exporter stopped answering or repeats itself).
 //
 // History: 15 min at one point per server second for fleet, region, rack, cooling-loop and job
 // metrics (see HistoryRing). Per-GPU history is fetched from fleetd on demand.
@@ -199,6 +200,14 @@ public:
     enum class Aggregate { Max, Sum, Mean };
     Reading gpuAggregate(EntityId nodeOrRack, watchfloor::v1::Metric metric, Aggregate how) const;
     std::chrono::milliseconds staleAfter() const { return m_options.staleAfter; }
+
+    // --- telemetry of scraped trays (fleetd --source scrape) ------------------------------------
+    // The telemetry health of the tray `id` is or is part of (a node, its GPUs, CPUs, NIC ports,
+    // NVLinks); nullptr when that tray is not scraped (the twin, a store) or `id` is in no tray.
+    const watchfloor::v1::TelemetryHealth* trayTelemetry(EntityId id) const;
+    bool isTraySilent(EntityId id) const;
+    // Trays of `rack` whose telemetry is silent.
+    int silentTraysInRack(EntityId rack) const;
 
     // --- jobs ----------------------------------------------------------------------------------
     int jobCount() const { return int(m_jobRows.size()); }

@@ -16,18 +16,24 @@ enum class Freshness : std::uint8_t {
     Stale,    // older than the stale threshold (server time), or the endpoint is not Live
     Missing,  // never reported
     Blank,    // the source reported "blank" (DCGM sentinel, sent as NaN): not a reading
+    // The tray's telemetry source is silent (fleetd scrapes its exporters, and one stopped
+    // answering or keeps repeating the same values): the last value read, aging. Says nothing
+    // about the tray itself: neither failed nor healthy.
+    Silent,
 };
 
 QString displayName(Freshness f);
 
-// One value with its provenance. `value` is NaN unless freshness is Fresh or Stale.
+// One value with its provenance. `value` is NaN unless freshness is Fresh, Stale or Silent.
 struct Reading {
     float value = std::numeric_limits<float>::quiet_NaN();
     std::int64_t sampleTimeUnixMs = 0;    // server clock; 0 = never reported
     std::chrono::milliseconds age{0};     // server now - sample time
     Freshness freshness = Freshness::Missing;
 
-    bool hasValue() const { return freshness == Freshness::Fresh || freshness == Freshness::Stale; }
+    bool hasValue() const {
+        return freshness == Freshness::Fresh || freshness == Freshness::Stale || freshness == Freshness::Silent;
+    }
 };
 
 }  // namespace watchfloor::client

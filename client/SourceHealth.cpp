@@ -38,12 +38,33 @@ QString sourceHealthLabel(v1::SourceHealth health) {
     }
 }
 
+bool allHostsSilent(const v1::SourceStatus& source, quint32 trays) {
+    return source.targets() > 0 && trays > 0 && source.hosts_silent() >= trays;
+}
+
+quint32 scrapedTrays(const FleetStore& store, int endpoint) {
+    const EndpointFleet& fleet = store.endpointFleet(endpoint);
+    if (!fleet.telemetryByTray().empty()) return quint32(fleet.telemetryByTray().size());
+    const bool scrapes = std::any_of(fleet.sources().begin(), fleet.sources().end(),
+                                     [](const v1::SourceStatus& s) { return s.targets() > 0; });
+    return scrapes ? fleet.topology().count(v1::ENTITY_KIND_NODE) : 0;
+}
+
+QString silentHostsText(const SourcesOverview& overview) {
+    if (overview.hostsScraped == 0) return {};
+    return QStringLiteral("%1 of %2 hosts silent").arg(overview.hostsSilent).arg(overview.hostsScraped);
+}
+
 SourcesOverview overviewOfSources(const FleetStore& store) {
     SourcesOverview o;
     for (int endpoint = 0; endpoint < store.endpointCount(); ++endpoint) {
         const auto& sources = store.endpointFleet(endpoint).sources();
+        const quint32 trays = scrapedTrays(store, endpoint);
+        o.hostsScraped += trays;
         int down = 0;
         for (const v1::SourceStatus& source : sources) {
+            o.hostsSilent += source.hosts_silent();
+            if (source.health() != v1::SOURCE_HEALTH_DOWN && allHostsSilent(source, trays)) ++down;
             ++o.total;
             switch (source.health()) {
             case v1::SOURCE_HEALTH_UP: ++o.up; break;
@@ -89,6 +110,7 @@ QString sourcesHeadline(const FleetStore& store, const SourcesOverview& overview
     count(overview.degraded, "degraded");
     count(overview.unpolled, "not polled yet");
     QString line = QStringLiteral("Sources: %1").arg(counts.join(QStringLiteral(", ")));
+    if (overview.hostsSilent > 0) line += QStringLiteral(", ") + silentHostsText(overview);
     const bool several = store.endpointCount() > 1;
     for (int endpoint : overview.blindEndpoints) {
         line += several ? QStringLiteral(" — no live telemetry from fleetd %1").arg(store.endpointLabel(endpoint))

@@ -192,6 +192,24 @@ std::uint32_t TopologyIndex::parent(std::uint32_t index) const {
     }
 }
 
+std::uint32_t TopologyIndex::trayOf(std::uint32_t index) const {
+    const Entry* e = find(index);
+    if (!e) return kNone;
+    const v1::Topology& t = *m_topology;
+    const int s = int(e->slot);
+    switch (v1::EntityKind(e->kind)) {
+    case v1::ENTITY_KIND_NODE: return index;
+    case v1::ENTITY_KIND_GPU: return t.gpus(s).node_index();
+    case v1::ENTITY_KIND_CPU: return t.cpus(s).node_index();
+    case v1::ENTITY_KIND_NIC_PORT: return t.nic_ports(s).node_index();
+    case v1::ENTITY_KIND_NVLINK: {
+        const Entry* gpu = find(t.nvlinks(s).gpu_index());
+        return gpu && gpu->kind == v1::ENTITY_KIND_GPU ? t.gpus(int(gpu->slot)).node_index() : kNone;
+    }
+    default: return kNone;
+    }
+}
+
 std::vector<std::uint32_t> TopologyIndex::children(std::uint32_t index) const {
     const Entry* e = find(index);
     if (!e) return {};

@@ -51,6 +51,9 @@ public:
     // Name from the topology; empty for jobs (the store keeps job names) and unknown indexes.
     std::string_view name(std::uint32_t index) const;
     std::uint32_t parent(std::uint32_t index) const;
+    // The compute tray (node) an entity is part of: itself for a node; the node of a GPU, CPU, NIC
+    // port or NVLink; kNone for anything else.
+    std::uint32_t trayOf(std::uint32_t index) const;
     std::vector<std::uint32_t> children(std::uint32_t index) const;
     std::uint32_t rackIndexAt(std::uint32_t rackSlot) const { return m_topology->racks(int(rackSlot)).index(); }
     // The server index of the entity of `kind` at `slot`.

@@ -18,6 +18,7 @@ public:
     void showMessage(const QString& text, Level level);
     void clear();
     QString text() const;
+    Level level() const { return m_level; }
     void setLargeType(bool large);
 
 private:

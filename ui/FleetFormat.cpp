@@ -17,6 +17,7 @@ widgets::Reading toWidgetReading(const client::Reading& reading)
     switch (reading.freshness) {
     case client::Freshness::Fresh: return widgets::Reading::fresh(reading.value);
     case client::Freshness::Stale: return widgets::Reading::stale(reading.value);
+    case client::Freshness::Silent: return widgets::Reading::silent(reading.value);
     case client::Freshness::Missing:
     case client::Freshness::Blank: break;
     }
@@ -38,6 +39,8 @@ QString formatReading(const client::Reading& reading, const QString& unit, int d
     QString text = formatValue(reading.value, unit, decimals);
     if (reading.freshness == client::Freshness::Stale)
         text += QStringLiteral(" (stale %1)").arg(formatAge(reading.age));
+    else if (reading.freshness == client::Freshness::Silent)
+        text += QStringLiteral(" (last read %1, source silent)").arg(formatAge(reading.age));
     return text;
 }
 

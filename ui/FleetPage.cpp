@@ -8,6 +8,7 @@
 #include "PageHeader.h"
 
 #include "client/FleetStore.h"
+#include "client/SourceHealth.h"
 #include "widgets/RackMapWidget.h"
 
 #include <QApplication>
@@ -72,6 +73,10 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     m_kpis->addCard(QStringLiteral("down"), QStringLiteral("GPUs down"), QStringLiteral("Out of service"));
     m_kpis->addCard(QStringLiteral("incidents"), QStringLiteral("Active incidents"),
                     QStringLiteral("Open incidents reported by fleetd"));
+    m_kpis->addCard(QStringLiteral("silent"), QStringLiteral("Hosts silent"),
+                    QStringLiteral("Trays whose exporters fleetd scrapes and which stopped answering, or keep repeating the "
+                                   "same values: their readings are the last read. Not a health: the tray may be fine."));
+    m_kpis->setCardVisible(QStringLiteral("silent"), false);
     layout->addWidget(m_kpis);
 
     auto* body = new QHBoxLayout;
@@ -206,6 +211,8 @@ void FleetPage::onStoreChanged(const client::FleetChangeSet& changes)
         refreshStatuses();
     if (changes.fleetChanged || !changes.endpointsChanged.isEmpty() || changes.freshnessTick)
         refreshKpis();
+    else if (changes.sourcesChanged || changes.telemetryChanged)
+        refreshSilentHosts();
     if (!changes.endpointsChanged.isEmpty()) {
         refreshHeader();
         // An endpoint going down or coming back changes the first lines of the list at once.
@@ -341,6 +348,21 @@ void FleetPage::refreshKpis()
     countCard(QStringLiteral("degraded"), fleet.gpusDegraded, fleet.gpusDegradedStale, true, KpiLevel::Warning);
     countCard(QStringLiteral("down"), fleet.gpusDown, fleet.gpusDownStale, true, KpiLevel::Critical);
     countCard(QStringLiteral("incidents"), fleet.activeIncidents, fleet.activeIncidentsStale, false, KpiLevel::Critical);
+    refreshSilentHosts();
+}
+
+// Shown only where fleetd scrapes the exporters itself: elsewhere "0 silent" would claim a
+// watch nobody keeps.
+void FleetPage::refreshSilentHosts()
+{
+    const client::SourcesOverview sources = client::overviewOfSources(m_store);
+    m_kpis->setCardVisible(QStringLiteral("silent"), sources.hostsScraped > 0);
+    if (sources.hostsScraped == 0)
+        return;
+    const QString detail = client::silentHostsText(sources);
+    m_kpis->setCard(QStringLiteral("silent"), QString::number(sources.hostsSilent),
+                    sources.hostsSilent > 0 ? detail + QStringLiteral(" · values are the last read") : detail,
+                    sources.hostsSilent > 0 ? KpiLevel::Silent : KpiLevel::Ok);
 }
 
 void FleetPage::refreshAttention()

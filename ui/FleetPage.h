@@ -57,6 +57,7 @@ private:
     QString regionBandLabel(int rackRow) const;
     void refreshStatuses();
     void refreshKpis();
+    void refreshSilentHosts();
     void refreshAttention();
     void applyScale();
     void showRackMenu(const QPoint& pos);

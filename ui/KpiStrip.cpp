@@ -55,6 +55,18 @@ void KpiStrip::setCard(const QString& key, const QString& value, const QString& 
     }
 }
 
+void KpiStrip::setCardVisible(const QString& key, bool visible)
+{
+    if (auto it = m_cards.find(key); it != m_cards.end())
+        it->frame->setVisible(visible);
+}
+
+bool KpiStrip::isCardVisible(const QString& key) const
+{
+    const auto it = m_cards.find(key);
+    return it != m_cards.end() && !it->frame->isHidden();
+}
+
 QString KpiStrip::value(const QString& key) const
 {
     const auto it = m_cards.find(key);
@@ -87,6 +99,7 @@ void KpiStrip::styleCard(Card& card)
     case KpiLevel::Critical: accent = c.crit; valueColor = c.crit; break;
     case KpiLevel::Missing: valueColor = c.textDim; break;
     case KpiLevel::Neutral: accent = c.accent; break;
+    case KpiLevel::Silent: accent = c.silent; valueColor = c.silent; break;
     }
     card.frame->setStyleSheet(QStringLiteral("#%1 { background: %2; border: 1px solid %3; border-left: 4px solid %4; "
                                              "border-radius: 3px; }")

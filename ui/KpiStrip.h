@@ -12,7 +12,8 @@ class QLabel;
 
 namespace watchfloor::ui {
 
-enum class KpiLevel { Neutral, Ok, Warning, Critical, Missing };
+// Silent: a count of things whose source went silent, in the theme's silent colour.
+enum class KpiLevel { Neutral, Ok, Warning, Critical, Missing, Silent };
 
 class KpiStrip : public QWidget {
     Q_OBJECT
@@ -21,6 +22,9 @@ public:
 
     void addCard(const QString& key, const QString& title, const QString& toolTip);
     void setCard(const QString& key, const QString& value, const QString& detail, KpiLevel level);
+    // A card that means nothing for this fleet (e.g. silent hosts without a scrape source) is hidden.
+    void setCardVisible(const QString& key, bool visible);
+    bool isCardVisible(const QString& key) const;
     void applyTheme(const widgets::Theme& theme);
     QString value(const QString& key) const;
     QString detail(const QString& key) const;

@@ -199,6 +199,7 @@ void MainWindow::buildDocks()
     m_sources->setObjectName(QStringLiteral("sourcesDock"));
     addDockWidget(Qt::BottomDockWidgetArea, m_sources);
     m_sources->hide();
+    connect(m_sources, &SourcesDock::targetsRequested, this, [this] { navigate({PageId::Sources, {}}); });
 
     bool anyControl = false;
     QStringList labels;
@@ -376,12 +377,15 @@ void MainWindow::onStoreChanged(const client::FleetChangeSet& changes)
 void MainWindow::updateConnectionUi()
 {
     const client::FleetStore& store = *m_context.store;
+    const QList<int> blind = client::overviewOfSources(store).blindEndpoints;
     QStringList problems;
     bool critical = false;
     int live = 0;
     for (int i = 0; i < store.endpointCount(); ++i) {
         const ConnectionState state = store.endpointState(i);
         const QString label = store.endpointDisplayName(i);
+        // Reachable but every source silent: as dead as an unreachable endpoint, and said so.
+        const bool silent = state == ConnectionState::Live && blind.contains(i);
         if (state == ConnectionState::Live) {
             ++live;
         } else {
@@ -391,7 +395,8 @@ void MainWindow::updateConnectionUi()
                        || state == ConnectionState::Stale;
         }
         if (i < m_endpointLabels.size()) {
-            const QColor dot = state == ConnectionState::Live                                       ? m_theme->colors().ok
+            const QColor dot = silent                                                                 ? m_theme->colors().crit
+                               : state == ConnectionState::Live                                       ? m_theme->colors().ok
                                : state == ConnectionState::Connecting || state == ConnectionState::Stale ? m_theme->colors().warn
                                                                                                           : m_theme->colors().crit;
             // "● eu-fleet (10.0.0.7:50551) — Live": which fleet, where, and its state; the full
@@ -399,9 +404,14 @@ void MainWindow::updateConnectionUi()
             const QString target = store.endpointTarget(i);
             const QString where = target.isEmpty() || target.contains(label) ? (target.isEmpty() ? label : target)
                                                                               : QStringLiteral("%1 (%2)").arg(label, target);
+            const QString stateText = silent ? QStringLiteral("<b style='color:%1'>reachable, no live telemetry</b>")
+                                                   .arg(m_theme->colors().crit.name())
+                                             : client::displayName(state);
             m_endpointLabels[i]->setText(QStringLiteral("<span style='color:%1'>●</span> %2 — %3")
-                                             .arg(dot.name(), where.toHtmlEscaped(), client::displayName(state)));
-            m_endpointLabels[i]->setToolTip(store.endpointStatus(i));
+                                             .arg(dot.name(), where.toHtmlEscaped(), stateText));
+            m_endpointLabels[i]->setToolTip(silent ? QStringLiteral("fleetd answers, but every telemetry source it reads is "
+                                                                    "down or silent: the values shown are the last read.")
+                                                   : store.endpointStatus(i));
         }
     }
     m_everLive = m_everLive || live > 0;
@@ -450,8 +460,16 @@ bool MainWindow::updateSourcesUi(QStringList& problems)
     }
     // Only a source that is down earns the banner: its values are frozen and aging. Degraded or
     // not-yet-polled sources are the indicator's business, or the banner would never go away.
-    if (overview.down == 0)
+    // An endpoint whose sources are all down or silent is the banner's first line, worded like an
+    // unreachable one: fleetd answers, but what it shows is as dead.
+    if (overview.down == 0 && overview.blindEndpoints.isEmpty())
         return false;
+    for (int endpoint : overview.blindEndpoints)
+        problems << QStringLiteral("%1: reachable, but no live telemetry — %2 — values shown are the last read and "
+                                   "age")
+                        .arg(store.endpointDisplayName(endpoint),
+                             overview.hostsSilent > 0 ? client::silentHostsText(overview)
+                                                      : QStringLiteral("every source down"));
     problems << client::sourcesHeadline(store, overview);
     return sourcesAlarm(overview) == SourcesAlarm::Critical;
 }

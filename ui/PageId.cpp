@@ -14,6 +14,7 @@ QString pageKey(PageId page)
     case PageId::Goodput: return QStringLiteral("goodput");
     case PageId::Jobs: return QStringLiteral("jobs");
     case PageId::Events: return QStringLiteral("events");
+    case PageId::Sources: return QStringLiteral("sources");
     case PageId::Audit: return QStringLiteral("audit");
     }
     return {};

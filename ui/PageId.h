@@ -9,13 +9,14 @@
 
 namespace watchfloor::ui {
 
-enum class PageId { Fleet, Rack, Cooling, Links, Goodput, Jobs, Events, Audit };
+enum class PageId { Fleet, Rack, Cooling, Links, Goodput, Jobs, Events, Sources, Audit };
 
-inline constexpr std::array<PageId, 8> kAllPages{PageId::Fleet,   PageId::Rack, PageId::Cooling,
+inline constexpr std::array<PageId, 9> kAllPages{PageId::Fleet,   PageId::Rack, PageId::Cooling,
                                                  PageId::Links,   PageId::Goodput, PageId::Jobs,
-                                                 PageId::Events,  PageId::Audit};
-// What the war-room wall may show: everything but the audit trail (it names people and their
-// reasons, and is not for a room's big screen).
+                                                 PageId::Events,  PageId::Sources, PageId::Audit};
+// What the war-room wall rotates through: not the audit trail (it names people and their
+// reasons, and is not for a room's big screen), nor the Sources page (a technician's table; the
+// wall shows a silent source on the map, the KPI strip and the banner).
 inline constexpr std::array<PageId, 7> kWallPages{PageId::Fleet,   PageId::Rack, PageId::Cooling,
                                                   PageId::Links,   PageId::Goodput, PageId::Jobs,
                                                   PageId::Events};

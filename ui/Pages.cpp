@@ -12,6 +12,7 @@ Page* createPage(PageId id, const PageContext& context, QWidget* parent)
     case PageId::Goodput: return new GoodputPage(context, parent);
     case PageId::Jobs: return new JobsPage(context, parent);
     case PageId::Events: return new EventsPage(context, parent);
+    case PageId::Sources: return new SourcesPage(context, parent);
     case PageId::Audit: return new AuditPage(context, parent);
     }
     return new FleetPage(context, parent);

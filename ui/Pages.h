@@ -9,6 +9,7 @@
 #include "JobsPage.h"
 #include "LinksPage.h"
 #include "RackPage.h"
+#include "SourcesPage.h"
 
 namespace watchfloor::ui {
 

@@ -96,7 +96,8 @@ namespace {
 widgets::Reading fromClient(const client::FleetStore& store, const client::Reading& reading, int endpoint)
 {
     widgets::Reading r = toWidgetReading(reading);
-    if (!r.isMissing() && store.endpointState(endpoint) != client::ConnectionState::Live)
+    // Not Live makes a value stale; a silent one stays silent (the more precise word).
+    if (!r.isMissing() && !r.isSilent() && store.endpointState(endpoint) != client::ConnectionState::Live)
         r.freshness = widgets::Freshness::Stale;
     return r;
 }
@@ -180,6 +181,11 @@ std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, L
         s.value = rackLensReading(store, row, lens, jobs);
         s.alertCount = row < int(alerts.size()) ? alerts[std::size_t(row)] : 0;
         s.isolated = store.status(store.rackAt(row)).rackState == v1::RACK_STATE_ISOLATED;
+        s.silentTrays = store.silentTraysInRack(store.rackAt(row));
+        // Every tray silent: whatever the rack's last state or value said, nobody knows it now.
+        if (const v1::Rack* info = store.rackInfo(store.rackAt(row));
+            info && s.silentTrays > 0 && s.silentTrays >= info->node_indexes_size() && !s.value.isMissing())
+            s.value.freshness = widgets::Freshness::Silent;
     }
     return statuses;
 }
@@ -211,6 +217,10 @@ QString rackTooltip(const client::FleetStore& store, int rackRow, const RackJobs
                 .arg(reading(v1::RACK_LIQUID_FLOW_LPM, "L/min", 0), reading(v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C, "°C", 1),
                      reading(v1::RACK_LIQUID_RETURN_TEMPERATURE_C, "°C", 1));
     text += QStringLiteral("<br>Link errors: %1").arg(reading(v1::RACK_LINK_ERRORS_PER_MIN, "/min", 0));
+    if (const int silent = store.silentTraysInRack(rack); silent > 0 && info)
+        text += QStringLiteral("<br><b>Telemetry silent on %1 of %2 trays</b>: their values are the last read")
+                    .arg(silent)
+                    .arg(info->node_indexes_size());
     const int job = jobs.jobRowOfRack(rackRow);
     if (job >= 0 && job < jobs.jobNames().size())
         text += QStringLiteral("<br>Job: %1").arg(jobs.jobNames()[job].toHtmlEscaped());

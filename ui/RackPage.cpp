@@ -11,6 +11,7 @@
 #include "client/FleetStore.h"
 #include "client/JobProgress.h"
 #include "client/models/NodeTableModel.h"
+#include "widgets/LegendWidget.h"
 #include "widgets/RackElevationWidget.h"
 
 #include <QApplication>
@@ -85,6 +86,7 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
       m_header(new PageHeader(QStringLiteral("Rack"), this)),
       m_lensBox(new QComboBox),
       m_elevation(new widgets::RackElevationWidget(this)),
+      m_legend(new widgets::LegendWidget(this)),
       m_kpis(new KpiStrip(this)),
       m_nodeModel(new client::NodeTableModel(m_store, this)),
       m_nodes(new EntityTableView(m_store, m_nodeModel, this)),
@@ -111,7 +113,13 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
     layout->addWidget(m_kpis);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(m_elevation);
+    auto* elevationBox = new QWidget(splitter);
+    auto* elevationLayout = new QVBoxLayout(elevationBox);
+    elevationLayout->setContentsMargins(0, 0, 0, 0);
+    elevationLayout->setSpacing(2);
+    elevationLayout->addWidget(m_elevation, 1);
+    elevationLayout->addWidget(m_legend);
+    splitter->addWidget(elevationBox);
     auto* right = new QWidget(splitter);
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
@@ -250,6 +258,7 @@ void RackPage::applyTheme(const widgets::Theme& theme)
 {
     m_theme = &theme;
     m_elevation->setTheme(theme);
+    m_legend->setTheme(theme);
     m_kpis->applyTheme(theme);
     m_header->applyTheme(theme);
     applyScale();
@@ -306,6 +315,8 @@ void RackPage::refresh()
     const QString reason = m_store.statusReason(m_rack);
     if (!reason.isEmpty())
         summary += QStringLiteral(" — ") + reason;
+    if (const int silent = m_store.silentTraysInRack(m_rack); silent > 0 && info)
+        summary += QStringLiteral(" · telemetry silent on %1 of %2 trays").arg(silent).arg(info->node_indexes_size());
     m_header->setSummary(summary);
     refreshElevation();
     refreshKpis();
@@ -319,14 +330,27 @@ void RackPage::applyScale()
     if (!m_theme)
         return;
     const ElevationLens& lens = kElevationLenses[std::max(0, m_lensBox->currentIndex())];
-    if (QLatin1String(lens.key) == QLatin1String("util")) {
-        m_elevation->setColorScale(
-            widgets::ColorScale::sequential(QStringLiteral("GPU utilisation"), QStringLiteral("%"), 0, 100, *m_theme,
-                                            false));
-    } else {
-        m_elevation->setColorScale(widgets::ColorScale::forLens(lens.lens, *m_theme));
-    }
+    const widgets::ColorScale scale =
+        QLatin1String(lens.key) == QLatin1String("util")
+            ? widgets::ColorScale::sequential(QStringLiteral("GPU utilisation"), QStringLiteral("%"), 0, 100, *m_theme, false)
+            : widgets::ColorScale::forLens(lens.lens, *m_theme);
+    m_elevation->setColorScale(scale);
+    m_legend->setScale(scale);
 }
+
+namespace {
+
+// "dcgm-exporter down", "node_exporter frozen": what a wall reads from across the room.
+QString silentInWords(const v1::TelemetryHealth& telemetry)
+{
+    QStringList words;
+    for (const v1::ScrapeTarget& t : telemetry.targets())
+        if (t.health() != v1::TARGET_HEALTH_UP)
+            words << QStringLiteral("%1 %2").arg(QString::fromStdString(t.exporter()), client::targetHealthLabel(t.health()));
+    return words.isEmpty() ? QString::fromStdString(telemetry.reason()) : words.join(QStringLiteral(", "));
+}
+
+}  // namespace
 
 void RackPage::refreshElevation()
 {
@@ -337,7 +361,7 @@ void RackPage::refreshElevation()
     const bool live = m_store.endpointState(m_rack.endpoint) == client::ConnectionState::Live;
     auto asWidget = [&](const client::Reading& r) {
         widgets::Reading w = toWidgetReading(r);
-        if (!live && !w.isMissing())
+        if (!live && !w.isMissing() && !w.isSilent())
             w.freshness = widgets::Freshness::Stale;
         return w;
     };
@@ -354,6 +378,18 @@ void RackPage::refreshElevation()
         tray.id = m_store.name(node);
         tray.label = QStringLiteral("%1 · %2").arg(nodeInfo ? nodeInfo->slot() : t + 1, 2, 10, QChar(u'0')).arg(tray.id);
         tray.state = trayState(m_store.status(node).nodeState);
+        if (const v1::TelemetryHealth* telemetry = m_store.trayTelemetry(node);
+            telemetry && telemetry->state() == v1::TELEMETRY_STATE_SILENT) {
+            tray.silent = true;
+            tray.silentReason = silentInWords(*telemetry);
+            tray.silentDetail = QString::fromStdString(telemetry->reason());
+        }
+        // Under a silent source even a state is the last one read (the health lens has no sample).
+        auto onTray = [&](widgets::Reading r) {
+            if (tray.silent && !r.isMissing())
+                r.freshness = widgets::Freshness::Silent;
+            return r;
+        };
         if (!nodeInfo)
             continue;
         for (int g = 0; g < std::min(nodeInfo->gpu_indexes_size(), 4); ++g) {
@@ -361,8 +397,8 @@ void RackPage::refreshElevation()
             widgets::GpuCell& cell = tray.gpus[std::size_t(g)];
             const client::EntityStatus gpuStatus = m_store.status(gpu);
             cell.id = m_store.name(gpu);
-            cell.value = lens.metric == v1::METRIC_UNSPECIFIED ? healthReading(gpuStatus.health)
-                                                               : asWidget(m_store.reading(gpu, lens.metric));
+            cell.value = onTray(lens.metric == v1::METRIC_UNSPECIFIED ? healthReading(gpuStatus.health)
+                                                                      : asWidget(m_store.reading(gpu, lens.metric)));
             cell.down = gpuStatus.health == v1::HEALTH_STATE_FAILED;
             const client::Reading reasons = m_store.reading(gpu, v1::DCGM_FI_DEV_CLOCKS_EVENT_REASONS);
             cell.throttling = reasons.hasValue() && (std::uint32_t(reasons.value) & kThrottleReasons) != 0;
@@ -370,7 +406,7 @@ void RackPage::refreshElevation()
         for (int c = 0; c < std::min(nodeInfo->cpu_indexes_size(), 2); ++c) {
             const EntityId cpu = id(nodeInfo->cpu_indexes(c));
             tray.cpus[std::size_t(c)] = lens.metric == v1::DCGM_FI_DEV_GPU_TEMP
-                                            ? asWidget(m_store.reading(cpu, v1::DCGM_FI_DEV_CPU_TEMP_CELSIUS))
+                                            ? onTray(asWidget(m_store.reading(cpu, v1::DCGM_FI_DEV_CPU_TEMP_CELSIUS)))
                                             : widgets::Reading::missing();
         }
     }

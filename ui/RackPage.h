@@ -16,6 +16,7 @@ struct FleetChangeSet;
 class NodeTableModel;
 }
 namespace watchfloor::widgets {
+class LegendWidget;
 class RackElevationWidget;
 }
 
@@ -66,6 +67,7 @@ private:
     PageHeader* m_header;
     QComboBox* m_lensBox;
     widgets::RackElevationWidget* m_elevation;
+    widgets::LegendWidget* m_legend;
     KpiStrip* m_kpis;
     client::NodeTableModel* m_nodeModel;
     EntityTableView* m_nodes;

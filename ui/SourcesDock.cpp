@@ -7,6 +7,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -41,16 +42,14 @@ QColor sourceHealthColor(v1::SourceHealth health, const widgets::Theme& theme)
     }
 }
 
-SourcesDock::SourcesDock(const client::FleetStore& store, QWidget* parent)
-    : QDockWidget(QStringLiteral("Sources"), parent),
+SourcesTable::SourcesTable(const client::FleetStore& store, QWidget* parent)
+    : QWidget(parent),
       m_store(store),
       m_summary(new QLabel),
       m_table(new QTableWidget(0, ColumnCount))
 {
-    setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetFloatable);
-    auto* body = new QWidget(this);
-    auto* layout = new QVBoxLayout(body);
-    layout->setContentsMargins(6, 4, 6, 4);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(4);
     m_summary->setObjectName(QStringLiteral("sourcesSummary"));
     m_summary->setWordWrap(true);
@@ -60,6 +59,7 @@ SourcesDock::SourcesDock(const client::FleetStore& store, QWidget* parent)
     m_table->setHorizontalHeaderLabels({QStringLiteral("Endpoint"), QStringLiteral("Source"), QStringLiteral("Kind"),
                                         QStringLiteral("Health"), QStringLiteral("Last good poll"),
                                         QStringLiteral("Poll took"), QStringLiteral("Series"), QStringLiteral("Unmapped"),
+                                        QStringLiteral("Targets up / down / frozen"), QStringLiteral("Hosts silent"),
                                         QStringLiteral("Last error"), QStringLiteral("Warnings")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -71,23 +71,22 @@ SourcesDock::SourcesDock(const client::FleetStore& store, QWidget* parent)
     m_table->setToolTip(QStringLiteral("fleetd's telemetry sources. A source that is down keeps its last good values, "
                                        "which age and turn stale."));
     layout->addWidget(m_table, 1);
-    setWidget(body);
     connect(&store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
         // Ages move with the server clock, so a down source's "last good" keeps counting.
-        if (changes.sourcesChanged || changes.freshnessTick || changes.topologyChanged || !changes.endpointsChanged.isEmpty())
+        if (changes.sourcesChanged || changes.telemetryChanged || changes.freshnessTick || changes.topologyChanged || !changes.endpointsChanged.isEmpty())
             refresh();
     });
 }
 
-void SourcesDock::applyTheme(const widgets::Theme& theme)
+void SourcesTable::applyTheme(const widgets::Theme& theme)
 {
     m_theme = &theme;
     refresh();
 }
 
-QString SourcesDock::summaryText() const { return m_summary->text(); }
+QString SourcesTable::summaryText() const { return m_summary->text(); }
 
-void SourcesDock::setCell(int row, int column, const QString& text, const QColor& colour, const QString& toolTip, bool bold)
+void SourcesTable::setCell(int row, int column, const QString& text, const QColor& colour, const QString& toolTip, bool bold)
 {
     // Items are kept and rewritten: the dock refreshes every server second and must keep the
     // operator's selection and scroll position.
@@ -102,11 +101,11 @@ void SourcesDock::setCell(int row, int column, const QString& text, const QColor
     QFont font = item->font();
     font.setBold(bold);
     item->setFont(font);
-    if (column == Series || column == Unmapped || column == PollDuration)
+    if (column == Series || column == Unmapped || column == PollDuration || column == Targets || column == HostsSilent)
         item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
 }
 
-void SourcesDock::fillSourceRow(int row, int endpoint, const v1::SourceStatus& source)
+void SourcesTable::fillSourceRow(int row, int endpoint, const v1::SourceStatus& source)
 {
     const widgets::ThemeColors& c = m_theme->colors();
     const bool down = source.health() == v1::SOURCE_HEALTH_DOWN;
@@ -126,6 +125,23 @@ void SourcesDock::fillSourceRow(int row, int endpoint, const v1::SourceStatus& s
     setCell(row, Unmapped, polled ? QString::number(source.unmapped_series()) : QStringLiteral("—"),
             source.unmapped_series() > 0 ? c.warn : c.text,
             QStringLiteral("Series that map to no GPU, node or link of the inventory"));
+    const bool scrapes = source.targets() > 0;
+    const bool targetsBad = source.targets_down() + source.targets_frozen() > 0;
+    setCell(row, Targets,
+            scrapes ? QStringLiteral("%1 / %2 / %3").arg(source.targets_up()).arg(source.targets_down()).arg(source.targets_frozen())
+                    : QStringLiteral("—"),
+            targetsBad ? c.silent : scrapes ? c.text : c.textDim,
+            scrapes ? QStringLiteral("%1 exporters scraped: %2 up, %3 down, %4 frozen; %5 exposition lines refused")
+                          .arg(source.targets()).arg(source.targets_up()).arg(source.targets_down())
+                          .arg(source.targets_frozen()).arg(source.rejected_lines())
+                    : QStringLiteral("This source scrapes no exporters"),
+            targetsBad);
+    const quint32 trays = client::scrapedTrays(m_store, endpoint);
+    setCell(row, HostsSilent,
+            scrapes ? QStringLiteral("%1 of %2").arg(source.hosts_silent()).arg(trays) : QStringLiteral("—"),
+            source.hosts_silent() > 0 ? c.silent : scrapes ? c.text : c.textDim,
+            QStringLiteral("Trays whose exporter does not answer, or repeats the same values: their readings are the last read"),
+            source.hosts_silent() > 0);
     const QString error = QString::fromStdString(source.last_error());
     setCell(row, LastError, error.isEmpty() ? QStringLiteral("—") : error, error.isEmpty() ? c.textDim : c.crit);
     QStringList warnings;
@@ -135,7 +151,7 @@ void SourcesDock::fillSourceRow(int row, int endpoint, const v1::SourceStatus& s
             warnings.isEmpty() ? c.textDim : c.warn, warnings.join(QLatin1Char('\n')));
 }
 
-void SourcesDock::fillTwinRow(int row, int endpoint)
+void SourcesTable::fillTwinRow(int row, int endpoint)
 {
     const widgets::ThemeColors& c = m_theme->colors();
     setCell(row, Endpoint, m_store.endpointLabel(endpoint), c.text);
@@ -144,7 +160,7 @@ void SourcesDock::fillTwinRow(int row, int endpoint)
         setCell(row, column, QStringLiteral("—"), c.textDim);
 }
 
-void SourcesDock::refresh()
+void SourcesTable::refresh()
 {
     if (!m_theme)
         return;
@@ -162,6 +178,9 @@ void SourcesDock::refresh()
             fillSourceRow(row++, endpoint, source);
     }
     m_table->setColumnHidden(Endpoint, m_store.endpointCount() < 2);
+    // Target and silent-host counts mean something only where fleetd scrapes exporters itself.
+    m_table->setColumnHidden(Targets, overview.hostsScraped == 0);
+    m_table->setColumnHidden(HostsSilent, overview.hostsScraped == 0);
     m_table->resizeColumnsToContents();
 
     const SourcesAlarm alarm = sourcesAlarm(overview);
@@ -175,10 +194,29 @@ void SourcesDock::refresh()
                                  .arg(overview.total == 0 ? m_theme->colors().textDim.name()
                                                           : sourcesAlarmColor(alarm, *m_theme).name())
                                  .arg(alarm == SourcesAlarm::None ? 400 : 700));
-    QString title = QStringLiteral("Sources");
+    m_title = QStringLiteral("Sources");
     if (overview.total > 0 && !overview.allUp())
-        title += QStringLiteral(" (%1 of %2 not up)").arg(overview.total - overview.up).arg(overview.total);
-    setWindowTitle(title);
+        m_title += QStringLiteral(" (%1 of %2 not up)").arg(overview.total - overview.up).arg(overview.total);
+    emit refreshed();
+}
+
+SourcesDock::SourcesDock(const client::FleetStore& store, QWidget* parent)
+    : QDockWidget(QStringLiteral("Sources"), parent), m_sources(new SourcesTable(store))
+{
+    setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetFloatable);
+    auto* body = new QWidget(this);
+    auto* layout = new QVBoxLayout(body);
+    layout->setContentsMargins(6, 4, 6, 4);
+    layout->setSpacing(4);
+    layout->addWidget(m_sources, 1);
+    auto* all = new QPushButton(QStringLiteral("All sources and scrape targets ▸"), body);
+    all->setObjectName(QStringLiteral("sourcesAllTargets"));
+    all->setFlat(true);
+    all->setToolTip(QStringLiteral("The Sources page: every source and every exporter fleetd scrapes, with its state"));
+    layout->addWidget(all, 0, Qt::AlignLeft);
+    setWidget(body);
+    connect(all, &QPushButton::clicked, this, &SourcesDock::targetsRequested);
+    connect(m_sources, &SourcesTable::refreshed, this, [this] { setWindowTitle(m_sources->titleText()); });
 }
 
 }  // namespace watchfloor::ui

@@ -1,9 +1,11 @@
 #pragma once
-// The Sources dock: every telemetry source of every fleetd endpoint (a Prometheus-compatible
-// store, Slurm, ...) with its health in the theme's colours, the age of its last good poll, the
-// poll's duration, how many series it read and how many map to nothing in the inventory, its last
-// error and warnings. An endpoint without sources (the digital twin) gets one dim row saying so,
-// so an empty list never passes for "no problems".
+// The Sources table: every telemetry source of every fleetd endpoint (a Prometheus-compatible
+// store, a scrape of the exporters, Slurm, ...) with its health in the theme's colours, the age of
+// its last good poll, the poll's duration, how many series it read and how many map to nothing in
+// the inventory, its last error and warnings; for a scrape source also its targets up / down /
+// frozen and its silent hosts. An endpoint without sources (the digital twin) gets one dim row
+// saying so, so an empty list never passes for "no problems". The Sources dock shows it beside
+// every page; the Sources page shows it above every scrape target.
 
 #include "client/SourceHealth.h"
 
@@ -28,17 +30,22 @@ SourcesAlarm sourcesAlarm(const client::SourcesOverview& overview);
 QColor sourcesAlarmColor(SourcesAlarm alarm, const widgets::Theme& theme);
 QColor sourceHealthColor(watchfloor::v1::SourceHealth health, const widgets::Theme& theme);
 
-class SourcesDock : public QDockWidget {
+class SourcesTable : public QWidget {
     Q_OBJECT
 public:
-    enum Column { Endpoint, Source, Kind, Health, LastGoodPoll, PollDuration, Series, Unmapped, LastError, Warnings,
-                  ColumnCount };
+    enum Column { Endpoint, Source, Kind, Health, LastGoodPoll, PollDuration, Series, Unmapped, Targets, HostsSilent,
+                  LastError, Warnings, ColumnCount };
 
-    explicit SourcesDock(const client::FleetStore& store, QWidget* parent = nullptr);
+    explicit SourcesTable(const client::FleetStore& store, QWidget* parent = nullptr);
 
     void applyTheme(const widgets::Theme& theme);
     QTableWidget* table() const { return m_table; }
     QString summaryText() const;
+    // "Sources" or "Sources (1 of 2 not up)".
+    QString titleText() const { return m_title; }
+
+signals:
+    void refreshed();
 
 private:
     void refresh();
@@ -51,6 +58,26 @@ private:
     const widgets::Theme* m_theme = nullptr;
     QLabel* m_summary;
     QTableWidget* m_table;
+    QString m_title = QStringLiteral("Sources");
+};
+
+class SourcesDock : public QDockWidget {
+    Q_OBJECT
+public:
+    using enum SourcesTable::Column;
+
+    explicit SourcesDock(const client::FleetStore& store, QWidget* parent = nullptr);
+
+    void applyTheme(const widgets::Theme& theme) { m_sources->applyTheme(theme); }
+    QTableWidget* table() const { return m_sources->table(); }
+    QString summaryText() const { return m_sources->summaryText(); }
+
+signals:
+    // "All targets": the operator wants the Sources page.
+    void targetsRequested();
+
+private:
+    SourcesTable* m_sources;
 };
 
 }  // namespace watchfloor::ui

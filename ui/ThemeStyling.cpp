@@ -1,5 +1,7 @@
 #include "ThemeStyling.h"
 
+#include "FreshnessDelegate.h"
+
 #include <QApplication>
 #include <QPalette>
 #include <QStyleFactory>
@@ -45,6 +47,7 @@ void applyApplicationTheme(QApplication& app, const widgets::Theme& theme)
     palette.setColor(QPalette::Disabled, QPalette::WindowText, c.textDim);
     palette.setColor(QPalette::Disabled, QPalette::ButtonText, c.textDim);
     app.setPalette(palette);
+    FreshnessDelegate::setSilentColor(c.silent);
     app.setFont(theme.font(9.5));
 
     // Named tokens rather than %N: the sheet is easier to read and cannot mis-number.

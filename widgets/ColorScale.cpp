@@ -160,7 +160,9 @@ QString ColorScale::formatReading(const Reading& r) const
     if (r.isMissing())
         return QStringLiteral("n/a");
     QString s = formatValue(r.value);
-    if (r.isStale())
+    if (r.isSilent())
+        s += QStringLiteral(" (last read, source silent)");
+    else if (r.isStale())
         s += QStringLiteral(" (stale)");
     return s;
 }

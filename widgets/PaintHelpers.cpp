@@ -72,6 +72,21 @@ void paintHatch(QPainter& p, const QRect& r, const QColor& color)
     p.fillRect(r, QBrush(color, Qt::BDiagPattern));
 }
 
+void paintSilentHatch(QPainter& p, const QRect& r, const Theme& theme)
+{
+    p.fillRect(r, QBrush(theme.colors().silent, Qt::DiagCrossPattern));
+}
+
+void paintSilentFrame(QPainter& p, const QRect& r, const Theme& theme, int width)
+{
+    const QColor& c = theme.colors().silent;
+    const QRect in = r.adjusted(width, width, -width, -width);
+    p.fillRect(QRect(r.left(), r.top(), r.width(), width), c);
+    p.fillRect(QRect(r.left(), r.bottom() - width + 1, r.width(), width), c);
+    p.fillRect(QRect(r.left(), in.top(), width, in.height()), c);
+    p.fillRect(QRect(r.right() - width + 1, in.top(), width, in.height()), c);
+}
+
 void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, const Reading& reading,
                       const Theme& theme, bool naText)
 {
@@ -81,7 +96,9 @@ void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, cons
         return;
     }
     p.fillRect(r, fill);
-    if (reading.isStale())
+    if (reading.isSilent())
+        paintSilentHatch(p, r, theme);
+    else if (reading.isStale())
         paintHatch(p, r, theme.colors().window);
 }
 
@@ -139,8 +156,8 @@ QSize legendSizeHint(const ColorScale& scale, const Theme& theme)
         for (const auto& c : scale.categories())
             width += kSwatch + 16 + fm.horizontalAdvance(c.label);
     }
-    width += 2 * (kSwatch + 16) + fm.horizontalAdvance(QStringLiteral("stale")) +
-             fm.horizontalAdvance(QStringLiteral("no data"));
+    width += 3 * (kSwatch + 16) + fm.horizontalAdvance(QStringLiteral("stale")) +
+             fm.horizontalAdvance(QStringLiteral("source silent")) + fm.horizontalAdvance(QStringLiteral("no data"));
     return {width + 2 * kLegendPad, std::max(fm.height(), title.height()) + 2 * kLegendPad};
 }
 
@@ -192,6 +209,12 @@ void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const The
         p.fillRect(s, staleTint(sample, theme));
         paintHatch(p, s, c.window);
     });
+    p.setPen(c.silent);
+    paintSwatchLabel(p, x, y, QStringLiteral("source silent"), fm, [&](const QRect& s) {
+        p.fillRect(s, staleTint(sample, theme));
+        paintSilentHatch(p, s, theme);
+    });
+    p.setPen(c.textDim);
     paintSwatchLabel(p, x, y, QStringLiteral("no data"), fm, [&](const QRect& s) {
         paintMissingCell(p, s, theme, false);
         p.setPen(c.textDim);

@@ -28,6 +28,11 @@ void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, cons
                       const Theme& theme, bool naText);
 void paintMissingCell(QPainter& p, const QRect& r, const Theme& theme, bool naText);
 void paintHatch(QPainter& p, const QRect& r, const QColor& color);
+// Source silent: the theme's silent colour as a cross-hatch over the (stale-tinted) cell, so it
+// reads apart from plain stale (single hatch), failed (red, ✕) and healthy.
+void paintSilentHatch(QPainter& p, const QRect& r, const Theme& theme);
+// A solid silent-coloured frame inside `r`.
+void paintSilentFrame(QPainter& p, const QRect& r, const Theme& theme, int width);
 // Down: a ✕ across the cell.
 void paintCross(QPainter& p, const QRect& r, const QColor& color, qreal width);
 // Draining: diagonal stripes over the cell.
@@ -35,7 +40,8 @@ void paintDrainStripes(QPainter& p, const QRect& r, const QColor& color);
 // A count badge (alerts): a filled circle with the number, centred on `center`.
 void paintCountBadge(QPainter& p, const QPointF& center, qreal radius, int count, const QColor& fill);
 
-// Legend: title, ramp (sequential) or swatches (categorical), plus "stale" and "no data" swatches.
+// Legend: title, ramp (sequential) or swatches (categorical), plus "stale", "source silent" and
+// "no data" swatches.
 QSize legendSizeHint(const ColorScale& scale, const Theme& theme);
 void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme);
 

@@ -208,6 +208,9 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const
             lines << QStringLiteral("GPU down");
         if (gpu.throttling)
             lines << QStringLiteral("Throttling (clocks event active)");
+        if (tray.silent)
+            lines << QStringLiteral("Telemetry silent: %1").arg(tray.silentDetail.isEmpty() ? tray.silentReason
+                                                                                             : tray.silentDetail);
         lines << QStringLiteral("%1 — %2").arg(tray.label, trayStateName(tray.state));
         return lines.join(QLatin1Char('\n'));
     }
@@ -219,9 +222,12 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const
     }
     case Hit::Kind::ComputeTray: {
         const ComputeTray& tray = m_rack.compute[static_cast<std::size_t>(hit.index)];
-        return QStringLiteral("%1 — %2%3")
+        return QStringLiteral("%1 — %2%3%4")
             .arg(tray.label, trayStateName(tray.state),
-                 tray.alertCount > 0 ? QStringLiteral("\n%1 open alerts").arg(tray.alertCount) : QString());
+                 tray.alertCount > 0 ? QStringLiteral("\n%1 open alerts").arg(tray.alertCount) : QString(),
+                 tray.silent ? QStringLiteral("\nTelemetry silent: %1\nIts values are the last read.")
+                                   .arg(tray.silentDetail.isEmpty() ? tray.silentReason : tray.silentDetail)
+                             : QString());
     }
     case Hit::Kind::SwitchTray: {
         const SwitchTray& sw = m_rack.switches[static_cast<std::size_t>(hit.index)];
@@ -298,6 +304,11 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
 {
     const ThemeColors& c = m_theme.colors();
     p.fillRect(slot.adjusted(0, 1, 0, -1), c.panelRaised);
+    if (tray.silent) {
+        QColor band = c.silent;
+        band.setAlphaF(0.22f);
+        p.fillRect(slot.adjusted(0, 1, 0, -1), band);
+    }
     // Label and node-state chip.
     const QFont f = m_theme.font(slot.height() >= 22 ? 8.5 : 7);
     const QFontMetrics fm(f);
@@ -321,7 +332,7 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
         p.drawRoundedRect(QRectF(chip).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
         p.setRenderHint(QPainter::Antialiasing, false);
         p.drawText(chip, Qt::AlignCenter, state);
-        p.setPen(tray.state == TrayState::Down ? c.crit : c.text);
+        p.setPen(tray.state == TrayState::Down ? c.crit : tray.silent ? c.silent : c.text);
         const QRect labelRect(g.labelLeft, slot.top(), chip.left() - g.labelLeft - 4, slot.height());
         p.drawText(labelRect, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(tray.label, Qt::ElideRight, labelRect.width()));
     }
@@ -359,12 +370,38 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
             p.setBrush(c.warn);
             p.drawPolygon(tri, 3);
         }
-        if (r.height() >= 16 && r.width() >= 40 && !gpu.value.isMissing() && !gpu.down && tray.state != TrayState::Down) {
+        if (r.height() >= 16 && r.width() >= 40 && !gpu.value.isMissing() && !gpu.down && tray.state != TrayState::Down &&
+            !tray.silent) {
             p.setPen(ink);
             p.setFont(m_theme.font(7.5));
             p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, m_scale.formatValue(gpu.value.value));
         }
     }
+    if (tray.silent)
+        paintSilentTray(p, tray, slot, g);
+}
+
+// Over the tray's cells: a frame and a solid chip "SILENT · <reason>" in the silent colour, so a
+// wall display reads it from across the room; the cells under it keep their last colour, hatched.
+void RackElevationWidget::paintSilentTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g)
+{
+    const ThemeColors& c = m_theme.colors();
+    const QRect cells = partRect(slot, true, 0, g).united(partRect(slot, false, RackElevation::kGpusPerTray - 1, g));
+    paintSilentFrame(p, cells.adjusted(-2, -1, 2, 1), m_theme, 2);
+    const QFont f = m_theme.font(slot.height() >= 22 ? 8 : 6.5, true);
+    const QFontMetrics fm(f);
+    if (cells.height() < fm.height() - 2)
+        return;
+    const QString text = tray.silentReason.isEmpty() ? QStringLiteral("SOURCE SILENT")
+                                                     : QStringLiteral("SILENT · %1").arg(tray.silentReason);
+    // At most two thirds of the cells: the last colours stay visible on both sides.
+    const QString shown = fm.elidedText(text, Qt::ElideRight, cells.width() * 2 / 3 - 12);
+    const int w = fm.horizontalAdvance(shown) + 12;
+    const QRect chip(cells.center().x() - w / 2, cells.center().y() - (cells.height() - 2) / 2, w, cells.height() - 2);
+    p.fillRect(chip, c.silent);
+    p.setFont(f);
+    p.setPen(textColorOn(c.silent));
+    p.drawText(chip, Qt::AlignCenter, shown);
 }
 
 void RackElevationWidget::paintSwitchTray(QPainter& p, const SwitchTray& tray, const QRect& slot, const Geometry& g)

@@ -35,6 +35,12 @@ struct ComputeTray {
     std::array<GpuCell, 4> gpus;
     std::array<Reading, 2> cpus;  // coloured with the same scale as the GPUs
     int alertCount = 0;
+    // The tray's telemetry source is silent: its cells are the last values read. Drawn in the
+    // theme's silent colour (frame, cross-hatch, a "SILENT" chip with `silentReason`), apart from
+    // a down tray (red) and a healthy one.
+    bool silent = false;
+    QString silentReason;  // a few words for the chip: "dcgm-exporter down"
+    QString silentDetail;  // the whole story for the tooltip (empty: silentReason)
 };
 
 struct SwitchTray {
@@ -136,6 +142,7 @@ private:
     int slotOf(SlotKind kind, int index) const;
     QRect partRect(const QRect& slotRect, bool cpu, int index, const Geometry& g) const;
     void paintComputeTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g);
+    void paintSilentTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g);
     void paintSwitchTray(QPainter& p, const SwitchTray& tray, const QRect& slot, const Geometry& g);
     void paintPowerShelf(QPainter& p, const PowerShelf& shelf, const QRect& slot, const Geometry& g);
     void paintManifold(QPainter& p, const Geometry& g);

@@ -218,6 +218,10 @@ QString RackMapWidget::toolTipText(int rackIndex) const
         lines << QStringLiteral("%1 open alert%2").arg(s.alertCount).arg(s.alertCount == 1 ? "" : "s");
     if (s.isolated)
         lines << QStringLiteral("Isolated (valve closed, trays powered down)");
+    if (s.silentTrays > 0)
+        lines << QStringLiteral("%1 tray%2 with silent telemetry (values are the last read)")
+                     .arg(s.silentTrays)
+                     .arg(s.silentTrays == 1 ? "" : "s");
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -423,7 +427,9 @@ void RackMapWidget::paintTiles(QPainter& p, const QRectF& visibleWorld)
                 paintMissingCell(p, r, m_theme, r.width() >= kLabelMinTilePx);
             } else {
                 p.fillRect(r, fill);
-                if (s.value.isStale())
+                if (s.value.isSilent())
+                    paintSilentHatch(p, r, m_theme);
+                else if (s.value.isStale())
                     p.fillRect(r, staleHatch);
             }
             if (r.width() >= kBadgeMinTilePx)
@@ -451,14 +457,17 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
     const QColor ink = fill.isValid() ? textColorOn(fill) : c.text;
     if (s.isolated)
         paintCross(p, r, ink, std::max(1.5, r.width() / 14.0));
+    const bool silentStrip = s.silentTrays > 0 && r.width() >= kLabelMinTilePx;
     if (r.width() >= kLabelMinTilePx) {
         const QFont& f = r.width() >= kValueMinTilePx ? m_tileFontLarge : m_tileFontSmall;
         p.setPen(ink);
         const QRect inner = r.adjusted(3, 2, -3, -2);
         drawTileText(p, f, placement.label, inner, false);
-        if (r.width() >= kValueMinTilePx && !s.value.isMissing())
+        if (r.width() >= kValueMinTilePx && !s.value.isMissing() && !silentStrip)
             drawTileText(p, f, m_colorScale.formatValue(s.value.value), inner, true);
     }
+    if (s.silentTrays > 0)
+        paintSilentMark(p, s.silentTrays, r, silentStrip);
     if (s.alertCount > 0) {
         if (r.width() >= 24) {
             const qreal radius = std::clamp(r.width() / 6.0, 4.0, 9.0);
@@ -473,6 +482,30 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
             p.drawPolygon(tri, 3);
         }
     }
+}
+
+// A rack with silent trays: a frame in the silent colour and, when the tile has room, a solid strip
+// along its bottom saying how many ("3 silent"); too small for words, a corner flag bottom left
+// (alerts flag the top right).
+void RackMapWidget::paintSilentMark(QPainter& p, int silentTrays, const QRect& r, bool strip)
+{
+    const ThemeColors& c = m_theme.colors();
+    if (!strip) {
+        const int t = std::max(4, r.width() / 2);
+        const QPoint tri[3] = {QPoint(r.left(), r.bottom() + 1), QPoint(r.left(), r.bottom() - t + 1),
+                               QPoint(r.left() + t, r.bottom() + 1)};
+        p.setPen(Qt::NoPen);
+        p.setBrush(c.silent);
+        p.drawPolygon(tri, 3);
+        return;
+    }
+    paintSilentFrame(p, r, m_theme, std::max(2, r.width() / 20));
+    const QFont& f = r.width() >= kValueMinTilePx ? m_tileFontLarge : m_tileFontSmall;
+    const int h = std::min(r.height() / 3, QFontMetrics(f).height() + 4);
+    const QRect band(r.left(), r.bottom() - h + 1, r.width(), h);
+    p.fillRect(band, c.silent);
+    p.setPen(textColorOn(c.silent));
+    drawTileText(p, f, QStringLiteral("%1 silent").arg(silentTrays), band.adjusted(3, 1, -3, -1), true);
 }
 
 // Tile text repeats every frame (labels) or takes few distinct values (formatted readings), so

@@ -32,6 +32,10 @@ struct RackStatus {
     Reading value;        // the lens value (a category index for categorical lenses)
     int alertCount = 0;   // unacknowledged alerts: drawn as a badge
     bool isolated = false;// valve closed / trays powered down: drawn with a ✕
+    // Trays whose telemetry source is silent: a silent-coloured frame, and "N silent" along the
+    // bottom (a corner flag on small tiles). Not a health: the rack may be fine (when all of them
+    // are, the caller makes `value` Silent: its colour is then cross-hatched).
+    int silentTrays = 0;
 };
 
 class RackMapWidget : public QWidget {
@@ -44,6 +48,7 @@ public:
     // One status per rack, in setRacks() order. A size mismatch is a caller bug: extra entries are
     // ignored and racks without one are drawn as missing.
     void setStatuses(std::vector<RackStatus> statuses);
+    const std::vector<RackStatus>& statuses() const { return m_statuses; }
     void setColorScale(const ColorScale& scale);
     void setTheme(const Theme& theme);
     // Tooltip text for a rack index; return an empty string for the default text.
@@ -108,6 +113,7 @@ private:
     void paintHeaders(QPainter& p, const QRectF& visibleWorld);
     void paintTiles(QPainter& p, const QRectF& visibleWorld);
     void paintTileDetails(QPainter& p, int rackIndex, const QRect& r);
+    void paintSilentMark(QPainter& p, int silentTrays, const QRect& r, bool strip);
     void drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom);
 
     std::vector<RackPlacement> m_racks;

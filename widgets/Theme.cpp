@@ -33,6 +33,7 @@ constexpr std::array kColorFields{
     ColorField{"crit", &ThemeColors::crit},
     ColorField{"info", &ThemeColors::info},
     ColorField{"stale", &ThemeColors::stale},
+    ColorField{"silent", &ThemeColors::silent},
     ColorField{"missing", &ThemeColors::missing},
     ColorField{"coolantSupply", &ThemeColors::coolantSupply},
     ColorField{"coolantReturn", &ThemeColors::coolantReturn},

@@ -35,6 +35,7 @@ struct ThemeColors {
     QColor crit;
     QColor info;
     QColor stale;        // tint and hatch for stale values
+    QColor silent;       // outline and cross-hatch of values whose source went silent
     QColor missing;      // outline for missing values
     QColor coolantSupply;
     QColor coolantReturn;

@@ -42,7 +42,7 @@ QVariant EntityTableModel::data(const QModelIndex& index, int role) const {
         switch (role) {
         case Qt::DisplayRole:
         case SortRole: return column.text(m_store, id);
-        case FreshnessRole: return int(Freshness::Fresh);
+        case FreshnessRole: return int(column.textFreshness ? column.textFreshness(m_store, id) : Freshness::Fresh);
         default: return {};
         }
     }

@@ -27,6 +27,9 @@ struct EntityColumn {
     // Optional, numeric columns: why this row has no number at all (e.g. "no step telemetry").
     // Non-empty = that text is shown dim instead of a value, and the row sorts as missing.
     std::function<QString(const FleetStore&, EntityId)> unavailable;
+    // Optional, text columns: how far the text can be trusted (default Fresh), e.g. a silent
+    // tray's telemetry column.
+    std::function<Freshness(const FleetStore&, EntityId)> textFreshness;
 };
 
 inline EntityColumn textColumn(QString title, std::function<QString(const FleetStore&, EntityId)> text) {

@@ -18,7 +18,7 @@ EntityColumn jobMetric(QString title, v1::Metric metric, double scale, int decim
                             if (r.hasValue()) r.value = float(double(r.value) * scale);
                             return r;
                         },
-                        {}, decimals, std::move(unit), {}};
+                        {}, decimals, std::move(unit), {}, {}};
 }
 
 // A field of the Job message, as fresh as the job's goodput (the two arrive together).
@@ -32,7 +32,7 @@ EntityColumn jobField(QString title, double (*field)(const v1::Job&), int decima
                             r.value = float(field(*j));
                             return r;
                         },
-                        {}, decimals, std::move(unit), {}};
+                        {}, decimals, std::move(unit), {}, {}};
 }
 
 // A column computed from step progress: empty for a job without step telemetry, and for one still

@@ -2,6 +2,7 @@
 
 #include "client/FleetStore.h"
 #include "client/models/RackTableModel.h"
+#include "client/models/StateLabels.h"
 
 namespace watchfloor::client {
 
@@ -12,7 +13,7 @@ namespace {
 EntityColumn gpuAggregate(QString title, v1::Metric metric, FleetStore::Aggregate how, int decimals, QString unit) {
     return EntityColumn{std::move(title),
                         [metric, how](const FleetStore& s, EntityId id) { return s.gpuAggregate(id, metric, how); },
-                        {}, decimals, std::move(unit), {}};
+                        {}, decimals, std::move(unit), {}, {}};
 }
 
 std::vector<EntityColumn> nodeColumns() {
@@ -23,6 +24,13 @@ std::vector<EntityColumn> nodeColumns() {
                      return n ? QString::number(n->slot()) : QString();
                  }));
     c.push_back(textColumn(QStringLiteral("State"), &describeStatus));
+    EntityColumn telemetry = textColumn(QStringLiteral("Telemetry"), [](const FleetStore& s, EntityId id) {
+        return describeTelemetry(s.trayTelemetry(id));
+    });
+    telemetry.textFreshness = [](const FleetStore& s, EntityId id) {
+        return s.isTraySilent(id) ? Freshness::Silent : Freshness::Fresh;
+    };
+    c.push_back(std::move(telemetry));
     c.push_back(gpuAggregate(QStringLiteral("GPU max"), v1::DCGM_FI_DEV_GPU_TEMP, FleetStore::Aggregate::Max, 0,
                              QStringLiteral("°C")));
     c.push_back(gpuAggregate(QStringLiteral("GPU power"), v1::DCGM_FI_DEV_POWER_USAGE, FleetStore::Aggregate::Sum, 0,
@@ -65,7 +73,7 @@ void NodeTableModel::onStoreChanged(const FleetChangeSet& changes) {
         return;
     }
     const int rackRow = m_store.rackRow(m_rack);
-    const bool dirty = changes.freshnessTick || !changes.endpointsChanged.isEmpty() ||
+    const bool dirty = changes.freshnessTick || changes.telemetryChanged || !changes.endpointsChanged.isEmpty() ||
                        std::binary_search(changes.dirtyRackRows.begin(), changes.dirtyRackRows.end(), rackRow);
     if (dirty) {
         allRowsChanged();

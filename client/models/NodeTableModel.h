@@ -1,6 +1,7 @@
 #pragma once
-// The compute trays of one rack (top to bottom): Slurm state, GPU temperatures, power and
-// utilisation aggregated over the tray's 4 GPUs, the last Xid.
+// The compute trays of one rack (top to bottom): Slurm state, whether its telemetry arrives
+// (scraped trays: "live", "silent: <why>", else "—"), GPU temperatures, power and utilisation
+// aggregated over the tray's 4 GPUs, the last Xid. A silent tray's cells read Freshness::Silent.
 
 #include "client/models/EntityTableModel.h"
 
@@ -10,7 +11,7 @@ class NodeTableModel : public EntityTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Name, Slot, State, GpuTempMax, GpuPowerW, GpuUtilMean, LastXid, ColumnCount };
+    enum Column { Name, Slot, State, Telemetry, GpuTempMax, GpuPowerW, GpuUtilMean, LastXid, ColumnCount };
 
     explicit NodeTableModel(const FleetStore& store, QObject* parent = nullptr);
 

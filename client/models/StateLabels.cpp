@@ -50,4 +50,27 @@ QString linkStateLabel(v1::LinkState state)
     return QStringLiteral("unknown");
 }
 
+QString telemetryStateLabel(v1::TelemetryState state) {
+    switch (state) {
+    case v1::TELEMETRY_STATE_LIVE: return QStringLiteral("live");
+    case v1::TELEMETRY_STATE_SILENT: return QStringLiteral("silent");
+    default: return QStringLiteral("not scraped yet");
+    }
+}
+
+QString targetHealthLabel(v1::TargetHealth health) {
+    switch (health) {
+    case v1::TARGET_HEALTH_UP: return QStringLiteral("up");
+    case v1::TARGET_HEALTH_DOWN: return QStringLiteral("down");
+    case v1::TARGET_HEALTH_FROZEN: return QStringLiteral("frozen");
+    default: return QStringLiteral("not scraped yet");
+    }
+}
+
+QString describeTelemetry(const v1::TelemetryHealth* telemetry) {
+    if (!telemetry) return QStringLiteral("—");
+    const QString word = telemetryStateLabel(telemetry->state());
+    return telemetry->reason().empty() ? word : word + QStringLiteral(": ") + QString::fromStdString(telemetry->reason());
+}
+
 }  // namespace watchfloor::client

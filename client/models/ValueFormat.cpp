@@ -7,7 +7,8 @@ QString formatReading(const Reading& reading, int decimals, const QString& unit)
     case Freshness::Missing: return QStringLiteral("—");
     case Freshness::Blank: return QStringLiteral("n/a");
     case Freshness::Fresh:
-    case Freshness::Stale: break;
+    case Freshness::Stale:
+    case Freshness::Silent: break;
     }
     const QString number = QString::number(double(reading.value), 'f', decimals);
     return unit.isEmpty() ? number : number + QLatin1Char(' ') + unit;

@@ -65,6 +65,9 @@ v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, 
     *out.mutable_jobs() = delta.jobs();
     *out.mutable_incidents() = delta.incidents();  // fleet-wide, like jobs
     if (delta.has_fleet()) *out.mutable_fleet() = delta.fleet();
+    // Source statuses are fleet-wide: every subscriber gets them (a console's Sources view and
+    // banner follow them; without this they only changed with a snapshot).
+    *out.mutable_sources() = delta.sources();
     return out;
 }
 
@@ -138,6 +141,15 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
         for (const auto& e : d.events())
             if (filter.wantsEvent(index, e)) *out.add_events() = e;
         if (d.has_fleet()) *out.mutable_fleet() = d.fleet();  // newest within the prefix
+    }
+    // Whole statuses keyed by name: the newest of each within the prefix, in first-seen order.
+    for (std::size_t k = 0; k <= last; ++k) {
+        for (const auto& source : pending[k]->delta().sources()) {
+            auto kept = std::find_if(out.mutable_sources()->begin(), out.mutable_sources()->end(),
+                                      [&](const v1::SourceStatus& s) { return s.name() == source.name(); });
+            if (kept != out.mutable_sources()->end()) *kept = source;
+            else *out.add_sources() = source;
+        }
     }
     result.entriesCovered = last + 1;
     return result;

@@ -46,6 +46,27 @@ private slots:
         QCOMPARE(option.text, QStringLiteral("4572 W"));
     }
 
+    // A silent source's value: italic like stale, but in the silent colour on a tinted background,
+    // so a table row of a silent tray reads apart from a merely stale one and from a live one.
+    void silentCellIsNeitherStaleNorFresh()
+    {
+        const QColor silent(0x7b, 0x35, 0xc9);
+        ui::FreshnessDelegate::setSilentColor(silent);
+        QStandardItemModel model(1, 1);
+        model.setData(model.index(0, 0), QStringLiteral("4572 W"));
+        model.setData(model.index(0, 0), int(Freshness::Silent), client::FreshnessRole);
+        ui::FreshnessDelegate delegate;
+        QStyleOptionViewItem option;
+        option.palette.setColor(QPalette::Text, Qt::white);
+        option.palette.setColor(QPalette::PlaceholderText, Qt::gray);
+        delegate.initStyleOption(&option, model.index(0, 0));
+        QVERIFY(option.font.italic());
+        QCOMPARE(option.palette.color(QPalette::Text), silent);
+        QCOMPARE(option.backgroundBrush.color().rgb(), silent.rgb());
+        QVERIFY(option.backgroundBrush.color().alphaF() < 0.5);
+        QCOMPARE(option.text, QStringLiteral("4572 W"));
+    }
+
     void cellWithoutFreshnessIsLeftAlone()
     {
         QStandardItemModel model(1, 1);

@@ -48,6 +48,7 @@ private slots:
     void gpuPixelHasLensColour_data();
     void gpuPixelHasLensColour();
     void downGpuIsCrossedAndStaleIsNotFresh();
+    void silentTrayIsNeitherDownNorHealthy();
     void clicksEmitIds();
     void tooltipDescribesGpu();
     void hoverReportsGpu();
@@ -155,6 +156,47 @@ void TestRackElevationWidget::downGpuIsCrossedAndStaleIsNotFresh()
     const QRect missing = m_w->gpuRect(3, 3);
     QCOMPARE(img.pixelColor(missing.right() - 3, missing.bottom() - 3).rgb(),
              Theme::builtin(ThemeVariant::Dark).colors().window.rgb());
+}
+
+// A silent tray: every cell keeps a hint of its last value but no pixel passes for fresh, the
+// cells are cross-hatched and framed in the silent colour, a chip names it, and nothing of it is
+// drawn in the failed red; a down GPU beside it still is.
+void TestRackElevationWidget::silentTrayIsNeitherDownNorHealthy()
+{
+    const Theme& theme = Theme::builtin(ThemeVariant::Dark);
+    RackElevation e = makeRack();
+    for (auto& gpu : e.compute[5].gpus)
+        gpu.value = Reading::silent(60);
+    e.compute[5].cpus = {Reading::silent(50), Reading::silent(50)};
+    e.compute[5].silent = true;
+    e.compute[5].silentReason = QStringLiteral("dcgm-exporter: connection refused");
+    e.compute[6].gpus[0].down = true;
+    m_w->setElevation(e);
+    const QImage img = m_w->grab().toImage();
+    const QColor fresh = m_scale.colorFor(60);
+    const QColor silent = theme.colors().silent;
+    const QColor crit = theme.colors().crit;
+    int freshLooking = 0, silentPixels = 0, red = 0;
+    const QRect cells = m_w->cpuRect(5, 0).united(m_w->gpuRect(5, 3));
+    for (int y = cells.top(); y <= cells.bottom(); ++y) {
+        for (int x = cells.left(); x <= cells.right(); ++x) {
+            const QColor px = img.pixelColor(x, y);
+            freshLooking += px.rgb() == fresh.rgb();
+            silentPixels += px.rgb() == silent.rgb();
+            red += px.rgb() == crit.rgb();
+        }
+    }
+    QCOMPARE(freshLooking, 0);
+    QCOMPARE(red, 0);
+    QVERIFY2(silentPixels > cells.width() * cells.height() / 10, qPrintable(QString::number(silentPixels)));
+    // The frame just outside the cells is solid silent colour.
+    QCOMPARE(img.pixelColor(cells.left() - 1, cells.center().y()).rgb(), silent.rgb());
+    // The healthy tray next to it is not touched.
+    QCOMPARE(img.pixelColor(m_w->gpuRect(4, 1).right() - 3, m_w->gpuRect(4, 1).center().y()).rgb(), fresh.rgb());
+    QCOMPARE(img.pixelColor(m_w->gpuRect(6, 0).center()).rgb(), crit.rgb());
+    const QString tip = m_w->toolTipText(Hit{Hit::Kind::ComputeTray, 5, -1});
+    QVERIFY2(tip.contains(QStringLiteral("Telemetry silent: dcgm-exporter: connection refused")), qPrintable(tip));
+    QVERIFY(m_w->toolTipText(Hit{Hit::Kind::Gpu, 5, 2}).contains(QStringLiteral("source silent")));
 }
 
 void TestRackElevationWidget::clicksEmitIds()

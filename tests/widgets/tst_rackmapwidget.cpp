@@ -32,6 +32,7 @@ private slots:
     void tilePixelHasLensColour();
     void staleTileDiffersFromFresh();
     void missingTileIsDrawnAsMissing();
+    void rackWithSilentTraysSaysSo();
     void tooltipForHoveredTile();
     void keyboardNavigation();
     void clickActivatesAndDragDoesNot();
@@ -157,6 +158,44 @@ void TestRackMapWidget::tilePixelHasLensColour()
     const qreal dpr = img.devicePixelRatio();
     const QPoint c = m_map->tileRect(10).center();
     QCOMPARE(img.pixelColor(c * dpr).rgb(), scale.colorFor(value).rgb());
+}
+
+// A rack with silent trays keeps its lens colour (the rack may be fine) but carries a frame and a
+// strip in the silent colour saying how many; a small tile gets a corner flag; the tooltip counts.
+void TestRackMapWidget::rackWithSilentTraysSaysSo()
+{
+    const QColor silent = theme().colors().silent;
+    std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+    for (auto& st : s)
+        st.value = Reading::fresh(55.f);
+    s[7].silentTrays = 3;
+    m_map->setStatuses(s);
+    auto silentPixels = [&](const QImage& img, const QRect& r) {
+        int n = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y)
+            for (int x = r.left(); x <= r.right(); ++x)
+                n += img.pixelColor(x, y).rgb() == silent.rgb();
+        return n;
+    };
+    m_map->zoomBy(4.0, m_map->tileRect(7).center());
+    QImage img = m_map->grab().toImage();
+    const QRect tile = m_map->tileRect(7);
+    QVERIFY2(tile.width() >= 52, qPrintable(QString::number(tile.width())));
+    QCOMPARE(img.pixelColor(tile.left() + 1, tile.center().y()).rgb(), silent.rgb());          // frame
+    QCOMPARE(img.pixelColor(tile.right() - 1, tile.bottom() - 2).rgb(), silent.rgb());        // strip
+    QCOMPARE(img.pixelColor(tile.center().x() + tile.width() / 4, tile.center().y()).rgb(),  // lens colour kept
+             m_temp.colorFor(55.f).rgb());
+    QCOMPARE(silentPixels(img, m_map->tileRect(8)), 0);
+    QVERIFY(m_map->toolTipText(7).contains(QStringLiteral("3 trays with silent telemetry")));
+    QVERIFY(!m_map->toolTipText(8).contains(QStringLiteral("silent")));
+
+    m_map->fitToView();
+    m_map->zoomBy(0.5, m_map->tileRect(7).center());
+    img = m_map->grab().toImage();
+    const QRect small = m_map->tileRect(7);
+    QVERIFY2(small.width() < 34 && small.width() >= 10, qPrintable(QString::number(small.width())));
+    QVERIFY(silentPixels(img, small) > 0);  // the corner flag
+    QCOMPARE(silentPixels(img, m_map->tileRect(8)), 0);
 }
 
 void TestRackMapWidget::staleTileDiffersFromFresh()

@@ -227,6 +227,38 @@ private slots:
         if (maxSamples == 1'000'000) QCOMPARE(messages, 1);
     }
 
+    // Source statuses reach every subscriber in deltas, alone or coalesced (newest per source):
+    // they were dropped, so a console's Sources view only changed with a snapshot.
+    void sourceStatusesTravelInDeltas() {
+        TinyFleetSource source;
+        FleetStateStore store(source.topology());
+        ReplayLog log;
+        auto status = [](const char* name, v1::SourceHealth health, std::uint32_t hostsSilent) {
+            v1::SourceStatus s;
+            s.set_name(name);
+            s.set_health(health);
+            s.set_hosts_silent(hostsSilent);
+            return s;
+        };
+        for (int i = 0; i < 3; ++i) {
+            FleetChanges changes;
+            source.advanceTo(source.now() + std::chrono::seconds(1), changes);
+            changes.sources.push_back(status("scrape", i == 2 ? v1::SOURCE_HEALTH_DOWN : v1::SOURCE_HEALTH_DEGRADED, i + 1));
+            if (i == 0) changes.sources.push_back(status("slurm", v1::SOURCE_HEALTH_UP, 0));
+            log.append(store.apply(changes, nullptr));
+        }
+        const auto one = coalesce(log.after(0, 1), SubscriptionFilter::everything(), store.index(), 100'000);
+        QCOMPARE(one.delta.sources_size(), 2);
+        QCOMPARE(one.delta.sources(0).hosts_silent(), 1u);
+        const auto merged = coalesce(log.after(0, 100), SubscriptionFilter::everything(), store.index(), 100'000);
+        QCOMPARE(merged.entriesCovered, std::size_t(3));
+        QCOMPARE(merged.delta.sources_size(), 2);
+        QCOMPARE(merged.delta.sources(0).name(), std::string("scrape"));
+        QCOMPARE(merged.delta.sources(0).health(), v1::SOURCE_HEALTH_DOWN);
+        QCOMPARE(merged.delta.sources(0).hosts_silent(), 3u);
+        QCOMPARE(merged.delta.sources(1).name(), std::string("slurm"));
+    }
+
     void coalescingKeepsNewestValue() {
         TinyFleetSource source;
         FleetStateStore store(source.topology());
