@@ -47,8 +47,12 @@ struct CoolingMapper::Notes {
     std::vector<std::string> warnings;
     std::string firstError;
 
-    void warn(std::string text) {
+    // Something that went wrong (the status's last_error names the first), or only a note.
+    void fail(std::string text) {
         if (firstError.empty()) firstError = text;
+        warn(std::move(text));
+    }
+    void warn(std::string text) {
         if (warnings.size() < kMostWarnings) warnings.push_back(std::move(text));
     }
 };
@@ -69,7 +73,7 @@ void CoolingMapper::apply(const CoolingReadout& readout, std::int64_t pollUnixMs
     for (const auto& cdu : readout.cdus) {
         if (!cdu.ok) {
             ++notes.cdusDown;
-            notes.warn("CDU " + cdu.path + ": " + cdu.error);
+            notes.fail("CDU " + cdu.path + ": " + cdu.error);
             continue;
         }
         ++notes.cdusUp;
@@ -78,7 +82,7 @@ void CoolingMapper::apply(const CoolingReadout& readout, std::int64_t pollUnixMs
             notes.warn("CDU " + cdu.unit.id + " feeds no rack of the fleet file (cdu=): not drawn");
             continue;
         }
-        for (const auto& e : cdu.partErrors) notes.warn("CDU " + cdu.unit.id + ": " + e);
+        for (const auto& e : cdu.partErrors) notes.fail("CDU " + cdu.unit.id + ": " + e);
         mapConnectors(cdu, notes, out);
         mapDetectors(cdu, pollUnixMs, notes, out);
         mapPumps(cdu, pollUnixMs, notes, out);
@@ -101,7 +105,7 @@ void CoolingMapper::mapConnectors(const CduReadout& cdu, Notes& notes, FleetChan
         }
         if (c.malformedReadings) {
             notes.malformed += c.malformedReadings;
-            notes.warn("connector " + c.id + " of CDU " + cdu.unit.id + ": " + std::to_string(c.malformedReadings) +
+            notes.fail("connector " + c.id + " of CDU " + cdu.unit.id + ": " + std::to_string(c.malformedReadings) +
                        " readings that are not SensorExcerpts (shown blank)");
         }
         notes.racksRead.insert(rack->rackIndex);
@@ -214,7 +218,7 @@ void CoolingMapper::updateStatus(const CoolingReadout& readout, const Notes& not
         status_.set_last_error(readout.failedRequests ? std::to_string(readout.failedRequests) + " of " +
                                                             std::to_string(readout.requests) +
                                                             " requests failed; first: " + notes.firstError
-                                                      : std::string());
+                                                      : notes.firstError);
     }
     out.sources.push_back(status_);
     sources::noteSourceTransition(before, status_, pollUnixMs, topology_.fleet_index(),
