@@ -49,6 +49,7 @@ bool readTargetUrl(const std::string& flag, const std::string& value, std::strin
 }
 
 constexpr std::chrono::milliseconds kLongestDefaultScrapeTimeout{10'000};
+constexpr std::chrono::milliseconds kLongestDefaultRedfishTimeout{5'000};
 
 // http(s)://host[:port][/prefix], nothing after the path (the API paths are appended).
 bool validStoreUrl(const std::string& url) {
@@ -213,7 +214,10 @@ const std::map<std::string, Handler>& handlers() {
          }},
         {"--redfish-timeout",
          [](const std::string& v, SourceFlags& f, std::string* p) {
-             return readDuration("--redfish-timeout", v, milliseconds(100), milliseconds(600'000), f.redfish.timeout, p);
+             milliseconds timeout{};
+             if (!readDuration("--redfish-timeout", v, milliseconds(100), milliseconds(600'000), timeout, p)) return false;
+             f.redfishTimeout = timeout;
+             return true;
          }},
         {"--redfish-connections",
          [](const std::string& v, SourceFlags& f, std::string* p) {
@@ -268,6 +272,7 @@ std::vector<redfish::RedfishOptions> SourceFlags::redfishServices() const {
     for (const auto& url : redfishUrls) {
         redfish::RedfishOptions options = redfish;
         options.url = url;
+        options.timeout = redfishTimeout.value_or(std::min(redfish.interval, kLongestDefaultRedfishTimeout));
         options.connectTimeout = std::min(options.connectTimeout, options.timeout);
         result.push_back(std::move(options));
     }
@@ -324,7 +329,7 @@ bool checkSourceCombination(const SourceFlags& flags, std::string* problem) {
                                      "prometheus=URL) only answers history",
                    false;
     }
-    if (!flags.redfishUrls.empty() && flags.redfish.timeout > flags.redfish.interval)
+    if (flags.redfishTimeout && *flags.redfishTimeout > flags.redfish.interval)
         return *problem = "--redfish-timeout must not exceed --redfish-interval (the tree is walked once per interval)",
                false;
     if (flags.scrape && flags.scrapeTimeout && *flags.scrapeTimeout > flags.scraper.interval)
@@ -368,7 +373,7 @@ std::string sourceUsageText() {
            "                         rack loop, mapped by the fleet file's cdu=/connector=/leak_detectors=.\n"
            "                         Beside --source scrape or prometheus=URL, or alone. Repeatable\n"
            "  --redfish-interval D   how often the cooling tree is walked (default 5s, 1s..1h)\n"
-           "  --redfish-timeout D    per request (default 5s, at most the interval)\n"
+           "  --redfish-timeout D    per request (default the interval, at most 5s)\n"
            "  --redfish-connections N  connections to one Redfish service at once (1..4, default 4)\n"
            "  --redfish-max-bytes N  largest answer read (default 4 MiB)\n"
            "  --redfish-basic-auth USER:PASSWORD-FILE  HTTP basic authentication\n"

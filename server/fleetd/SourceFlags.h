@@ -28,10 +28,12 @@ struct SourceFlags {
     // --source redfish=URL, repeatable (one Redfish service per CDU or aggregator): cooling.
     std::vector<std::string> redfishUrls;
     redfish::RedfishOptions redfish;                        // --redfish-* options, every service
+    std::optional<std::chrono::milliseconds> redfishTimeout;  // --redfish-timeout D (default: see redfishServices())
     std::vector<std::string> given;                         // the flags of this file given, in order
 
     bool realSource() const { return scrape || !prometheusUrls.empty() || !redfishUrls.empty(); }
     bool gpuSource() const { return scrape || !prometheusUrls.empty(); }
+    // One per --source redfish=URL; the timeout defaults to the interval, at most 5 s.
     std::vector<redfish::RedfishOptions> redfishServices() const;
     std::vector<prom::StoreOptions> stores() const;
     // The scraper's options, the timeout defaulting to the interval (at most 10 s).

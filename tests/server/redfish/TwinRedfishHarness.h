@@ -9,6 +9,7 @@
 #include "FakeStore.h"
 #include "FleetStateStore.h"
 #include "FleetSpec.h"
+#include "RedfishTestFleet.h"
 #include "RedfishTree.h"
 
 #include <QFile>
@@ -22,13 +23,6 @@
 #include <string>
 
 namespace watchfloor::testing {
-
-// Three racks on two CDUs, named as a facility might: a1, a2 on CDU-A, b1 on CDU-B.
-inline constexpr const char* kRedfishFleet =
-    "region us-east\n"
-    "rack a1 cdu=CDU-A connector=1 leak_detectors=LD-A1-[1-2]\n"
-    "rack a2 cdu=CDU-A connector=2 leak_detectors=LD-A2-[1-2]\n"
-    "rack b1 row=2 cdu=CDU-B connector=1 leak_detectors=LD-B1-rope,LD-B1-tray\n";
 
 class TwinRedfishHarness {
 public:
