@@ -122,8 +122,17 @@ void CoolingReader::take(const Pending& request, const Fetched& answer, std::vec
     case Part::LeakDetection: {
         const auto doc = decodeLeakDetection(answer.body, &error);
         if (!doc) return failed();
-        if (!insideService(doc->leakDetectors)) return cdu.partErrors.push_back(outsideService(doc->leakDetectors));
-        next.push_back({request.cdu, Part::DetectorList, doc->leakDetectors});
+        // The groups name every detector; the (deprecated) collection is the way in for services
+        // that publish no groups.
+        if (doc->detectorUris.empty()) {
+            if (!insideService(doc->leakDetectors)) return cdu.partErrors.push_back(outsideService(doc->leakDetectors));
+            next.push_back({request.cdu, Part::DetectorList, doc->leakDetectors});
+            return;
+        }
+        for (std::size_t i = 0; i < doc->detectorUris.size() && i < kMostMembers; ++i) {
+            if (insideService(doc->detectorUris[i])) next.push_back({request.cdu, Part::Detector, doc->detectorUris[i]});
+            else cdu.partErrors.push_back(outsideService(doc->detectorUris[i]));
+        }
         return;
     }
     case Part::Secondary: {

@@ -1,7 +1,7 @@
 #pragma once
 // One walk of a facility's Redfish cooling tree: the CDU collection, every CoolingUnit, and under
-// each its secondary CoolantConnectors, Pumps, Filters, Reservoirs and LeakDetection's
-// LeakDetectors, level by level (the requests of one level run concurrently within the
+// each its secondary CoolantConnectors, Pumps, Filters, Reservoirs and the leak detectors its
+// LeakDetection names (by the groups' DataSourceUri, else its LeakDetectors collection), level by level (the requests of one level run concurrently within the
 // connection limit). Only links inside the service's /redfish/v1/ tree are followed. A part that
 // fails is recorded with its reason and the walk goes on; the readings of a part that answered
 // carry the time their request was sent.

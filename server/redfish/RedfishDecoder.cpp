@@ -140,7 +140,21 @@ std::optional<LeakDetectionDoc> decodeLeakDetection(std::string_view body, std::
     if (!object) return std::nullopt;
     LeakDetectionDoc doc;
     doc.leakDetectors = linkOf(*object, "LeakDetectors");
-    if (doc.leakDetectors.empty()) return *error = "LeakDetection without a LeakDetectors link", std::nullopt;
+    dom::array groups;
+    if ((*object)["LeakDetectorGroups"].get_array().get(groups) == simdjson::SUCCESS)
+        for (dom::element group : groups) {
+            dom::array detectors;
+            if (group["Detectors"].get_array().get(detectors) != simdjson::SUCCESS) continue;
+            for (dom::element detector : detectors) {
+                dom::object excerpt;
+                if (detector.get_object().get(excerpt) != simdjson::SUCCESS) continue;
+                if (std::string uri = text(excerpt, "DataSourceUri"); !uri.empty()) doc.detectorUris.push_back(std::move(uri));
+            }
+        }
+    if (doc.leakDetectors.empty() && doc.detectorUris.empty())
+        return *error = "LeakDetection names no leak detector (no LeakDetectorGroups with DataSourceUri, no "
+                        "LeakDetectors link)",
+               std::nullopt;
     return doc;
 }
 

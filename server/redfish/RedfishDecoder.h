@@ -39,7 +39,11 @@ struct ConnectorDoc {
 };
 
 struct LeakDetectionDoc {
-    std::string leakDetectors;  // the LeakDetectors collection's @odata.id
+    // The detectors its groups list (each excerpt's DataSourceUri: the LeakDetector resource, in
+    // Redfish 2025 under the equipment's chassis), and the LeakDetectors collection that older
+    // services link instead (deprecated in LeakDetection v1.2); either may be empty, not both.
+    std::vector<std::string> detectorUris;
+    std::string leakDetectors;
 };
 
 struct LeakDetectorDoc {

@@ -60,6 +60,7 @@ std::string_view worse(std::string_view a, std::string_view b) {
 }
 
 std::string cduPath(const std::string& cdu) { return std::string(kRedfishRoot) + "/ThermalEquipment/CDUs/" + cdu; }
+std::string chassisPath(const std::string& cdu) { return std::string(kRedfishRoot) + "/Chassis/" + cdu; }
 
 }  // namespace
 
@@ -137,6 +138,10 @@ RedfishAnswer RedfishTree::get(std::string_view path) const {
     if (!rest.empty() && rest.front() != '/') return notFound();
     const auto s = segments(rest);
     if (s.empty()) return {200, serviceRoot()};
+    if (s[0] == "SessionService" && s.size() == 2 && s[1] == "Sessions")
+        return {200, collection(std::string(kRedfishRoot) + "/SessionService/Sessions", "SessionCollection",
+                                "Sessions (the twin's service needs none)", {})};
+    if (s[0] == "Chassis") return chassisPart(s, path);
     if (s[0] != "ThermalEquipment") return notFound();
     if (s.size() == 1) return {200, thermalEquipment()};
     if (s[1] != "CDUs") return notFound();
@@ -179,23 +184,49 @@ RedfishAnswer RedfishTree::get(std::string_view path) const {
         if (s.size() == 4) return {200, collection(base + "/Reservoirs", "ReservoirCollection", "CDU reservoirs", {"1"})};
         return s.size() == 5 && s[4] == "1" ? RedfishAnswer{200, reservoir(cdu)} : notFound();
     }
-    if (part == "LeakDetection") {
-        if (s.size() == 4) return {200, leakDetection(cdu)};
-        if (s[4] != "LeakDetectors") return notFound();
-        if (s.size() == 5) {
-            std::vector<std::string> ids;
-            for (const RackCooling* r : racks) ids.insert(ids.end(), r->leakDetectors.begin(), r->leakDetectors.end());
-            return {200, collection(base + "/LeakDetection/LeakDetectors", "LeakDetectorCollection",
-                                    "Leak detectors", ids)};
-        }
-        if (s.size() != 6) return notFound();
-        const std::string id(s[5]);
-        const RackCooling* rack = map_.byDetector(cdu, id);
-        if (!rack) return notFound();
-        const auto at = std::find(rack->leakDetectors.begin(), rack->leakDetectors.end(), id);
-        return {200, leakDetector(cdu, *rack, std::size_t(at - rack->leakDetectors.begin()))};
-    }
+    if (part == "LeakDetection" && s.size() == 4) return {200, leakDetection(cdu)};
     return notFound();
+}
+
+// The CDU's chassis, which holds its leak detectors (Redfish 2025 deprecates the LeakDetectors
+// collection under LeakDetection in favour of the chassis's).
+RedfishAnswer RedfishTree::chassisPart(const std::vector<std::string_view>& s, std::string_view path) const {
+    const auto notFound = [&] {
+        return RedfishAnswer{404, redfishError("Base.1.19.ResourceNotFound",
+                                               "There is no resource at " + std::string(path) + ".")};
+    };
+    const auto cdus = map_.cdus();
+    if (s.size() == 1)
+        return {200, collection(std::string(kRedfishRoot) + "/Chassis", "ChassisCollection", "CDU chassis", cdus)};
+    const std::string cdu(s[1]);
+    if (std::find(cdus.begin(), cdus.end(), cdu) == cdus.end()) return notFound();
+    if (s.size() == 2) return {200, chassis(cdu)};
+    if (s[2] != "LeakDetectors") return notFound();
+    if (s.size() == 3) {
+        std::vector<std::string> ids;
+        for (const RackCooling* r : map_.racksOf(cdu)) ids.insert(ids.end(), r->leakDetectors.begin(), r->leakDetectors.end());
+        return {200, collection(chassisPath(cdu) + "/LeakDetectors", "LeakDetectorCollection", "Leak detectors", ids)};
+    }
+    if (s.size() != 4) return notFound();
+    const std::string id(s[3]);
+    const RackCooling* rack = map_.byDetector(cdu, id);
+    if (!rack) return notFound();
+    const auto at = std::find(rack->leakDetectors.begin(), rack->leakDetectors.end(), id);
+    return {200, leakDetector(cdu, *rack, std::size_t(at - rack->leakDetectors.begin()))};
+}
+
+std::string RedfishTree::chassis(const std::string& cdu) const {
+    JsonWriter w;
+    w.beginObject();
+    header(w, "#Chassis.v1_28_0.Chassis", chassisPath(cdu));
+    w.key("Id").string(cdu).key("Name").string("Chassis of " + cdu);
+    w.key("ChassisType").string("StandAlone");
+    status(w, "OK");
+    w.link("LeakDetectors", chassisPath(cdu) + "/LeakDetectors");
+    w.key("Links").beginObject().key("CoolingUnits").beginArray().beginObject().key("@odata.id").string(cduPath(cdu))
+        .endObject().endArray().endObject();
+    w.endObject();
+    return w.take();
 }
 
 std::string RedfishTree::serviceRoot() const {
@@ -206,6 +237,7 @@ std::string RedfishTree::serviceRoot() const {
     w.key("RedfishVersion").string("1.21.0");
     w.key("UUID").string("7a1f0b52-5c1e-4c57-9a4e-77617463686f");
     w.link("ThermalEquipment", std::string(kRedfishRoot) + "/ThermalEquipment");
+    w.link("Chassis", std::string(kRedfishRoot) + "/Chassis");
     w.key("Links").beginObject().key("Sessions").beginObject().key("@odata.id")
         .string(std::string(kRedfishRoot) + "/SessionService/Sessions").endObject().endObject();
     w.endObject();
@@ -261,6 +293,8 @@ std::string RedfishTree::coolingUnit(const std::string& cdu) const {
     w.link("Filters", base + "/Filters");
     w.link("Reservoirs", base + "/Reservoirs");
     w.link("LeakDetection", base + "/LeakDetection");
+    w.key("Links").beginObject().key("Chassis").beginArray().beginObject().key("@odata.id").string(chassisPath(cdu))
+        .endObject().endArray().endObject();
     w.endObject();
     return w.take();
 }
@@ -358,6 +392,7 @@ std::string_view detectorState(std::size_t k, std::size_t count, std::uint32_t w
 
 std::string RedfishTree::leakDetection(const std::string& cdu) const {
     const std::string base = cduPath(cdu) + "/LeakDetection";
+    const std::string detectors = chassisPath(cdu) + "/LeakDetectors/";
     std::string_view health = "OK";
     JsonWriter groups;
     groups.beginArray();
@@ -369,7 +404,7 @@ std::string RedfishTree::leakDetection(const std::string& cdu) const {
         for (std::size_t k = 0; k < rack->leakDetectors.size(); ++k) {
             const auto state = detectorState(k, rack->leakDetectors.size(), l.leakWet, l.leakFaulted);
             groupHealth = worse(groupHealth, state == "Unavailable" ? "Warning" : state);
-            groups.beginObject().key("DataSourceUri").string(base + "/LeakDetectors/" + rack->leakDetectors[k])
+            groups.beginObject().key("DataSourceUri").string(detectors + rack->leakDetectors[k])
                 .key("DeviceName").string(rack->leakDetectors[k]).key("DetectorState").string(state).endObject();
         }
         groups.endArray();
@@ -383,7 +418,6 @@ std::string RedfishTree::leakDetection(const std::string& cdu) const {
     header(w, "#LeakDetection.v1_2_0.LeakDetection", base);
     w.key("Id").string("LeakDetection").key("Name").string("Leak detection of " + cdu + " and its racks");
     status(w, health);
-    w.link("LeakDetectors", base + "/LeakDetectors");
     w.key("LeakDetectorGroups").raw(groups.take());
     w.endObject();
     return w.take();
@@ -395,7 +429,7 @@ std::string RedfishTree::leakDetector(const std::string& cdu, const RackCooling&
     const std::string& id = rack.leakDetectors[detector];
     JsonWriter w;
     w.beginObject();
-    header(w, "#LeakDetector.v1_6_0.LeakDetector", cduPath(cdu) + "/LeakDetection/LeakDetectors/" + id);
+    header(w, "#LeakDetector.v1_6_0.LeakDetector", chassisPath(cdu) + "/LeakDetectors/" + id);
     w.key("Id").string(id).key("Name").string("Rack " + rack.rackName + " leak detector " + id);
     w.key("LeakDetectorType").string("Moisture");
     w.key("DetectorState").string(state);

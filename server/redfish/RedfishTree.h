@@ -2,7 +2,8 @@
 // The twin's cooling as a facility Redfish service (DMTF Redfish 2025.4 schemas) would publish
 // it: the service root, ThermalEquipment, one CoolingUnit (EquipmentType CDU) per row CDU, its
 // secondary CoolantConnectors (one per rack loop it feeds), a primary connector to facility
-// water, its pumps, filter and reservoir, and LeakDetection with the rack's leak detectors. Values
+// water, its pumps, filter and reservoir, LeakDetection with one group per rack, and the CDU's
+// chassis holding the leak detectors themselves (/redfish/v1/Chassis/{cdu}/LeakDetectors). Values
 // are the fleet store's newest readings of each loop, in the schemas' units; a reading the twin
 // has not made yet is null. Reads take the store's shared lock only.
 
@@ -11,6 +12,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace watchfloor::server::redfish {
 
@@ -44,6 +46,8 @@ private:
     std::string filter(const std::string& cdu) const;
     std::string reservoir(const std::string& cdu) const;
     std::string leakDetection(const std::string& cdu) const;
+    RedfishAnswer chassisPart(const std::vector<std::string_view>& segments, std::string_view path) const;
+    std::string chassis(const std::string& cdu) const;
     std::string leakDetector(const std::string& cdu, const RackCooling& rack, std::size_t detector) const;
     std::uint32_t pumpsRunning(const std::string& cdu) const;
     bool filterLoaded(const std::string& cdu) const;

@@ -82,6 +82,40 @@ constexpr const char* kCollection = R"({
     "@odata.id": "/redfish/v1/ThermalEquipment/CDUs/1/LeakDetection/LeakDetectors"
 })";
 
+constexpr const char* kLeakDetection = R"({
+    "@odata.type": "#LeakDetection.v1_2_0.LeakDetection",
+    "Id": "LeakDetection",
+    "Name": "Leak Detection Systems",
+    "Status": {"State": "Enabled", "Health": "OK"},
+    "LeakDetectorGroups": [
+        {
+            "GroupName": "Detectors in the CDU",
+            "Status": {"Health": "OK"},
+            "HumidityPercent": {"Reading": 26, "DataSourceUri": "/redfish/v1/Chassis/CDU/Sensors/SystemRelativeHumidity"},
+            "Detectors": [
+                {"DataSourceUri": "/redfish/v1/Chassis/CDU/LeakDetectors/Moisture", "DeviceName": "Moisture Leak Detector", "DetectorState": "OK"},
+                {"DataSourceUri": "/redfish/v1/Chassis/CDU/LeakDetectors/Overflow", "DeviceName": "Fluid Level Overflow", "DetectorState": "OK"}
+            ]
+        }
+    ],
+    "@odata.id": "/redfish/v1/ThermalEquipment/CDUs/1/LeakDetection"
+})";
+
+constexpr const char* kOldLeakDetection = R"({
+    "@odata.type": "#LeakDetection.v1_0_0.LeakDetection",
+    "Id": "LeakDetection",
+    "Name": "Leak Detection Systems",
+    "LeakDetectors": {"@odata.id": "/redfish/v1/ThermalEquipment/CDUs/1/LeakDetection/LeakDetectors"},
+    "@odata.id": "/redfish/v1/ThermalEquipment/CDUs/1/LeakDetection"
+})";
+
+constexpr const char* kNoDetectors = R"({
+    "@odata.type": "#LeakDetection.v1_2_0.LeakDetection",
+    "Id": "LeakDetection",
+    "Name": "Leak Detection Systems",
+    "@odata.id": "/redfish/v1/ThermalEquipment/CDUs/1/LeakDetection"
+})";
+
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
     const auto at = text.find(from);
     if (at != std::string::npos) text.replace(at, from.size(), to);
@@ -150,6 +184,22 @@ private slots:
         QVERIFY2(quiet, error.c_str());
         QVERIFY(quiet->detectorState.empty());
         QVERIFY(!quiet->reactionDelaySeconds);
+    }
+
+    void leakDetectionNamesItsDetectors() {
+        std::string error;
+        const auto groups = decodeLeakDetection(kLeakDetection, &error);
+        QVERIFY2(groups, error.c_str());
+        QCOMPARE(groups->detectorUris, (std::vector<std::string>{"/redfish/v1/Chassis/CDU/LeakDetectors/Moisture",
+                                                                 "/redfish/v1/Chassis/CDU/LeakDetectors/Overflow"}));
+        QVERIFY(groups->leakDetectors.empty());
+        // Before LeakDetection v1.2 the detectors hung under it as a collection.
+        const auto old = decodeLeakDetection(kOldLeakDetection, &error);
+        QVERIFY2(old, error.c_str());
+        QVERIFY(old->detectorUris.empty());
+        QCOMPARE(old->leakDetectors, std::string("/redfish/v1/ThermalEquipment/CDUs/1/LeakDetection/LeakDetectors"));
+        QVERIFY(!decodeLeakDetection(kNoDetectors, &error));
+        QVERIFY2(error.find("names no leak detector") != std::string::npos, error.c_str());
     }
 
     void collectionMembers() {
