@@ -86,6 +86,7 @@ void CoolingMapper::apply(const CoolingReadout& readout, std::int64_t pollUnixMs
         mapConnectors(cdu, notes, out);
         mapDetectors(cdu, pollUnixMs, notes, out);
         mapPumps(cdu, pollUnixMs, notes, out);
+        partAlarms(cdu, pollUnixMs, out);
     }
     if (readout.ok)
         for (const auto& rack : map_.racks())
@@ -154,6 +155,33 @@ void CoolingMapper::mapPumps(const CduReadout& cdu, std::int64_t pollUnixMs, Not
     for (const RackCooling* rack : map_.racksOf(cdu.unit.id)) {
         push(out, rack->loopIndex, v1::CDU_PUMPS_RUNNING, running, pollUnixMs);
         ++notes.series;
+    }
+}
+
+void CoolingMapper::partAlarms(const CduReadout& cdu, std::int64_t pollUnixMs, FleetChanges& out) {
+    auto check = [&](const std::string& part, std::string condition) {
+        if (condition.empty()) return;
+        auto& before = partHealth_[{cdu.unit.id, part}];
+        const bool quiet = condition == "OK";
+        if (condition != before && !(before.empty() && quiet)) {
+            v1::Event e;
+            e.set_time_unix_ms(pollUnixMs);
+            e.set_type(v1::EVENT_TYPE_CDU_ALARM);
+            e.set_cause("cdu_" + part.substr(0, part.find(' ')));
+            e.set_severity(quiet ? v1::SEVERITY_INFO : condition == "Critical" ? v1::SEVERITY_CRITICAL : v1::SEVERITY_WARNING);
+            e.set_message("CDU " + cdu.unit.id + ": " + part + " " + (quiet ? "back to OK" : "is " + condition) +
+                          (before.empty() ? std::string() : " (was " + before + ")"));
+            e.set_entity_index(topology_.fleet_index());
+            for (const RackCooling* fed : map_.racksOf(cdu.unit.id)) e.add_related_entity_indexes(fed->rackIndex);
+            out.events.push_back(std::move(e));
+        }
+        before = std::move(condition);
+    };
+    for (const auto& pump : cdu.pumps) check("pump " + pump.id, pump.status.health);
+    for (const auto& filter : cdu.filters) check("filter " + filter.id, filter.status.health);
+    for (const auto& reservoir : cdu.reservoirs) {
+        check("reservoir " + reservoir.id, reservoir.status.health);
+        check("reservoir " + reservoir.id + " fluid level", reservoir.fluidLevelStatus);
     }
 }
 

@@ -14,6 +14,7 @@
 
 #include <QtTest>
 
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <set>
@@ -143,7 +144,7 @@ private slots:
 
     void aScriptedLeakIsOneEventPerDetectorOnItsRack() {
         testing::TwinRedfishHarness twin;
-        QVERIFY2(twin.start("at 4s leak rack=a2\n"), qPrintable(twin.error()));
+        QVERIFY2(twin.start("at 4s leak rack=a2\nat 4s pump-fail rack=b1\n"), qPrintable(twin.error()));
         twin.tick(2);
         redfish::RedfishCoolingSource source(twin.topology(), twin.map(), optionsFor(twin.url()), {});
         source.start();
@@ -180,11 +181,67 @@ private slots:
                                                             float(twin.latest(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT))),
                                  30'000);
         QCOMPARE(twin.latest(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT), 0.0);
+        // b1's CDU lost a pump: one running, one CDU alarm naming the failed pump, on b1.
+        const std::uint32_t b1 = twin.loopOf("b1");
+        QCOMPARE(twin.latest(b1, v1::CDU_PUMPS_RUNNING), 1.0);
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(b1, v1::CDU_PUMPS_RUNNING) &&
+                                                        got.value(b1, v1::CDU_PUMPS_RUNNING)->first == 1.0f),
+                                 30'000);
+        const auto alarms = got.events(v1::EVENT_TYPE_CDU_ALARM);
+        QCOMPARE(alarms.size(), std::size_t(1));
+        QCOMPARE(alarms[0].message(), std::string("CDU CDU-B: pump 2 is Critical (was OK)"));
+        QCOMPARE(alarms[0].severity(), v1::SEVERITY_CRITICAL);
+        QCOMPARE(alarms[0].related_entity_indexes_size(), 1);
+        QCOMPARE(alarms[0].related_entity_indexes(0), twin.entity("b1"));
         // Still wet several polls later: no further event (one per transition).
         const auto polls = source.polls();
         QTRY_VERIFY_WITH_TIMEOUT((got.take(source), source.polls() >= polls + 4), 30'000);
         QCOMPARE(got.events(v1::EVENT_TYPE_LEAK).size(), std::size_t(wet));
+        QCOMPARE(got.events(v1::EVENT_TYPE_CDU_ALARM).size(), std::size_t(1));
         source.stop();
+    }
+
+    // A service from before LeakDetection v1.2 links its detectors as a collection under
+    // LeakDetection, with no groups: the source finds them there.
+    void anOlderServiceListsItsDetectorsUnderLeakDetection() {
+        testing::TwinRedfishHarness twin;
+        QVERIFY2(twin.start("at 3s leak rack=a1\n"), qPrintable(twin.error()));
+        const std::string base = "/redfish/v1/ThermalEquipment/CDUs/CDU-A/LeakDetection";
+        std::atomic<int> listed{0};
+        twin.spoil([base, &listed](const httplib::Request& request, httplib::Response& response) {
+            std::string body;
+            if (request.path == base)
+                body = "{\"@odata.type\":\"#LeakDetection.v1_0_0.LeakDetection\",\"@odata.id\":\"" + base +
+                       "\",\"Id\":\"LeakDetection\",\"Name\":\"Leak detection\",\"LeakDetectors\":{\"@odata.id\":\"" +
+                       base + "/LeakDetectors\"}}";
+            else if (request.path == base + "/LeakDetectors") {
+                ++listed;
+                body = "{\"@odata.type\":\"#LeakDetectorCollection.LeakDetectorCollection\",\"@odata.id\":\"" + base +
+                       "/LeakDetectors\",\"Name\":\"Leak detectors\",\"Members\":[";
+                const char* ids[] = {"LD-A1-1", "LD-A1-2", "LD-A2-1", "LD-A2-2"};
+                for (int i = 0; i < 4; ++i)
+                    body += std::string(i ? "," : "") + "{\"@odata.id\":\"/redfish/v1/Chassis/CDU-A/LeakDetectors/" + ids[i] + "\"}";
+                body += "]}";
+            } else {
+                return false;
+            }
+            response.set_content(body, "application/json");
+            return true;
+        });
+        twin.tick(1);
+        redfish::RedfishCoolingSource source(twin.topology(), twin.map(), optionsFor(twin.url()), {});
+        source.start();
+        Collected got;
+        const std::uint32_t a1 = twin.loopOf("a1");
+        QTRY_VERIFY2_WITH_TIMEOUT((got.take(source), got.status().health() == v1::SOURCE_HEALTH_UP &&
+                                                         got.value(a1, v1::RACK_LEAK_DETECT)),
+                                  qPrintable(got.describe()), 30'000);
+        twin.tick(3);
+        QTRY_VERIFY2_WITH_TIMEOUT((got.take(source), !got.events(v1::EVENT_TYPE_LEAK).empty()), qPrintable(got.describe()),
+                                  30'000);
+        QCOMPARE(got.events(v1::EVENT_TYPE_LEAK).front().entity_index(), a1);
+        source.stop();
+        QVERIFY(listed > 0);  // read through the old collection
     }
 
     void aBadServiceIsAStatusNotACrash() {
