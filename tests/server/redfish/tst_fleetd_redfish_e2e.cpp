@@ -111,6 +111,50 @@ class TstFleetdRedfishE2e : public QObject {
     Q_OBJECT
 
 private slots:
+    void badCommandLinesAreRefused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("problem");
+        const QString fleet = QString::fromUtf8(qgetenv("WATCHFLOOR_SOURCE_DIR")) + "/scenarios/redfish.fleet";
+        QTest::newRow("not http") << QStringList{"--fleet", fleet, "--source", "redfish=ftp://bms"}
+                                  << "--source redfish=URL: expected http(s)://HOST[:PORT]";
+        QTest::newRow("a path") << QStringList{"--fleet", fleet, "--source", "redfish=http://bms/cdu/1"}
+                                << "--source redfish=URL: expected http(s)://HOST[:PORT]";
+        QTest::newRow("twice") << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--source",
+                                              "redfish=http://bms/redfish/v1/"}
+                               << "--source redfish=http://bms given twice";
+        QTest::newRow("five connections") << QStringList{"--fleet", fleet, "--source", "redfish=http://bms",
+                                                         "--redfish-connections", "5"}
+                                          << "--redfish-connections: expected a number from 1 to 4";
+        QTest::newRow("no source") << QStringList{"--redfish-interval", "2s"} << "--redfish-interval needs";
+        QTest::newRow("no fleet file") << QStringList{"--source", "redfish=http://bms"} << "needs --fleet FILE";
+        QTest::newRow("timeout above interval")
+            << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--redfish-interval", "2s",
+                           "--redfish-timeout", "3s"}
+            << "--redfish-timeout must not exceed --redfish-interval";
+        QTest::newRow("store flag, no store") << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--poll", "5s"}
+                                              << "--poll needs --source prometheus=URL";
+        QTest::newRow("serve, bad address") << QStringList{"--serve-redfish", "nowhere"}
+                                            << "--serve-redfish: expected HOST:PORT";
+        QTest::newRow("serve from a real source")
+            << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--serve-redfish", "127.0.0.1:0"}
+            << "--serve-redfish publishes the running digital twin's cooling";
+    }
+    void badCommandLinesAreRefused() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, problem);
+        const auto exit = watchfloor::testing::FleetdProcess::run(args);
+        QCOMPARE(exit.code, 2);
+        QVERIFY2(exit.stdErr.contains(problem), qPrintable(exit.stdErr.left(400)));
+    }
+
+    void helpNamesTheFlags() {
+        const auto exit = watchfloor::testing::FleetdProcess::run({"--help"});
+        QCOMPARE(exit.code, 0);
+        for (const char* flag : {"--source redfish=URL", "--redfish-interval D", "--redfish-connections N",
+                                 "--redfish-basic-auth", "--serve-redfish HOST:PORT"})
+            QVERIFY2(exit.stdOut.contains(flag), flag);
+    }
+
     void aTwinsLeakReachesTheSecondFleetdAsALeakOnItsRack() {
         QTemporaryDir dir;
         const QString fleet = write(dir, "site.fleet", watchfloor::testing::kRedfishFleet);
