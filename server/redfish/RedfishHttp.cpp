@@ -63,9 +63,9 @@ public:
             }
             auth_.basicPassword = *secret;
         }
-        // The pool keeps to the connection limit itself; a handful of requests in flight per
-        // connection is enough to keep them busy without queueing the whole tree at once.
-        const std::size_t inFlight = std::clamp<std::size_t>(options_.maxConnections, 1, kMostRedfishConnections) * 2;
+        // One request per connection: a request queued inside libcurl behind a slow answer would
+        // spend its own timeout waiting for a connection.
+        const std::size_t inFlight = std::clamp<std::size_t>(options_.maxConnections, 1, kMostRedfishConnections);
         std::size_t next = 0;
         while (next < paths.size() || pool_.active() > 0) {
             while (next < paths.size() && pool_.active() < inFlight) {
