@@ -8,14 +8,10 @@
 // never holds up the tick thread.
 
 #include "ExporterPages.h"
+#include "HttpListener.h"
 
 #include <memory>
 #include <string>
-#include <thread>
-
-namespace httplib {
-class Server;
-}
 
 namespace watchfloor::server::exporters {
 
@@ -32,9 +28,9 @@ public:
                                                  std::string* error);
     ~ExporterServer();
 
-    const std::string& host() const { return host_; }
-    int port() const { return port_; }
-    std::string address() const { return host_ + ":" + std::to_string(port_); }
+    const std::string& host() const { return listener_.host(); }
+    int port() const { return listener_.port(); }
+    std::string address() const { return listener_.address(); }
     const TrayDirectory& trays() const { return pages_.trays(); }
 
     void stop();  // idempotent; the destructor calls it
@@ -44,10 +40,7 @@ private:
 
     ExporterServerOptions options_;
     ExporterPages pages_;
-    std::unique_ptr<httplib::Server> http_;
-    std::thread thread_;
-    std::string host_;
-    int port_ = 0;
+    HttpListener listener_;
 };
 
 }  // namespace watchfloor::server::exporters

@@ -66,12 +66,12 @@ bool checkSourceFlags(const std::vector<std::string>& args, const CommandLine& c
     if (!cl.sources.realSource()) {
         for (const auto& flag : sourceFlags)
             if (flag != "--source")
-                return *problem = flag + " needs --source scrape or prometheus=URL (the twin is not polled)", false;
+                return *problem = flag + " needs --source scrape, prometheus=URL or redfish=URL (the twin is not polled)", false;
         return true;
     }
     if (cl.fleetFile.empty())
-        return *problem = "--source scrape or prometheus=URL needs --fleet FILE: the site's racks and the host names of "
-                          "their trays (the inventory)",
+        return *problem = "--source scrape, prometheus=URL or redfish=URL needs --fleet FILE: the site's racks and the host "
+                          "names of their trays (the inventory), their CDUs and leak detectors",
                false;
     for (const auto& arg : args)
         for (const char* twinOnly : {"--scenario", "--speed", "--seed", "--racks", "--regions", "--sim-duration",
@@ -96,6 +96,10 @@ bool checkExporterFlags(const std::vector<std::string>& args, const CommandLine&
                 return *problem = "--exporters-scrape-interval needs --exporters-config DIR", false;
     if (!cl.exportersListen.empty() && cl.mode == CommandLine::Mode::DumpEvents)
         return *problem = "--serve-exporters needs a running fleetd, not a headless --dump-events run", false;
+    if (!cl.redfishListen.empty() && (cl.mode == CommandLine::Mode::DumpEvents || cl.sources.realSource()))
+        return *problem = "--serve-redfish publishes the running digital twin's cooling; not with --dump-events "
+                          "or a real source",
+               false;
     if (!cl.exportersListen.empty() && cl.sources.realSource())
         return *problem = "--serve-exporters publishes the digital twin's values; fleetd reads a real source "
                           "(--source scrape or prometheus=URL)",
@@ -133,6 +137,8 @@ std::string usageText() {
            "  --exporters-scrape-interval D  scrape interval written there (default 15s)\n"
            "  --exporters-blanks omit|sentinel  drop blank DCGM values as dcgm-exporter does (default), or\n"
            "                         write DCGM's blank sentinels\n"
+           "  --serve-redfish HOST:PORT  serve the twin's cooling as its CDUs' Redfish service would:\n"
+           "                         GET /redfish/v1/ThermalEquipment/CDUs/... (port 0 = any free port)\n"
            "\n"
            "Operator actions (watchfloor.v1.ControlService; off unless --tokens is given):\n"
            "  --tokens FILE          bearer tokens: 'token <secret> principal=<name> role=viewer|operator|admin'\n"
@@ -280,6 +286,11 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              cl.exportersListen = v;
              return validListenAddress(v) ||
                     (*problem = "--serve-exporters: expected HOST:PORT, got \"" + v + "\"", false);
+         }},
+        {"--serve-redfish", [&](const std::string& v) {
+             cl.redfishListen = v;
+             return validListenAddress(v) ||
+                    (*problem = "--serve-redfish: expected HOST:PORT, got \"" + v + "\"", false);
          }},
         {"--exporters-config", [&](const std::string& v) {
              cl.exportersConfigDir = v;

@@ -40,6 +40,8 @@ struct CommandLine {
     std::string exportersConfigDir;
     std::chrono::milliseconds exportersScrapeInterval{15'000};
     bool exportersBlankSentinels = false;  // --exporters-blanks sentinel
+    // The twin's cooling as a CDU's Redfish service (--serve-redfish HOST:PORT); empty = not served.
+    std::string redfishListen;
 
     bool controlEnabled() const { return !control.tokensFile.empty(); }
 };

@@ -3,6 +3,7 @@
 #include "DurationParse.h"
 
 #include <charconv>
+#include <cstring>
 #include <functional>
 #include <map>
 
@@ -48,6 +49,7 @@ bool readTargetUrl(const std::string& flag, const std::string& value, std::strin
 }
 
 constexpr std::chrono::milliseconds kLongestDefaultScrapeTimeout{10'000};
+constexpr std::chrono::milliseconds kLongestDefaultRedfishTimeout{5'000};
 
 // http(s)://host[:port][/prefix], nothing after the path (the API paths are appended).
 bool validStoreUrl(const std::string& url) {
@@ -55,6 +57,24 @@ bool validStoreUrl(const std::string& url) {
     if (!http && !https) return false;
     const std::string rest = url.substr(https ? 8 : 7);
     return !rest.empty() && rest[0] != '/' && rest.find_first_of("?# ") == std::string::npos;
+}
+
+// http(s)://HOST[:PORT], optionally with the service root's path (/redfish/v1), which is dropped:
+// every path fleetd asks for comes from the service's own @odata.id links.
+bool readRedfishUrl(std::string url, SourceFlags& f, std::string* problem) {
+    while (url.size() > 1 && url.back() == '/') url.pop_back();
+    for (const char* root : {"/redfish/v1", "/redfish"})
+        if (url.size() > std::strlen(root) && url.ends_with(root)) url.resize(url.size() - std::strlen(root));
+    const bool https = url.rfind("https://", 0) == 0;
+    const std::string rest = url.substr(https ? 8 : url.rfind("http://", 0) == 0 ? 7 : 0);
+    if ((!https && url.rfind("http://", 0) != 0) || rest.empty() || rest.find_first_of("/?#@ ") != std::string::npos)
+        return *problem = "--source redfish=URL: expected http(s)://HOST[:PORT] of the CDU or aggregator's Redfish "
+                          "service, got \"" + url + "\"",
+               false;
+    for (const auto& known : f.redfishUrls)
+        if (known == url) return *problem = "--source redfish=" + url + " given twice", false;
+    f.redfishUrls.push_back(url);
+    return true;
 }
 
 using Handler = std::function<bool(const std::string& value, SourceFlags& flags, std::string* problem)>;
@@ -69,9 +89,11 @@ const std::map<std::string, Handler>& handlers() {
                  f.scrape = true;
                  return true;
              }
+             if (v.rfind("redfish=", 0) == 0) return readRedfishUrl(v.substr(8), f, problem);
              const std::string prefix = "prometheus=";
              if (v.rfind(prefix, 0) != 0)
-                 return *problem = "--source: expected twin, scrape or prometheus=URL, got \"" + v + "\"", false;
+                 return *problem = "--source: expected twin, scrape, prometheus=URL or redfish=URL, got \"" + v + "\"",
+                        false;
              std::string url = v.substr(prefix.size());
              while (url.size() > 1 && url.back() == '/') url.pop_back();
              if (!validStoreUrl(url))
@@ -185,6 +207,40 @@ const std::map<std::string, Handler>& handlers() {
          [](const std::string& v, SourceFlags& f, std::string* p) {
              return readFile("--scrape-client-key", v, f.scraper.http.clientKeyFile, p);
          }},
+        {"--redfish-interval",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readDuration("--redfish-interval", v, milliseconds(1000), milliseconds(3'600'000),
+                                 f.redfish.interval, p);
+         }},
+        {"--redfish-timeout",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             milliseconds timeout{};
+             if (!readDuration("--redfish-timeout", v, milliseconds(100), milliseconds(600'000), timeout, p)) return false;
+             f.redfishTimeout = timeout;
+             return true;
+         }},
+        {"--redfish-connections",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readCount("--redfish-connections", v, 1, redfish::kMostRedfishConnections,
+                              f.redfish.maxConnections, p);
+         }},
+        {"--redfish-max-bytes",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readCount("--redfish-max-bytes", v, 4096, std::size_t(1) << 30, f.redfish.maxBytes, p);
+         }},
+        {"--redfish-basic-auth",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             const auto colon = v.find(':');
+             if (colon == std::string::npos || colon == 0 || colon + 1 == v.size())
+                 return *p = "--redfish-basic-auth: expected USER:PASSWORD-FILE, got \"" + v + "\"", false;
+             f.redfish.basicAuthUser = v.substr(0, colon);
+             f.redfish.basicAuthPasswordFile = v.substr(colon + 1);
+             return true;
+         }},
+        {"--redfish-ca-file",
+         [](const std::string& v, SourceFlags& f, std::string* p) {
+             return readFile("--redfish-ca-file", v, f.redfish.caFile, p);
+         }},
         {"--prom-post-above",
          [](const std::string& v, SourceFlags& f, std::string* p) {
              std::size_t n = 0;
@@ -211,6 +267,18 @@ std::vector<prom::StoreOptions> SourceFlags::stores() const {
     return result;
 }
 
+std::vector<redfish::RedfishOptions> SourceFlags::redfishServices() const {
+    std::vector<redfish::RedfishOptions> result;
+    for (const auto& url : redfishUrls) {
+        redfish::RedfishOptions options = redfish;
+        options.url = url;
+        options.timeout = redfishTimeout.value_or(std::min(redfish.interval, kLongestDefaultRedfishTimeout));
+        options.connectTimeout = std::min(options.connectTimeout, options.timeout);
+        result.push_back(std::move(options));
+    }
+    return result;
+}
+
 sources::ScrapeSourceOptions SourceFlags::scrapeOptions() const {
     sources::ScrapeSourceOptions options = scraper;
     options.http.timeout = scrapeTimeout.value_or(std::min(scraper.interval, kLongestDefaultScrapeTimeout));
@@ -229,9 +297,14 @@ std::string SourceFlags::describe() const {
     };
     std::string stores = std::to_string(prometheusUrls.size()) + " Prometheus store(s)" +
                          (prometheusUrls.empty() ? std::string() : ", first " + prometheusUrls.front());
-    if (!scrape) return stores;
+    const std::string cooling = redfishUrls.empty() ? std::string()
+                                                    : " | cooling from " + std::to_string(redfishUrls.size()) +
+                                                          " Redfish service(s) every " + seconds(redfish.interval) +
+                                                          ", first " + redfishUrls.front();
+    if (!gpuSource()) return "no GPU telemetry" + cooling;
+    if (!scrape) return stores + cooling;
     return "scraping exporters every " + seconds(scraper.interval) +
-           (prometheusUrls.empty() ? std::string() : " | history from " + stores);
+           (prometheusUrls.empty() ? std::string() : " | history from " + stores) + cooling;
 }
 
 bool isSourceFlag(const std::string& flag) { return handlers().count(flag) != 0; }
@@ -245,12 +318,20 @@ bool checkSourceCombination(const SourceFlags& flags, std::string* problem) {
     for (const auto& flag : flags.given) {
         const bool scrapeFlag = flag.rfind("--scrape-", 0) == 0;
         if (scrapeFlag && !flags.scrape) return *problem = flag + " needs --source scrape", false;
+        if (flag.rfind("--redfish-", 0) == 0 && flags.redfishUrls.empty())
+            return *problem = flag + " needs --source redfish=URL", false;
+        const bool storeFlag = flag.rfind("--prom-", 0) == 0 || flag.rfind("--store-", 0) == 0 || flag == "--poll";
+        if (storeFlag && flags.prometheusUrls.empty() && !flags.redfishUrls.empty() && !flags.scrape)
+            return *problem = flag + " needs --source prometheus=URL (--source redfish=URL reads cooling only)", false;
         // With the scraper live, a store is read for history only: nothing polls it.
         if (flags.scrape && (flag == "--poll" || flag == "--store-lookback"))
             return *problem = flag + " is for polling a store; with --source scrape the store (--source "
                                      "prometheus=URL) only answers history",
                    false;
     }
+    if (flags.redfishTimeout && *flags.redfishTimeout > flags.redfish.interval)
+        return *problem = "--redfish-timeout must not exceed --redfish-interval (the tree is walked once per interval)",
+               false;
     if (flags.scrape && flags.scrapeTimeout && *flags.scrapeTimeout > flags.scraper.interval)
         return *problem = "--scrape-timeout must not exceed --scrape-interval (a target is scraped once per interval)",
                false;
@@ -286,6 +367,17 @@ std::string sourceUsageText() {
            "  --prom-ca-file FILE    CA bundle for an https store\n"
            "  --prom-client-cert FILE --prom-client-key FILE  TLS client certificate\n"
            "  --prom-post-above N    send queries as POST when the URL would exceed N bytes (default 1024)\n"
+           "  --source redfish=URL   liquid cooling from the Redfish service of the CDUs or the building-\n"
+           "                         management aggregator (http(s)://HOST[:PORT]; never tray BMCs):\n"
+           "                         flow, supply/return temperature, dP, valve, pumps, leak detectors per\n"
+           "                         rack loop, mapped by the fleet file's cdu=/connector=/leak_detectors=.\n"
+           "                         Beside --source scrape or prometheus=URL, or alone. Repeatable\n"
+           "  --redfish-interval D   how often the cooling tree is walked (default 5s, 1s..1h)\n"
+           "  --redfish-timeout D    per request (default the interval, at most 5s)\n"
+           "  --redfish-connections N  connections to one Redfish service at once (1..4, default 4)\n"
+           "  --redfish-max-bytes N  largest answer read (default 4 MiB)\n"
+           "  --redfish-basic-auth USER:PASSWORD-FILE  HTTP basic authentication\n"
+           "  --redfish-ca-file FILE CA bundle for an https service\n"
            "  --jobs slurm[=SLURM_CONF]  running jobs and their trays from Slurm's squeue, read each poll;\n"
            "                         goodput for jobs that publish training_step/checkpoint_step gauges\n";
 }

@@ -1,8 +1,9 @@
 #pragma once
 // fleetd's flags for real telemetry sources (--source prometheus=URL and the store's connection
-// options, --source scrape and the scraper's), kept apart from the twin's and the control plane's.
+// options, --source scrape and the scraper's, --source redfish=URL and its), kept apart from the twin's and the control plane's.
 
 #include "PromClient.h"
+#include "RedfishHttp.h"
 #include "ScrapeSource.h"
 
 #include <chrono>
@@ -24,9 +25,16 @@ struct SourceFlags {
     bool scrape = false;                                    // --source scrape
     sources::ScrapeSourceOptions scraper;                   // --scrape-* (timeout: see scrapeOptions())
     std::optional<std::chrono::milliseconds> scrapeTimeout; // --scrape-timeout D
+    // --source redfish=URL, repeatable (one Redfish service per CDU or aggregator): cooling.
+    std::vector<std::string> redfishUrls;
+    redfish::RedfishOptions redfish;                        // --redfish-* options, every service
+    std::optional<std::chrono::milliseconds> redfishTimeout;  // --redfish-timeout D (default: see redfishServices())
     std::vector<std::string> given;                         // the flags of this file given, in order
 
-    bool realSource() const { return scrape || !prometheusUrls.empty(); }
+    bool realSource() const { return scrape || !prometheusUrls.empty() || !redfishUrls.empty(); }
+    bool gpuSource() const { return scrape || !prometheusUrls.empty(); }
+    // One per --source redfish=URL; the timeout defaults to the interval, at most 5 s.
+    std::vector<redfish::RedfishOptions> redfishServices() const;
     std::vector<prom::StoreOptions> stores() const;
     // The scraper's options, the timeout defaulting to the interval (at most 10 s).
     sources::ScrapeSourceOptions scrapeOptions() const;

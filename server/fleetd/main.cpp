@@ -10,6 +10,8 @@
 #include "FleetModel.h"
 #include "FleetSpec.h"
 #include "PrometheusSource.h"
+#include "RedfishCoolingSource.h"
+#include "RedfishServer.h"
 #include "ScrapeSource.h"
 #include "StoreHistory.h"
 #include "TopologyFleetView.h"
@@ -66,6 +68,52 @@ std::unique_ptr<sources::ScrapeSource> makeScrapeSource(const fleetd::CommandLin
     if (!source) std::cerr << "fleetd: " << problem << "\n";
     return source;
 }
+
+// --source redfish=URL (each): the facility's cooling, mapped to racks by the fleet file.
+std::vector<std::unique_ptr<redfish::RedfishCoolingSource>> makeRedfishSources(const fleetd::CommandLine& cl) {
+    std::vector<std::unique_ptr<redfish::RedfishCoolingSource>> result;
+    sim::ConfigError error;
+    auto spec = sim::readFleetFile(cl.fleetFile, &error);
+    if (!spec) {
+        std::cerr << "fleetd: " << error.toString() << "\n";
+        return result;
+    }
+    const auto topology = sim::FleetModel(*spec, 0).topology();
+    for (auto& service : cl.sources.redfishServices()) {
+        redfish::RedfishSourceOptions options;
+        options.http = std::move(service);
+        result.push_back(std::make_unique<redfish::RedfishCoolingSource>(
+            topology, redfish::CoolingMap(topology, &*spec), std::move(options), logSourceLine));
+    }
+    return result;
+}
+
+// The GPU source (or, with cooling only, the first Redfish service) with every Redfish service's
+// cooling merged in, started; the sources stop when it goes.
+class RealFleet {
+public:
+    bool start(FleetSource* gpu, std::vector<std::unique_ptr<redfish::RedfishCoolingSource>> cooling) {
+        cooling_ = std::move(cooling);
+        FleetSource* source = gpu ? gpu : cooling_.empty() ? nullptr : cooling_.front().get();
+        if (!source) return false;
+        for (std::size_t i = gpu ? 0 : 1; i < cooling_.size(); ++i) {
+            overlays_.push_back(std::make_unique<redfish::CoolingOverlay>(*source, *cooling_[i]));
+            source = overlays_.back().get();
+        }
+        for (auto& c : cooling_) c->start();
+        top_ = source;
+        return true;
+    }
+    ~RealFleet() {
+        for (auto& c : cooling_) c->stop();
+    }
+    FleetSource& source() { return *top_; }
+
+private:
+    std::vector<std::unique_ptr<redfish::RedfishCoolingSource>> cooling_;
+    std::vector<std::unique_ptr<redfish::CoolingOverlay>> overlays_;
+    FleetSource* top_ = nullptr;
+};
 
 int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine& cl,
           std::shared_ptr<const service::ExternalHistory> history = nullptr) {
@@ -148,10 +196,26 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
         }
         std::cerr << "fleetd: " << announce << std::endl;
     }
+    // --serve-redfish: the twin's cooling as its CDUs' Redfish service.
+    std::unique_ptr<exporters::RedfishServer> redfishServer;
+    if (!cl.redfishListen.empty()) {
+        std::string announce;
+        redfishServer = exporters::startFleetdRedfish(server->store(), cl.fleetFile, cl.redfishListen, &announce, &error);
+        if (!redfishServer) {
+            std::cerr << "fleetd: " << error << "\n";
+            if (exporterServer) exporterServer->stop();
+            server->shutdown();
+            control.control->stop();
+            if (slurm) slurm->stop();
+            return 1;
+        }
+        std::cerr << "fleetd: " << announce << std::endl;
+    }
 
     int signal = 0;
     sigwait(&signals, &signal);
     std::cerr << "fleetd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down" << std::endl;
+    if (redfishServer) redfishServer->stop();
     if (exporterServer) exporterServer->stop();
     server->shutdown();
     control.control->stop();
@@ -187,6 +251,9 @@ int main(int argc, char** argv) {
                          "[--slurm-conf FILE] (or leave out --tokens)\n";
             return 2;
         }
+        auto cooling = makeRedfishSources(cl);
+        if (cooling.size() != cl.sources.redfishUrls.size()) return 1;
+        RealFleet fleet;
         if (cl.sources.scrape) {
             auto scrape = makeScrapeSource(cl);
             if (!scrape) return 1;
@@ -196,16 +263,23 @@ int main(int argc, char** argv) {
             if (!cl.sources.prometheusUrls.empty())
                 history = std::make_shared<sources::StoreHistory>(scrape->topology(), cl.sources.stores(),
                                                                   cl.sources.storeScrapeInterval);
-            const int status = serve(*scrape, nullptr, cl, std::move(history));
+            fleet.start(scrape.get(), std::move(cooling));
+            const int status = serve(fleet.source(), nullptr, cl, std::move(history));
             scrape->stop();
             return status;
+        }
+        if (cl.sources.prometheusUrls.empty()) {
+            // Cooling only: no GPU telemetry, the facility's Redfish services alone.
+            fleet.start(nullptr, std::move(cooling));
+            return serve(fleet.source(), nullptr, cl);
         }
         auto prometheus = makePrometheusSource(cl);
         if (!prometheus) return 1;
         prometheus->start();
         auto history = std::make_shared<sources::StoreHistory>(prometheus->topology(), cl.sources.stores(),
                                                                cl.sources.storeScrapeInterval);
-        const int status = serve(*prometheus, nullptr, cl, std::move(history));
+        fleet.start(prometheus.get(), std::move(cooling));
+        const int status = serve(fleet.source(), nullptr, cl, std::move(history));
         prometheus->stop();
         return status;
     }

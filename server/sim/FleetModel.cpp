@@ -96,7 +96,9 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
         rackRegion_.push_back(rs.region);
         topo.mutable_regions(static_cast<int>(rs.region))->add_rack_indexes(rackIndex(r));
         const std::string& regionName = spec.regions[rs.region].name;
-        const std::string cdu = "cdu-" + regionName + "-" + rs.hall + "-row" + twoDigits(rs.row);
+        // The fleet file may name the CDU as the facility's Redfish service does (cdu=).
+        const std::string cdu =
+            rs.cdu.empty() ? "cdu-" + regionName + "-" + rs.hall + "-row" + twoDigits(rs.row) : rs.cdu;
         const auto [cduIt, added] = cduByName.emplace(cdu, static_cast<std::uint32_t>(cduNames_.size()));
         if (added)
             cduNames_.push_back(cdu);

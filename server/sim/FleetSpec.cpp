@@ -201,6 +201,52 @@ bool expandRackHosts(FleetSpec& spec, ConfigError* error) {
     return true;
 }
 
+std::string withRackName(std::string text, const std::string& rack) {
+    for (auto at = text.find("{rack}"); at != std::string::npos; at = text.find("{rack}", at + rack.size()))
+        text.replace(at, 6, rack);
+    return text;
+}
+
+// cdu=, connector=, leak_detectors= of every rack, once racks have their names: a Redfish Id is
+// a plain name; one connector and one leak detector of a CDU watch one rack only.
+bool expandRackCooling(FleetSpec& spec, ConfigError* error) {
+    std::map<std::pair<std::string, std::string>, std::string> connectorRack, detectorRack;
+    for (auto& rack : spec.racks) {
+        auto fail = [&](const std::string& problem) {
+            if (error)
+                *error = {spec.sourceFile, rack.sourceLine, problem};
+            return false;
+        };
+        rack.cdu = withRackName(rack.cdu, rack.name);
+        rack.coolantConnector = withRackName(rack.coolantConnector, rack.name);
+        for (const std::string* id : {&rack.cdu, &rack.coolantConnector})
+            if (!id->empty() && !isPlainHostName(*id))
+                return fail("'" + *id + "' is not a Redfish resource Id (letters, digits, '.', '_', '-')");
+        if (!rack.leakDetectorsPattern.empty()) {
+            const std::string pattern = withRackName(rack.leakDetectorsPattern, rack.name);
+            auto detectors = expandHostlist(pattern);
+            if (!detectors || detectors->empty())
+                return fail("leak_detectors= '" + pattern + "' is not a list of Ids (e.g. leak_detectors=LD-{rack}-[1-2])");
+            rack.leakDetectors = std::move(*detectors);
+        }
+        const std::string cduKey = rack.cdu.empty() ? "\n" + rack.hall + "/" + std::to_string(rack.row) + "/" +
+                                                          std::to_string(rack.region)
+                                                    : rack.cdu;
+        if (!rack.coolantConnector.empty()) {
+            auto [it, added] = connectorRack.emplace(std::pair{cduKey, rack.coolantConnector}, rack.name);
+            if (!added)
+                return fail("connector '" + rack.coolantConnector + "' of CDU '" + rack.cdu + "' already feeds rack " +
+                            it->second);
+        }
+        for (const auto& detector : rack.leakDetectors) {
+            auto [it, added] = detectorRack.emplace(std::pair{cduKey, detector}, rack.name);
+            if (!added)
+                return fail("leak detector '" + detector + "' already watches rack " + it->second);
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* error) {
@@ -233,6 +279,9 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
         rack.supplySetpointC = supplyC;
         rack.name = std::move(name);
         rack.hostsPattern = options.text("hosts").value_or("");
+        rack.cdu = options.text("cdu").value_or("");
+        rack.coolantConnector = options.text("connector").value_or("");
+        rack.leakDetectorsPattern = options.text("leak_detectors").value_or("");
         rack.sourceLine = options.lineNumber();
         spec.racks.push_back(rack);
     };
@@ -256,8 +305,8 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
             if (spec.regions.empty())
                 return options.fail("'" + keyword + "' before any 'region' line"), std::nullopt;
             if (argc != 2)
-                return options.fail(keyword == "rack" ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST]'"
-                                                      : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST]'"),
+                return options.fail(keyword == "rack" ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST] [cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"
+                                                      : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST] [cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"),
                        std::nullopt;
             std::size_t count = 1;
             std::string name;
@@ -336,7 +385,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
             *error = {path, 0, "no racks declared (add 'region NAME' and 'rack NAME' or 'racks COUNT' lines)"};
         return std::nullopt;
     }
-    if (!finishRackLayout(spec, error) || !expandRackHosts(spec, error))
+    if (!finishRackLayout(spec, error) || !expandRackHosts(spec, error) || !expandRackCooling(spec, error))
         return std::nullopt;
     return spec;
 }

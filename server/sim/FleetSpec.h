@@ -35,6 +35,15 @@ struct RackSpec {
     double supplySetpointC = 25.0; // secondary loop supply (docs/domain/cooling.md)
     std::vector<std::string> hosts;// host names of trays n01..n18; empty: the tray names
     std::string hostsPattern;      // hosts= as written ("{rack}" = the rack's name), expanded into `hosts`
+    // How the facility's Redfish service (CDUs or the building-management aggregator) names this
+    // rack's cooling: the CoolingUnit feeding its loop (cdu=; empty: cdu-<region>-<hall>-rowNN),
+    // the CDU's secondary CoolantConnector to the rack (connector=; empty: the rack's name) and
+    // the LeakDetectors under that CDU's LeakDetection watching the rack (leak_detectors=HOSTLIST;
+    // empty: <rack>-manifold and <rack>-drip). "{rack}" in any of them is the rack's name.
+    std::string cdu;
+    std::string coolantConnector;
+    std::vector<std::string> leakDetectors;
+    std::string leakDetectorsPattern;
     int sourceLine = 0;
     HostLayout layout;
 };

@@ -1,0 +1,60 @@
+#include "RedfishServer.h"
+
+#include <httplib.h>
+
+namespace watchfloor::server::exporters {
+
+namespace {
+constexpr std::size_t kRedfishThreads = 4;  // a CDU controller serves a handful of clients
+}
+
+std::unique_ptr<RedfishServer> RedfishServer::start(const service::FleetStateStore& store, redfish::CoolingMap map,
+                                                    const std::string& listenAddress, std::string* error) {
+    std::unique_ptr<RedfishServer> server(new RedfishServer(store, std::move(map)));
+    auto& http = server->listener_.http();
+    const redfish::RedfishTree* tree = &server->tree_;
+    http.Get(R"(/redfish(/.*)?)", [tree](const httplib::Request& request, httplib::Response& response) {
+        redfish::RedfishAnswer answer = tree->get(request.path);
+        response.status = answer.status;
+        response.set_header("OData-Version", "4.0");
+        response.set_content(std::move(answer.body), std::string(redfish::kJsonContentType));
+    });
+    // The tree is read-only: the twin's cooling is changed through fleetd's control API.
+    const auto refuse = [](const httplib::Request&, httplib::Response& response) {
+        response.status = 405;
+        response.set_header("Allow", "GET");
+        response.set_content(redfish::redfishError("Base.1.19.OperationNotAllowed",
+                                                   "The twin's Redfish service is read-only."),
+                             std::string(redfish::kJsonContentType));
+    };
+    http.Post(R"(/redfish(/.*)?)", refuse);
+    http.Patch(R"(/redfish(/.*)?)", refuse);
+    http.Put(R"(/redfish(/.*)?)", refuse);
+    http.Delete(R"(/redfish(/.*)?)", refuse);
+    if (!server->listener_.listen(listenAddress, kRedfishThreads, "redfish", error)) return nullptr;
+    return server;
+}
+
+RedfishServer::~RedfishServer() { stop(); }
+
+void RedfishServer::stop() { listener_.stop(); }
+
+std::unique_ptr<RedfishServer> startFleetdRedfish(const service::FleetStateStore& store, const std::string& fleetFile,
+                                                  const std::string& listenAddress, std::string* announce,
+                                                  std::string* error) {
+    std::optional<sim::FleetSpec> spec;
+    if (!fleetFile.empty()) {
+        sim::ConfigError configError;
+        spec = sim::readFleetFile(fleetFile, &configError);
+        if (!spec) return *error = configError.toString(), nullptr;
+    }
+    redfish::CoolingMap map(store.index().topology(), spec ? &*spec : nullptr);
+    const auto cdus = map.cdus();
+    auto server = RedfishServer::start(store, std::move(map), listenAddress, error);
+    if (!server) return nullptr;
+    *announce = "redfish listening on " + server->address() + " | " + std::to_string(cdus.size()) +
+                " CDUs at /redfish/v1/ThermalEquipment/CDUs" + (cdus.empty() ? std::string() : " (first " + cdus.front() + ")");
+    return server;
+}
+
+}  // namespace watchfloor::server::exporters

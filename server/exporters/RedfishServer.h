@@ -1,0 +1,41 @@
+#pragma once
+// fleetd --serve-redfish HOST:PORT: the twin's cooling as the Redfish service of its CDUs
+// (server/redfish/RedfishTree), over HTTP, read-only. fleetd --source redfish=URL reads it like a
+// facility's, so the cooling path is tested against real HTTP.
+
+#include "CoolingMap.h"
+#include "HttpListener.h"
+#include "RedfishTree.h"
+
+#include <memory>
+#include <string>
+
+namespace watchfloor::server::exporters {
+
+class RedfishServer {
+public:
+    // Listening on return; nullptr and `error` when it cannot listen. The store must outlive it.
+    static std::unique_ptr<RedfishServer> start(const service::FleetStateStore& store, redfish::CoolingMap map,
+                                                const std::string& listenAddress, std::string* error);
+    ~RedfishServer();
+
+    std::string address() const { return listener_.address(); }
+    std::string url() const { return "http://" + listener_.address(); }
+    int port() const { return listener_.port(); }
+    const redfish::RedfishTree& tree() const { return tree_; }
+    void stop();  // idempotent; the destructor calls it
+
+private:
+    RedfishServer(const service::FleetStateStore& store, redfish::CoolingMap map) : tree_(store, std::move(map)) {}
+
+    redfish::RedfishTree tree_;
+    HttpListener listener_;
+};
+
+// For main(): the server over fleetd's store, the map from the fleet file when there is one (else
+// the twin's default names), and in `announce` the line fleetd logs.
+std::unique_ptr<RedfishServer> startFleetdRedfish(const service::FleetStateStore& store, const std::string& fleetFile,
+                                                  const std::string& listenAddress, std::string* announce,
+                                                  std::string* error);
+
+}  // namespace watchfloor::server::exporters
