@@ -14,6 +14,8 @@
 // shard's capacity on one core), samples applied, and RSS before the fleet store and with the
 // scrape source running, per 1,000 hosts (with --no-history: what grows with the fleet).
 
+#include "ProcessMeasures.h"
+
 #include "DigitalTwin.h"
 #include "ExporterPages.h"
 #include "FleetChanges.h"
@@ -72,14 +74,7 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-double rssMiB() {
-    long pages = 0, resident = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-        std::fclose(f);
-    }
-    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
-}
+using watchfloor::bench::rssMiB;
 
 double cpuSeconds(int who) {
     rusage usage{};

@@ -16,6 +16,8 @@
 //
 //   store_poll_bench [--racks 1800] [--rounds 5] [--no-history]
 
+#include "ProcessMeasures.h"
+
 #include "FleetChanges.h"
 #include "FleetModel.h"
 #include "FleetSpec.h"
@@ -75,14 +77,7 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-double rssMiB() {
-    long pages = 0, resident = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-        std::fclose(f);
-    }
-    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
-}
+using watchfloor::bench::rssMiB;
 
 double peakRssMiB() {
     rusage usage{};
