@@ -132,6 +132,8 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     if (snapshot.has_fleet()) {
         applyFleet(snapshot.fleet());
     }
+    m_hasAutomation = snapshot.has_automation();
+    m_automation = snapshot.automation();
     for (const v1::Incident& incident : snapshot.incidents()) {
         applyIncident(incident);
     }
@@ -154,6 +156,11 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
     }
     if (delta.has_fleet()) {
         applyFleet(delta.fleet());
+    }
+    if (delta.has_automation()) {
+        m_automation = delta.automation();
+        m_hasAutomation = true;
+        m_changes.fleetChanged = true;
     }
     for (const v1::SourceStatus& source : delta.sources()) {
         applySource(source);
@@ -261,7 +268,12 @@ void EndpointFleet::applyState(const v1::EntityState& state) {
     } else {
         m_reasons[state.entity_index()] = state.reason();
     }
-    if (entry->kind == v1::ENTITY_KIND_NODE) applyTelemetry(state.entity_index(), state);
+    if (entry->kind == v1::ENTITY_KIND_NODE) {
+        applyTelemetry(state.entity_index(), state);
+        // Whole states each time: a tray without an owner is back in service.
+        if (state.has_drain_owner()) m_drainOwners[state.entity_index()] = state.drain_owner();
+        else m_drainOwners.erase(state.entity_index());
+    }
     m_dirtyRack[std::min<std::size_t>(entry->rackSlot, m_dirtyRack.size() - 1)] = 1;
     if (entry->kind == v1::ENTITY_KIND_FLEET || entry->kind == v1::ENTITY_KIND_REGION) {
         m_changes.fleetChanged = true;
@@ -284,6 +296,11 @@ void EndpointFleet::applyTelemetry(std::uint32_t nodeIndex, const v1::EntityStat
     const bool silent = state.has_telemetry() && state.telemetry().state() == v1::TELEMETRY_STATE_SILENT;
     if (silent != wasSilent) m_silentTrays = silent ? m_silentTrays + 1 : m_silentTrays - 1;
     m_changes.telemetryChanged = true;
+}
+
+const v1::DrainOwner* EndpointFleet::drainOwner(std::uint32_t nodeIndex) const {
+    const auto it = m_drainOwners.find(nodeIndex);
+    return it == m_drainOwners.end() ? nullptr : &it->second;
 }
 
 const v1::TelemetryHealth* EndpointFleet::telemetry(std::uint32_t nodeIndex) const {

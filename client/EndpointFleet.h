@@ -122,6 +122,11 @@ public:
         return m_telemetry;
     }
     std::uint32_t silentTrays() const { return m_silentTrays; }
+    // Who holds a tray out of service, as last sent (null: in service, or the source does not say).
+    const watchfloor::v1::DrainOwner* drainOwner(std::uint32_t nodeIndex) const;
+    const std::unordered_map<std::uint32_t, watchfloor::v1::DrainOwner>& drainOwners() const { return m_drainOwners; }
+    // fleetd's automation and its breaker; null when fleetd sends none (operator actions off).
+    const watchfloor::v1::AutomationStatus* automation() const { return m_hasAutomation ? &m_automation : nullptr; }
     // True when `index` is a tray, or a GPU, CPU, NIC port or NVLink of a tray, whose telemetry is
     // silent: its values are the last ones read. O(1), and free while no tray is silent.
     bool inSilentTray(std::uint32_t index) const;
@@ -163,6 +168,9 @@ private:
     std::unordered_map<std::uint32_t, std::string> m_reasons;
     std::unordered_map<std::uint32_t, watchfloor::v1::TelemetryHealth> m_telemetry;
     std::uint32_t m_silentTrays = 0;
+    std::unordered_map<std::uint32_t, watchfloor::v1::DrainOwner> m_drainOwners;
+    watchfloor::v1::AutomationStatus m_automation;
+    bool m_hasAutomation = false;
     std::vector<watchfloor::v1::Job> m_jobs;
     std::unordered_map<std::uint32_t, std::uint32_t> m_jobSlotByIndex;
     watchfloor::v1::FleetGoodput m_fleet;

@@ -2,6 +2,7 @@
 
 #include "ConsoleSettings.h"
 #include "EntityNavigation.h"
+#include "AutomationView.h"
 #include "FleetFormat.h"
 #include "KpiStrip.h"
 #include "OperatorActions.h"
@@ -51,7 +52,8 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
       m_kpis(new KpiStrip(this)),
       m_lensBox(new QComboBox),
       m_map(new widgets::RackMapWidget(this)),
-      m_attention(new QListWidget(this))
+      m_attention(new QListWidget(this)),
+      m_drains(new QListWidget(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
@@ -77,6 +79,9 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
                     QStringLiteral("Trays whose exporters fleetd scrapes and which stopped answering, or keep repeating the "
                                    "same values: their readings are the last read. Not a health: the tray may be fine."));
     m_kpis->setCardVisible(QStringLiteral("silent"), false);
+    m_kpis->addCard(QStringLiteral("breaker"), QStringLiteral("Automation breaker"),
+                    QStringLiteral("fleetd's automatic draining and its circuit breaker: closed (acting), tripped (refusing "
+                                   "until an admin resets it), off"));
     layout->addWidget(m_kpis);
 
     auto* body = new QHBoxLayout;
@@ -95,6 +100,15 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     m_attention->setWordWrap(true);
     m_attention->setToolTip(QStringLiteral("Racks ranked by how badly they need attention. Double-click to open."));
     side->addWidget(m_attention, 1);
+    side->addWidget(makeSectionTitle(QStringLiteral("Out of service: who holds each tray"), this));
+    m_drains->setObjectName(QStringLiteral("drainOwners"));
+    m_drains->setMinimumWidth(300);
+    m_drains->setMaximumWidth(380);
+    m_drains->setWordWrap(true);
+    m_drains->setToolTip(QStringLiteral("Drained, draining and down trays with their owner: a person (operator), the "
+                                        "health check or automation. Automation never resumes a person's drain. "
+                                        "Double-click to open the rack."));
+    side->addWidget(m_drains, 1);
     body->addLayout(side);
     layout->addLayout(body, 1);
 
@@ -106,12 +120,16 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     connect(m_attention, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         emit navigationRequested({PageId::Rack, item->data(Qt::UserRole).toString()});
     });
+    connect(m_drains, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        emit navigationRequested({PageId::Rack, item->data(Qt::UserRole).toString()});
+    });
     connect(&m_store, &client::FleetStore::changed, this, &FleetPage::onStoreChanged);
     m_slowRefresh.setInterval(500);
     connect(&m_slowRefresh, &QTimer::timeout, this, [this] {
         m_alerts = recentAlertsPerRack(m_store, kAlertWindow);
         refreshAttention();
         refreshStatuses();
+        refreshAutomation();  // tray states change without a fleet change
     });
     rebuildRacks();
 }
@@ -171,6 +189,7 @@ void FleetPage::applyTheme(const widgets::Theme& theme)
     m_kpis->applyTheme(theme);
     m_header->applyTheme(theme);
     m_attention->setFont(theme.font(9.5));  // scales with the wall display's large type
+    m_drains->setFont(theme.font(9.5));
     applyScale();
     refreshAttention();
 }
@@ -349,6 +368,29 @@ void FleetPage::refreshKpis()
     countCard(QStringLiteral("down"), fleet.gpusDown, fleet.gpusDownStale, true, KpiLevel::Critical);
     countCard(QStringLiteral("incidents"), fleet.activeIncidents, fleet.activeIncidentsStale, false, KpiLevel::Critical);
     refreshSilentHosts();
+    refreshAutomation();
+}
+
+void FleetPage::refreshAutomation()
+{
+    const BreakerCard breaker = breakerCard(m_store);
+    m_kpis->setCard(QStringLiteral("breaker"), breaker.value, breaker.detail,
+                    breaker.tripped ? KpiLevel::Critical : breaker.value == QStringLiteral("closed") ? KpiLevel::Ok
+                                                                                                   : KpiLevel::Missing);
+    m_kpis->setCardToolTip(QStringLiteral("breaker"), breaker.toolTip);
+    if (!m_theme)
+        return;
+    m_drains->clear();
+    for (const DrainRow& row : drainRows(m_store)) {
+        auto* item = new QListWidgetItem(row.text, m_drains);
+        const client::EntityId rack = m_store.rackOf(m_store.findByName(row.tray));
+        item->setData(Qt::UserRole, m_store.name(rack));
+        item->setForeground(row.kind == v1::DRAIN_OWNER_KIND_OPERATOR     ? m_theme->colors().accent
+                            : row.kind == v1::DRAIN_OWNER_KIND_AUTOMATION ? m_theme->colors().warn
+                                                                           : m_theme->colors().textDim);
+    }
+    if (m_drains->count() == 0)
+        (new QListWidgetItem(QStringLiteral("every tray in service"), m_drains))->setFlags(Qt::ItemIsEnabled);
 }
 
 // Shown only where fleetd scrapes the exporters itself: elsewhere "0 silent" would claim a

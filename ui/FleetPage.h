@@ -44,6 +44,7 @@ public:
     // The rack tile's context menu: open, cooling, links, copy, and the operator's rack actions.
     void populateRackMenu(QMenu& menu, const QString& rack);
     KpiStrip* kpis() const { return m_kpis; }
+    QListWidget* drainList() const { return m_drains; }
     // The "Needs attention" lines, top first.
     QStringList attentionLines() const;
     QString headerSummary() const;
@@ -58,6 +59,7 @@ private:
     void refreshStatuses();
     void refreshKpis();
     void refreshSilentHosts();
+    void refreshAutomation();  // the breaker card and who holds each tray out of service
     void refreshAttention();
     void applyScale();
     void showRackMenu(const QPoint& pos);
@@ -70,6 +72,7 @@ private:
     QComboBox* m_lensBox;
     widgets::RackMapWidget* m_map;
     QListWidget* m_attention;
+    QListWidget* m_drains;
     RackJobs m_jobs;
     QString m_lensKey = QStringLiteral("health");
     QString m_entity;

@@ -1,5 +1,6 @@
 #include "GoodputPage.h"
 
+#include "EttrBudgetPanel.h"
 #include "FleetFormat.h"
 #include "HistoryChartBinding.h"
 #include "KpiStrip.h"
@@ -7,6 +8,7 @@
 
 #include "client/FleetStore.h"
 #include "client/JobProgress.h"
+#include "MessageWeights.h"
 #include "widgets/StackedBreakdownChart.h"
 #include "widgets/TimeSeriesChart.h"
 
@@ -57,18 +59,29 @@ const BadputCategory kCategories[] = {
     {"Other", &v1::GoodputBreakdown::other_s},
 };
 
-enum JobColumn { JobName, JobGpus, JobGoodput, JobEttr, JobExpectedEttr, JobMfu, JobCheckpointAge, JobInterval,
-                 JobYoungDaly, JobStragglers, JobColumnCount };
+enum JobColumn { JobName, JobGpus, JobGoodput, JobEttr, JobEttr1h, JobExpectedEttr, JobMfu, JobCheckpointAge,
+                 JobInterval, JobYoungDaly, JobCheckpointGap, JobStragglers, JobColumnCount };
 
-// Fleet goodput merged over endpoints: ratios weighted as FleetStore weighs them (GPUs of jobs with
-// step telemetry), breakdowns summed.
+// Fleet goodput merged over endpoints: ratios and budgets weighted as FleetStore weighs them (GPUs
+// of jobs with step telemetry), breakdowns, counts and exposures summed.
 struct MergedFleet {
     bool any = false;       // some endpoint sent fleet numbers
     bool measured = false;  // and some of them describe jobs with step telemetry: the ratios mean something
-    double goodput = 0, confirmed = 0, ettr = 0, ettr1h = 0, mfu = 0;
-    double failuresPerGpuHour = 0;
+    int endpoints = 0;      // endpoints that sent fleet numbers
+    double goodput = 0, confirmed = 0, ettr = 0, ettr1h = 0, goodput1h = 0, expectedEttr = 0, mfu = 0;
+    double checkpointGapGpuHoursPerDay = 0;
     quint32 gpus = 0, interruptions = 0;
     v1::GoodputBreakdown breakdown;
+    v1::EttrBudget budget;
+    // The rates: summed counts over summed exposure. One endpoint's 95 % intervals are its own;
+    // merged ones would need the chi-square quantiles of the sums (fleetd's), so they are kept
+    // only when a single endpoint sent them.
+    double hardwareFailures = 0, poweredGpuHours = 0, jobGpuHours = 0;
+    double hardwareLow = 0, hardwareHigh = 0, allLow = 0, allHigh = 0;
+    std::string failureCauses;
+
+    double hardwareRate() const { return poweredGpuHours > 0 ? hardwareFailures / poweredGpuHours : 0.0; }
+    double interruptionRate() const { return jobGpuHours > 0 ? interruptions / jobGpuHours : 0.0; }
 };
 
 MergedFleet mergeFleet(const client::FleetStore& store)
@@ -81,36 +94,62 @@ MergedFleet mergeFleet(const client::FleetStore& store)
             continue;
         const double w = store.goodputWeight(i);
         m.any = true;
+        ++m.endpoints;
         m.measured = m.measured || w > 0;
         m.goodput += f->goodput_ratio() * w;
         m.confirmed += f->confirmed_goodput_ratio() * w;
         m.ettr += f->ettr_ratio() * w;
         m.ettr1h += f->ettr_sliding_1h_ratio() * w;
+        m.goodput1h += f->goodput_sliding_1h_ratio() * w;
+        m.expectedEttr += f->expected_ettr_ratio() * w;
         m.mfu += f->mfu_ratio() * w;
-        m.failuresPerGpuHour += f->failures_per_gpu_hour() * w;
+        proto::addWeightedDoubles(m.budget, f->ettr_budget(), w);
         weight += w;
         m.gpus += f->gpus_total();
         m.interruptions += f->interruptions();
-        const v1::GoodputBreakdown& b = f->breakdown();
-        v1::GoodputBreakdown& out = m.breakdown;
-        out.set_total_s(out.total_s() + b.total_s());
-        out.set_productive_s(out.productive_s() + b.productive_s());
-        out.set_accelerator_init_s(out.accelerator_init_s() + b.accelerator_init_s());
-        out.set_training_prep_s(out.training_prep_s() + b.training_prep_s());
-        out.set_program_startup_s(out.program_startup_s() + b.program_startup_s());
-        out.set_data_loading_sync_s(out.data_loading_sync_s() + b.data_loading_sync_s());
-        out.set_checkpoint_save_s(out.checkpoint_save_s() + b.checkpoint_save_s());
-        out.set_checkpoint_restore_s(out.checkpoint_restore_s() + b.checkpoint_restore_s());
-        out.set_wasted_progress_s(out.wasted_progress_s() + b.wasted_progress_s());
-        out.set_infra_recovery_s(out.infra_recovery_s() + b.infra_recovery_s());
-        out.set_straggler_slowdown_s(out.straggler_slowdown_s() + b.straggler_slowdown_s());
-        out.set_other_s(out.other_s() + b.other_s());
+        m.checkpointGapGpuHoursPerDay += f->checkpoint_gap_gpu_hours_per_day();
+        m.hardwareFailures += double(f->hardware_failures());
+        m.poweredGpuHours += f->powered_gpu_hours();
+        m.jobGpuHours += f->job_gpu_hours();
+        m.hardwareLow = f->failures_per_gpu_hour_low();
+        m.hardwareHigh = f->failures_per_gpu_hour_high();
+        m.allLow = f->interruptions_per_gpu_hour_low();
+        m.allHigh = f->interruptions_per_gpu_hour_high();
+        if (m.failureCauses.empty())
+            m.failureCauses = f->failure_rate_causes();
+        proto::addWeightedDoubles(m.breakdown, f->breakdown(), 1.0);
     }
     if (weight > 0) {
-        for (double* v : {&m.goodput, &m.confirmed, &m.ettr, &m.ettr1h, &m.mfu, &m.failuresPerGpuHour})
+        for (double* v : {&m.goodput, &m.confirmed, &m.ettr, &m.ettr1h, &m.goodput1h, &m.expectedEttr, &m.mfu})
             *v /= weight;
+        proto::scaleDoubles(m.budget, 1.0 / weight);
     }
+    if (m.endpoints != 1)
+        m.hardwareLow = m.hardwareHigh = m.allLow = m.allHigh = 0;
     return m;
+}
+
+// "1.2e-05 per GPU-hour (95 %: 0.8e-05–1.9e-05)"; the interval left out when there is none.
+QString rateWithInterval(double rate, double low, double high)
+{
+    QString text = QStringLiteral("%1 per GPU-hour").arg(perGpuHour(rate));
+    if (high > 0)
+        text += QStringLiteral(" (95 %: %1–%2)").arg(perGpuHour(low), perGpuHour(high));
+    return text;
+}
+
+// "E[ETTR] 93.1 % · slow steps 11.8 %": what the ETTR card is compared with, and how far goodput
+// lies below it.
+QString ettrDetail(double expectedEttr, double slownessRatio)
+{
+    QString text = expectedEttr > 0 ? QStringLiteral("E[ETTR] %1").arg(formatRatioPercent(expectedEttr))
+                                    : QStringLiteral("no E[ETTR] (no configured rates)");
+    return text + QStringLiteral(" · slow steps %1").arg(formatRatioPercent(slownessRatio));
+}
+
+QString gpuHoursPerDay(double gpuHours)
+{
+    return QStringLiteral("%1 GPU-h/day").arg(gpuHours, 0, 'f', gpuHours < 10 ? 1 : 0);
 }
 
 }  // namespace
@@ -126,6 +165,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
       m_kpis(new KpiStrip(this)),
       m_history(new widgets::TimeSeriesChart(this)),
       m_breakdown(new widgets::StackedBreakdownChart(this)),
+      m_budget(new EttrBudgetPanel(this)),
       m_jobs(new QTableWidget(0, JobColumnCount, this))
 {
     auto* layout = new QVBoxLayout(this);
@@ -141,15 +181,23 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     layout->addWidget(m_header);
 
     m_kpis->addCard(QStringLiteral("goodput"), QStringLiteral("Goodput"),
-                    QStringLiteral("Productive share of GPU time (provisional); confirmed = up to the last durable "
-                                   "checkpoint"));
-    m_kpis->addCard(QStringLiteral("ettr"), QStringLiteral("ETTR"), QStringLiteral("Cumulative effective training time ratio"));
-    m_kpis->addCard(QStringLiteral("ettr1h"), QStringLiteral("ETTR (1 h)"), QStringLiteral("Sliding one-hour ETTR"));
+                    QStringLiteral("Progress at the ideal pace over GPU time (Google's goodput): kept steps × ideal step "
+                                   "time / total. Slow steps count as badput. Provisional; confirmed = up to the last "
+                                   "durable checkpoint"));
+    m_kpis->addCard(QStringLiteral("ettr"), QStringLiteral("ETTR"),
+                    QStringLiteral("Effective training time ratio (Meta): wall time in kept steps / total, a slow step "
+                                   "counted as productive. ETTR − goodput = the slow steps' share. Beside it: E[ETTR], "
+                                   "Meta's expectation from the failure rate, restart overhead and checkpoint cost"));
+    m_kpis->addCard(QStringLiteral("ettr1h"), QStringLiteral("ETTR (1 h)"),
+                    QStringLiteral("ETTR and goodput of the last hour (sliding)"));
     m_kpis->addCard(QStringLiteral("mfu"), QStringLiteral("MFU"), QStringLiteral("Model FLOPs utilisation (PaLM)"));
     m_kpis->addCard(QStringLiteral("interruptions"), QStringLiteral("Interruptions"),
-                    QStringLiteral("Job interruptions and the measured failure rate / MTTI"));
+                    QStringLiteral("Job interruptions of every cause, their rate per GPU-hour the jobs held with its 95 % "
+                                   "chi-square interval; for one job, its MTTI"));
     m_kpis->addCard(QStringLiteral("checkpoint"), QStringLiteral("Checkpoint"),
-                    QStringLiteral("Interval against the Young/Daly optimum, and the age of the last checkpoint"));
+                    QStringLiteral("Interval against the Young/Daly optimum, what the difference costs in GPU-hours a "
+                                   "day (E[ETTR] at the optimum − at the interval, × GPUs × 24 h), and the age of the "
+                                   "last checkpoint"));
     layout->addWidget(m_kpis);
 
     auto* grid = new QGridLayout;
@@ -162,16 +210,19 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     m_breakdown->setValueCeiling(100);
     grid->addWidget(m_history, 0, 0);
     grid->addWidget(m_breakdown, 0, 1);
+    grid->addWidget(m_budget, 0, 2);
     grid->setColumnStretch(0, 3);
     grid->setColumnStretch(1, 2);
+    grid->setColumnStretch(2, 2);
     layout->addLayout(grid, 3);
 
     layout->addWidget(makeSectionTitle(QStringLiteral("Jobs: goodput, checkpointing and stragglers"), this));
     m_jobs->setObjectName(QStringLiteral("goodputJobs"));
     m_jobs->setHorizontalHeaderLabels({QStringLiteral("Job"), QStringLiteral("GPUs"), QStringLiteral("Goodput"),
-                                       QStringLiteral("ETTR (1 h)"), QStringLiteral("E[ETTR]"), QStringLiteral("MFU"),
-                                       QStringLiteral("Checkpoint age"), QStringLiteral("Interval"),
-                                       QStringLiteral("Young/Daly"), QStringLiteral("Stragglers")});
+                                       QStringLiteral("ETTR"), QStringLiteral("ETTR (1 h)"), QStringLiteral("E[ETTR]"),
+                                       QStringLiteral("MFU"), QStringLiteral("Checkpoint age"), QStringLiteral("Interval"),
+                                       QStringLiteral("Young/Daly"), QStringLiteral("Interval cost"),
+                                       QStringLiteral("Stragglers")});
     m_jobs->verticalHeader()->hide();
     m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_jobs->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -195,6 +246,8 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
             m_historyBinding->refresh();
     });
 }
+
+QString GoodputPage::summary() const { return m_header->summary(); }
 
 QString GoodputPage::entity() const { return m_job.isValid() ? m_store.name(m_job) : QString(); }
 
@@ -253,6 +306,7 @@ void GoodputPage::applyTheme(const widgets::Theme& theme)
     m_kpis->applyTheme(theme);
     m_history->setTheme(theme);
     m_breakdown->setTheme(theme);
+    m_budget->applyTheme(theme);
     if (!m_historyBinding)
         setScope(m_job);
     m_dirty = true;
@@ -324,17 +378,54 @@ void GoodputPage::refresh()
     } else {
         const MergedFleet fleet = mergeFleet(m_store);
         const QString coverage = goodputCoverage(m_store.fleetSummary());
-        m_header->setSummary(QStringLiteral("%1 GPUs in running jobs · %2 jobs · failure rate %3 per GPU-hour%4")
+        // The hardware rate counts fail-stops only; every interruption (software, scripted, operator
+        // restarts) is in the all-cause rate beside it. Issue 16 item 2: the demo read 0 beside 5 interruptions.
+        const QString hardware = fleet.poweredGpuHours > 0
+                                     ? rateWithInterval(fleet.hardwareRate(), fleet.hardwareLow, fleet.hardwareHigh)
+                                     : QStringLiteral("n/a");
+        const QString allCauses = fleet.jobGpuHours > 0
+                                      ? rateWithInterval(fleet.interruptionRate(), fleet.allLow, fleet.allHigh)
+                                      : QStringLiteral("n/a");
+        m_header->setSummary(QStringLiteral("%1 GPUs · %2 jobs · hardware failures %3 · all-cause interruptions %4%5")
                                  .arg(fleet.gpus)
                                  .arg(m_scopeBox->count() - 1)
-                                 .arg(fleet.measured ? perGpuHour(fleet.failuresPerGpuHour) : QStringLiteral("n/a"),
+                                 .arg(hardware, allCauses,
                                       coverage.isEmpty() ? QString()
                                                          : QStringLiteral(" · averages %1 (jobs without step telemetry "
                                                                           "are left out)").arg(coverage)));
     }
     refreshKpis();
     refreshBreakdown();
+    refreshBudget();
     refreshJobsTable();
+}
+
+void GoodputPage::refreshBudget()
+{
+    EttrBudgetView view;
+    const v1::Job* job = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
+    if (job) {
+        view.budget = job->ettr_budget();
+        view.expectedEttr = job->expected_ettr_ratio();
+        view.ettr = job->ettr_ratio();
+        view.goodput = job->goodput_ratio();
+        view.measured = !job->no_step_telemetry() && !client::jobIsStarting(*job);
+        view.note = QStringLiteral("Λ and Young/Daly: %1. Checkpoint interval %2%3.")
+                        .arg(QString::fromStdString(job->checkpoint_advice().failure_rate_basis()),
+                             formatDuration(job->checkpoint_interval_s()),
+                             job->checkpoint_advice().interval_auto() ? QStringLiteral(" (auto: Young/Daly)") : QString());
+    } else {
+        const MergedFleet fleet = mergeFleet(m_store);
+        view.budget = fleet.budget;
+        view.expectedEttr = fleet.expectedEttr;
+        view.ettr = fleet.ettr;
+        view.goodput = fleet.goodput;
+        view.measured = fleet.measured;
+        view.note = QStringLiteral("GPU-weighted over the jobs. Hardware failure rate counts %1.")
+                        .arg(fleet.failureCauses.empty() ? QStringLiteral("what the source reports")
+                                                         : QString::fromStdString(fleet.failureCauses));
+    }
+    m_budget->setView(view);
 }
 
 void GoodputPage::refreshKpis()
@@ -370,12 +461,15 @@ void GoodputPage::refreshKpis()
     }
     if (const v1::Job* job = scoped) {
         m_kpis->setCard(QStringLiteral("goodput"), formatRatioPercent(job->goodput_ratio()),
-                        QStringLiteral("confirmed %1%2").arg(formatRatioPercent(job->confirmed_goodput_ratio()), stale), shown);
+                        QStringLiteral("ideal pace · confirmed %1%2").arg(formatRatioPercent(job->confirmed_goodput_ratio()), stale),
+                        shown);
         const bool belowExpected = job->ettr_ratio() < job->expected_ettr_ratio() - 0.02;
         m_kpis->setCard(QStringLiteral("ettr"), formatRatioPercent(job->ettr_ratio()),
-                        QStringLiteral("expected %1").arg(formatRatioPercent(job->expected_ettr_ratio())),
+                        ettrDetail(job->expected_ettr_ratio(), job->ettr_budget().measured_slowness_ratio()),
                         belowExpected ? KpiLevel::Warning : shown);
-        m_kpis->setCard(QStringLiteral("ettr1h"), formatRatioPercent(job->ettr_sliding_1h_ratio()), stale.mid(3), shown);
+        m_kpis->setCard(QStringLiteral("ettr1h"), formatRatioPercent(job->ettr_sliding_1h_ratio()),
+                        QStringLiteral("goodput (1 h) %1%2").arg(formatRatioPercent(job->goodput_sliding_1h_ratio()), stale),
+                        shown);
         m_kpis->setCard(QStringLiteral("mfu"), formatRatioPercent(job->mfu_ratio()),
                         QStringLiteral("step %1 s (ideal %2 s)").arg(job->step_time_s(), 0, 'f', 2).arg(job->ideal_step_time_s(), 0, 'f', 2),
                         shown);
@@ -391,8 +485,11 @@ void GoodputPage::refreshKpis()
         const double interval = job->checkpoint_interval_s();
         const double optimum = job->young_daly_interval_s();
         const bool offOptimum = optimum > 0 && (interval > 1.5 * optimum || interval < optimum / 1.5);
-        m_kpis->setCard(QStringLiteral("checkpoint"), formatDuration(interval),
-                        QStringLiteral("Young/Daly %1 · last %2 ago").arg(formatDuration(optimum), formatDuration(age)),
+        const v1::CheckpointAdvice& advice = job->checkpoint_advice();
+        m_kpis->setCard(QStringLiteral("checkpoint"),
+                        formatDuration(interval) + (advice.interval_auto() ? QStringLiteral(" (auto)") : QString()),
+                        QStringLiteral("Young/Daly %1 · costs %2 · last %3 ago")
+                            .arg(formatDuration(optimum), gpuHoursPerDay(advice.gap_gpu_hours_per_day()), formatDuration(age)),
                         offOptimum ? KpiLevel::Warning : shown);
         return;
     }
@@ -408,12 +505,19 @@ void GoodputPage::refreshKpis()
         return (coverage.isEmpty() ? base : base + QStringLiteral(" · ") + coverage) + (fleet.measured ? stale : QString());
     };
     m_kpis->setCard(QStringLiteral("goodput"), ratio(fleet.goodput),
-                    over(QStringLiteral("confirmed %1").arg(ratio(fleet.confirmed))), level);
-    m_kpis->setCard(QStringLiteral("ettr"), ratio(fleet.ettr), over(QStringLiteral("cumulative")), level);
-    m_kpis->setCard(QStringLiteral("ettr1h"), ratio(fleet.ettr1h), over(QStringLiteral("sliding 1 h")), level);
+                    over(QStringLiteral("ideal pace · confirmed %1").arg(ratio(fleet.confirmed))), level);
+    m_kpis->setCard(QStringLiteral("ettr"), ratio(fleet.ettr),
+                    over(fleet.measured ? ettrDetail(fleet.expectedEttr, fleet.budget.measured_slowness_ratio())
+                                        : QStringLiteral("cumulative")),
+                    fleet.measured && fleet.expectedEttr > 0 && fleet.ettr < fleet.expectedEttr - 0.02 ? KpiLevel::Warning
+                                                                                                        : level);
+    m_kpis->setCard(QStringLiteral("ettr1h"), ratio(fleet.ettr1h),
+                    over(QStringLiteral("goodput (1 h) %1").arg(ratio(fleet.goodput1h))), level);
     m_kpis->setCard(QStringLiteral("mfu"), ratio(fleet.mfu), over(QStringLiteral("GPU-time weighted")), level);
     m_kpis->setCard(QStringLiteral("interruptions"), fleet.any ? QString::number(fleet.interruptions) : QStringLiteral("n/a"),
-                    fleet.measured ? QStringLiteral("%1 per GPU-hour").arg(perGpuHour(fleet.failuresPerGpuHour)) : QString(),
+                    fleet.jobGpuHours > 0
+                        ? QStringLiteral("all causes %1").arg(rateWithInterval(fleet.interruptionRate(), fleet.allLow, fleet.allHigh))
+                        : QString(),
                     !fleet.any ? KpiLevel::Missing : fleet.interruptions ? KpiLevel::Warning : KpiLevel::Ok);
     // Fleet scope: the checkpoint card speaks for the job furthest from its optimum.
     const v1::Job* worst = nullptr;
@@ -429,9 +533,10 @@ void GoodputPage::refreshKpis()
         }
     }
     if (worst) {
-        m_kpis->setCard(QStringLiteral("checkpoint"), formatDuration(worst->checkpoint_interval_s()),
-                        QStringLiteral("%1 · Young/Daly %2")
-                            .arg(QString::fromStdString(worst->name()), formatDuration(worst->young_daly_interval_s())),
+        m_kpis->setCard(QStringLiteral("checkpoint"), gpuHoursPerDay(fleet.checkpointGapGpuHoursPerDay),
+                        QStringLiteral("lost to intervals off Young/Daly · worst %1: %2 vs %3")
+                            .arg(QString::fromStdString(worst->name()), formatDuration(worst->checkpoint_interval_s()),
+                                 formatDuration(worst->young_daly_interval_s())),
                         worstRatio > std::log(1.5) ? KpiLevel::Warning : shown);
     } else {
         m_kpis->setCard(QStringLiteral("checkpoint"), QStringLiteral("n/a"), QString(), KpiLevel::Missing);
@@ -501,25 +606,29 @@ void GoodputPage::refreshJobsTable()
                                           ? QStringLiteral("none")
                                           : QStringLiteral("%1 (S = %2)").arg(stragglers.join(QStringLiteral(", ")))
                                                 .arg(job->straggler_slowdown(), 0, 'f', 2);
+        const v1::CheckpointAdvice& advice = job->checkpoint_advice();
         QStringList cells{QString::fromStdString(job->name()), QString::number(job->gpu_count()),
-                          formatRatioPercent(job->goodput_ratio()), formatRatioPercent(job->ettr_sliding_1h_ratio()),
-                          formatRatioPercent(job->expected_ettr_ratio()), formatRatioPercent(job->mfu_ratio()),
-                          formatDuration(age), formatDuration(job->checkpoint_interval_s()),
-                          formatDuration(job->young_daly_interval_s()), stragglerText};
+                          formatRatioPercent(job->goodput_ratio()), formatRatioPercent(job->ettr_ratio()),
+                          formatRatioPercent(job->ettr_sliding_1h_ratio()), formatRatioPercent(job->expected_ettr_ratio()),
+                          formatRatioPercent(job->mfu_ratio()), formatDuration(age),
+                          formatDuration(job->checkpoint_interval_s()) + (advice.interval_auto() ? QStringLiteral(" (auto)") : QString()),
+                          formatDuration(job->young_daly_interval_s()), gpuHoursPerDay(advice.gap_gpu_hours_per_day()),
+                          stragglerText};
         const bool noSteps = job->no_step_telemetry();
         const bool starting = client::jobIsStarting(*job);
         if (noSteps) {
             for (int c = JobGoodput; c < JobColumnCount; ++c)
                 cells[c] = client::noStepTelemetryLabel();
         } else if (starting) {
-            for (int c : {JobGoodput, JobEttr, JobMfu})
+            for (int c : {JobGoodput, JobEttr, JobEttr1h, JobMfu})
                 cells[c] = client::startingLabel();
         }
         const int r = m_jobs->rowCount();
         m_jobs->insertRow(r);
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            if ((noSteps && c >= JobGoodput) || (starting && (c == JobGoodput || c == JobEttr || c == JobMfu)))
+            if ((noSteps && c >= JobGoodput) ||
+                (starting && (c == JobGoodput || c == JobEttr || c == JobEttr1h || c == JobMfu)))
                 item->setForeground(m_theme->colors().textDim);
             else if (c == JobStragglers && !stragglers.isEmpty())
                 item->setForeground(m_theme->colors().warn);

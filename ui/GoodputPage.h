@@ -1,6 +1,7 @@
 #pragma once
-// Goodput page: fleet or one job — goodput (provisional and confirmed), ETTR cumulative and
-// sliding, MFU, expected ETTR, MTTI; the history chart (backfilled from fleetd, then extended
+// Goodput page: fleet or one job — goodput (ideal pace; provisional and confirmed), ETTR (slow
+// steps count) cumulative and sliding, MFU, E[ETTR] and what separates it and the measured ETTR
+// from 100 % (EttrBudgetPanel), the hardware and all-cause failure rates with their intervals, MTTI; the history chart (backfilled from fleetd, then extended
 // live); the badput breakdown per job; checkpoint interval against the Young/Daly optimum; the
 // stragglers. Charts export to PNG and CSV.
 
@@ -26,6 +27,7 @@ class TimeSeriesChart;
 namespace watchfloor::ui {
 
 class HistoryChartBinding;
+class EttrBudgetPanel;
 class KpiStrip;
 class PageHeader;
 
@@ -45,6 +47,8 @@ public:
     widgets::TimeSeriesChart* historyChart() const { return m_history; }
     widgets::StackedBreakdownChart* breakdownChart() const { return m_breakdown; }
     KpiStrip* kpis() const { return m_kpis; }
+    EttrBudgetPanel* budgetPanel() const { return m_budget; }
+    QString summary() const;
     // Writes the history chart; errors come back as operator-readable text (empty = ok).
     QString exportHistoryPng(const QString& path) const;
     QString exportHistoryCsv(const QString& path) const;
@@ -56,6 +60,7 @@ private:
     void refresh();
     void refreshKpis();
     void refreshBreakdown();
+    void refreshBudget();
     void refreshJobsTable();
     void exportWithDialog(bool png);
 
@@ -71,6 +76,7 @@ private:
     widgets::TimeSeriesChart* m_history;
     HistoryChartBinding* m_historyBinding = nullptr;
     widgets::StackedBreakdownChart* m_breakdown;
+    EttrBudgetPanel* m_budget;
     QTableWidget* m_jobs;
     QTimer m_chartTimer;
     bool m_dirty = true;

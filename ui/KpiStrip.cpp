@@ -61,6 +61,12 @@ void KpiStrip::setCardVisible(const QString& key, bool visible)
         it->frame->setVisible(visible);
 }
 
+void KpiStrip::setCardToolTip(const QString& key, const QString& toolTip)
+{
+    if (auto it = m_cards.find(key); it != m_cards.end())
+        it->frame->setToolTip(toolTip);
+}
+
 bool KpiStrip::isCardVisible(const QString& key) const
 {
     const auto it = m_cards.find(key);

@@ -24,6 +24,7 @@ public:
     void setCard(const QString& key, const QString& value, const QString& detail, KpiLevel level);
     // A card that means nothing for this fleet (e.g. silent hosts without a scrape source) is hidden.
     void setCardVisible(const QString& key, bool visible);
+    void setCardToolTip(const QString& key, const QString& toolTip);
     bool isCardVisible(const QString& key) const;
     void applyTheme(const widgets::Theme& theme);
     QString value(const QString& key) const;

@@ -1,10 +1,13 @@
 #pragma once
 // Stops automation from draining the fleet when something upstream is wrong (a bad health check,
 // a flapping sensor, a detection bug): past N distinct automated targets within a sliding window
-// it trips, raises an alert and refuses every further automated action until an admin resets
-// it. It never resets itself (NVSentinel's circuit breaker, docs/domain/automation-limits.md).
+// (or past a share of the fleet's trays, whichever is lower) it trips, raises an alert and
+// refuses every further automated action until an admin resets it. It never resets itself
+// (NVSentinel's circuit breaker, docs/domain/automation-limits.md).
 
 #include "Actuator.h"
+
+#include "watchfloor/v1/fleet.pb.h"
 
 #include <grpcpp/support/status.h>
 
@@ -20,6 +23,12 @@ namespace watchfloor::server::control {
 struct CircuitBreakerConfig {
     std::size_t maxActionsPerWindow = 5;
     std::chrono::seconds window{std::chrono::minutes(10)};
+    double maxFleetRatio = 0;       // ",max=0.5%" -> 0.005; 0 = no share limit
+    std::size_t fleetTrays = 0;     // compute trays the share is of (fleetd sets it from the topology)
+
+    // The limit that binds: the lower of maxActionsPerWindow and max(1, floor(ratio x trays)) —
+    // at least 1, so a share smaller than one tray still lets a single drain through.
+    std::size_t effectiveLimit() const;
 };
 
 class AutomationCircuitBreaker {
@@ -43,6 +52,8 @@ public:
     bool tripped() const;
     std::string tripReason() const;
     const CircuitBreakerConfig& config() const { return config_; }
+    // What consoles show (fleet.proto AutomationStatus); `now` ages the window.
+    watchfloor::v1::AutomationStatus status(Clock::time_point now) const;
 
 private:
     struct Admitted {
@@ -53,9 +64,14 @@ private:
     const CircuitBreakerConfig config_;
     const AlertSink alert_;
     mutable std::mutex mutex_;
-    std::deque<Admitted> recent_;
+    void dropExpiredLocked(Clock::time_point now) const;
+
+    mutable std::deque<Admitted> recent_;
     bool tripped_ = false;
     std::string tripReason_;
+    Clock::time_point trippedAt_{};
+    std::string lastResetBy_;
+    Clock::time_point lastResetAt_{};
 };
 
 // The Xids whose fleet policy (docs/domain/xid-catalogue.md) starts with draining the node: 46, 48, 62,

@@ -8,6 +8,24 @@
 namespace watchfloor::server::control {
 
 std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::string* problem) {
+    // ",max=P%": a share of the fleet's trays beside the count; the lower binds.
+    double maxFleetRatio = 0;
+    if (const auto comma = text.find(','); comma != std::string_view::npos) {
+        const std::string_view share = text.substr(comma + 1);
+        text = text.substr(0, comma);
+        constexpr std::string_view kKey = "max=";
+        double percent = 0;
+        const char* first = share.data() + kKey.size();
+        const char* last = share.data() + share.size() - 1;
+        const bool shaped = share.size() > kKey.size() + 1 && share.starts_with(kKey) && share.back() == '%';
+        const auto parsed = shaped ? std::from_chars(first, last, percent) : std::from_chars_result{first, std::errc::invalid_argument};
+        if (!shaped || parsed.ec != std::errc() || parsed.ptr != last || !(percent > 0) || percent > 100) {
+            *problem = "--auto-drain: expected N/WINDOW,max=P% such as 5/10m,max=0.5% (P a share of the fleet's trays, "
+                       "above 0 and at most 100), got '," + std::string(share) + "'";
+            return std::nullopt;
+        }
+        maxFleetRatio = percent / 100.0;
+    }
     const auto slash = text.find('/');
     std::size_t count = 0;
     const auto countText = text.substr(0, slash == std::string_view::npos ? 0 : slash);
@@ -19,7 +37,9 @@ std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::s
                    std::string(text) + "'";
         return std::nullopt;
     }
-    return CircuitBreakerConfig{count, std::chrono::duration_cast<std::chrono::seconds>(*window)};
+    CircuitBreakerConfig config{count, std::chrono::duration_cast<std::chrono::seconds>(*window)};
+    config.maxFleetRatio = maxFleetRatio;
+    return config;
 }
 
 bool parseRequireApproval(std::string_view text, ControlOptions* options, std::string* problem) {

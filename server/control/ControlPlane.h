@@ -35,11 +35,12 @@ struct ControlOptions {
     enum class Scheduler { Sim, Slurm } scheduler = Scheduler::Sim;  // --scheduler slurm|sim
     std::string slurmConf;                        // --slurm-conf FILE (else Slurm's default)
     std::shared_ptr<const SlurmNodeNames> slurmNodeNames;  // entity name -> Slurm NodeName (hosts=)
-    std::optional<CircuitBreakerConfig> autoDrain;  // --auto-drain N/WINDOW, e.g. 5/10m
+    std::optional<CircuitBreakerConfig> autoDrain;  // --auto-drain N/WINDOW[,max=P%], e.g. 5/10m,max=0.5%
     std::chrono::seconds restartOverhead{std::chrono::minutes(5)};
 };
 
-// "5/10m": at most 5 distinct automated drains per 10 minutes. nullopt and *problem on error.
+// "5/10m": at most 5 distinct automated drains per 10 minutes; "5/10m,max=0.5%": and at most 0.5 %
+// of the fleet's trays (the caller sets fleetTrays), the lower binding. nullopt and *problem on error.
 std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::string* problem);
 // --require-approval takes the actions that need a second operator; only "isolate-rack" exists.
 bool parseRequireApproval(std::string_view text, ControlOptions* options, std::string* problem);

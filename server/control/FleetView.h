@@ -24,6 +24,9 @@ struct NodeFacts {
     // false on an out-of-service node: the health check took it out and a resume has nothing to undo.
     std::optional<bool> operatorDrain;
     std::string reason;               // why it is out of service, when known
+    // Who made the drain in force (fleet.proto DrainOwner), where the backend knows; unset
+    // (kind UNSPECIFIED) when no drain is in force or it cannot tell.
+    watchfloor::v1::DrainOwner drainOwner;
 };
 
 struct JobFacts {

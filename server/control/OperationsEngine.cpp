@@ -1,5 +1,7 @@
 #include "OperationsEngine.h"
 
+#include "DrainOwnership.h"
+
 #include "TextBounds.h"
 
 #include <google/protobuf/util/json_util.h>
@@ -186,6 +188,15 @@ PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionR
     if (request.type() == v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER) {
         if (!breaker_) refuseIfAllowed("automatic draining is not enabled in this fleetd (--auto-drain)");
         else if (!breaker_->tripped()) refuseIfAllowed("the automation circuit breaker is not tripped");
+    }
+    if (request.type() == v1::ACTION_TYPE_RESUME_NODE && caller.automated) {
+        // Automation never undoes a person's drain: they drained it for a reason it cannot see.
+        const std::optional<NodeFacts> node = fleet_.node(request.node_name());
+        if (node && ownedByPerson(node->drainOwner))
+            refuseIfAllowed(request.node_name() + " was drained by " +
+                            (node->drainOwner.principal().empty() ? std::string("a person outside fleetd")
+                                                                  : node->drainOwner.principal()) +
+                            "; automation never resumes a drain a person made");
     }
     if (request.type() == v1::ACTION_TYPE_ACKNOWLEDGE_EVENT && !acknowledger_)
         refuseIfAllowed("acknowledging events is not connected in this fleetd");

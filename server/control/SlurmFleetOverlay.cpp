@@ -1,5 +1,7 @@
 #include "SlurmFleetOverlay.h"
 
+#include "DrainOwnership.h"
+
 #include <algorithm>
 
 namespace watchfloor::server::control {
@@ -108,6 +110,11 @@ void SlurmFleetSource::overlay(Tray& tray, const SlurmClusterView& view, v1::Ent
     }
     state.set_node_state(next.state);
     state.set_reason(next.reason);
+    state.clear_drain_owner();
+    if (next.state == v1::NODE_STATE_DRAINING || next.state == v1::NODE_STATE_DRAINED)
+        *state.mutable_drain_owner() = drainOwnerFromReason(next.reason);  // fleetd wrote "<principal>: …"
+    else if (next.state == v1::NODE_STATE_DOWN)
+        *state.mutable_drain_owner() = healthCheckOwner();
     tray.shown = std::move(next);
     tray.slurmKnown = slurmKnows;
 }
@@ -143,6 +150,9 @@ std::optional<NodeFacts> SlurmFleetView::node(const std::string& name) const {
     facts->jobs = slurm ? slurm->jobs : std::vector<std::string>{};
     facts->operatorDrain.reset();  // Slurm resumes any drained node, whoever drained it
     facts->reason.clear();
+    facts->drainOwner.Clear();
+    if (slurm && (slurm->state == v1::NODE_STATE_DRAINING || slurm->state == v1::NODE_STATE_DRAINED))
+        facts->drainOwner = drainOwnerFromReason(slurm->reason);
     facts->stateVersion = combinedVersion(facts->stateVersion, slurm ? slurm->version : 0);
     return facts;
 }

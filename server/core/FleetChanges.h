@@ -38,6 +38,9 @@ struct FleetChanges {
     // Incidents opened, changed or resolved at this instant (whole messages): fleetd's grouping
     // adds them; a source leaves this empty.
     std::vector<watchfloor::v1::Incident> incidents;
+    // fleetd's automation and its breaker, when it changed (fleetd's control plane adds it).
+    bool hasAutomation = false;
+    watchfloor::v1::AutomationStatus automation;
 
     std::int64_t sampleTimeMs(std::size_t i) const {
         return sampleTimesMs.empty() ? time.time_since_epoch().count() : sampleTimesMs[i];
@@ -52,10 +55,11 @@ struct FleetChanges {
         jobs.clear();
         incidents.clear();
         hasFleet = false;
+        hasAutomation = false;
     }
     bool empty() const {
         return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty() &&
-               incidents.empty();
+               incidents.empty() && !hasAutomation;
     }
 };
 

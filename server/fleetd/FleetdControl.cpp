@@ -132,6 +132,7 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
     auto fail = [](std::string error) { return CreateResult{nullptr, std::move(error)}; };
     control::ControlOptions options = cl.control;
     options.slurmNodeNames = control::slurmNodeNamesOf(topology);
+    if (options.autoDrain) options.autoDrain->fleetTrays = static_cast<std::size_t>(topology.nodes_size());
     if (!cl.auditLogGiven) {
         options.auditLogFile = defaultAuditLogPath();
         std::error_code ec;
@@ -169,9 +170,13 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
         for (const auto& node : topology.nodes()) self->nodeNames_[node.index()] = node.name();
         for (const auto& gpu : topology.gpus()) self->gpuPlaces_[gpu.index()] = {gpu.node_index(), gpu.local_id()};
         const auto& breaker = self->plane_->breaker()->config();
-        self->log_("automatic draining on: at most " + std::to_string(breaker.maxActionsPerWindow) +
-                   " nodes per " + std::to_string(breaker.window.count()) + " s, then the breaker holds until an "
-                   "admin resets it");
+        self->log_("automatic draining on: at most " + std::to_string(breaker.effectiveLimit()) +
+                   " nodes per " + std::to_string(breaker.window.count()) + " s" +
+                   (breaker.effectiveLimit() < breaker.maxActionsPerWindow
+                        ? " (the share of " + std::to_string(breaker.fleetTrays) + " trays binds, below " +
+                              std::to_string(breaker.maxActionsPerWindow) + ")"
+                        : std::string()) +
+                   ", then the breaker holds until an admin resets it");
     }
     self->loop_ = std::make_unique<ControlLoop>(*self->plane_, kControlTickPeriod, self->log_);
     return {std::move(self), {}};
@@ -218,6 +223,19 @@ void FleetdControl::addPendingEvents(FleetChanges& changes) {
     pendingEvents_.clear();
 }
 
+void FleetdControl::addAutomationStatus(FleetChanges& changes) {
+    // Every console shows the breaker on its Fleet page: sent with the first tick, then on change.
+    v1::AutomationStatus status;
+    if (control::AutomationCircuitBreaker* breaker = plane_->breaker())
+        status = breaker->status(std::chrono::system_clock::now());
+    const std::string serialized = status.SerializeAsString();
+    if (automationSent_ && serialized == lastAutomation_) return;
+    automationSent_ = true;
+    lastAutomation_ = serialized;
+    changes.hasAutomation = true;
+    changes.automation = std::move(status);
+}
+
 void FleetdControl::attachTo(service::FleetdOptions& options) {
     options.credentials = credentials_;
     if (!plane_) {
@@ -227,7 +245,10 @@ void FleetdControl::attachTo(service::FleetdOptions& options) {
     options.extraServices.push_back(&plane_->service());
     options.store.firstEventId = acknowledgements_.firstEventId();
     options.eventTap = [this](const v1::Event& event) { onEvent(event); };
-    options.addChanges = [this](FleetChanges& changes) { addPendingEvents(changes); };
+    options.addChanges = [this](FleetChanges& changes) {
+        addPendingEvents(changes);
+        addAutomationStatus(changes);
+    };
     options.beforeShutdown = [this] { plane_->service().stopStreams(); };
 }
 

@@ -75,6 +75,9 @@ private:
     // The breaker's alert: logged, and an event every console shows (critical, on the fleet).
     void raiseAlert(const std::string& message);
     void addPendingEvents(FleetChanges& changes);
+    // The breaker's state (AutomationStatus) when it changed since the last tick; the addChanges
+    // hook runs on the telemetry tick thread only, so the last-sent copy needs no lock.
+    void addAutomationStatus(FleetChanges& changes);
 
     struct GpuPlace {
         std::uint32_t node;   // topology node index
@@ -96,6 +99,8 @@ private:
     std::unique_ptr<ControlLoop> loop_;
     std::unordered_map<std::uint32_t, GpuPlace> gpuPlaces_;       // only with --auto-drain
     std::unordered_map<std::uint32_t, std::string> nodeNames_;    // only with --auto-drain
+    bool automationSent_ = false;
+    std::string lastAutomation_;                                  // serialized AutomationStatus
 };
 
 }  // namespace watchfloor::server::fleetd

@@ -1,5 +1,7 @@
 #include "GoodputLedger.h"
 
+#include "EttrBudget.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -313,8 +315,10 @@ double GoodputLedger::takeFromNewestSteps(double seconds) {
     leftS -= fromProductiveS;
     const double fromStragglerS = std::min(leftS, durable_.stragglerS);
     durable_.stragglerS -= fromStragglerS;
-    window_.deductFromNewest(taken.productiveS + fromProductiveS);
-    return taken.totalS() + fromProductiveS + fromStragglerS;
+    // The window holds the same steps: it loses the same time, productive first.
+    const double takenS = taken.totalS() + fromProductiveS + fromStragglerS;
+    window_.deductFromNewest(takenS);
+    return takenS;
 }
 
 // --- results -------------------------------------------------------------------------------
@@ -371,31 +375,39 @@ double GoodputLedger::confirmedGoodputRatio(Seconds now) const {
 }
 
 double GoodputLedger::ettrRatio(Seconds now) const {
-    return goodputRatio(now);
+    const double totalTimeS = totalS(effectiveNowS(now));
+    const double keptS = productiveS() + durable_.stragglerS + atRisk_.sum().stragglerS;
+    return totalTimeS > 0 ? std::min(1.0, keptS / totalTimeS) : 0.0;
 }
 
-double GoodputLedger::slidingEttrRatio(Seconds now) const {
+StepTime GoodputLedger::slidingWindowTime(Seconds now, double& spanS) const {
+    spanS = 0;
     if (!started_ || windowS_ <= 0)
-        return 0.0;
+        return {};
     const double nowS = effectiveNowS(now);
     const double cutoffS = nowS - windowS_;
     window_.dropEndedBy(cutoffS);
-    const double spanS = nowS - std::max(cutoffS, firstStartS_);
-    return spanS > 0 ? std::min(1.0, window_.productiveSince(cutoffS) / spanS) : 0.0;
+    spanS = nowS - std::max(cutoffS, firstStartS_);
+    return window_.timeSince(cutoffS);
+}
+
+double GoodputLedger::slidingEttrRatio(Seconds now) const {
+    double spanS = 0;
+    const StepTime inside = slidingWindowTime(now, spanS);
+    return spanS > 0 ? std::min(1.0, inside.totalS() / spanS) : 0.0;
+}
+
+double GoodputLedger::slidingGoodputRatio(Seconds now) const {
+    double spanS = 0;
+    const StepTime inside = slidingWindowTime(now, spanS);
+    return spanS > 0 ? std::min(1.0, inside.productiveS / spanS) : 0.0;
 }
 
 void accumulateBreakdown(watchfloor::v1::GoodputBreakdown& fleet, const watchfloor::v1::GoodputBreakdown& job,
                          double weight) {
-    // Every field of GoodputBreakdown is a double in seconds: walk them all so a category added
-    // to the proto is summed without touching this code.
-    const auto* descriptor = watchfloor::v1::GoodputBreakdown::descriptor();
-    const auto* reflection = watchfloor::v1::GoodputBreakdown::GetReflection();
-    for (int i = 0; i < descriptor->field_count(); ++i) {
-        const auto* field = descriptor->field(i);
-        if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE)
-            reflection->SetDouble(&fleet, field,
-                                  reflection->GetDouble(fleet, field) + weight * reflection->GetDouble(job, field));
-    }
+    // Every field of GoodputBreakdown is a double in seconds: a category added to the proto is
+    // summed without touching this code.
+    addWeightedDoubles(fleet, job, weight);
 }
 
 }  // namespace watchfloor::server

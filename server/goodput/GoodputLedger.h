@@ -1,7 +1,8 @@
 #pragma once
 // The goodput ledger of one training job: Google ml-goodput-measurement semantics
 // (docs/domain/goodput.md) fed by the job's lifecycle records, plus a
-// straggler-slowdown category and Meta's ETTR (cumulative and sliding).
+// straggler-slowdown category and Meta's ETTR (cumulative and sliding). Goodput counts kept
+// steps at the ideal pace; ETTR counts them at the pace they ran (docs/domain/goodput.md).
 //
 // Step records may be aggregated (a run of consecutive steps as one record) so a 54-day
 // simulation stays cheap; every record costs O(1) amortised and memory stays bounded by the
@@ -99,10 +100,14 @@ public:
     watchfloor::v1::GoodputBreakdown breakdown(Seconds now) const;
     double goodputRatio(Seconds now) const;           // productive / total (provisional)
     double confirmedGoodputRatio(Seconds now) const;  // productive up to last durable ckpt / total
-    double ettrRatio(Seconds now) const;              // cumulative ETTR = goodput here (no queue time)
-    // Productive share of [now - window, now] (of the job's lifetime while it is younger than
-    // the window). Steps later lost leave the window too.
+    // Meta's cumulative ETTR: kept steps at the pace they ran (productive + straggler slowdown)
+    // over total. A slow step is productive wall time for ETTR and badput for goodput, so
+    // ettrRatio - goodputRatio = straggler_slowdown / total. No queue time (a running job).
+    double ettrRatio(Seconds now) const;
+    // The same two over [now - window, now] (the job's lifetime while it is younger than the
+    // window). Steps later lost leave the window too.
     double slidingEttrRatio(Seconds now) const;
+    double slidingGoodputRatio(Seconds now) const;
     std::uint32_t disruptions() const { return disruptions_; }
     std::uint64_t lastDurableStep() const { return lastDurableStep_; }
     const LedgerIssues& issues() const { return issues_; }
@@ -122,6 +127,7 @@ private:
     void rollBackTo(std::uint64_t step);
     double takeFromNewestSteps(double seconds);
     double effectiveNowS(Seconds now) const;
+    StepTime slidingWindowTime(Seconds now, double& spanS) const;
     double totalS(double nowS) const;
     double productiveS() const;
 
@@ -160,7 +166,7 @@ private:
     double wastedProgressS_ = 0;
     double infraRecoveryS_ = 0;
     StepRunQueue atRisk_;                 // kept steps after the last durable checkpoint
-    mutable StepRunQueue window_;         // productive steps of the sliding ETTR window
+    mutable StepRunQueue window_;         // kept steps of the sliding window
     std::deque<DurableMark> durableMarks_;
     bool durableMarksTruncated_ = false;
     LedgerIssues issues_;

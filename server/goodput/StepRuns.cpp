@@ -100,8 +100,8 @@ void StepRunQueue::dropEndedBy(double t) {
     recomputeSumIfEmpty();
 }
 
-double StepRunQueue::productiveSince(double t) const {
-    double productiveS = sum_.productiveS;
+StepTime StepRunQueue::timeSince(double t) const {
+    StepTime inside = sum_;
     // Only the oldest run can straddle `t` once runs ended by `t` are dropped; runs not yet
     // dropped are subtracted whole.
     for (const StepRun& run : runs_) {
@@ -109,9 +109,10 @@ double StepRunQueue::productiveSince(double t) const {
             break;
         const double durationS = run.endS - run.beginS;
         const double outsideShare = durationS > 0 ? std::min(1.0, (t - run.beginS) / durationS) : 1.0;
-        productiveS -= run.time.productiveS * outsideShare;
+        inside.productiveS -= run.time.productiveS * outsideShare;
+        inside.stragglerS -= run.time.stragglerS * outsideShare;
     }
-    return std::max(0.0, productiveS);
+    return {std::max(0.0, inside.productiveS), std::max(0.0, inside.stragglerS)};
 }
 
 void StepRunQueue::recomputeSumIfEmpty() {

@@ -50,8 +50,9 @@ public:
     StepTime deductFromNewest(double seconds);
     // Forgets the runs that ended at or before `t`.
     void dropEndedBy(double t);
-    // Productive time inside [t, +inf), spreading each run's productive time evenly over it.
-    double productiveSince(double t) const;
+    // Step time inside [t, +inf), spreading each run's productive and straggler time evenly
+    // over it.
+    StepTime timeSince(double t) const;
 
     const StepTime& sum() const { return sum_; }
     bool empty() const { return runs_.empty(); }

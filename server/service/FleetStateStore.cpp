@@ -24,6 +24,7 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
     for (const auto& e : changes.events) *first->add_events() = e;
     for (const auto& j : changes.jobs) *first->add_jobs() = j;
     if (changes.hasFleet) *first->mutable_fleet() = changes.fleet;
+    if (changes.hasAutomation) *first->mutable_automation() = changes.automation;
     for (const auto& source : changes.sources) *first->add_sources() = source;
     for (const auto& incident : changes.incidents) *first->add_incidents() = incident;
     deltas.push_back(first);
@@ -113,6 +114,10 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
             fleet_ = changes.fleet;
             hasFleet_ = true;
         }
+        if (changes.hasAutomation) {
+            automation_ = changes.automation;
+            hasAutomation_ = true;
+        }
         for (const auto& source : changes.sources) sources_[source.name()] = source;
         for (auto& e : *deltas.front()->mutable_events()) {
             if (e.id() == 0) e.set_id(++lastEventId_);
@@ -179,6 +184,7 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
         if (filter.selectsEntity(index_, entity)) *snap.add_states() = state;
     for (const auto& [jobIndex, job] : jobs_) *snap.add_jobs() = job;
     if (hasFleet_) *snap.mutable_fleet() = fleet_;
+    if (hasAutomation_) *snap.mutable_automation() = automation_;
     for (const auto& [name, source] : sources_) *snap.add_sources() = source;
     // Incidents are fleet-wide, like jobs: every open one, and the newest resolved ones.
     std::size_t resolvedSent = 0;

@@ -145,6 +145,8 @@ private:
     std::unordered_map<std::string, std::uint32_t> jobByName_;
     bool hasFleet_ = false;
     watchfloor::v1::FleetGoodput fleet_;
+    bool hasAutomation_ = false;
+    watchfloor::v1::AutomationStatus automation_;
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
     std::map<std::uint64_t, watchfloor::v1::Incident> incidents_;  // by id
     std::size_t resolvedHeld_ = 0;

@@ -1,5 +1,7 @@
 #include "TwinImpl.h"
 
+#include "DrainOwnership.h"
+
 #include "FleetSpec.h"
 #include "XidCatalog.h"
 
@@ -128,6 +130,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
             settings.model = *trainingModel(job.model);
             settings.trays = std::move(trays);
             settings.checkpointIntervalS = std::chrono::duration<double>(job.checkpointInterval).count();
+            settings.checkpointIntervalAuto = job.checkpointIntervalAuto;
             settings.checkpointSaveS = std::chrono::duration<double>(job.checkpointSave).count();
             settings.mfuTarget = s.jobRng.uniform(0.38, 0.45);  // docs/domain/goodput.md (MFU)
             s.jobs.emplace_back(std::move(settings));
@@ -184,7 +187,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
         const double rescheduleS = hwShare * 120.0 + (1 - hwShare) * 40.0;
         const double initS = 120.0 + 5.0 + 30.0 * gpus / 10000.0;
         const double restoreS = 20.0 + job.settings().model.config.parameters() * 14.0 / (gpus * 2e9);
-        s.jobRestartOverheadS.push_back(detectS + rescheduleS + initS + restoreS + 12.5 + 120.0);
+        job.setReliability(s.jobFailuresPerS.back(), detectS + rescheduleS + initS + restoreS + 12.5 + 120.0);
         cumulative += gpus;
         s.jobGpuWeights.push_back(cumulative);
     }
@@ -277,6 +280,17 @@ EntityState& DigitalTwin::Impl::state(std::uint32_t entity, HealthState health, 
     return st;
 }
 
+void DigitalTwin::Impl::emitTrayState(std::uint32_t t) {
+    const TrayState& tray = trays[t];
+    EntityState& s = state(model->trayIndex(t), tray.health, tray.reason);
+    s.set_node_state(tray.node);
+    // A person's (or automation's) drain outranks the health check's hold on the same tray.
+    if (tray.drainRequested)
+        *s.mutable_drain_owner() = drainOwnerFromReason(tray.drainReason);
+    else if (tray.node == NODE_STATE_DOWN || tray.node == NODE_STATE_DRAINED || tray.node == NODE_STATE_DRAINING)
+        *s.mutable_drain_owner() = healthCheckOwner();
+}
+
 void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState health, const std::string& reason,
                                 bool announce) {
     TrayState& tray = trays[t];
@@ -289,7 +303,7 @@ void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState he
     viewDirty = true;
     tray.sinceMs = nowMs;
     if (out) {
-        this->state(model->trayIndex(t), health, reason).set_node_state(state);
+        emitTrayState(t);
         for (std::uint32_t k = 0; k < kGpusPerTray; ++k) {
             const std::uint32_t g = t * kGpusPerTray + k;
             const HealthState gpuHealth = health == HEALTH_STATE_FAILED ? HEALTH_STATE_FAILED
@@ -423,7 +437,7 @@ void DigitalTwin::Impl::warmStartJob(std::uint32_t j, double historyS) {
     }
     job.warmStart(h);
     jobStartS[j] = h.firstStartS;
-    const double interval = job.settings().checkpointIntervalS;
+    const double interval = job.checkpointIntervalS();
     const double lastSaveOrStart = job.hasCheckpoint() ? job.lastCheckpointS() : job.phaseStartS();
     scheduleCheckpoint(j, std::max(0.0, lastSaveOrStart + interval - nowS()));
     updateJobSlowdown(j);
@@ -592,7 +606,7 @@ void DigitalTwin::Impl::beginInit(std::uint32_t j, double initS) {
 
 void DigitalTwin::Impl::scheduleCheckpoint(std::uint32_t j, double delayS) {
     const std::uint32_t epoch = jobs[j].epoch;
-    after(delayS >= 0 ? delayS : jobs[j].settings().checkpointIntervalS, [this, j, epoch] {
+    after(delayS >= 0 ? delayS : jobs[j].checkpointIntervalS(), [this, j, epoch] {
         TrainingJob& job = jobs[j];
         if (job.epoch != epoch || job.phase() != JobPhase::Running)
             return;

@@ -54,6 +54,15 @@ double softwareRatePerGpuHour() {
     return sum;
 }
 
+std::string hardwareRateCauses() {
+    std::string counted, left;
+    for (const auto& cause : failureCauses()) {
+        std::string& list = cause.hardware ? counted : left;
+        list += (list.empty() ? "" : ", ") + std::string(cause.what);
+    }
+    return "hardware fail-stops (" + counted + "); not " + left + ", scenario faults or operator restarts";
+}
+
 FailureOutcome sampleFailure(std::size_t causeId, Rng& rng) {
     FailureOutcome out;
     switch (causeId) {

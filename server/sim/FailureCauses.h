@@ -36,6 +36,9 @@ struct FailureCause {
 const std::vector<FailureCause>& failureCauses();
 double hardwareRatePerGpuHour();   // sum of hardware causes at scale 1
 double softwareRatePerGpuHour();   // sum of job causes
+// For people: which causes the twin's hardware failure rate counts and which it leaves out
+// (FleetGoodput.failure_rate_causes), from the table above.
+std::string hardwareRateCauses();
 
 // One failure, sampled.
 struct FailureOutcome {

@@ -346,7 +346,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                 return std::nullopt;
         } else if (keyword == "job") {
             if (argc != 2)
-                return options.fail("expected 'job NAME model=405b|70b|8b racks=LIST|trays=LIST [ckpt_interval=D] [ckpt_save=D]'"),
+                return options.fail("expected 'job NAME model=405b|70b|8b racks=LIST|trays=LIST [ckpt_interval=D|auto] [ckpt_save=D]'"),
                        std::nullopt;
             JobSpec job;
             job.name = line.words[1];
@@ -365,6 +365,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                 return options.fail("job needs exactly one of racks=LIST or trays=LIST"), std::nullopt;
             // Names are checked against the built topology later (they may be generated).
             (racks ? job.rackNames : job.trayNames).push_back(racks ? *racks : *trays);
+            job.checkpointIntervalAuto = options.word("ckpt_interval", "auto");
             if (!options.duration("ckpt_interval", job.checkpointInterval) ||
                 !options.duration("ckpt_save", job.checkpointSave))
                 return std::nullopt;

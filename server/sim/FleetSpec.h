@@ -58,6 +58,9 @@ struct JobSpec {
     std::vector<std::string> rackNames;  // whole racks; expanded from "r01..r04" or "r01,r02"
     std::vector<std::string> trayNames;  // or single trays ("r07-n01..r07-n16")
     std::chrono::milliseconds checkpointInterval{std::chrono::minutes(30)};
+    // ckpt_interval=auto: Young/Daly from the job's failure rate (measured once it has been
+    // interrupted, the configured rates before), recomputed after every save.
+    bool checkpointIntervalAuto = false;
     std::chrono::milliseconds checkpointSave{std::chrono::seconds(30)};
     int sourceLine = 0;                  // fleet-file line, for errors about unknown names
 };

@@ -105,6 +105,14 @@ bool OptionReader::fail(const std::string& problem) {
     return false;
 }
 
+bool OptionReader::word(const std::string& key, const std::string& word) {
+    auto it = line_.options.find(key);
+    if (it == line_.options.end() || it->second != word)
+        return false;
+    line_.options.erase(it);
+    return true;
+}
+
 std::optional<std::string> OptionReader::text(const std::string& key) {
     auto it = line_.options.find(key);
     if (it == line_.options.end())

@@ -31,6 +31,9 @@ public:
 
     bool has(const std::string& key) const { return line_.options.count(key) != 0; }
     std::optional<std::string> text(const std::string& key);
+    // Reads the key when its value is exactly `word` (e.g. ckpt_interval=auto); otherwise leaves
+    // it for the typed readers.
+    bool word(const std::string& key, const std::string& word);
     // Returns false (error set) when present but not a number in [low, high].
     bool number(const std::string& key, double low, double high, double& value);
     bool duration(const std::string& key, std::chrono::milliseconds& value);

@@ -34,7 +34,7 @@ RecoveryStage stageOf(JobPhase phase) {
 
 TrainingJob::TrainingJob(JobSettings settings)
     : settings_(std::move(settings)), ledger_(Seconds(idealStepSeconds(settings_))),
-      idealStepS_(idealStepSeconds(settings_)) {
+      idealStepS_(idealStepSeconds(settings_)), intervalS_(settings_.checkpointIntervalS) {
     settings_.model.config.set_tokens_per_step(settings_.model.tokensPerGpuPerStep * gpuCount());
 }
 
@@ -50,6 +50,31 @@ std::uint64_t TrainingJob::stepAt(double t) const {
 
 double TrainingJob::exposureS(double now) const {
     return exposureBeforeS_ + (!std::isnan(exposedSinceS_) ? std::max(0.0, now - exposedSinceS_) : 0.0);
+}
+
+void TrainingJob::setReliability(double configuredFailuresPerS, double restartOverheadS) {
+    configuredFailuresPerS_ = configuredFailuresPerS;
+    restartOverheadS_ = restartOverheadS;
+    updateAutoInterval(phaseStartS_);
+}
+
+FailureRateEstimate TrainingJob::failureRate(double now) const {
+    return jobFailureRate(configuredFailuresPerS_, {interruptions_, exposureS(now)});
+}
+
+EttrModel TrainingJob::ettrModel() const {
+    return {configuredFailuresPerS_, restartOverheadS_, intervalS_, settings_.checkpointSaveS};
+}
+
+void TrainingJob::updateAutoInterval(double t) {
+    if (!settings_.checkpointIntervalAuto)
+        return;
+    const FailureRateEstimate rate = failureRate(t);
+    if (!(rate.perS > 0))
+        return;  // no rate to optimise for: keep the configured interval
+    // The fleet file's lower bound on intervals holds for the automatic one too.
+    const double optimumS = dalyOptimalInterval(Seconds(settings_.checkpointSaveS), Seconds(1.0 / rate.perS)).count();
+    intervalS_ = std::max(10.0, optimumS);
 }
 
 double TrainingJob::nextStepBoundary(double t) const {
@@ -96,7 +121,7 @@ void TrainingJob::warmStart(const WarmHistory& h) {
     // boundary), each finished before `end`.
     auto runUntil = [&](double end) {
         for (;;) {
-            const double saveAt = nextStepBoundary(t + settings_.checkpointIntervalS);
+            const double saveAt = nextStepBoundary(t + intervalS_);
             if (saveAt + settings_.checkpointSaveS >= end)
                 return;
             beginCheckpoint(saveAt);
@@ -159,6 +184,7 @@ void TrainingJob::beginCheckpoint(double t) {
 void TrainingJob::endCheckpoint(double t) {
     ledger_.checkpointSave(step_, Seconds(phaseStartS_), Seconds(t));
     lastCheckpointS_ = t;
+    updateAutoInterval(t);
     enter(JobPhase::Running, t);
     chunkStartS_ = t;
 }
@@ -180,6 +206,7 @@ bool TrainingJob::interrupt(double t) {
     ++interruptions_;
     exposureBeforeS_ = exposureS(t);
     exposedSinceS_ = std::numeric_limits<double>::quiet_NaN();
+    updateAutoInterval(t);
     enter(JobPhase::Detect, t);
     return true;
 }
@@ -200,8 +227,7 @@ double TrainingJob::mfu() const {
     return palmMfu(settings_.model.config, tokensPerS, gpuCount());
 }
 
-void TrainingJob::fill(double now, std::int64_t startUnixMs, double jobFailuresPerS, double restartOverheadS,
-                       Job& job) const {
+void TrainingJob::fill(double now, std::int64_t startUnixMs, Job& job) const {
     auto unixMs = [startUnixMs](double s) { return startUnixMs + static_cast<std::int64_t>(std::llround(s * 1000.0)); };
     switch (phase_) {
     case JobPhase::Running:
@@ -217,7 +243,7 @@ void TrainingJob::fill(double now, std::int64_t startUnixMs, double jobFailuresP
     job.set_last_checkpoint_step(ledger_.lastDurableStep());
     if (hasCheckpoint())
         job.set_last_checkpoint_unix_ms(unixMs(lastCheckpointS_));
-    job.set_checkpoint_interval_s(settings_.checkpointIntervalS);
+    job.set_checkpoint_interval_s(intervalS_);
     job.set_checkpoint_save_s(settings_.checkpointSaveS);
     job.set_ideal_step_time_s(idealStepS_);
     job.set_step_time_s(stepS());
@@ -226,19 +252,21 @@ void TrainingJob::fill(double now, std::int64_t startUnixMs, double jobFailuresP
     job.set_confirmed_goodput_ratio(ledger_.confirmedGoodputRatio(Seconds(now)));
     job.set_ettr_ratio(ledger_.ettrRatio(Seconds(now)));
     job.set_ettr_sliding_1h_ratio(ledger_.slidingEttrRatio(Seconds(now)));
-    job.set_expected_ettr_ratio(expectedEttr(jobFailuresPerS, Seconds(restartOverheadS),
-                                             Seconds(settings_.checkpointIntervalS), Seconds(settings_.checkpointSaveS)));
+    job.set_goodput_sliding_1h_ratio(ledger_.slidingGoodputRatio(Seconds(now)));
+    const EttrModel model = ettrModel();
+    job.set_expected_ettr_ratio(expectedEttr(model));
     *job.mutable_breakdown() = ledger_.breakdown(Seconds(now));
     job.set_interruptions(interruptions_);
     const double exposure = exposureS(now);
+    *job.mutable_ettr_budget() = ettrBudget(model, job.breakdown(), {interruptions_, exposure});
     const MttfEstimate mtti = estimateMttf(exposure, interruptions_);
     job.set_mtti_s(interruptions_ > 0 ? mtti.mttfS : 0.0);
     job.set_mtti_low_s(mtti.lowS);
     job.set_mtti_high_s(std::isfinite(mtti.highS) ? mtti.highS : 0.0);
     // Daly's optimum from the measured MTTI once there is one, else from the configured rates.
-    const double mtbfS = interruptions_ > 0 ? mtti.mttfS : (jobFailuresPerS > 0 ? 1.0 / jobFailuresPerS : 0.0);
-    job.set_young_daly_interval_s(mtbfS > 0 ? dalyOptimalInterval(Seconds(settings_.checkpointSaveS), Seconds(mtbfS)).count()
-                                            : 0.0);
+    *job.mutable_checkpoint_advice() =
+        checkpointAdvice(model, failureRate(now), gpuCount(), settings_.checkpointIntervalAuto);
+    job.set_young_daly_interval_s(job.checkpoint_advice().young_daly_interval_s());
     job.clear_straggler_node_indexes();
     job.set_straggler_slowdown(slowdown_);
 }

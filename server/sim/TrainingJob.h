@@ -4,6 +4,7 @@
 // The twin decides *when* things happen; this class keeps the arithmetic of steps and time
 // straight.
 
+#include "EttrBudget.h"
 #include "GoodputLedger.h"
 #include "TrainingModels.h"
 
@@ -33,6 +34,7 @@ struct JobSettings {
     TrainingModel model;
     std::vector<std::uint32_t> trays;      // tray ordinals
     double checkpointIntervalS = 1800;
+    bool checkpointIntervalAuto = false;   // ckpt_interval=auto: Young/Daly, see checkpointIntervalS()
     double checkpointSaveS = 30;
     double mfuTarget = 0.40;               // healthy MFU drawn per job (docs/domain/goodput.md)
 };
@@ -74,6 +76,14 @@ public:
     double phaseStartS() const { return phaseStartS_; }
     std::uint32_t interruptions() const { return interruptions_; }
     double exposureS(double now) const;
+    // Meta's E[ETTR] inputs the twin configured for this job (Λ from the published rates, u0
+    // from its recovery pipeline). Call before the job starts.
+    void setReliability(double configuredFailuresPerS, double restartOverheadS);
+    // The interval the next save waits: the configured one, or (ckpt_interval=auto) Daly's
+    // optimum for the job's failure rate as of the last save or interruption: the configured
+    // rates until the job has been interrupted, the measured rate after.
+    double checkpointIntervalS() const { return intervalS_; }
+    FailureRateEstimate failureRate(double now) const;
 
     // --- lifecycle, t = seconds since the twin started -----------------------------------------
     // Replays `history` through the lifecycle below (start, init, data load, first step, steps
@@ -100,14 +110,15 @@ public:
     // The next step boundary at or after t (Running only).
     double nextStepBoundary(double t) const;
 
-    // Fills every Job field the ledger and the clock know. `jobFailuresPerS` and `restartOverheadS`
-    // feed Meta's E[ETTR]; `unixMs(t)` converts twin seconds to wall time.
-    void fill(double now, std::int64_t startUnixMs, double jobFailuresPerS, double restartOverheadS,
-              watchfloor::v1::Job& job) const;
+    // Fills every Job field the ledger and the clock know; `startUnixMs` is the wall time of
+    // twin second 0.
+    void fill(double now, std::int64_t startUnixMs, watchfloor::v1::Job& job) const;
     watchfloor::v1::GoodputBreakdown breakdown(double now) const { return ledger_.breakdown(Seconds(now)); }
     double goodputRatio(double now) const { return ledger_.goodputRatio(Seconds(now)); }
     double confirmedGoodputRatio(double now) const { return ledger_.confirmedGoodputRatio(Seconds(now)); }
     double slidingEttr(double now) const { return ledger_.slidingEttrRatio(Seconds(now)); }
+    double slidingGoodput(double now) const { return ledger_.slidingGoodputRatio(Seconds(now)); }
+    EttrModel ettrModel() const;
     double mfu() const;
 
     // Straggler bookkeeping owned by the twin.
@@ -123,6 +134,7 @@ public:
 private:
     void enter(JobPhase phase, double t);
     void flushSteps(double t);
+    void updateAutoInterval(double t);
 
     JobSettings settings_;
     GoodputLedger ledger_;
@@ -137,6 +149,9 @@ private:
     double exposureBeforeS_ = 0;
     double exposedSinceS_ = std::numeric_limits<double>::quiet_NaN();  // NaN: not holding its trays
     bool started_ = false;
+    double configuredFailuresPerS_ = 0;
+    double restartOverheadS_ = 0;
+    double intervalS_;
 };
 
 }  // namespace watchfloor::server::sim

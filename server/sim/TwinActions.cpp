@@ -159,8 +159,10 @@ TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string
     tray.drainReason = reason;
     viewDirty = true;
     operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("drain " + name, reason));
-    if (tray.faulted || tray.node == NODE_STATE_DOWN)
+    if (tray.faulted || tray.node == NODE_STATE_DOWN) {
+        if (out) emitTrayState(t);  // same state, new owner: the drain's
         return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it stays drained once it is back");
+    }
     const std::uint32_t j = tray.job;
     if (j == kNoJob) {
         setTray(t, NODE_STATE_DRAINED, tray.health, reason, true);
@@ -191,6 +193,7 @@ TwinActionResult DigitalTwin::Impl::resumeNode(std::uint32_t t, const std::strin
     viewDirty = true;
     operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("resume " + name, reason));
     if (tray.faulted || tray.node == NODE_STATE_DOWN) {
+        if (out) emitTrayState(t);  // the health check holds it again
         const bool isolated = racks[model->rackOfTray(t)].electricalIsolated;
         return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it returns to service when " +
                        (isolated ? "its rack is restored" : "it is repaired"));
@@ -266,12 +269,14 @@ void DigitalTwin::Impl::publishFacts() {
     for (std::uint32_t t = 0; rescan && t < trays.size(); ++t) {
         const TrayState& tray = trays[t];
         PublishedFacts::Tray& p = facts.trays[t];
-        if (p.state == tray.node && p.job == tray.job && p.drainRequested == tray.drainRequested && p.reason == tray.reason)
+        if (p.state == tray.node && p.job == tray.job && p.drainRequested == tray.drainRequested && p.reason == tray.reason &&
+            p.drainReason == tray.drainReason)
             continue;
         p.state = tray.node;
         p.job = tray.job;
         p.drainRequested = tray.drainRequested;
         p.reason = tray.reason;
+        p.drainReason = tray.drainReason;
         p.version = ++facts.lastVersion;
         rackChanged[model->rackOfTray(t)] = true;
     }
@@ -331,6 +336,7 @@ std::optional<TwinNodeView> DigitalTwin::nodeView(const std::string& name) const
     view.state = p.state;
     view.reason = p.reason;
     view.drainRequested = p.drainRequested;
+    view.drainReason = p.drainReason;
     if (p.job != kNoJob)
         view.jobs.push_back(s.jobs[p.job].name());  // names never change after create()
     view.stateVersion = p.version;

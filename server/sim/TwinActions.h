@@ -60,6 +60,7 @@ struct TwinNodeView {
     std::string reason;
     std::vector<std::string> jobs;          // jobs holding the node now
     bool drainRequested = false;            // an operator drain is in force
+    std::string drainReason;                // its stored reason "<principal>: <text>"
     std::uint64_t stateVersion = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "TwinControlAdapter.h"
 
+#include "DrainOwnership.h"
+
 namespace watchfloor::server::sim {
 
 TwinControlAdapter::TwinControlAdapter(DigitalTwin& twin, std::chrono::milliseconds timeout, EventLookup events)
@@ -43,6 +45,7 @@ std::optional<control::NodeFacts> TwinControlAdapter::node(const std::string& na
     facts.jobs = std::move(view->jobs);
     facts.stateVersion = view->stateVersion;
     facts.operatorDrain = view->drainRequested;
+    if (view->drainRequested) facts.drainOwner = drainOwnerFromReason(view->drainReason);
     facts.reason = std::move(view->reason);
     return facts;
 }

@@ -148,6 +148,7 @@ struct PublishedFacts {
         std::uint32_t job = 0xFFFFFFFFu;
         bool drainRequested = false;
         std::string reason;
+        std::string drainReason;
         std::uint64_t version = 0;
     };
     struct Job {
@@ -178,7 +179,6 @@ struct DigitalTwin::Impl {
     std::unique_ptr<FleetModel> model;
     std::vector<TrainingJob> jobs;
     std::vector<double> jobFailuresPerS;   // configured Λ per job
-    std::vector<double> jobRestartOverheadS;
     std::vector<std::uint32_t> waitingJobs;
     std::vector<ScriptedFault> script;
 
@@ -249,6 +249,8 @@ struct DigitalTwin::Impl {
     // A new EntityState in the current change set, stamped now. Same lifetime rule as event().
     watchfloor::v1::EntityState& state(std::uint32_t entity, watchfloor::v1::HealthState health,
                                        const std::string& reason = {});
+    // The tray's EntityState, with its drain owner, into this tick's changes.
+    void emitTrayState(std::uint32_t t);
     void setTray(std::uint32_t t, watchfloor::v1::NodeState state, watchfloor::v1::HealthState health,
                  const std::string& reason, bool announce);
     void setRackState(std::uint32_t r);
@@ -323,6 +325,7 @@ struct DigitalTwin::Impl {
     void emitJobsAndFleet(bool samples);
     void fillJob(std::uint32_t j, watchfloor::v1::Job& job) const;
     void fillFleet(watchfloor::v1::FleetGoodput& fleet) const;
+    void fillJobsGoodput(watchfloor::v1::FleetGoodput& fleet) const;  // ratios, budget, breakdown, interruption rate
     void accountExposure(double dtS);
 };
 

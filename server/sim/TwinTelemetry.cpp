@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace watchfloor::server::sim {
@@ -408,7 +409,7 @@ void DigitalTwin::Impl::emitTelemetry() {
 
 void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
     const TrainingJob& job = jobs[j];
-    job.fill(nowS(), toUnixMs(config.start), jobFailuresPerS[j], jobRestartOverheadS[j], msg);
+    job.fill(nowS(), toUnixMs(config.start), msg);
     msg.set_index(model->jobIndex(j));
     msg.set_name(job.name());
     msg.set_slurm_job_id(std::to_string(41000 + j));
@@ -421,32 +422,83 @@ void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
         msg.add_straggler_node_indexes(model->trayIndex(t));
 }
 
-void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
-    fleet.set_time_unix_ms(unixNowMs());
-    double weightedTotal = 0, productive = 0, confirmed = 0, sliding = 0, slidingWeight = 0, mfu = 0, mfuWeight = 0;
-    GoodputBreakdown sum;
+namespace {
+
+constexpr double kHour = 3600;
+
+// A rate n / exposure with the 95 % chi-square interval of its inverse (the MTTF interval).
+struct RateWithInterval {
+    double rate = 0, low = 0, high = 0;
+};
+RateWithInterval rateWithInterval(double exposure, std::uint64_t count) {
+    RateWithInterval out;
+    if (!(exposure > 0))
+        return out;
+    const MttfEstimate mttf = estimateMttf(exposure, static_cast<std::uint32_t>(std::min<std::uint64_t>(count, UINT32_MAX)));
+    out.rate = double(count) / exposure;
+    out.low = std::isfinite(mttf.highS) && mttf.highS > 0 ? 1.0 / mttf.highS : 0.0;
+    out.high = mttf.lowS > 0 ? 1.0 / mttf.lowS : 0.0;
+    return out;
+}
+
+}  // namespace
+
+void DigitalTwin::Impl::fillJobsGoodput(FleetGoodput& fleet) const {
+    double weightedTotal = 0, productive = 0, confirmed = 0, kept = 0, mfu = 0, mfuWeight = 0, gpuWeight = 0;
+    double jobGpuHours = 0, checkpointGap = 0;
+    FleetGoodput sums;  // GPU-weighted sums of the per-job ratios and budgets
+    GoodputBreakdown breakdown;
     std::uint32_t interruptions = 0;
-    for (const auto& job : jobs) {
+    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
+        const TrainingJob& job = jobs[j];
+        Job msg;
+        job.fill(nowS(), toUnixMs(config.start), msg);
         const double gpus = job.gpuCount();
-        const GoodputBreakdown b = job.breakdown(nowS());
+        const GoodputBreakdown& b = msg.breakdown();
         weightedTotal += gpus * b.total_s();
         productive += gpus * b.productive_s();
         confirmed += gpus * b.confirmed_productive_s();
-        sliding += gpus * job.slidingEttr(nowS());
-        slidingWeight += gpus;
+        kept += gpus * (b.productive_s() + b.straggler_slowdown_s());
+        gpuWeight += gpus;
+        sums.set_ettr_sliding_1h_ratio(sums.ettr_sliding_1h_ratio() + gpus * msg.ettr_sliding_1h_ratio());
+        sums.set_goodput_sliding_1h_ratio(sums.goodput_sliding_1h_ratio() + gpus * msg.goodput_sliding_1h_ratio());
+        sums.set_expected_ettr_ratio(sums.expected_ettr_ratio() + gpus * msg.expected_ettr_ratio());
+        addWeightedDoubles(*sums.mutable_ettr_budget(), msg.ettr_budget(), gpus);
         if (job.computing()) {
             mfu += gpus * job.mfu();
             mfuWeight += gpus;
         }
         interruptions += job.interruptions();
-        accumulateBreakdown(sum, b, gpus);
+        jobGpuHours += gpus * job.exposureS(nowS()) / kHour;
+        checkpointGap += msg.checkpoint_advice().gap_gpu_hours_per_day();
+        accumulateBreakdown(breakdown, b, gpus);
     }
     fleet.set_goodput_ratio(weightedTotal > 0 ? productive / weightedTotal : 0.0);
     fleet.set_confirmed_goodput_ratio(weightedTotal > 0 ? confirmed / weightedTotal : 0.0);
-    fleet.set_ettr_ratio(fleet.goodput_ratio());
-    fleet.set_ettr_sliding_1h_ratio(slidingWeight > 0 ? sliding / slidingWeight : 0.0);
+    fleet.set_ettr_ratio(weightedTotal > 0 ? kept / weightedTotal : 0.0);
     fleet.set_mfu_ratio(mfuWeight > 0 ? mfu / mfuWeight : 0.0);
-    *fleet.mutable_breakdown() = sum;
+    if (gpuWeight > 0) {
+        fleet.set_ettr_sliding_1h_ratio(sums.ettr_sliding_1h_ratio() / gpuWeight);
+        fleet.set_goodput_sliding_1h_ratio(sums.goodput_sliding_1h_ratio() / gpuWeight);
+        fleet.set_expected_ettr_ratio(sums.expected_ettr_ratio() / gpuWeight);
+        *fleet.mutable_ettr_budget() = sums.ettr_budget();
+        scaleDoubles(*fleet.mutable_ettr_budget(), 1.0 / gpuWeight);
+    }
+    // The measured shares of the fleet's GPU-seconds, like its goodput and ETTR.
+    setMeasuredShares(*fleet.mutable_ettr_budget(), breakdown);
+    *fleet.mutable_breakdown() = breakdown;
+    fleet.set_interruptions(interruptions);
+    fleet.set_job_gpu_hours(jobGpuHours);
+    const RateWithInterval all = rateWithInterval(jobGpuHours, interruptions);
+    fleet.set_interruptions_per_gpu_hour(all.rate);
+    fleet.set_interruptions_per_gpu_hour_low(all.low);
+    fleet.set_interruptions_per_gpu_hour_high(all.high);
+    fleet.set_checkpoint_gap_gpu_hours_per_day(checkpointGap);
+}
+
+void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
+    fleet.set_time_unix_ms(unixNowMs());
+    fillJobsGoodput(fleet);
     std::uint32_t degraded = 0, down = 0, incidents = 0;
     for (const auto& rack : racks) {
         down += rack.gpusDown;
@@ -463,8 +515,13 @@ void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
     fleet.set_gpus_degraded(degraded);
     fleet.set_gpus_down(down);
     fleet.set_active_incidents(incidents);
-    fleet.set_interruptions(interruptions);
-    fleet.set_failures_per_gpu_hour(stats.poweredGpuHours > 0 ? stats.hardwareFailures / stats.poweredGpuHours : 0.0);
+    const RateWithInterval hardware = rateWithInterval(stats.poweredGpuHours, stats.hardwareFailures);
+    fleet.set_failures_per_gpu_hour(hardware.rate);
+    fleet.set_failures_per_gpu_hour_low(hardware.low);
+    fleet.set_failures_per_gpu_hour_high(hardware.high);
+    fleet.set_hardware_failures(stats.hardwareFailures);
+    fleet.set_powered_gpu_hours(stats.poweredGpuHours);
+    fleet.set_failure_rate_causes(hardwareRateCauses());
 }
 
 void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {

@@ -1,5 +1,7 @@
 #include "RealSourceParts.h"
 
+#include "EttrBudget.h"
+
 #include <algorithm>
 
 namespace watchfloor::server::sources {
@@ -92,7 +94,8 @@ void fillFleetLine(const v1::Topology& topology, const std::vector<v1::Job>& job
     fleet.set_gpus_total(std::uint32_t(topology.gpus_size()));
     fleet.set_gpus_healthy(notes.gpusHealthy);
     fleet.set_gpus_degraded(notes.gpusDegraded);
-    double weight = 0, goodput = 0, confirmed = 0, ettr = 0, sliding = 0;
+    double weight = 0, goodput = 0, confirmed = 0, ettr = 0, sliding = 0, slidingGoodput = 0;
+    v1::EttrBudget budget;
     std::uint32_t interruptions = 0;
     for (const auto& job : jobs) {
         if (job.no_step_telemetry() || job.state() == v1::JOB_STATE_FINISHED) continue;
@@ -102,6 +105,8 @@ void fillFleetLine(const v1::Topology& topology, const std::vector<v1::Job>& job
         confirmed += w * job.confirmed_goodput_ratio();
         ettr += w * job.ettr_ratio();
         sliding += w * job.ettr_sliding_1h_ratio();
+        slidingGoodput += w * job.goodput_sliding_1h_ratio();
+        addWeightedDoubles(budget, job.ettr_budget(), w);
         interruptions += job.interruptions();
     }
     if (weight > 0) {
@@ -109,6 +114,9 @@ void fillFleetLine(const v1::Topology& topology, const std::vector<v1::Job>& job
         fleet.set_confirmed_goodput_ratio(confirmed / weight);
         fleet.set_ettr_ratio(ettr / weight);
         fleet.set_ettr_sliding_1h_ratio(sliding / weight);
+        fleet.set_goodput_sliding_1h_ratio(slidingGoodput / weight);
+        scaleDoubles(budget, 1.0 / weight);
+        *fleet.mutable_ettr_budget() = budget;  // GPU-weighted, like the ratios above
     }
     fleet.set_interruptions(interruptions);
 }

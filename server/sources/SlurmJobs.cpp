@@ -1,6 +1,7 @@
 #include "SlurmJobs.h"
 
 #include "CommandRunner.h"
+#include "EttrBudget.h"
 #include "Hostlist.h"
 
 #include <algorithm>
@@ -120,8 +121,14 @@ void ProgressLedger::fill(v1::Job& job, std::int64_t nowMs) const {
     job.set_confirmed_goodput_ratio(ledger_->confirmedGoodputRatio(now));
     job.set_ettr_ratio(ledger_->ettrRatio(now));
     job.set_ettr_sliding_1h_ratio(ledger_->slidingEttrRatio(now));
+    job.set_goodput_sliding_1h_ratio(ledger_->slidingGoodputRatio(now));
     *job.mutable_breakdown() = ledger_->breakdown(now);
     job.set_interruptions(ledger_->disruptions());
+    // The measured half of the budget only: a real site's gauges carry no configured failure
+    // rate, interval or save cost, so the expected terms (and E[ETTR]) stay 0.
+    watchfloor::v1::EttrBudget budget = ettrBudget({}, job.breakdown(), {});
+    budget.set_expected_ettr_at_measured_rates_ratio(0);
+    *job.mutable_ettr_budget() = budget;
 }
 
 std::uint32_t firstIndexAfter(const v1::Topology& topology) {

@@ -18,6 +18,7 @@
 #include "MainWindow.h"
 #include "Page.h"
 #include "RackPage.h"
+#include "EttrBudgetPanel.h"
 
 #include "client/FleetStore.h"
 #include "client/models/JobTableModel.h"
@@ -26,6 +27,8 @@
 
 #include <QAbstractButton>
 #include <QLabel>
+#include <QListWidget>
+#include <QScopeGuard>
 #include <QTextDocument>
 #include <QSet>
 #include <QTest>
@@ -179,6 +182,125 @@ private slots:
             fleet->setLens(lens);
             QCOMPARE(fleet->lens(), lens);
         }
+    }
+
+    // Issue 16, items 1 and 2: ETTR and goodput named for what they are, what separates E[ETTR]
+    // and the measured ETTR from 100 %, and both failure rates with their intervals.
+    void goodputPageSeparatesEttrFromGoodput()
+    {
+        const auto restore = qScopeGuard([this, saved = m_fleet.snapshot] { m_fleet.snapshot = saved; });
+        v1::FleetGoodput& fleet = *m_fleet.s().mutable_fleet();
+        fleet.set_expected_ettr_ratio(0.93);
+        fleet.set_goodput_sliding_1h_ratio(0.85);
+        fleet.set_hardware_failures(0);
+        fleet.set_powered_gpu_hours(1000);
+        fleet.set_failures_per_gpu_hour(0);
+        fleet.set_failures_per_gpu_hour_high(3.69e-3);
+        fleet.set_interruptions(5);
+        fleet.set_job_gpu_hours(500);
+        fleet.set_interruptions_per_gpu_hour(0.01);
+        fleet.set_interruptions_per_gpu_hour_low(3.2e-3);
+        fleet.set_interruptions_per_gpu_hour_high(2.3e-2);
+        fleet.set_failure_rate_causes("hardware fail-stops (GPU hard fault); not software bug / dependency");
+        v1::EttrBudget& b = *fleet.mutable_ettr_budget();
+        b.set_expected_failures_per_hour(0.1);
+        b.set_measured_failures_per_hour(0.2);
+        b.set_restart_overhead_s(600);
+        b.set_measured_restart_overhead_s(900);
+        b.set_checkpoint_interval_s(1800);
+        b.set_checkpoint_save_s(30);
+        b.set_expected_restart_ratio(0.0164);
+        b.set_expected_rework_ratio(0.0492);
+        b.set_expected_checkpoint_ratio(0.0164);
+        b.set_measured_restart_ratio(0.04);
+        b.set_measured_rework_ratio(0.05);
+        b.set_measured_checkpoint_ratio(0.01);
+        b.set_measured_slowness_ratio(0.025);
+        b.set_measured_other_ratio(0.0);
+        b.set_expected_ettr_at_measured_rates_ratio(0.87);
+        openWindow(true, {1600, 1000});
+        QVERIFY(m_window->navigate({PageId::Goodput, {}}));
+        auto* goodput = qobject_cast<ui::GoodputPage*>(m_window->currentPage());
+        const QString summary = goodput->summary();
+        QVERIFY2(summary.contains(QStringLiteral("hardware failures 0 per GPU-hour (95 %: 0–3.69e-03)")), qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("all-cause interruptions 1.00e-02 per GPU-hour (95 %: 3.20e-03–2.30e-02)")),
+                 qPrintable(summary));
+        QCOMPARE(goodput->kpis()->value(QStringLiteral("ettr")), QStringLiteral("90.0 %"));
+        QVERIFY2(goodput->kpis()->detail(QStringLiteral("ettr")).contains(QStringLiteral("E[ETTR] 93.0 % · slow steps 2.5 %")),
+                 qPrintable(goodput->kpis()->detail(QStringLiteral("ettr"))));
+        QVERIFY(goodput->kpis()->detail(QStringLiteral("ettr1h")).contains(QStringLiteral("goodput (1 h) 85.0 %")));
+        QVERIFY(goodput->kpis()->detail(QStringLiteral("interruptions")).contains(QStringLiteral("all causes 1.00e-02")));
+        const ui::EttrBudgetPanel* panel = goodput->budgetPanel();
+        auto row = [&](const char* label) {
+            const int r = panel->rowOf(QString::fromUtf8(label));
+            return QStringList{panel->cell(r, 1), panel->cell(r, 2)};
+        };
+        QCOMPARE(row("Job failure rate"), (QStringList{QStringLiteral("0.1 / h"), QStringLiteral("0.2 / h")}));
+        QCOMPARE(row("Restarts"), (QStringList{QStringLiteral("− 1.6 %"), QStringLiteral("− 4.0 %")}));
+        QCOMPARE(row("Rework"), (QStringList{QStringLiteral("− 4.9 %"), QStringLiteral("− 5.0 %")}));
+        QCOMPARE(row("= ETTR"), (QStringList{QStringLiteral("93.0 %"), QStringLiteral("90.0 %")}));
+        QCOMPARE(row("Slow steps"), (QStringList{QStringLiteral("not modelled"), QStringLiteral("− 2.5 %")}));
+        QCOMPARE(row("= Goodput"), (QStringList{QStringLiteral("—"), QStringLiteral("87.5 %")}));
+        QCOMPARE(row("E[ETTR] at the measured"), (QStringList{QStringLiteral("—"), QStringLiteral("87.0 %")}));
+    }
+
+    // Issue 16, item 7: the breaker and who holds each tray out of service, on the Fleet page.
+    void fleetPageShowsTheBreakerAndDrainOwners()
+    {
+        const auto restore = qScopeGuard([this, saved = m_fleet.snapshot] { m_fleet.snapshot = saved; });
+        auto* fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
+        m_window->navigate({PageId::Fleet, {}});
+        QCOMPARE(fleet->kpis()->value(QStringLiteral("breaker")), QStringLiteral("off"));
+        QCOMPARE(fleet->kpis()->detail(QStringLiteral("breaker")), QStringLiteral("operator actions off"));
+
+        v1::AutomationStatus& a = *m_fleet.s().mutable_automation();
+        a.set_state(v1::BREAKER_STATE_TRIPPED);
+        a.set_max_actions_per_window(5);
+        a.set_window_s(600);
+        a.set_max_fleet_ratio(0.005);
+        a.set_fleet_trays(36);
+        a.set_effective_limit(1);
+        a.set_trip_reason("automation circuit breaker tripped: 1 automated actions within 600 s");
+        a.set_tripped_unix_ms(testing::PageTestFleet::kNowMs - 60'000);
+        a.set_last_reset_by("carol");
+        a.set_last_reset_unix_ms(testing::PageTestFleet::kNowMs - 3'600'000);
+        int drained = 0;
+        for (v1::EntityState& st : *m_fleet.s().mutable_states()) {
+            if (st.node_state() != v1::NODE_STATE_UNSPECIFIED && drained < 2) {
+                st.set_node_state(drained == 0 ? v1::NODE_STATE_DRAINED : v1::NODE_STATE_DOWN);
+                st.set_reason(drained == 0 ? "alice: fan noise" : "Xid 79");
+                st.mutable_drain_owner()->set_kind(drained == 0 ? v1::DRAIN_OWNER_KIND_OPERATOR : v1::DRAIN_OWNER_KIND_HEALTH_CHECK);
+                if (drained == 0)
+                    st.mutable_drain_owner()->set_principal("alice");
+                ++drained;
+            }
+        }
+        QCOMPARE(drained, 2);
+        openWindow(true, {1600, 1000});
+        fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
+        m_window->navigate({PageId::Fleet, {}});
+        QCOMPARE(fleet->kpis()->value(QStringLiteral("breaker")), QStringLiteral("TRIPPED"));
+        const QString detail = fleet->kpis()->detail(QStringLiteral("breaker"));
+        QVERIFY2(detail.contains(QStringLiteral("an admin resets it")) && detail.contains(QStringLiteral("reset by carol")),
+                 qPrintable(detail));
+        QCOMPARE(fleet->drainList()->count(), 2);
+        QVERIFY2(fleet->drainList()->item(0)->text().endsWith(QStringLiteral(" · drained by alice: fan noise")),
+                 qPrintable(fleet->drainList()->item(0)->text()));
+        QVERIFY2(fleet->drainList()->item(1)->text().endsWith(QStringLiteral(" · down, held by the health check: Xid 79")),
+                 qPrintable(fleet->drainList()->item(1)->text()));
+
+        // Closed, with the share of the fleet binding below the count.
+        a.set_state(v1::BREAKER_STATE_CLOSED);
+        a.set_actions_in_window(1);
+        a.set_fleet_trays(400);
+        a.set_effective_limit(2);
+        openWindow(true, {1600, 1000});
+        fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
+        m_window->navigate({PageId::Fleet, {}});
+        QCOMPARE(fleet->kpis()->value(QStringLiteral("breaker")), QStringLiteral("closed"));
+        QVERIFY2(fleet->kpis()->detail(QStringLiteral("breaker"))
+                     .contains(QStringLiteral("1 of 2 per 10 min (0.50 % of 400 trays = 2, below 5: the share binds)")),
+                 qPrintable(fleet->kpis()->detail(QStringLiteral("breaker"))));
     }
 
     // A job with no durable checkpoint yet says so (it read "last at step 0, n/a ago").

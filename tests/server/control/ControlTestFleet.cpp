@@ -1,5 +1,7 @@
 #include "ControlTestFleet.h"
 
+#include "DrainOwnership.h"
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -74,6 +76,17 @@ void TestFleet::takeOutByHealthCheck(const std::string& name, const std::string&
     node.state = v1::NODE_STATE_DRAINED;
     node.operatorDrain = false;
     node.reason = reason;
+    ++node.stateVersion;
+    ++racks_.at(node.rack).stateVersion;
+}
+
+void TestFleet::drainWithReason(const std::string& name, const std::string& storedReason) {
+    std::lock_guard lock(mutex_);
+    NodeFacts& node = nodes_.at(name);
+    node.state = v1::NODE_STATE_DRAINED;
+    node.operatorDrain = true;
+    node.reason = storedReason;
+    node.drainOwner = watchfloor::server::drainOwnerFromReason(storedReason);
     ++node.stateVersion;
     ++racks_.at(node.rack).stateVersion;
 }

@@ -45,6 +45,9 @@ public:
     void setNodeState(const std::string& node, watchfloor::v1::NodeState state);
     // Out of service by the health check (not an operator drain), as the twin reports it.
     void takeOutByHealthCheck(const std::string& node, const std::string& reason);
+    // Drained with this stored reason ("<principal>: <text>"), as the twin reports an operator's
+    // or automation's drain: the owner follows from the principal.
+    void drainWithReason(const std::string& node, const std::string& storedReason);
     void clearJobsOn(const std::string& node);
     void setLeak(const std::string& rack, bool active);
     void setIsolated(const std::string& rack, bool isolated);

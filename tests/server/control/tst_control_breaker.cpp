@@ -1,4 +1,5 @@
 #include "ControlTestFleet.h"
+#include "DrainOwnership.h"
 #include "XidAutoDrain.h"
 
 #include <QFile>
@@ -146,6 +147,122 @@ private slots:
         QVERIFY(!h.breaker.tripped());
         QCOMPARE(h.autoDrain->onXid(tray(6), 0, 79, event++)->status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
         QVERIFY(h.breaker.tripped());
+    }
+
+    void fleetShareLimitBindsWhenLower_data() {
+        QTest::addColumn<int>("count");
+        QTest::addColumn<double>("ratio");
+        QTest::addColumn<int>("trays");
+        QTest::addColumn<int>("limit");
+        QTest::newRow("no share") << 5 << 0.0 << 1000 << 5;
+        QTest::newRow("share of 1000 trays = 5: equal") << 5 << 0.005 << 1000 << 5;
+        QTest::newRow("share of 400 trays = 2 binds") << 5 << 0.005 << 400 << 2;
+        QTest::newRow("share of 126 trays = 0.63: at least 1") << 5 << 0.005 << 126 << 1;
+        QTest::newRow("share of 10000 trays = 50: the count binds") << 5 << 0.005 << 10000 << 5;
+        QTest::newRow("share without trays is ignored") << 5 << 0.005 << 0 << 5;
+    }
+    void fleetShareLimitBindsWhenLower() {
+        QFETCH(int, count);
+        QFETCH(double, ratio);
+        QFETCH(int, trays);
+        QFETCH(int, limit);
+        CircuitBreakerConfig config{std::size_t(count), std::chrono::minutes(10)};
+        config.maxFleetRatio = ratio;
+        config.fleetTrays = std::size_t(trays);
+        QCOMPARE(int(config.effectiveLimit()), limit);
+    }
+
+    void shareTripsBeforeTheCountAndSaysSo() {
+        // 5/10m,max=0.5% over 400 trays: 2 distinct trays, then the breaker trips on the third.
+        std::vector<std::string> alerts;
+        CircuitBreakerConfig config{5, std::chrono::minutes(10)};
+        config.maxFleetRatio = 0.005;
+        config.fleetTrays = 400;
+        AutomationCircuitBreaker breaker(config, [&](const std::string& m) { alerts.push_back(m); });
+        const auto now = std::chrono::system_clock::time_point{std::chrono::hours(24 * 365 * 56)};
+        QVERIFY(breaker.admit(tray(1), now).ok());
+        QVERIFY(breaker.admit(tray(2), now).ok());
+        v1::AutomationStatus status = breaker.status(now);
+        QCOMPARE(status.state(), v1::BREAKER_STATE_CLOSED);
+        QCOMPARE(status.effective_limit(), 2u);
+        QCOMPARE(status.max_actions_per_window(), 5u);
+        QCOMPARE(status.max_fleet_ratio(), 0.005);
+        QCOMPARE(status.fleet_trays(), 400u);
+        QCOMPARE(status.actions_in_window(), 2u);
+        QCOMPARE(status.window_s(), qint64(600));
+        QCOMPARE(breaker.admit(tray(3), now + std::chrono::seconds(1)).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(alerts.size(), 1u);
+        QVERIFY2(QString::fromStdString(alerts[0]).contains("limit 2 = 0.5 % of 400 trays, below 5"), alerts[0].c_str());
+        status = breaker.status(now + std::chrono::seconds(2));
+        QCOMPARE(status.state(), v1::BREAKER_STATE_TRIPPED);
+        QCOMPARE(status.tripped_unix_ms(),
+                 std::chrono::duration_cast<std::chrono::milliseconds>((now + std::chrono::seconds(1)).time_since_epoch()).count());
+        QCOMPARE(QString::fromStdString(status.trip_reason()), QString::fromStdString(alerts[0]));
+        QVERIFY(status.last_reset_by().empty());
+        // The window ages in the status too; a reset names who did it.
+        QCOMPARE(breaker.status(now + std::chrono::minutes(11)).actions_in_window(), 0u);
+        QVERIFY(breaker.reset("carol").succeeded);
+        status = breaker.status(now + std::chrono::minutes(12));
+        QCOMPARE(status.state(), v1::BREAKER_STATE_CLOSED);
+        QCOMPARE(status.last_reset_by(), "carol");
+        QVERIFY(status.last_reset_unix_ms() > 0);
+        QCOMPARE(status.tripped_unix_ms(), qint64(0));
+    }
+
+    void drainOwnerFromStoredReason_data() {
+        QTest::addColumn<QString>("reason");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("principal");
+        QTest::newRow("operator") << "alice: fan noise" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "alice";
+        QTest::newRow("automation") << "auto: Xid 79 on GPU 2" << int(v1::DRAIN_OWNER_KIND_AUTOMATION) << "auto";
+        QTest::newRow("colon inside the text") << "bob: see ticket: 12" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "bob";
+        // Drains made outside fleetd (scontrol by hand): a person, name unknown.
+        QTest::newRow("no prefix") << "firmware update" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
+        QTest::newRow("blank in the would-be principal") << "waiting for vendor: RMA" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
+        QTest::newRow("empty principal") << ": text" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
+        QTest::newRow("no blank after the colon") << "auto:x" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
+        QTest::newRow("empty") << "" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
+    }
+    void drainOwnerFromStoredReason() {
+        QFETCH(QString, reason);
+        QFETCH(int, kind);
+        QFETCH(QString, principal);
+        const v1::DrainOwner owner = watchfloor::server::drainOwnerFromReason(reason.toStdString());
+        QCOMPARE(int(owner.kind()), kind);
+        QCOMPARE(QString::fromStdString(owner.principal()), principal);
+        QCOMPARE(watchfloor::server::ownedByPerson(owner), kind == int(v1::DRAIN_OWNER_KIND_OPERATOR));
+        QVERIFY(!watchfloor::server::ownedByPerson(watchfloor::server::healthCheckOwner()));
+    }
+
+    void automationNeverResumesAPersonsDrain() {
+        Harness h;
+        v1::ActionRequest resume;
+        resume.set_type(v1::ACTION_TYPE_RESUME_NODE);
+        resume.set_reason("burn-in passed");
+        // A person's drain: refused for automation, audited, and nothing reaches the backend.
+        h.fleet.drainWithReason(tray(2), "alice: fan noise, waiting for the vendor");
+        resume.set_request_id("auto-resume-1");
+        resume.set_node_name(tray(2));
+        const auto refused = h.engine->execute(Caller::automation(), resume);
+        QCOMPARE(refused.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QVERIFY2(QString::fromStdString(refused.status.error_message())
+                     .contains("r01-n02 was drained by alice; automation never resumes a drain a person made"),
+                 refused.status.error_message().c_str());
+        QCOMPARE(h.actuator.calls().size(), 0u);
+        QVERIFY(QString::fromUtf8([&] {
+                    QFile audit(h.dir.filePath("audit.jsonl"));
+                    audit.open(QIODevice::ReadOnly);
+                    return audit.readAll();
+                }()).contains("\"decision\":\"deny\""));
+        // The person may resume it; so may automation a drain it made itself.
+        resume.set_request_id("alice-resume-1");
+        QVERIFY(h.engine->execute(kAlice, resume).status.ok());
+        h.fleet.drainWithReason(tray(3), "auto: Xid 79 on GPU 0 (event 7), fleet policy drains the node");
+        resume.set_request_id("auto-resume-2");
+        resume.set_node_name(tray(3));
+        const auto own = h.engine->execute(Caller::automation(), resume);
+        QVERIFY2(own.status.ok(), own.status.error_message().c_str());
+        QCOMPARE(h.actuator.calls().size(), 2u);
     }
 
     void resetWithoutBreakerIsRefused() {

@@ -40,24 +40,34 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("count");
         QTest::addColumn<int>("window_s");
-        QTest::newRow("5/10m") << "5/10m" << 5 << 600;
-        QTest::newRow("1/30s") << "1/30s" << 1 << 30;
-        QTest::newRow("12/1h30m") << "12/1h30m" << 12 << 5400;
+        QTest::addColumn<double>("ratio");
+        QTest::newRow("5/10m") << "5/10m" << 5 << 600 << 0.0;
+        QTest::newRow("1/30s") << "1/30s" << 1 << 30 << 0.0;
+        QTest::newRow("12/1h30m") << "12/1h30m" << 12 << 5400 << 0.0;
+        QTest::newRow("5/10m,max=0.5%") << "5/10m,max=0.5%" << 5 << 600 << 0.005;
+        QTest::newRow("5/10m,max=100%") << "5/10m,max=100%" << 5 << 600 << 1.0;
         for (const char* bad : {"5", "0/10m", "x/10m", "5/", "5/abc", "/10m", "5/500ms", "-1/10m", "5x/10m"})
-            QTest::newRow(bad) << bad << 0 << 0;
+            QTest::newRow(bad) << bad << 0 << 0 << 0.0;
+        // The share: a percentage above 0 and at most 100, spelled max=P%.
+        for (const char* bad : {"5/10m,max=", "5/10m,max=%", "5/10m,max=0%", "5/10m,max=-1%", "5/10m,max=101%",
+                                "5/10m,max=0.5", "5/10m,max=abc%", "5/10m,mx=1%", "5/10m,", "5/10m,max=0.5%%",
+                                "5/10m,max=1e400%"})
+            QTest::newRow(bad) << bad << -1 << 0 << 0.0;
     }
     void parsesAutoDrain() {
         QFETCH(QString, text);
         QFETCH(int, count);
         QFETCH(int, window_s);
+        QFETCH(double, ratio);
         std::string problem;
         const auto config = parseAutoDrain(text.toStdString(), &problem);
         QCOMPARE(config.has_value(), count > 0);
         if (config) {
             QCOMPARE(int(config->maxActionsPerWindow), count);
             QCOMPARE(int(config->window.count()), window_s);
+            QCOMPARE(config->maxFleetRatio, ratio);
         } else {
-            QVERIFY2(QString::fromStdString(problem).contains("N/WINDOW"), problem.c_str());
+            QVERIFY2(QString::fromStdString(problem).contains(count < 0 ? "N/WINDOW,max=P%" : "N/WINDOW"), problem.c_str());
         }
     }
 

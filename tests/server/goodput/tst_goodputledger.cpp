@@ -58,6 +58,8 @@ private slots:
     void gapsBetweenRecordsAreOther();
     void onlyFirstDataLoadPerSegmentIsSync();
     void restoringAnOlderCheckpointWastesLaterDurableSteps();
+    void ettrCountsSlowStepsGoodputDoesNot();
+    void ettrAndGoodputAgreeWithoutSlowSteps();
     void multiDisruptionTimelineSumsExactly();
     void confirmedVersusProvisional();
     void slidingWindowEttr();
@@ -229,8 +231,9 @@ void TestGoodputLedger::partlyCheckpointedRunIsSplitProportionally() {
     QCOMPARE(b.straggler_slowdown_s(), 10.0);
     QCOMPARE(b.checkpoint_save_s(), 2.0);
     QCOMPARE(sumOfCategories(b), 242.0);
-    // The lost steps left the sliding window too: 50 productive over the job's 242 s.
-    QCOMPARE(ledger.slidingEttrRatio(s(242)), 50.0 / 242.0);
+    // The lost steps left the sliding window too: 50 productive + 10 slow over the job's 242 s.
+    QCOMPARE(ledger.slidingGoodputRatio(s(242)), 50.0 / 242.0);
+    QCOMPARE(ledger.slidingEttrRatio(s(242)), 60.0 / 242.0);
 }
 
 void TestGoodputLedger::infraRecoveryRunsFromInFlightStepToRestart() {
@@ -358,8 +361,45 @@ void TestGoodputLedger::multiDisruptionTimelineSumsExactly() {
     QCOMPARE(ledger.disruptions(), 2u);
     QCOMPARE(ledger.lastDurableStep(), quint64(24));
     QCOMPARE(ledger.goodputRatio(s(1000)), 0.25);
-    QCOMPARE(ledger.ettrRatio(s(1000)), 0.25);
+    QCOMPARE(ledger.ettrRatio(s(1000)), 0.26);  // + the 10 s of slow, kept steps of segment 1
     QCOMPARE(ledger.issues().rejected + ledger.issues().clipped, quint64(0));
+}
+
+void TestGoodputLedger::ettrCountsSlowStepsGoodputDoesNot() {
+    // A job holding a tray 15 % slow for its whole life (the MegaScale case), worked by hand:
+    GoodputLedger ledger(kIdealStep, s(600));
+    ledger.jobStart(s(0));
+    ledger.acceleratorInit(s(0), s(60));           // init 60
+    ledger.dataLoadingSync(s(60), s(70));          // data 10
+    ledger.steps(0, 1, s(70), s(90), true);        // startup 20 - 10 = 10, productive 10
+    ledger.steps(1, 99, s(90), s(1228.5), false);  // 99 x 11.5 s: productive 990, slow 148.5
+    ledger.checkpointSave(99, s(1228.5), s(1238.5));  // save 10; everything durable
+    const GoodputBreakdown b = ledger.breakdown(s(1238.5));
+    QCOMPARE(b.productive_s(), 1000.0);
+    QCOMPARE(b.straggler_slowdown_s(), 148.5);
+    QCOMPARE(sumOfCategories(b), 1238.5);
+    // Goodput counts the steps at the ideal pace; ETTR (Meta) counts the wall time they took.
+    QCOMPARE(ledger.goodputRatio(s(1238.5)), 1000.0 / 1238.5);  // 0.807
+    QCOMPARE(ledger.ettrRatio(s(1238.5)), 1148.5 / 1238.5);     // 0.927: 12 points apart
+    QCOMPARE(ledger.ettrRatio(s(1238.5)) - ledger.goodputRatio(s(1238.5)), 148.5 / 1238.5);
+    // The window [638.5, 1238.5] holds 590 s of the slow run (and the 10 s save): all of those
+    // 590 s are ETTR, 590 / 1.15 = 513.04 s of them goodput.
+    QCOMPARE(ledger.slidingEttrRatio(s(1238.5)), 590.0 / 600.0);
+    QCOMPARE(ledger.slidingGoodputRatio(s(1238.5)), 590.0 / 1.15 / 600.0);
+    // Confirmed goodput is unaffected: it is the goodput of the durable steps.
+    QCOMPARE(ledger.confirmedGoodputRatio(s(1238.5)), 1000.0 / 1238.5);
+}
+
+void TestGoodputLedger::ettrAndGoodputAgreeWithoutSlowSteps() {
+    GoodputLedger ledger(kIdealStep, s(100));
+    ledger.jobStart(s(0));
+    ledger.steps(0, 10, s(0), s(100), false);   // at the ideal pace
+    ledger.checkpointSave(9, s(100), s(110));
+    ledger.steps(10, 5, s(110), s(160), false);
+    ledger.disruption(s(160));                  // 50 at risk: lost from both
+    QCOMPARE(ledger.goodputRatio(s(200)), 100.0 / 200.0);
+    QCOMPARE(ledger.ettrRatio(s(200)), 100.0 / 200.0);
+    QCOMPARE(ledger.slidingEttrRatio(s(200)), ledger.slidingGoodputRatio(s(200)));
 }
 
 void TestGoodputLedger::confirmedVersusProvisional() {
@@ -389,10 +429,13 @@ void TestGoodputLedger::slidingWindowEttr() {
     QCOMPARE(ledger.slidingEttrRatio(s(175)), 0.5);   // [75, 175]: still 50
     QCOMPARE(ledger.slidingEttrRatio(s(225)), 0.25);  // [125, 225]: 125..150 = 25
     ledger.steps(10, 5, s(225), s(325), false);       // 100 s for 50 s of ideal work
-    QCOMPARE(ledger.slidingEttrRatio(s(325)), 0.5);   // [225, 325]: 50 productive
-    QCOMPARE(ledger.slidingEttrRatio(s(375)), 0.25);  // [275, 325] half of that run: 25
-    ledger.disruption(s(375));                        // no checkpoint: every step is lost
+    QCOMPARE(ledger.slidingGoodputRatio(s(325)), 0.5);   // [225, 325]: 50 productive
+    QCOMPARE(ledger.slidingEttrRatio(s(325)), 1.0);      // ... and 50 slow: all of it in steps
+    QCOMPARE(ledger.slidingGoodputRatio(s(375)), 0.25);  // [275, 325] half of that run: 25
+    QCOMPARE(ledger.slidingEttrRatio(s(375)), 0.5);      // 25 + 25 slow
+    ledger.disruption(s(375));                           // no checkpoint: every step is lost
     QCOMPARE(ledger.slidingEttrRatio(s(375)), 0.0);
+    QCOMPARE(ledger.slidingGoodputRatio(s(375)), 0.0);
     QCOMPARE(ledger.goodputRatio(s(375)), 0.0);
 }
 

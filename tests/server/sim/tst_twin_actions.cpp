@@ -77,6 +77,7 @@ private slots:
     void drainDuringJobStartupCompletes_data();
     void drainDuringJobStartupCompletes();
     void resumeRefusedUnlessDrained();
+    void drainOwnerTravelsWithTheTrayState();
     void requeueAvoidsExcludedNodes();
     void isolateCutsFlowPowersDownAndMovesJobs();
     void restoreRefusedDuringLeak();
@@ -183,6 +184,52 @@ void TwinActionsTest::drainIdleNodeAndResume() {
     QVERIFY(!node->drainRequested);
     QVERIFY(seen.hasEvent(EVENT_TYPE_OPERATOR_ACTION, "resume r07-n18: bob: done"));
     QVERIFY(seen.hasEvent(EVENT_TYPE_NODE_STATE, "r07-n18 back in service"));
+}
+
+void TwinActionsTest::drainOwnerTravelsWithTheTrayState() {
+    auto twin = makeTwin(SimConfig{});
+    run(*twin, 60);
+    const std::uint32_t r07n18 = nodeIndex(*twin, "r07-n18");
+    const std::uint32_t r07n17 = nodeIndex(*twin, "r07-n17");
+    auto lastState = [](const Collected& seen, std::uint32_t node) {
+        EntityState found;
+        for (const auto& st : seen.states)
+            if (st.entity_index() == node)
+                found = st;
+        return found;
+    };
+    Collected seen;
+    QVERIFY(act(*twin, TwinAction::drainNode("r07-n18", "bob: firmware update"), &seen).succeeded);
+    EntityState st = lastState(seen, r07n18);
+    QCOMPARE(st.node_state(), NODE_STATE_DRAINED);
+    QCOMPARE(st.drain_owner().kind(), DRAIN_OWNER_KIND_OPERATOR);
+    QCOMPARE(st.drain_owner().principal(), "bob");
+    QVERIFY(act(*twin, TwinAction::drainNode("r07-n17", "auto: Xid 79 on GPU 1 (event 4), fleet policy drains the node"),
+                &seen)
+                .succeeded);
+    QCOMPARE(lastState(seen, r07n17).drain_owner().kind(), DRAIN_OWNER_KIND_AUTOMATION);
+    QCOMPARE(lastState(seen, r07n17).drain_owner().principal(), "auto");
+    // Back in service: no owner.
+    Collected after;
+    QVERIFY(act(*twin, TwinAction::resumeNode("r07-n18", "bob: done"), &after).succeeded);
+    st = lastState(after, r07n18);
+    QCOMPARE(st.node_state(), NODE_STATE_IDLE);
+    QVERIFY(!st.has_drain_owner());
+    // The health check's hold (the rack isolated: trays down) is its own owner.
+    Collected isolated;
+    QVERIFY(act(*twin, TwinAction::isolateRack("r06", "dave: drip under the manifold"), &isolated).succeeded);
+    run(*twin, 120, [&](const FleetChanges& c) { isolated.add(c); });
+    const std::uint32_t r06n01 = nodeIndex(*twin, "r06-n01");
+    st = lastState(isolated, r06n01);
+    QCOMPARE(st.node_state(), NODE_STATE_DOWN);
+    QCOMPARE(st.drain_owner().kind(), DRAIN_OWNER_KIND_HEALTH_CHECK);
+    // A person drains a tray the health check holds: the person's drain outranks it, at once.
+    Collected drained;
+    QVERIFY(act(*twin, TwinAction::drainNode("r06-n01", "carol: RMA ticket 1234"), &drained).succeeded);
+    st = lastState(drained, r06n01);
+    QCOMPARE(st.node_state(), NODE_STATE_DOWN);
+    QCOMPARE(st.drain_owner().kind(), DRAIN_OWNER_KIND_OPERATOR);
+    QCOMPARE(st.drain_owner().principal(), "carol");
 }
 
 void TwinActionsTest::resumeRefusedUnlessDrained() {

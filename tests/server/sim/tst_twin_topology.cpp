@@ -203,6 +203,8 @@ void TwinTopologyTest::fleetFileErrorsNameLine_data() {
     QTest::newRow("dash in rack name") << "region a\nrack r-1\n" << 2 << "may not contain";
     QTest::newRow("bad duration") << "region a\nrack r1\njob j model=8b racks=r1 ckpt_interval=soon\n" << 3
                                   << "'ckpt_interval=soon' is not a duration";
+    QTest::newRow("auto is the only word") << "region a\nrack r1\njob j model=8b racks=r1 ckpt_interval=automatic\n" << 3
+                                           << "'ckpt_interval=automatic' is not a duration";
     QTest::newRow("unknown model") << "region a\nrack r1\njob j model=1t racks=r1\n" << 3 << "model=405b|70b|8b";
     QTest::newRow("unknown rack in job") << "region a\nrack r1\njob j model=8b racks=r1..r9\n" << 3 << "unknown name 'r9'";
     QTest::newRow("tray twice") << "region a\nrack r1\njob j model=8b racks=r1\njob k model=8b trays=r1-n02\n" << 4
