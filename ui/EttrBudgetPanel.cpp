@@ -94,17 +94,17 @@ void EttrBudgetPanel::setView(const EttrBudgetView& view)
     auto me = [&](const QString& text) { return view.measured ? text : none; };
     setRow(FailureRate, QStringLiteral("Job failure rate Λ"), ex(perHour(b.expected_failures_per_hour())),
            me(perHour(b.measured_failures_per_hour())), false);
-    setRow(RestartOverhead, QStringLiteral("Restart overhead u0, per start"), ex(formatDuration(b.restart_overhead_s())),
+    setRow(RestartOverhead, QStringLiteral("Restart overhead u0"), ex(formatDuration(b.restart_overhead_s())),
            me(b.measured_restart_overhead_s() > 0 ? formatDuration(b.measured_restart_overhead_s()) : QStringLiteral("none yet")),
            false);
-    setRow(Restarts, QStringLiteral("Restarts (init, recovery, restore)"), ex(lossPercent(b.expected_restart_ratio())),
+    setRow(Restarts, QStringLiteral("Restarts"), ex(lossPercent(b.expected_restart_ratio())),
            me(lossPercent(b.measured_restart_ratio())), false);
-    setRow(Rework, QStringLiteral("Rework: progress lost since the checkpoint"), ex(lossPercent(b.expected_rework_ratio())),
+    setRow(Rework, QStringLiteral("Rework (lost since checkpoint)"), ex(lossPercent(b.expected_rework_ratio())),
            me(lossPercent(b.measured_rework_ratio())), false);
-    setRow(CheckpointSaves, QStringLiteral("Checkpoint saves (every %1, %2 each)")
+    setRow(CheckpointSaves, QStringLiteral("Checkpoint saves (%1, %2 each)")
                                 .arg(formatDuration(b.checkpoint_interval_s()), formatDuration(b.checkpoint_save_s())),
            ex(lossPercent(b.expected_checkpoint_ratio())), me(lossPercent(b.measured_checkpoint_ratio())), false);
-    setRow(Other, QStringLiteral("Other (gaps between records)"), ex(none), me(lossPercent(b.measured_other_ratio())), false);
+    setRow(Other, QStringLiteral("Other (gaps)"), ex(none), me(lossPercent(b.measured_other_ratio())), false);
     setRow(Ettr, QStringLiteral("= ETTR"), ex(formatRatioPercent(view.expectedEttr)), me(formatRatioPercent(view.ettr)), true);
     setRow(SlowSteps, QStringLiteral("Slow steps (ETTR, not goodput)"), ex(QStringLiteral("not modelled")),
            me(lossPercent(b.measured_slowness_ratio())), false);
@@ -115,7 +115,14 @@ void EttrBudgetPanel::setView(const EttrBudgetView& view)
            false);
     m_table->resizeColumnToContents(1);
     m_table->resizeColumnToContents(2);
+    // Every row visible without scrolling: the rows add up to the numbers above them.
+    m_table->resizeRowsToContents();
+    int height = m_table->horizontalHeader()->height() + 2 * m_table->frameWidth();
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        height += m_table->rowHeight(r);
+    m_table->setMinimumHeight(height);
     m_note->setText(view.note);
+    m_note->setToolTip(view.noteDetail);
     m_note->setVisible(!view.note.isEmpty());
 }
 

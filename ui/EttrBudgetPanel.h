@@ -25,6 +25,7 @@ struct EttrBudgetView {
     double goodput = 0;
     bool measured = false;    // false: nothing measured yet (starting, no step telemetry)
     QString note;             // the footnote: the failure rates used and what they count
+    QString noteDetail;       // its tooltip (the full list of causes)
 };
 
 class EttrBudgetPanel : public QWidget {

@@ -421,9 +421,10 @@ void GoodputPage::refreshBudget()
         view.ettr = fleet.ettr;
         view.goodput = fleet.goodput;
         view.measured = fleet.measured;
-        view.note = QStringLiteral("GPU-weighted over the jobs. Hardware failure rate counts %1.")
-                        .arg(fleet.failureCauses.empty() ? QStringLiteral("what the source reports")
-                                                         : QString::fromStdString(fleet.failureCauses));
+        view.note = QStringLiteral("GPU-weighted over the jobs. The header's hardware rate counts fail-stops only "
+                                   "(hover for the causes); every interruption is in the all-cause rate.");
+        view.noteDetail = fleet.failureCauses.empty() ? QStringLiteral("The source does not tell failure causes apart.")
+                                                      : QString::fromStdString(fleet.failureCauses);
     }
     m_budget->setView(view);
 }
