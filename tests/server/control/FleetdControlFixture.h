@@ -206,7 +206,22 @@ public:
         topology_ = response.snapshot().topology();
         for (const auto& state : response.snapshot().states()) states_[state.entity_index()] = state;
         for (const auto& job : response.snapshot().jobs()) jobs_[job.name()] = job;
+        if (response.snapshot().has_automation()) automation_ = response.snapshot().automation();
         return true;
+    }
+    // Reads deltas until fleetd's AutomationStatus (the snapshot's included) satisfies `wanted`.
+    bool waitForAutomation(const std::function<bool(const v1::AutomationStatus&)>& wanted, std::chrono::milliseconds timeout,
+                           v1::AutomationStatus* seen = nullptr) {
+        if (automation_ && wanted(*automation_)) {
+            if (seen) *seen = *automation_;
+            return true;
+        }
+        return readUntil(timeout, [&](const v1::Delta& delta) {
+            if (!delta.has_automation()) return false;
+            automation_ = delta.automation();
+            if (seen) *seen = delta.automation();
+            return wanted(delta.automation());
+        });
     }
     const v1::Topology& topology() const { return topology_; }
     std::optional<std::uint32_t> nodeIndex(const std::string& name) const {
@@ -283,6 +298,7 @@ private:
     v1::Topology topology_;
     std::map<std::uint32_t, v1::EntityState> states_;
     std::map<std::string, v1::Job> jobs_;
+    std::optional<v1::AutomationStatus> automation_;
 };
 
 }  // namespace fleetd_control_test

@@ -69,6 +69,22 @@ private slots:
         }
         QVERIFY(!fleetd_.log().contains("r06-n05"));  // Xid 13 restarts the application, no drain
         QCOMPARE(countAudit(audit, [](const QJsonObject& r) { return r.value("action") == "CIRCUIT_BREAKER_TRIPPED"; }), 1);
+        // Every console sees the breaker tripped, and who holds the drained trays (issue 16, item 7).
+        {
+            FleetWatch watch(fleetd_.address());
+            QVERIFY(watch.ready());
+            v1::AutomationStatus status;
+            QVERIFY(watch.waitForAutomation([](const v1::AutomationStatus& a) { return a.state() == v1::BREAKER_STATE_TRIPPED; },
+                                            10'000ms, &status));
+            QCOMPARE(status.effective_limit(), 2u);
+            QCOMPARE(status.window_s(), qint64(600));
+            QVERIFY(status.trip_reason().find("circuit breaker tripped") != std::string::npos);
+            v1::EntityState drained;
+            QVERIFY(watch.waitForState(
+                *watch.nodeIndex("r06-n01"), [](const v1::EntityState& s) { return s.has_drain_owner(); }, 10'000ms, &drained));
+            QCOMPARE(drained.drain_owner().kind(), v1::DRAIN_OWNER_KIND_AUTOMATION);
+            QCOMPARE(drained.drain_owner().principal(), "auto");
+        }
 
         // It holds: an operator may not reset it; an admin does, with a reason.
         auto reset = action(v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER, "reset-1", "Xid storm was a bad driver push");
@@ -78,6 +94,14 @@ private slots:
         reset.set_request_id("reset-2");
         QVERIFY(console.execute(kCarol, reset, &op).ok());
         QCOMPARE(op.state(), v1::OPERATION_STATE_SUCCEEDED);
+        {
+            FleetWatch watch(fleetd_.address());
+            QVERIFY(watch.ready());
+            v1::AutomationStatus status;
+            QVERIFY(watch.waitForAutomation([](const v1::AutomationStatus& a) { return a.state() == v1::BREAKER_STATE_CLOSED; },
+                                            10'000ms, &status));
+            QCOMPARE(status.last_reset_by(), "carol");
+        }
 
         // The next drain-worthy Xid (6 simulated minutes in) drains again.
         QVERIFY2(fleetd_.waitForLog(QRegularExpression("auto-drain r06-n06 after Xid 79 \\(event \\d+\\): op-"), 30'000)
