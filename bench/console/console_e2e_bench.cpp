@@ -18,8 +18,8 @@
 //                     [--first-fault 20] [--max-faults 60] [--size 1920x1080]
 
 #include "BenchMeasures.h"
-#include "console_e2e_bench_fleetd.h"
-#include "console_e2e_bench_probes.h"
+#include "BenchFleetd.h"
+#include "ConsoleProbes.h"
 
 #include "FleetPage.h"
 #include "PageContext.h"
@@ -180,16 +180,6 @@ StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps,
     return s;
 }
 
-// Equal within a few levels per channel: the ✕ drawn over an isolated tile is antialiased, and its
-// faint fringe can reach the sampled fill pixel (seen: #5b9ad4 for #5b9bd5). Health categories
-// differ by far more.
-bool sameColour(QRgb a, QRgb b)
-{
-    constexpr int kTolerance = 8;
-    return std::abs(qRed(a) - qRed(b)) <= kTolerance && std::abs(qGreen(a) - qGreen(b)) <= kTolerance
-           && std::abs(qBlue(a) - qBlue(b)) <= kTolerance;
-}
-
 struct FaultSummary {
     std::vector<double> latenciesMs;  // +inf for a fault whose tile never showed the Isolated colour
     int planned = 0, arrived = 0, duringStartup = 0, notShown = 0, otherColour = 0, guiFirst = 0;
@@ -224,7 +214,7 @@ FaultSummary summarizeFaults(const std::vector<bench::ScheduledFault>& faults,
                 if (log->second[i].when < arrival->second - 1s)
                     continue;
                 changed = true;
-                if (sameColour(log->second[i].colour, isolatedColour)) {
+                if (bench::similarColour(log->second[i].colour, isolatedColour)) {
                     latency = millis(log->second[i].when - arrival->second);
                     break;
                 }
