@@ -20,6 +20,7 @@
 //   scrape_pixel_bench [--flips 16] [--interval-ms 1000] [--store-interval-ms 15000] [--racks 4]
 //                      [--fleetd PATH] [--size 1280x720]
 
+#include "BenchFlags.h"
 #include "BenchFleetd.h"
 #include "BenchMeasures.h"
 #include "ConsoleProbes.h"
@@ -81,29 +82,14 @@ Options parseOptions(const QStringList& args)
 {
     Options o;
     o.fleetd = qEnvironmentVariable("FLEETD_BIN", QStringLiteral(FLEETD_DEFAULT_PATH));
-    for (qsizetype i = 1; i < args.size(); ++i) {
-        const QString flag = args[i];
-        if (flag == QLatin1String("--help") || flag == QLatin1String("-h"))
-            usage(QStringLiteral("fault-to-pixel through --source scrape beside --source prometheus"));
-        if (i + 1 >= args.size())
-            usage(flag + QStringLiteral(": missing value"));
-        const QString value = args[++i];
-        bool ok = true;
-        if (flag == QLatin1String("--flips")) o.flips = value.toInt(&ok);
-        else if (flag == QLatin1String("--interval-ms")) o.intervalMs = value.toInt(&ok);
-        else if (flag == QLatin1String("--store-interval-ms")) o.storeIntervalMs = value.toInt(&ok);
-        else if (flag == QLatin1String("--racks")) o.racks = value.toInt(&ok);
-        else if (flag == QLatin1String("--fleetd")) o.fleetd = value;
-        else if (flag == QLatin1String("--size")) {
-            const QStringList wh = value.split(QLatin1Char('x'));
-            ok = wh.size() == 2;
-            if (ok)
-                o.size = QSize(wh[0].toInt(&ok), ok ? wh[1].toInt(&ok) : 0);
-        } else
-            usage(QStringLiteral("unknown option ") + flag);
-        if (!ok)
-            usage(QStringLiteral("%1: bad value \"%2\"").arg(flag, value));
-    }
+    bench::BenchFlags(usage, QStringLiteral("fault-to-pixel through --source scrape beside --source prometheus"))
+        .integer(QStringLiteral("--flips"), o.flips)
+        .integer(QStringLiteral("--interval-ms"), o.intervalMs)
+        .integer(QStringLiteral("--store-interval-ms"), o.storeIntervalMs)
+        .integer(QStringLiteral("--racks"), o.racks)
+        .text(QStringLiteral("--fleetd"), o.fleetd)
+        .size(QStringLiteral("--size"), o.size)
+        .read(args);
     // fleetd takes whole seconds of at least 1 s for both intervals.
     if (o.flips < 1 || o.racks < 1 || o.racks > 99 || o.intervalMs < 1000 || o.intervalMs % 1000
         || o.storeIntervalMs < 1000 || o.storeIntervalMs % 1000 || o.size.isEmpty())
