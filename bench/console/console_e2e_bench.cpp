@@ -18,8 +18,9 @@
 //                     [--first-fault 20] [--max-faults 60] [--size 1920x1080]
 
 #include "BenchMeasures.h"
-#include "console_e2e_bench_fleetd.h"
-#include "console_e2e_bench_probes.h"
+#include "BenchFlags.h"
+#include "BenchFleetd.h"
+#include "ConsoleProbes.h"
 
 #include "FleetPage.h"
 #include "PageContext.h"
@@ -86,31 +87,16 @@ Options parseOptions(const QStringList& args)
 {
     Options o;
     o.fleetd = qEnvironmentVariable("FLEETD_BIN", QStringLiteral(FLEETD_DEFAULT_PATH));
-    for (qsizetype i = 1; i < args.size(); ++i) {
-        const QString flag = args[i];
-        if (flag == QLatin1String("--help") || flag == QLatin1String("-h"))
-            usage(QStringLiteral("measures the console end to end against fleetd"));
-        if (i + 1 >= args.size())
-            usage(flag + QStringLiteral(": missing value"));
-        const QString value = args[++i];
-        bool ok = true;
-        if (flag == QLatin1String("--seconds")) o.seconds = value.toInt(&ok);
-        else if (flag == QLatin1String("--racks")) o.racks = value.toInt(&ok);
-        else if (flag == QLatin1String("--regions")) o.regions = value.toInt(&ok);
-        else if (flag == QLatin1String("--probe-ms")) o.probeMs = value.toInt(&ok);
-        else if (flag == QLatin1String("--first-fault")) o.firstFaultSeconds = value.toInt(&ok);
-        else if (flag == QLatin1String("--max-faults")) o.maxFaults = value.toInt(&ok);
-        else if (flag == QLatin1String("--fleetd")) o.fleetd = value;
-        else if (flag == QLatin1String("--size")) {
-            const QStringList wh = value.split(QLatin1Char('x'));
-            ok = wh.size() == 2;
-            if (ok)
-                o.size = QSize(wh[0].toInt(&ok), ok ? wh[1].toInt(&ok) : 0);
-        } else
-            usage(QStringLiteral("unknown option ") + flag);
-        if (!ok)
-            usage(QStringLiteral("%1: bad value \"%2\"").arg(flag, value));
-    }
+    bench::BenchFlags(usage, QStringLiteral("measures the console end to end against fleetd"))
+        .integer(QStringLiteral("--seconds"), o.seconds)
+        .integer(QStringLiteral("--racks"), o.racks)
+        .integer(QStringLiteral("--regions"), o.regions)
+        .integer(QStringLiteral("--probe-ms"), o.probeMs)
+        .integer(QStringLiteral("--first-fault"), o.firstFaultSeconds)
+        .integer(QStringLiteral("--max-faults"), o.maxFaults)
+        .text(QStringLiteral("--fleetd"), o.fleetd)
+        .size(QStringLiteral("--size"), o.size)
+        .read(args);
     if (o.seconds < 10 || o.racks < 1 || o.regions < 1 || o.regions > o.racks || o.probeMs < 1 || o.maxFaults < 1
         || o.firstFaultSeconds < 1 || o.size.isEmpty())
         usage(QStringLiteral("--seconds must be at least 10, the other values positive, --regions at most --racks"));
@@ -180,16 +166,6 @@ StallSummary summarizeStalls(const std::vector<bench::GuiStallProbe::Gap>& gaps,
     return s;
 }
 
-// Equal within a few levels per channel: the ✕ drawn over an isolated tile is antialiased, and its
-// faint fringe can reach the sampled fill pixel (seen: #5b9ad4 for #5b9bd5). Health categories
-// differ by far more.
-bool sameColour(QRgb a, QRgb b)
-{
-    constexpr int kTolerance = 8;
-    return std::abs(qRed(a) - qRed(b)) <= kTolerance && std::abs(qGreen(a) - qGreen(b)) <= kTolerance
-           && std::abs(qBlue(a) - qBlue(b)) <= kTolerance;
-}
-
 struct FaultSummary {
     std::vector<double> latenciesMs;  // +inf for a fault whose tile never showed the Isolated colour
     int planned = 0, arrived = 0, duringStartup = 0, notShown = 0, otherColour = 0, guiFirst = 0;
@@ -224,7 +200,7 @@ FaultSummary summarizeFaults(const std::vector<bench::ScheduledFault>& faults,
                 if (log->second[i].when < arrival->second - 1s)
                     continue;
                 changed = true;
-                if (sameColour(log->second[i].colour, isolatedColour)) {
+                if (bench::similarColour(log->second[i].colour, isolatedColour)) {
                     latency = millis(log->second[i].when - arrival->second);
                     break;
                 }

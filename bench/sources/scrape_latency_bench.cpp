@@ -14,22 +14,15 @@
 // --store-interval-ms 15000 runs the store path as part 1 measured it (a store scraping every
 // 15 s, fleetd polling every 15 s) beside the scrape path at its own interval.
 
-#include "DigitalTwin.h"
-#include "ExporterServer.h"
+#include "ExporterSite.h"
 #include "FleetChanges.h"
-#include "FleetStateStore.h"
-#include "LoopbackStore.h"
 #include "PrometheusSource.h"
-#include "ScrapeConfig.h"
 #include "ScrapeSource.h"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <random>
 #include <string>
@@ -41,6 +34,7 @@ namespace {
 namespace v1 = watchfloor::v1;
 using namespace watchfloor::server;
 using Clock = std::chrono::steady_clock;
+using watchfloor::bench::ExporterSite;
 
 constexpr const char* kGpu = "r01-n07-g2";
 constexpr double kSlackMs = 200;  // the target: p99 <= scrape interval + 200 ms
@@ -102,41 +96,19 @@ int main(int argc, char** argv) {
     const auto interval = std::chrono::milliseconds(options.intervalMs);
     const auto storeInterval = std::chrono::milliseconds(options.storeIntervalMs);
 
-    sim::SimConfig config;
-    config.seed = 7;
-    config.racks = 2;
-    config.regions = 1;
-    sim::ConfigError configError;
-    auto twin = sim::DigitalTwin::create(config, &configError);
-    if (!twin) return std::fprintf(stderr, "scrape_latency_bench: %s\n", configError.toString().c_str()), 1;
-    const v1::Topology topology = twin->topology();
-    service::FleetStateStore store(topology);
-    for (int i = 0; i < 3; ++i) {
-        FleetChanges changes;
-        twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);
-        store.apply(changes);
-    }
+    ExporterSite::Options siteOptions;
+    siteOptions.twin.seed = 7;
+    siteOptions.twin.racks = 2;
+    siteOptions.twin.regions = 1;
+    siteOptions.storeScrapeInterval = storeInterval;
     std::string error;
-    auto exporters = exporters::ExporterServer::start(store, {}, &error);
-    if (!exporters) return std::fprintf(stderr, "scrape_latency_bench: %s\n", error.c_str()), 1;
-
-    // The store path: a real Prometheus scraping the twin's pages every interval.
-    const auto dir = std::filesystem::temp_directory_path() / ("scrape_latency_bench." + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    exporters::ScrapeConfigOptions scrapeConfig;
-    scrapeConfig.exporterAddress = exporters->address();
-    scrapeConfig.scrapeInterval = storeInterval;
-    for (const auto& node : topology.nodes()) scrapeConfig.hostnames.push_back(node.hostname());
-    if (!exporters::writeScrapeConfig(dir.string(), scrapeConfig, &error))
-        return std::fprintf(stderr, "scrape_latency_bench: %s\n", error.c_str()), 1;
-    watchfloor::test::LoopbackStore::Options storeOptions;
-    storeOptions.config = exporters::renderPrometheusConfig(dir.string(), scrapeConfig);
-    auto prometheus = watchfloor::test::LoopbackStore::start(storeOptions, error);
-    if (!prometheus) return std::fprintf(stderr, "scrape_latency_bench: %s\n", error.c_str()), 1;
+    auto site = ExporterSite::start(siteOptions, &error);
+    if (!site) return std::fprintf(stderr, "scrape_latency_bench: %s\n", error.c_str()), 1;
+    const v1::Topology& topology = site->topology();
 
     sources::PrometheusSourceOptions storePath;
     prom::StoreOptions connection;
-    connection.url = prometheus->url();
+    connection.url = site->prometheusUrl();
     connection.timeout = std::chrono::seconds(5);
     storePath.stores = {connection};
     storePath.poll = storeInterval;
@@ -145,12 +117,11 @@ int main(int argc, char** argv) {
     sources::PrometheusSource viaStore(topology, storePath, {});
 
     sources::ScrapeSourceOptions scrapePath;
-    const std::string base = "http://" + exporters->address();
-    scrapePath.targets.dcgmUrl = base + "/dcgm/{host}/metrics";
-    scrapePath.targets.nodeUrl = base + "/node/{host}/metrics";
+    scrapePath.targets.dcgmUrl = site->dcgmUrlPattern();
+    scrapePath.targets.nodeUrl = site->nodeUrlPattern();
     scrapePath.interval = interval;
     scrapePath.http.timeout = interval;
-    scrapePath.http.maxConcurrent = 4;      // one server stands in for every host: its pool's size
+    scrapePath.http.maxConcurrent = site->exporterThreads();  // one server stands in for every host: its pool's size
     scrapePath.frozenAfter = std::chrono::hours(1);  // the twin holds still between flips
     auto viaScrape = sources::ScrapeSource::create(topology, scrapePath, {}, &error);
     if (!viaScrape) return std::fprintf(stderr, "scrape_latency_bench: %s\n", error.c_str()), 1;
@@ -180,11 +151,8 @@ int main(int argc, char** argv) {
         viaStore.advanceTo(viaStore.now(), drain);
         viaScrape->advanceTo(viaScrape->now(), drain);
         const float value = float(60 + flip % 2 * 20 + flip % 7);  // whole degrees, never the last one
-        FleetChanges change;
-        change.time = twin->now();
-        change.samples = {{gpu, v1::DCGM_FI_DEV_GPU_TEMP, value}};
         const auto flipped = Clock::now();
-        store.apply(change);
+        site->set(gpu, v1::DCGM_FI_DEV_GPU_TEMP, value);
         std::optional<double> byScrape, byStore;
         while ((!byScrape || !byStore) && Clock::now() - flipped < giveUp) {
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -201,8 +169,7 @@ int main(int argc, char** argv) {
     }
     viaScrape->stop();
     viaStore.stop();
-    prometheus.reset();
-    std::filesystem::remove_all(dir);
+    site.reset();
     if (scrapeMs.empty() || storeMs.empty()) return std::fprintf(stderr, "scrape_latency_bench: no flip arrived\n"), 1;
 
     report("scrape path", scrapeMs);

@@ -1,4 +1,4 @@
-#include "console_e2e_bench_fleetd.h"
+#include "BenchFleetd.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -88,7 +88,7 @@ void FleetdProcess::echoStderr()
             if (match.hasMatch())
                 m_port = match.captured(1).toInt();
         }
-        std::fprintf(stderr, "  [fleetd] %s\n", line.constData());
+        std::fprintf(stderr, "  [%s] %s\n", m_label.constData(), line.constData());
         m_pending.remove(0, end + 1);
     }
 }

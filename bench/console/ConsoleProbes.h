@@ -1,5 +1,6 @@
 #pragma once
-// The three observers console_e2e_bench runs beside the console pipeline:
+// The observers the console benchmarks (console_e2e_bench, scrape_pixel_bench) run beside the
+// console pipeline:
 //  - GuiStallProbe: a short timer on the GUI thread; the gaps between its firings are how long the
 //    GUI thread could not run anything (input, paint) — the stalls an operator feels.
 //  - FaultArrivalWatcher: a second, raw gRPC subscriber on its own thread (same process) that
@@ -87,6 +88,11 @@ private:
     std::atomic<bool> m_sawSnapshot{false};
 };
 
+// Equal within a few levels per channel: the ✕ drawn over an isolated tile is antialiased, and its
+// faint fringe can reach the sampled fill pixel (seen: #5b9ad4 for #5b9bd5). Health categories
+// differ by far more.
+bool similarColour(QRgb a, QRgb b);
+
 class TilePixelWatcher : public QObject {
     Q_OBJECT
 public:
@@ -102,6 +108,11 @@ public:
     // Per watched rack: the colour before any change first, then every change.
     const std::map<QString, std::vector<ColourChange>>& log() const { return m_log; }
     int repaints() const { return m_repaints; }
+    // The first repaint at or after `from` that drew `rack`'s tile in (about) `colour`; nullopt
+    // when none has yet.
+    std::optional<Clock::time_point> firstDrawnAs(const QString& rack, QRgb colour, Clock::time_point from) const;
+    // The colour `rack`'s tile was last drawn in; nullopt before it was drawn.
+    std::optional<QRgb> lastColour(const QString& rack) const;
     // True when pixels came from the window's backing store (what the screen gets), false when
     // they had to be re-rendered with QWidget::grab().
     bool readsBackingStore() const { return m_readsBackingStore; }

@@ -1,6 +1,6 @@
 #pragma once
-// The real fleetd for console_e2e_bench: a child process on a free loopback port, fed a
-// generated scenario of rack isolations at known simulated offsets.
+// The real fleetd for the console benchmarks: a child process on a free loopback port; for
+// console_e2e_bench, fed a generated scenario of rack isolations at known simulated offsets.
 
 #include <QProcess>
 #include <QString>
@@ -38,6 +38,9 @@ class FleetdProcess {
 public:
     ~FleetdProcess();
 
+    // What its echoed stderr lines start with (default "fleetd"), when a bench runs several.
+    void setLabel(const QString& label) { m_label = label.toUtf8(); }
+
     // Starts fleetd listening on 127.0.0.1:0 and waits until it prints its port (start-up
     // builds the twin and runs its first tick, so this can take a while at 1,800 racks).
     // Returns an error or empty.
@@ -52,6 +55,7 @@ private:
 
     QProcess m_process;
     QByteArray m_pending;
+    QByteArray m_label = "fleetd";
     int m_port = 0;
     std::chrono::milliseconds m_startup{0};
 };

@@ -1,4 +1,4 @@
-#include "console_e2e_bench_probes.h"
+#include "ConsoleProbes.h"
 
 #include "widgets/RackMapWidget.h"
 
@@ -12,6 +12,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <time.h>
+
+#include <cstdlib>
 
 namespace watchfloor::bench {
 
@@ -134,6 +136,33 @@ void FaultArrivalWatcher::run()
 }
 
 // --- TilePixelWatcher ----------------------------------------------------------------------------
+
+bool similarColour(QRgb a, QRgb b)
+{
+    constexpr int kTolerance = 8;
+    return std::abs(qRed(a) - qRed(b)) <= kTolerance && std::abs(qGreen(a) - qGreen(b)) <= kTolerance
+           && std::abs(qBlue(a) - qBlue(b)) <= kTolerance;
+}
+
+std::optional<Clock::time_point> TilePixelWatcher::firstDrawnAs(const QString& rack, QRgb colour,
+                                                                Clock::time_point from) const
+{
+    const auto log = m_log.find(rack);
+    if (log == m_log.end())
+        return std::nullopt;
+    for (const ColourChange& change : log->second)
+        if (change.when >= from && similarColour(change.colour, colour))
+            return change.when;
+    return std::nullopt;
+}
+
+std::optional<QRgb> TilePixelWatcher::lastColour(const QString& rack) const
+{
+    const auto log = m_log.find(rack);
+    if (log == m_log.end() || log->second.empty())
+        return std::nullopt;
+    return log->second.back().colour;
+}
 
 TilePixelWatcher::TilePixelWatcher(widgets::RackMapWidget* map, QStringList racks, int expectedRacks, QObject* parent)
     : QObject(parent), m_map(map), m_racks(std::move(racks)), m_expectedRacks(expectedRacks)
