@@ -53,7 +53,7 @@ std::optional<dom::object> parsedObject(std::string_view body, std::string* erro
         return *error = "not a JSON object: " + prom::oneLine(body, 80), std::nullopt;
     dom::object failure;
     if (object["error"].get_object().get(failure) == simdjson::SUCCESS)
-        return *error = "Redfish error " + text(failure, "code") + ": " + prom::oneLine(text(failure, "message"), 200),
+        return *error = "Redfish error " + prom::oneLine(text(failure, "code"), 80) + ": " + prom::oneLine(text(failure, "message"), 200),
                std::nullopt;
     return object;
 }

@@ -80,7 +80,8 @@ bool ScrapeHealth::record(std::size_t index, const PageScrape& scrape, std::vect
     std::int64_t longestMs = 0;
     std::uint32_t longestGpu = 0;
     for (const auto& [gpu, fingerprint] : scrape.gpus) {
-        const auto known = std::find_if(target.gpus.begin(), target.gpus.end(), [&](const GpuPrint& p) { return p.gpu == gpu; });
+        // Clang 14 cannot capture a structured binding (C++20 allows it; clang 16 does).
+        const auto known = std::find_if(target.gpus.begin(), target.gpus.end(), [&, id = gpu](const GpuPrint& p) { return p.gpu == id; });
         const std::int64_t since =
             known != target.gpus.end() && known->fingerprint == fingerprint ? known->sinceMs : scrape.timeMs;
         gpus.push_back({gpu, fingerprint, since});

@@ -337,7 +337,8 @@ private slots:
         timer.start();
         connection.getHistory(request, &receiver, [&](RpcOutcome<v1::GetHistoryResponse> r) { result = std::move(r); });
         QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 3000);
-        QVERIFY(timer.elapsed() < 1500);
+        // Against the service's own 2 s, not a machine-dependent budget: the deadline ended the call.
+        QVERIFY2(timer.elapsed() < service.historyDelayMs, qPrintable(QString::number(timer.elapsed())));
         QVERIFY(!result->ok());
         QCOMPARE(result->code(), grpc::StatusCode::DEADLINE_EXCEEDED);
         QVERIFY2(result->error().contains("no answer within 0.3 s"), qPrintable(result->error()));
@@ -360,10 +361,10 @@ private slots:
             auto connection = std::make_unique<EndpointConnection>(fakeConfig(), server.channel());
             connection->start();
             QTRY_COMPARE_WITH_TIMEOUT(connection->state(), ConnectionState::Live, 5000);
-            QElapsedTimer timer;
-            timer.start();
-            connection.reset();  // cancels, waits for OnDone; queued callbacks are discarded
-            QVERIFY(timer.elapsed() < 1000);
+            // Cancels, waits for OnDone; queued callbacks are discarded. A reset that waited for the
+            // stream to end by itself would never return: the test's timeout catches that, no
+            // machine-dependent budget here.
+            connection.reset();
             QTest::qWait(30);
         }
     }

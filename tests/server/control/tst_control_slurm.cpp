@@ -236,7 +236,8 @@ private slots:
         QElapsedTimer timer;
         timer.start();
         const auto outcome = slurm.resumeNode("r01-n03");
-        QVERIFY(timer.elapsed() < 3000);
+        // Against the fake's own 30 s, not a machine-dependent budget: it was stopped, not awaited.
+        QVERIFY2(timer.elapsed() < 15000, std::to_string(timer.elapsed()).c_str());
         QVERIFY(!outcome.succeeded);
         QCOMPARE(outcome.message, "scontrol did not answer within 0.3 s and was stopped");
     }
@@ -444,7 +445,9 @@ private slots:
     }
 
     // At 1,800 racks every Slurm change makes the tick thread compare 32,400 trays; that must stay
-    // a small part of a tick (a tick at this size takes ~1 s).
+    // a small part of a tick (a tick at this size takes ~1 s). No wall-clock limit (the machine and
+    // a sanitizer build set the pace): restating one change compares every tray, so it may cost up
+    // to what restating all does, never a multiple of it (a rescan per tray would).
     void overlayCostAtFleetScale() {
         TraySource twin(1800);
         ScriptedSlurm slurm;
@@ -457,7 +460,10 @@ private slots:
         const qint64 poll_ms = pollTimer.elapsed();
         SlurmFleetSource source(twin, poller);
         watchfloor::server::FleetChanges changes;
+        QElapsedTimer allTimer;
+        allTimer.start();
         source.advanceTo(twin.now() + std::chrono::seconds(1), changes);
+        const qint64 all_ms = allTimer.elapsed();
         QCOMPARE(changes.states.size(), 32400u);
 
         slurm.next.nodes[12345] = slurmNode(slurm.next.nodes[12345].name, "drained", "alice: xid 79");
@@ -469,9 +475,9 @@ private slots:
         const qint64 tick_ms = tickTimer.elapsed();
         QCOMPARE(changes.states.size(), 1u);
         QCOMPARE(changes.states[0].node_state(), v1::NODE_STATE_DRAINED);
-        qInfo("32,400 trays: merging a reading %lld ms (poll thread), restating one change %lld ms (tick thread)",
-              poll_ms, tick_ms);
-        QVERIFY2(tick_ms < 250, qPrintable(QString::number(tick_ms)));
+        qInfo("32,400 trays: merging a reading %lld ms (poll thread), restating all %lld ms, one change %lld ms "
+              "(tick thread)", poll_ms, all_ms, tick_ms);
+        QVERIFY2(tick_ms <= 2 * all_ms + 10, qPrintable(QString("one change %1 ms, all %2 ms").arg(tick_ms).arg(all_ms)));
     }
 
     void fleetViewAnswersWithSlurmsStateAndJobs() {
