@@ -2,14 +2,10 @@
 // actions reach the twin through its request queue while another thread ticks it, a drain
 // completes once the node is DRAINED, stale state versions and a leak are refused.
 
-#include "AuditLog.h"
-#include "OperationsEngine.h"
-#include "TwinControlAdapter.h"
-#include "TwinTestSupport.h"
+#include "TickingTwin.h"
 
 #include <QtTest>
 
-#include <atomic>
 #include <thread>
 
 using namespace twintest;
@@ -34,44 +30,10 @@ v1::ActionRequest request(v1::ActionType type, const std::string& target, const 
     return r;
 }
 
-// fleetd in miniature: a twin ticking on its own thread (engine.tick() after each step), the
-// adapter, and the engine with its audit log in a scratch folder.
-struct Harness {
-    QTemporaryDir dir;
-    std::unique_ptr<DigitalTwin> twin;
-    std::unique_ptr<TwinControlAdapter> adapter;
-    std::unique_ptr<AuditLog> audit;
-    std::unique_ptr<OperationsEngine> engine;
-    std::atomic<bool> ticking{false};
-    std::thread ticker;
-
-    explicit Harness(const std::string& scenario = {}) {
-        SimConfig config;
-        if (!scenario.empty())
-            config.scenarioFile = writeFile(dir, "s.scn", scenario);
-        twin = makeTwin(config);
-        run(*twin, 5 * 60);
-        adapter = std::make_unique<TwinControlAdapter>(*twin, std::chrono::seconds(10));
-        audit = AuditLog::open(dir.filePath("audit.jsonl").toStdString()).log;
-        engine = std::make_unique<OperationsEngine>(*adapter, *adapter, *audit, OperationsConfig{});
-    }
-    void startTicking() {
-        ticking = true;
-        ticker = std::thread([this] {
-            FleetChanges changes;
-            while (ticking) {
-                changes.clear();
-                twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);
-                engine->tick();
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            }
-        });
-    }
-    ~Harness() {
-        ticking = false;
-        if (ticker.joinable())
-            ticker.join();
-    }
+// fleetd in miniature, warmed up for 5 simulated minutes before the engine attaches.
+struct Harness : TickingTwin {
+    explicit Harness(const std::string& scenario = {}) : TickingTwin(SimConfig{}, scenario, 5 * 60) {}
+    void startTicking() { TickingTwin::startTicking({}, std::chrono::milliseconds(1)); }
     v1::OperationState waitFor(const std::string& opId, v1::OperationState wanted) {
         for (int i = 0; i < 2000; ++i) {
             const auto op = engine->get(opId, "");

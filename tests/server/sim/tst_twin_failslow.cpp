@@ -3,17 +3,13 @@
 // (principal "auto", audited, behind the circuit breaker), and the job restarts on a spare and
 // runs at full pace again. With the breaker tripped the eviction is refused and stays a proposal.
 
-#include "AuditLog.h"
 #include "AutomationCircuitBreaker.h"
 #include "FailSlowAutoEvict.h"
 #include "FailSlowLadder.h"
-#include "OperationsEngine.h"
-#include "TwinControlAdapter.h"
-#include "TwinTestSupport.h"
+#include "TickingTwin.h"
 
 #include <QtTest>
 
-#include <atomic>
 #include <mutex>
 #include <thread>
 
@@ -28,29 +24,16 @@ constexpr const char* kSlowTray = "r01-n03";
 
 // fleetd in miniature: the twin ticking on its own thread, the ladder fed by every tick's jobs
 // (as fleetd's control hook is), the engine with a breaker, automation on the main thread.
-struct Harness {
-    QTemporaryDir dir;
-    std::unique_ptr<DigitalTwin> twin;
-    std::unique_ptr<TwinControlAdapter> adapter;
-    std::unique_ptr<AuditLog> audit;
+struct Harness : TickingTwin {
     AutomationCircuitBreaker breaker{{5, std::chrono::minutes(10)}, [](const std::string&) {}};
-    std::unique_ptr<OperationsEngine> engine;
     std::mutex mutex;  // ladder, confirmed, latest
     std::unique_ptr<FailSlowLadder> ladder;
     std::vector<FailSlowEviction> confirmed;
     v1::Job latest;
     std::vector<v1::FailSlowStage> stagesSeen;
-    std::atomic<bool> ticking{false};
-    std::thread ticker;
 
-    Harness() {
-        SimConfig config;
-        config.hardwareRateScale = 0;  // no random failures: the slow tray is the story
-        config.scenarioFile = writeFile(dir, "slow.scn", "at 1m straggler node=r01-n03 factor=1.15 for=10h\n");
-        twin = makeTwin(config);
-        adapter = std::make_unique<TwinControlAdapter>(*twin, std::chrono::seconds(10));
-        audit = AuditLog::open(dir.filePath("audit.jsonl").toStdString()).log;
-        engine = std::make_unique<OperationsEngine>(*adapter, *adapter, *audit, OperationsConfig{});
+    // No random failures: the slow tray is the story.
+    Harness() : TickingTwin(noFailures(), "at 1m straggler node=r01-n03 factor=1.15 for=10h\n") {
         engine->setCircuitBreaker(&breaker);
         FailSlowConfig ladderConfig;
         ladderConfig.window = std::chrono::minutes(2);
@@ -60,31 +43,25 @@ struct Harness {
             names[node.index()] = node.name();
         ladder = std::make_unique<FailSlowLadder>(ladderConfig, [names](std::uint32_t n) { return names.at(n); });
     }
-    void startTicking() {
-        ticking = true;
-        ticker = std::thread([this] {
-            FleetChanges changes;
-            while (ticking) {
-                changes.clear();
-                twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);
-                engine->tick();
-                std::lock_guard lock(mutex);
-                auto found = ladder->observe(changes.jobs, toUnixMs(changes.time));
-                confirmed.insert(confirmed.end(), found.begin(), found.end());
-                for (const auto& job : changes.jobs)
-                    if (job.name() == kJob) {
-                        latest = job;
-                        for (const auto& f : job.fail_slow())
-                            if (stagesSeen.empty() || stagesSeen.back() != f.stage())
-                                stagesSeen.push_back(f.stage());
-                    }
-            }
-        });
+    ~Harness() { stopTicking(); }  // the ticking thread feeds the ladder and the members below
+    static SimConfig noFailures() {
+        SimConfig config;
+        config.hardwareRateScale = 0;
+        return config;
     }
-    ~Harness() {
-        ticking = false;
-        if (ticker.joinable())
-            ticker.join();
+    void startTicking() {
+        TickingTwin::startTicking([this](FleetChanges& changes) {
+            std::lock_guard lock(mutex);
+            auto found = ladder->observe(changes.jobs, toUnixMs(changes.time));
+            confirmed.insert(confirmed.end(), found.begin(), found.end());
+            for (const auto& job : changes.jobs)
+                if (job.name() == kJob) {
+                    latest = job;
+                    for (const auto& f : job.fail_slow())
+                        if (stagesSeen.empty() || stagesSeen.back() != f.stage())
+                            stagesSeen.push_back(f.stage());
+                }
+        });
     }
     v1::Job job() {
         std::lock_guard lock(mutex);
