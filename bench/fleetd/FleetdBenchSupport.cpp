@@ -76,6 +76,11 @@ std::vector<double> FleetdChild::producedRates() {
     return samplesPerSecond_;
 }
 
+std::vector<int> FleetdChild::subscriberCounts() {
+    std::lock_guard lock(mu_);
+    return subscribers_;
+}
+
 std::vector<double> FleetdChild::tickRates() {
     std::lock_guard lock(mu_);
     return ticksPerSecond_;
@@ -114,6 +119,7 @@ void FleetdChild::readLines(int fd) {
     char buffer[4096];
     static const std::regex listening(R"(listening on [^ ]*:(\d+))");
     static const std::regex stats(R"(([0-9.]+) ticks/s, ([0-9.]+) samples/s)");
+    static const std::regex subscribers(R"(([0-9]+) subscribers)");
     while (std::fgets(buffer, sizeof buffer, in)) {
         const std::string line(buffer);
         if (echo_) std::cerr << "  [fleetd] " << line;
@@ -127,6 +133,7 @@ void FleetdChild::readLines(int fd) {
             ticksPerSecond_.push_back(std::stod(m[1]));
             samplesPerSecond_.push_back(std::stod(m[2]));
         }
+        if (std::regex_search(line, m, subscribers)) subscribers_.push_back(std::stoi(m[1]));
     }
     std::fclose(in);
 }

@@ -40,6 +40,7 @@ public:
     Clock::time_point listeningAt() const;  // when the "listening on" line arrived
     std::vector<double> producedRates();     // samples/s from each "fleetd stats" line
     std::vector<double> tickRates();
+    std::vector<int> subscriberCounts();     // open Subscribe streams, from each "fleetd stats" line
     void clearRates();
     void kill9();                            // SIGKILL and reap
     int terminate(std::chrono::seconds timeout);  // SIGTERM; exit code, or -1 when it did not stop
@@ -57,6 +58,7 @@ private:
     int port_ = 0;
     Clock::time_point listeningAt_{};
     std::vector<double> samplesPerSecond_, ticksPerSecond_;
+    std::vector<int> subscribers_;
 };
 
 struct CpuSample {
