@@ -109,6 +109,11 @@ QString formatGpuHours(double gpuSeconds)
 QList<PreviewLine> previewLines(const v1::ActionPreview& preview)
 {
     QList<PreviewLine> lines;
+    // Incident and maintenance actions change fleetd's records, not the fleet: fleetd says what.
+    if (!preview.effect().empty()) {
+        lines.append({QStringLiteral("What it does"), QString::fromStdString(preview.effect()), false});
+        return lines;
+    }
     QStringList jobs;
     for (const std::string& job : preview.jobs_hit())
         jobs << QString::fromStdString(job);

@@ -37,11 +37,7 @@ grpc::Status checkTarget(const v1::ActionRequest& request) {
             return invalid(action + " takes only " + field + "; clear the other target fields");
         return grpc::Status::OK;
     };
-    if (stepOf(request.type())) {
-        if (request.type() == v1::ACTION_TYPE_NOTE_INCIDENT && request.note().empty())
-            return invalid("NOTE_INCIDENT needs a note");
-        return exactly(incident, "incident_id");
-    }
+    if (stepOf(request.type())) return exactly(incident, "incident_id");
     if (!request.owner().empty() && request.type() == v1::ACTION_TYPE_CANCEL_MAINTENANCE)
         return invalid("CANCEL_MAINTENANCE takes no owner");
     if (request.type() == v1::ACTION_TYPE_SCHEDULE_MAINTENANCE) return exactly(window, "maintenance");

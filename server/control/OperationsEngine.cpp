@@ -146,6 +146,9 @@ grpc::Status OperationsEngine::validateRequest(const v1::ActionRequest& request)
     if (request.request_id().empty())
         return {grpc::StatusCode::INVALID_ARGUMENT, "request_id is required: a UUID the console generates per action"};
     if (auto status = checkShape(request); !status.ok()) return status;
+    // Checked on execute only: the console previews before the note is typed.
+    if (request.type() == v1::ACTION_TYPE_NOTE_INCIDENT && trimmed(request.note()).empty())
+        return {grpc::StatusCode::INVALID_ARGUMENT, "NOTE_INCIDENT needs a note"};
     return checkReason(request.reason());
 }
 
