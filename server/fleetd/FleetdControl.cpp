@@ -79,6 +79,7 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
                                                   control::SlurmNodeStatePoller* slurmStates) {
     std::unique_ptr<FleetdControl> self(new FleetdControl());
     self->log_ = std::move(log);
+    self->keepIncidentRecords(twin.topology());
     if (!cl.controlEnabled()) return disabled(std::move(self), cl);
     EventAcknowledgements& acknowledgements = self->acknowledgements_;
     self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
@@ -106,6 +107,11 @@ void FleetdControl::restoreOperatorStates(sim::DigitalTwin& twin) {
     if (drains + isolations > 0)
         log_("the digital twin starts fresh: restoring " + std::to_string(drains) + " operator drain(s) and " +
              std::to_string(isolations) + " rack isolation(s) in force when the last run stopped");
+}
+
+void FleetdControl::keepIncidentRecords(const v1::Topology& topology) {
+    lifecycle_ = std::make_unique<incidents::IncidentLifecycle>(topology);
+    calendar_ = std::make_unique<incidents::MaintenanceCalendar>(topology);
 }
 
 void FleetdControl::restoreMaintenanceWindows() {
@@ -147,6 +153,7 @@ FleetdControl::CreateResult FleetdControl::createForRealFleet(const CommandLine&
                                                               Log log, control::SlurmNodeStatePoller* slurmStates) {
     std::unique_ptr<FleetdControl> self(new FleetdControl());
     self->log_ = std::move(log);
+    self->keepIncidentRecords(topology);
     if (!cl.controlEnabled()) return disabled(std::move(self), cl);
     if (!slurmStates)
         return {nullptr, "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE]"};
@@ -186,8 +193,6 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
         self->slurmView_ = std::make_unique<control::SlurmFleetView>(base, *slurmStates);
         fleet = self->slurmView_.get();
     }
-    self->lifecycle_ = std::make_unique<incidents::IncidentLifecycle>(topology);
-    self->calendar_ = std::make_unique<incidents::MaintenanceCalendar>(topology);
     self->incidentActions_ = std::make_unique<control::IncidentActions>(self->lifecycle_.get(), self->calendar_.get());
     auto created = control::ControlPlane::create(
         options, {*fleet, simulator, &acknowledgements, [raw](const std::string& message) { raw->raiseAlert(message); },
@@ -275,13 +280,13 @@ void FleetdControl::addAutomationStatus(FleetChanges& changes) {
 
 void FleetdControl::attachTo(service::FleetdOptions& options) {
     options.credentials = credentials_;
+    options.maintenance = calendar_.get();
+    options.lifecycle = lifecycle_.get();
     if (!plane_) {
         options.extraServices.push_back(&disabled_);
         return;
     }
     options.extraServices.push_back(&plane_->service());
-    options.maintenance = calendar_.get();
-    options.lifecycle = lifecycle_.get();
     options.store.firstEventId = acknowledgements_.firstEventId();
     options.eventTap = [this](const v1::Event& event) { onEvent(event); };
     options.addChanges = [this](FleetChanges& changes) {

@@ -61,6 +61,11 @@ public:
     void stop();
 
     control::ControlPlane* plane() { return plane_.get(); }
+    // Held with or without operator actions (then nothing changes them but the grouping and the
+    // clock), for what else reads incidents: a pager follows the lifecycle's state listener and
+    // the calendar's windows. Set listeners before attachTo().
+    incidents::IncidentLifecycle& lifecycle() { return *lifecycle_; }
+    incidents::MaintenanceCalendar& maintenance() { return *calendar_; }
 
 private:
     FleetdControl() = default;
@@ -77,6 +82,7 @@ private:
     // Maintenance windows scheduled in earlier runs and not cancelled, from the recovered
     // operations: a window planned days ahead survives a restart.
     void restoreMaintenanceWindows();
+    void keepIncidentRecords(const watchfloor::v1::Topology& topology);
     void onEvent(const watchfloor::v1::Event& event);
     // The breaker's alert: logged, and an event every console shows (critical, on the fleet).
     void raiseAlert(const std::string& message);

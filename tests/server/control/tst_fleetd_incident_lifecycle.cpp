@@ -66,6 +66,17 @@ class FleetdIncidentLifecycleTest : public QObject {
         reader->Finish();
         return out;
     }
+    // Snapshots until one satisfies `wanted` (a change reaches the stream with the next tick).
+    v1::Snapshot waitForSnapshot(const std::function<bool(const v1::Snapshot&)>& wanted,
+                                 std::chrono::milliseconds timeout = 10s) {
+        const auto until = std::chrono::steady_clock::now() + timeout;
+        v1::Snapshot seen = snapshot();
+        while (!wanted(seen) && std::chrono::steady_clock::now() < until) {
+            std::this_thread::sleep_for(50ms);
+            seen = snapshot();
+        }
+        return seen;
+    }
     std::vector<v1::Incident> incidents() {
         grpc::ClientContext context;
         context.set_deadline(std::chrono::system_clock::now() + 10s);
@@ -139,7 +150,7 @@ private slots:
         windowId_ = "mw-" + op.id().substr(3);
         QVERIFY2(contains(op.progress_message(), windowId_.c_str()), op.progress_message().c_str());
 
-        const v1::Snapshot after = snapshot();
+        const v1::Snapshot after = waitForSnapshot([](const v1::Snapshot& s) { return s.maintenance_size() > 0; });
         QCOMPARE(after.maintenance_size(), 1);
         const v1::MaintenanceWindow& held = after.maintenance(0);
         QCOMPARE(held.id(), windowId_);
@@ -294,7 +305,7 @@ private slots:
         QVERIFY(raised->raised_after_maintenance());
         QCOMPARE(raised->root_cause().cause(), std::string("valve_fault"));
         QVERIFY2(raised->started_unix_ms() >= windowEndMs_, qPrintable(QString::number(raised->started_unix_ms() - windowEndMs_)));
-        QCOMPARE(snapshot().maintenance_size(), 0);
+        QCOMPARE(waitForSnapshot([](const v1::Snapshot& s) { return s.maintenance_size() == 0; }).maintenance_size(), 0);
         for (const auto& incident : incidents())
             QVERIFY2(incident.root_cause().cause() != "leak_sensor_fault" || incident.root_cause().name() != "r05-loop",
                      incident.title().c_str());
