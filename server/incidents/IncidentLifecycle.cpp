@@ -39,8 +39,8 @@ bool rackWide(v1::CauseScope scope) {
 }  // namespace
 
 IncidentLifecycle::IncidentLifecycle(const v1::Topology& topology, std::size_t resolvedKept)
-    : topology_(topology), resolvedKept_(resolvedKept) {
-    for (const auto& node : topology.nodes()) nodeByName_.emplace(node.name(), node.index());
+    : resolvedKept_(resolvedKept) {
+    for (const auto& node : topology.nodes()) nodeByName_.emplace(node.name(), NodePlace{node.index(), node.rack_index()});
     for (const auto& rack : topology.racks()) rackByName_.emplace(rack.name(), rack.index());
 }
 
@@ -160,9 +160,8 @@ bool IncidentLifecycle::hits(const Record& record, const OperatorAction& action)
     case OperatorAction::Target::Node: {
         const auto node = nodeByName_.find(action.name);
         if (node == nodeByName_.end()) return false;
-        if (contains(blast.node_indexes(), node->second)) return true;
-        const std::uint32_t rack = topology_.nodes(static_cast<int>(node->second)).rack_index();
-        return rackWide(record.grouped.root_cause().scope()) && contains(blast.rack_indexes(), rack);
+        if (contains(blast.node_indexes(), node->second.node)) return true;
+        return rackWide(record.grouped.root_cause().scope()) && contains(blast.rack_indexes(), node->second.rack);
     }
     case OperatorAction::Target::Rack: {
         const auto rack = rackByName_.find(action.name);

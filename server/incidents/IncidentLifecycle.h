@@ -51,7 +51,7 @@ public:
     static constexpr std::size_t kTimelineFirst = 16;   // first entries kept in the message
     static constexpr std::size_t kTimelineNewest = 48;  // and the newest
 
-    // Keeps a reference to `topology`. Resolved incidents are remembered up to `resolvedKept`
+    // Names from `topology` (copied). Resolved incidents are remembered up to `resolvedKept`
     // (the newest), like the state store's.
     explicit IncidentLifecycle(const watchfloor::v1::Topology& topology, std::size_t resolvedKept = 500);
 
@@ -103,9 +103,12 @@ private:
     bool hits(const Record& record, const OperatorAction& action) const;
     void forgetOldResolved();
 
-    const watchfloor::v1::Topology& topology_;
     const std::size_t resolvedKept_;
-    std::unordered_map<std::string, std::uint32_t> nodeByName_, rackByName_;
+    struct NodePlace {
+        std::uint32_t node, rack;  // entity indexes
+    };
+    std::unordered_map<std::string, NodePlace> nodeByName_;
+    std::unordered_map<std::string, std::uint32_t> rackByName_;
     StateListener listener_;
 
     mutable std::mutex mutex_;

@@ -58,7 +58,9 @@ std::string hours(std::chrono::milliseconds span) {
 }  // namespace
 
 MaintenanceCalendar::MaintenanceCalendar(const v1::Topology& topology, MaintenanceLimits limits)
-    : topology_(topology), limits_(limits) {}
+    : topology_(topology), limits_(limits) {
+    for (const auto& region : topology.regions()) regionNames_.emplace(region.index(), region.name());
+}
 
 std::int64_t MaintenanceCalendar::nowMs() const {
     std::lock_guard lock(mutex_);
@@ -104,10 +106,10 @@ bool MaintenanceCalendar::scopeRacks(const v1::MaintenanceWindow& spec, std::vec
         }
         for (const auto& rack : topology_.racks()) {
             if (rack.hall() != parts[0] || (row && rack.row() != rowNumber)) continue;
-            if (!region.empty() &&
-                (rack.region_index() >= std::uint32_t(topology_.regions_size()) ||
-                 topology_.regions(static_cast<int>(rack.region_index())).name() != region))
-                continue;
+            if (!region.empty()) {
+                const auto named = regionNames_.find(rack.region_index());
+                if (named == regionNames_.end() || named->second != region) continue;
+            }
             racks->push_back(rack.index());
         }
         return !racks->empty();
@@ -268,8 +270,6 @@ std::vector<v1::MaintenanceWindow> MaintenanceCalendar::windows() const {
 void MaintenanceCalendar::advanceTo(std::int64_t nowMs, std::vector<v1::MaintenanceWindow>* changed) {
     std::vector<v1::MaintenanceWindow> transitions;
     MaintenanceCover cover;
-    cover.racks.assign(static_cast<std::size_t>(topology_.racks_size()), false);
-    cover.nodes.assign(static_cast<std::size_t>(topology_.nodes_size()), false);
     {
         std::lock_guard lock(mutex_);
         nowMs_ = nowMs;
@@ -288,13 +288,10 @@ void MaintenanceCalendar::advanceTo(std::int64_t nowMs, std::vector<v1::Maintena
                 transitions.push_back(window);
             }
             if (window.state() == v1::MAINTENANCE_STATE_ACTIVE) {
-                if (window.scope() == v1::MAINTENANCE_SCOPE_NODE) {
-                    for (std::uint32_t node : window.node_indexes())
-                        if (node < cover.nodes.size()) cover.nodes[node] = true;
-                } else {
-                    for (std::uint32_t rack : window.rack_indexes())
-                        if (rack < cover.racks.size()) cover.racks[rack] = true;
-                }
+                if (window.scope() == v1::MAINTENANCE_SCOPE_NODE)
+                    cover.nodes.insert(window.node_indexes().begin(), window.node_indexes().end());
+                else
+                    cover.racks.insert(window.rack_indexes().begin(), window.rack_indexes().end());
             }
             ++it;
         }

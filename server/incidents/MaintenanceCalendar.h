@@ -15,17 +15,19 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace watchfloor::server::incidents {
 
-// Which racks and nodes the active windows cover at one instant, by topology index.
+// Which racks and nodes the active windows cover at one instant, by entity index.
 struct MaintenanceCover {
-    std::vector<bool> racks;
-    std::vector<bool> nodes;
+    std::unordered_set<std::uint32_t> racks;
+    std::unordered_set<std::uint32_t> nodes;
 
-    bool coversRack(std::uint32_t rack) const { return rack < racks.size() && racks[rack]; }
-    bool coversNode(std::uint32_t node) const { return node < nodes.size() && nodes[node]; }
+    bool coversRack(std::uint32_t rack) const { return !racks.empty() && racks.count(rack) > 0; }
+    bool coversNode(std::uint32_t node) const { return !nodes.empty() && nodes.count(node) > 0; }
 };
 
 struct MaintenanceLimits {
@@ -89,6 +91,7 @@ private:
 
     const watchfloor::v1::Topology& topology_;
     const MaintenanceLimits limits_;
+    std::unordered_map<std::uint32_t, std::string> regionNames_;  // by entity index
     ChangeListener listener_;
 
     mutable std::mutex mutex_;
