@@ -92,9 +92,12 @@ class FleetdIncidentLifecycleTest : public QObject {
         const v1::Snapshot now = snapshot();
         std::set<std::uint32_t> busy;
         for (const auto& job : now.jobs()) busy.insert(job.node_indexes().begin(), job.node_indexes().end());
+        std::uint32_t rackIndex = UINT32_MAX;  // an entity index, not a list position
+        for (const auto& rack : now.topology().racks())
+            if (rack.name() == rackName) rackIndex = rack.index();
         std::string last;
         for (const auto& node : now.topology().nodes()) {
-            if (now.topology().racks(static_cast<int>(node.rack_index())).name() != rackName) continue;
+            if (node.rack_index() != rackIndex) continue;
             if (!busy.count(node.index())) return node.name();
             last = node.name();
         }
@@ -251,8 +254,9 @@ private slots:
         // a job interrupted by the drain would stay an active member until it runs again.
         const std::string tray = idleTrayOf("r03");
         QVERIFY(control_->execute(kBob, drainNode(tray, "drain-1", "checking the manifold"), &op).ok());
-        QVERIFY(control_->waitFor(kBob, op.id(), isFinished));
-        QCOMPARE(op.state(), v1::OPERATION_STATE_SUCCEEDED);
+        const auto drained = control_->waitFor(kBob, op.id(), isFinished);
+        QVERIFY(drained);
+        QCOMPARE(drained->state(), v1::OPERATION_STATE_SUCCEEDED);
         const std::string drainId = op.id();
         QVERIFY(control_->execute(kBob, resumeNode(tray, "resume-1"), &op).ok());
         QVERIFY(control_->waitFor(kBob, op.id(), isFinished));
