@@ -122,7 +122,8 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
     if (collaborators.incidents) {
         plane->engine_->setIncidentActions(collaborators.incidents);
         // Drains, isolations and restarts go into the timeline of the incidents they hit.
-        plane->engine_->addListener([incidents = collaborators.incidents](const watchfloor::v1::Operation& op) { incidents->noteOperation(op); });
+        plane->engine_->addListener(
+            [incidents = collaborators.incidents](const watchfloor::v1::Operation& op) { incidents->noteOperation(op); });
     }
     if (options.autoDrain) {
         // The trip is audited so that a restart cannot quietly re-enable automation.
