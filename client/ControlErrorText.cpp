@@ -37,6 +37,12 @@ QString actionVerbPhrase(v1::ActionType type) {
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("restore racks");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("acknowledge alerts");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("reset the automation circuit breaker");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: return QStringLiteral("acknowledge incidents");
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT: return QStringLiteral("mitigate incidents");
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT: return QStringLiteral("resolve incidents");
+    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("add notes to incidents");
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("schedule maintenance");
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("cancel maintenance");
     default: return QStringLiteral("act");
     }
 }
@@ -51,6 +57,12 @@ QString actionTargetPhrase(const v1::ActionRequest& action) {
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("rack %1").arg(text(action.rack_name()));
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("alert %1").arg(action.event_id());
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("the automation circuit breaker");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
+    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("incident %1").arg(action.incident_id());
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("maintenance of %1").arg(text(action.maintenance().scope_name()));
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("maintenance window %1").arg(text(action.maintenance_window_id()));
     default: return QStringLiteral("the target");
     }
 }

@@ -138,6 +138,8 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
         applyIncident(incident);
     }
     m_changes.incidentsChanged = true;
+    m_maintenance.clear();
+    for (const v1::MaintenanceWindow& window : snapshot.maintenance()) applyMaintenance(window);
     m_changes.jobsReset = true;
     m_changes.jobsAppended = 0;
     m_changes.serverSecondTicked = true;
@@ -167,6 +169,10 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
     }
     for (const v1::Incident& incident : delta.incidents()) {
         applyIncident(incident);
+    }
+    for (const v1::MaintenanceWindow& window : delta.maintenance()) {
+        applyMaintenance(window);
+        markAllDirty();  // the rack map tints what it covers; windows change a few times a day
     }
     advanceServerTime(delta.server_time_unix_ms());
 }
@@ -396,6 +402,31 @@ void EndpointFleet::applyIncident(const v1::Incident& incident) {
             ++it;
         }
     }
+}
+
+void EndpointFleet::applyMaintenance(const v1::MaintenanceWindow& window) {
+    if (window.state() == v1::MAINTENANCE_STATE_ENDED || window.state() == v1::MAINTENANCE_STATE_CANCELLED)
+        m_maintenance.erase(window.id());
+    else
+        m_maintenance[window.id()] = window;
+}
+
+const v1::MaintenanceWindow* EndpointFleet::rackMaintenance(std::uint32_t rackIndex) const {
+    for (const auto& [id, window] : m_maintenance) {
+        if (window.state() != v1::MAINTENANCE_STATE_ACTIVE || window.scope() == v1::MAINTENANCE_SCOPE_NODE) continue;
+        if (std::find(window.rack_indexes().begin(), window.rack_indexes().end(), rackIndex) != window.rack_indexes().end())
+            return &window;
+    }
+    return nullptr;
+}
+
+int EndpointFleet::nodesInMaintenance(std::uint32_t rackIndex) const {
+    int nodes = 0;
+    for (const auto& [id, window] : m_maintenance)
+        if (window.state() == v1::MAINTENANCE_STATE_ACTIVE && window.scope() == v1::MAINTENANCE_SCOPE_NODE &&
+            window.rack_indexes_size() > 0 && window.rack_indexes(0) == rackIndex)
+            nodes += window.node_indexes_size();
+    return nodes;
 }
 
 std::uint32_t EndpointFleet::openIncidentCount() const {

@@ -137,6 +137,12 @@ public:
     // fleetd's incidents by id: every open one and the resolved ones seen (bounded).
     const std::map<std::uint64_t, watchfloor::v1::Incident>& incidents() const { return m_incidents; }
     std::uint32_t openIncidentCount() const;
+    // fleetd's maintenance windows, scheduled and active, by id.
+    const std::map<std::string, watchfloor::v1::MaintenanceWindow>& maintenanceWindows() const { return m_maintenance; }
+    // The active window that covers the whole rack (rack, row or hall scope), or null; a node
+    // window covers only its tray (nodesInMaintenance).
+    const watchfloor::v1::MaintenanceWindow* rackMaintenance(std::uint32_t rackIndex) const;
+    int nodesInMaintenance(std::uint32_t rackIndex) const;
     const HistoryRing& history() const { return m_history; }
     const std::optional<RunChange>& lastRunChange() const { return m_runChange; }
 
@@ -152,6 +158,7 @@ private:
     void applyFleet(const watchfloor::v1::FleetGoodput& fleet);
     void applySource(const watchfloor::v1::SourceStatus& source);
     void applyIncident(const watchfloor::v1::Incident& incident);
+    void applyMaintenance(const watchfloor::v1::MaintenanceWindow& window);
     void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric,
                     double value, std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
@@ -183,6 +190,7 @@ private:
     SourceCadence m_sourceCadence;
     std::vector<watchfloor::v1::SourceStatus> m_sources;
     std::map<std::uint64_t, watchfloor::v1::Incident> m_incidents;
+    std::map<std::string, watchfloor::v1::MaintenanceWindow> m_maintenance;
     std::int64_t m_serverTimeMs = 0;
     std::optional<RunChange> m_runChange;
     std::uint64_t m_maxEventId = 0;

@@ -159,20 +159,35 @@ void ActionDialog::buildInputs(QFormLayout* form)
         form->addRow(QStringLiteral("Rack name"), m_confirmName);
         break;
     }
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: {
+    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: {
         const QString principal = m_control.principal();
         auto* owner = new QLabel(principal.isEmpty() ? QStringLiteral("you") : QStringLiteral("%1 (you)").arg(principal), this);
         owner->setObjectName(QStringLiteral("ownerLabel"));
         form->addRow(QStringLiteral("Owner"), owner);
-        m_note = new QLineEdit(this);
-        m_note->setObjectName(QStringLiteral("noteEdit"));
-        m_note->setMaxLength(1000);
-        m_note->setPlaceholderText(QStringLiteral("What is being done, ticket, hand-over (optional)"));
-        form->addRow(QStringLiteral("Note"), m_note);
+        addNoteInput(form, QStringLiteral("What is being done, ticket, hand-over (optional)"));
         break;
     }
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
+        addNoteInput(form, QStringLiteral("What contains it, e.g. rack isolated, jobs moved (optional)"));
+        break;
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
+        addNoteInput(form, QStringLiteral("What fixed it (optional)"));
+        break;
+    case v1::ACTION_TYPE_NOTE_INCIDENT:
+        addNoteInput(form, QStringLiteral("The note for the incident's timeline (required)"));
+        break;
     default: break;
     }
+}
+
+void ActionDialog::addNoteInput(QFormLayout* form, const QString& placeholder)
+{
+    m_note = new QLineEdit(this);
+    m_note->setObjectName(QStringLiteral("noteEdit"));
+    m_note->setMaxLength(1000);
+    m_note->setPlaceholderText(placeholder);
+    form->addRow(QStringLiteral("Note"), m_note);
 }
 
 v1::ActionRequest ActionDialog::request() const

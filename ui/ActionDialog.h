@@ -77,6 +77,8 @@ signals:
 private:
     ActionColours m_colours;
     void buildInputs(QFormLayout* form);
+    // The one-line note (bounded below fleetd's 2,048 bytes) of acknowledgements and incident steps.
+    void addNoteInput(QFormLayout* form, const QString& placeholder);
     void setPhase(Phase phase);
     void showPreview();
     void showOperation(const watchfloor::v1::Operation& operation);

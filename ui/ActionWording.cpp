@@ -27,6 +27,12 @@ QString actionTitle(v1::ActionType type)
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("Restore rack");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("Acknowledge event");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("Reset automation breaker");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: return QStringLiteral("Acknowledge incident");
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT: return QStringLiteral("Mark incident mitigated");
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT: return QStringLiteral("Resolve incident");
+    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("Add note to incident");
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("Schedule maintenance");
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("Cancel maintenance");
     default: break;
     }
     return QStringLiteral("Unknown action");
@@ -42,6 +48,12 @@ QString actionVerb(v1::ActionType type)
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("Restore");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("Acknowledge");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("Reset");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: return QStringLiteral("Acknowledge");
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT: return QStringLiteral("Mitigated");
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT: return QStringLiteral("Resolve");
+    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("Add note");
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("Schedule");
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("Cancel window");
     default: break;
     }
     return QStringLiteral("Execute");
@@ -57,6 +69,12 @@ QString actionTarget(const v1::ActionRequest& request)
     case v1::ACTION_TYPE_RESTORE_RACK: return QString::fromStdString(request.rack_name());
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("event %1").arg(request.event_id());
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("automated remediation");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
+    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("incident %1").arg(request.incident_id());
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QString::fromStdString(request.maintenance().scope_name());
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QString::fromStdString(request.maintenance_window_id());
     default: break;
     }
     return {};
@@ -91,6 +109,11 @@ QString formatGpuHours(double gpuSeconds)
 QList<PreviewLine> previewLines(const v1::ActionPreview& preview)
 {
     QList<PreviewLine> lines;
+    // Incident and maintenance actions change fleetd's records, not the fleet: fleetd says what.
+    if (!preview.effect().empty()) {
+        lines.append({QStringLiteral("What it does"), QString::fromStdString(preview.effect()), false});
+        return lines;
+    }
     QStringList jobs;
     for (const std::string& job : preview.jobs_hit())
         jobs << QString::fromStdString(job);

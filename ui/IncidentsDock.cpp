@@ -28,6 +28,23 @@ constexpr int kMaxShown = 200;
 constexpr int kMaxResolvedShown = 50;
 constexpr int kSerialRole = Qt::UserRole + 1;   // an event row: its store serial
 constexpr int kCauseRole = Qt::UserRole + 2;    // an incident row: its cause's EntityId key, 0 = none
+constexpr int kIncidentRole = Qt::UserRole + 3; // an incident row: its id
+constexpr int kEndpointRole = Qt::UserRole + 4; // an incident row: its endpoint
+
+// "acknowledged by alice", "mitigated (alice)": who owns it, for the row's second line.
+QString lifecycleWords(const v1::Incident& incident)
+{
+    const QString owner = QString::fromStdString(incident.owner());
+    switch (incident.state()) {
+    case v1::INCIDENT_STATE_ACKNOWLEDGED: return QStringLiteral("acknowledged by %1").arg(owner);
+    case v1::INCIDENT_STATE_MITIGATED:
+        return owner.isEmpty() ? QStringLiteral("mitigated") : QStringLiteral("mitigated (%1)").arg(owner);
+    case v1::INCIDENT_STATE_RESOLVED:
+        return incident.resolved_by().empty() ? QStringLiteral("lasted")
+                                              : QStringLiteral("resolved by %1, lasted").arg(QString::fromStdString(incident.resolved_by()));
+    default: return QStringLiteral("open");
+    }
+}
 
 // An event of one endpoint's run, as incidents name them.
 std::uint64_t memberKey(int endpoint, std::uint64_t eventId) { return (std::uint64_t(endpoint) << 48) ^ eventId; }
@@ -84,6 +101,16 @@ IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* a
             emit navigationRequested(locationFor(m_store, m_store.eventEntity(*event)));
     });
     connect(m_list, &QWidget::customContextMenuRequested, this, &IncidentsDock::showContextMenu);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tree, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        QTreeWidgetItem* item = m_tree->itemAt(pos);
+        if (!item)
+            return;
+        QMenu menu(this);
+        populateIncidentMenu(menu, m_tree->indexOfTopLevelItem(item));
+        if (!menu.isEmpty())
+            menu.exec(m_tree->viewport()->mapToGlobal(pos));
+    });
 }
 
 void IncidentsDock::applyTheme(const widgets::Theme& theme)
@@ -136,13 +163,15 @@ void IncidentsDock::rebuildIncidents(std::vector<std::uint64_t>* memberKeys)
         const QString age = formatAge(std::chrono::milliseconds(std::max<std::int64_t>(0, end - incident.started_unix_ms())));
         const QString cost = QStringLiteral("%1 GPU-h").arg(incident.goodput_cost_gpu_hours(), 0, 'f', 1);
         auto* item = new QTreeWidgetItem(m_tree);
+        const bool owned = incident.state() == v1::INCIDENT_STATE_ACKNOWLEDGED || incident.state() == v1::INCIDENT_STATE_MITIGATED;
         item->setText(0, QStringLiteral("%1 %2\n%3 alert%4 · %5 · %6 %7 · %8")
-                             .arg(open ? QStringLiteral("●") : QStringLiteral("○"),
+                             .arg(!open ? QStringLiteral("○") : owned ? QStringLiteral("◐") : QStringLiteral("●"),
                                   QString::fromStdString(incident.root_cause().summary()))
                              .arg(incident.member_count())
                              .arg(incident.member_count() == 1 ? "" : "s")
-                             .arg(incidentScope(incident.blast_radius()), open ? QStringLiteral("open") : QStringLiteral("lasted"),
-                                  age, cost));
+                             .arg(incidentScope(incident.blast_radius()), lifecycleWords(incident), age, cost));
+        item->setData(0, kIncidentRole, QVariant::fromValue<quint64>(incident.id()));
+        item->setData(0, kEndpointRole, row.endpoint);
         item->setForeground(0, open ? severityColor(incident.severity(), *m_theme) : m_theme->colors().textDim);
         item->setToolTip(0, QString::fromStdString(incident.title()));
         const auto& cause = incident.root_cause();
@@ -206,6 +235,26 @@ void IncidentsDock::showContextMenu(const QPoint& pos)
     populateMenu(menu, m_list->row(item));
     if (!menu.isEmpty())
         menu.exec(m_list->viewport()->mapToGlobal(pos));
+}
+
+void IncidentsDock::populateIncidentMenu(QMenu& menu, int row)
+{
+    QTreeWidgetItem* item = row >= 0 ? m_tree->topLevelItem(row) : nullptr;
+    if (!item)
+        return;
+    const int endpoint = item->data(0, kEndpointRole).toInt();
+    const auto& incidents = m_store.endpointFleet(endpoint).incidents();
+    const auto found = incidents.find(item->data(0, kIncidentRole).toULongLong());
+    if (found == incidents.end())
+        return;
+    // The menu runs an event loop in which the store may change the incident: copy what it needs.
+    if (const quint64 cause = item->data(0, kCauseRole).toULongLong())
+        menu.addAction(QStringLiteral("Open %1").arg(QString::fromStdString(found->second.root_cause().name())),
+                       [this, cause] { emit navigationRequested(locationFor(m_store, client::EntityId::fromKey(cause))); });
+    const QString title = QString::fromStdString(found->second.title());
+    menu.addAction(QStringLiteral("Copy title"), [title] { QApplication::clipboard()->setText(title); });
+    if (m_actions)
+        m_actions->addToMenu(menu, m_actions->draftsForIncident(endpoint, found->second), window());
 }
 
 void IncidentsDock::populateMenu(QMenu& menu, int row)

@@ -36,6 +36,9 @@ public:
     int alertCount() const;     // rows of alerts in no incident
     // The context menu of an alert row (what a right-click shows): open, copy, acknowledge.
     void populateMenu(QMenu& menu, int row);
+    // The context menu of an incident row (by top-level index): open the cause, copy the title
+    // and, for an operator, the lifecycle steps fleetd allows it now.
+    void populateIncidentMenu(QMenu& menu, int row);
 
 signals:
     void navigationRequested(const watchfloor::ui::Location& location);

@@ -130,6 +130,31 @@ QList<ActionDraft> OperatorActions::draftsForEvent(quint64 eventSerial) const
     return drafts;
 }
 
+QList<ActionDraft> OperatorActions::draftsForIncident(int endpoint, const v1::Incident& incident) const
+{
+    if (!actorFor(endpoint))
+        return {};
+    QList<ActionDraft> drafts;
+    auto step = [&](v1::ActionType type) {
+        ActionDraft d;
+        d.endpoint = endpoint;
+        d.request.set_type(type);
+        d.request.set_incident_id(incident.id());
+        d.label = QStringLiteral("%1 %2…").arg(actionTitle(type)).arg(incident.id());
+        drafts << d;
+    };
+    const v1::IncidentState state = incident.state();
+    if (state == v1::INCIDENT_STATE_OPEN)
+        step(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT);
+    if (state == v1::INCIDENT_STATE_OPEN || state == v1::INCIDENT_STATE_ACKNOWLEDGED)
+        step(v1::ACTION_TYPE_MITIGATE_INCIDENT);
+    // fleetd refuses an operator's resolve while a member is active: not offered then.
+    if (state != v1::INCIDENT_STATE_RESOLVED && incident.active_members() == 0)
+        step(v1::ACTION_TYPE_RESOLVE_INCIDENT);
+    step(v1::ACTION_TYPE_NOTE_INCIDENT);
+    return drafts;
+}
+
 QStringList OperatorActions::nodesToAvoid(EntityId job) const
 {
     QStringList nodes;

@@ -50,6 +50,9 @@ public:
     // Acknowledging the event (by store serial), unless it is acknowledged already; for an admin,
     // resetting the automation circuit breaker from its trip alert.
     QList<ActionDraft> draftsForEvent(quint64 eventSerial) const;
+    // The lifecycle steps fleetd allows the incident in its state: acknowledge (OPEN), mark
+    // mitigated (OPEN, ACKNOWLEDGED), resolve (not resolved, no member active), add a note.
+    QList<ActionDraft> draftsForIncident(int endpoint, const watchfloor::v1::Incident& incident) const;
 
     // Adds a separator and one entry per draft; returns how many entries were added (0: nothing
     // was added, not even the separator).

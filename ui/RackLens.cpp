@@ -172,6 +172,28 @@ widgets::Reading rackLensReading(const client::FleetStore& store, int rackRow, L
     return widgets::Reading::missing();
 }
 
+namespace {
+
+// The rack's active maintenance window (its events raise no incident), for the map's hatch and tooltip.
+void describeMaintenance(const client::FleetStore& store, client::EntityId rack, widgets::RackStatus* status)
+{
+    const client::EndpointFleet& fleet = store.endpointFleet(rack.endpoint);
+    if (const v1::MaintenanceWindow* window = fleet.rackMaintenance(rack.index)) {
+        status->maintenance = true;
+        status->maintenanceNote = QStringLiteral("Maintenance (%1 %2) until %3 UTC, owner %4: %5 — its events raise no incident")
+                                      .arg(window->scope() == v1::MAINTENANCE_SCOPE_RACK   ? QStringLiteral("rack")
+                                           : window->scope() == v1::MAINTENANCE_SCOPE_ROW ? QStringLiteral("row")
+                                                                                          : QStringLiteral("hall"),
+                                           QString::fromStdString(window->scope_name()), formatUnixMs(window->end_unix_ms()),
+                                           QString::fromStdString(window->owner()), QString::fromStdString(window->reason()));
+    } else if (const int trays = fleet.nodesInMaintenance(rack.index); trays > 0) {
+        status->traysInMaintenance = trays;
+        status->maintenanceNote = QStringLiteral("%1 tray%2 in maintenance").arg(trays).arg(trays == 1 ? "" : "s");
+    }
+}
+
+}  // namespace
+
 std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, Lens lens, const RackJobs& jobs,
                                               const std::vector<int>& alerts)
 {
@@ -182,6 +204,7 @@ std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, L
         s.alertCount = row < int(alerts.size()) ? alerts[std::size_t(row)] : 0;
         s.isolated = store.status(store.rackAt(row)).rackState == v1::RACK_STATE_ISOLATED;
         s.silentTrays = store.silentTraysInRack(store.rackAt(row));
+        describeMaintenance(store, store.rackAt(row), &s);
         // Every tray silent: whatever the rack's last state or value said, nobody knows it now.
         if (const v1::Rack* info = store.rackInfo(store.rackAt(row));
             info && s.silentTrays > 0 && s.silentTrays >= info->node_indexes_size() && !s.value.isMissing())
@@ -221,6 +244,10 @@ QString rackTooltip(const client::FleetStore& store, int rackRow, const RackJobs
         text += QStringLiteral("<br><b>Telemetry silent on %1 of %2 trays</b>: their values are the last read")
                     .arg(silent)
                     .arg(info->node_indexes_size());
+    widgets::RackStatus maintenance;
+    describeMaintenance(store, rack, &maintenance);
+    if (!maintenance.maintenanceNote.isEmpty())
+        text += QStringLiteral("<br><b>%1</b>").arg(maintenance.maintenanceNote.toHtmlEscaped());
     const int job = jobs.jobRowOfRack(rackRow);
     if (job >= 0 && job < jobs.jobNames().size())
         text += QStringLiteral("<br>Job: %1").arg(jobs.jobNames()[job].toHtmlEscaped());

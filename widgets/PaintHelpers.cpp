@@ -77,6 +77,22 @@ void paintSilentHatch(QPainter& p, const QRect& r, const Theme& theme)
     p.fillRect(r, QBrush(theme.colors().silent, Qt::DiagCrossPattern));
 }
 
+void paintMaintenanceHatch(QPainter& p, const QRect& r, const Theme& theme)
+{
+    QColor tint = theme.colors().info;
+    tint.setAlphaF(0.28f);
+    p.fillRect(r, tint);
+    // Wider than the stale hatch (1 px Qt pattern) so the two never read alike.
+    p.save();
+    p.setClipRect(r);
+    QPen pen(theme.colors().info, std::max(1.5, r.width() / 16.0));
+    p.setPen(pen);
+    const int step = std::max(6, r.width() / 5);
+    for (int x = r.left() - r.height(); x < r.right(); x += step)
+        p.drawLine(QPointF(x, r.bottom() + 1), QPointF(x + r.height() + 1, r.top()));
+    p.restore();
+}
+
 void paintSilentFrame(QPainter& p, const QRect& r, const Theme& theme, int width)
 {
     const QColor& c = theme.colors().silent;
@@ -144,7 +160,7 @@ void paintCountBadge(QPainter& p, const QPointF& center, qreal radius, int count
     p.restore();
 }
 
-QSize legendSizeHint(const ColorScale& scale, const Theme& theme)
+QSize legendSizeHint(const ColorScale& scale, const Theme& theme, bool withMaintenance)
 {
     const QFontMetrics fm(theme.labelFont());
     const QFontMetrics title(theme.headerFont());
@@ -158,10 +174,12 @@ QSize legendSizeHint(const ColorScale& scale, const Theme& theme)
     }
     width += 3 * (kSwatch + 16) + fm.horizontalAdvance(QStringLiteral("stale")) +
              fm.horizontalAdvance(QStringLiteral("source silent")) + fm.horizontalAdvance(QStringLiteral("no data"));
+    if (withMaintenance)
+        width += kSwatch + 16 + fm.horizontalAdvance(QStringLiteral("maintenance"));
     return {width + 2 * kLegendPad, std::max(fm.height(), title.height()) + 2 * kLegendPad};
 }
 
-void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme)
+void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme, bool withMaintenance)
 {
     const ThemeColors& c = theme.colors();
     p.save();
@@ -219,6 +237,14 @@ void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const The
         paintMissingCell(p, s, theme, false);
         p.setPen(c.textDim);
     });
+    if (withMaintenance) {
+        p.setPen(c.info);
+        paintSwatchLabel(p, x, y, QStringLiteral("maintenance"), fm, [&](const QRect& s) {
+            p.fillRect(s, sample);
+            paintMaintenanceHatch(p, s, theme);
+            p.setPen(c.info);
+        });
+    }
     p.restore();
 }
 

@@ -37,12 +37,14 @@ void paintSilentFrame(QPainter& p, const QRect& r, const Theme& theme, int width
 void paintCross(QPainter& p, const QRect& r, const QColor& color, qreal width);
 // Draining: diagonal stripes over the cell.
 void paintDrainStripes(QPainter& p, const QRect& r, const QColor& color);
+// In maintenance: a translucent info-coloured tint and a wide diagonal hatch over the cell.
+void paintMaintenanceHatch(QPainter& p, const QRect& r, const Theme& theme);
 // A count badge (alerts): a filled circle with the number, centred on `center`.
 void paintCountBadge(QPainter& p, const QPointF& center, qreal radius, int count, const QColor& fill);
 
 // Legend: title, ramp (sequential) or swatches (categorical), plus "stale", "source silent" and
-// "no data" swatches.
-QSize legendSizeHint(const ColorScale& scale, const Theme& theme);
-void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme);
+// "no data" swatches, and "maintenance" (paintMaintenanceHatch) where a map draws it.
+QSize legendSizeHint(const ColorScale& scale, const Theme& theme, bool withMaintenance = false);
+void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme, bool withMaintenance = false);
 
 } // namespace watchfloor::widgets

@@ -118,7 +118,7 @@ QRect RackMapWidget::legendRect() const
 {
     if (!m_legendVisible)
         return {};
-    const QSize hint = legendSizeHint(m_colorScale, m_theme);
+    const QSize hint = legendSizeHint(m_colorScale, m_theme, true);
     return QRect(kMargin, height() - kMargin - hint.height(), std::min(hint.width(), width() - 2 * kMargin),
                  hint.height());
 }
@@ -222,6 +222,8 @@ QString RackMapWidget::toolTipText(int rackIndex) const
         lines << QStringLiteral("%1 tray%2 with silent telemetry (values are the last read)")
                      .arg(s.silentTrays)
                      .arg(s.silentTrays == 1 ? "" : "s");
+    if (!s.maintenanceNote.isEmpty())
+        lines << s.maintenanceNote;
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -338,7 +340,7 @@ void RackMapWidget::ensureStaticLayer()
         band.setAlphaF(0.88f);
         m_legendLayer.fill(band);
         QPainter lp(&m_legendLayer);
-        paintLegend(lp, QRect(QPoint(0, 0), lr.size()), m_colorScale, m_theme);
+        paintLegend(lp, QRect(QPoint(0, 0), lr.size()), m_colorScale, m_theme, true);
     }
     if (m_racks.empty()) {
         p.setPen(m_theme.colors().textDim);
@@ -432,6 +434,8 @@ void RackMapWidget::paintTiles(QPainter& p, const QRectF& visibleWorld)
                 else if (s.value.isStale())
                     p.fillRect(r, staleHatch);
             }
+            if (s.maintenance)
+                paintMaintenanceHatch(p, r, m_theme);
             if (r.width() >= kBadgeMinTilePx)
                 paintTileDetails(p, rack, r);
         }

@@ -36,6 +36,11 @@ struct RackStatus {
     // bottom (a corner flag on small tiles). Not a health: the rack may be fine (when all of them
     // are, the caller makes `value` Silent: its colour is then cross-hatched).
     int silentTrays = 0;
+    // Inside an active maintenance window (its events raise no incident): a tint and a wide
+    // diagonal hatch in the theme's info colour over the tile, "maint." when there is room.
+    bool maintenance = false;
+    QString maintenanceNote;  // tooltip line, e.g. "Maintenance until 16:00 UTC (alice: pump swap)"
+    int traysInMaintenance = 0;  // trays in node windows (the rack itself is not)
 };
 
 class RackMapWidget : public QWidget {

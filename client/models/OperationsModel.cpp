@@ -52,6 +52,12 @@ QString actionLabel(v1::ActionType type) {
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("restore rack");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("acknowledge");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("reset breaker");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: return QStringLiteral("acknowledge incident");
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT: return QStringLiteral("mitigate incident");
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT: return QStringLiteral("resolve incident");
+    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("note on incident");
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("schedule maintenance");
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("cancel maintenance");
     default: return QStringLiteral("unknown");
     }
 }

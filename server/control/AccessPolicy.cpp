@@ -80,6 +80,12 @@ bool roleAllows(v1::Role role, v1::ActionType action) {
     case v1::ACTION_TYPE_ISOLATE_RACK:
     case v1::ACTION_TYPE_RESTORE_RACK:
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
+    case v1::ACTION_TYPE_NOTE_INCIDENT:
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
         return role == v1::ROLE_OPERATOR || role == v1::ROLE_ADMIN;
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
         return role == v1::ROLE_ADMIN;

@@ -188,6 +188,18 @@ std::string describeTarget(const v1::ActionRequest& request) {
     case v1::ACTION_TYPE_RESTORE_RACK: return "rack " + request.rack_name();
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return "event " + std::to_string(request.event_id());
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return "automation circuit breaker";
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
+    case v1::ACTION_TYPE_NOTE_INCIDENT: return "incident " + std::to_string(request.incident_id());
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: {
+        std::string scope = v1::MaintenanceScope_Name(request.maintenance().scope());
+        constexpr std::string_view prefix = "MAINTENANCE_SCOPE_";
+        if (scope.starts_with(prefix)) scope = scope.substr(prefix.size());
+        std::transform(scope.begin(), scope.end(), scope.begin(), [](unsigned char c) { return std::tolower(c); });
+        return "maintenance of " + scope + " " + request.maintenance().scope_name();
+    }
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return "maintenance window " + request.maintenance_window_id();
     default: return "";
     }
 }

@@ -119,6 +119,12 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
     config.approvalTtl = options.approvalTtl;
     plane->engine_ = std::make_unique<OperationsEngine>(collaborators.fleet, *actuator, *plane->audit_, config);
     if (collaborators.acknowledger) plane->engine_->setEventAcknowledger(collaborators.acknowledger);
+    if (collaborators.incidents) {
+        plane->engine_->setIncidentActions(collaborators.incidents);
+        // Drains, isolations and restarts go into the timeline of the incidents they hit.
+        plane->engine_->addListener(
+            [incidents = collaborators.incidents](const watchfloor::v1::Operation& op) { incidents->noteOperation(op); });
+    }
     if (options.autoDrain) {
         // The trip is audited so that a restart cannot quietly re-enable automation.
         AuditLog& audit = *plane->audit_;

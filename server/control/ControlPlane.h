@@ -54,6 +54,7 @@ public:
         Actuator* simulatorActuator = nullptr;    // the digital twin's effects, for --scheduler sim
         EventAcknowledger* acknowledger = nullptr;
         std::function<void(const std::string&)> alert;  // the breaker tripped
+        IncidentActions* incidents = nullptr;     // incident lifecycle and maintenance windows
     };
     struct CreateResult {
         std::unique_ptr<ControlPlane> plane;      // null on error

@@ -1,8 +1,7 @@
 #include "InterruptedOperations.h"
 
 #include "AccessPolicy.h"
-
-#include <ctime>
+#include "UtcTime.h"
 
 namespace watchfloor::server::control {
 namespace v1 = watchfloor::v1;
@@ -10,15 +9,6 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 using Verdict = Reconciliation::Verdict;
-
-std::string utcTime(std::int64_t unixMs) {
-    const std::time_t seconds = static_cast<std::time_t>(unixMs / 1000);
-    std::tm tm{};
-    gmtime_r(&seconds, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return text;
-}
 
 bool outOfService(v1::NodeState state) {
     return state == v1::NODE_STATE_DRAINED || state == v1::NODE_STATE_DRAINING || state == v1::NODE_STATE_DOWN;

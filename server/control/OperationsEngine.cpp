@@ -62,10 +62,13 @@ grpc::Status checkShape(const v1::ActionRequest& request) {
     if (request.request_id().size() > kMaxRequestIdLength)
         return {grpc::StatusCode::INVALID_ARGUMENT,
                 "request_id is longer than " + std::to_string(kMaxRequestIdLength) + " characters"};
-    const std::pair<const char*, const std::string*> names[] = {{"node_name", &request.node_name()},
-                                                                {"job_name", &request.job_name()},
-                                                                {"rack_name", &request.rack_name()},
-                                                                {"confirm_rack_name", &request.confirm_rack_name()}};
+    const std::pair<const char*, const std::string*> names[] = {
+        {"node_name", &request.node_name()},
+        {"job_name", &request.job_name()},
+        {"rack_name", &request.rack_name()},
+        {"confirm_rack_name", &request.confirm_rack_name()},
+        {"maintenance.scope_name", &request.maintenance().scope_name()},
+        {"maintenance_window_id", &request.maintenance_window_id()}};
     for (const auto& [field, value] : names)
         if (value->size() > kMaxNameLength)
             return {grpc::StatusCode::INVALID_ARGUMENT, std::string(field) + " is " + std::to_string(value->size()) +
@@ -80,6 +83,8 @@ grpc::Status checkShape(const v1::ActionRequest& request) {
             return {grpc::StatusCode::INVALID_ARGUMENT, "a name in exclude_node_names is " +
                                                             std::to_string(name.size()) + " bytes; names are at most " +
                                                             std::to_string(kMaxNameLength)};
+    // An owner is shown wherever the incident or window is: a name, one line of plain text.
+    if (auto status = checkText(request.owner(), "owner", kMaxNameLength); !status.ok()) return status;
     return checkText(request.note(), "note", kMaxNoteLength);
 }
 
@@ -141,6 +146,9 @@ grpc::Status OperationsEngine::validateRequest(const v1::ActionRequest& request)
     if (request.request_id().empty())
         return {grpc::StatusCode::INVALID_ARGUMENT, "request_id is required: a UUID the console generates per action"};
     if (auto status = checkShape(request); !status.ok()) return status;
+    // Checked on execute only: the console previews before the note is typed.
+    if (request.type() == v1::ACTION_TYPE_NOTE_INCIDENT && trimmed(request.note()).empty())
+        return {grpc::StatusCode::INVALID_ARGUMENT, "NOTE_INCIDENT needs a note"};
     return checkReason(request.reason());
 }
 
@@ -177,7 +185,9 @@ OperationResult OperationsEngine::refuse(const Caller& caller, const v1::ActionR
 PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionRequest& request) const {
     if (auto shape = checkShape(request); !shape.ok()) return {shape, {}};
     // Not a structured binding: clang before 16 cannot capture one in the lambda below (tests/fuzz).
-    auto blast = computeBlastRadius(fleet_, request, config_.blastRadius);
+    auto blast = !IncidentActions::handles(request.type()) ? computeBlastRadius(fleet_, request, config_.blastRadius)
+                 : incidents_ ? incidents_->preview(request, caller.principal)
+                              : IncidentActions(nullptr, nullptr).preview(request, caller.principal);
     if (!blast.status.ok()) return {blast.status, {}};
     v1::ActionPreview& preview = blast.preview;
     auto refuseIfAllowed = [&](std::string why) {
@@ -550,6 +560,14 @@ ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& 
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
         if (!breaker_) return ActionOutcome::failure("automatic draining is not enabled in this fleetd");
         return breaker_->reset(caller.principal);
+    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
+    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
+    case v1::ACTION_TYPE_NOTE_INCIDENT:
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
+        if (!incidents_) return ActionOutcome::failure("incident actions are not connected in this fleetd");
+        return incidents_->execute(op);
     default: return ActionOutcome::failure("unknown action type");
     }
 }

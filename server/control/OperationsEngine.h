@@ -10,6 +10,7 @@
 #include "AutomationCircuitBreaker.h"
 #include "BlastRadius.h"
 #include "FleetView.h"
+#include "IncidentActions.h"
 #include "InterruptedOperations.h"
 #include "watchfloor/v1/control.pb.h"
 
@@ -83,6 +84,8 @@ public:
     // Optional collaborators; set before the engine is shared between threads.
     void setCircuitBreaker(AutomationCircuitBreaker* breaker) { breaker_ = breaker; }
     void setEventAcknowledger(EventAcknowledger* acknowledger) { acknowledger_ = acknowledger; }
+    // The incident and maintenance actions (ActionType 20-29); without, they are refused.
+    void setIncidentActions(IncidentActions* incidents) { incidents_ = incidents; }
 
     // Rebuilds the operations, and so the request ids already used, from the audit log of the
     // previous run; call once before serving. An operation accepted without a recorded outcome
@@ -170,6 +173,7 @@ private:
     const OperationsConfig config_;
     AutomationCircuitBreaker* breaker_ = nullptr;
     EventAcknowledger* acknowledger_ = nullptr;
+    IncidentActions* incidents_ = nullptr;
 
     mutable std::mutex mutex_;
     std::list<std::unique_ptr<Entry>> entries_;  // creation order

@@ -38,6 +38,9 @@ struct FleetChanges {
     // Incidents opened, changed or resolved at this instant (whole messages): fleetd's grouping
     // adds them; a source leaves this empty.
     std::vector<watchfloor::v1::Incident> incidents;
+    // Maintenance windows scheduled, started, ended or cancelled (whole messages); fleetd's
+    // maintenance calendar adds them; a source leaves this empty.
+    std::vector<watchfloor::v1::MaintenanceWindow> maintenance;
     // fleetd's automation and its breaker, when it changed (fleetd's control plane adds it).
     bool hasAutomation = false;
     watchfloor::v1::AutomationStatus automation;
@@ -54,12 +57,13 @@ struct FleetChanges {
         events.clear();
         jobs.clear();
         incidents.clear();
+        maintenance.clear();
         hasFleet = false;
         hasAutomation = false;
     }
     bool empty() const {
         return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty() &&
-               incidents.empty() && !hasAutomation;
+               incidents.empty() && maintenance.empty() && !hasAutomation;
     }
 };
 

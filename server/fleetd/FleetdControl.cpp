@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <set>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -78,6 +79,7 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
                                                   control::SlurmNodeStatePoller* slurmStates) {
     std::unique_ptr<FleetdControl> self(new FleetdControl());
     self->log_ = std::move(log);
+    self->keepIncidentRecords(twin.topology());
     if (!cl.controlEnabled()) return disabled(std::move(self), cl);
     EventAcknowledgements& acknowledgements = self->acknowledgements_;
     self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
@@ -107,6 +109,42 @@ void FleetdControl::restoreOperatorStates(sim::DigitalTwin& twin) {
              std::to_string(isolations) + " rack isolation(s) in force when the last run stopped");
 }
 
+void FleetdControl::keepIncidentRecords(const v1::Topology& topology) {
+    lifecycle_ = std::make_unique<incidents::IncidentLifecycle>(topology);
+    calendar_ = std::make_unique<incidents::MaintenanceCalendar>(topology);
+}
+
+void FleetdControl::restoreMaintenanceWindows() {
+    std::vector<v1::Operation> scheduled;
+    std::set<std::string> cancelled;
+    v1::ListOperationsRequest request;
+    request.set_page_size(1000);
+    for (;;) {
+        const auto page = plane_->engine().list(request);
+        for (const auto& op : page.response.operations()) {
+            if (op.state() != v1::OPERATION_STATE_SUCCEEDED) continue;
+            if (op.request().type() == v1::ACTION_TYPE_SCHEDULE_MAINTENANCE) scheduled.push_back(op);
+            if (op.request().type() == v1::ACTION_TYPE_CANCEL_MAINTENANCE)
+                cancelled.insert(op.request().maintenance_window_id());
+        }
+        if (!page.status.ok() || page.response.next_page_token().empty()) break;
+        request.set_page_token(page.response.next_page_token());
+    }
+    std::size_t restored = 0;
+    for (const v1::Operation& op : scheduled) {
+        const std::string id = control::IncidentActions::windowIdFor(op.id());
+        if (cancelled.count(id)) continue;
+        const v1::ActionRequest& asked = op.request();
+        restored += calendar_->restore(asked.maintenance(), id, asked.reason(),
+                                       asked.owner().empty() ? op.principal() : asked.owner(), op.principal())
+                        ? 1
+                        : 0;
+    }
+    if (restored > 0)
+        log_("restored " + std::to_string(restored) + " maintenance window(s) scheduled in earlier runs (those already "
+             "over end at the first tick)");
+}
+
 void FleetdControl::serving() {
     if (loop_) loop_->reconcileInterrupted();
 }
@@ -115,6 +153,7 @@ FleetdControl::CreateResult FleetdControl::createForRealFleet(const CommandLine&
                                                               Log log, control::SlurmNodeStatePoller* slurmStates) {
     std::unique_ptr<FleetdControl> self(new FleetdControl());
     self->log_ = std::move(log);
+    self->keepIncidentRecords(topology);
     if (!cl.controlEnabled()) return disabled(std::move(self), cl);
     if (!slurmStates)
         return {nullptr, "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE]"};
@@ -154,10 +193,13 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
         self->slurmView_ = std::make_unique<control::SlurmFleetView>(base, *slurmStates);
         fleet = self->slurmView_.get();
     }
+    self->incidentActions_ = std::make_unique<control::IncidentActions>(self->lifecycle_.get(), self->calendar_.get());
     auto created = control::ControlPlane::create(
-        options, {*fleet, simulator, &acknowledgements, [raw](const std::string& message) { raw->raiseAlert(message); }});
+        options, {*fleet, simulator, &acknowledgements, [raw](const std::string& message) { raw->raiseAlert(message); },
+                  self->incidentActions_.get()});
     if (!created.plane) return fail(created.error);
     self->plane_ = std::move(created.plane);
+    self->restoreMaintenanceWindows();
     if (slurmStates)
         self->plane_->engine().addListener([slurmStates](const v1::Operation&) { slurmStates->requestRefresh(); });
     self->credentials_ = self->plane_->credentials();
@@ -238,6 +280,8 @@ void FleetdControl::addAutomationStatus(FleetChanges& changes) {
 
 void FleetdControl::attachTo(service::FleetdOptions& options) {
     options.credentials = credentials_;
+    options.maintenance = calendar_.get();
+    options.lifecycle = lifecycle_.get();
     if (!plane_) {
         options.extraServices.push_back(&disabled_);
         return;

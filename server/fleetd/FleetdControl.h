@@ -9,6 +9,9 @@
 #include "ControlLoop.h"
 #include "EventAcknowledgements.h"
 #include "FleetdServer.h"
+#include "IncidentActions.h"
+#include "IncidentLifecycle.h"
+#include "MaintenanceCalendar.h"
 #include "SlurmFleetOverlay.h"
 
 #include <functional>
@@ -58,6 +61,11 @@ public:
     void stop();
 
     control::ControlPlane* plane() { return plane_.get(); }
+    // Held with or without operator actions (then nothing changes them but the grouping and the
+    // clock), for what else reads incidents: a pager follows the lifecycle's state listener and
+    // the calendar's windows. Set listeners before attachTo().
+    incidents::IncidentLifecycle& lifecycle() { return *lifecycle_; }
+    incidents::MaintenanceCalendar& maintenance() { return *calendar_; }
 
 private:
     FleetdControl() = default;
@@ -71,6 +79,10 @@ private:
     // The twin starts fresh: the drains and isolations in force when the last run stopped are
     // queued for its first tick, so the map agrees with the operations list from the first snapshot.
     void restoreOperatorStates(sim::DigitalTwin& twin);
+    // Maintenance windows scheduled in earlier runs and not cancelled, from the recovered
+    // operations: a window planned days ahead survives a restart.
+    void restoreMaintenanceWindows();
+    void keepIncidentRecords(const watchfloor::v1::Topology& topology);
     void onEvent(const watchfloor::v1::Event& event);
     // The breaker's alert: logged, and an event every console shows (critical, on the fleet).
     void raiseAlert(const std::string& message);
@@ -92,6 +104,9 @@ private:
     ControlDisabledService disabled_;
     int auditLockFd_ = -1;
     EventAcknowledgements acknowledgements_;
+    std::unique_ptr<incidents::IncidentLifecycle> lifecycle_;
+    std::unique_ptr<incidents::MaintenanceCalendar> calendar_;
+    std::unique_ptr<control::IncidentActions> incidentActions_;
     std::unique_ptr<sim::TwinControlAdapter> twinControl_;
     std::unique_ptr<control::FleetView> topologyView_;     // a real fleet's
     std::unique_ptr<control::SlurmFleetView> slurmView_;  // --scheduler slurm

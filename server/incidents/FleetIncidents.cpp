@@ -8,7 +8,13 @@ FleetIncidents::FleetIncidents(const v1::Topology& topology, GrouperOptions opti
     : grouper_(topology, options), fleetIndex_(topology.fleet_index()) {}
 
 void FleetIncidents::apply(FleetChanges& changes) {
-    grouper_.observe(toUnixMs(changes.time), changes.events, changes.jobs, &changes.incidents);
+    const std::int64_t nowMs = toUnixMs(changes.time);
+    if (calendar_) calendar_->advanceTo(nowMs, &changes.maintenance);
+    grouper_.observe(nowMs, changes.events, changes.jobs, &changes.incidents, calendar_ ? &calendar_->cover() : nullptr);
+    if (lifecycle_) {
+        for (std::uint64_t id : lifecycle_->takeResolves()) grouper_.resolveNow(id, nowMs, &changes.incidents);
+        lifecycle_->publish(nowMs, changes.events, grouper_.released(), changes.jobs, &changes.incidents);
+    }
     if (!changes.hasFleet) return;
     const auto open = grouper_.openCount();
     changes.fleet.set_active_incidents(open);

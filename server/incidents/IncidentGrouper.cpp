@@ -281,40 +281,87 @@ void IncidentGrouper::forget(const Open& incident) {
     for (std::uint32_t job : incident.jobs) jobIncidents_.erase({job, incident.id});
 }
 
+bool IncidentGrouper::inMaintenance(const v1::Event& event, const MaintenanceCover& cover) const {
+    auto covered = [&](std::uint32_t entity) {
+        if (!topology_.known(entity)) return false;
+        const std::uint32_t tray = topology_.trayOf(entity);
+        if (tray != kNone && cover.coversNode(tray)) return true;
+        const std::uint32_t rack = topology_.rackOf(entity);
+        return rack != kNone && cover.coversRack(rack);
+    };
+    // A CDU alarm's entity stands for the whole CDU: the rack it names is where it is.
+    if (event.type() == v1::EVENT_TYPE_CDU_ALARM)
+        for (std::uint32_t related : event.related_entity_indexes())
+            if (topology_.kind(related) == v1::ENTITY_KIND_RACK) return covered(related);
+    if (topology_.known(event.entity_index())) return covered(event.entity_index());
+    // A job's event lies in maintenance when one of the trays or racks it names does.
+    return std::any_of(event.related_entity_indexes().begin(), event.related_entity_indexes().end(), covered);
+}
+
+void IncidentGrouper::route(const v1::Event& event, const EventRule& rule, std::int64_t nowMs, bool released) {
+    Open* incident = nullptr;
+    switch (rule.role) {
+    case Role::Ignore:
+    case Role::Clear:
+        return;
+    case Role::Root: {
+        const auto scope = static_cast<v1::CauseScope>(rule.key.scope);
+        // A GPU's own fault takes the events of its links (they fail with it).
+        if ((scope == v1::CAUSE_SCOPE_LEAF_SWITCH || scope == v1::CAUSE_SCOPE_NVSWITCH_TRAY) && rule.subject != kNone)
+            incident = byKey(keyOf(v1::CAUSE_SCOPE_TRAY, rule.subject));
+        if (!incident) incident = byKey(rule.key);
+        break;
+    }
+    case Role::Symptom:
+        incident = covering(rule.subject, rule.domain);
+        if (!incident) incident = byKey(rule.key);
+        break;
+    case Role::Follower:
+        incident = covering(rule.subject, rule.domain);
+        if (!incident) return;
+        break;
+    }
+    if (!incident) {
+        if (!rule.key.valid()) return;
+        incident = &open(rule.key, nowMs);
+        incident->raisedAfterMaintenance = released;
+    }
+    join(*incident, event, rule, nowMs);
+}
+
+// A condition held through a maintenance window that is still active when no window covers it
+// any more raises its incident now.
+void IncidentGrouper::releaseHeld(std::int64_t nowMs, const MaintenanceCover* maintenance) {
+    released_.clear();
+    for (auto it = held_.begin(); it != held_.end();) {
+        if (maintenance && inMaintenance(it->second, *maintenance)) {
+            ++it;
+            continue;
+        }
+        released_.push_back(std::move(it->second));
+        it = held_.erase(it);
+    }
+    for (const v1::Event& event : released_) route(event, classify(event, topology_), nowMs, true);
+}
+
 void IncidentGrouper::observe(std::int64_t nowMs, std::span<const v1::Event> events, std::span<const v1::Job> jobs,
-                              std::vector<v1::Incident>* changed) {
+                              std::vector<v1::Incident>* changed, const MaintenanceCover* maintenance) {
     refreshJobs(jobs);
+    releaseHeld(nowMs, maintenance);
     for (const v1::Event& event : events) {
         const EventRule rule = classify(event, topology_);
-        Open* incident = nullptr;
-        switch (rule.role) {
-        case Role::Ignore:
-            continue;
-        case Role::Clear:
+        if (rule.role == Role::Ignore) continue;
+        if (rule.role == Role::Clear) {
+            held_.erase(rule.condition);
             clear(rule.condition, nowMs);
             continue;
-        case Role::Root: {
-            const auto scope = static_cast<v1::CauseScope>(rule.key.scope);
-            // A GPU's own fault takes the events of its links (they fail with it).
-            if ((scope == v1::CAUSE_SCOPE_LEAF_SWITCH || scope == v1::CAUSE_SCOPE_NVSWITCH_TRAY) && rule.subject != kNone)
-                incident = byKey(keyOf(v1::CAUSE_SCOPE_TRAY, rule.subject));
-            if (!incident) incident = byKey(rule.key);
-            break;
         }
-        case Role::Symptom:
-            incident = covering(rule.subject, rule.domain);
-            if (!incident) incident = byKey(rule.key);
-            break;
-        case Role::Follower:
-            incident = covering(rule.subject, rule.domain);
-            if (!incident) continue;
-            break;
+        if (maintenance && inMaintenance(event, *maintenance)) {
+            // Journaled and streamed as always, but no incident (nothing pages) while it lasts.
+            if (rule.sustained) held_.insert_or_assign(rule.condition, event);
+            continue;
         }
-        if (!incident) {
-            if (!rule.key.valid()) continue;
-            incident = &open(rule.key, nowMs);
-        }
-        join(*incident, event, rule, nowMs);
+        route(event, rule, nowMs, false);
     }
     attributeCost(jobs);
     for (auto it = open_.begin(); it != open_.end();) {
@@ -333,6 +380,16 @@ void IncidentGrouper::observe(std::int64_t nowMs, std::span<const v1::Event> eve
         }
         ++it;
     }
+}
+
+bool IncidentGrouper::resolveNow(std::uint64_t id, std::int64_t nowMs, std::vector<v1::Incident>* changed) {
+    const auto found = open_.find(id);
+    if (found == open_.end()) return false;
+    changed->push_back(publish(found->second, v1::INCIDENT_STATE_RESOLVED, nowMs));
+    forget(found->second);
+    std::erase_if(conditions_, [id](const auto& held) { return held.second == id; });
+    open_.erase(found);
+    return true;
 }
 
 std::vector<v1::Incident> IncidentGrouper::openIncidents() const {
@@ -449,6 +506,7 @@ v1::Incident IncidentGrouper::publish(const Open& incident, v1::IncidentState st
     std::string scope = plural(incident.racks.size(), "rack") + ", " + plural(incident.trays.size(), "tray") + ", " +
                         plural(incident.gpus.size(), "GPU") + ", " + plural(incident.jobs.size(), "job");
     out.set_title(out.root_cause().summary() + " · " + scope);
+    out.set_raised_after_maintenance(incident.raisedAfterMaintenance);
     return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "CauseTopology.h"
 #include "EventRules.h"
+#include "MaintenanceCalendar.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -43,8 +44,20 @@ public:
 
     // One instant: `events` carry their ids, `jobs` are the jobs whose fields changed (the goodput
     // ledger). Appends every incident opened, changed or resolved now to `changed`, by id.
+    // `maintenance` (optional) is what active maintenance windows cover now: an event on an entity
+    // there opens and joins nothing; a condition it begins is held, and once no window covers it
+    // (and it has not cleared) it is grouped as if it happened now (released()).
     void observe(std::int64_t nowMs, std::span<const watchfloor::v1::Event> events,
-                 std::span<const watchfloor::v1::Job> jobs, std::vector<watchfloor::v1::Incident>* changed);
+                 std::span<const watchfloor::v1::Job> jobs, std::vector<watchfloor::v1::Incident>* changed,
+                 const MaintenanceCover* maintenance = nullptr);
+
+    // An operator resolved open incident `id` (no member active): resolved now, appended to
+    // `changed`; later events open a new incident. false when it is not open.
+    bool resolveNow(std::uint64_t id, std::int64_t nowMs, std::vector<watchfloor::v1::Incident>* changed);
+
+    // The held events the last observe() grouped because their maintenance window ended.
+    const std::vector<watchfloor::v1::Event>& released() const { return released_; }
+    std::size_t heldConditions() const { return held_.size(); }
 
     std::uint32_t openCount() const { return static_cast<std::uint32_t>(open_.size()); }
     // Every open incident as it would be published now, by id.
@@ -70,8 +83,13 @@ private:
         double costGpuSeconds = 0;
         bool dirty = false;
         bool costDirty = false;
+        bool raisedAfterMaintenance = false;  // opened by a condition held through a maintenance window
     };
 
+    // Joins `event` to the incident it belongs to, opening one when its rule says so.
+    void route(const watchfloor::v1::Event& event, const EventRule& rule, std::int64_t nowMs, bool released);
+    bool inMaintenance(const watchfloor::v1::Event& event, const MaintenanceCover& cover) const;
+    void releaseHeld(std::int64_t nowMs, const MaintenanceCover* maintenance);
     Open* covering(std::uint32_t subject, Domain domain);
     Open* coveringTrayMember(std::uint32_t tray, Domain domain);
     void refreshJobs(std::span<const watchfloor::v1::Job> jobs);
@@ -106,6 +124,8 @@ private:
     std::map<std::uint32_t, std::vector<std::uint32_t>> jobTrays_;
     std::map<std::uint32_t, std::string> jobNames_;
     std::vector<std::uint32_t> jobOfTray_;                  // by tray index; kNone when idle
+    std::map<ConditionKey, watchfloor::v1::Event> held_;    // conditions begun inside maintenance, not cleared
+    std::vector<watchfloor::v1::Event> released_;           // held events grouped by the last observe()
 };
 
 }  // namespace watchfloor::server::incidents

@@ -64,6 +64,7 @@ v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, 
         if (filter.wantsEvent(index, e)) *out.add_events() = e;
     *out.mutable_jobs() = delta.jobs();
     *out.mutable_incidents() = delta.incidents();  // fleet-wide, like jobs
+    *out.mutable_maintenance() = delta.maintenance();  // fleet-wide
     if (delta.has_fleet()) *out.mutable_fleet() = delta.fleet();
     if (delta.has_automation()) *out.mutable_automation() = delta.automation();  // fleet-wide
     // Source statuses are fleet-wide: every subscriber gets them (a console's Sources view and
@@ -137,6 +138,11 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     for (std::size_t k = 0; k <= last; ++k)
         for (const auto& incident : pending[k]->delta().incidents()) newestIncidents[incident.id()] = &incident;
     for (const auto& [id, incident] : newestIncidents) *out.add_incidents() = *incident;
+    // Maintenance windows too (a handful; not worth a cost).
+    std::map<std::string, const v1::MaintenanceWindow*> newestWindows;
+    for (std::size_t k = 0; k <= last; ++k)
+        for (const auto& window : pending[k]->delta().maintenance()) newestWindows[window.id()] = &window;
+    for (const auto& [id, window] : newestWindows) *out.add_maintenance() = *window;
     for (std::size_t k = 0; k <= last; ++k) {
         const v1::Delta& d = pending[k]->delta();
         for (const auto& e : d.events())

@@ -27,6 +27,7 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
     if (changes.hasAutomation) *first->mutable_automation() = changes.automation;
     for (const auto& source : changes.sources) *first->add_sources() = source;
     for (const auto& incident : changes.incidents) *first->add_incidents() = incident;
+    for (const auto& window : changes.maintenance) *first->add_maintenance() = window;
     deltas.push_back(first);
     if (changes.samples.empty()) return deltas;
 
@@ -124,6 +125,11 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
             journal_.append(e);
         }
         for (const auto& incident : changes.incidents) keepIncident(incident);
+        for (const auto& window : changes.maintenance) {
+            const bool over = window.state() == v1::MAINTENANCE_STATE_ENDED || window.state() == v1::MAINTENANCE_STATE_CANCELLED;
+            if (over) maintenance_.erase(window.id());
+            else maintenance_[window.id()] = window;
+        }
         for (auto& d : deltas) {
             d->set_sequence(++sequence_);
             d->set_first_sequence(d->sequence());
@@ -196,6 +202,7 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
         sent.push_back(&it->second);
     }
     for (auto it = sent.rbegin(); it != sent.rend(); ++it) *snap.add_incidents() = **it;
+    for (const auto& [id, window] : maintenance_) *snap.add_maintenance() = window;  // fleet-wide, few
     for (auto& e : journal_.recent(limits_.snapshotEvents,
                                    [&](const v1::Event& e) { return filter.wantsEvent(index_, e); }))
         *snap.add_recent_events() = std::move(e);

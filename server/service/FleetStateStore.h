@@ -149,6 +149,7 @@ private:
     watchfloor::v1::AutomationStatus automation_;
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
     std::map<std::uint64_t, watchfloor::v1::Incident> incidents_;  // by id
+    std::map<std::string, watchfloor::v1::MaintenanceWindow> maintenance_;  // scheduled and active, by id
     std::size_t resolvedHeld_ = 0;
     void keepIncident(const watchfloor::v1::Incident& incident);
 

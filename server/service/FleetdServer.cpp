@@ -50,6 +50,8 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     const FleetdOptions& o = self->options_;
     self->store_ = std::make_unique<FleetStateStore>(source.topology(), o.store);
     self->incidents_ = std::make_unique<incidents::FleetIncidents>(source.topology(), o.incidents);
+    self->incidents_->setMaintenance(o.maintenance);
+    self->incidents_->setLifecycle(o.lifecycle);
     self->log_ = std::make_unique<ReplayLog>(o.log);
     self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
     self->history_->setExternal(o.externalHistory);

@@ -40,6 +40,11 @@ struct FleetdOptions {
     HistoryPlan history;
     PumpOptions pump;
     incidents::GrouperOptions incidents;  // hold time and bounds of incident grouping
+    // Optional, must outlive the server: maintenance windows (held back from grouping, streamed)
+    // and the incidents' lifecycle (operators' steps over the grouping), both fed by fleetd's
+    // ControlService; null = grouping alone.
+    incidents::MaintenanceCalendar* maintenance = nullptr;
+    incidents::IncidentLifecycle* lifecycle = nullptr;
     std::size_t grpcMemoryBytes = std::size_t(1) << 30;  // ResourceQuota
     // Periodic one-line statistics (rates, subscribers, log size, tick cost); 0 = none.
     std::chrono::milliseconds statsInterval{0};

@@ -7,6 +7,9 @@
 #include <QTest>
 #include <QToolTip>
 
+#include <cstdlib>
+#include <functional>
+
 using namespace watchfloor::widgets;
 using watchfloor::widgets::testing::syntheticFleet;
 
@@ -33,6 +36,7 @@ private slots:
     void staleTileDiffersFromFresh();
     void missingTileIsDrawnAsMissing();
     void rackWithSilentTraysSaysSo();
+    void rackInMaintenanceIsHatched();
     void tooltipForHoveredTile();
     void keyboardNavigation();
     void clickActivatesAndDragDoesNot();
@@ -255,6 +259,44 @@ void TestRackMapWidget::missingTileIsDrawnAsMissing()
         QVERIFY(textPixels > 5);
     }
     QVERIFY(m_map->toolTipText(7).contains("n/a"));
+}
+
+// A rack in a maintenance window: its lens colour stays visible between info-coloured stripes;
+// its neighbours carry none; the tooltip says so and the legend has a swatch for it.
+void TestRackMapWidget::rackInMaintenanceIsHatched()
+{
+    std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+    for (auto& st : s)
+        st.value = Reading::fresh(55.f);
+    s[4].maintenance = true;
+    s[4].maintenanceNote = QStringLiteral("Maintenance (rack r05) until 16:00 UTC, owner alice: pump swap");
+    m_map->setLegendVisible(true);
+    m_map->setStatuses(s);
+    m_map->zoomBy(3.0, m_map->tileRect(4).center());
+    const QImage img = m_map->grab().toImage();
+    const qreal dpr = img.devicePixelRatio();
+    const QColor lens = m_temp.colorFor(55.f);
+    auto count = [&](const QRect& r, const std::function<bool(const QColor&)>& wanted) {
+        int n = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y)
+            for (int x = r.left(); x <= r.right(); ++x) n += wanted(img.pixelColor(QPoint(x, y) * dpr)) ? 1 : 0;
+        return n;
+    };
+    const QRect hatched = m_map->tileRect(4).adjusted(2, 2, -2, -2), plain = m_map->tileRect(5).adjusted(2, 2, -2, -2);
+    auto isLens = [&](const QColor& c) { return c.rgb() == lens.rgb(); };
+    auto isStripe = [&](const QColor& c) {  // the info colour, opaque where a stripe runs
+        const QColor info = theme().colors().info;
+        return std::abs(c.red() - info.red()) + std::abs(c.green() - info.green()) + std::abs(c.blue() - info.blue()) < 40;
+    };
+    const int area = hatched.width() * hatched.height();
+    QVERIFY2(count(hatched, isStripe) > area / 10, qPrintable(QString::number(count(hatched, isStripe))));
+    QCOMPARE(count(hatched, isLens), 0);                 // tinted everywhere: never read as a plain tile
+    QCOMPARE(count(plain, isStripe), 0);
+    QVERIFY(count(plain, isLens) > (plain.width() * plain.height()) / 2);
+    QVERIFY(m_map->toolTipText(4).contains(QStringLiteral("Maintenance (rack r05)")));
+    QVERIFY(!m_map->toolTipText(5).contains(QStringLiteral("Maintenance")));
+    if (const QString out = qEnvironmentVariable("WATCHFLOOR_MAINTENANCE_PNG"); !out.isEmpty())
+        img.save(out);
 }
 
 void TestRackMapWidget::tooltipForHoveredTile()
