@@ -1,6 +1,7 @@
 #include "client/FleetStore.h"
 
 #include "client/EndpointConnection.h"
+#include "client/FleetGoodputMerge.h"
 #include "client/JobProgress.h"
 #include "client/MetricCadence.h"
 
@@ -768,7 +769,6 @@ int FleetStore::jobRow(EntityId job) const {
 FleetSummary FleetStore::fleetSummary() const {
     FleetSummary s;
     s.endpointsTotal = endpointCount();
-    double goodputSum = 0, ettrSum = 0, mfuSum = 0, weightSum = 0, weightStale = 0;
     for (int endpoint = 0; endpoint < endpointCount(); ++endpoint) {
         const Endpoint& e = *m_endpoints[std::size_t(endpoint)];
         const bool live = e.state == ConnectionState::Live;
@@ -798,19 +798,13 @@ FleetSummary FleetStore::fleetSummary() const {
             s.gpusDegradedStale += f->gpus_degraded();
             s.gpusDownStale += f->gpus_down();
         }
-        const double w = goodputWeight(endpoint);
-        goodputSum += w * f->goodput_ratio();
-        ettrSum += w * f->ettr_sliding_1h_ratio();
-        mfuSum += w * f->mfu_ratio();
-        weightSum += w;
-        weightStale += live ? 0.0 : w;
     }
-    if (weightSum > 0) {
-        s.goodputRatio = goodputSum / weightSum;
-        s.ettrSliding1hRatio = ettrSum / weightSum;
-        s.mfuRatio = mfuSum / weightSum;
-        s.ratioWeightStale = weightStale / weightSum;
-    }
+    // The ratios: the one merge the Goodput page shows too.
+    const MergedFleetGoodput merged = mergeFleetGoodput(*this);
+    s.goodputRatio = merged.goodput;
+    s.ettrSliding1hRatio = merged.ettr1h;
+    s.mfuRatio = merged.mfu;
+    s.ratioWeightStale = merged.weightStale;
     return s;
 }
 

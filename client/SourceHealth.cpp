@@ -92,10 +92,7 @@ std::optional<std::chrono::milliseconds> sinceLastGoodPoll(const FleetStore& sto
 QString lastGoodPollText(const FleetStore& store, int endpoint, const v1::SourceStatus& source) {
     const auto since = sinceLastGoodPoll(store, endpoint, source);
     if (!since) return QStringLiteral("never polled successfully");
-    Reading age;
-    age.freshness = Freshness::Fresh;
-    age.age = *since;
-    return QStringLiteral("last good %1").arg(formatAge(age));
+    return QStringLiteral("last good %1 ago").arg(formatAge(*since));
 }
 
 QString sourcesHeadline(const FleetStore& store, const SourcesOverview& overview) {

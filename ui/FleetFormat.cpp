@@ -24,26 +24,6 @@ widgets::Reading toWidgetReading(const client::Reading& reading)
     return widgets::Reading::missing();
 }
 
-QString formatValue(double value, const QString& unit, int decimals)
-{
-    if (std::isnan(value))
-        return QStringLiteral("n/a");
-    const QString number = QString::number(value, 'f', decimals);
-    return unit.isEmpty() ? number : number + QChar(u' ') + unit;
-}
-
-QString formatReading(const client::Reading& reading, const QString& unit, int decimals)
-{
-    if (!reading.hasValue())
-        return reading.freshness == client::Freshness::Blank ? QStringLiteral("n/a (blank)") : QStringLiteral("n/a");
-    QString text = formatValue(reading.value, unit, decimals);
-    if (reading.freshness == client::Freshness::Stale)
-        text += QStringLiteral(" (stale %1)").arg(formatAge(reading.age));
-    else if (reading.freshness == client::Freshness::Silent)
-        text += QStringLiteral(" (last read %1, source silent)").arg(formatAge(reading.age));
-    return text;
-}
-
 QString goodputCoverage(const client::FleetSummary& fleet)
 {
     if (fleet.jobsInGoodput >= fleet.jobsActive)
@@ -89,31 +69,6 @@ QString staleRatioNote(const client::FleetSummary& fleet)
 QString eventGlyph(v1::EventType type)
 {
     return type == v1::EVENT_TYPE_SOURCE ? QStringLiteral("⛁") : QStringLiteral("●");
-}
-
-QString formatRatioPercent(double ratio, int decimals)
-{
-    return std::isnan(ratio) ? QStringLiteral("n/a") : QString::number(ratio * 100.0, 'f', decimals) + QStringLiteral(" %");
-}
-
-QString formatDuration(double seconds)
-{
-    if (std::isnan(seconds) || seconds < 0)
-        return QStringLiteral("n/a");
-    if (seconds < 120)
-        return QStringLiteral("%1 s").arg(qRound(seconds));
-    if (seconds < 7200)
-        return QStringLiteral("%1 min").arg(qRound(seconds / 60.0));
-    if (seconds < 48 * 3600) {
-        const int minutes = qRound(seconds / 60.0);
-        return QStringLiteral("%1 h %2 min").arg(minutes / 60).arg(minutes % 60);
-    }
-    return QStringLiteral("%1 d").arg(seconds / 86400.0, 0, 'f', 1);
-}
-
-QString formatAge(std::chrono::milliseconds age)
-{
-    return formatDuration(double(age.count()) / 1000.0);
 }
 
 QString formatUnixMs(std::int64_t unixMs, bool withDate)

@@ -8,6 +8,7 @@
 #include "client/models/EventListModel.h"
 #include "client/models/JobTableModel.h"
 #include "client/models/StateLabels.h"
+#include "client/models/ValueFormat.h"
 #include "widgets/Reading.h"
 
 #include "watchfloor/v1/fleet.pb.h"
@@ -25,13 +26,13 @@ struct FleetSummary;
 namespace watchfloor::ui {
 
 widgets::Reading toWidgetReading(const client::Reading& reading);
-// "42.1 °C", "n/a" (missing or blank), "42.1 °C (stale 12 s)".
-QString formatReading(const client::Reading& reading, const QString& unit, int decimals = 1);
-// A plain number with unit; NaN → "n/a".
-QString formatValue(double value, const QString& unit, int decimals = 1);
-QString formatRatioPercent(double ratio, int decimals = 1);  // 0.873 → "87.3 %"
-QString formatDuration(double seconds);                       // 5400 → "1 h 30 min"
-QString formatAge(std::chrono::milliseconds age);             // "12 s", "3 min"
+// Numbers as text: the client's one formatter (client/models/ValueFormat.h), so a table cell and
+// a page card never word the same reading two ways.
+using client::formatAge;
+using client::formatDuration;
+using client::formatRatioPercent;
+using client::formatReading;
+using client::formatValue;
 QString formatUnixMs(std::int64_t unixMs, bool withDate = false);  // UTC "14:03:22"
 
 QString kindLabel(watchfloor::v1::EntityKind kind);           // "GPU", "NVLink", "Cooling loop"

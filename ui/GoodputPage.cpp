@@ -6,9 +6,9 @@
 #include "KpiStrip.h"
 #include "PageHeader.h"
 
+#include "client/FleetGoodputMerge.h"
 #include "client/FleetStore.h"
 #include "client/JobProgress.h"
-#include "MessageWeights.h"
 #include "widgets/StackedBreakdownChart.h"
 #include "widgets/TimeSeriesChart.h"
 
@@ -61,73 +61,6 @@ const BadputCategory kCategories[] = {
 
 enum JobColumn { JobName, JobGpus, JobGoodput, JobEttr, JobEttr1h, JobExpectedEttr, JobMfu, JobCheckpointAge,
                  JobInterval, JobYoungDaly, JobCheckpointGap, JobStragglers, JobColumnCount };
-
-// Fleet goodput merged over endpoints: ratios and budgets weighted as FleetStore weighs them (GPUs
-// of jobs with step telemetry), breakdowns, counts and exposures summed.
-struct MergedFleet {
-    bool any = false;       // some endpoint sent fleet numbers
-    bool measured = false;  // and some of them describe jobs with step telemetry: the ratios mean something
-    int endpoints = 0;      // endpoints that sent fleet numbers
-    double goodput = 0, confirmed = 0, ettr = 0, ettr1h = 0, goodput1h = 0, expectedEttr = 0, mfu = 0;
-    double checkpointGapGpuHoursPerDay = 0;
-    quint32 gpus = 0, interruptions = 0;
-    v1::GoodputBreakdown breakdown;
-    v1::EttrBudget budget;
-    // The rates: summed counts over summed exposure. One endpoint's 95 % intervals are its own;
-    // merged ones would need the chi-square quantiles of the sums (fleetd's), so they are kept
-    // only when a single endpoint sent them.
-    double hardwareFailures = 0, poweredGpuHours = 0, jobGpuHours = 0;
-    double hardwareLow = 0, hardwareHigh = 0, allLow = 0, allHigh = 0;
-    std::string failureCauses;
-
-    double hardwareRate() const { return poweredGpuHours > 0 ? hardwareFailures / poweredGpuHours : 0.0; }
-    double interruptionRate() const { return jobGpuHours > 0 ? interruptions / jobGpuHours : 0.0; }
-};
-
-MergedFleet mergeFleet(const client::FleetStore& store)
-{
-    MergedFleet m;
-    double weight = 0;
-    for (int i = 0; i < store.endpointCount(); ++i) {
-        const v1::FleetGoodput* f = store.endpointFleet(i).fleetGoodput();
-        if (!f)
-            continue;
-        const double w = store.goodputWeight(i);
-        m.any = true;
-        ++m.endpoints;
-        m.measured = m.measured || w > 0;
-        m.goodput += f->goodput_ratio() * w;
-        m.confirmed += f->confirmed_goodput_ratio() * w;
-        m.ettr += f->ettr_ratio() * w;
-        m.ettr1h += f->ettr_sliding_1h_ratio() * w;
-        m.goodput1h += f->goodput_sliding_1h_ratio() * w;
-        m.expectedEttr += f->expected_ettr_ratio() * w;
-        m.mfu += f->mfu_ratio() * w;
-        proto::addWeightedDoubles(m.budget, f->ettr_budget(), w);
-        weight += w;
-        m.gpus += f->gpus_total();
-        m.interruptions += f->interruptions();
-        m.checkpointGapGpuHoursPerDay += f->checkpoint_gap_gpu_hours_per_day();
-        m.hardwareFailures += double(f->hardware_failures());
-        m.poweredGpuHours += f->powered_gpu_hours();
-        m.jobGpuHours += f->job_gpu_hours();
-        m.hardwareLow = f->failures_per_gpu_hour_low();
-        m.hardwareHigh = f->failures_per_gpu_hour_high();
-        m.allLow = f->interruptions_per_gpu_hour_low();
-        m.allHigh = f->interruptions_per_gpu_hour_high();
-        if (m.failureCauses.empty())
-            m.failureCauses = f->failure_rate_causes();
-        proto::addWeightedDoubles(m.breakdown, f->breakdown(), 1.0);
-    }
-    if (weight > 0) {
-        for (double* v : {&m.goodput, &m.confirmed, &m.ettr, &m.ettr1h, &m.goodput1h, &m.expectedEttr, &m.mfu})
-            *v /= weight;
-        proto::scaleDoubles(m.budget, 1.0 / weight);
-    }
-    if (m.endpoints != 1)
-        m.hardwareLow = m.hardwareHigh = m.allLow = m.allHigh = 0;
-    return m;
-}
 
 // "1.2e-05 per GPU-hour (95 %: 0.8e-05–1.9e-05)"; the interval left out when there is none.
 QString rateWithInterval(double rate, double low, double high)
@@ -315,7 +248,7 @@ void GoodputPage::applyTheme(const widgets::Theme& theme)
 
 bool GoodputPage::hasContent() const
 {
-    return mergeFleet(m_store).any && m_historyBinding && m_historyBinding->backfillSettled()
+    return client::mergeFleetGoodput(m_store).any && m_historyBinding && m_historyBinding->backfillSettled()
            && !m_history->rawPoints(0).isEmpty();
 }
 
@@ -376,7 +309,7 @@ void GoodputPage::refresh()
                                  .arg(job->step())
                                  .arg(formatUnixMs(job->started_unix_ms(), true)));
     } else {
-        const MergedFleet fleet = mergeFleet(m_store);
+        const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
         const QString coverage = goodputCoverage(m_store.fleetSummary());
         // The hardware rate counts fail-stops only; every interruption (software, scripted, operator
         // restarts) is in the all-cause rate beside it. Issue 16 item 2: the demo read 0 beside 5 interruptions.
@@ -415,7 +348,7 @@ void GoodputPage::refreshBudget()
                              formatDuration(job->checkpoint_interval_s()),
                              job->checkpoint_advice().interval_auto() ? QStringLiteral(" (auto: Young/Daly)") : QString());
     } else {
-        const MergedFleet fleet = mergeFleet(m_store);
+        const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
         view.budget = fleet.budget;
         view.expectedEttr = fleet.expectedEttr;
         view.ettr = fleet.ettr;
@@ -494,7 +427,7 @@ void GoodputPage::refreshKpis()
                         offOptimum ? KpiLevel::Warning : shown);
         return;
     }
-    const MergedFleet fleet = mergeFleet(m_store);
+    const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
     const KpiLevel level = fleet.measured ? shown : KpiLevel::Missing;
     auto ratio = [&](double r) {
         return fleet.measured ? formatRatioPercent(r) : summary.starting() ? client::startingLabel() : QStringLiteral("n/a");
@@ -548,7 +481,7 @@ void GoodputPage::refreshBreakdown()
 {
     QStringList buckets;
     std::vector<const v1::GoodputBreakdown*> sources;
-    const MergedFleet fleet = mergeFleet(m_store);
+    const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
     if (fleet.any && !m_job.isValid()) {
         buckets << QStringLiteral("Fleet");
         sources.push_back(&fleet.breakdown);

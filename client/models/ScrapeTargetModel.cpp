@@ -26,10 +26,8 @@ int badness(v1::TargetHealth health) {
 
 QString ageSince(const FleetStore& store, int endpoint, std::int64_t unixMs) {
     if (unixMs <= 0) return QStringLiteral("never");
-    Reading age;
-    age.freshness = Freshness::Fresh;
-    age.age = std::chrono::milliseconds(std::max<std::int64_t>(0, store.endpointFleet(endpoint).serverTimeUnixMs() - unixMs));
-    return formatAge(age);
+    return formatAge(std::chrono::milliseconds(std::max<std::int64_t>(0, store.endpointFleet(endpoint).serverTimeUnixMs() - unixMs))) +
+           QStringLiteral(" ago");
 }
 
 }  // namespace

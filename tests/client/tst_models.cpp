@@ -7,6 +7,7 @@
 #include "client/models/ModelRoles.h"
 #include "client/models/NodeTableModel.h"
 #include "client/models/RackTableModel.h"
+#include "client/models/ValueFormat.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"
@@ -114,6 +115,37 @@ private slots:
         QVERIFY(std::isnan(model.index(0, RackTableModel::PowerKw).data(ValueRole).toDouble()));
         QCOMPARE(model.index(0, RackTableModel::LinkErrorsPerMin).data().toString(), QStringLiteral("—"));
         QCOMPARE(model.index(0, RackTableModel::LinkErrorsPerMin).data(FreshnessRole).toInt(), int(Freshness::Missing));
+    }
+
+    // One wording for a reading everywhere (issue 15 item 5: "—" in tables, "n/a" on pages before).
+    void oneFormatterForTablesAndPages() {
+        using namespace std::chrono_literals;
+        auto reading = [](float value, Freshness freshness, std::chrono::milliseconds age) {
+            Reading r;
+            r.value = value;
+            r.freshness = freshness;
+            r.age = age;
+            r.sampleTimeUnixMs = freshness == Freshness::Missing ? 0 : 1;
+            return r;
+        };
+        const Reading never = reading(0.0f, Freshness::Missing, 0ms);
+        const Reading blank = reading(std::nanf(""), Freshness::Blank, 3s);
+        const Reading fresh = reading(42.06f, Freshness::Fresh, 1s);
+        const Reading stale = reading(42.06f, Freshness::Stale, 12s);
+        const Reading silent = reading(42.06f, Freshness::Silent, 180s);
+        for (ReadingText text : {ReadingText::WithFreshness, ReadingText::ValueOnly}) {
+            QCOMPARE(formatReading(never, QStringLiteral("°C"), 1, text), QStringLiteral("—"));
+            QCOMPARE(formatReading(blank, QStringLiteral("°C"), 1, text), QStringLiteral("n/a"));
+            QCOMPARE(formatReading(fresh, QStringLiteral("°C"), 1, text), QStringLiteral("42.1 °C"));
+        }
+        QCOMPARE(formatReading(stale, QStringLiteral("°C")), QStringLiteral("42.1 °C (stale 12 s)"));
+        QCOMPARE(formatReading(silent, {}, 0), QStringLiteral("42 (last read 3 min, source silent)"));
+        QCOMPARE(formatReading(stale, QStringLiteral("°C"), 1, ReadingText::ValueOnly), QStringLiteral("42.1 °C"));
+        QCOMPARE(formatAge(never), QStringLiteral("never reported"));
+        QCOMPARE(formatAge(stale), QStringLiteral("12 s ago"));
+        QCOMPARE(formatDuration(5400), QStringLiteral("1 h 30 min"));
+        QCOMPARE(formatRatioPercent(0.873), QStringLiteral("87.3 %"));
+        QCOMPARE(formatValue(std::nan(""), QStringLiteral("kW")), QStringLiteral("n/a"));
     }
 
     void nodeModelFollowsItsRack() {

@@ -1,6 +1,7 @@
 // The console against a real site's fleetd (Prometheus-compatible store, Slurm jobs): freshness
 // follows each endpoint's telemetry period and counter reporting, the store keeps each endpoint's
 // source statuses, jobs without step telemetry have no numbers and stay out of fleet averages.
+#include "client/FleetGoodputMerge.h"
 #include "client/FleetStore.h"
 #include "client/MetricCadence.h"
 #include "client/SourceHealth.h"
@@ -278,6 +279,38 @@ private slots:
         QCOMPARE(s.jobsActive, 2);
         QCOMPARE(s.jobsInGoodput, 1);
         QVERIFY(qFuzzyCompare(s.goodputRatio, 0.9));  // fleetd's number, weighted by the measured job only
+    }
+
+    // Two endpoints with different goodput: the Fleet page's KPI and the Goodput page read one
+    // derivation, weighted by each endpoint's measured-job GPUs (issue 15 item 5).
+    void twoEndpointsMergeGoodputOnceForEveryPage() {
+        const SyntheticFleet fleet = smallFleet();
+        FleetStore store;
+        const int twin = store.addEndpoint("twin");
+        const int site = store.addEndpoint("site");
+        store.apply(twin, fleet.snapshot(1, kT0));
+        v1::SubscribeResponse m = realSnapshot(fleet, 30'000);
+        m.mutable_snapshot()->mutable_fleet()->set_goodput_ratio(0.5);
+        m.mutable_snapshot()->mutable_fleet()->set_mfu_ratio(0.2);
+        store.apply(site, m);
+        const double wTwin = store.goodputWeight(twin), wSite = store.goodputWeight(site);
+        QVERIFY(wTwin > 0 && wSite > 0);
+        const double twinGoodput = store.endpointFleet(twin).fleetGoodput()->goodput_ratio();
+        const double expected = (twinGoodput * wTwin + 0.5 * wSite) / (wTwin + wSite);
+        const MergedFleetGoodput merged = mergeFleetGoodput(store);
+        QVERIFY(merged.measured);
+        QVERIFY2(std::abs(merged.goodput - expected) < 1e-12, qPrintable(QString::number(merged.goodput)));
+        const FleetSummary s = store.fleetSummary();
+        QCOMPARE(s.goodputRatio, merged.goodput);
+        QCOMPARE(s.mfuRatio, merged.mfu);
+        QCOMPARE(s.ettrSliding1hRatio, merged.ettr1h);
+        // With no measured job anywhere there is no fleet goodput on either page, not 0 %.
+        FleetStore blind;
+        const int only = blind.addEndpoint("site");
+        m.mutable_snapshot()->mutable_jobs(0)->set_no_step_telemetry(true);
+        blind.apply(only, m);
+        QVERIFY(std::isnan(mergeFleetGoodput(blind).goodput));
+        QVERIFY(std::isnan(blind.fleetSummary().goodputRatio));
     }
 
     void endpointWhoseJobsAllLackStepTelemetryLeavesTheAverage() {

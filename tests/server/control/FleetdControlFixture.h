@@ -16,6 +16,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -207,7 +208,17 @@ public:
         for (const auto& state : response.snapshot().states()) states_[state.entity_index()] = state;
         for (const auto& job : response.snapshot().jobs()) jobs_[job.name()] = job;
         if (response.snapshot().has_automation()) automation_ = response.snapshot().automation();
+        for (const auto& event : response.snapshot().recent_events()) newestEvent_ = std::max(newestEvent_, event.id());
         return true;
+    }
+    // Reads deltas until fleetd has published an event with id >= `id` (the snapshot's included):
+    // a test that acknowledges event N must not race the twin's first events (slow under ASan).
+    bool waitForEvent(std::uint64_t id, std::chrono::milliseconds timeout) {
+        if (newestEvent_ >= id) return true;
+        return readUntil(timeout, [&](const v1::Delta& delta) {
+            for (const auto& event : delta.events()) newestEvent_ = std::max(newestEvent_, event.id());
+            return newestEvent_ >= id;
+        });
     }
     // Reads deltas until fleetd's AutomationStatus (the snapshot's included) satisfies `wanted`.
     bool waitForAutomation(const std::function<bool(const v1::AutomationStatus&)>& wanted, std::chrono::milliseconds timeout,
@@ -298,6 +309,7 @@ private:
     v1::Topology topology_;
     std::map<std::uint32_t, v1::EntityState> states_;
     std::map<std::string, v1::Job> jobs_;
+    std::uint64_t newestEvent_ = 0;
     std::optional<v1::AutomationStatus> automation_;
 };
 

@@ -28,12 +28,16 @@ private slots:
         const std::string requestId = "crash-drain-1";
         v1::Operation first;
         {
+            FleetWatch watch(fleetd.address());
+            QVERIFY(watch.ready());
+            QVERIFY2(watch.waitForEvent(3, 60s), "fleetd published no event 3 within 60 s");
             ControlConnection console(fleetd.address());
             QVERIFY(console.execute(kAlice, drainNode("r06-n04", requestId, "psu flapping"), &first).ok());
             auto ack = action(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT, "crash-ack-1", "mine");
             ack.set_event_id(3);
             v1::Operation acknowledged;
-            QVERIFY(console.execute(kAlice, ack, &acknowledged).ok());
+            const auto acked = console.execute(kAlice, ack, &acknowledged);
+            QVERIFY2(acked.ok(), acked.error_message().c_str());
             QCOMPARE(acknowledged.state(), v1::OPERATION_STATE_SUCCEEDED);
         }
         fleetd.kill();  // SIGKILL: no shutdown path runs
