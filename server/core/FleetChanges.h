@@ -41,6 +41,9 @@ struct FleetChanges {
     // fleetd's automation and its breaker, when it changed (fleetd's control plane adds it).
     bool hasAutomation = false;
     watchfloor::v1::AutomationStatus automation;
+    // fleetd's pager (--alertmanager), when its status changed (added after grouping).
+    bool hasPaging = false;
+    watchfloor::v1::PagingStatus paging;
 
     std::int64_t sampleTimeMs(std::size_t i) const {
         return sampleTimesMs.empty() ? time.time_since_epoch().count() : sampleTimesMs[i];
@@ -56,10 +59,11 @@ struct FleetChanges {
         incidents.clear();
         hasFleet = false;
         hasAutomation = false;
+        hasPaging = false;
     }
     bool empty() const {
         return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty() &&
-               incidents.empty() && !hasAutomation;
+               incidents.empty() && !hasAutomation && !hasPaging;
     }
 };
 
