@@ -52,8 +52,7 @@ struct Pager::Work {
     std::deque<PagedAlert> resolutions;                              // taken from the queue
     SilenceChange change;
     std::vector<std::string> deleting;                               // Silence, !create: ids at take time
-
-    std::size_t items() const { return kind == Kind::Alerts ? alerts.size() : 1; }
+    std::size_t queued = 0;  // of the items, those the status counted as queued (not plain resends)
 };
 
 Pager::Pager(const v1::Topology& topology, PagerOptions options)
@@ -112,6 +111,7 @@ void Pager::observeIncidents(const std::vector<v1::Incident>& incidents, std::in
             firing_[incident.id()] = Firing{std::move(alert), ++nextVersion_, 0, {}};
             queued = true;
         } else {
+            alert.startsAtMs = known->second.alert.startsAtMs;  // fixed once paged: the mapping drifts by ms
             if (noticeablyChanged(known->second.alert, alert)) {
                 known->second.version = ++nextVersion_;
                 queued = true;
@@ -190,7 +190,7 @@ void Pager::boundQueueLocked() {
 std::size_t Pager::queuedLocked() const {
     std::size_t changed = 0;
     for (const auto& [id, f] : firing_) changed += f.sentVersion < f.version;
-    return changed + resolutions_.size() + silenceChanges_.size() + inFlight_;
+    return changed + resolutions_.size() + silenceChanges_.size() + inFlight_;  // inFlight_: resolutions, silence changes
 }
 
 void Pager::changedLocked() {
@@ -230,6 +230,7 @@ Pager::Work Pager::takeWorkLocked(Clock::time_point now) {
         work.change = std::move(silenceChanges_.front());
         silenceChanges_.pop_front();
         if (!work.change.create) work.deleting = silenceIds_[work.change.windowId];
+        work.queued = 1;
         return work;
     }
     const std::int64_t endsAt =
@@ -240,11 +241,13 @@ Pager::Work Pager::takeWorkLocked(Clock::time_point now) {
         work.alerts.push_back(f.alert);
         work.alerts.back().endsAtMs = endsAt;
         work.firingSent.emplace_back(id, f.version);
+        // Not counted again while in flight: queuedLocked() still sees it unsent.
     }
     while (!resolutions_.empty() && work.alerts.size() < options_.maxAlertsPerPost) {
         work.alerts.push_back(resolutions_.front());
         work.resolutions.push_back(std::move(resolutions_.front()));
         resolutions_.pop_front();
+        ++work.queued;
     }
     return work;
 }
@@ -257,7 +260,7 @@ void Pager::run() {
             continue;
         }
         Work work = takeWorkLocked(Clock::now());
-        inFlight_ = work.items();
+        inFlight_ = work.queued;
         changedLocked();
         lock.unlock();
         if (work.kind == Work::Kind::Alerts)
@@ -272,18 +275,20 @@ void Pager::run() {
 }
 
 void Pager::recordLocked(const Exchange& exchange, std::size_t items) {
-    if (exchange.ok) {
+    if (exchange.ok || exchange.refused()) {  // Alertmanager answered: no outage (any more)
         if (failures_ > 0 && options_.log) options_.log("paging: delivered again to " + http_.target());
         failures_ = 0;
         nextAttempt_ = {};
         status_.set_failing_since_unix_ms(0);
+    }
+    if (exchange.ok) {
         status_.set_last_error("");
         status_.set_last_delivered_unix_ms(wallNowMs());
         status_.set_delivered(status_.delivered() + items);
         return;
     }
     status_.set_last_error(exchange.error);
-    if (exchange.refused()) {  // Alertmanager is up and said no: not an outage, never retried
+    if (exchange.refused()) {  // it said no to this request: sending it again cannot succeed
         status_.set_dropped(status_.dropped() + items);
         if (options_.log) options_.log("paging: refused, dropped " + std::to_string(items) + ": " + exchange.error);
         return;
