@@ -86,7 +86,15 @@ private slots:
         QCOMPARE(status.firing(), 1u);
         QCOMPARE(status.delivered(), 1u);
         QVERIFY(status.last_delivered_unix_ms() >= now);
-        // Nothing changed: no status in the next tick.
+        // The delivered status goes out with the first tick after delivery (the first one's own,
+        // when the worker was that quick); then, nothing changed, none.
+        if (changes.paging.state() != watchfloor::v1::PAGING_STATE_DELIVERED) {
+            FleetChanges next;
+            next.time = fromUnixMs(wallNowMs());
+            pager.observe(next);
+            QVERIFY(next.hasPaging);
+            QCOMPARE(next.paging.state(), watchfloor::v1::PAGING_STATE_DELIVERED);
+        }
         FleetChanges quiet;
         quiet.time = fromUnixMs(wallNowMs());
         pager.observe(quiet);
