@@ -134,6 +134,8 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     }
     m_hasAutomation = snapshot.has_automation();
     m_automation = snapshot.automation();
+    m_hasPaging = snapshot.has_paging();
+    m_paging = snapshot.paging();
     for (const v1::Incident& incident : snapshot.incidents()) {
         applyIncident(incident);
     }
@@ -162,6 +164,11 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
     if (delta.has_automation()) {
         m_automation = delta.automation();
         m_hasAutomation = true;
+        m_changes.fleetChanged = true;
+    }
+    if (delta.has_paging()) {
+        m_paging = delta.paging();
+        m_hasPaging = true;
         m_changes.fleetChanged = true;
     }
     for (const v1::SourceStatus& source : delta.sources()) {

@@ -127,6 +127,8 @@ public:
     const std::unordered_map<std::uint32_t, watchfloor::v1::DrainOwner>& drainOwners() const { return m_drainOwners; }
     // fleetd's automation and its breaker; null when fleetd sends none (operator actions off).
     const watchfloor::v1::AutomationStatus* automation() const { return m_hasAutomation ? &m_automation : nullptr; }
+    // fleetd's pager (--alertmanager) and whether it gets through; null when fleetd pages nowhere.
+    const watchfloor::v1::PagingStatus* paging() const { return m_hasPaging ? &m_paging : nullptr; }
     // True when `index` is a tray, or a GPU, CPU, NIC port or NVLink of a tray, whose telemetry is
     // silent: its values are the last ones read. O(1), and free while no tray is silent.
     bool inSilentTray(std::uint32_t index) const;
@@ -178,6 +180,8 @@ private:
     std::unordered_map<std::uint32_t, watchfloor::v1::DrainOwner> m_drainOwners;
     watchfloor::v1::AutomationStatus m_automation;
     bool m_hasAutomation = false;
+    watchfloor::v1::PagingStatus m_paging;
+    bool m_hasPaging = false;
     std::vector<watchfloor::v1::Job> m_jobs;
     std::unordered_map<std::uint32_t, std::uint32_t> m_jobSlotByIndex;
     watchfloor::v1::FleetGoodput m_fleet;

@@ -11,6 +11,7 @@
 #include "Page.h"
 #include "Pages.h"
 #include "SourcesDock.h"
+#include "PagingIndicator.h"
 #include "SourcesIndicator.h"
 #include "ThemeStyling.h"
 
@@ -224,6 +225,8 @@ void MainWindow::buildStatusBar()
         statusBar()->addWidget(label);
         m_endpointLabels << label;
     }
+    m_pagingIndicator = new PagingIndicator(this);
+    statusBar()->addPermanentWidget(m_pagingIndicator);
     m_sourcesIndicator = new SourcesIndicator(this);
     connect(m_sourcesIndicator, &QToolButton::clicked, this, &MainWindow::showSourcesDock);
     statusBar()->addPermanentWidget(m_sourcesIndicator);
@@ -365,6 +368,8 @@ void MainWindow::onStoreChanged(const client::FleetChangeSet& changes)
         updateConnectionUi();
     if (changes.topologyChanged)
         updateBreadcrumbs();
+    if (m_pagingIndicator && (changes.fleetChanged || !changes.endpointsChanged.isEmpty()))
+        m_pagingIndicator->refresh(*m_context.store, *m_theme);
     if (changes.fleetChanged || changes.freshnessTick || changes.sourcesChanged || changes.jobsReset
         || !changes.dirtyJobRows.empty())
         updateWallHeader();

@@ -36,6 +36,7 @@ class JumpBox;
 class OperationsDock;
 class Page;
 class SourcesDock;
+class PagingIndicator;
 class SourcesIndicator;
 
 struct MainWindowOptions {
@@ -124,6 +125,7 @@ private:
     OperationsDock* m_operations = nullptr;
     SourcesDock* m_sources = nullptr;
     SourcesIndicator* m_sourcesIndicator = nullptr;
+    PagingIndicator* m_pagingIndicator = nullptr;
     bool m_sourcesDockOffered = false;  // shown once, when an endpoint first reports sources
     QVector<QLabel*> m_endpointLabels;
     QLabel* m_serverTimeLabel = nullptr;

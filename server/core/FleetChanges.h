@@ -44,6 +44,9 @@ struct FleetChanges {
     // fleetd's automation and its breaker, when it changed (fleetd's control plane adds it).
     bool hasAutomation = false;
     watchfloor::v1::AutomationStatus automation;
+    // fleetd's pager (--alertmanager), when its status changed (added after grouping).
+    bool hasPaging = false;
+    watchfloor::v1::PagingStatus paging;
 
     std::int64_t sampleTimeMs(std::size_t i) const {
         return sampleTimesMs.empty() ? time.time_since_epoch().count() : sampleTimesMs[i];
@@ -60,10 +63,11 @@ struct FleetChanges {
         maintenance.clear();
         hasFleet = false;
         hasAutomation = false;
+        hasPaging = false;
     }
     bool empty() const {
         return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty() &&
-               incidents.empty() && maintenance.empty() && !hasAutomation;
+               incidents.empty() && maintenance.empty() && !hasAutomation && !hasPaging;
     }
 };
 

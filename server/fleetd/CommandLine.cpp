@@ -1,5 +1,6 @@
 #include "CommandLine.h"
 
+#include "AlertmanagerHttp.h"
 #include "DurationParse.h"
 
 #include <charconv>
@@ -94,6 +95,8 @@ bool checkExporterFlags(const std::vector<std::string>& args, const CommandLine&
         for (const auto& arg : args)
             if (arg == "--exporters-scrape-interval" || arg.rfind("--exporters-scrape-interval=", 0) == 0)
                 return *problem = "--exporters-scrape-interval needs --exporters-config DIR", false;
+    if (!cl.alertmanagerUrl.empty() && cl.mode == CommandLine::Mode::DumpEvents)
+        return *problem = "--alertmanager pages from a running fleetd, not a headless --dump-events run", false;
     if (!cl.exportersListen.empty() && cl.mode == CommandLine::Mode::DumpEvents)
         return *problem = "--serve-exporters needs a running fleetd, not a headless --dump-events run", false;
     if (!cl.redfishListen.empty() && (cl.mode == CommandLine::Mode::DumpEvents || cl.sources.realSource()))
@@ -115,6 +118,11 @@ std::string usageText() {
            "\n"
            "  --listen HOST:PORT     address to serve on (default 127.0.0.1:50551; port 0 = any free port)\n"
            "  --metrics-listen HOST:PORT  also serve Prometheus text at http://HOST:PORT/metrics\n"
+           "  --alertmanager URL     push open incidents to this Alertmanager as alerts (API v2, e.g.\n"
+           "                         http://127.0.0.1:9093), resolve them there when they resolve, and\n"
+           "                         turn maintenance windows into its silences; off by default. Alertmanager\n"
+           "                         down: changes are queued (bounded) and retried with backoff; consoles\n"
+           "                         show that paging is not delivered\n"
            "  --simulate             use the digital twin as the fleet source (the default)\n"
            "  --seed N               twin random seed (default 1)\n"
            "  --racks N              NVL72 racks in the simulated fleet (1..10000, default 7)\n"
@@ -185,6 +193,11 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              cl.metricsListen = v;
              return validListenAddress(v) ||
                     (*problem = "--metrics-listen: expected HOST:PORT, got \"" + v + "\"", false);
+         }},
+        {"--alertmanager", [&](const std::string& v) {
+             std::string why;
+             cl.alertmanagerUrl = paging::normalisedAlertmanagerUrl(v, why);
+             return !cl.alertmanagerUrl.empty() || (*problem = "--alertmanager: " + why, false);
          }},
         {"--seed", [&](const std::string& v) {
              return parseUnsigned(v, 0, UINT64_MAX, &cl.seed) ||

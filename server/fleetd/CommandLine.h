@@ -30,6 +30,8 @@ struct CommandLine {
     std::chrono::milliseconds incidentHold = std::chrono::minutes(10);
     std::optional<std::uint32_t> replayLogMiB;
     std::string metricsListen;  // empty = no /metrics endpoint
+    // --alertmanager URL: page open incidents there (server/paging); empty = page nowhere.
+    std::string alertmanagerUrl;
     // Operator actions (ControlService). Off without --tokens; see controlEnabled().
     control::ControlOptions control;
     bool auditLogGiven = false;  // else fleetd picks defaultAuditLogPath()

@@ -9,6 +9,7 @@
 #include "FleetdServer.h"
 #include "FleetModel.h"
 #include "FleetSpec.h"
+#include "Pager.h"
 #include "PrometheusSource.h"
 #include "RedfishCoolingSource.h"
 #include "RedfishServer.h"
@@ -162,6 +163,16 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
         return 2;
     }
     control.control->attachTo(options);
+    // --alertmanager: open incidents paged from the pager's own thread; it outlives the server.
+    std::unique_ptr<paging::Pager> pager;
+    if (!cl.alertmanagerUrl.empty()) {
+        paging::PagerOptions paging;
+        paging.http.url = cl.alertmanagerUrl;
+        paging.speed = cl.speed;
+        paging.log = [](const std::string& line) { std::cerr << "fleetd: " << line << std::endl; };
+        pager = std::make_unique<paging::Pager>(source->topology(), std::move(paging));
+        options.afterGrouping = [p = pager.get()](FleetChanges& changes) { p->observe(changes); };
+    }
     std::string error;
     auto server = service::FleetdServer::start(*source, options, &error);
     if (!server) {
@@ -175,6 +186,7 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
               << "\": " << t.racks_size() << " racks, " << t.regions_size() << " regions, " << t.gpus_size()
               << " GPUs"
               << (server->metricsPort() ? " | metrics on port " + std::to_string(server->metricsPort()) : "")
+              << (pager ? " | paging " + pager->status().target() : "")
               << (twin ? " | seed " + std::to_string(cl.seed) + " | speed " + std::to_string(cl.speed) + "x"
                        : " | " + cl.sources.describe())
               << " | run " << server->runId() << " | "

@@ -125,6 +125,7 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
         url_ = form_.empty() ? request.endpoint : request.endpoint + "?" + form_;
         curl_easy_setopt(easy_, CURLOPT_HTTPGET, 1L);
     }
+    if (request.method) curl_easy_setopt(easy_, CURLOPT_CUSTOMREQUEST, request.method);
     curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str());
     curl_easy_setopt(easy_, CURLOPT_PRIVATE, this);
     curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, errorBuffer_);

@@ -18,6 +18,8 @@ struct Request {
     std::string endpoint;  // base + API path, without the query: also what messages name
     std::string form;      // url-encoded parameters; empty: the endpoint is fetched as it is
     bool post = false;
+    // Another verb than GET/POST (the pager's DELETE of a silence); sent without a body.
+    const char* method = nullptr;
 };
 
 // Headers and credentials shared by every request of one call.

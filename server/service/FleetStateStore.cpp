@@ -25,6 +25,7 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
     for (const auto& j : changes.jobs) *first->add_jobs() = j;
     if (changes.hasFleet) *first->mutable_fleet() = changes.fleet;
     if (changes.hasAutomation) *first->mutable_automation() = changes.automation;
+    if (changes.hasPaging) *first->mutable_paging() = changes.paging;
     for (const auto& source : changes.sources) *first->add_sources() = source;
     for (const auto& incident : changes.incidents) *first->add_incidents() = incident;
     for (const auto& window : changes.maintenance) *first->add_maintenance() = window;
@@ -119,6 +120,10 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
             automation_ = changes.automation;
             hasAutomation_ = true;
         }
+        if (changes.hasPaging) {
+            paging_ = changes.paging;
+            hasPaging_ = true;
+        }
         for (const auto& source : changes.sources) sources_[source.name()] = source;
         for (auto& e : *deltas.front()->mutable_events()) {
             if (e.id() == 0) e.set_id(++lastEventId_);
@@ -191,6 +196,7 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     for (const auto& [jobIndex, job] : jobs_) *snap.add_jobs() = job;
     if (hasFleet_) *snap.mutable_fleet() = fleet_;
     if (hasAutomation_) *snap.mutable_automation() = automation_;
+    if (hasPaging_) *snap.mutable_paging() = paging_;
     for (const auto& [name, source] : sources_) *snap.add_sources() = source;
     // Incidents are fleet-wide, like jobs: every open one, and the newest resolved ones.
     std::size_t resolvedSent = 0;

@@ -147,6 +147,8 @@ private:
     watchfloor::v1::FleetGoodput fleet_;
     bool hasAutomation_ = false;
     watchfloor::v1::AutomationStatus automation_;
+    bool hasPaging_ = false;
+    watchfloor::v1::PagingStatus paging_;
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
     std::map<std::uint64_t, watchfloor::v1::Incident> incidents_;  // by id
     std::map<std::string, watchfloor::v1::MaintenanceWindow> maintenance_;  // scheduled and active, by id

@@ -137,6 +137,7 @@ void FleetdServer::tick(TickCost& cost) {
     // Incidents name their member events: ids first, then grouping, then the store applies both.
     store_->numberEvents(changes);
     incidents_->apply(changes);
+    if (options_.afterGrouping) options_.afterGrouping(changes);
     const auto grouped = Clock::now();
     auto deltas = store_->apply(changes, history_.get());
     if (options_.eventTap && !deltas.empty())

@@ -64,6 +64,10 @@ struct FleetdOptions {
     // Every event as journaled (id assigned), on the tick thread, before any console can see it.
     // Must not block: the tick thread is what applies queued twin actions.
     std::function<void(const watchfloor::v1::Event&)> eventTap;
+    // On the tick thread after grouping, before the store applies the tick: sees the incidents
+    // opened, changed or resolved (changes.incidents) and may add fleetd's pager status. Must
+    // not block (the pager hands its work to its own thread).
+    std::function<void(FleetChanges&)> afterGrouping;
     // Called once at shutdown before the gRPC server stops, e.g. to end long-lived streams.
     std::function<void()> beforeShutdown;
 };

@@ -44,7 +44,11 @@ std::vector<std::string> commandLine(StoreKind kind, const std::string& director
                                      const std::vector<std::string>& extra) {
     const std::string listen = "127.0.0.1:" + std::to_string(port);
     std::vector<std::string> args{LoopbackStore::binary(kind)};
-    if (kind == StoreKind::Prometheus) {
+    if (kind == StoreKind::Alertmanager) {
+        // --cluster.listen-address= (empty): no gossip port on 0.0.0.0:9094 for a lone test instance.
+        args.insert(args.end(), {"--config.file=" + directory + "/config.yml", "--storage.path=" + directory + "/data",
+                                 "--web.listen-address=" + listen, "--cluster.listen-address=", "--log.level=warn"});
+    } else if (kind == StoreKind::Prometheus) {
         args.insert(args.end(), {"--config.file=" + directory + "/config.yml", "--storage.tsdb.path=" + directory + "/data",
                                  "--web.listen-address=" + listen, "--log.level=warn"});
     } else {
@@ -61,11 +65,21 @@ std::vector<std::string> commandLine(StoreKind kind, const std::string& director
 }  // namespace
 
 const char* LoopbackStore::binary(StoreKind kind) {
-    return kind == StoreKind::Prometheus ? "/usr/bin/prometheus" : "/usr/bin/victoria-metrics";
+    switch (kind) {
+    case StoreKind::Prometheus: return "/usr/bin/prometheus";
+    case StoreKind::VictoriaMetrics: return "/usr/bin/victoria-metrics";
+    case StoreKind::Alertmanager: return "/usr/bin/prometheus-alertmanager";
+    }
+    return "";
 }
 
 const char* LoopbackStore::name(StoreKind kind) {
-    return kind == StoreKind::Prometheus ? "Prometheus" : "VictoriaMetrics";
+    switch (kind) {
+    case StoreKind::Prometheus: return "Prometheus";
+    case StoreKind::VictoriaMetrics: return "VictoriaMetrics";
+    case StoreKind::Alertmanager: return "Alertmanager";
+    }
+    return "";
 }
 
 bool LoopbackStore::installed(StoreKind kind) {
@@ -95,6 +109,7 @@ std::unique_ptr<LoopbackStore> LoopbackStore::start(const Options& options, std:
         return nullptr;
     }
     std::unique_ptr<LoopbackStore> store(new LoopbackStore(options.kind, pattern));
+    store->options_ = options;
     std::ofstream(store->directory_ + "/config.yml") << options.config;
     constexpr int kAttempts = 3;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -105,8 +120,13 @@ std::unique_ptr<LoopbackStore> LoopbackStore::start(const Options& options, std:
     return nullptr;
 }
 
-bool LoopbackStore::launch(const Options& options, std::string& error) {
-    port_ = freeLoopbackPort();
+bool LoopbackStore::restart(std::string& error) {
+    stop();
+    return launch(options_, error, true) && waitReady(options_.readyTimeout, error);
+}
+
+bool LoopbackStore::launch(const Options& options, std::string& error, bool samePort) {
+    if (!samePort) port_ = freeLoopbackPort();
     if (port_ == 0) {
         error = "no free loopback port";
         return false;
@@ -139,7 +159,7 @@ bool LoopbackStore::launch(const Options& options, std::string& error) {
 }
 
 bool LoopbackStore::waitReady(std::chrono::seconds timeout, std::string& error) {
-    const char* path = kind_ == StoreKind::Prometheus ? "/-/ready" : "/health";
+    const char* path = kind_ == StoreKind::VictoriaMetrics ? "/health" : "/-/ready";
     httplib::Client client("127.0.0.1", port_);
     client.set_connection_timeout(1s);
     client.set_read_timeout(2s);

@@ -1,7 +1,9 @@
 #pragma once
 // A real Prometheus or VictoriaMetrics process on a free 127.0.0.1 port, with its own data
-// directory and scrape config, for tests that read through the Prometheus HTTP API. start() waits
-// until the store answers its readiness endpoint; the destructor stops it and removes its data.
+// directory and scrape config, for tests that read through the Prometheus HTTP API — or a real
+// Alertmanager with its own config and storage, for the pager's tests (no cluster port: it is
+// alone). start() waits until it answers its readiness endpoint; the destructor stops it and
+// removes its data.
 //
 // A test killed before its destructor runs (CTest timeout, ^C, kill -9) leaves no store behind:
 // the child asks the kernel to SIGKILL it when the thread that started it exits, so start it from
@@ -16,13 +18,13 @@
 
 namespace watchfloor::test {
 
-enum class StoreKind { Prometheus, VictoriaMetrics };
+enum class StoreKind { Prometheus, VictoriaMetrics, Alertmanager };
 
 class LoopbackStore {
 public:
     struct Options {
         StoreKind kind = StoreKind::Prometheus;
-        std::string config;  // Prometheus-format YAML: global + scrape_configs (both stores read it)
+        std::string config;  // Prometheus-format YAML: global + scrape_configs (both stores read it); Alertmanager's own
         std::chrono::seconds readyTimeout{30};
         std::vector<std::string> extraArgs;
     };
@@ -44,10 +46,14 @@ public:
     pid_t pid() const { return pid_; }
     StoreKind kind() const { return kind_; }
     std::string logTail(std::size_t bytes = 2000) const;
+    // An outage: stops the process (SIGTERM), keeping its port and data directory ...
+    void stopProcess() { stop(); }
+    // ... and the end of it: starts it again on the same port and waits until it is ready.
+    bool restart(std::string& error);
 
 private:
     LoopbackStore(StoreKind kind, std::string directory) : kind_(kind), directory_(std::move(directory)) {}
-    bool launch(const Options& options, std::string& error);
+    bool launch(const Options& options, std::string& error, bool samePort = false);
     bool waitReady(std::chrono::seconds timeout, std::string& error);
     void stop();
 
@@ -55,6 +61,7 @@ private:
     std::string directory_;
     int port_ = 0;
     pid_t pid_ = -1;
+    Options options_;
 };
 
 }  // namespace watchfloor::test

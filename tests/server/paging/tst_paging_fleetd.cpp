@@ -1,0 +1,120 @@
+// The crown: the real fleetd (FLEETD_BIN) with --alertmanager pages a scripted fault to a real
+// Alertmanager on loopback. The scenario's sensor fault opens an incident on r02 within
+// seconds; Alertmanager lists it firing with the rack's labels; consoles see the paging status
+// in the Snapshot; the fault clears, the incident resolves after the hold, and the alert ends in
+// Alertmanager. Then Alertmanager goes down, the next fault's incident cannot be delivered, and
+// the stream says paging is failing.
+#include "AlertmanagerReader.h"
+#include "FleetdProcess.h"
+#include "StreamTestSupport.h"
+
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace watchfloor::server::testing;
+using namespace watchfloor::test;
+using watchfloor::testing::FleetdProcess;
+namespace v1 = watchfloor::v1;
+using namespace std::chrono_literals;
+
+namespace {
+
+// The first snapshot's paging status, as a console gets it.
+v1::PagingStatus pagingInSnapshot(const std::string& address) {
+    TestStream stream(address, v1::SubscribeRequest{}, 20s);
+    v1::SubscribeResponse response;
+    while (stream.read(&response))
+        if (response.has_snapshot()) return response.snapshot().paging();
+    return {};
+}
+
+// The newest paging status a stream carries within `window`: the snapshot's, then deltas'.
+v1::PagingStatus pagingAfter(const std::string& address, std::chrono::milliseconds window,
+                             v1::PagingState wanted) {
+    TestStream stream(address, v1::SubscribeRequest{}, window);
+    v1::SubscribeResponse response;
+    v1::PagingStatus newest;
+    while (stream.read(&response)) {
+        if (response.has_snapshot() && response.snapshot().has_paging()) newest = response.snapshot().paging();
+        if (response.has_delta() && response.delta().has_paging()) newest = response.delta().paging();
+        if (newest.state() == wanted) break;
+    }
+    return newest;
+}
+
+}  // namespace
+
+class TestPagingFleetd : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QVERIFY2(QFile::exists(FleetdProcess::binary()), qPrintable("FLEETD_BIN not built: " + FleetdProcess::binary()));
+        QVERIFY2(LoopbackStore::installed(StoreKind::Alertmanager), "prometheus-alertmanager is not installed");
+    }
+
+    void helpAndBadUrl() {
+        const auto help = FleetdProcess::run({"--help"});
+        QCOMPARE(help.code, 0);
+        QVERIFY(help.stdOut.contains("--alertmanager URL"));
+        const auto bad = FleetdProcess::run({"--alertmanager", "127.0.0.1:9093"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.stdErr.contains("--alertmanager: expected an Alertmanager base URL"), qPrintable(bad.stdErr));
+    }
+
+    void fleetdPagesAScriptedFaultAndResolvesIt() {
+        std::string error;
+        auto am = startAlertmanager(error);
+        QVERIFY2(am, error.c_str());
+        QTemporaryDir dir;
+        const std::string scenario = dir.filePath("sensor.scn").toStdString();
+        // The second fault opens while Alertmanager is down (8 simulated minutes: 24 s at 20x).
+        std::ofstream(scenario) << "at 10s sensor-fault rack=r02 for=2m\nat 8m sensor-fault rack=r04 for=30m\n";
+
+        FleetdProcess fleetd;
+        QVERIFY2(fleetd.start({"--speed", "20", "--incident-hold", "1m", "--scenario", QString::fromStdString(scenario),
+                               "--alertmanager", QString::fromStdString(am->url())}),
+                 qPrintable(fleetd.errorString()));
+        QVERIFY(fleetd.log().contains(QByteArray::fromStdString("paging " + am->url())));
+
+        AlertmanagerReader reader(am->port());
+        QJsonObject alert;
+        QVERIFY2(eventually([&] {
+            for (const auto& a : reader.alerts())
+                if (a.toObject()["labels"].toObject()["rack"].toString() == "r02") alert = a.toObject();
+            return !alert.isEmpty();
+        }, 30s), fleetd.log().constData());
+        const auto labels = alert["labels"].toObject();
+        QCOMPARE(labels["alertname"].toString(), QString("WatchfloorIncident"));
+        QVERIFY(!labels["incident"].toString().isEmpty());
+        QVERIFY(!labels["cause"].toString().isEmpty());
+        QVERIFY(!labels["severity"].toString().isEmpty());
+        QVERIFY(!labels["hall"].toString().isEmpty());
+        QVERIFY(!labels["region"].toString().isEmpty());
+        QVERIFY(!alert["annotations"].toObject()["title"].toString().isEmpty());
+
+        const auto status = pagingInSnapshot(fleetd.address());
+        QCOMPARE(status.target(), am->url());
+        QVERIFY(status.firing() >= 1);
+        QVERIFY(status.delivered() >= 1);
+        QVERIFY(status.state() != v1::PAGING_STATE_FAILING);
+
+        // 2 simulated minutes of fault and a 1-minute hold at 20x: about 10 s of wall time.
+        const QString incident = labels["incident"].toString();
+        QVERIFY2(eventually([&] { return reader.alertOfIncident(incident).isEmpty(); }, 60s), fleetd.log().constData());
+
+        // Alertmanager down, and the next incident cannot be paged: the stream says so, with the error.
+        am->stopProcess();
+        const auto failing = pagingAfter(fleetd.address(), 40s, v1::PAGING_STATE_FAILING);
+        QCOMPARE(failing.state(), v1::PAGING_STATE_FAILING);
+        QVERIFY2(failing.last_error().find("connection refused") != std::string::npos, failing.last_error().c_str());
+        QVERIFY(failing.failing_since_unix_ms() > 0);
+        QVERIFY(fleetd.waitForLog(QRegularExpression("paging: not delivered: connection refused"), 10'000).hasMatch());
+        QCOMPARE(fleetd.terminate(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPagingFleetd)
+#include "tst_paging_fleetd.moc"
