@@ -9,6 +9,7 @@
 #include "FleetdServer.h"
 #include "FleetModel.h"
 #include "FleetSpec.h"
+#include "MaintenanceSilencer.h"
 #include "Pager.h"
 #include "PrometheusSource.h"
 #include "RedfishCoolingSource.h"
@@ -172,6 +173,15 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
         paging.log = [](const std::string& line) { std::cerr << "fleetd: " << line << std::endl; };
         pager = std::make_unique<paging::Pager>(source->topology(), std::move(paging));
         options.afterGrouping = [p = pager.get()](FleetChanges& changes) { p->observe(changes); };
+    }
+    // Maintenance windows become Alertmanager silences: the ones restored from the audit log now,
+    // later ones as they are scheduled or cancelled (before the calendar is shared with the server).
+    std::unique_ptr<paging::MaintenanceSilencer> silencer;
+    if (pager) {
+        silencer = std::make_unique<paging::MaintenanceSilencer>(*pager, source->topology());
+        auto& calendar = control.control->maintenance();
+        calendar.setChangeListener([s = silencer.get()](const v1::MaintenanceWindow& w) { s->onWindow(w); });
+        for (const auto& window : calendar.windows()) silencer->onWindow(window);
     }
     std::string error;
     auto server = service::FleetdServer::start(*source, options, &error);

@@ -3,8 +3,10 @@
 // seconds; Alertmanager lists it firing with the rack's labels; consoles see the paging status
 // in the Snapshot; the fault clears, the incident resolves after the hold, and the alert ends in
 // Alertmanager. Then Alertmanager goes down, the next fault's incident cannot be delivered, and
-// the stream says paging is failing.
+// the stream says paging is failing. A maintenance window scheduled through ControlService is an
+// Alertmanager silence on its rack, and cancelling the window expires the silence.
 #include "AlertmanagerReader.h"
+#include "FleetdControlFixture.h"
 #include "FleetdProcess.h"
 #include "StreamTestSupport.h"
 
@@ -15,6 +17,7 @@
 #include <fstream>
 
 using namespace watchfloor::server::testing;
+using fleetd_control_test::ControlConnection;
 using namespace watchfloor::test;
 using watchfloor::testing::FleetdProcess;
 namespace v1 = watchfloor::v1;
@@ -112,6 +115,66 @@ private slots:
         QVERIFY2(failing.last_error().find("connection refused") != std::string::npos, failing.last_error().c_str());
         QVERIFY(failing.failing_since_unix_ms() > 0);
         QVERIFY(fleetd.waitForLog(QRegularExpression("paging: not delivered: connection refused"), 10'000).hasMatch());
+        QCOMPARE(fleetd.terminate(), 0);
+    }
+
+    void maintenanceWindowIsASilenceUntilCancelled() {
+        std::string error;
+        auto am = startAlertmanager(error);
+        QVERIFY2(am, error.c_str());
+        QTemporaryDir dir;
+        FleetdProcess fleetd;
+        QVERIFY2(fleetd.start({"--speed", "20", "--tokens", fleetd_control_test::writeTokens(dir), "--audit-log",
+                               dir.filePath("audit.jsonl"), "--alertmanager", QString::fromStdString(am->url())}),
+                 qPrintable(fleetd.errorString()));
+        std::int64_t fleetNowMs = 0;
+        {
+            TestStream stream(fleetd.address(), v1::SubscribeRequest{}, 20s);
+            v1::SubscribeResponse response;
+            QVERIFY(stream.read(&response) && response.has_snapshot());
+            fleetNowMs = response.snapshot().server_time_unix_ms();
+        }
+        ControlConnection control(fleetd.address());
+        auto schedule = fleetd_control_test::action(v1::ACTION_TYPE_SCHEDULE_MAINTENANCE, "mw-paging-1", "CDU pump swap");
+        schedule.mutable_maintenance()->set_scope(v1::MAINTENANCE_SCOPE_RACK);
+        schedule.mutable_maintenance()->set_scope_name("r03");
+        schedule.mutable_maintenance()->set_start_unix_ms(0);  // now
+        schedule.mutable_maintenance()->set_end_unix_ms(fleetNowMs + 4 * 3'600'000);
+        v1::Operation scheduled;
+        const auto done = control.execute(fleetd_control_test::kAlice, schedule, &scheduled);
+        QVERIFY2(done.ok(), done.error_message().c_str());
+        QCOMPARE(scheduled.state(), v1::OPERATION_STATE_SUCCEEDED);
+
+        AlertmanagerReader reader(am->port());
+        QJsonObject silence;
+        QVERIFY2(eventually([&] {
+            for (const auto& s : reader.silences())
+                for (const auto& m : s.toObject()["matchers"].toArray())
+                    if (m.toObject()["name"].toString() == "rack" && m.toObject()["value"].toString() == "r03")
+                        silence = s.toObject();
+            return !silence.isEmpty();
+        }, 20s), fleetd.log().constData());
+        QVERIFY2(silence["comment"].toString().contains("CDU pump swap"), qPrintable(silence["comment"].toString()));
+        QVERIFY(!silence["createdBy"].toString().isEmpty());
+        QCOMPARE(silence["status"].toObject()["state"].toString(), QString("active"));
+
+        std::string windowId;
+        {
+            TestStream stream(fleetd.address(), v1::SubscribeRequest{}, 20s);
+            v1::SubscribeResponse response;
+            QVERIFY(stream.read(&response) && response.has_snapshot());
+            QCOMPARE(response.snapshot().maintenance_size(), 1);
+            windowId = response.snapshot().maintenance(0).id();
+        }
+        auto cancel = fleetd_control_test::action(v1::ACTION_TYPE_CANCEL_MAINTENANCE, "mw-paging-2", "swap done early");
+        cancel.set_maintenance_window_id(windowId);
+        v1::Operation cancelled;
+        const auto undone = control.execute(fleetd_control_test::kAlice, cancel, &cancelled);
+        QVERIFY2(undone.ok(), undone.error_message().c_str());
+        const QString silenceId = silence["id"].toString();
+        QVERIFY2(eventually([&] {
+            return reader.silence(silenceId)["status"].toObject()["state"].toString() == "expired";
+        }, 20s), fleetd.log().constData());
         QCOMPARE(fleetd.terminate(), 0);
     }
 };
