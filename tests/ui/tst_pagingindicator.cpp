@@ -79,6 +79,7 @@ private slots:
         QTRY_VERIFY(indicator->isVisible());
         QVERIFY(indicator->text().startsWith(QStringLiteral("Paging: not delivered since 13:04 — connection refused")));
         QVERIFY(indicator->toolTip().contains(QStringLiteral("not being paged")));
+        QTRY_VERIFY(indicator->width() > indicator->fontMetrics().horizontalAdvance(QStringLiteral("Paging: not delivered")));
         if (const QByteArray png = qgetenv("WATCHFLOOR_PAGING_PNG"); !png.isEmpty())
             QVERIFY(window.grab().save(QString::fromLocal8Bit(png)));
 
