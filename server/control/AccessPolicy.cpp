@@ -80,6 +80,7 @@ bool roleAllows(v1::Role role, v1::ActionType action) {
     case v1::ACTION_TYPE_ISOLATE_RACK:
     case v1::ACTION_TYPE_RESTORE_RACK:
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
+    case v1::ACTION_TYPE_SET_LIFECYCLE:
         return role == v1::ROLE_OPERATOR || role == v1::ROLE_ADMIN;
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
         return role == v1::ROLE_ADMIN;
