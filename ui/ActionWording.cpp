@@ -27,6 +27,7 @@ QString actionTitle(v1::ActionType type)
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("Restore rack");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("Acknowledge event");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("Reset automation breaker");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("Set lifecycle of");
     default: break;
     }
     return QStringLiteral("Unknown action");
@@ -42,6 +43,7 @@ QString actionVerb(v1::ActionType type)
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("Restore");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("Acknowledge");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("Reset");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("Set");
     default: break;
     }
     return QStringLiteral("Execute");
@@ -51,7 +53,8 @@ QString actionTarget(const v1::ActionRequest& request)
 {
     switch (request.type()) {
     case v1::ACTION_TYPE_DRAIN_NODE:
-    case v1::ACTION_TYPE_RESUME_NODE: return QString::fromStdString(request.node_name());
+    case v1::ACTION_TYPE_RESUME_NODE:
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QString::fromStdString(request.node_name());
     case v1::ACTION_TYPE_RESTART_JOB: return QString::fromStdString(request.job_name());
     case v1::ACTION_TYPE_ISOLATE_RACK:
     case v1::ACTION_TYPE_RESTORE_RACK: return QString::fromStdString(request.rack_name());

@@ -120,7 +120,13 @@ void StandingActions::note(const v1::Operation& operation, bool effectApplied) {
     case v1::ACTION_TYPE_RESUME_NODE: drains_.erase(request.node_name()); break;
     case v1::ACTION_TYPE_ISOLATE_RACK: isolations_[request.rack_name()] = standing(request.rack_name()); break;
     case v1::ACTION_TYPE_RESTORE_RACK: isolations_.erase(request.rack_name()); break;
-    case v1::ACTION_TYPE_SET_LIFECYCLE: lifecycles_[request.node_name()] = standing(request.node_name()); break;
+    case v1::ACTION_TYPE_SET_LIFECYCLE: {
+        // Setting the state a tray already had changed nothing, not even who set it.
+        const auto known = lifecycles_.find(request.node_name());
+        if (known == lifecycles_.end() || known->second.lifecycle != request.lifecycle())
+            lifecycles_[request.node_name()] = standing(request.node_name());
+        break;
+    }
     default: break;
     }
 }
