@@ -218,19 +218,20 @@ void OperationsEngine::previewLifecycle(const Caller& caller, const v1::ActionRe
         return;
     }
     const LifecycleEntry now = lifecycle_->get(request.node_name());
-    const std::string from = lifecycleName(now.state), to = lifecycleName(request.lifecycle());
-    std::string what = from == to ? request.node_name() + " is already " + to + ": nothing changes"
-                                  : request.node_name() + ": " + from + " -> " + to;
+    const std::string from = lifecycleTransitionFrom(now.state), to = lifecycleName(request.lifecycle());
+    std::string what = now.state == request.lifecycle() ? request.node_name() + " is already " + to + ": nothing changes"
+                                                        : request.node_name() + ": " + from + " -> " + to;
     if (!now.setBy.empty()) what += " (now set by " + now.setBy + ")";
     auto* warnings = preview.mutable_warnings();
     warnings->Add(std::move(what));
     for (int i = warnings->size() - 1; i > 0; --i) warnings->SwapElements(i, i - 1);  // the transition first
     // Automation triages; it never overrules a person's state otherwise (fleet.proto TrayLifecycle).
     const bool toTriage = request.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE &&
-                          (from == "PRODUCTION" || from == "BURN_IN");
+                          (now.state == v1::TRAY_LIFECYCLE_UNSPECIFIED || now.state == v1::TRAY_LIFECYCLE_PRODUCTION ||
+                           now.state == v1::TRAY_LIFECYCLE_BURN_IN);
     if (caller.automated && setByPerson(now) && !toTriage && preview.allowed()) {
         preview.set_allowed(false);
-        preview.set_refusal(request.node_name() + " was set to " + from + " by " + now.setBy +
+        preview.set_refusal(request.node_name() + " was set to " + lifecycleName(now.state) + " by " + now.setBy +
                             "; automation does not overrule a person's lifecycle state");
     }
 }

@@ -12,15 +12,18 @@ std::string lifecycleName(v1::TrayLifecycle state) {
     return full.starts_with(prefix) ? full.substr(prefix.size()) : "UNKNOWN";
 }
 
+std::string lifecycleTransitionFrom(v1::TrayLifecycle state) {
+    return state == v1::TRAY_LIFECYCLE_UNSPECIFIED ? "PRODUCTION (never set)" : lifecycleName(state);
+}
+
 bool setByPerson(const LifecycleEntry& entry) { return !entry.setBy.empty() && entry.setBy != "auto"; }
 
 ActionOutcome TrayLifecycleBook::set(const std::string& node, v1::TrayLifecycle state, const std::string& principal,
                                      const std::string& reason) {
     std::lock_guard lock(mutex_);
     LifecycleEntry& entry = entries_[node];
-    const std::string before = lifecycleName(entry.state);
-    if (lifecycleName(state) == before)
-        return ActionOutcome::success(node + " is already " + before + "; nothing changed");
+    const std::string before = lifecycleTransitionFrom(entry.state);
+    if (entry.state == state) return ActionOutcome::success(node + " is already " + before + "; nothing changed");
     entry = {state, principal, reason, now_()};
     changed_.insert(node);
     return ActionOutcome::success(node + ": " + before + " -> " + lifecycleName(state));

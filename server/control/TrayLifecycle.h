@@ -27,6 +27,9 @@ struct LifecycleEntry {
 
 // "TRIAGE", "BURN_IN", ...; "PRODUCTION" for UNSPECIFIED (a tray never set is in production).
 std::string lifecycleName(watchfloor::v1::TrayLifecycle state);
+// The state a change starts from: "PRODUCTION (never set)" for UNSPECIFIED. Setting PRODUCTION
+// on a tray never set is a change: a person vouched for it (a lemon's count starts again).
+std::string lifecycleTransitionFrom(watchfloor::v1::TrayLifecycle state);
 // A person set it: automation does not overrule it (except to TRIAGE, see fleet.proto).
 bool setByPerson(const LifecycleEntry& entry);
 

@@ -87,7 +87,7 @@ private slots:
         QCOMPARE(lifecycleName(book.get("r01-n03").state), "PRODUCTION");
         ActionOutcome set = book.set("r01-n03", v1::TRAY_LIFECYCLE_TRIAGE, "alice", "alice: 3 Xid 79 this week");
         QVERIFY(set.succeeded);
-        QCOMPARE(set.message, "r01-n03: PRODUCTION -> TRIAGE");
+        QCOMPARE(set.message, "r01-n03: PRODUCTION (never set) -> TRIAGE");
         QCOMPARE(book.takeChanged(), (std::vector<std::string>{"r01-n03"}));
         QVERIFY(book.takeChanged().empty());
         now = 5000;
@@ -100,14 +100,18 @@ private slots:
         QCOMPARE(entry.sinceUnixMs, 1000);
         QVERIFY(setByPerson(entry));
         QCOMPARE(book.outOfProduction(), std::size_t(1));
-        // PRODUCTION on a tray never set is no change either: UNSPECIFIED reads as PRODUCTION.
+        // PRODUCTION on a tray never set is a change: a person vouched for it.
         QCOMPARE(book.set("r01-n04", v1::TRAY_LIFECYCLE_PRODUCTION, "alice", "alice: x").message,
+                 "r01-n04: PRODUCTION (never set) -> PRODUCTION");
+        QCOMPARE(book.takeChanged(), (std::vector<std::string>{"r01-n04"}));
+        QCOMPARE(book.set("r01-n04", v1::TRAY_LIFECYCLE_PRODUCTION, "bob", "bob: x").message,
                  "r01-n04 is already PRODUCTION; nothing changed");
         book.set("r01-n05", v1::TRAY_LIFECYCLE_RMA, "auto", "auto: lemon");
         QVERIFY(!setByPerson(book.get("r01-n05")));
         QCOMPARE(book.outOfProduction(), std::size_t(2));
         book.restore("r09-n01", v1::TRAY_LIFECYCLE_BURN_IN, "carol", "carol: new board", 42);
         QCOMPARE(book.takeChanged(), (std::vector<std::string>{"r01-n05", "r09-n01"}));
+        QCOMPARE(lifecycleTransitionFrom(v1::TRAY_LIFECYCLE_UNSPECIFIED), "PRODUCTION (never set)");
         QCOMPARE(book.get("r09-n01").sinceUnixMs, 42);
     }
 };

@@ -93,7 +93,7 @@ private slots:
         QVERIFY(seen.slowestStepS > 0);
         QVERIFY(after.step_time_s() < seen.slowestStepS / 1.08);
         QCOMPARE(after.gpu_count(), 288u);
-        QVERIFY(fleetd_.log().contains("fail-slow: r01-n03 1."));
+        QVERIFY(fleetd_.waitForLog(QRegularExpression("fail-slow: r01-n03 1\\.\\d\\dx slow in job llm-405b-1"), 5'000).hasMatch());
         QVERIFY(fleetd_.waitForLog(QRegularExpression("fail-slow eviction of r01-n03 from llm-405b-1: op-"), 5'000).hasMatch());
 
         // The drain is automation's: principal "auto", the ladder's reason, in the audit log.
@@ -137,8 +137,9 @@ private slots:
         QCOMPARE(proposal.windows_needed(), 3u);
         QVERIFY(proposal.windows_slow() >= 3);
         QVERIFY2(proposal.slowdown() >= 1.12, qPrintable(QString::number(proposal.slowdown())));
-        // 288 GPUs at S = 1.15: ~900 GPU-h a day against one restart's ~50.
-        QVERIFY(proposal.gain_gpu_hours_per_day() > 10 * proposal.cost_gpu_hours());
+        // 288 GPUs at S = 1.15: ~950 GPU-h a day against one restart's ~110 (u0 + half of 30 min).
+        QVERIFY2(proposal.gain_gpu_hours_per_day() > 5 * proposal.cost_gpu_hours(),
+                 qPrintable(QStringLiteral("%1 vs %2").arg(proposal.gain_gpu_hours_per_day()).arg(proposal.cost_gpu_hours())));
         QVERIFY(proposal.operation_id().empty());
         // Four windows on, it is still a proposal, still on the job, and nothing was drained.
         v1::Job later;

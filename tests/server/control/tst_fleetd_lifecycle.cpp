@@ -56,13 +56,13 @@ private slots:
         QCOMPARE(preview.gpus_lost(), 0u);
         QCOMPARE(preview.jobs_hit_size(), 0);
         QVERIFY(preview.warnings_size() >= 2);
-        QCOMPARE(preview.warnings(0), "r02-n05: PRODUCTION -> TRIAGE");
+        QCOMPARE(preview.warnings(0), "r02-n05: PRODUCTION (never set) -> TRIAGE");
         QVERIFY2(preview.warnings(1).find("label") != std::string::npos, preview.warnings(1).c_str());
 
         v1::Operation op;
         QVERIFY(console.execute(kAlice, triage, &op).ok());
         QCOMPARE(op.state(), v1::OPERATION_STATE_SUCCEEDED);
-        QCOMPARE(op.progress_message(), "r02-n05: PRODUCTION -> TRIAGE");
+        QCOMPARE(op.progress_message(), "r02-n05: PRODUCTION (never set) -> TRIAGE");
         // Idempotent on the request id: the same operation, not a second one.
         v1::Operation retry;
         QVERIFY(console.execute(kAlice, triage, &retry).ok());
