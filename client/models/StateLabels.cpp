@@ -104,7 +104,7 @@ QString lifecycleTooltip(const TrayLifecycleStatus* lifecycle) {
         state += QStringLiteral(", set by %1").arg(QString::fromStdString(lifecycle->setBy));
     if (lifecycle->sinceUnixMs > 0)
         state += QStringLiteral(" at %1 UTC")
-                     .arg(QDateTime::fromMSecsSinceEpoch(lifecycle->sinceUnixMs, QTimeZone::UTC)
+                     .arg(QDateTime::fromMSecsSinceEpoch(lifecycle->sinceUnixMs, QTimeZone::utc())
                               .toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     lines << state;
     if (!lifecycle->reason.empty()) lines << QStringLiteral("Why: %1").arg(QString::fromStdString(lifecycle->reason));
