@@ -37,6 +37,7 @@ QString actionVerbPhrase(v1::ActionType type) {
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("restore racks");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("acknowledge alerts");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("reset the automation circuit breaker");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("set tray lifecycles");
     default: return QStringLiteral("act");
     }
 }
@@ -51,6 +52,7 @@ QString actionTargetPhrase(const v1::ActionRequest& action) {
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("rack %1").arg(text(action.rack_name()));
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("alert %1").arg(action.event_id());
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("the automation circuit breaker");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("node %1").arg(text(action.node_name()));
     default: return QStringLiteral("the target");
     }
 }

@@ -7,6 +7,8 @@
 #include "client/FleetStore.h"
 
 #include <QHeaderView>
+
+#include <algorithm>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
@@ -98,7 +100,7 @@ void FailSlowPanel::refresh(EntityId scope)
         set(Job, row.jobName);
         set(Tray, QString::fromStdString(f.node_name()));
         set(Slowdown, QStringLiteral("%1×").arg(f.slowdown(), 0, 'f', 2));
-        set(Windows, QStringLiteral("%1 / %2").arg(f.windows_slow()).arg(f.windows_needed()));
+        set(Windows, QStringLiteral("%1 (confirms at %2)").arg(f.windows_slow()).arg(f.windows_needed()));
         set(Gain, QStringLiteral("%1 GPU-h/day").arg(f.gain_gpu_hours_per_day(), 0, 'f', 0));
         set(Cost, QStringLiteral("%1 GPU-h").arg(f.cost_gpu_hours(), 0, 'f', 0));
         set(Stage, failSlowStageText(f));
@@ -125,6 +127,10 @@ void FailSlowPanel::refresh(EntityId scope)
         m_table->setCellWidget(i, Action, button);
     }
     m_table->resizeColumnsToContents();
+    // As tall as its rows (up to five, then it scrolls): the jobs table above keeps the room.
+    const int shown = std::clamp(int(rows.size()), 1, 5);
+    m_table->setFixedHeight(m_table->horizontalHeader()->height() + shown * m_table->verticalHeader()->defaultSectionSize() +
+                            2 * m_table->frameWidth() + 2);
 }
 
 }  // namespace watchfloor::ui

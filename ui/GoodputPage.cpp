@@ -232,7 +232,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     m_jobs->setShowGrid(false);
     m_jobs->setAlternatingRowColors(true);
     layout->addWidget(m_jobs, 2);
-    layout->addWidget(m_failSlow, 1);
+    layout->addWidget(m_failSlow);
 
     connect(m_scopeBox, &QComboBox::activated, this, [this](int index) {
         const QString job = m_scopeBox->itemData(index).toString();

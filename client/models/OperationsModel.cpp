@@ -52,6 +52,7 @@ QString actionLabel(v1::ActionType type) {
     case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("restore rack");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("acknowledge");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("reset breaker");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("set lifecycle");
     default: return QStringLiteral("unknown");
     }
 }
