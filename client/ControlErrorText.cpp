@@ -43,6 +43,7 @@ QString actionVerbPhrase(v1::ActionType type) {
     case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("add notes to incidents");
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("schedule maintenance");
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("cancel maintenance");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("set tray lifecycles");
     default: return QStringLiteral("act");
     }
 }
@@ -63,6 +64,7 @@ QString actionTargetPhrase(const v1::ActionRequest& action) {
     case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("incident %1").arg(action.incident_id());
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("maintenance of %1").arg(text(action.maintenance().scope_name()));
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("maintenance window %1").arg(text(action.maintenance_window_id()));
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("node %1").arg(text(action.node_name()));
     default: return QStringLiteral("the target");
     }
 }

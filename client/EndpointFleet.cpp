@@ -110,6 +110,7 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     m_dirtyRack.assign(std::size_t(m_topology.count(v1::ENTITY_KIND_RACK)) + 1, 0);
     m_states.assign(m_topology.entries().size(), EntityStatus{});
     m_telemetry.clear();
+    m_lifecycles.clear();
     m_silentTrays = 0;
     m_runId = snapshot.run_id();
     m_serverVersion = snapshot.server_version();
@@ -286,6 +287,7 @@ void EndpointFleet::applyState(const v1::EntityState& state) {
         // Whole states each time: a tray without an owner is back in service.
         if (state.has_drain_owner()) m_drainOwners[state.entity_index()] = state.drain_owner();
         else m_drainOwners.erase(state.entity_index());
+        applyLifecycle(state.entity_index(), state);
     }
     m_dirtyRack[std::min<std::size_t>(entry->rackSlot, m_dirtyRack.size() - 1)] = 1;
     if (entry->kind == v1::ENTITY_KIND_FLEET || entry->kind == v1::ENTITY_KIND_REGION) {
@@ -309,6 +311,23 @@ void EndpointFleet::applyTelemetry(std::uint32_t nodeIndex, const v1::EntityStat
     const bool silent = state.has_telemetry() && state.telemetry().state() == v1::TELEMETRY_STATE_SILENT;
     if (silent != wasSilent) m_silentTrays = silent ? m_silentTrays + 1 : m_silentTrays - 1;
     m_changes.telemetryChanged = true;
+}
+
+void EndpointFleet::applyLifecycle(std::uint32_t nodeIndex, const v1::EntityState& state) {
+    const bool anything = state.lifecycle() != v1::TRAY_LIFECYCLE_UNSPECIFIED || state.lemon() ||
+                          state.recent_failures() > 0 || state.proposed_lifecycle() != v1::TRAY_LIFECYCLE_UNSPECIFIED;
+    if (!anything) {
+        m_lifecycles.erase(nodeIndex);
+        return;
+    }
+    m_lifecycles[nodeIndex] = {state.lifecycle(),       state.lifecycle_set_by(),     state.lifecycle_reason(),
+                               state.lifecycle_since_unix_ms(), state.recent_failures(), state.lemon(),
+                               state.proposed_lifecycle(), state.proposal_reason()};
+}
+
+const TrayLifecycleStatus* EndpointFleet::trayLifecycle(std::uint32_t nodeIndex) const {
+    const auto it = m_lifecycles.find(nodeIndex);
+    return it == m_lifecycles.end() ? nullptr : &it->second;
 }
 
 const v1::DrainOwner* EndpointFleet::drainOwner(std::uint32_t nodeIndex) const {

@@ -37,6 +37,19 @@ struct EntityStatus {
     std::int64_t sinceUnixMs = 0;
 };
 
+// A compute tray's lifecycle and lemon standing as fleetd last sent it (fleet.proto EntityState
+// 41-48); kept only for trays where anything is set.
+struct TrayLifecycleStatus {
+    watchfloor::v1::TrayLifecycle state = watchfloor::v1::TRAY_LIFECYCLE_UNSPECIFIED;  // = production
+    std::string setBy;
+    std::string reason;
+    std::int64_t sinceUnixMs = 0;
+    std::uint32_t recentFailures = 0;
+    bool lemon = false;
+    watchfloor::v1::TrayLifecycle proposed = watchfloor::v1::TRAY_LIFECYCLE_UNSPECIFIED;
+    std::string proposalReason;
+};
+
 class EndpointFleet {
 public:
     // What changed since takeChanges(); cleared by it.
@@ -125,6 +138,9 @@ public:
     // Who holds a tray out of service, as last sent (null: in service, or the source does not say).
     const watchfloor::v1::DrainOwner* drainOwner(std::uint32_t nodeIndex) const;
     const std::unordered_map<std::uint32_t, watchfloor::v1::DrainOwner>& drainOwners() const { return m_drainOwners; }
+    // A tray's lifecycle and lemon standing (null: in production, nothing flagged or proposed).
+    const TrayLifecycleStatus* trayLifecycle(std::uint32_t nodeIndex) const;
+    const std::unordered_map<std::uint32_t, TrayLifecycleStatus>& trayLifecycles() const { return m_lifecycles; }
     // fleetd's automation and its breaker; null when fleetd sends none (operator actions off).
     const watchfloor::v1::AutomationStatus* automation() const { return m_hasAutomation ? &m_automation : nullptr; }
     // fleetd's pager (--alertmanager) and whether it gets through; null when fleetd pages nowhere.
@@ -156,6 +172,7 @@ private:
     static std::shared_ptr<const NameIndex> buildNames(const TopologyIndex& topology, quint16 endpoint);
     void applyState(const watchfloor::v1::EntityState& state);
     void applyTelemetry(std::uint32_t nodeIndex, const watchfloor::v1::EntityState& state);
+    void applyLifecycle(std::uint32_t nodeIndex, const watchfloor::v1::EntityState& state);
     void applyJob(const watchfloor::v1::Job& job, std::int64_t timeMs);
     void applyFleet(const watchfloor::v1::FleetGoodput& fleet);
     void applySource(const watchfloor::v1::SourceStatus& source);
@@ -178,6 +195,7 @@ private:
     std::unordered_map<std::uint32_t, watchfloor::v1::TelemetryHealth> m_telemetry;
     std::uint32_t m_silentTrays = 0;
     std::unordered_map<std::uint32_t, watchfloor::v1::DrainOwner> m_drainOwners;
+    std::unordered_map<std::uint32_t, TrayLifecycleStatus> m_lifecycles;
     watchfloor::v1::AutomationStatus m_automation;
     bool m_hasAutomation = false;
     watchfloor::v1::PagingStatus m_paging;

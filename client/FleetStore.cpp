@@ -684,6 +684,13 @@ const v1::TelemetryHealth* FleetStore::trayTelemetry(EntityId id) const {
     return tray == TopologyIndex::kNone ? nullptr : fleet->telemetry(tray);
 }
 
+const TrayLifecycleStatus* FleetStore::trayLifecycle(EntityId id) const {
+    const EndpointFleet* fleet = fleetOf(id);
+    if (!fleet || fleet->trayLifecycles().empty()) return nullptr;
+    const std::uint32_t tray = fleet->topology().trayOf(id.index);
+    return tray == TopologyIndex::kNone ? nullptr : fleet->trayLifecycle(tray);
+}
+
 bool FleetStore::isTraySilent(EntityId id) const {
     const EndpointFleet* fleet = fleetOf(id);
     return fleet && fleet->inSilentTray(id.index);

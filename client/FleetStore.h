@@ -206,6 +206,8 @@ public:
     // NVLinks); nullptr when that tray is not scraped (the twin, a store) or `id` is in no tray.
     const watchfloor::v1::TelemetryHealth* trayTelemetry(EntityId id) const;
     bool isTraySilent(EntityId id) const;
+    // The lifecycle and lemon standing of the tray `id` is (or is part of); null: production, nothing flagged.
+    const TrayLifecycleStatus* trayLifecycle(EntityId id) const;
     // Trays of `rack` whose telemetry is silent.
     int silentTraysInRack(EntityId rack) const;
 

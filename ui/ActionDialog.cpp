@@ -3,7 +3,9 @@
 #include "ActionWording.h"
 
 #include "client/ControlClient.h"
+#include "client/models/StateLabels.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
@@ -124,6 +126,9 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
             showOperation(operation);
     });
 
+    // A draft may suggest the reason (a fail-slow eviction names the tray, slowdown and job); the
+    // operator can still edit it.
+    m_reason->setText(QString::fromStdString(m_draft.reason()));
     m_reason->setFocus();
     refreshPreview();
 }
@@ -157,6 +162,24 @@ void ActionDialog::buildInputs(QFormLayout* form)
         m_confirmName->setToolTip(QStringLiteral("Isolating closes the rack's coolant valve and powers its trays "
                                                  "down. Type the rack's name exactly to confirm."));
         form->addRow(QStringLiteral("Rack name"), m_confirmName);
+        break;
+    }
+    case v1::ACTION_TYPE_SET_LIFECYCLE: {
+        m_lifecycle = new QComboBox(this);
+        m_lifecycle->setObjectName(QStringLiteral("lifecycleBox"));
+        for (v1::TrayLifecycle state : {v1::TRAY_LIFECYCLE_PRODUCTION, v1::TRAY_LIFECYCLE_TRIAGE,
+                                        v1::TRAY_LIFECYCLE_BURN_IN, v1::TRAY_LIFECYCLE_RMA,
+                                        v1::TRAY_LIFECYCLE_MAINTENANCE})
+            m_lifecycle->addItem(client::lifecycleLabel(state), int(state));
+        m_lifecycle->setCurrentIndex(std::max(0, m_lifecycle->findData(int(m_draft.lifecycle()))));
+        m_lifecycle->setToolTip(QStringLiteral("A label for people and schedulers: it does not drain the tray"));
+        form->addRow(QStringLiteral("Lifecycle"), m_lifecycle);
+        // The preview says what changes (or that nothing does) for the state chosen.
+        connect(m_lifecycle, &QComboBox::currentIndexChanged, this, [this] {
+            m_draft.set_lifecycle(v1::TrayLifecycle(m_lifecycle->currentData().toInt()));
+            if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed)
+                refreshPreview();
+        });
         break;
     }
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
@@ -207,6 +230,8 @@ v1::ActionRequest ActionDialog::request() const
         request.set_confirm_rack_name(m_confirmName->text().toStdString());
     if (m_note)
         request.set_note(m_note->text().trimmed().toStdString());
+    if (m_lifecycle)
+        request.set_lifecycle(v1::TrayLifecycle(m_lifecycle->currentData().toInt()));
     return request;
 }
 

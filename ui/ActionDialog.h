@@ -16,6 +16,7 @@
 
 #include <optional>
 
+class QComboBox;
 class QDialogButtonBox;
 class QFormLayout;
 class QLabel;
@@ -65,6 +66,7 @@ public:
     QLineEdit* confirmNameEdit() const { return m_confirmName; }  // isolate rack only
     QLineEdit* excludeEdit() const { return m_exclude; }          // restart job only
     QLineEdit* noteEdit() const { return m_note; }                // acknowledge only
+    QComboBox* lifecycleBox() const { return m_lifecycle; }       // set lifecycle only
 
 public slots:
     void refreshPreview();
@@ -102,6 +104,7 @@ private:
     QLineEdit* m_confirmName = nullptr;
     QLineEdit* m_exclude = nullptr;
     QLineEdit* m_note = nullptr;
+    QComboBox* m_lifecycle = nullptr;
     QDialogButtonBox* m_buttons;
     QPushButton* m_confirm;
     QPushButton* m_cancel;

@@ -33,6 +33,7 @@ QString actionTitle(v1::ActionType type)
     case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("Add note to incident");
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("Schedule maintenance");
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("Cancel maintenance");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("Set lifecycle of");
     default: break;
     }
     return QStringLiteral("Unknown action");
@@ -54,6 +55,7 @@ QString actionVerb(v1::ActionType type)
     case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("Add note");
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("Schedule");
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("Cancel window");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("Set");
     default: break;
     }
     return QStringLiteral("Execute");
@@ -63,7 +65,8 @@ QString actionTarget(const v1::ActionRequest& request)
 {
     switch (request.type()) {
     case v1::ACTION_TYPE_DRAIN_NODE:
-    case v1::ACTION_TYPE_RESUME_NODE: return QString::fromStdString(request.node_name());
+    case v1::ACTION_TYPE_RESUME_NODE:
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QString::fromStdString(request.node_name());
     case v1::ACTION_TYPE_RESTART_JOB: return QString::fromStdString(request.job_name());
     case v1::ACTION_TYPE_ISOLATE_RACK:
     case v1::ACTION_TYPE_RESTORE_RACK: return QString::fromStdString(request.rack_name());

@@ -16,7 +16,8 @@ const QString kState = QStringLiteral("window/state");
 const QStringList kLensKeys{QStringLiteral("health"),  QStringLiteral("gpu-temp"),
                             QStringLiteral("power"),   QStringLiteral("coolant-flow"),
                             QStringLiteral("delta-t"), QStringLiteral("link-errors"),
-                            QStringLiteral("job"),     QStringLiteral("goodput")};
+                            QStringLiteral("job"),     QStringLiteral("goodput"),
+                            QStringLiteral("lifecycle")};
 // QSettings' INI reader accepts almost anything (binary junk parses as odd keys), so a file
 // that is not clean UTF-8 text is treated as corrupt before QSettings gets to guess.
 bool isReadableSettingsText(const QString& path)

@@ -39,7 +39,8 @@ const QList<std::pair<QString, QString>>& lensTitles()
         {QStringLiteral("delta-t"), QStringLiteral("Coolant ΔT")},
         {QStringLiteral("link-errors"), QStringLiteral("Link errors")},
         {QStringLiteral("job"), QStringLiteral("Job")},
-        {QStringLiteral("goodput"), QStringLiteral("Goodput")}};
+        {QStringLiteral("goodput"), QStringLiteral("Goodput")},
+        {QStringLiteral("lifecycle"), QStringLiteral("Lifecycle / lemons")}};
     return titles;
 }
 }  // namespace

@@ -1,6 +1,7 @@
 #include "GoodputPage.h"
 
 #include "EttrBudgetPanel.h"
+#include "FailSlowPanel.h"
 #include "FleetFormat.h"
 #include "HistoryChartBinding.h"
 #include "KpiStrip.h"
@@ -99,7 +100,8 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
       m_history(new widgets::TimeSeriesChart(this)),
       m_breakdown(new widgets::StackedBreakdownChart(this)),
       m_budget(new EttrBudgetPanel(this)),
-      m_jobs(new QTableWidget(0, JobColumnCount, this))
+      m_jobs(new QTableWidget(0, JobColumnCount, this)),
+      m_failSlow(new FailSlowPanel(*context.store, context.actions, this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
@@ -163,6 +165,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     m_jobs->setShowGrid(false);
     m_jobs->setAlternatingRowColors(true);
     layout->addWidget(m_jobs, 2);
+    layout->addWidget(m_failSlow);
 
     connect(m_scopeBox, &QComboBox::activated, this, [this](int index) {
         const QString job = m_scopeBox->itemData(index).toString();
@@ -331,6 +334,7 @@ void GoodputPage::refresh()
     refreshBreakdown();
     refreshBudget();
     refreshJobsTable();
+    m_failSlow->refresh(m_job);
 }
 
 void GoodputPage::refreshBudget()

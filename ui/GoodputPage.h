@@ -28,6 +28,7 @@ namespace watchfloor::ui {
 
 class HistoryChartBinding;
 class EttrBudgetPanel;
+class FailSlowPanel;
 class KpiStrip;
 class PageHeader;
 
@@ -48,6 +49,7 @@ public:
     widgets::StackedBreakdownChart* breakdownChart() const { return m_breakdown; }
     KpiStrip* kpis() const { return m_kpis; }
     EttrBudgetPanel* budgetPanel() const { return m_budget; }
+    FailSlowPanel* failSlowPanel() const { return m_failSlow; }
     QString summary() const;
     // Writes the history chart; errors come back as operator-readable text (empty = ok).
     QString exportHistoryPng(const QString& path) const;
@@ -78,6 +80,7 @@ private:
     widgets::StackedBreakdownChart* m_breakdown;
     EttrBudgetPanel* m_budget;
     QTableWidget* m_jobs;
+    FailSlowPanel* m_failSlow;
     QTimer m_chartTimer;
     bool m_dirty = true;
 };

@@ -5,6 +5,7 @@
 
 #include "client/ControlClient.h"
 #include "client/FleetStore.h"
+#include "client/models/StateLabels.h"
 
 #include <QMenu>
 
@@ -51,6 +52,28 @@ ActionDraft OperatorActions::draft(int endpoint, v1::ActionType type, const QStr
     return d;
 }
 
+ActionDraft OperatorActions::lifecycleDraft(int endpoint, EntityId tray, const QString& name) const
+{
+    // Pre-selected: automation's proposal, else back to production from elsewhere, else triage.
+    const client::TrayLifecycleStatus* lifecycle = m_store.trayLifecycle(tray);
+    v1::TrayLifecycle suggested = v1::TRAY_LIFECYCLE_TRIAGE;
+    if (lifecycle && lifecycle->proposed != v1::TRAY_LIFECYCLE_UNSPECIFIED)
+        suggested = lifecycle->proposed;
+    else if (lifecycle && lifecycle->state != v1::TRAY_LIFECYCLE_UNSPECIFIED && lifecycle->state != v1::TRAY_LIFECYCLE_PRODUCTION)
+        suggested = v1::TRAY_LIFECYCLE_PRODUCTION;
+    ActionDraft d;
+    d.endpoint = endpoint;
+    d.request.set_type(v1::ACTION_TYPE_SET_LIFECYCLE);
+    d.request.set_node_name(name.toStdString());
+    d.request.set_lifecycle(suggested);
+    if (lifecycle && lifecycle->proposed == suggested && !lifecycle->proposalReason.empty())
+        d.request.set_reason(lifecycle->proposalReason);
+    d.label = QStringLiteral("Set lifecycle of %1 (%2 → %3)…")
+                  .arg(name, client::lifecycleLabel(lifecycle ? lifecycle->state : v1::TRAY_LIFECYCLE_UNSPECIFIED),
+                       client::lifecycleLabel(suggested));
+    return d;
+}
+
 QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const
 {
     QList<ActionDraft> drafts;
@@ -74,6 +97,7 @@ QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const
             drafts << draft(endpoint, v1::ACTION_TYPE_DRAIN_NODE, name);
         if (outOfService || state == v1::NODE_STATE_UNSPECIFIED)
             drafts << draft(endpoint, v1::ACTION_TYPE_RESUME_NODE, name);
+        drafts << lifecycleDraft(endpoint, subject, name);
         break;
     }
     case v1::ENTITY_KIND_RACK: {

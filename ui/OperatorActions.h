@@ -74,6 +74,7 @@ signals:
 
 private:
     ActionDraft draft(int endpoint, watchfloor::v1::ActionType type, const QString& target) const;
+    ActionDraft lifecycleDraft(int endpoint, client::EntityId tray, const QString& name) const;
 
     const client::FleetStore& m_store;
     QVector<QPointer<client::ControlClient>> m_controls;

@@ -2,10 +2,13 @@
 
 #include "FleetFormat.h"
 
+#include "client/models/StateLabels.h"
+
 #include "client/FleetStore.h"
 
 #include <QMap>
 
+#include <algorithm>
 #include <cmath>
 
 namespace watchfloor::ui {
@@ -19,7 +22,8 @@ Lens lensFromKey(const QString& key)
         {QStringLiteral("health"), Lens::Health},          {QStringLiteral("gpu-temp"), Lens::GpuTemperature},
         {QStringLiteral("power"), Lens::Power},            {QStringLiteral("coolant-flow"), Lens::CoolantFlow},
         {QStringLiteral("delta-t"), Lens::CoolantDeltaT},  {QStringLiteral("link-errors"), Lens::LinkErrors},
-        {QStringLiteral("job"), Lens::Job},                {QStringLiteral("goodput"), Lens::Goodput}};
+        {QStringLiteral("job"), Lens::Job},                {QStringLiteral("goodput"), Lens::Goodput},
+        {QStringLiteral("lifecycle"), Lens::Lifecycle}};
     return lenses.value(key, Lens::Health);
 }
 
@@ -149,6 +153,11 @@ widgets::Reading rackLensReading(const client::FleetStore& store, int rackRow, L
         return supply.isStale() || ret.isStale() ? widgets::Reading::stale(delta) : widgets::Reading::fresh(delta);
     }
     case Lens::LinkErrors: return metric(v1::RACK_LINK_ERRORS_PER_MIN);
+    case Lens::Lifecycle: {
+        const bool live = store.endpointState(endpoint) == client::ConnectionState::Live;
+        const float worst = float(int(rackLifecycle(store, store.rackAt(rackRow))));
+        return live ? widgets::Reading::fresh(worst) : widgets::Reading::stale(worst);
+    }
     case Lens::Job: {
         const int job = jobs.jobRowOfRack(rackRow);
         // Category 0 is "idle"; job rows start at 1.
@@ -251,7 +260,55 @@ QString rackTooltip(const client::FleetStore& store, int rackRow, const RackJobs
     const int job = jobs.jobRowOfRack(rackRow);
     if (job >= 0 && job < jobs.jobNames().size())
         text += QStringLiteral("<br>Job: %1").arg(jobs.jobNames()[job].toHtmlEscaped());
+    text += trayLifecycleLines(store, rack);
     return text;
+}
+
+widgets::LifecycleCategory trayLifecycleCategory(const client::TrayLifecycleStatus* tray)
+{
+    using widgets::LifecycleCategory;
+    if (!tray)
+        return LifecycleCategory::Production;
+    if (tray->state == v1::TRAY_LIFECYCLE_TRIAGE || tray->state == v1::TRAY_LIFECYCLE_RMA)
+        return LifecycleCategory::TriageOrRma;
+    if (tray->lemon || tray->proposed != v1::TRAY_LIFECYCLE_UNSPECIFIED)
+        return LifecycleCategory::LemonOrProposed;
+    if (tray->state == v1::TRAY_LIFECYCLE_BURN_IN || tray->state == v1::TRAY_LIFECYCLE_MAINTENANCE)
+        return LifecycleCategory::Planned;
+    return LifecycleCategory::Production;
+}
+
+widgets::LifecycleCategory rackLifecycle(const client::FleetStore& store, client::EntityId rack)
+{
+    widgets::LifecycleCategory worst = widgets::LifecycleCategory::Production;
+    if (const v1::Rack* info = store.rackInfo(rack))
+        for (std::uint32_t node : info->node_indexes())
+            worst = std::max(worst, trayLifecycleCategory(store.trayLifecycle(client::EntityId{rack.endpoint, node})));
+    return worst;
+}
+
+QString trayLifecycleLines(const client::FleetStore& store, client::EntityId rack)
+{
+    constexpr int kShown = 6;  // a tooltip, not a report: the rack page lists them all
+    const v1::Rack* info = store.rackInfo(rack);
+    if (!info)
+        return {};
+    QString lines;
+    int listed = 0, more = 0;
+    for (std::uint32_t node : info->node_indexes()) {
+        const client::EntityId tray{rack.endpoint, node};
+        const client::TrayLifecycleStatus* lifecycle = store.trayLifecycle(tray);
+        if (trayLifecycleCategory(lifecycle) == widgets::LifecycleCategory::Production)
+            continue;
+        if (listed++ >= kShown) {
+            ++more;
+            continue;
+        }
+        lines += QStringLiteral("<br>%1: %2").arg(store.name(tray), client::describeLifecycle(lifecycle).toHtmlEscaped());
+    }
+    if (more > 0)
+        lines += QStringLiteral("<br>… and %1 more (rack page)").arg(more);
+    return lines.isEmpty() ? lines : QStringLiteral("<br><b>Lifecycle</b>") + lines;
 }
 
 }  // namespace watchfloor::ui

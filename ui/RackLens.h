@@ -14,6 +14,7 @@
 
 namespace watchfloor::client {
 class FleetStore;
+struct TrayLifecycleStatus;
 }
 
 namespace watchfloor::ui {
@@ -40,5 +41,12 @@ std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, w
 widgets::Reading rackLensReading(const client::FleetStore& store, int rackRow, widgets::Lens lens,
                                  const RackJobs& jobs);
 QString rackTooltip(const client::FleetStore& store, int rackRow, const RackJobs& jobs);
+
+// The Lifecycle/lemons lens: a tray's category (null: production) and the rack's worst.
+widgets::LifecycleCategory trayLifecycleCategory(const client::TrayLifecycleStatus* tray);
+widgets::LifecycleCategory rackLifecycle(const client::FleetStore& store, client::EntityId rack);
+// "<br><b>Lifecycle</b><br>r01-n03: triage (alice) ..." for the rack's trays not plainly in
+// production, bounded; empty when every tray is.
+QString trayLifecycleLines(const client::FleetStore& store, client::EntityId rack);
 
 }  // namespace watchfloor::ui

@@ -38,6 +38,7 @@ QString lensName(Lens lens)
     case Lens::LinkErrors: return QStringLiteral("Link errors");
     case Lens::Goodput: return QStringLiteral("Goodput");
     case Lens::Job: return QStringLiteral("Job");
+    case Lens::Lifecycle: return QStringLiteral("Lifecycle / lemons");
     }
     return {};
 }
@@ -71,6 +72,13 @@ ColorScale ColorScale::forLens(Lens lens, const Theme& theme)
         return s;
     }
     case Lens::Job: return forJobs({}, theme);
+    case Lens::Lifecycle: {
+        const ThemeColors& c = theme.colors();
+        return categorical(lensName(lens), {{QStringLiteral("All in production"), c.ok},
+                                            {QStringLiteral("Burn-in / maintenance"), c.info},
+                                            {QStringLiteral("Lemon / proposal"), c.warn},
+                                            {QStringLiteral("Triage / RMA"), c.crit}});
+    }
     }
     return forJobs({}, theme);
 }

@@ -25,11 +25,15 @@ enum class Lens {
     LinkErrors,      // error counter increments per minute (NVLink + IB); log-mapped
     Goodput,         // ratio 0..1 (shown as %); low is bad
     Job,             // categorical, value = index into the job names given to forJobs()
+    Lifecycle,       // categorical, value = LifecycleCategory index (the rack's worst tray)
 };
 
 // Category indices of the Health lens. ui/ maps the proto's HealthState/RackState onto these;
 // "unknown" is not a category: it is a missing reading.
 enum class HealthCategory : int { Healthy = 0, Degraded = 1, Failed = 2, Isolated = 3 };
+// Category indices of the Lifecycle lens, mildest first: every tray in production; a tray in
+// burn-in or maintenance (planned); a lemon or a proposal waiting for a person; a tray in triage or RMA.
+enum class LifecycleCategory : int { Production = 0, Planned = 1, LemonOrProposed = 2, TriageOrRma = 3 };
 
 class ColorScale {
 public:

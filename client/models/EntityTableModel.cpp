@@ -43,6 +43,7 @@ QVariant EntityTableModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole:
         case SortRole: return column.text(m_store, id);
         case FreshnessRole: return int(column.textFreshness ? column.textFreshness(m_store, id) : Freshness::Fresh);
+        case Qt::ToolTipRole: return column.tooltip ? QVariant(column.tooltip(m_store, id)) : QVariant();
         default: return {};
         }
     }

@@ -30,6 +30,8 @@ struct EntityColumn {
     // Optional, text columns: how far the text can be trusted (default Fresh), e.g. a silent
     // tray's telemetry column.
     std::function<Freshness(const FleetStore&, EntityId)> textFreshness;
+    // Optional, text columns: the cell's tooltip (the whole story behind a short text).
+    std::function<QString(const FleetStore&, EntityId)> tooltip;
 };
 
 inline EntityColumn textColumn(QString title, std::function<QString(const FleetStore&, EntityId)> text) {

@@ -31,6 +31,11 @@ std::vector<EntityColumn> nodeColumns() {
         return s.isTraySilent(id) ? Freshness::Silent : Freshness::Fresh;
     };
     c.push_back(std::move(telemetry));
+    EntityColumn lifecycle = textColumn(QStringLiteral("Lifecycle"), [](const FleetStore& s, EntityId id) {
+        return describeLifecycle(s.trayLifecycle(id));
+    });
+    lifecycle.tooltip = [](const FleetStore& s, EntityId id) { return lifecycleTooltip(s.trayLifecycle(id)); };
+    c.push_back(std::move(lifecycle));
     c.push_back(gpuAggregate(QStringLiteral("GPU max"), v1::DCGM_FI_DEV_GPU_TEMP, FleetStore::Aggregate::Max, 0,
                              QStringLiteral("°C")));
     c.push_back(gpuAggregate(QStringLiteral("GPU power"), v1::DCGM_FI_DEV_POWER_USAGE, FleetStore::Aggregate::Sum, 0,

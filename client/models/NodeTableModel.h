@@ -11,7 +11,7 @@ class NodeTableModel : public EntityTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Name, Slot, State, Telemetry, GpuTempMax, GpuPowerW, GpuUtilMean, LastXid, ColumnCount };
+    enum Column { Name, Slot, State, Telemetry, Lifecycle, GpuTempMax, GpuPowerW, GpuUtilMean, LastXid, ColumnCount };
 
     explicit NodeTableModel(const FleetStore& store, QObject* parent = nullptr);
 

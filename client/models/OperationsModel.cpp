@@ -58,6 +58,7 @@ QString actionLabel(v1::ActionType type) {
     case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("note on incident");
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("schedule maintenance");
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("cancel maintenance");
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("set lifecycle");
     default: return QStringLiteral("unknown");
     }
 }

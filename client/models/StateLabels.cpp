@@ -1,5 +1,11 @@
 #include "client/models/StateLabels.h"
 
+#include "client/EndpointFleet.h"
+
+#include <QDateTime>
+#include <QStringList>
+#include <QTimeZone>
+
 namespace watchfloor::client {
 
 namespace v1 = watchfloor::v1;
@@ -65,6 +71,51 @@ QString targetHealthLabel(v1::TargetHealth health) {
     case v1::TARGET_HEALTH_FROZEN: return QStringLiteral("frozen");
     default: return QStringLiteral("not scraped yet");
     }
+}
+
+QString lifecycleLabel(v1::TrayLifecycle state) {
+    switch (state) {
+    case v1::TRAY_LIFECYCLE_TRIAGE: return QStringLiteral("triage");
+    case v1::TRAY_LIFECYCLE_BURN_IN: return QStringLiteral("burn-in");
+    case v1::TRAY_LIFECYCLE_RMA: return QStringLiteral("RMA");
+    case v1::TRAY_LIFECYCLE_MAINTENANCE: return QStringLiteral("maintenance");
+    default: return QStringLiteral("production");
+    }
+}
+
+QString describeLifecycle(const TrayLifecycleStatus* lifecycle) {
+    if (!lifecycle) return lifecycleLabel(v1::TRAY_LIFECYCLE_UNSPECIFIED);
+    QString text = lifecycleLabel(lifecycle->state);
+    if (!lifecycle->setBy.empty())
+        text += QStringLiteral(" (%1)").arg(lifecycle->setBy == "auto" ? QStringLiteral("automation")
+                                                                         : QString::fromStdString(lifecycle->setBy));
+    if (lifecycle->lemon) text += QStringLiteral(" · lemon: %1 failures").arg(lifecycle->recentFailures);
+    else if (lifecycle->recentFailures > 0) text += QStringLiteral(" · %1 recent failure(s)").arg(lifecycle->recentFailures);
+    if (lifecycle->proposed != v1::TRAY_LIFECYCLE_UNSPECIFIED)
+        text += QStringLiteral(" · %1 proposed").arg(lifecycleLabel(lifecycle->proposed));
+    return text;
+}
+
+QString lifecycleTooltip(const TrayLifecycleStatus* lifecycle) {
+    if (!lifecycle) return QStringLiteral("In production; no recent failures, nothing proposed");
+    QStringList lines;
+    QString state = QStringLiteral("Lifecycle: %1").arg(lifecycleLabel(lifecycle->state));
+    if (!lifecycle->setBy.empty())
+        state += QStringLiteral(", set by %1").arg(QString::fromStdString(lifecycle->setBy));
+    if (lifecycle->sinceUnixMs > 0)
+        state += QStringLiteral(" at %1 UTC")
+                     .arg(QDateTime::fromMSecsSinceEpoch(lifecycle->sinceUnixMs, QTimeZone::utc())
+                              .toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    lines << state;
+    if (!lifecycle->reason.empty()) lines << QStringLiteral("Why: %1").arg(QString::fromStdString(lifecycle->reason));
+    if (lifecycle->recentFailures > 0)
+        lines << QStringLiteral("%1 failure(s) in the lemon window%2")
+                     .arg(lifecycle->recentFailures)
+                     .arg(lifecycle->lemon ? QStringLiteral(": a lemon tray") : QString());
+    if (lifecycle->proposed != v1::TRAY_LIFECYCLE_UNSPECIFIED)
+        lines << QStringLiteral("Automation proposes %1: %2")
+                     .arg(lifecycleLabel(lifecycle->proposed), QString::fromStdString(lifecycle->proposalReason));
+    return lines.join(QLatin1Char('\n'));
 }
 
 QString describeTelemetry(const v1::TelemetryHealth* telemetry) {

@@ -7,6 +7,8 @@
 
 namespace watchfloor::client {
 
+struct TrayLifecycleStatus;
+
 QString healthLabel(watchfloor::v1::HealthState health);    // "healthy", "degraded", "failed", "unknown"
 QString nodeStateLabel(watchfloor::v1::NodeState state);    // Slurm words: "idle", "draining", ...
 QString rackStateLabel(watchfloor::v1::RackState state);    // "in service", "degraded", "isolated"
@@ -16,5 +18,13 @@ QString targetHealthLabel(watchfloor::v1::TargetHealth health);     // "up", "do
 // A scraped tray's telemetry in one line: "live", "silent: dcgm-exporter: connection refused";
 // "—" when the tray is not scraped (null).
 QString describeTelemetry(const watchfloor::v1::TelemetryHealth* telemetry);
+// "production", "triage", "burn-in", "RMA", "maintenance" (UNSPECIFIED: production, never set).
+QString lifecycleLabel(watchfloor::v1::TrayLifecycle state);
+// A tray's lifecycle in one line: "triage (alice)", "production · lemon: 3 failures · triage
+// proposed"; "production" for null (nothing set, flagged or proposed).
+QString describeLifecycle(const TrayLifecycleStatus* lifecycle);
+// The whole story, one fact a line: who set the state and why, the failures in the lemon window,
+// automation's proposal and its reason.
+QString lifecycleTooltip(const TrayLifecycleStatus* lifecycle);
 
 }  // namespace watchfloor::client

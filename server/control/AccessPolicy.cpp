@@ -86,6 +86,7 @@ bool roleAllows(v1::Role role, v1::ActionType action) {
     case v1::ACTION_TYPE_NOTE_INCIDENT:
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
+    case v1::ACTION_TYPE_SET_LIFECYCLE:
         return role == v1::ROLE_OPERATOR || role == v1::ROLE_ADMIN;
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
         return role == v1::ROLE_ADMIN;

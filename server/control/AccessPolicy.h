@@ -29,7 +29,7 @@ std::string roleName(watchfloor::v1::Role role);          // "viewer", "operator
 std::optional<watchfloor::v1::Role> roleFromName(std::string_view name);
 std::string actionName(watchfloor::v1::ActionType type);  // "DRAIN_NODE", ...
 
-// viewer: nothing; operator: drain/resume/restart/isolate/restore/ack; admin: + reset breaker.
+// viewer: nothing; operator: drain/resume/restart/isolate/restore/ack/set lifecycle; admin: + reset breaker.
 bool roleAllows(watchfloor::v1::Role role, watchfloor::v1::ActionType action);
 
 // Tokens may only travel over TLS, or in plaintext to a loopback peer (gRPC peer strings such as

@@ -2,6 +2,7 @@
 
 #include "AccessPolicy.h"
 #include "TextBounds.h"
+#include "TrayLifecycle.h"
 
 #include <algorithm>
 #include <cmath>
@@ -147,6 +148,19 @@ PreviewResult acknowledge(const FleetView& fleet, const v1::ActionRequest& reque
 }
 
 // Exactly one target, the one the action type names: an unset or stray target is never guessed.
+// A label on the tray: nothing leaves it, so the preview is its state version and a note saying
+// so; the engine adds the transition from its lifecycle record. An unknown tray is a bad argument
+// here (not NOT_FOUND): the caller named a tray this fleet does not have.
+PreviewResult setLifecycle(const FleetView& fleet, const v1::ActionRequest& request) {
+    PreviewResult result;
+    const auto node = fleet.node(request.node_name());
+    if (!node) return {invalid("no compute tray named " + quotedForMessage(request.node_name())), {}};
+    result.preview.set_state_version(node->stateVersion);
+    result.preview.add_warnings("a lifecycle state is a label: " + node->name +
+                                " keeps its jobs; drain it as well to take it out of service");
+    return result;
+}
+
 grpc::Status checkTargetFields(const v1::ActionRequest& request) {
     const bool node = !request.node_name().empty(), job = !request.job_name().empty(),
                rack = !request.rack_name().empty(), event = request.event_id() != 0;
@@ -164,6 +178,10 @@ grpc::Status checkTargetFields(const v1::ActionRequest& request) {
     case v1::ACTION_TYPE_ISOLATE_RACK:
     case v1::ACTION_TYPE_RESTORE_RACK: return exactly(rack, "rack_name");
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return exactly(event, "event_id");
+    case v1::ACTION_TYPE_SET_LIFECYCLE:
+        if (request.lifecycle() == v1::TRAY_LIFECYCLE_UNSPECIFIED)
+            return invalid(action + " needs lifecycle: PRODUCTION, TRIAGE, BURN_IN, RMA or MAINTENANCE");
+        return exactly(node, "node_name");
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
         if (node || job || rack || event) return invalid(action + " takes no target");
         return grpc::Status::OK;
@@ -200,6 +218,7 @@ std::string describeTarget(const v1::ActionRequest& request) {
         return "maintenance of " + scope + " " + request.maintenance().scope_name();
     }
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return "maintenance window " + request.maintenance_window_id();
+    case v1::ACTION_TYPE_SET_LIFECYCLE: return request.node_name() + " lifecycle -> " + lifecycleName(request.lifecycle());
     default: return "";
     }
 }
@@ -215,6 +234,7 @@ PreviewResult computeBlastRadius(const FleetView& fleet, const v1::ActionRequest
     case v1::ACTION_TYPE_ISOLATE_RACK:
     case v1::ACTION_TYPE_RESTORE_RACK: result = isolateOrRestore(fleet, request, policy); break;
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: result = acknowledge(fleet, request); break;
+    case v1::ACTION_TYPE_SET_LIFECYCLE: result = setLifecycle(fleet, request); break;
     default: break;  // resetting the breaker touches no fleet state
     }
     if (!result.status.ok()) return result;

@@ -1,6 +1,6 @@
 #include "ControlPlane.h"
 
-#include "DurationParse.h"
+#include "CountPerWindow.h"
 
 #include <charconv>
 #include <cstdio>
@@ -26,18 +26,13 @@ std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::s
         }
         maxFleetRatio = percent / 100.0;
     }
-    const auto slash = text.find('/');
-    std::size_t count = 0;
-    const auto countText = text.substr(0, slash == std::string_view::npos ? 0 : slash);
-    const auto [end, error] = std::from_chars(countText.data(), countText.data() + countText.size(), count);
-    const auto window = slash == std::string_view::npos ? std::nullopt : parseDuration(text.substr(slash + 1));
-    if (countText.empty() || error != std::errc() || end != countText.data() + countText.size() || count == 0 ||
-        !window || *window < std::chrono::seconds(1)) {
+    const auto limit = parseCountPerWindow(text);
+    if (!limit) {
         *problem = "--auto-drain: expected N/WINDOW such as 5/10m (at most N distinct automated drains per window), got '" +
                    std::string(text) + "'";
         return std::nullopt;
     }
-    CircuitBreakerConfig config{count, std::chrono::duration_cast<std::chrono::seconds>(*window)};
+    CircuitBreakerConfig config{limit->count, limit->window};
     config.maxFleetRatio = maxFleetRatio;
     return config;
 }
@@ -125,6 +120,12 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
         plane->engine_->addListener(
             [incidents = collaborators.incidents](const watchfloor::v1::Operation& op) { incidents->noteOperation(op); });
     }
+    plane->lifecycle_ = std::make_unique<TrayLifecycleBook>([] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    });
+    plane->engine_->setLifecycleBook(plane->lifecycle_.get());
     if (options.autoDrain) {
         // The trip is audited so that a restart cannot quietly re-enable automation.
         AuditLog& audit = *plane->audit_;
@@ -154,6 +155,11 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
                             options.auditLogFile + " (" + std::to_string(recovered.interrupted) +
                             " interrupted, reconciled against the fleet once serving)");
     plane->standing_ = recovered.standing;
+    for (const StandingAction& set : recovered.lifecycles)
+        plane->lifecycle_->restore(set.target, set.lifecycle, set.principal, set.reason, set.timeUnixMs);
+    if (!recovered.lifecycles.empty())
+        plane->notes_.push_back("tray lifecycle: " + std::to_string(recovered.lifecycles.size()) +
+                                " tray(s) set by earlier runs, restored from the audit log");
     if (recovered.unreadableLines > 0)
         plane->notes_.push_back(std::to_string(recovered.unreadableLines) + " lines of " + options.auditLogFile +
                                 " are not fleetd's records (garbage, torn, or longer than 1 MiB) and were skipped");

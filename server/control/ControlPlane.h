@@ -10,10 +10,13 @@
 #include "AuditLog.h"
 #include "AutomationCircuitBreaker.h"
 #include "ControlServiceImpl.h"
+#include "FailSlowLadder.h"
+#include "LemonDetector.h"
 #include "FleetView.h"
 #include "OperationsEngine.h"
 #include "SlurmScheduler.h"
 #include "TransportSecurity.h"
+#include "TrayLifecycle.h"
 #include "XidAutoDrain.h"
 
 #include <chrono>
@@ -37,6 +40,10 @@ struct ControlOptions {
     std::shared_ptr<const SlurmNodeNames> slurmNodeNames;  // entity name -> Slurm NodeName (hosts=)
     std::optional<CircuitBreakerConfig> autoDrain;  // --auto-drain N/WINDOW[,max=P%], e.g. 5/10m,max=0.5%
     std::chrono::seconds restartOverhead{std::chrono::minutes(5)};
+    FailSlowConfig failSlow;                      // --fail-slow-window D, --fail-slow-confirm N
+    bool autoEvictSlow = false;                   // --auto-evict-slow: drain confirmed fail-slow trays as 'auto'
+    LemonConfig lemon;                            // --lemon K/WINDOW (default 3/7d)
+    bool autoLifecycle = false;                   // --auto-lifecycle: automation sets TRIAGE itself
 };
 
 // "5/10m": at most 5 distinct automated drains per 10 minutes; "5/10m,max=0.5%": and at most 0.5 %
@@ -68,6 +75,7 @@ public:
     OperationsEngine& engine() { return *engine_; }
     XidAutoDrain* autoDrain() { return autoDrain_.get(); }
     AutomationCircuitBreaker* breaker() { return breaker_.get(); }
+    TrayLifecycleBook& lifecycle() { return *lifecycle_; }
     // What start-up found and decided, one line each, for fleetd's log (repairs, recovery, transport).
     const std::vector<std::string>& startupNotes() const { return notes_; }
     // Operator drains and isolations in force when the previous run stopped, from the audit log;
@@ -86,6 +94,7 @@ private:
     std::shared_ptr<grpc::ServerCredentials> credentials_;
     std::unique_ptr<SlurmScheduler> slurm_;
     std::unique_ptr<AutomationCircuitBreaker> breaker_;
+    std::unique_ptr<TrayLifecycleBook> lifecycle_;
     std::unique_ptr<OperationsEngine> engine_;
     std::unique_ptr<XidAutoDrain> autoDrain_;
     std::unique_ptr<ControlServiceImpl> service_;

@@ -64,6 +64,9 @@ Reconciliation judgeInterrupted(const FleetView& fleet, const v1::Operation& ope
             return {Verdict::Confirmed, "event " + std::to_string(request.event_id()) + " is acknowledged"};
         return {Verdict::RunAgain, "event " + std::to_string(request.event_id()) + " is not acknowledged"};
     }
+    case v1::ACTION_TYPE_SET_LIFECYCLE:
+        // Setting the same state twice changes nothing: finishing it again is always safe.
+        return {Verdict::RunAgain, "the lifecycle of " + request.node_name() + " is set again"};
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
         if (breaker && !breaker->tripped()) return {Verdict::Confirmed, "the automation circuit breaker is not tripped"};
         return {Verdict::RunAgain, "the automation circuit breaker is still tripped"};
@@ -91,15 +94,29 @@ void StandingActions::note(const v1::Operation& operation, bool effectApplied) {
     // A drain whose effect was recorded holds even while it waits for DRAINED.
     const bool inForce = succeeded || (operation.state() == v1::OPERATION_STATE_RUNNING && effectApplied);
     if (!inForce) return;
+    auto standing = [&](const std::string& target) {
+        StandingAction action;
+        action.type = request.type();
+        action.target = target;
+        action.reason = request.reason();
+        action.operationId = operation.id();
+        action.lifecycle = request.lifecycle();
+        action.principal = operation.principal();
+        action.timeUnixMs = operation.updated_unix_ms();
+        return action;
+    };
     switch (request.type()) {
-    case v1::ACTION_TYPE_DRAIN_NODE:
-        drains_[request.node_name()] = {request.type(), request.node_name(), request.reason(), operation.id()};
-        break;
+    case v1::ACTION_TYPE_DRAIN_NODE: drains_[request.node_name()] = standing(request.node_name()); break;
     case v1::ACTION_TYPE_RESUME_NODE: drains_.erase(request.node_name()); break;
-    case v1::ACTION_TYPE_ISOLATE_RACK:
-        isolations_[request.rack_name()] = {request.type(), request.rack_name(), request.reason(), operation.id()};
-        break;
+    case v1::ACTION_TYPE_ISOLATE_RACK: isolations_[request.rack_name()] = standing(request.rack_name()); break;
     case v1::ACTION_TYPE_RESTORE_RACK: isolations_.erase(request.rack_name()); break;
+    case v1::ACTION_TYPE_SET_LIFECYCLE: {
+        // Setting the state a tray already had changed nothing, not even who set it.
+        const auto known = lifecycles_.find(request.node_name());
+        if (known == lifecycles_.end() || known->second.lifecycle != request.lifecycle())
+            lifecycles_[request.node_name()] = standing(request.node_name());
+        break;
+    }
     default: break;
     }
 }
@@ -108,6 +125,12 @@ std::vector<StandingAction> StandingActions::list() const {
     std::vector<StandingAction> all;
     for (const auto& [name, action] : drains_) all.push_back(action);
     for (const auto& [name, action] : isolations_) all.push_back(action);
+    return all;
+}
+
+std::vector<StandingAction> StandingActions::lifecycles() const {
+    std::vector<StandingAction> all;
+    for (const auto& [name, action] : lifecycles_) all.push_back(action);
     return all;
 }
 

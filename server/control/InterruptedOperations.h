@@ -37,6 +37,10 @@ struct StandingAction {
     std::string target;       // node or rack name
     std::string reason;       // as audited: "<principal>: <text>"
     std::string operationId;
+    // SET_LIFECYCLE only: the state, who set it and when.
+    watchfloor::v1::TrayLifecycle lifecycle = watchfloor::v1::TRAY_LIFECYCLE_UNSPECIFIED;
+    std::string principal;
+    std::int64_t timeUnixMs = 0;
 };
 
 // Fed the recovered operations in the order they were created; a resume undoes an earlier drain
@@ -46,10 +50,12 @@ public:
     // `effectApplied`: the backend accepted it (a drain may still have been DRAINING).
     void note(const watchfloor::v1::Operation& operation, bool effectApplied);
     std::vector<StandingAction> list() const;  // drains, then isolations, each by target name
+    std::vector<StandingAction> lifecycles() const;  // each tray's last lifecycle set, by tray name
 
 private:
     std::map<std::string, StandingAction> drains_;
     std::map<std::string, StandingAction> isolations_;
+    std::map<std::string, StandingAction> lifecycles_;
 };
 
 }  // namespace watchfloor::server::control

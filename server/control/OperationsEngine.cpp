@@ -74,6 +74,9 @@ grpc::Status checkShape(const v1::ActionRequest& request) {
             return {grpc::StatusCode::INVALID_ARGUMENT, std::string(field) + " is " + std::to_string(value->size()) +
                                                             " bytes; names are at most " +
                                                             std::to_string(kMaxNameLength)};
+    if (!v1::TrayLifecycle_IsValid(request.lifecycle()))
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "the lifecycle is unknown (" + std::to_string(request.lifecycle()) + ")"};
     if (request.exclude_node_names_size() > kMaxExcludedNodes)
         return {grpc::StatusCode::INVALID_ARGUMENT, "exclude_node_names lists " +
                                                         std::to_string(request.exclude_node_names_size()) +
@@ -208,12 +211,39 @@ PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionR
                                                                   : node->drainOwner.principal()) +
                             "; automation never resumes a drain a person made");
     }
+    if (request.type() == v1::ACTION_TYPE_SET_LIFECYCLE) previewLifecycle(caller, request, preview);
     if (request.type() == v1::ACTION_TYPE_ACKNOWLEDGE_EVENT && !acknowledger_)
         refuseIfAllowed("acknowledging events is not connected in this fleetd");
     if (!roleAllows(caller.role, request.type()))
         refuseIfAllowed(caller.principal + " has role " + roleName(caller.role) + ", which may not " +
                         actionName(request.type()));
     return {Status::OK, std::move(preview)};
+}
+
+void OperationsEngine::previewLifecycle(const Caller& caller, const v1::ActionRequest& request,
+                                        v1::ActionPreview& preview) const {
+    if (!lifecycle_) {
+        preview.set_allowed(false);
+        preview.set_refusal("tray lifecycle is not connected in this fleetd");
+        return;
+    }
+    const LifecycleEntry now = lifecycle_->get(request.node_name());
+    const std::string from = lifecycleTransitionFrom(now.state), to = lifecycleName(request.lifecycle());
+    std::string what = now.state == request.lifecycle() ? request.node_name() + " is already " + to + ": nothing changes"
+                                                        : request.node_name() + ": " + from + " -> " + to;
+    if (!now.setBy.empty()) what += " (now set by " + now.setBy + ")";
+    auto* warnings = preview.mutable_warnings();
+    warnings->Add(std::move(what));
+    for (int i = warnings->size() - 1; i > 0; --i) warnings->SwapElements(i, i - 1);  // the transition first
+    // Automation triages; it never overrules a person's state otherwise (fleet.proto TrayLifecycle).
+    const bool toTriage = request.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE &&
+                          (now.state == v1::TRAY_LIFECYCLE_UNSPECIFIED || now.state == v1::TRAY_LIFECYCLE_PRODUCTION ||
+                           now.state == v1::TRAY_LIFECYCLE_BURN_IN);
+    if (caller.automated && setByPerson(now) && !toTriage && preview.allowed()) {
+        preview.set_allowed(false);
+        preview.set_refusal(request.node_name() + " was set to " + lifecycleName(now.state) + " by " + now.setBy +
+                            "; automation does not overrule a person's lifecycle state");
+    }
 }
 
 grpc::Status OperationsEngine::checkAgainstPreview(const Caller& caller, const v1::ActionRequest& request,
@@ -568,6 +598,9 @@ ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& 
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
         if (!incidents_) return ActionOutcome::failure("incident actions are not connected in this fleetd");
         return incidents_->execute(op);
+    case v1::ACTION_TYPE_SET_LIFECYCLE:
+        if (!lifecycle_) return ActionOutcome::failure("tray lifecycle is not connected in this fleetd");
+        return lifecycle_->set(request.node_name(), request.lifecycle(), caller.principal, request.reason());
     default: return ActionOutcome::failure("unknown action type");
     }
 }
@@ -752,6 +785,7 @@ RecoveryReport OperationsEngine::recoverLocked(const std::string& auditPath) {
     }
     report.operations = recovered.size();
     report.standing = standing.list();
+    report.lifecycles = standing.lifecycles();
     return report;
 }
 

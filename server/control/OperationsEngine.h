@@ -12,6 +12,7 @@
 #include "FleetView.h"
 #include "IncidentActions.h"
 #include "InterruptedOperations.h"
+#include "TrayLifecycle.h"
 #include "watchfloor/v1/control.pb.h"
 
 #include <grpcpp/support/status.h>
@@ -62,6 +63,7 @@ struct RecoveryReport {
     std::size_t unreadableLines = 0;
     std::string error;                // the audit log could not be read
     std::vector<StandingAction> standing;  // operator drains and isolations in force at its end
+    std::vector<StandingAction> lifecycles;  // the last SET_LIFECYCLE of each tray that succeeded
 };
 
 // What reconcileInterrupted() did with each interrupted operation.
@@ -86,6 +88,7 @@ public:
     void setEventAcknowledger(EventAcknowledger* acknowledger) { acknowledger_ = acknowledger; }
     // The incident and maintenance actions (ActionType 20-29); without, they are refused.
     void setIncidentActions(IncidentActions* incidents) { incidents_ = incidents; }
+    void setLifecycleBook(TrayLifecycleBook* book) { lifecycle_ = book; }
 
     // Rebuilds the operations, and so the request ids already used, from the audit log of the
     // previous run; call once before serving. An operation accepted without a recorded outcome
@@ -152,6 +155,10 @@ private:
     Status approvalRefusal(const Caller& approver, const watchfloor::v1::Operation& op, const std::string& reason) const;
     OperationResult refuse(const Caller& caller, const watchfloor::v1::ActionRequest& request, Status status,
                            const watchfloor::v1::ActionPreview* preview) const;
+    // SET_LIFECYCLE: the transition (or "nothing changes") first among the warnings; refused for
+    // automation over a person's state.
+    void previewLifecycle(const Caller& caller, const watchfloor::v1::ActionRequest& request,
+                          watchfloor::v1::ActionPreview& preview) const;
     Status checkAgainstPreview(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                const watchfloor::v1::ActionPreview& preview);
     watchfloor::v1::Operation run(Entry& entry, const Caller& caller);  // the operation when run() is done
@@ -174,6 +181,7 @@ private:
     AutomationCircuitBreaker* breaker_ = nullptr;
     EventAcknowledger* acknowledger_ = nullptr;
     IncidentActions* incidents_ = nullptr;
+    TrayLifecycleBook* lifecycle_ = nullptr;
 
     mutable std::mutex mutex_;
     std::list<std::unique_ptr<Entry>> entries_;  // creation order

@@ -55,6 +55,10 @@ bool checkControlFlags(const std::string& controlOnlyFlag, const CommandLine& cl
                false;
     if (!c.slurmConf.empty() && c.scheduler != control::ControlOptions::Scheduler::Slurm)
         return *problem = "--slurm-conf needs --scheduler slurm", false;
+    if ((c.autoEvictSlow || c.autoLifecycle) && !c.autoDrain)
+        return *problem = std::string(c.autoEvictSlow ? "--auto-evict-slow" : "--auto-lifecycle") +
+                              " needs --auto-drain N/WINDOW: automation acts behind its circuit breaker",
+               false;
     if (!cl.controlEnabled() && !controlOnlyFlag.empty())
         return *problem = controlOnlyFlag + " needs --tokens FILE: operator actions are off without it", false;
     return true;
@@ -168,6 +172,17 @@ std::string usageText() {
            "  --auto-drain N/WINDOW  drain on the Xids fleet policy drains on, as principal 'auto'; the\n"
            "                         circuit breaker trips past N distinct nodes per WINDOW (e.g. 5/10m)\n"
            "                         and holds until an admin resets it\n"
+           "  --fail-slow-window D   the fail-slow ladder's window (default 10m): a tray reported as a job's\n"
+           "                         straggler (S >= 1.05) in --fail-slow-confirm N distinct windows (default\n"
+           "                         3) is confirmed and proposed for eviction, with its expected gain in\n"
+           "                         GPU-hours/day against the cost of a restart (the job's fail_slow field)\n"
+           "  --auto-evict-slow      drain a confirmed fail-slow tray as 'auto' (audited, behind the\n"
+           "                         --auto-drain breaker, which it needs); the job restarts from its last\n"
+           "                         checkpoint on a spare, without the tray. Off: operators drain it\n"
+           "  --lemon K/WINDOW       a tray whose health turns FAILED K times within WINDOW is a lemon and\n"
+           "                         TRIAGE is proposed for it (default 3/7d)\n"
+           "  --auto-lifecycle       automation sets TRIAGE itself (as 'auto', behind the --auto-drain\n"
+           "                         breaker) on a lemon or a tray failing burn-in; off: it only proposes\n"
            "\n"
            + sourceUsageText() +
            "\n"
@@ -291,6 +306,31 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              cl.control.autoDrain = control::parseAutoDrain(v, problem);
              return cl.control.autoDrain.has_value();
          }},
+        {"--fail-slow-window", [&](const std::string& v) {
+             const auto window = parseDuration(v);
+             if (!window || *window < std::chrono::seconds(10) || *window > std::chrono::hours(24))
+                 return *problem = "--fail-slow-window: expected a duration from 10s to 24h such as 10m, got \"" + v +
+                                   "\"",
+                        false;
+             cl.control.failSlow.window = std::chrono::duration_cast<std::chrono::seconds>(*window);
+             return true;
+         }},
+        {"--fail-slow-confirm", [&](const std::string& v) {
+             std::uint64_t windows = 0;
+             if (!parseUnsigned(v, 1, 100, &windows))
+                 return *problem = "--fail-slow-confirm: expected a whole number of windows from 1 to 100, got \"" + v +
+                                   "\"",
+                        false;
+             cl.control.failSlow.confirmWindows = static_cast<std::uint32_t>(windows);
+             cl.control.failSlow.forgetWindows = std::max<std::uint32_t>(cl.control.failSlow.forgetWindows,
+                                                                         2 * cl.control.failSlow.confirmWindows);
+             return true;
+         }},
+        {"--lemon", [&](const std::string& v) {
+             const auto lemon = control::parseLemon(v, problem);
+             if (lemon) cl.control.lemon = *lemon;
+             return lemon.has_value();
+         }},
         {"--dump-events", [&](const std::string& v) {
              cl.dumpEventsPath = v;
              return !v.empty() || (*problem = "--dump-events: expected a file name or -", false);
@@ -339,6 +379,10 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
             cl.mode = CommandLine::Mode::Help;
         } else if (flag == "--version") {
             cl.mode = CommandLine::Mode::Version;
+        } else if (flag == "--auto-evict-slow" || flag == "--auto-lifecycle") {
+            if (hasInlineValue) return *problem = flag + " takes no value", false;
+            (flag == "--auto-evict-slow" ? cl.control.autoEvictSlow : cl.control.autoLifecycle) = true;
+            if (controlOnlyFlag.empty()) controlOnlyFlag = flag;
         } else if (flag == "--simulate") {
             if (hasInlineValue) return *problem = "--simulate takes no value", false;
         } else if (flag == "--warm-start") {
@@ -356,7 +400,8 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
             }
             if (!handler->second(value)) return false;
             static const std::set<std::string> controlOnly = {"--audit-log",  "--require-approval", "--approval-ttl",
-                                                              "--scheduler",  "--slurm-conf",       "--auto-drain"};
+                                                              "--scheduler",  "--slurm-conf",       "--auto-drain",
+                                                              "--fail-slow-window", "--fail-slow-confirm", "--lemon"};
             if (controlOnlyFlag.empty() && controlOnly.count(flag)) controlOnlyFlag = flag;
         } else if (isSourceFlag(flag)) {
             if (!hasInlineValue) {

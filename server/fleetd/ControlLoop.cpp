@@ -16,6 +16,14 @@ void ControlLoop::post(XidSighting sighting) {
     wake_.notify_one();
 }
 
+void ControlLoop::post(std::function<void()> task) {
+    {
+        std::lock_guard lock(mutex_);
+        tasks_.push_back(std::move(task));
+    }
+    wake_.notify_one();
+}
+
 void ControlLoop::reconcileInterrupted() {
     {
         std::lock_guard lock(mutex_);
@@ -57,7 +65,9 @@ void ControlLoop::run() {
     auto nextTick = Clock::now() + tickPeriod_;
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        wake_.wait_until(lock, nextTick, [this] { return stopping_ || reconcileRequested_ || !sightings_.empty(); });
+        wake_.wait_until(lock, nextTick, [this] {
+            return stopping_ || reconcileRequested_ || !sightings_.empty() || !tasks_.empty();
+        });
         if (stopping_) break;
         if (reconcileRequested_) {
             reconcileRequested_ = false;
@@ -70,6 +80,13 @@ void ControlLoop::run() {
             sightings_.pop_front();
             lock.unlock();
             autoDrain(sighting);
+            lock.lock();
+        }
+        while (!tasks_.empty() && !stopping_) {
+            const std::function<void()> task = std::move(tasks_.front());
+            tasks_.pop_front();
+            lock.unlock();
+            task();
             lock.lock();
         }
         if (Clock::now() >= nextTick) {

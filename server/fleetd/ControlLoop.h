@@ -1,6 +1,7 @@
 #pragma once
 // The control plane's own thread in fleetd: ticks the operations engine about once a second
-// (approval expiry, DRAINING -> DRAINED) and feeds Xid sightings to automatic draining.
+// (approval expiry, DRAINING -> DRAINED), feeds Xid sightings to automatic draining and runs the
+// tasks the tick's tray automation posts (fail-slow evictions, lifecycle changes).
 //
 // Never the telemetry tick thread: an automated drain waits for the digital twin to apply it,
 // and only the tick thread applies twin actions, so draining from there would deadlock.
@@ -36,6 +37,8 @@ public:
 
     // Any thread; only queues. Ignored when automatic draining is off.
     void post(XidSighting sighting);
+    // Any thread; only queues. Tasks run in order on the loop's thread.
+    void post(std::function<void()> task);
     // Any thread; the loop settles the operations an earlier run left interrupted, then logs how.
     void reconcileInterrupted();
     void stop();
@@ -51,6 +54,7 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<XidSighting> sightings_;
+    std::deque<std::function<void()>> tasks_;
     bool stopping_ = false;
     bool reconcileRequested_ = false;
     std::thread thread_;

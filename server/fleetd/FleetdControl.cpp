@@ -1,5 +1,6 @@
 #include "FleetdControl.h"
 
+#include "CountPerWindow.h"
 #include "TopologyFleetView.h"
 
 #include "DigitalTwin.h"
@@ -221,6 +222,16 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
                    ", then the breaker holds until an admin resets it");
     }
     self->loop_ = std::make_unique<ControlLoop>(*self->plane_, kControlTickPeriod, self->log_);
+    ControlLoop* loop = self->loop_.get();
+    self->trays_ = std::make_unique<TrayAutomation>(
+        topology, *self->plane_, options, [loop](TrayAutomation::Task task) { loop->post(std::move(task)); },
+        self->log_);
+    self->log_(std::string("fail-slow trays: ") +
+               (options.autoEvictSlow ? "confirmed ones are drained as 'auto' behind the circuit breaker"
+                                      : "confirmed ones are proposed to operators (--auto-evict-slow to drain them)") +
+               "; lemon trays: " + std::to_string(options.lemon.failures) + " failures within " +
+               control::windowText(options.lemon.window) +
+               (options.autoLifecycle ? ", set to TRIAGE as 'auto'" : ", TRIAGE proposed (--auto-lifecycle to set it)"));
     return {std::move(self), {}};
 }
 
@@ -292,6 +303,7 @@ void FleetdControl::attachTo(service::FleetdOptions& options) {
     options.addChanges = [this](FleetChanges& changes) {
         addPendingEvents(changes);
         addAutomationStatus(changes);
+        trays_->apply(changes);
     };
     options.beforeShutdown = [this] { plane_->service().stopStreams(); };
 }

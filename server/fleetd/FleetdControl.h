@@ -13,6 +13,7 @@
 #include "IncidentLifecycle.h"
 #include "MaintenanceCalendar.h"
 #include "SlurmFleetOverlay.h"
+#include "TrayAutomation.h"
 
 #include <functional>
 #include <memory>
@@ -111,6 +112,8 @@ private:
     std::unique_ptr<control::FleetView> topologyView_;     // a real fleet's
     std::unique_ptr<control::SlurmFleetView> slurmView_;  // --scheduler slurm
     std::unique_ptr<control::ControlPlane> plane_;
+    // Before loop_: the loop's tasks use it, and members go in reverse order.
+    std::unique_ptr<TrayAutomation> trays_;
     std::unique_ptr<ControlLoop> loop_;
     std::unordered_map<std::uint32_t, GpuPlace> gpuPlaces_;       // only with --auto-drain
     std::unordered_map<std::uint32_t, std::string> nodeNames_;    // only with --auto-drain

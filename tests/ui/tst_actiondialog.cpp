@@ -14,6 +14,8 @@
 #include "IncidentsDock.h"
 #include "JobsPage.h"
 #include "MainWindow.h"
+#include "FailSlowPanel.h"
+#include "GoodputPage.h"
 #include "OperatorActions.h"
 #include "RackPage.h"
 
@@ -271,6 +273,56 @@ private slots:
     }
 
     // Menus and action bars on real pages, for an operator, a viewer, and the war room.
+    // Issue 16, item 4: a proposed fail-slow tray on the Goodput page has a button that opens the
+    // drain dialog for it, reason pre-filled, previewed and executed through the control connection.
+    void failSlowEvictButtonDrainsThroughTheDialog()
+    {
+        const auto callsBefore = m_server->actuator->calls().size();
+        testing::PageTestFleet fleet;
+        v1::Job& job = *fleet.s().mutable_jobs(0);
+        v1::FailSlowFinding& finding = *job.add_fail_slow();
+        finding.set_node_name("r01-n07");
+        for (const auto& node : fleet.s().topology().nodes())
+            if (node.name() == "r01-n07")
+                finding.set_node_index(node.index());
+        finding.set_slowdown(1.15);
+        finding.set_windows_slow(3);
+        finding.set_windows_needed(3);
+        finding.set_stage(v1::FAIL_SLOW_STAGE_PROPOSED);
+        client::FleetStore store;
+        store.apply(store.addEndpoint(QStringLiteral("synthetic")), fleet.snapshot);
+        store.flushChanges();
+        ui::PageContext context;
+        context.store = &store;
+        context.controls = {m_alice.get()};
+        ui::MainWindow window(context, ui::MainWindowOptions{});
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(window.navigate({ui::PageId::Goodput, {}}));
+        auto* goodput = qobject_cast<ui::GoodputPage*>(window.currentPage());
+        QPushButton* evict = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((evict = goodput->failSlowPanel()->findChild<QPushButton*>(QStringLiteral("evict-r01-n07"))),
+                                 10000);
+        QCOMPARE(evict->text(), QStringLiteral("Evict r01-n07…"));
+        evict->click();
+        ActionDialog* dialog = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((dialog = goodput->findChild<ActionDialog*>()), 5000);
+        QCOMPARE(dialog->request().type(), v1::ACTION_TYPE_DRAIN_NODE);
+        QCOMPARE(dialog->request().node_name(), "r01-n07");
+        QCOMPARE(dialog->reasonEdit()->text(), QStringLiteral("fail-slow: evict r01-n07 (1.15× slow) from llm-405b-pretrain"));
+        QVERIFY(waitForPreview(*dialog));
+        QCOMPARE(dialog->phase(), ActionDialog::Phase::Ready);
+        QSignalSpy accepted(dialog, &ActionDialog::operationAccepted);
+        dialog->confirmButton()->click();
+        QTRY_COMPARE_WITH_TIMEOUT(accepted.size(), 1, 10000);
+        const auto operation = accepted.first().first().value<v1::Operation>();
+        QCOMPARE(operation.principal(), "alice");
+        QCOMPARE(operation.request().reason(), "alice: fail-slow: evict r01-n07 (1.15× slow) from llm-405b-pretrain");
+        QVERIFY(operation.request().expected_state_version() > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(m_server->actuator->calls().size(), callsBefore + 1, 10000);
+        dialog->close();
+    }
+
     void menus_data()
     {
         QTest::addColumn<QString>("who");

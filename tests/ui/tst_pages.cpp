@@ -19,13 +19,17 @@
 #include "Page.h"
 #include "RackPage.h"
 #include "EttrBudgetPanel.h"
+#include "FailSlowPanel.h"
+#include "RackLens.h"
 
 #include "client/FleetStore.h"
 #include "client/models/JobTableModel.h"
+#include "client/models/NodeTableModel.h"
 #include "widgets/RackMapWidget.h"
 #include "widgets/TimeSeriesChart.h"
 
 #include <QAbstractButton>
+#include <QTableWidget>
 #include <QLabel>
 #include <QListWidget>
 #include <QScopeGuard>
@@ -242,6 +246,78 @@ private slots:
         QCOMPARE(row("Slow steps"), (QStringList{QStringLiteral("not modelled"), QStringLiteral("− 2.5 %")}));
         QCOMPARE(row("= Goodput"), (QStringList{QStringLiteral("—"), QStringLiteral("87.5 %")}));
         QCOMPARE(row("E[ETTR] at the measured"), (QStringList{QStringLiteral("—"), QStringLiteral("87.0 %")}));
+    }
+
+    // Issue 16, items 4 and 6: the fail-slow ladder's findings on the Goodput page, and a tray's
+    // lifecycle and lemon standing on the map's lens, the rack tooltip and the rack page.
+    void failSlowFindingsAndTrayLifecycleAreShown()
+    {
+        const auto restore = qScopeGuard([this, saved = m_fleet.snapshot] { m_fleet.snapshot = saved; });
+        v1::Snapshot& snap = m_fleet.s();
+        auto nodeNamed = [&](const std::string& name) {
+            for (const auto& node : snap.topology().nodes())
+                if (node.name() == name)
+                    return node.index();
+            return 0u;
+        };
+        v1::Job& job = *snap.mutable_jobs(0);
+        v1::FailSlowFinding& proposed = *job.add_fail_slow();
+        proposed.set_node_index(nodeNamed("r02-n03"));
+        proposed.set_node_name("r02-n03");
+        proposed.set_slowdown(1.15);
+        proposed.set_windows_slow(3);
+        proposed.set_windows_needed(3);
+        proposed.set_stage(v1::FAIL_SLOW_STAGE_PROPOSED);
+        proposed.set_gain_gpu_hours_per_day(375.7);
+        proposed.set_cost_gpu_hours(20.8);
+        v1::FailSlowFinding& observed = *job.add_fail_slow();
+        observed.set_node_name("r02-n04");
+        observed.set_node_index(nodeNamed("r02-n04"));
+        observed.set_slowdown(1.06);
+        observed.set_windows_slow(1);
+        observed.set_windows_needed(3);
+        observed.set_stage(v1::FAIL_SLOW_STAGE_OBSERVED);
+        const std::uint32_t triaged = nodeNamed("r02-n05");
+        for (v1::EntityState& state : *snap.mutable_states())
+            if (state.entity_index() == triaged) {
+                state.set_lifecycle(v1::TRAY_LIFECYCLE_TRIAGE);
+                state.set_lifecycle_set_by("alice");
+                state.set_lifecycle_reason("alice: 3 Xid 79 this week");
+                state.set_recent_failures(3);
+                state.set_lemon(true);
+            }
+        openWindow(true, {1600, 1000});
+
+        QVERIFY(m_window->navigate({PageId::Goodput, {}}));
+        auto* goodput = qobject_cast<ui::GoodputPage*>(m_window->currentPage());
+        const QTableWidget* table = goodput->failSlowPanel()->table();
+        QCOMPARE(table->rowCount(), 2);
+        auto cell = [&](int row, int column) { return table->item(row, column)->text(); };
+        QCOMPARE(cell(0, ui::FailSlowPanel::Tray), QStringLiteral("r02-n03"));
+        QCOMPARE(cell(0, ui::FailSlowPanel::Slowdown), QStringLiteral("1.15×"));
+        QCOMPARE(cell(0, ui::FailSlowPanel::Gain), QStringLiteral("376 GPU-h/day"));
+        QCOMPARE(cell(0, ui::FailSlowPanel::Cost), QStringLiteral("21 GPU-h"));
+        QCOMPARE(cell(0, ui::FailSlowPanel::Stage), QStringLiteral("confirmed, proposed for eviction"));
+        QCOMPARE(cell(1, ui::FailSlowPanel::Stage), QStringLiteral("observed (1/3 windows)"));
+        QVERIFY(!table->cellWidget(0, ui::FailSlowPanel::Action));  // no operator actions in this window
+
+        const int r02 = m_store->rackRow(client::EntityId{quint16(m_endpoint), m_fleet.r02});
+        ui::RackJobs jobs;
+        jobs.rebuild(*m_store);
+        QCOMPARE(int(ui::rackLensReading(*m_store, r02, widgets::Lens::Lifecycle, jobs).value),
+                 int(widgets::LifecycleCategory::TriageOrRma));
+        QCOMPARE(int(ui::rackLensReading(*m_store, 1 - r02, widgets::Lens::Lifecycle, jobs).value),
+                 int(widgets::LifecycleCategory::Production));
+        const QString tooltip = ui::rackTooltip(*m_store, r02, jobs);
+        QVERIFY2(tooltip.contains(QStringLiteral("r02-n05: triage (alice) · lemon: 3 failures")), qPrintable(tooltip));
+
+        client::NodeTableModel nodes(*m_store);
+        nodes.setRack(client::EntityId{quint16(m_endpoint), m_fleet.r02});
+        QCOMPARE(nodes.index(4, client::NodeTableModel::Lifecycle).data().toString(),
+                 QStringLiteral("triage (alice) · lemon: 3 failures"));
+        QVERIFY(nodes.index(4, client::NodeTableModel::Lifecycle).data(Qt::ToolTipRole).toString().contains(
+            QStringLiteral("Why: alice: 3 Xid 79 this week")));
+        QCOMPARE(nodes.index(0, client::NodeTableModel::Lifecycle).data().toString(), QStringLiteral("production"));
     }
 
     // Issue 16, item 7: the breaker and who holds each tray out of service, on the Fleet page.

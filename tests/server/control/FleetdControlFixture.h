@@ -267,14 +267,34 @@ public:
     }
     // Reads deltas until the job (by name) is in `state`.
     bool waitForJob(const std::string& name, v1::JobState state, std::chrono::milliseconds timeout) {
-        if (auto known = jobs_.find(name); known != jobs_.end() && known->second.state() == state) return true;
+        return waitForJobWhere(name, [state](const v1::Job& job) { return job.state() == state; }, timeout);
+    }
+    // Reads deltas until `wanted` holds for the job (by name; the snapshot's included).
+    bool waitForJobWhere(const std::string& name, const std::function<bool(const v1::Job&)>& wanted,
+                         std::chrono::milliseconds timeout, v1::Job* seen = nullptr) {
+        if (auto known = jobs_.find(name); known != jobs_.end() && wanted(known->second)) {
+            if (seen) *seen = known->second;
+            return true;
+        }
         return readUntil(timeout, [&](const v1::Delta& delta) {
             bool reached = false;
             for (const auto& job : delta.jobs()) {
                 jobs_[job.name()] = job;
-                reached |= job.name() == name && job.state() == state;
+                if (job.name() == name && wanted(job)) {
+                    reached = true;
+                    if (seen) *seen = job;
+                }
             }
             return reached;
+        });
+    }
+    // Reads deltas until fleetd's fleet numbers satisfy `wanted`.
+    bool waitForFleet(const std::function<bool(const v1::FleetGoodput&)>& wanted, std::chrono::milliseconds timeout,
+                      v1::FleetGoodput* seen = nullptr) {
+        return readUntil(timeout, [&](const v1::Delta& delta) {
+            if (!delta.has_fleet() || !wanted(delta.fleet())) return false;
+            if (seen) *seen = delta.fleet();
+            return true;
         });
     }
     // Reads deltas until a sample of (entity, metric) satisfies `wanted`.

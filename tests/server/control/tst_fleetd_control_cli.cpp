@@ -35,6 +35,17 @@ private slots:
         QTest::newRow("slurm conf with sim") << QStringList{"--tokens", t, "--slurm-conf", "slurm.conf"} << "--scheduler slurm";
         QTest::newRow("auto-drain without tokens") << QStringList{"--auto-drain", "5/10m"} << "needs --tokens";
         QTest::newRow("audit log without tokens") << QStringList{"--audit-log", "a.jsonl"} << "needs --tokens";
+        // Issue 16, items 4 and 6: the ladder's and the lemon detector's flags.
+        QTest::newRow("evict-slow without breaker") << QStringList{"--tokens", t, "--auto-evict-slow"} << "needs --auto-drain";
+        QTest::newRow("lifecycle without breaker") << QStringList{"--tokens", t, "--auto-lifecycle"} << "needs --auto-drain";
+        QTest::newRow("evict-slow without tokens")
+            << QStringList{"--auto-drain", "5/10m", "--auto-evict-slow"} << "--auto-drain needs --tokens";
+        QTest::newRow("evict-slow with a value") << QStringList{"--tokens", t, "--auto-evict-slow=yes"} << "takes no value";
+        QTest::newRow("lemon zero") << QStringList{"--tokens", t, "--lemon", "0/7d"} << "--lemon: expected K/WINDOW";
+        QTest::newRow("lemon no window") << QStringList{"--tokens", t, "--lemon", "3"} << "--lemon: expected K/WINDOW";
+        QTest::newRow("fail-slow window 1s") << QStringList{"--tokens", t, "--fail-slow-window", "1s"} << "--fail-slow-window";
+        QTest::newRow("fail-slow confirm 0") << QStringList{"--tokens", t, "--fail-slow-confirm", "0"} << "--fail-slow-confirm";
+        QTest::newRow("lemon without tokens") << QStringList{"--lemon", "3/7d"} << "needs --tokens";
     }
     void badControlFlagsExitTwo() {
         QFETCH(QStringList, args);
@@ -77,7 +88,9 @@ private slots:
         QCOMPARE(exit.code, 0);
         for (const char* flag : {"--tokens FILE", "--audit-log FILE", "--tls-cert FILE", "--tls-key FILE",
                                  "--tls-client-ca FILE", "--require-approval isolate-rack", "--approval-ttl D",
-                                 "--scheduler sim|slurm", "--slurm-conf FILE", "--auto-drain N/WINDOW"})
+                                 "--scheduler sim|slurm", "--slurm-conf FILE", "--auto-drain N/WINDOW",
+                                 "--fail-slow-window D", "--fail-slow-confirm N", "--auto-evict-slow", "--lemon K/WINDOW",
+                                 "--auto-lifecycle"})
             QVERIFY2(exit.stdOut.contains(flag), flag);
     }
 
