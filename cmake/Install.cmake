@@ -26,6 +26,7 @@ if(TARGET fleetd)
   install(CODE "set(WATCHFLOOR_UNIT_TEMPLATE \"${PROJECT_SOURCE_DIR}/packaging/systemd/fleetd.service.in\")
 set(WATCHFLOOR_UNIT_DEFAULTS \"${PROJECT_SOURCE_DIR}/packaging/systemd/fleetd.default\")
 set(WATCHFLOOR_SBINDIR \"${CMAKE_INSTALL_SBINDIR}\")
+set(WATCHFLOOR_UNIT_STAGING \"${PROJECT_BINARY_DIR}/packaging/unit\")
 include(\"${CMAKE_CURRENT_LIST_DIR}/InstallFleetdUnit.cmake\")" COMPONENT fleetd)
 endif()
 

@@ -40,6 +40,8 @@ function(watchfloor_add_plain_test)
     set(T_TIMEOUT 120)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
+  # The console build turns AUTOMOC on for every target; a plain test has nothing for moc.
+  set_target_properties(${T_NAME} PROPERTIES AUTOMOC OFF)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS})
   watchfloor_warnings(${T_NAME})
   _watchfloor_register_test(${T_NAME} ${T_TIMEOUT} "${T_LABELS}")

@@ -128,7 +128,9 @@ class TestSlurm : public QObject {
     slurm_test::LoopbackCluster cluster_;
     QString skipReason_;
 
-    SlurmConfig realConfig() const { return {cluster_.slurmConf().toStdString(), "", std::chrono::seconds(15)}; }
+    SlurmConfig realConfig() const {
+        return {.slurmConf = cluster_.slurmConf().toStdString(), .commandTimeout = std::chrono::seconds(15)};
+    }
 
     std::optional<SlurmNodeStatus> readNode(const SlurmScheduler& slurm, const std::string& name) {
         const auto states = slurm.readNodeStates({name});
@@ -195,7 +197,8 @@ private slots:
         const QString canary = bin.filePath("canary");
         QFile(canary).open(QIODevice::WriteOnly);
         writeFakeProgram(bin, "scontrol", kRecordArgv);
-        SlurmScheduler slurm({"/etc/fleet/slurm.conf", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm({.slurmConf = "/etc/fleet/slurm.conf", .binDir = bin.path().toStdString(),
+                              .commandTimeout = std::chrono::seconds(5)});
         const std::string reason = "alice: q \"x\" 'y' $(touch " + canary.toStdString() + "-2); rm -rf " +
                                    canary.toStdString() + " state=down `id`";
         const auto outcome = slurm.drainNode("r01-n03", reason);
@@ -212,7 +215,7 @@ private slots:
     void hostlistTargetsAreRefusedBeforeSlurm() {
         QTemporaryDir bin;
         writeFakeProgram(bin, "scontrol", kRecordArgv);
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm({.binDir = bin.path().toStdString(), .commandTimeout = std::chrono::seconds(5)});
         QVERIFY(!slurm.drainNode("r01-n[01-18]", "alice: oops").succeeded);
         QVERIFY(!slurm.resumeNode("r01-n01,r01-n02").succeeded);
         QVERIFY(!slurm.drainNode("r01-n01", "").succeeded);
@@ -223,7 +226,7 @@ private slots:
         QTemporaryDir bin;
         writeFakeProgram(bin, "scontrol",
                          "echo 'slurm_update error: Unable to contact slurm controller (connect failure)' >&2\nexit 1\n");
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm({.binDir = bin.path().toStdString(), .commandTimeout = std::chrono::seconds(5)});
         const auto outcome = slurm.drainNode("r01-n03", "alice: test");
         QVERIFY(!outcome.succeeded);
         QCOMPARE(outcome.message, "slurm_update error: Unable to contact slurm controller (connect failure)");
@@ -232,7 +235,7 @@ private slots:
     void hungSlurmTimesOut() {
         QTemporaryDir bin;
         writeFakeProgram(bin, "scontrol", "exec sleep 30\n");
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::milliseconds(300)});
+        SlurmScheduler slurm({.binDir = bin.path().toStdString(), .commandTimeout = std::chrono::milliseconds(300)});
         QElapsedTimer timer;
         timer.start();
         const auto outcome = slurm.resumeNode("r01-n03");
@@ -243,7 +246,7 @@ private slots:
     }
 
     void missingProgramIsAClearError() {
-        SlurmScheduler slurm({"", "/nonexistent/bin", std::chrono::seconds(1)});
+        SlurmScheduler slurm({.binDir = "/nonexistent/bin", .commandTimeout = std::chrono::seconds(1)});
         const auto states = slurm.readNodeStates();
         QVERIFY(states.nodes.empty());
         QVERIFY2(QString::fromStdString(states.error).contains("cannot run /nonexistent/bin/sinfo"), states.error.c_str());
@@ -254,7 +257,7 @@ private slots:
         writeFakeProgram(bin, "sinfo",
                          "printf 'r01-n01|idle|none\\nr01-n02|drained*|alice: a|b reason\\n"
                          "r01-n01|idle|none\\nr01-n03|draining|auto: Xid 79\\ngarbage\\n'\n");
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm({.binDir = bin.path().toStdString(), .commandTimeout = std::chrono::seconds(5)});
         const auto states = slurm.readNodeStates();
         QVERIFY(states.error.empty());
         QCOMPARE(states.nodes.size(), 3u);
@@ -295,7 +298,7 @@ private slots:
     void readsJobPlacementsFromSqueue() {
         QTemporaryDir bin;
         writeFakeProgram(bin, "squeue", kRecordArgv + "printf 'r01-n[01-02]|llm-70b\\nr01-n03|a|b job\\n'\n");
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm({.binDir = bin.path().toStdString(), .commandTimeout = std::chrono::seconds(5)});
         const auto reading = slurm.readJobPlacements();
         QVERIFY2(reading.error.empty(), reading.error.c_str());
         QCOMPARE(reading.jobsByNode.size(), 3u);
