@@ -10,6 +10,7 @@ set(CPACK_PACKAGE_VENDOR "Watchfloor")
 set(CPACK_PACKAGE_CONTACT "Watchfloor maintainers <watchfloor@localhost>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_INSTALL_PREFIX /usr)
 # Install with DESTDIR=staging and the prefix /usr itself, so the unit written at install time
 # (cmake/InstallFleetdUnit.cmake) names /usr/sbin/fleetd and /etc/default/fleetd.
 set(CPACK_SET_DESTDIR ON)
@@ -30,6 +31,9 @@ set(CPACK_DEBIAN_FLEETD_PACKAGE_NAME fleetd)
 set(CPACK_DEBIAN_FLEETD_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_WATCHFLOOR_PACKAGE_NAME watchfloor)
 set(CPACK_DEBIAN_WATCHFLOOR_PACKAGE_SECTION x11)
+# Qt loads the SVG icons through plugins (imageformats/libqsvg, iconengines/libqsvgicon) that
+# dpkg-shlibdeps cannot see in watchfloor's NEEDED entries; CPack adds shlibdeps' list to this.
+set(CPACK_DEBIAN_WATCHFLOOR_PACKAGE_DEPENDS "libqt6svg6")
 set(CPACK_COMPONENT_FLEETD_DESCRIPTION
   "Watchfloor fleet service (gRPC) for NVL72 GPU training racks\n"
   " fleetd serves topology, DCGM-aligned telemetry, events, jobs, goodput and operator\n"

@@ -14,11 +14,12 @@ TestFleet::TestFleet(int racks) {
     for (int r = 1; r <= racks; ++r) {
         char rackName[16];
         std::snprintf(rackName, sizeof rackName, "r%02d", r);
-        RackFacts rack{rackName, {}, false, false, 1};
+        RackFacts rack{.name = rackName, .stateVersion = 1};
         for (int n = 1; n <= 18; ++n) {
             char nodeName[32];
             std::snprintf(nodeName, sizeof nodeName, "%s-n%02d", rackName, n);
-            nodes_[nodeName] = NodeFacts{nodeName, rackName, 4, v1::NODE_STATE_IDLE, {}, 1};
+            nodes_[nodeName] = NodeFacts{.name = nodeName, .rack = rackName, .gpus = 4, .state = v1::NODE_STATE_IDLE,
+                                          .stateVersion = 1};
             rack.nodes.push_back(nodeName);
         }
         racks_[rackName] = rack;
@@ -51,7 +52,7 @@ std::optional<EventFacts> TestFleet::event(std::uint64_t id) const {
 
 void TestFleet::placeJob(const std::string& name, const std::vector<std::string>& nodes, double checkpointAge_s) {
     std::lock_guard lock(mutex_);
-    JobFacts job{name, 0, checkpointAge_s, nodes, 1};
+    JobFacts job{.name = name, .checkpointAgeSeconds = checkpointAge_s, .nodes = nodes, .stateVersion = 1};
     for (const std::string& n : nodes) {
         NodeFacts& node = nodes_.at(n);
         node.jobs.push_back(name);
