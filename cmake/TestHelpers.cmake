@@ -18,33 +18,32 @@ function(watchfloor_part_label out)
   set(${out} ${part} PARENT_SCOPE)
 endfunction()
 
-# watchfloor_add_test(NAME name SOURCES a.cpp ... LIBS lib ... [TIMEOUT s] [LABELS l ...])
-# A Qt Test executable run by CTest, offscreen (default timeout 120 s).
-function(watchfloor_add_test)
+# One test executable, built with our warnings and registered (both functions below).
+function(_watchfloor_test_executable prefix)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE Qt6::Test ${T_LIBS})
+  target_link_libraries(${T_NAME} PRIVATE ${prefix} ${T_LIBS})
   watchfloor_warnings(${T_NAME})
   _watchfloor_register_test(${T_NAME} ${T_TIMEOUT} "${T_LABELS}")
+  set(_wf_test ${T_NAME} PARENT_SCOPE)
+endfunction()
+
+# watchfloor_add_test(NAME name SOURCES a.cpp ... LIBS lib ... [TIMEOUT s] [LABELS l ...])
+# A Qt Test executable run by CTest, offscreen (default timeout 120 s).
+function(watchfloor_add_test)
+  _watchfloor_test_executable(Qt6::Test ${ARGN})
 endfunction()
 
 # watchfloor_add_plain_test(NAME name SOURCES a.cpp ... LIBS lib ... [TIMEOUT s] [LABELS l ...])
 # A test without Qt (a main() that exits non-zero on the first failed check), for what a
 # server-only build (WATCHFLOOR_CONSOLE=OFF) must still test.
 function(watchfloor_add_plain_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
-  if(NOT T_TIMEOUT)
-    set(T_TIMEOUT 120)
-  endif()
-  add_executable(${T_NAME} ${T_SOURCES})
+  _watchfloor_test_executable(Threads::Threads ${ARGN})
   # The console build turns AUTOMOC on for every target; a plain test has nothing for moc.
-  set_target_properties(${T_NAME} PROPERTIES AUTOMOC OFF)
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS})
-  watchfloor_warnings(${T_NAME})
-  _watchfloor_register_test(${T_NAME} ${T_TIMEOUT} "${T_LABELS}")
+  set_target_properties(${_wf_test} PROPERTIES AUTOMOC OFF)
 endfunction()
 
 # watchfloor_add_script_test(NAME name COMMAND prog args... [TIMEOUT s] [LABELS l ...]):
