@@ -3,6 +3,8 @@
 // socket systemd would hand over in NOTIFY_SOCKET, starts the real fleetd (FLEETD_BIN) and checks
 //   - READY=1 arrives only once fleetd listens: its listening line is already on stderr and the
 //     port it names accepts a TCP connection at that moment;
+//   - with operator actions on and no --audit-log, the audit log goes where the unit's
+//     StateDirectory= puts it: $STATE_DIRECTORY/audit.jsonl;
 //   - SIGTERM is answered with STOPPING=1 and a clean stop (exit status 0, "fleetd: stopped").
 // A plain test (no Qt): it is what a server-only build (WATCHFLOOR_CONSOLE=OFF) runs.
 
@@ -60,6 +62,7 @@ public:
         std::filesystem::remove_all(dir_);
     }
     const std::string& path() const { return path_; }
+    const std::string& dir() const { return dir_; }
 
     // The next datagram, or nothing within the timeout.
     std::optional<std::string> receive(std::chrono::seconds timeout) {
@@ -79,7 +82,8 @@ private:
 // The real fleetd as a child with its stderr on a pipe; killed if the test ends early.
 class FleetdChild {
 public:
-    FleetdChild(const std::string& binary, const std::string& notifySocket) {
+    FleetdChild(const std::string& binary, const std::string& notifySocket, const std::string& stateDirectory,
+                const std::string& tokensFile) {
         int pipeFds[2];
         if (pipe2(pipeFds, O_CLOEXEC) != 0) fail("pipe");
         pid_ = fork();
@@ -87,8 +91,9 @@ public:
         if (pid_ == 0) {
             dup2(pipeFds[1], STDERR_FILENO);
             setenv("NOTIFY_SOCKET", notifySocket.c_str(), 1);
+            setenv("STATE_DIRECTORY", stateDirectory.c_str(), 1);
             execl(binary.c_str(), binary.c_str(), "--listen", "127.0.0.1:0", "--racks", "1", "--regions", "1",
-                  static_cast<char*>(nullptr));
+                  "--tokens", tokensFile.c_str(), static_cast<char*>(nullptr));
             _exit(127);
         }
         close(pipeFds[1]);
@@ -154,7 +159,18 @@ int main() {
     const char* binary = std::getenv("FLEETD_BIN");
     if (!binary || access(binary, X_OK) != 0) fail("FLEETD_BIN names no executable fleetd");
     NotifySocket notify;
-    FleetdChild fleetd(binary, notify.path());
+    // What systemd prepares for the unit: its state directory, and a tokens file fleetd may read.
+    const std::string state = notify.dir() + "/state";
+    const std::string tokens = notify.dir() + "/tokens";
+    std::filesystem::create_directory(state);
+    {
+        std::FILE* file = std::fopen(tokens.c_str(), "w");
+        if (!file) fail("write " + tokens);
+        std::fputs("token notify-test-secret-0123456789 principal=alice role=operator\n", file);
+        std::fclose(file);
+        std::filesystem::permissions(tokens, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    }
+    FleetdChild fleetd(binary, notify.path(), state, tokens);
 
     // Generous: a loaded CI machine starts the twin slowly; the check is the order, not the time.
     const auto ready = waitForField(notify, "READY=1", std::chrono::seconds(90));
@@ -167,6 +183,8 @@ int main() {
     check(acceptsConnections(port), "the port of the listening line accepts connections at READY=1");
     check(ready->find("STATUS=listening on 127.0.0.1:" + std::to_string(port)) != std::string::npos,
           "READY=1 carries STATUS naming the same address (got: " + *ready + ")");
+
+    check(std::filesystem::exists(state + "/audit.jsonl"), "the audit log is $STATE_DIRECTORY/audit.jsonl");
 
     fleetd.signal(SIGTERM);
     check(waitForField(notify, "STOPPING=1", std::chrono::seconds(60)).has_value(),
