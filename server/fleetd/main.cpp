@@ -20,6 +20,7 @@
 #include "SlurmFleetOverlay.h"
 
 #include <pthread.h>
+#include <systemd/sd-daemon.h>
 
 #include <csignal>
 #include <cstdio>
@@ -234,8 +235,12 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
         std::cerr << "fleetd: " << announce << std::endl;
     }
 
+    // Under systemd (Type=notify, NOTIFY_SOCKET set) the unit counts as started only now, when
+    // every listener above answers; elsewhere sd_notify does nothing.
+    sd_notifyf(0, "READY=1\nSTATUS=listening on %s:%d", host.c_str(), server->port());
     int signal = 0;
     sigwait(&signals, &signal);
+    sd_notify(0, "STOPPING=1\nSTATUS=shutting down");
     std::cerr << "fleetd: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT") << " received, shutting down" << std::endl;
     if (redfishServer) redfishServer->stop();
     if (exporterServer) exporterServer->stop();

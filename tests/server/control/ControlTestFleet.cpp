@@ -14,11 +14,19 @@ TestFleet::TestFleet(int racks) {
     for (int r = 1; r <= racks; ++r) {
         char rackName[16];
         std::snprintf(rackName, sizeof rackName, "r%02d", r);
-        RackFacts rack{rackName, {}, false, false, 1};
+        // Field by field: aggregate initialisation would leave the optional fields to a warning.
+        RackFacts rack;
+        rack.name = rackName;
+        rack.stateVersion = 1;
         for (int n = 1; n <= 18; ++n) {
             char nodeName[32];
             std::snprintf(nodeName, sizeof nodeName, "%s-n%02d", rackName, n);
-            nodes_[nodeName] = NodeFacts{nodeName, rackName, 4, v1::NODE_STATE_IDLE, {}, 1};
+            NodeFacts& node = nodes_[nodeName];
+            node.name = nodeName;
+            node.rack = rackName;
+            node.gpus = 4;
+            node.state = v1::NODE_STATE_IDLE;
+            node.stateVersion = 1;
             rack.nodes.push_back(nodeName);
         }
         racks_[rackName] = rack;
@@ -51,7 +59,11 @@ std::optional<EventFacts> TestFleet::event(std::uint64_t id) const {
 
 void TestFleet::placeJob(const std::string& name, const std::vector<std::string>& nodes, double checkpointAge_s) {
     std::lock_guard lock(mutex_);
-    JobFacts job{name, 0, checkpointAge_s, nodes, 1};
+    JobFacts job;
+    job.name = name;
+    job.checkpointAgeSeconds = checkpointAge_s;
+    job.nodes = nodes;
+    job.stateVersion = 1;
     for (const std::string& n : nodes) {
         NodeFacts& node = nodes_.at(n);
         node.jobs.push_back(name);

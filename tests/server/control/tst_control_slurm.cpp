@@ -23,6 +23,15 @@ Q_DECLARE_METATYPE(v1::NodeState)
 
 namespace {
 
+// A SlurmConfig by its fields (aggregate initialisation would leave nodeNames to a warning).
+SlurmConfig slurmConfig(std::string binDir, std::chrono::milliseconds timeout, std::string slurmConf = {}) {
+    SlurmConfig config;
+    config.slurmConf = std::move(slurmConf);
+    config.binDir = std::move(binDir);
+    config.commandTimeout = timeout;
+    return config;
+}
+
 // Writes an executable shell script standing in for a Slurm program.
 void writeFakeProgram(const QTemporaryDir& dir, const QString& name, const QByteArray& body) {
     QFile file(dir.filePath(name));
@@ -128,7 +137,9 @@ class TestSlurm : public QObject {
     slurm_test::LoopbackCluster cluster_;
     QString skipReason_;
 
-    SlurmConfig realConfig() const { return {cluster_.slurmConf().toStdString(), "", std::chrono::seconds(15)}; }
+    SlurmConfig realConfig() const {
+        return slurmConfig("", std::chrono::seconds(15), cluster_.slurmConf().toStdString());
+    }
 
     std::optional<SlurmNodeStatus> readNode(const SlurmScheduler& slurm, const std::string& name) {
         const auto states = slurm.readNodeStates({name});
@@ -195,7 +206,7 @@ private slots:
         const QString canary = bin.filePath("canary");
         QFile(canary).open(QIODevice::WriteOnly);
         writeFakeProgram(bin, "scontrol", kRecordArgv);
-        SlurmScheduler slurm({"/etc/fleet/slurm.conf", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm(slurmConfig(bin.path().toStdString(), std::chrono::seconds(5), "/etc/fleet/slurm.conf"));
         const std::string reason = "alice: q \"x\" 'y' $(touch " + canary.toStdString() + "-2); rm -rf " +
                                    canary.toStdString() + " state=down `id`";
         const auto outcome = slurm.drainNode("r01-n03", reason);
@@ -212,7 +223,7 @@ private slots:
     void hostlistTargetsAreRefusedBeforeSlurm() {
         QTemporaryDir bin;
         writeFakeProgram(bin, "scontrol", kRecordArgv);
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm(slurmConfig(bin.path().toStdString(), std::chrono::seconds(5)));
         QVERIFY(!slurm.drainNode("r01-n[01-18]", "alice: oops").succeeded);
         QVERIFY(!slurm.resumeNode("r01-n01,r01-n02").succeeded);
         QVERIFY(!slurm.drainNode("r01-n01", "").succeeded);
@@ -223,7 +234,7 @@ private slots:
         QTemporaryDir bin;
         writeFakeProgram(bin, "scontrol",
                          "echo 'slurm_update error: Unable to contact slurm controller (connect failure)' >&2\nexit 1\n");
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm(slurmConfig(bin.path().toStdString(), std::chrono::seconds(5)));
         const auto outcome = slurm.drainNode("r01-n03", "alice: test");
         QVERIFY(!outcome.succeeded);
         QCOMPARE(outcome.message, "slurm_update error: Unable to contact slurm controller (connect failure)");
@@ -232,7 +243,7 @@ private slots:
     void hungSlurmTimesOut() {
         QTemporaryDir bin;
         writeFakeProgram(bin, "scontrol", "exec sleep 30\n");
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::milliseconds(300)});
+        SlurmScheduler slurm(slurmConfig(bin.path().toStdString(), std::chrono::milliseconds(300)));
         QElapsedTimer timer;
         timer.start();
         const auto outcome = slurm.resumeNode("r01-n03");
@@ -243,7 +254,7 @@ private slots:
     }
 
     void missingProgramIsAClearError() {
-        SlurmScheduler slurm({"", "/nonexistent/bin", std::chrono::seconds(1)});
+        SlurmScheduler slurm(slurmConfig("/nonexistent/bin", std::chrono::seconds(1)));
         const auto states = slurm.readNodeStates();
         QVERIFY(states.nodes.empty());
         QVERIFY2(QString::fromStdString(states.error).contains("cannot run /nonexistent/bin/sinfo"), states.error.c_str());
@@ -254,7 +265,7 @@ private slots:
         writeFakeProgram(bin, "sinfo",
                          "printf 'r01-n01|idle|none\\nr01-n02|drained*|alice: a|b reason\\n"
                          "r01-n01|idle|none\\nr01-n03|draining|auto: Xid 79\\ngarbage\\n'\n");
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm(slurmConfig(bin.path().toStdString(), std::chrono::seconds(5)));
         const auto states = slurm.readNodeStates();
         QVERIFY(states.error.empty());
         QCOMPARE(states.nodes.size(), 3u);
@@ -295,7 +306,7 @@ private slots:
     void readsJobPlacementsFromSqueue() {
         QTemporaryDir bin;
         writeFakeProgram(bin, "squeue", kRecordArgv + "printf 'r01-n[01-02]|llm-70b\\nr01-n03|a|b job\\n'\n");
-        SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5)});
+        SlurmScheduler slurm(slurmConfig(bin.path().toStdString(), std::chrono::seconds(5)));
         const auto reading = slurm.readJobPlacements();
         QVERIFY2(reading.error.empty(), reading.error.c_str());
         QCOMPARE(reading.jobsByNode.size(), 3u);
