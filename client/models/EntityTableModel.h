@@ -41,6 +41,16 @@ inline EntityColumn textColumn(QString title, std::function<QString(const FleetS
     return c;
 }
 
+inline EntityColumn numberColumn(QString title, std::function<Reading(const FleetStore&, EntityId)> number, int decimals,
+                                 QString unit) {
+    EntityColumn c;
+    c.title = std::move(title);
+    c.number = std::move(number);
+    c.decimals = decimals;
+    c.unit = std::move(unit);
+    return c;
+}
+
 class EntityTableModel : public QAbstractTableModel {
     Q_OBJECT
 

@@ -12,18 +12,18 @@ namespace {
 const v1::Job* jobOf(const FleetStore& s, EntityId id) { return s.job(s.jobRow(id)); }
 
 EntityColumn jobMetric(QString title, v1::Metric metric, double scale, int decimals, QString unit) {
-    return EntityColumn{std::move(title),
+    return numberColumn(std::move(title),
                         [metric, scale](const FleetStore& s, EntityId id) {
                             Reading r = s.reading(id, metric);
                             if (r.hasValue()) r.value = float(double(r.value) * scale);
                             return r;
                         },
-                        {}, decimals, std::move(unit), {}, {}};
+                        decimals, std::move(unit));
 }
 
 // A field of the Job message, as fresh as the job's goodput (the two arrive together).
 EntityColumn jobField(QString title, double (*field)(const v1::Job&), int decimals, QString unit) {
-    return EntityColumn{std::move(title),
+    return numberColumn(std::move(title),
                         [field](const FleetStore& s, EntityId id) {
                             Reading r = s.reading(id, v1::JOB_GOODPUT_RATIO);
                             const v1::Job* j = jobOf(s, id);
@@ -32,7 +32,7 @@ EntityColumn jobField(QString title, double (*field)(const v1::Job&), int decima
                             r.value = float(field(*j));
                             return r;
                         },
-                        {}, decimals, std::move(unit), {}, {}};
+                        decimals, std::move(unit));
 }
 
 // A column computed from step progress: empty for a job without step telemetry, and for one still

@@ -11,9 +11,9 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 EntityColumn gpuAggregate(QString title, v1::Metric metric, FleetStore::Aggregate how, int decimals, QString unit) {
-    return EntityColumn{std::move(title),
+    return numberColumn(std::move(title),
                         [metric, how](const FleetStore& s, EntityId id) { return s.gpuAggregate(id, metric, how); },
-                        {}, decimals, std::move(unit), {}, {}};
+                        decimals, std::move(unit));
 }
 
 std::vector<EntityColumn> nodeColumns() {

@@ -10,9 +10,9 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 EntityColumn rackMetric(QString title, v1::Metric metric, int decimals, QString unit) {
-    return EntityColumn{std::move(title),
+    return numberColumn(std::move(title),
                         [metric](const FleetStore& s, EntityId id) { return s.rackReading(s.rackRow(id), metric); },
-                        {}, decimals, std::move(unit), {}, {}};
+                        decimals, std::move(unit));
 }
 
 std::vector<EntityColumn> rackColumns() {

@@ -98,7 +98,12 @@ private slots:
         QVERIFY(!labels["region"].toString().isEmpty());
         QVERIFY(!alert["annotations"].toObject()["title"].toString().isEmpty());
 
-        const auto status = pagingInSnapshot(fleetd.address());
+        // Alertmanager can list the alert before the tick that publishes the pager's counts.
+        v1::PagingStatus status;
+        QVERIFY(eventually([&] {
+            status = pagingInSnapshot(fleetd.address());
+            return status.delivered() >= 1;
+        }, 10s));
         QCOMPARE(status.target(), am->url());
         QVERIFY(status.firing() >= 1);
         QVERIFY(status.delivered() >= 1);
@@ -158,14 +163,17 @@ private slots:
         QVERIFY(!silence["createdBy"].toString().isEmpty());
         QCOMPARE(silence["status"].toObject()["state"].toString(), QString("active"));
 
+        // The silence goes out when the window is scheduled; the stream carries the window from
+        // the next tick on.
         std::string windowId;
-        {
+        QVERIFY(eventually([&] {
             TestStream stream(fleetd.address(), v1::SubscribeRequest{}, 20s);
             v1::SubscribeResponse response;
-            QVERIFY(stream.read(&response) && response.has_snapshot());
-            QCOMPARE(response.snapshot().maintenance_size(), 1);
+            if (!stream.read(&response) || !response.has_snapshot() || response.snapshot().maintenance_size() != 1)
+                return false;
             windowId = response.snapshot().maintenance(0).id();
-        }
+            return true;
+        }, 10s));
         auto cancel = fleetd_control_test::action(v1::ACTION_TYPE_CANCEL_MAINTENANCE, "mw-paging-2", "swap done early");
         cancel.set_maintenance_window_id(windowId);
         v1::Operation cancelled;
