@@ -33,8 +33,8 @@ public:
 
     // Replaces everything (jobs included). Fails with a message on a malformed topology.
     // Takes the topology by value: callers that own it move it in (it is tens of MB at scale).
-    bool rebuild(watchfloor::v1::Topology topology, std::string* error);
-    bool rebuild(std::shared_ptr<const watchfloor::v1::Topology> topology, std::string* error);
+    [[nodiscard]] bool rebuild(watchfloor::v1::Topology topology, std::string* error);
+    [[nodiscard]] bool rebuild(std::shared_ptr<const watchfloor::v1::Topology> topology, std::string* error);
     // Jobs are entities too but arrive in Job messages, not in the topology.
     void addJob(std::uint32_t index, std::uint32_t jobSlot);
     void clearJobs();
@@ -60,7 +60,7 @@ public:
     std::uint32_t indexAt(watchfloor::v1::EntityKind kind, std::uint32_t slot) const;
 
 private:
-    bool place(std::uint32_t index, watchfloor::v1::EntityKind kind, std::uint32_t slot, std::string* error);
+    [[nodiscard]] bool place(std::uint32_t index, watchfloor::v1::EntityKind kind, std::uint32_t slot, std::string* error);
     std::uint32_t rackSlotOf(std::uint32_t index) const;
 
     std::shared_ptr<const watchfloor::v1::Topology> m_topology = std::make_shared<const watchfloor::v1::Topology>();

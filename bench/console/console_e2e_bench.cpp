@@ -23,6 +23,7 @@
 #include "ConsoleProbes.h"
 
 #include "FleetPage.h"
+#include "IncidentsDock.h"
 #include "PageContext.h"
 
 #include "client/EndpointConnection.h"
@@ -45,6 +46,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 
 namespace {
@@ -66,6 +69,7 @@ struct Options {
     int probeMs = 1;
     int firstFaultSeconds = 20;
     int maxFaults = 60;
+    int cduFailSeconds = 0;  // 0: no CDU failure
     QSize size{1920, 1080};
     QString fleetd;
 };
@@ -75,10 +79,13 @@ struct Options {
     std::fprintf(stderr,
                  "console_e2e_bench: %s\n"
                  "usage: console_e2e_bench [--seconds N] [--racks N] [--regions N] [--probe-ms N] [--fleetd PATH]\n"
-                 "                         [--first-fault S] [--max-faults N] [--size WxH]\n"
+                 "                         [--first-fault S] [--max-faults N] [--size WxH] [--cdu-fail S]\n"
                  "  --seconds N      how long the stream runs after connecting (default 60; 900 measures 15 min of history)\n"
                  "  --probe-ms N     GUI-thread probe timer interval (default 1)\n"
-                 "  --first-fault S  simulated offset of the first isolation (default 20, after start-up)\n",
+                 "  --first-fault S  simulated offset of the first isolation (default 20, after start-up)\n"
+                 "  --cdu-fail S     at S s the first row's CDU loses both pumps (its racks heat, throttle and shut\n"
+                 "                   down: thousands of events, one incident); the Alerts dock is shown beside the\n"
+                 "                   page and the stalls from then on are reported apart (default 0: off)\n",
                  qPrintable(problem));
     std::exit(2);
 }
@@ -94,12 +101,14 @@ Options parseOptions(const QStringList& args)
         .integer(QStringLiteral("--probe-ms"), o.probeMs)
         .integer(QStringLiteral("--first-fault"), o.firstFaultSeconds)
         .integer(QStringLiteral("--max-faults"), o.maxFaults)
+        .integer(QStringLiteral("--cdu-fail"), o.cduFailSeconds)
         .text(QStringLiteral("--fleetd"), o.fleetd)
         .size(QStringLiteral("--size"), o.size)
         .read(args);
     if (o.seconds < 10 || o.racks < 1 || o.regions < 1 || o.regions > o.racks || o.probeMs < 1 || o.maxFaults < 1
-        || o.firstFaultSeconds < 1 || o.size.isEmpty())
-        usage(QStringLiteral("--seconds must be at least 10, the other values positive, --regions at most --racks"));
+        || o.firstFaultSeconds < 1 || o.size.isEmpty() || o.cduFailSeconds < 0 || o.cduFailSeconds >= o.seconds)
+        usage(QStringLiteral("--seconds must be at least 10, the other values positive, --regions at most --racks, "
+                             "--cdu-fail below --seconds"));
     return o;
 }
 
@@ -268,7 +277,12 @@ int main(int argc, char** argv)
         1500ms, std::chrono::duration_cast<std::chrono::milliseconds>(plan.last - plan.first) / std::max(1, o.maxFaults - 1));
     const std::vector<bench::ScheduledFault> faults = bench::planFaults(plan, o.racks);
     const QString scenario = dir.filePath(QStringLiteral("isolations.scn"));
-    if (const QString error = bench::writeScenario(scenario, faults); !error.isEmpty()) {
+    // Twice: the row's CDU has two pumps (N+1); the second failure stops its flow.
+    std::vector<bench::ScheduledFault> scripted = faults;
+    if (o.cduFailSeconds > 0)
+        for (int pump = 0; pump < 2; ++pump)
+            scripted.push_back({bench::twinRackName(1, o.racks), std::chrono::seconds(o.cduFailSeconds), QStringLiteral("pump-fail")});
+    if (const QString error = bench::writeScenario(scenario, scripted); !error.isEmpty()) {
         std::fprintf(stderr, "console_e2e_bench: %s\n", qPrintable(error));
         return 1;
     }
@@ -313,6 +327,14 @@ int main(int argc, char** argv)
     page.resize(o.size);
     page.setActive(true);
     page.show();
+    // The dock a NOC keeps open: with --cdu-fail it regroups thousands of member events.
+    std::unique_ptr<ui::IncidentsDock> dock;
+    if (o.cduFailSeconds > 0) {
+        dock = std::make_unique<ui::IncidentsDock>(store, nullptr);
+        dock->applyTheme(theme);
+        dock->resize(480, o.size.height());
+        dock->show();
+    }
 
     bench::TilePixelWatcher pixels(page.rackMap(), watched, o.racks);
     bench::GuiStallProbe probe(std::chrono::milliseconds(o.probeMs));
@@ -382,6 +404,19 @@ int main(int argc, char** argv)
         std::printf(" %.1f: %.1f/%.1f", w.atSeconds, w.ms, w.guiCpuMs);
     std::printf("\n     longest gap in which the GUI thread was on the CPU for at least half of it: start-up %.1f ms,"
                 " steady %.1f ms\n", startup.maxBusyMs, steady.maxBusyMs);
+    std::optional<StallSummary> cdu;
+    if (dock) {
+        // Simulated offsets count from fleetd's start, which precedes the connection: this window
+        // starts a little before the failure.
+        cdu = summarizeStalls(probe.gaps(), std::max(*fullFrame, connected + std::chrono::seconds(o.cduFailSeconds)), ended,
+                              connected);
+        std::printf("     CDU failure (%s, both pumps at %d s; Alerts dock shown): max %.1f ms, p99 %.2f ms, %zu of %zu gaps > %.0f ms;"
+                    " longest with the GUI thread on the CPU for half of it %.1f ms\n"
+                    "     the dock at the end: %d incident rows, %d alerts in no incident; the Fleet KPI's active incidents %u\n",
+                    qPrintable(bench::twinRackName(1, o.racks)), o.cduFailSeconds, cdu->maxMs, cdu->p99Ms, cdu->over,
+                    cdu->count, kStallTargetMs, cdu->maxBusyMs, dock->incidentCount(), dock->alertCount(),
+                    store.fleetSummary().activeIncidents);
+    }
 
     const QColor isolated = widgets::ColorScale::forLens(widgets::Lens::Health, theme)
                                 .colorFor(float(int(widgets::HealthCategory::Isolated)));
@@ -438,6 +473,9 @@ int main(int argc, char** argv)
              steady.maxMs <= kStallTargetMs);
     printRow(QStringLiteral("GUI stall, start-up snapshot (max)"), formatMs(startup.maxMs), QStringLiteral("<= 50 ms"),
              startup.maxMs <= kStallTargetMs);
+    if (cdu)
+        printRow(QStringLiteral("GUI stall, CDU failure + dock (max)"), formatMs(cdu->maxMs), QStringLiteral("<= 50 ms"),
+                 cdu->maxMs <= kStallTargetMs);
     printRow(QStringLiteral("fault-to-pixel p99 (%1 faults)").arg(faultsSeen.latenciesMs.size()), formatMs(p99),
              QStringLiteral("<= 500 ms"), !faultsSeen.latenciesMs.empty() && p99 <= kFaultToPixelP99TargetMs);
     printRow(QStringLiteral("console RSS after the run"), QStringLiteral("%1 MiB").arg(rssEndMiB, 0, 'f', 0),

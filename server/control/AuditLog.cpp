@@ -1,5 +1,6 @@
 #include "AuditLog.h"
 
+#include "ExactInteger.h"
 #include "TextBounds.h"
 
 #include <google/protobuf/struct.pb.h>
@@ -98,9 +99,8 @@ std::optional<std::uint64_t> seqOfLine(const std::string& line) {
     google::protobuf::Struct object;
     if (!google::protobuf::util::JsonStringToMessage(line, &object).ok()) return std::nullopt;
     const auto seq = object.fields().find("seq");
-    if (seq == object.fields().end() || !seq->second.has_number_value() || seq->second.number_value() < 0)
-        return std::nullopt;
-    return static_cast<std::uint64_t>(seq->second.number_value());
+    if (seq == object.fields().end() || !seq->second.has_number_value()) return std::nullopt;
+    return exactInteger<std::uint64_t>(seq->second.number_value());
 }
 
 bool fsyncDirectoryOf(const std::string& path) {

@@ -76,7 +76,7 @@ public:
 
     // Writes one line and fsyncs it. Returns "" on success, else why the record is not durable.
     // Thread-safe; records get strictly increasing "seq" numbers across restarts.
-    std::string append(const AuditRecord& record);
+    [[nodiscard]] std::string append(const AuditRecord& record);
 
     const std::string& path() const { return path_; }
     std::uint64_t lastSeq() const;
@@ -84,7 +84,7 @@ public:
     // Visits every record of the file in order (each line parsed as a JSON object). Returns "" or
     // why the file could not be read; lines that are not JSON objects or longer than
     // kMaxAuditLineBytes are counted in *skipped.
-    static std::string readRecords(const std::string& path,
+    [[nodiscard]] static std::string readRecords(const std::string& path,
                                    const std::function<void(const google::protobuf::Struct&)>& visit,
                                    std::size_t* skipped = nullptr);
 

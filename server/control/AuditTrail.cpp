@@ -1,6 +1,7 @@
 #include "AuditTrail.h"
 
 #include "AuditLog.h"
+#include "ExactInteger.h"
 
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
@@ -33,13 +34,15 @@ v1::AuditEntry toEntry(const google::protobuf::Struct& record) {
         return found != record.fields().end() && found->second.has_string_value() ? found->second.string_value()
                                                                                    : std::string();
     };
-    const auto number = [&](const char* key) {
+    // 0 when absent, not a number, or not one the field can hold.
+    const auto integer = [&]<typename T>(const char* key, T) {
         const auto found = record.fields().find(key);
-        return found != record.fields().end() && found->second.has_number_value() ? found->second.number_value() : 0.0;
+        if (found == record.fields().end() || !found->second.has_number_value()) return T{0};
+        return exactInteger<T>(found->second.number_value()).value_or(T{0});
     };
     v1::AuditEntry entry;
-    entry.set_seq(static_cast<std::uint64_t>(number("seq")));
-    entry.set_time_unix_ms(static_cast<std::int64_t>(number("time_unix_ms")));
+    entry.set_seq(integer("seq", std::uint64_t{}));
+    entry.set_time_unix_ms(integer("time_unix_ms", std::int64_t{}));
     entry.set_principal(text("principal"));
     entry.set_role(text("role"));
     entry.set_action(text("action"));

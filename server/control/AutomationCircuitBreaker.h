@@ -40,7 +40,7 @@ public:
 
     // Asks to act automatically on target. OK records it; FAILED_PRECONDITION when tripped (this
     // call may be the one that trips it). A target already acted on in the window counts once.
-    grpc::Status admit(const std::string& target, Clock::time_point now);
+    [[nodiscard]] grpc::Status admit(const std::string& target, Clock::time_point now);
 
     // Re-enables automation; the caller (the operations engine) has checked the admin role and
     // written the audit record.

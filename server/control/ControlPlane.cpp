@@ -60,10 +60,12 @@ namespace {
 
 constexpr const char* kBreakerTrippedAction = "CIRCUIT_BREAKER_TRIPPED";
 
-// The trip reason when the audit log's last breaker event is a trip not followed by a reset.
+// The trip reason when the audit log's last breaker event is a trip not followed by a reset. A log
+// that cannot be read leaves the breaker tripped: automation must not act on a fleet whose last
+// word on it is unknown; an operator resets it once the log is looked at.
 std::optional<std::string> tripLeftByPreviousRun(const std::string& auditPath) {
     std::optional<std::string> trip;
-    AuditLog::readRecords(auditPath, [&](const google::protobuf::Struct& record) {
+    const std::string error = AuditLog::readRecords(auditPath, [&](const google::protobuf::Struct& record) {
         const auto field = [&](const char* key) {
             const auto found = record.fields().find(key);
             return found == record.fields().end() ? std::string() : found->second.string_value();
@@ -73,6 +75,7 @@ std::optional<std::string> tripLeftByPreviousRun(const std::string& auditPath) {
                  field("result").starts_with("SUCCEEDED"))
             trip.reset();
     });
+    if (!error.empty()) return "the audit log could not be read at start (" + error + ")";
     return trip;
 }
 

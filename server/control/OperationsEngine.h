@@ -135,31 +135,31 @@ private:
     struct Entry;
     using Status = grpc::Status;
 
-    Status validateRequest(const watchfloor::v1::ActionRequest& request) const;
+    [[nodiscard]] Status validateRequest(const watchfloor::v1::ActionRequest& request) const;
     AuditRecord auditRecord(const std::string& principal, watchfloor::v1::Role role, const std::string& peer,
                             const watchfloor::v1::ActionRequest& request, const char* decision) const;
-    Status auditRefusal(AuditRecord record, Status status) const;
+    [[nodiscard]] Status auditRefusal(AuditRecord record, Status status) const;
     // The entry of a request key once its acceptance is settled (waits while it is being audited).
     Entry* settledLocked(const std::string& key, std::unique_lock<std::mutex>& lock);
     // The refusal of a request id reused for another action; nullopt for a true retry.
     std::optional<Status> retryLocked(const watchfloor::v1::ActionRequest& request, const Entry& first,
                                       const std::string& fingerprint) const;
     // Another console's operation on the same target still in flight: running this one too would act twice.
-    Status conflictLocked(const watchfloor::v1::ActionRequest& request) const;
+    [[nodiscard]] Status conflictLocked(const watchfloor::v1::ActionRequest& request) const;
     std::unique_ptr<Entry> newEntry(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                     const watchfloor::v1::ActionPreview& preview);
     Entry* adoptLocked(std::unique_ptr<Entry> entry);
     void forgetLocked(std::list<std::unique_ptr<Entry>>::iterator it);
     void trimLocked();  // down to maxFinishedOperations finished entries, oldest first
     RecoveryReport recoverLocked(const std::string& auditPath);
-    Status approvalRefusal(const Caller& approver, const watchfloor::v1::Operation& op, const std::string& reason) const;
+    [[nodiscard]] Status approvalRefusal(const Caller& approver, const watchfloor::v1::Operation& op, const std::string& reason) const;
     OperationResult refuse(const Caller& caller, const watchfloor::v1::ActionRequest& request, Status status,
                            const watchfloor::v1::ActionPreview* preview) const;
     // SET_LIFECYCLE: the transition (or "nothing changes") first among the warnings; refused for
     // automation over a person's state.
     void previewLifecycle(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                           watchfloor::v1::ActionPreview& preview) const;
-    Status checkAgainstPreview(const Caller& caller, const watchfloor::v1::ActionRequest& request,
+    [[nodiscard]] Status checkAgainstPreview(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                const watchfloor::v1::ActionPreview& preview);
     watchfloor::v1::Operation run(Entry& entry, const Caller& caller);  // the operation when run() is done
     ActionOutcome dispatch(const watchfloor::v1::Operation& operation, const Caller& caller);
@@ -168,7 +168,7 @@ private:
     void flushAudit();                     // writes queued records in order; call without mutex_
     // One interrupted operation; returns the verdict it was settled by.
     Reconciliation::Verdict reconcile(Entry& entry);
-    std::optional<std::string> auditResumption(Entry& entry, const std::string& found);  // error text
+    [[nodiscard]] std::optional<std::string> auditResumption(Entry& entry, const std::string& found);  // error text
     void setState(Entry& entry, watchfloor::v1::OperationState state);
     void notify(const std::vector<watchfloor::v1::Operation>& changes);
     std::string newOperationId();

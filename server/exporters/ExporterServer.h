@@ -24,7 +24,7 @@ struct ExporterServerOptions {
 class ExporterServer {
 public:
     // Listening on return; nullptr and `error` when it cannot listen. The store must outlive it.
-    static std::unique_ptr<ExporterServer> start(const service::FleetStateStore& store, ExporterServerOptions options,
+    [[nodiscard]] static std::unique_ptr<ExporterServer> start(const service::FleetStateStore& store, ExporterServerOptions options,
                                                  std::string* error);
     ~ExporterServer();
 

@@ -15,7 +15,7 @@ namespace watchfloor::server::exporters {
 class RedfishServer {
 public:
     // Listening on return; nullptr and `error` when it cannot listen. The store must outlive it.
-    static std::unique_ptr<RedfishServer> start(const service::FleetStateStore& store, redfish::CoolingMap map,
+    [[nodiscard]] static std::unique_ptr<RedfishServer> start(const service::FleetStateStore& store, redfish::CoolingMap map,
                                                 const std::string& listenAddress, std::string* error);
     ~RedfishServer();
 

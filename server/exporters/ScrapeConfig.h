@@ -37,6 +37,6 @@ std::string renderTargets(const ScrapeConfigOptions& options, const std::string&
 
 // Creates `dir` if needed and writes the three files, each through a temporary file renamed
 // into place (Prometheus re-reads file_sd files when they change). False and `error` on failure.
-bool writeScrapeConfig(const std::string& dir, const ScrapeConfigOptions& options, std::string* error);
+[[nodiscard]] bool writeScrapeConfig(const std::string& dir, const ScrapeConfigOptions& options, std::string* error);
 
 }  // namespace watchfloor::server::exporters

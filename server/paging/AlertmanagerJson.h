@@ -20,6 +20,6 @@ std::string postableAlerts(std::span<const PagedAlert> alerts);
 std::string postableSilence(const LabelSet& matchers, std::int64_t startsAtMs, std::int64_t endsAtMs,
                             std::string_view createdBy, std::string_view comment);
 // The silenceID of a POST /api/v2/silences answer; empty with `error` set when there is none.
-std::optional<std::string> silenceIdOf(std::string_view answer, std::string& error);
+[[nodiscard]] std::optional<std::string> silenceIdOf(std::string_view answer, std::string& error);
 
 }  // namespace watchfloor::server::paging

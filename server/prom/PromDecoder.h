@@ -24,7 +24,7 @@ public:
     QueryResult instant(std::string_view json, const InstantCallback& onSample);
     QueryResult range(std::string_view json, const RangeCallback& onSeries);
     // "bad_data: <error>" when `json` is the store's error envelope; empty for anything else.
-    std::optional<std::string> storeError(std::string_view json);
+    [[nodiscard]] std::optional<std::string> storeError(std::string_view json);
     // Whether the last failure was the store's own "status":"error" (not a bad answer).
     bool lastErrorFromStore() const;
 

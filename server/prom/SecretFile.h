@@ -14,7 +14,7 @@ public:
     explicit SecretFile(std::string path);
     bool configured() const { return !path_.empty(); }
     // The contents, or nullopt with `error` set to a one-line reason naming the file.
-    std::optional<std::string> read(std::string& error);
+    [[nodiscard]] std::optional<std::string> read(std::string& error);
 
 private:
     std::string path_;

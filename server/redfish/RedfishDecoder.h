@@ -61,13 +61,13 @@ struct PartDoc {
     std::string fluidLevelStatus;  // Reservoir only
 };
 
-std::optional<CollectionDoc> decodeCollection(std::string_view body, std::string* error);
-std::optional<CoolingUnitDoc> decodeCoolingUnit(std::string_view body, std::string* error);
-std::optional<ConnectorDoc> decodeConnector(std::string_view body, std::string* error);
-std::optional<LeakDetectionDoc> decodeLeakDetection(std::string_view body, std::string* error);
-std::optional<LeakDetectorDoc> decodeLeakDetector(std::string_view body, std::string* error);
+[[nodiscard]] std::optional<CollectionDoc> decodeCollection(std::string_view body, std::string* error);
+[[nodiscard]] std::optional<CoolingUnitDoc> decodeCoolingUnit(std::string_view body, std::string* error);
+[[nodiscard]] std::optional<ConnectorDoc> decodeConnector(std::string_view body, std::string* error);
+[[nodiscard]] std::optional<LeakDetectionDoc> decodeLeakDetection(std::string_view body, std::string* error);
+[[nodiscard]] std::optional<LeakDetectorDoc> decodeLeakDetector(std::string_view body, std::string* error);
 // `type`: "Pump", "Filter" or "Reservoir".
-std::optional<PartDoc> decodePart(std::string_view body, std::string_view type, std::string* error);
+[[nodiscard]] std::optional<PartDoc> decodePart(std::string_view body, std::string_view type, std::string* error);
 
 // The last segment of an @odata.id ("/redfish/v1/.../CDUs/CDU-A" → "CDU-A"), %-escapes undone.
 std::string lastSegment(std::string_view odataId);

@@ -76,7 +76,7 @@ class FleetdServer {
 public:
     // Runs the first tick (so the first snapshot has values and the history its plan), then
     // serves and ticks. Returns nullptr and fills `error` when it cannot listen.
-    static std::unique_ptr<FleetdServer> start(FleetSource& source, FleetdOptions options, std::string* error);
+    [[nodiscard]] static std::unique_ptr<FleetdServer> start(FleetSource& source, FleetdOptions options, std::string* error);
     ~FleetdServer();
 
     int port() const { return port_; }

@@ -28,19 +28,19 @@ struct SubscribePlan {
     std::string snapshotReason;  // empty = replay the log after `cursor`
 };
 
-grpc::Status planSubscribe(const watchfloor::v1::SubscribeRequest& request, const FleetStateStore& store,
+[[nodiscard]] grpc::Status planSubscribe(const watchfloor::v1::SubscribeRequest& request, const FleetStateStore& store,
                            const ReplayLog& log, const std::string& runId, SubscribePlan* plan);
 
-grpc::Status answerHistory(const watchfloor::v1::GetHistoryRequest& request, const FleetStateStore& store,
+[[nodiscard]] grpc::Status answerHistory(const watchfloor::v1::GetHistoryRequest& request, const FleetStateStore& store,
                            const HistoryStore& history, watchfloor::v1::GetHistoryResponse* response);
 
-grpc::Status answerListEvents(const watchfloor::v1::ListEventsRequest& request, const FleetStateStore& store,
+[[nodiscard]] grpc::Status answerListEvents(const watchfloor::v1::ListEventsRequest& request, const FleetStateStore& store,
                               watchfloor::v1::ListEventsResponse* response);
 
-grpc::Status answerListIncidents(const watchfloor::v1::ListIncidentsRequest& request, const FleetStateStore& store,
+[[nodiscard]] grpc::Status answerListIncidents(const watchfloor::v1::ListIncidentsRequest& request, const FleetStateStore& store,
                                  watchfloor::v1::ListIncidentsResponse* response);
 
-grpc::Status answerTopology(const watchfloor::v1::GetTopologyRequest& request, const FleetStateStore& store,
+[[nodiscard]] grpc::Status answerTopology(const watchfloor::v1::GetTopologyRequest& request, const FleetStateStore& store,
                             watchfloor::v1::Topology* response);
 
 }  // namespace watchfloor::server::service

@@ -21,7 +21,7 @@ class DigitalTwin final : public FleetSource {
 public:
     // Fails with ConfigError (returned through `error`) for a malformed fleet or scenario file;
     // returns nullptr then.
-    static std::unique_ptr<DigitalTwin> create(const SimConfig& config, ConfigError* error);
+    [[nodiscard]] static std::unique_ptr<DigitalTwin> create(const SimConfig& config, ConfigError* error);
     ~DigitalTwin() override;
 
     const watchfloor::v1::Topology& topology() const override;

@@ -19,6 +19,6 @@ struct DumpOptions {
 };
 
 // Returns false and fills `error` (naming the file) when the file cannot be written.
-bool dumpEvents(FleetSource& source, const DumpOptions& options, std::string* error);
+[[nodiscard]] bool dumpEvents(FleetSource& source, const DumpOptions& options, std::string* error);
 
 }  // namespace watchfloor::server::sim

@@ -49,7 +49,7 @@ public:
     using Log = std::function<void(const std::string&)>;
 
     // Nullptr and `error` for a bad URL or targets file.
-    static std::unique_ptr<ScrapeSource> create(watchfloor::v1::Topology topology, ScrapeSourceOptions options,
+    [[nodiscard]] static std::unique_ptr<ScrapeSource> create(watchfloor::v1::Topology topology, ScrapeSourceOptions options,
                                                 Log log, std::string* error);
     ~ScrapeSource() override;
 

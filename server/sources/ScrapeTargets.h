@@ -38,7 +38,7 @@ struct ScrapeTargetOptions {
 
 // Every tray's targets, in topology order (a tray's dcgm-exporter before its node_exporter).
 // False and `error` ("FILE:LINE: ...") for a bad URL or targets file.
-bool buildScrapeTargets(const watchfloor::v1::Topology& topology, const ScrapeTargetOptions& options,
+[[nodiscard]] bool buildScrapeTargets(const watchfloor::v1::Topology& topology, const ScrapeTargetOptions& options,
                         std::vector<ScrapeTarget>& out, std::string* error);
 
 // A URL (or "none") with only known placeholders and an http(s) scheme; `why` says what is wrong.

@@ -59,7 +59,7 @@ public:
 
     // Reads squeue; appends every running job (whole message) and, once, each job that left the
     // queue (FINISHED). False and `error` when Slurm did not answer: the last jobs are kept.
-    bool poll(const std::unordered_map<std::string, JobProgress>& progress, std::int64_t nowMs,
+    [[nodiscard]] bool poll(const std::unordered_map<std::string, JobProgress>& progress, std::int64_t nowMs,
               std::vector<watchfloor::v1::Job>& out, std::string* error);
     std::uint64_t hostsNotInInventory() const { return unknownHosts_; }
 

@@ -3,6 +3,7 @@
 // is read once: later calls read only what was appended (times printed for 200,000 records).
 #include "AuditLog.h"
 #include "AuditTrail.h"
+#include "ExactInteger.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -10,6 +11,10 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
 
 using namespace watchfloor::server::control;
 
@@ -121,6 +126,50 @@ private slots:
         QVERIFY(AuditLog::readRecords(path.toStdString(), [&](const auto&) { ++visited; }, &skipped).empty());
         QCOMPARE(visited, 4u);  // the three records and the foreign line that is valid JSON
         QCOMPARE(skipped, 3u);
+    }
+
+    // Found by the audit_log fuzz target: a foreign line's numbers are whatever it says. One a field
+    // cannot hold (1.8e42 ms, a negative seq) reads as 0 — before, a static_cast of it was undefined
+    // behaviour (x86 gave INT64_MIN) — and the reader goes on.
+    void numbersAFieldCannotHoldReadAsZero() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("audit.jsonl");
+        auto log = AuditLog::open(path.toStdString()).log;
+        QVERIFY(log);
+        QVERIFY(log->append(record(1)).empty());
+        appendRaw(path, "{\"seq\":2,\"time_unix_ms\":1.79613e+42,\"principal\":\"val\"}\n");
+        appendRaw(path, "{\"seq\":3,\"time_unix_ms\":-1e300,\"principal\":\"eve\"}\n");
+        appendRaw(path, "{\"seq\":4,\"time_unix_ms\":9223372036854775807,\"principal\":\"max\"}\n");  // 2^63 as a double
+        AuditTrail trail(path.toStdString());
+        const auto page = trail.newestFirst(0, 10);
+        QVERIFY2(page.status.ok(), page.status.error_message().c_str());
+        QCOMPARE(page.response.entries_size(), 4);
+        QCOMPARE(page.response.entries(0).principal(), std::string("max"));
+        QCOMPARE(page.response.entries(0).time_unix_ms(), 0LL);
+        QCOMPARE(page.response.entries(1).time_unix_ms(), 0LL);
+        QCOMPARE(page.response.entries(2).principal(), std::string("val"));
+        QCOMPARE(page.response.entries(2).time_unix_ms(), 0LL);
+        QCOMPARE(page.response.entries(3).time_unix_ms(), 1'800'000'000'001LL);
+        // The writer, reopened on a log whose last line's seq no integer holds, sets that line aside
+        // as torn and continues from the last seq it can read, not from an undefined number.
+        appendRaw(path, "{\"seq\":1e30}\n");
+        log.reset();
+        auto reopened = AuditLog::open(path.toStdString());
+        QVERIFY(reopened.log);
+        QVERIFY(reopened.repaired);
+        QCOMPARE(reopened.log->lastSeq(), 4u);
+    }
+
+    void exactIntegerHoldsOnlyWhatFits() {
+        using watchfloor::server::exactInteger;
+        QCOMPARE(exactInteger<std::int64_t>(42.9), std::optional<std::int64_t>(42));
+        QCOMPARE(exactInteger<std::int64_t>(-9223372036854775808.0), std::optional<std::int64_t>(INT64_MIN));
+        QVERIFY(!exactInteger<std::int64_t>(9223372036854775808.0));  // 2^63
+        QVERIFY(!exactInteger<std::int64_t>(std::nan("")));
+        QVERIFY(!exactInteger<std::uint64_t>(-1.0));
+        QVERIFY(!exactInteger<std::uint64_t>(18446744073709551616.0));  // 2^64
+        QCOMPARE(exactInteger<std::uint64_t>(18446744073709549568.0), std::optional<std::uint64_t>(18446744073709549568ULL));
+        QVERIFY(!exactInteger<std::uint32_t>(1e10));
     }
 
     // Issue 13 item 1: a caller's field is bounded before it is logged, with the original length.
