@@ -152,8 +152,10 @@ void MainWindow::buildToolBar()
         QAction* action = m_toolBar->addAction(pageTitle(id));
         action->setCheckable(true);
         action->setData(int(id));
-        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + number)));
-        action->setToolTip(QStringLiteral("%1 page (Ctrl+%2)").arg(pageTitle(id)).arg(number));
+        if (number <= 9) {
+            action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + number)));
+            action->setToolTip(QStringLiteral("%1 page (Ctrl+%2)").arg(pageTitle(id)).arg(number));
+        }
         m_pageActions->addAction(action);
         connect(action, &QAction::triggered, this, [this, id] { navigate({id, {}}); });
         ++number;
