@@ -140,7 +140,9 @@ QString handoffMarkdown(const HandoffInput& in)
     md += in.author.isEmpty() ? QStringLiteral("\n\n") : QStringLiteral(" · handed off by %1\n\n").arg(in.author);
 
     md += QStringLiteral("## Note for the next shift\n\n");
-    md += in.note.trimmed().isEmpty() ? QStringLiteral("_No note._\n\n") : QStringLiteral("> %1\n\n").arg(in.note.trimmed());
+    // Every line of the note quoted, so a blank line in it does not end the quote.
+    md += in.note.trimmed().isEmpty() ? QStringLiteral("_No note._\n\n")
+                                      : QStringLiteral("> %1\n\n").arg(in.note.trimmed().split(u'\n').join(QStringLiteral("\n> ")));
 
     std::vector<const HandoffIncident*> open;
     std::vector<const HandoffIncident*> resolved;

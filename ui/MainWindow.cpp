@@ -5,6 +5,7 @@
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
 #include "IncidentsDock.h"
+#include "ShiftHandoffDialog.h"
 #include "JumpBox.h"
 #include "OperationsDock.h"
 #include "OperatorActions.h"
@@ -27,6 +28,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QMenuBar>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
@@ -188,6 +190,22 @@ void MainWindow::buildToolBar()
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
     addAction(quit);
+
+    QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+    QAction* handoff = file->addAction(QStringLiteral("Shift handoff…"), this, &MainWindow::openShiftHandoff);
+    handoff->setObjectName(QStringLiteral("shiftHandoffAction"));
+    handoff->setToolTip(QStringLiteral("The last hours' incidents, actions, goodput and racks out, as Markdown and PDF"));
+    file->addSeparator();
+    file->addAction(quit);
+}
+
+ShiftHandoffDialog* MainWindow::openShiftHandoff()
+{
+    auto* dialog = new ShiftHandoffDialog(m_context, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->show();
+    return dialog;
 }
 
 void MainWindow::buildDocks()
