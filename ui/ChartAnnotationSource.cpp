@@ -137,8 +137,20 @@ std::vector<ChartAnnotation> entityAnnotations(const client::FleetStore& store,
 std::vector<ChartAnnotation> incidentAnnotations(const v1::Incident& incident)
 {
     std::vector<ChartAnnotation> out;
-    for (const v1::IncidentTimelineEntry& entry : incident.timeline())
+    // A fault's symptoms come in bursts (18 trays' GPUs throttling within a minute): a burst of
+    // member events is one marker, "N alerts", so what people did stays readable beside it.
+    std::int64_t burstStart = 0;
+    int burst = 0;
+    for (const v1::IncidentTimelineEntry& entry : incident.timeline()) {
+        const bool member = entry.kind() == v1::TIMELINE_ENTRY_KIND_MEMBER_EVENT;
+        if (member && burst > 0 && entry.time_unix_ms() - burstStart <= kAlertBurstMs) {
+            out.back().label = QStringLiteral("%1 alerts").arg(++burst);
+            continue;
+        }
+        burst = member ? 1 : 0;
+        burstStart = entry.time_unix_ms();
         out.push_back({entry.time_unix_ms(), annotationLabel(entry), annotationKind(entry, incident.severity())});
+    }
     keepNewest(&out);
     return out;
 }

@@ -32,7 +32,10 @@ std::vector<widgets::ChartAnnotation> entityAnnotations(const client::FleetStore
                                                         const QVector<QPointer<client::ControlClient>>& controls,
                                                         const QList<client::EntityId>& entities);
 
-// Every entry of the incident's timeline as a marker.
+// Member events this close to the first of a burst share its marker (fleet time).
+inline constexpr std::int64_t kAlertBurstMs = 120'000;
+
+// Every entry of the incident's timeline as a marker; a burst of member events as one.
 std::vector<widgets::ChartAnnotation> incidentAnnotations(const watchfloor::v1::Incident& incident);
 
 // A timeline entry's marker: member events in the incident's severity, what people did in theirs.

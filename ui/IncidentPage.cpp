@@ -100,8 +100,8 @@ IncidentPage::IncidentPage(const PageContext& context, QWidget* parent)
     right->setStretchFactor(1, 3);
     right->setStretchFactor(2, 3);
     split->addWidget(right);
-    split->setStretchFactor(0, 5);
-    split->setStretchFactor(1, 4);
+    // The rack map's size hint would take most of the width: start half and half.
+    split->setSizes({800, 800});
     layout->addWidget(split, 1);
     m_map->setLegendVisible(false);
 

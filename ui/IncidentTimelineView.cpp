@@ -60,7 +60,8 @@ void IncidentTimelineView::setIncident(const v1::Incident& incident, const widge
         }
         const v1::IncidentTimelineEntry& entry = incident.timeline(i);
         auto* row = new QTreeWidgetItem(this);
-        row->setText(Time, formatUnixMs(entry.time_unix_ms(), true));
+        row->setText(Time, formatUnixMs(entry.time_unix_ms()));
+        row->setToolTip(Time, formatUnixMs(entry.time_unix_ms(), true));
         row->setText(Kind, kindWord(entry.kind()));
         row->setText(Who, entry.principal().empty() ? QStringLiteral("fleetd") : QString::fromStdString(entry.principal()));
         QString what = QString::fromStdString(entry.text());

@@ -222,12 +222,16 @@ private slots:
         QCOMPARE(page->rackMap()->touchOf(QStringLiteral("r01")), ui::IncidentRackMap::NotAffected);
         QCOMPARE(page->rackMap()->affectedTrays(QStringLiteral("r02")), 2);
 
-        // Both charts carry one marker per timeline entry, labelled, inside their window.
+        // Both charts mark the timeline inside their window: the burst of the two member events
+        // (a minute apart) as one marker, the drain, the note.
         for (widgets::TimeSeriesChart* chart : {page->rackChart(), page->jobChart()}) {
             QVERIFY(chart->isVisible());
-            QTRY_COMPARE(chart->annotationsInView(), 4);
-            QCOMPARE(chart->annotations()[2].label, QStringLiteral("drain node r02-n07"));
-            QCOMPARE(chart->annotations()[2].kind, widgets::AnnotationKind::Action);
+            QTRY_COMPARE(chart->annotationsInView(), 3);
+            QCOMPARE(chart->annotations()[0].label, QStringLiteral("2 alerts"));
+            QCOMPARE(chart->annotations()[0].kind, widgets::AnnotationKind::Critical);
+            QCOMPARE(chart->annotations()[1].label, QStringLiteral("drain node r02-n07"));
+            QCOMPARE(chart->annotations()[1].kind, widgets::AnnotationKind::Action);
+            QCOMPARE(chart->annotations()[2].label, QStringLiteral("note (alice)"));
             chart->grab();  // paints: the labels are placed while painting
             QVERIFY2(chart->annotationLabelsDrawn() >= 3, qPrintable(QString::number(chart->annotationLabelsDrawn())));
         }
