@@ -96,9 +96,7 @@ IncidentPage::IncidentPage(const PageContext& context, QWidget* parent)
     m_jobChart->setAnnotationsShown(true);
     right->addWidget(m_rackChart);
     right->addWidget(m_jobChart);
-    right->setStretchFactor(0, 2);
-    right->setStretchFactor(1, 3);
-    right->setStretchFactor(2, 3);
+    right->setSizes({340, 360, 360});
     split->addWidget(right);
     // The rack map's size hint would take most of the width: start half and half.
     split->setSizes({800, 800});

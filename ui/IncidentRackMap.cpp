@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace watchfloor::ui {
 
@@ -49,6 +50,16 @@ void IncidentRackMap::setIncident(int endpoint, const v1::Incident& incident)
         const client::EntityId id{quint16(endpoint), node};
         traysByRack[m_store.rackOf(id).index] << m_store.localName(id);
     }
+    // Only the regions it touches (all of the endpoint's when it names no rack): the tiles stay
+    // large enough to carry their names in a small map.
+    std::unordered_set<std::uint32_t> regions;
+    auto regionOf = [&](std::uint32_t rackIndex) {
+        const v1::Rack* info = m_store.rackInfo(client::EntityId{quint16(endpoint), rackIndex});
+        return info ? info->region_index() : 0u;
+    };
+    for (std::uint32_t rack : blast.rack_indexes()) regions.insert(regionOf(rack));
+    for (const auto& [rack, trays] : traysByRack) regions.insert(regionOf(rack));
+    if (causeRack.isValid()) regions.insert(regionOf(causeRack.index));
     std::vector<widgets::RackPlacement> placements;
     std::vector<widgets::RackStatus> statuses;
     m_touch.clear();
@@ -58,6 +69,8 @@ void IncidentRackMap::setIncident(int endpoint, const v1::Incident& incident)
         if (rackId.endpoint != endpoint)
             continue;
         const v1::Rack* info = m_store.rackInfo(rackId);
+        if (!regions.empty() && (!info || !regions.count(info->region_index())))
+            continue;
         const client::EntityId region{rackId.endpoint, info ? info->region_index() : 0u};
         placements.push_back({m_store.name(rackId), m_store.localName(rackId), m_store.localName(region),
                               info ? QStringLiteral("Hall %1").arg(QString::fromStdString(info->hall())) : QString(),

@@ -1,6 +1,6 @@
 #pragma once
 // The racks an incident touches on a small rack map: the fleet's RackMapWidget with the racks of
-// the incident's endpoint, each tile coloured by how the incident touches it (the root cause's
+// the regions it touches, each tile coloured by how the incident touches it (the root cause's
 // rack, another rack in the blast radius, not affected), its badge counting the affected trays,
 // its tooltip naming them. Clicking a rack opens it (rackActivated).
 
