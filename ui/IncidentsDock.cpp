@@ -10,6 +10,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QEvent>
 #include <QHeaderView>
 #include <QListWidget>
 #include <QMenu>
@@ -68,6 +69,7 @@ IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* a
     split->setStretchFactor(1, 1);
     setWidget(split);
     setMinimumWidth(320);
+    m_tree->viewport()->installEventFilter(this);
     connect(&store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
         if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0 || changes.topologyChanged || changes.incidentsChanged)
             rebuild();
@@ -88,6 +90,27 @@ IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* a
         if (!menu.isEmpty())
             menu.exec(m_tree->viewport()->mapToGlobal(pos));
     });
+}
+
+bool IncidentsDock::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_tree->viewport() && event->type() == QEvent::Resize)
+        fitIncidentRows();
+    return QDockWidget::eventFilter(watched, event);
+}
+
+void IncidentsDock::fitIncidentRows()
+{
+    // QTreeView sizes a wrapped row for the whole column width, but an indented row's text has
+    // less: its last line came out elided ("3 jobs · …"). Each top-level row gets the height its
+    // text needs in the width it really has.
+    const QFontMetrics metrics(m_tree->font());
+    const int width = std::max(80, m_tree->viewport()->width() - m_tree->indentation() - 8);
+    for (int row = 0; row < m_tree->topLevelItemCount(); ++row) {
+        QTreeWidgetItem* item = m_tree->topLevelItem(row);
+        const QRect text = metrics.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, item->text(0));
+        item->setSizeHint(0, QSize(width, text.height() + 6));
+    }
 }
 
 void IncidentsDock::applyTheme(const widgets::Theme& theme)
@@ -156,6 +179,7 @@ void IncidentsDock::rebuild()
         return;
     std::vector<std::uint64_t> members;
     rebuildIncidents(&members);
+    fitIncidentRows();
     std::sort(members.begin(), members.end());
     m_list->clear();
     for (quint64 serial = m_store.nextEventSerial(); serial-- > m_store.firstEventSerial() && m_list->count() < kMaxShown;) {

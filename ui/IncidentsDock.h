@@ -46,8 +46,12 @@ public:
 signals:
     void navigationRequested(const watchfloor::ui::Location& location);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void rebuild();
+    void fitIncidentRows();
     void rebuildIncidents(std::vector<std::uint64_t>* memberKeys);
     void showContextMenu(const QPoint& pos);
 

@@ -5,7 +5,6 @@
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
 #include "IncidentsDock.h"
-#include "ShiftHandoffDialog.h"
 #include "JumpBox.h"
 #include "OperationsDock.h"
 #include "OperatorActions.h"
@@ -13,12 +12,14 @@
 #include "Pages.h"
 #include "SourcesDock.h"
 #include "PagingIndicator.h"
+#include "ShiftHandoffDialog.h"
 #include "SourcesIndicator.h"
 #include "ThemeStyling.h"
 
 #include "client/ConnectionState.h"
 #include "client/FleetStore.h"
 #include "client/SourceHealth.h"
+#include "widgets/TimeSeriesChart.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -119,6 +120,10 @@ void MainWindow::buildPages()
             continue;
         Page* page = createPage(id, m_context, m_stack);
         page->setWallDisplay(m_options.wallDisplay);
+        // The wall has no controls at all, not even a chart's Events toggle.
+        if (m_options.wallDisplay)
+            for (auto* chart : page->findChildren<widgets::TimeSeriesChart*>())
+                chart->setAnnotationToggleVisible(false);
         m_pages.insert(id, page);
         m_stack->addWidget(page);
         connect(page, &Page::navigationRequested, this, &MainWindow::navigate);

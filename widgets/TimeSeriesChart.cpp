@@ -102,6 +102,8 @@ void TimeSeriesChart::setAnnotations(std::vector<ChartAnnotation> annotations)
 
 const std::vector<ChartAnnotation>& TimeSeriesChart::annotations() const { return m_annotations->annotations(); }
 
+void TimeSeriesChart::setAnnotationToggleVisible(bool visible) { m_annotationToggle->setVisible(visible); }
+
 void TimeSeriesChart::setAnnotationsShown(bool shown) { m_annotationToggle->setChecked(shown); }
 
 bool TimeSeriesChart::annotationsShown() const { return m_annotationToggle->isChecked(); }

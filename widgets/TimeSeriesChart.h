@@ -84,6 +84,8 @@ public:
     const std::vector<ChartAnnotation>& annotations() const;
     void setAnnotationsShown(bool shown);
     bool annotationsShown() const;
+    // The "Events" button; hidden on a read-only wall display (the markers stay as they were set).
+    void setAnnotationToggleVisible(bool visible);
     // Markers inside the shown time window (0 while hidden), and how many carry a label.
     int annotationsInView() const;
     int annotationLabelsDrawn() const;
