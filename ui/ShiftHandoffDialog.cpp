@@ -5,6 +5,7 @@
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QFont>
 #include <QFormLayout>
 #include <QLabel>
 #include <QPageLayout>
@@ -14,6 +15,8 @@
 #include <QSpinBox>
 #include <QTextBrowser>
 #include <QTextDocument>
+#include <QTextFrame>
+#include <QTextTable>
 #include <QVBoxLayout>
 
 namespace watchfloor::ui {
@@ -21,13 +24,26 @@ namespace watchfloor::ui {
 ExportOutcome writeMarkdownPdf(const QString& markdown, const QString& path)
 {
     QPdfWriter writer(path);
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15),
+    // No margins of the writer's own: QTextDocument::print() lays the text out 2 cm inside the page.
+    writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0),
                                      QPageLayout::Millimeter));
     writer.setTitle(QStringLiteral("Shift handoff"));
     writer.setCreator(QStringLiteral("Watchfloor"));
     QTextDocument doc;
+    QFont font = doc.defaultFont();
+    font.setPointSizeF(8.5);  // seven table columns on a portrait page
+    doc.setDefaultFont(font);
     doc.setMarkdown(markdown);
-    doc.setDefaultStyleSheet(QStringLiteral("table { border-collapse: collapse; } td, th { padding: 2px 6px; }"));
+    // Markdown tables come out as narrow as their words, wrapping "acknowledged": use the page's width.
+    for (auto it = doc.rootFrame()->begin(); !it.atEnd(); ++it) {
+        if (auto* table = qobject_cast<QTextTable*>(it.currentFrame())) {
+            QTextTableFormat format = table->format();
+            format.setWidth(QTextLength(QTextLength::PercentageLength, 100));
+            format.setCellPadding(3);
+            format.setBorderCollapse(true);
+            table->setFormat(format);
+        }
+    }
     doc.print(&writer);
     QFile written(path);
     if (!written.exists() || written.size() == 0)

@@ -20,7 +20,7 @@ struct ExportOutcome {
     QString message;  // the files written, or what failed
 };
 
-// Writes the Markdown to `path` as a PDF (A4, 15 mm margins).
+// Writes the Markdown to `path` as a PDF (A4, 2 cm margins).
 ExportOutcome writeMarkdownPdf(const QString& markdown, const QString& path);
 
 class ShiftHandoffDialog : public QDialog {

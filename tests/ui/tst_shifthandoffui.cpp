@@ -1,6 +1,7 @@
 // Issue 12, item 7: File → Shift handoff… opens the dialog; its export writes the Markdown it
 // previews and a valid, non-trivial PDF of it (%PDF header, at least one page, %%EOF trailer).
-// WATCHFLOOR_HANDOFF_SCREENSHOT=FILE.png saves the dialog as rendered (docs/screenshots).
+// WATCHFLOOR_HANDOFF_SCREENSHOT=FILE.png saves the dialog as rendered (docs/screenshots), and the
+// export beside it (FILE.md, FILE.pdf) for a look at the PDF.
 
 #include "PageTestFleet.h"
 
@@ -62,6 +63,7 @@ private slots:
         if (const QByteArray shot = qgetenv("WATCHFLOOR_HANDOFF_SCREENSHOT"); !shot.isEmpty()) {
             QTest::qWait(50);  // screenshot only: let the preview lay out
             QVERIFY(dialog->grab().save(QString::fromLocal8Bit(shot)));
+            QVERIFY(dialog->exportTo(QString::fromLocal8Bit(shot).chopped(4)).ok);  // FILE.md and FILE.pdf beside it
         }
 
         QTemporaryDir dir;
