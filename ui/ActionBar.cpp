@@ -22,6 +22,12 @@ void ActionBar::setEntities(const QList<client::EntityId>& entities)
     rebuild();
 }
 
+void ActionBar::setDraftSource(std::function<QList<ActionDraft>()> drafts)
+{
+    m_draftSource = std::move(drafts);
+    rebuild();
+}
+
 QStringList ActionBar::buttonLabels() const { return m_shown; }
 
 void ActionBar::setVisible(bool visible) { QWidget::setVisible(visible && !m_shown.isEmpty()); }
@@ -29,7 +35,9 @@ void ActionBar::setVisible(bool visible) { QWidget::setVisible(visible && !m_sho
 void ActionBar::rebuild()
 {
     QList<ActionDraft> drafts;
-    if (m_actions) {
+    if (m_actions && m_draftSource) {
+        drafts = m_draftSource();
+    } else if (m_actions) {
         for (client::EntityId entity : std::as_const(m_entities))
             drafts += m_actions->draftsFor(entity);
     }

@@ -7,6 +7,8 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QHBoxLayout;
 
 namespace watchfloor::ui {
@@ -18,6 +20,10 @@ public:
     ActionBar(OperatorActions* actions, QWidget* parent = nullptr);
 
     void setEntities(const QList<client::EntityId>& entities);
+    // Instead of the entities' actions, whatever `drafts` answers (an incident's lifecycle steps);
+    // asked again on refresh() and whenever who may act changes.
+    void setDraftSource(std::function<QList<ActionDraft>()> drafts);
+    void refresh() { rebuild(); }
     QStringList buttonLabels() const;
     // Whoever shows the bar (a page header leaving wall mode), it stays hidden while it is empty.
     void setVisible(bool visible) override;
@@ -27,6 +33,7 @@ private:
 
     OperatorActions* m_actions;
     QList<client::EntityId> m_entities;
+    std::function<QList<ActionDraft>()> m_draftSource;
     QStringList m_shown;  // labels of the buttons now shown
     QHBoxLayout* m_layout;
 };

@@ -1,5 +1,7 @@
 #include "HistoryChartBinding.h"
 
+#include "ChartAnnotationSource.h"
+
 #include "FleetFormat.h"
 
 #include "client/FleetStore.h"
@@ -14,6 +16,8 @@ namespace v1 = watchfloor::v1;
 HistoryChartBinding::HistoryChartBinding(const PageContext& context, widgets::TimeSeriesChart* chart, QObject* parent)
     : QObject(parent), m_context(context), m_chart(chart)
 {
+    // Turned on: the markers appear at once, not at the page's next refresh.
+    connect(chart, &widgets::TimeSeriesChart::annotationsShownChanged, this, &HistoryChartBinding::refreshAnnotations);
 }
 
 int HistoryChartBinding::addSeries(const QString& label, const QColor& color, client::EntityId entity,
@@ -120,6 +124,28 @@ void HistoryChartBinding::refresh()
         m_chart->setSeriesPoints(int(i), std::move(points));
     }
     m_chart->setNote(note);
+    refreshAnnotations();
+}
+
+void HistoryChartBinding::setAnnotationProvider(AnnotationProvider provider)
+{
+    m_annotationProvider = std::move(provider);
+    refreshAnnotations();
+}
+
+void HistoryChartBinding::refreshAnnotations()
+{
+    if (!m_chart->annotationsShown())
+        return;
+    if (m_annotationProvider) {
+        m_chart->setAnnotations(m_annotationProvider());
+        return;
+    }
+    QList<client::EntityId> entities;
+    for (const Series& s : m_series)
+        if (s.entity.isValid() && !entities.contains(s.entity))
+            entities << s.entity;
+    m_chart->setAnnotations(entityAnnotations(*m_context.store, m_context.controls, entities));
 }
 
 QString HistoryChartBinding::restartNote(const Series& series, const QList<QPointF>& live) const

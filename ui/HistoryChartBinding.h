@@ -4,6 +4,9 @@
 // chart gets the union, re-reduced by the chart itself. Refreshing is the page's call (visible
 // pages only, at most a few times a second). A fleetd restart (new run) breaks the lines, and the
 // chart's note says when it restarted (and that the old run is not shown if its clock started over).
+// While the chart shows its event markers ("Events" toggle), each refresh fills them: by default
+// the events and operations of the charted entities (ChartAnnotationSource.h), or what the page
+// provides instead (the Incident page: its incident's timeline).
 
 #include "PageContext.h"
 
@@ -16,7 +19,10 @@
 #include <QObject>
 #include <QPointF>
 
+#include "widgets/ChartAnnotations.h"
+
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +47,9 @@ public:
     // Points one series at another (entity, metric), e.g. a job's metric instead of the fleet's.
     void setSeriesTarget(int series, client::EntityId entity, watchfloor::v1::Metric metric);
     void refresh();
+    using AnnotationProvider = std::function<std::vector<widgets::ChartAnnotation>()>;
+    // Markers from `provider` instead of the charted entities' events; null: back to those.
+    void setAnnotationProvider(AnnotationProvider provider);
     // Every GetHistory call answered (or there is no connection to ask).
     bool backfillSettled() const;
     // Operator-readable errors from backfill calls, empty if none.
@@ -62,10 +71,12 @@ private:
     void requestBackfill(int series);
     // What the chart says about a fleetd restart inside the points it shows, empty if none.
     QString restartNote(const Series& series, const QList<QPointF>& live) const;
+    void refreshAnnotations();
 
     PageContext m_context;
     widgets::TimeSeriesChart* m_chart;
     std::vector<Series> m_series;
+    AnnotationProvider m_annotationProvider;
     std::chrono::milliseconds m_window{std::chrono::hours(6)};
     quint64 m_generation = 0;
 };

@@ -2,6 +2,7 @@
 
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
+#include "IncidentList.h"
 #include "OperatorActions.h"
 
 #include "client/FleetStore.h"
@@ -9,6 +10,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QEvent>
 #include <QHeaderView>
 #include <QListWidget>
 #include <QMenu>
@@ -31,33 +33,9 @@ constexpr int kCauseRole = Qt::UserRole + 2;    // an incident row: its cause's 
 constexpr int kIncidentRole = Qt::UserRole + 3; // an incident row: its id
 constexpr int kEndpointRole = Qt::UserRole + 4; // an incident row: its endpoint
 
-// "acknowledged by alice", "mitigated (alice)": who owns it, for the row's second line.
-QString lifecycleWords(const v1::Incident& incident)
-{
-    const QString owner = QString::fromStdString(incident.owner());
-    switch (incident.state()) {
-    case v1::INCIDENT_STATE_ACKNOWLEDGED: return QStringLiteral("acknowledged by %1").arg(owner);
-    case v1::INCIDENT_STATE_MITIGATED:
-        return owner.isEmpty() ? QStringLiteral("mitigated") : QStringLiteral("mitigated (%1)").arg(owner);
-    case v1::INCIDENT_STATE_RESOLVED:
-        return incident.resolved_by().empty() ? QStringLiteral("lasted")
-                                              : QStringLiteral("resolved by %1, lasted").arg(QString::fromStdString(incident.resolved_by()));
-    default: return QStringLiteral("open");
-    }
-}
-
 // An event of one endpoint's run, as incidents name them.
 std::uint64_t memberKey(int endpoint, std::uint64_t eventId) { return (std::uint64_t(endpoint) << 48) ^ eventId; }
 
-QString incidentScope(const v1::BlastRadius& b)
-{
-    QStringList parts;
-    if (b.racks()) parts << QStringLiteral("%1 rack%2").arg(b.racks()).arg(b.racks() == 1 ? "" : "s");
-    if (b.trays()) parts << QStringLiteral("%1 tray%2").arg(b.trays()).arg(b.trays() == 1 ? "" : "s");
-    if (b.gpus()) parts << QStringLiteral("%1 GPU%2").arg(b.gpus()).arg(b.gpus() == 1 ? "" : "s");
-    if (b.jobs()) parts << QStringLiteral("%1 job%2").arg(b.jobs()).arg(b.jobs() == 1 ? "" : "s");
-    return parts.isEmpty() ? QStringLiteral("no trays") : parts.join(QStringLiteral(", "));
-}
 }  // namespace
 
 IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* actions, QWidget* parent)
@@ -70,13 +48,13 @@ IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* a
     m_tree->setWordWrap(true);
     m_tree->setUniformRowHeights(false);
     m_tree->setToolTip(QStringLiteral("Incidents: alerts grouped by probable cause. Expand for the member alerts; "
-                                      "double-click to open the cause."));
+                                      "double-click to open the incident's page."));
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
         if (const quint64 serial = item->data(0, kSerialRole).toULongLong()) {
             if (const client::StoredEvent* event = m_store.eventBySerial(serial))
                 emit navigationRequested(locationFor(m_store, m_store.eventEntity(*event)));
-        } else if (const quint64 cause = item->data(0, kCauseRole).toULongLong()) {
-            emit navigationRequested(locationFor(m_store, client::EntityId::fromKey(cause)));
+        } else if (!item->parent()) {
+            openIncident(m_tree->indexOfTopLevelItem(item));
         }
     });
     m_list->setUniformItemSizes(false);
@@ -91,6 +69,7 @@ IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* a
     split->setStretchFactor(1, 1);
     setWidget(split);
     setMinimumWidth(320);
+    m_tree->viewport()->installEventFilter(this);
     connect(&store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
         if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0 || changes.topologyChanged || changes.incidentsChanged)
             rebuild();
@@ -113,6 +92,27 @@ IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* a
     });
 }
 
+bool IncidentsDock::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_tree->viewport() && event->type() == QEvent::Resize)
+        fitIncidentRows();
+    return QDockWidget::eventFilter(watched, event);
+}
+
+void IncidentsDock::fitIncidentRows()
+{
+    // QTreeView sizes a wrapped row for the whole column width, but an indented row's text has
+    // less: its last line came out elided ("3 jobs · …"). Each top-level row gets the height its
+    // text needs in the width it really has.
+    const QFontMetrics metrics(m_tree->font());
+    const int width = std::max(80, m_tree->viewport()->width() - m_tree->indentation() - 8);
+    for (int row = 0; row < m_tree->topLevelItemCount(); ++row) {
+        QTreeWidgetItem* item = m_tree->topLevelItem(row);
+        const QRect text = metrics.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, item->text(0));
+        item->setSizeHint(0, QSize(width, text.height() + 6));
+    }
+}
+
 void IncidentsDock::applyTheme(const widgets::Theme& theme)
 {
     m_theme = &theme;
@@ -131,36 +131,17 @@ void IncidentsDock::rebuildIncidents(std::vector<std::uint64_t>* memberKeys)
         if (const client::StoredEvent* stored = m_store.eventBySerial(serial))
             serialOf[memberKey(stored->endpoint, stored->event.id())] = serial;
 
-    struct Row {
-        int endpoint;
-        const v1::Incident* incident;
-    };
-    std::vector<Row> rows;
-    for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint)
-        for (const auto& [id, incident] : m_store.endpointFleet(endpoint).incidents()) {
-            rows.push_back({endpoint, &incident});
-            for (std::uint64_t member : incident.member_event_ids()) memberKeys->push_back(memberKey(endpoint, member));
-        }
-    // Open first, the worst and newest on top; then resolved, the most recently resolved first.
-    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-        const bool aOpen = a.incident->state() != v1::INCIDENT_STATE_RESOLVED;
-        const bool bOpen = b.incident->state() != v1::INCIDENT_STATE_RESOLVED;
-        if (aOpen != bOpen) return aOpen;
-        if (aOpen && a.incident->severity() != b.incident->severity()) return a.incident->severity() > b.incident->severity();
-        const auto aTime = aOpen ? a.incident->started_unix_ms() : a.incident->resolved_unix_ms();
-        const auto bTime = bOpen ? b.incident->started_unix_ms() : b.incident->resolved_unix_ms();
-        return aTime != bTime ? aTime > bTime : a.endpoint < b.endpoint;
-    });
+    const std::vector<IncidentRef> rows = incidentsInDockOrder(m_store);
+    for (const IncidentRef& row : rows)
+        for (std::uint64_t member : row.incident->member_event_ids()) memberKeys->push_back(memberKey(row.endpoint, member));
     m_tree->clear();
     int resolvedShown = 0;
-    for (const Row& row : rows) {
+    for (const IncidentRef& row : rows) {
         const v1::Incident& incident = *row.incident;
-        const bool open = incident.state() != v1::INCIDENT_STATE_RESOLVED;
+        const bool open = isOpen(incident);
         if (!open && resolvedShown++ == kMaxResolvedShown)
             break;
-        const std::int64_t now = m_store.endpointFleet(row.endpoint).serverTimeUnixMs();
-        const std::int64_t end = open ? now : incident.resolved_unix_ms();
-        const QString age = formatAge(std::chrono::milliseconds(std::max<std::int64_t>(0, end - incident.started_unix_ms())));
+        const QString age = formatAge(std::chrono::milliseconds(incidentAgeMs(m_store, row.endpoint, incident)));
         const QString cost = QStringLiteral("%1 GPU-h").arg(incident.goodput_cost_gpu_hours(), 0, 'f', 1);
         auto* item = new QTreeWidgetItem(m_tree);
         const bool owned = incident.state() == v1::INCIDENT_STATE_ACKNOWLEDGED || incident.state() == v1::INCIDENT_STATE_MITIGATED;
@@ -198,6 +179,7 @@ void IncidentsDock::rebuild()
         return;
     std::vector<std::uint64_t> members;
     rebuildIncidents(&members);
+    fitIncidentRows();
     std::sort(members.begin(), members.end());
     m_list->clear();
     for (quint64 serial = m_store.nextEventSerial(); serial-- > m_store.firstEventSerial() && m_list->count() < kMaxShown;) {
@@ -248,6 +230,7 @@ void IncidentsDock::populateIncidentMenu(QMenu& menu, int row)
     if (found == incidents.end())
         return;
     // The menu runs an event loop in which the store may change the incident: copy what it needs.
+    menu.addAction(QStringLiteral("Open incident %1").arg(found->first), [this, row] { openIncident(row); });
     if (const quint64 cause = item->data(0, kCauseRole).toULongLong())
         menu.addAction(QStringLiteral("Open %1").arg(QString::fromStdString(found->second.root_cause().name())),
                        [this, cause] { emit navigationRequested(locationFor(m_store, client::EntityId::fromKey(cause))); });
@@ -255,6 +238,16 @@ void IncidentsDock::populateIncidentMenu(QMenu& menu, int row)
     menu.addAction(QStringLiteral("Copy title"), [title] { QApplication::clipboard()->setText(title); });
     if (m_actions)
         m_actions->addToMenu(menu, m_actions->draftsForIncident(endpoint, found->second), window());
+}
+
+bool IncidentsDock::openIncident(int row)
+{
+    QTreeWidgetItem* item = row >= 0 ? m_tree->topLevelItem(row) : nullptr;
+    if (!item)
+        return false;
+    emit navigationRequested({PageId::Incident, incidentKey(m_store, item->data(0, kEndpointRole).toInt(),
+                                                            item->data(0, kIncidentRole).toULongLong())});
+    return true;
 }
 
 void IncidentsDock::populateMenu(QMenu& menu, int row)

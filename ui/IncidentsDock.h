@@ -2,8 +2,9 @@
 // The Alerts dock beside every page. On top, fleetd's incidents (open first, then recently
 // resolved): root cause, member alerts, scope, age and goodput cost, each expandable to its
 // member events. Below, the warning and critical events that belong to no incident, newest
-// first. Double-click (or Enter) opens the cause's or the event's page; an alert's context menu
-// copies the entity name or the message and, for an operator, acknowledges the event.
+// first. Double-click (or Enter) opens the incident's page (an alert: its entity's page); an
+// incident's context menu opens it or its cause, an alert's copies the entity name or the message
+// and, for an operator, acknowledges the event.
 
 #include "NavigationHistory.h"
 
@@ -39,12 +40,18 @@ public:
     // The context menu of an incident row (by top-level index): open the cause, copy the title
     // and, for an operator, the lifecycle steps fleetd allows it now.
     void populateIncidentMenu(QMenu& menu, int row);
+    // Asks for the Incident page of that incident row; false for no such row.
+    bool openIncident(int row);
 
 signals:
     void navigationRequested(const watchfloor::ui::Location& location);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void rebuild();
+    void fitIncidentRows();
     void rebuildIncidents(std::vector<std::uint64_t>* memberKeys);
     void showContextMenu(const QPoint& pos);
 

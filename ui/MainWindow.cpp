@@ -12,12 +12,14 @@
 #include "Pages.h"
 #include "SourcesDock.h"
 #include "PagingIndicator.h"
+#include "ShiftHandoffDialog.h"
 #include "SourcesIndicator.h"
 #include "ThemeStyling.h"
 
 #include "client/ConnectionState.h"
 #include "client/FleetStore.h"
 #include "client/SourceHealth.h"
+#include "widgets/TimeSeriesChart.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -27,6 +29,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QMenuBar>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
@@ -117,6 +120,10 @@ void MainWindow::buildPages()
             continue;
         Page* page = createPage(id, m_context, m_stack);
         page->setWallDisplay(m_options.wallDisplay);
+        // The wall has no controls at all, not even a chart's Events toggle.
+        if (m_options.wallDisplay)
+            for (auto* chart : page->findChildren<widgets::TimeSeriesChart*>())
+                chart->setAnnotationToggleVisible(false);
         m_pages.insert(id, page);
         m_stack->addWidget(page);
         connect(page, &Page::navigationRequested, this, &MainWindow::navigate);
@@ -152,8 +159,10 @@ void MainWindow::buildToolBar()
         QAction* action = m_toolBar->addAction(pageTitle(id));
         action->setCheckable(true);
         action->setData(int(id));
-        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + number)));
-        action->setToolTip(QStringLiteral("%1 page (Ctrl+%2)").arg(pageTitle(id)).arg(number));
+        if (number <= 9) {
+            action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_0 + number)));
+            action->setToolTip(QStringLiteral("%1 page (Ctrl+%2)").arg(pageTitle(id)).arg(number));
+        }
         m_pageActions->addAction(action);
         connect(action, &QAction::triggered, this, [this, id] { navigate({id, {}}); });
         ++number;
@@ -186,6 +195,22 @@ void MainWindow::buildToolBar()
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
     addAction(quit);
+
+    QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+    QAction* handoff = file->addAction(QStringLiteral("Shift handoff…"), this, &MainWindow::openShiftHandoff);
+    handoff->setObjectName(QStringLiteral("shiftHandoffAction"));
+    handoff->setToolTip(QStringLiteral("The last hours' incidents, actions, goodput and racks out, as Markdown and PDF"));
+    file->addSeparator();
+    file->addAction(quit);
+}
+
+ShiftHandoffDialog* MainWindow::openShiftHandoff()
+{
+    auto* dialog = new ShiftHandoffDialog(m_context, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->show();
+    return dialog;
 }
 
 void MainWindow::buildDocks()

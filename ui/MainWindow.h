@@ -36,6 +36,7 @@ class JumpBox;
 class OperationsDock;
 class Page;
 class SourcesDock;
+class ShiftHandoffDialog;
 class PagingIndicator;
 class SourcesIndicator;
 
@@ -80,6 +81,8 @@ public:
 
 public slots:
     void openJumpBox();
+    // File → Shift handoff…: the (window-modal, self-deleting) export dialog.
+    ShiftHandoffDialog* openShiftHandoff();
 
 signals:
     void locationChanged(const watchfloor::ui::Location& location);

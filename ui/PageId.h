@@ -9,11 +9,13 @@
 
 namespace watchfloor::ui {
 
-enum class PageId { Fleet, Rack, Cooling, Links, Goodput, Jobs, Events, Sources, Audit };
+enum class PageId { Fleet, Rack, Cooling, Links, Goodput, Jobs, Events, Sources, Audit, Incident };
 
-inline constexpr std::array<PageId, 9> kAllPages{PageId::Fleet,   PageId::Rack, PageId::Cooling,
-                                                 PageId::Links,   PageId::Goodput, PageId::Jobs,
-                                                 PageId::Events,  PageId::Sources, PageId::Audit};
+// The Incident page (one incident: its timeline, blast radius and annotated charts) opens from the
+// Alerts dock; it is last, so Ctrl+1..9 keep their pages.
+inline constexpr std::array<PageId, 10> kAllPages{PageId::Fleet,   PageId::Rack,    PageId::Cooling, PageId::Links,
+                                                  PageId::Goodput, PageId::Jobs,    PageId::Events,  PageId::Sources,
+                                                  PageId::Audit,   PageId::Incident};
 // What the war-room wall rotates through: not the audit trail (it names people and their
 // reasons, and is not for a room's big screen), nor the Sources page (a technician's table; the
 // wall shows a silent source on the map, the KPI strip and the banner).

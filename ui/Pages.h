@@ -6,6 +6,7 @@
 #include "EventsPage.h"
 #include "FleetPage.h"
 #include "GoodputPage.h"
+#include "IncidentPage.h"
 #include "JobsPage.h"
 #include "LinksPage.h"
 #include "RackPage.h"

@@ -15,6 +15,8 @@
 #include <QValueAxis>
 #include <QGraphicsTextItem>
 #include <QGraphicsScene>
+#include <QResizeEvent>
+#include <QToolButton>
 
 #include <algorithm>
 #include <span>
@@ -67,8 +69,48 @@ TimeSeriesChart::TimeSeriesChart(QWidget* parent)
     // resize event comes before that, with the old plot width): ticks and the M4 column grid fit
     // the plot area as drawn. Queued: not from inside QtCharts' own layout pass.
     connect(m_chart, &QChart::plotAreaChanged, this, &TimeSeriesChart::refresh, Qt::QueuedConnection);
+    m_annotations = new ChartAnnotationLayer(m_chart);
+    m_annotations->setVisible(false);
+    m_view->scene()->addItem(m_annotations);
+    m_annotationToggle = new QToolButton(this);
+    m_annotationToggle->setObjectName(QStringLiteral("annotationToggle"));
+    m_annotationToggle->setText(QStringLiteral("Events"));
+    m_annotationToggle->setCheckable(true);
+    m_annotationToggle->setAutoRaise(true);
+    m_annotationToggle->setFocusPolicy(Qt::TabFocus);
+    m_annotationToggle->setToolTip(QStringLiteral("Show the events and operator actions of what this chart plots "
+                                                  "as markers on the time axis"));
+    connect(m_annotationToggle, &QToolButton::toggled, this, [this](bool shown) {
+        m_annotations->setVisible(shown);
+        emit annotationsShownChanged(shown);
+    });
     applyTheme();
 }
+
+void TimeSeriesChart::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    m_annotationToggle->adjustSize();
+    m_annotationToggle->move(width() - m_annotationToggle->width() - 2, 2);
+    m_annotationToggle->raise();
+}
+
+void TimeSeriesChart::setAnnotations(std::vector<ChartAnnotation> annotations)
+{
+    m_annotations->setAnnotations(std::move(annotations));
+}
+
+const std::vector<ChartAnnotation>& TimeSeriesChart::annotations() const { return m_annotations->annotations(); }
+
+void TimeSeriesChart::setAnnotationToggleVisible(bool visible) { m_annotationToggle->setVisible(visible); }
+
+void TimeSeriesChart::setAnnotationsShown(bool shown) { m_annotationToggle->setChecked(shown); }
+
+bool TimeSeriesChart::annotationsShown() const { return m_annotationToggle->isChecked(); }
+
+int TimeSeriesChart::annotationsInView() const { return annotationsShown() ? m_annotations->markersInWindow() : 0; }
+
+int TimeSeriesChart::annotationLabelsDrawn() const { return annotationsShown() ? m_annotations->labelsDrawn() : 0; }
 
 void TimeSeriesChart::setTitle(const QString& title)
 {
@@ -98,6 +140,7 @@ void TimeSeriesChart::setTheme(const Theme& theme)
 void TimeSeriesChart::applyTheme()
 {
     applyChartTheme(m_chart, m_view, {m_timeAxis, m_valueAxis}, m_theme);
+    m_annotations->setTheme(m_theme);
 }
 
 int TimeSeriesChart::addSeries(const QString& name, const QColor& color)
@@ -235,6 +278,7 @@ void TimeSeriesChart::refresh()
         valueRange = niceRange(vMin, vMax, m_valueAxis->tickCount());
     if (m_valueAxis->min() != valueRange.first || m_valueAxis->max() != valueRange.second)
         m_valueAxis->setRange(valueRange.first, valueRange.second);
+    m_annotations->setWindow(t0, t1);
     for (std::size_t i = 0; i < m_series.size(); ++i) {
         Series& s = m_series[i];
         while (s.segments.size() < reduced[i].size())

@@ -10,6 +10,7 @@
 //
 // The raw points are kept, so resizing re-reduces at the new width and exports are lossless.
 
+#include "widgets/ChartAnnotations.h"
 #include "widgets/ChartSupport.h"
 #include "widgets/Theme.h"
 
@@ -29,6 +30,7 @@ class QChart;
 class QChartView;
 class QDateTimeAxis;
 class QLineSeries;
+class QToolButton;
 class QValueAxis;
 QT_END_NAMESPACE
 
@@ -75,12 +77,32 @@ public:
     // The time-axis labels QtCharts draws now (visible and whole, not elided), left to right.
     QStringList visibleTimeLabels() const;
 
+    // Event/action markers (ChartAnnotations.h) over the plot. Every chart has a checkable
+    // "Events" button in its top-right corner that shows or hides them; the owner fills them
+    // while they are shown (annotationsShown()) and may turn them on itself.
+    void setAnnotations(std::vector<ChartAnnotation> annotations);
+    const std::vector<ChartAnnotation>& annotations() const;
+    void setAnnotationsShown(bool shown);
+    bool annotationsShown() const;
+    // The "Events" button; hidden on a read-only wall display (the markers stay as they were set).
+    void setAnnotationToggleVisible(bool visible);
+    // Markers inside the shown time window (0 while hidden), and how many carry a label.
+    int annotationsInView() const;
+    int annotationLabelsDrawn() const;
+
     // PNG of the chart as drawn now, at the widget's size and device pixel ratio.
     ExportResult exportPng(const QString& path) const;
     // Every raw point in the shown time window: "time_utc,series,value", ISO 8601 with ms, UTC.
     ExportResult exportCsv(const QString& path) const;
 
     QSize sizeHint() const override { return {640, 280}; }
+
+signals:
+    // The operator toggled the markers (the owner then fills or stops filling them).
+    void annotationsShownChanged(bool shown);
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     struct Series {
@@ -107,6 +129,8 @@ private:
     std::chrono::milliseconds m_maxGap{0};
     QString m_title;
     QString m_note;
+    ChartAnnotationLayer* m_annotations = nullptr;  // owned by the chart's scene
+    QToolButton* m_annotationToggle = nullptr;
 };
 
 } // namespace watchfloor::widgets

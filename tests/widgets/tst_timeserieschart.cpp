@@ -41,6 +41,7 @@ private slots:
     void stackedSharesStopAtTheirCeiling();
     void timeLabelsReadableAtEveryWidth_data();
     void timeLabelsReadableAtEveryWidth();
+    void annotationMarkersSitAtTheirTime();
 
 private:
     TimeSeriesChart* m_chart = nullptr;
@@ -213,3 +214,41 @@ void TestTimeSeriesChart::stackedSharesStopAtTheirCeiling()
 
 QTEST_MAIN(TestTimeSeriesChart)
 #include "tst_timeserieschart.moc"
+
+// A marker is drawn where its moment falls on the time axis, only while the Events toggle is on,
+// and one outside the window is not drawn (nor counted).
+void TestTimeSeriesChart::annotationMarkersSitAtTheirTime()
+{
+    const int s = m_chart->addSeries(QStringLiteral("temp"));
+    m_chart->setSeriesPoints(s, {QPointF(double(kT0), 60), QPointF(double(kT0 + 600'000), 62)});
+    m_chart->setTimeRange(QDateTime::fromMSecsSinceEpoch(kT0, Qt::UTC), QDateTime::fromMSecsSinceEpoch(kT0 + 600'000, Qt::UTC));
+    m_chart->setAnnotations({{kT0 + 300'000, QStringLiteral("leak r07"), AnnotationKind::Critical},
+                             {kT0 + 900'000, QStringLiteral("later"), AnnotationKind::Action}});
+    const QColor crit = Theme::builtin(ThemeVariant::Dark).colors().crit;
+    const QRectF plot = m_chart->findChild<QChartView*>()->chart()->plotArea();
+    QVERIFY(plot.width() > 100);
+    auto critPixelsInColumn = [&](const QImage& image, int x) {
+        int n = 0;
+        for (int y = int(plot.top()); y < int(plot.bottom()); ++y)
+        {
+            const QColor c = image.pixelColor(x, y);  // antialiased: near the colour, not exactly it
+            n += std::abs(c.red() - crit.red()) + std::abs(c.green() - crit.green()) + std::abs(c.blue() - crit.blue()) < 90 ? 1 : 0;
+        }
+        return n;
+    };
+    auto critPixelsNear = [&](const QImage& image, double x) {
+        int n = 0;
+        for (int dx = -1; dx <= 1; ++dx) n += critPixelsInColumn(image, int(std::lround(x)) + dx);
+        return n;
+    };
+    const double middle = plot.left() + plot.width() / 2;
+    QCOMPARE(m_chart->annotationsInView(), 0);
+    QCOMPARE(critPixelsNear(m_chart->grab().toImage(), middle), 0);
+
+    m_chart->setAnnotationsShown(true);
+    QCOMPARE(m_chart->annotationsInView(), 1);
+    const QImage shown = m_chart->grab().toImage();
+    QVERIFY2(critPixelsNear(shown, middle) > int(plot.height() / 4), qPrintable(QString::number(critPixelsNear(shown, middle))));
+    QCOMPARE(critPixelsNear(shown, plot.left() + plot.width() / 4), 0);
+    QCOMPARE(m_chart->annotationLabelsDrawn(), 1);
+}

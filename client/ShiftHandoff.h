@@ -1,0 +1,67 @@
+#pragma once
+// The shift handoff report: what the next shift needs from the last N hours — open incidents
+// with their owners and notes, incidents resolved in the period, operator actions, goodput per
+// job, racks isolated or in maintenance, and the note the outgoing operator leaves. Pure logic:
+// collectHandoff() reads the console's data (FleetStore, the control clients' operations) into a
+// plain HandoffInput, handoffMarkdown() writes it; ui/ renders the same Markdown to PDF.
+//
+// Two clocks: incidents carry fleet time (the source's clock, which a twin runs at --speed),
+// operations carry fleetd's wall clock. The period is N hours of each, as stated in the report.
+
+#include "watchfloor/v1/control.pb.h"
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <QPointer>
+#include <QString>
+#include <QVector>
+
+#include <cstdint>
+#include <vector>
+
+namespace watchfloor::client {
+
+class ControlClient;
+class FleetStore;
+
+struct HandoffJob {
+    QString name;
+    watchfloor::v1::JobState state = watchfloor::v1::JOB_STATE_UNSPECIFIED;
+    std::uint32_t gpus = 0;
+    double goodputRatio = 0;      // cumulative, provisional
+    double goodput1hRatio = 0;    // the last hour
+    bool noStepTelemetry = false; // a real site's job that publishes no steps: no goodput
+};
+
+struct HandoffRack {
+    QString name;
+    QString why;  // "isolated since 2026-12-02 14:02", "maintenance until 16:00 (alice: pump swap)"
+};
+
+struct HandoffIncident {
+    QString endpoint;  // empty with one endpoint
+    watchfloor::v1::Incident incident;
+};
+
+struct HandoffInput {
+    QString fleet;                 // the fleets' names, "demo" or "east + west"
+    QString author;                // who hands off (the control identity), empty if unknown
+    int periodHours = 8;
+    std::int64_t fleetNowUnixMs = 0;
+    std::int64_t wallNowUnixMs = 0;
+    std::vector<HandoffIncident> incidents;             // every incident held
+    std::vector<watchfloor::v1::Operation> operations;  // newest first, any age
+    std::vector<HandoffJob> jobs;
+    std::vector<HandoffRack> racksOut;
+    QString note;                  // for the next shift
+};
+
+inline constexpr int kDefaultHandoffHours = 8;
+
+HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<ControlClient>>& controls, int periodHours,
+                            const QString& note);
+
+// The report. Sections in this order: header, note, open incidents (with their notes), resolved
+// in the period, operator actions in the period (oldest first), goodput per job, racks out.
+QString handoffMarkdown(const HandoffInput& input);
+
+}  // namespace watchfloor::client
