@@ -40,6 +40,10 @@ grpc::Status answerListEvents(const watchfloor::v1::ListEventsRequest& request, 
 grpc::Status answerListIncidents(const watchfloor::v1::ListIncidentsRequest& request, const FleetStateStore& store,
                                  watchfloor::v1::ListIncidentsResponse* response);
 
+// The straggler drill-down (GetStepTimeHeatmap); bounds in StepTimeHeatmap.cpp and fleet.proto.
+grpc::Status answerStepTimeHeatmap(const watchfloor::v1::StepTimeHeatmapRequest& request, const FleetStateStore& store,
+                                   const HistoryStore& history, watchfloor::v1::StepTimeHeatmap* response);
+
 grpc::Status answerTopology(const watchfloor::v1::GetTopologyRequest& request, const FleetStateStore& store,
                             watchfloor::v1::Topology* response);
 
