@@ -6,6 +6,7 @@
 #include "StragglerDrillDown.h"
 
 #include "client/FleetStore.h"
+#include "widgets/Theme.h"
 
 #include <QHeaderView>
 

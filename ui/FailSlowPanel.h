@@ -21,6 +21,9 @@ class QTableWidget;
 namespace watchfloor::client {
 class FleetStore;
 }
+namespace watchfloor::widgets {
+class Theme;
+}
 
 namespace watchfloor::ui {
 

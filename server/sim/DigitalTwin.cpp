@@ -655,8 +655,8 @@ double DigitalTwin::Impl::trayPace(std::uint32_t t) const {
     return tray.persistentSlowdown * tray.episodicSlowdown * rackFactor;
 }
 
-double DigitalTwin::Impl::trayStepS(std::uint32_t t) const {
-    const TrainingJob& job = jobs[trays[t].job];
+double DigitalTwin::Impl::trayStepS(std::uint32_t j, std::uint32_t t) const {
+    const TrainingJob& job = jobs[j];
     // The job's step is its slowest tray's (job.stepS() = ideal x traySlowdown x diurnal drift):
     // every tray computes at its own pace under the same drift, then waits in the collectives.
     return job.stepS() * trayPace(t) / job.traySlowdown;

@@ -273,7 +273,7 @@ struct DigitalTwin::Impl {
     void scheduleCheckpoint(std::uint32_t j, double delayS = -1);
     void updateJobSlowdown(std::uint32_t j);     // full: trays, stragglers, thermal, diurnal
     double trayPace(std::uint32_t t) const;      // the tray's compute time over the ideal (stragglers, thermal)
-    double trayStepS(std::uint32_t t) const;     // NODE_STEP_TIME_S of a tray in a job
+    double trayStepS(std::uint32_t j, std::uint32_t t) const;  // NODE_STEP_TIME_S of job j's tray t
     void applyDiurnalSlowdown(std::uint32_t j);  // cheap: diurnal part only
     void setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm, watchfloor::v1::Severity severity,
                       const char* cause);

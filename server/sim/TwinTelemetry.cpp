@@ -542,7 +542,7 @@ void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
             out->samples.push_back({e, JOB_CHECKPOINT_AGE_S, static_cast<float>(ageS)});
             if (jobs[j].computing())
                 for (const std::uint32_t t : jobs[j].trays())
-                    out->samples.push_back({model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(trayStepS(t))});
+                    out->samples.push_back({model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(trayStepS(j, t))});
         }
     }
     stats.ledgerRecordsRejected = 0;
