@@ -148,13 +148,14 @@ private slots:
         QVERIFY(other >= 0);
         QSignalSpy causesLoaded(drill, &ui::StragglerDrillDown::causesLoaded);
         drill->selectTray(store.findByName(QStringLiteral("r01-n05")));
-        QTRY_COMPARE_WITH_TIMEOUT(causesLoaded.size(), 1, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!causesLoaded.isEmpty(), 10000);  // answers for an earlier tray are dropped
         QVERIFY(!drill->causePanel()->actionButton()->isVisible());
         QVERIFY2(drill->causePanel()->verdict()->text().contains(QStringLiteral("no finding")),
                  qPrintable(drill->causePanel()->verdict()->text()));
 
+        causesLoaded.clear();
         drill->selectTray(store.findByName(QStringLiteral("r01-n03")));
-        QTRY_COMPARE_WITH_TIMEOUT(causesLoaded.size(), 2, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!causesLoaded.isEmpty(), 10000);
         QPushButton* evict = drill->causePanel()->actionButton();
         QVERIFY(evict->isVisible() && evict->isEnabled());
         QCOMPARE(evict->text(), QStringLiteral("Evict r01-n03…"));
