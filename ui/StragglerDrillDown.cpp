@@ -29,7 +29,7 @@ constexpr float kRampLow = 1.0f, kRampHigh = 1.15f;
 
 QString fleetClock(std::int64_t unixMs)
 {
-    return QDateTime::fromMSecsSinceEpoch(unixMs, QTimeZone::UTC).toString(QStringLiteral("HH:mm"));
+    return QDateTime::fromMSecsSinceEpoch(unixMs, QTimeZone::utc()).toString(QStringLiteral("HH:mm"));
 }
 }  // namespace
 

@@ -6,17 +6,14 @@
 // WATCHFLOOR_STRAGGLER_SCREENSHOT=FILE.png keeps the drill-down as rendered.
 
 #include "FleetdProcess.h"  // tests/support
+#include "OperatorConsole.h"
 
 #include "ActionDialog.h"
 #include "FailSlowPanel.h"
 #include "GoodputPage.h"
-#include "MainWindow.h"
 #include "StragglerCausePanel.h"
 #include "StragglerDrillDown.h"
 
-#include "client/ControlClient.h"
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
 #include "widgets/HeatmapWidget.h"
 
 #include <QFile>
@@ -78,25 +75,11 @@ private slots:
                                QStringLiteral("--fail-slow-window"), QStringLiteral("2m"),
                                QStringLiteral("--fail-slow-confirm"), QStringLiteral("2")}),
                  qPrintable(fleetd.errorString()));
-        const QString target = QString::fromStdString(fleetd.address());
-        client::FleetStore store;
-        client::EndpointConfig config;
-        config.target = target;
-        client::EndpointConnection connection(config);
-        store.attach(&connection);
-        client::ChannelSecurity security;
-        security.bearerToken = QLatin1String(kToken);
-        client::ControlClient control(target, security);
-        ui::PageContext context;
-        context.store = &store;
-        context.connections = {&connection};
-        context.controls = {&control};
-        ui::MainWindow window(context, ui::MainWindowOptions{});
-        window.resize(1600, 1000);
-        window.show();
-        connection.start();
-        control.start();
-        QTRY_VERIFY_WITH_TIMEOUT(store.rackCount() > 0 && control.canAct(), 30000);
+        testing::OperatorConsole console(QString::fromStdString(fleetd.address()), QLatin1String(kToken));
+        client::FleetStore& store = console.store;
+        ui::MainWindow& window = console.window;
+        console.start();
+        QTRY_VERIFY_WITH_TIMEOUT(console.ready(), 30000);
 
         // Proposed by the ladder, and a quarter of an hour of steps in fleetd's history.
         auto proposed = [&] {
