@@ -652,7 +652,7 @@ double DigitalTwin::Impl::regionSupplyOffsetC(std::uint32_t region) const {
 double DigitalTwin::Impl::trayPace(std::uint32_t t) const {
     const TrayState& tray = trays[t];
     const double rackFactor = 1.0 / racks[model->rackOfTray(t)].throttleFactor;
-    return tray.persistentSlowdown * tray.episodicSlowdown * rackFactor;
+    return tray.persistentSlowdown * tray.episodic.factor * tray.scripted.factor * rackFactor;
 }
 
 double DigitalTwin::Impl::trayStepS(std::uint32_t j, std::uint32_t t) const {
@@ -688,7 +688,8 @@ void DigitalTwin::Impl::updateJobSlowdown(std::uint32_t j) {
         std::string names;
         for (const std::uint32_t t : slow) {
             const TrayState& tray = trays[t];
-            const char* why = tray.episodicSlowdown > 1.0f      ? tray.episodicKind
+            const char* why = tray.episodic.factor > 1.0f     ? tray.episodic.kind
+                              : tray.scripted.factor > 1.0f    ? tray.scripted.kind
                               : tray.persistentSlowdown > 1.0f ? "slow host"
                                                                : "thermal";
             names += (names.empty() ? "" : ", ") + model->trayName(t) + " (" + why + ")";

@@ -85,6 +85,40 @@ private slots:
             QVERIFY2(std::abs(r - 1.15f) < 0.005f, qPrintable(QString("after: %1x the median, not 1.15x").arg(r)));
     }
 
+    // A link flap on the slow tray slows its collectives for 10 min (an episode of 1 + 0.04 x 3):
+    // the factors multiply, and when the episode ends the scripted slowness is still there.
+    void aFlapOnTheSlowTrayStacksAndEnds() {
+        QTemporaryDir dir;
+        SimConfig config;
+        config.hardwareRateScale = 0;
+        config.warmStart = std::chrono::hours(6);
+        config.scenarioFile = writeFile(dir, "s.scn",
+                                        "at 1m straggler node=r01-n03 factor=1.15 for=1h\n"
+                                        "at 2m link-flap nic=r01-n03-ib1 count=3\n");
+        auto twin = makeTwin(config);
+        const std::uint32_t slow = nodeIndex(*twin, kSlowTray);
+        std::vector<float> during, afterwards;
+        run(*twin, 16 * 60, [&](const FleetChanges& changes) {
+            const v1::Job* job = jobIn(changes, kJob);
+            const auto steps = job ? trayStepTimes(changes, *job) : std::map<std::uint32_t, float>{};
+            if (!steps.count(slow))
+                return;
+            std::vector<float> all;
+            for (const auto& [node, s] : steps)
+                all.push_back(s);
+            const double elapsedS = std::chrono::duration<double>(changes.time - config.start).count();
+            if (elapsedS > 130 && elapsedS < 700)
+                during.push_back(steps.at(slow) / median(all));
+            else if (elapsedS > 740)
+                afterwards.push_back(steps.at(slow) / median(all));
+        });
+        QVERIFY(during.size() > 300 && afterwards.size() > 60);
+        for (const float r : during)
+            QVERIFY2(std::abs(r - 1.15f * 1.12f) < 0.005f, qPrintable(QString("during the flap's episode: %1x").arg(r)));
+        for (const float r : afterwards)
+            QVERIFY2(std::abs(r - 1.15f) < 0.005f, qPrintable(QString("after it: %1x, not 1.15x").arg(r)));
+    }
+
     void noStepTimesWhileTheJobIsNotComputing() {
         SimConfig config;
         config.hardwareRateScale = 0;  // cold start: the jobs initialise for minutes before the first step
