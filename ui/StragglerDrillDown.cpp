@@ -58,7 +58,7 @@ StragglerDrillDown::StragglerDrillDown(const PageContext& context, EntityId job,
         if (row >= 0 && row < m_grid.rows())
             selectTray(EntityId{m_job.endpoint, m_grid.nodeIndex(row)});
     });
-    resize(980, 760);
+    resize(1120, 960);  // 72 trays at ~8 px a row above the cause table
     // A new minute bucket fills every minute of fleet time; at --speed above 1 sooner.
     auto* timer = new QTimer(this);
     timer->setInterval(kReloadEvery);
@@ -77,8 +77,12 @@ void StragglerDrillDown::reload()
     const std::int64_t nowMs = m_context.store->endpointFleet(m_job.endpoint).serverTimeUnixMs();
     v1::StepTimeHeatmapRequest request;
     request.set_job_name(m_context.store->localName(m_job).toStdString());
-    request.set_start_unix_ms(nowMs - std::chrono::milliseconds(kWindow).count());
+    // Whole minutes, as fleetd's tray history keeps them, so a column is one minute of fleet time.
+    const std::int64_t bucketMs = std::chrono::milliseconds(kBucket).count();
+    const std::int64_t startMs = (nowMs - std::chrono::milliseconds(kWindow).count()) / bucketMs * bucketMs;
+    request.set_start_unix_ms(startMs);
     request.set_end_unix_ms(nowMs + 1);
+    request.set_step_ms(bucketMs);
     if (m_grid.columns() == 0)
         m_summary->setText(QStringLiteral("Asking fleetd for %1's step time per tray…").arg(m_context.store->name(m_job)));
     const quint64 generation = ++m_generation;
@@ -132,7 +136,7 @@ void StragglerDrillDown::showMap(const v1::StepTimeHeatmap& heatmap)
                            "(%7× ideal) · slowest tray %8 at %9× the median tray. Click a tray for its cause.")
                 .arg(m_context.store->name(m_job))
                 .arg(m_grid.rows())
-                .arg(m_grid.stepMs() / 60000.0, 0, 'f', m_grid.stepMs() % 60000 == 0 ? 0 : 1)
+                .arg(double(m_grid.stepMs()) / 60000.0, 0, 'g', 3)
                 .arg(fleetClock(m_grid.bucketStartMs(0)))
                 .arg(m_grid.idealStepS(), 0, 'f', 2)
                 .arg(job ? job->step_time_s() : std::nan(""), 0, 'f', 2)

@@ -32,6 +32,7 @@ class StragglerDrillDown : public QDialog {
     Q_OBJECT
 public:
     static constexpr std::chrono::hours kWindow{2};
+    static constexpr std::chrono::minutes kBucket{1};
     static constexpr std::chrono::seconds kReloadEvery{30};
 
     // `tray` invalid: select the slowest tray once the map arrives.
