@@ -512,4 +512,14 @@ void EndpointConnection::getTopology(const v1::GetTopologyRequest& request, QObj
         context, std::move(done));
 }
 
+void EndpointConnection::getStepTimeHeatmap(const v1::StepTimeHeatmapRequest& request, QObject* context,
+                                            std::function<void(RpcOutcome<v1::StepTimeHeatmap>)> done) {
+    callUnary<v1::StepTimeHeatmapRequest, v1::StepTimeHeatmap>(
+        "GetStepTimeHeatmap", request,
+        [this](grpc::ClientContext* c, const v1::StepTimeHeatmapRequest* q, v1::StepTimeHeatmap* r, auto cb) {
+            m_stub->async()->GetStepTimeHeatmap(c, q, r, std::move(cb));
+        },
+        context, std::move(done));
+}
+
 }  // namespace watchfloor::client

@@ -116,6 +116,8 @@ public:
                     std::function<void(RpcOutcome<watchfloor::v1::ListEventsResponse>)> done);
     void getTopology(const watchfloor::v1::GetTopologyRequest& request, QObject* context,
                      std::function<void(RpcOutcome<watchfloor::v1::Topology>)> done);
+    void getStepTimeHeatmap(const watchfloor::v1::StepTimeHeatmapRequest& request, QObject* context,
+                            std::function<void(RpcOutcome<watchfloor::v1::StepTimeHeatmap>)> done);
 
 signals:
     void stateChanged(watchfloor::client::ConnectionState state, const QString& statusText);

@@ -8,6 +8,8 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QHeaderView>
+
+#include <algorithm>
 #include <QMenu>
 #include <QSortFilterProxyModel>
 
@@ -51,6 +53,16 @@ EntityTableView::EntityTableView(const client::FleetStore& store, QAbstractItemM
 client::EntityId EntityTableView::entityAtRow(int viewRow) const
 {
     return m_proxy->index(viewRow, 0).data(client::EntityIdRole).value<client::EntityId>();
+}
+
+void EntityTableView::fitColumnsToContents(int maxWidth, bool growOnly)
+{
+    QHeaderView* header = horizontalHeader();
+    for (int c = 0; c + 1 < header->count(); ++c) {  // the last one stretches
+        const int wanted = std::min(maxWidth, std::max(sizeHintForColumn(c), header->sectionSizeHint(c)));
+        if (wanted > header->sectionSize(c) || (!growOnly && wanted != header->sectionSize(c)))
+            header->resizeSection(c, wanted);
+    }
 }
 
 void EntityTableView::setReadOnlyWall(bool wall)

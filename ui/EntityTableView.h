@@ -34,6 +34,10 @@ public:
     QSortFilterProxyModel* proxy() const { return m_proxy; }
     client::EntityId entityAtRow(int viewRow) const;
     void setReadOnlyWall(bool wall);
+    // Columns as wide as their text and header (at most `maxWidth`; longer text elides, its
+    // tooltip has it all). growOnly: never narrower than now, so live values do not make the
+    // columns jitter; false re-fits (a new rack).
+    void fitColumnsToContents(int maxWidth, bool growOnly);
     // Called after the standard entries of a row's context menu, with the row (view order).
     void setMenuExtension(std::function<void(QMenu& menu, int viewRow)> extension);
     // The context menu for a cell; what a right-click shows.

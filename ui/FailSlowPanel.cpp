@@ -3,8 +3,10 @@
 #include "ActionDialog.h"
 #include "OperatorActions.h"
 #include "PageHeader.h"
+#include "StragglerDrillDown.h"
 
 #include "client/FleetStore.h"
+#include "widgets/Theme.h"
 
 #include <QHeaderView>
 
@@ -34,8 +36,23 @@ QString failSlowStageText(const v1::FailSlowFinding& finding)
     }
 }
 
-FailSlowPanel::FailSlowPanel(const client::FleetStore& store, OperatorActions* actions, QWidget* parent)
-    : QWidget(parent), m_store(store), m_actions(actions), m_note(new QLabel(this)),
+ActionDraft failSlowEvictionDraft(int endpoint, const v1::FailSlowFinding& finding, const QString& jobName)
+{
+    ActionDraft draft;
+    draft.endpoint = endpoint;
+    draft.request.set_type(v1::ACTION_TYPE_DRAIN_NODE);
+    draft.request.set_node_name(finding.node_name());
+    draft.request.set_reason(QStringLiteral("fail-slow: evict %1 (%2× slow) from %3")
+                                 .arg(QString::fromStdString(finding.node_name()))
+                                 .arg(finding.slowdown(), 0, 'f', 2)
+                                 .arg(jobName)
+                                 .toStdString());
+    draft.label = QStringLiteral("Evict %1…").arg(QString::fromStdString(finding.node_name()));
+    return draft;
+}
+
+FailSlowPanel::FailSlowPanel(const PageContext& context, QWidget* parent)
+    : QWidget(parent), m_context(context), m_store(*context.store), m_actions(context.actions), m_note(new QLabel(this)),
       m_table(new QTableWidget(0, ColumnCount, this))
 {
     auto* layout = new QVBoxLayout(this);
@@ -48,7 +65,7 @@ FailSlowPanel::FailSlowPanel(const client::FleetStore& store, OperatorActions* a
     m_table->setObjectName(QStringLiteral("failSlowFindings"));
     m_table->setHorizontalHeaderLabels({QStringLiteral("Job"), QStringLiteral("Tray"), QStringLiteral("Slowdown"),
                                         QStringLiteral("Windows slow"), QStringLiteral("Gain if evicted"),
-                                        QStringLiteral("Restart cost"), QStringLiteral("State"), QString()});
+                                        QStringLiteral("Restart cost"), QStringLiteral("State"), QString(), QString()});
     m_table->horizontalHeaderItem(Gain)->setToolTip(
         QStringLiteral("GPUs × 24 h × (1 − 1/slowdown): the progress the slow tray costs the job a day"));
     m_table->horizontalHeaderItem(Cost)->setToolTip(
@@ -105,19 +122,11 @@ void FailSlowPanel::refresh(EntityId scope)
         set(Cost, QStringLiteral("%1 GPU-h").arg(f.cost_gpu_hours(), 0, 'f', 0));
         set(Stage, failSlowStageText(f));
         m_table->removeCellWidget(i, Action);
+        addDrillDownButton(i, row.job, f);
         const EntityId tray{row.job.endpoint, f.node_index()};
         if (f.stage() != v1::FAIL_SLOW_STAGE_PROPOSED || !m_actions || !m_actions->actorFor(tray.endpoint))
             continue;
-        ActionDraft draft;
-        draft.endpoint = tray.endpoint;
-        draft.request.set_type(v1::ACTION_TYPE_DRAIN_NODE);
-        draft.request.set_node_name(f.node_name());
-        draft.request.set_reason(QStringLiteral("fail-slow: evict %1 (%2× slow) from %3")
-                                     .arg(QString::fromStdString(f.node_name()))
-                                     .arg(f.slowdown(), 0, 'f', 2)
-                                     .arg(row.jobName)
-                                     .toStdString());
-        draft.label = QStringLiteral("Evict %1…").arg(QString::fromStdString(f.node_name()));
+        const ActionDraft draft = failSlowEvictionDraft(tray.endpoint, f, row.jobName);
         auto* button = new QPushButton(draft.label);
         button->setObjectName(QStringLiteral("evict-%1").arg(QString::fromStdString(f.node_name())));
         button->setToolTip(QStringLiteral("Drain %1: the preview shows the jobs it interrupts and their cost; the "
@@ -131,6 +140,23 @@ void FailSlowPanel::refresh(EntityId scope)
     const int shown = std::clamp(int(rows.size()), 1, 5);
     m_table->setFixedHeight(m_table->horizontalHeader()->height() + shown * m_table->verticalHeader()->defaultSectionSize() +
                             2 * m_table->frameWidth() + 2);
+}
+
+void FailSlowPanel::addDrillDownButton(int row, EntityId job, const v1::FailSlowFinding& finding)
+{
+    m_table->removeCellWidget(row, DrillDown);
+    if (!m_context.connection(job.endpoint))
+        return;  // a recorded stream: nobody to ask for the step times
+    const QString tray = QString::fromStdString(finding.node_name());
+    auto* button = new QPushButton(QStringLiteral("Step times…"));
+    button->setObjectName(QStringLiteral("drilldown-%1").arg(tray));
+    button->setToolTip(QStringLiteral("Every tray's step time over time, and what in %1's telemetry explains its slowness")
+                           .arg(tray));
+    connect(button, &QPushButton::clicked, this, [this, job, index = finding.node_index()] {
+        openStragglerDrillDown(m_context, job, EntityId{job.endpoint, index},
+                               m_theme ? *m_theme : widgets::Theme::builtin(widgets::ThemeVariant::Dark), this);
+    });
+    m_table->setCellWidget(row, DrillDown, button);
 }
 
 }  // namespace watchfloor::ui

@@ -2,6 +2,7 @@
 
 #include "EttrBudgetPanel.h"
 #include "FailSlowPanel.h"
+#include "StragglerDrillDown.h"
 #include "FleetFormat.h"
 #include "HistoryChartBinding.h"
 #include "KpiStrip.h"
@@ -101,7 +102,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
       m_breakdown(new widgets::StackedBreakdownChart(this)),
       m_budget(new EttrBudgetPanel(this)),
       m_jobs(new QTableWidget(0, JobColumnCount, this)),
-      m_failSlow(new FailSlowPanel(*context.store, context.actions, this))
+      m_failSlow(new FailSlowPanel(context, this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
@@ -171,8 +172,19 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
         const QString job = m_scopeBox->itemData(index).toString();
         emit navigationRequested({PageId::Goodput, job});
     });
-    connect(m_jobs, &QTableWidget::cellActivated, this,
-            [this](int row, int) { emit navigationRequested({PageId::Goodput, m_jobs->item(row, JobName)->text()}); });
+    connect(m_jobs, &QTableWidget::cellActivated, this, [this](int row, int column) {
+        const auto job = client::EntityId::fromKey(m_jobs->item(row, JobName)->data(Qt::UserRole).toULongLong());
+        if (column == JobStragglers && m_context.connection(job.endpoint)) {
+            // Opens on the straggler fleetd names, if any; else on the slowest tray of the map.
+            const v1::Job* info = m_store.job(m_store.jobRow(job));
+            const bool named = info && info->straggler_node_indexes_size() > 0;
+            openStragglerDrillDown(m_context, job,
+                                   named ? client::EntityId{job.endpoint, info->straggler_node_indexes(0)} : client::EntityId{},
+                                   m_theme ? *m_theme : widgets::Theme::builtin(widgets::ThemeVariant::Dark), this);
+            return;
+        }
+        emit navigationRequested({PageId::Goodput, m_jobs->item(row, JobName)->text()});
+    });
     connect(m_exportPng, &QPushButton::clicked, this, [this] { exportWithDialog(true); });
     connect(m_exportCsv, &QPushButton::clicked, this, [this] { exportWithDialog(false); });
     connect(&m_store, &client::FleetStore::changed, this, &GoodputPage::onStoreChanged);
@@ -243,6 +255,7 @@ void GoodputPage::applyTheme(const widgets::Theme& theme)
     m_history->setTheme(theme);
     m_breakdown->setTheme(theme);
     m_budget->applyTheme(theme);
+    m_failSlow->setTheme(theme);
     if (!m_historyBinding)
         setScope(m_job);
     m_dirty = true;
@@ -570,6 +583,10 @@ void GoodputPage::refreshJobsTable()
                 item->setForeground(m_theme->colors().textDim);
             else if (c == JobStragglers && !stragglers.isEmpty())
                 item->setForeground(m_theme->colors().warn);
+            if (c == JobName)
+                item->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(id.key()));
+            if (c == JobStragglers)
+                item->setToolTip(QStringLiteral("Double-click: every tray's step time over time, and the slow tray's cause"));
             if (id == m_job) {
                 QFont font = item->font();
                 font.setBold(true);

@@ -35,6 +35,10 @@ using client::EntityId;
 
 namespace {
 
+// A node-table column grows to its text up to about 40 characters (a lifecycle with its lemon count
+// and proposal fits); beyond, it elides and the cell's tooltip has the rest.
+int maxNodeColumnWidth(const QWidget& table) { return table.fontMetrics().averageCharWidth() * 40; }
+
 constexpr int kMaxXidRows = 50;
 // DCGM clocks-event reasons that mean the GPU is held back: SW power cap 0x4, HW slowdown 0x8,
 // SW thermal 0x20, HW thermal 0x40, HW power brake 0x80.
@@ -204,6 +208,7 @@ bool RackPage::showEntity(const QString& name)
     m_entity = m_store.name(target);
     m_nodeModel->setRack(rack);
     m_nodes->proxy()->sort(-1);
+    m_nodes->fitColumnsToContents(maxNodeColumnWidth(*m_nodes), false);
     const EntityId node = m_store.kind(target) == v1::ENTITY_KIND_GPU ? m_store.parent(target) : target;
     if (m_store.kind(node) == v1::ENTITY_KIND_NODE) {
         for (int row = 0; row < m_nodes->proxy()->rowCount(); ++row) {
@@ -322,6 +327,8 @@ void RackPage::refresh()
     refreshKpis();
     refreshXids();
     refreshJobs();
+    // A lifecycle or telemetry text can grow ("triage (automation) · lemon: 3 failures").
+    m_nodes->fitColumnsToContents(maxNodeColumnWidth(*m_nodes), true);
     updateActionBar();
 }
 

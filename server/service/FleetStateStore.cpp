@@ -290,6 +290,12 @@ bool FleetStateStore::isJob(std::uint32_t index) const {
     return jobs_.count(index) != 0;
 }
 
+std::optional<v1::Job> FleetStateStore::job(std::uint32_t index) const {
+    std::shared_lock lock(mu_);
+    if (auto it = jobs_.find(index); it != jobs_.end()) return it->second;
+    return std::nullopt;
+}
+
 std::optional<LatestValue> FleetStateStore::latest(std::uint32_t entity, v1::Metric metric) const {
     std::shared_lock lock(mu_);
     auto it = seriesOf_.find(seriesKey(entity, metric));

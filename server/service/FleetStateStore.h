@@ -109,6 +109,7 @@ public:
     std::optional<std::uint32_t> findEntity(std::string_view name) const;
     std::string entityName(std::uint32_t index) const;
     bool isJob(std::uint32_t index) const;
+    std::optional<watchfloor::v1::Job> job(std::uint32_t index) const;  // a copy; nothing when not a job
     std::optional<std::uint32_t> findSeries(std::uint32_t entity, watchfloor::v1::Metric metric) const;
     // The newest value of one series, with its sample time; nothing when never reported.
     std::optional<LatestValue> latest(std::uint32_t entity, watchfloor::v1::Metric metric) const;

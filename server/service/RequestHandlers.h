@@ -40,6 +40,10 @@ struct SubscribePlan {
 [[nodiscard]] grpc::Status answerListIncidents(const watchfloor::v1::ListIncidentsRequest& request, const FleetStateStore& store,
                                  watchfloor::v1::ListIncidentsResponse* response);
 
+// The straggler drill-down (GetStepTimeHeatmap); bounds in StepTimeHeatmap.cpp and fleet.proto.
+[[nodiscard]] grpc::Status answerStepTimeHeatmap(const watchfloor::v1::StepTimeHeatmapRequest& request, const FleetStateStore& store,
+                                   const HistoryStore& history, watchfloor::v1::StepTimeHeatmap* response);
+
 [[nodiscard]] grpc::Status answerTopology(const watchfloor::v1::GetTopologyRequest& request, const FleetStateStore& store,
                             watchfloor::v1::Topology* response);
 

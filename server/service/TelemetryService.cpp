@@ -92,4 +92,12 @@ grpc::ServerUnaryReactor* TelemetryService::ListIncidents(grpc::CallbackServerCo
         [&](const auto& parsed, auto* answer) { return answerListIncidents(parsed, store_, answer); });
 }
 
+grpc::ServerUnaryReactor* TelemetryService::GetStepTimeHeatmap(grpc::CallbackServerContext* context,
+                                                               const grpc::ByteBuffer* request,
+                                                               grpc::ByteBuffer* response) {
+    return answerRaw<v1::StepTimeHeatmapRequest, v1::StepTimeHeatmap>(
+        context, request, response,
+        [&](const auto& parsed, auto* answer) { return answerStepTimeHeatmap(parsed, store_, history_, answer); });
+}
+
 }  // namespace watchfloor::server::service

@@ -649,15 +649,26 @@ double DigitalTwin::Impl::regionSupplyOffsetC(std::uint32_t region) const {
     return std::sin(2 * kPi * (local - 9.0) / 24.0) + regions[region].excursionC;
 }
 
+double DigitalTwin::Impl::trayPace(std::uint32_t t) const {
+    const TrayState& tray = trays[t];
+    const double rackFactor = 1.0 / racks[model->rackOfTray(t)].throttleFactor;
+    return tray.persistentSlowdown * tray.episodic.factor * tray.scripted.factor * rackFactor;
+}
+
+double DigitalTwin::Impl::trayStepS(std::uint32_t j, std::uint32_t t) const {
+    const TrainingJob& job = jobs[j];
+    // The job's step is its slowest tray's (job.stepS() = ideal x traySlowdown x diurnal drift):
+    // every tray computes at its own pace under the same drift, then waits in the collectives.
+    return job.stepS() * trayPace(t) / job.traySlowdown;
+}
+
 void DigitalTwin::Impl::updateJobSlowdown(std::uint32_t j) {
     TrainingJob& job = jobs[j];
     // A synchronous step runs at the pace of the slowest rank (docs/domain/failure-rates.md).
     double worst = 1.0;
     std::vector<std::uint32_t> slow;
     for (const std::uint32_t t : job.trays()) {
-        const TrayState& tray = trays[t];
-        const double rackFactor = 1.0 / racks[model->rackOfTray(t)].throttleFactor;
-        const double factor = tray.persistentSlowdown * tray.episodicSlowdown * rackFactor;
+        const double factor = trayPace(t);
         worst = std::max(worst, factor);
         if (factor >= 1.02)
             slow.push_back(t);
@@ -677,7 +688,8 @@ void DigitalTwin::Impl::updateJobSlowdown(std::uint32_t j) {
         std::string names;
         for (const std::uint32_t t : slow) {
             const TrayState& tray = trays[t];
-            const char* why = tray.episodicSlowdown > 1.0f      ? tray.episodicKind
+            const char* why = tray.episodic.factor > 1.0f     ? tray.episodic.kind
+                              : tray.scripted.factor > 1.0f    ? tray.scripted.kind
                               : tray.persistentSlowdown > 1.0f ? "slow host"
                                                                : "thermal";
             names += (names.empty() ? "" : ", ") + model->trayName(t) + " (" + why + ")";

@@ -705,18 +705,19 @@ void DigitalTwin::Impl::scheduleEpisodicStragglers() {
     });
 }
 
-void DigitalTwin::Impl::startStraggler(std::uint32_t t, double factor, double forS, const char* kind) {
-    TrayState& tray = trays[t];
-    tray.episodicSlowdown = static_cast<float>(factor);
-    tray.episodicKind = kind;
-    const std::uint32_t epoch = ++tray.episodicEpoch;
-    if (tray.job != kNoJob)
-        updateJobSlowdown(tray.job);
-    after(forS, [this, t, epoch] {
+void DigitalTwin::Impl::startStraggler(std::uint32_t t, double factor, double forS, const char* kind,
+                                       TrayState::TimedSlowdown TrayState::*slot) {
+    TrayState::TimedSlowdown& slowdown = trays[t].*slot;
+    slowdown.factor = static_cast<float>(factor);
+    slowdown.kind = kind;
+    const std::uint32_t epoch = ++slowdown.epoch;
+    if (trays[t].job != kNoJob)
+        updateJobSlowdown(trays[t].job);
+    after(forS, [this, t, epoch, slot] {
         TrayState& tray = trays[t];
-        if (tray.episodicEpoch != epoch)
+        if ((tray.*slot).epoch != epoch)
             return;
-        tray.episodicSlowdown = 1.0f;
+        (tray.*slot).factor = 1.0f;
         if (tray.job != kNoJob)
             updateJobSlowdown(tray.job);
     });
@@ -776,7 +777,9 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
         break;
     }
     case ScriptVerb::Ber: portBer(nvlink, o, f.value); break;
-    case ScriptVerb::Straggler: startStraggler(o, f.value, forS > 0 ? forS : 20 * 60, "scripted"); break;
+    case ScriptVerb::Straggler:
+        startStraggler(o, f.value, forS > 0 ? forS : 20 * 60, "scripted", &TrayState::scripted);
+        break;
     case ScriptVerb::Drain:
     case ScriptVerb::Resume:
     case ScriptVerb::Requeue: {

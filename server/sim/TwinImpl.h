@@ -43,9 +43,16 @@ struct TrayState {
     bool thermalShutdown = false;   // powered off by GPU over-temperature
     float lemonFactor = 1.0f;       // hazard multiplier (1 for most trays)
     float persistentSlowdown = 1.0f;
-    float episodicSlowdown = 1.0f;
-    std::uint32_t episodicEpoch = 0;
-    const char* episodicKind = "";  // "communication", "compute", "scripted"
+    // A slowdown for a while: random fail-slow episodes ("communication", "compute") and a
+    // scenario's straggler ("scripted") each in a slot of their own, so a link flap's episode on a
+    // scripted straggler neither replaces its factor nor ends it early; they multiply.
+    struct TimedSlowdown {
+        float factor = 1.0f;
+        std::uint32_t epoch = 0;
+        const char* kind = "";
+    };
+    TimedSlowdown episodic;
+    TimedSlowdown scripted;
     std::uint32_t failures = 0;     // lemon signal: xid_cnt / out_count
     std::uint32_t repairEpoch = 0;
     bool drainRequested = false;    // operator drain: back from a repair or restore as DRAINED
@@ -272,6 +279,8 @@ struct DigitalTwin::Impl {
     // The next blocking save after `delayS` (default: the job's checkpoint interval).
     void scheduleCheckpoint(std::uint32_t j, double delayS = -1);
     void updateJobSlowdown(std::uint32_t j);     // full: trays, stragglers, thermal, diurnal
+    double trayPace(std::uint32_t t) const;      // the tray's compute time over the ideal (stragglers, thermal)
+    double trayStepS(std::uint32_t j, std::uint32_t t) const;  // NODE_STEP_TIME_S of job j's tray t
     void applyDiurnalSlowdown(std::uint32_t j);  // cheap: diurnal part only
     void setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm, watchfloor::v1::Severity severity,
                       const char* cause);
@@ -310,7 +319,8 @@ struct DigitalTwin::Impl {
     // alarm is about one rack's loop, becomes the event's related entity.
     void setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, watchfloor::v1::Severity severity,
                      const char* cause, std::uint32_t rack = kNoRack);
-    void startStraggler(std::uint32_t t, double factor, double forS, const char* kind);
+    void startStraggler(std::uint32_t t, double factor, double forS, const char* kind,
+                        TrayState::TimedSlowdown TrayState::*slot = &TrayState::episodic);
     void runScripted(const ScriptedFault& fault);
     void thermalShutdown(std::uint32_t r);
 

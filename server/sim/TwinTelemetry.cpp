@@ -540,6 +540,9 @@ void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
                                     ? static_cast<double>(unixNowMs() - msg.last_checkpoint_unix_ms()) / 1000.0
                                     : nowS();
             out->samples.push_back({e, JOB_CHECKPOINT_AGE_S, static_cast<float>(ageS)});
+            if (jobs[j].computing())
+                for (const std::uint32_t t : jobs[j].trays())
+                    out->samples.push_back({model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(trayStepS(j, t))});
         }
     }
     stats.ledgerRecordsRejected = 0;

@@ -4,6 +4,7 @@
 // stream as drained (the page now offers Resume), and the Audit page shows the decision.
 
 #include "FleetdProcess.h"  // tests/support
+#include "OperatorConsole.h"
 
 #include "ActionBar.h"
 #include "ActionDialog.h"
@@ -51,26 +52,13 @@ private slots:
                                QStringLiteral("--tokens"), tokens.fileName(), QStringLiteral("--audit-log"),
                                dir.filePath(QStringLiteral("audit.jsonl"))}),
                  qPrintable(fleetd.errorString()));
-        const QString target = QString::fromStdString(fleetd.address());
-
-        client::FleetStore store;
-        client::EndpointConfig config;
-        config.target = target;
-        client::EndpointConnection connection(config);
-        store.attach(&connection);
-        client::ChannelSecurity security;
-        security.bearerToken = QStringLiteral("operator-token-e2e-000000001");
-        client::ControlClient control(target, security);
-        ui::PageContext context;
-        context.store = &store;
-        context.connections = {&connection};
-        context.controls = {&control};
-        ui::MainWindow window(context, ui::MainWindowOptions{});
-        window.resize(1600, 1000);
-        window.show();
-        connection.start();
-        control.start();
-        QTRY_VERIFY_WITH_TIMEOUT(store.rackCount() > 0 && control.canAct(), 30000);
+        testing::OperatorConsole console(QString::fromStdString(fleetd.address()),
+                                         QStringLiteral("operator-token-e2e-000000001"));
+        client::FleetStore& store = console.store;
+        client::ControlClient& control = console.control;
+        ui::MainWindow& window = console.window;
+        console.start();
+        QTRY_VERIFY_WITH_TIMEOUT(console.ready(), 30000);
 
         // An idle tray: its drain needs no job to leave first.
         client::EntityId idle;

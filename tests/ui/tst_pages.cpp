@@ -318,6 +318,15 @@ private slots:
         QVERIFY(nodes.index(4, client::NodeTableModel::Lifecycle).data(Qt::ToolTipRole).toString().contains(
             QStringLiteral("Why: alice: 3 Xid 79 this week")));
         QCOMPARE(nodes.index(0, client::NodeTableModel::Lifecycle).data().toString(), QStringLiteral("production"));
+
+        // The rack page's Lifecycle column is as wide as that text, not cut at "triage (ali…".
+        QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r02-n05")}));
+        auto* rack = qobject_cast<ui::RackPage*>(m_window->currentPage());
+        QVERIFY(rack);
+        const int textWidth =
+            rack->nodesTable()->fontMetrics().horizontalAdvance(QStringLiteral("triage (alice) · lemon: 3 failures"));
+        QVERIFY2(rack->nodesTable()->columnWidth(client::NodeTableModel::Lifecycle) >= textWidth,
+                 qPrintable(QString("%1 < %2").arg(rack->nodesTable()->columnWidth(client::NodeTableModel::Lifecycle)).arg(textWidth)));
     }
 
     // Issue 16, item 7: the breaker and who holds each tray out of service, on the Fleet page.

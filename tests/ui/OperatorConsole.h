@@ -1,0 +1,63 @@
+#pragma once
+// The console as an operator runs it against one real fleetd: the store, the telemetry
+// connection, the control client with the operator's bearer token, and the main window over them
+// (1600 x 1000, shown). start() connects both and waits for the racks and the right to act.
+
+#include "MainWindow.h"
+
+#include "client/ControlClient.h"
+#include "client/EndpointConnection.h"
+#include "client/FleetStore.h"
+
+#include <QTest>
+
+namespace watchfloor::testing {
+
+struct OperatorConsole {
+    client::FleetStore store;
+    client::EndpointConnection connection;
+    client::ControlClient control;
+    ui::PageContext context;
+    ui::MainWindow window;
+
+    OperatorConsole(const QString& target, const QString& token)
+        : connection(endpointConfig(target)), control(target, bearer(token)), context(pageContext()),
+          window(context, ui::MainWindowOptions{})
+    {
+        store.attach(&connection);
+        window.resize(1600, 1000);
+        window.show();
+    }
+
+    void start()
+    {
+        connection.start();
+        control.start();
+    }
+    // fleetd's racks arrived and this operator may act (QTRY_VERIFY it after start()).
+    bool ready() const { return store.rackCount() > 0 && control.canAct(); }
+
+private:
+    static client::EndpointConfig endpointConfig(const QString& target)
+    {
+        client::EndpointConfig config;
+        config.target = target;
+        return config;
+    }
+    static client::ChannelSecurity bearer(const QString& token)
+    {
+        client::ChannelSecurity security;
+        security.bearerToken = token;
+        return security;
+    }
+    ui::PageContext pageContext()
+    {
+        ui::PageContext c;
+        c.store = &store;
+        c.connections = {&connection};
+        c.controls = {&control};
+        return c;
+    }
+};
+
+}  // namespace watchfloor::testing

@@ -1,0 +1,162 @@
+// The straggler drill-down end to end against a real fleetd (FLEETD_BIN, digital twin, --tokens):
+// r01-n03 of llm-405b-1 made 15 % slow and its IB port flapped; the fail-slow ladder proposes it.
+// From the Goodput page's fail-slow row the drill-down opens: the heat map puts r01-n03 first
+// (slowest), its cause panel names the link flaps on r01-n03-ib1, and its action button opens the
+// ordinary drain dialog with the eviction, previewed (never executed from the drill-down).
+// WATCHFLOOR_STRAGGLER_SCREENSHOT=FILE.png keeps the drill-down as rendered.
+
+#include "FleetdProcess.h"  // tests/support
+#include "OperatorConsole.h"
+
+#include "ActionDialog.h"
+#include "FailSlowPanel.h"
+#include "GoodputPage.h"
+#include "StragglerCausePanel.h"
+#include "StragglerDrillDown.h"
+
+#include "widgets/HeatmapWidget.h"
+
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace watchfloor;
+namespace v1 = watchfloor::v1;
+
+namespace {
+constexpr const char* kToken = "operator-token-straggler-0000001";
+constexpr std::int64_t kTwinStartMs = 1'798'761'600'000;
+
+QString writeFile(const QTemporaryDir& dir, const char* name, const QByteArray& text)
+{
+    QFile file(dir.filePath(QLatin1String(name)));
+    if (!file.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", name);
+    file.write(text);
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return file.fileName();
+}
+
+// The cause table's row for a family ("Link flaps"), -1 when absent.
+int causeRow(const QTableWidget* table, const QString& family)
+{
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (table->item(r, 0) && table->item(r, 0)->text().endsWith(family))
+            return r;
+    return -1;
+}
+}  // namespace
+
+class TestStragglerUi : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
+            QSKIP("FLEETD_BIN is not built");
+    }
+
+    void drillDownFindsTheSlowTrayAndItsCause()
+    {
+        QTemporaryDir dir;
+        const QString tokens = writeFile(dir, "tokens", QByteArray("token ") + kToken + " principal=alice role=operator\n");
+        const QString scenario = writeFile(dir, "slow.scn",
+                                           "at 1m straggler node=r01-n03 factor=1.15 for=12h\n"
+                                           "at 3m link-flap nic=r01-n03-ib1 count=3\n");
+        testing::FleetdProcess fleetd;
+        QVERIFY2(fleetd.start({QStringLiteral("--speed"), QStringLiteral("120"), QStringLiteral("--warm-start"),
+                               QStringLiteral("--scenario"), scenario, QStringLiteral("--tokens"), tokens,
+                               QStringLiteral("--audit-log"), dir.filePath(QStringLiteral("audit.jsonl")),
+                               QStringLiteral("--fail-slow-window"), QStringLiteral("2m"),
+                               QStringLiteral("--fail-slow-confirm"), QStringLiteral("2")}),
+                 qPrintable(fleetd.errorString()));
+        testing::OperatorConsole console(QString::fromStdString(fleetd.address()), QLatin1String(kToken));
+        client::FleetStore& store = console.store;
+        ui::MainWindow& window = console.window;
+        console.start();
+        QTRY_VERIFY_WITH_TIMEOUT(console.ready(), 30000);
+
+        // Proposed by the ladder, and a quarter of an hour of steps in fleetd's history.
+        auto proposed = [&] {
+            for (int r = 0; r < store.jobCount(); ++r)
+                if (const v1::Job* job = store.job(r); job && job->name() == "llm-405b-1")
+                    for (const auto& f : job->fail_slow())
+                        if (f.node_name() == "r01-n03" && f.stage() == v1::FAIL_SLOW_STAGE_PROPOSED)
+                            return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(proposed(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(store.endpointFleet(0).serverTimeUnixMs() > kTwinStartMs + 16 * 60'000, 60000);
+
+        QVERIFY(window.navigate({ui::PageId::Goodput, QString()}));
+        auto* goodput = qobject_cast<ui::GoodputPage*>(window.currentPage());
+        QVERIFY(goodput);
+        QPushButton* open = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((open = goodput->failSlowPanel()->findChild<QPushButton*>(QStringLiteral("drilldown-r01-n03"))),
+                                 10000);
+        open->click();
+        ui::StragglerDrillDown* drill = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((drill = goodput->findChild<ui::StragglerDrillDown*>()), 5000);
+
+        // The heat map: every tray of the job, the slow one first and reading about 1.15x.
+        QTRY_VERIFY_WITH_TIMEOUT(drill->heatmap()->rowCount() >= 36 && drill->heatmap()->columnCount() >= 10, 15000);
+        QCOMPARE(drill->displayedTrays().value(0), QStringLiteral("r01-n03"));
+        const int slow = drill->grid().rowOfNode(store.findByName(QStringLiteral("r01-n03")).index);
+        QVERIFY(slow >= 0);
+        QVERIFY2(drill->grid().meanRatio(slow) > 1.10 && drill->grid().meanRatio(slow) < 1.35,
+                 qPrintable(QString::number(drill->grid().meanRatio(slow))));
+        QVERIFY(drill->summary()->text().contains(QStringLiteral("slowest tray r01-n03")));
+
+        // The slow tray is selected by itself; its cause: the flapped port, and the counters.
+        QCOMPARE(drill->selectedTray(), store.findByName(QStringLiteral("r01-n03")));
+        QTableWidget* causes = drill->causePanel()->causes();
+        QTRY_VERIFY_WITH_TIMEOUT(causeRow(causes, QStringLiteral("Link flaps")) >= 0, 15000);
+        const int flaps = causeRow(causes, QStringLiteral("Link flaps"));
+        QVERIFY2(causes->item(flaps, 0)->text().startsWith(QStringLiteral("●")), qPrintable(causes->item(flaps, 0)->text()));
+        QVERIFY2(causes->item(flaps, 1)->text().contains(QStringLiteral("r01-n03-ib1")), qPrintable(causes->item(flaps, 1)->text()));
+        QVERIFY(causeRow(causes, QStringLiteral("Thermal clocks events")) >= 0);
+        QVERIFY(causeRow(causes, QStringLiteral("Power cap")) >= 0);
+        QVERIFY(causeRow(causes, QStringLiteral("NVLink counters")) >= 0);
+        QVERIFY(causeRow(causes, QStringLiteral("InfiniBand counters")) >= 0);
+        QVERIFY2(drill->causePanel()->verdict()->text().contains(QStringLiteral("link flaps")),
+                 qPrintable(drill->causePanel()->verdict()->text()));
+
+        // Another tray: nothing implicates it, and the ladder proposes nothing for it.
+        const int other = drill->grid().rowOfNode(store.findByName(QStringLiteral("r01-n05")).index);
+        QVERIFY(other >= 0);
+        QSignalSpy causesLoaded(drill, &ui::StragglerDrillDown::causesLoaded);
+        drill->selectTray(store.findByName(QStringLiteral("r01-n05")));
+        QTRY_VERIFY_WITH_TIMEOUT(!causesLoaded.isEmpty(), 10000);  // answers for an earlier tray are dropped
+        QVERIFY(!drill->causePanel()->actionButton()->isVisible());
+        QVERIFY2(drill->causePanel()->verdict()->text().contains(QStringLiteral("no finding")),
+                 qPrintable(drill->causePanel()->verdict()->text()));
+
+        causesLoaded.clear();
+        drill->selectTray(store.findByName(QStringLiteral("r01-n03")));
+        QTRY_VERIFY_WITH_TIMEOUT(!causesLoaded.isEmpty(), 10000);
+        QPushButton* evict = drill->causePanel()->actionButton();
+        QVERIFY(evict->isVisible() && evict->isEnabled());
+        QCOMPARE(evict->text(), QStringLiteral("Evict r01-n03…"));
+        if (const QString shot = qEnvironmentVariable("WATCHFLOOR_STRAGGLER_SCREENSHOT"); !shot.isEmpty())
+            QVERIFY(drill->grab().save(shot));
+
+        // One click to the proposed action, through the ordinary dialog and its preview.
+        evict->click();
+        ui::ActionDialog* dialog = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((dialog = drill->findChild<ui::ActionDialog*>()), 5000);
+        QCOMPARE(dialog->request().type(), v1::ACTION_TYPE_DRAIN_NODE);
+        QCOMPARE(dialog->request().node_name(), "r01-n03");
+        QVERIFY(dialog->reasonEdit()->text().startsWith(QStringLiteral("fail-slow: evict r01-n03")));
+        QTRY_COMPARE_WITH_TIMEOUT(dialog->phase(), ui::ActionDialog::Phase::Ready, 10000);
+        dialog->close();
+        drill->close();
+    }
+};
+
+QTEST_MAIN(TestStragglerUi)
+#include "tst_stragglerui.moc"
