@@ -1,5 +1,6 @@
 #include "TelemetryService.h"
 
+#include "AsOfAnswer.h"
 #include "ProtobufLogLimit.h"
 #include "RequestHandlers.h"
 
@@ -90,6 +91,13 @@ grpc::ServerUnaryReactor* TelemetryService::ListIncidents(grpc::CallbackServerCo
     return answerRaw<v1::ListIncidentsRequest, v1::ListIncidentsResponse>(
         context, request, response,
         [&](const auto& parsed, auto* answer) { return answerListIncidents(parsed, store_, answer); });
+}
+
+grpc::ServerUnaryReactor* TelemetryService::GetStateAsOf(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+    return answerRaw<v1::AsOfRequest, v1::AsOfState>(context, request, response, [&](const auto& parsed, auto* answer) {
+        return answerStateAsOf(parsed, store_, history_, pump_.identity().runId, answer);
+    });
 }
 
 }  // namespace watchfloor::server::service
