@@ -12,6 +12,7 @@
 #include "Pages.h"
 #include "SourcesDock.h"
 #include "PagingIndicator.h"
+#include "RewindController.h"
 #include "SourcesIndicator.h"
 #include "ThemeStyling.h"
 
@@ -66,7 +67,14 @@ MainWindow::MainWindow(PageContext context, MainWindowOptions options, QWidget* 
     m_breadcrumbs = new BreadcrumbBar(central);
     layout->addWidget(m_breadcrumbs);
     m_stack = new QStackedWidget(central);
-    layout->addWidget(m_stack, 1);
+    if (!m_options.wallDisplay) {  // the wall always shows the live fleet
+        m_rewind = new RewindController(m_context, this, [this] { return currentLocation(); });
+        layout->addWidget(m_rewind->bar());
+        layout->addWidget(m_rewind->wrap(m_stack), 1);
+        connect(m_rewind, &RewindController::liveAt, this, &MainWindow::navigate);
+    } else {
+        layout->addWidget(m_stack, 1);
+    }
     setCentralWidget(central);
 
     // The wall display is read-only: without OperatorActions no page shows an action control.
@@ -194,6 +202,7 @@ void MainWindow::buildDocks()
     m_incidents->setObjectName(QStringLiteral("incidentsDock"));
     addDockWidget(Qt::RightDockWidgetArea, m_incidents);
     connect(m_incidents, &IncidentsDock::navigationRequested, this, &MainWindow::navigate);
+    m_rewind->addDocks(m_incidents);
 
     // Hidden until an endpoint reports sources: a twin-only console has nothing to list.
     m_sources = new SourcesDock(*m_context.store, this);
@@ -260,6 +269,8 @@ void MainWindow::applyTheme()
         page->applyTheme(*m_theme);
     if (m_incidents)
         m_incidents->applyTheme(*m_theme);
+    if (m_rewind)
+        m_rewind->applyTheme(*m_theme);
     if (m_operations)
         m_operations->applyTheme(*m_theme);
     if (m_sources)

@@ -1,5 +1,5 @@
-// Every TelemetryService method of fleetd (Subscribe, GetHistory, ListEvents, GetTopology): the
-// input's first byte picks the method (FuzzCall.h), the rest is the request as sent on the wire,
+// Every TelemetryService method of fleetd (Subscribe, GetHistory, ListEvents, GetTopology, ListIncidents,
+// GetStateAsOf): the input's first byte picks the method (FuzzCall.h), the rest is the request as sent on the wire,
 // parsed by the service's own handler in an in-process fleetd on a 2-rack twin.
 #include "InProcessFleetd.h"
 

@@ -1,0 +1,134 @@
+#include "RewindController.h"
+
+#include "FleetFormat.h"
+#include "IncidentsDock.h"
+#include "RewindBar.h"
+#include "RewindView.h"
+
+#include "client/FleetStore.h"
+#include "client/PastFleet.h"
+
+#include <QMainWindow>
+#include <QShortcut>
+#include <QStackedWidget>
+
+#include <algorithm>
+
+namespace watchfloor::ui {
+
+RewindController::RewindController(const PageContext& live, QMainWindow* window, std::function<Location()> here)
+    : QObject(window),
+      m_live(live),
+      m_window(window),
+      m_here(std::move(here)),
+      m_past(std::make_unique<client::PastFleet>(*live.store, live.connections)),
+      m_bar(new RewindBar(window)),
+      m_view(new RewindView(m_past->store(), window)),
+      m_escape(new QShortcut(QKeySequence(Qt::Key_Escape), window))
+{
+    m_escape->setContext(Qt::WindowShortcut);
+    m_escape->setEnabled(false);
+    connect(m_escape, &QShortcut::activated, this, &RewindController::goLive);
+    connect(m_bar, &RewindBar::moveRequested, this, &RewindController::rewindTo);
+    connect(m_bar, &RewindBar::liveRequested, this, &RewindController::goLive);
+    connect(m_past.get(), &client::PastFleet::moved, this, &RewindController::onMoved);
+    connect(m_view, &RewindView::leaveRequested, this, [this](const Location& location) {
+        goLive();
+        emit liveAt(location);
+    });
+    m_windowTimer.setInterval(1000);
+    connect(&m_windowTimer, &QTimer::timeout, this, [this] { m_bar->setWindow(m_past->earliestMs(), liveNowMs()); });
+    m_windowTimer.start();
+}
+
+RewindController::~RewindController() = default;
+
+QWidget* RewindController::wrap(QWidget* liveArea)
+{
+    m_liveArea = liveArea;
+    m_area = new QStackedWidget(m_window);
+    m_area->setObjectName(QStringLiteral("liveOrPast"));
+    m_area->addWidget(liveArea);
+    m_area->addWidget(m_view);
+    return m_area;
+}
+
+void RewindController::addDocks(IncidentsDock* liveDock)
+{
+    m_liveDock = liveDock;
+    m_pastDock = new IncidentsDock(m_past->store(), nullptr, m_window);
+    m_pastDock->setObjectName(QStringLiteral("pastIncidentsDock"));
+    m_window->addDockWidget(m_window->dockWidgetArea(liveDock), m_pastDock);
+    m_pastDock->hide();
+    connect(m_pastDock, &IncidentsDock::navigationRequested, m_view, &RewindView::show);
+}
+
+void RewindController::applyTheme(const widgets::Theme& theme)
+{
+    m_view->applyTheme(theme);
+    if (m_pastDock) m_pastDock->applyTheme(theme);
+}
+
+std::int64_t RewindController::liveNowMs() const
+{
+    std::int64_t now = 0;
+    for (int e = 0; e < m_live.store->endpointCount(); ++e)
+        now = std::max(now, m_live.store->endpointFleet(e).serverTimeUnixMs());
+    return now;
+}
+
+void RewindController::rewindTo(std::int64_t asOfMs)
+{
+    if (!m_wantPast) m_view->show(m_here ? m_here() : Location{});
+    m_wantPast = true;
+    m_escape->setEnabled(true);
+    m_bar->showFetching(asOfMs);
+    m_past->moveTo(asOfMs);
+}
+
+void RewindController::onMoved(std::int64_t shownMs, const QStringList& problems)
+{
+    if (!m_wantPast) return;  // Esc came first
+    if (shownMs == 0) {       // nothing answered: stay live and say why
+        m_wantPast = false;
+        m_escape->setEnabled(false);
+        m_bar->showLive();
+        m_bar->showStatus(problems.join(QStringLiteral("; ")));
+        return;
+    }
+    m_bar->setWindow(m_past->earliestMs(), liveNowMs());
+    m_bar->showPast(shownMs, problems);
+    m_past->store().flushChanges();
+    if (m_pastDock) m_pastDock->setWindowTitle(QStringLiteral("Alerts AS OF %1 UTC (past)").arg(formatUnixMs(shownMs)));
+    showPastWidgets(true);
+}
+
+void RewindController::goLive()
+{
+    const bool wasShowing = m_showingPast;
+    const Location at = m_view->location();
+    m_wantPast = false;
+    m_escape->setEnabled(false);
+    m_bar->showLive();
+    showPastWidgets(false);
+    if (wasShowing) emit liveAt(at);
+}
+
+void RewindController::showPastWidgets(bool past)
+{
+    if (past == m_showingPast) return;
+    m_showingPast = past;
+    if (m_area) m_area->setCurrentWidget(past ? static_cast<QWidget*>(m_view) : m_liveArea);
+    m_view->setActive(past);
+    if (!m_liveDock || !m_pastDock) return;
+    if (past) {
+        m_liveDockWasVisible = m_liveDock->isVisible();
+        m_liveDock->hide();
+        m_pastDock->show();
+    } else {
+        m_pastDock->hide();
+        m_liveDock->setVisible(m_liveDockWasVisible);
+    }
+}
+
+}  // namespace watchfloor::ui
