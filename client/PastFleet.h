@@ -11,6 +11,7 @@
 // is dropped.
 
 #include "client/FleetStore.h"
+#include "client/RpcOutcome.h"
 
 #include <QObject>
 #include <QPointer>

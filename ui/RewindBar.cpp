@@ -48,7 +48,7 @@ RewindBar::RewindBar(QWidget* parent)
                                         "the right end is live"));
     row->addWidget(m_slider, 1);
     m_time->setObjectName(QStringLiteral("rewindTime"));
-    m_time->setTimeZone(QTimeZone::utc());
+    m_time->setTimeSpec(Qt::UTC);
     m_time->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
     m_time->setToolTip(QStringLiteral("Fleet time to rewind to (UTC); Enter to go there"));
     row->addWidget(m_time);
@@ -78,7 +78,12 @@ RewindBar::RewindBar(QWidget* parent)
     connect(m_slider, &QSlider::valueChanged, this, [this] {
         if (!m_placing) m_debounce.start();
     });
+    connect(m_time, &QDateTimeEdit::dateTimeChanged, this, [this] {
+        if (!m_placing) m_timeTyped = true;
+    });
     connect(m_time, &QDateTimeEdit::editingFinished, this, [this] {
+        if (!m_timeTyped) return;  // focus left the field without a new moment in it
+        m_timeTyped = false;
         const std::int64_t ms = m_time->dateTime().toMSecsSinceEpoch();
         if (ms >= m_liveMs) emit liveRequested();
         else emit moveRequested(ms);

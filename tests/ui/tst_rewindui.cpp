@@ -2,6 +2,7 @@
 // before a scripted leak; the rack map, the Rack page and the Alerts dock show that moment under
 // the "AS OF … press Esc for live" banner while the live stream goes on underneath; Esc (and the
 // Live button) bring the live fleet back at once.
+// WATCHFLOOR_REWIND_SCREENSHOT=FILE keeps the rewound window (docs/screenshots/rewind.png).
 
 #include "LeakFleetd.h"  // tests/support
 
@@ -72,6 +73,7 @@ private slots:
         ui::MainWindow window(context, ui::MainWindowOptions{});
         window.resize(1600, 960);
         window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
         connection.start();
 
         auto* liveFleet = qobject_cast<ui::FleetPage*>(window.page(ui::PageId::Fleet));
@@ -104,6 +106,10 @@ private slots:
         QVERIFY(rewind->pastDock()->isVisible());
         QVERIFY(rewind->pastDock()->windowTitle().contains(ui::formatUnixMs(before)));
         QTRY_COMPARE_WITH_TIMEOUT(rewind->pastDock()->incidentCount() < liveDock->incidentCount(), true, 5000);
+        if (const QString shot = qEnvironmentVariable("WATCHFLOOR_REWIND_SCREENSHOT"); !shot.isEmpty()) {
+            QTest::qWait(1000);  // a few frames of the past pages
+            QVERIFY(window.grab().save(shot));
+        }
 
         // The live stream is still ingested underneath: r03 stays isolated there, time moves on.
         const std::int64_t liveNow = store.endpointFleet(0).serverTimeUnixMs();
