@@ -12,6 +12,7 @@
 #include "Pages.h"
 #include "SourcesDock.h"
 #include "PagingIndicator.h"
+#include "RewindBar.h"
 #include "RewindController.h"
 #include "SourcesIndicator.h"
 #include "ThemeStyling.h"

@@ -36,6 +36,9 @@ RewindController::RewindController(const PageContext& live, QMainWindow* window,
         goLive();
         emit liveAt(location);
     });
+    // The past store learns its topology from the first answer, built on its worker thread: the
+    // rack the live console showed can only be opened in the past once that has landed.
+    connect(&m_past->store(), &client::FleetStore::changed, this, &RewindController::openWhenKnown);
     m_windowTimer.setInterval(1000);
     connect(&m_windowTimer, &QTimer::timeout, this, [this] { m_bar->setWindow(m_past->earliestMs(), liveNowMs()); });
     m_windowTimer.start();
@@ -79,11 +82,22 @@ std::int64_t RewindController::liveNowMs() const
 
 void RewindController::rewindTo(std::int64_t asOfMs)
 {
-    if (!m_wantPast) m_view->show(m_here ? m_here() : Location{});
+    if (!m_wantPast) {
+        m_opening = m_here ? m_here() : Location{};
+        openWhenKnown();
+    }
     m_wantPast = true;
     m_escape->setEnabled(true);
     m_bar->showFetching(asOfMs);
     m_past->moveTo(asOfMs);
+}
+
+void RewindController::openWhenKnown()
+{
+    if (!m_opening) return;
+    if (!m_opening->entity.isEmpty() && !m_past->store().findByName(m_opening->entity).isValid()) return;
+    m_view->show(*m_opening);
+    m_opening.reset();
 }
 
 void RewindController::onMoved(std::int64_t shownMs, const QStringList& problems)
@@ -108,6 +122,7 @@ void RewindController::goLive()
     const bool wasShowing = m_showingPast;
     const Location at = m_view->location();
     m_wantPast = false;
+    m_opening.reset();
     m_escape->setEnabled(false);
     m_bar->showLive();
     showPastWidgets(false);

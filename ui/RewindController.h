@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QMainWindow;
 class QShortcut;
@@ -59,6 +60,8 @@ signals:
 
 private:
     void onMoved(std::int64_t shownMs, const QStringList& problems);
+    // Shows the place the live console was at, once the past store knows it.
+    void openWhenKnown();
     void showPastWidgets(bool past);
     std::int64_t liveNowMs() const;
 
@@ -75,6 +78,7 @@ private:
     bool m_liveDockWasVisible = true;
     QShortcut* m_escape;
     QTimer m_windowTimer;  // keeps the slider's range following the live end
+    std::optional<Location> m_opening;  // where the past view opens, until the past store knows it
     bool m_wantPast = false;
     bool m_showingPast = false;
 };

@@ -132,13 +132,16 @@ private slots:
         QCOMPARE(window.currentPage()->entity(), QStringLiteral("r03"));
         QVERIFY(window.currentPage()->isVisible());
 
-        // Again from the Fleet page, back with the Live button.
-        window.navigate({ui::PageId::Fleet, {}});
+        // Again from the live Rack page: the past opens on the same rack; back with the Live button.
         typeMoment(*bar, before);
         QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(rewind->view()->rackPage()->isVisible(), 5000);
+        QCOMPARE(rewind->view()->rackPage()->rackName(), QStringLiteral("r03"));
         QVERIFY(bar->liveButton()->isEnabled());
         QTest::mouseClick(bar->liveButton(), Qt::LeftButton);
         QVERIFY(!bar->banner()->isVisible());
+        QCOMPARE(window.currentPage()->entity(), QStringLiteral("r03"));
+        window.navigate({ui::PageId::Fleet, {}});
         QVERIFY(liveFleet->isVisible());
         QVERIFY(tileIsolated(*liveFleet, QStringLiteral("r03")));
     }
