@@ -64,6 +64,8 @@ void RewindController::addDocks(IncidentsDock* liveDock)
     m_window->addDockWidget(m_window->dockWidgetArea(liveDock), m_pastDock);
     m_pastDock->hide();
     connect(m_pastDock, &IncidentsDock::navigationRequested, m_view, &RewindView::show);
+    // The dock titles itself with its counts on every change: keep the moment in front of them.
+    connect(m_pastDock, &QWidget::windowTitleChanged, this, &RewindController::markPastDockTitle);
 }
 
 void RewindController::applyTheme(const widgets::Theme& theme)
@@ -100,6 +102,17 @@ void RewindController::openWhenKnown()
     m_opening.reset();
 }
 
+void RewindController::markPastDockTitle()
+{
+    if (!m_pastDock || m_past->shownMs() == 0) return;
+    static const QString kMark = QStringLiteral(" (past) · ");
+    const QString prefix = QStringLiteral("AS OF %1 UTC").arg(formatUnixMs(m_past->shownMs())) + kMark;
+    QString title = m_pastDock->windowTitle();
+    if (title.startsWith(prefix)) return;
+    if (const int mark = title.indexOf(kMark); mark >= 0) title = title.mid(mark + kMark.size());
+    m_pastDock->setWindowTitle(prefix + title);
+}
+
 void RewindController::onMoved(std::int64_t shownMs, const QStringList& problems)
 {
     if (!m_wantPast) return;  // Esc came first
@@ -113,7 +126,7 @@ void RewindController::onMoved(std::int64_t shownMs, const QStringList& problems
     m_bar->setWindow(m_past->earliestMs(), liveNowMs());
     m_bar->showPast(shownMs, problems);
     m_past->store().flushChanges();
-    if (m_pastDock) m_pastDock->setWindowTitle(QStringLiteral("Alerts AS OF %1 UTC (past)").arg(formatUnixMs(shownMs)));
+    markPastDockTitle();
     showPastWidgets(true);
 }
 

@@ -62,6 +62,8 @@ private:
     void onMoved(std::int64_t shownMs, const QStringList& problems);
     // Shows the place the live console was at, once the past store knows it.
     void openWhenKnown();
+    void markPastDockTitle();  // "AS OF 14:32:10 UTC (past) · Alerts — …"
+
     void showPastWidgets(bool past);
     std::int64_t liveNowMs() const;
 

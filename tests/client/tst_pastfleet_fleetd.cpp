@@ -54,8 +54,8 @@ private slots:
         QVERIFY(r03.isValid());
         QTRY_COMPARE_WITH_TIMEOUT(live.status(r03).rackState, v1::RACK_STATE_ISOLATED, 20000);
         QTRY_VERIFY_WITH_TIMEOUT(hasLeakIncident(live.endpointFleet(endpoint)), 10000);
-        const std::int64_t isolatedAt = live.status(r03).sinceUnixMs;
-        const std::int64_t before = isolatedAt - 30'000;
+        const std::int64_t isolatedSeen = live.endpointFleet(endpoint).serverTimeUnixMs();  // isolated by then
+        const std::int64_t before = live.status(r03).sinceUnixMs - 30'000;
 
         client::PastFleet past(live, {&connection});
         QSignalSpy moved(&past, &client::PastFleet::moved);
@@ -77,7 +77,7 @@ private slots:
         QCOMPARE(live.status(r03).rackState, v1::RACK_STATE_ISOLATED);
 
         // Moving on to after the leak: the past follows.
-        past.moveTo(isolatedAt + 5'000);
+        past.moveTo(isolatedSeen);
         QVERIFY(moved.wait(10000));
         QTRY_COMPARE_WITH_TIMEOUT(past.store().status(r03).rackState, v1::RACK_STATE_ISOLATED, 5000);
         QVERIFY(hasLeakIncident(past.store().endpointFleet(0)));
