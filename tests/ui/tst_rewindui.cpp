@@ -81,6 +81,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(tileIsolated(*liveFleet, QStringLiteral("r03")), 30000);
         const client::EntityId r03 = store.findByName(QStringLiteral("r03"));
         const std::int64_t before = store.status(r03).sinceUnixMs - 30'000;
+        const std::int64_t isolatedSeen = store.endpointFleet(0).serverTimeUnixMs();  // r03 isolated by then
 
         ui::RewindController* rewind = window.rewind();
         QVERIFY(rewind);
@@ -106,10 +107,6 @@ private slots:
         QVERIFY(rewind->pastDock()->isVisible());
         QVERIFY(rewind->pastDock()->windowTitle().contains(ui::formatUnixMs(before)));
         QTRY_COMPARE_WITH_TIMEOUT(rewind->pastDock()->incidentCount() < liveDock->incidentCount(), true, 5000);
-        if (const QString shot = qEnvironmentVariable("WATCHFLOOR_REWIND_SCREENSHOT"); !shot.isEmpty()) {
-            QTest::qWait(1000);  // a few frames of the past pages
-            QVERIFY(window.grab().save(shot));
-        }
 
         // The live stream is still ingested underneath: r03 stays isolated there, time moves on.
         const std::int64_t liveNow = store.endpointFleet(0).serverTimeUnixMs();
@@ -144,6 +141,15 @@ private slots:
         window.navigate({ui::PageId::Fleet, {}});
         QVERIFY(liveFleet->isVisible());
         QVERIFY(tileIsolated(*liveFleet, QStringLiteral("r03")));
+
+        // The screenshot: just after the leak, r03 isolated and its incident open in the past dock.
+        if (const QString shot = qEnvironmentVariable("WATCHFLOOR_REWIND_SCREENSHOT"); !shot.isEmpty()) {
+            typeMoment(*bar, isolatedSeen + 5'000);
+            QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible() && tileIsolated(*pastFleet, QStringLiteral("r03")), 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(rewind->pastDock()->incidentCount() > 0, 5000);
+            QTest::qWait(1000);  // a few frames of the past pages
+            QVERIFY(window.grab().save(shot));
+        }
     }
 };
 
