@@ -573,6 +573,8 @@ void MainWindow::restoreLayout(const ConsoleSettings& settings, QStringList* war
         warnings->append(QStringLiteral("The saved window geometry is unusable; using the default size."));
     if (!settings.windowState.isEmpty() && !restoreState(settings.windowState))
         warnings->append(QStringLiteral("The saved dock layout is unusable; using the default layout."));
+    if (m_rewind && m_rewind->isLive() && m_rewind->pastDock())
+        m_rewind->pastDock()->hide();  // a layout saved while rewound must not open on the past's dock
 }
 
 void MainWindow::storeLayout(ConsoleSettings& settings) const
