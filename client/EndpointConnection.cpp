@@ -522,4 +522,14 @@ void EndpointConnection::getStepTimeHeatmap(const v1::StepTimeHeatmapRequest& re
         context, std::move(done));
 }
 
+void EndpointConnection::getStateAsOf(const v1::AsOfRequest& request, QObject* context,
+                                      std::function<void(RpcOutcome<v1::AsOfState>)> done) {
+    callUnary<v1::AsOfRequest, v1::AsOfState>(
+        "GetStateAsOf", request,
+        [this](grpc::ClientContext* c, const v1::AsOfRequest* q, v1::AsOfState* r, auto cb) {
+            m_stub->async()->GetStateAsOf(c, q, r, std::move(cb));
+        },
+        context, std::move(done));
+}
+
 }  // namespace watchfloor::client

@@ -118,6 +118,9 @@ public:
                      std::function<void(RpcOutcome<watchfloor::v1::Topology>)> done);
     void getStepTimeHeatmap(const watchfloor::v1::StepTimeHeatmapRequest& request, QObject* context,
                             std::function<void(RpcOutcome<watchfloor::v1::StepTimeHeatmap>)> done);
+    // Rewind: the fleet as it was at request.as_of_unix_ms (fleet.proto, AsOfRequest).
+    void getStateAsOf(const watchfloor::v1::AsOfRequest& request, QObject* context,
+                      std::function<void(RpcOutcome<watchfloor::v1::AsOfState>)> done);
 
 signals:
     void stateChanged(watchfloor::client::ConnectionState state, const QString& statusText);

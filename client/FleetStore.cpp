@@ -375,6 +375,12 @@ void FleetStore::appendEvents(int endpoint, const google::protobuf::RepeatedPtrF
     }
 }
 
+void FleetStore::clearEvents() {
+    m_pending.eventsTrimmed += int(m_events.size());
+    m_events.clear();
+    scheduleNotify();
+}
+
 void FleetStore::scheduleNotify() {
     if (!m_notifyTimer.isActive()) {
         m_notifyTimer.start();

@@ -229,6 +229,8 @@ public:
     quint64 firstEventSerial() const { return m_events.empty() ? m_nextEventSerial : m_events.front().serial; }
     quint64 nextEventSerial() const { return m_nextEventSerial; }
     const StoredEvent* eventBySerial(quint64 serial) const;
+    // Forgets every stored event (announced as trimmed): a past view moving to another moment.
+    void clearEvents();
     EntityId eventEntity(const StoredEvent& e) const { return EntityId{quint16(e.endpoint), e.event.entity_index()}; }
 
     // --- history -------------------------------------------------------------------------------

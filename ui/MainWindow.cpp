@@ -13,6 +13,8 @@
 #include "SourcesDock.h"
 #include "PagingIndicator.h"
 #include "ShiftHandoffDialog.h"
+#include "RewindBar.h"
+#include "RewindController.h"
 #include "SourcesIndicator.h"
 #include "ThemeStyling.h"
 
@@ -69,7 +71,14 @@ MainWindow::MainWindow(PageContext context, MainWindowOptions options, QWidget* 
     m_breadcrumbs = new BreadcrumbBar(central);
     layout->addWidget(m_breadcrumbs);
     m_stack = new QStackedWidget(central);
-    layout->addWidget(m_stack, 1);
+    if (!m_options.wallDisplay) {  // the wall always shows the live fleet
+        m_rewind = new RewindController(m_context, this, [this] { return currentLocation(); });
+        layout->addWidget(m_rewind->bar());
+        layout->addWidget(m_rewind->wrap(m_stack), 1);
+        connect(m_rewind, &RewindController::liveAt, this, &MainWindow::navigate);
+    } else {
+        layout->addWidget(m_stack, 1);
+    }
     setCentralWidget(central);
 
     // The wall display is read-only: without OperatorActions no page shows an action control.
@@ -219,6 +228,7 @@ void MainWindow::buildDocks()
     m_incidents->setObjectName(QStringLiteral("incidentsDock"));
     addDockWidget(Qt::RightDockWidgetArea, m_incidents);
     connect(m_incidents, &IncidentsDock::navigationRequested, this, &MainWindow::navigate);
+    m_rewind->addDocks(m_incidents);
 
     // Hidden until an endpoint reports sources: a twin-only console has nothing to list.
     m_sources = new SourcesDock(*m_context.store, this);
@@ -285,6 +295,8 @@ void MainWindow::applyTheme()
         page->applyTheme(*m_theme);
     if (m_incidents)
         m_incidents->applyTheme(*m_theme);
+    if (m_rewind)
+        m_rewind->applyTheme(*m_theme);
     if (m_operations)
         m_operations->applyTheme(*m_theme);
     if (m_sources)
@@ -586,6 +598,8 @@ void MainWindow::restoreLayout(const ConsoleSettings& settings, QStringList* war
         warnings->append(QStringLiteral("The saved window geometry is unusable; using the default size."));
     if (!settings.windowState.isEmpty() && !restoreState(settings.windowState))
         warnings->append(QStringLiteral("The saved dock layout is unusable; using the default layout."));
+    if (m_rewind && m_rewind->isLive() && m_rewind->pastDock())
+        m_rewind->pastDock()->hide();  // a layout saved while rewound must not open on the past's dock
 }
 
 void MainWindow::storeLayout(ConsoleSettings& settings) const

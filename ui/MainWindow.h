@@ -38,6 +38,7 @@ class Page;
 class SourcesDock;
 class ShiftHandoffDialog;
 class PagingIndicator;
+class RewindController;
 class SourcesIndicator;
 
 struct MainWindowOptions {
@@ -70,6 +71,7 @@ public:
     BreadcrumbBar* breadcrumbBar() const { return m_breadcrumbs; }
     OperationsDock* operationsDock() const { return m_operations; }
     SourcesDock* sourcesDock() const { return m_sources; }
+    RewindController* rewind() const { return m_rewind; }  // null on the wall display
     bool isWallDisplay() const { return m_options.wallDisplay; }
     const widgets::Theme& theme() const { return *m_theme; }
     void setThemeChoice(ThemeChoice choice);
@@ -125,6 +127,7 @@ private:
     QAction* m_backAction = nullptr;
     QAction* m_forwardAction = nullptr;
     IncidentsDock* m_incidents = nullptr;
+    RewindController* m_rewind = nullptr;
     OperationsDock* m_operations = nullptr;
     SourcesDock* m_sources = nullptr;
     SourcesIndicator* m_sourcesIndicator = nullptr;

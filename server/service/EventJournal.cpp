@@ -45,4 +45,11 @@ std::uint64_t EventJournal::lastId() const {
     return events_.empty() ? 0 : events_.back().id();
 }
 
+std::uint64_t EventJournal::lastIdAtOrBefore(std::int64_t timeMs) const {
+    std::lock_guard lock(mu_);
+    auto after = std::upper_bound(events_.begin(), events_.end(), timeMs,
+                                  [](std::int64_t t, const watchfloor::v1::Event& e) { return t < e.time_unix_ms(); });
+    return after == events_.begin() ? 0 : std::prev(after)->id();
+}
+
 }  // namespace watchfloor::server::service

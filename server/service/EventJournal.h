@@ -26,6 +26,8 @@ public:
     // The newest `limit` matching events, oldest first (for snapshots).
     std::vector<watchfloor::v1::Event> recent(std::size_t limit, const Predicate& matches) const;
     std::uint64_t lastId() const;
+    // The id of the newest event at or before `timeMs` (events are journaled in time order); 0 = none kept.
+    std::uint64_t lastIdAtOrBefore(std::int64_t timeMs) const;
 
 private:
     std::size_t capacity_;

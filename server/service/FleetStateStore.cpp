@@ -13,7 +13,7 @@ constexpr std::size_t kBytesPerSample = 8;
 }  // namespace
 
 FleetStateStore::FleetStateStore(const v1::Topology& topology, StoreLimits limits)
-    : index_(topology), limits_(limits), journal_(limits.journalEvents),
+    : index_(topology), limits_(limits), journal_(limits.journalEvents), rewind_(limits.rewind),
       lastEventId_(limits.firstEventId > 0 ? limits.firstEventId - 1 : 0) {}
 
 std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const FleetChanges& changes) const {
@@ -130,6 +130,7 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
             journal_.append(e);
         }
         for (const auto& incident : changes.incidents) keepIncident(incident);
+        rewind_.record(timeMs, changes.states, changes.incidents);
         for (const auto& window : changes.maintenance) {
             const bool over = window.state() == v1::MAINTENANCE_STATE_ENDED || window.state() == v1::MAINTENANCE_STATE_CANCELLED;
             if (over) maintenance_.erase(window.id());

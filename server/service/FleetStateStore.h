@@ -10,6 +10,7 @@
 #include "EventJournal.h"
 #include "FleetChanges.h"
 #include "LruCache.h"
+#include "RewindLog.h"
 #include "SubscriptionFilter.h"
 #include "TopologyIndex.h"
 
@@ -45,6 +46,7 @@ struct StoreLimits {
     std::uint64_t firstEventId = 1;
     std::size_t resolvedIncidents = 500;     // resolved incidents kept for ListIncidents
     std::size_t snapshotResolvedIncidents = 100;  // the newest resolved ones sent in every snapshot
+    RewindLimits rewind;                     // state and incident versions kept for GetStateAsOf
 };
 
 using DeltaPtr = std::shared_ptr<const watchfloor::v1::Delta>;
@@ -65,6 +67,8 @@ public:
 
     const TopologyIndex& index() const { return index_; }
     const EventJournal& journal() const { return journal_; }
+    // Every state change and incident version, for GetStateAsOf.
+    const RewindLog& rewind() const { return rewind_; }
 
     // Gives the events of `changes` their ids now, so incident grouping can name them before
     // apply(). Tick thread only.
@@ -95,6 +99,21 @@ public:
     }
     std::uint32_t openIncidents() const;
 
+    struct SeriesRef {
+        std::uint32_t id;
+        std::uint32_t entity;
+        watchfloor::v1::Metric metric;
+    };
+    // The series (entity, metric) `wanted(entity, metric)` accepts, by id.
+    template <class Wanted>
+    std::vector<SeriesRef> seriesWhere(Wanted&& wanted) const {
+        std::vector<SeriesRef> out;
+        std::shared_lock lock(mu_);
+        for (std::uint32_t id = 0; id < series_.size(); ++id)
+            if (wanted(series_[id].entity, series_[id].metric)) out.push_back({id, series_[id].entity, series_[id].metric});
+        return out;
+    }
+
     // Everything `filter` selects, current to the returned snapshot's `sequence`. Topology is
     // left out: see encodedTopology(), which is cached per filter.
     watchfloor::v1::Snapshot snapshot(const SubscriptionFilter& filter) const;
@@ -124,6 +143,7 @@ private:
     TopologyIndex index_;
     StoreLimits limits_;
     EventJournal journal_;
+    RewindLog rewind_;
 
     mutable std::shared_mutex mu_;
     std::uint64_t sequence_ = 0;

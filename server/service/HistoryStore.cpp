@@ -197,6 +197,34 @@ HistoryResult HistoryStore::query(std::uint32_t seriesId, std::int64_t startMs, 
     return result;
 }
 
+std::vector<std::optional<HistoryStore::ValueAt>> HistoryStore::valuesAt(std::int64_t timeMs,
+                                                                          std::span<const std::uint32_t> seriesIds) const {
+    constexpr std::int64_t kLookbackBuckets = 64;
+    std::vector<std::optional<ValueAt>> out(seriesIds.size());
+    std::lock_guard lock(mu_);
+    for (std::size_t i = 0; i < seriesIds.size(); ++i) {
+        const std::uint32_t id = seriesIds[i];
+        if (id >= rowOf_.size() || rowOf_[id] == kNoRow) continue;
+        const ClassStore& store = classOfSeries_[id] == SeriesClass::Aggregate ? aggregate_ : device_;
+        const Tier* tier = nullptr;
+        for (const auto& t : store.tiers)
+            if ((t.head - std::int64_t(t.buckets) + 1) * t.widthMs <= timeMs) {
+                tier = &t;
+                break;
+            }
+        if (!tier) continue;  // older than every tier keeps
+        const std::int64_t newest = std::min(floorDiv(timeMs, tier->widthMs), tier->head);
+        const std::int64_t oldest = std::max(newest - kLookbackBuckets + 1, tier->head - std::int64_t(tier->buckets) + 1);
+        for (std::int64_t b = newest; b >= oldest; --b) {
+            const Bucket& bucket = tier->rows[std::size_t(b % std::int64_t(tier->buckets)) * store.maxRows + rowOf_[id]];
+            if (bucket.count == 0) continue;
+            out[i] = ValueAt{bucket.last, std::min((b + 1) * tier->widthMs - 1, timeMs)};
+            break;
+        }
+    }
+    return out;
+}
+
 std::string HistoryStore::describeRetention() const {
     std::lock_guard lock(mu_);
     if (!planned_) return "history not planned yet (no samples)";

@@ -84,6 +84,15 @@ public:
     HistoryResult query(std::uint32_t seriesId, std::int64_t startMs, std::int64_t endMs, std::int64_t stepMs) const;
     std::string describeRetention() const;  // one line for the start log
 
+    // A series' value as it was at a moment: the last sample of the bucket of the finest tier that
+    // still holds `timeMs` (or of the newest bucket with data within 64 buckets before it).
+    struct ValueAt {
+        float value;
+        std::int64_t sampleTimeMs;  // that bucket's end, at most timeMs
+    };
+    // out[i] is seriesIds[i]'s value, nothing when no bucket before timeMs has one. One lock.
+    std::vector<std::optional<ValueAt>> valuesAt(std::int64_t timeMs, std::span<const std::uint32_t> seriesIds) const;
+
     // Set once, before serving.
     void setExternal(std::shared_ptr<const ExternalHistory> external) { external_ = std::move(external); }
     const ExternalHistory* external() const { return external_.get(); }

@@ -1,5 +1,6 @@
 #include "TelemetryService.h"
 
+#include "AsOfAnswer.h"
 #include "ProtobufLogLimit.h"
 #include "RequestHandlers.h"
 
@@ -98,6 +99,13 @@ grpc::ServerUnaryReactor* TelemetryService::GetStepTimeHeatmap(grpc::CallbackSer
     return answerRaw<v1::StepTimeHeatmapRequest, v1::StepTimeHeatmap>(
         context, request, response,
         [&](const auto& parsed, auto* answer) { return answerStepTimeHeatmap(parsed, store_, history_, answer); });
+}
+
+grpc::ServerUnaryReactor* TelemetryService::GetStateAsOf(grpc::CallbackServerContext* context,
+                                                         const grpc::ByteBuffer* request, grpc::ByteBuffer* response) {
+    return answerRaw<v1::AsOfRequest, v1::AsOfState>(context, request, response, [&](const auto& parsed, auto* answer) {
+        return answerStateAsOf(parsed, store_, history_, pump_.identity().runId, answer);
+    });
 }
 
 }  // namespace watchfloor::server::service

@@ -22,7 +22,8 @@ class TelemetryService final
                   watchfloor::v1::TelemetryService::WithRawCallbackMethod_GetTopology<
                       watchfloor::v1::TelemetryService::WithRawCallbackMethod_ListIncidents<
                           watchfloor::v1::TelemetryService::WithRawCallbackMethod_GetStepTimeHeatmap<
-                              watchfloor::v1::TelemetryService::CallbackService>>>>>> {
+                              watchfloor::v1::TelemetryService::WithRawCallbackMethod_GetStateAsOf<
+                              watchfloor::v1::TelemetryService::CallbackService>>>>>>> {
 public:
     TelemetryService(const FleetStateStore& store, const ReplayLog& log, const HistoryStore& history,
                      SubscriptionPump& pump);
@@ -39,6 +40,8 @@ public:
                                             grpc::ByteBuffer* response) override;
     grpc::ServerUnaryReactor* GetStepTimeHeatmap(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
                                                  grpc::ByteBuffer* response) override;
+    grpc::ServerUnaryReactor* GetStateAsOf(grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+                                           grpc::ByteBuffer* response) override;
 
 private:
     const FleetStateStore& store_;

@@ -1,7 +1,7 @@
 // Every TelemetryService method of fleetd (Subscribe, GetHistory, ListEvents, GetTopology,
-// ListIncidents, GetStepTimeHeatmap): the input's first byte picks the method (FuzzCall.h), the
-// rest is the request as sent on the wire, parsed by the service's own handler in an in-process
-// fleetd on a 2-rack twin.
+// ListIncidents, GetStepTimeHeatmap, GetStateAsOf): the input's first byte picks the method
+// (FuzzCall.h), the rest is the request as sent on the wire, parsed by the service's own handler
+// in an in-process fleetd on a 2-rack twin.
 #include "InProcessFleetd.h"
 
 #include "watchfloor/v1/fleet.pb.h"
