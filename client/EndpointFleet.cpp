@@ -43,20 +43,23 @@ std::unique_ptr<EndpointFleet> EndpointFleet::fromSnapshot(QString label, int hi
     auto fleet = std::make_unique<EndpointFleet>(std::move(label), historyCapacity);
     v1::Topology incoming;
     incoming.Swap(snapshot.mutable_topology());
+    std::string why;
+    const auto unusable = [&] {
+        if (error) {
+            *error = QStringLiteral("fleetd %1 sent a topology the console cannot use: %2")
+                         .arg(fleet->m_label, QString::fromStdString(why));
+        }
+        return nullptr;
+    };
     if (basis.topology && sameTopology(*basis.topology, incoming)) {
         // A resync or restart of the same fleet: share the index inputs, keep the chart history.
-        fleet->m_topology.rebuild(basis.topology, nullptr);
+        if (!fleet->m_topology.rebuild(basis.topology, &why))
+            return unusable();
         fleet->m_names = basis.names ? basis.names : buildNames(fleet->m_topology, endpoint);
         fleet->m_sharesPreviousTopology = true;
     } else {
-        std::string why;
-        if (!fleet->m_topology.rebuild(std::move(incoming), &why)) {
-            if (error) {
-                *error = QStringLiteral("fleetd %1 sent a topology the console cannot use: %2")
-                             .arg(fleet->m_label, QString::fromStdString(why));
-            }
-            return nullptr;
-        }
+        if (!fleet->m_topology.rebuild(std::move(incoming), &why))
+            return unusable();
         fleet->m_names = buildNames(fleet->m_topology, endpoint);
         fleet->m_changes.topologyChanged = true;
     }

@@ -79,7 +79,8 @@ bool TopologyIndex::rebuild(std::shared_ptr<const v1::Topology> topology, std::s
     }
     // The fleet entity: index 0 may be unset in a minimal topology; never shadow a real entity.
     if (find(t.fleet_index()) == nullptr) {
-        place(t.fleet_index(), v1::ENTITY_KIND_FLEET, 0, nullptr);
+        if (!place(t.fleet_index(), v1::ENTITY_KIND_FLEET, 0, error))
+            return false;
     }
 
     // Rack membership, resolved top-down so each lookup hits an already resolved parent.
