@@ -290,6 +290,10 @@ private slots:
         QTest::newRow("backwards") << "r01-n[05-02]" << QStringList{};
         QTest::newRow("not a number") << "r01-n[a-b]" << QStringList{};
         QTest::newRow("huge") << "n[1-999999999]" << QStringList{};
+        // Groups multiply: 10^9 names, refused before one is built (the slurm_text fuzz target's
+        // timeout; its input is a seed of tests/fuzz/corpus/slurm_text).
+        QTest::newRow("groups multiply") << "r[0-999]-n[0-999]-g[0-999]" << QStringList{};
+        QTest::newRow("items add up") << "a[1-600000],b[1-600000]" << QStringList{};
         QTest::newRow("space") << "r01-n01 x" << QStringList{};
     }
     void expandsHostlists() {
