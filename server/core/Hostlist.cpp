@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <optional>
 #include <string>
 
 namespace watchfloor::server {
@@ -11,7 +12,40 @@ namespace {
 
 constexpr std::size_t kMostNames = 1'000'000;  // a typo such as [1-999999999] must not eat memory
 
-// How many names an item's bracket groups multiply out to, saturated above kMostNames; a group
+// One range of a bracket group: "07" or "01-18"; width is the low end's digits ("01" keeps 2).
+struct Range {
+    unsigned long first = 0, last = 0;
+    std::size_t width = 0;
+    std::size_t count() const { return last - first + 1; }
+};
+
+// nullopt when it is not a range of numbers, runs backwards or spans kMostNames or more.
+std::optional<Range> parseRange(std::string_view range) {
+    const auto dash = range.find('-');
+    const std::string_view low = range.substr(0, dash);
+    const std::string_view high = dash == std::string_view::npos ? low : range.substr(dash + 1);
+    Range out{0, 0, low.size()};
+    const auto parsedLow = std::from_chars(low.data(), low.data() + low.size(), out.first);
+    const auto parsedHigh = std::from_chars(high.data(), high.data() + high.size(), out.last);
+    if (low.empty() || high.empty() || parsedLow.ec != std::errc() || parsedLow.ptr != low.data() + low.size() ||
+        parsedHigh.ec != std::errc() || parsedHigh.ptr != high.data() + high.size() || out.last < out.first ||
+        out.last - out.first >= kMostNames)
+        return std::nullopt;
+    return out;
+}
+
+// Calls visit(range text) for each comma-separated range of a group's inside ("01-03,07").
+template <typename Visit>
+bool forEachRange(std::string_view ranges, Visit visit) {
+    while (!ranges.empty()) {
+        const auto comma = ranges.find(',');
+        if (!visit(ranges.substr(0, comma))) return false;
+        ranges = comma == std::string_view::npos ? std::string_view() : ranges.substr(comma + 1);
+    }
+    return true;
+}
+
+// How many names an item's bracket groups multiply out to, saturated above kMostNames; a range
 // that does not parse counts 1 (expanding it refuses the item). Counted before anything is
 // expanded: several groups multiply ("[0-99][0-99][0-9999]" is 10^8 names), and building names
 // up to the limit first took over 25 s under ASan (found by the slurm_text fuzz target).
@@ -21,17 +55,11 @@ std::size_t namesIn(std::string_view item) {
         const auto close = item.find(']', open);
         if (close == std::string_view::npos) break;
         std::size_t group = 0;
-        std::string_view ranges = item.substr(open + 1, close - open - 1);
-        while (!ranges.empty() && group <= kMostNames) {
-            const auto comma = ranges.find(',');
-            const std::string_view range = ranges.substr(0, comma);
-            ranges = comma == std::string_view::npos ? std::string_view() : ranges.substr(comma + 1);
-            const auto dash = range.find('-');
-            unsigned long first = 0, last = 0;
-            std::from_chars(range.data(), range.data() + range.size(), first);
-            if (dash != std::string_view::npos) std::from_chars(range.data() + dash + 1, range.data() + range.size(), last);
-            group += last > first && last - first < kMostNames ? last - first + 1 : 1;
-        }
+        forEachRange(item.substr(open + 1, close - open - 1), [&](std::string_view text) {
+            const auto range = parseRange(text);
+            group += range ? range->count() : 1;
+            return group <= kMostNames;
+        });
         total = std::min(total * std::max<std::size_t>(group, 1), kMostNames + 1);
     }
     return total;
@@ -48,28 +76,16 @@ bool expandHostlistItem(std::string_view item, std::vector<std::string>& names) 
     const auto close = item.find(']', open);
     if (close == std::string_view::npos) return false;
     const std::string_view prefix = item.substr(0, open), rest = item.substr(close + 1);
-    std::string_view ranges = item.substr(open + 1, close - open - 1);
-    while (!ranges.empty()) {
-        const auto comma = ranges.find(',');
-        const std::string_view range = ranges.substr(0, comma);
-        ranges = comma == std::string_view::npos ? std::string_view() : ranges.substr(comma + 1);
-        const auto dash = range.find('-');
-        const std::string_view low = range.substr(0, dash);
-        const std::string_view high = dash == std::string_view::npos ? low : range.substr(dash + 1);
-        unsigned long first = 0, last = 0;
-        const auto parsedLow = std::from_chars(low.data(), low.data() + low.size(), first);
-        const auto parsedHigh = std::from_chars(high.data(), high.data() + high.size(), last);
-        if (low.empty() || high.empty() || parsedLow.ec != std::errc() || parsedLow.ptr != low.data() + low.size() ||
-            parsedHigh.ec != std::errc() || parsedHigh.ptr != high.data() + high.size() || last < first ||
-            last - first >= kMostNames)
-            return false;
-        for (unsigned long n = first; n <= last; ++n) {
+    return forEachRange(item.substr(open + 1, close - open - 1), [&](std::string_view text) {
+        const auto range = parseRange(text);
+        if (!range) return false;
+        for (unsigned long n = range->first; n <= range->last; ++n) {
             std::string digits = std::to_string(n);
-            if (digits.size() < low.size()) digits.insert(0, low.size() - digits.size(), '0');  // "01-18" keeps width
+            if (digits.size() < range->width) digits.insert(0, range->width - digits.size(), '0');  // "01-18" keeps width
             if (!expandHostlistItem(std::string(prefix) + digits + std::string(rest), names)) return false;
         }
-    }
-    return true;
+        return true;
+    });
 }
 
 }  // namespace
