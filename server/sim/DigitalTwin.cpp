@@ -6,7 +6,6 @@
 #include "ClocksEventReasons.h"
 #include "DrainOwnership.h"
 #include "FleetSpec.h"
-#include "RestartTimes.h"
 #include "XidCatalog.h"
 
 #include <algorithm>
@@ -80,7 +79,8 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     s.telemetry = config.telemetry;
     s.topologyRng = Rng(config.seed, 1);
     s.coolingRng = Rng(config.seed, 3);
-    s.jobRng = Rng(config.seed, 4);
+    Rng jobRng(config.seed, 4);
+    std::vector<TrainingJob> jobs;
     s.noiseRng = Rng(config.seed, 5);
     s.linkRng = Rng(config.seed, 6);
 
@@ -133,19 +133,17 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
             settings.checkpointIntervalS = std::chrono::duration<double>(job.checkpointInterval).count();
             settings.checkpointIntervalAuto = job.checkpointIntervalAuto;
             settings.checkpointSaveS = std::chrono::duration<double>(job.checkpointSave).count();
-            settings.mfuTarget = s.jobRng.uniform(0.38, 0.45);  // docs/domain/goodput.md (MFU)
-            s.jobs.emplace_back(std::move(settings));
+            settings.mfuTarget = jobRng.uniform(0.38, 0.45);  // docs/domain/goodput.md (MFU)
+            jobs.emplace_back(std::move(settings));
         }
     }
-    s.model = std::make_unique<FleetModel>(s.spec, static_cast<std::uint32_t>(s.jobs.size()));
-    s.publisher = std::make_unique<TelemetryPublisher>(*s.model, s.clock, toUnixMs(config.start), s.jobs);
-    s.jobStartS.assign(s.jobs.size(), std::numeric_limits<double>::quiet_NaN());
-    s.jobExcludedTrays.resize(s.jobs.size());
+    s.model = std::make_unique<FleetModel>(s.spec, static_cast<std::uint32_t>(jobs.size()));
+    s.publisher = std::make_unique<TelemetryPublisher>(*s.model, s.clock, toUnixMs(config.start), jobs);
 
     if (!config.scenarioFile.empty()) {
-        const EntityResolver resolve = [&s](const std::string& name) -> std::optional<EntityRef> {
-            for (std::uint32_t j = 0; j < s.jobs.size(); ++j)
-                if (s.jobs[j].name() == name)
+        const EntityResolver resolve = [&s, &jobs](const std::string& name) -> std::optional<EntityRef> {
+            for (std::uint32_t j = 0; j < jobs.size(); ++j)
+                if (jobs[j].name() == name)
                     return EntityRef{ENTITY_KIND_JOB, j};
             return s.model->find(name);
         };
@@ -161,8 +159,8 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     s.racks.resize(m.racks());
     s.loads.resize(m.racks());
     s.cooling = std::make_unique<CoolingModel>(m);
-    for (std::uint32_t j = 0; j < s.jobs.size(); ++j)
-        for (const std::uint32_t t : s.jobs[j].trays()) {
+    for (std::uint32_t j = 0; j < jobs.size(); ++j)
+        for (const std::uint32_t t : jobs[j].trays()) {
             TrayState& tray = s.trays.edit(t);
             tray.job = j;
             tray.node = NODE_STATE_ALLOCATED;
@@ -178,24 +176,14 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     s.seedFleetRandomness();
     s.stats.failuresByCause.assign(failureCauses().size(), 0);
     const double detectS = meanDetectS(config.hardwareRateScale);
-    const double hwShare = hwPerGpuS / (hwPerGpuS + swPerGpuS);
-    double cumulative = 0;
-    std::vector<double> jobGpuWeights;
-    for (auto& job : s.jobs) {
-        const double gpus = job.gpuCount();
-        s.jobFailuresPerS.push_back(gpus * (hwPerGpuS + swPerGpuS));
-        job.setReliability(s.jobFailuresPerS.back(), restart::meanRestartOverheadS(detectS, hwShare, gpus,
-                                                                                   job.settings().model.config.parameters()));
-        cumulative += gpus;
-        jobGpuWeights.push_back(cumulative);
-    }
-    s.failures->setJobGpuWeights(std::move(jobGpuWeights));
+    s.jobRunner = std::make_unique<JobRunner>(std::move(jobs), jobRng, m, s.clock, *s.publisher, s);
+    s.failures->setJobGpuWeights(s.jobRunner->configureReliability(hwPerGpuS, swPerGpuS, detectS));
 
     for (const auto& fault : s.script) {
         const ScriptedFault copy = fault;
         s.at(std::chrono::duration<double>(fault.at).count(), [&s, copy] { s.runScripted(copy); });
     }
-    s.startJobs();
+    s.jobRunner->start(std::chrono::duration<double>(config.warmStart).count());
     s.scheduleStreams();
     s.publishView();
     return twin;
@@ -247,6 +235,7 @@ void DigitalTwin::advanceTo(UnixTime until, FleetChanges& out) {
     }
     s.publishView();
     s.stats.events += out.events.size();
+    s.stats.jobInterruptions = s.jobRunner->interruptions();
     s.publisher->end();
 }
 
@@ -327,5 +316,74 @@ void DigitalTwin::Impl::setRackState(std::uint32_t r) {
         this->state(model->rackIndex(r), health, reason).set_rack_state(state);
     }
 }
+
+// --------------------------------------------------------------------------------------------
+// Trays
+
+bool DigitalTwin::Impl::trayUsable(std::uint32_t t) const {
+    const TrayState& tray = trays[t];
+    const RackStatus& rack = racks[model->rackOfTray(t)];
+    return !tray.faulted && !tray.thermalShutdown && !rack.electricalIsolated && tray.node != NODE_STATE_DOWN &&
+           tray.node != NODE_STATE_DRAINED && tray.node != NODE_STATE_DRAINING;
+}
+
+void DigitalTwin::Impl::releaseTray(std::uint32_t t) {
+    trays.edit(t).job = kNoJob;
+    const TrayState& tray = trays[t];
+    if (tray.node == NODE_STATE_DRAINING)
+        setTray(t, NODE_STATE_DRAINED, HEALTH_STATE_HEALTHY, tray.reason, true);
+    else if (tray.node == NODE_STATE_ALLOCATED)
+        setTray(t, NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", false);
+}
+
+TrayActivity DigitalTwin::Impl::activity(std::uint32_t t) const {
+    const TrayState& tray = trays[t];
+    // A tray DOWN for a GPU fault is still powered (it reports, and waits for reset or power
+    // cycle); over-temperature shutdown and rack isolation cut its power.
+    if (tray.thermalShutdown || racks[model->rackOfTray(t)].electricalIsolated)
+        return TrayActivity::Off;
+    if (tray.job == kNoJob || tray.node == NODE_STATE_DRAINED || tray.node == NODE_STATE_DOWN)
+        return TrayActivity::Idle;
+    switch (jobs()[tray.job].phase()) {
+    case JobPhase::Running:
+    case JobPhase::FirstStep: return TrayActivity::Training;
+    case JobPhase::Checkpointing: return TrayActivity::Checkpointing;
+    case JobPhase::Detect: return TrayActivity::Training;  // still spinning until the hang is noticed
+    default: return TrayActivity::Recovering;
+    }
+}
+
+double DigitalTwin::Impl::trayPace(std::uint32_t t) const {
+    const TrayState& tray = trays[t];
+    const double rackFactor = 1.0 / loads[model->rackOfTray(t)].throttleFactor;
+    return tray.persistentSlowdown * tray.episodic.factor * tray.scripted.factor * rackFactor;
+}
+
+void DigitalTwin::Impl::startStraggler(std::uint32_t t, double factor, double forS, const char* kind,
+                                       TrayState::TimedSlowdown TrayState::*slot) {
+    TrayState::TimedSlowdown& slowdown = trays.edit(t).*slot;
+    slowdown.factor = static_cast<float>(factor);
+    slowdown.kind = kind;
+    const std::uint32_t epoch = ++slowdown.epoch;
+    if (trays[t].job != kNoJob)
+        jobRunner->updateSlowdown(trays[t].job);
+    after(forS, [this, t, epoch, slot] {
+        if ((trays[t].*slot).epoch != epoch)
+            return;
+        (trays.edit(t).*slot).factor = 1.0f;
+        const TrayState& tray = trays[t];
+        if (tray.job != kNoJob)
+            jobRunner->updateSlowdown(tray.job);
+    });
+}
+
+void DigitalTwin::Impl::assignTray(std::uint32_t t, std::uint32_t j) {
+    trays.edit(t).job = j;
+    markAllocated(t);
+}
+
+void DigitalTwin::Impl::markAllocated(std::uint32_t t) { setTray(t, NODE_STATE_ALLOCATED, HEALTH_STATE_HEALTHY, "", false); }
+
+double DigitalTwin::Impl::supplyOffsetC(std::uint32_t region) const { return cooling->supplyOffsetC(region, unixNowMs()); }
 
 }  // namespace watchfloor::server::sim

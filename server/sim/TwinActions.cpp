@@ -145,11 +145,6 @@ const std::string& DigitalTwin::Impl::serviceReason(std::uint32_t t) const {
     return trays[t].drainRequested ? trays[t].drainReason : none;
 }
 
-void DigitalTwin::Impl::replaceJob(std::uint32_t j) {
-    waitingJobs.erase(std::remove(waitingJobs.begin(), waitingJobs.end(), j), waitingJobs.end());
-    beginReschedule(j);  // a new epoch voids the pending placement or start
-}
-
 TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string& reason) {
     const std::string& name = model->trayName(t);
     if (trays[t].drainRequested)
@@ -168,11 +163,11 @@ TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string
         return success(name + " drained (no work on it)");
     }
     setTray(t, NODE_STATE_DRAINING, tray.health, reason, true);
-    TrainingJob& job = jobs[j];
+    const TrainingJob& job = jobs()[j];
     if (job.exposed())
-        interruptJob(j, kOperatorStopS, "operator_drain", model->trayIndex(t));
+        jobRunner->interrupt(j, kOperatorStopS, "operator_drain", model->trayIndex(t));
     else if (job.phase() == JobPhase::Reschedule)
-        replaceJob(j);
+        jobRunner->replace(j);
     // In Detect the pending reschedule lets the tray go.
     return success(name + " draining: " + job.name() + " restarts from its checkpoint of step " +
                    std::to_string(job.lastDurableStep()) + " on other trays");
@@ -198,27 +193,27 @@ TwinActionResult DigitalTwin::Impl::resumeNode(std::uint32_t t, const std::strin
                        (isolated ? "its rack is restored" : "it is repaired"));
     }
     setTray(t, tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", true);
-    offerTrays();
+    jobRunner->offerTrays();
     return success(name + " is back in service");
 }
 
 TwinActionResult DigitalTwin::Impl::requeueJob(std::uint32_t j, const std::vector<std::uint32_t>& exclude,
                                                const std::string& reason) {
-    TrainingJob& job = jobs[j];
+    const TrainingJob& job = jobs()[j];
     std::vector<std::string> names;
     for (const std::uint32_t t : exclude) {
-        jobExcludedTrays[j].insert(t);
+        jobRunner->exclude(j, t);
         names.push_back(model->trayName(t));
     }
     const std::string avoiding = names.empty() ? "" : " avoiding " + joined(names);
     operatorEvent(SEVERITY_INFO, model->jobIndex(j), withReason("requeue " + job.name() + avoiding, reason));
     const std::string from = " from its checkpoint of step " + std::to_string(job.lastDurableStep());
     if (job.exposed()) {
-        interruptJob(j, kOperatorStopS, "operator_requeue", model->jobIndex(j));
+        jobRunner->interrupt(j, kOperatorStopS, "operator_requeue", model->jobIndex(j));
         return success(job.name() + " requeued: restarts" + from + avoiding);
     }
     if (job.phase() == JobPhase::Reschedule)
-        replaceJob(j);
+        jobRunner->replace(j);
     return success(job.name() + " was already recovering; it restarts" + from + avoiding);
 }
 
@@ -230,8 +225,8 @@ TwinActionResult DigitalTwin::Impl::isolateRackByOperator(std::uint32_t r, const
     std::vector<std::string> jobNames;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t j = trays[r * kTraysPerRack + k].job;
-        if (j != kNoJob && std::find(jobNames.begin(), jobNames.end(), jobs[j].name()) == jobNames.end())
-            jobNames.push_back(jobs[j].name());
+        if (j != kNoJob && std::find(jobNames.begin(), jobNames.end(), jobs()[j].name()) == jobNames.end())
+            jobNames.push_back(jobs()[j].name());
     }
     operatorEvent(SEVERITY_WARNING, model->rackIndex(r), withReason("isolate " + name, reason));
     isolateRack(r, reason.empty() ? "operator isolation" : reason, "operator_isolation", false);

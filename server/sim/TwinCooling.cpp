@@ -114,7 +114,7 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, con
         event(SEVERITY_WARNING, EVENT_TYPE_AUTOMATED_ACTION, model->rackIndex(r),
               "BMS closed " + model->rackName(r) + "'s coolant valve and opened its rack breaker (" + why + ")");
     for (const std::uint32_t j : affectedJobs)
-        interruptJob(j, failures->rng().uniform(2, 10), cause, model->rackIndex(r));
+        jobRunner->interrupt(j, failures->rng().uniform(2, 10), cause, model->rackIndex(r));
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k)
         setTray(r * kTraysPerRack + k, NODE_STATE_DOWN, HEALTH_STATE_FAILED, "rack isolated: " + why, false);
     setRackState(r);
@@ -136,7 +136,7 @@ void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
         setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), false);
     }
     setRackState(r);
-    offerTrays();
+    jobRunner->offerTrays();
 }
 
 void DigitalTwin::Impl::pumpFail(std::uint32_t cdu) {
@@ -226,7 +226,7 @@ void DigitalTwin::Impl::thermalShutdown(std::uint32_t r) {
         gpus[g].recoveryAction = static_cast<std::uint8_t>(GpuRecoveryAction::NodeReboot);
         gpus[g].countersChanged = true;
         if (trays[t].job != kNoJob)
-            interruptJob(trays[t].job, 3.0, "thermal_shutdown", model->trayIndex(t));
+            jobRunner->interrupt(trays[t].job, 3.0, "thermal_shutdown", model->trayIndex(t));
         setTray(t, NODE_STATE_DOWN, HEALTH_STATE_FAILED, "GPU over-temperature shutdown", true);
     }
 }
@@ -308,7 +308,7 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
                 affected.push_back(j);
         }
         for (const std::uint32_t j : affected)
-            updateJobSlowdown(j);
+            jobRunner->updateSlowdown(j);
     }
     if (hottestC >= model->topology().gpus(0).shutdown_temp_c())
         thermalShutdown(r);
@@ -330,7 +330,7 @@ void DigitalTwin::Impl::rebootCooledTrays(std::uint32_t r) {
             gpus[t * kGpusPerTray].countersChanged = true;
             if (!trays[t].faulted && !racks[model->rackOfTray(t)].electricalIsolated) {
                 setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
-                offerTrays();
+                jobRunner->offerTrays();
             }
         });
     }
@@ -352,9 +352,7 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
         if (racks[r].stateDirty)
             setRackState(r);
     }
-    for (std::uint32_t j = 0; j < jobs.size(); ++j)
-        if (jobs[j].computing())
-            applyDiurnalSlowdown(j);
+    jobRunner->applyDiurnalDrift();
 }
 
 }  // namespace watchfloor::server::sim

@@ -60,7 +60,7 @@ void DigitalTwin::Impl::scheduleStreams() {
     scheduleSoftwareCandidate();
     scheduleLinkNoise();
     scheduleCoolingIncidents();
-    scheduleEpisodicStragglers();
+    jobRunner->scheduleEpisodes();
 }
 
 double DigitalTwin::Impl::hazardMultiplier(std::uint32_t g) const {
@@ -95,7 +95,7 @@ void DigitalTwin::Impl::scheduleSoftwareCandidate() {
         return;
     after(inS, [this] {
         const FailureProcess::SoftwareCandidate candidate = failures->drawSoftwareCandidate();
-        if (candidate.job < jobs.size() && jobs[candidate.job].exposed()) {
+        if (candidate.job < jobs().size() && jobs()[candidate.job].exposed()) {
             ++stats.softwareFailures;
             ++stats.failuresByCause[candidate.cause];
             applyJobFailure(candidate.job, candidate.cause, candidate.outcome);
@@ -105,15 +105,13 @@ void DigitalTwin::Impl::scheduleSoftwareCandidate() {
 }
 
 void DigitalTwin::Impl::applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome) {
-    const TrainingJob& job = jobs[j];
-    const std::uint32_t t = job.trays()[jobRng.below(static_cast<std::uint32_t>(job.trays().size()))];
-    const std::uint32_t g = t * kGpusPerTray + jobRng.below(kGpusPerTray);
+    const std::uint32_t g = jobRunner->pickGpu(j);
     std::uint32_t entity = model->jobIndex(j);
     for (const std::uint32_t xid : outcome.xids) {
         emitXid(g, xid, j, failureCauses()[cause].cause);
         entity = model->gpuIndex(g);
     }
-    interruptJob(j, outcome.detectS, failureCauses()[cause].cause, entity);
+    jobRunner->interrupt(j, outcome.detectS, failureCauses()[cause].cause, entity);
 }
 
 void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause) {
@@ -187,14 +185,14 @@ void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const F
             const std::uint32_t gi = model->gpuIndex(g);
             after(outcome.detectS, [this, j, gi, causeName] {
                 auto& e = event(SEVERITY_CRITICAL, EVENT_TYPE_SDC, gi,
-                                jobs[j].name() + ": loss spike, silent data corruption suspected on " +
+                                jobs()[j].name() + ": loss spike, silent data corruption suspected on " +
                                     model->topology().gpus(static_cast<int>(gi - model->gpuIndex(0))).name());
                 e.set_cause(causeName);
                 e.add_related_entity_indexes(model->jobIndex(j));
-                interruptJob(j, 1.0, causeName, gi);
+                jobRunner->interrupt(j, 1.0, causeName, gi);
             });
         } else {
-            interruptJob(j, outcome.detectS, causeName, model->gpuIndex(g));
+            jobRunner->interrupt(j, outcome.detectS, causeName, model->gpuIndex(g));
         }
     }
 }
@@ -243,7 +241,7 @@ void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
     if (outcome.rowRemap)
         ++gpus[g].rowRemap;
     if (info->action == XID_ACTION_RESTART_APP && j != kNoJob)
-        interruptJob(j, outcome.detectS, failureCauses()[SoftwareBug].cause, model->gpuIndex(g));
+        jobRunner->interrupt(j, outcome.detectS, failureCauses()[SoftwareBug].cause, model->gpuIndex(g));
 }
 
 void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
@@ -270,7 +268,7 @@ void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
     if (racks[model->rackOfTray(t)].electricalIsolated || tray.thermalShutdown)
         return;  // comes back with the rack
     setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
-    offerTrays();
+    jobRunner->offerTrays();
 }
 
 void DigitalTwin::Impl::addLinkErrors(std::uint32_t r, std::uint32_t count) {

@@ -1,18 +1,19 @@
 #pragma once
 // DigitalTwin's coordinator: owns the components and runs a tick in a fixed order (README.md,
-// "How a tick runs"). Its methods live in DigitalTwin.cpp (create, the tick), TwinJobs.cpp (the job
-// runner: placement, recovery, checkpoints, stragglers), TwinFaults.cpp (what a failure, Xid or
+// "How a tick runs"). Its methods live in DigitalTwin.cpp (create, the tick, tray state),
+// TwinFaults.cpp (what a failure, Xid or
 // scripted fault does), TwinCooling.cpp (cooling incidents, the physics step, rack isolation),
 // TwinTelemetry.cpp (samples and goodput reports) and TwinActions.cpp (operator actions).
 // The components keep their own state: TwinScheduler (clock and timed actions), CoolingModel
-// (loops, CDUs, facility water), FailureProcess (random failure streams), TelemetryPublisher
-// (change set and read view).
+// (loops, CDUs, facility water), FailureProcess (random failure streams), JobRunner (jobs,
+// recovery, checkpoints, stragglers), TelemetryPublisher (change set and read view).
 
 #include "CoolingModel.h"
 #include "DigitalTwin.h"
 #include "FailureCauses.h"
 #include "FailureProcess.h"
 #include "FleetModel.h"
+#include "JobRunner.h"
 #include "Rng.h"
 #include "ScenarioScript.h"
 #include "TelemetryPublisher.h"
@@ -40,7 +41,7 @@ struct PendingAction {
     std::promise<TwinActionResult> result;
 };
 
-struct DigitalTwin::Impl {
+struct DigitalTwin::Impl final : JobHost {
     SimConfig config;
     FleetSpec spec;
     std::unique_ptr<FleetModel> model;
@@ -51,8 +52,9 @@ struct DigitalTwin::Impl {
     std::unique_ptr<CoolingModel> cooling;
     std::unique_ptr<FailureProcess> failures;
     std::unique_ptr<TelemetryPublisher> publisher;
+    std::unique_ptr<JobRunner> jobRunner;
 
-    Rng topologyRng, coolingRng, jobRng, noiseRng, linkRng;  // the failure stream is the FailureProcess's
+    Rng topologyRng, coolingRng, noiseRng, linkRng;  // the failure and job streams are their components'
 
     std::int64_t lastPhysicsMs = 0;
     std::int64_t lastTelemetryPeriod = -1;
@@ -71,12 +73,7 @@ struct DigitalTwin::Impl {
 
     DigitalTwin::Statistics stats;
 
-    // --- jobs (TwinJobs.cpp) ---
-    std::vector<TrainingJob> jobs;
-    std::vector<double> jobFailuresPerS;   // configured Λ per job
-    std::vector<std::uint32_t> waitingJobs;
-    std::vector<double> jobStartS;         // first start (< 0 when warm), NaN before
-    std::vector<std::set<std::uint32_t>> jobExcludedTrays;
+    const std::vector<TrainingJob>& jobs() const { return jobRunner->jobs(); }
 
     // --- operator actions (TwinActions.cpp) ---
     std::mutex pendingMutex;
@@ -90,9 +87,7 @@ struct DigitalTwin::Impl {
     TwinActionResult isolateRackByOperator(std::uint32_t r, const std::string& reason);
     TwinActionResult restoreRackByOperator(std::uint32_t r, const std::string& reason);
     void operatorEvent(watchfloor::v1::Severity severity, std::uint32_t entity, const std::string& message);
-    // Restarts a job that is waiting for trays (or about to get them) so its placement is redone.
-    void replaceJob(std::uint32_t j);
-    void publishView() { publisher->publishView(trays, racks, jobs, jobStartS); }
+    void publishView() { publisher->publishView(trays, racks, jobRunner->jobs(), jobRunner->startTimes()); }
     // The node state a tray in working order returns to (repair, rack restore, reboot).
     watchfloor::v1::NodeState serviceState(std::uint32_t t) const;
     const std::string& serviceReason(std::uint32_t t) const;
@@ -120,27 +115,19 @@ struct DigitalTwin::Impl {
                  const std::string& reason, bool announce);
     void setRackState(std::uint32_t r);
 
-    // --- trays and jobs (TwinJobs.cpp) ---
-    bool trayUsable(std::uint32_t t) const;
-    // Tray t can carry job j's work: usable, held by j and not excluded from j.
-    bool slotUsable(std::uint32_t j, std::uint32_t t) const;
-    // Job j gives tray t back: a draining tray becomes DRAINED, an allocated one IDLE.
-    void releaseTray(std::uint32_t t);
+    // --- trays (DigitalTwin.cpp), and what the job runner asks of them (JobHost) ---
     TrayActivity activity(std::uint32_t t) const;
-    void startJobs();
-    void warmStartJob(std::uint32_t j, double historyS);
-    void interruptJob(std::uint32_t j, double detectS, const std::string& cause, std::uint32_t entity);
-    void beginReschedule(std::uint32_t j);
-    bool tryPlace(std::uint32_t j);
-    void offerTrays();
-    void beginInit(std::uint32_t j, double initS);
-    // The next blocking save after `delayS` (default: the job's checkpoint interval).
-    void scheduleCheckpoint(std::uint32_t j, double delayS = -1);
-    void updateJobSlowdown(std::uint32_t j);     // full: trays, stragglers, thermal, diurnal
-    double trayPace(std::uint32_t t) const;      // the tray's compute time over the ideal (stragglers, thermal)
-    double trayStepS(std::uint32_t j, std::uint32_t t) const;  // NODE_STEP_TIME_S of job j's tray t
-    void applyDiurnalSlowdown(std::uint32_t j);  // cheap: diurnal part only
-    void scheduleEpisodicStragglers();
+    const ViewedTable<TrayState>& trayStates() const override { return trays; }
+    bool trayUsable(std::uint32_t t) const override;
+    double trayPace(std::uint32_t t) const override;
+    void assignTray(std::uint32_t t, std::uint32_t j) override;
+    void markAllocated(std::uint32_t t) override;
+    void releaseTray(std::uint32_t t) override;
+    double supplyOffsetC(std::uint32_t region) const override;
+    void startEpisode(std::uint32_t t, double factor, double forS, const char* kind) override {
+        startStraggler(t, factor, forS, kind);
+    }
+    // A slowdown of tray t for `forS` in one of its slots (random episodes, a scenario's straggler).
     void startStraggler(std::uint32_t t, double factor, double forS, const char* kind,
                         TrayState::TimedSlowdown TrayState::*slot = &TrayState::episodic);
 

@@ -28,7 +28,7 @@ void DigitalTwin::Impl::accountExposure(double dtS) {
     for (const auto& load : loads)
         poweredGpus += load.exposedGpus;
     stats.poweredGpuHours += static_cast<double>(poweredGpus) * dtS / 3600.0;
-    for (const auto& job : jobs)
+    for (const auto& job : jobs())
         if (job.exposed())
             stats.jobGpuHoursExposed += job.gpuCount() * dtS / 3600.0;
 }
@@ -92,7 +92,7 @@ void DigitalTwin::Impl::emitTelemetry() {
             }
             const bool training = a == TrayActivity::Training;
             const float tensorBase = training && trays[t].job != kNoJob
-                                         ? static_cast<float>(jobs[trays[t].job].settings().mfuTarget * 1.15)
+                                         ? static_cast<float>(jobs()[trays[t].job].settings().mfuTarget * 1.15)
                                          : 0.0f;
             for (std::uint32_t i = 0; i < kGpusPerTray; ++i) {
                 const std::uint32_t g = t * kGpusPerTray + i;
@@ -219,13 +219,13 @@ void DigitalTwin::Impl::emitTelemetry() {
 }
 
 void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
-    const TrainingJob& job = jobs[j];
+    const TrainingJob& job = jobs()[j];
     job.fill(nowS(), toUnixMs(config.start), msg);
     msg.set_index(model->jobIndex(j));
     msg.set_name(job.name());
     msg.set_slurm_job_id(std::to_string(41000 + j));
     // A warm-started job began before the twin; the others count from the twin's start.
-    const double startedS = jobStartS[j] < 0 ? jobStartS[j] : 0.0;
+    const double startedS = jobRunner->startTimes()[j] < 0 ? jobRunner->startTimes()[j] : 0.0;
     msg.set_started_unix_ms(toUnixMs(config.start) + std::llround(startedS * 1000.0));
     for (const std::uint32_t t : job.trays())
         msg.add_node_indexes(model->trayIndex(t));
@@ -260,8 +260,8 @@ void DigitalTwin::Impl::fillJobsGoodput(FleetGoodput& fleet) const {
     FleetGoodput sums;  // GPU-weighted sums of the per-job ratios and budgets
     GoodputBreakdown breakdown;
     std::uint32_t interruptions = 0;
-    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
-        const TrainingJob& job = jobs[j];
+    for (std::uint32_t j = 0; j < jobs().size(); ++j) {
+        const TrainingJob& job = jobs()[j];
         Job msg;
         job.fill(nowS(), toUnixMs(config.start), msg);
         const double gpus = job.gpuCount();
@@ -335,9 +335,9 @@ void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
 }
 
 void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
-    out()->jobs.reserve(out()->jobs.size() + jobs.size());
-    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
-        jobs[j].sync(nowS());
+    out()->jobs.reserve(out()->jobs.size() + jobs().size());
+    jobRunner->sync(nowS());
+    for (std::uint32_t j = 0; j < jobs().size(); ++j) {
         Job& msg = out()->jobs.emplace_back();
         fillJob(j, msg);
         if (samples) {
@@ -350,14 +350,14 @@ void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
                                     ? static_cast<double>(unixNowMs() - msg.last_checkpoint_unix_ms()) / 1000.0
                                     : nowS();
             out()->samples.push_back({e, JOB_CHECKPOINT_AGE_S, static_cast<float>(ageS)});
-            if (jobs[j].computing())
-                for (const std::uint32_t t : jobs[j].trays())
-                    out()->samples.push_back({model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(trayStepS(j, t))});
+            if (jobs()[j].computing())
+                for (const std::uint32_t t : jobs()[j].trays())
+                    out()->samples.push_back({model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(jobRunner->trayStepS(j, t))});
         }
     }
     stats.ledgerRecordsRejected = 0;
     stats.ledgerRecordsClipped = 0;
-    for (const auto& job : jobs) {
+    for (const auto& job : jobs()) {
         const LedgerIssues& issues = job.ledger().issues();
         stats.ledgerRecordsRejected += issues.rejected;
         stats.ledgerRecordsClipped += issues.clipped;
