@@ -124,11 +124,18 @@ void TelemetryPublisher::publishView(ViewedTable<TrayState>& trays, ViewedTable<
     }
 }
 
-std::optional<TwinNodeView> TelemetryPublisher::nodeView(const std::string& name) const {
+std::optional<std::uint32_t> TelemetryPublisher::ordinalOf(const std::string& name, EntityKind kind) const {
     const auto ref = model_.find(name);
-    if (!ref || ref->kind != ENTITY_KIND_NODE)
+    if (!ref || ref->kind != kind)
         return std::nullopt;
-    const std::uint32_t t = ref->ordinal;
+    return ref->ordinal;
+}
+
+std::optional<TwinNodeView> TelemetryPublisher::nodeView(const std::string& name) const {
+    const auto tray = ordinalOf(name, ENTITY_KIND_NODE);
+    if (!tray)
+        return std::nullopt;
+    const std::uint32_t t = *tray;
     TwinNodeView view;
     view.name = model_.trayName(t);
     view.rack = model_.rackName(model_.rackOfTray(t));
@@ -165,10 +172,10 @@ std::optional<TwinJobView> TelemetryPublisher::jobView(const std::string& name) 
 }
 
 std::optional<TwinRackView> TelemetryPublisher::rackView(const std::string& name) const {
-    const auto ref = model_.find(name);
-    if (!ref || ref->kind != ENTITY_KIND_RACK)
+    const auto rack = ordinalOf(name, ENTITY_KIND_RACK);
+    if (!rack)
         return std::nullopt;
-    const std::uint32_t r = ref->ordinal;
+    const std::uint32_t r = *rack;
     TwinRackView view;
     view.name = model_.rackName(r);
     std::shared_lock lock(mutex_);

@@ -48,6 +48,9 @@ public:
     std::optional<std::uint32_t> findJob(const std::string& name) const;
 
 private:
+    // The ordinal of entity `name` when it is of `kind`.
+    std::optional<std::uint32_t> ordinalOf(const std::string& name, watchfloor::v1::EntityKind kind) const;
+
     struct Tray {
         watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
         std::uint32_t job = kNoJob;

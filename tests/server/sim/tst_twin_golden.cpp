@@ -23,6 +23,7 @@
 #include <set>
 
 using namespace twintest;
+using namespace watchfloor::v1;
 
 namespace {
 
@@ -68,6 +69,8 @@ public:
     void changes(const FleetChanges& c) {
         for (const auto& j : c.jobs)
             jobNames.insert(j.name());
+        for (const auto& e : c.events)
+            eventTypes.insert(e.type());
         value(c.time.time_since_epoch().count());
         value(c.samples.size());
         for (const Sample& s : c.samples) {  // field by field: the struct has padding
@@ -119,6 +122,7 @@ public:
     }
     QByteArray hex() { return hash_.result().toHex(); }
     std::set<std::string> jobNames;  // every job reported so far
+    std::set<int> eventTypes;        // every event type seen so far
 
 private:
     QCryptographicHash hash_{QCryptographicHash::Sha256};
@@ -211,6 +215,14 @@ void TwinGoldenTest::liveAllVerbsWithOperatorActions() {
         digest.text(result.message);
     }
     digest.statistics(twin->statistics());
+    // The digest covers every part of the twin only if the run reached it.
+    for (const auto type : {EVENT_TYPE_XID, EVENT_TYPE_LINK_FLAP, EVENT_TYPE_LINK_DOWN, EVENT_TYPE_LINK_UP, EVENT_TYPE_LINK_BER,
+                            EVENT_TYPE_STRAGGLER_DETECTED, EVENT_TYPE_JOB_INTERRUPTED, EVENT_TYPE_JOB_RECOVERING,
+                            EVENT_TYPE_JOB_RESUMED, EVENT_TYPE_LEAK, EVENT_TYPE_RACK_ISOLATED,
+                            EVENT_TYPE_RACK_RESTORED, EVENT_TYPE_CDU_ALARM, EVENT_TYPE_CLOCKS_EVENT, EVENT_TYPE_OPERATOR_ACTION,
+                            EVENT_TYPE_NODE_STATE, EVENT_TYPE_HARDWARE})
+        QVERIFY2(digest.eventTypes.count(type), EventType_Name(type).c_str());
+    QCOMPARE(digest.jobNames.size(), 3u);
     check("live-all-verbs", digest.hex());
 }
 
