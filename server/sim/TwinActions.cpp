@@ -77,7 +77,7 @@ void DigitalTwin::Impl::applyPendingActions() {
     for (const auto& request : batch)
         results.push_back(apply(request.action));
     // Whoever waits on a result may read the view next: publish the effects first.
-    publishFacts();
+    publishView();
     for (std::size_t i = 0; i < batch.size(); ++i)
         batch[i].result.set_value(std::move(results[i]));
 }
@@ -98,8 +98,8 @@ TwinActionResult DigitalTwin::Impl::apply(const TwinAction& action) {
         return action.type == TwinActionType::DrainNode ? drainNode(*t, action.reason) : resumeNode(*t, action.reason);
     }
     case TwinActionType::RequeueJob: {
-        const auto job = jobByName.find(action.target);
-        if (job == jobByName.end())
+        const auto job = publisher->findJob(action.target);
+        if (!job)
             return failure("unknown job '" + action.target + "'");
         std::vector<std::uint32_t> exclude;
         std::vector<std::string> unknown;
@@ -112,7 +112,7 @@ TwinActionResult DigitalTwin::Impl::apply(const TwinAction& action) {
         if (!unknown.empty())
             return failure("unknown node" + std::string(unknown.size() > 1 ? "s " : " ") + joined(unknown) +
                            " in the exclude list; " + action.target + " was not requeued");
-        return requeueJob(job->second, exclude, action.reason);
+        return requeueJob(*job, exclude, action.reason);
     }
     case TwinActionType::IsolateRack:
     case TwinActionType::RestoreRack: {
@@ -145,22 +145,16 @@ const std::string& DigitalTwin::Impl::serviceReason(std::uint32_t t) const {
     return trays[t].drainRequested ? trays[t].drainReason : none;
 }
 
-void DigitalTwin::Impl::replaceJob(std::uint32_t j) {
-    waitingJobs.erase(std::remove(waitingJobs.begin(), waitingJobs.end(), j), waitingJobs.end());
-    beginReschedule(j);  // a new epoch voids the pending placement or start
-}
-
 TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string& reason) {
-    TrayState& tray = trays[t];
     const std::string& name = model->trayName(t);
-    if (tray.drainRequested)
-        return success(name + " is already " + stateWord(tray.node) + " (" + tray.drainReason + ")");
+    if (trays[t].drainRequested)
+        return success(name + " is already " + stateWord(trays[t].node) + " (" + trays[t].drainReason + ")");
+    TrayState& tray = trays.edit(t);
     tray.drainRequested = true;
     tray.drainReason = reason;
-    viewDirty = true;
     operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("drain " + name, reason));
     if (tray.faulted || tray.node == NODE_STATE_DOWN) {
-        if (out) emitTrayState(t);  // same state, new owner: the drain's
+        if (out()) emitTrayState(t);  // same state, new owner: the drain's
         return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it stays drained once it is back");
     }
     const std::uint32_t j = tray.job;
@@ -169,70 +163,70 @@ TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string
         return success(name + " drained (no work on it)");
     }
     setTray(t, NODE_STATE_DRAINING, tray.health, reason, true);
-    TrainingJob& job = jobs[j];
+    const TrainingJob& job = jobs()[j];
     if (job.exposed())
-        interruptJob(j, kOperatorStopS, "operator_drain", model->trayIndex(t));
+        jobRunner->interrupt(j, kOperatorStopS, "operator_drain", model->trayIndex(t));
     else if (job.phase() == JobPhase::Reschedule)
-        replaceJob(j);
+        jobRunner->replace(j);
     // In Detect the pending reschedule lets the tray go.
     return success(name + " draining: " + job.name() + " restarts from its checkpoint of step " +
                    std::to_string(job.lastDurableStep()) + " on other trays");
 }
 
 TwinActionResult DigitalTwin::Impl::resumeNode(std::uint32_t t, const std::string& reason) {
-    TrayState& tray = trays[t];
     const std::string& name = model->trayName(t);
-    if (!tray.drainRequested) {
+    if (!trays[t].drainRequested) {
+        const TrayState& tray = trays[t];
         if (tray.faulted)
             return failure(name + " was taken out of service by the health check (" + tray.reason +
                            ") and returns by itself once repaired; there is no drain to resume");
         return failure(name + " is " + stateWord(tray.node) + ", not drained or draining; only a drained node can be resumed");
     }
+    TrayState& tray = trays.edit(t);
     tray.drainRequested = false;
     tray.drainReason.clear();
-    viewDirty = true;
     operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("resume " + name, reason));
     if (tray.faulted || tray.node == NODE_STATE_DOWN) {
-        if (out) emitTrayState(t);  // the health check holds it again
+        if (out()) emitTrayState(t);  // the health check holds it again
         const bool isolated = racks[model->rackOfTray(t)].electricalIsolated;
         return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it returns to service when " +
                        (isolated ? "its rack is restored" : "it is repaired"));
     }
     setTray(t, tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE, HEALTH_STATE_HEALTHY, "", true);
-    offerTrays();
+    jobRunner->offerTrays();
     return success(name + " is back in service");
 }
 
 TwinActionResult DigitalTwin::Impl::requeueJob(std::uint32_t j, const std::vector<std::uint32_t>& exclude,
                                                const std::string& reason) {
-    TrainingJob& job = jobs[j];
+    const TrainingJob& job = jobs()[j];
     std::vector<std::string> names;
     for (const std::uint32_t t : exclude) {
-        jobExcludedTrays[j].insert(t);
+        jobRunner->exclude(j, t);
         names.push_back(model->trayName(t));
     }
     const std::string avoiding = names.empty() ? "" : " avoiding " + joined(names);
     operatorEvent(SEVERITY_INFO, model->jobIndex(j), withReason("requeue " + job.name() + avoiding, reason));
     const std::string from = " from its checkpoint of step " + std::to_string(job.lastDurableStep());
     if (job.exposed()) {
-        interruptJob(j, kOperatorStopS, "operator_requeue", model->jobIndex(j));
+        jobRunner->interrupt(j, kOperatorStopS, "operator_requeue", model->jobIndex(j));
         return success(job.name() + " requeued: restarts" + from + avoiding);
     }
     if (job.phase() == JobPhase::Reschedule)
-        replaceJob(j);
+        jobRunner->replace(j);
     return success(job.name() + " was already recovering; it restarts" + from + avoiding);
 }
 
 TwinActionResult DigitalTwin::Impl::isolateRackByOperator(std::uint32_t r, const std::string& reason) {
-    RackRuntime& rack = racks[r];
+    const RackStatus& rack = racks[r];
     const std::string& name = model->rackName(r);
     if (rack.electricalIsolated && rack.liquidIsolated)
         return success(name + " is already isolated");
     std::vector<std::string> jobNames;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t j = trays[r * kTraysPerRack + k].job;
-        if (j != kNoJob && std::find(jobNames.begin(), jobNames.end(), jobs[j].name()) == jobNames.end())
-            jobNames.push_back(jobs[j].name());
+        if (j != kNoJob && std::find(jobNames.begin(), jobNames.end(), jobs()[j].name()) == jobNames.end())
+            jobNames.push_back(jobs()[j].name());
     }
     operatorEvent(SEVERITY_WARNING, model->rackIndex(r), withReason("isolate " + name, reason));
     isolateRack(r, reason.empty() ? "operator isolation" : reason, "operator_isolation", false);
@@ -241,7 +235,7 @@ TwinActionResult DigitalTwin::Impl::isolateRackByOperator(std::uint32_t r, const
 }
 
 TwinActionResult DigitalTwin::Impl::restoreRackByOperator(std::uint32_t r, const std::string& reason) {
-    RackRuntime& rack = racks[r];
+    const RackStatus& rack = racks[r];
     const std::string& name = model->rackName(r);
     if (rack.leakWet > 0)
         return failure(name + " has an active coolant leak (" + std::to_string(rack.leakWet) +
@@ -253,135 +247,10 @@ TwinActionResult DigitalTwin::Impl::restoreRackByOperator(std::uint32_t r, const
     return success(name + " restored: valve open, trays back in service");
 }
 
-// --- published read view -----------------------------------------------------------------------
+// --- read view (TelemetryPublisher) ------------------------------------------------------------
 
-void DigitalTwin::Impl::publishFacts() {
-    std::unique_lock lock(facts.mutex);
-    if (facts.trays.empty()) {
-        facts.trays.resize(trays.size());
-        facts.jobs.resize(jobs.size());
-        facts.racks.resize(racks.size());
-    }
-    // Jobs are few and their clocks move every step; trays and racks only when written to.
-    const bool rescan = viewDirty;
-    viewDirty = false;
-    std::vector<bool> rackChanged(rescan ? racks.size() : 0, false);
-    for (std::uint32_t t = 0; rescan && t < trays.size(); ++t) {
-        const TrayState& tray = trays[t];
-        PublishedFacts::Tray& p = facts.trays[t];
-        if (p.state == tray.node && p.job == tray.job && p.drainRequested == tray.drainRequested && p.reason == tray.reason &&
-            p.drainReason == tray.drainReason)
-            continue;
-        p.state = tray.node;
-        p.job = tray.job;
-        p.drainRequested = tray.drainRequested;
-        p.reason = tray.reason;
-        p.drainReason = tray.drainReason;
-        p.version = ++facts.lastVersion;
-        rackChanged[model->rackOfTray(t)] = true;
-    }
-    const double now = nowS();
-    std::vector<std::uint32_t> held;
-    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
-        const TrainingJob& job = jobs[j];
-        PublishedFacts::Job& p = facts.jobs[j];
-        const bool working = job.computing() || job.phase() == JobPhase::Checkpointing;
-        const bool recovering = job.interruptions() > 0 && !working;
-        const double since = job.hasCheckpoint() ? job.lastCheckpointS() : jobStartS[j];  // < 0 when warm-started
-        p.checkpointAgeS = std::isnan(since) ? 0.0 : now - since;
-        p.unsavedProgressS = working ? static_cast<double>(job.stepAt(now) - job.lastDurableStep()) * job.stepS() : 0.0;
-        bool traysChanged = false;
-        if (rescan) {
-            held.clear();
-            for (const std::uint32_t t : job.trays())
-                if (trays[t].job == j)
-                    held.push_back(t);
-            traysChanged = p.trays != held;
-        }
-        p.gpus = job.gpuCount();
-        if (!traysChanged && p.recovering == recovering && p.interruptions == job.interruptions())
-            continue;
-        if (traysChanged)
-            p.trays = held;
-        p.recovering = recovering;
-        p.interruptions = job.interruptions();
-        p.version = ++facts.lastVersion;
-    }
-    for (std::uint32_t r = 0; rescan && r < racks.size(); ++r) {
-        const RackRuntime& rack = racks[r];
-        PublishedFacts::Rack& p = facts.racks[r];
-        const bool leak = rack.leakWet > 0;
-        const bool isolated = rack.electricalIsolated || rack.liquidIsolated;
-        if (!rackChanged[r] && p.state == rack.state && p.leakActive == leak && p.isolated == isolated)
-            continue;
-        p.state = rack.state;
-        p.leakActive = leak;
-        p.isolated = isolated;
-        p.version = ++facts.lastVersion;
-    }
-}
-
-std::optional<TwinNodeView> DigitalTwin::nodeView(const std::string& name) const {
-    const Impl& s = *impl_;
-    const auto ref = s.model->find(name);
-    if (!ref || ref->kind != ENTITY_KIND_NODE)
-        return std::nullopt;
-    const std::uint32_t t = ref->ordinal;
-    TwinNodeView view;
-    view.name = s.model->trayName(t);
-    view.rack = s.model->rackName(s.model->rackOfTray(t));
-    view.gpus = kGpusPerTray;
-    std::shared_lock lock(s.facts.mutex);
-    const PublishedFacts::Tray& p = s.facts.trays[t];
-    view.state = p.state;
-    view.reason = p.reason;
-    view.drainRequested = p.drainRequested;
-    view.drainReason = p.drainReason;
-    if (p.job != kNoJob)
-        view.jobs.push_back(s.jobs[p.job].name());  // names never change after create()
-    view.stateVersion = p.version;
-    return view;
-}
-
-std::optional<TwinJobView> DigitalTwin::jobView(const std::string& name) const {
-    const Impl& s = *impl_;
-    const auto found = s.jobByName.find(name);
-    if (found == s.jobByName.end())
-        return std::nullopt;
-    TwinJobView view;
-    view.name = name;
-    std::shared_lock lock(s.facts.mutex);
-    const PublishedFacts::Job& p = s.facts.jobs[found->second];
-    view.gpus = p.gpus;
-    view.checkpointAgeS = p.checkpointAgeS;
-    view.unsavedProgressS = p.unsavedProgressS;
-    view.recovering = p.recovering;
-    view.nodes.reserve(p.trays.size());
-    for (const std::uint32_t t : p.trays)
-        view.nodes.push_back(s.model->trayName(t));
-    view.stateVersion = p.version;
-    return view;
-}
-
-std::optional<TwinRackView> DigitalTwin::rackView(const std::string& name) const {
-    const Impl& s = *impl_;
-    const auto ref = s.model->find(name);
-    if (!ref || ref->kind != ENTITY_KIND_RACK)
-        return std::nullopt;
-    const std::uint32_t r = ref->ordinal;
-    TwinRackView view;
-    view.name = s.model->rackName(r);
-    std::shared_lock lock(s.facts.mutex);
-    const PublishedFacts::Rack& p = s.facts.racks[r];
-    view.state = p.state;
-    view.leakActive = p.leakActive;
-    view.isolated = p.isolated;
-    view.stateVersion = p.version;
-    for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
-        const std::uint32_t t = r * kTraysPerRack + k;
-        view.trays.push_back({s.model->trayName(t), s.facts.trays[t].state});
-    }
-    return view;
-}
+std::optional<TwinNodeView> DigitalTwin::nodeView(const std::string& name) const { return impl_->publisher->nodeView(name); }
+std::optional<TwinJobView> DigitalTwin::jobView(const std::string& name) const { return impl_->publisher->jobView(name); }
+std::optional<TwinRackView> DigitalTwin::rackView(const std::string& name) const { return impl_->publisher->rackView(name); }
 
 }  // namespace watchfloor::server::sim

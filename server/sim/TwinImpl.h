@@ -1,18 +1,26 @@
 #pragma once
-// Private state of DigitalTwin, shared by its implementation files:
-// DigitalTwin.cpp (clock, jobs, trays), TwinFaults.cpp (failure streams, cooling incidents,
-// scripted faults), TwinTelemetry.cpp (samples, states, goodput reports) and TwinActions.cpp
-// (operator actions, the published read view).
+// DigitalTwin's coordinator: owns the components and runs a tick in a fixed order (README.md,
+// "How a tick runs"). Its methods live in DigitalTwin.cpp (create, the tick, tray state),
+// TwinFaults.cpp (what a failure, Xid or
+// scripted fault does), TwinCooling.cpp (cooling incidents, the physics step, rack isolation),
+// TwinTelemetry.cpp (samples and goodput reports) and TwinActions.cpp (operator actions).
+// The components keep their own state: TwinScheduler (clock and timed actions), CoolingModel
+// (loops, CDUs, facility water), FailureProcess (random failure streams), JobRunner (jobs,
+// recovery, checkpoints, stragglers), TelemetryPublisher (change set and read view).
 
-#include "CoolingLoop.h"
+#include "CoolingModel.h"
 #include "DigitalTwin.h"
 #include "FailureCauses.h"
+#include "FailureProcess.h"
 #include "FleetModel.h"
+#include "JobRunner.h"
 #include "Rng.h"
 #include "ScenarioScript.h"
+#include "TelemetryPublisher.h"
 #include "TrainingJob.h"
+#include "TwinScheduler.h"
+#include "TwinState.h"
 
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -20,125 +28,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <queue>
 #include <set>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
 namespace watchfloor::server::sim {
-
-inline constexpr std::uint32_t kNoJob = 0xFFFFFFFFu;
-inline constexpr std::uint32_t kNoRack = 0xFFFFFFFFu;
-
-enum class TrayActivity : std::uint8_t { Off, Idle, Recovering, Checkpointing, Training };
-
-struct TrayState {
-    watchfloor::v1::NodeState node = watchfloor::v1::NODE_STATE_IDLE;
-    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
-    std::string reason;
-    std::int64_t sinceMs = 0;
-    std::uint32_t job = kNoJob;
-    bool faulted = false;           // waiting for repair (DOWN or DRAINED)
-    bool thermalShutdown = false;   // powered off by GPU over-temperature
-    float lemonFactor = 1.0f;       // hazard multiplier (1 for most trays)
-    float persistentSlowdown = 1.0f;
-    // A slowdown for a while: random fail-slow episodes ("communication", "compute") and a
-    // scenario's straggler ("scripted") each in a slot of their own, so a link flap's episode on a
-    // scripted straggler neither replaces its factor nor ends it early; they multiply.
-    struct TimedSlowdown {
-        float factor = 1.0f;
-        std::uint32_t epoch = 0;
-        const char* kind = "";
-    };
-    TimedSlowdown episodic;
-    TimedSlowdown scripted;
-    std::uint32_t failures = 0;     // lemon signal: xid_cnt / out_count
-    std::uint32_t repairEpoch = 0;
-    bool drainRequested = false;    // operator drain: back from a repair or restore as DRAINED
-    std::string drainReason;
-};
-
-struct GpuState {
-    float offsetC = 0;              // part-to-part thermal variation
-    std::uint8_t recoveryAction = 0;
-    std::uint8_t clocksReasons = 0;
-    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
-    bool countersChanged = false;
-    float lastXid = 0;
-    bool xidChanged = false;
-    std::uint32_t eccDbe = 0;
-    std::uint32_t rowRemap = 0;
-    std::uint8_t rowRemapFailure = 0;
-    std::uint32_t nvlinkCrc = 0, nvlinkReplay = 0, nvlinkRecovery = 0;
-};
-
-// Links and NIC ports that ever left the healthy baseline (sparse: 2.3 M links at 1,800 racks).
-struct PortState {
-    watchfloor::v1::LinkState state = watchfloor::v1::LINK_STATE_UP;
-    std::int64_t sinceMs = 0;
-    std::uint32_t crcOrSymbol = 0;
-    std::uint32_t replayOrRecovery = 0;
-    std::uint32_t recoveryOrDowned = 0;
-    std::uint32_t rcvErrors = 0;
-    float ber = 0;                  // 0 = baseline
-    bool changed = false;
-    std::uint32_t quietEpoch = 0;
-};
-
-struct RackRuntime {
-    std::unique_ptr<CoolingLoop> loop;
-    double powerKw = 0;
-    std::uint32_t exposedGpus = 0;  // on powered trays that are not waiting for repair
-    // Health counts as of the last physics update, for the fleet totals.
-    std::uint32_t gpusDown = 0;
-    std::uint32_t gpusDegraded = 0;
-    std::uint32_t throttledGpus = 0;
-    std::uint32_t trayIncidents = 0;
-    bool liquidIsolated = false;
-    bool electricalIsolated = false;
-    std::string isolatedWhy;  // "leak", "manual isolation", the operator's reason: the rack's state reason
-    bool valveStuck = false;
-    std::uint32_t leakWet = 0;
-    std::uint32_t leakFaulted = 0;
-    float maxOffsetC = 0;
-    double throttleFactor = 1.0;    // clock factor of the rack's hottest training GPU
-    watchfloor::v1::RackState state = watchfloor::v1::RACK_STATE_IN_SERVICE;
-    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
-    bool stateDirty = true;
-    std::array<std::uint16_t, 60> linkErrorsBySecond{};
-    std::uint32_t restoreEpoch = 0;
-    std::uint32_t valveEpoch = 0;
-    bool supplyHighAlarm = false;
-    bool flowLowAlarm = false;
-    std::int64_t flowLowSinceMs = -1;  // a loop refilling after a restore is not an alarm
-    bool dpHighAlarm = false;
-};
-
-struct CduRuntime {
-    std::uint32_t pumpsRunning = 2;  // N+1 pair
-    double clog = 0;
-    double clogRatePerS = 0;         // while a filter is loading
-    std::map<std::string, bool> alarms;  // alarm text -> active
-    std::uint32_t pumpEpoch = 0;
-    std::uint32_t clogEpoch = 0;
-};
-
-struct RegionRuntime {
-    double excursionC = 0;
-    double excursionTargetC = 0;
-    double diurnalPhaseH = 0;
-    std::uint32_t excursionEpoch = 0;
-};
-
-struct TimedAction {
-    std::int64_t atMs;
-    std::uint64_t sequence;          // FIFO among equal times: deterministic
-    std::function<void()> run;
-    bool operator>(const TimedAction& other) const {
-        return atMs != other.atMs ? atMs > other.atMs : sequence > other.sequence;
-    }
-};
 
 // Requests from other threads, applied by advanceTo().
 struct PendingAction {
@@ -147,86 +41,44 @@ struct PendingAction {
     std::promise<TwinActionResult> result;
 };
 
-// What the read view serves between ticks: written only by the thread running advanceTo(),
-// under `mutex`; other threads read under a shared lock.
-struct PublishedFacts {
-    struct Tray {
-        watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
-        std::uint32_t job = 0xFFFFFFFFu;
-        bool drainRequested = false;
-        std::string reason;
-        std::string drainReason;
-        std::uint64_t version = 0;
-    };
-    struct Job {
-        std::vector<std::uint32_t> trays;  // held now: a job waiting for spares holds fewer
-        std::uint32_t gpus = 0;
-        double checkpointAgeS = 0;
-        double unsavedProgressS = 0;
-        bool recovering = false;
-        std::uint32_t interruptions = 0;
-        std::uint64_t version = 0;
-    };
-    struct Rack {
-        watchfloor::v1::RackState state = watchfloor::v1::RACK_STATE_UNSPECIFIED;
-        bool leakActive = false;
-        bool isolated = false;
-        std::uint64_t version = 0;
-    };
-    mutable std::shared_mutex mutex;
-    std::vector<Tray> trays;
-    std::vector<Job> jobs;
-    std::vector<Rack> racks;
-    std::uint64_t lastVersion = 0;
-};
-
-struct DigitalTwin::Impl {
+struct DigitalTwin::Impl final : JobHost {
     SimConfig config;
     FleetSpec spec;
     std::unique_ptr<FleetModel> model;
-    std::vector<TrainingJob> jobs;
-    std::vector<double> jobFailuresPerS;   // configured Λ per job
-    std::vector<std::uint32_t> waitingJobs;
     std::vector<ScriptedFault> script;
 
-    Rng topologyRng, failureRng, coolingRng, jobRng, noiseRng, linkRng;
+    // --- components ---
+    TwinScheduler clock;
+    std::unique_ptr<CoolingModel> cooling;
+    std::unique_ptr<FailureProcess> failures;
+    std::unique_ptr<TelemetryPublisher> publisher;
+    std::unique_ptr<JobRunner> jobRunner;
 
-    std::int64_t nowMs = 0;              // since config.start
+    Rng topologyRng, coolingRng, noiseRng, linkRng;  // the failure and job streams are their components'
+
     std::int64_t lastPhysicsMs = 0;
     std::int64_t lastTelemetryPeriod = -1;
     std::int64_t lastReportMs = -1;
     bool telemetry = true;
     bool initialStatesSent = false;
-    std::priority_queue<TimedAction, std::vector<TimedAction>, std::greater<>> queue;
-    std::uint64_t sequence = 0;
-    FleetChanges* out = nullptr;
 
-    std::vector<TrayState> trays;
+    ViewedTable<TrayState> trays;
+    ViewedTable<RackStatus> racks;
+    std::vector<RackLoad> loads;                // by rack
     std::vector<GpuState> gpus;
-    std::vector<RackRuntime> racks;
-    std::vector<CduRuntime> cdus;
-    std::vector<RegionRuntime> regions;
     std::map<std::uint32_t, PortState> links;   // by link ordinal
     std::map<std::uint32_t, PortState> nics;    // by NIC ordinal
     std::vector<std::uint32_t> changedLinks;    // counters to report, each once
     std::vector<std::uint32_t> changedNics;
-    double meanLemonFactor = 1.0;
-    double hazardBound = 1.0;
-    std::vector<double> jobGpuWeights;          // cumulative, for the software stream
 
     DigitalTwin::Statistics stats;
 
-    // --- operator actions and the read view (TwinActions.cpp) ---
-    std::map<std::string, std::uint32_t> jobByName;    // immutable after create(): read lock-free
-    std::vector<double> jobStartS;                     // first start (< 0 when warm), NaN before
-    std::vector<std::set<std::uint32_t>> jobExcludedTrays;
+    const std::vector<TrainingJob>& jobs() const { return jobRunner->jobs(); }
+
+    // --- operator actions (TwinActions.cpp) ---
     std::mutex pendingMutex;
     std::deque<PendingAction> pending;
     std::uint64_t nextTicket = 1;
-    PublishedFacts facts;
-    // Set by every write to what the view shows of trays and racks (tray state, reason, job,
-    // drain; rack state, leak, isolation): publishing then rescans them, else only the jobs.
-    bool viewDirty = true;
     void applyPendingActions();
     TwinActionResult apply(const TwinAction& action);
     TwinActionResult drainNode(std::uint32_t t, const std::string& reason);
@@ -235,56 +87,49 @@ struct DigitalTwin::Impl {
     TwinActionResult isolateRackByOperator(std::uint32_t r, const std::string& reason);
     TwinActionResult restoreRackByOperator(std::uint32_t r, const std::string& reason);
     void operatorEvent(watchfloor::v1::Severity severity, std::uint32_t entity, const std::string& message);
-    // Restarts a job that is waiting for trays (or about to get them) so its placement is redone.
-    void replaceJob(std::uint32_t j);
-    void publishFacts();
+    void publishView() { publisher->publishView(trays, racks, jobRunner->jobs(), jobRunner->startTimes()); }
     // The node state a tray in working order returns to (repair, rack restore, reboot).
     watchfloor::v1::NodeState serviceState(std::uint32_t t) const;
     const std::string& serviceReason(std::uint32_t t) const;
 
-    // --- clock and queue (DigitalTwin.cpp) ---
-    double nowS() const { return static_cast<double>(nowMs) / 1000.0; }
-    std::int64_t unixMs(std::int64_t simMs) const { return toUnixMs(config.start) + simMs; }
-    std::int64_t unixNowMs() const { return unixMs(nowMs); }
-    void at(double simS, std::function<void()> action);
-    void after(double delayS, std::function<void()> action) { at(nowS() + delayS, std::move(action)); }
+    // --- clock ---
+    double nowS() const { return clock.nowS(); }
+    std::int64_t nowMs() const { return clock.nowMs(); }
+    std::int64_t unixNowMs() const { return publisher->unixNowMs(); }
+    void at(double simS, std::function<void()> action) { clock.at(simS, std::move(action)); }
+    void after(double delayS, std::function<void()> action) { clock.after(delayS, std::move(action)); }
+    FleetChanges* out() const { return publisher->changes(); }
 
-    // --- events and states ---
-    // The returned reference is valid until the next event is emitted (the vector may grow).
-    watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type,
-                                 std::uint32_t entity, std::string message);
-    // A new EntityState in the current change set, stamped now. Same lifetime rule as event().
+    // --- events and states (TelemetryPublisher) ---
+    watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type, std::uint32_t entity,
+                                 std::string message) {
+        return publisher->event(severity, type, entity, std::move(message));
+    }
     watchfloor::v1::EntityState& state(std::uint32_t entity, watchfloor::v1::HealthState health,
-                                       const std::string& reason = {});
+                                       const std::string& reason = {}) {
+        return publisher->state(entity, health, reason);
+    }
     // The tray's EntityState, with its drain owner, into this tick's changes.
     void emitTrayState(std::uint32_t t);
     void setTray(std::uint32_t t, watchfloor::v1::NodeState state, watchfloor::v1::HealthState health,
                  const std::string& reason, bool announce);
     void setRackState(std::uint32_t r);
 
-    // --- trays and jobs (DigitalTwin.cpp) ---
-    bool trayUsable(std::uint32_t t) const;
-    // Tray t can carry job j's work: usable, held by j and not excluded from j.
-    bool slotUsable(std::uint32_t j, std::uint32_t t) const;
-    // Job j gives tray t back: a draining tray becomes DRAINED, an allocated one IDLE.
-    void releaseTray(std::uint32_t t);
+    // --- trays (DigitalTwin.cpp), and what the job runner asks of them (JobHost) ---
     TrayActivity activity(std::uint32_t t) const;
-    void startJobs();
-    void warmStartJob(std::uint32_t j, double historyS);
-    void interruptJob(std::uint32_t j, double detectS, const std::string& cause, std::uint32_t entity);
-    void beginReschedule(std::uint32_t j);
-    bool tryPlace(std::uint32_t j);
-    void offerTrays();
-    void beginInit(std::uint32_t j, double initS);
-    // The next blocking save after `delayS` (default: the job's checkpoint interval).
-    void scheduleCheckpoint(std::uint32_t j, double delayS = -1);
-    void updateJobSlowdown(std::uint32_t j);     // full: trays, stragglers, thermal, diurnal
-    double trayPace(std::uint32_t t) const;      // the tray's compute time over the ideal (stragglers, thermal)
-    double trayStepS(std::uint32_t j, std::uint32_t t) const;  // NODE_STEP_TIME_S of job j's tray t
-    void applyDiurnalSlowdown(std::uint32_t j);  // cheap: diurnal part only
-    void setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm, watchfloor::v1::Severity severity,
-                      const char* cause);
-    double regionSupplyOffsetC(std::uint32_t region) const;
+    const ViewedTable<TrayState>& trayStates() const override { return trays; }
+    bool trayUsable(std::uint32_t t) const override;
+    double trayPace(std::uint32_t t) const override;
+    void assignTray(std::uint32_t t, std::uint32_t j) override;
+    void markAllocated(std::uint32_t t) override;
+    void releaseTray(std::uint32_t t) override;
+    double supplyOffsetC(std::uint32_t region) const override;
+    void startEpisode(std::uint32_t t, double factor, double forS, const char* kind) override {
+        startStraggler(t, factor, forS, kind);
+    }
+    // A slowdown of tray t for `forS` in one of its slots (random episodes, a scenario's straggler).
+    void startStraggler(std::uint32_t t, double factor, double forS, const char* kind,
+                        TrayState::TimedSlowdown TrayState::*slot = &TrayState::episodic);
 
     // --- faults (TwinFaults.cpp) ---
     void seedFleetRandomness();
@@ -292,8 +137,6 @@ struct DigitalTwin::Impl {
     void scheduleHardwareCandidate();
     void scheduleSoftwareCandidate();
     void scheduleLinkNoise();
-    void scheduleCoolingIncidents();
-    void scheduleEpisodicStragglers();
     double hazardMultiplier(std::uint32_t gpu) const;
     void applyFailure(std::size_t cause, std::uint32_t gpu, const FailureOutcome& outcome);
     void applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome);
@@ -306,6 +149,10 @@ struct DigitalTwin::Impl {
     void portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count);
     void portBer(bool nvlink, std::uint32_t ordinal, double ber);
     void addLinkErrors(std::uint32_t rack, std::uint32_t count);
+    void runScripted(const ScriptedFault& fault);
+
+    // --- cooling incidents, isolation and the physics step (TwinCooling.cpp) ---
+    void scheduleCoolingIncidents();
     void leak(std::uint32_t r);
     // `why` is shown to operators; `cause` is the failure class jobs are interrupted with.
     void isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic);
@@ -319,16 +166,13 @@ struct DigitalTwin::Impl {
     // alarm is about one rack's loop, becomes the event's related entity.
     void setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, watchfloor::v1::Severity severity,
                      const char* cause, std::uint32_t rack = kNoRack);
-    void startStraggler(std::uint32_t t, double factor, double forS, const char* kind,
-                        TrayState::TimedSlowdown TrayState::*slot = &TrayState::episodic);
-    void runScripted(const ScriptedFault& fault);
     void thermalShutdown(std::uint32_t r);
-
-    // --- physics and telemetry (TwinTelemetry.cpp) ---
     void updatePhysics(double dtS);
-    std::vector<double> regionOffsetsC;  // per physics update
     void updateRackPower(std::uint32_t r);
     void updateThermalState(std::uint32_t r);
+    void rebootCooledTrays(std::uint32_t r);
+
+    // --- telemetry (TwinTelemetry.cpp) ---
     void emitTelemetry();
     void emitInitialStates();
     void emitPortCounters();

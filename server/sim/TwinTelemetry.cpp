@@ -1,6 +1,9 @@
-// Cooling and GPU thermal physics, telemetry samples, entity states and goodput reports.
+// Telemetry samples (per GPU, CPU, port, loop, rack), initial entity states and goodput reports.
 
 #include "TwinImpl.h"
+
+#include "ClocksEventReasons.h"
+#include "TrayPower.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,214 +16,21 @@ using namespace watchfloor::v1;
 
 namespace {
 
-// Board power by tray activity [A]: ~1.2 kW per GB200 GPU at full load (docs/domain/cooling.md).
-constexpr float kGpuTrainingW = 1150;
-constexpr float kGpuCheckpointW = 450;
-constexpr float kGpuRecoveringW = 320;
-constexpr float kGpuIdleW = 150;
-constexpr double kCpuTrainingW = 250;
-constexpr double kCpuIdleW = 100;
-constexpr double kTrayOverheadW = 250;       // NICs, DPU, memory, BMC
-constexpr double kSwitchTrayKw = 1.6;
-constexpr double kConversionLoss = 1.03;     // power shelf AC->DC
-constexpr float kColdPlateKPerW = 0.025f;    // GPU die above coolant: ~29 K at 1.15 kW [A]
 constexpr float kSmClockMaxMhz = 1965;
 constexpr float kSmClockIdleMhz = 345;
 constexpr float kNvlinkTrainingGBps = 600;   // summed over 18 links; ~1/3 of 1.8 TB/s [A]
-constexpr double kSwThermalMarginC = 3;      // SW thermal slowdown starts 3 °C below the limit [A]
-
-std::uint8_t thermalReasons(double tempC, double slowdownC) {
-    if (tempC >= slowdownC)
-        return 0x40;  // HW_THERMAL
-    if (tempC >= slowdownC - kSwThermalMarginC)
-        return 0x20;  // SW_THERMAL
-    return 0;
-}
-
-double clockFactor(double tempC, double slowdownC) {
-    if (tempC >= slowdownC)
-        return 0.6;
-    if (tempC >= slowdownC - kSwThermalMarginC)
-        return 1.0 - 0.05 * (tempC - (slowdownC - kSwThermalMarginC));
-    return 1.0;
-}
-
-float gpuPowerW(TrayActivity a, double throttle) {
-    switch (a) {
-    case TrayActivity::Training: return kGpuTrainingW * static_cast<float>(0.3 + 0.7 * throttle);
-    case TrayActivity::Checkpointing: return kGpuCheckpointW;
-    case TrayActivity::Recovering: return kGpuRecoveringW;
-    case TrayActivity::Idle: return kGpuIdleW;
-    default: return 0;
-    }
-}
 
 }  // namespace
 
 void DigitalTwin::Impl::accountExposure(double dtS) {
     // Tray activity as of the last power update (this physics step, or the previous one).
     std::uint64_t poweredGpus = 0;
-    for (const auto& rack : racks)
-        poweredGpus += rack.exposedGpus;
+    for (const auto& load : loads)
+        poweredGpus += load.exposedGpus;
     stats.poweredGpuHours += static_cast<double>(poweredGpus) * dtS / 3600.0;
-    for (const auto& job : jobs)
+    for (const auto& job : jobs())
         if (job.exposed())
             stats.jobGpuHoursExposed += job.gpuCount() * dtS / 3600.0;
-}
-
-void DigitalTwin::Impl::updateRackPower(std::uint32_t r) {
-    RackRuntime& rack = racks[r];
-    rack.exposedGpus = rack.gpusDown = rack.gpusDegraded = rack.trayIncidents = 0;
-    double watts = rack.electricalIsolated ? 0.0 : kSwitchTrayKw * 1000.0 * kSwitchTraysPerRack;
-    for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
-        const std::uint32_t t = r * kTraysPerRack + k;
-        const TrayState& tray = trays[t];
-        rack.trayIncidents += tray.faulted || tray.thermalShutdown ? 1 : 0;
-        const TrayActivity a = activity(t);
-        if (a == TrayActivity::Off || tray.health == HEALTH_STATE_FAILED)
-            rack.gpusDown += kGpusPerTray;
-        else if (tray.health == HEALTH_STATE_DEGRADED)
-            rack.gpusDegraded += kGpusPerTray;
-        if (a == TrayActivity::Off)
-            continue;
-        if (!tray.faulted)
-            rack.exposedGpus += kGpusPerTray;
-        const double cpu = a == TrayActivity::Training || a == TrayActivity::Checkpointing ? kCpuTrainingW : kCpuIdleW;
-        watts += kGpusPerTray * gpuPowerW(a, rack.throttleFactor) + kCpusPerTray * cpu + kTrayOverheadW;
-    }
-    rack.powerKw = watts * kConversionLoss / 1000.0;
-}
-
-void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
-    RackRuntime& rack = racks[r];
-    const double slowdownC = model->topology().gpus(0).slowdown_temp_c();
-    const double coldPlate = rack.loop->coldPlateC();
-    // The hottest GPU that could be training sets the rack's clock factor (and the job's pace).
-    const double hottestC = coldPlate + kGpuTrainingW * kColdPlateKPerW + rack.maxOffsetC;
-    const double factor = clockFactor(hottestC, slowdownC);
-    const bool hot = hottestC >= slowdownC - kSwThermalMarginC;
-    rack.throttledGpus = 0;
-    if (hot || rack.throttleFactor < 1.0) {
-        // Per-GPU thermal clock events, only for racks near the limit.
-        for (std::uint32_t i = 0; i < kGpusPerRack; ++i) {
-            const std::uint32_t g = r * kGpusPerRack + i;
-            const std::uint32_t t = model->trayOfGpu(g);
-            const TrayActivity a = activity(t);
-            const double tempC = coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpus[g].offsetC;
-            const std::uint8_t reasons = a == TrayActivity::Off ? 0 : thermalReasons(tempC, slowdownC);
-            GpuState& gpu = gpus[g];
-            rack.throttledGpus += reasons != 0 && trays[t].health == HEALTH_STATE_HEALTHY ? 1 : 0;
-            if ((gpu.clocksReasons & 0x60) == reasons)
-                continue;
-            const bool began = reasons != 0 && (gpu.clocksReasons & 0x60) == 0;
-            const bool ended = reasons == 0;
-            gpu.clocksReasons = static_cast<std::uint8_t>((gpu.clocksReasons & ~0x60) | reasons);
-            if (began || ended) {
-                auto& e = event(began ? SEVERITY_WARNING : SEVERITY_INFO, EVENT_TYPE_CLOCKS_EVENT, model->gpuIndex(g),
-                                model->gpuName(g) + (began ? ": thermal clocks event began (" +
-                                                                 std::string(reasons == 0x40 ? "HW_THERMAL" : "SW_THERMAL") + ")"
-                                                           : ": thermal clocks event ended"));
-                e.set_value(tempC);
-                e.set_cause("thermal");
-                const HealthState health = trays[t].health == HEALTH_STATE_FAILED ? HEALTH_STATE_FAILED
-                                           : began                                ? HEALTH_STATE_DEGRADED
-                                                                                  : HEALTH_STATE_HEALTHY;
-                if (out && health != gpu.health) {
-                    gpu.health = health;
-                    state(model->gpuIndex(g), health, began ? "thermal throttling" : "");
-                }
-            }
-        }
-    }
-    if (std::abs(factor - rack.throttleFactor) > 0.01 || (factor == 1.0 && rack.throttleFactor != 1.0)) {
-        rack.throttleFactor = factor;
-        rack.stateDirty = true;
-        std::vector<std::uint32_t> affected;
-        for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
-            const std::uint32_t j = trays[r * kTraysPerRack + k].job;
-            if (j != kNoJob && std::find(affected.begin(), affected.end(), j) == affected.end())
-                affected.push_back(j);
-        }
-        for (const std::uint32_t j : affected)
-            updateJobSlowdown(j);
-    }
-    if (hottestC >= model->topology().gpus(0).shutdown_temp_c())
-        thermalShutdown(r);
-}
-
-void DigitalTwin::Impl::updatePhysics(double dtS) {
-    for (auto& region : regions)
-        region.excursionC += (region.excursionTargetC - region.excursionC) * (1.0 - std::exp(-dtS / 600.0));
-    for (auto& cdu : cdus)
-        cdu.clog = std::min(1.0, cdu.clog + cdu.clogRatePerS * dtS);
-    regionOffsetsC.resize(regions.size());
-    for (std::uint32_t g = 0; g < regions.size(); ++g)
-        regionOffsetsC[g] = regionSupplyOffsetC(g);
-
-    for (std::uint32_t r = 0; r < racks.size(); ++r) {
-        RackRuntime& rack = racks[r];
-        const std::uint32_t c = model->cduOfRack(r);
-        const double setpointC = model->supplySetpointC(r);
-        updateRackPower(r);
-        LoopInputs in;
-        in.supplyC = setpointC + regionOffsetsC[model->regionOfRack(r)];
-        in.rackPowerKw = rack.powerKw;
-        in.pumpsAvailable = cdus[c].pumpsRunning > 0;
-        in.filterClog = cdus[c].clog;
-        in.valveClosed = rack.liquidIsolated || rack.valveStuck;
-        rack.loop->step(dtS, in);
-        updateThermalState(r);
-
-        // CDU alarms with hysteresis (docs/domain/cooling.md).
-        const CoolingLoop& loop = *rack.loop;
-        setRackAlarm(r, rack.supplyHighAlarm, loop.supplyC() > setpointC + 3.0, loop.supplyC() < setpointC + 2.0,
-                     "high secondary supply temperature", SEVERITY_WARNING, "supply_temperature_high");
-        const bool flowLow = !rack.liquidIsolated && loop.flowLpm() < 0.5 * loop.designFlowLpm();
-        rack.flowLowSinceMs = flowLow ? (rack.flowLowSinceMs < 0 ? nowMs : rack.flowLowSinceMs) : -1;
-        setRackAlarm(r, rack.flowLowAlarm, flowLow && nowMs - rack.flowLowSinceMs >= 10'000,
-                     rack.liquidIsolated || loop.flowLpm() > 0.8 * loop.designFlowLpm(), "low or no flow", SEVERITY_CRITICAL, "low_flow");
-        const double dpSp = loop.differentialPressureSetpointBar();
-        setRackAlarm(r, rack.dpHighAlarm, loop.differentialPressureBar() > dpSp + 0.4,
-                     loop.differentialPressureBar() < dpSp + 0.2, "differential pressure high (filter clogged)",
-                     SEVERITY_WARNING, "filter_clog");
-
-        // Trays shut down by over-temperature reboot once the loop is cool and flowing again.
-        const bool cool = loop.flowLpm() > 0.5 * loop.designFlowLpm() && loop.coldPlateC() < setpointC + 15.0;
-        if (cool && !rack.electricalIsolated) {
-            for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
-                const std::uint32_t t = r * kTraysPerRack + k;
-                if (!trays[t].thermalShutdown || trays[t].node != NODE_STATE_DOWN || trays[t].reason == "rebooting")
-                    continue;
-                trays[t].reason = "rebooting";
-                viewDirty = true;
-                after(600, [this, t] {
-                    TrayState& tray = trays[t];
-                    if (!tray.thermalShutdown)
-                        return;
-                    tray.thermalShutdown = false;
-                    gpus[t * kGpusPerTray].recoveryAction = 0;
-                    gpus[t * kGpusPerTray].countersChanged = true;
-                    if (!tray.faulted && !racks[model->rackOfTray(t)].electricalIsolated) {
-                        setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
-                        offerTrays();
-                    }
-                });
-            }
-        }
-        if (rack.stateDirty)
-            setRackState(r);
-    }
-    for (std::uint32_t j = 0; j < jobs.size(); ++j)
-        if (jobs[j].computing())
-            applyDiurnalSlowdown(j);
-}
-
-void DigitalTwin::Impl::setRackAlarm(std::uint32_t r, bool& state, bool raise, bool clear, const char* alarm,
-                                     Severity severity, const char* cause) {
-    if ((!state && raise) || (state && clear)) {
-        state = raise;
-        setCduAlarm(model->cduOfRack(r), std::string(alarm) + " at " + model->rackName(r), state, severity, cause, r);
-    }
 }
 
 void DigitalTwin::Impl::emitInitialStates() {
@@ -233,7 +43,7 @@ void DigitalTwin::Impl::emitInitialStates() {
 }
 
 void DigitalTwin::Impl::emitPortCounters() {
-    auto& samples = out->samples;
+    auto& samples = out()->samples;
     std::sort(changedLinks.begin(), changedLinks.end());
     for (const std::uint32_t ordinal : changedLinks) {
         PortState& p = links[ordinal];
@@ -261,13 +71,14 @@ void DigitalTwin::Impl::emitPortCounters() {
 }
 
 void DigitalTwin::Impl::emitTelemetry() {
-    auto& samples = out->samples;
+    auto& samples = out()->samples;
     samples.reserve(samples.size() + gpus.size() * 10 + racks.size() * 20 + trays.size() * 3);
     const double slowdownC = model->topology().gpus(0).slowdown_temp_c();
-    const std::uint32_t second = static_cast<std::uint32_t>(nowMs / 1000);
+    const std::uint32_t second = static_cast<std::uint32_t>(nowMs() / 1000);
     for (std::uint32_t r = 0; r < racks.size(); ++r) {
-        RackRuntime& rack = racks[r];
-        const CoolingLoop& loop = *rack.loop;
+        const RackStatus& rack = racks[r];
+        RackLoad& load = loads[r];
+        const CoolingLoop& loop = cooling->loop(r);
         const float coldPlate = static_cast<float>(loop.coldPlateC());
         float maxTemp = 0;
         double sumTemp = 0;
@@ -281,7 +92,7 @@ void DigitalTwin::Impl::emitTelemetry() {
             }
             const bool training = a == TrayActivity::Training;
             const float tensorBase = training && trays[t].job != kNoJob
-                                         ? static_cast<float>(jobs[trays[t].job].settings().mfuTarget * 1.15)
+                                         ? static_cast<float>(jobs()[trays[t].job].settings().mfuTarget * 1.15)
                                          : 0.0f;
             for (std::uint32_t i = 0; i < kGpusPerTray; ++i) {
                 const std::uint32_t g = t * kGpusPerTray + i;
@@ -305,7 +116,7 @@ void DigitalTwin::Impl::emitTelemetry() {
                                    : a == TrayActivity::Checkpointing ? 30.0f + 8.0f * n[2]
                                    : a == TrayActivity::Recovering    ? 3.0f + 3.0f * n[2]
                                                                       : 0.0f;
-                const std::uint8_t reasons = static_cast<std::uint8_t>((gpu.clocksReasons & 0x60) | (util < 1.0f ? 0x1 : 0));
+                const std::uint8_t reasons = static_cast<std::uint8_t>((gpu.clocksReasons & clocks_event::kThermal) | (util < 1.0f ? clocks_event::kGpuIdle : 0));
                 const float clock = util < 1.0f ? kSmClockIdleMhz : kSmClockMaxMhz * static_cast<float>(throttle);
                 samples.push_back({e, DCGM_FI_DEV_GPU_TEMP, temp});
                 samples.push_back({e, DCGM_FI_DEV_MEMORY_TEMP, temp - 4.0f + 0.5f * n[3]});
@@ -345,7 +156,7 @@ void DigitalTwin::Impl::emitTelemetry() {
                 sumTemp += temp;
                 ++reporting;
                 const HealthState health = trays[t].health == HEALTH_STATE_FAILED ? HEALTH_STATE_FAILED
-                                           : (reasons & 0x60) || trays[t].node == NODE_STATE_DRAINED
+                                           : (reasons & clocks_event::kThermal) || trays[t].node == NODE_STATE_DRAINED
                                                ? HEALTH_STATE_DEGRADED
                                                : HEALTH_STATE_HEALTHY;
                 healthy += health == HEALTH_STATE_HEALTHY;
@@ -389,8 +200,8 @@ void DigitalTwin::Impl::emitTelemetry() {
         samples.push_back({loopE, RACK_LEAK_DETECT, static_cast<float>(rack.leakWet)});
         samples.push_back({loopE, RACK_LEAK_SENSOR_FAULT, static_cast<float>(rack.leakFaulted)});
         samples.push_back({loopE, RACK_LIQUID_ISOLATION_STATUS, rack.liquidIsolated ? 1.0f : 0.0f});
-        samples.push_back({loopE, CDU_PUMPS_RUNNING, static_cast<float>(cdus[model->cduOfRack(r)].pumpsRunning)});
-        samples.push_back({rackE, RACK_POWER_KW, static_cast<float>(rack.powerKw) * (1.0f + 0.003f * n[3])});
+        samples.push_back({loopE, CDU_PUMPS_RUNNING, static_cast<float>(cooling->pumpsRunning(model->cduOfRack(r)))});
+        samples.push_back({rackE, RACK_POWER_KW, static_cast<float>(load.powerKw) * (1.0f + 0.003f * n[3])});
         samples.push_back({rackE, RACK_ELECTRICAL_ISOLATION_STATUS, rack.electricalIsolated ? 1.0f : 0.0f});
         samples.push_back({rackE, RACK_GPU_TEMP_MAX_C, reporting ? maxTemp : std::numeric_limits<float>::quiet_NaN()});
         samples.push_back({rackE, RACK_GPU_TEMP_MEAN_C,
@@ -399,22 +210,22 @@ void DigitalTwin::Impl::emitTelemetry() {
         samples.push_back({rackE, RACK_GPUS_DEGRADED, static_cast<float>(degraded)});
         samples.push_back({rackE, RACK_GPUS_DOWN, static_cast<float>(down)});
         std::uint32_t errors = 0;
-        for (const auto count : rack.linkErrorsBySecond)
+        for (const auto count : load.linkErrorsBySecond)
             errors += count;
         samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(errors)});
-        rack.linkErrorsBySecond[(second + 1) % 60] = 0;
+        load.linkErrorsBySecond[(second + 1) % 60] = 0;
     }
     emitPortCounters();
 }
 
 void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
-    const TrainingJob& job = jobs[j];
+    const TrainingJob& job = jobs()[j];
     job.fill(nowS(), toUnixMs(config.start), msg);
     msg.set_index(model->jobIndex(j));
     msg.set_name(job.name());
     msg.set_slurm_job_id(std::to_string(41000 + j));
     // A warm-started job began before the twin; the others count from the twin's start.
-    const double startedS = jobStartS[j] < 0 ? jobStartS[j] : 0.0;
+    const double startedS = jobRunner->startTimes()[j] < 0 ? jobRunner->startTimes()[j] : 0.0;
     msg.set_started_unix_ms(toUnixMs(config.start) + std::llround(startedS * 1000.0));
     for (const std::uint32_t t : job.trays())
         msg.add_node_indexes(model->trayIndex(t));
@@ -449,8 +260,8 @@ void DigitalTwin::Impl::fillJobsGoodput(FleetGoodput& fleet) const {
     FleetGoodput sums;  // GPU-weighted sums of the per-job ratios and budgets
     GoodputBreakdown breakdown;
     std::uint32_t interruptions = 0;
-    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
-        const TrainingJob& job = jobs[j];
+    for (std::uint32_t j = 0; j < jobs().size(); ++j) {
+        const TrainingJob& job = jobs()[j];
         Job msg;
         job.fill(nowS(), toUnixMs(config.start), msg);
         const double gpus = job.gpuCount();
@@ -500,14 +311,13 @@ void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
     fleet.set_time_unix_ms(unixNowMs());
     fillJobsGoodput(fleet);
     std::uint32_t degraded = 0, down = 0, incidents = 0;
-    for (const auto& rack : racks) {
-        down += rack.gpusDown;
-        degraded += rack.gpusDegraded + rack.throttledGpus;
-        incidents += rack.trayIncidents + (rack.electricalIsolated ? 1 : 0);
+    for (std::uint32_t r = 0; r < racks.size(); ++r) {
+        const RackLoad& load = loads[r];
+        down += load.gpusDown;
+        degraded += load.gpusDegraded + load.throttledGpus;
+        incidents += load.trayIncidents + (racks[r].electricalIsolated ? 1 : 0);
     }
-    for (const auto& cdu : cdus)
-        for (const auto& [alarm, active] : cdu.alarms)
-            incidents += active ? 1 : 0;
+    incidents += cooling->activeAlarms();
     const auto healthy = static_cast<std::uint32_t>(gpus.size()) - std::min<std::uint32_t>(
                                                                       static_cast<std::uint32_t>(gpus.size()), down + degraded);
     fleet.set_gpus_total(static_cast<std::uint32_t>(gpus.size()));
@@ -525,47 +335,47 @@ void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
 }
 
 void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
-    out->jobs.reserve(out->jobs.size() + jobs.size());
-    for (std::uint32_t j = 0; j < jobs.size(); ++j) {
-        jobs[j].sync(nowS());
-        Job& msg = out->jobs.emplace_back();
+    out()->jobs.reserve(out()->jobs.size() + jobs().size());
+    jobRunner->sync(nowS());
+    for (std::uint32_t j = 0; j < jobs().size(); ++j) {
+        Job& msg = out()->jobs.emplace_back();
         fillJob(j, msg);
         if (samples) {
             const std::uint32_t e = msg.index();
-            out->samples.push_back({e, JOB_GOODPUT_RATIO, static_cast<float>(msg.goodput_ratio())});
-            out->samples.push_back({e, JOB_ETTR_SLIDING_1H_RATIO, static_cast<float>(msg.ettr_sliding_1h_ratio())});
-            out->samples.push_back({e, JOB_MFU_RATIO, static_cast<float>(msg.mfu_ratio())});
-            out->samples.push_back({e, JOB_STEP_TIME_S, static_cast<float>(msg.step_time_s())});
+            out()->samples.push_back({e, JOB_GOODPUT_RATIO, static_cast<float>(msg.goodput_ratio())});
+            out()->samples.push_back({e, JOB_ETTR_SLIDING_1H_RATIO, static_cast<float>(msg.ettr_sliding_1h_ratio())});
+            out()->samples.push_back({e, JOB_MFU_RATIO, static_cast<float>(msg.mfu_ratio())});
+            out()->samples.push_back({e, JOB_STEP_TIME_S, static_cast<float>(msg.step_time_s())});
             const double ageS = msg.last_checkpoint_unix_ms() > 0
                                     ? static_cast<double>(unixNowMs() - msg.last_checkpoint_unix_ms()) / 1000.0
                                     : nowS();
-            out->samples.push_back({e, JOB_CHECKPOINT_AGE_S, static_cast<float>(ageS)});
-            if (jobs[j].computing())
-                for (const std::uint32_t t : jobs[j].trays())
-                    out->samples.push_back({model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(trayStepS(j, t))});
+            out()->samples.push_back({e, JOB_CHECKPOINT_AGE_S, static_cast<float>(ageS)});
+            if (jobs()[j].computing())
+                for (const std::uint32_t t : jobs()[j].trays())
+                    out()->samples.push_back({model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(jobRunner->trayStepS(j, t))});
         }
     }
     stats.ledgerRecordsRejected = 0;
     stats.ledgerRecordsClipped = 0;
-    for (const auto& job : jobs) {
+    for (const auto& job : jobs()) {
         const LedgerIssues& issues = job.ledger().issues();
         stats.ledgerRecordsRejected += issues.rejected;
         stats.ledgerRecordsClipped += issues.clipped;
         if (!issues.lastProblem.empty())
             stats.lastLedgerProblem = job.name() + ": " + issues.lastProblem;
     }
-    fillFleet(out->fleet);
-    out->hasFleet = true;
+    fillFleet(out()->fleet);
+    out()->hasFleet = true;
     if (samples) {
         const std::uint32_t e = model->fleetIndex();
-        const auto& f = out->fleet;
-        out->samples.push_back({e, FLEET_GOODPUT_RATIO, static_cast<float>(f.goodput_ratio())});
-        out->samples.push_back({e, FLEET_ETTR_SLIDING_1H_RATIO, static_cast<float>(f.ettr_sliding_1h_ratio())});
-        out->samples.push_back({e, FLEET_MFU_RATIO, static_cast<float>(f.mfu_ratio())});
-        out->samples.push_back({e, FLEET_GPUS_HEALTHY, static_cast<float>(f.gpus_healthy())});
-        out->samples.push_back({e, FLEET_GPUS_DEGRADED, static_cast<float>(f.gpus_degraded())});
-        out->samples.push_back({e, FLEET_GPUS_DOWN, static_cast<float>(f.gpus_down())});
-        out->samples.push_back({e, FLEET_ACTIVE_INCIDENTS, static_cast<float>(f.active_incidents())});
+        const auto& f = out()->fleet;
+        out()->samples.push_back({e, FLEET_GOODPUT_RATIO, static_cast<float>(f.goodput_ratio())});
+        out()->samples.push_back({e, FLEET_ETTR_SLIDING_1H_RATIO, static_cast<float>(f.ettr_sliding_1h_ratio())});
+        out()->samples.push_back({e, FLEET_MFU_RATIO, static_cast<float>(f.mfu_ratio())});
+        out()->samples.push_back({e, FLEET_GPUS_HEALTHY, static_cast<float>(f.gpus_healthy())});
+        out()->samples.push_back({e, FLEET_GPUS_DEGRADED, static_cast<float>(f.gpus_degraded())});
+        out()->samples.push_back({e, FLEET_GPUS_DOWN, static_cast<float>(f.gpus_down())});
+        out()->samples.push_back({e, FLEET_ACTIVE_INCIDENTS, static_cast<float>(f.active_incidents())});
     }
 }
 

@@ -1,0 +1,100 @@
+#pragma once
+// The per-entity state the twin's parts share: trays, GPUs, ports and racks. Trays and rack
+// status are in ViewedTables (the read view shows them); the rest is plain.
+
+#include "ViewedTable.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace watchfloor::server::sim {
+
+inline constexpr std::uint32_t kNoJob = 0xFFFFFFFFu;
+inline constexpr std::uint32_t kNoRack = 0xFFFFFFFFu;
+
+enum class TrayActivity : std::uint8_t { Off, Idle, Recovering, Checkpointing, Training };
+
+struct TrayState {
+    watchfloor::v1::NodeState node = watchfloor::v1::NODE_STATE_IDLE;
+    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
+    std::string reason;
+    std::int64_t sinceMs = 0;
+    std::uint32_t job = kNoJob;
+    bool faulted = false;           // waiting for repair (DOWN or DRAINED)
+    bool thermalShutdown = false;   // powered off by GPU over-temperature
+    float lemonFactor = 1.0f;       // hazard multiplier (1 for most trays)
+    float persistentSlowdown = 1.0f;
+    // A slowdown for a while: random fail-slow episodes ("communication", "compute") and a
+    // scenario's straggler ("scripted") each in a slot of their own, so a link flap's episode on a
+    // scripted straggler neither replaces its factor nor ends it early; they multiply.
+    struct TimedSlowdown {
+        float factor = 1.0f;
+        std::uint32_t epoch = 0;
+        const char* kind = "";
+    };
+    TimedSlowdown episodic;
+    TimedSlowdown scripted;
+    std::uint32_t failures = 0;     // lemon signal: xid_cnt / out_count
+    std::uint32_t repairEpoch = 0;
+    bool drainRequested = false;    // operator drain: back from a repair or restore as DRAINED
+    std::string drainReason;
+};
+
+struct GpuState {
+    float offsetC = 0;              // part-to-part thermal variation
+    std::uint8_t recoveryAction = 0;
+    std::uint8_t clocksReasons = 0; // DCGM clocks-event reason bits (ClocksEventReasons.h)
+    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
+    bool countersChanged = false;
+    float lastXid = 0;
+    bool xidChanged = false;
+    std::uint32_t eccDbe = 0;
+    std::uint32_t rowRemap = 0;
+    std::uint8_t rowRemapFailure = 0;
+    std::uint32_t nvlinkCrc = 0, nvlinkReplay = 0, nvlinkRecovery = 0;
+};
+
+// Links and NIC ports that ever left the healthy baseline (sparse: 2.3 M links at 1,800 racks).
+struct PortState {
+    watchfloor::v1::LinkState state = watchfloor::v1::LINK_STATE_UP;
+    std::int64_t sinceMs = 0;
+    std::uint32_t crcOrSymbol = 0;
+    std::uint32_t replayOrRecovery = 0;
+    std::uint32_t recoveryOrDowned = 0;
+    std::uint32_t rcvErrors = 0;
+    float ber = 0;                  // 0 = baseline
+    bool changed = false;
+    std::uint32_t quietEpoch = 0;
+};
+
+// What a rack is (the read view and its EntityState): isolation, leak, state.
+struct RackStatus {
+    bool liquidIsolated = false;
+    bool electricalIsolated = false;
+    std::string isolatedWhy;  // "leak", "manual isolation", the operator's reason: the rack's state reason
+    std::uint32_t leakWet = 0;
+    std::uint32_t leakFaulted = 0;
+    std::uint32_t restoreEpoch = 0;
+    watchfloor::v1::RackState state = watchfloor::v1::RACK_STATE_IN_SERVICE;
+    watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
+    bool stateDirty = true;   // state and health need recomputing
+};
+
+// What a rack draws and how its GPUs fare, as of the last physics step.
+struct RackLoad {
+    double powerKw = 0;
+    std::uint32_t exposedGpus = 0;  // on powered trays that are not waiting for repair
+    // Health counts, for the fleet totals.
+    std::uint32_t gpusDown = 0;
+    std::uint32_t gpusDegraded = 0;
+    std::uint32_t throttledGpus = 0;
+    std::uint32_t trayIncidents = 0;
+    float maxOffsetC = 0;
+    double throttleFactor = 1.0;    // clock factor of the rack's hottest training GPU
+    std::array<std::uint16_t, 60> linkErrorsBySecond{};
+};
+
+}  // namespace watchfloor::server::sim
