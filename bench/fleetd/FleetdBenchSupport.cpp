@@ -225,6 +225,11 @@ std::vector<double> Subscriber::lagsMs() const {
     return lagsMs_;
 }
 
+std::vector<double> Subscriber::tickStartLagsMs() const {
+    std::lock_guard lock(mu_);
+    return tickStartLagsMs_;
+}
+
 std::vector<Clock::time_point> Subscriber::returns() const {
     std::lock_guard lock(mu_);
     return returns_;
@@ -240,8 +245,11 @@ void Subscriber::onDelta(const v1::Delta& delta) {
     if (delta.sequence() > delta.first_sequence()) ++coalesced;
     sequence = delta.sequence();
     serverTimeMs = delta.server_time_unix_ms();
+    const double lag = double(wallNowMs() - delta.server_time_unix_ms());
     std::lock_guard lock(mu_);
-    lagsMs_.push_back(double(wallNowMs() - delta.server_time_unix_ms()));
+    lagsMs_.push_back(lag);
+    if (delta.server_time_unix_ms() != lastTickTimeMs_) tickStartLagsMs_.push_back(lag);
+    lastTickTimeMs_ = delta.server_time_unix_ms();
 }
 
 bool Subscriber::readStream(bool first) {

@@ -98,6 +98,9 @@ public:
     std::vector<Clock::time_point> returns() const;
     // Wall-clock receive time minus the delta's server time, for every delta after the first snapshot.
     std::vector<double> lagsMs() const;
+    // The same for the first delta of each tick only (a large tick arrives as several deltas of
+    // one server time): how late a tick starts to arrive, apart from how long it takes to arrive.
+    std::vector<double> tickStartLagsMs() const;
 
 private:
     void run();
@@ -115,6 +118,8 @@ private:
     mutable std::mutex mu_;
     std::string runId_;
     std::vector<double> lagsMs_;
+    std::vector<double> tickStartLagsMs_;
+    std::int64_t lastTickTimeMs_ = -1;
     std::vector<Clock::time_point> returns_;
 };
 

@@ -131,6 +131,7 @@ struct StallRun {
     double rssMeanMiB = 0;  // over the second half
     double rssPeakMiB = 0;
     double lagP99Ms = 0, lagP50Ms = 0, lagMaxMs = 0;
+    double tickStartP50Ms = 0, tickStartP99Ms = 0;  // the lag of each tick's first delta
     int liveEnded = 0;
     bool stalledDropped = false;
     int subscribersAtEnd = -1;  // fleetd's last count of open Subscribe streams
@@ -167,7 +168,7 @@ StallRun stallRun(const Options& o, int racks, double minutes, int live, bool wi
         if (Clock::now() - began > length / 2) secondHalf.push_back(mib);
     }
     result.rssMeanMiB = mean(secondHalf);
-    std::vector<double> lags;
+    std::vector<double> lags, tickStarts;
     // The twin's clock starts at its fixed epoch (2027-01-01), not at wall time, so a delta's
     // wall-minus-server time is a constant offset plus its lag. At --speed 1 the offset holds, and
     // each subscriber's fastest delivery (about a millisecond on loopback) is its baseline: lag =
@@ -178,11 +179,14 @@ StallRun stallRun(const Options& o, int racks, double minutes, int live, bool wi
         if (mine.empty()) continue;
         const double baseline = *std::min_element(mine.begin(), mine.end());
         for (const double offset : mine) lags.push_back(offset - baseline);
+        for (const double offset : s->tickStartLagsMs()) tickStarts.push_back(offset - baseline);
         result.liveEnded += s->ended;
     }
     result.lagP50Ms = percentile(lags, 50);
     result.lagP99Ms = percentile(lags, 99);
     result.lagMaxMs = percentile(lags, 100);
+    result.tickStartP50Ms = percentile(tickStarts, 50);
+    result.tickStartP99Ms = percentile(tickStarts, 99);
     // fleetd ends a stalled stream with a server-side cancel, which the client sees as CANCELLED as
     // it sees its own: fleetd's stats line (every 60 s) tells, by its count of open streams.
     const std::vector<int> open = fleetd.subscriberCounts();
@@ -209,8 +213,10 @@ int runStalled(const Options& o) {
     const StallRun plain = stallRun(o, racks, minutes, live, false);
     const StallRun stalled = stallRun(o, racks, minutes, live, true);
     auto row = [](const char* name, const StallRun& r) {
-        std::printf("  %-22s RSS mean %6.0f MiB peak %6.0f MiB | lag p50 %5.0f p99 %5.0f max %6.0f ms | live ended %d\n",
-                    name, r.rssMeanMiB, r.rssPeakMiB, r.lagP50Ms, r.lagP99Ms, r.lagMaxMs, r.liveEnded);
+        std::printf("  %-22s RSS mean %6.0f MiB peak %6.0f MiB | lag p50 %5.0f p99 %5.0f max %6.0f ms "
+                    "(a tick's first delta: p50 %5.0f p99 %5.0f ms) | live ended %d\n",
+                    name, r.rssMeanMiB, r.rssPeakMiB, r.lagP50Ms, r.lagP99Ms, r.lagMaxMs, r.tickStartP50Ms,
+                    r.tickStartP99Ms, r.liveEnded);
     };
     std::printf("\n");
     row("live only", plain);

@@ -73,40 +73,26 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
     const std::int64_t timeMs = toUnixMs(changes.time);
     {
         std::unique_lock lock(mu_);
-        std::vector<std::uint32_t> seriesIds(changes.samples.size());
-        // A real source's first poll creates millions of series at once: grow the index and the
-        // by-position memory once, not by rehash after rehash and element by element.
+        // A real source's first poll creates millions of series at once: grow the index once,
+        // not by rehash after rehash.
         if (seriesOf_.empty()) seriesOf_.reserve(changes.samples.size());
-        if (previousKeys_.size() < changes.samples.size()) {
-            previousKeys_.reserve(changes.samples.size());
-            previousIds_.reserve(changes.samples.size());
-        }
+        order_.begin(changes.samples.size());
         for (std::size_t i = 0; i < changes.samples.size(); ++i) {
             const Sample& s = changes.samples[i];
-            const std::uint64_t key = seriesKey(s.entityIndex, s.metric);
-            std::uint32_t id;
-            if (i < previousKeys_.size() && previousKeys_[i] == key) {
-                id = previousIds_[i];
-            } else {
+            const std::uint32_t id = order_.next(seriesKey(s.entityIndex, s.metric), [&](std::uint64_t key) {
                 auto [it, inserted] = seriesOf_.try_emplace(key, static_cast<std::uint32_t>(series_.size()));
                 if (inserted) {
                     series_.push_back({s.entityIndex, s.metric});
                     value_.push_back(s.value);
                     sampleTimeMs_.push_back(0);
                 }
-                id = it->second;
-                if (i >= previousKeys_.size()) {
-                    previousKeys_.resize(i + 1);
-                    previousIds_.resize(i + 1);
-                }
-                previousKeys_[i] = key;
-                previousIds_[i] = id;
-            }
+                return it->second;
+            });
             value_[id] = s.value;
             sampleTimeMs_[id] = changes.sampleTimesMs.empty() ? timeMs : changes.sampleTimesMs[i];
-            seriesIds[i] = id;
         }
-        if (sink) sink->onSamples(changes.time, changes.samples, seriesIds);
+        order_.end();
+        if (sink) sink->onSamples(changes.time, changes.samples, order_.ids());
         for (const auto& s : changes.states) states_[s.entity_index()] = s;
         for (const auto& j : changes.jobs) {
             jobs_[j.index()] = j;
@@ -302,6 +288,11 @@ std::optional<LatestValue> FleetStateStore::latest(std::uint32_t entity, v1::Met
     auto it = seriesOf_.find(seriesKey(entity, metric));
     if (it == seriesOf_.end()) return std::nullopt;
     return LatestValue{value_[it->second], sampleTimeMs_[it->second]};
+}
+
+std::size_t FleetStateStore::seriesLookedUpLastApply() const {
+    std::shared_lock lock(mu_);
+    return order_.lookedUp();
 }
 
 std::optional<std::uint32_t> FleetStateStore::findSeries(std::uint32_t entity, v1::Metric metric) const {

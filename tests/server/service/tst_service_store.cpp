@@ -100,6 +100,48 @@ private slots:
         QCOMPARE(seen, samples);
     }
 
+    // A source reports its series in the same order every tick, except samples sent only on a
+    // change (counters) or by a device that stopped: one such sample early in a 1,800-rack tick
+    // used to cost a hash lookup for every sample after it (the tick thread's largest cost, and
+    // the deltas wait for it). Now it costs a lookup for itself and one to find the order again.
+    void sampleInsertedOrDroppedCostsOneLookupNotTheRest() {
+        TinyFleetSource source(TinyFleetShape{2, 4, 18, 4});
+        FleetStateStore store(source.topology());
+        const std::uint32_t entities = store.index().indexLimit();
+        auto tickOf = [&](int second, bool withCounter, float base) {
+            FleetChanges changes;
+            changes.time = UnixTime(std::chrono::seconds(second));
+            for (std::uint32_t e = 0; e < entities; ++e) {
+                changes.samples.push_back({e, v1::DCGM_FI_DEV_GPU_TEMP, base + float(e)});
+                // Entity 1's counter changed: reported between entity 1 and 2, early in the tick.
+                if (withCounter && e == 1) changes.samples.push_back({1, v1::DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, base});
+                changes.samples.push_back({e, v1::DCGM_FI_DEV_POWER_USAGE, base - float(e)});
+            }
+            return changes;
+        };
+        auto applyTick = [&](int second, bool withCounter, float base) {
+            FleetChanges changes = tickOf(second, withCounter, base);
+            store.apply(changes);
+            for (std::uint32_t e = 0; e < entities; ++e) {
+                QCOMPARE(store.latest(e, v1::DCGM_FI_DEV_GPU_TEMP)->value, base + float(e));
+                QCOMPARE(store.latest(e, v1::DCGM_FI_DEV_POWER_USAGE)->value, base - float(e));
+            }
+        };
+        QVERIFY(entities > 100);
+        applyTick(1, false, 10);
+        QCOMPARE(store.seriesLookedUpLastApply(), std::size_t(2 * entities));  // all new
+        applyTick(2, false, 20);
+        QCOMPARE(store.seriesLookedUpLastApply(), std::size_t(0));
+        applyTick(3, true, 30);  // one sample inserted
+        QVERIFY2(store.seriesLookedUpLastApply() <= 2, std::to_string(store.seriesLookedUpLastApply()).c_str());
+        QCOMPARE(store.latest(1, v1::DCGM_FI_DEV_ECC_DBE_VOL_TOTAL)->value, 30.0f);
+        applyTick(4, false, 40);  // and gone again
+        QVERIFY2(store.seriesLookedUpLastApply() <= 2, std::to_string(store.seriesLookedUpLastApply()).c_str());
+        QCOMPARE(store.latest(1, v1::DCGM_FI_DEV_ECC_DBE_VOL_TOTAL)->value, 30.0f);  // kept, not reported
+        applyTick(5, false, 50);
+        QCOMPARE(store.seriesLookedUpLastApply(), std::size_t(0));
+    }
+
     void snapshotDetailLevels_data() {
         QTest::addColumn<int>("detail");
         QTest::addColumn<bool>("gpuValues");
