@@ -225,4 +225,13 @@ private:
     Changes m_changes;
 };
 
+// The endpoints' fleets in endpoint order (EntityId::endpoint indexes it): what FleetStore's
+// parts read.
+using EndpointFleets = std::vector<std::unique_ptr<EndpointFleet>>;
+
+// The fleet `id` belongs to; null for an invalid id or an unknown endpoint.
+inline const EndpointFleet* fleetOf(const EndpointFleets& fleets, EntityId id) {
+    return id.isValid() && id.endpoint < fleets.size() ? fleets[id.endpoint].get() : nullptr;
+}
+
 }  // namespace watchfloor::client

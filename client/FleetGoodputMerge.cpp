@@ -2,6 +2,7 @@
 
 #include "client/ConnectionState.h"
 #include "client/FleetStore.h"
+#include "client/JobProgress.h"
 #include "MessageWeights.h"
 
 namespace watchfloor::client {
@@ -15,7 +16,7 @@ MergedFleetGoodput mergeFleetGoodput(const FleetStore& store) {
     for (int i = 0; i < store.endpointCount(); ++i) {
         const v1::FleetGoodput* f = store.endpointFleet(i).fleetGoodput();
         if (!f) continue;
-        const double w = store.goodputWeight(i);
+        const double w = goodputWeight(store.endpointFleet(i));
         m.any = true;
         ++m.endpoints;
         goodput += f->goodput_ratio() * w;
@@ -55,6 +56,65 @@ MergedFleetGoodput mergeFleetGoodput(const FleetStore& store) {
     }
     if (m.endpoints != 1) m.hardwareLow = m.hardwareHigh = m.allLow = m.allHigh = 0;
     return m;
+}
+
+FleetSummary summarizeFleet(const FleetStore& store) {
+    FleetSummary s;
+    s.endpointsTotal = store.endpointCount();
+    for (int endpoint = 0; endpoint < store.endpointCount(); ++endpoint) {
+        const EndpointFleet& fleet = store.endpointFleet(endpoint);
+        const bool live = store.endpointState(endpoint) == ConnectionState::Live;
+        s.endpointsLive += live ? 1 : 0;
+        for (std::uint32_t slot = 0; slot < fleet.jobCount(); ++slot) {
+            const v1::Job& j = fleet.job(slot);
+            s.jobsStarting += jobIsStarting(j) ? 1 : 0;
+            if (!jobIsActive(j)) continue;
+            ++s.jobsActive;
+            s.jobsInGoodput += j.no_step_telemetry() ? 0 : 1;
+        }
+        // The KPI counts the incidents the dock lists: the same list, the same count.
+        const std::uint32_t openIncidents = fleet.openIncidentCount();
+        s.activeIncidents += openIncidents;
+        s.activeIncidentsStale += live ? 0 : openIncidents;
+        const v1::FleetGoodput* f = fleet.fleetGoodput();
+        if (!f) continue;
+        ++s.endpointsReporting;
+        s.gpusTotal += f->gpus_total();
+        s.gpusHealthy += f->gpus_healthy();
+        s.gpusDegraded += f->gpus_degraded();
+        s.gpusDown += f->gpus_down();
+        s.interruptions += f->interruptions();
+        if (!live) {
+            s.gpusTotalStale += f->gpus_total();
+            s.gpusHealthyStale += f->gpus_healthy();
+            s.gpusDegradedStale += f->gpus_degraded();
+            s.gpusDownStale += f->gpus_down();
+        }
+    }
+    // The ratios: the one merge the Goodput page shows too.
+    const MergedFleetGoodput merged = mergeFleetGoodput(store);
+    s.goodputRatio = merged.goodput;
+    s.ettrSliding1hRatio = merged.ettr1h;
+    s.mfuRatio = merged.mfu;
+    s.ratioWeightStale = merged.weightStale;
+    return s;
+}
+
+double goodputWeight(const EndpointFleet& fleet) {
+    const v1::FleetGoodput* f = fleet.fleetGoodput();
+    if (!f) return 0;
+    double measuredGpus = 0;
+    int measured = 0;
+    for (std::uint32_t slot = 0; slot < fleet.jobCount(); ++slot) {
+        const v1::Job& j = fleet.job(slot);
+        if (!jobIsActive(j) || j.no_step_telemetry() || jobIsStarting(j)) continue;
+        ++measured;
+        measuredGpus += j.gpu_count();
+    }
+    // No job to average (none running, none publishing its steps, or all still starting): no goodput
+    // to show, rather than the 0 % an empty average reads as.
+    if (measured == 0) return 0.0;
+    return measuredGpus > 0 ? measuredGpus : double(f->gpus_total());
 }
 
 }  // namespace watchfloor::client

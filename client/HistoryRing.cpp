@@ -1,6 +1,7 @@
 #include "client/HistoryRing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -88,6 +89,21 @@ std::size_t HistoryRing::bytes() const {
         total += m.data.capacity() * sizeof(float);
     }
     return total;
+}
+
+QList<QPointF> chartPoints(const std::vector<HistoryPoint>& points, const std::deque<std::int64_t>& breaks) {
+    QList<QPointF> out;
+    out.reserve(qsizetype(points.size()));
+    auto nextBreak = breaks.begin();
+    for (const HistoryPoint& p : points) {
+        bool crossed = false;
+        for (; nextBreak != breaks.end() && *nextBreak <= p.timeUnixMs; ++nextBreak) crossed = true;
+        if (crossed && !out.isEmpty() && !std::isnan(out.last().y())) {
+            out.append(QPointF(double(p.timeUnixMs) - 0.5, std::numeric_limits<double>::quiet_NaN()));
+        }
+        if (!std::isnan(p.value)) out.append(QPointF(double(p.timeUnixMs), double(p.value)));
+    }
+    return out;
 }
 
 }  // namespace watchfloor::client

@@ -9,6 +9,9 @@
 
 #include "client/MetricColumns.h"
 
+#include <QList>
+#include <QPointF>
+
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
@@ -61,5 +64,10 @@ private:
     bool m_breakPending = false;
     std::unordered_map<std::uint32_t, Matrix> m_matrices;
 };
+
+// A series (oldest first, as series() gives it) as chart points: x = time in ms since the epoch,
+// NaN values skipped, and where a break lies between two points (`breaks`: fleetd restarted), a
+// point with y = NaN just before the first point after it, which charts draw as a gap.
+QList<QPointF> chartPoints(const std::vector<HistoryPoint>& points, const std::deque<std::int64_t>& breaks);
 
 }  // namespace watchfloor::client

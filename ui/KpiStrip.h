@@ -2,6 +2,8 @@
 // A row of headline numbers (goodput, ETTR, GPUs down, incidents ...), each a titled card with
 // a value, a detail line and a level colour. Cards are addressed by a key the page chooses.
 
+#include "KpiLevel.h"
+
 #include "widgets/Theme.h"
 
 #include <QHash>
@@ -11,9 +13,6 @@ class QHBoxLayout;
 class QLabel;
 
 namespace watchfloor::ui {
-
-// Silent: a count of things whose source went silent, in the theme's silent colour.
-enum class KpiLevel { Neutral, Ok, Warning, Critical, Missing, Silent };
 
 class KpiStrip : public QWidget {
     Q_OBJECT

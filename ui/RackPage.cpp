@@ -7,9 +7,12 @@
 #include "KpiStrip.h"
 #include "OperatorActions.h"
 #include "PageHeader.h"
+#include "RackElevationBinding.h"
+#include "RackThresholds.h"
 
 #include "client/FleetStore.h"
 #include "client/JobProgress.h"
+#include "client/XidFilter.h"
 #include "client/models/NodeTableModel.h"
 #include "widgets/LegendWidget.h"
 #include "widgets/RackElevationWidget.h"
@@ -40,33 +43,6 @@ namespace {
 int maxNodeColumnWidth(const QWidget& table) { return table.fontMetrics().averageCharWidth() * 40; }
 
 constexpr int kMaxXidRows = 50;
-// DCGM clocks-event reasons that mean the GPU is held back: SW power cap 0x4, HW slowdown 0x8,
-// SW thermal 0x20, HW thermal 0x40, HW power brake 0x80.
-constexpr std::uint32_t kThrottleReasons = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
-
-widgets::TrayState trayState(v1::NodeState state)
-{
-    switch (state) {
-    case v1::NODE_STATE_IDLE: return widgets::TrayState::Idle;
-    case v1::NODE_STATE_ALLOCATED: return widgets::TrayState::Allocated;
-    case v1::NODE_STATE_DRAINING: return widgets::TrayState::Draining;
-    case v1::NODE_STATE_DRAINED: return widgets::TrayState::Drained;
-    case v1::NODE_STATE_DOWN: return widgets::TrayState::Down;
-    default: break;
-    }
-    return widgets::TrayState::Unknown;
-}
-
-widgets::Reading healthReading(v1::HealthState health)
-{
-    switch (health) {
-    case v1::HEALTH_STATE_HEALTHY: return widgets::Reading::fresh(float(int(widgets::HealthCategory::Healthy)));
-    case v1::HEALTH_STATE_DEGRADED: return widgets::Reading::fresh(float(int(widgets::HealthCategory::Degraded)));
-    case v1::HEALTH_STATE_FAILED: return widgets::Reading::fresh(float(int(widgets::HealthCategory::Failed)));
-    default: break;
-    }
-    return widgets::Reading::missing();
-}
 
 struct ElevationLens {
     const char* key;
@@ -345,96 +321,12 @@ void RackPage::applyScale()
     m_legend->setScale(scale);
 }
 
-namespace {
-
-// "dcgm-exporter down", "node_exporter frozen": what a wall reads from across the room.
-QString silentInWords(const v1::TelemetryHealth& telemetry)
-{
-    QStringList words;
-    for (const v1::ScrapeTarget& t : telemetry.targets())
-        if (t.health() != v1::TARGET_HEALTH_UP)
-            words << QStringLiteral("%1 %2").arg(QString::fromStdString(t.exporter()), client::targetHealthLabel(t.health()));
-    return words.isEmpty() ? QString::fromStdString(telemetry.reason()) : words.join(QStringLiteral(", "));
-}
-
-}  // namespace
-
 void RackPage::refreshElevation()
 {
-    const v1::Rack* info = m_store.rackInfo(m_rack);
-    if (!info)
+    if (!m_store.rackInfo(m_rack))
         return;
     const ElevationLens& lens = kElevationLenses[std::max(0, m_lensBox->currentIndex())];
-    const bool live = m_store.endpointState(m_rack.endpoint) == client::ConnectionState::Live;
-    auto asWidget = [&](const client::Reading& r) {
-        widgets::Reading w = toWidgetReading(r);
-        if (!live && !w.isMissing() && !w.isSilent())
-            w.freshness = widgets::Freshness::Stale;
-        return w;
-    };
-    auto id = [&](std::uint32_t index) { return EntityId{m_rack.endpoint, index}; };
-
-    widgets::RackElevation e;
-    e.rackId = m_store.name(m_rack);
-    e.rackLabel = e.rackId;
-    const int trays = std::min(info->node_indexes_size(), widgets::RackElevation::kComputeTrays);
-    for (int t = 0; t < trays; ++t) {
-        const EntityId node = id(info->node_indexes(t));
-        const v1::Node* nodeInfo = m_store.nodeInfo(node);
-        widgets::ComputeTray& tray = e.compute[std::size_t(t)];
-        tray.id = m_store.name(node);
-        tray.label = QStringLiteral("%1 · %2").arg(nodeInfo ? nodeInfo->slot() : t + 1, 2, 10, QChar(u'0')).arg(tray.id);
-        tray.state = trayState(m_store.status(node).nodeState);
-        if (const v1::TelemetryHealth* telemetry = m_store.trayTelemetry(node);
-            telemetry && telemetry->state() == v1::TELEMETRY_STATE_SILENT) {
-            tray.silent = true;
-            tray.silentReason = silentInWords(*telemetry);
-            tray.silentDetail = QString::fromStdString(telemetry->reason());
-        }
-        // Under a silent source even a state is the last one read (the health lens has no sample).
-        auto onTray = [&](widgets::Reading r) {
-            if (tray.silent && !r.isMissing())
-                r.freshness = widgets::Freshness::Silent;
-            return r;
-        };
-        if (!nodeInfo)
-            continue;
-        for (int g = 0; g < std::min(nodeInfo->gpu_indexes_size(), 4); ++g) {
-            const EntityId gpu = id(nodeInfo->gpu_indexes(g));
-            widgets::GpuCell& cell = tray.gpus[std::size_t(g)];
-            const client::EntityStatus gpuStatus = m_store.status(gpu);
-            cell.id = m_store.name(gpu);
-            cell.value = onTray(lens.metric == v1::METRIC_UNSPECIFIED ? healthReading(gpuStatus.health)
-                                                                      : asWidget(m_store.reading(gpu, lens.metric)));
-            cell.down = gpuStatus.health == v1::HEALTH_STATE_FAILED;
-            const client::Reading reasons = m_store.reading(gpu, v1::DCGM_FI_DEV_CLOCKS_EVENT_REASONS);
-            cell.throttling = reasons.hasValue() && (std::uint32_t(reasons.value) & kThrottleReasons) != 0;
-        }
-        for (int c = 0; c < std::min(nodeInfo->cpu_indexes_size(), 2); ++c) {
-            const EntityId cpu = id(nodeInfo->cpu_indexes(c));
-            tray.cpus[std::size_t(c)] = lens.metric == v1::DCGM_FI_DEV_GPU_TEMP
-                                            ? onTray(asWidget(m_store.reading(cpu, v1::DCGM_FI_DEV_CPU_TEMP_CELSIUS)))
-                                            : widgets::Reading::missing();
-        }
-    }
-    for (int s = 0; s < std::min(info->nvswitch_tray_indexes_size(), widgets::RackElevation::kSwitchTrays); ++s) {
-        const EntityId sw = id(info->nvswitch_tray_indexes(s));
-        e.switches[std::size_t(s)] = {m_store.name(sw), m_store.name(sw), healthReading(m_store.status(sw).health)};
-    }
-    for (std::uint32_t shelfIndex : info->power_shelf_indexes()) {
-        const EntityId shelf = id(shelfIndex);
-        e.powerShelves.push_back({m_store.name(shelf), m_store.name(shelf), widgets::Reading::missing(),
-                                  healthReading(m_store.status(shelf).health)});
-    }
-    const int row = m_store.rackRow(m_rack);
-    e.manifold.supply_c = asWidget(m_store.rackReading(row, v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C));
-    e.manifold.return_c = asWidget(m_store.rackReading(row, v1::RACK_LIQUID_RETURN_TEMPERATURE_C));
-    e.manifold.flow_lpm = asWidget(m_store.rackReading(row, v1::RACK_LIQUID_FLOW_LPM));
-    const client::Reading isolation = m_store.rackReading(row, v1::RACK_LIQUID_ISOLATION_STATUS);
-    e.manifold.isolated = isolation.hasValue() && isolation.value > 0;
-    const client::Reading leaks = m_store.rackReading(row, v1::RACK_LEAK_DETECT);
-    e.manifold.leaksDetected = leaks.hasValue() ? int(leaks.value) : 0;
-    m_elevation->setElevation(e);
+    m_elevation->setElevation(rackElevation(m_store, m_rack, lens.metric));
 }
 
 void RackPage::refreshKpis()
@@ -442,16 +334,11 @@ void RackPage::refreshKpis()
     const int row = m_store.rackRow(m_rack);
     const v1::Rack* info = m_store.rackInfo(m_rack);
     const v1::CoolingLoop* loop = m_store.coolingLoopInfo(EntityId{m_rack.endpoint, info ? info->cooling_loop_index() : 0});
-    auto level = [](const client::Reading& r, bool bad, bool warn) {
-        if (!r.hasValue())
-            return KpiLevel::Missing;
-        return bad ? KpiLevel::Critical : warn ? KpiLevel::Warning : KpiLevel::Ok;
-    };
     const client::Reading power = m_store.rackReading(row, v1::RACK_POWER_KW);
     const double design = info ? info->design_power_kw() : std::nan("");
     m_kpis->setCard(QStringLiteral("power"), formatReading(power, QStringLiteral("kW"), 1),
                     QStringLiteral("design %1 kW").arg(design, 0, 'f', 0),
-                    level(power, power.value > design, power.value > 0.95 * design));
+                    rackPowerLevel(power, design));
 
     const client::Reading hottest = m_store.rackReading(row, v1::RACK_GPU_TEMP_MAX_C);
     double slowdown = std::nan("");
@@ -464,13 +351,13 @@ void RackPage::refreshKpis()
     }
     m_kpis->setCard(QStringLiteral("hottest"), formatReading(hottest, QStringLiteral("°C"), 1),
                     std::isnan(slowdown) ? QString() : QStringLiteral("slowdown at %1 °C").arg(slowdown, 0, 'f', 0),
-                    level(hottest, hottest.value >= slowdown, hottest.value >= slowdown - 5));
+                    hottestGpuLevel(hottest, slowdown));
 
     const client::Reading flow = m_store.rackReading(row, v1::RACK_LIQUID_FLOW_LPM);
     const double designFlow = loop ? loop->design_flow_lpm() : std::nan("");
     m_kpis->setCard(QStringLiteral("flow"), formatReading(flow, QStringLiteral("L/min"), 0),
                     QStringLiteral("design %1 L/min").arg(designFlow, 0, 'f', 0),
-                    level(flow, flow.value < 0.7 * designFlow, flow.value < 0.9 * designFlow));
+                    coolantFlowLevel(flow, designFlow));
 
     const client::Reading supply = m_store.rackReading(row, v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C);
     const client::Reading ret = m_store.rackReading(row, v1::RACK_LIQUID_RETURN_TEMPERATURE_C);
@@ -482,7 +369,7 @@ void RackPage::refreshKpis()
     m_kpis->setCard(QStringLiteral("deltat"), formatReading(delta, QStringLiteral("°C"), 1),
                     QStringLiteral("supply %1 → return %2")
                         .arg(formatReading(supply, QStringLiteral("°C"), 1), formatReading(ret, QStringLiteral("°C"), 1)),
-                    delta.hasValue() ? KpiLevel::Neutral : KpiLevel::Missing);
+                    coolantDeltaLevel(delta));
 
     const client::Reading healthy = m_store.rackReading(row, v1::RACK_GPUS_HEALTHY);
     const client::Reading degraded = m_store.rackReading(row, v1::RACK_GPUS_DEGRADED);
@@ -490,7 +377,7 @@ void RackPage::refreshKpis()
     const int up = (healthy.hasValue() ? int(healthy.value) : 0) + (degraded.hasValue() ? int(degraded.value) : 0);
     m_kpis->setCard(QStringLiteral("gpus"), healthy.hasValue() ? QString::number(up) : QStringLiteral("n/a"),
                     QStringLiteral("%1 degraded · %2 down").arg(formatReading(degraded, {}, 0), formatReading(down, {}, 0)),
-                    level(down, down.value >= 4, down.value > 0 || (degraded.hasValue() && degraded.value > 0)));
+                    gpusUpLevel(down, degraded));
 
     const client::Reading wet = m_store.rackReading(row, v1::RACK_LEAK_DETECT);
     const client::Reading faulted = m_store.rackReading(row, v1::RACK_LEAK_SENSOR_FAULT);
@@ -500,30 +387,22 @@ void RackPage::refreshKpis()
                     QStringLiteral("%1 sensors · %2 faulted")
                         .arg(loop ? int(loop->leak_sensor_count()) : 0)
                         .arg(formatReading(faulted, {}, 0)),
-                    level(wet, wet.value > 0, faulted.hasValue() && faulted.value > 0));
+                    leakLevel(wet, faulted));
 }
 
 void RackPage::refreshXids()
 {
     m_xids->setRowCount(0);
-    for (quint64 serial = m_store.nextEventSerial(); serial-- > m_store.firstEventSerial() && m_xids->rowCount() < kMaxXidRows;) {
-        const client::StoredEvent* stored = m_store.eventBySerial(serial);
-        if (!stored || stored->event.type() != v1::EVENT_TYPE_XID)
-            continue;
-        const EntityId entity = m_store.eventEntity(*stored);
-        if (!m_store.isWithin(entity, m_rack))
-            continue;
-        const v1::Event& e = stored->event;
+    for (const client::XidRow& x : client::selectXids(m_store, client::XidFilter{m_rack, kMaxXidRows})) {
         const int row = m_xids->rowCount();
         m_xids->insertRow(row);
-        const QString xid = QStringLiteral("%1 %2").arg(e.xid().xid()).arg(QString::fromStdString(e.xid().mnemonic()));
-        const QStringList cells{formatUnixMs(e.time_unix_ms()), m_store.name(entity), xid,
-                                xidActionLabel(e.xid().recommended_action()), QString::fromStdString(e.xid().fleet_policy())};
+        const QStringList cells{formatUnixMs(x.timeUnixMs), m_store.name(x.entity), x.code(), xidActionLabel(x.action),
+                                x.fleetPolicy};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(QString::fromStdString(e.message()));
+            item->setToolTip(x.message);
             if (c == 2 && m_theme)
-                item->setForeground(e.xid().fatal() ? m_theme->colors().crit : m_theme->colors().warn);
+                item->setForeground(x.fatal ? m_theme->colors().crit : m_theme->colors().warn);
             m_xids->setItem(row, c, item);
         }
     }

@@ -1,6 +1,9 @@
 #pragma once
 // Rack page: the NVL72 elevation with every GPU's state, the trays' Slurm states, the latest
 // Xids with NVIDIA's recommended action, the rack's cooling and power, and the jobs on it.
+// The page lays these out and wires navigation and actions; what it shows comes from parts tested
+// alone: rackElevation() (RackElevationBinding), the KPI colours (RackThresholds) and the Xid
+// list (client/XidFilter).
 
 #include "Page.h"
 #include "PageContext.h"
