@@ -93,7 +93,7 @@ QString postedSection(const std::vector<PostedHandoff>& posted, std::int64_t wal
     for (const PostedHandoff* p : shown) {
         const v1::ShiftHandoff& h = p->handoff;
         md += QStringLiteral("- **%1%2** posted %3 UTC by %4, covering %5 – %6 UTC: %7\n")
-                  .arg(p->endpointName.isEmpty() ? QString() : p->endpointName + QLatin1Char(' '),
+                  .arg(p->endpointName.isEmpty() ? QString() : QString(p->endpointName + QLatin1Char(' ')),
                        QString::fromStdString(h.id()), utc(h.posted_unix_ms()), QString::fromStdString(h.author()),
                        utc(h.period_start_unix_ms()), utc(h.period_end_unix_ms()),
                        p->acknowledged() ? handoffAcknowledgement(h) : QStringLiteral("**%1**").arg(handoffAcknowledgement(h)));

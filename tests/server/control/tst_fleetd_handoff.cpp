@@ -55,10 +55,13 @@ class FleetdHandoffTest : public QObject {
     std::string aliceOperation_;
     std::int64_t alicePosted_ = 0;
 
-    // The handoffs of a fresh snapshot, by id.
+    // The handoffs a new subscriber holds, by id: a snapshot fleetd may have built up to 3 s ago
+    // for another stream (SubscriptionPump's snapshotReuse), then the deltas since.
     std::map<std::string, v1::ShiftHandoff> snapshotHandoffs() {
         FleetWatch watch(fleetd_.address());
-        return watch.ready() ? watch.handoffs() : std::map<std::string, v1::ShiftHandoff>{};
+        if (!watch.ready()) return {};
+        watch.waitForHandoff([](const v1::ShiftHandoff&) { return false; }, 4s);  // reads deltas for 4 s
+        return watch.handoffs();
     }
 
 private slots:
