@@ -44,6 +44,8 @@ QString actionVerbPhrase(v1::ActionType type) {
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("schedule maintenance");
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("cancel maintenance");
     case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("set tray lifecycles");
+    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("post shift handoffs");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("acknowledge shift handoffs");
     default: return QStringLiteral("act");
     }
 }
@@ -65,6 +67,8 @@ QString actionTargetPhrase(const v1::ActionRequest& action) {
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("maintenance of %1").arg(text(action.maintenance().scope_name()));
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("maintenance window %1").arg(text(action.maintenance_window_id()));
     case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("node %1").arg(text(action.node_name()));
+    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("the shift handoff");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("handoff %1").arg(text(action.handoff_id()));
     default: return QStringLiteral("the target");
     }
 }

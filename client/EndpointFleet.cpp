@@ -146,6 +146,8 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     m_changes.incidentsChanged = true;
     m_maintenance.clear();
     for (const v1::MaintenanceWindow& window : snapshot.maintenance()) applyMaintenance(window);
+    m_handoffs.clear();
+    for (const v1::ShiftHandoff& handoff : snapshot.handoffs()) applyHandoff(handoff);
     m_changes.jobsReset = true;
     m_changes.jobsAppended = 0;
     m_changes.serverSecondTicked = true;
@@ -185,6 +187,7 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
         applyMaintenance(window);
         markAllDirty();  // the rack map tints what it covers; windows change a few times a day
     }
+    for (const v1::ShiftHandoff& handoff : delta.handoffs()) applyHandoff(handoff);
     advanceServerTime(delta.server_time_unix_ms());
 }
 
@@ -438,6 +441,18 @@ void EndpointFleet::applyMaintenance(const v1::MaintenanceWindow& window) {
         m_maintenance.erase(window.id());
     else
         m_maintenance[window.id()] = window;
+}
+
+void EndpointFleet::applyHandoff(const v1::ShiftHandoff& handoff) {
+    // Whole messages by id, newest first; a few a day, so a sorted vector does.
+    std::erase_if(m_handoffs, [&](const v1::ShiftHandoff& held) { return held.id() == handoff.id(); });
+    m_handoffs.push_back(handoff);
+    std::sort(m_handoffs.begin(), m_handoffs.end(), [](const v1::ShiftHandoff& a, const v1::ShiftHandoff& b) {
+        return a.posted_unix_ms() != b.posted_unix_ms() ? a.posted_unix_ms() > b.posted_unix_ms() : a.id() > b.id();
+    });
+    if (m_handoffs.size() > kHandoffsKept)
+        m_handoffs.resize(kHandoffsKept);
+    m_changes.fleetChanged = true;  // the handoff banner follows fleet changes
 }
 
 const v1::MaintenanceWindow* EndpointFleet::rackMaintenance(std::uint32_t rackIndex) const {

@@ -161,6 +161,9 @@ public:
     // window covers only its tray (nodesInMaintenance).
     const watchfloor::v1::MaintenanceWindow* rackMaintenance(std::uint32_t rackIndex) const;
     int nodesInMaintenance(std::uint32_t rackIndex) const;
+    // fleetd's newest shift handoffs (Snapshot/Delta handoffs), newest first, at most kHandoffsKept.
+    const std::vector<watchfloor::v1::ShiftHandoff>& handoffs() const { return m_handoffs; }
+    static constexpr std::size_t kHandoffsKept = 20;
     const HistoryRing& history() const { return m_history; }
     const std::optional<RunChange>& lastRunChange() const { return m_runChange; }
 
@@ -178,6 +181,7 @@ private:
     void applySource(const watchfloor::v1::SourceStatus& source);
     void applyIncident(const watchfloor::v1::Incident& incident);
     void applyMaintenance(const watchfloor::v1::MaintenanceWindow& window);
+    void applyHandoff(const watchfloor::v1::ShiftHandoff& handoff);
     void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric,
                     double value, std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
@@ -213,6 +217,7 @@ private:
     std::vector<watchfloor::v1::SourceStatus> m_sources;
     std::map<std::uint64_t, watchfloor::v1::Incident> m_incidents;
     std::map<std::string, watchfloor::v1::MaintenanceWindow> m_maintenance;
+    std::vector<watchfloor::v1::ShiftHandoff> m_handoffs;
     std::int64_t m_serverTimeMs = 0;
     std::optional<RunChange> m_runChange;
     std::uint64_t m_maxEventId = 0;

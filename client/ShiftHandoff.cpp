@@ -4,6 +4,7 @@
 #include "FleetStore.h"
 
 #include <QDateTime>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <algorithm>
@@ -81,7 +82,67 @@ QString notesOf(const std::vector<const HandoffIncident*>& incidents, std::int64
     return out.isEmpty() ? out : QStringLiteral("\nNotes:\n\n") + out;
 }
 
+QString postedSection(const std::vector<PostedHandoff>& posted, std::int64_t wallFrom)
+{
+    std::vector<const PostedHandoff*> shown;
+    for (const PostedHandoff& p : posted)
+        if (!p.acknowledged() || p.handoff.posted_unix_ms() >= wallFrom) shown.push_back(&p);
+    QString md = QStringLiteral("## Handoff notes in fleetd (%1)\n\n").arg(shown.size());
+    if (shown.empty())
+        return md + QStringLiteral("None posted.\n\n");
+    for (const PostedHandoff* p : shown) {
+        const v1::ShiftHandoff& h = p->handoff;
+        md += QStringLiteral("- **%1%2** posted %3 UTC by %4, covering %5 – %6 UTC: %7\n")
+                  .arg(p->endpointName.isEmpty() ? QString() : QString(p->endpointName + QLatin1Char(' ')),
+                       QString::fromStdString(h.id()), utc(h.posted_unix_ms()), QString::fromStdString(h.author()),
+                       utc(h.period_start_unix_ms()), utc(h.period_end_unix_ms()),
+                       p->acknowledged() ? handoffAcknowledgement(h) : QStringLiteral("**%1**").arg(handoffAcknowledgement(h)));
+        md += QStringLiteral("  > %1\n").arg(QString::fromStdString(h.note()));
+        if (!h.acknowledge_note().empty())
+            md += QStringLiteral("  >\n  > %1: %2\n").arg(QString::fromStdString(h.acknowledged_by()),
+                                                           QString::fromStdString(h.acknowledge_note()));
+    }
+    return md + QStringLiteral("\n");
+}
+
 }  // namespace
+
+std::vector<PostedHandoff> postedHandoffs(const FleetStore& store)
+{
+    std::vector<PostedHandoff> posted;
+    for (int e = 0; e < store.endpointCount(); ++e) {
+        const QString name = store.endpointCount() > 1 ? store.endpointDisplayName(e) : QString();
+        for (const v1::ShiftHandoff& handoff : store.endpointFleet(e).handoffs()) posted.push_back({e, name, handoff});
+    }
+    std::stable_sort(posted.begin(), posted.end(), [](const PostedHandoff& a, const PostedHandoff& b) {
+        return a.handoff.posted_unix_ms() > b.handoff.posted_unix_ms();
+    });
+    return posted;
+}
+
+const PostedHandoff* awaitingAcknowledgement(const std::vector<PostedHandoff>& posted)
+{
+    const auto it = std::find_if(posted.begin(), posted.end(), [](const PostedHandoff& p) { return !p.acknowledged(); });
+    return it == posted.end() ? nullptr : &*it;
+}
+
+QString handoffNoteLine(const QString& note)
+{
+    QStringList lines;
+    for (QString line : note.split(QRegularExpression(QStringLiteral("[\\r\\n\\x{2028}\\x{2029}]")))) {
+        line.replace(QLatin1Char('\t'), QLatin1Char(' '));
+        if (!line.trimmed().isEmpty()) lines << line.trimmed();
+    }
+    return lines.join(QStringLiteral(" / "));
+}
+
+QString handoffAcknowledgement(const v1::ShiftHandoff& handoff)
+{
+    if (handoff.acknowledged_by().empty())
+        return QStringLiteral("not acknowledged yet");
+    return QStringLiteral("acknowledged by %1 at %2 UTC")
+        .arg(QString::fromStdString(handoff.acknowledged_by()), utc(handoff.acknowledged_unix_ms()));
+}
 
 HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<ControlClient>>& controls, int periodHours,
                             const QString& note)
@@ -126,6 +187,7 @@ HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<Cont
     }
     std::sort(in.operations.begin(), in.operations.end(),
               [](const v1::Operation& a, const v1::Operation& b) { return a.created_unix_ms() > b.created_unix_ms(); });
+    in.posted = postedHandoffs(store);
     return in;
 }
 
@@ -143,6 +205,7 @@ QString handoffMarkdown(const HandoffInput& in)
     // Every line of the note quoted, so a blank line in it does not end the quote.
     md += in.note.trimmed().isEmpty() ? QStringLiteral("_No note._\n\n")
                                       : QStringLiteral("> %1\n\n").arg(in.note.trimmed().split(u'\n').join(QStringLiteral("\n> ")));
+    md += postedSection(in.posted, wallFrom);
 
     std::vector<const HandoffIncident*> open;
     std::vector<const HandoffIncident*> resolved;

@@ -42,6 +42,14 @@ struct HandoffIncident {
     watchfloor::v1::Incident incident;
 };
 
+// A handoff note stored in fleetd (ControlService POST_HANDOFF), as a console sees it.
+struct PostedHandoff {
+    int endpoint = -1;
+    QString endpointName;  // empty with one endpoint
+    watchfloor::v1::ShiftHandoff handoff;
+    bool acknowledged() const { return !handoff.acknowledged_by().empty(); }
+};
+
 struct HandoffInput {
     QString fleet;                 // the fleets' names, "demo" or "east + west"
     QString author;                // who hands off (the control identity), empty if unknown
@@ -53,15 +61,31 @@ struct HandoffInput {
     std::vector<HandoffJob> jobs;
     std::vector<HandoffRack> racksOut;
     QString note;                  // for the next shift
+    std::vector<PostedHandoff> posted;  // fleetd's handoffs, newest first
 };
 
 inline constexpr int kDefaultHandoffHours = 8;
+// fleetd's bound on a note (control.proto ActionRequest.note), in UTF-8 bytes.
+inline constexpr int kMaxHandoffNoteBytes = 2048;
+
+// Every endpoint's handoffs, newest first.
+std::vector<PostedHandoff> postedHandoffs(const FleetStore& store);
+// The newest handoff nobody has acknowledged yet, or null: what an incoming shift reads first.
+const PostedHandoff* awaitingAcknowledgement(const std::vector<PostedHandoff>& posted);
+// The note as fleetd stores it: one line of plain text. Lines (and paragraphs) are joined with
+// " / ", tabs become spaces, blank lines go; the preview shows exactly this.
+QString handoffNoteLine(const QString& note);
+// One line for a handoff's acknowledgement state: "acknowledged by bob at 2026-12-02 14:05 UTC"
+// or "not acknowledged yet".
+QString handoffAcknowledgement(const watchfloor::v1::ShiftHandoff& handoff);
 
 HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<ControlClient>>& controls, int periodHours,
                             const QString& note);
 
-// The report. Sections in this order: header, note, open incidents (with their notes), resolved
-// in the period, operator actions in the period (oldest first), goodput per job, racks out.
+// The report. Sections in this order: header, note, handoffs stored in fleetd (every
+// unacknowledged one and those posted in the period, with who acknowledged them and when), open
+// incidents (with their notes), resolved in the period, operator actions in the period (oldest
+// first), goodput per job, racks out.
 QString handoffMarkdown(const HandoffInput& input);
 
 }  // namespace watchfloor::client

@@ -200,6 +200,18 @@ void ActionDialog::buildInputs(QFormLayout* form)
     case v1::ACTION_TYPE_NOTE_INCIDENT:
         addNoteInput(form, QStringLiteral("The note for the incident's timeline (required)"));
         break;
+    case v1::ACTION_TYPE_POST_HANDOFF: {
+        // Written in the handoff dialog; shown exactly as fleetd will store it (one line).
+        auto* note = new QLabel(QString::fromStdString(m_draft.note()).toHtmlEscaped(), this);
+        note->setObjectName(QStringLiteral("handoffNoteLabel"));
+        note->setWordWrap(true);
+        note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        form->addRow(QStringLiteral("Note"), note);
+        break;
+    }
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF:
+        addNoteInput(form, QStringLiteral("Anything you take over differently (optional)"));
+        break;
     default: break;
     }
 }

@@ -34,6 +34,8 @@ QString actionTitle(v1::ActionType type)
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("Schedule maintenance");
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("Cancel maintenance");
     case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("Set lifecycle of");
+    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("Post shift handoff");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("Acknowledge handoff");
     default: break;
     }
     return QStringLiteral("Unknown action");
@@ -56,6 +58,8 @@ QString actionVerb(v1::ActionType type)
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("Schedule");
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("Cancel window");
     case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("Set");
+    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("Post to fleetd");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("Acknowledge");
     default: break;
     }
     return QStringLiteral("Execute");
@@ -78,6 +82,8 @@ QString actionTarget(const v1::ActionRequest& request)
     case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("incident %1").arg(request.incident_id());
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QString::fromStdString(request.maintenance().scope_name());
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QString::fromStdString(request.maintenance_window_id());
+    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("for the next shift");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QString::fromStdString(request.handoff_id());
     default: break;
     }
     return {};

@@ -13,6 +13,7 @@
 #include "SourcesDock.h"
 #include "PagingIndicator.h"
 #include "ShiftHandoffDialog.h"
+#include "HandoffBanner.h"
 #include "RewindBar.h"
 #include "RewindController.h"
 #include "SourcesIndicator.h"
@@ -76,14 +77,19 @@ MainWindow::MainWindow(PageContext context, MainWindowOptions options, QWidget* 
         layout->addWidget(m_rewind->bar());
         layout->addWidget(m_rewind->wrap(m_stack), 1);
         connect(m_rewind, &RewindController::liveAt, this, &MainWindow::navigate);
+        connect(m_rewind, &RewindController::viewingChanged, this, &MainWindow::updateConnectionUi);
     } else {
         layout->addWidget(m_stack, 1);
     }
     setCentralWidget(central);
 
     // The wall display is read-only: without OperatorActions no page shows an action control.
-    if (!m_options.wallDisplay)
+    if (!m_options.wallDisplay) {
         m_context.actions = new OperatorActions(*m_context.store, m_context.controls, this);
+        // Under the connection banner: the incoming shift reads the handoff before the pages.
+        m_handoffBanner = new HandoffBanner(*m_context.store, m_context.actions, central);
+        layout->insertWidget(layout->indexOf(m_banner) + 1, m_handoffBanner);
+    }
     buildPages();
     m_jumpBox = new JumpBox(
         [this](const QString& text, int limit) { return searchJumpTargets(*m_context.store, text, limit); }, this);
@@ -297,6 +303,8 @@ void MainWindow::applyTheme()
         m_incidents->applyTheme(*m_theme);
     if (m_rewind)
         m_rewind->applyTheme(*m_theme);
+    if (m_handoffBanner)
+        m_handoffBanner->applyTheme(*m_theme);
     if (m_operations)
         m_operations->applyTheme(*m_theme);
     if (m_sources)
@@ -446,9 +454,14 @@ void MainWindow::updateConnectionUi()
             const QString target = store.endpointTarget(i);
             const QString where = target.isEmpty() || target.contains(label) ? (target.isEmpty() ? label : target)
                                                                               : QStringLiteral("%1 (%2)").arg(label, target);
+            // Rewound, the pages show the past: "Live" beside the AS OF banner would be read as
+            // "what you see is live", so the connection is named and the moment shown.
+            const std::int64_t pastMs = m_rewind ? m_rewind->pastShownMs() : 0;
             const QString stateText = silent ? QStringLiteral("<b style='color:%1'>reachable, no live telemetry</b>")
                                                    .arg(m_theme->colors().crit.name())
-                                             : client::displayName(state);
+                                      : pastMs != 0 && state == ConnectionState::Live
+                                          ? QStringLiteral("connected, viewing the past as of %1 UTC").arg(formatUnixMs(pastMs))
+                                          : client::displayName(state);
             m_endpointLabels[i]->setText(QStringLiteral("<span style='color:%1'>●</span> %2 — %3")
                                              .arg(dot.name(), where.toHtmlEscaped(), stateText));
             m_endpointLabels[i]->setToolTip(silent ? QStringLiteral("fleetd answers, but every telemetry source it reads is "

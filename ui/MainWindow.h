@@ -31,6 +31,7 @@ namespace watchfloor::ui {
 
 class BreadcrumbBar;
 class ConnectionBanner;
+class HandoffBanner;
 class IncidentsDock;
 class JumpBox;
 class OperationsDock;
@@ -68,6 +69,8 @@ public:
     Page* currentPage() const;
     JumpBox* jumpBox() const { return m_jumpBox; }
     ConnectionBanner* connectionBanner() const { return m_banner; }
+    // The unacknowledged shift handoff under the connection banner; null on the wall display.
+    HandoffBanner* handoffBanner() const { return m_handoffBanner; }
     BreadcrumbBar* breadcrumbBar() const { return m_breadcrumbs; }
     OperationsDock* operationsDock() const { return m_operations; }
     SourcesDock* sourcesDock() const { return m_sources; }
@@ -121,6 +124,7 @@ private:
     QStackedWidget* m_stack = nullptr;
     BreadcrumbBar* m_breadcrumbs = nullptr;
     ConnectionBanner* m_banner = nullptr;
+    HandoffBanner* m_handoffBanner = nullptr;
     JumpBox* m_jumpBox = nullptr;
     QToolBar* m_toolBar = nullptr;
     QActionGroup* m_pageActions = nullptr;

@@ -179,6 +179,53 @@ QList<ActionDraft> OperatorActions::draftsForIncident(int endpoint, const v1::In
     return drafts;
 }
 
+std::optional<ActionDraft> OperatorActions::draftPostHandoff(std::int64_t periodStartMs, std::int64_t periodEndMs,
+                                                            const QString& noteLine) const
+{
+    const int endpoint = firstActableEndpoint();
+    if (endpoint < 0)
+        return std::nullopt;
+    ActionDraft d = draft(endpoint, v1::ACTION_TYPE_POST_HANDOFF, {});
+    d.request.set_handoff_period_start_unix_ms(periodStartMs);
+    d.request.set_handoff_period_end_unix_ms(periodEndMs);
+    d.request.set_note(noteLine.toStdString());
+    d.request.set_reason("end of shift handoff");
+    d.label = actionTitle(v1::ACTION_TYPE_POST_HANDOFF) + QStringLiteral("…");
+    return d;
+}
+
+int OperatorActions::firstActableEndpoint() const
+{
+    for (int endpoint = 0; endpoint < m_controls.size(); ++endpoint)
+        if (actorFor(endpoint))
+            return endpoint;
+    return -1;
+}
+
+std::optional<ActionDraft> OperatorActions::draftAcknowledgeHandoff(int endpoint, const v1::ShiftHandoff& handoff,
+                                                                   QString* why) const
+{
+    auto refuse = [&](const QString& reason) -> std::optional<ActionDraft> {
+        if (why)
+            *why = reason;
+        return std::nullopt;
+    };
+    const client::ControlClient* client = control(endpoint);
+    if (!client)
+        return refuse(QStringLiteral("No control connection to this fleetd: handoffs can be read here, not acknowledged."));
+    if (!actorFor(endpoint))
+        return refuse(QStringLiteral("Your role (%1) can read handoffs but not acknowledge them.")
+                          .arg(roleLabel(client->role())));
+    if (client->principal() == QString::fromStdString(handoff.author()))
+        return refuse(QStringLiteral("You posted this handoff; the next shift acknowledges it."));
+    ActionDraft d = draft(endpoint, v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF, {});
+    d.request.set_handoff_id(handoff.id());
+    d.request.set_reason("taking over the shift");
+    d.label = QStringLiteral("%1 %2…").arg(actionTitle(v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF),
+                                          QString::fromStdString(handoff.id()));
+    return d;
+}
+
 QStringList OperatorActions::nodesToAvoid(EntityId job) const
 {
     QStringList nodes;

@@ -14,6 +14,8 @@
 #include <QPointer>
 #include <QVector>
 
+#include <optional>
+
 class QMenu;
 class QWidget;
 
@@ -53,6 +55,16 @@ public:
     // The lifecycle steps fleetd allows the incident in its state: acknowledge (OPEN), mark
     // mitigated (OPEN, ACKNOWLEDGED), resolve (not resolved, no member active), add a note.
     QList<ActionDraft> draftsForIncident(int endpoint, const watchfloor::v1::Incident& incident) const;
+    // The first endpoint this operator may act on, or -1.
+    int firstActableEndpoint() const;
+    // Posting the handoff note (one line, as fleetd stores it) for the period to the first
+    // endpoint this operator may act on; nullopt when there is none.
+    std::optional<ActionDraft> draftPostHandoff(std::int64_t periodStartMs, std::int64_t periodEndMs,
+                                                const QString& noteLine) const;
+    // Acknowledging `handoff` of `endpoint`; nullopt, with the reason in `why`, when this operator
+    // may not: no control channel or a read-only role, or the handoff is their own.
+    std::optional<ActionDraft> draftAcknowledgeHandoff(int endpoint, const watchfloor::v1::ShiftHandoff& handoff,
+                                                       QString* why = nullptr) const;
 
     // Adds a separator and one entry per draft; returns how many entries were added (0: nothing
     // was added, not even the separator).

@@ -128,6 +128,7 @@ void RewindController::onMoved(std::int64_t shownMs, const QStringList& problems
     m_past->store().flushChanges();
     markPastDockTitle();
     showPastWidgets(true);
+    emit viewingChanged();  // a new moment too, not only the switch
 }
 
 void RewindController::goLive()
@@ -139,8 +140,11 @@ void RewindController::goLive()
     m_escape->setEnabled(false);
     m_bar->showLive();
     showPastWidgets(false);
+    emit viewingChanged();
     if (wasShowing) emit liveAt(at);
 }
+
+std::int64_t RewindController::pastShownMs() const { return m_showingPast ? m_past->shownMs() : 0; }
 
 void RewindController::showPastWidgets(bool past)
 {

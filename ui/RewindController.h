@@ -51,12 +51,16 @@ public:
     void applyTheme(const widgets::Theme& theme);
 
     bool isLive() const { return !m_wantPast; }
+    // The moment the pages show while rewound (fleet time, Unix ms); 0 while they show live.
+    std::int64_t pastShownMs() const;
     void rewindTo(std::int64_t asOfMs);
     void goLive();
 
 signals:
     // Back to live at the place the past view showed (MainWindow navigates there).
     void liveAt(const watchfloor::ui::Location& location);
+    // The pages switched between live and a past moment, or moved to another moment.
+    void viewingChanged();
 
 private:
     void onMoved(std::int64_t shownMs, const QStringList& problems);

@@ -1,7 +1,12 @@
 #include "ShiftHandoffDialog.h"
 
+#include "ActionDialog.h"
+#include "OperatorActions.h"
+
+#include "client/FleetStore.h"
 #include "client/ShiftHandoff.h"
 
+#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
@@ -53,7 +58,7 @@ ExportOutcome writeMarkdownPdf(const QString& markdown, const QString& path)
 
 ShiftHandoffDialog::ShiftHandoffDialog(const PageContext& context, QWidget* parent)
     : QDialog(parent), m_context(context), m_hours(new QSpinBox(this)), m_note(new QPlainTextEdit(this)),
-      m_preview(new QTextBrowser(this)), m_status(new QLabel(this))
+      m_preview(new QTextBrowser(this)), m_status(new QLabel(this)), m_post(nullptr)
 {
     setWindowTitle(QStringLiteral("Shift handoff"));
     setObjectName(QStringLiteral("shiftHandoffDialog"));
@@ -68,6 +73,10 @@ ShiftHandoffDialog::ShiftHandoffDialog(const PageContext& context, QWidget* pare
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     QPushButton* exportButton = buttons->addButton(QStringLiteral("Export Markdown + PDF…"), QDialogButtonBox::ActionRole);
     exportButton->setAutoDefault(false);
+    m_post = buttons->addButton(QStringLiteral("Post to fleetd…"), QDialogButtonBox::ActionRole);
+    m_post->setObjectName(QStringLiteral("postHandoffButton"));
+    m_post->setAutoDefault(false);
+    connect(m_post, &QPushButton::clicked, this, &ShiftHandoffDialog::postToFleetd);
     m_status->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -78,7 +87,53 @@ ShiftHandoffDialog::ShiftHandoffDialog(const PageContext& context, QWidget* pare
     connect(exportButton, &QPushButton::clicked, this, &ShiftHandoffDialog::chooseAndExport);
     connect(m_hours, &QSpinBox::valueChanged, this, &ShiftHandoffDialog::rebuild);
     connect(m_note, &QPlainTextEdit::textChanged, this, &ShiftHandoffDialog::rebuild);
+    connect(m_note, &QPlainTextEdit::textChanged, this, &ShiftHandoffDialog::updatePostButton);
+    if (m_context.actions)
+        connect(m_context.actions, &OperatorActions::availabilityChanged, this, &ShiftHandoffDialog::updatePostButton);
+    connect(m_context.store, &client::FleetStore::changed, this, &ShiftHandoffDialog::onStoreChanged);
     resize(900, 760);
+    rebuild();
+    updatePostButton();
+}
+
+void ShiftHandoffDialog::updatePostButton()
+{
+    const QString line = client::handoffNoteLine(m_note->toPlainText());
+    const qsizetype bytes = line.toUtf8().size();
+    QString why;
+    if (!m_context.actions || m_context.actions->firstActableEndpoint() < 0)
+        why = QStringLiteral("Posting needs a control connection and the operator or admin role; export still works.");
+    else if (line.isEmpty())
+        why = QStringLiteral("Write a note for the next shift to post it.");
+    else if (bytes > client::kMaxHandoffNoteBytes)
+        why = QStringLiteral("The note is %1 bytes as one line; fleetd keeps at most %2. Shorten it to post it.")
+                  .arg(bytes)
+                  .arg(client::kMaxHandoffNoteBytes);
+    m_post->setEnabled(why.isEmpty());
+    m_post->setToolTip(why.isEmpty() ? QStringLiteral("Store the note in fleetd; the next shift acknowledges it. Line "
+                                                      "breaks become \" / \".")
+                                     : why);
+}
+
+ActionDialog* ShiftHandoffDialog::postToFleetd()
+{
+    updatePostButton();
+    if (!m_post->isEnabled())
+        return nullptr;
+    const std::int64_t end = QDateTime::currentMSecsSinceEpoch();
+    const std::int64_t start = end - std::int64_t(m_hours->value()) * 3'600'000;
+    const auto draft = m_context.actions->draftPostHandoff(start, end, client::handoffNoteLine(m_note->toPlainText()));
+    return draft ? m_context.actions->open(*draft, this) : nullptr;
+}
+
+void ShiftHandoffDialog::onStoreChanged()
+{
+    QString seen;
+    for (const client::PostedHandoff& p : client::postedHandoffs(*m_context.store))
+        seen += QString::fromStdString(p.handoff.id() + ':' + p.handoff.acknowledged_by() + ';');
+    if (seen == m_handoffsSeen)
+        return;
+    m_handoffsSeen = seen;
     rebuild();
 }
 

@@ -59,6 +59,8 @@ QString actionLabel(v1::ActionType type) {
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("schedule maintenance");
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("cancel maintenance");
     case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("set lifecycle");
+    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("post handoff");
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("acknowledge handoff");
     default: return QStringLiteral("unknown");
     }
 }

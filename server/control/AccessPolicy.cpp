@@ -87,6 +87,8 @@ bool roleAllows(v1::Role role, v1::ActionType action) {
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
     case v1::ACTION_TYPE_SET_LIFECYCLE:
+    case v1::ACTION_TYPE_POST_HANDOFF:
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF:
         return role == v1::ROLE_OPERATOR || role == v1::ROLE_ADMIN;
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
         return role == v1::ROLE_ADMIN;

@@ -219,6 +219,8 @@ std::string describeTarget(const v1::ActionRequest& request) {
     }
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return "maintenance window " + request.maintenance_window_id();
     case v1::ACTION_TYPE_SET_LIFECYCLE: return request.node_name() + " lifecycle -> " + lifecycleName(request.lifecycle());
+    case v1::ACTION_TYPE_POST_HANDOFF: return "shift handoff";
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return "handoff " + request.handoff_id();
     default: return "";
     }
 }

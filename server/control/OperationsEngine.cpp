@@ -47,6 +47,11 @@ grpc::Status checkText(const std::string& text, const char* what, std::size_t ma
     return grpc::Status::OK;
 }
 
+// Types whose note is their content, checked on execute only: a console previews before it is typed.
+bool noteRequired(v1::ActionType type) {
+    return type == v1::ACTION_TYPE_NOTE_INCIDENT || type == v1::ACTION_TYPE_POST_HANDOFF;
+}
+
 grpc::Status checkReason(const std::string& reason) {
     if (trimmed(reason).empty())
         return {grpc::StatusCode::INVALID_ARGUMENT, "a reason is required; it is stored as '<principal>: <reason>'"};
@@ -68,7 +73,8 @@ grpc::Status checkShape(const v1::ActionRequest& request) {
         {"rack_name", &request.rack_name()},
         {"confirm_rack_name", &request.confirm_rack_name()},
         {"maintenance.scope_name", &request.maintenance().scope_name()},
-        {"maintenance_window_id", &request.maintenance_window_id()}};
+        {"maintenance_window_id", &request.maintenance_window_id()},
+        {"handoff_id", &request.handoff_id()}};
     for (const auto& [field, value] : names)
         if (value->size() > kMaxNameLength)
             return {grpc::StatusCode::INVALID_ARGUMENT, std::string(field) + " is " + std::to_string(value->size()) +
@@ -149,9 +155,8 @@ grpc::Status OperationsEngine::validateRequest(const v1::ActionRequest& request)
     if (request.request_id().empty())
         return {grpc::StatusCode::INVALID_ARGUMENT, "request_id is required: a UUID the console generates per action"};
     if (auto status = checkShape(request); !status.ok()) return status;
-    // Checked on execute only: the console previews before the note is typed.
-    if (request.type() == v1::ACTION_TYPE_NOTE_INCIDENT && trimmed(request.note()).empty())
-        return {grpc::StatusCode::INVALID_ARGUMENT, "NOTE_INCIDENT needs a note"};
+    if (noteRequired(request.type()) && trimmed(request.note()).empty())
+        return {grpc::StatusCode::INVALID_ARGUMENT, actionName(request.type()) + " needs a note"};
     return checkReason(request.reason());
 }
 
@@ -596,6 +601,8 @@ ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& 
     case v1::ACTION_TYPE_NOTE_INCIDENT:
     case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
+    case v1::ACTION_TYPE_POST_HANDOFF:
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF:
         if (!incidents_) return ActionOutcome::failure("incident actions are not connected in this fleetd");
         return incidents_->execute(op);
     case v1::ACTION_TYPE_SET_LIFECYCLE:

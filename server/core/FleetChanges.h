@@ -41,6 +41,8 @@ struct FleetChanges {
     // Maintenance windows scheduled, started, ended or cancelled (whole messages); fleetd's
     // maintenance calendar adds them; a source leaves this empty.
     std::vector<watchfloor::v1::MaintenanceWindow> maintenance;
+    // Shift handoffs posted or acknowledged (whole messages); fleetd's control plane adds them.
+    std::vector<watchfloor::v1::ShiftHandoff> handoffs;
     // fleetd's automation and its breaker, when it changed (fleetd's control plane adds it).
     bool hasAutomation = false;
     watchfloor::v1::AutomationStatus automation;
@@ -61,13 +63,14 @@ struct FleetChanges {
         jobs.clear();
         incidents.clear();
         maintenance.clear();
+        handoffs.clear();
         hasFleet = false;
         hasAutomation = false;
         hasPaging = false;
     }
     bool empty() const {
         return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty() &&
-               incidents.empty() && maintenance.empty() && !hasAutomation && !hasPaging;
+               incidents.empty() && maintenance.empty() && handoffs.empty() && !hasAutomation && !hasPaging;
     }
 };
 

@@ -115,21 +115,28 @@ void FleetdControl::keepIncidentRecords(const v1::Topology& topology) {
     calendar_ = std::make_unique<incidents::MaintenanceCalendar>(topology);
 }
 
-void FleetdControl::restoreMaintenanceWindows() {
-    std::vector<v1::Operation> scheduled;
-    std::set<std::string> cancelled;
+std::vector<v1::Operation> FleetdControl::succeededOperations() const {
+    std::vector<v1::Operation> succeeded;
     v1::ListOperationsRequest request;
     request.set_page_size(1000);
     for (;;) {
         const auto page = plane_->engine().list(request);
-        for (const auto& op : page.response.operations()) {
-            if (op.state() != v1::OPERATION_STATE_SUCCEEDED) continue;
-            if (op.request().type() == v1::ACTION_TYPE_SCHEDULE_MAINTENANCE) scheduled.push_back(op);
-            if (op.request().type() == v1::ACTION_TYPE_CANCEL_MAINTENANCE)
-                cancelled.insert(op.request().maintenance_window_id());
-        }
+        for (const auto& op : page.response.operations())
+            if (op.state() == v1::OPERATION_STATE_SUCCEEDED) succeeded.push_back(op);
         if (!page.status.ok() || page.response.next_page_token().empty()) break;
         request.set_page_token(page.response.next_page_token());
+    }
+    std::reverse(succeeded.begin(), succeeded.end());  // pages are newest first
+    return succeeded;
+}
+
+void FleetdControl::restoreMaintenanceWindows() {
+    std::vector<v1::Operation> scheduled;
+    std::set<std::string> cancelled;
+    for (v1::Operation& op : succeededOperations()) {
+        if (op.request().type() == v1::ACTION_TYPE_SCHEDULE_MAINTENANCE) scheduled.push_back(std::move(op));
+        else if (op.request().type() == v1::ACTION_TYPE_CANCEL_MAINTENANCE)
+            cancelled.insert(op.request().maintenance_window_id());
     }
     std::size_t restored = 0;
     for (const v1::Operation& op : scheduled) {
@@ -144,6 +151,20 @@ void FleetdControl::restoreMaintenanceWindows() {
     if (restored > 0)
         log_("restored " + std::to_string(restored) + " maintenance window(s) scheduled in earlier runs (those already "
              "over end at the first tick)");
+}
+
+void FleetdControl::restoreHandoffs() {
+    // Oldest first, so every acknowledgement finds the post it names.
+    std::size_t posted = 0, acknowledged = 0;
+    for (const v1::Operation& op : succeededOperations()) {
+        const auto type = op.request().type();
+        if (type != v1::ACTION_TYPE_POST_HANDOFF && type != v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF) continue;
+        if (!control::IncidentActions::applyHandoff(handoffs_, op).succeeded) continue;
+        (type == v1::ACTION_TYPE_POST_HANDOFF ? posted : acknowledged) += 1;
+    }
+    if (posted + acknowledged > 0)
+        log_("restored " + std::to_string(posted) + " shift handoff(s) and " + std::to_string(acknowledged) +
+             " acknowledgement(s) from earlier runs");
 }
 
 void FleetdControl::serving() {
@@ -194,13 +215,15 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
         self->slurmView_ = std::make_unique<control::SlurmFleetView>(base, *slurmStates);
         fleet = self->slurmView_.get();
     }
-    self->incidentActions_ = std::make_unique<control::IncidentActions>(self->lifecycle_.get(), self->calendar_.get());
+    self->incidentActions_ = std::make_unique<control::IncidentActions>(self->lifecycle_.get(), self->calendar_.get(),
+                                                                        &self->handoffs_);
     auto created = control::ControlPlane::create(
         options, {*fleet, simulator, &acknowledgements, [raw](const std::string& message) { raw->raiseAlert(message); },
                   self->incidentActions_.get()});
     if (!created.plane) return fail(created.error);
     self->plane_ = std::move(created.plane);
     self->restoreMaintenanceWindows();
+    self->restoreHandoffs();
     if (slurmStates)
         self->plane_->engine().addListener([slurmStates](const v1::Operation&) { slurmStates->requestRefresh(); });
     self->credentials_ = self->plane_->credentials();
@@ -303,6 +326,7 @@ void FleetdControl::attachTo(service::FleetdOptions& options) {
     options.addChanges = [this](FleetChanges& changes) {
         addPendingEvents(changes);
         addAutomationStatus(changes);
+        changes.handoffs = handoffs_.takeChanges();
         trays_->apply(changes);
     };
     options.beforeShutdown = [this] { plane_->service().stopStreams(); };

@@ -9,6 +9,7 @@
 #include "ControlLoop.h"
 #include "EventAcknowledgements.h"
 #include "FleetdServer.h"
+#include "HandoffBook.h"
 #include "IncidentActions.h"
 #include "IncidentLifecycle.h"
 #include "MaintenanceCalendar.h"
@@ -83,6 +84,10 @@ private:
     // Maintenance windows scheduled in earlier runs and not cancelled, from the recovered
     // operations: a window planned days ahead survives a restart.
     void restoreMaintenanceWindows();
+    // Shift handoffs posted and acknowledged in earlier runs, from the same operations.
+    void restoreHandoffs();
+    // Every operation the engine recovered or ran that SUCCEEDED, oldest first.
+    std::vector<watchfloor::v1::Operation> succeededOperations() const;
     void keepIncidentRecords(const watchfloor::v1::Topology& topology);
     void onEvent(const watchfloor::v1::Event& event);
     // The breaker's alert: logged, and an event every console shows (critical, on the fleet).
@@ -107,6 +112,7 @@ private:
     EventAcknowledgements acknowledgements_;
     std::unique_ptr<incidents::IncidentLifecycle> lifecycle_;
     std::unique_ptr<incidents::MaintenanceCalendar> calendar_;
+    incidents::HandoffBook handoffs_;
     std::unique_ptr<control::IncidentActions> incidentActions_;
     std::unique_ptr<sim::TwinControlAdapter> twinControl_;
     std::unique_ptr<control::FleetView> topologyView_;     // a real fleet's

@@ -38,6 +38,17 @@ struct NewestValue {
     std::int64_t timeMs;
     float value;
 };
+
+// The newest copy of each record (by its string id) within pending[0..last], in id order.
+template <class Record>
+void newestById(const std::vector<LogEntryPtr>& pending, std::size_t last,
+                const google::protobuf::RepeatedPtrField<Record>& (v1::Delta::*field)() const,
+                google::protobuf::RepeatedPtrField<Record>& out) {
+    std::map<std::string, const Record*> newest;
+    for (std::size_t k = 0; k <= last; ++k)
+        for (const auto& record : (pending[k]->delta().*field)()) newest[record.id()] = &record;
+    for (const auto& [id, record] : newest) *out.Add() = *record;
+}
 }  // namespace
 
 v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, const TopologyIndex& index) {
@@ -65,6 +76,7 @@ v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, 
     *out.mutable_jobs() = delta.jobs();
     *out.mutable_incidents() = delta.incidents();  // fleet-wide, like jobs
     *out.mutable_maintenance() = delta.maintenance();  // fleet-wide
+    *out.mutable_handoffs() = delta.handoffs();        // fleet-wide
     if (delta.has_fleet()) *out.mutable_fleet() = delta.fleet();
     if (delta.has_automation()) *out.mutable_automation() = delta.automation();  // fleet-wide
     if (delta.has_paging()) *out.mutable_paging() = delta.paging();              // fleet-wide
@@ -139,11 +151,9 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     for (std::size_t k = 0; k <= last; ++k)
         for (const auto& incident : pending[k]->delta().incidents()) newestIncidents[incident.id()] = &incident;
     for (const auto& [id, incident] : newestIncidents) *out.add_incidents() = *incident;
-    // Maintenance windows too (a handful; not worth a cost).
-    std::map<std::string, const v1::MaintenanceWindow*> newestWindows;
-    for (std::size_t k = 0; k <= last; ++k)
-        for (const auto& window : pending[k]->delta().maintenance()) newestWindows[window.id()] = &window;
-    for (const auto& [id, window] : newestWindows) *out.add_maintenance() = *window;
+    // Maintenance windows and handoffs too (a handful; not worth a cost).
+    newestById(pending, last, &v1::Delta::maintenance, *out.mutable_maintenance());
+    newestById(pending, last, &v1::Delta::handoffs, *out.mutable_handoffs());
     for (std::size_t k = 0; k <= last; ++k) {
         const v1::Delta& d = pending[k]->delta();
         for (const auto& e : d.events())

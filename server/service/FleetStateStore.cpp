@@ -29,6 +29,7 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
     for (const auto& source : changes.sources) *first->add_sources() = source;
     for (const auto& incident : changes.incidents) *first->add_incidents() = incident;
     for (const auto& window : changes.maintenance) *first->add_maintenance() = window;
+    for (const auto& handoff : changes.handoffs) *first->add_handoffs() = handoff;
     deltas.push_back(first);
     if (changes.samples.empty()) return deltas;
 
@@ -122,6 +123,7 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
             if (over) maintenance_.erase(window.id());
             else maintenance_[window.id()] = window;
         }
+        keepHandoffs(changes.handoffs);
         for (auto& d : deltas) {
             d->set_sequence(++sequence_);
             d->set_first_sequence(d->sequence());
@@ -154,6 +156,16 @@ void FleetStateStore::keepIncident(const v1::Incident& incident) {
         oldest = incidents_.erase(oldest);
         --resolvedHeld_;
     }
+}
+
+// Called under the exclusive lock: a changed handoff replaces its older copy.
+void FleetStateStore::keepHandoffs(const std::vector<v1::ShiftHandoff>& changed) {
+    if (changed.empty()) return;
+    std::erase_if(handoffs_, [&](const v1::ShiftHandoff& held) {
+        return std::any_of(changed.begin(), changed.end(), [&](const auto& c) { return c.id() == held.id(); });
+    });
+    handoffs_.insert(handoffs_.end(), changed.begin(), changed.end());
+    incidents::keepNewestHandoffs(handoffs_, incidents::HandoffBook::kSnapshot);
 }
 
 std::uint32_t FleetStateStore::openIncidents() const {
@@ -196,6 +208,7 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     }
     for (auto it = sent.rbegin(); it != sent.rend(); ++it) *snap.add_incidents() = **it;
     for (const auto& [id, window] : maintenance_) *snap.add_maintenance() = window;  // fleet-wide, few
+    for (const auto& handoff : handoffs_) *snap.add_handoffs() = handoff;          // fleet-wide, newest first
     for (auto& e : journal_.recent(limits_.snapshotEvents,
                                    [&](const v1::Event& e) { return filter.wantsEvent(index_, e); }))
         *snap.add_recent_events() = std::move(e);

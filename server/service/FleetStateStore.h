@@ -9,6 +9,7 @@
 
 #include "EventJournal.h"
 #include "FleetChanges.h"
+#include "HandoffBook.h"
 #include "LruCache.h"
 #include "RewindLog.h"
 #include "SubscriptionFilter.h"
@@ -174,8 +175,10 @@ private:
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
     std::map<std::uint64_t, watchfloor::v1::Incident> incidents_;  // by id
     std::map<std::string, watchfloor::v1::MaintenanceWindow> maintenance_;  // scheduled and active, by id
+    std::vector<watchfloor::v1::ShiftHandoff> handoffs_;  // the newest HandoffBook::kSnapshot, newest first
     std::size_t resolvedHeld_ = 0;
     void keepIncident(const watchfloor::v1::Incident& incident);
+    void keepHandoffs(const std::vector<watchfloor::v1::ShiftHandoff>& changed);
 
     // Keyed by client-chosen filters (rack lists): bounded, or 10,000 distinct filters would keep
     // 10,000 topology copies. A subscriber holds its own shared_ptr, so eviction never pulls one

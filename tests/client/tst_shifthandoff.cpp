@@ -1,7 +1,9 @@
 // The shift handoff report's Markdown (client/ShiftHandoff.h) for a fixed fixture, checked
 // exactly: what is in the period and what is not (an incident resolved before it, an operation
 // older than it), the two clocks, owners and notes, escaped table cells, jobs without step
-// telemetry, racks out of service.
+// telemetry, racks out of service, the handoffs stored in fleetd with their acknowledgement
+// (an unacknowledged one from before the period still listed); the note folded to the one line
+// fleetd stores; the handoff an incoming shift is shown.
 
 #include "client/ShiftHandoff.h"
 
@@ -47,6 +49,35 @@ v1::Operation operation(const char* who, v1::ActionType type, const char* target
     return op;
 }
 
+v1::ShiftHandoff handoff(const char* id, const char* author, const char* note, std::int64_t postedMs,
+                         std::int64_t fromMs, std::int64_t toMs)
+{
+    v1::ShiftHandoff h;
+    h.set_id(id);
+    h.set_author(author);
+    h.set_note(note);
+    h.set_posted_unix_ms(postedMs);
+    h.set_period_start_unix_ms(fromMs);
+    h.set_period_end_unix_ms(toMs);
+    return h;
+}
+
+std::vector<client::PostedHandoff> postedFixture()
+{
+    v1::ShiftHandoff read = handoff("ho-b2", "bob", "r03 isolated | facilities at 06:00", kWallNow - 60 * kMin,
+                                    kWallNow - 9 * 60 * kMin, kWallNow - 60 * kMin);
+    read.set_acknowledged_by("alice");
+    read.set_acknowledged_unix_ms(kWallNow - 50 * kMin);
+    read.set_acknowledge_note("read, r03 stays isolated");
+    const v1::ShiftHandoff waiting = handoff("ho-a1", "carol", "r05 pump swap tomorrow", kWallNow - 10 * 60 * kMin,
+                                             kWallNow - 18 * 60 * kMin, kWallNow - 10 * 60 * kMin);
+    v1::ShiftHandoff old = handoff("ho-c3", "dave", "an acknowledged one from before the period", kWallNow - 20 * 60 * kMin,
+                                   kWallNow - 28 * 60 * kMin, kWallNow - 20 * 60 * kMin);
+    old.set_acknowledged_by("carol");
+    old.set_acknowledged_unix_ms(kWallNow - 19 * 60 * kMin);
+    return {{0, {}, read}, {0, {}, waiting}, {0, {}, old}};
+}
+
 client::HandoffInput fixture()
 {
     client::HandoffInput in;
@@ -84,6 +115,7 @@ client::HandoffInput fixture()
                {QStringLiteral("slurm-4711"), v1::JOB_STATE_RUNNING, 16, 0, 0, true}};
     in.racksOut = {{QStringLiteral("r03"), QStringLiteral("isolated since 2026-05-28 15:30")},
                    {QStringLiteral("r05"), QStringLiteral("maintenance until 2026-05-28 22:00 (carol: pump swap)")}};
+    in.posted = postedFixture();
     return in;
 }
 
@@ -102,6 +134,17 @@ private slots:
             "## Note for the next shift\n"
             "\n"
             "> r07 valve: vendor at 09:00, keep it isolated\n"
+            "\n"
+            "## Handoff notes in fleetd (2)\n"
+            "\n"
+            "- **ho-b2** posted 2026-05-29 23:13 UTC by bob, covering 2026-05-29 15:13 – 2026-05-29 23:13 UTC: "
+            "acknowledged by alice at 2026-05-29 23:23 UTC\n"
+            "  > r03 isolated | facilities at 06:00\n"
+            "  >\n"
+            "  > alice: read, r03 stays isolated\n"
+            "- **ho-a1** posted 2026-05-29 14:13 UTC by carol, covering 2026-05-29 06:13 – 2026-05-29 14:13 UTC: "
+            "**not acknowledged yet**\n"
+            "  > r05 pump swap tomorrow\n"
             "\n"
             "## Open incidents (2)\n"
             "\n"
@@ -163,6 +206,28 @@ private slots:
         QVERIFY(md.contains(QStringLiteral("_No note._")));
         QCOMPARE(md.count(QStringLiteral("None.")), 5);
         QVERIFY(!md.contains(QStringLiteral("handed off by")));
+        QVERIFY(md.contains(QStringLiteral("## Handoff notes in fleetd (0)\n\nNone posted.\n")));
+    }
+
+    void theNoteIsFoldedToTheOneLineFleetdStores()
+    {
+        QCOMPARE(client::handoffNoteLine(QStringLiteral("  r03 leak\n\n\tcall facilities \r\nkeep r03 isolated\n")),
+                 QStringLiteral("r03 leak / call facilities / keep r03 isolated"));
+        QCOMPARE(client::handoffNoteLine(QStringLiteral("one\u2029two\u2028three")), QStringLiteral("one / two / three"));
+        QCOMPARE(client::handoffNoteLine(QStringLiteral(" \n \t\n")), QString());
+    }
+
+    void theIncomingShiftSeesTheNewestUnacknowledged()
+    {
+        std::vector<client::PostedHandoff> posted = postedFixture();
+        const client::PostedHandoff* waiting = client::awaitingAcknowledgement(posted);
+        QVERIFY(waiting);
+        QCOMPARE(waiting->handoff.id(), std::string("ho-a1"));
+        QCOMPARE(client::handoffAcknowledgement(posted[0].handoff),
+                 QStringLiteral("acknowledged by alice at 2026-05-29 23:23 UTC"));
+        QCOMPARE(client::handoffAcknowledgement(waiting->handoff), QStringLiteral("not acknowledged yet"));
+        posted[1].handoff.set_acknowledged_by("bob");
+        QVERIFY(!client::awaitingAcknowledgement(posted));
     }
 };
 

@@ -99,6 +99,13 @@ private slots:
                  qPrintable(bar->bannerText()));
         QVERIFY(bar->bannerText().contains(QStringLiteral("NOT LIVE")));
         QVERIFY(bar->bannerText().contains(QStringLiteral("press Esc for live")));
+        // The status bar names the connection without calling what is shown live.
+        auto* status = window.findChild<QLabel*>(QStringLiteral("endpointStatus0"));
+        QVERIFY(status);
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("connected, viewing the past as of %1 UTC")
+                                                             .arg(ui::formatUnixMs(before))),
+                                 5000);
+        QVERIFY2(!status->text().endsWith(QStringLiteral("— Live")), qPrintable(status->text()));
         ui::FleetPage* pastFleet = rewind->view()->fleetPage();
         QTRY_VERIFY_WITH_TIMEOUT(pastFleet->isVisible() && pastFleet->rackMap()->indexOfRack(QStringLiteral("r03")) >= 0, 5000);
         QTRY_VERIFY_WITH_TIMEOUT(!tileIsolated(*pastFleet, QStringLiteral("r03")), 5000);
@@ -122,6 +129,7 @@ private slots:
         // Esc: live at once, on the same rack.
         QTest::keyClick(&window, Qt::Key_Escape);
         QVERIFY(!bar->banner()->isVisible());
+        QVERIFY2(status->text().endsWith(QStringLiteral("— Live")), qPrintable(status->text()));
         QVERIFY(!rewind->view()->isVisible());
         QVERIFY(liveDock->isVisible());
         QVERIFY(!rewind->pastDock()->isVisible());

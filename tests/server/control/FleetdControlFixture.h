@@ -208,6 +208,7 @@ public:
         for (const auto& state : response.snapshot().states()) states_[state.entity_index()] = state;
         for (const auto& job : response.snapshot().jobs()) jobs_[job.name()] = job;
         if (response.snapshot().has_automation()) automation_ = response.snapshot().automation();
+        for (const auto& handoff : response.snapshot().handoffs()) handoffs_[handoff.id()] = handoff;
         for (const auto& event : response.snapshot().recent_events()) newestEvent_ = std::max(newestEvent_, event.id());
         return true;
     }
@@ -234,6 +235,24 @@ public:
             return wanted(delta.automation());
         });
     }
+    // Reads deltas until a shift handoff (the snapshot's included) satisfies `wanted`.
+    bool waitForHandoff(const std::function<bool(const v1::ShiftHandoff&)>& wanted, std::chrono::milliseconds timeout,
+                        v1::ShiftHandoff* seen = nullptr) {
+        auto found = [&] {
+            for (const auto& [id, handoff] : handoffs_)
+                if (wanted(handoff)) {
+                    if (seen) *seen = handoff;
+                    return true;
+                }
+            return false;
+        };
+        if (found()) return true;
+        return readUntil(timeout, [&](const v1::Delta& delta) {
+            for (const auto& handoff : delta.handoffs()) handoffs_[handoff.id()] = handoff;
+            return !delta.handoffs().empty() && found();
+        });
+    }
+    const std::map<std::string, v1::ShiftHandoff>& handoffs() const { return handoffs_; }  // as read so far, by id
     const v1::Topology& topology() const { return topology_; }
     std::optional<std::uint32_t> nodeIndex(const std::string& name) const {
         for (const auto& node : topology_.nodes())
@@ -328,6 +347,7 @@ private:
     std::unique_ptr<grpc::ClientReader<v1::SubscribeResponse>> reader_;
     v1::Topology topology_;
     std::map<std::uint32_t, v1::EntityState> states_;
+    std::map<std::string, v1::ShiftHandoff> handoffs_;
     std::map<std::string, v1::Job> jobs_;
     std::uint64_t newestEvent_ = 0;
     std::optional<v1::AutomationStatus> automation_;
