@@ -37,7 +37,7 @@ float rampTop(const client::StepTimeGrid& grid)
     for (int r = 0; r < grid.rows(); ++r)
         if (const double mean = grid.meanRatio(r); std::isfinite(mean))
             slowest = std::max(slowest, float(mean));
-    const float rounded = std::ceil(slowest / kRampTopStep - 1e-3f) * kRampTopStep;
+    const float rounded = std::ceil(slowest / kRampTopStep) * kRampTopStep;
     return std::clamp(rounded, kRampTopAtLeast, kRampTopAtMost);
 }
 
