@@ -56,13 +56,14 @@ void StragglerCausePanel::setTheme(const widgets::Theme& theme) { m_theme = &the
 
 void StragglerCausePanel::setStatus(const QString& text) { m_verdict->setText(text); }
 
-void StragglerCausePanel::showTray(EntityId job, EntityId tray, double slowdown, const std::vector<v1::Event>& events)
+void StragglerCausePanel::showTray(EntityId job, EntityId tray, double slowdown, const std::vector<v1::Event>& events,
+                                   const client::NicPortCounters& ib)
 {
     const QString name = m_store.name(tray);
     m_title->setText(std::isfinite(slowdown)
                          ? QStringLiteral("Why %1 is slow: %2× the median tray's step time").arg(name).arg(slowdown, 0, 'f', 2)
                          : QStringLiteral("Why %1 is slow").arg(name));
-    const std::vector<StragglerCause> causes = assessStragglerCauses(m_store, tray, events);
+    const std::vector<StragglerCause> causes = assessStragglerCauses(m_store, tray, events, ib);
     m_causes->setRowCount(int(causes.size()));
     for (int i = 0; i < int(causes.size()); ++i) {
         const StragglerCause& c = causes[std::size_t(i)];

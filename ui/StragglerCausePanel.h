@@ -7,6 +7,7 @@
 #include "OperatorActions.h"
 
 #include "client/EntityId.h"
+#include "client/NicPortCounters.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -35,9 +36,10 @@ public:
     StragglerCausePanel(const client::FleetStore& store, OperatorActions* actions, QWidget* parent = nullptr);
     void setTheme(const widgets::Theme& theme);
 
-    // The tray, its job, and the journal's events about it; `slowdown`: its step time over the
-    // median tray's in the heat map's range (NaN: unknown).
-    void showTray(client::EntityId job, client::EntityId tray, double slowdown, const std::vector<watchfloor::v1::Event>& events);
+    // The tray, its job, the journal's events about it and its ports' counters; `slowdown`: its
+    // step time over the median tray's in the heat map's range (NaN: unknown).
+    void showTray(client::EntityId job, client::EntityId tray, double slowdown, const std::vector<watchfloor::v1::Event>& events,
+                  const client::NicPortCounters& ib);
     // While the events are being fetched, or why they could not be.
     void setStatus(const QString& text);
 

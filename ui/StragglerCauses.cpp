@@ -110,24 +110,34 @@ StragglerCause nvlinkCounters(const FleetStore& store, const v1::Node& node, int
             recovery > 0 || replay > 0};
 }
 
-StragglerCause infinibandCounters(const FleetStore& store, const v1::Node& node, int endpoint) {
-    const StragglerCause none{QStringLiteral("InfiniBand counters"), {}, false};
-    if (node.nic_port_indexes_size() == 0) return {none.family, QStringLiteral("no NIC ports in the topology"), false};
-    const EntityId first{std::uint16_t(endpoint), node.nic_port_indexes(0)};
-    if (store.kind(first) != v1::ENTITY_KIND_NIC_PORT)
-        return {none.family, QStringLiteral("port counters are not in this console's subscription (FULL detail only)"), false};
-    const double downed = sumOf(store, endpoint, node.nic_port_indexes(), v1::IB_LINK_DOWNED_COUNTER);
-    const double recovery = sumOf(store, endpoint, node.nic_port_indexes(), v1::IB_LINK_ERROR_RECOVERY_COUNTER);
-    const double symbol = sumOf(store, endpoint, node.nic_port_indexes(), v1::IB_SYMBOL_ERROR_COUNTER);
-    const double rcv = sumOf(store, endpoint, node.nic_port_indexes(), v1::IB_PORT_RCV_ERRORS);
-    return {none.family,
-            QStringLiteral("link downed %1, error recoveries %2, symbol errors %3, receive errors %4 (its %5 ports)")
-                .arg(downed, 0, 'f', 0)
-                .arg(recovery, 0, 'f', 0)
-                .arg(symbol, 0, 'f', 0)
-                .arg(rcv, 0, 'f', 0)
-                .arg(node.nic_port_indexes_size()),
-            downed > 0 || recovery > 0};
+// From fleetd on demand (client::fetchNicPortCounters), whatever this console subscribes to.
+// fleetd sends a port's counters when they change: a port with no sample has reported none since
+// fleetd started, which is said as such, never as 0.
+StragglerCause infinibandCounters(const client::NicPortCounters& ib) {
+    const QString family = QStringLiteral("InfiniBand counters");
+    if (ib.ports == 0) return {family, QStringLiteral("no NIC ports in the topology"), false};
+    if (!ib.error.isEmpty()) return {family, QStringLiteral("could not read its port counters: %1").arg(ib.error), false};
+    if (ib.portsReporting == 0)
+        return {family,
+                QStringLiteral("fleetd holds no counter samples for its %1 ports (none reported since fleetd started)")
+                    .arg(ib.ports),
+                false};
+    auto total = [&](v1::Metric counter) {
+        const auto found = ib.totals.find(counter);
+        return found == ib.totals.end() ? QStringLiteral("n/a") : QString::number(found->second, 'f', 0);
+    };
+    auto positive = [&](v1::Metric counter) {
+        const auto found = ib.totals.find(counter);
+        return found != ib.totals.end() && found->second > 0;
+    };
+    return {family,
+            QStringLiteral("link downed %1, error recoveries %2, symbol errors %3, receive errors %4 (%5 of its %6 ports "
+                           "reported)")
+                .arg(total(v1::IB_LINK_DOWNED_COUNTER), total(v1::IB_LINK_ERROR_RECOVERY_COUNTER),
+                     total(v1::IB_SYMBOL_ERROR_COUNTER), total(v1::IB_PORT_RCV_ERRORS))
+                .arg(ib.portsReporting)
+                .arg(ib.ports),
+            positive(v1::IB_LINK_DOWNED_COUNTER) || positive(v1::IB_LINK_ERROR_RECOVERY_COUNTER)};
 }
 
 }  // namespace
@@ -138,13 +148,13 @@ std::vector<v1::EventType> stragglerCauseEventTypes() {
 }
 
 std::vector<StragglerCause> assessStragglerCauses(const FleetStore& store, EntityId tray,
-                                                  const std::vector<v1::Event>& events) {
+                                                  const std::vector<v1::Event>& events, const client::NicPortCounters& ib) {
     const v1::Node* node = store.nodeInfo(tray);
     if (!node) return {};
     const int endpoint = tray.endpoint;
     std::vector<StragglerCause> causes{thermal(store, *node, endpoint, events), powerCap(store, *node, endpoint, events),
                                        linkFlaps(events), nvlinkCounters(store, *node, endpoint),
-                                       infinibandCounters(store, *node, endpoint)};
+                                       infinibandCounters(ib)};
     const int xids = countOf(events, v1::EVENT_TYPE_XID) + countOf(events, v1::EVENT_TYPE_HARDWARE);
     if (xids > 0)
         causes.push_back({QStringLiteral("Xids and host hardware"),

@@ -4,6 +4,7 @@
 #include "StragglerCauses.h"
 
 #include "client/FleetStore.h"
+#include "client/NicPortCounters.h"
 #include "widgets/ColorScale.h"
 #include "widgets/HeatmapWidget.h"
 
@@ -24,8 +25,30 @@ using client::EntityId;
 
 namespace {
 // 1.00 = the median tray; the ladder's threshold is 1.05 and published fail-slow trays run
-// 1.05-1.15 (MegaScale): the ramp is hot by 1.15 so such a tray stands out at a glance.
-constexpr float kRampLow = 1.0f, kRampHigh = 1.15f;
+// 1.05-1.15 (MegaScale). The ramp ends at the slowest tray's mean ratio (rounded up to 0.05) so a
+// 1.3x tray is hotter than a 1.15x one, but never below 1.15 (a 1.1x tray must not look as hot
+// as a real straggler when nothing worse is on the map) and never above 3 (a tray that barely
+// steps would wash every other one out; cells above the end take its colour).
+constexpr float kRampLow = 1.0f, kRampTopAtLeast = 1.15f, kRampTopAtMost = 3.0f, kRampTopStep = 0.05f;
+
+float rampTop(const client::StepTimeGrid& grid)
+{
+    float slowest = 0;
+    for (int r = 0; r < grid.rows(); ++r)
+        if (const double mean = grid.meanRatio(r); std::isfinite(mean))
+            slowest = std::max(slowest, float(mean));
+    const float rounded = std::ceil(slowest / kRampTopStep) * kRampTopStep;
+    return std::clamp(rounded, kRampTopAtLeast, kRampTopAtMost);
+}
+
+widgets::ColorScale stepRatioScale(float top, const widgets::Theme& theme)
+{
+    auto scale = widgets::ColorScale::sequential(
+        QStringLiteral("Step time / median tray's (same minute; fail-slow from 1.05)"),
+        QStringLiteral("×"), kRampLow, top, theme);
+    scale.setDecimals(2);
+    return scale;
+}
 
 QString fleetClock(std::int64_t unixMs)
 {
@@ -46,10 +69,7 @@ StragglerDrillDown::StragglerDrillDown(const PageContext& context, EntityId job,
     layout->addWidget(m_summary);
     m_heatmap->setObjectName(QStringLiteral("stepTimeHeatmap"));
     m_heatmap->setTheme(theme);
-    auto scale = widgets::ColorScale::sequential(QStringLiteral("Step time / median tray's (same minute)"),
-                                                 QStringLiteral("×"), kRampLow, kRampHigh, theme);
-    scale.setDecimals(2);
-    m_heatmap->setColorScale(scale);
+    m_heatmap->setColorScale(stepRatioScale(kRampTopAtLeast, theme));
     m_heatmap->setTooltipProvider([this](int row, int column) { return cellToolTip(row, column); });
     layout->addWidget(m_heatmap, 3);
     m_causes->setTheme(theme);
@@ -120,6 +140,7 @@ void StragglerDrillDown::showMap(const v1::StepTimeHeatmap& heatmap)
     }
     QStringList columnLabels;
     for (int c = 0; c < m_grid.columns(); ++c) columnLabels << fleetClock(m_grid.bucketStartMs(c));
+    m_heatmap->setColorScale(stepRatioScale(rampTop(m_grid), m_theme));
     m_heatmap->setData(m_grid.rows(), m_grid.columns(), std::move(cells), rowLabels, columnLabels);
     m_heatmap->setRowOrder(m_order);
 
@@ -187,9 +208,21 @@ void StragglerDrillDown::loadCauses()
             m_causes->setStatus(outcome.error());
             return;
         }
-        const auto& events = outcome.value().events();
-        m_causes->showTray(job, tray, slowdown, std::vector<v1::Event>(events.begin(), events.end()));
-        emit causesLoaded();
+        const auto& answered = outcome.value().events();
+        std::vector<v1::Event> events(answered.begin(), answered.end());
+        client::EndpointConnection* connection = m_context.connection(tray.endpoint);
+        const v1::Node* node = m_context.store->nodeInfo(tray);
+        if (!connection || !node)
+            return;
+        m_causes->setStatus(QStringLiteral("Reading %1's InfiniBand port counters…").arg(m_context.store->name(tray)));
+        const std::vector<std::uint32_t> ports(node->nic_port_indexes().begin(), node->nic_port_indexes().end());
+        client::fetchNicPortCounters(*connection, ports, this,
+                                     [this, job, tray, slowdown, events = std::move(events)](client::NicPortCounters ib) {
+                                         if (tray != m_tray)
+                                             return;
+                                         m_causes->showTray(job, tray, slowdown, events, ib);
+                                         emit causesLoaded();
+                                     });
     });
 }
 

@@ -35,6 +35,7 @@ public:
     // the order are not shown (a filter).
     void setRowOrder(std::vector<int> order);
     void setColorScale(const ColorScale& scale);
+    const ColorScale& colorScale() const { return m_scale; }
     void setTheme(const Theme& theme);
     void setTooltipProvider(std::function<QString(int row, int column)> provider);
     void setLegendVisible(bool visible);

@@ -67,19 +67,6 @@ std::string iso8601Utc(std::chrono::system_clock::time_point time) {
     return text;
 }
 
-bool writeAll(int fd, const char* data, std::size_t size) {
-    while (size > 0) {
-        const ssize_t written = ::write(fd, data, size);
-        if (written < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        data += written;
-        size -= static_cast<std::size_t>(written);
-    }
-    return true;
-}
-
 // Offset of the first byte of the line whose content ends at `end` (exclusive).
 std::uint64_t lineStart(int fd, std::uint64_t end) {
     constexpr std::uint64_t kChunk = 64 * 1024;
@@ -103,16 +90,6 @@ std::optional<std::uint64_t> seqOfLine(const std::string& line) {
     return exactInteger<std::uint64_t>(seq->second.number_value());
 }
 
-bool fsyncDirectoryOf(const std::string& path) {
-    auto dir = std::filesystem::path(path).parent_path();
-    if (dir.empty()) dir = ".";
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return false;
-    const bool ok = ::fsync(fd) == 0;
-    ::close(fd);
-    return ok;
-}
-
 // Keeps the torn bytes for forensics before the log itself is truncated.
 std::string saveTornBytes(const std::string& tornPath, const std::string& bytes) {
     const int fd = ::open(tornPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -126,6 +103,29 @@ std::string saveTornBytes(const std::string& tornPath, const std::string& bytes)
 }
 
 }  // namespace
+
+bool writeAll(int fd, const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t written = ::write(fd, data, size);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        data += written;
+        size -= static_cast<std::size_t>(written);
+    }
+    return true;
+}
+
+bool fsyncDirectoryOf(const std::string& path) {
+    auto dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = ::fsync(fd) == 0;
+    ::close(fd);
+    return ok;
+}
 
 bool readFileAt(int fd, std::uint64_t offset, std::size_t size, std::string& out) {
     out.resize(size);

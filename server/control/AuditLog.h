@@ -43,6 +43,11 @@ struct TornTail {
 
 std::string describe(const TornTail& torn);
 
+// Writes all of `data` (retrying short writes and EINTR); false on error, errno says why.
+bool writeAll(int fd, const char* data, std::size_t size);
+// fsync of the folder holding `path`, so a file created or renamed there survives a crash.
+bool fsyncDirectoryOf(const std::string& path);
+
 // Reads exactly `size` bytes at `offset` (retrying short reads and EINTR); false at EOF or error.
 bool readFileAt(int fd, std::uint64_t offset, std::size_t size, std::string& out);
 

@@ -24,8 +24,15 @@ bool LemonDetector::failure(const std::string& node, std::int64_t timeMs) {
     const bool was = lemon(node, timeMs);
     std::deque<std::int64_t>& times = failures_[node];
     times.push_back(timeMs);
+    ++revision_;
     while (!times.empty() && times.front() <= windowStart(timeMs)) times.pop_front();
     return !was && times.size() >= config_.failures;
+}
+
+void LemonDetector::restore(const std::string& node, std::int64_t timeMs) {
+    std::deque<std::int64_t>& times = failures_[node];
+    times.insert(std::upper_bound(times.begin(), times.end(), timeMs), timeMs);
+    ++revision_;
 }
 
 std::uint32_t LemonDetector::recentFailures(const std::string& node, std::int64_t nowMs) const {
@@ -46,7 +53,10 @@ std::vector<std::string> LemonDetector::expire(std::int64_t nowMs) {
     for (auto it = failures_.begin(); it != failures_.end();) {
         std::deque<std::int64_t>& times = it->second;
         const bool was = times.size() >= config_.failures;
-        while (!times.empty() && times.front() <= start) times.pop_front();
+        while (!times.empty() && times.front() <= start) {
+            times.pop_front();
+            ++revision_;
+        }
         if (was && times.size() < config_.failures) cleared.push_back(it->first);
         if (times.empty()) it = failures_.erase(it);
         else ++it;

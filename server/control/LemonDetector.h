@@ -34,18 +34,25 @@ public:
     std::uint32_t recentFailures(const std::string& node, std::int64_t nowMs) const;
     bool lemon(const std::string& node, std::int64_t nowMs) const;
     // A person put the tray back in production: it starts again from no failures.
-    void vouch(const std::string& node) { failures_.erase(node); }
+    void vouch(const std::string& node) { revision_ += failures_.erase(node); }
+    // A failure carried over from an earlier run (LemonFailureFile): counted, flagging nothing.
+    void restore(const std::string& node, std::int64_t timeMs);
     // Drops failures older than the window; returns the trays that stopped being lemons.
     std::vector<std::string> expire(std::int64_t nowMs);
     std::size_t lemons(std::int64_t nowMs) const;
 
     const LemonConfig& config() const { return config_; }
+    // Every tray's failures in the window, oldest first, for LemonFailureFile.
+    const std::map<std::string, std::deque<std::int64_t>>& failures() const { return failures_; }
+    // Goes up whenever failures() changes (a failure, a vouch, one aging out): when to save.
+    std::uint64_t revision() const { return revision_; }
 
 private:
     std::int64_t windowStart(std::int64_t nowMs) const;
 
     const LemonConfig config_;
     std::map<std::string, std::deque<std::int64_t>> failures_;  // oldest first
+    std::uint64_t revision_ = 0;
 };
 
 }  // namespace watchfloor::server::control

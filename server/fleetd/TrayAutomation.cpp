@@ -15,6 +15,11 @@ bool triagedAlready(v1::TrayLifecycle state) {
            state == v1::TRAY_LIFECYCLE_MAINTENANCE;
 }
 
+std::int64_t wallNowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 }  // namespace
 
 TrayAutomation::TrayAutomation(const v1::Topology& topology, control::ControlPlane& plane,
@@ -29,18 +34,74 @@ TrayAutomation::TrayAutomation(const v1::Topology& topology, control::ControlPla
                   const auto found = trayNames_.find(node);
                   return found == trayNames_.end() ? "tray " + std::to_string(node) : found->second;
               }),
-      lemons_(options.lemon) {
-    for (const auto& node : topology.nodes()) trayNames_[node.index()] = node.name();
+      lemons_(options.lemon),
+      lemonFile_(options.auditLogFile.empty() ? std::string() : options.auditLogFile + ".lemon-failures",
+                 options.lemon.failures) {
+    std::set<std::string> trays;
+    for (const auto& node : topology.nodes()) {
+        trayNames_[node.index()] = node.name();
+        trays.insert(node.name());
+    }
+    lemonsToRestore_ = lemonFile_.load([&trays](const std::string& name) { return trays.count(name) > 0; });
+    if (log_ && !lemonsToRestore_->error.empty())
+        log_("lemon failure counts start from zero: " + lemonsToRestore_->error);
+    // Lifecycle states restored from the audit log are not news: a PRODUCTION among them vouched
+    // for its tray in the run that set it, before the failures saved since; re-applying it now
+    // would wipe those. They are still sent again, decorated, like any change.
+    for (std::string& node : plane_.lifecycle().takeChanged()) restate_.insert(std::move(node));
 }
 
 void TrayAutomation::apply(FleetChanges& changes) {
     const std::int64_t nowMs = toUnixMs(changes.time);
+    restoreLemons(nowMs);
     takeOutcomes();
     failSlow(changes, nowMs);
     std::set<std::string> touched;
     trayStates(changes, nowMs, touched);
     restate(changes, nowMs, touched);
     fleet(changes, nowMs);
+    saveLemons(nowMs);
+}
+
+void TrayAutomation::restoreLemons(std::int64_t nowMs) {
+    if (!lemonsToRestore_) return;
+    const control::LemonFailureLoad loaded = std::move(*lemonsToRestore_);
+    lemonsToRestore_.reset();
+    const std::int64_t wallMs = wallNowMs();
+    std::size_t carried = 0;
+    for (const auto& [node, times] : loaded.snapshot.failures)
+        for (const std::int64_t time : times) {
+            lemons_.restore(node, control::LemonFailureFile::carriedOver(time, loaded.snapshot, nowMs, wallMs));
+            ++carried;
+        }
+    lemons_.expire(nowMs);  // those older than the window by now
+    savedLemonRevision_ = lemons_.revision();
+    savedLemonClockMs_ = nowMs;
+    std::size_t counted = 0;
+    for (const auto& [node, times] : lemons_.failures()) counted += times.size();
+    if (log_ && loaded.found)
+        log_("lemon failure counts from " + lemonFile_.path() + ": " + std::to_string(carried) + " failure(s) of " +
+             std::to_string(loaded.snapshot.failures.size()) + " tray(s) carried over, " + std::to_string(counted) +
+             " still within " + control::windowText(lemons_.config().window) + ", " +
+             std::to_string(lemons_.lemons(nowMs)) + " lemon(s)" +
+             (loaded.skippedLines > 0 ? "; " + std::to_string(loaded.skippedLines) + " line(s) skipped" : std::string()));
+    // A lemon carried over is proposed for triage again (nothing happens when it is triaged already).
+    for (const auto& [node, times] : lemons_.failures())
+        if (lemons_.lemon(node, nowMs)) proposeTriage(node, lemonReason(node, nowMs), nowMs);
+}
+
+void TrayAutomation::saveLemons(std::int64_t nowMs) {
+    const std::int64_t refreshMs = static_cast<std::int64_t>(lemons_.config().window.count()) * 100;  // a tenth
+    const bool changed = lemons_.revision() != savedLemonRevision_;
+    if (!changed && (lemons_.failures().empty() || nowMs - savedLemonClockMs_ < refreshMs)) return;
+    control::LemonFailureSnapshot snapshot;
+    snapshot.savedClockMs = nowMs;
+    snapshot.savedWallMs = wallNowMs();
+    snapshot.failures = lemons_.failures();
+    savedLemonRevision_ = lemons_.revision();
+    savedLemonClockMs_ = nowMs;
+    if (const std::string error = lemonFile_.save(snapshot); !error.empty() && log_)
+        log_("lemon failure counts not saved (a restart would forget them): " + error);
 }
 
 void TrayAutomation::takeOutcomes() {
@@ -115,14 +176,16 @@ void TrayAutomation::trayStates(FleetChanges& changes, std::int64_t nowMs, std::
 
 void TrayAutomation::onFailure(const std::string& node, std::int64_t nowMs, bool burnIn) {
     if (lemons_.failure(node, nowMs)) {
-        const auto& config = lemons_.config();
-        proposeTriage(node,
-                      "lemon: " + std::to_string(lemons_.recentFailures(node, nowMs)) + " failures within " +
-                          control::windowText(config.window) + " (threshold " + std::to_string(config.failures) + ")",
-                      nowMs);
+        proposeTriage(node, lemonReason(node, nowMs), nowMs);
     } else if (burnIn) {
         proposeTriage(node, "failed its health check during burn-in", nowMs);
     }
+}
+
+std::string TrayAutomation::lemonReason(const std::string& node, std::int64_t nowMs) const {
+    const auto& config = lemons_.config();
+    return "lemon: " + std::to_string(lemons_.recentFailures(node, nowMs)) + " failures within " +
+           control::windowText(config.window) + " (threshold " + std::to_string(config.failures) + ")";
 }
 
 void TrayAutomation::proposeTriage(const std::string& node, std::string reason, std::int64_t nowMs) {

@@ -7,14 +7,20 @@
 // eviction's drain, automation setting TRIAGE) is an operation of principal "auto" posted to the
 // control thread: a drain waits for the twin's tick to apply it, so running it here would deadlock.
 // Its outcome comes back to the next tick.
+//
+// The lemon counts survive a restart in AUDIT_LOG.lemon-failures (control::LemonFailureFile says
+// why a file of its own and how the clocks are carried over): read at construction, restored at
+// the first tick, saved when they change.
 
 #include "ControlPlane.h"
 #include "FleetChanges.h"
+#include "LemonFailureFile.h"
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -54,11 +60,16 @@ private:
     // Tray states of this tick: failures counted, proposals made; `touched` gets their names.
     void trayStates(FleetChanges& changes, std::int64_t nowMs, std::set<std::string>& touched);
     void onFailure(const std::string& node, std::int64_t nowMs, bool burnIn);
+    std::string lemonReason(const std::string& node, std::int64_t nowMs) const;
     void proposeTriage(const std::string& node, std::string reason, std::int64_t nowMs);
     // Lifecycle changes and lemons that aged out: their trays' last states again, decorated.
     void restate(FleetChanges& changes, std::int64_t nowMs, const std::set<std::string>& touched);
     void decorate(watchfloor::v1::EntityState& state, const std::string& node, std::int64_t nowMs) const;
     void fleet(FleetChanges& changes, std::int64_t nowMs);
+    // The first tick: the failures an earlier run saved, on this run's clock.
+    void restoreLemons(std::int64_t nowMs);
+    // When the counts changed, or a tenth of the window passed since the last save with any kept.
+    void saveLemons(std::int64_t nowMs);
 
     control::ControlPlane& plane_;
     const bool autoEvict_;
@@ -67,6 +78,10 @@ private:
     const Log log_;
     control::FailSlowLadder ladder_;
     control::LemonDetector lemons_;
+    control::LemonFailureFile lemonFile_;
+    std::optional<control::LemonFailureLoad> lemonsToRestore_;  // until the first tick
+    std::uint64_t savedLemonRevision_ = 0;
+    std::int64_t savedLemonClockMs_ = 0;
     std::unordered_map<std::uint32_t, std::string> trayNames_;     // entity index -> name
     std::unordered_map<std::string, watchfloor::v1::EntityState> lastState_;  // undecorated, by tray
     std::map<std::string, Proposal> proposals_;

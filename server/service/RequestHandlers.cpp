@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace watchfloor::server::service {
 
@@ -76,9 +77,9 @@ Status planSubscribe(const v1::SubscribeRequest& request, const FleetStateStore&
 
 namespace {
 
-Status historyAnswer(const v1::GetHistoryRequest& request, const HistoryResult& result,
+Status historyAnswer(const v1::GetHistoryRequest& request, const std::string& entityName, const HistoryResult& result,
                      v1::GetHistoryResponse* response) {
-    response->set_entity_name(request.entity_name());
+    response->set_entity_name(entityName);
     response->set_metric(request.metric());
     response->set_step_ms(result.stepMs);
     for (const auto& p : result.points) {
@@ -115,24 +116,38 @@ Status answerHistory(const v1::GetHistoryRequest& request, const FleetStateStore
     if (request.metric() == v1::METRIC_UNSPECIFIED || !v1::Metric_IsValid(request.metric()))
         return Status(StatusCode::INVALID_ARGUMENT, "metric " + std::to_string(int(request.metric())) +
                                                         " is not a watchfloor.v1.Metric");
-    if (request.entity_name().empty()) return Status(StatusCode::INVALID_ARGUMENT, "entity_name is empty");
-    const auto entity = store.findEntity(request.entity_name());
-    const std::string quoted = quotedForMessage(request.entity_name());
+    if (request.has_entity_index() && !request.entity_name().empty())
+        return Status(StatusCode::INVALID_ARGUMENT, "set entity_name or entity_index, not both");
+    if (!request.has_entity_index() && request.entity_name().empty())
+        return Status(StatusCode::INVALID_ARGUMENT, "entity_name is empty");
+    const std::string name =
+        request.has_entity_index() ? store.entityName(request.entity_index()) : request.entity_name();
+    const auto entity = store.findEntity(name);
+    const std::string quoted = quotedForMessage(name);
+    if (request.has_entity_index() && entity != request.entity_index())
+        return Status(StatusCode::NOT_FOUND, "no entity with index " + std::to_string(request.entity_index()));
     if (!entity) return Status(StatusCode::NOT_FOUND, "no entity named " + quoted);
     if (const ExternalHistory* external = history.external()) {
         auto answer = external->query(*entity, request.metric(), start, end, step);
         if (!answer.error.empty())
             return Status(StatusCode::UNAVAILABLE, "the metrics store did not answer for " + quoted + ": " + answer.error);
-        if (answer.result) return historyAnswer(request, *answer.result, response);
+        if (answer.result) return historyAnswer(request, name, *answer.result, response);
     }
     const auto series = store.findSeries(*entity, request.metric());
     if (!series)
         return Status(StatusCode::NOT_FOUND, quoted + " has no " + metricName(request.metric()) + " samples");
+    if (!history.keeps(*series) && request.latest_if_live_only()) {
+        HistoryResult newest;
+        newest.stepMs = 0;
+        if (const auto latest = store.latest(*entity, request.metric()); latest && !std::isnan(latest->value))
+            newest.points.push_back({latest->sampleTimeMs, latest->value, latest->value, latest->value, latest->value, 1});
+        return historyAnswer(request, name, newest, response);
+    }
     if (!history.keeps(*series))
         return Status(StatusCode::FAILED_PRECONDITION,
                       "no history is kept for " + metricName(request.metric()) + " of " + quoted +
                           " (NVLink and NIC port series are live only)");
-    return historyAnswer(request, history.query(*series, start, end, step), response);
+    return historyAnswer(request, name, history.query(*series, start, end, step), response);
 }
 
 Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateStore& store,

@@ -1,11 +1,15 @@
 // Lemon trays and the lifecycle record: LemonDetector counts a tray's failures in a sliding window
 // (k-th failure within it flags the tray, once; failures age out; a person's PRODUCTION starts it
-// again), --lemon K/WINDOW and its refusals, and TrayLifecycleBook's idempotent set with its
-// change notifications.
+// again), --lemon K/WINDOW and its refusals, TrayLifecycleBook's idempotent set with its
+// change notifications, and LemonFailureFile: the counts saved and read back (the newest k per
+// tray), a damaged or foreign file refused or its bad lines skipped, ages carried across a restart.
 #include "CountPerWindow.h"
 #include "LemonDetector.h"
+#include "LemonFailureFile.h"
 #include "TrayLifecycle.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace watchfloor::server::control;
@@ -113,6 +117,95 @@ private slots:
         QCOMPARE(book.takeChanged(), (std::vector<std::string>{"r01-n05", "r09-n01"}));
         QCOMPARE(lifecycleTransitionFrom(v1::TRAY_LIFECYCLE_UNSPECIFIED), "PRODUCTION (never set)");
         QCOMPARE(book.get("r09-n01").sinceUnixMs, 42);
+    }
+
+    void failureFileKeepsTheNewestKPerTray() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("audit.jsonl.lemon-failures").toStdString();
+        const LemonFailureFile file(path, 3);
+        auto isTray = [](const std::string& name) { return name.rfind("r0", 0) == 0; };
+        QVERIFY(!file.load(isTray).found);  // a first start
+        LemonDetector lemons({3, std::chrono::hours(24)});
+        for (std::int64_t t : {1, 2, 3, 4}) lemons.failure("r01-n03", t * kHourMs);
+        lemons.failure("r02-n01", 5 * kHourMs);
+        LemonFailureSnapshot saved{6 * kHourMs, 1'800'000'000'000, lemons.failures()};
+        QCOMPARE(file.save(saved), std::string());
+        const LemonFailureLoad loaded = file.load(isTray);
+        QVERIFY(loaded.found);
+        QCOMPARE(loaded.error, std::string());
+        QCOMPARE(loaded.skippedLines, std::size_t(0));
+        QCOMPARE(loaded.snapshot.savedClockMs, 6 * kHourMs);
+        QCOMPARE(loaded.snapshot.savedWallMs, 1'800'000'000'000);
+        // Four failures in the window; three decide the lemon: the newest three are kept.
+        QCOMPARE(loaded.snapshot.failures.at("r01-n03"), (std::deque<std::int64_t>{2 * kHourMs, 3 * kHourMs, 4 * kHourMs}));
+        QCOMPARE(loaded.snapshot.failures.at("r02-n01"), (std::deque<std::int64_t>{5 * kHourMs}));
+        QVERIFY(!QFile::exists(QString::fromStdString(path + ".tmp")));
+        // Saving again with a tray vouched for drops it from the file.
+        lemons.vouch("r02-n01");
+        saved.failures = lemons.failures();
+        QCOMPARE(file.save(saved), std::string());
+        QCOMPARE(file.load(isTray).snapshot.failures.count("r02-n01"), std::size_t(0));
+    }
+
+    void failureFileSkipsBadLinesAndRefusesForeignFiles() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("lemons");
+        auto write = [&](const QByteArray& text) {
+            QFile f(path);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text) == text.size();
+        };
+        const LemonFailureFile file(path.toStdString(), 2);
+        auto isTray = [](const std::string& name) { return name == "r01-n03" || name == "r01-n04"; };
+        QVERIFY(write("watchfloor-lemon-failures 1\nsaved 5000 9000\n"
+                      "r01-n03 1000\n"
+                      "r01-n03 x\n"              // not a number
+                      "r77-n01 1000\n"           // no such tray (the fleet changed)
+                      "r01-n04 6000\n"           // after the save: not a failure this file saw
+                      "r01-n04 1000 2000\n"      // too many fields
+                      "r01-n03 2000\n"
+                      "r01-n03 3000\n"           // a third for k = 2
+                      "\n" +
+                      QByteArray("r01-n04 ") + QByteArray(600, '1') + "\n"));  // longer than any record
+        LemonFailureLoad loaded = file.load(isTray);
+        QCOMPARE(loaded.error, std::string());
+        QCOMPARE(loaded.snapshot.failures.at("r01-n03"), (std::deque<std::int64_t>{1000, 2000}));
+        QCOMPARE(loaded.snapshot.failures.count("r01-n04"), std::size_t(0));
+        QCOMPARE(loaded.skippedLines, std::size_t(7));
+
+        for (const QByteArray& foreign : {QByteArray("{\"seq\": 1}\n"), QByteArray("watchfloor-lemon-failures 2\nsaved 1 1\n"),
+                                          QByteArray("watchfloor-lemon-failures 1\nr01-n03 1000\n"), QByteArray()}) {
+            QVERIFY(write(foreign));
+            loaded = file.load(isTray);
+            QVERIFY(loaded.found);
+            QVERIFY2(loaded.error.find("not read") != std::string::npos, loaded.error.c_str());
+            QVERIFY(loaded.snapshot.failures.empty());
+        }
+        QVERIFY(write(QByteArray("watchfloor-lemon-failures 1\nsaved 1 1\n") +
+                      QByteArray(int(LemonFailureFile::kMaxBytes), 'x')));
+        loaded = file.load(isTray);
+        QVERIFY2(loaded.error.find("more than fleetd ever writes") != std::string::npos, loaded.error.c_str());
+        QVERIFY(loaded.snapshot.failures.empty());
+    }
+
+    void carriedOverFailuresAgeByTheDowntime() {
+        // Saved at clock 10 h (wall W) with a failure at 7 h: 3 h old then.
+        const LemonFailureSnapshot saved{10 * kHourMs, 1'800'000'000'000, {}};
+        // The twin starts its clock again at 0; fleetd was down 1 h: the failure is 4 h old.
+        QCOMPARE(LemonFailureFile::carriedOver(7 * kHourMs, saved, 0, saved.savedWallMs + kHourMs), -4 * kHourMs);
+        // A real source's clock is wall time: the failure keeps its time.
+        QCOMPARE(LemonFailureFile::carriedOver(7 * kHourMs, saved, 11 * kHourMs, saved.savedWallMs + kHourMs), 7 * kHourMs);
+        // A wall clock set back does not make a failure younger than when saved.
+        QCOMPARE(LemonFailureFile::carriedOver(7 * kHourMs, saved, 0, saved.savedWallMs - kDayMs), -3 * kHourMs);
+        // Restored into the detector: counted, flagging nothing; aged out like any other.
+        LemonDetector lemons({2, std::chrono::hours(5)});
+        lemons.restore("a", -4 * kHourMs);
+        QCOMPARE(lemons.recentFailures("a", 0), 1u);
+        QVERIFY(!lemons.lemon("a", 0));
+        QVERIFY(lemons.failure("a", 0));  // the second within 5 h: a lemon now
+        lemons.restore("b", -6 * kHourMs);
+        QCOMPARE(lemons.recentFailures("b", 0), 0u);
+        lemons.expire(0);
+        QCOMPARE(lemons.failures().count("b"), std::size_t(0));
     }
 };
 

@@ -4,7 +4,8 @@
 // unknown state, a second target), shown in the tray's EntityState and restored from the audit log
 // after a restart. Lemons: three Xid 79s on one tray within --lemon 3/1d flag it and propose
 // TRIAGE; an operator's PRODUCTION vouches for it; with --auto-lifecycle automation sets TRIAGE
-// itself as "auto".
+// itself as "auto". The counts survive a restart (kill -9; AUDIT_LOG.lemon-failures): two failures
+// before and one after make a lemon; a failure that is older than the window by then does not count.
 #include "FleetdControlFixture.h"
 
 #include <QTest>
@@ -22,15 +23,27 @@ v1::ActionRequest setLifecycle(const std::string& node, v1::TrayLifecycle state,
     return request;
 }
 
-QString writeLemonScenario(const QTemporaryDir& dir) {
-    const QString path = dir.filePath("lemon.scenario");
+QString writeScenario(const QTemporaryDir& dir, const QString& name, const QByteArray& text) {
+    const QString path = dir.filePath(name);
     QFile scenario(path);
-    if (!scenario.open(QIODevice::WriteOnly)) return {};
-    // Each fells the tray (health FAILED); it is repaired within 30 minutes, before the next.
-    scenario.write("at 10m xid 79 gpu=r06-n01-g0\n"
-                   "at 45m xid 79 gpu=r06-n01-g1\n"
-                   "at 80m xid 79 gpu=r06-n01-g2\n");
+    if (!scenario.open(QIODevice::WriteOnly | QIODevice::Truncate)) return {};
+    scenario.write(text);
     return path;
+}
+
+QString writeLemonScenario(const QTemporaryDir& dir) {
+    // Each fells the tray (health FAILED); it is repaired within 30 minutes, before the next.
+    return writeScenario(dir, "lemon.scenario",
+                         "at 10m xid 79 gpu=r06-n01-g0\n"
+                         "at 45m xid 79 gpu=r06-n01-g1\n"
+                         "at 80m xid 79 gpu=r06-n01-g2\n");
+}
+
+// The tray's state once `until` holds, from a fresh watch of the running fleetd.
+bool trayStateWhen(FleetdProcess& fleetd, const std::string& tray, const std::function<bool(const v1::EntityState&)>& until,
+                   v1::EntityState* state, std::chrono::milliseconds timeout = 30'000ms) {
+    FleetWatch watch(fleetd.address());
+    return watch.ready() && watch.waitForState(*watch.nodeIndex(tray), until, timeout, state);
 }
 
 }  // namespace
@@ -189,6 +202,69 @@ private slots:
                             r.value("target") == "r06-n01 lifecycle -> TRIAGE" && r.value("decision") == "allow";
                  }),
                  1);
+        QCOMPARE(fleetd_.terminate(), 0);
+    }
+
+    // Two failures, kill -9, a third after the restart: a lemon at 3/3h.
+    void lemonCountsSurviveARestart() {
+        const QString audit = dir_.filePath("audit-restart.jsonl");
+        const QString scenario = writeScenario(dir_, "restart.scenario",
+                                               "at 10m xid 79 gpu=r06-n01-g0\n"
+                                               "at 45m xid 79 gpu=r06-n01-g1\n");
+        QVERIFY2(fleetd_.start({"--seed", "3", "--speed", "600", "--tokens", writeTokens(dir_), "--audit-log", audit,
+                                "--lemon", "3/3h", "--scenario", scenario}),
+                 qPrintable(fleetd_.errorString()));
+        QVERIFY(!fleetd_.log().contains("lemon failure counts from"));  // a first start: nothing to carry over
+        v1::EntityState state;
+        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.recent_failures() == 2; }, &state),
+                 fleetd_.log().constData());
+        QVERIFY(!state.lemon());
+
+        // The twin starts its clock again; the scenario of the next run fells the tray once more.
+        QVERIFY(!writeScenario(dir_, "restart.scenario", "at 10m xid 79 gpu=r06-n01-g2\n").isEmpty());
+        QVERIFY2(fleetd_.restart(), qPrintable(fleetd_.errorString()));
+        QVERIFY2(fleetd_.waitForLog(QRegularExpression("lemon failure counts from .*audit-restart\\.jsonl\\.lemon-failures: "
+                                                       "2 failure\\(s\\) of 1 tray\\(s\\) carried over, 2 still within 3h, "
+                                                       "0 lemon\\(s\\)"),
+                                      10'000)
+                     .hasMatch(),
+                 fleetd_.log().constData());
+        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.lemon(); }, &state),
+                 fleetd_.log().constData());
+        QCOMPARE(state.recent_failures(), 3u);
+        QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_TRIAGE);
+        QCOMPARE(state.proposal_reason(), "lemon: 3 failures within 3h (threshold 3)");
+        QCOMPARE(fleetd_.terminate(), 0);
+    }
+
+    // Failures at 10 and 100 minutes, restart, one at 95 minutes of the new run: the first is more
+    // than 3 h old by then and no longer counts; the second still does.
+    void aFailureOlderThanTheWindowDoesNotCountAfterARestart() {
+        const QString audit = dir_.filePath("audit-aged.jsonl");
+        const QString scenario = writeScenario(dir_, "aged.scenario",
+                                               "at 10m xid 79 gpu=r06-n01-g0\n"
+                                               "at 100m xid 79 gpu=r06-n01-g1\n");
+        QVERIFY2(fleetd_.start({"--seed", "3", "--speed", "600", "--tokens", writeTokens(dir_), "--audit-log", audit,
+                                "--lemon", "3/3h", "--scenario", scenario}),
+                 qPrintable(fleetd_.errorString()));
+        v1::EntityState state;
+        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.recent_failures() == 2; }, &state),
+                 fleetd_.log().constData());
+
+        QVERIFY(!writeScenario(dir_, "aged.scenario", "at 95m xid 79 gpu=r06-n01-g2\n").isEmpty());
+        QVERIFY2(fleetd_.restart(), qPrintable(fleetd_.errorString()));
+        QVERIFY2(fleetd_.waitForLog(QRegularExpression("2 failure\\(s\\) of 1 tray\\(s\\) carried over, 2 still within 3h"),
+                                    10'000)
+                     .hasMatch(),
+                 fleetd_.log().constData());
+        // The failure at 95 minutes fells the tray: counted with the one at 100 minutes of the last
+        // run, not with the one at 10 (185 minutes or more before it).
+        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.health() == v1::HEALTH_STATE_FAILED; },
+                               &state),
+                 fleetd_.log().constData());
+        QCOMPARE(state.recent_failures(), 2u);
+        QVERIFY(!state.lemon());
+        QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_UNSPECIFIED);
         QCOMPARE(fleetd_.terminate(), 0);
     }
 };

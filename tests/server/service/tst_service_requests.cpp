@@ -111,6 +111,57 @@ private slots:
         }
     }
 
+    // latest_if_live_only: a live-only series answers its newest sample; entity_index names an
+    // entity by index (a console below FULL detail knows NIC ports and links only so).
+    void newestSampleOfALiveOnlySeriesByIndex() {
+        Fixture f(5);
+        const std::string link = "r01-n1-g0-l00";
+        const auto index = f.store.findEntity(link);
+        QVERIFY(index);
+        const auto latest = f.store.latest(*index, v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK);
+        QVERIFY(latest);
+        auto ask = [&](auto setEntity, v1::Metric metric, v1::GetHistoryResponse* response) {
+            v1::GetHistoryRequest request;
+            setEntity(request);
+            request.set_metric(metric);
+            request.set_start_unix_ms(t0());
+            request.set_end_unix_ms(t0() + 1);  // before the sample: the range does not filter it
+            request.set_latest_if_live_only(true);
+            return answerHistory(request, f.store, f.history, response);
+        };
+        auto byIndex = [&](v1::GetHistoryRequest& r) { r.set_entity_index(*index); };
+        v1::GetHistoryResponse response;
+        auto status = ask(byIndex, v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, &response);
+        QVERIFY2(status.ok(), status.error_message().c_str());
+        QCOMPARE(response.entity_name(), link);
+        QCOMPARE(response.step_ms(), qint64(0));
+        QCOMPARE(response.points_size(), 1);
+        QCOMPARE(response.points(0).count(), 1u);
+        QCOMPARE(response.points(0).time_unix_ms(), latest->sampleTimeMs);
+        QCOMPARE(response.points(0).last(), latest->value);
+        QCOMPARE(response.points(0).min(), latest->value);
+
+        // A metric the link never reported: NOT_FOUND, never a zero.
+        response.Clear();
+        status = ask(byIndex, v1::DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, &response);
+        QCOMPARE(status.error_code(), grpc::StatusCode::NOT_FOUND);
+        QCOMPARE(response.points_size(), 0);
+        // Both a name and an index; an index with no entity.
+        status = ask([&](v1::GetHistoryRequest& r) { r.set_entity_index(*index); r.set_entity_name(link); },
+                     v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, &response);
+        QCOMPARE(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        QVERIFY2(status.error_message().find("not both") != std::string::npos, status.error_message().c_str());
+        status = ask([](v1::GetHistoryRequest& r) { r.set_entity_index(9'999'999); },
+                     v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, &response);
+        QCOMPARE(status.error_code(), grpc::StatusCode::NOT_FOUND);
+        QVERIFY2(status.error_message().find("9999999") != std::string::npos, status.error_message().c_str());
+        // A series with history: the flag changes nothing (its buckets in the range).
+        response.Clear();
+        status = ask([](v1::GetHistoryRequest& r) { r.set_entity_name("fleet"); }, v1::FLEET_GOODPUT_RATIO, &response);
+        QVERIFY2(status.ok(), status.error_message().c_str());
+        QVERIFY(response.step_ms() > 0);
+    }
+
     void badListEventsRequests_data() {
         QTest::addColumn<int>("pageSize");
         QTest::addColumn<int>("typeCount");
