@@ -7,10 +7,12 @@
 #include "client/NicPortCounters.h"
 #include "widgets/ColorScale.h"
 #include "widgets/HeatmapWidget.h"
+#include "widgets/LegendWidget.h"
 
 #include <QDateTime>
 #include <QTimeZone>
 #include <QLabel>
+#include <QScrollArea>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -59,7 +61,7 @@ QString fleetClock(std::int64_t unixMs)
 StragglerDrillDown::StragglerDrillDown(const PageContext& context, EntityId job, EntityId tray,
                                        const widgets::Theme& theme, QWidget* parent)
     : QDialog(parent), m_context(context), m_job(job), m_tray(tray), m_theme(theme), m_summary(new QLabel(this)),
-      m_heatmap(new widgets::HeatmapWidget(this)), m_causes(new StragglerCausePanel(*context.store, context.actions, this))
+      m_heatmap(new widgets::HeatmapWidget(this)), m_legend(new widgets::LegendWidget(this)), m_causes(new StragglerCausePanel(*context.store, context.actions, this))
 {
     setObjectName(QStringLiteral("stragglerDrillDown"));
     setWindowTitle(QStringLiteral("Step time per tray: %1").arg(context.store->name(job)));
@@ -69,9 +71,22 @@ StragglerDrillDown::StragglerDrillDown(const PageContext& context, EntityId job,
     layout->addWidget(m_summary);
     m_heatmap->setObjectName(QStringLiteral("stepTimeHeatmap"));
     m_heatmap->setTheme(theme);
-    m_heatmap->setColorScale(stepRatioScale(kRampTopAtLeast, theme));
     m_heatmap->setTooltipProvider([this](int row, int column) { return cellToolTip(row, column); });
-    layout->addWidget(m_heatmap, 3);
+    // Every tray keeps a row as high as its name: a job's trays are sorted slowest first, and with
+    // rows thinner than a label only every other row was named, so the second-slowest tray's cells
+    // sat beside the next tray's name. The map scrolls instead; the slow trays are at its top.
+    m_heatmap->setMinimumRowHeight(QFontMetrics(theme.labelFont()).height());
+    m_heatmap->setLegendVisible(false);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("stepTimeHeatmapScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(m_heatmap);
+    layout->addWidget(scroll, 3);
+    m_legend->setTheme(theme);
+    layout->addWidget(m_legend, 0);
+    setRamp(kRampTopAtLeast);
     m_causes->setTheme(theme);
     layout->addWidget(m_causes, 0);
     connect(m_heatmap, &widgets::HeatmapWidget::cellActivated, this, [this](int row, int) {
@@ -85,6 +100,13 @@ StragglerDrillDown::StragglerDrillDown(const PageContext& context, EntityId job,
     connect(timer, &QTimer::timeout, this, &StragglerDrillDown::reload);
     timer->start();
     reload();
+}
+
+void StragglerDrillDown::setRamp(float top)
+{
+    const widgets::ColorScale scale = stepRatioScale(top, m_theme);
+    m_heatmap->setColorScale(scale);
+    m_legend->setScale(scale);
 }
 
 void StragglerDrillDown::reload()
@@ -140,7 +162,7 @@ void StragglerDrillDown::showMap(const v1::StepTimeHeatmap& heatmap)
     }
     QStringList columnLabels;
     for (int c = 0; c < m_grid.columns(); ++c) columnLabels << fleetClock(m_grid.bucketStartMs(c));
-    m_heatmap->setColorScale(stepRatioScale(rampTop(m_grid), m_theme));
+    setRamp(rampTop(m_grid));
     m_heatmap->setData(m_grid.rows(), m_grid.columns(), std::move(cells), rowLabels, columnLabels);
     m_heatmap->setRowOrder(m_order);
 

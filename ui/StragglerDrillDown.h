@@ -21,6 +21,7 @@ class QLabel;
 
 namespace watchfloor::widgets {
 class HeatmapWidget;
+class LegendWidget;
 class Theme;
 }
 
@@ -59,6 +60,7 @@ private:
     void showMap(const watchfloor::v1::StepTimeHeatmap& heatmap);
     void loadCauses();
     QString cellToolTip(int row, int column) const;
+    void setRamp(float top);
 
     PageContext m_context;
     client::EntityId m_job;
@@ -66,6 +68,7 @@ private:
     const widgets::Theme& m_theme;
     QLabel* m_summary;
     widgets::HeatmapWidget* m_heatmap;
+    widgets::LegendWidget* m_legend;  // under the scrolled map, so the ramp stays in view
     StragglerCausePanel* m_causes;
     client::StepTimeGrid m_grid;
     std::vector<int> m_order;  // display row -> grid row

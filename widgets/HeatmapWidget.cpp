@@ -39,6 +39,30 @@ void HeatmapWidget::setData(int rows, int columns, std::vector<Reading> cells, Q
     std::erase_if(m_order, [&](int r) { return r < 0 || r >= m_rows; });
     m_hover = {};
     invalidateGeometry();
+    updateGeometry();
+}
+
+void HeatmapWidget::setMinimumRowHeight(int pixels)
+{
+    m_minimumRowHeight = std::max(0, pixels);
+    invalidateGeometry();
+    updateGeometry();
+}
+
+QSize HeatmapWidget::sizeHint() const
+{
+    return QSize(560, 520).expandedTo(minimumSizeHint());
+}
+
+QSize HeatmapWidget::minimumSizeHint() const
+{
+    if (m_minimumRowHeight == 0)
+        return QWidget::minimumSizeHint();
+    const QFontMetrics fm(m_theme.labelFont());
+    int height = 2 * kMargin + fm.height() + 4 + std::max(1, displayRowCount()) * m_minimumRowHeight;
+    if (m_legendVisible)
+        height += legendSizeHint(m_scale, m_theme).height() + 4;
+    return {200, height};
 }
 
 void HeatmapWidget::setValues(std::vector<Reading> cells)
@@ -53,6 +77,7 @@ void HeatmapWidget::setRowOrder(std::vector<int> order)
     std::erase_if(order, [&](int r) { return r < 0 || r >= m_rows; });
     m_order = std::move(order);
     invalidateGeometry();
+    updateGeometry();
 }
 
 void HeatmapWidget::setColorScale(const ColorScale& scale)
@@ -76,6 +101,7 @@ void HeatmapWidget::setLegendVisible(bool visible)
 {
     m_legendVisible = visible;
     invalidateGeometry();
+    updateGeometry();
 }
 
 int HeatmapWidget::displayRowCount() const
@@ -135,7 +161,7 @@ const HeatmapWidget::Geometry& HeatmapWidget::geometry() const
     const int rows = std::max(1, displayRowCount());
     const int columns = std::max(1, m_columns);
     g.cellWidth = std::max(2.0, double(width() - kMargin - left) / columns);
-    g.cellHeight = std::clamp(double(bottom - top) / rows, 2.0, kMaxCellHeight);
+    g.cellHeight = std::max(double(m_minimumRowHeight), std::clamp(double(bottom - top) / rows, 2.0, kMaxCellHeight));
     g.grid = QRect(left, top, static_cast<int>(g.cellWidth * columns), static_cast<int>(g.cellHeight * rows));
     m_geometryValid = true;
     return g;

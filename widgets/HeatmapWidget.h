@@ -39,6 +39,11 @@ public:
     void setTheme(const Theme& theme);
     void setTooltipProvider(std::function<QString(int row, int column)> provider);
     void setLegendVisible(bool visible);
+    // 0 (the default): the rows share the widget's height and, when a row is thinner than a label,
+    // only every few rows is named. N > 0: a row is at least N px high and the widget asks for the
+    // height that takes (minimumSizeHint), so with N = the label's height every row keeps its own
+    // label; put such a widget in a QScrollArea.
+    void setMinimumRowHeight(int pixels);
 
     int rowCount() const { return m_rows; }
     int columnCount() const { return m_columns; }
@@ -46,7 +51,8 @@ public:
     QRect cellRect(int row, int column) const;
     QString toolTipText(int row, int column) const;
 
-    QSize sizeHint() const override { return {560, 520}; }
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
 
 signals:
     void cellActivated(int row, int column);
@@ -88,6 +94,7 @@ private:
     Theme m_theme;
     std::function<QString(int, int)> m_tooltipProvider;
     bool m_legendVisible = true;
+    int m_minimumRowHeight = 0;
     Cell m_hover;
     mutable Geometry m_geometry;
     mutable bool m_geometryValid = false;

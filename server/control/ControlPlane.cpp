@@ -149,7 +149,7 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
             plane->notes_.push_back("still tripped from before the restart: " + *trip);
         }
         plane->engine_->setCircuitBreaker(plane->breaker_.get());
-        plane->autoDrain_ = std::make_unique<XidAutoDrain>(*plane->engine_);
+        plane->autoDrain_ = std::make_unique<XidAutoDrain>(*plane->engine_, collaborators.fleet);
     }
 
     const RecoveryReport recovered = plane->engine_->recover(options.auditLogFile);

@@ -15,6 +15,7 @@ private slots:
     void filteredRowsAreNotShown();
     void cellPixelColours();
     void clickAndTooltip();
+    void minimumRowHeightKeepsEveryRowItsLabelsHeight();
 
 private:
     HeatmapWidget* m_w = nullptr;
@@ -90,6 +91,25 @@ void TestHeatmapWidget::clickAndTooltip()
     const QString text = m_w->toolTipText(5, 7);
     QVERIFY2(text.contains("gpu5") && text.contains("L7") && text.contains("500"), qPrintable(text));
     QVERIFY(m_w->toolTipText(6, 7).contains("n/a"));
+}
+
+
+// 72 rows in 900 px are ~11 px each, thinner than a label; with a minimum row height the widget
+// asks for the height that takes, keeps every row that high when squeezed, and stays hit-testable.
+void TestHeatmapWidget::minimumRowHeightKeepsEveryRowItsLabelsHeight()
+{
+    const int labelHeight = QFontMetrics(Theme::builtin(ThemeVariant::Dark).labelFont()).height();
+    QVERIFY(m_w->cellRect(1, 0).height() < labelHeight);  // the default: rows share the height
+    const int defaultHint = m_w->minimumSizeHint().height();
+    m_w->setMinimumRowHeight(labelHeight);
+    QVERIFY(m_w->minimumSizeHint().height() >= kRows * labelHeight);
+    QVERIFY(m_w->minimumSizeHint().height() > defaultHint);
+    m_w->resize(600, 400);  // squeezed below its hint: rows keep their height, the grid overflows
+    QTRY_VERIFY(m_w->cellRect(1, 0).height() >= labelHeight - 1);  // rounding of a fractional row
+    QVERIFY(m_w->cellRect(1, 0).top() >= m_w->cellRect(0, 0).bottom());
+    QCOMPARE(m_w->cellAt(m_w->cellRect(kRows - 1, 3).center()), (Cell{kRows - 1, 3}));
+    m_w->setMinimumRowHeight(0);
+    QTRY_VERIFY(m_w->cellRect(1, 0).height() < labelHeight);
 }
 
 QTEST_MAIN(TestHeatmapWidget)

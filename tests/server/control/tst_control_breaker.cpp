@@ -42,7 +42,7 @@ struct Harness {
         config.clock = [this] { return now; };
         engine = std::make_unique<OperationsEngine>(fleet, actuator, *audit, config);
         engine->setCircuitBreaker(&breaker);
-        autoDrain = std::make_unique<XidAutoDrain>(*engine);
+        autoDrain = std::make_unique<XidAutoDrain>(*engine, fleet);
     }
 };
 
@@ -77,6 +77,28 @@ private slots:
         const auto again = h.autoDrain->onXid(tray(3), 2, 79, 101);
         QCOMPARE(again->operation.id(), result->operation.id());
         QCOMPARE(h.actuator.calls().size(), 1u);
+    }
+
+    // A second Xid on a tray that is already drained (by automation before, or by a person) is
+    // no new drain and spends no breaker slot; a tray the health check took out is still drained.
+    void aDrainedTrayIsNotDrainedAgain() {
+        Harness h;
+        h.fleet.drainWithReason(tray(1), "auto: Xid 79 on GPU 0 (event 1), fleet policy drains the node");
+        h.fleet.drainWithReason(tray(2), "alice: swapping the tray");
+        h.fleet.takeOutByHealthCheck(tray(3), "GPU fell off the bus");
+        std::uint64_t event = 10;
+        QVERIFY(!h.autoDrain->onXid(tray(1), 1, 79, event++));
+        QVERIFY(!h.autoDrain->onXid(tray(2), 0, 48, event++));
+        const auto held = h.autoDrain->onXid(tray(3), 0, 79, event++);
+        QVERIFY(held);
+        QVERIFY2(held->status.ok(), held->status.error_message().c_str());
+        QCOMPARE(h.actuator.calls().size(), 1u);
+        // Only that one drain counted against the 3-in-10-min breaker: trays 4 and 5 pass and
+        // tray 6, the fourth drain, is refused (had the skipped two counted, tray 4 would be).
+        QVERIFY(h.autoDrain->onXid(tray(4), 0, 79, event++)->status.ok());
+        QVERIFY(h.autoDrain->onXid(tray(5), 0, 79, event++)->status.ok());
+        QVERIFY(!h.breaker.tripped());
+        QCOMPARE(h.autoDrain->onXid(tray(6), 0, 79, event++)->status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
     }
 
     void tripsAndHoldsUntilAnAdminResets() {
