@@ -2,6 +2,7 @@
 
 #include "ControlClient.h"
 #include "FleetStore.h"
+#include "JobProgress.h"
 
 #include <QDateTime>
 #include <QRegularExpression>
@@ -178,7 +179,7 @@ HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<Cont
         const v1::Job* job = store.job(row);
         if (!job) continue;
         in.jobs.push_back({store.name(store.jobAt(row)), job->state(), job->gpu_count(), job->goodput_ratio(),
-                           job->goodput_sliding_1h_ratio(), job->no_step_telemetry()});
+                           job->goodput_sliding_1h_ratio(), job->no_step_telemetry(), jobIsStarting(*job)});
     }
     for (const auto& control : controls) {
         if (!control) continue;
@@ -277,10 +278,14 @@ QString handoffMarkdown(const HandoffInput& in)
         md += QStringLiteral("None.\n\n");
     } else {
         md += header({"Job", "State", "GPUs", "Goodput", "Goodput, last hour"});
+        // fleetd's 0 % for a job with no productive step yet would read as a broken job.
+        const auto ratio = [](const HandoffJob& job, double value) {
+            if (job.noStepTelemetry) return QStringLiteral("no step telemetry");
+            return job.starting ? QStringLiteral("starting") : percent(value);
+        };
         for (const HandoffJob& job : in.jobs)
             md += row({job.name, enumWords(v1::JobState_Name(job.state), "JOB_STATE_"), QString::number(job.gpus),
-                       job.noStepTelemetry ? QStringLiteral("no step telemetry") : percent(job.goodputRatio),
-                       job.noStepTelemetry ? QStringLiteral("no step telemetry") : percent(job.goodput1hRatio)});
+                       ratio(job, job.goodputRatio), ratio(job, job.goodput1hRatio)});
         md += QStringLiteral("\n");
     }
 

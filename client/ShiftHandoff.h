@@ -30,6 +30,7 @@ struct HandoffJob {
     double goodputRatio = 0;      // cumulative, provisional
     double goodput1hRatio = 0;    // the last hour
     bool noStepTelemetry = false; // a real site's job that publishes no steps: no goodput
+    bool starting = false;        // no productive step yet (client/JobProgress.h): "starting", not 0 %
 };
 
 struct HandoffRack {

@@ -112,7 +112,8 @@ client::HandoffInput fixture()
                      operation("bob", v1::ACTION_TYPE_ISOLATE_RACK, "rack r03", "bob: leak under r03", kWallNow - 5 * 60 * kMin),
                      operation("auto", v1::ACTION_TYPE_DRAIN_NODE, "r05-n01", "auto: Xid 48", kWallNow - 9 * 60 * kMin)};
     in.jobs = {{QStringLiteral("llm-405b-pretrain"), v1::JOB_STATE_RUNNING, 288, 0.8712, 0.9034, false},
-               {QStringLiteral("slurm-4711"), v1::JOB_STATE_RUNNING, 16, 0, 0, true}};
+               {QStringLiteral("slurm-4711"), v1::JOB_STATE_RUNNING, 16, 0, 0, true},
+               {QStringLiteral("llm-8b-sweep"), v1::JOB_STATE_PENDING, 64, 0, 0, false, true}};
     in.racksOut = {{QStringLiteral("r03"), QStringLiteral("isolated since 2026-05-28 15:30")},
                    {QStringLiteral("r05"), QStringLiteral("maintenance until 2026-05-28 22:00 (carol: pump swap)")}};
     in.posted = postedFixture();
@@ -174,12 +175,13 @@ private slots:
             "| 2026-05-29 19:13 | bob | isolate rack | rack r03 | succeeded | bob: leak under r03 |\n"
             "| 2026-05-29 23:43 | alice | acknowledge incident | incident 7 | succeeded | alice: mine |\n"
             "\n"
-            "## Goodput per job (2)\n"
+            "## Goodput per job (3)\n"
             "\n"
             "| Job | State | GPUs | Goodput | Goodput, last hour |\n"
             "|---|---|---|---|---|\n"
             "| llm-405b-pretrain | running | 288 | 87.1 % | 90.3 % |\n"
             "| slurm-4711 | running | 16 | no step telemetry | no step telemetry |\n"
+            "| llm-8b-sweep | pending | 64 | starting | starting |\n"
             "\n"
             "## Racks isolated or in maintenance (2)\n"
             "\n"
