@@ -135,20 +135,27 @@ struct StallRun {
     int liveEnded = 0;
     bool stalledDropped = false;
     int subscribersAtEnd = -1;  // fleetd's last count of open Subscribe streams
+    std::string failure;        // set when the run measured nothing: fleetd did not start, no delta came
 };
 
 StallRun stallRun(const Options& o, int racks, double minutes, int live, bool withStalled) {
     StallRun result;
     FleetdChild fleetd(o.fleetd, false);
-    if (!fleetd.start(fleetArgs(racks))) return result;
+    if (!fleetd.start(fleetArgs(racks))) {
+        result.failure = "fleetd did not start";
+        return result;
+    }
     const auto port = fleetd.waitForPort(300s);
-    if (!port) return result;
+    if (!port) {
+        result.failure = "fleetd did not listen within 300 s";
+        return result;
+    }
     std::vector<std::unique_ptr<Subscriber>> subscribers;
     for (int i = 0; i < live; ++i) {
         subscribers.push_back(std::make_unique<Subscriber>(*port, v1::DETAIL_LEVEL_STANDARD));
         subscribers.back()->start();
     }
-    allHaveSnapshots(subscribers, 300s);
+    if (!allHaveSnapshots(subscribers, 300s)) result.failure = "not every live subscriber had its snapshot in 300 s";
     // The stalled one: a stream opened and never read; fleetd's buffers for it fill and it is dropped.
     auto stalledStub = v1::TelemetryService::NewStub(channelTo(*port));
     grpc::ClientContext stalledContext;
@@ -182,6 +189,7 @@ StallRun stallRun(const Options& o, int racks, double minutes, int live, bool wi
         for (const double offset : s->tickStartLagsMs()) tickStarts.push_back(offset - baseline);
         result.liveEnded += s->ended;
     }
+    if (lags.empty() && result.failure.empty()) result.failure = "no live subscriber received a delta";
     result.lagP50Ms = percentile(lags, 50);
     result.lagP99Ms = percentile(lags, 99);
     result.lagMaxMs = percentile(lags, 100);
@@ -212,6 +220,13 @@ int runStalled(const Options& o) {
     std::fflush(stdout);
     const StallRun plain = stallRun(o, racks, minutes, live, false);
     const StallRun stalled = stallRun(o, racks, minutes, live, true);
+    // A run that measured nothing must not read as a pass with 0 ms of lag.
+    for (const StallRun* r : {&plain, &stalled}) {
+        if (!r->failure.empty()) {
+            std::printf("\n  FAIL: %s run: %s\n", r == &plain ? "live-only" : "stalled", r->failure.c_str());
+            return 1;
+        }
+    }
     auto row = [](const char* name, const StallRun& r) {
         std::printf("  %-22s RSS mean %6.0f MiB peak %6.0f MiB | lag p50 %5.0f p99 %5.0f max %6.0f ms "
                     "(a tick's first delta: p50 %5.0f p99 %5.0f ms) | live ended %d\n",
