@@ -6,9 +6,9 @@
 // token lets its holder drain nodes and isolate racks, and fleetd refuses its own --tokens file in
 // the same case. So is a token that would travel in plaintext to a fleetd on another machine.
 
-#include "CommandLine.h"
+#include "ConsoleCommandLine.h"
 
-#include "client/ChannelSecurity.h"
+#include "ChannelSecurity.h"
 
 #include <QString>
 #include <QStringList>

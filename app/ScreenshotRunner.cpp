@@ -3,7 +3,7 @@
 #include "MainWindow.h"
 #include "Page.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 #include <QApplication>
 #include <QImage>

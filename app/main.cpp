@@ -1,16 +1,16 @@
 // watchfloor: the fleet operations console. Parses the command line, loads settings, connects
 // to every fleetd endpoint, and opens the main window, the war-room wall, or a headless render.
 
-#include "CommandLine.h"
+#include "ConsoleCommandLine.h"
 #include "ConsoleSecurity.h"
 #include "ScreenshotRunner.h"
 
 #include "ConsoleSettings.h"
 #include "MainWindow.h"
 
-#include "client/ControlClient.h"
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
+#include "ControlClient.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
 
 #include <QApplication>
 #include <QScreen>

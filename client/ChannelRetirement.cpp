@@ -1,4 +1,4 @@
-#include "client/ChannelRetirement.h"
+#include "ChannelRetirement.h"
 
 #include <grpcpp/channel.h>
 

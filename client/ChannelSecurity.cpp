@@ -1,4 +1,4 @@
-#include "client/ChannelSecurity.h"
+#include "ChannelSecurity.h"
 
 #include <QFile>
 #include <QStringList>

@@ -1,6 +1,6 @@
-#include "client/ConnectionState.h"
+#include "ConnectionState.h"
 
-#include "client/Freshness.h"
+#include "Freshness.h"
 
 namespace watchfloor::client {
 

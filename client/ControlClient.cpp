@@ -1,7 +1,7 @@
-#include "client/ControlClient.h"
+#include "ControlClient.h"
 
-#include "client/ChannelRetirement.h"
-#include "client/ControlErrorText.h"
+#include "ChannelRetirement.h"
+#include "ControlErrorText.h"
 
 #include <QMetaObject>
 #include <QUuid>

@@ -15,9 +15,9 @@
 // a retry with the first operation, so a retry can never act twice. No other call is retried: a
 // refusal (PERMISSION_DENIED, ABORTED, FAILED_PRECONDITION, ...) is the answer.
 
-#include "client/ChannelSecurity.h"
-#include "client/InFlightCalls.h"
-#include "client/ReconnectBackoff.h"
+#include "ChannelSecurity.h"
+#include "InFlightCalls.h"
+#include "ReconnectBackoff.h"
 
 #include "watchfloor/v1/control.grpc.pb.h"
 

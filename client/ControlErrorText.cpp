@@ -1,4 +1,4 @@
-#include "client/ControlErrorText.h"
+#include "ControlErrorText.h"
 
 #include <array>
 #include <utility>

@@ -1,7 +1,7 @@
-#include "client/EndpointConnection.h"
+#include "EndpointConnection.h"
 
-#include "client/ChannelRetirement.h"
-#include "client/SubscribeStreamReader.h"
+#include "ChannelRetirement.h"
+#include "SubscribeStreamReader.h"
 
 #include <grpcpp/channel.h>
 

@@ -11,11 +11,11 @@
 // for a fresh snapshot. Consumers (FleetStore) pull validated messages with takeResponses() when
 // responsesReady() fires.
 
-#include "client/ChannelSecurity.h"
-#include "client/ConnectionState.h"
-#include "client/InFlightCalls.h"
-#include "client/ReconnectBackoff.h"
-#include "client/RpcOutcome.h"
+#include "ChannelSecurity.h"
+#include "ConnectionState.h"
+#include "InFlightCalls.h"
+#include "ReconnectBackoff.h"
+#include "RpcOutcome.h"
 
 #include "watchfloor/v1/fleet.grpc.pb.h"
 

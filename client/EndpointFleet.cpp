@@ -1,4 +1,4 @@
-#include "client/EndpointFleet.h"
+#include "EndpointFleet.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>

@@ -8,11 +8,11 @@
 // name index, every value column and the first history capture: hundreds of ms). The owner then
 // swaps it in on its own thread and calls continueFrom() with the fleet it replaces.
 
-#include "client/HistoryRing.h"
-#include "client/MetricCadence.h"
-#include "client/MetricColumns.h"
-#include "client/NameIndex.h"
-#include "client/TopologyIndex.h"
+#include "HistoryRing.h"
+#include "MetricCadence.h"
+#include "MetricColumns.h"
+#include "NameIndex.h"
+#include "TopologyIndex.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

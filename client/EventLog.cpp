@@ -1,4 +1,4 @@
-#include "client/EventLog.h"
+#include "EventLog.h"
 
 namespace watchfloor::client {
 

@@ -1,8 +1,8 @@
-#include "client/FleetGoodputMerge.h"
+#include "FleetGoodputMerge.h"
 
-#include "client/ConnectionState.h"
-#include "client/FleetStore.h"
-#include "client/JobProgress.h"
+#include "ConnectionState.h"
+#include "FleetStore.h"
+#include "JobProgress.h"
 #include "MessageWeights.h"
 
 namespace watchfloor::client {

@@ -1,4 +1,4 @@
-#include "client/FleetIngest.h"
+#include "FleetIngest.h"
 
 #include <QElapsedTimer>
 #include <QMetaObject>

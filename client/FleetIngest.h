@@ -10,7 +10,7 @@
 // (FleetStore): adopt a prepared snapshot, apply a delta or heartbeat. Lives on the GUI thread;
 // the sink is called only there.
 
-#include "client/EndpointFleet.h"
+#include "EndpointFleet.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -1,4 +1,4 @@
-#include "client/FleetNames.h"
+#include "FleetNames.h"
 
 #include <algorithm>
 #include <optional>

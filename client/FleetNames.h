@@ -5,9 +5,9 @@
 // "<short name>/<name>" only when another endpoint has it too, found per lookup: no index is rebuilt
 // on the GUI thread when a job appears. Lookups accept both the short name and the label given.
 
-#include "client/EndpointFleet.h"
-#include "client/EntityId.h"
-#include "client/NameIndex.h"
+#include "EndpointFleet.h"
+#include "EntityId.h"
+#include "NameIndex.h"
 
 #include <QList>
 #include <QString>

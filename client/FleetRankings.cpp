@@ -1,7 +1,7 @@
-#include "client/FleetRankings.h"
+#include "FleetRankings.h"
 
-#include "client/FleetStore.h"
-#include "client/JobProgress.h"
+#include "FleetStore.h"
+#include "JobProgress.h"
 
 #include <QStringList>
 

@@ -4,8 +4,8 @@
 // scoring of one rack is a pure function of what is known about it (RackFacts), so the ordering
 // can be checked without a fleet; the rest reads the store's public interface.
 
-#include "client/EndpointFleet.h"
-#include "client/EntityId.h"
+#include "EndpointFleet.h"
+#include "EntityId.h"
 
 #include <QString>
 

@@ -1,6 +1,6 @@
-#include "client/FleetReadings.h"
+#include "FleetReadings.h"
 
-#include "client/MetricCadence.h"
+#include "MetricCadence.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,8 +9,8 @@
 //   unchanged since the server run began.
 // - A value NaN from the source is Blank; a value of a silent scraped tray is Silent.
 
-#include "client/EndpointFleet.h"
-#include "client/Freshness.h"
+#include "EndpointFleet.h"
+#include "Freshness.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -1,4 +1,4 @@
-#include "client/FleetRows.h"
+#include "FleetRows.h"
 
 namespace watchfloor::client {
 

@@ -4,8 +4,8 @@
 // Kept in step with the endpoints' fleets after each applied message; says what it had to redo,
 // which the store announces (a rebuilt rack list is a topology change to the views).
 
-#include "client/EndpointFleet.h"
-#include "client/EntityId.h"
+#include "EndpointFleet.h"
+#include "EntityId.h"
 
 #include <cstddef>
 #include <cstdint>

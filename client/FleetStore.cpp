@@ -1,6 +1,6 @@
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
-#include "client/EndpointConnection.h"
+#include "EndpointConnection.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "client/HistoryRing.h"
+#include "HistoryRing.h"
 
 #include <algorithm>
 #include <cmath>

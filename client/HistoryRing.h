@@ -7,7 +7,7 @@
 // Layout: a shared ring of capture times, and per (kind, metric) a [tick][slot] float matrix, so a
 // capture is one memcpy of the latest-value column. NaN = no reading (blank or never reported).
 
-#include "client/MetricColumns.h"
+#include "MetricColumns.h"
 
 #include <QList>
 #include <QPointF>

@@ -1,4 +1,4 @@
-#include "client/InFlightCalls.h"
+#include "InFlightCalls.h"
 
 #include <grpcpp/client_context.h>
 

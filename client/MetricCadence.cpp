@@ -1,4 +1,4 @@
-#include "client/MetricCadence.h"
+#include "MetricCadence.h"
 
 #include <algorithm>
 

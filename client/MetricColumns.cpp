@@ -1,4 +1,4 @@
-#include "client/MetricColumns.h"
+#include "MetricColumns.h"
 
 namespace watchfloor::client {
 

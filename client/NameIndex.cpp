@@ -1,4 +1,4 @@
-#include "client/NameIndex.h"
+#include "NameIndex.h"
 
 #include <algorithm>
 #include <cctype>

@@ -3,7 +3,7 @@
 // exact match first, then prefix, then substring, then subsequence ("r1n7g2" finds
 // "r01-n07-g2"); shorter names first within a rank. Case-insensitive.
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include <cstddef>
 #include <string>

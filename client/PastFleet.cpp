@@ -1,6 +1,6 @@
-#include "client/PastFleet.h"
+#include "PastFleet.h"
 
-#include "client/EndpointConnection.h"
+#include "EndpointConnection.h"
 
 #include <algorithm>
 

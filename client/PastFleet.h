@@ -10,8 +10,8 @@
 // on the store's worker thread, as for a live snapshot. An answer overtaken by a newer moveTo()
 // is dropped.
 
-#include "client/FleetStore.h"
-#include "client/RpcOutcome.h"
+#include "FleetStore.h"
+#include "RpcOutcome.h"
 
 #include <QObject>
 #include <QPointer>

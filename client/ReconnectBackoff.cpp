@@ -1,4 +1,4 @@
-#include "client/ReconnectBackoff.h"
+#include "ReconnectBackoff.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "client/RecordedStream.h"
+#include "RecordedStream.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/util/delimited_message_util.h>

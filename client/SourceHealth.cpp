@@ -1,7 +1,7 @@
-#include "client/SourceHealth.h"
+#include "SourceHealth.h"
 
-#include "client/FleetStore.h"
-#include "client/models/ValueFormat.h"
+#include "FleetStore.h"
+#include "ValueFormat.h"
 
 #include <algorithm>
 

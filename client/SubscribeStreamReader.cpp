@@ -1,4 +1,4 @@
-#include "client/SubscribeStreamReader.h"
+#include "SubscribeStreamReader.h"
 
 namespace watchfloor::client {
 

@@ -1,4 +1,4 @@
-#include "client/TopologyIndex.h"
+#include "TopologyIndex.h"
 
 #include <algorithm>
 #include <string>

@@ -1,6 +1,6 @@
-#include "client/XidFilter.h"
+#include "XidFilter.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 namespace watchfloor::client {
 

@@ -5,7 +5,7 @@
 // mnemonic, NVIDIA's resolution bucket, fatal flag, fleet policy; docs/domain/xid-catalogue.md),
 // so the console keeps no table of its own: it selects, orders and bounds.
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -2,8 +2,8 @@
 
 #include "ActionWording.h"
 
-#include "client/ControlClient.h"
-#include "client/models/StateLabels.h"
+#include "ControlClient.h"
+#include "StateLabels.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

@@ -2,7 +2,7 @@
 
 #include "FleetFormat.h"
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QStringList>
 

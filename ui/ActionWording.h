@@ -4,7 +4,7 @@
 // operation goes through, and the blast radius of a preview in units people decide with
 // (GPU-hours, not GPU-seconds).
 
-#include "client/models/OperationsModel.h"
+#include "OperationsModel.h"
 
 #include "watchfloor/v1/control.pb.h"
 

@@ -4,9 +4,9 @@
 #include "EntityTableView.h"
 #include "PageHeader.h"
 
-#include "client/FleetStore.h"
-#include "client/models/AuditModel.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "AuditModel.h"
+#include "Theme.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

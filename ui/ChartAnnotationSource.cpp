@@ -1,7 +1,7 @@
 #include "ChartAnnotationSource.h"
 
-#include "client/FleetStore.h"
-#include "client/models/EventListModel.h"
+#include "FleetStore.h"
+#include "EventListModel.h"
 
 #include "watchfloor/v1/control.pb.h"
 

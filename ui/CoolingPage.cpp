@@ -5,9 +5,9 @@
 #include "HistoryChartBinding.h"
 #include "PageHeader.h"
 
-#include "client/FleetStore.h"
-#include "widgets/LoopSchematicWidget.h"
-#include "widgets/TimeSeriesChart.h"
+#include "FleetStore.h"
+#include "LoopSchematicWidget.h"
+#include "TimeSeriesChart.h"
 
 #include <QGridLayout>
 #include <QHeaderView>

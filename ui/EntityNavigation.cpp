@@ -2,7 +2,7 @@
 
 #include "FleetFormat.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 namespace watchfloor::ui {
 

@@ -6,7 +6,7 @@
 #include "JumpBox.h"
 #include "NavigationHistory.h"
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -2,8 +2,8 @@
 
 #include "FreshnessDelegate.h"
 
-#include "client/FleetStore.h"
-#include "client/models/ModelRoles.h"
+#include "FleetStore.h"
+#include "ModelRoles.h"
 
 #include <QApplication>
 #include <QClipboard>

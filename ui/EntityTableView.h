@@ -5,7 +5,7 @@
 // missing values drawn as such (FreshnessDelegate). Hidden columns and widths are the page's
 // business.
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include <QTableView>
 

@@ -3,7 +3,7 @@
 #include "FleetFormat.h"
 #include "PageHeader.h"
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -2,9 +2,9 @@
 
 #include "FleetFormat.h"
 
-#include "client/ControlClient.h"
-#include "client/FleetStore.h"
-#include "client/models/ModelRoles.h"
+#include "ControlClient.h"
+#include "FleetStore.h"
+#include "ModelRoles.h"
 
 namespace watchfloor::ui {
 

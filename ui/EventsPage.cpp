@@ -7,11 +7,11 @@
 #include "OperatorActions.h"
 #include "PageHeader.h"
 
-#include "client/FleetStore.h"
-#include "client/models/EventFilterProxyModel.h"
-#include "client/models/EventListModel.h"
-#include "client/models/ModelRoles.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "EventFilterProxyModel.h"
+#include "EventListModel.h"
+#include "ModelRoles.h"
+#include "Theme.h"
 
 #include <QComboBox>
 #include <QHeaderView>

@@ -5,8 +5,8 @@
 #include "PageHeader.h"
 #include "StragglerDrillDown.h"
 
-#include "client/FleetStore.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "Theme.h"
 
 #include <QHeaderView>
 

@@ -9,7 +9,7 @@
 #include "OperatorActions.h"
 #include "PageContext.h"
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

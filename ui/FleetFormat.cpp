@@ -1,8 +1,8 @@
 #include "FleetFormat.h"
 
-#include "client/FleetStore.h"
-#include "client/JobProgress.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "JobProgress.h"
+#include "Theme.h"
 
 #include <QDateTime>
 

@@ -3,13 +3,13 @@
 // draw: widget readings, value text with units, and words for states. A value that is missing,
 // blank or stale is never formatted as if it were a fresh reading.
 
-#include "client/EntityId.h"
-#include "client/Freshness.h"
-#include "client/models/EventListModel.h"
-#include "client/models/JobTableModel.h"
-#include "client/models/StateLabels.h"
-#include "client/models/ValueFormat.h"
-#include "widgets/Reading.h"
+#include "EntityId.h"
+#include "Freshness.h"
+#include "EventListModel.h"
+#include "JobTableModel.h"
+#include "StateLabels.h"
+#include "ValueFormat.h"
+#include "Reading.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

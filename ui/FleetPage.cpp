@@ -8,9 +8,9 @@
 #include "OperatorActions.h"
 #include "PageHeader.h"
 
-#include "client/FleetStore.h"
-#include "client/SourceHealth.h"
-#include "widgets/RackMapWidget.h"
+#include "FleetStore.h"
+#include "SourceHealth.h"
+#include "RackMapWidget.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -1,7 +1,7 @@
 #include "FreshnessDelegate.h"
 
-#include "client/Freshness.h"
-#include "client/models/ModelRoles.h"
+#include "Freshness.h"
+#include "ModelRoles.h"
 
 namespace watchfloor::ui {
 

@@ -8,11 +8,11 @@
 #include "KpiStrip.h"
 #include "PageHeader.h"
 
-#include "client/FleetGoodputMerge.h"
-#include "client/FleetStore.h"
-#include "client/JobProgress.h"
-#include "widgets/StackedBreakdownChart.h"
-#include "widgets/TimeSeriesChart.h"
+#include "FleetGoodputMerge.h"
+#include "FleetStore.h"
+#include "JobProgress.h"
+#include "StackedBreakdownChart.h"
+#include "TimeSeriesChart.h"
 
 #include <QComboBox>
 #include <QFileDialog>

@@ -8,7 +8,7 @@
 #include "Page.h"
 #include "PageContext.h"
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include <QTimer>
 

@@ -4,9 +4,9 @@
 #include "FleetFormat.h"
 #include "OperatorActions.h"
 
-#include "client/FleetStore.h"
-#include "client/ShiftHandoff.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "ShiftHandoff.h"
+#include "Theme.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -4,8 +4,8 @@
 
 #include "FleetFormat.h"
 
-#include "client/FleetStore.h"
-#include "widgets/TimeSeriesChart.h"
+#include "FleetStore.h"
+#include "TimeSeriesChart.h"
 
 #include <cmath>
 

@@ -10,7 +10,7 @@
 
 #include "PageContext.h"
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -19,7 +19,7 @@
 #include <QObject>
 #include <QPointF>
 
-#include "widgets/ChartAnnotations.h"
+#include "ChartAnnotations.h"
 
 #include <chrono>
 #include <functional>

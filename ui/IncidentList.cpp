@@ -1,6 +1,6 @@
 #include "IncidentList.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 #include <QStringList>
 

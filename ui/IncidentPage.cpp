@@ -11,9 +11,9 @@
 #include "OperatorActions.h"
 #include "PageHeader.h"
 
-#include "client/FleetStore.h"
-#include "client/models/EventListModel.h"
-#include "widgets/TimeSeriesChart.h"
+#include "FleetStore.h"
+#include "EventListModel.h"
+#include "TimeSeriesChart.h"
 
 #include <QSplitter>
 

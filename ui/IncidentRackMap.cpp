@@ -1,6 +1,6 @@
 #include "IncidentRackMap.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 #include <algorithm>
 #include <unordered_map>

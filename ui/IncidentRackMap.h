@@ -4,7 +4,7 @@
 // rack, another rack in the blast radius, not affected), its badge counting the affected trays,
 // its tooltip naming them. Clicking a rack opens it (rackActivated).
 
-#include "widgets/RackMapWidget.h"
+#include "RackMapWidget.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -3,8 +3,8 @@
 #include "ChartAnnotationSource.h"
 #include "FleetFormat.h"
 
-#include "widgets/ChartAnnotations.h"
-#include "widgets/Theme.h"
+#include "ChartAnnotations.h"
+#include "Theme.h"
 
 #include <QHeaderView>
 

@@ -5,8 +5,8 @@
 #include "IncidentList.h"
 #include "OperatorActions.h"
 
-#include "client/FleetStore.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "Theme.h"
 
 #include <QApplication>
 #include <QClipboard>

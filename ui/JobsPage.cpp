@@ -7,10 +7,10 @@
 #include "OperatorActions.h"
 #include "PageHeader.h"
 
-#include "client/FleetStore.h"
-#include "client/JobProgress.h"
-#include "client/models/JobTableModel.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "JobProgress.h"
+#include "JobTableModel.h"
+#include "Theme.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

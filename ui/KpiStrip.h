@@ -4,7 +4,7 @@
 
 #include "KpiLevel.h"
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QHash>
 #include <QWidget>

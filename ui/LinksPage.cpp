@@ -3,8 +3,8 @@
 #include "FleetFormat.h"
 #include "PageHeader.h"
 
-#include "client/FleetStore.h"
-#include "widgets/HeatmapWidget.h"
+#include "FleetStore.h"
+#include "HeatmapWidget.h"
 
 #include <QComboBox>
 #include <QHeaderView>

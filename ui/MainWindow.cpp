@@ -19,10 +19,10 @@
 #include "SourcesIndicator.h"
 #include "ThemeStyling.h"
 
-#include "client/ConnectionState.h"
-#include "client/FleetStore.h"
-#include "client/SourceHealth.h"
-#include "widgets/TimeSeriesChart.h"
+#include "ConnectionState.h"
+#include "FleetStore.h"
+#include "SourceHealth.h"
+#include "TimeSeriesChart.h"
 
 #include <QAction>
 #include <QActionGroup>

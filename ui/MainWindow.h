@@ -9,7 +9,7 @@
 #include "PageContext.h"
 #include "WarRoomRotation.h"
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QMainWindow>
 #include <QMap>

@@ -4,7 +4,7 @@
 #include "EntityTableView.h"
 #include "FleetFormat.h"
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QApplication>
 #include <QClipboard>

@@ -6,7 +6,7 @@
 // the list and no approve control at all. The wall display has no docks.
 
 #include "ActionWording.h"
-#include "client/models/OperationsModel.h"
+#include "OperationsModel.h"
 
 #include <QDockWidget>
 #include <QPointer>

@@ -3,9 +3,9 @@
 #include "ActionDialog.h"
 #include "ActionWording.h"
 
-#include "client/ControlClient.h"
-#include "client/FleetStore.h"
-#include "client/models/StateLabels.h"
+#include "ControlClient.h"
+#include "FleetStore.h"
+#include "StateLabels.h"
 
 #include <QMenu>
 

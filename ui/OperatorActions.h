@@ -5,7 +5,7 @@
 // identity known). MainWindow creates one, except on the wall display, which has no actions.
 
 #include "ActionWording.h"
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include "watchfloor/v1/control.pb.h"
 

@@ -4,8 +4,8 @@
 // Operator actions go through one ControlClient per endpoint; `actions` (set by MainWindow, not
 // on the wall display) decides which action controls a page may show.
 
-#include "client/ControlClient.h"
-#include "client/EndpointConnection.h"
+#include "ControlClient.h"
+#include "EndpointConnection.h"
 
 #include <QPointer>
 #include <QVector>

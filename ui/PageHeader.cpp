@@ -1,6 +1,6 @@
 #include "PageHeader.h"
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -2,8 +2,8 @@
 
 #include "FleetFormat.h"
 
-#include "client/FleetStore.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "Theme.h"
 
 namespace watchfloor::ui {
 

@@ -2,8 +2,8 @@
 
 #include "FleetFormat.h"
 
-#include "client/FleetStore.h"
-#include "client/models/StateLabels.h"
+#include "FleetStore.h"
+#include "StateLabels.h"
 
 #include <algorithm>
 

@@ -5,9 +5,9 @@
 // shelves by health, the manifold. Values of an endpoint that is not Live draw stale; a silent
 // tray's values draw silent.
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
-#include "widgets/RackElevationWidget.h"
+#include "RackElevationWidget.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -2,9 +2,9 @@
 
 #include "FleetFormat.h"
 
-#include "client/models/StateLabels.h"
+#include "StateLabels.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 #include <QMap>
 

@@ -3,9 +3,9 @@
 // hottest GPU, power, coolant flow, ΔT, link errors, the job on it, that job's goodput. Readings
 // keep their freshness, and every reading of an endpoint that is not Live counts as stale.
 
-#include "client/EntityId.h"
-#include "widgets/ColorScale.h"
-#include "widgets/RackMapWidget.h"
+#include "EntityId.h"
+#include "ColorScale.h"
+#include "RackMapWidget.h"
 
 #include <QHash>
 #include <QStringList>

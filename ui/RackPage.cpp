@@ -10,12 +10,12 @@
 #include "RackElevationBinding.h"
 #include "RackThresholds.h"
 
-#include "client/FleetStore.h"
-#include "client/JobProgress.h"
-#include "client/XidFilter.h"
-#include "client/models/NodeTableModel.h"
-#include "widgets/LegendWidget.h"
-#include "widgets/RackElevationWidget.h"
+#include "FleetStore.h"
+#include "JobProgress.h"
+#include "XidFilter.h"
+#include "NodeTableModel.h"
+#include "LegendWidget.h"
+#include "RackElevationWidget.h"
 
 #include <QApplication>
 #include <QClipboard>

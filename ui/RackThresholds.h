@@ -7,7 +7,7 @@
 
 #include "KpiLevel.h"
 
-#include "client/Freshness.h"
+#include "Freshness.h"
 
 namespace watchfloor::ui {
 

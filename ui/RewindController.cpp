@@ -5,8 +5,8 @@
 #include "RewindBar.h"
 #include "RewindView.h"
 
-#include "client/FleetStore.h"
-#include "client/PastFleet.h"
+#include "FleetStore.h"
+#include "PastFleet.h"
 
 #include <QMainWindow>
 #include <QShortcut>

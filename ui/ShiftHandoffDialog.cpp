@@ -3,8 +3,8 @@
 #include "ActionDialog.h"
 #include "OperatorActions.h"
 
-#include "client/FleetStore.h"
-#include "client/ShiftHandoff.h"
+#include "FleetStore.h"
+#include "ShiftHandoff.h"
 
 #include <QDateTime>
 #include <QDialogButtonBox>

@@ -7,7 +7,7 @@
 // saying so, so an empty list never passes for "no problems". The Sources dock shows it beside
 // every page; the Sources page shows it above every scrape target.
 
-#include "client/SourceHealth.h"
+#include "SourceHealth.h"
 
 #include <QDockWidget>
 

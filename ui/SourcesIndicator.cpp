@@ -2,8 +2,8 @@
 
 #include "SourcesDock.h"
 
-#include "client/SourceHealth.h"
-#include "widgets/Theme.h"
+#include "SourceHealth.h"
+#include "Theme.h"
 
 namespace watchfloor::ui {
 

@@ -5,11 +5,11 @@
 #include "PageHeader.h"
 #include "SourcesDock.h"
 
-#include "client/FleetStore.h"
-#include "client/SourceHealth.h"
-#include "client/models/ModelRoles.h"
-#include "client/models/ScrapeTargetModel.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "SourceHealth.h"
+#include "ModelRoles.h"
+#include "ScrapeTargetModel.h"
+#include "Theme.h"
 
 #include <QCheckBox>
 #include <QHeaderView>

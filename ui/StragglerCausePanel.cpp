@@ -4,8 +4,8 @@
 #include "PageHeader.h"
 #include "StragglerCauses.h"
 
-#include "client/FleetStore.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "Theme.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>

@@ -6,8 +6,8 @@
 
 #include "OperatorActions.h"
 
-#include "client/EntityId.h"
-#include "client/NicPortCounters.h"
+#include "EntityId.h"
+#include "NicPortCounters.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -1,6 +1,6 @@
 #include "StragglerCauses.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,8 +6,8 @@
 // subscription below FULL detail carries no port values). One finding per cause family, in the order an
 // operator rules them out; `implicated` marks the ones that point at this tray.
 
-#include "client/EntityId.h"
-#include "client/NicPortCounters.h"
+#include "EntityId.h"
+#include "NicPortCounters.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -3,11 +3,11 @@
 #include "StragglerCausePanel.h"
 #include "StragglerCauses.h"
 
-#include "client/FleetStore.h"
-#include "client/NicPortCounters.h"
-#include "widgets/ColorScale.h"
-#include "widgets/HeatmapWidget.h"
-#include "widgets/LegendWidget.h"
+#include "FleetStore.h"
+#include "NicPortCounters.h"
+#include "ColorScale.h"
+#include "HeatmapWidget.h"
+#include "LegendWidget.h"
 
 #include <QDateTime>
 #include <QTimeZone>

@@ -8,8 +8,8 @@
 
 #include "PageContext.h"
 
-#include "client/EntityId.h"
-#include "client/StepTimeGrid.h"
+#include "EntityId.h"
+#include "StepTimeGrid.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

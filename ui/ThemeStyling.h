@@ -6,7 +6,7 @@
 
 #include "ConsoleSettings.h"
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 class QApplication;
 

@@ -1,4 +1,4 @@
-#include "widgets/ChartAnnotations.h"
+#include "ChartAnnotations.h"
 
 #include <QChart>
 #include <QFontMetrics>

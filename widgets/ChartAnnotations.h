@@ -4,7 +4,7 @@
 // "drain r07-n03", "acknowledged"). Data-agnostic: ui/ turns events, operations and an
 // incident's timeline into these.
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QGraphicsItem>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "widgets/ChartSupport.h"
+#include "ChartSupport.h"
 
 #include <QAbstractAxis>
 #include <QChart>

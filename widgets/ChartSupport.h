@@ -2,7 +2,7 @@
 // What the QtCharts wrappers share: embedding and theming a chart, and file exports whose errors
 // come back as values an operator can act on.
 
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QList>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "widgets/ColorScale.h"
+#include "ColorScale.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,8 +3,8 @@
 // Sequential scales precompute a 256-entry LUT so painting thousands of tiles never builds a
 // QColor per tile; categorical scales map a category index to a named colour.
 
-#include "widgets/Reading.h"
-#include "widgets/Theme.h"
+#include "Reading.h"
+#include "Theme.h"
 
 #include <QColor>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "widgets/GaugeWidget.h"
+#include "GaugeWidget.h"
 
 #include <QPainter>
 

@@ -2,8 +2,8 @@
 // A 240° arc gauge for a bounded value with warning/critical bands (e.g. valve %, rack power
 // against its 120–132 kW design, MFU). Stale: arc greyed and labelled; missing: empty arc, "n/a".
 
-#include "widgets/Reading.h"
-#include "widgets/Theme.h"
+#include "Reading.h"
+#include "Theme.h"
 
 #include <QWidget>
 

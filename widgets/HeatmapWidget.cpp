@@ -1,6 +1,6 @@
-#include "widgets/HeatmapWidget.h"
+#include "HeatmapWidget.h"
 
-#include "widgets/PaintHelpers.h"
+#include "PaintHelpers.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>

@@ -3,9 +3,9 @@
 // through a ColorScale, with row/column labels, a legend, hover tooltip and click signal. Rows are
 // shown in the order the caller supplies (e.g. worst first); signals report model indices.
 
-#include "widgets/ColorScale.h"
-#include "widgets/Reading.h"
-#include "widgets/Theme.h"
+#include "ColorScale.h"
+#include "Reading.h"
+#include "Theme.h"
 
 #include <QStringList>
 #include <QWidget>

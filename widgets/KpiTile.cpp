@@ -1,6 +1,6 @@
-#include "widgets/KpiTile.h"
+#include "KpiTile.h"
 
-#include "widgets/PaintHelpers.h"
+#include "PaintHelpers.h"
 
 #include <QMouseEvent>
 #include <QPainter>

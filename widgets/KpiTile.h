@@ -3,8 +3,8 @@
 // freshness ("goodput 94.1 % ▲", "GPUs down 3", "ETTR 0.91"). A stale value is greyed and says
 // how old it is; a missing one reads "n/a" — never a healthy-looking zero.
 
-#include "widgets/Reading.h"
-#include "widgets/Theme.h"
+#include "Reading.h"
+#include "Theme.h"
 
 #include <QWidget>
 

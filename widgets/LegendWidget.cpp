@@ -1,6 +1,6 @@
-#include "widgets/LegendWidget.h"
+#include "LegendWidget.h"
 
-#include "widgets/PaintHelpers.h"
+#include "PaintHelpers.h"
 
 #include <QPainter>
 

@@ -2,8 +2,8 @@
 // A one-line legend for a ColorScale (ramp or category swatches, plus stale and no-data
 // swatches). RackMapWidget draws the same legend inside itself when asked to.
 
-#include "widgets/ColorScale.h"
-#include "widgets/Theme.h"
+#include "ColorScale.h"
+#include "Theme.h"
 
 #include <QWidget>
 

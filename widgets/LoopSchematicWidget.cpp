@@ -1,6 +1,6 @@
-#include "widgets/LoopSchematicWidget.h"
+#include "LoopSchematicWidget.h"
 
-#include "widgets/PaintHelpers.h"
+#include "PaintHelpers.h"
 
 #include <QPainter>
 #include <QPainterPath>

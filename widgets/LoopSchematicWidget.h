@@ -5,8 +5,8 @@
 // The valve is drawn closed when the rack is isolated, wet sensors are highlighted, stale values
 // are greyed with "(stale)", missing ones read "n/a".
 
-#include "widgets/Reading.h"
-#include "widgets/Theme.h"
+#include "Reading.h"
+#include "Theme.h"
 
 #include <QWidget>
 

@@ -1,4 +1,4 @@
-#include "widgets/M4Reducer.h"
+#include "M4Reducer.h"
 
 #include <algorithm>
 #include <array>

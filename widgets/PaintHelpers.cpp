@@ -1,4 +1,4 @@
-#include "widgets/PaintHelpers.h"
+#include "PaintHelpers.h"
 
 #include <QFontMetrics>
 #include <QLinearGradient>

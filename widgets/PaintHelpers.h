@@ -2,9 +2,9 @@
 // Drawing rules shared by every painted widget, so a stale, missing, down or draining value
 // looks the same on the rack map, the elevation and the heatmap.
 
-#include "widgets/ColorScale.h"
-#include "widgets/Reading.h"
-#include "widgets/Theme.h"
+#include "ColorScale.h"
+#include "Reading.h"
+#include "Theme.h"
 
 #include <QColor>
 #include <QRect>

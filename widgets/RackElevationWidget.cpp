@@ -1,6 +1,6 @@
-#include "widgets/RackElevationWidget.h"
+#include "RackElevationWidget.h"
 
-#include "widgets/PaintHelpers.h"
+#include "PaintHelpers.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>

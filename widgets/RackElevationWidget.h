@@ -5,9 +5,9 @@
 // cells are coloured through a ColorScale with state overlays: ✕ down, stripes draining/drained,
 // a corner flag for throttling. Hit testing is arithmetic (slot = y / slotHeight).
 
-#include "widgets/ColorScale.h"
-#include "widgets/Reading.h"
-#include "widgets/Theme.h"
+#include "ColorScale.h"
+#include "Reading.h"
+#include "Theme.h"
 
 #include <QWidget>
 

@@ -1,4 +1,4 @@
-#include "widgets/RackMapLayout.h"
+#include "RackMapLayout.h"
 
 #include <algorithm>
 #include <cmath>

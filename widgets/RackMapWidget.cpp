@@ -1,6 +1,6 @@
-#include "widgets/RackMapWidget.h"
+#include "RackMapWidget.h"
 
-#include "widgets/PaintHelpers.h"
+#include "PaintHelpers.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>

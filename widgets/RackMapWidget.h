@@ -13,10 +13,10 @@
 // double-click on empty space fits, arrows move the selection, Enter/click activates, hover shows
 // a tooltip (setTooltipProvider, else a default built from the status).
 
-#include "widgets/ColorScale.h"
-#include "widgets/RackMapLayout.h"
-#include "widgets/Reading.h"
-#include "widgets/Theme.h"
+#include "ColorScale.h"
+#include "RackMapLayout.h"
+#include "Reading.h"
+#include "Theme.h"
 
 #include <QHash>
 #include <QPixmap>

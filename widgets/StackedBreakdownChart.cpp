@@ -1,4 +1,4 @@
-#include "widgets/StackedBreakdownChart.h"
+#include "StackedBreakdownChart.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

@@ -3,8 +3,8 @@
 // the badput categories (startup, checkpoint save/restore, wasted progress, infra recovery,
 // straggler slowdown), or one bar per job. A thin QtCharts wrapper like TimeSeriesChart.
 
-#include "widgets/Theme.h"
-#include "widgets/ChartSupport.h"
+#include "Theme.h"
+#include "ChartSupport.h"
 
 #include <QStringList>
 #include <QWidget>

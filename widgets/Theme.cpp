@@ -1,4 +1,4 @@
-#include "widgets/Theme.h"
+#include "Theme.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
-#include "widgets/TimeSeriesChart.h"
+#include "TimeSeriesChart.h"
 
-#include "widgets/M4Reducer.h"
+#include "M4Reducer.h"
 
 #include <QChart>
 #include <QChartView>

@@ -10,9 +10,9 @@
 //
 // The raw points are kept, so resizing re-reduces at the new width and exports are lossless.
 
-#include "widgets/ChartAnnotations.h"
-#include "widgets/ChartSupport.h"
-#include "widgets/Theme.h"
+#include "ChartAnnotations.h"
+#include "ChartSupport.h"
+#include "Theme.h"
 
 #include <QDateTime>
 #include <QList>

@@ -1,6 +1,6 @@
 #include "ConsoleProbes.h"
 
-#include "widgets/RackMapWidget.h"
+#include "RackMapWidget.h"
 
 #include "watchfloor/v1/fleet.grpc.pb.h"
 

@@ -26,11 +26,11 @@
 #include "IncidentsDock.h"
 #include "PageContext.h"
 
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
-#include "widgets/ColorScale.h"
-#include "widgets/RackMapWidget.h"
-#include "widgets/Theme.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
+#include "ColorScale.h"
+#include "RackMapWidget.h"
+#include "Theme.h"
 
 #include <QApplication>
 #include <QFile>

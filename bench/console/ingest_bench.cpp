@@ -13,7 +13,7 @@
 //
 // Usage: ingest_bench [racks=1800] [deltas=20] [history_seconds=900]
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 #include "SyntheticFleet.h"
 

@@ -33,8 +33,8 @@
 #include "Page.h"
 #include "PageId.h"
 
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
 
 #include <QApplication>
 #include <QDir>

@@ -29,10 +29,10 @@
 #include "FleetPage.h"
 #include "PageContext.h"
 
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
-#include "widgets/ColorScale.h"
-#include "widgets/Theme.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
+#include "ColorScale.h"
+#include "Theme.h"
 
 #include <QApplication>
 #include <QFile>

@@ -225,6 +225,11 @@ std::vector<double> Subscriber::lagsMs() const {
     return lagsMs_;
 }
 
+std::vector<Subscriber::DeltaArrival> Subscriber::arrivals() const {
+    std::lock_guard lock(mu_);
+    return arrivals_;
+}
+
 std::vector<double> Subscriber::tickStartLagsMs() const {
     std::lock_guard lock(mu_);
     return tickStartLagsMs_;
@@ -248,6 +253,7 @@ void Subscriber::onDelta(const v1::Delta& delta) {
     const double lag = double(wallNowMs() - delta.server_time_unix_ms());
     std::lock_guard lock(mu_);
     lagsMs_.push_back(lag);
+    arrivals_.push_back({delta.server_time_unix_ms(), lag, n, Clock::now()});
     if (delta.server_time_unix_ms() != lastTickTimeMs_) tickStartLagsMs_.push_back(lag);
     lastTickTimeMs_ = delta.server_time_unix_ms();
 }

@@ -101,6 +101,14 @@ public:
     // The same for the first delta of each tick only (a large tick arrives as several deltas of
     // one server time): how late a tick starts to arrive, apart from how long it takes to arrive.
     std::vector<double> tickStartLagsMs() const;
+    // Every delta as it came: its server time, wall-minus-server time and sample count (for --trace).
+    struct DeltaArrival {
+        std::int64_t serverTimeMs;
+        double offsetMs;
+        std::uint64_t samples;
+        Clock::time_point arrived;
+    };
+    std::vector<DeltaArrival> arrivals() const;
 
 private:
     void run();
@@ -119,6 +127,7 @@ private:
     std::string runId_;
     std::vector<double> lagsMs_;
     std::vector<double> tickStartLagsMs_;
+    std::vector<DeltaArrival> arrivals_;
     std::int64_t lastTickTimeMs_ = -1;
     std::vector<Clock::time_point> returns_;
 };

@@ -2,10 +2,10 @@
 // canvas, every value changing each frame) against the 8 ms budget, plus the cost of handing a
 // 10k-point series to TimeSeriesChart (M4 + one replace()) and repainting it.
 // Run offscreen: QT_QPA_PLATFORM=offscreen rackmap_bench [frames]
-#include "SyntheticFleet.h"
+#include "SyntheticRackLayout.h"
 
-#include "widgets/RackMapWidget.h"
-#include "widgets/TimeSeriesChart.h"
+#include "RackMapWidget.h"
+#include "TimeSeriesChart.h"
 
 #include <QApplication>
 #include <QThread>

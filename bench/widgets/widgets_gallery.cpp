@@ -1,16 +1,16 @@
 // Renders each widget with plausible synthetic data to PNG files (default ./gallery), in the dark,
 // light and war-room themes, so a human can check they look right. Run with
 // QT_QPA_PLATFORM=offscreen. Usage: widgets_gallery [output-dir]
-#include "SyntheticFleet.h"
+#include "SyntheticRackLayout.h"
 
-#include "widgets/GaugeWidget.h"
-#include "widgets/HeatmapWidget.h"
-#include "widgets/KpiTile.h"
-#include "widgets/StackedBreakdownChart.h"
-#include "widgets/LoopSchematicWidget.h"
-#include "widgets/RackElevationWidget.h"
-#include "widgets/RackMapWidget.h"
-#include "widgets/TimeSeriesChart.h"
+#include "GaugeWidget.h"
+#include "HeatmapWidget.h"
+#include "KpiTile.h"
+#include "StackedBreakdownChart.h"
+#include "LoopSchematicWidget.h"
+#include "RackElevationWidget.h"
+#include "RackMapWidget.h"
+#include "TimeSeriesChart.h"
 
 #include <QApplication>
 #include <QDir>

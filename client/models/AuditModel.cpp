@@ -1,4 +1,4 @@
-#include "client/models/AuditModel.h"
+#include "AuditModel.h"
 
 #include <QDateTime>
 #include <QTimeZone>

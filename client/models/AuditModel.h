@@ -4,8 +4,8 @@
 // ones older pages as the operator scrolls; refresh() adds what happened since without re-reading
 // what is shown (and retries after a failure).
 
-#include "client/ControlClient.h"
-#include "client/models/ModelRoles.h"
+#include "ControlClient.h"
+#include "ModelRoles.h"
 
 #include <QAbstractTableModel>
 #include <QPointer>

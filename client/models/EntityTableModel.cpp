@@ -1,8 +1,8 @@
-#include "client/models/EntityTableModel.h"
+#include "EntityTableModel.h"
 
-#include "client/FleetStore.h"
-#include "client/models/ModelRoles.h"
-#include "client/models/ValueFormat.h"
+#include "FleetStore.h"
+#include "ModelRoles.h"
+#include "ValueFormat.h"
 
 #include <cmath>
 #include <limits>

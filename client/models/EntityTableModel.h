@@ -5,9 +5,9 @@
 // map to rows; this class turns dirty rows into one dataChanged per contiguous range, with the
 // value roles only.
 
-#include "client/EntityId.h"
-#include "client/FleetChangeSet.h"
-#include "client/Freshness.h"
+#include "EntityId.h"
+#include "FleetChangeSet.h"
+#include "Freshness.h"
 
 #include <QAbstractTableModel>
 

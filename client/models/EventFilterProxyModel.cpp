@@ -1,7 +1,7 @@
-#include "client/models/EventFilterProxyModel.h"
+#include "EventFilterProxyModel.h"
 
-#include "client/FleetStore.h"
-#include "client/models/ModelRoles.h"
+#include "FleetStore.h"
+#include "ModelRoles.h"
 
 namespace watchfloor::client {
 

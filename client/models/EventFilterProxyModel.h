@@ -2,7 +2,7 @@
 // Filters EventListModel by minimum severity, event types and entity (the entity itself or
 // anything inside it, e.g. a rack shows its nodes', GPUs' and links' events).
 
-#include "client/EntityId.h"
+#include "EntityId.h"
 
 #include <QSet>
 #include <QSortFilterProxyModel>

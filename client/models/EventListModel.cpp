@@ -1,7 +1,7 @@
-#include "client/models/EventListModel.h"
+#include "EventListModel.h"
 
-#include "client/FleetStore.h"
-#include "client/models/ModelRoles.h"
+#include "FleetStore.h"
+#include "ModelRoles.h"
 
 #include <QDateTime>
 #include <QTimeZone>

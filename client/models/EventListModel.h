@@ -4,7 +4,7 @@
 // dropped leave as ONE beginRemoveRows at the bottom. Rows are addressed through the store's
 // event serials, so the model holds no copy of the events.
 
-#include "client/FleetChangeSet.h"
+#include "FleetChangeSet.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

@@ -1,7 +1,7 @@
-#include "client/models/JobTableModel.h"
+#include "JobTableModel.h"
 
-#include "client/FleetStore.h"
-#include "client/JobProgress.h"
+#include "FleetStore.h"
+#include "JobProgress.h"
 
 namespace watchfloor::client {
 

@@ -2,7 +2,7 @@
 // Training jobs of the whole fleet in arrival order: state, size, goodput, ETTR, MFU,
 // checkpoint age and interruptions.
 
-#include "client/models/EntityTableModel.h"
+#include "EntityTableModel.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

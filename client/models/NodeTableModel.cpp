@@ -1,8 +1,8 @@
-#include "client/models/NodeTableModel.h"
+#include "NodeTableModel.h"
 
-#include "client/FleetStore.h"
-#include "client/models/RackTableModel.h"
-#include "client/models/StateLabels.h"
+#include "FleetStore.h"
+#include "RackTableModel.h"
+#include "StateLabels.h"
 
 namespace watchfloor::client {
 

@@ -3,7 +3,7 @@
 // (scraped trays: "live", "silent: <why>", else "—"), GPU temperatures, power and utilisation
 // aggregated over the tray's 4 GPUs, the last Xid. A silent tray's cells read Freshness::Silent.
 
-#include "client/models/EntityTableModel.h"
+#include "EntityTableModel.h"
 
 namespace watchfloor::client {
 

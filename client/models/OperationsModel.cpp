@@ -1,6 +1,6 @@
-#include "client/models/OperationsModel.h"
+#include "OperationsModel.h"
 
-#include "client/ControlErrorText.h"
+#include "ControlErrorText.h"
 
 #include <QDateTime>
 #include <QTimeZone>

@@ -3,8 +3,8 @@
 // live from each endpoint's ControlClient: a change of a known operation is one dataChanged for
 // its row, a new one is one inserted row, a list after a (re)connect is one reset.
 
-#include "client/ControlClient.h"
-#include "client/models/ModelRoles.h"
+#include "ControlClient.h"
+#include "ModelRoles.h"
 
 #include <QAbstractTableModel>
 #include <QPointer>

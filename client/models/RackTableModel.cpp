@@ -1,7 +1,7 @@
-#include "client/models/RackTableModel.h"
+#include "RackTableModel.h"
 
-#include "client/FleetStore.h"
-#include "client/models/StateLabels.h"
+#include "FleetStore.h"
+#include "StateLabels.h"
 
 namespace watchfloor::client {
 

@@ -2,7 +2,7 @@
 // Every rack of the fleet, one row each, in FleetStore's rack-row order: state, GPU health counts,
 // temperatures, power and cooling. Row n is FleetStore::rackAt(n).
 
-#include "client/models/EntityTableModel.h"
+#include "EntityTableModel.h"
 
 namespace watchfloor::client {
 

@@ -1,9 +1,9 @@
-#include "client/models/ScrapeTargetModel.h"
+#include "ScrapeTargetModel.h"
 
-#include "client/FleetStore.h"
-#include "client/models/ModelRoles.h"
-#include "client/models/StateLabels.h"
-#include "client/models/ValueFormat.h"
+#include "FleetStore.h"
+#include "ModelRoles.h"
+#include "StateLabels.h"
+#include "ValueFormat.h"
 
 #include <algorithm>
 #include <chrono>

@@ -6,8 +6,8 @@
 // worst first). FreshnessRole is Silent for a target that is not up, so the console's delegate
 // draws it like the silent tray on the map; EntityIdRole is the tray, so a row opens its rack.
 
-#include "client/EntityId.h"
-#include "client/FleetChangeSet.h"
+#include "EntityId.h"
+#include "FleetChangeSet.h"
 
 #include <QAbstractTableModel>
 

@@ -1,6 +1,6 @@
-#include "client/models/StateLabels.h"
+#include "StateLabels.h"
 
-#include "client/EndpointFleet.h"
+#include "EndpointFleet.h"
 
 #include <QDateTime>
 #include <QStringList>

@@ -1,4 +1,4 @@
-#include "client/models/ValueFormat.h"
+#include "ValueFormat.h"
 
 #include <cmath>
 

@@ -3,7 +3,7 @@
 // for a blank (the source said it has no value), "—" for never reported, and, where a sentence has
 // room, how old a stale or silent value is. Never a made-up zero.
 
-#include "client/Freshness.h"
+#include "Freshness.h"
 
 #include <QString>
 

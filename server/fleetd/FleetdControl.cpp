@@ -82,7 +82,7 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
     self->log_ = std::move(log);
     self->keepIncidentRecords(twin.topology());
     if (!cl.controlEnabled()) return disabled(std::move(self), cl);
-    EventAcknowledgements& acknowledgements = self->acknowledgements_;
+    EventAcknowledgementBook& acknowledgements = self->acknowledgements_;
     self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
         twin, twinActionTimeout(cl.speed), [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
     const control::FleetView& base = *self->twinControl_;
@@ -179,7 +179,7 @@ FleetdControl::CreateResult FleetdControl::createForRealFleet(const CommandLine&
     if (!cl.controlEnabled()) return disabled(std::move(self), cl);
     if (!slurmStates)
         return {nullptr, "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE]"};
-    EventAcknowledgements& acknowledgements = self->acknowledgements_;
+    EventAcknowledgementBook& acknowledgements = self->acknowledgements_;
     self->topologyView_ = std::make_unique<control::TopologyFleetView>(
         topology, [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
     const control::FleetView& base = *self->topologyView_;
@@ -207,7 +207,7 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
     self->auditLockFd_ = lockAuditLog(options.auditLogFile, &error);
     if (self->auditLockFd_ < 0) return fail(error);
 
-    EventAcknowledgements& acknowledgements = self->acknowledgements_;
+    EventAcknowledgementBook& acknowledgements = self->acknowledgements_;
     self->fleetIndex_ = topology.fleet_index();
     FleetdControl* raw = self.get();
     const control::FleetView* fleet = &base;
@@ -227,7 +227,7 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
     if (slurmStates)
         self->plane_->engine().addListener([slurmStates](const v1::Operation&) { slurmStates->requestRefresh(); });
     self->credentials_ = self->plane_->credentials();
-    acknowledgements.setFirstEventId(EventAcknowledgements::firstEventIdAfter(self->plane_->engine()));
+    acknowledgements.setFirstEventId(EventAcknowledgementBook::firstEventIdAfter(self->plane_->engine()));
     if (acknowledgements.firstEventId() > 1)
         self->log_("event ids start at " + std::to_string(acknowledgements.firstEventId()) +
                    ", past the events acknowledged in earlier runs");

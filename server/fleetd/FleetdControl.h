@@ -7,7 +7,7 @@
 #include "CommandLine.h"
 #include "ControlDisabledService.h"
 #include "ControlLoop.h"
-#include "EventAcknowledgements.h"
+#include "EventAcknowledgementBook.h"
 #include "FleetdServer.h"
 #include "HandoffBook.h"
 #include "IncidentActions.h"
@@ -109,7 +109,7 @@ private:
     std::shared_ptr<grpc::ServerCredentials> credentials_;
     ControlDisabledService disabled_;
     int auditLockFd_ = -1;
-    EventAcknowledgements acknowledgements_;
+    EventAcknowledgementBook acknowledgements_;
     std::unique_ptr<incidents::IncidentLifecycle> lifecycle_;
     std::unique_ptr<incidents::MaintenanceCalendar> calendar_;
     incidents::HandoffBook handoffs_;

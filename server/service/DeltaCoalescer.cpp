@@ -51,7 +51,7 @@ void newestById(const std::vector<LogEntryPtr>& pending, std::size_t last,
 }
 }  // namespace
 
-v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, const TopologyIndex& index) {
+v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, const TopologyLookup& index) {
     v1::Delta out;
     out.set_sequence(delta.sequence());
     out.set_first_sequence(delta.first_sequence());
@@ -87,7 +87,7 @@ v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, 
 }
 
 CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const SubscriptionFilter& filter,
-                        const TopologyIndex& index, std::size_t maxSamples) {
+                        const TopologyLookup& index, std::size_t maxSamples) {
     CoalescedDelta result;
     if (pending.empty()) return result;
     if (pending.size() == 1) {

@@ -19,10 +19,10 @@ struct CoalescedDelta {
 // `pending` must be consecutive log entries; `maxSamples` bounds the message (events, states
 // and jobs count as samples by their encoded size).
 CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const SubscriptionFilter& filter,
-                        const TopologyIndex& index, std::size_t maxSamples);
+                        const TopologyLookup& index, std::size_t maxSamples);
 
 // One delta with the filter applied (no coalescing).
 watchfloor::v1::Delta filterDelta(const watchfloor::v1::Delta& delta, const SubscriptionFilter& filter,
-                                  const TopologyIndex& index);
+                                  const TopologyLookup& index);
 
 }  // namespace watchfloor::server::service

@@ -14,7 +14,7 @@
 #include "RewindLog.h"
 #include "SubscriptionFilter.h"
 #include "TickOrder.h"
-#include "TopologyIndex.h"
+#include "TopologyLookup.h"
 
 #include <cstdint>
 #include <map>
@@ -67,7 +67,7 @@ class FleetStateStore {
 public:
     explicit FleetStateStore(const watchfloor::v1::Topology& topology, StoreLimits limits = {});
 
-    const TopologyIndex& index() const { return index_; }
+    const TopologyLookup& index() const { return index_; }
     const EventJournal& journal() const { return journal_; }
     // Every state change and incident version, for GetStateAsOf.
     const RewindLog& rewind() const { return rewind_; }
@@ -145,7 +145,7 @@ private:
     std::vector<std::shared_ptr<watchfloor::v1::Delta>> buildDeltas(const FleetChanges& changes) const;
     std::shared_ptr<watchfloor::v1::Topology> buildTopology(const SubscriptionFilter& filter) const;
 
-    TopologyIndex index_;
+    TopologyLookup index_;
     StoreLimits limits_;
     EventJournal journal_;
     RewindLog rewind_;

@@ -45,7 +45,7 @@ HistoryStore::SeriesClass HistoryStore::classOf(v1::EntityKind kind) {
     }
 }
 
-HistoryStore::HistoryStore(const TopologyIndex& index, HistoryPlan plan) : index_(index), plan_(std::move(plan)) {}
+HistoryStore::HistoryStore(const TopologyLookup& index, HistoryPlan plan) : index_(index), plan_(std::move(plan)) {}
 
 void HistoryStore::planFor(std::span<const Sample> firstSamples) {
     std::size_t aggregateRows = 0, deviceRows = 0;

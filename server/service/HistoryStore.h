@@ -72,7 +72,7 @@ public:
     enum class SeriesClass : std::uint8_t { Aggregate, Device, NotKept };
     static SeriesClass classOf(watchfloor::v1::EntityKind kind);
 
-    HistoryStore(const TopologyIndex& index, HistoryPlan plan = {});
+    HistoryStore(const TopologyLookup& index, HistoryPlan plan = {});
     ~HistoryStore() override;
 
     void onSamples(UnixTime time, std::span<const Sample> samples,
@@ -125,7 +125,7 @@ private:
     void advance(ClassStore& store, std::int64_t timeMs);
     void record(ClassStore& store, std::uint32_t row, std::int64_t timeMs, float value);
 
-    const TopologyIndex& index_;
+    const TopologyLookup& index_;
     const HistoryPlan plan_;
     mutable std::mutex mu_;
     bool planned_ = false;

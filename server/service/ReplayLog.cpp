@@ -10,7 +10,7 @@ LogEntry::LogEntry(DeltaPtr delta) : delta_(std::move(delta)), bytes_(delta_->By
     for (const auto& block : delta_->samples()) samples_ += block.entity_indexes_size();
 }
 
-EncodedMessage LogEntry::encodedFor(const SubscriptionFilter& filter, const TopologyIndex& index) const {
+EncodedMessage LogEntry::encodedFor(const SubscriptionFilter& filter, const TopologyLookup& index) const {
     std::lock_guard lock(cacheMu_);
     for (const auto& [key, encoded] : encoded_)
         if (key == filter.key()) return encoded;

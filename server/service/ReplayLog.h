@@ -28,7 +28,7 @@ public:
 
     // This delta as a SubscribeResponse for one filter: filtered and encoded once, then shared
     // by every subscriber whose filter has the same key.
-    EncodedMessage encodedFor(const SubscriptionFilter& filter, const TopologyIndex& index) const;
+    EncodedMessage encodedFor(const SubscriptionFilter& filter, const TopologyLookup& index) const;
 
 private:
     DeltaPtr delta_;

@@ -21,7 +21,7 @@ SubscriptionFilter SubscriptionFilter::everything(DetailTier tier) {
     return f;
 }
 
-bool SubscriptionFilter::resolve(const TopologyIndex& index, const std::vector<std::string>& regionNames,
+bool SubscriptionFilter::resolve(const TopologyLookup& index, const std::vector<std::string>& regionNames,
                                  const std::vector<std::string>& rackNames, v1::DetailLevel detail,
                                  SubscriptionFilter* out, FilterError* error) {
     if (regionNames.size() > kMaxFilterNames || rackNames.size() > kMaxFilterNames) {
@@ -71,34 +71,34 @@ bool SubscriptionFilter::resolve(const TopologyIndex& index, const std::vector<s
         f.rackSelected_[rack] = true;
         f.key_ += std::to_string(rack) + ",";
         const std::uint32_t region = index.regionOf(rack);
-        if (region != TopologyIndex::kNone && std::find(f.regions_.begin(), f.regions_.end(), region) == f.regions_.end())
+        if (region != TopologyLookup::kNone && std::find(f.regions_.begin(), f.regions_.end(), region) == f.regions_.end())
             f.regions_.push_back(region);
     }
     *out = std::move(f);
     return true;
 }
 
-bool SubscriptionFilter::selectsEntity(const TopologyIndex& index, std::uint32_t entity) const {
+bool SubscriptionFilter::selectsEntity(const TopologyLookup& index, std::uint32_t entity) const {
     if (allRacks_) return true;
     const std::uint32_t rack = index.rackOf(entity);
-    if (rack != TopologyIndex::kNone) return rack < rackSelected_.size() && rackSelected_[rack];
+    if (rack != TopologyLookup::kNone) return rack < rackSelected_.size() && rackSelected_[rack];
     if (index.kind(entity) == v1::ENTITY_KIND_REGION)
         return std::find(regions_.begin(), regions_.end(), entity) != regions_.end();
     return true;  // fleet, jobs: fleet-wide context every view needs
 }
 
-bool SubscriptionFilter::wantsEvent(const TopologyIndex& index, const v1::Event& event) const {
+bool SubscriptionFilter::wantsEvent(const TopologyLookup& index, const v1::Event& event) const {
     if (allRacks_) return true;
     auto inSelection = [&](std::uint32_t e) {
-        return index.rackOf(e) != TopologyIndex::kNone ? selectsEntity(index, e) : false;
+        return index.rackOf(e) != TopologyLookup::kNone ? selectsEntity(index, e) : false;
     };
     if (inSelection(event.entity_index())) return true;
     for (std::uint32_t related : event.related_entity_indexes())
         if (inSelection(related)) return true;
     // Events about fleet-wide things (a job, the fleet) with no rack in another selection.
-    if (index.rackOf(event.entity_index()) != TopologyIndex::kNone) return false;
+    if (index.rackOf(event.entity_index()) != TopologyLookup::kNone) return false;
     for (std::uint32_t related : event.related_entity_indexes())
-        if (index.rackOf(related) != TopologyIndex::kNone) return false;
+        if (index.rackOf(related) != TopologyLookup::kNone) return false;
     return selectsEntity(index, event.entity_index());
 }
 

@@ -2,7 +2,7 @@
 // What one subscriber asked to see: a detail tier and, optionally, a set of racks (named racks
 // plus every rack of the named regions). Resolved once per Subscribe; applied per value.
 
-#include "TopologyIndex.h"
+#include "TopologyLookup.h"
 
 #include <cstdint>
 #include <string>
@@ -23,7 +23,7 @@ public:
     // Everything at the given tier.
     static SubscriptionFilter everything(DetailTier tier = DetailTier::Full);
     // Fails (returns false, fills `error`) for unknown names or oversized lists.
-    static bool resolve(const TopologyIndex& index, const std::vector<std::string>& regionNames,
+    static bool resolve(const TopologyLookup& index, const std::vector<std::string>& regionNames,
                         const std::vector<std::string>& rackNames, watchfloor::v1::DetailLevel detail,
                         SubscriptionFilter* out, FilterError* error);
 
@@ -34,12 +34,12 @@ public:
 
     // Rack filter only: does this entity belong to the selection? Entities above rack level
     // (fleet, jobs) always do; regions do when they hold a selected rack.
-    bool selectsEntity(const TopologyIndex& index, std::uint32_t entity) const;
+    bool selectsEntity(const TopologyLookup& index, std::uint32_t entity) const;
     // Rack filter and detail tier: should this entity's values be sent?
-    bool wantsValuesOf(const TopologyIndex& index, std::uint32_t entity) const {
+    bool wantsValuesOf(const TopologyLookup& index, std::uint32_t entity) const {
         return detailTierOf(index.kind(entity)) <= tier_ && selectsEntity(index, entity);
     }
-    bool wantsEvent(const TopologyIndex& index, const watchfloor::v1::Event& event) const;
+    bool wantsEvent(const TopologyLookup& index, const watchfloor::v1::Event& event) const;
     bool passesEverything() const { return allRacks_ && tier_ == DetailTier::Full; }
 
 private:

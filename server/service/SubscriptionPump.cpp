@@ -37,7 +37,11 @@ void SubscriberStream::cancelIfStalled(std::chrono::milliseconds timeout) {
                                      "stream stopped reading for " + std::to_string(timeout.count() / 1000) +
                                          " s; resubscribe to resync");
     }
-    context_->TryCancel();
+    // The stalled write may complete right here and finish the call; once OnDone has run, gRPC
+    // frees the context. contextGuard_ keeps OnDone waiting while TryCancel runs; it is
+    // recursive because TryCancel may run this stream's callbacks, OnDone too, on this thread.
+    std::lock_guard guard(contextGuard_);
+    if (!done_) context_->TryCancel();
 }
 
 void SubscriberStream::startWrite(const EncodedMessage& message) {
@@ -97,6 +101,10 @@ void SubscriberStream::requestFinish(const grpc::Status& status) {
 }
 
 void SubscriberStream::OnDone() {
+    {
+        std::lock_guard guard(contextGuard_);
+        done_ = true;
+    }
     pump_.remove(this);
     auto last = std::move(self_);  // may delete this at the end of the scope
 }

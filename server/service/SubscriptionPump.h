@@ -78,6 +78,8 @@ private:
 
     SubscriptionPump& pump_;
     grpc::CallbackServerContext* context_;  // valid until OnDone
+    std::recursive_mutex contextGuard_;     // held while the pump cancels through context_
+    bool done_ = false;                     // OnDone ran: context_ is gone (under contextGuard_)
     std::shared_ptr<SubscriberStream> self_;
 
     std::mutex mu_;

@@ -2,7 +2,7 @@
 // fleetd is exit 1 with a message, and every page renders to a 1920×1080 PNG that is not blank
 // from a real fleetd.
 
-#include "FleetdProcess.h"  // tests/support
+#include "FleetdProcess.h"  // testbeds/
 
 #include <QFile>
 #include <QImage>

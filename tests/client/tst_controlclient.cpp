@@ -3,11 +3,11 @@
 // retries with the same request id after UNAVAILABLE and after a connection cut mid-call (through
 // a TCP proxy), operations merged from list + watch, the watch reconnecting, audit pages, and the
 // channel's security rules (token only over TLS or to loopback; TLS and mTLS with scripts/dev-ca).
-#include "client/ChannelSecurity.h"
-#include "client/ControlClient.h"
-#include "client/ControlErrorText.h"
-#include "client/models/AuditModel.h"
-#include "client/models/OperationsModel.h"
+#include "ChannelSecurity.h"
+#include "ControlClient.h"
+#include "ControlErrorText.h"
+#include "AuditModel.h"
+#include "OperationsModel.h"
 
 #include "ControlServiceImpl.h"
 #include "ControlTestFleet.h"

@@ -3,8 +3,8 @@
 // of each call, ControlClient's own retries give exactly one operation (one "allow" audit record)
 // per request id over 50 iterations; two consoles (two operators) draining one node → one
 // execution, the other refused in words; mTLS with scripts/dev-ca for control and telemetry.
-#include "client/ControlClient.h"
-#include "client/EndpointConnection.h"
+#include "ControlClient.h"
+#include "EndpointConnection.h"
 
 #include "FleetdControlFixture.h"
 #include "TcpDropProxy.h"

@@ -2,8 +2,8 @@
 // Live, resume without gap or duplicate, resync on a sequence gap, Incompatible servers, Stale
 // when silent, an unreachable endpoint watched without re-subscribing, a server that comes back,
 // unary deadlines, and teardown while streaming.
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"

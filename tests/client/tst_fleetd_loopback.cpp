@@ -1,8 +1,8 @@
 // The client against a real fleetd on loopback (FLEETD_BIN): go Live, survive a fleetd restart
 // with a restart snapshot (and a chart history that starts over), resume on the same server
 // without gap or duplicate, merge two fleetd endpoints into one fleet, and a warm-started twin. Skipped only when the fleetd binary is not built.
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
 
 #include "ClientTestPrinters.h"
 

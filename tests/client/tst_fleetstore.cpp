@@ -1,7 +1,7 @@
 // FleetStore against synthetic and recorded streams: snapshot then deltas, coalesced deltas and
 // notifications, resync snapshots, freshness, bounded events, names, history, worst queries.
-#include "client/FleetStore.h"
-#include "client/RecordedStream.h"
+#include "FleetStore.h"
+#include "RecordedStream.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"

@@ -2,7 +2,7 @@
 // caller's thread and holds back the messages behind it; they follow in order, a slice at a time;
 // an unusable snapshot is handed over with its reason and the stream goes on; destroying the
 // ingest mid-build delivers nothing.
-#include "client/FleetIngest.h"
+#include "FleetIngest.h"
 
 #include "SyntheticFleet.h"
 

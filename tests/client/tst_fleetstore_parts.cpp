@@ -1,12 +1,12 @@
 // FleetStore's parts, each alone: EventLog (serials, bound, clear), FleetRows (global rack and job
 // rows across endpoints), FleetNames (qualified names, lookups, search), FleetReadings (freshness,
 // aggregates), chartPoints (history breaks) and the rack ranking (FleetRankings).
-#include "client/EventLog.h"
-#include "client/FleetNames.h"
-#include "client/FleetRankings.h"
-#include "client/FleetReadings.h"
-#include "client/FleetRows.h"
-#include "client/HistoryRing.h"
+#include "EventLog.h"
+#include "FleetNames.h"
+#include "FleetRankings.h"
+#include "FleetReadings.h"
+#include "FleetRows.h"
+#include "HistoryRing.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"

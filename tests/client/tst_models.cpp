@@ -1,13 +1,13 @@
 // Item models over FleetStore: QAbstractItemModelTester on each, one dataChanged per contiguous
 // dirty range with value roles, one insert per event batch and one remove per trim.
-#include "client/FleetStore.h"
-#include "client/models/EventFilterProxyModel.h"
-#include "client/models/EventListModel.h"
-#include "client/models/JobTableModel.h"
-#include "client/models/ModelRoles.h"
-#include "client/models/NodeTableModel.h"
-#include "client/models/RackTableModel.h"
-#include "client/models/ValueFormat.h"
+#include "FleetStore.h"
+#include "EventFilterProxyModel.h"
+#include "EventListModel.h"
+#include "JobTableModel.h"
+#include "ModelRoles.h"
+#include "NodeTableModel.h"
+#include "RackTableModel.h"
+#include "ValueFormat.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"

@@ -2,11 +2,11 @@
 // shows r03 in service with coolant flowing and no leak incident while the live stream (still
 // running) has it isolated; the errors fleet.proto promises (before the window, the future).
 
-#include "LeakFleetd.h"  // tests/support
+#include "LeakFleetd.h"  // testbeds/
 
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
-#include "client/PastFleet.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
+#include "PastFleet.h"
 
 #include <QSignalSpy>
 #include <QtTest>

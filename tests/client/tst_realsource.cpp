@@ -1,13 +1,13 @@
 // The console against a real site's fleetd (Prometheus-compatible store, Slurm jobs): freshness
 // follows each endpoint's telemetry period and counter reporting, the store keeps each endpoint's
 // source statuses, jobs without step telemetry have no numbers and stay out of fleet averages.
-#include "client/FleetGoodputMerge.h"
-#include "client/FleetStore.h"
-#include "client/MetricCadence.h"
-#include "client/SourceHealth.h"
-#include "client/models/EventListModel.h"
-#include "client/models/JobTableModel.h"
-#include "client/models/ModelRoles.h"
+#include "FleetGoodputMerge.h"
+#include "FleetStore.h"
+#include "MetricCadence.h"
+#include "SourceHealth.h"
+#include "EventListModel.h"
+#include "JobTableModel.h"
+#include "ModelRoles.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"

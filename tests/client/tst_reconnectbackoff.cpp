@@ -1,5 +1,5 @@
 // The reconnect schedule: 1 s × 1.6^n, ±20 % jitter, capped at 30 s, reset when data flows.
-#include "client/ReconnectBackoff.h"
+#include "ReconnectBackoff.h"
 
 #include <QtTest>
 

@@ -5,7 +5,7 @@
 // (an unacknowledged one from before the period still listed); the note folded to the one line
 // fleetd stores; the handoff an incoming shift is shown.
 
-#include "client/ShiftHandoff.h"
+#include "ShiftHandoff.h"
 
 #include <QTest>
 

@@ -2,7 +2,7 @@
 // tray (a slow tray does not move its own yardstick), missing buckets stay missing, leading empty
 // buckets are dropped, the slowest tray is the one with the highest mean ratio.
 
-#include "client/StepTimeGrid.h"
+#include "StepTimeGrid.h"
 
 #include <QTest>
 

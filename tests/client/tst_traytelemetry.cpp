@@ -3,11 +3,11 @@
 // snapshots and deltas and goes when fleetd stops sending it, racks count their silent trays, the
 // sources overview counts silent hosts and calls an endpoint whose scrape source hears no tray
 // blind, and the models (node table, scrape targets) show it.
-#include "client/FleetStore.h"
-#include "client/SourceHealth.h"
-#include "client/models/ModelRoles.h"
-#include "client/models/NodeTableModel.h"
-#include "client/models/ScrapeTargetModel.h"
+#include "FleetStore.h"
+#include "SourceHealth.h"
+#include "ModelRoles.h"
+#include "NodeTableModel.h"
+#include "ScrapeTargetModel.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"

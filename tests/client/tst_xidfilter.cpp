@@ -1,8 +1,8 @@
 // The Xid filter behind the Rack page's "Recent Xids" table: only Xid events, only those on the
 // scope or inside it (never another endpoint's entity with the same index), newest first,
 // bounded; fleetd's catalogue row carried as sent; a bad scope or limit selects nothing.
-#include "client/FleetStore.h"
-#include "client/XidFilter.h"
+#include "FleetStore.h"
+#include "XidFilter.h"
 
 #include "SyntheticFleet.h"
 

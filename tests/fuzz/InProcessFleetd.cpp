@@ -3,7 +3,7 @@
 #include "ControlPlane.h"
 #include "ControlTestFleet.h"
 #include "DigitalTwin.h"
-#include "EventAcknowledgements.h"
+#include "EventAcknowledgementBook.h"
 #include "FleetdServer.h"
 #include "TwinControlAdapter.h"
 
@@ -77,7 +77,7 @@ void InProcessFleetd::start() {
     twin_ = server::sim::DigitalTwin::create(config, &configError);
     FUZZ_CHECK(twin_ != nullptr, configError.toString());
 
-    acknowledgements_ = std::make_unique<server::fleetd::EventAcknowledgements>();
+    acknowledgements_ = std::make_unique<server::fleetd::EventAcknowledgementBook>();
     auto* acknowledgements = acknowledgements_.get();
     twinControl_ = std::make_unique<server::sim::TwinControlAdapter>(
         *twin_, kTwinActionTimeout, [acknowledgements](std::uint64_t id) { return acknowledgements->facts(id); });

@@ -30,7 +30,7 @@ namespace watchfloor::server::service {
 class FleetdServer;
 }
 namespace watchfloor::server::fleetd {
-class EventAcknowledgements;
+class EventAcknowledgementBook;
 }
 
 namespace watchfloor::fuzz {
@@ -60,7 +60,7 @@ private:
 
     ScratchDir scratch_;
     std::unique_ptr<server::sim::DigitalTwin> twin_;
-    std::unique_ptr<server::fleetd::EventAcknowledgements> acknowledgements_;
+    std::unique_ptr<server::fleetd::EventAcknowledgementBook> acknowledgements_;
     std::unique_ptr<server::sim::TwinControlAdapter> twinControl_;
     std::unique_ptr<server::control::ControlPlane> plane_;
     std::unique_ptr<server::service::FleetdServer> server_;

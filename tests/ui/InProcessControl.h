@@ -9,7 +9,7 @@
 #include "ControlTestFleet.h"
 #include "OperationsEngine.h"
 
-#include "client/ControlClient.h"
+#include "ControlClient.h"
 
 #include <QTemporaryDir>
 

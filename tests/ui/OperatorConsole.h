@@ -5,9 +5,9 @@
 
 #include "MainWindow.h"
 
-#include "client/ControlClient.h"
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
+#include "ControlClient.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
 
 #include <QTest>
 

@@ -215,6 +215,7 @@ struct PageTestFleet {
             job->set_confirmed_goodput_ratio(j == 0 ? 0.84 : 0.91);
             job->set_ettr_ratio(0.9);
             job->set_ettr_sliding_1h_ratio(0.88);
+            job->set_goodput_sliding_1h_ratio(j == 0 ? 0.85 : 0.92);
             job->set_expected_ettr_ratio(0.91);
             job->set_mfu_ratio(0.41);
             job->set_step_time_s(9.8);
@@ -239,6 +240,7 @@ struct PageTestFleet {
         fleet.set_confirmed_goodput_ratio(0.85);
         fleet.set_ettr_ratio(0.9);
         fleet.set_ettr_sliding_1h_ratio(0.88);
+        fleet.set_goodput_sliding_1h_ratio(0.86);
         fleet.set_mfu_ratio(0.41);
         fleet.set_gpus_total(144);
         fleet.set_gpus_healthy(143);

@@ -19,9 +19,9 @@
 #include "OperatorActions.h"
 #include "RackPage.h"
 
-#include "client/FleetStore.h"
-#include "widgets/RackElevationWidget.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "RackElevationWidget.h"
+#include "Theme.h"
 
 #include <QLineEdit>
 #include <QMenu>

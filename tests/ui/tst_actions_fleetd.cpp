@@ -3,7 +3,7 @@
 // in the Operations dock and succeeds, the twin's node state comes back through the telemetry
 // stream as drained (the page now offers Resume), and the Audit page shows the decision.
 
-#include "FleetdProcess.h"  // tests/support
+#include "FleetdProcess.h"  // testbeds/
 #include "OperatorConsole.h"
 
 #include "ActionBar.h"
@@ -14,10 +14,10 @@
 #include "OperationsDock.h"
 #include "RackPage.h"
 
-#include "client/ControlClient.h"
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
-#include "client/models/AuditModel.h"
+#include "ControlClient.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
+#include "AuditModel.h"
 
 #include <QFile>
 #include <QLineEdit>

@@ -3,9 +3,9 @@
 #include "EntityTableView.h"
 #include "FreshnessDelegate.h"
 
-#include "client/FleetStore.h"
-#include "client/Freshness.h"
-#include "client/models/ModelRoles.h"
+#include "FleetStore.h"
+#include "Freshness.h"
+#include "ModelRoles.h"
 
 #include <QStandardItemModel>
 #include <QTest>

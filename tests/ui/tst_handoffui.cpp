@@ -9,7 +9,7 @@
 // WATCHFLOOR_HANDOFF_ACK_SCREENSHOT=FILE.png alice's report after the acknowledgement
 // (docs/screenshots/handoff-banner.png, handoff-acknowledged.png).
 
-#include "FleetdProcess.h"  // tests/support
+#include "FleetdProcess.h"  // testbeds/
 #include "OperatorConsole.h"
 
 #include "ActionDialog.h"

@@ -21,8 +21,8 @@
 #include "MainWindow.h"
 #include "PageHeader.h"
 
-#include "client/FleetStore.h"
-#include "widgets/TimeSeriesChart.h"
+#include "FleetStore.h"
+#include "TimeSeriesChart.h"
 
 #include <QMenu>
 #include <QPushButton>

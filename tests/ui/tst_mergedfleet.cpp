@@ -10,8 +10,8 @@
 #include "KpiStrip.h"
 #include "MainWindow.h"
 
-#include "client/FleetStore.h"
-#include "widgets/RackMapWidget.h"
+#include "FleetStore.h"
+#include "RackMapWidget.h"
 
 #include <QLabel>
 #include <QTest>

@@ -11,9 +11,9 @@
 #include "EventsPage.h"
 #include "OperationsDock.h"
 
-#include "client/FleetStore.h"
-#include "client/models/AuditModel.h"
-#include "client/models/EventListModel.h"
+#include "FleetStore.h"
+#include "AuditModel.h"
+#include "EventListModel.h"
 
 #include <QDialog>
 #include <QLineEdit>

@@ -22,11 +22,11 @@
 #include "FailSlowPanel.h"
 #include "RackLens.h"
 
-#include "client/FleetStore.h"
-#include "client/models/JobTableModel.h"
-#include "client/models/NodeTableModel.h"
-#include "widgets/RackMapWidget.h"
-#include "widgets/TimeSeriesChart.h"
+#include "FleetStore.h"
+#include "JobTableModel.h"
+#include "NodeTableModel.h"
+#include "RackMapWidget.h"
+#include "TimeSeriesChart.h"
 
 #include <QAbstractButton>
 #include <QTableWidget>

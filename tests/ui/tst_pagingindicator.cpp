@@ -6,7 +6,7 @@
 #include "PageTestFleet.h"
 #include "PagingIndicator.h"
 
-#include "client/FleetStore.h"
+#include "FleetStore.h"
 
 #include <QLabel>
 #include <QTest>

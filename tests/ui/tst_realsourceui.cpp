@@ -15,9 +15,9 @@
 #include "SourcesDock.h"
 #include "SourcesIndicator.h"
 
-#include "client/FleetStore.h"
-#include "client/models/JobTableModel.h"
-#include "widgets/Theme.h"
+#include "FleetStore.h"
+#include "JobTableModel.h"
+#include "Theme.h"
 
 #include <QComboBox>
 #include <QListWidget>

@@ -4,7 +4,7 @@
 // Live button) bring the live fleet back at once.
 // WATCHFLOOR_REWIND_SCREENSHOT=FILE keeps the rewound window (docs/screenshots/rewind.png).
 
-#include "LeakFleetd.h"  // tests/support
+#include "LeakFleetd.h"  // testbeds/
 
 #include "FleetFormat.h"
 #include "FleetPage.h"
@@ -15,10 +15,10 @@
 #include "RewindController.h"
 #include "RewindView.h"
 
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
-#include "client/PastFleet.h"
-#include "widgets/RackMapWidget.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
+#include "PastFleet.h"
+#include "RackMapWidget.h"
 
 #include <QDateTimeEdit>
 #include <QLabel>

@@ -10,7 +10,7 @@
 // unreachable endpoint.
 // WATCHFLOOR_SCRAPE_SCREENSHOTS=DIR keeps the rendered pages (scrape-silent-{fleet,rack,sources}.png).
 
-#include "FleetdProcess.h"  // tests/support
+#include "FleetdProcess.h"  // testbeds/
 #include "TcpDropProxy.h"
 
 #include "ConnectionBanner.h"
@@ -21,14 +21,14 @@
 #include "RackPage.h"
 #include "SourcesPage.h"
 
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
-#include "client/SourceHealth.h"
-#include "client/models/ModelRoles.h"
-#include "client/models/NodeTableModel.h"
-#include "client/models/ScrapeTargetModel.h"
-#include "widgets/RackElevationWidget.h"
-#include "widgets/RackMapWidget.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
+#include "SourceHealth.h"
+#include "ModelRoles.h"
+#include "NodeTableModel.h"
+#include "ScrapeTargetModel.h"
+#include "RackElevationWidget.h"
+#include "RackMapWidget.h"
 
 #include <QDir>
 #include <QFile>

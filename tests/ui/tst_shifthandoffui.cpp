@@ -8,8 +8,8 @@
 #include "MainWindow.h"
 #include "ShiftHandoffDialog.h"
 
-#include "client/FleetStore.h"
-#include "client/ShiftHandoff.h"
+#include "FleetStore.h"
+#include "ShiftHandoff.h"
 
 #include <QAction>
 #include <QFile>

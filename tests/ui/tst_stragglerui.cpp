@@ -8,7 +8,7 @@
 // opens the ordinary drain dialog with the eviction, previewed (never executed from the drill-down).
 // WATCHFLOOR_STRAGGLER_SCREENSHOT=FILE.png keeps the drill-down as rendered.
 
-#include "FleetdProcess.h"  // tests/support
+#include "FleetdProcess.h"  // testbeds/
 #include "OperatorConsole.h"
 
 #include "ActionDialog.h"
@@ -17,7 +17,7 @@
 #include "StragglerCausePanel.h"
 #include "StragglerDrillDown.h"
 
-#include "widgets/HeatmapWidget.h"
+#include "HeatmapWidget.h"
 
 #include <QFile>
 #include <QLabel>

@@ -2,13 +2,13 @@
 // when fleetd dies and comes back the wall shows a reconnecting banner and recovers by itself,
 // never opening a modal dialog.
 
-#include "FleetdProcess.h"  // tests/support
+#include "FleetdProcess.h"  // testbeds/
 
 #include "ConnectionBanner.h"
 #include "MainWindow.h"
 
-#include "client/EndpointConnection.h"
-#include "client/FleetStore.h"
+#include "EndpointConnection.h"
+#include "FleetStore.h"
 
 #include <QAbstractButton>
 #include <QApplication>

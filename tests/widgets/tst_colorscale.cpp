@@ -1,6 +1,6 @@
-#include "widgets/ColorScale.h"
-#include "widgets/PaintHelpers.h"
-#include "widgets/Theme.h"
+#include "ColorScale.h"
+#include "PaintHelpers.h"
+#include "Theme.h"
 
 #include <QTest>
 

@@ -1,4 +1,4 @@
-#include "widgets/HeatmapWidget.h"
+#include "HeatmapWidget.h"
 
 #include <QSignalSpy>
 #include <QTest>

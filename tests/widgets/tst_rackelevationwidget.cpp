@@ -1,5 +1,5 @@
-#include "widgets/PaintHelpers.h"
-#include "widgets/RackElevationWidget.h"
+#include "PaintHelpers.h"
+#include "RackElevationWidget.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -1,7 +1,7 @@
-#include "SyntheticFleet.h"
+#include "SyntheticRackLayout.h"
 
-#include "widgets/PaintHelpers.h"
-#include "widgets/RackMapWidget.h"
+#include "PaintHelpers.h"
+#include "RackMapWidget.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -1,7 +1,7 @@
 // KpiTile, GaugeWidget and LoopSchematicWidget: formatting, state colours and drawn state.
-#include "widgets/GaugeWidget.h"
-#include "widgets/KpiTile.h"
-#include "widgets/LoopSchematicWidget.h"
+#include "GaugeWidget.h"
+#include "KpiTile.h"
+#include "LoopSchematicWidget.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -1,5 +1,5 @@
-#include "widgets/StackedBreakdownChart.h"
-#include "widgets/TimeSeriesChart.h"
+#include "StackedBreakdownChart.h"
+#include "TimeSeriesChart.h"
 
 #include <QChartView>
 #include <QFile>

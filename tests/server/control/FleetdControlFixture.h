@@ -1,5 +1,5 @@
 #pragma once
-// Client side of the end-to-end control tests against a real fleetd (tests/support/FleetdProcess):
+// Client side of the end-to-end control tests against a real fleetd (testbeds/FleetdProcess):
 // tokens for four principals, ControlService calls with a bearer token, action builders, the
 // audit file as JSON records, and a Subscribe watcher for node states and rack telemetry.
 

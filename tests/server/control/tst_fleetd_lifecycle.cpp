@@ -53,6 +53,17 @@ class FleetdLifecycleTest : public QObject {
     QTemporaryDir dir_;
     FleetdProcess fleetd_;
 
+    // fleetd at 600x with a 3/3h lemon rule on `scenario`, until r06-n01 has failed twice (not yet a lemon).
+    void startUntilTwoFailures(const QString& audit, const QString& scenario) {
+        QVERIFY2(fleetd_.start({"--seed", "3", "--speed", "600", "--tokens", writeTokens(dir_), "--audit-log", audit,
+                                "--lemon", "3/3h", "--scenario", scenario}),
+                 qPrintable(fleetd_.errorString()));
+        v1::EntityState state;
+        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.recent_failures() == 2; }, &state),
+                 fleetd_.log().constData());
+        QVERIFY(!state.lemon());
+    }
+
 private slots:
     void setThroughControlServiceAuditedIdempotentAndRestored() {
         const QString audit = dir_.filePath("audit.jsonl");
@@ -211,14 +222,10 @@ private slots:
         const QString scenario = writeScenario(dir_, "restart.scenario",
                                                "at 10m xid 79 gpu=r06-n01-g0\n"
                                                "at 45m xid 79 gpu=r06-n01-g1\n");
-        QVERIFY2(fleetd_.start({"--seed", "3", "--speed", "600", "--tokens", writeTokens(dir_), "--audit-log", audit,
-                                "--lemon", "3/3h", "--scenario", scenario}),
-                 qPrintable(fleetd_.errorString()));
+        startUntilTwoFailures(audit, scenario);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(!fleetd_.log().contains("lemon failure counts from"));  // a first start: nothing to carry over
         v1::EntityState state;
-        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.recent_failures() == 2; }, &state),
-                 fleetd_.log().constData());
-        QVERIFY(!state.lemon());
 
         // The twin starts its clock again; the scenario of the next run fells the tray once more.
         QVERIFY(!writeScenario(dir_, "restart.scenario", "at 10m xid 79 gpu=r06-n01-g2\n").isEmpty());
@@ -244,12 +251,9 @@ private slots:
         const QString scenario = writeScenario(dir_, "aged.scenario",
                                                "at 10m xid 79 gpu=r06-n01-g0\n"
                                                "at 100m xid 79 gpu=r06-n01-g1\n");
-        QVERIFY2(fleetd_.start({"--seed", "3", "--speed", "600", "--tokens", writeTokens(dir_), "--audit-log", audit,
-                                "--lemon", "3/3h", "--scenario", scenario}),
-                 qPrintable(fleetd_.errorString()));
+        startUntilTwoFailures(audit, scenario);
+        if (QTest::currentTestFailed()) return;
         v1::EntityState state;
-        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.recent_failures() == 2; }, &state),
-                 fleetd_.log().constData());
 
         QVERIFY(!writeScenario(dir_, "aged.scenario", "at 95m xid 79 gpu=r06-n01-g2\n").isEmpty());
         QVERIFY2(fleetd_.restart(), qPrintable(fleetd_.errorString()));

@@ -3,7 +3,7 @@
 // once it is slow and 1.0x before; bad requests are INVALID_ARGUMENT with a message, an unknown
 // job NOT_FOUND.
 
-#include "FleetdProcess.h"  // tests/support
+#include "FleetdProcess.h"  // testbeds/
 #include "StreamTestSupport.h"
 
 #include <QFile>

@@ -228,10 +228,10 @@ private slots:
         QFETCH(int, minSeverity);
         Fixture f(90);  // 30 events
         std::set<std::uint64_t> expected;
-        const std::uint32_t within = entity.isEmpty() ? TopologyIndex::kNone
+        const std::uint32_t within = entity.isEmpty() ? TopologyLookup::kNone
                                                       : f.store.findEntity(entity.toStdString()).value();
         for (const auto& e : f.store.journal().recent(1000, [](const v1::Event&) { return true; })) {
-            const bool inside = within == TopologyIndex::kNone || f.store.index().isInside(e.entity_index(), within) ||
+            const bool inside = within == TopologyLookup::kNone || f.store.index().isInside(e.entity_index(), within) ||
                                 std::count(e.related_entity_indexes().begin(), e.related_entity_indexes().end(), within);
             if (inside && e.severity() >= minSeverity) expected.insert(e.id());
         }

@@ -53,7 +53,7 @@ struct ClientModel {
     }
 };
 
-int countValuesOfKind(const TopologyIndex& index, const v1::Snapshot& snap, v1::EntityKind kind) {
+int countValuesOfKind(const TopologyLookup& index, const v1::Snapshot& snap, v1::EntityKind kind) {
     int n = 0;
     for (const auto& b : snap.samples())
         for (auto e : b.entity_indexes()) n += index.kind(e) == kind;
@@ -188,7 +188,7 @@ private slots:
         for (const auto& b : snap.samples())
             for (auto e : b.entity_indexes()) {
                 const auto rack = store.index().rackOf(e);
-                QVERIFY(rack == r02 || rack == TopologyIndex::kNone);
+                QVERIFY(rack == r02 || rack == TopologyLookup::kNone);
             }
         const auto topology = store.topologyFor(filter);
         QCOMPARE(topology->racks_size(), 1);
@@ -392,7 +392,7 @@ private slots:
             gpu->set_index(i);
             gpu->set_name("g" + std::to_string(i));
         }
-        TopologyIndex index(big);
+        TopologyLookup index(big);
         HistoryPlan plan;
         plan.budgetBytes = std::size_t(64) << 20;
         HistoryStore history(index, plan);

@@ -2,7 +2,7 @@
 // A made-up fleet laid out like a real one (regions → halls → rows of racks) for widget tests and
 // the paint benchmark. Not telemetry: values are whatever the test sets.
 
-#include "widgets/RackMapLayout.h"
+#include "RackMapLayout.h"
 
 #include <QString>
 

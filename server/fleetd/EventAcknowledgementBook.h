@@ -22,9 +22,9 @@
 
 namespace watchfloor::server::fleetd {
 
-class EventAcknowledgements final : public control::EventAcknowledger {
+class EventAcknowledgementBook final : public control::EventAcknowledger {
 public:
-    explicit EventAcknowledgements(std::uint64_t firstEventId = 1) : firstEventId_(firstEventId) {}
+    explicit EventAcknowledgementBook(std::uint64_t firstEventId = 1) : firstEventId_(firstEventId) {}
 
     // The first event id for a run whose recovered operations are `engine`'s: one past the
     // highest event id any ACKNOWLEDGE_EVENT operation names (1 when there is none).

@@ -1,10 +1,10 @@
-#include "EventAcknowledgements.h"
+#include "EventAcknowledgementBook.h"
 
 #include <algorithm>
 
 namespace watchfloor::server::fleetd {
 
-std::uint64_t EventAcknowledgements::firstEventIdAfter(const control::OperationsEngine& engine) {
+std::uint64_t EventAcknowledgementBook::firstEventIdAfter(const control::OperationsEngine& engine) {
     std::uint64_t highest = 0;
     watchfloor::v1::ListOperationsRequest request;
     request.set_page_size(1000);
@@ -19,15 +19,15 @@ std::uint64_t EventAcknowledgements::firstEventIdAfter(const control::Operations
     return highest + 1;
 }
 
-bool EventAcknowledgements::journaled(std::uint64_t eventId) const {
+bool EventAcknowledgementBook::journaled(std::uint64_t eventId) const {
     return eventId >= firstEventId_ && eventId <= lastJournaled_.load(std::memory_order_acquire);
 }
 
-void EventAcknowledgements::noteJournaled(std::uint64_t eventId) {
+void EventAcknowledgementBook::noteJournaled(std::uint64_t eventId) {
     if (eventId > lastJournaled_.load(std::memory_order_relaxed)) lastJournaled_.store(eventId, std::memory_order_release);
 }
 
-control::ActionOutcome EventAcknowledgements::acknowledge(std::uint64_t eventId, const std::string& principal,
+control::ActionOutcome EventAcknowledgementBook::acknowledge(std::uint64_t eventId, const std::string& principal,
                                                           const std::string& note) {
     const std::string event = "event " + std::to_string(eventId);
     if (!journaled(eventId)) return control::ActionOutcome::failure(event + " is not one of this fleetd run's events");
@@ -39,7 +39,7 @@ control::ActionOutcome EventAcknowledgements::acknowledge(std::uint64_t eventId,
     return control::ActionOutcome::success(event + " acknowledged by " + principal + (note.empty() ? "" : ": " + note));
 }
 
-std::optional<control::EventFacts> EventAcknowledgements::facts(std::uint64_t eventId) const {
+std::optional<control::EventFacts> EventAcknowledgementBook::facts(std::uint64_t eventId) const {
     if (!journaled(eventId)) return std::nullopt;
     control::EventFacts facts;
     facts.id = eventId;

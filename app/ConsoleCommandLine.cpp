@@ -1,4 +1,4 @@
-#include "CommandLine.h"
+#include "ConsoleCommandLine.h"
 
 #include "ConsoleSettings.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // QCOMPARE printers for the client's enums, so failures show names instead of nothing.
-#include "client/ConnectionState.h"
-#include "client/Freshness.h"
+#include "ConnectionState.h"
+#include "Freshness.h"
 
 #include <QtTest>
 

@@ -1,4 +1,4 @@
-#include "TopologyIndex.h"
+#include "TopologyLookup.h"
 
 #include <algorithm>
 #include <charconv>
@@ -31,7 +31,7 @@ DetailTier detailTierOf(v1::EntityKind kind) {
     }
 }
 
-TopologyIndex::TopologyIndex(const v1::Topology& topology) : topology_(topology) {
+TopologyLookup::TopologyLookup(const v1::Topology& topology) : topology_(topology) {
     const auto& t = topology_;
     add(t.fleet_index(), v1::ENTITY_KIND_FLEET, kNone, "fleet", 0);
     for (int i = 0; i < t.regions_size(); ++i) {
@@ -73,7 +73,7 @@ TopologyIndex::TopologyIndex(const v1::Topology& topology) : topology_(topology)
     }
 }
 
-void TopologyIndex::add(std::uint32_t index, v1::EntityKind kind, std::uint32_t parent,
+void TopologyLookup::add(std::uint32_t index, v1::EntityKind kind, std::uint32_t parent,
                         const std::string& name, std::uint32_t position) {
     if (index >= kind_.size()) {
         const std::size_t size = std::max<std::size_t>(index + 1, kind_.size() * 3 / 2);
@@ -88,19 +88,19 @@ void TopologyIndex::add(std::uint32_t index, v1::EntityKind kind, std::uint32_t 
     if (!name.empty()) byName_.emplace(name, index);
 }
 
-v1::EntityKind TopologyIndex::kind(std::uint32_t index) const {
+v1::EntityKind TopologyLookup::kind(std::uint32_t index) const {
     return index < kind_.size() ? static_cast<v1::EntityKind>(kind_[index]) : v1::ENTITY_KIND_UNSPECIFIED;
 }
 
-std::uint32_t TopologyIndex::rackOf(std::uint32_t index) const {
+std::uint32_t TopologyLookup::rackOf(std::uint32_t index) const {
     return index < rack_.size() ? rack_[index] : kNone;
 }
 
-std::uint32_t TopologyIndex::parentOf(std::uint32_t index) const {
+std::uint32_t TopologyLookup::parentOf(std::uint32_t index) const {
     return index < parent_.size() ? parent_[index] : kNone;
 }
 
-std::uint32_t TopologyIndex::regionOf(std::uint32_t index) const {
+std::uint32_t TopologyLookup::regionOf(std::uint32_t index) const {
     std::uint32_t at = index;
     for (int depth = 0; depth < 8 && at != kNone; ++depth) {
         if (kind(at) == v1::ENTITY_KIND_REGION) return at;
@@ -109,7 +109,7 @@ std::uint32_t TopologyIndex::regionOf(std::uint32_t index) const {
     return kNone;
 }
 
-bool TopologyIndex::isInside(std::uint32_t entity, std::uint32_t ancestor) const {
+bool TopologyLookup::isInside(std::uint32_t entity, std::uint32_t ancestor) const {
     std::uint32_t at = entity;
     for (int depth = 0; depth < 8 && at != kNone; ++depth) {
         if (at == ancestor) return true;
@@ -118,7 +118,7 @@ bool TopologyIndex::isInside(std::uint32_t entity, std::uint32_t ancestor) const
     return false;
 }
 
-std::optional<std::uint32_t> TopologyIndex::findByName(std::string_view name) const {
+std::optional<std::uint32_t> TopologyLookup::findByName(std::string_view name) const {
     if (auto it = byName_.find(std::string(name)); it != byName_.end()) return it->second;
     if (name == topology_.fleet_name() && !name.empty()) return fleetIndex();
     // NVLink names are "<gpu name>-lNN".
@@ -138,25 +138,25 @@ std::optional<std::uint32_t> TopologyIndex::findByName(std::string_view name) co
     return std::nullopt;
 }
 
-std::optional<std::uint32_t> TopologyIndex::findRack(std::string_view name) const {
+std::optional<std::uint32_t> TopologyLookup::findRack(std::string_view name) const {
     auto found = findByName(name);
     if (found && kind(*found) == v1::ENTITY_KIND_RACK) return found;
     return std::nullopt;
 }
 
-std::optional<std::uint32_t> TopologyIndex::findRegion(std::string_view name) const {
+std::optional<std::uint32_t> TopologyLookup::findRegion(std::string_view name) const {
     auto found = findByName(name);
     if (found && kind(*found) == v1::ENTITY_KIND_REGION) return found;
     return std::nullopt;
 }
 
-const std::vector<std::uint32_t>& TopologyIndex::racksOfRegion(std::uint32_t regionIndex) const {
+const std::vector<std::uint32_t>& TopologyLookup::racksOfRegion(std::uint32_t regionIndex) const {
     static const std::vector<std::uint32_t> none;
     auto it = racksOfRegion_.find(regionIndex);
     return it == racksOfRegion_.end() ? none : it->second;
 }
 
-std::string TopologyIndex::nameOf(std::uint32_t index) const {
+std::string TopologyLookup::nameOf(std::uint32_t index) const {
     const auto& t = topology_;
     const int at = index < position_.size() ? static_cast<int>(position_[index]) : 0;
     switch (kind(index)) {

@@ -20,12 +20,12 @@ enum class DetailTier : std::uint8_t { Summary = 1, Standard = 2, Full = 3 };
 DetailTier detailTierOf(watchfloor::v1::DetailLevel level);  // UNSPECIFIED = Standard
 DetailTier detailTierOf(watchfloor::v1::EntityKind kind);    // the tier an entity's values belong to
 
-class TopologyIndex {
+class TopologyLookup {
 public:
     static constexpr std::uint32_t kNone = UINT32_MAX;
 
     // Keeps a reference: the topology must outlive the index (a FleetSource's is stable).
-    explicit TopologyIndex(const watchfloor::v1::Topology& topology);
+    explicit TopologyLookup(const watchfloor::v1::Topology& topology);
 
     const watchfloor::v1::Topology& topology() const { return topology_; }
     std::uint32_t fleetIndex() const { return topology_.fleet_index(); }
