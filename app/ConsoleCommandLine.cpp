@@ -8,19 +8,16 @@ namespace watchfloor::app {
 
 namespace {
 
-std::optional<int> parseNonNegative(const QString& text)
-{
+std::optional<int> parseNonNegative(const QString& text) {
     bool ok = false;
     const int value = text.toInt(&ok);
-    if (!ok || value < 0)
-        return std::nullopt;
+    if (!ok || value < 0) return std::nullopt;
     return value;
 }
 
 }  // namespace
 
-CommandLineOutcome parseCommandLine(const QStringList& arguments)
-{
+CommandLineOutcome parseCommandLine(const QStringList& arguments) {
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Watchfloor: fleet operations console for NVL72 GPU training racks."));
@@ -85,8 +82,7 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments)
         outcome.message = message;
         return outcome;
     };
-    if (!parser.parse(arguments))
-        return fail(parser.errorText());
+    if (!parser.parse(arguments)) return fail(parser.errorText());
     if (parser.isSet(help)) {
         outcome.kind = CommandLineOutcome::Kind::ShowHelp;
         outcome.message = parser.helpText();
@@ -103,8 +99,7 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments)
     for (const QString& value : parser.values(endpoint)) {
         if (!ui::isValidEndpoint(value))
             return fail(QStringLiteral("--endpoint '%1' is not HOST:PORT with a port in 1..65535").arg(value));
-        if (!o.endpoints.contains(value))
-            o.endpoints << value;
+        if (!o.endpoints.contains(value)) o.endpoints << value;
     }
     if (parser.isSet(page)) {
         o.page = ui::pageFromKey(parser.value(page));
@@ -113,19 +108,16 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments)
                             .arg(parser.value(page), ui::allPageKeys().join(QStringLiteral(", "))));
     }
     o.selectEntity = parser.value(select).trimmed();
-    if (parser.isSet(select) && o.selectEntity.isEmpty())
-        return fail(QStringLiteral("--select needs an entity name"));
+    if (parser.isSet(select) && o.selectEntity.isEmpty()) return fail(QStringLiteral("--select needs an entity name"));
 
     o.screenshotPath = parser.value(screenshot);
     if (parser.isSet(screenshot)) {
         if (!o.screenshotPath.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive))
             return fail(QStringLiteral("--screenshot '%1' must name a .png file").arg(o.screenshotPath));
-        if (o.endpoints.isEmpty())
-            return fail(QStringLiteral("--screenshot needs at least one --endpoint"));
+        if (o.endpoints.isEmpty()) return fail(QStringLiteral("--screenshot needs at least one --endpoint"));
     }
     for (auto [option, target] : {std::pair{&timeout, &o.screenshotTimeout}, std::pair{&settle, &o.screenshotSettle}}) {
-        if (!parser.isSet(*option))
-            continue;
+        if (!parser.isSet(*option)) continue;
         if (!parser.isSet(screenshot))
             return fail(QStringLiteral("--%1 only applies with --screenshot").arg(option->names().first()));
         const auto seconds = parseNonNegative(parser.value(*option));
@@ -150,8 +142,7 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments)
                                 .arg(key, ui::allPageKeys().join(QStringLiteral(", "))));
             o.rotatePages << *id;
         }
-        if (o.rotatePages.isEmpty())
-            return fail(QStringLiteral("--pages needs at least one page"));
+        if (o.rotatePages.isEmpty()) return fail(QStringLiteral("--pages needs at least one page"));
     }
     if ((parser.isSet(rotate) || parser.isSet(pages)) && !o.warRoom)
         return fail(QStringLiteral("--rotate and --pages only apply with --war-room"));
@@ -170,11 +161,9 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments)
 
     for (auto [option, target] : {std::pair{&tokenFile, &o.tokenFile}, std::pair{&caCert, &o.caCertFile},
                                   std::pair{&clientCert, &o.clientCertFile}, std::pair{&clientKey, &o.clientKeyFile}}) {
-        if (!parser.isSet(*option))
-            continue;
+        if (!parser.isSet(*option)) continue;
         *target = parser.value(*option).trimmed();
-        if (target->isEmpty())
-            return fail(QStringLiteral("--%1 needs a file name").arg(option->names().first()));
+        if (target->isEmpty()) return fail(QStringLiteral("--%1 needs a file name").arg(option->names().first()));
     }
     if (o.clientCertFile.isEmpty() != o.clientKeyFile.isEmpty())
         return fail(QStringLiteral("--client-cert and --client-key go together (the certificate and its key)"));

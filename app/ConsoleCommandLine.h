@@ -14,24 +14,24 @@
 namespace watchfloor::app {
 
 struct LaunchOptions {
-    QStringList endpoints;                         // empty: use the saved endpoints
+    QStringList endpoints;  // empty: use the saved endpoints
     std::optional<ui::PageId> page;
-    QString selectEntity;                          // --select
-    QString screenshotPath;                        // non-empty: headless render, then exit
-    std::chrono::seconds screenshotTimeout{30};    // how long to wait for live data
-    std::chrono::seconds screenshotSettle{2};      // live data then this long, so history backfills
+    QString selectEntity;                        // --select
+    QString screenshotPath;                      // non-empty: headless render, then exit
+    std::chrono::seconds screenshotTimeout{30};  // how long to wait for live data
+    std::chrono::seconds screenshotSettle{2};    // live data then this long, so history backfills
     bool warRoom = false;
-    std::chrono::seconds rotateInterval{0};        // 0 = no rotation
-    QVector<ui::PageId> rotatePages;               // --pages; empty = every page
-    std::optional<int> screen;                     // --screen N (0-based)
-    std::optional<QString> theme;                  // --theme
-    QString settingsFile;                          // --settings FILE (default: the user's config)
+    std::chrono::seconds rotateInterval{0};  // 0 = no rotation
+    QVector<ui::PageId> rotatePages;         // --pages; empty = every page
+    std::optional<int> screen;               // --screen N (0-based)
+    std::optional<QString> theme;            // --theme
+    QString settingsFile;                    // --settings FILE (default: the user's config)
     // Transport security for every endpoint (telemetry and control). Only paths here: the files
     // are read by loadChannelSecurity() (ConsoleSecurity.h), never the token itself from argv.
-    QString tokenFile;                             // --token-file FILE (mode 0600)
-    QString caCertFile;                            // --ca-cert FILE: TLS, trusting this CA
-    QString clientCertFile;                        // --client-cert FILE (mTLS, with --client-key)
-    QString clientKeyFile;                         // --client-key FILE
+    QString tokenFile;       // --token-file FILE (mode 0600)
+    QString caCertFile;      // --ca-cert FILE: TLS, trusting this CA
+    QString clientCertFile;  // --client-cert FILE (mTLS, with --client-key)
+    QString clientKeyFile;   // --client-key FILE
 };
 
 struct CommandLineOutcome {

@@ -14,13 +14,11 @@ struct TokenOrError {
     QString error;
 };
 
-TokenOrError readTokenFile(const QString& path)
-{
+TokenOrError readTokenFile(const QString& path) {
     struct stat info {};
     if (::stat(QFile::encodeName(path).constData(), &info) != 0)
         return {{}, QStringLiteral("--token-file %1: no such file").arg(path)};
-    if (!S_ISREG(info.st_mode))
-        return {{}, QStringLiteral("--token-file %1 is not a regular file").arg(path)};
+    if (!S_ISREG(info.st_mode)) return {{}, QStringLiteral("--token-file %1 is not a regular file").arg(path)};
     if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0)
         return {{},
                 QStringLiteral("--token-file %1 is readable or writable by group or others (mode %2); the token "
@@ -33,8 +31,7 @@ TokenOrError readTokenFile(const QString& path)
     const QList<QByteArray> lines = file.readAll().split('\n');
     for (const QByteArray& raw : lines) {
         const QString line = QString::fromUtf8(raw).trimmed();
-        if (line.isEmpty() || line.startsWith(QLatin1Char('#')))
-            continue;
+        if (line.isEmpty() || line.startsWith(QLatin1Char('#'))) continue;
         if (line.contains(QLatin1Char(' ')) || line.contains(QLatin1Char('\t')))
             return {{}, QStringLiteral("--token-file %1: the token must be one word on one line").arg(path)};
         return {line, {}};
@@ -42,29 +39,25 @@ TokenOrError readTokenFile(const QString& path)
     return {{}, QStringLiteral("--token-file %1 holds no token").arg(path)};
 }
 
-QString unreadable(const char* flag, const QString& path)
-{
+QString unreadable(const char* flag, const QString& path) {
     const QFileInfo info(path);
-    if (!info.exists())
-        return QStringLiteral("--%1 %2: no such file").arg(QLatin1String(flag), path);
-    if (!info.isReadable())
-        return QStringLiteral("--%1 %2 is not readable").arg(QLatin1String(flag), path);
+    if (!info.exists()) return QStringLiteral("--%1 %2: no such file").arg(QLatin1String(flag), path);
+    if (!info.isReadable()) return QStringLiteral("--%1 %2 is not readable").arg(QLatin1String(flag), path);
     return {};
 }
 
 }  // namespace
 
-ChannelSecurityOutcome loadChannelSecurity(const LaunchOptions& options, const QStringList& endpoints)
-{
+ChannelSecurityOutcome loadChannelSecurity(const LaunchOptions& options, const QStringList& endpoints) {
     ChannelSecurityOutcome outcome;
     client::ChannelSecurity& security = outcome.security;
     security.caCertFile = options.caCertFile;
     security.clientCertFile = options.clientCertFile;
     security.clientKeyFile = options.clientKeyFile;
-    for (auto [flag, path] : {std::pair{"ca-cert", &options.caCertFile}, std::pair{"client-cert", &options.clientCertFile},
-                              std::pair{"client-key", &options.clientKeyFile}}) {
-        if (path->isEmpty())
-            continue;
+    for (auto [flag, path] :
+         {std::pair{"ca-cert", &options.caCertFile}, std::pair{"client-cert", &options.clientCertFile},
+          std::pair{"client-key", &options.clientKeyFile}}) {
+        if (path->isEmpty()) continue;
         if (QString problem = unreadable(flag, *path); !problem.isEmpty()) {
             outcome.error = problem;
             return outcome;

@@ -16,39 +16,33 @@ constexpr std::chrono::milliseconds kPollInterval{200};
 }
 
 ScreenshotRunner::ScreenshotRunner(ui::MainWindow& window, client::FleetStore& store, Request request, QObject* parent)
-    : QObject(parent), m_window(window), m_store(store), m_request(std::move(request))
-{
+    : QObject(parent), m_window(window), m_store(store), m_request(std::move(request)) {
     m_poll.setInterval(kPollInterval);
     connect(&m_poll, &QTimer::timeout, this, &ScreenshotRunner::poll);
 }
 
-void ScreenshotRunner::start()
-{
+void ScreenshotRunner::start() {
     m_sinceStart.start();
     m_poll.start();
 }
 
-bool ScreenshotRunner::endpointIsLive(int endpoint) const
-{
-    return m_store.endpointState(endpoint) == client::ConnectionState::Live && m_store.endpointFleet(endpoint).hasSnapshot();
+bool ScreenshotRunner::endpointIsLive(int endpoint) const {
+    return m_store.endpointState(endpoint) == client::ConnectionState::Live &&
+           m_store.endpointFleet(endpoint).hasSnapshot();
 }
 
-int ScreenshotRunner::liveEndpoints() const
-{
+int ScreenshotRunner::liveEndpoints() const {
     int live = 0;
-    for (int i = 0; i < m_store.endpointCount(); ++i)
-        live += endpointIsLive(i) ? 1 : 0;
+    for (int i = 0; i < m_store.endpointCount(); ++i) live += endpointIsLive(i) ? 1 : 0;
     return live;
 }
 
-bool ScreenshotRunner::storeIsLive() const
-{
-    return m_store.endpointCount() > 0 && liveEndpoints() == m_store.endpointCount()
-           && m_store.fleetSummary().endpointsReporting > 0;
+bool ScreenshotRunner::storeIsLive() const {
+    return m_store.endpointCount() > 0 && liveEndpoints() == m_store.endpointCount() &&
+           m_store.fleetSummary().endpointsReporting > 0;
 }
 
-QString ScreenshotRunner::notLiveSummary() const
-{
+QString ScreenshotRunner::notLiveSummary() const {
     QStringList states;
     for (int i = 0; i < m_store.endpointCount(); ++i) {
         if (!endpointIsLive(i))
@@ -57,10 +51,8 @@ QString ScreenshotRunner::notLiveSummary() const
     return states.join(QStringLiteral("; "));
 }
 
-void ScreenshotRunner::poll()
-{
-    if (m_done)
-        return;
+void ScreenshotRunner::poll() {
+    if (m_done) return;
     const auto elapsed = std::chrono::milliseconds(m_sinceStart.elapsed());
     if (!m_shown) {
         const bool timedOut = elapsed > m_request.timeout;
@@ -83,8 +75,7 @@ void ScreenshotRunner::poll()
     const auto sinceShown = std::chrono::milliseconds(m_sinceShown.elapsed());
     const bool settled = sinceShown >= m_request.settle;
     ui::Page* page = m_window.currentPage();
-    if (settled && page && page->hasContent())
-        return render();
+    if (settled && page && page->hasContent()) return render();
     if (sinceShown > m_request.timeout + m_request.settle) {
         if (page && !page->hasContent())
             return fail(QStringLiteral("The %1 page had nothing to show within %2 s of live data.")
@@ -94,8 +85,7 @@ void ScreenshotRunner::poll()
     }
 }
 
-void ScreenshotRunner::render()
-{
+void ScreenshotRunner::render() {
     m_done = true;
     m_poll.stop();
     m_store.flushChanges();
@@ -111,7 +101,8 @@ void ScreenshotRunner::render()
         m_window.render(&painter);
     }
     if (!image.save(m_request.path, "PNG"))
-        return fail(QStringLiteral("Could not write %1 (check that the folder exists and is writable).").arg(m_request.path));
+        return fail(
+            QStringLiteral("Could not write %1 (check that the folder exists and is writable).").arg(m_request.path));
     const int live = liveEndpoints();
     const QString partial = live == m_store.endpointCount()
                                 ? QString()
@@ -130,8 +121,7 @@ void ScreenshotRunner::render()
                               partial));
 }
 
-void ScreenshotRunner::fail(const QString& message)
-{
+void ScreenshotRunner::fail(const QString& message) {
     m_done = true;
     m_poll.stop();
     emit finished(1, message);

@@ -25,25 +25,20 @@ using namespace watchfloor;
 
 namespace {
 
-void printLine(FILE* stream, const QString& text)
-{
+void printLine(FILE* stream, const QString& text) {
     std::fprintf(stream, "%s\n", qPrintable(text));
     std::fflush(stream);
 }
 
-std::unique_ptr<QSettings> openSettings(const QString& file)
-{
-    if (!file.isEmpty())
-        return std::make_unique<QSettings>(file, QSettings::IniFormat);
+std::unique_ptr<QSettings> openSettings(const QString& file) {
+    if (!file.isEmpty()) return std::make_unique<QSettings>(file, QSettings::IniFormat);
     return std::make_unique<QSettings>(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("Watchfloor"),
                                        QStringLiteral("watchfloor"));
 }
 
-void placeOnScreen(QWidget& window, std::optional<int> screenIndex, QStringList& warnings)
-{
+void placeOnScreen(QWidget& window, std::optional<int> screenIndex, QStringList& warnings) {
     const QList<QScreen*> screens = QGuiApplication::screens();
-    if (!screenIndex)
-        return;
+    if (!screenIndex) return;
     if (*screenIndex >= screens.size()) {
         warnings << QStringLiteral("--screen %1: there are only %2 monitors (0..%3); using the primary.")
                         .arg(*screenIndex)
@@ -58,8 +53,7 @@ void placeOnScreen(QWidget& window, std::optional<int> screenIndex, QStringList&
 
 }  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("watchfloor"));
     QApplication::setOrganizationName(QStringLiteral("Watchfloor"));
     QApplication::setApplicationVersion(QStringLiteral(WATCHFLOOR_VERSION));
@@ -67,12 +61,12 @@ int main(int argc, char** argv)
     // The command line is checked before any window system is touched, so a bad argument is a
     // usage error (exit 2) even where no display is available.
     QStringList arguments;
-    for (int i = 0; i < argc; ++i)
-        arguments << QString::fromLocal8Bit(argv[i]);
+    for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
     const app::CommandLineOutcome outcome = app::parseCommandLine(arguments);
     switch (outcome.kind) {
     case app::CommandLineOutcome::Kind::UsageError:
-        printLine(stderr, QStringLiteral("watchfloor: %1\nRun 'watchfloor --help' for the options.").arg(outcome.message));
+        printLine(stderr,
+                  QStringLiteral("watchfloor: %1\nRun 'watchfloor --help' for the options.").arg(outcome.message));
         return 2;
     case app::CommandLineOutcome::Kind::ShowHelp: printLine(stdout, outcome.message); return 0;
     case app::CommandLineOutcome::Kind::ShowVersion:
@@ -82,8 +76,7 @@ int main(int argc, char** argv)
     }
     const app::LaunchOptions& options = outcome.options;
     const bool headless = !options.screenshotPath.isEmpty();
-    if (headless && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (headless && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
 
     std::unique_ptr<QSettings> settingsStore = openSettings(options.settingsFile);
@@ -92,10 +85,8 @@ int main(int argc, char** argv)
     ui::ConsoleSettings settings = loaded.settings;
 
     QStringList endpoints = options.endpoints;
-    if (endpoints.isEmpty())
-        endpoints = settings.endpoints;
-    if (endpoints.isEmpty())
-        endpoints << QStringLiteral("127.0.0.1:50551");
+    if (endpoints.isEmpty()) endpoints = settings.endpoints;
+    if (endpoints.isEmpty()) endpoints << QStringLiteral("127.0.0.1:50551");
 
     // A token file others can read, or a token that would cross the network in plaintext, stops
     // the console here (exit 2) rather than connecting in a way the operator did not intend.
@@ -136,10 +127,8 @@ int main(int argc, char** argv)
     windowOptions.lens = settings.lens;
     ui::MainWindow window(context, windowOptions);
 
-    for (auto& connection : connections)
-        connection->start();
-    for (auto& control : controls)
-        control->start();
+    for (auto& connection : connections) connection->start();
+    for (auto& control : controls) control->start();
 
     for (const QString& warning : std::as_const(warnings))
         printLine(stderr, QStringLiteral("watchfloor: %1").arg(warning));

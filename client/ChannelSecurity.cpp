@@ -79,7 +79,8 @@ public:
     explicit BearerTokenInterceptor(std::string header) : m_header(std::move(header)) {}
 
     void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
-        if (methods->QueryInterceptionHookPoint(grpc::experimental::InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
+        if (methods->QueryInterceptionHookPoint(
+                grpc::experimental::InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
             if (auto* metadata = methods->GetSendInitialMetadata()) {
                 metadata->emplace("authorization", m_header);
             }
@@ -147,12 +148,14 @@ QString securityProblem(const QString& target, const ChannelSecurity& security) 
         return QStringLiteral("A client certificate needs both --client-cert and --client-key");
     }
     if (security.usesClientCertificate() && !security.usesTls()) {
-        return QStringLiteral("A client certificate (mTLS) needs TLS: give the CA that signed fleetd's certificate "
-                              "with --ca-cert");
+        return QStringLiteral(
+            "A client certificate (mTLS) needs TLS: give the CA that signed fleetd's certificate "
+            "with --ca-cert");
     }
     if (!security.bearerToken.isEmpty() && !security.usesTls() && !isLoopbackTarget(target)) {
-        return QStringLiteral("Refusing to send the bearer token in plaintext to %1, which is not on this machine: "
-                              "use TLS (--ca-cert with fleetd's CA), or connect to fleetd on loopback")
+        return QStringLiteral(
+                   "Refusing to send the bearer token in plaintext to %1, which is not on this machine: "
+                   "use TLS (--ca-cert with fleetd's CA), or connect to fleetd on loopback")
             .arg(target);
     }
     return {};
@@ -189,7 +192,7 @@ ChannelOrError makeChannel(const QString& target, const ChannelSecurity& securit
         interceptors.push_back(std::make_unique<BearerTokenInterceptorFactory>(security.bearerToken));
     }
     return {grpc::experimental::CreateCustomChannelWithInterceptors(target.toStdString(), credentials, args,
-                                                                     std::move(interceptors)),
+                                                                    std::move(interceptors)),
             {}};
 }
 

@@ -17,10 +17,10 @@
 namespace watchfloor::client {
 
 struct ChannelSecurity {
-    QString caCertFile;        // PEM; set => TLS, trusting only this CA
-    QString clientCertFile;    // PEM; with clientKeyFile => mTLS
+    QString caCertFile;      // PEM; set => TLS, trusting only this CA
+    QString clientCertFile;  // PEM; with clientKeyFile => mTLS
     QString clientKeyFile;
-    QString bearerToken;       // sent as "authorization: Bearer <token>" on control and telemetry calls
+    QString bearerToken;  // sent as "authorization: Bearer <token>" on control and telemetry calls
 
     bool usesTls() const { return !caCertFile.isEmpty(); }
     bool usesClientCertificate() const { return !clientCertFile.isEmpty(); }

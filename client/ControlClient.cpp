@@ -71,8 +71,8 @@ QString seconds(std::chrono::milliseconds d) { return QString::number(double(d.c
 class ControlClient::WatchReader {
 public:
     struct Callbacks {
-        std::function<void()> live;          // the server registered the watch (initial metadata)
-        std::function<void()> dataReady;     // buffer went from empty to non-empty
+        std::function<void()> live;       // the server registered the watch (initial metadata)
+        std::function<void()> dataReady;  // buffer went from empty to non-empty
         std::function<void(const grpc::Status&)> finished;
     };
 
@@ -329,13 +329,14 @@ ControlResult<T> ControlClient::result(const grpc::Status& status, T&& value, co
 template <typename Request, typename StartFn>
 void ControlClient::callForOperation(const char* rpcName, const Request& request, StartFn start,
                                      std::function<void(const ControlResult<v1::Operation>&)> done) {
-    callUnary<Request, v1::Operation>(request, m_options.unaryDeadline, start,
-                                      [this, rpcName, done = std::move(done)](const grpc::Status& status, v1::Operation&& op) {
-                                          if (status.ok()) {
-                                              mergeOperation(op);
-                                          }
-                                          done(result(status, std::move(op), rpcName, nullptr));
-                                      });
+    callUnary<Request, v1::Operation>(
+        request, m_options.unaryDeadline, start,
+        [this, rpcName, done = std::move(done)](const grpc::Status& status, v1::Operation&& op) {
+            if (status.ok()) {
+                mergeOperation(op);
+            }
+            done(result(status, std::move(op), rpcName, nullptr));
+        });
 }
 
 void ControlClient::preview(const v1::ActionRequest& action,
@@ -352,12 +353,14 @@ void ControlClient::preview(const v1::ActionRequest& action,
         });
 }
 
-QString ControlClient::execute(v1::ActionRequest action, std::function<void(const ControlResult<v1::Operation>&)> done) {
+QString ControlClient::execute(v1::ActionRequest action,
+                               std::function<void(const ControlResult<v1::Operation>&)> done) {
     if (action.request_id().empty()) {
         action.set_request_id(QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString());
     }
     const QString requestId = QString::fromStdString(action.request_id());
-    auto call = std::make_shared<ExecuteCall>(ExecuteCall{{}, std::move(done), ReconnectBackoff(m_options.executeRetry), 0});
+    auto call =
+        std::make_shared<ExecuteCall>(ExecuteCall{{}, std::move(done), ReconnectBackoff(m_options.executeRetry), 0});
     *call->request.mutable_action() = std::move(action);
     sendExecute(std::move(call));
     return requestId;
@@ -478,20 +481,21 @@ void ControlClient::openWatch() {
     m_watchLiveSince.invalidate();
     // All three run on gRPC threads; the destructor waits for OnDone, so posting to `this` is safe.
     m_watch = WatchReader::start(
-        *m_stub,
-        {[this, generation] {
-             QMetaObject::invokeMethod(this, [this, generation] { onWatchLive(generation); }, Qt::QueuedConnection);
-         },
-         [this, generation] {
-             QMetaObject::invokeMethod(this, [this, generation] { drainWatch(generation); }, Qt::QueuedConnection);
-         },
-         [this, generation](const grpc::Status& status) {
-             const auto code = status.error_code();
-             const QString message = QString::fromStdString(status.error_message());
-             QMetaObject::invokeMethod(
-                 this, [this, generation, code, message] { onWatchFinished(generation, code, message); },
-                 Qt::QueuedConnection);
-         }});
+        *m_stub, {[this, generation] {
+                      QMetaObject::invokeMethod(
+                          this, [this, generation] { onWatchLive(generation); }, Qt::QueuedConnection);
+                  },
+                  [this, generation] {
+                      QMetaObject::invokeMethod(
+                          this, [this, generation] { drainWatch(generation); }, Qt::QueuedConnection);
+                  },
+                  [this, generation](const grpc::Status& status) {
+                      const auto code = status.error_code();
+                      const QString message = QString::fromStdString(status.error_message());
+                      QMetaObject::invokeMethod(
+                          this, [this, generation, code, message] { onWatchFinished(generation, code, message); },
+                          Qt::QueuedConnection);
+                  }});
 }
 
 void ControlClient::closeWatch() {

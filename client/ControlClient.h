@@ -70,10 +70,10 @@ class ControlClient : public QObject {
 
 public:
     struct Stats {
-        quint64 executeAttempts = 0;   // ExecuteAction calls sent, retries included
+        quint64 executeAttempts = 0;  // ExecuteAction calls sent, retries included
         quint64 executeRetries = 0;
         quint64 watchesOpened = 0;
-        quint64 watchChanges = 0;      // Operation messages read from WatchOperations
+        quint64 watchChanges = 0;  // Operation messages read from WatchOperations
         quint64 listsMerged = 0;
     };
 
@@ -116,16 +116,16 @@ public:
 
     QList<watchfloor::v1::Operation> operations() const;  // newest first, merged from list + watch
     std::optional<watchfloor::v1::Operation> operation(const QString& operationId) const;
-    bool isAcknowledged(quint64 eventId) const;            // an ACKNOWLEDGE_EVENT op succeeded for it
+    bool isAcknowledged(quint64 eventId) const;  // an ACKNOWLEDGE_EVENT op succeeded for it
     bool isWatchLive() const { return m_watchLive; }
     // e.g. "Operations live from fleetd at 10.0.0.5:7443" or "… lost (UNAVAILABLE …). Retrying in 3.2 s".
     QString watchStatusText() const { return m_watchStatus; }
     const Stats& stats() const { return m_stats; }
 
 signals:
-    void identityChanged();                                // role/principal known or changed
+    void identityChanged();  // role/principal known or changed
     void operationChanged(const watchfloor::v1::Operation& operation);
-    void operationsReset();                                // a list replaced many operations at once
+    void operationsReset();  // a list replaced many operations at once
     void watchStateChanged(bool live);
 
 private:

@@ -10,10 +10,10 @@ namespace v1 = watchfloor::v1;
 QString statusCodeWord(grpc::StatusCode code) {
     // Indexed by the numeric code (0..16), as gRPC defines them.
     static constexpr std::array<const char*, 17> names = {
-        "OK",        "CANCELLED",         "UNKNOWN",           "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-        "NOT_FOUND", "ALREADY_EXISTS",    "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-        "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",      "UNIMPLEMENTED",    "INTERNAL",
-        "UNAVAILABLE", "DATA_LOSS",       "UNAUTHENTICATED"};
+        "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+        "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+        "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+        "DATA_LOSS", "UNAUTHENTICATED"};
     const int index = int(code);
     return index >= 0 && index < int(names.size()) ? QLatin1String(names[std::size_t(index)])
                                                    : QStringLiteral("status %1").arg(index);
@@ -64,8 +64,10 @@ QString actionTargetPhrase(const v1::ActionRequest& action) {
     case v1::ACTION_TYPE_MITIGATE_INCIDENT:
     case v1::ACTION_TYPE_RESOLVE_INCIDENT:
     case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("incident %1").arg(action.incident_id());
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("maintenance of %1").arg(text(action.maintenance().scope_name()));
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("maintenance window %1").arg(text(action.maintenance_window_id()));
+    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
+        return QStringLiteral("maintenance of %1").arg(text(action.maintenance().scope_name()));
+    case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
+        return QStringLiteral("maintenance window %1").arg(text(action.maintenance_window_id()));
     case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("node %1").arg(text(action.node_name()));
     case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("the shift handoff");
     case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("handoff %1").arg(text(action.handoff_id()));
@@ -79,7 +81,8 @@ QString describeControlFailure(const ControlFailure& f) {
     switch (f.code) {
     case grpc::StatusCode::PERMISSION_DENIED:
         if (f.action) {
-            return QStringLiteral("Your role (%1) cannot %2.").arg(roleWord(f.callerRole), actionVerbPhrase(f.action->type()));
+            return QStringLiteral("Your role (%1) cannot %2.")
+                .arg(roleWord(f.callerRole), actionVerbPhrase(f.action->type()));
         }
         if (rpc == QLatin1String("ListAuditEntries")) {
             return QStringLiteral("Your role (%1) cannot read the audit trail.").arg(roleWord(f.callerRole));
@@ -92,14 +95,13 @@ QString describeControlFailure(const ControlFailure& f) {
         }
         return QStringLiteral("Refused: %1. Look again and retry.").arg(server);
     case grpc::StatusCode::UNAUTHENTICATED:
-        return QStringLiteral("fleetd at %1 did not accept your credentials (%2). Start the console with "
-                              "--token-file holding a token listed in fleetd's --tokens file.")
+        return QStringLiteral(
+                   "fleetd at %1 did not accept your credentials (%2). Start the console with "
+                   "--token-file holding a token listed in fleetd's --tokens file.")
             .arg(f.target, server);
     case grpc::StatusCode::FAILED_PRECONDITION:
-    case grpc::StatusCode::INVALID_ARGUMENT:
-        return QStringLiteral("Refused: %1.").arg(server);
-    case grpc::StatusCode::NOT_FOUND:
-        return QStringLiteral("Not found on fleetd at %1: %2.").arg(f.target, server);
+    case grpc::StatusCode::INVALID_ARGUMENT: return QStringLiteral("Refused: %1.").arg(server);
+    case grpc::StatusCode::NOT_FOUND: return QStringLiteral("Not found on fleetd at %1: %2.").arg(f.target, server);
     case grpc::StatusCode::UNIMPLEMENTED:
         return QStringLiteral("fleetd at %1 does not offer %2 — it may be older than this console (%3).")
             .arg(f.target, rpc, server);
@@ -113,8 +115,9 @@ QString describeControlFailure(const ControlFailure& f) {
             text += QStringLiteral(" after %1 attempts").arg(f.attempts);
         }
         if (f.action && rpc == QLatin1String("ExecuteAction")) {
-            text += QStringLiteral(". The action may have reached fleetd: the Operations dock shows it if it did "
-                                   "(request id %1); executing it again with that id cannot act twice.")
+            text += QStringLiteral(
+                        ". The action may have reached fleetd: the Operations dock shows it if it did "
+                        "(request id %1); executing it again with that id cannot act twice.")
                         .arg(QString::fromStdString(f.action->request_id()));
         } else {
             text += QLatin1Char('.');

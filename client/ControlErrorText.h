@@ -12,20 +12,20 @@
 
 namespace watchfloor::client {
 
-QString statusCodeWord(grpc::StatusCode code);                   // "PERMISSION_DENIED"
-QString roleWord(watchfloor::v1::Role role);                     // "viewer", …, "unknown"
-QString actionVerbPhrase(watchfloor::v1::ActionType type);       // "drain nodes"
+QString statusCodeWord(grpc::StatusCode code);                            // "PERMISSION_DENIED"
+QString roleWord(watchfloor::v1::Role role);                              // "viewer", …, "unknown"
+QString actionVerbPhrase(watchfloor::v1::ActionType type);                // "drain nodes"
 QString actionTargetPhrase(const watchfloor::v1::ActionRequest& action);  // "node r01-n03"
 
 struct ControlFailure {
-    QString target;                      // fleetd "host:port"
-    const char* rpcName = "";            // "ExecuteAction"
+    QString target;            // fleetd "host:port"
+    const char* rpcName = "";  // "ExecuteAction"
     grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
     QString serverMessage;
     watchfloor::v1::Role callerRole = watchfloor::v1::ROLE_UNSPECIFIED;
     const watchfloor::v1::ActionRequest* action = nullptr;  // for PreviewAction / ExecuteAction
     std::chrono::milliseconds deadline{0};
-    int attempts = 1;                    // > 1 when execute() retried
+    int attempts = 1;  // > 1 when execute() retried
 };
 
 // e.g. PERMISSION_DENIED → "Your role (viewer) cannot drain nodes.";

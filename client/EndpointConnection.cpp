@@ -48,21 +48,19 @@ QString statusCodeName(grpc::StatusCode code) {
 QString seconds(std::chrono::milliseconds d) { return QString::number(double(d.count()) / 1000.0, 'f', 1) + " s"; }
 
 // An operator-facing sentence for a failed call.
-QString describeFailure(const char* rpcName, const QString& target, grpc::StatusCode code,
-                        const QString& message, std::chrono::milliseconds deadline) {
-    const QString detail = message.isEmpty() ? statusCodeName(code)
-                                             : QStringLiteral("%1: %2").arg(statusCodeName(code), message);
+QString describeFailure(const char* rpcName, const QString& target, grpc::StatusCode code, const QString& message,
+                        std::chrono::milliseconds deadline) {
+    const QString detail =
+        message.isEmpty() ? statusCodeName(code) : QStringLiteral("%1: %2").arg(statusCodeName(code), message);
     switch (code) {
-    case grpc::StatusCode::UNAVAILABLE:
-        return QStringLiteral("Cannot reach fleetd at %1 (%2)").arg(target, detail);
+    case grpc::StatusCode::UNAVAILABLE: return QStringLiteral("Cannot reach fleetd at %1 (%2)").arg(target, detail);
     case grpc::StatusCode::DEADLINE_EXCEEDED:
         return QStringLiteral("%1 on fleetd at %2 got no answer within %3")
             .arg(QLatin1String(rpcName), target, seconds(deadline));
     case grpc::StatusCode::UNIMPLEMENTED:
         return QStringLiteral("The server at %1 does not implement watchfloor.v1 %2 — is it fleetd? (%3)")
             .arg(target, QLatin1String(rpcName), detail);
-    default:
-        return QStringLiteral("%1 on fleetd at %2 failed (%3)").arg(QLatin1String(rpcName), target, detail);
+    default: return QStringLiteral("%1 on fleetd at %2 failed (%3)").arg(QLatin1String(rpcName), target, detail);
     }
 }
 
@@ -79,14 +77,16 @@ std::shared_ptr<grpc::Channel> makeTelemetryChannel(const EndpointConfig& config
     // consoles do not dial in step. Never a cap of tens of seconds: a wall display must be live
     // again within seconds of fleetd's return, after 2 s or after an hour. The minimum connect
     // timeout (this argument's meaning in gRPC core) bounds an attempt at a black-holed host.
-    const int probeMs = int(std::max<std::chrono::milliseconds>(config.probeInterval, std::chrono::milliseconds(100)).count());
+    const int probeMs =
+        int(std::max<std::chrono::milliseconds>(config.probeInterval, std::chrono::milliseconds(100)).count());
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, probeMs / 2);
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, std::max(probeMs, 1000));
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, probeMs);
     args.SetMaxReceiveMessageSize(kMaxReceiveMessageBytes);
     auto made = makeChannel(config.target, config.security, args);
     if (!made.channel) {
-        qWarning("fleetd %s: %s; telemetry connects without the token", qPrintable(config.target), qPrintable(made.error));
+        qWarning("fleetd %s: %s; telemetry connects without the token", qPrintable(config.target),
+                 qPrintable(made.error));
         ChannelSecurity withoutToken = config.security;
         withoutToken.bearerToken.clear();
         made = makeChannel(config.target, withoutToken, args);
@@ -101,8 +101,7 @@ std::shared_ptr<grpc::Channel> makeTelemetryChannel(const EndpointConfig& config
 EndpointConnection::EndpointConnection(EndpointConfig config, QObject* parent)
     : EndpointConnection(config, makeTelemetryChannel(config), parent) {}
 
-EndpointConnection::EndpointConnection(EndpointConfig config, std::shared_ptr<grpc::Channel> channel,
-                                       QObject* parent)
+EndpointConnection::EndpointConnection(EndpointConfig config, std::shared_ptr<grpc::Channel> channel, QObject* parent)
     : QObject(parent),
       m_config(std::move(config)),
       m_channel(std::move(channel)),
@@ -161,8 +160,9 @@ void EndpointConnection::reconnectNow() {
     m_pendingRetryDelay = std::chrono::milliseconds(0);
     closeStream();
     if (!m_incompatible) {
-        setState(ConnectionState::Reconnecting,
-                 QStringLiteral("Reconnecting to %1 (resuming after sequence %2)").arg(m_config.target).arg(m_lastSequence));
+        setState(
+            ConnectionState::Reconnecting,
+            QStringLiteral("Reconnecting to %1 (resuming after sequence %2)").arg(m_config.target).arg(m_lastSequence));
     }
     m_incompatible = false;
     openStream();
@@ -216,7 +216,8 @@ void EndpointConnection::openStream() {
     m_reader = SubscribeStreamReader::start(
         *m_stub, request,
         [this, generation] {
-            QMetaObject::invokeMethod(this, [this, generation] { drainStream(generation); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, generation] { drainStream(generation); }, Qt::QueuedConnection);
         },
         [this, generation](const grpc::Status& status) {
             const auto code = status.error_code();
@@ -287,8 +288,8 @@ bool EndpointConnection::acceptMessage(v1::SubscribeResponse& message) {
         }
         if (first > m_lastSequence + 1) {
             ++m_stats.sequenceGaps;
-            qWarning("fleetd %s: sequence gap (expected %llu, got %llu..%llu); resyncing",
-                     qPrintable(m_config.target), m_lastSequence + 1, first, quint64(delta.sequence()));
+            qWarning("fleetd %s: sequence gap (expected %llu, got %llu..%llu); resyncing", qPrintable(m_config.target),
+                     m_lastSequence + 1, first, quint64(delta.sequence()));
             requestResync();
             return false;
         }
@@ -307,8 +308,7 @@ bool EndpointConnection::acceptMessage(v1::SubscribeResponse& message) {
             return false;
         }
         break;
-    case v1::SubscribeResponse::PAYLOAD_NOT_SET:
-        return false;
+    case v1::SubscribeResponse::PAYLOAD_NOT_SET: return false;
     }
     if (!m_streamHadMessage) {
         m_streamHadMessage = true;
@@ -365,7 +365,8 @@ void EndpointConnection::onStreamFinished(quint64 generation, grpc::StatusCode c
     // A stream that delivered data for a while and then ended is fleetd going away (killed,
     // restarting, or the network): watch the channel at once. A stream that ended quickly is
     // backed off, so a fleetd that ends every stream is not re-subscribed in a tight loop.
-    const bool lived = m_streamHadMessage && std::chrono::milliseconds(m_streamOpened.elapsed()) >= kStreamLivedLongEnough;
+    const bool lived =
+        m_streamHadMessage && std::chrono::milliseconds(m_streamOpened.elapsed()) >= kStreamLivedLongEnough;
     scheduleReconnect(why, lived);
 }
 
@@ -406,10 +407,11 @@ void EndpointConnection::resubscribeWhenReachable() {
 }
 
 QString EndpointConnection::reconnectingText() const {
-    const QString when = m_pendingRetryDelay.count() > 0
-                             ? QStringLiteral("Subscribing again in %1").arg(seconds(m_pendingRetryDelay))
-                             : QStringLiteral("Reconnecting as soon as it answers (a connection attempt about every %1)")
-                                   .arg(seconds(m_config.probeInterval));
+    const QString when =
+        m_pendingRetryDelay.count() > 0
+            ? QStringLiteral("Subscribing again in %1").arg(seconds(m_pendingRetryDelay))
+            : QStringLiteral("Reconnecting as soon as it answers (a connection attempt about every %1)")
+                  .arg(seconds(m_config.probeInterval));
     return QStringLiteral("%1, since %2 UTC. %3.").arg(m_outageWhy, m_outageSinceUtc, when);
 }
 
@@ -456,30 +458,29 @@ void EndpointConnection::callUnary(const char* rpcName, const Request& request, 
     QPointer<QObject> receiver(context);
     const QString target = m_config.target;
     const auto deadline = m_config.unaryDeadline;
-    start(&call->context, &call->request, &call->response,
-          [this, call, receiver, done = std::move(done), rpcName, target, deadline](grpc::Status status) mutable {
-              auto outcome = status.ok()
-                                 ? RpcOutcome<Response>::success(std::move(call->response))
-                                 : RpcOutcome<Response>::failure(
-                                       status.error_code(),
-                                       describeFailure(rpcName, target, status.error_code(),
-                                                       QString::fromStdString(status.error_message()), deadline));
-              // Hop to this object's thread, then to the receiver's, checking it is still alive.
-              QMetaObject::invokeMethod(
-                  this,
-                  [receiver, done = std::move(done), outcome = std::move(outcome)]() mutable {
-                      if (!receiver) {
-                          return;
-                      }
-                      QMetaObject::invokeMethod(
-                          receiver.data(), [done = std::move(done), outcome = std::move(outcome)]() mutable {
-                              done(std::move(outcome));
-                          },
-                          Qt::AutoConnection);
-                  },
-                  Qt::QueuedConnection);
-              m_unaryInFlight.finish(&call->context);
-          });
+    start(
+        &call->context, &call->request, &call->response,
+        [this, call, receiver, done = std::move(done), rpcName, target, deadline](grpc::Status status) mutable {
+            auto outcome = status.ok() ? RpcOutcome<Response>::success(std::move(call->response))
+                                       : RpcOutcome<Response>::failure(
+                                             status.error_code(),
+                                             describeFailure(rpcName, target, status.error_code(),
+                                                             QString::fromStdString(status.error_message()), deadline));
+            // Hop to this object's thread, then to the receiver's, checking it is still alive.
+            QMetaObject::invokeMethod(
+                this,
+                [receiver, done = std::move(done), outcome = std::move(outcome)]() mutable {
+                    if (!receiver) {
+                        return;
+                    }
+                    QMetaObject::invokeMethod(
+                        receiver.data(),
+                        [done = std::move(done), outcome = std::move(outcome)]() mutable { done(std::move(outcome)); },
+                        Qt::AutoConnection);
+                },
+                Qt::QueuedConnection);
+            m_unaryInFlight.finish(&call->context);
+        });
 }
 
 void EndpointConnection::getHistory(const v1::GetHistoryRequest& request, QObject* context,

@@ -39,12 +39,12 @@ namespace watchfloor::client {
 class SubscribeStreamReader;
 
 struct EndpointConfig {
-    QString target;                  // "host:port" of fleetd
-    QString label;                   // short name for status and name qualification; default target
+    QString target;  // "host:port" of fleetd
+    QString label;   // short name for status and name qualification; default target
     watchfloor::v1::DetailLevel detail = watchfloor::v1::DETAIL_LEVEL_STANDARD;
-    QStringList regionNames;         // Subscribe filters; empty = everything
+    QStringList regionNames;  // Subscribe filters; empty = everything
     QStringList rackNames;
-    std::chrono::milliseconds staleAfter{5000};        // silence (not even a heartbeat) => Stale
+    std::chrono::milliseconds staleAfter{5000};  // silence (not even a heartbeat) => Stale
     std::chrono::milliseconds unaryDeadline{5000};
     // gRFC A8 clamps client keepalive to >= 10 s; fleetd accepts pings every 10 s, so 15 s keeps
     // a margin against ping strikes (too_many_pings GOAWAY).
@@ -58,7 +58,7 @@ struct EndpointConfig {
     // Between re-subscribes to a fleetd that can be reached but failed the stream (an error
     // answer, or a stream that ended before any data): capped, jittered exponential backoff.
     ReconnectBackoff::Policy backoff;
-    ChannelSecurity security;        // TLS / mTLS / bearer token; the same for the control channel
+    ChannelSecurity security;  // TLS / mTLS / bearer token; the same for the control channel
 
     QString displayLabel() const { return label.isEmpty() ? target : label; }
 };
@@ -74,7 +74,7 @@ public:
         quint64 deltas = 0;
         quint64 heartbeats = 0;
         quint64 duplicateDeltasDropped = 0;
-        quint64 sequenceGaps = 0;       // each one triggered a resync
+        quint64 sequenceGaps = 0;  // each one triggered a resync
         quint64 streamsOpened = 0;
         quint64 resumedWithoutSnapshot = 0;  // reconnects the server served from its replay log
     };
@@ -151,7 +151,7 @@ private:
     std::unique_ptr<watchfloor::v1::TelemetryService::Stub> m_stub;
 
     std::shared_ptr<SubscribeStreamReader> m_reader;
-    quint64 m_generation = 0;       // identifies the current stream; older callbacks are ignored
+    quint64 m_generation = 0;  // identifies the current stream; older callbacks are ignored
     bool m_running = false;
     bool m_streamHadMessage = false;
     bool m_incompatible = false;
@@ -167,9 +167,9 @@ private:
     ReconnectBackoff m_backoff;
     QTimer m_reconnectTimer;
     std::chrono::milliseconds m_pendingRetryDelay{0};
-    QTimer m_probeTimer;            // polls the channel's state (no network) while fleetd is away
-    QString m_outageWhy;            // the failure that began the outage
-    QString m_outageSinceUtc;       // wall clock "HH:mm:ss" of it; empty while data flows
+    QTimer m_probeTimer;       // polls the channel's state (no network) while fleetd is away
+    QString m_outageWhy;       // the failure that began the outage
+    QString m_outageSinceUtc;  // wall clock "HH:mm:ss" of it; empty while data flows
     QTimer m_staleTimer;
     QElapsedTimer m_sinceLastMessage;
     QElapsedTimer m_streamOpened;
@@ -180,10 +180,9 @@ private:
 };
 
 // The channel the console dials with: keepalive (permitted without calls) so a black-holed fleetd
-// is detected, connection attempts at most config.probeInterval apart, a receive limit sized for full-fleet snapshots, and
-// config.security. A security setting makeChannel() refuses (a token in plaintext to a remote
-// host) dials without the token and warns: telemetry needs no token, and the app refuses such a
-// configuration before it gets here.
+// is detected, connection attempts at most config.probeInterval apart, a receive limit sized for full-fleet snapshots,
+// and config.security. A security setting makeChannel() refuses (a token in plaintext to a remote host) dials without
+// the token and warns: telemetry needs no token, and the app refuses such a configuration before it gets here.
 std::shared_ptr<grpc::Channel> makeTelemetryChannel(const EndpointConfig& config);
 
 }  // namespace watchfloor::client

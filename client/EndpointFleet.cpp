@@ -39,7 +39,8 @@ EndpointFleet::EndpointFleet(QString label, int historyCapacity)
     : m_label(std::move(label)), m_history(historyCapacity), m_dirtyRack(1, 0) {}
 
 std::unique_ptr<EndpointFleet> EndpointFleet::fromSnapshot(QString label, int historyCapacity, quint16 endpoint,
-                                                           v1::Snapshot&& snapshot, const Basis& basis, QString* error) {
+                                                           v1::Snapshot&& snapshot, const Basis& basis,
+                                                           QString* error) {
     auto fleet = std::make_unique<EndpointFleet>(std::move(label), historyCapacity);
     v1::Topology incoming;
     incoming.Swap(snapshot.mutable_topology());
@@ -53,13 +54,11 @@ std::unique_ptr<EndpointFleet> EndpointFleet::fromSnapshot(QString label, int hi
     };
     if (basis.topology && sameTopology(*basis.topology, incoming)) {
         // A resync or restart of the same fleet: share the index inputs, keep the chart history.
-        if (!fleet->m_topology.rebuild(basis.topology, &why))
-            return unusable();
+        if (!fleet->m_topology.rebuild(basis.topology, &why)) return unusable();
         fleet->m_names = basis.names ? basis.names : buildNames(fleet->m_topology, endpoint);
         fleet->m_sharesPreviousTopology = true;
     } else {
-        if (!fleet->m_topology.rebuild(std::move(incoming), &why))
-            return unusable();
+        if (!fleet->m_topology.rebuild(std::move(incoming), &why)) return unusable();
         fleet->m_names = buildNames(fleet->m_topology, endpoint);
         fleet->m_changes.topologyChanged = true;
     }
@@ -90,8 +89,8 @@ void EndpointFleet::continueFrom(EndpointFleet& previous) {
     }
     m_unknownEntitySamples += previous.m_unknownEntitySamples;
     const bool newRun = previous.m_hasSnapshot && previous.m_runId != m_runId;
-    m_runChange = newRun ? std::optional<RunChange>(RunChange{m_serverTimeMs, !m_sharesPreviousTopology})
-                         : previous.m_runChange;
+    m_runChange =
+        newRun ? std::optional<RunChange>(RunChange{m_serverTimeMs, !m_sharesPreviousTopology}) : previous.m_runChange;
     if (m_sharesPreviousTopology) {
         m_history = std::move(previous.m_history);
         if (newRun && m_serverTimeMs <= m_history.lastCaptureMs()) {
@@ -191,7 +190,9 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
     advanceServerTime(delta.server_time_unix_ms());
 }
 
-void EndpointFleet::applyHeartbeat(const v1::Heartbeat& heartbeat) { advanceServerTime(heartbeat.server_time_unix_ms()); }
+void EndpointFleet::applyHeartbeat(const v1::Heartbeat& heartbeat) {
+    advanceServerTime(heartbeat.server_time_unix_ms());
+}
 
 void EndpointFleet::advanceServerTime(std::int64_t serverTimeMs) {
     if (serverTimeMs <= m_serverTimeMs) {
@@ -291,8 +292,10 @@ void EndpointFleet::applyState(const v1::EntityState& state) {
     if (entry->kind == v1::ENTITY_KIND_NODE) {
         applyTelemetry(state.entity_index(), state);
         // Whole states each time: a tray without an owner is back in service.
-        if (state.has_drain_owner()) m_drainOwners[state.entity_index()] = state.drain_owner();
-        else m_drainOwners.erase(state.entity_index());
+        if (state.has_drain_owner())
+            m_drainOwners[state.entity_index()] = state.drain_owner();
+        else
+            m_drainOwners.erase(state.entity_index());
         applyLifecycle(state.entity_index(), state);
     }
     m_dirtyRack[std::min<std::size_t>(entry->rackSlot, m_dirtyRack.size() - 1)] = 1;
@@ -326,8 +329,9 @@ void EndpointFleet::applyLifecycle(std::uint32_t nodeIndex, const v1::EntityStat
         m_lifecycles.erase(nodeIndex);
         return;
     }
-    m_lifecycles[nodeIndex] = {state.lifecycle(),       state.lifecycle_set_by(),     state.lifecycle_reason(),
-                               state.lifecycle_since_unix_ms(), state.recent_failures(), state.lemon(),
+    m_lifecycles[nodeIndex] = {state.lifecycle(),          state.lifecycle_set_by(),
+                               state.lifecycle_reason(),   state.lifecycle_since_unix_ms(),
+                               state.recent_failures(),    state.lemon(),
                                state.proposed_lifecycle(), state.proposal_reason()};
 }
 
@@ -450,15 +454,15 @@ void EndpointFleet::applyHandoff(const v1::ShiftHandoff& handoff) {
     std::sort(m_handoffs.begin(), m_handoffs.end(), [](const v1::ShiftHandoff& a, const v1::ShiftHandoff& b) {
         return a.posted_unix_ms() != b.posted_unix_ms() ? a.posted_unix_ms() > b.posted_unix_ms() : a.id() > b.id();
     });
-    if (m_handoffs.size() > kHandoffsKept)
-        m_handoffs.resize(kHandoffsKept);
+    if (m_handoffs.size() > kHandoffsKept) m_handoffs.resize(kHandoffsKept);
     m_changes.fleetChanged = true;  // the handoff banner follows fleet changes
 }
 
 const v1::MaintenanceWindow* EndpointFleet::rackMaintenance(std::uint32_t rackIndex) const {
     for (const auto& [id, window] : m_maintenance) {
         if (window.state() != v1::MAINTENANCE_STATE_ACTIVE || window.scope() == v1::MAINTENANCE_SCOPE_NODE) continue;
-        if (std::find(window.rack_indexes().begin(), window.rack_indexes().end(), rackIndex) != window.rack_indexes().end())
+        if (std::find(window.rack_indexes().begin(), window.rack_indexes().end(), rackIndex) !=
+            window.rack_indexes().end())
             return &window;
     }
     return nullptr;
@@ -498,7 +502,8 @@ void EndpointFleet::markAllDirty() {
 
 bool EndpointFleet::hasChanges() const {
     if (m_changes.topologyChanged || m_changes.jobsReset || m_changes.fleetChanged || m_changes.serverSecondTicked ||
-        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.telemetryChanged || m_changes.jobsAppended > 0) {
+        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.telemetryChanged ||
+        m_changes.jobsAppended > 0) {
         return true;
     }
     return std::find(m_dirtyRack.begin(), m_dirtyRack.end() - 1, 1) != m_dirtyRack.end() - 1 ||

@@ -60,7 +60,7 @@ public:
         bool serverSecondTicked = false;
         bool sourcesChanged = false;
         bool incidentsChanged = false;
-        bool telemetryChanged = false;  // some tray's telemetry health (EntityState.telemetry) changed
+        bool telemetryChanged = false;              // some tray's telemetry health (EntityState.telemetry) changed
         std::vector<std::uint32_t> dirtyRackSlots;  // sorted
         std::vector<std::uint32_t> dirtyJobSlots;   // sorted
         std::uint32_t jobsAppended = 0;
@@ -182,8 +182,8 @@ private:
     void applyIncident(const watchfloor::v1::Incident& incident);
     void applyMaintenance(const watchfloor::v1::MaintenanceWindow& window);
     void applyHandoff(const watchfloor::v1::ShiftHandoff& handoff);
-    void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric,
-                    double value, std::int64_t timeMs);
+    void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric, double value,
+                    std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
     void markAllDirty();
     std::size_t telemetryBytes() const;

@@ -13,9 +13,9 @@
 namespace watchfloor::client {
 
 struct EndpointIdentity {
-    QString label;        // given by whoever configured the endpoint; empty: none given
-    QString target;       // "host:port"; empty for a data source without a connection
-    QString fleetName;    // the topology's fleet name; empty before the first snapshot
+    QString label;      // given by whoever configured the endpoint; empty: none given
+    QString target;     // "host:port"; empty for a data source without a connection
+    QString fleetName;  // the topology's fleet name; empty before the first snapshot
 };
 
 namespace detail {

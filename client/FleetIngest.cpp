@@ -86,7 +86,8 @@ void FleetIngest::drain(int endpoint) {
             return;
         }
         m_sink.update(endpoint, message);
-        if (!m_endpoints[std::size_t(endpoint)].inbox.empty() && std::chrono::milliseconds(slice.elapsed()) >= m_applySlice) {
+        if (!m_endpoints[std::size_t(endpoint)].inbox.empty() &&
+            std::chrono::milliseconds(slice.elapsed()) >= m_applySlice) {
             scheduleDrain(endpoint);  // let input and painting run, then go on
             return;
         }

@@ -68,7 +68,8 @@ const NameIndex& FleetNames::jobNames(const EndpointFleets& fleets, int endpoint
         std::vector<NameIndex::Entry> entries;
         for (std::uint32_t slot = 0; slot < fleet.jobCount(); ++slot) {
             const v1::Job& job = fleet.job(slot);
-            if (!job.name().empty()) entries.push_back({NameIndex::fold(job.name()), EntityId{quint16(endpoint), job.index()}});
+            if (!job.name().empty())
+                entries.push_back({NameIndex::fold(job.name()), EntityId{quint16(endpoint), job.index()}});
         }
         e.jobNames.rebuild(std::move(entries));
         e.jobNamesDirty = false;
@@ -79,7 +80,8 @@ const NameIndex& FleetNames::jobNames(const EndpointFleets& fleets, int endpoint
 bool FleetNames::existsElsewhere(const EndpointFleets& fleets, const std::string& folded, int endpoint) const {
     for (int other = 0; other < int(fleets.size()); ++other) {
         if (other == endpoint) continue;
-        if (fleets[std::size_t(other)]->names().find(folded).isValid() || jobNames(fleets, other).find(folded).isValid()) {
+        if (fleets[std::size_t(other)]->names().find(folded).isValid() ||
+            jobNames(fleets, other).find(folded).isValid()) {
             return true;
         }
     }

@@ -23,14 +23,35 @@ void appendWhy(QString& why, const QString& part) { why = why.isEmpty() ? part :
 RankedEntity rankRack(EntityId rack, const RackFacts& f) {
     RankedEntity r{rack, 0, {}};
     QStringList why;
-    if (f.isolated) { r.score += 1e6; why << QStringLiteral("isolated"); }
-    if (f.failed) { r.score += 5e5; why << QStringLiteral("failed"); }
-    if (f.leaksWet > 0) { r.score += 4e5; why << QStringLiteral("%1 leak sensor(s) wet").arg(f.leaksWet); }
-    if (f.degraded) { r.score += 1e5; why << QStringLiteral("degraded"); }
+    if (f.isolated) {
+        r.score += 1e6;
+        why << QStringLiteral("isolated");
+    }
+    if (f.failed) {
+        r.score += 5e5;
+        why << QStringLiteral("failed");
+    }
+    if (f.leaksWet > 0) {
+        r.score += 4e5;
+        why << QStringLiteral("%1 leak sensor(s) wet").arg(f.leaksWet);
+    }
+    if (f.degraded) {
+        r.score += 1e5;
+        why << QStringLiteral("degraded");
+    }
     // Silent trays may be fine, but nobody can tell: above GPU counts, below a known fault.
-    if (f.silentTrays > 0) { r.score += 5e2 * f.silentTrays; why << QStringLiteral("telemetry silent on %1 tray(s)").arg(f.silentTrays); }
-    if (f.gpusDown > 0) { r.score += 1e3 * f.gpusDown; why << QStringLiteral("%1 GPU(s) down").arg(f.gpusDown); }
-    if (f.gpusDegraded > 0) { r.score += 1e2 * f.gpusDegraded; why << QStringLiteral("%1 GPU(s) degraded").arg(f.gpusDegraded); }
+    if (f.silentTrays > 0) {
+        r.score += 5e2 * f.silentTrays;
+        why << QStringLiteral("telemetry silent on %1 tray(s)").arg(f.silentTrays);
+    }
+    if (f.gpusDown > 0) {
+        r.score += 1e3 * f.gpusDown;
+        why << QStringLiteral("%1 GPU(s) down").arg(f.gpusDown);
+    }
+    if (f.gpusDegraded > 0) {
+        r.score += 1e2 * f.gpusDegraded;
+        why << QStringLiteral("%1 GPU(s) degraded").arg(f.gpusDegraded);
+    }
     if (f.gpuTempMaxC > 0) {
         r.score += f.gpuTempMaxC;  // the tie-breaker between otherwise healthy racks
         if (f.gpuTempMaxC >= 85) why << QStringLiteral("GPU max %1 °C").arg(f.gpuTempMaxC, 0, 'f', 0);
@@ -87,7 +108,8 @@ std::vector<RankedEntity> worstRacks(const FleetStore& store, int n) {
         if (e.event.severity() == v1::SEVERITY_WARNING) ++alerts[rack.key()].second;
     }
     for (RankedEntity& r : all) {
-        if (const auto it = alerts.find(r.id.key()); it != alerts.end()) addRecentAlerts(r, it->second.first, it->second.second);
+        if (const auto it = alerts.find(r.id.key()); it != alerts.end())
+            addRecentAlerts(r, it->second.first, it->second.second);
     }
     const auto keep = std::min<std::size_t>(all.size(), std::size_t(std::max(n, 0)));
     std::partial_sort(all.begin(), all.begin() + std::ptrdiff_t(keep), all.end(),
@@ -116,7 +138,8 @@ std::optional<RankedEntity> worstLink(const EndpointFleets& fleets) {
     std::optional<RankedEntity> best;
     for (std::size_t ep = 0; ep < fleets.size(); ++ep) {
         const EndpointFleet& fleet = *fleets[ep];
-        const bool haveLinks = fleet.topology().count(v1::ENTITY_KIND_NVLINK) + fleet.topology().count(v1::ENTITY_KIND_NIC_PORT) > 0;
+        const bool haveLinks =
+            fleet.topology().count(v1::ENTITY_KIND_NVLINK) + fleet.topology().count(v1::ENTITY_KIND_NIC_PORT) > 0;
         std::unordered_map<std::uint32_t, RankedEntity> scored;  // by server index
         for (const Term& term : kTerms) {
             if (haveLinks == (term.kind == v1::ENTITY_KIND_GPU)) continue;
@@ -125,13 +148,15 @@ std::optional<RankedEntity> worstLink(const EndpointFleets& fleets) {
             for (std::uint32_t slot = 0; slot < column->values.size(); ++slot) {
                 const float v = column->values[slot];
                 if (column->stamps[slot] == 0 || std::isnan(v) || v <= 0) continue;
-                const double score = term.isBer ? 1e3 * std::max(0.0, 15.0 + std::log10(double(v))) : std::min(double(v), 1e4);
+                const double score =
+                    term.isBer ? 1e3 * std::max(0.0, 15.0 + std::log10(double(v))) : std::min(double(v), 1e4);
                 const std::uint32_t index = fleet.topology().indexAt(term.kind, slot);
                 RankedEntity& r = scored[index];
                 r.id = EntityId{quint16(ep), index};
                 r.score += score;
-                appendWhy(r.why, term.isBer ? QStringLiteral("%1 %2").arg(QLatin1String(term.label)).arg(double(v), 0, 'g', 2)
-                                            : QStringLiteral("%1 %2").arg(double(v)).arg(QLatin1String(term.label)));
+                appendWhy(r.why, term.isBer
+                                     ? QStringLiteral("%1 %2").arg(QLatin1String(term.label)).arg(double(v), 0, 'g', 2)
+                                     : QStringLiteral("%1 %2").arg(double(v)).arg(QLatin1String(term.label)));
             }
         }
         if (haveLinks) {
@@ -143,7 +168,8 @@ std::optional<RankedEntity> worstLink(const EndpointFleets& fleets) {
                     RankedEntity& r = scored[index];
                     r.id = EntityId{quint16(ep), index};
                     r.score += ls == v1::LINK_STATE_DOWN ? 1e6 : 5e5;
-                    const QString part = ls == v1::LINK_STATE_DOWN ? QStringLiteral("down") : QStringLiteral("flapping");
+                    const QString part =
+                        ls == v1::LINK_STATE_DOWN ? QStringLiteral("down") : QStringLiteral("flapping");
                     r.why = r.why.isEmpty() ? part : part + QStringLiteral(", ") + r.why;  // the state first
                 }
             }

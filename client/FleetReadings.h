@@ -21,7 +21,7 @@
 namespace watchfloor::client {
 
 struct ReadingRules {
-    bool live = true;                       // the endpoint's connection is Live
+    bool live = true;  // the endpoint's connection is Live
     std::chrono::milliseconds staleAfter{3000};
 };
 

@@ -10,11 +10,11 @@ bool FleetRows::rackRowsStale(const EndpointFleet& fleet, int endpoint) const {
     const Endpoint& e = m_endpoints[std::size_t(endpoint)];
     const std::uint32_t rackCount = fleet.topology().count(v1::ENTITY_KIND_RACK);
     const int expectedNext = e.rackRowOffset + int(rackCount);
-    const int next = std::size_t(endpoint) + 1 < m_endpoints.size() ? m_endpoints[std::size_t(endpoint) + 1].rackRowOffset
-                                                                    : int(m_rackRows.size());
-    return next != expectedNext ||
-           (rackCount > 0 && m_rackRows[std::size_t(e.rackRowOffset)] !=
-                                 EntityId{quint16(endpoint), fleet.topology().rackIndexAt(0)});
+    const int next = std::size_t(endpoint) + 1 < m_endpoints.size()
+                         ? m_endpoints[std::size_t(endpoint) + 1].rackRowOffset
+                         : int(m_rackRows.size());
+    return next != expectedNext || (rackCount > 0 && m_rackRows[std::size_t(e.rackRowOffset)] !=
+                                                         EntityId{quint16(endpoint), fleet.topology().rackIndexAt(0)});
 }
 
 FleetRows::Sync FleetRows::sync(const EndpointFleets& fleets, int endpoint) {

@@ -34,7 +34,9 @@ public:
     int rackCount() const { return int(m_rackRows.size()); }
     EntityId rackAt(int row) const { return m_rackRows[std::size_t(row)]; }
     // The global row of the rack in `slot` of `endpoint`'s racks.
-    int rackRow(int endpoint, std::uint32_t slot) const { return m_endpoints[std::size_t(endpoint)].rackRowOffset + int(slot); }
+    int rackRow(int endpoint, std::uint32_t slot) const {
+        return m_endpoints[std::size_t(endpoint)].rackRowOffset + int(slot);
+    }
 
     int jobCount() const { return int(m_jobRows.size()); }
     EntityId jobAt(int row) const { return m_jobRows[std::size_t(row)]; }

@@ -14,13 +14,10 @@ FleetStore::FleetStore(Options options, QObject* parent)
     : QObject(parent),
       m_options(options),
       m_events(options.maxEvents),
-      m_ingest(FleetIngest::Sink{[this](int endpoint) { return snapshotInputs(endpoint); },
-                                 [this](int endpoint, PreparedSnapshot&& prepared) {
-                                     adoptSnapshot(endpoint, std::move(prepared));
-                                 },
-                                 [this](int endpoint, const v1::SubscribeResponse& message) {
-                                     applyUpdate(endpoint, message);
-                                 }},
+      m_ingest(FleetIngest::Sink{
+                   [this](int endpoint) { return snapshotInputs(endpoint); },
+                   [this](int endpoint, PreparedSnapshot&& prepared) { adoptSnapshot(endpoint, std::move(prepared)); },
+                   [this](int endpoint, const v1::SubscribeResponse& message) { applyUpdate(endpoint, message); }},
                options.applySlice) {
     m_notifyTimer.setSingleShot(true);
     m_notifyTimer.setInterval(m_options.notifyInterval);
@@ -123,7 +120,8 @@ void FleetStore::enqueue(int endpoint, std::vector<v1::SubscribeResponse>&& mess
 }
 
 SnapshotInputs FleetStore::snapshotInputs(int endpoint) const {
-    return SnapshotInputs{endpointLabel(endpoint), m_options.historyPoints, quint16(endpoint), endpointFleet(endpoint).basis()};
+    return SnapshotInputs{endpointLabel(endpoint), m_options.historyPoints, quint16(endpoint),
+                          endpointFleet(endpoint).basis()};
 }
 
 void FleetStore::applyUpdate(int endpoint, const v1::SubscribeResponse& message) {
@@ -136,12 +134,9 @@ void FleetStore::applyUpdate(int endpoint, const v1::SubscribeResponse& message)
         fleet.applyDelta(message.delta());
         appendEvents(endpoint, message.delta().events());
         break;
-    case v1::SubscribeResponse::kHeartbeat:
-        fleet.applyHeartbeat(message.heartbeat());
-        break;
+    case v1::SubscribeResponse::kHeartbeat: fleet.applyHeartbeat(message.heartbeat()); break;
     case v1::SubscribeResponse::kSnapshot:  // FleetIngest routes snapshots to adoptSnapshot()
-    case v1::SubscribeResponse::PAYLOAD_NOT_SET:
-        return;
+    case v1::SubscribeResponse::PAYLOAD_NOT_SET: return;
     }
     syncRows(endpoint);
     scheduleNotify();
@@ -248,7 +243,9 @@ void FleetStore::flushChanges() {
 
 QString FleetStore::name(EntityId id) const { return m_names.name(m_fleets, id); }
 EntityId FleetStore::findByName(const QString& name) const { return m_names.find(m_fleets, name); }
-QList<EntityId> FleetStore::search(const QString& query, int limit) const { return m_names.search(m_fleets, query, limit); }
+QList<EntityId> FleetStore::search(const QString& query, int limit) const {
+    return m_names.search(m_fleets, query, limit);
+}
 
 v1::EntityKind FleetStore::kind(EntityId id) const {
     const EndpointFleet* fleet = fleetOf(id);

@@ -72,7 +72,7 @@ public:
         std::chrono::milliseconds notifyInterval{33};
         std::chrono::milliseconds staleAfter{3000};  // 3 telemetry periods at 1 Hz, server clock
         int maxEvents = 10000;
-        int historyPoints = 900;                     // 15 min at 1 Hz
+        int historyPoints = 900;  // 15 min at 1 Hz
         // Longest run of stream applying per event-loop turn on an attached connection's data.
         std::chrono::milliseconds applySlice{12};
     };
@@ -127,11 +127,11 @@ public:
     QString localName(EntityId id) const { return FleetNames::localName(m_fleets, id); }
     watchfloor::v1::EntityKind kind(EntityId id) const;
     EntityId parent(EntityId id) const;
-    QList<EntityId> children(EntityId id) const;   // fleet → regions → racks → nodes,… → GPUs → links
-    QList<EntityId> fleetRoots() const;            // one fleet entity per endpoint
-    EntityId rackOf(EntityId id) const;            // the rack an entity is in (itself for a rack)
+    QList<EntityId> children(EntityId id) const;  // fleet → regions → racks → nodes,… → GPUs → links
+    QList<EntityId> fleetRoots() const;           // one fleet entity per endpoint
+    EntityId rackOf(EntityId id) const;           // the rack an entity is in (itself for a rack)
     bool isWithin(EntityId id, EntityId ancestor) const;  // id == ancestor, or ancestor contains id
-    EntityId findByName(const QString& name) const;      // exact, case-insensitive; invalid if unknown or ambiguous
+    EntityId findByName(const QString& name) const;       // exact, case-insensitive; invalid if unknown or ambiguous
     QList<EntityId> search(const QString& query, int limit = 20) const;
     // Proto details of topology entities; nullptr if `id` is not of that kind.
     const watchfloor::v1::Rack* rackInfo(EntityId id) const;

@@ -27,8 +27,8 @@ QString displayName(Freshness f);
 // One value with its provenance. `value` is NaN unless freshness is Fresh, Stale or Silent.
 struct Reading {
     float value = std::numeric_limits<float>::quiet_NaN();
-    std::int64_t sampleTimeUnixMs = 0;    // server clock; 0 = never reported
-    std::chrono::milliseconds age{0};     // server now - sample time
+    std::int64_t sampleTimeUnixMs = 0;  // server clock; 0 = never reported
+    std::chrono::milliseconds age{0};   // server now - sample time
     Freshness freshness = Freshness::Missing;
 
     bool hasValue() const {

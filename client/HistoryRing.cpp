@@ -15,10 +15,8 @@ bool HistoryRing::keepsHistoryFor(v1::EntityKind kind) {
     case v1::ENTITY_KIND_REGION:
     case v1::ENTITY_KIND_RACK:
     case v1::ENTITY_KIND_COOLING_LOOP:
-    case v1::ENTITY_KIND_JOB:
-        return true;
-    default:
-        return false;
+    case v1::ENTITY_KIND_JOB: return true;
+    default: return false;
     }
 }
 

@@ -25,11 +25,9 @@ MetricCadence metricCadence(Metric metric) {
     case IB_LINK_ERROR_RECOVERY_COUNTER:
     case IB_LINK_DOWNED_COUNTER:
     case IB_PORT_RCV_ERRORS:
-    case IB_PHY_STATE:
-        return {MetricReporting::OnChange, std::chrono::milliseconds(0)};
+    case IB_PHY_STATE: return {MetricReporting::OnChange, std::chrono::milliseconds(0)};
     // Per-link throughput: each link once a minute, staggered.
-    case DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK:
-        return {MetricReporting::Periodic, std::chrono::seconds(60)};
+    case DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK: return {MetricReporting::Periodic, std::chrono::seconds(60)};
     // CPUs and NIC-port rates: every 10 s, staggered by tray.
     case DCGM_FI_DEV_CPU_UTIL_TOTAL:
     case DCGM_FI_DEV_CPU_TEMP_CELSIUS:
@@ -39,10 +37,8 @@ MetricCadence metricCadence(Metric metric) {
     case IB_PORT_XMIT_DATA_GBPS:
     case IB_PORT_RCV_DATA_GBPS:
     case IB_EFFECTIVE_BER:
-    case IB_MODULE_TEMPERATURE_C:
-        return {MetricReporting::Periodic, std::chrono::seconds(10)};
-    default:
-        return {MetricReporting::Periodic, std::chrono::seconds(1)};
+    case IB_MODULE_TEMPERATURE_C: return {MetricReporting::Periodic, std::chrono::seconds(10)};
+    default: return {MetricReporting::Periodic, std::chrono::seconds(1)};
     }
 }
 

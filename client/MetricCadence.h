@@ -16,8 +16,8 @@
 namespace watchfloor::client {
 
 enum class MetricReporting {
-    Periodic,   // sent every period
-    OnChange,   // counters and link state: sent when they change; never sent = 0 since the run began
+    Periodic,  // sent every period
+    OnChange,  // counters and link state: sent when they change; never sent = 0 since the run began
 };
 
 struct MetricCadence {

@@ -5,8 +5,8 @@
 
 #include "watchfloor/v1/fleet.pb.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>

@@ -40,19 +40,19 @@ void fetchNicPortCounters(EndpointConnection& connection, const std::vector<std:
             request.set_start_unix_ms(0);
             request.set_end_unix_ms(1);
             request.set_latest_if_live_only(true);
-            connection.getHistory(request, context, [gathering, port, counter](RpcOutcome<v1::GetHistoryResponse> outcome) {
-                if (outcome.ok() && outcome.value().points_size() > 0) {
-                    gathering->result.totals[counter] += outcome.value().points(0).last();
-                    gathering->reporting.insert(port);
-                } else if (!outcome.ok() && outcome.code() != grpc::StatusCode::NOT_FOUND &&
-                           gathering->result.error.isEmpty()) {
-                    gathering->result.error = outcome.error();
-                }
-                if (--gathering->waiting > 0)
-                    return;
-                gathering->result.portsReporting = int(gathering->reporting.size());
-                gathering->done(gathering->result);
-            });
+            connection.getHistory(request, context,
+                                  [gathering, port, counter](RpcOutcome<v1::GetHistoryResponse> outcome) {
+                                      if (outcome.ok() && outcome.value().points_size() > 0) {
+                                          gathering->result.totals[counter] += outcome.value().points(0).last();
+                                          gathering->reporting.insert(port);
+                                      } else if (!outcome.ok() && outcome.code() != grpc::StatusCode::NOT_FOUND &&
+                                                 gathering->result.error.isEmpty()) {
+                                          gathering->result.error = outcome.error();
+                                      }
+                                      if (--gathering->waiting > 0) return;
+                                      gathering->result.portsReporting = int(gathering->reporting.size());
+                                      gathering->done(gathering->result);
+                                  });
         }
 }
 

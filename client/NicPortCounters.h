@@ -24,7 +24,7 @@ struct NicPortCounters {
     int portsReporting = 0;  // ports fleetd has a sample of at least one counter for
     // Counter -> sum over the ports that reported it; a counter no port reported is absent.
     std::map<watchfloor::v1::Metric, double> totals;
-    QString error;           // a call failed for another reason than "never reported": nothing is known
+    QString error;  // a call failed for another reason than "never reported": nothing is known
 };
 
 // IB_LINK_DOWNED_COUNTER, IB_LINK_ERROR_RECOVERY_COUNTER, IB_SYMBOL_ERROR_COUNTER, IB_PORT_RCV_ERRORS.

@@ -14,8 +14,8 @@ PastFleet::PastFleet(const FleetStore& live, QVector<QPointer<EndpointConnection
 void PastFleet::ensureEndpoints() {
     while (m_past.endpointCount() < m_live.endpointCount()) {
         const int e = m_past.endpointCount();
-        m_past.addEndpoint(m_live.endpointLabel(e),
-                           EndpointIdentity{m_live.endpointLabel(e), m_live.endpointTarget(e), m_live.endpointFleetName(e)});
+        m_past.addEndpoint(m_live.endpointLabel(e), EndpointIdentity{m_live.endpointLabel(e), m_live.endpointTarget(e),
+                                                                     m_live.endpointFleetName(e)});
     }
 }
 
@@ -47,7 +47,8 @@ void PastFleet::moveTo(std::int64_t asOfUnixMs) {
     for (int e = 0; e < m_live.endpointCount(); ++e) {
         EndpointConnection* connection = e < m_connections.size() ? m_connections[e].data() : nullptr;
         if (!connection || !m_live.endpointFleet(e).hasSnapshot()) {
-            m_problems << QStringLiteral("%1: no past (no connection or no data yet)").arg(m_live.endpointDisplayName(e));
+            m_problems
+                << QStringLiteral("%1: no past (no connection or no data yet)").arg(m_live.endpointDisplayName(e));
             continue;
         }
         v1::AsOfRequest request;

@@ -55,7 +55,8 @@ std::optional<RecordedStream> RecordedStream::load(const QString& path, QString*
 void RecordedStream::replayInto(FleetStore& store, int endpoint, std::size_t first, long count) const {
     if (first >= m_messages.size()) return;
     const std::size_t end = count < 0 ? m_messages.size() : std::min(m_messages.size(), first + std::size_t(count));
-    store.applyBatch(endpoint, std::span<const watchfloor::v1::SubscribeResponse>(m_messages.data() + first, end - first));
+    store.applyBatch(endpoint,
+                     std::span<const watchfloor::v1::SubscribeResponse>(m_messages.data() + first, end - first));
 }
 
 }  // namespace watchfloor::client

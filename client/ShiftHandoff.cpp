@@ -18,61 +18,52 @@ namespace {
 
 constexpr std::int64_t kHourMs = 3'600'000;
 
-QString utc(std::int64_t unixMs)
-{
+QString utc(std::int64_t unixMs) {
     return QDateTime::fromMSecsSinceEpoch(unixMs, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
 }
 
-QString duration(std::int64_t ms)
-{
+QString duration(std::int64_t ms) {
     const std::int64_t minutes = std::max<std::int64_t>(0, ms) / 60'000;
     return minutes < 60 ? QStringLiteral("%1 min").arg(minutes)
                         : QStringLiteral("%1 h %2 min").arg(minutes / 60).arg(minutes % 60, 2, 10, QChar(u'0'));
 }
 
 // A table cell: one line, no column breaks.
-QString cell(QString text)
-{
+QString cell(QString text) {
     text.replace(QLatin1Char('|'), QStringLiteral("\\|")).replace(QLatin1Char('\n'), QLatin1Char(' '));
     return text.isEmpty() ? QStringLiteral("—") : text;
 }
 
-QString row(const QStringList& cells)
-{
+QString row(const QStringList& cells) {
     QStringList escaped;
     for (const QString& c : cells) escaped << cell(c);
     return QStringLiteral("| %1 |\n").arg(escaped.join(QStringLiteral(" | ")));
 }
 
-QString header(const QStringList& columns)
-{
+QString header(const QStringList& columns) {
     QStringList rule;
     for (qsizetype i = 0; i < columns.size(); ++i) rule << QStringLiteral("---");
     return row(columns) + QStringLiteral("|%1|\n").arg(rule.join(QLatin1Char('|')));
 }
 
-QString stateName(v1::IncidentState state)
-{
+QString stateName(v1::IncidentState state) {
     QString name = QString::fromStdString(v1::IncidentState_Name(state));
     return name.remove(QStringLiteral("INCIDENT_STATE_")).toLower();
 }
 
-QString enumWords(std::string name, const char* prefix)
-{
+QString enumWords(std::string name, const char* prefix) {
     QString words = QString::fromStdString(name);
     return words.remove(QLatin1String(prefix)).toLower().replace(QLatin1Char('_'), QLatin1Char(' '));
 }
 
-QString incidentId(const HandoffIncident& i)
-{
+QString incidentId(const HandoffIncident& i) {
     return i.endpoint.isEmpty() ? QStringLiteral("#%1").arg(i.incident.id())
                                 : QStringLiteral("%1 #%2").arg(i.endpoint).arg(i.incident.id());
 }
 
 QString percent(double ratio) { return QStringLiteral("%1 %").arg(ratio * 100.0, 0, 'f', 1); }
 
-QString notesOf(const std::vector<const HandoffIncident*>& incidents, std::int64_t fromMs)
-{
+QString notesOf(const std::vector<const HandoffIncident*>& incidents, std::int64_t fromMs) {
     QString out;
     for (const HandoffIncident* i : incidents)
         for (const v1::IncidentTimelineEntry& e : i->incident.timeline())
@@ -83,33 +74,31 @@ QString notesOf(const std::vector<const HandoffIncident*>& incidents, std::int64
     return out.isEmpty() ? out : QStringLiteral("\nNotes:\n\n") + out;
 }
 
-QString postedSection(const std::vector<PostedHandoff>& posted, std::int64_t wallFrom)
-{
+QString postedSection(const std::vector<PostedHandoff>& posted, std::int64_t wallFrom) {
     std::vector<const PostedHandoff*> shown;
     for (const PostedHandoff& p : posted)
         if (!p.acknowledged() || p.handoff.posted_unix_ms() >= wallFrom) shown.push_back(&p);
     QString md = QStringLiteral("## Handoff notes in fleetd (%1)\n\n").arg(shown.size());
-    if (shown.empty())
-        return md + QStringLiteral("None posted.\n\n");
+    if (shown.empty()) return md + QStringLiteral("None posted.\n\n");
     for (const PostedHandoff* p : shown) {
         const v1::ShiftHandoff& h = p->handoff;
         md += QStringLiteral("- **%1%2** posted %3 UTC by %4, covering %5 – %6 UTC: %7\n")
                   .arg(p->endpointName.isEmpty() ? QString() : QString(p->endpointName + QLatin1Char(' ')),
                        QString::fromStdString(h.id()), utc(h.posted_unix_ms()), QString::fromStdString(h.author()),
                        utc(h.period_start_unix_ms()), utc(h.period_end_unix_ms()),
-                       p->acknowledged() ? handoffAcknowledgement(h) : QStringLiteral("**%1**").arg(handoffAcknowledgement(h)));
+                       p->acknowledged() ? handoffAcknowledgement(h)
+                                         : QStringLiteral("**%1**").arg(handoffAcknowledgement(h)));
         md += QStringLiteral("  > %1\n").arg(QString::fromStdString(h.note()));
         if (!h.acknowledge_note().empty())
-            md += QStringLiteral("  >\n  > %1: %2\n").arg(QString::fromStdString(h.acknowledged_by()),
-                                                           QString::fromStdString(h.acknowledge_note()));
+            md += QStringLiteral("  >\n  > %1: %2\n")
+                      .arg(QString::fromStdString(h.acknowledged_by()), QString::fromStdString(h.acknowledge_note()));
     }
     return md + QStringLiteral("\n");
 }
 
 }  // namespace
 
-std::vector<PostedHandoff> postedHandoffs(const FleetStore& store)
-{
+std::vector<PostedHandoff> postedHandoffs(const FleetStore& store) {
     std::vector<PostedHandoff> posted;
     for (int e = 0; e < store.endpointCount(); ++e) {
         const QString name = store.endpointCount() > 1 ? store.endpointDisplayName(e) : QString();
@@ -121,14 +110,13 @@ std::vector<PostedHandoff> postedHandoffs(const FleetStore& store)
     return posted;
 }
 
-const PostedHandoff* awaitingAcknowledgement(const std::vector<PostedHandoff>& posted)
-{
-    const auto it = std::find_if(posted.begin(), posted.end(), [](const PostedHandoff& p) { return !p.acknowledged(); });
+const PostedHandoff* awaitingAcknowledgement(const std::vector<PostedHandoff>& posted) {
+    const auto it =
+        std::find_if(posted.begin(), posted.end(), [](const PostedHandoff& p) { return !p.acknowledged(); });
     return it == posted.end() ? nullptr : &*it;
 }
 
-QString handoffNoteLine(const QString& note)
-{
+QString handoffNoteLine(const QString& note) {
     QStringList lines;
     for (QString line : note.split(QRegularExpression(QStringLiteral("[\\r\\n\\x{2028}\\x{2029}]")))) {
         line.replace(QLatin1Char('\t'), QLatin1Char(' '));
@@ -137,17 +125,14 @@ QString handoffNoteLine(const QString& note)
     return lines.join(QStringLiteral(" / "));
 }
 
-QString handoffAcknowledgement(const v1::ShiftHandoff& handoff)
-{
-    if (handoff.acknowledged_by().empty())
-        return QStringLiteral("not acknowledged yet");
+QString handoffAcknowledgement(const v1::ShiftHandoff& handoff) {
+    if (handoff.acknowledged_by().empty()) return QStringLiteral("not acknowledged yet");
     return QStringLiteral("acknowledged by %1 at %2 UTC")
         .arg(QString::fromStdString(handoff.acknowledged_by()), utc(handoff.acknowledged_unix_ms()));
 }
 
 HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<ControlClient>>& controls, int periodHours,
-                            const QString& note)
-{
+                            const QString& note) {
     HandoffInput in;
     in.periodHours = periodHours;
     in.note = note;
@@ -163,7 +148,8 @@ HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<Cont
             if (window.state() != v1::MAINTENANCE_STATE_ACTIVE) continue;
             const QString why = QStringLiteral("maintenance until %1 (%2)")
                                     .arg(utc(window.end_unix_ms()), QString::fromStdString(window.reason()));
-            for (std::uint32_t rack : window.rack_indexes()) in.racksOut.push_back({store.name(EntityId{quint16(e), rack}), why});
+            for (std::uint32_t rack : window.rack_indexes())
+                in.racksOut.push_back({store.name(EntityId{quint16(e), rack}), why});
         }
     }
     in.fleet = fleets.join(QStringLiteral(" + "));
@@ -173,8 +159,9 @@ HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<Cont
         if (status.rackState == v1::RACK_STATE_ISOLATED)
             in.racksOut.push_back({store.name(rack), QStringLiteral("isolated since %1").arg(utc(status.sinceUnixMs))});
     }
-    std::sort(in.racksOut.begin(), in.racksOut.end(),
-              [](const HandoffRack& a, const HandoffRack& b) { return a.name != b.name ? a.name < b.name : a.why < b.why; });
+    std::sort(in.racksOut.begin(), in.racksOut.end(), [](const HandoffRack& a, const HandoffRack& b) {
+        return a.name != b.name ? a.name < b.name : a.why < b.why;
+    });
     for (int row = 0; row < store.jobCount(); ++row) {
         const v1::Job* job = store.job(row);
         if (!job) continue;
@@ -192,8 +179,7 @@ HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<Cont
     return in;
 }
 
-QString handoffMarkdown(const HandoffInput& in)
-{
+QString handoffMarkdown(const HandoffInput& in) {
     const std::int64_t fleetFrom = in.fleetNowUnixMs - in.periodHours * kHourMs;
     const std::int64_t wallFrom = in.wallNowUnixMs - in.periodHours * kHourMs;
     QString md = QStringLiteral("# Shift handoff — %1\n\n").arg(in.fleet);
@@ -204,8 +190,9 @@ QString handoffMarkdown(const HandoffInput& in)
 
     md += QStringLiteral("## Note for the next shift\n\n");
     // Every line of the note quoted, so a blank line in it does not end the quote.
-    md += in.note.trimmed().isEmpty() ? QStringLiteral("_No note._\n\n")
-                                      : QStringLiteral("> %1\n\n").arg(in.note.trimmed().split(u'\n').join(QStringLiteral("\n> ")));
+    md += in.note.trimmed().isEmpty()
+              ? QStringLiteral("_No note._\n\n")
+              : QStringLiteral("> %1\n\n").arg(in.note.trimmed().split(u'\n').join(QStringLiteral("\n> ")));
     md += postedSection(in.posted, wallFrom);
 
     std::vector<const HandoffIncident*> open;
@@ -246,9 +233,10 @@ QString handoffMarkdown(const HandoffInput& in)
         md += header({"Incident", "Root cause", "Owner", "Resolved", "By", "Lasted", "Cost GPU-h"});
         for (const HandoffIncident* i : resolved) {
             const v1::Incident& x = i->incident;
-            md += row({incidentId(*i), QString::fromStdString(x.root_cause().summary()), QString::fromStdString(x.owner()),
-                       utc(x.resolved_unix_ms()),
-                       x.resolved_by().empty() ? QStringLiteral("fleetd (hold time)") : QString::fromStdString(x.resolved_by()),
+            md += row({incidentId(*i), QString::fromStdString(x.root_cause().summary()),
+                       QString::fromStdString(x.owner()), utc(x.resolved_unix_ms()),
+                       x.resolved_by().empty() ? QStringLiteral("fleetd (hold time)")
+                                               : QString::fromStdString(x.resolved_by()),
                        duration(x.resolved_unix_ms() - x.started_unix_ms()),
                        QString::number(x.goodput_cost_gpu_hours(), 'f', 1)});
         }
@@ -290,8 +278,7 @@ QString handoffMarkdown(const HandoffInput& in)
     }
 
     md += QStringLiteral("## Racks isolated or in maintenance (%1)\n\n").arg(in.racksOut.size());
-    if (in.racksOut.empty())
-        md += QStringLiteral("None.\n");
+    if (in.racksOut.empty()) md += QStringLiteral("None.\n");
     for (const HandoffRack& rack : in.racksOut) md += QStringLiteral("- **%1**: %2\n").arg(rack.name, rack.why);
     return md;
 }

@@ -27,10 +27,10 @@ struct HandoffJob {
     QString name;
     watchfloor::v1::JobState state = watchfloor::v1::JOB_STATE_UNSPECIFIED;
     std::uint32_t gpus = 0;
-    double goodputRatio = 0;      // cumulative, provisional
-    double goodput1hRatio = 0;    // the last hour
-    bool noStepTelemetry = false; // a real site's job that publishes no steps: no goodput
-    bool starting = false;        // no productive step yet (client/JobProgress.h): "starting", not 0 %
+    double goodputRatio = 0;       // cumulative, provisional
+    double goodput1hRatio = 0;     // the last hour
+    bool noStepTelemetry = false;  // a real site's job that publishes no steps: no goodput
+    bool starting = false;         // no productive step yet (client/JobProgress.h): "starting", not 0 %
 };
 
 struct HandoffRack {
@@ -52,8 +52,8 @@ struct PostedHandoff {
 };
 
 struct HandoffInput {
-    QString fleet;                 // the fleets' names, "demo" or "east + west"
-    QString author;                // who hands off (the control identity), empty if unknown
+    QString fleet;   // the fleets' names, "demo" or "east + west"
+    QString author;  // who hands off (the control identity), empty if unknown
     int periodHours = 8;
     std::int64_t fleetNowUnixMs = 0;
     std::int64_t wallNowUnixMs = 0;
@@ -61,7 +61,7 @@ struct HandoffInput {
     std::vector<watchfloor::v1::Operation> operations;  // newest first, any age
     std::vector<HandoffJob> jobs;
     std::vector<HandoffRack> racksOut;
-    QString note;                  // for the next shift
+    QString note;                       // for the next shift
     std::vector<PostedHandoff> posted;  // fleetd's handoffs, newest first
 };
 

@@ -69,7 +69,10 @@ SourcesOverview overviewOfSources(const FleetStore& store) {
             switch (source.health()) {
             case v1::SOURCE_HEALTH_UP: ++o.up; break;
             case v1::SOURCE_HEALTH_DEGRADED: ++o.degraded; break;
-            case v1::SOURCE_HEALTH_DOWN: ++o.down; ++down; break;
+            case v1::SOURCE_HEALTH_DOWN:
+                ++o.down;
+                ++down;
+                break;
             default: ++o.unpolled; break;
             }
             if (source.health() != v1::SOURCE_HEALTH_UP) o.problems.push_back(SourceRef{endpoint, &source});

@@ -22,7 +22,8 @@ float medianOf(std::vector<float> values) {
 
 StepTimeGrid::StepTimeGrid(const v1::StepTimeHeatmap& heatmap)
     : m_bucketStartMs(heatmap.bucket_start_unix_ms().begin(), heatmap.bucket_start_unix_ms().end()),
-      m_stepMs(heatmap.step_ms()), m_idealStepS(heatmap.ideal_step_time_s()) {
+      m_stepMs(heatmap.step_ms()),
+      m_idealStepS(heatmap.ideal_step_time_s()) {
     auto value = [](const v1::StepTimeRow& row, std::size_t c) {
         return int(c) < row.mean_step_time_s_size() ? row.mean_step_time_s(int(c)) : kNone;
     };

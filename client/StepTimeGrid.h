@@ -44,15 +44,17 @@ private:
         QString name;
         double meanRatio = 0;
     };
-    std::size_t index(int row, int column) const { return std::size_t(row) * m_bucketStartMs.size() + std::size_t(column); }
+    std::size_t index(int row, int column) const {
+        return std::size_t(row) * m_bucketStartMs.size() + std::size_t(column);
+    }
 
     std::vector<Tray> m_trays;
     std::vector<std::int64_t> m_bucketStartMs;
     std::int64_t m_stepMs = 0;
     double m_idealStepS = 0;
-    std::vector<float> m_stepS;   // row-major
-    std::vector<float> m_ratio;   // row-major
-    std::vector<float> m_medianS; // per column
+    std::vector<float> m_stepS;    // row-major
+    std::vector<float> m_ratio;    // row-major
+    std::vector<float> m_medianS;  // per column
 };
 
 }  // namespace watchfloor::client

@@ -56,8 +56,7 @@ SubscribeStreamReader::~SubscribeStreamReader() = default;
 std::shared_ptr<SubscribeStreamReader> SubscribeStreamReader::start(v1::TelemetryService::Stub& stub,
                                                                     const v1::SubscribeRequest& request,
                                                                     DataReady dataReady, Finished finished) {
-    std::shared_ptr<SubscribeStreamReader> reader(
-        new SubscribeStreamReader(std::move(dataReady), std::move(finished)));
+    std::shared_ptr<SubscribeStreamReader> reader(new SubscribeStreamReader(std::move(dataReady), std::move(finished)));
     reader->m_request = request;
     auto* reactor = new Reactor(reader);
     reactor->begin(stub);

@@ -51,8 +51,16 @@ bool TopologyIndex::rebuild(std::shared_ptr<const v1::Topology> topology, std::s
     auto grow = [&maxIndex](const auto& list) {
         for (const auto& item : list) maxIndex = std::max(maxIndex, item.index());
     };
-    grow(t.regions()); grow(t.racks()); grow(t.nodes()); grow(t.gpus()); grow(t.cpus());
-    grow(t.nvswitch_trays()); grow(t.power_shelves()); grow(t.nvlinks()); grow(t.nic_ports()); grow(t.cooling_loops());
+    grow(t.regions());
+    grow(t.racks());
+    grow(t.nodes());
+    grow(t.gpus());
+    grow(t.cpus());
+    grow(t.nvswitch_trays());
+    grow(t.power_shelves());
+    grow(t.nvlinks());
+    grow(t.nic_ports());
+    grow(t.cooling_loops());
     if (maxIndex < kMaxIndexSpan) {
         m_entries.reserve(std::size_t(maxIndex) + 1);
     }
@@ -79,8 +87,7 @@ bool TopologyIndex::rebuild(std::shared_ptr<const v1::Topology> topology, std::s
     }
     // The fleet entity: index 0 may be unset in a minimal topology; never shadow a real entity.
     if (find(t.fleet_index()) == nullptr) {
-        if (!place(t.fleet_index(), v1::ENTITY_KIND_FLEET, 0, error))
-            return false;
+        if (!place(t.fleet_index(), v1::ENTITY_KIND_FLEET, 0, error)) return false;
     }
 
     // Rack membership, resolved top-down so each lookup hits an already resolved parent.

@@ -60,7 +60,8 @@ public:
     std::uint32_t indexAt(watchfloor::v1::EntityKind kind, std::uint32_t slot) const;
 
 private:
-    [[nodiscard]] bool place(std::uint32_t index, watchfloor::v1::EntityKind kind, std::uint32_t slot, std::string* error);
+    [[nodiscard]] bool place(std::uint32_t index, watchfloor::v1::EntityKind kind, std::uint32_t slot,
+                             std::string* error);
     std::uint32_t rackSlotOf(std::uint32_t index) const;
 
     std::shared_ptr<const watchfloor::v1::Topology> m_topology = std::make_shared<const watchfloor::v1::Topology>();

@@ -19,8 +19,8 @@ namespace watchfloor::client {
 class FleetStore;
 
 struct XidFilter {
-    EntityId scope;   // a rack, tray or GPU: its Xids and those of everything in it; invalid: none
-    int limit = 50;   // the newest this many; 0 or less: none
+    EntityId scope;  // a rack, tray or GPU: its Xids and those of everything in it; invalid: none
+    int limit = 50;  // the newest this many; 0 or less: none
 };
 
 // One listed Xid, as fleetd described it.
@@ -29,7 +29,7 @@ struct XidRow {
     EntityId entity;     // the GPU (or tray) that reported it
     std::int64_t timeUnixMs = 0;
     std::uint32_t xid = 0;
-    QString mnemonic;    // empty when fleetd has no catalogue row for the code
+    QString mnemonic;  // empty when fleetd has no catalogue row for the code
     watchfloor::v1::XidAction action = watchfloor::v1::XID_ACTION_UNSPECIFIED;
     bool fatal = false;
     QString fleetPolicy;

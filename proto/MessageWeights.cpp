@@ -19,11 +19,11 @@ void forEachDouble(const google::protobuf::Descriptor* descriptor, Each each) {
 }  // namespace
 
 void addWeightedDoubles(google::protobuf::Message& into, const google::protobuf::Message& from, double weight) {
-    if (from.GetDescriptor() != into.GetDescriptor())
-        return;
+    if (from.GetDescriptor() != into.GetDescriptor()) return;
     const auto* reflection = into.GetReflection();
     forEachDouble(into.GetDescriptor(), [&](const google::protobuf::FieldDescriptor* field) {
-        reflection->SetDouble(&into, field, reflection->GetDouble(into, field) + weight * reflection->GetDouble(from, field));
+        reflection->SetDouble(&into, field,
+                              reflection->GetDouble(into, field) + weight * reflection->GetDouble(from, field));
     });
 }
 

@@ -3,11 +3,11 @@
 #include <QElapsedTimer>
 
 #include <arpa/inet.h>
-#include <csignal>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <csignal>
 
 namespace watchfloor::testing {
 
@@ -40,10 +40,11 @@ bool FleetdProcess::start(const QStringList& args, const QString& listen, int ti
     static const QRegularExpression listening(QStringLiteral(R"(listening on (\S+):(\d+))"));
     const auto match = waitForLog(listening, timeoutMs);
     if (!match.hasMatch()) {
-        error_ = QStringLiteral("fleetd did not report listening within %1 ms (%2); its output:\n%3")
-                     .arg(timeoutMs)
-                     .arg(running() ? QStringLiteral("still running") : QStringLiteral("exited %1").arg(process_.exitCode()))
-                     .arg(QString::fromUtf8(log_));
+        error_ =
+            QStringLiteral("fleetd did not report listening within %1 ms (%2); its output:\n%3")
+                .arg(timeoutMs)
+                .arg(running() ? QStringLiteral("still running") : QStringLiteral("exited %1").arg(process_.exitCode()))
+                .arg(QString::fromUtf8(log_));
         return false;
     }
     host_ = match.captured(1);
@@ -123,18 +124,16 @@ FleetdProcess::Exit FleetdProcess::run(const QStringList& args, int timeoutMs) {
     return exit;
 }
 
-int freeLoopbackPort()
-{
+int freeLoopbackPort() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t length = sizeof(address);
     int port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0
-        && ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0)
         port = ntohs(address.sin_port);
     ::close(fd);
     return port;

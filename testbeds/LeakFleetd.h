@@ -13,8 +13,7 @@ namespace watchfloor::testing {
 
 inline constexpr std::int64_t kLeakAtSimMs = 90'000;
 
-inline bool startLeakFleetd(FleetdProcess& fleetd, const QTemporaryDir& dir, QString* error)
-{
+inline bool startLeakFleetd(FleetdProcess& fleetd, const QTemporaryDir& dir, QString* error) {
     const QString scenario = dir.filePath(QStringLiteral("leak.scn"));
     QFile file(scenario);
     if (!file.open(QIODevice::WriteOnly) || file.write("at 90s leak rack=r03\n") < 0) {

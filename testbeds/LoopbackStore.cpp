@@ -2,12 +2,12 @@
 
 #include <httplib.h>
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -49,8 +49,9 @@ std::vector<std::string> commandLine(StoreKind kind, const std::string& director
         args.insert(args.end(), {"--config.file=" + directory + "/config.yml", "--storage.path=" + directory + "/data",
                                  "--web.listen-address=" + listen, "--cluster.listen-address=", "--log.level=warn"});
     } else if (kind == StoreKind::Prometheus) {
-        args.insert(args.end(), {"--config.file=" + directory + "/config.yml", "--storage.tsdb.path=" + directory + "/data",
-                                 "--web.listen-address=" + listen, "--log.level=warn"});
+        args.insert(args.end(),
+                    {"--config.file=" + directory + "/config.yml", "--storage.tsdb.path=" + directory + "/data",
+                     "--web.listen-address=" + listen, "--log.level=warn"});
     } else {
         // -search.latencyOffset: VictoriaMetrics hides samples younger than 30 s from queries by
         // default; tests read what was scraped a second ago. The cache would keep old answers.
@@ -82,11 +83,10 @@ const char* LoopbackStore::name(StoreKind kind) {
     return "";
 }
 
-bool LoopbackStore::installed(StoreKind kind) {
-    return ::access(binary(kind), X_OK) == 0;
-}
+bool LoopbackStore::installed(StoreKind kind) { return ::access(binary(kind), X_OK) == 0; }
 
-std::string LoopbackStore::scrapeConfig(const std::string& job, const std::string& target, std::chrono::seconds interval) {
+std::string LoopbackStore::scrapeConfig(const std::string& job, const std::string& target,
+                                        std::chrono::seconds interval) {
     std::ostringstream yaml;
     yaml << "global:\n"
          << "  scrape_interval: " << interval.count() << "s\n"

@@ -24,7 +24,8 @@ class LoopbackStore {
 public:
     struct Options {
         StoreKind kind = StoreKind::Prometheus;
-        std::string config;  // Prometheus-format YAML: global + scrape_configs (both stores read it); Alertmanager's own
+        std::string
+            config;  // Prometheus-format YAML: global + scrape_configs (both stores read it); Alertmanager's own
         std::chrono::seconds readyTimeout{30};
         std::vector<std::string> extraArgs;
     };

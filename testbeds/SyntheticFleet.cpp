@@ -27,30 +27,36 @@ std::uint32_t mix(std::uint32_t x) {
 }  // namespace
 
 const std::vector<v1::Metric>& SyntheticFleet::gpuMetrics() {
-    static const std::vector<v1::Metric> m{
-        v1::DCGM_FI_DEV_GPU_TEMP,          v1::DCGM_FI_DEV_MEMORY_TEMP,      v1::DCGM_FI_DEV_POWER_USAGE,
-        v1::DCGM_FI_DEV_GPU_UTIL,          v1::DCGM_FI_DEV_SM_CLOCK,         v1::DCGM_FI_DEV_CLOCKS_EVENT_REASONS,
-        v1::DCGM_FI_PROF_GR_ENGINE_ACTIVE, v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE,
-        v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL};
+    static const std::vector<v1::Metric> m{v1::DCGM_FI_DEV_GPU_TEMP,
+                                           v1::DCGM_FI_DEV_MEMORY_TEMP,
+                                           v1::DCGM_FI_DEV_POWER_USAGE,
+                                           v1::DCGM_FI_DEV_GPU_UTIL,
+                                           v1::DCGM_FI_DEV_SM_CLOCK,
+                                           v1::DCGM_FI_DEV_CLOCKS_EVENT_REASONS,
+                                           v1::DCGM_FI_PROF_GR_ENGINE_ACTIVE,
+                                           v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE,
+                                           v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL,
+                                           v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL};
     return m;
 }
 
 const std::vector<v1::Metric>& SyntheticFleet::rackMetrics() {
-    static const std::vector<v1::Metric> m{v1::RACK_POWER_KW,     v1::RACK_GPU_TEMP_MAX_C, v1::RACK_GPU_TEMP_MEAN_C,
-                                           v1::RACK_GPUS_HEALTHY, v1::RACK_GPUS_DEGRADED,  v1::RACK_GPUS_DOWN,
-                                           v1::RACK_LINK_ERRORS_PER_MIN};
+    static const std::vector<v1::Metric> m{
+        v1::RACK_POWER_KW,      v1::RACK_GPU_TEMP_MAX_C, v1::RACK_GPU_TEMP_MEAN_C,    v1::RACK_GPUS_HEALTHY,
+        v1::RACK_GPUS_DEGRADED, v1::RACK_GPUS_DOWN,      v1::RACK_LINK_ERRORS_PER_MIN};
     return m;
 }
 
 const std::vector<v1::Metric>& SyntheticFleet::loopMetrics() {
     static const std::vector<v1::Metric> m{
-        v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C, v1::RACK_LIQUID_RETURN_TEMPERATURE_C, v1::RACK_LIQUID_FLOW_LPM,
-        v1::RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, v1::RACK_CONTROL_VALVE_POSITION_PCT, v1::RACK_LEAK_DETECT};
+        v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C,      v1::RACK_LIQUID_RETURN_TEMPERATURE_C, v1::RACK_LIQUID_FLOW_LPM,
+        v1::RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, v1::RACK_CONTROL_VALVE_POSITION_PCT,  v1::RACK_LEAK_DETECT};
     return m;
 }
 
 float SyntheticFleet::valueFor(v1::Metric metric, std::uint32_t entity, std::int64_t timeUnixMs) {
-    const std::uint32_t noise = mix(entity * 2654435761U ^ std::uint32_t(timeUnixMs / 1000) ^ std::uint32_t(metric) << 20);
+    const std::uint32_t noise =
+        mix(entity * 2654435761U ^ std::uint32_t(timeUnixMs / 1000) ^ std::uint32_t(metric) << 20);
     const float jitter = float(noise % 1000) / 1000.0f;  // 0..1
     switch (metric) {
     case v1::DCGM_FI_DEV_GPU_TEMP: return 55.0f + 20.0f * jitter;

@@ -14,8 +14,8 @@ namespace watchfloor::testing {
 
 struct SyntheticFleetSpec {
     int regions = 2;
-    int racks = 7;                 // spread round-robin over regions
-    bool withLinks = false;        // DETAIL_LEVEL_FULL: NVLinks and NIC ports as entities
+    int racks = 7;           // spread round-robin over regions
+    bool withLinks = false;  // DETAIL_LEVEL_FULL: NVLinks and NIC ports as entities
     std::string fleetName = "synthetic";
     std::string regionPrefix = "region";
     std::int64_t startUnixMs = 1'800'000'000'000;

@@ -11,8 +11,7 @@
 namespace watchfloor::widgets::testing {
 
 inline std::vector<RackPlacement> syntheticFleet(int rackCount, int racksPerRow = 20, int rowsPerHall = 15,
-                                                 int hallsPerRegion = 3)
-{
+                                                 int hallsPerRegion = 3) {
     std::vector<RackPlacement> racks;
     racks.reserve(static_cast<std::size_t>(rackCount));
     const int perHall = racksPerRow * rowsPerHall;
@@ -33,4 +32,4 @@ inline std::vector<RackPlacement> syntheticFleet(int rackCount, int racksPerRow 
     return racks;
 }
 
-} // namespace watchfloor::widgets::testing
+}  // namespace watchfloor::widgets::testing

@@ -62,7 +62,8 @@ TcpDropProxy::TcpDropProxy(std::uint16_t upstreamPort) : m_upstreamPort(upstream
     const int one = 1;
     ::setsockopt(m_listenFd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     sockaddr_in address = loopback(0);
-    if (::bind(m_listenFd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(m_listenFd, 64) != 0) {
+    if (::bind(m_listenFd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(m_listenFd, 64) != 0) {
         throw std::runtime_error("TcpDropProxy: cannot listen on loopback: errno " + std::to_string(errno));
     }
     socklen_t length = sizeof address;
@@ -175,15 +176,15 @@ void TcpDropProxy::pump(const std::shared_ptr<Connection>& connection) {
         }
         if (readable(fds[0])) {
             const ssize_t n = ::recv(connection->client, buffer.data(), buffer.size(), 0);
-            if (n <= 0 || !sendAll(connection->upstream, buffer.data(), n)
-                || takeArmedCut(CutPoint::AfterRequestForwarded)) {
+            if (n <= 0 || !sendAll(connection->upstream, buffer.data(), n) ||
+                takeArmedCut(CutPoint::AfterRequestForwarded)) {
                 break;
             }
         }
         if (readable(fds[1])) {
             const ssize_t n = ::recv(connection->upstream, buffer.data(), buffer.size(), 0);
-            if (n <= 0 || takeArmedCut(CutPoint::AtFirstAnswerByte) || !sendAll(connection->client, buffer.data(), n)
-                || takeArmedCut(CutPoint::AfterFirstAnswerChunk)) {
+            if (n <= 0 || takeArmedCut(CutPoint::AtFirstAnswerByte) || !sendAll(connection->client, buffer.data(), n) ||
+                takeArmedCut(CutPoint::AfterFirstAnswerChunk)) {
                 break;
             }
         }

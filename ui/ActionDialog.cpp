@@ -25,22 +25,19 @@ namespace {
 
 // The request may or may not have reached fleetd: re-sending the same request id is the only
 // safe next step (fleetd answers a known id with its first result).
-bool outcomeUnknown(grpc::StatusCode code)
-{
-    return code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::DEADLINE_EXCEEDED
-           || code == grpc::StatusCode::CANCELLED || code == grpc::StatusCode::UNKNOWN
-           || code == grpc::StatusCode::INTERNAL;
+bool outcomeUnknown(grpc::StatusCode code) {
+    return code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::DEADLINE_EXCEEDED ||
+           code == grpc::StatusCode::CANCELLED || code == grpc::StatusCode::UNKNOWN ||
+           code == grpc::StatusCode::INTERNAL;
 }
 
-QString coloured(const QString& text, const QColor& colour)
-{
+QString coloured(const QString& text, const QColor& colour) {
     return QStringLiteral("<span style='color:%1'>%2</span>").arg(colour.name(), text);
 }
 
 }  // namespace
 
-QStringList splitNodeNames(const QString& text)
-{
+QStringList splitNodeNames(const QString& text) {
     QStringList names;
     for (const QString& part : text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts))
         names << part.trimmed();
@@ -56,15 +53,15 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
       m_status(new QLabel(this)),
       m_progress(new QProgressBar(this)),
       m_reason(new QLineEdit(this)),
-      m_buttons(new QDialogButtonBox(this))
-{
+      m_buttons(new QDialogButtonBox(this)) {
     setObjectName(QStringLiteral("actionDialog"));
     const QString target = actionTarget(m_draft);
     setWindowTitle(QStringLiteral("%1 %2 — Watchfloor").arg(actionTitle(m_draft.type()), target));
     setMinimumWidth(560);
 
     auto* layout = new QVBoxLayout(this);
-    auto* heading = new QLabel(QStringLiteral("<b>%1</b> %2").arg(actionTitle(m_draft.type()), target.toHtmlEscaped()), this);
+    auto* heading =
+        new QLabel(QStringLiteral("<b>%1</b> %2").arg(actionTitle(m_draft.type()), target.toHtmlEscaped()), this);
     heading->setTextFormat(Qt::RichText);
     QFont headingFont = heading->font();
     headingFont.setPointSizeF(headingFont.pointSizeF() * 1.25);
@@ -113,13 +110,11 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
     connect(m_confirm, &QPushButton::clicked, this, &ActionDialog::confirm);
     connect(m_cancel, &QPushButton::clicked, this, &QDialog::reject);
     connect(m_reason, &QLineEdit::textChanged, this, &ActionDialog::updateButtons);
-    if (m_confirmName)
-        connect(m_confirmName, &QLineEdit::textChanged, this, &ActionDialog::updateButtons);
+    if (m_confirmName) connect(m_confirmName, &QLineEdit::textChanged, this, &ActionDialog::updateButtons);
     if (m_exclude)
         connect(m_exclude, &QLineEdit::editingFinished, this, [this] {
             // The blast radius depends on where the job may restart.
-            if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed)
-                refreshPreview();
+            if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed) refreshPreview();
         });
     connect(&m_control, &client::ControlClient::operationChanged, this, [this](const v1::Operation& operation) {
         if (!m_operationId.isEmpty() && QString::fromStdString(operation.id()) == m_operationId)
@@ -133,8 +128,7 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
     refreshPreview();
 }
 
-void ActionDialog::buildInputs(QFormLayout* form)
-{
+void ActionDialog::buildInputs(QFormLayout* form) {
     m_reason->setObjectName(QStringLiteral("reasonEdit"));
     m_reason->setMaxLength(500);
     m_reason->setPlaceholderText(QStringLiteral("Why (required) — stored with your name in the audit log"));
@@ -145,12 +139,12 @@ void ActionDialog::buildInputs(QFormLayout* form)
         m_exclude = new QLineEdit(this);
         m_exclude->setObjectName(QStringLiteral("excludeEdit"));
         QStringList nodes;
-        for (const std::string& node : m_draft.exclude_node_names())
-            nodes << QString::fromStdString(node);
+        for (const std::string& node : m_draft.exclude_node_names()) nodes << QString::fromStdString(node);
         m_exclude->setText(nodes.join(QStringLiteral(", ")));
         m_exclude->setPlaceholderText(QStringLiteral("none"));
-        m_exclude->setToolTip(QStringLiteral("Nodes the job must not restart on (comma-separated). "
-                                             "Pre-filled with the job's drained, draining, down and failed-GPU trays."));
+        m_exclude->setToolTip(
+            QStringLiteral("Nodes the job must not restart on (comma-separated). "
+                           "Pre-filled with the job's drained, draining, down and failed-GPU trays."));
         form->addRow(QStringLiteral("Exclude nodes"), m_exclude);
         break;
     }
@@ -159,17 +153,18 @@ void ActionDialog::buildInputs(QFormLayout* form)
         m_confirmName = new QLineEdit(this);
         m_confirmName->setObjectName(QStringLiteral("confirmNameEdit"));
         m_confirmName->setPlaceholderText(QStringLiteral("Type %1 to confirm").arg(rack));
-        m_confirmName->setToolTip(QStringLiteral("Isolating closes the rack's coolant valve and powers its trays "
-                                                 "down. Type the rack's name exactly to confirm."));
+        m_confirmName->setToolTip(
+            QStringLiteral("Isolating closes the rack's coolant valve and powers its trays "
+                           "down. Type the rack's name exactly to confirm."));
         form->addRow(QStringLiteral("Rack name"), m_confirmName);
         break;
     }
     case v1::ACTION_TYPE_SET_LIFECYCLE: {
         m_lifecycle = new QComboBox(this);
         m_lifecycle->setObjectName(QStringLiteral("lifecycleBox"));
-        for (v1::TrayLifecycle state : {v1::TRAY_LIFECYCLE_PRODUCTION, v1::TRAY_LIFECYCLE_TRIAGE,
-                                        v1::TRAY_LIFECYCLE_BURN_IN, v1::TRAY_LIFECYCLE_RMA,
-                                        v1::TRAY_LIFECYCLE_MAINTENANCE})
+        for (v1::TrayLifecycle state :
+             {v1::TRAY_LIFECYCLE_PRODUCTION, v1::TRAY_LIFECYCLE_TRIAGE, v1::TRAY_LIFECYCLE_BURN_IN,
+              v1::TRAY_LIFECYCLE_RMA, v1::TRAY_LIFECYCLE_MAINTENANCE})
             m_lifecycle->addItem(client::lifecycleLabel(state), int(state));
         m_lifecycle->setCurrentIndex(std::max(0, m_lifecycle->findData(int(m_draft.lifecycle()))));
         m_lifecycle->setToolTip(QStringLiteral("A label for people and schedulers: it does not drain the tray"));
@@ -177,15 +172,15 @@ void ActionDialog::buildInputs(QFormLayout* form)
         // The preview says what changes (or that nothing does) for the state chosen.
         connect(m_lifecycle, &QComboBox::currentIndexChanged, this, [this] {
             m_draft.set_lifecycle(v1::TrayLifecycle(m_lifecycle->currentData().toInt()));
-            if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed)
-                refreshPreview();
+            if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed) refreshPreview();
         });
         break;
     }
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
     case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: {
         const QString principal = m_control.principal();
-        auto* owner = new QLabel(principal.isEmpty() ? QStringLiteral("you") : QStringLiteral("%1 (you)").arg(principal), this);
+        auto* owner =
+            new QLabel(principal.isEmpty() ? QStringLiteral("you") : QStringLiteral("%1 (you)").arg(principal), this);
         owner->setObjectName(QStringLiteral("ownerLabel"));
         form->addRow(QStringLiteral("Owner"), owner);
         addNoteInput(form, QStringLiteral("What is being done, ticket, hand-over (optional)"));
@@ -194,9 +189,7 @@ void ActionDialog::buildInputs(QFormLayout* form)
     case v1::ACTION_TYPE_MITIGATE_INCIDENT:
         addNoteInput(form, QStringLiteral("What contains it, e.g. rack isolated, jobs moved (optional)"));
         break;
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
-        addNoteInput(form, QStringLiteral("What fixed it (optional)"));
-        break;
+    case v1::ACTION_TYPE_RESOLVE_INCIDENT: addNoteInput(form, QStringLiteral("What fixed it (optional)")); break;
     case v1::ACTION_TYPE_NOTE_INCIDENT:
         addNoteInput(form, QStringLiteral("The note for the incident's timeline (required)"));
         break;
@@ -216,8 +209,7 @@ void ActionDialog::buildInputs(QFormLayout* form)
     }
 }
 
-void ActionDialog::addNoteInput(QFormLayout* form, const QString& placeholder)
-{
+void ActionDialog::addNoteInput(QFormLayout* form, const QString& placeholder) {
     m_note = new QLineEdit(this);
     m_note->setObjectName(QStringLiteral("noteEdit"));
     m_note->setMaxLength(1000);
@@ -225,54 +217,43 @@ void ActionDialog::addNoteInput(QFormLayout* form, const QString& placeholder)
     form->addRow(QStringLiteral("Note"), m_note);
 }
 
-v1::ActionRequest ActionDialog::request() const
-{
-    if (m_sent)
-        return *m_sent;
+v1::ActionRequest ActionDialog::request() const {
+    if (m_sent) return *m_sent;
     v1::ActionRequest request = m_draft;
     request.set_reason(m_reason->text().trimmed().toStdString());
-    if (m_preview)
-        request.set_expected_state_version(m_preview->state_version());
+    if (m_preview) request.set_expected_state_version(m_preview->state_version());
     if (m_exclude) {
         request.clear_exclude_node_names();
         for (const QString& node : splitNodeNames(m_exclude->text()))
             request.add_exclude_node_names(node.toStdString());
     }
-    if (m_confirmName)
-        request.set_confirm_rack_name(m_confirmName->text().toStdString());
-    if (m_note)
-        request.set_note(m_note->text().trimmed().toStdString());
-    if (m_lifecycle)
-        request.set_lifecycle(v1::TrayLifecycle(m_lifecycle->currentData().toInt()));
+    if (m_confirmName) request.set_confirm_rack_name(m_confirmName->text().toStdString());
+    if (m_note) request.set_note(m_note->text().trimmed().toStdString());
+    if (m_lifecycle) request.set_lifecycle(v1::TrayLifecycle(m_lifecycle->currentData().toInt()));
     return request;
 }
 
-bool ActionDialog::rackNameConfirmed() const
-{
+bool ActionDialog::rackNameConfirmed() const {
     // Exactly as named: a near miss ("R01", "r01 ") is how the wrong rack gets isolated.
     return !m_confirmName || m_confirmName->text() == QString::fromStdString(m_draft.rack_name());
 }
 
-bool ActionDialog::canConfirm() const
-{
-    if (m_phase == Phase::OutcomeUnknown)
-        return true;  // re-sends the same request; inputs are locked
-    return m_phase == Phase::Ready && m_preview && m_preview->allowed() && !m_reason->text().trimmed().isEmpty()
-           && rackNameConfirmed();
+bool ActionDialog::canConfirm() const {
+    if (m_phase == Phase::OutcomeUnknown) return true;  // re-sends the same request; inputs are locked
+    return m_phase == Phase::Ready && m_preview && m_preview->allowed() && !m_reason->text().trimmed().isEmpty() &&
+           rackNameConfirmed();
 }
 
 QString ActionDialog::previewHtml() const { return m_previewLabel->text(); }
 
 QString ActionDialog::statusText() const { return m_status->text(); }
 
-void ActionDialog::setPhase(Phase phase)
-{
+void ActionDialog::setPhase(Phase phase) {
     m_phase = phase;
-    const bool editable = phase == Phase::Previewing || phase == Phase::Ready || phase == Phase::PreviewFailed
-                          || phase == Phase::Refused;
+    const bool editable =
+        phase == Phase::Previewing || phase == Phase::Ready || phase == Phase::PreviewFailed || phase == Phase::Refused;
     for (QLineEdit* edit : {m_reason, m_confirmName, m_exclude, m_note}) {
-        if (edit)
-            edit->setReadOnly(!editable);
+        if (edit) edit->setReadOnly(!editable);
     }
     const bool sentOnce = phase == Phase::Sending || phase == Phase::Following || phase == Phase::OutcomeUnknown;
     // Once a request left, closing the dialog does not take it back; say so.
@@ -288,8 +269,7 @@ void ActionDialog::setPhase(Phase phase)
     updateButtons();
 }
 
-void ActionDialog::updateButtons()
-{
+void ActionDialog::updateButtons() {
     m_confirm->setEnabled(canConfirm());
     m_refresh->setEnabled(m_phase == Phase::Ready || m_phase == Phase::PreviewFailed || m_phase == Phase::Refused);
     QString why;
@@ -308,18 +288,17 @@ void ActionDialog::updateButtons()
     m_confirm->setToolTip(why);
 }
 
-void ActionDialog::refreshPreview()
-{
+void ActionDialog::refreshPreview() {
     const quint64 generation = ++m_previewGeneration;
     setPhase(Phase::Previewing);
     m_previewLabel->setText(QStringLiteral("Asking fleetd for the blast radius…"));
     QPointer<ActionDialog> self(this);
     m_control.preview(request(), [self, generation](const client::ControlResult<v1::ActionPreview>& result) {
-        if (!self || generation != self->m_previewGeneration || self->m_phase != Phase::Previewing)
-            return;
+        if (!self || generation != self->m_previewGeneration || self->m_phase != Phase::Previewing) return;
         if (!result.ok) {
             self->m_preview.reset();
-            self->m_previewLabel->setText(coloured(QStringLiteral("No preview: %1").arg(result.message.toHtmlEscaped()), self->m_colours.alarm));
+            self->m_previewLabel->setText(
+                coloured(QStringLiteral("No preview: %1").arg(result.message.toHtmlEscaped()), self->m_colours.alarm));
             self->setPhase(Phase::PreviewFailed);
             return;
         }
@@ -329,26 +308,26 @@ void ActionDialog::refreshPreview()
     });
 }
 
-void ActionDialog::showPreview()
-{
+void ActionDialog::showPreview() {
     const v1::ActionPreview& preview = *m_preview;
     QString html = previewTableHtml(preview, m_colours.caution);
     for (const std::string& warning : preview.warnings())
-        html += QStringLiteral("<p>%1</p>").arg(coloured(QStringLiteral("⚠ ") + QString::fromStdString(warning).toHtmlEscaped(), m_colours.caution));
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(coloured(QStringLiteral("⚠ ") + QString::fromStdString(warning).toHtmlEscaped(),
+                                  m_colours.caution));
     if (!preview.allowed()) {
         const QString refusal = QString::fromStdString(preview.refusal());
         html += QStringLiteral("<p>%1</p>")
-                    .arg(coloured(QStringLiteral("<b>fleetd would refuse this now:</b> %1")
-                                      .arg((refusal.isEmpty() ? QStringLiteral("no reason given") : refusal).toHtmlEscaped()),
-                                  m_colours.alarm));
+                    .arg(coloured(
+                        QStringLiteral("<b>fleetd would refuse this now:</b> %1")
+                            .arg((refusal.isEmpty() ? QStringLiteral("no reason given") : refusal).toHtmlEscaped()),
+                        m_colours.alarm));
     }
     m_previewLabel->setText(html);
 }
 
-void ActionDialog::confirm()
-{
-    if (!canConfirm())
-        return;
+void ActionDialog::confirm() {
+    if (!canConfirm()) return;
     // A retry after an unknown outcome re-sends exactly what was sent (same request id).
     v1::ActionRequest outgoing = m_sent ? *m_sent : request();
     if (outgoing.request_id().empty())
@@ -358,8 +337,7 @@ void ActionDialog::confirm()
     m_status->setText(QStringLiteral("Sending…"));
     QPointer<ActionDialog> self(this);
     m_control.execute(outgoing, [self](const client::ControlResult<v1::Operation>& result) {
-        if (!self)
-            return;
+        if (!self) return;
         if (result.ok) {
             self->m_sent.reset();
             self->m_operationId = QString::fromStdString(result.value.id());
@@ -381,8 +359,7 @@ void ActionDialog::confirm()
     });
 }
 
-void ActionDialog::showOperation(const v1::Operation& operation)
-{
+void ActionDialog::showOperation(const v1::Operation& operation) {
     const v1::OperationState state = operation.state();
     QColor colour = palette().color(QPalette::WindowText);
     if (state == v1::OPERATION_STATE_FAILED || state == v1::OPERATION_STATE_CANCELLED)
@@ -395,10 +372,11 @@ void ActionDialog::showOperation(const v1::Operation& operation)
                                colour));
     m_progress->setVisible(true);
     m_progress->setValue(int(std::lround(operation.progress_ratio() * 100.0)));
-    if (isFinal(state))
-        m_progress->setValue(state == v1::OPERATION_STATE_SUCCEEDED ? 100 : m_progress->value());
+    if (isFinal(state)) m_progress->setValue(state == v1::OPERATION_STATE_SUCCEEDED ? 100 : m_progress->value());
 }
 
-void ActionDialog::showError(const QString& text) { m_status->setText(coloured(text.toHtmlEscaped(), m_colours.alarm)); }
+void ActionDialog::showError(const QString& text) {
+    m_status->setText(coloured(text.toHtmlEscaped(), m_colours.alarm));
+}
 
 }  // namespace watchfloor::ui

@@ -40,13 +40,13 @@ public:
     void setColours(const ActionColours& colours) { m_colours = colours; }
 
     enum class Phase {
-        Previewing,     // waiting for the preview
-        Ready,          // preview shown; confirm allowed once the inputs are valid
-        PreviewFailed,  // the preview could not be fetched (or the action is refused)
-        Sending,        // execute in flight (the client retries on its own with the same id)
-        Following,      // the operation exists; its progress is shown until it ends
-        Refused,        // the server refused the request; a new preview is on its way
-        OutcomeUnknown, // the connection failed after the retries; the next try re-sends the same id
+        Previewing,      // waiting for the preview
+        Ready,           // preview shown; confirm allowed once the inputs are valid
+        PreviewFailed,   // the preview could not be fetched (or the action is refused)
+        Sending,         // execute in flight (the client retries on its own with the same id)
+        Following,       // the operation exists; its progress is shown until it ends
+        Refused,         // the server refused the request; a new preview is on its way
+        OutcomeUnknown,  // the connection failed after the retries; the next try re-sends the same id
     };
 
     Phase phase() const { return m_phase; }

@@ -12,13 +12,9 @@ namespace watchfloor::ui {
 
 namespace v1 = watchfloor::v1;
 
-ActionColours ActionColours::of(const widgets::Theme& theme)
-{
-    return {theme.colors().crit, theme.colors().warn};
-}
+ActionColours ActionColours::of(const widgets::Theme& theme) { return {theme.colors().crit, theme.colors().warn}; }
 
-QString actionTitle(v1::ActionType type)
-{
+QString actionTitle(v1::ActionType type) {
     switch (type) {
     case v1::ACTION_TYPE_DRAIN_NODE: return QStringLiteral("Drain node");
     case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("Resume node");
@@ -41,8 +37,7 @@ QString actionTitle(v1::ActionType type)
     return QStringLiteral("Unknown action");
 }
 
-QString actionVerb(v1::ActionType type)
-{
+QString actionVerb(v1::ActionType type) {
     switch (type) {
     case v1::ACTION_TYPE_DRAIN_NODE: return QStringLiteral("Drain");
     case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("Resume");
@@ -65,8 +60,7 @@ QString actionVerb(v1::ActionType type)
     return QStringLiteral("Execute");
 }
 
-QString actionTarget(const v1::ActionRequest& request)
-{
+QString actionTarget(const v1::ActionRequest& request) {
     switch (request.type()) {
     case v1::ACTION_TYPE_DRAIN_NODE:
     case v1::ACTION_TYPE_RESUME_NODE:
@@ -89,14 +83,12 @@ QString actionTarget(const v1::ActionRequest& request)
     return {};
 }
 
-bool isFinal(v1::OperationState state)
-{
-    return state == v1::OPERATION_STATE_SUCCEEDED || state == v1::OPERATION_STATE_FAILED
-           || state == v1::OPERATION_STATE_CANCELLED;
+bool isFinal(v1::OperationState state) {
+    return state == v1::OPERATION_STATE_SUCCEEDED || state == v1::OPERATION_STATE_FAILED ||
+           state == v1::OPERATION_STATE_CANCELLED;
 }
 
-QString roleLabel(v1::Role role)
-{
+QString roleLabel(v1::Role role) {
     switch (role) {
     case v1::ROLE_VIEWER: return QStringLiteral("viewer");
     case v1::ROLE_OPERATOR: return QStringLiteral("operator");
@@ -106,17 +98,14 @@ QString roleLabel(v1::Role role)
     return QStringLiteral("unknown");
 }
 
-QString formatGpuHours(double gpuSeconds)
-{
-    if (!std::isfinite(gpuSeconds))
-        return QStringLiteral("n/a");
+QString formatGpuHours(double gpuSeconds) {
+    if (!std::isfinite(gpuSeconds)) return QStringLiteral("n/a");
     const double hours = gpuSeconds / 3600.0;
     const int decimals = hours != 0.0 && std::abs(hours) < 0.1 ? 2 : 1;
     return QStringLiteral("%1 GPU-h").arg(hours, 0, 'f', hours >= 100.0 ? 0 : decimals);
 }
 
-QList<PreviewLine> previewLines(const v1::ActionPreview& preview)
-{
+QList<PreviewLine> previewLines(const v1::ActionPreview& preview) {
     QList<PreviewLine> lines;
     // Incident and maintenance actions change fleetd's records, not the fleet: fleetd says what.
     if (!preview.effect().empty()) {
@@ -124,14 +113,15 @@ QList<PreviewLine> previewLines(const v1::ActionPreview& preview)
         return lines;
     }
     QStringList jobs;
-    for (const std::string& job : preview.jobs_hit())
-        jobs << QString::fromStdString(job);
+    for (const std::string& job : preview.jobs_hit()) jobs << QString::fromStdString(job);
     lines.append({QStringLiteral("Jobs hit"), jobs.isEmpty() ? QStringLiteral("none") : jobs.join(QStringLiteral(", ")),
                   !jobs.isEmpty()});
-    lines.append({QStringLiteral("GPUs out of service"), QString::number(preview.gpus_lost()), preview.gpus_lost() > 0});
+    lines.append(
+        {QStringLiteral("GPUs out of service"), QString::number(preview.gpus_lost()), preview.gpus_lost() > 0});
     if (!jobs.isEmpty()) {
         lines.append({QStringLiteral("Checkpoint age (worst job)"), formatDuration(preview.checkpoint_age_s()), false});
-        lines.append({QStringLiteral("Progress lost since checkpoint"), formatGpuHours(preview.expected_wasted_progress_s()),
+        lines.append({QStringLiteral("Progress lost since checkpoint"),
+                      formatGpuHours(preview.expected_wasted_progress_s()),
                       preview.expected_wasted_progress_s() > 0.0});
     }
     lines.append({QStringLiteral("Expected goodput cost"), formatGpuHours(preview.expected_goodput_cost_gpu_s()),
@@ -145,20 +135,18 @@ QList<PreviewLine> previewLines(const v1::ActionPreview& preview)
     return lines;
 }
 
-QString previewTableHtml(const v1::ActionPreview& preview, const QColor& alarmColour)
-{
+QString previewTableHtml(const v1::ActionPreview& preview, const QColor& alarmColour) {
     QString html = QStringLiteral("<table cellspacing='0' cellpadding='2'>");
     for (const PreviewLine& line : previewLines(preview)) {
         QString value = line.value.toHtmlEscaped();
-        if (line.alarming)
-            value = QStringLiteral("<span style='color:%1'>%2</span>").arg(alarmColour.name(), value);
-        html += QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td><b>%2</b></td></tr>").arg(line.label.toHtmlEscaped(), value);
+        if (line.alarming) value = QStringLiteral("<span style='color:%1'>%2</span>").arg(alarmColour.name(), value);
+        html +=
+            QStringLiteral("<tr><td>%1&nbsp;&nbsp;</td><td><b>%2</b></td></tr>").arg(line.label.toHtmlEscaped(), value);
     }
     return html + QStringLiteral("</table>");
 }
 
-QString operationSummary(const v1::Operation& operation)
-{
+QString operationSummary(const v1::Operation& operation) {
     const QString message = QString::fromStdString(operation.progress_message());
     switch (operation.state()) {
     case v1::OPERATION_STATE_AWAITING_APPROVAL:

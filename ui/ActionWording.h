@@ -21,18 +21,18 @@ namespace watchfloor::ui {
 // Refusals and failures (alarm) and what deserves a second look (caution), in the theme's
 // critical and warning colours: a fixed amber was hard to read on the light theme's white.
 struct ActionColours {
-    QColor alarm{0xe5, 0x53, 0x4b};    // the dark theme's until a theme is applied
+    QColor alarm{0xe5, 0x53, 0x4b};  // the dark theme's until a theme is applied
     QColor caution{0xd9, 0xa2, 0x3a};
     static ActionColours of(const widgets::Theme& theme);
 };
 
-QString actionTitle(watchfloor::v1::ActionType type);   // "Drain node"
-QString actionVerb(watchfloor::v1::ActionType type);    // "Drain" (the confirm button's word)
+QString actionTitle(watchfloor::v1::ActionType type);  // "Drain node"
+QString actionVerb(watchfloor::v1::ActionType type);   // "Drain" (the confirm button's word)
 // What the action acts on: "r01-n03", "llm-405b-pretrain", "event 1234".
 QString actionTarget(const watchfloor::v1::ActionRequest& request);
 using client::operationStateLabel;  // "awaiting approval", "running": the models' words
 bool isFinal(watchfloor::v1::OperationState state);
-QString roleLabel(watchfloor::v1::Role role);            // "viewer", "operator", "admin", "unknown"
+QString roleLabel(watchfloor::v1::Role role);  // "viewer", "operator", "admin", "unknown"
 
 // 7200 GPU-seconds → "2.0 GPU-h"; small costs keep a decimal so "0.1 GPU-h" is not shown as 0.
 QString formatGpuHours(double gpuSeconds);

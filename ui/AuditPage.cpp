@@ -4,8 +4,8 @@
 #include "EntityTableView.h"
 #include "PageHeader.h"
 
-#include "FleetStore.h"
 #include "AuditModel.h"
+#include "FleetStore.h"
 #include "Theme.h"
 
 #include <QComboBox>
@@ -30,22 +30,20 @@ namespace {
 constexpr quint32 kAuditPageSize = 200;
 }
 
-void AuditFilter::setCriteria(const QString& principal, const QString& action, const QString& decision)
-{
+void AuditFilter::setCriteria(const QString& principal, const QString& action, const QString& decision) {
     m_principal = principal.trimmed();
     m_action = action;
     m_decision = decision;
     invalidateFilter();
 }
 
-bool AuditFilter::filterAcceptsRow(int sourceRow, const QModelIndex&) const
-{
+bool AuditFilter::filterAcceptsRow(int sourceRow, const QModelIndex&) const {
     const auto* model = static_cast<const AuditModel*>(sourceModel());
     const v1::AuditEntry& entry = model->entryAt(sourceRow);
-    if (!m_principal.isEmpty() && QString::fromStdString(entry.principal()).compare(m_principal, Qt::CaseInsensitive) != 0)
+    if (!m_principal.isEmpty() &&
+        QString::fromStdString(entry.principal()).compare(m_principal, Qt::CaseInsensitive) != 0)
         return false;
-    if (!m_action.isEmpty() && QString::fromStdString(entry.action()) != m_action)
-        return false;
+    if (!m_action.isEmpty() && QString::fromStdString(entry.action()) != m_action) return false;
     return m_decision.isEmpty() || QString::fromStdString(entry.decision()) == m_decision;
 }
 
@@ -61,12 +59,11 @@ AuditPage::AuditPage(const PageContext& context, QWidget* parent)
       m_explanation(new QLabel(this)),
       m_table(new QTableView(this)),
       m_loadOlder(new QPushButton(QStringLiteral("Load older"), this)),
-      m_filter(new AuditFilter(this))
-{
+      m_filter(new AuditFilter(this)) {
     for (int i = 0; i < m_context.controls.size(); ++i) {
         if (m_context.controls[i])
             m_endpointBox->addItem(i < m_context.store->endpointCount() ? m_context.store->endpointLabel(i)
-                                                                         : QStringLiteral("endpoint %1").arg(i + 1),
+                                                                        : QStringLiteral("endpoint %1").arg(i + 1),
                                    i);
     }
     m_endpointBox->setVisible(m_endpointBox->count() > 1);
@@ -112,39 +109,33 @@ AuditPage::AuditPage(const PageContext& context, QWidget* parent)
     m_refreshSoon.setSingleShot(true);
     m_refreshSoon.setInterval(std::chrono::seconds(1));
     connect(&m_refreshSoon, &QTimer::timeout, this, [this] {
-        if (AuditModel* audit = model(); audit && isActive() && explanation().isEmpty())
-            audit->refresh();
+        if (AuditModel* audit = model(); audit && isActive() && explanation().isEmpty()) audit->refresh();
     });
     connect(m_endpointBox, &QComboBox::currentIndexChanged, this, &AuditPage::switchEndpoint);
     connect(m_principalEdit, &QLineEdit::textChanged, this, &AuditPage::applyFilters);
     connect(m_actionBox, &QComboBox::currentIndexChanged, this, &AuditPage::applyFilters);
     connect(m_decisionBox, &QComboBox::currentIndexChanged, this, &AuditPage::applyFilters);
     connect(m_loadOlder, &QPushButton::clicked, this, [this] {
-        if (AuditModel* audit = model())
-            audit->fetchMore({});
+        if (AuditModel* audit = model()) audit->fetchMore({});
     });
     for (const QPointer<client::ControlClient>& control : std::as_const(m_context.controls)) {
-        if (!control)
-            continue;
+        if (!control) continue;
         connect(control, &client::ControlClient::identityChanged, this, &AuditPage::updateView);
         connect(control, &client::ControlClient::operationChanged, this, [this] { m_refreshSoon.start(); });
     }
     switchEndpoint();
 }
 
-client::ControlClient* AuditPage::currentControl() const
-{
+client::ControlClient* AuditPage::currentControl() const {
     return m_context.control(m_endpointBox->count() ? m_endpointBox->currentData().toInt() : 0);
 }
 
-AuditModel* AuditPage::model() const
-{
+AuditModel* AuditPage::model() const {
     const auto found = m_models.find(m_endpointBox->count() ? m_endpointBox->currentData().toInt() : 0);
     return found != m_models.end() ? found->second : nullptr;
 }
 
-void AuditPage::switchEndpoint()
-{
+void AuditPage::switchEndpoint() {
     const int endpoint = m_endpointBox->count() ? m_endpointBox->currentData().toInt() : 0;
     client::ControlClient* control = m_context.control(endpoint);
     if (control && m_models.find(endpoint) == m_models.end()) {
@@ -158,26 +149,26 @@ void AuditPage::switchEndpoint()
     updateView();
 }
 
-QString AuditPage::explanation() const
-{
+QString AuditPage::explanation() const {
     const client::ControlClient* control = currentControl();
     if (!control)
-        return QStringLiteral("This console has no control connection to fleetd. Start it with --token-file "
-                              "and an operator's token to read the audit trail.");
+        return QStringLiteral(
+            "This console has no control connection to fleetd. Start it with --token-file "
+            "and an operator's token to read the audit trail.");
     if (control->role() == v1::ROLE_UNSPECIFIED) {
         return control->identityError().isEmpty()
                    ? QStringLiteral("Waiting for fleetd to say who you are…")
                    : QStringLiteral("fleetd did not accept this console's identity: %1").arg(control->identityError());
     }
     if (!control->canAct())
-        return QStringLiteral("The audit trail names people and the reasons they gave, so fleetd shows it to "
-                              "operators and admins only.\nYou are signed in as %1 (%2).")
+        return QStringLiteral(
+                   "The audit trail names people and the reasons they gave, so fleetd shows it to "
+                   "operators and admins only.\nYou are signed in as %1 (%2).")
             .arg(control->principal(), roleLabel(control->role()));
     return {};
 }
 
-void AuditPage::updateView()
-{
+void AuditPage::updateView() {
     const QString why = explanation();
     m_explanation->setText(why);
     m_stack->setCurrentIndex(why.isEmpty() ? 1 : 0);
@@ -187,77 +178,64 @@ void AuditPage::updateView()
     AuditModel* audit = why.isEmpty() ? model() : nullptr;
     // The view fetches from whatever model it shows, so a console that may not read the trail
     // gets no model at all: no refused request for fleetd to audit each time the page opens.
-    if (m_filter->sourceModel() != audit)
-        m_filter->setSourceModel(audit);
+    if (m_filter->sourceModel() != audit) m_filter->setSourceModel(audit);
     if (!audit) {
         m_header->setSummary(QStringLiteral("Who did what, when and why — every decision fleetd made"));
         return;
     }
     // The first page comes with the view's first fetch; ask for it ourselves in case the view
     // has not laid out yet (hidden page, headless render).
-    if (audit->rowCount() == 0 && audit->canFetchMore({}) && isActive())
-        audit->fetchMore({});
+    if (audit->rowCount() == 0 && audit->canFetchMore({}) && isActive()) audit->fetchMore({});
     updateActionChoices();
     m_loadOlder->setEnabled(audit->canFetchMore({}));
-    QString summary = QStringLiteral("%1 of %2 loaded entries shown · newest first")
-                          .arg(m_filter->rowCount())
-                          .arg(audit->rowCount());
+    QString summary =
+        QStringLiteral("%1 of %2 loaded entries shown · newest first").arg(m_filter->rowCount()).arg(audit->rowCount());
     if (audit->isLoading())
         summary += QStringLiteral(" · loading…");
     else if (audit->reachedOldest())
         summary += QStringLiteral(" · the oldest entry is loaded");
     else
         summary += QStringLiteral(" · scroll down for older entries");
-    if (!audit->lastError().isEmpty())
-        summary += QStringLiteral(" · ") + audit->lastError();
+    if (!audit->lastError().isEmpty()) summary += QStringLiteral(" · ") + audit->lastError();
     m_header->setSummary(summary);
     fitColumns();
 }
 
-void AuditPage::fitColumns()
-{
+void AuditPage::fitColumns() {
     constexpr int kMaxColumnWidth = 420;  // long results and reasons stay readable in the tooltip
     m_table->resizeColumnsToContents();
     for (int column = 0; column < m_table->model()->columnCount(); ++column)
         m_table->setColumnWidth(column, std::min(m_table->columnWidth(column), kMaxColumnWidth));
 }
 
-void AuditPage::updateActionChoices()
-{
+void AuditPage::updateActionChoices() {
     const AuditModel* audit = model();
     std::set<QString> actions;
     for (int row = 0; audit && row < audit->rowCount(); ++row)
         actions.insert(QString::fromStdString(audit->entryAt(row).action()));
-    if (int(actions.size()) == m_actionBox->count() - 1)
-        return;
+    if (int(actions.size()) == m_actionBox->count() - 1) return;
     const QString current = m_actionBox->currentData().toString();
     const QSignalBlocker block(m_actionBox);
-    while (m_actionBox->count() > 1)
-        m_actionBox->removeItem(1);
-    for (const QString& action : actions)
-        m_actionBox->addItem(action, action);
+    while (m_actionBox->count() > 1) m_actionBox->removeItem(1);
+    for (const QString& action : actions) m_actionBox->addItem(action, action);
     m_actionBox->setCurrentIndex(std::max(0, m_actionBox->findData(current)));
 }
 
-void AuditPage::applyFilters()
-{
+void AuditPage::applyFilters() {
     m_filter->setCriteria(m_principalEdit->text(), m_actionBox->currentData().toString(),
                           m_decisionBox->currentData().toString());
     updateView();
 }
 
-void AuditPage::setFilters(const QString& principal, const QString& action, const QString& decision)
-{
+void AuditPage::setFilters(const QString& principal, const QString& action, const QString& decision) {
     m_principalEdit->setText(principal);
-    if (!action.isEmpty() && m_actionBox->findData(action) < 0)
-        m_actionBox->addItem(action, action);
+    if (!action.isEmpty() && m_actionBox->findData(action) < 0) m_actionBox->addItem(action, action);
     m_actionBox->setCurrentIndex(std::max(0, m_actionBox->findData(action)));
     m_decisionBox->setCurrentIndex(std::max(0, m_decisionBox->findData(decision)));
     applyFilters();
 }
 
-bool AuditPage::showEntity(const QString& name)
-{
+bool AuditPage::showEntity(const QString& name) {
     m_principalEdit->setText(name);
     emit entityShown(name);
     return true;
@@ -267,14 +245,12 @@ QString AuditPage::entity() const { return m_principalEdit->text().trimmed(); }
 
 int AuditPage::visibleEntryCount() const { return m_filter->rowCount(); }
 
-void AuditPage::applyTheme(const widgets::Theme& theme)
-{
+void AuditPage::applyTheme(const widgets::Theme& theme) {
     m_header->applyTheme(theme);
     m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(theme.font(9.5)).height() + 8);
 }
 
-bool AuditPage::hasContent() const
-{
+bool AuditPage::hasContent() const {
     if (!explanation().isEmpty()) {
         // The explanation is what there is to see, once it is final (not "waiting for fleetd").
         const client::ControlClient* control = currentControl();
@@ -284,11 +260,9 @@ bool AuditPage::hasContent() const
     return audit && (audit->rowCount() > 0 || audit->reachedOldest());
 }
 
-void AuditPage::setActive(bool active)
-{
+void AuditPage::setActive(bool active) {
     Page::setActive(active);
-    if (!active)
-        return;
+    if (!active) return;
     if (AuditModel* audit = model(); audit && explanation().isEmpty() && audit->rowCount() > 0)
         audit->refresh();  // what happened while the page was hidden
     updateView();          // fetches the first page when there is none yet

@@ -88,7 +88,7 @@ private:
     QPushButton* m_loadOlder;
     AuditFilter* m_filter;
     std::map<int, client::AuditModel*> m_models;  // by endpoint, made on first use; children of the page
-    QTimer m_refreshSoon;  // an operation changed: the trail has news
+    QTimer m_refreshSoon;                         // an operation changed: the trail has news
 };
 
 }  // namespace watchfloor::ui

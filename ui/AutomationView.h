@@ -20,8 +20,8 @@ namespace watchfloor::ui {
 QString drainOwnerText(const watchfloor::v1::DrainOwner& owner);
 
 struct DrainRow {
-    QString tray;       // fleet-unique name (navigation)
-    QString text;       // "r01-n03 · drained by alice: fan noise", "r02-n07 · down, held by the health check: Xid 79"
+    QString tray;  // fleet-unique name (navigation)
+    QString text;  // "r01-n03 · drained by alice: fan noise", "r02-n07 · down, held by the health check: Xid 79"
     watchfloor::v1::DrainOwnerKind kind = watchfloor::v1::DRAIN_OWNER_KIND_UNSPECIFIED;
 };
 // Every tray some endpoint reports out of service with an owner: people's drains first, then
@@ -35,7 +35,7 @@ struct BreakerCard {
     QString detail;
     QString toolTip;
     bool tripped = false;
-    bool any = false;   // some endpoint sent an AutomationStatus
+    bool any = false;  // some endpoint sent an AutomationStatus
 };
 BreakerCard breakerCard(const client::FleetStore& store);
 

@@ -10,20 +10,17 @@ namespace {
 const QString kSeparator = QStringLiteral(" \u203A ");
 }
 
-BreadcrumbBar::BreadcrumbBar(QWidget* parent) : QWidget(parent), m_layout(new QHBoxLayout(this))
-{
+BreadcrumbBar::BreadcrumbBar(QWidget* parent) : QWidget(parent), m_layout(new QHBoxLayout(this)) {
     setObjectName(QStringLiteral("breadcrumbs"));
     m_layout->setContentsMargins(8, 2, 8, 2);
     m_layout->setSpacing(0);
     m_layout->addStretch(1);
 }
 
-void BreadcrumbBar::setCrumbs(const QVector<Breadcrumb>& crumbs)
-{
-    if (crumbs.size() == m_crumbs.size()
-        && std::equal(crumbs.begin(), crumbs.end(), m_crumbs.begin(), [](const auto& a, const auto& b) {
-               return a.label == b.label && a.target == b.target;
-           }))
+void BreadcrumbBar::setCrumbs(const QVector<Breadcrumb>& crumbs) {
+    if (crumbs.size() == m_crumbs.size() &&
+        std::equal(crumbs.begin(), crumbs.end(), m_crumbs.begin(),
+                   [](const auto& a, const auto& b) { return a.label == b.label && a.target == b.target; }))
         return;
     m_crumbs = crumbs;
     while (m_layout->count() > 1) {
@@ -50,11 +47,9 @@ void BreadcrumbBar::setCrumbs(const QVector<Breadcrumb>& crumbs)
     }
 }
 
-QString BreadcrumbBar::path() const
-{
+QString BreadcrumbBar::path() const {
     QStringList labels;
-    for (const Breadcrumb& crumb : m_crumbs)
-        labels << crumb.label;
+    for (const Breadcrumb& crumb : m_crumbs) labels << crumb.label;
     return labels.join(kSeparator);
 }
 

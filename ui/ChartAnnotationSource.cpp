@@ -1,7 +1,7 @@
 #include "ChartAnnotationSource.h"
 
-#include "FleetStore.h"
 #include "EventListModel.h"
+#include "FleetStore.h"
 
 #include "watchfloor/v1/control.pb.h"
 
@@ -15,52 +15,44 @@ using widgets::ChartAnnotation;
 
 namespace {
 
-AnnotationKind kindOf(v1::Severity severity)
-{
-    return severity >= v1::SEVERITY_CRITICAL ? AnnotationKind::Critical
+AnnotationKind kindOf(v1::Severity severity) {
+    return severity >= v1::SEVERITY_CRITICAL  ? AnnotationKind::Critical
            : severity >= v1::SEVERITY_WARNING ? AnnotationKind::Warning
                                               : AnnotationKind::Info;
 }
 
 // The name of the entity an operation acts on, by the target field its type uses ("" for none:
 // an incident or a maintenance window).
-const std::string& targetName(const v1::ActionRequest& request)
-{
-    return !request.node_name().empty() ? request.node_name()
+const std::string& targetName(const v1::ActionRequest& request) {
+    return !request.node_name().empty()   ? request.node_name()
            : !request.rack_name().empty() ? request.rack_name()
                                           : request.job_name();
 }
 
-client::EntityId operationTarget(const client::FleetStore& store, int endpoint, const v1::ActionRequest& request)
-{
+client::EntityId operationTarget(const client::FleetStore& store, int endpoint, const v1::ActionRequest& request) {
     const std::string& name = targetName(request);
-    if (name.empty())
-        return {};
+    if (name.empty()) return {};
     const client::EntityId id = store.findByName(QString::fromStdString(name));
-    if (id.isValid() && id.endpoint == endpoint)
-        return id;
+    if (id.isValid() && id.endpoint == endpoint) return id;
     // A name several endpoints share is qualified in the store: ask with the endpoint's name.
-    return store.findByName(QStringLiteral("%1/%2").arg(store.endpointDisplayName(endpoint), QString::fromStdString(name)));
+    return store.findByName(
+        QStringLiteral("%1/%2").arg(store.endpointDisplayName(endpoint), QString::fromStdString(name)));
 }
 
-bool insideAny(const client::FleetStore& store, client::EntityId id, const QList<client::EntityId>& entities)
-{
-    return id.isValid() && std::any_of(entities.begin(), entities.end(),
-                                       [&](client::EntityId e) { return store.isWithin(id, e); });
+bool insideAny(const client::FleetStore& store, client::EntityId id, const QList<client::EntityId>& entities) {
+    return id.isValid() &&
+           std::any_of(entities.begin(), entities.end(), [&](client::EntityId e) { return store.isWithin(id, e); });
 }
 
-void keepNewest(std::vector<ChartAnnotation>* out)
-{
+void keepNewest(std::vector<ChartAnnotation>* out) {
     std::stable_sort(out->begin(), out->end(),
                      [](const ChartAnnotation& a, const ChartAnnotation& b) { return a.timeUnixMs < b.timeUnixMs; });
-    if (out->size() > kMaxChartAnnotations)
-        out->erase(out->begin(), out->end() - std::ptrdiff_t(kMaxChartAnnotations));
+    if (out->size() > kMaxChartAnnotations) out->erase(out->begin(), out->end() - std::ptrdiff_t(kMaxChartAnnotations));
 }
 
 }  // namespace
 
-AnnotationKind annotationKind(const v1::IncidentTimelineEntry& entry, v1::Severity incidentSeverity)
-{
+AnnotationKind annotationKind(const v1::IncidentTimelineEntry& entry, v1::Severity incidentSeverity) {
     switch (entry.kind()) {
     case v1::TIMELINE_ENTRY_KIND_STATE_CHANGE: return AnnotationKind::StateChange;
     case v1::TIMELINE_ENTRY_KIND_OPERATOR_ACTION: return AnnotationKind::Action;
@@ -69,22 +61,19 @@ AnnotationKind annotationKind(const v1::IncidentTimelineEntry& entry, v1::Severi
     }
 }
 
-QString actionWords(const std::string& actionTypeName)
-{
+QString actionWords(const std::string& actionTypeName) {
     QString words = QString::fromStdString(actionTypeName);
     words.remove(QStringLiteral("ACTION_TYPE_"));
     return words.toLower().replace(QLatin1Char('_'), QLatin1Char(' '));
 }
 
-QString annotationLabel(const v1::Event& event, const QString& entityName)
-{
+QString annotationLabel(const v1::Event& event, const QString& entityName) {
     const QString what = event.type() == v1::EVENT_TYPE_XID ? QStringLiteral("Xid %1").arg(event.xid().xid())
                                                             : client::toString(event.type());
     return entityName.isEmpty() ? what : QStringLiteral("%1 %2").arg(what, entityName);
 }
 
-QString annotationLabel(const v1::IncidentTimelineEntry& entry)
-{
+QString annotationLabel(const v1::IncidentTimelineEntry& entry) {
     switch (entry.kind()) {
     case v1::TIMELINE_ENTRY_KIND_STATE_CHANGE: {
         QString state = QString::fromStdString(v1::IncidentState_Name(entry.state()));
@@ -101,29 +90,23 @@ QString annotationLabel(const v1::IncidentTimelineEntry& entry)
 
 std::vector<ChartAnnotation> entityAnnotations(const client::FleetStore& store,
                                                const QVector<QPointer<client::ControlClient>>& controls,
-                                               const QList<client::EntityId>& entities)
-{
+                                               const QList<client::EntityId>& entities) {
     std::vector<ChartAnnotation> out;
-    if (entities.isEmpty())
-        return out;
+    if (entities.isEmpty()) return out;
     // Newest first, so a long history stops once the chart has enough.
-    for (quint64 serial = store.nextEventSerial(); serial-- > store.firstEventSerial()
-                                                   && out.size() < kMaxChartAnnotations;) {
+    for (quint64 serial = store.nextEventSerial();
+         serial-- > store.firstEventSerial() && out.size() < kMaxChartAnnotations;) {
         const client::StoredEvent* stored = store.eventBySerial(serial);
-        if (!stored || stored->event.severity() < v1::SEVERITY_WARNING)
-            continue;
+        if (!stored || stored->event.severity() < v1::SEVERITY_WARNING) continue;
         const client::EntityId entity = store.eventEntity(*stored);
-        if (!insideAny(store, entity, entities))
-            continue;
+        if (!insideAny(store, entity, entities)) continue;
         out.push_back({stored->event.time_unix_ms(), annotationLabel(stored->event, store.localName(entity)),
                        kindOf(stored->event.severity())});
     }
     for (int endpoint = 0; endpoint < controls.size(); ++endpoint) {
-        if (!controls[endpoint])
-            continue;
+        if (!controls[endpoint]) continue;
         for (const v1::Operation& op : controls[endpoint]->operations()) {
-            if (!insideAny(store, operationTarget(store, endpoint, op.request()), entities))
-                continue;
+            if (!insideAny(store, operationTarget(store, endpoint, op.request()), entities)) continue;
             out.push_back({op.created_unix_ms(),
                            QStringLiteral("%1 %2").arg(actionWords(v1::ActionType_Name(op.request().type())),
                                                        QString::fromStdString(targetName(op.request()))),
@@ -134,8 +117,7 @@ std::vector<ChartAnnotation> entityAnnotations(const client::FleetStore& store,
     return out;
 }
 
-std::vector<ChartAnnotation> incidentAnnotations(const v1::Incident& incident)
-{
+std::vector<ChartAnnotation> incidentAnnotations(const v1::Incident& incident) {
     std::vector<ChartAnnotation> out;
     // A fault's symptoms come in bursts (18 trays' GPUs throttling within a minute): a burst of
     // member events is one marker, "N alerts", so what people did stays readable beside it.

@@ -5,9 +5,9 @@
 // events, state changes, operator actions and notes). Pure functions of the store and the
 // control clients: the chart binding asks while the chart shows markers.
 
+#include "ChartAnnotations.h"
 #include "ControlClient.h"
 #include "EntityId.h"
-#include "ChartAnnotations.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 

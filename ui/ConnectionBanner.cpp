@@ -5,8 +5,7 @@
 
 namespace watchfloor::ui {
 
-ConnectionBanner::ConnectionBanner(QWidget* parent) : QFrame(parent), m_label(new QLabel(this))
-{
+ConnectionBanner::ConnectionBanner(QWidget* parent) : QFrame(parent), m_label(new QLabel(this)) {
     setObjectName(QStringLiteral("connectionBanner"));
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(12, 6, 12, 6);
@@ -17,8 +16,7 @@ ConnectionBanner::ConnectionBanner(QWidget* parent) : QFrame(parent), m_label(ne
     hide();
 }
 
-void ConnectionBanner::showMessage(const QString& text, Level level)
-{
+void ConnectionBanner::showMessage(const QString& text, Level level) {
     m_level = level;
     m_label->setText(text);
     const char* background = level == Level::Critical ? "#b3261e" : "#b26a00";
@@ -28,16 +26,14 @@ void ConnectionBanner::showMessage(const QString& text, Level level)
     show();
 }
 
-void ConnectionBanner::clear()
-{
+void ConnectionBanner::clear() {
     m_label->clear();
     hide();
 }
 
 QString ConnectionBanner::text() const { return m_label->text(); }
 
-void ConnectionBanner::setLargeType(bool large)
-{
+void ConnectionBanner::setLargeType(bool large) {
     QFont font = m_label->font();
     font.setPointSizeF(large ? 20 : 10);
     m_label->setFont(font);

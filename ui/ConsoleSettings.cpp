@@ -13,23 +13,17 @@ const QString kLens = QStringLiteral("fleet/lens");
 const QString kLastPage = QStringLiteral("navigation/lastPage");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
-const QStringList kLensKeys{QStringLiteral("health"),  QStringLiteral("gpu-temp"),
-                            QStringLiteral("power"),   QStringLiteral("coolant-flow"),
-                            QStringLiteral("delta-t"), QStringLiteral("link-errors"),
-                            QStringLiteral("job"),     QStringLiteral("goodput"),
-                            QStringLiteral("lifecycle")};
+const QStringList kLensKeys{QStringLiteral("health"),       QStringLiteral("gpu-temp"), QStringLiteral("power"),
+                            QStringLiteral("coolant-flow"), QStringLiteral("delta-t"),  QStringLiteral("link-errors"),
+                            QStringLiteral("job"),          QStringLiteral("goodput"),  QStringLiteral("lifecycle")};
 // QSettings' INI reader accepts almost anything (binary junk parses as odd keys), so a file
 // that is not clean UTF-8 text is treated as corrupt before QSettings gets to guess.
-bool isReadableSettingsText(const QString& path)
-{
+bool isReadableSettingsText(const QString& path) {
     QFile file(path);
-    if (!file.exists())
-        return true;
-    if (!file.open(QIODevice::ReadOnly))
-        return false;
+    if (!file.exists()) return true;
+    if (!file.open(QIODevice::ReadOnly)) return false;
     const QByteArray bytes = file.readAll();
-    if (bytes.contains('\0'))
-        return false;
+    if (bytes.contains('\0')) return false;
     QStringDecoder utf8(QStringDecoder::Utf8);
     (void)utf8.decode(bytes).operator QString();
     return !utf8.hasError();
@@ -37,8 +31,7 @@ bool isReadableSettingsText(const QString& path)
 
 }  // namespace
 
-QString themeKey(ThemeChoice theme)
-{
+QString themeKey(ThemeChoice theme) {
     switch (theme) {
     case ThemeChoice::Dark: return QStringLiteral("dark");
     case ThemeChoice::Light: return QStringLiteral("light");
@@ -47,27 +40,22 @@ QString themeKey(ThemeChoice theme)
     return {};
 }
 
-std::optional<ThemeChoice> themeFromKey(const QString& key)
-{
+std::optional<ThemeChoice> themeFromKey(const QString& key) {
     for (ThemeChoice theme : {ThemeChoice::Dark, ThemeChoice::Light, ThemeChoice::HighContrast}) {
-        if (themeKey(theme) == key.trimmed().toLower())
-            return theme;
+        if (themeKey(theme) == key.trimmed().toLower()) return theme;
     }
     return std::nullopt;
 }
 
-bool isValidEndpoint(const QString& endpoint)
-{
+bool isValidEndpoint(const QString& endpoint) {
     const qsizetype colon = endpoint.lastIndexOf(u':');
-    if (colon <= 0)
-        return false;
+    if (colon <= 0) return false;
     bool ok = false;
     const int port = endpoint.mid(colon + 1).toInt(&ok);
     return ok && port > 0 && port <= 65535;
 }
 
-LoadedSettings loadConsoleSettings(QSettings& store)
-{
+LoadedSettings loadConsoleSettings(QSettings& store) {
     LoadedSettings loaded;
     ConsoleSettings& s = loaded.settings;
     const QString file = store.fileName();
@@ -121,8 +109,7 @@ LoadedSettings loadConsoleSettings(QSettings& store)
     return loaded;
 }
 
-void saveConsoleSettings(QSettings& store, const ConsoleSettings& s)
-{
+void saveConsoleSettings(QSettings& store, const ConsoleSettings& s) {
     store.setValue(kEndpoints, s.endpoints);
     store.setValue(kTheme, themeKey(s.theme));
     store.setValue(kLens, s.lens);

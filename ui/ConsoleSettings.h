@@ -18,12 +18,12 @@ QString themeKey(ThemeChoice theme);  // "dark", "light", "high-contrast"
 std::optional<ThemeChoice> themeFromKey(const QString& key);
 
 struct ConsoleSettings {
-    QStringList endpoints;                 // "host:port"
+    QStringList endpoints;  // "host:port"
     ThemeChoice theme = ThemeChoice::Dark;
     QString lens = QStringLiteral("health");
     PageId lastPage = PageId::Fleet;
-    QByteArray windowGeometry;             // QWidget::saveGeometry()
-    QByteArray windowState;                // QMainWindow::saveState(): docks and toolbars
+    QByteArray windowGeometry;  // QWidget::saveGeometry()
+    QByteArray windowState;     // QMainWindow::saveState(): docks and toolbars
 
     friend bool operator==(const ConsoleSettings&, const ConsoleSettings&) = default;
 };

@@ -26,10 +26,9 @@ namespace {
 constexpr int kMaxAlarmRows = 100;
 constexpr std::chrono::milliseconds kChartRefresh{1000};
 
-bool isCoolingEvent(v1::EventType type)
-{
-    return type == v1::EVENT_TYPE_CDU_ALARM || type == v1::EVENT_TYPE_LEAK || type == v1::EVENT_TYPE_RACK_ISOLATED
-           || type == v1::EVENT_TYPE_RACK_RESTORED;
+bool isCoolingEvent(v1::EventType type) {
+    return type == v1::EVENT_TYPE_CDU_ALARM || type == v1::EVENT_TYPE_LEAK || type == v1::EVENT_TYPE_RACK_ISOLATED ||
+           type == v1::EVENT_TYPE_RACK_RESTORED;
 }
 }  // namespace
 
@@ -43,8 +42,7 @@ CoolingPage::CoolingPage(const PageContext& context, QWidget* parent)
       m_flowChart(new widgets::TimeSeriesChart(this)),
       m_pressureChart(new widgets::TimeSeriesChart(this)),
       m_powerChart(new widgets::TimeSeriesChart(this)),
-      m_alarms(new QTableWidget(0, 5, this))
-{
+      m_alarms(new QTableWidget(0, 5, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
@@ -93,28 +91,24 @@ CoolingPage::CoolingPage(const PageContext& context, QWidget* parent)
 
     connect(m_alarms, &QTableWidget::cellActivated, this, [this](int row, int) {
         const EntityId id = m_store.findByName(m_alarms->item(row, 3)->text());
-        if (id.isValid())
-            emit navigationRequested({PageId::Cooling, m_store.name(m_store.rackOf(id))});
+        if (id.isValid()) emit navigationRequested({PageId::Cooling, m_store.name(m_store.rackOf(id))});
     });
     connect(&m_store, &client::FleetStore::changed, this, &CoolingPage::onStoreChanged);
     m_chartTimer.setInterval(kChartRefresh);
     connect(&m_chartTimer, &QTimer::timeout, this, [this] {
-        for (HistoryChartBinding* chart : m_charts)
-            chart->refresh();
+        for (HistoryChartBinding* chart : m_charts) chart->refresh();
     });
 }
 
 int CoolingPage::alarmRowCount() const { return m_alarms->rowCount(); }
 QString CoolingPage::entity() const { return m_store.name(m_rack); }
 
-EntityId CoolingPage::loopOf(EntityId rack) const
-{
+EntityId CoolingPage::loopOf(EntityId rack) const {
     const v1::Rack* info = m_store.rackInfo(rack);
     return info ? EntityId{rack.endpoint, info->cooling_loop_index()} : EntityId{};
 }
 
-EntityId CoolingPage::worstCoolingRack() const
-{
+EntityId CoolingPage::worstCoolingRack() const {
     // Wet sensors first, then isolation, then the largest flow shortfall against design, then ΔT.
     EntityId worst;
     double worstScore = -1;
@@ -126,10 +120,11 @@ EntityId CoolingPage::worstCoolingRack() const
             return r.hasValue() ? double(r.value) : 0.0;
         };
         const double flow = value(v1::RACK_LIQUID_FLOW_LPM);
-        const double shortfall = loop && loop->design_flow_lpm() > 0 ? std::max(0.0, 1.0 - flow / loop->design_flow_lpm()) : 0;
-        const double score = value(v1::RACK_LEAK_DETECT) * 1000 + value(v1::RACK_LIQUID_ISOLATION_STATUS) * 500
-                             + shortfall * 100
-                             + (value(v1::RACK_LIQUID_RETURN_TEMPERATURE_C) - value(v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C));
+        const double shortfall =
+            loop && loop->design_flow_lpm() > 0 ? std::max(0.0, 1.0 - flow / loop->design_flow_lpm()) : 0;
+        const double score =
+            value(v1::RACK_LEAK_DETECT) * 1000 + value(v1::RACK_LIQUID_ISOLATION_STATUS) * 500 + shortfall * 100 +
+            (value(v1::RACK_LIQUID_RETURN_TEMPERATURE_C) - value(v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C));
         if (score > worstScore) {
             worstScore = score;
             worst = rack;
@@ -138,17 +133,14 @@ EntityId CoolingPage::worstCoolingRack() const
     return worst;
 }
 
-bool CoolingPage::showEntity(const QString& name)
-{
+bool CoolingPage::showEntity(const QString& name) {
     EntityId rack;
     if (name.isEmpty()) {
         rack = worstCoolingRack();
-        if (!rack.isValid())
-            return !m_rack.isValid();
+        if (!rack.isValid()) return !m_rack.isValid();
     } else {
         rack = m_store.rackOf(m_store.findByName(name));
-        if (!rack.isValid())
-            return false;
+        if (!rack.isValid()) return false;
     }
     const bool changed = !(rack == m_rack);
     m_rack = rack;
@@ -156,8 +148,7 @@ bool CoolingPage::showEntity(const QString& name)
         const EntityId loop = loopOf(rack);
         const EntityId source = m_store.coolingLoopInfo(loop) ? loop : rack;
         // Loop points (temperatures, flow, ΔP) live on the cooling loop; power on the rack.
-        for (HistoryChartBinding* chart : m_charts)
-            chart->setEntity(chart->chart() == m_powerChart ? rack : source);
+        for (HistoryChartBinding* chart : m_charts) chart->setEntity(chart->chart() == m_powerChart ? rack : source);
         if (m_charts.empty() && m_theme) {
             const widgets::ThemeColors& c = m_theme->colors();
             auto bind = [&](widgets::TimeSeriesChart* chart) {
@@ -182,14 +173,12 @@ bool CoolingPage::showEntity(const QString& name)
     return true;
 }
 
-void CoolingPage::setWallDisplay(bool wall)
-{
+void CoolingPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
 }
 
-void CoolingPage::applyTheme(const widgets::Theme& theme)
-{
+void CoolingPage::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
     m_header->applyTheme(theme);
     m_schematic->setTheme(theme);
@@ -199,48 +188,37 @@ void CoolingPage::applyTheme(const widgets::Theme& theme)
     refresh();
 }
 
-bool CoolingPage::hasContent() const
-{
-    if (!m_rack.isValid())
-        return false;
+bool CoolingPage::hasContent() const {
+    if (!m_rack.isValid()) return false;
     const bool settled = std::all_of(m_charts.begin(), m_charts.end(),
                                      [](const HistoryChartBinding* c) { return c->backfillSettled(); });
     return settled && m_store.rackReading(m_store.rackRow(m_rack), v1::RACK_LIQUID_FLOW_LPM).hasValue();
 }
 
-void CoolingPage::setActive(bool active)
-{
+void CoolingPage::setActive(bool active) {
     Page::setActive(active);
     if (active) {
-        if (!m_rack.isValid())
-            showEntity({});
+        if (!m_rack.isValid()) showEntity({});
         m_chartTimer.start();
-        for (HistoryChartBinding* chart : m_charts)
-            chart->refresh();
-        if (m_dirty)
-            refresh();
+        for (HistoryChartBinding* chart : m_charts) chart->refresh();
+        if (m_dirty) refresh();
     } else {
         m_chartTimer.stop();
     }
 }
 
-void CoolingPage::onStoreChanged(const client::FleetChangeSet& changes)
-{
-    if (!m_rack.isValid() && changes.topologyChanged && isActive())
-        showEntity({});
+void CoolingPage::onStoreChanged(const client::FleetChangeSet& changes) {
+    if (!m_rack.isValid() && changes.topologyChanged && isActive()) showEntity({});
     const int row = m_rack.isValid() ? m_store.rackRow(m_rack) : -1;
     const bool mine = row >= 0 && std::binary_search(changes.dirtyRackRows.begin(), changes.dirtyRackRows.end(), row);
     if (mine || changes.eventsAdded > 0 || changes.freshnessTick || changes.topologyChanged) {
         m_dirty = true;
-        if (isActive())
-            refresh();
+        if (isActive()) refresh();
     }
 }
 
-void CoolingPage::refresh()
-{
-    if (!m_theme || !m_rack.isValid())
-        return;
+void CoolingPage::refresh() {
+    if (!m_theme || !m_rack.isValid()) return;
     m_dirty = false;
     const v1::CoolingLoop* loop = m_store.coolingLoopInfo(loopOf(m_rack));
     m_header->setTitle(QStringLiteral("Cooling · %1").arg(m_store.name(m_rack)));
@@ -258,14 +236,12 @@ void CoolingPage::refresh()
     refreshAlarms();
 }
 
-void CoolingPage::refreshSchematic()
-{
+void CoolingPage::refreshSchematic() {
     const int row = m_store.rackRow(m_rack);
     const bool live = m_store.endpointState(m_rack.endpoint) == client::ConnectionState::Live;
     auto reading = [&](v1::Metric m) {
         widgets::Reading r = toWidgetReading(m_store.rackReading(row, m));
-        if (!live && !r.isMissing())
-            r.freshness = widgets::Freshness::Stale;
+        if (!live && !r.isMissing()) r.freshness = widgets::Freshness::Stale;
         return r;
     };
     widgets::LoopStatus s;
@@ -286,7 +262,8 @@ void CoolingPage::refreshSchematic()
     const client::Reading wet = m_store.rackReading(row, v1::RACK_LEAK_DETECT);
     const client::Reading fault = m_store.rackReading(row, v1::RACK_LEAK_SENSOR_FAULT);
     if (!wet.hasValue()) {
-        s.leakSensors.push_back({QStringLiteral("%1 sensors: no reading").arg(total), widgets::LeakSensorState::Unknown});
+        s.leakSensors.push_back(
+            {QStringLiteral("%1 sensors: no reading").arg(total), widgets::LeakSensorState::Unknown});
     } else {
         const int wetCount = int(wet.value);
         const int faultCount = fault.hasValue() ? int(fault.value) : 0;
@@ -300,14 +277,12 @@ void CoolingPage::refreshSchematic()
     m_schematic->setStatus(s);
 }
 
-void CoolingPage::refreshAlarms()
-{
+void CoolingPage::refreshAlarms() {
     m_alarms->setRowCount(0);
     for (quint64 serial = m_store.nextEventSerial();
          serial-- > m_store.firstEventSerial() && m_alarms->rowCount() < kMaxAlarmRows;) {
         const client::StoredEvent* stored = m_store.eventBySerial(serial);
-        if (!stored || !isCoolingEvent(stored->event.type()))
-            continue;
+        if (!stored || !isCoolingEvent(stored->event.type())) continue;
         const v1::Event& e = stored->event;
         const EntityId entity = m_store.eventEntity(*stored);
         const int row = m_alarms->rowCount();
@@ -317,8 +292,7 @@ void CoolingPage::refreshAlarms()
         const bool here = m_store.isWithin(entity, m_rack);
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            if (c == 1)
-                item->setForeground(severityColor(e.severity(), *m_theme));
+            if (c == 1) item->setForeground(severityColor(e.severity(), *m_theme));
             if (here) {
                 QFont font = item->font();
                 font.setBold(true);

@@ -17,7 +17,7 @@ struct FleetChangeSet;
 namespace watchfloor::widgets {
 class LoopSchematicWidget;
 class TimeSeriesChart;
-}
+}  // namespace watchfloor::widgets
 
 namespace watchfloor::ui {
 

@@ -9,14 +9,13 @@
 #include <QClipboard>
 #include <QHeaderView>
 
-#include <algorithm>
 #include <QMenu>
 #include <QSortFilterProxyModel>
+#include <algorithm>
 
 namespace watchfloor::ui {
 
-void setUpReadOnlyTable(QTableView& table)
-{
+void setUpReadOnlyTable(QTableView& table) {
     table.setSelectionBehavior(QAbstractItemView::SelectRows);
     table.setSelectionMode(QAbstractItemView::SingleSelection);
     table.setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -28,8 +27,7 @@ void setUpReadOnlyTable(QTableView& table)
 }
 
 EntityTableView::EntityTableView(const client::FleetStore& store, QAbstractItemModel* model, QWidget* parent)
-    : QTableView(parent), m_store(store), m_proxy(new QSortFilterProxyModel(this))
-{
+    : QTableView(parent), m_store(store), m_proxy(new QSortFilterProxyModel(this)) {
     m_proxy->setSourceModel(model);
     m_proxy->setSortRole(client::SortRole);
     // Live values change ~once a second; re-sorting on every dataChanged would make rows jump
@@ -45,18 +43,15 @@ EntityTableView::EntityTableView(const client::FleetStore& store, QAbstractItemM
     connect(this, &QWidget::customContextMenuRequested, this, &EntityTableView::showMenu);
     connect(this, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
         const client::EntityId id = entityAtRow(index.row());
-        if (id.isValid())
-            emit entityActivated(id);
+        if (id.isValid()) emit entityActivated(id);
     });
 }
 
-client::EntityId EntityTableView::entityAtRow(int viewRow) const
-{
+client::EntityId EntityTableView::entityAtRow(int viewRow) const {
     return m_proxy->index(viewRow, 0).data(client::EntityIdRole).value<client::EntityId>();
 }
 
-void EntityTableView::fitColumnsToContents(int maxWidth, bool growOnly)
-{
+void EntityTableView::fitColumnsToContents(int maxWidth, bool growOnly) {
     QHeaderView* header = horizontalHeader();
     for (int c = 0; c + 1 < header->count(); ++c) {  // the last one stretches
         const int wanted = std::min(maxWidth, std::max(sizeHintForColumn(c), header->sectionSizeHint(c)));
@@ -65,29 +60,24 @@ void EntityTableView::fitColumnsToContents(int maxWidth, bool growOnly)
     }
 }
 
-void EntityTableView::setReadOnlyWall(bool wall)
-{
+void EntityTableView::setReadOnlyWall(bool wall) {
     setContextMenuPolicy(wall ? Qt::NoContextMenu : Qt::CustomContextMenu);
     setSortingEnabled(!wall);
 }
 
-void EntityTableView::setMenuExtension(std::function<void(QMenu&, int)> extension)
-{
+void EntityTableView::setMenuExtension(std::function<void(QMenu&, int)> extension) {
     m_menuExtension = std::move(extension);
 }
 
-void EntityTableView::showMenu(const QPoint& pos)
-{
+void EntityTableView::showMenu(const QPoint& pos) {
     const QModelIndex index = indexAt(pos);
-    if (!index.isValid())
-        return;
+    if (!index.isValid()) return;
     QMenu menu(this);
     populateMenu(menu, index);
     menu.exec(viewport()->mapToGlobal(pos));
 }
 
-void EntityTableView::populateMenu(QMenu& menu, const QModelIndex& index)
-{
+void EntityTableView::populateMenu(QMenu& menu, const QModelIndex& index) {
     const client::EntityId id = entityAtRow(index.row());
     const QString name = m_store.name(id);
     const QString cell = index.data(Qt::DisplayRole).toString();
@@ -96,8 +86,7 @@ void EntityTableView::populateMenu(QMenu& menu, const QModelIndex& index)
         menu.addAction(QStringLiteral("Copy name"), this, [name] { QApplication::clipboard()->setText(name); });
     }
     menu.addAction(QStringLiteral("Copy cell"), this, [cell] { QApplication::clipboard()->setText(cell); });
-    if (m_menuExtension)
-        m_menuExtension(menu, index.row());
+    if (m_menuExtension) m_menuExtension(menu, index.row());
 }
 
 }  // namespace watchfloor::ui

@@ -23,9 +23,9 @@ struct EttrBudgetView {
     double expectedEttr = 0;  // E[ETTR] (configured rates); 0 with no configured rates
     double ettr = 0;
     double goodput = 0;
-    bool measured = false;    // false: nothing measured yet (starting, no step telemetry)
-    QString note;             // the footnote: the failure rates used and what they count
-    QString noteDetail;       // its tooltip (the full list of causes)
+    bool measured = false;  // false: nothing measured yet (starting, no step telemetry)
+    QString note;           // the footnote: the failure rates used and what they count
+    QString noteDetail;     // its tooltip (the full list of causes)
 };
 
 class EttrBudgetPanel : public QWidget {

@@ -11,15 +11,10 @@ namespace watchfloor::ui {
 namespace v1 = watchfloor::v1;
 
 EventAcknowledgements::EventAcknowledgements(QVector<QPointer<client::ControlClient>> controls, QObject* parent)
-    : QObject(parent),
-      m_controls(std::move(controls)),
-      m_byEvent(m_controls.size()),
-      m_stale(m_controls.size(), true)
-{
+    : QObject(parent), m_controls(std::move(controls)), m_byEvent(m_controls.size()), m_stale(m_controls.size(), true) {
     for (int endpoint = 0; endpoint < m_controls.size(); ++endpoint) {
         client::ControlClient* control = m_controls[endpoint];
-        if (!control)
-            continue;
+        if (!control) continue;
         connect(control, &client::ControlClient::operationChanged, this, [this, endpoint](const v1::Operation& op) {
             if (op.request().type() != v1::ACTION_TYPE_ACKNOWLEDGE_EVENT || op.state() != v1::OPERATION_STATE_SUCCEEDED)
                 return;
@@ -33,14 +28,12 @@ EventAcknowledgements::EventAcknowledgements(QVector<QPointer<client::ControlCli
     }
 }
 
-void EventAcknowledgements::rebuild(int endpoint) const
-{
+void EventAcknowledgements::rebuild(int endpoint) const {
     auto& byEvent = m_byEvent[endpoint];
     byEvent.clear();
     m_stale[endpoint] = false;
     const client::ControlClient* control = m_controls[endpoint];
-    if (!control)
-        return;
+    if (!control) return;
     // Newest first: the oldest successful acknowledgement wins, it is the one that took the event.
     for (const v1::Operation& op : control->operations()) {
         if (op.request().type() == v1::ACTION_TYPE_ACKNOWLEDGE_EVENT && op.state() == v1::OPERATION_STATE_SUCCEEDED)
@@ -49,24 +42,23 @@ void EventAcknowledgements::rebuild(int endpoint) const
     }
 }
 
-std::optional<Acknowledgement> EventAcknowledgements::find(int endpoint, quint64 eventId) const
-{
-    if (endpoint < 0 || endpoint >= m_controls.size() || !m_controls[endpoint])
-        return std::nullopt;
-    if (!m_controls[endpoint]->isAcknowledged(eventId))
-        return std::nullopt;
-    if (m_stale[endpoint])
-        rebuild(endpoint);
+std::optional<Acknowledgement> EventAcknowledgements::find(int endpoint, quint64 eventId) const {
+    if (endpoint < 0 || endpoint >= m_controls.size() || !m_controls[endpoint]) return std::nullopt;
+    if (!m_controls[endpoint]->isAcknowledged(eventId)) return std::nullopt;
+    if (m_stale[endpoint]) rebuild(endpoint);
     const auto& byEvent = m_byEvent[endpoint];
     const auto found = byEvent.find(eventId);
     // Known acknowledged but the operation itself is older than the listed page: say so plainly.
     return found != byEvent.end() ? found->second : Acknowledgement{};
 }
 
-AcknowledgedEventsProxy::AcknowledgedEventsProxy(const client::FleetStore& store, EventAcknowledgements& acknowledgements,
-                                                 int messageColumn, QObject* parent)
-    : QIdentityProxyModel(parent), m_store(store), m_acknowledgements(acknowledgements), m_messageColumn(messageColumn)
-{
+AcknowledgedEventsProxy::AcknowledgedEventsProxy(const client::FleetStore& store,
+                                                 EventAcknowledgements& acknowledgements, int messageColumn,
+                                                 QObject* parent)
+    : QIdentityProxyModel(parent),
+      m_store(store),
+      m_acknowledgements(acknowledgements),
+      m_messageColumn(messageColumn) {
     connect(&m_acknowledgements, &EventAcknowledgements::changed, this, [this] {
         if (rowCount() > 0)
             emit dataChanged(index(0, m_messageColumn), index(rowCount() - 1, m_messageColumn),
@@ -74,30 +66,24 @@ AcknowledgedEventsProxy::AcknowledgedEventsProxy(const client::FleetStore& store
     });
 }
 
-std::optional<Acknowledgement> AcknowledgedEventsProxy::acknowledgementAt(int row) const
-{
+std::optional<Acknowledgement> AcknowledgedEventsProxy::acknowledgementAt(int row) const {
     const quint64 serial = index(row, 0).data(client::EventSerialRole).toULongLong();
     const client::StoredEvent* event = m_store.eventBySerial(serial);
-    if (!event)
-        return std::nullopt;
+    if (!event) return std::nullopt;
     return m_acknowledgements.find(event->endpoint, event->event.id());
 }
 
-QVariant AcknowledgedEventsProxy::data(const QModelIndex& index, int role) const
-{
+QVariant AcknowledgedEventsProxy::data(const QModelIndex& index, int role) const {
     QVariant value = QIdentityProxyModel::data(index, role);
-    if (index.column() != m_messageColumn || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
-        return value;
+    if (index.column() != m_messageColumn || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) return value;
     const auto ack = acknowledgementAt(index.row());
-    if (!ack)
-        return value;
+    if (!ack) return value;
     const QString who = ack->principal.isEmpty() ? QStringLiteral("an operator") : ack->principal;
     const QString when = ack->timeUnixMs > 0 ? QStringLiteral(" at %1").arg(formatUnixMs(ack->timeUnixMs)) : QString();
-    if (role == Qt::DisplayRole)
-        return QStringLiteral("✓ %1  — acknowledged by %2%3").arg(value.toString(), who, when);
-    QString tip = QStringLiteral("Acknowledged by %1%2").arg(who, when.isEmpty() ? when : when + QStringLiteral(" UTC"));
-    if (!ack->note.isEmpty())
-        tip += QStringLiteral("\n") + ack->note;
+    if (role == Qt::DisplayRole) return QStringLiteral("✓ %1  — acknowledged by %2%3").arg(value.toString(), who, when);
+    QString tip =
+        QStringLiteral("Acknowledged by %1%2").arg(who, when.isEmpty() ? when : when + QStringLiteral(" UTC"));
+    if (!ack->note.isEmpty()) tip += QStringLiteral("\n") + ack->note;
     const QString original = value.toString();
     return original.isEmpty() ? tip : original + QStringLiteral("\n\n") + tip;
 }

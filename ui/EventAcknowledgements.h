@@ -15,7 +15,7 @@
 namespace watchfloor::client {
 class ControlClient;
 class FleetStore;
-}
+}  // namespace watchfloor::client
 
 namespace watchfloor::ui {
 

@@ -7,9 +7,9 @@
 #include "OperatorActions.h"
 #include "PageHeader.h"
 
-#include "FleetStore.h"
 #include "EventFilterProxyModel.h"
 #include "EventListModel.h"
+#include "FleetStore.h"
 #include "ModelRoles.h"
 #include "Theme.h"
 
@@ -36,8 +36,7 @@ EventsPage::EventsPage(const PageContext& context, QWidget* parent)
       m_acknowledgements(new EventAcknowledgements(context.controls, this)),
       m_acknowledged(new AcknowledgedEventsProxy(m_store, *m_acknowledgements, client::EventListModel::Message, this)),
       m_filter(new client::EventFilterProxyModel(m_store, this)),
-      m_table(nullptr)
-{
+      m_table(nullptr) {
     m_acknowledged->setSourceModel(m_model);
     m_filter->setSourceModel(m_acknowledged);
     m_table = new EntityTableView(m_store, m_filter, this);
@@ -51,8 +50,7 @@ EventsPage::EventsPage(const PageContext& context, QWidget* parent)
     m_severityBox->addItem(QStringLiteral("Critical only"), int(v1::SEVERITY_CRITICAL));
     m_typeBox->addItem(QStringLiteral("All types"), 0);
     for (int type = v1::EventType_MIN + 1; type <= v1::EventType_MAX; ++type) {
-        if (v1::EventType_IsValid(type))
-            m_typeBox->addItem(client::toString(v1::EventType(type)), type);
+        if (v1::EventType_IsValid(type)) m_typeBox->addItem(client::toString(v1::EventType(type)), type);
     }
     m_entityEdit->setPlaceholderText(QStringLiteral("Entity (rack, node, GPU, job …)"));
     m_entityEdit->setClearButtonEnabled(true);
@@ -78,33 +76,28 @@ EventsPage::EventsPage(const PageContext& context, QWidget* parent)
     });
     connect(m_entityEdit, &QLineEdit::editingFinished, this, [this] {
         const QString text = m_entityEdit->text().trimmed();
-        if (text != m_entity)
-            emit navigationRequested({PageId::Events, text});
+        if (text != m_entity) emit navigationRequested({PageId::Events, text});
     });
     connect(m_table, &EntityTableView::entityActivated, this,
             [this](client::EntityId id) { emit navigationRequested(locationFor(m_store, id)); });
     m_table->setMenuExtension([this](QMenu& menu, int row) {
-        if (!m_actions)
-            return;
+        if (!m_actions) return;
         const quint64 serial = m_table->proxy()->index(row, 0).data(client::EventSerialRole).toULongLong();
         m_actions->addToMenu(menu, m_actions->draftsForEvent(serial), window());
     });
     connect(&m_store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
-        if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0)
-            updateSummary();
+        if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0) updateSummary();
     });
     updateSummary();
 }
 
-bool EventsPage::showEntity(const QString& name)
-{
+bool EventsPage::showEntity(const QString& name) {
     if (name.isEmpty()) {
         m_entity.clear();
         m_filter->setEntity({});
     } else {
         const client::EntityId id = m_store.findByName(name);
-        if (!id.isValid())
-            return false;
+        if (!id.isValid()) return false;
         m_entity = m_store.name(id);
         m_filter->setEntity(id);
     }
@@ -114,8 +107,7 @@ bool EventsPage::showEntity(const QString& name)
     return true;
 }
 
-void EventsPage::setMinimumSeverity(v1::Severity severity)
-{
+void EventsPage::setMinimumSeverity(v1::Severity severity) {
     m_severityBox->setCurrentIndex(std::max(0, m_severityBox->findData(int(severity))));
 }
 
@@ -123,25 +115,21 @@ void EventsPage::setTypeFilter(int type) { m_typeBox->setCurrentIndex(std::max(0
 
 int EventsPage::visibleEventCount() const { return m_table->proxy()->rowCount(); }
 
-void EventsPage::setWallDisplay(bool wall)
-{
+void EventsPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
     m_table->setReadOnlyWall(wall);
-    if (wall)
-        setMinimumSeverity(v1::SEVERITY_WARNING);
+    if (wall) setMinimumSeverity(v1::SEVERITY_WARNING);
 }
 
-void EventsPage::applyTheme(const widgets::Theme& theme)
-{
+void EventsPage::applyTheme(const widgets::Theme& theme) {
     m_header->applyTheme(theme);
     m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(theme.font(9.5)).height() + 8);
 }
 
 bool EventsPage::hasContent() const { return m_store.eventCount() > 0; }
 
-void EventsPage::updateSummary()
-{
+void EventsPage::updateSummary() {
     m_header->setTitle(m_entity.isEmpty() ? QStringLiteral("Events") : QStringLiteral("Events · %1").arg(m_entity));
     m_header->setSummary(QStringLiteral("%1 of %2 events shown · newest first · double-click to open the entity")
                              .arg(m_table->proxy()->rowCount())

@@ -15,7 +15,7 @@ namespace watchfloor::client {
 class EventFilterProxyModel;
 class EventListModel;
 struct FleetChangeSet;
-}
+}  // namespace watchfloor::client
 
 namespace watchfloor::ui {
 

@@ -10,19 +10,18 @@
 
 #include <QHeaderView>
 
-#include <algorithm>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace watchfloor::ui {
 
 namespace v1 = watchfloor::v1;
 using client::EntityId;
 
-QString failSlowStageText(const v1::FailSlowFinding& finding)
-{
+QString failSlowStageText(const v1::FailSlowFinding& finding) {
     switch (finding.stage()) {
     case v1::FAIL_SLOW_STAGE_OBSERVED:
         return QStringLiteral("observed (%1/%2 windows)").arg(finding.windows_slow()).arg(finding.windows_needed());
@@ -36,8 +35,7 @@ QString failSlowStageText(const v1::FailSlowFinding& finding)
     }
 }
 
-ActionDraft failSlowEvictionDraft(int endpoint, const v1::FailSlowFinding& finding, const QString& jobName)
-{
+ActionDraft failSlowEvictionDraft(int endpoint, const v1::FailSlowFinding& finding, const QString& jobName) {
     ActionDraft draft;
     draft.endpoint = endpoint;
     draft.request.set_type(v1::ACTION_TYPE_DRAIN_NODE);
@@ -52,9 +50,12 @@ ActionDraft failSlowEvictionDraft(int endpoint, const v1::FailSlowFinding& findi
 }
 
 FailSlowPanel::FailSlowPanel(const PageContext& context, QWidget* parent)
-    : QWidget(parent), m_context(context), m_store(*context.store), m_actions(context.actions), m_note(new QLabel(this)),
-      m_table(new QTableWidget(0, ColumnCount, this))
-{
+    : QWidget(parent),
+      m_context(context),
+      m_store(*context.store),
+      m_actions(context.actions),
+      m_note(new QLabel(this)),
+      m_table(new QTableWidget(0, ColumnCount, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(4);
@@ -79,8 +80,7 @@ FailSlowPanel::FailSlowPanel(const PageContext& context, QWidget* parent)
     layout->addWidget(m_table);
 }
 
-void FailSlowPanel::refresh(EntityId scope)
-{
+void FailSlowPanel::refresh(EntityId scope) {
     struct Row {
         EntityId job;
         QString jobName;
@@ -91,27 +91,24 @@ void FailSlowPanel::refresh(EntityId scope)
     for (int r = 0; r < m_store.jobCount(); ++r) {
         const EntityId id = m_store.jobAt(r);
         const v1::Job* job = m_store.job(r);
-        if (!job || (scope.isValid() && id != scope))
-            continue;
-        for (const auto& finding : job->fail_slow())
-            rows.push_back({id, QString::fromStdString(job->name()), finding});
+        if (!job || (scope.isValid() && id != scope)) continue;
+        for (const auto& finding : job->fail_slow()) rows.push_back({id, QString::fromStdString(job->name()), finding});
     }
     for (EntityId root : m_store.fleetRoots())
         if (const v1::FleetGoodput* fleet = m_store.endpointFleet(root.endpoint).fleetGoodput())
             autoEvict |= fleet->fail_slow_auto_evict();
     m_note->setText(rows.empty() ? QStringLiteral("No slow trays: no job reports a straggler at 5 % or more.")
                     : autoEvict  ? QStringLiteral("fleetd evicts confirmed trays itself (--auto-evict-slow), as "
-                                                  "'auto' behind the circuit breaker.")
+                                                   "'auto' behind the circuit breaker.")
                                  : QStringLiteral("fleetd proposes confirmed trays; an operator evicts them "
-                                                  "(drain: the job restarts from its last checkpoint on a spare)."));
+                                                   "(drain: the job restarts from its last checkpoint on a spare)."));
     m_table->setRowCount(int(rows.size()));
     for (int i = 0; i < int(rows.size()); ++i) {
         const Row& row = rows[std::size_t(i)];
         const v1::FailSlowFinding& f = row.finding;
         auto set = [&](int column, const QString& text) {
             auto* item = new QTableWidgetItem(text);
-            if (column >= Slowdown && column <= Cost)
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (column >= Slowdown && column <= Cost) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(i, column, item);
         };
         set(Job, row.jobName);
@@ -124,8 +121,7 @@ void FailSlowPanel::refresh(EntityId scope)
         m_table->removeCellWidget(i, Action);
         addDrillDownButton(i, row.job, f);
         const EntityId tray{row.job.endpoint, f.node_index()};
-        if (f.stage() != v1::FAIL_SLOW_STAGE_PROPOSED || !m_actions || !m_actions->actorFor(tray.endpoint))
-            continue;
+        if (f.stage() != v1::FAIL_SLOW_STAGE_PROPOSED || !m_actions || !m_actions->actorFor(tray.endpoint)) continue;
         const ActionDraft draft = failSlowEvictionDraft(tray.endpoint, f, row.jobName);
         auto* button = new QPushButton(draft.label);
         button->setObjectName(QStringLiteral("evict-%1").arg(QString::fromStdString(f.node_name())));
@@ -138,20 +134,18 @@ void FailSlowPanel::refresh(EntityId scope)
     m_table->resizeColumnsToContents();
     // As tall as its rows (up to five, then it scrolls): the jobs table above keeps the room.
     const int shown = std::clamp(int(rows.size()), 1, 5);
-    m_table->setFixedHeight(m_table->horizontalHeader()->height() + shown * m_table->verticalHeader()->defaultSectionSize() +
-                            2 * m_table->frameWidth() + 2);
+    m_table->setFixedHeight(m_table->horizontalHeader()->height() +
+                            shown * m_table->verticalHeader()->defaultSectionSize() + 2 * m_table->frameWidth() + 2);
 }
 
-void FailSlowPanel::addDrillDownButton(int row, EntityId job, const v1::FailSlowFinding& finding)
-{
+void FailSlowPanel::addDrillDownButton(int row, EntityId job, const v1::FailSlowFinding& finding) {
     m_table->removeCellWidget(row, DrillDown);
-    if (!m_context.connection(job.endpoint))
-        return;  // a recorded stream: nobody to ask for the step times
+    if (!m_context.connection(job.endpoint)) return;  // a recorded stream: nobody to ask for the step times
     const QString tray = QString::fromStdString(finding.node_name());
     auto* button = new QPushButton(QStringLiteral("Step times…"));
     button->setObjectName(QStringLiteral("drilldown-%1").arg(tray));
-    button->setToolTip(QStringLiteral("Every tray's step time over time, and what in %1's telemetry explains its slowness")
-                           .arg(tray));
+    button->setToolTip(
+        QStringLiteral("Every tray's step time over time, and what in %1's telemetry explains its slowness").arg(tray));
     connect(button, &QPushButton::clicked, this, [this, job, index = finding.node_index()] {
         openStragglerDrillDown(m_context, job, EntityId{job.endpoint, index},
                                m_theme ? *m_theme : widgets::Theme::builtin(widgets::ThemeVariant::Dark), this);

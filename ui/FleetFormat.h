@@ -4,12 +4,12 @@
 // blank or stale is never formatted as if it were a fresh reading.
 
 #include "EntityId.h"
-#include "Freshness.h"
 #include "EventListModel.h"
+#include "Freshness.h"
 #include "JobTableModel.h"
+#include "Reading.h"
 #include "StateLabels.h"
 #include "ValueFormat.h"
-#include "Reading.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -35,14 +35,14 @@ using client::formatReading;
 using client::formatValue;
 QString formatUnixMs(std::int64_t unixMs, bool withDate = false);  // UTC "14:03:22"
 
-QString kindLabel(watchfloor::v1::EntityKind kind);           // "GPU", "NVLink", "Cooling loop"
+QString kindLabel(watchfloor::v1::EntityKind kind);  // "GPU", "NVLink", "Cooling loop"
 // State words are the client models' (one vocabulary in tables and pages).
 using client::healthLabel;
 using client::linkStateLabel;
 using client::nodeStateLabel;
 using client::rackStateLabel;
 // Job states, severities and event types: client::toString() (the models' wording).
-QString xidActionLabel(watchfloor::v1::XidAction action);     // operator wording of NVIDIA's buckets
+QString xidActionLabel(watchfloor::v1::XidAction action);  // operator wording of NVIDIA's buckets
 QString recoveryStageLabel(watchfloor::v1::RecoveryStage stage);
 
 // Which jobs the fleet goodput averages are over, when not all active ones: "over 3 of 5 jobs",

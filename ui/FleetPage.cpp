@@ -1,16 +1,16 @@
 #include "FleetPage.h"
 
+#include "AutomationView.h"
 #include "ConsoleSettings.h"
 #include "EntityNavigation.h"
-#include "AutomationView.h"
 #include "FleetFormat.h"
 #include "KpiStrip.h"
 #include "OperatorActions.h"
 #include "PageHeader.h"
 
 #include "FleetStore.h"
-#include "SourceHealth.h"
 #include "RackMapWidget.h"
+#include "SourceHealth.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -29,8 +29,7 @@ namespace {
 constexpr std::chrono::minutes kAlertWindow{15};
 constexpr int kAttentionRows = 10;
 
-const QList<std::pair<QString, QString>>& lensTitles()
-{
+const QList<std::pair<QString, QString>>& lensTitles() {
     static const QList<std::pair<QString, QString>> titles{
         {QStringLiteral("health"), QStringLiteral("Health")},
         {QStringLiteral("gpu-temp"), QStringLiteral("GPU temperature")},
@@ -54,13 +53,11 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
       m_lensBox(new QComboBox),
       m_map(new widgets::RackMapWidget(this)),
       m_attention(new QListWidget(this)),
-      m_drains(new QListWidget(this))
-{
+      m_drains(new QListWidget(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
-    for (const auto& [key, title] : lensTitles())
-        m_lensBox->addItem(title, key);
+    for (const auto& [key, title] : lensTitles()) m_lensBox->addItem(title, key);
     m_lensBox->setToolTip(QStringLiteral("Colour the racks by …"));
     m_header->addControl(m_lensBox);
     layout->addWidget(m_header);
@@ -76,13 +73,15 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     m_kpis->addCard(QStringLiteral("down"), QStringLiteral("GPUs down"), QStringLiteral("Out of service"));
     m_kpis->addCard(QStringLiteral("incidents"), QStringLiteral("Active incidents"),
                     QStringLiteral("Open incidents reported by fleetd"));
-    m_kpis->addCard(QStringLiteral("silent"), QStringLiteral("Hosts silent"),
-                    QStringLiteral("Trays whose exporters fleetd scrapes and which stopped answering, or keep repeating the "
-                                   "same values: their readings are the last read. Not a health: the tray may be fine."));
+    m_kpis->addCard(
+        QStringLiteral("silent"), QStringLiteral("Hosts silent"),
+        QStringLiteral("Trays whose exporters fleetd scrapes and which stopped answering, or keep repeating the "
+                       "same values: their readings are the last read. Not a health: the tray may be fine."));
     m_kpis->setCardVisible(QStringLiteral("silent"), false);
-    m_kpis->addCard(QStringLiteral("breaker"), QStringLiteral("Automation breaker"),
-                    QStringLiteral("fleetd's automatic draining and its circuit breaker: closed (acting), tripped (refusing "
-                                   "until an admin resets it), off"));
+    m_kpis->addCard(
+        QStringLiteral("breaker"), QStringLiteral("Automation breaker"),
+        QStringLiteral("fleetd's automatic draining and its circuit breaker: closed (acting), tripped (refusing "
+                       "until an admin resets it), off"));
     layout->addWidget(m_kpis);
 
     auto* body = new QHBoxLayout;
@@ -106,17 +105,19 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     m_drains->setMinimumWidth(300);
     m_drains->setMaximumWidth(380);
     m_drains->setWordWrap(true);
-    m_drains->setToolTip(QStringLiteral("Drained, draining and down trays with their owner: a person (operator), the "
-                                        "health check or automation. Automation never resumes a person's drain. "
-                                        "Double-click to open the rack."));
+    m_drains->setToolTip(
+        QStringLiteral("Drained, draining and down trays with their owner: a person (operator), the "
+                       "health check or automation. Automation never resumes a person's drain. "
+                       "Double-click to open the rack."));
     side->addWidget(m_drains, 1);
     body->addLayout(side);
     layout->addLayout(body, 1);
 
     connect(m_lensBox, &QComboBox::currentIndexChanged, this,
             [this](int index) { setLens(m_lensBox->itemData(index).toString()); });
-    connect(m_map, &widgets::RackMapWidget::rackActivated, this,
-            [this](const QString& rack) { emit navigationRequested({PageId::Rack, rack}); });
+    connect(m_map, &widgets::RackMapWidget::rackActivated, this, [this](const QString& rack) {
+        emit navigationRequested({PageId::Rack, rack});
+    });
     connect(m_map, &QWidget::customContextMenuRequested, this, &FleetPage::showRackMenu);
     connect(m_attention, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         emit navigationRequested({PageId::Rack, item->data(Qt::UserRole).toString()});
@@ -135,29 +136,23 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     rebuildRacks();
 }
 
-void FleetPage::setLens(const QString& key)
-{
-    if (!lensKeys().contains(key))
-        return;
+void FleetPage::setLens(const QString& key) {
+    if (!lensKeys().contains(key)) return;
     m_lensKey = key;
     const int index = m_lensBox->findData(key);
-    if (index >= 0 && index != m_lensBox->currentIndex())
-        m_lensBox->setCurrentIndex(index);
+    if (index >= 0 && index != m_lensBox->currentIndex()) m_lensBox->setCurrentIndex(index);
     applyScale();
     refreshStatuses();
 }
 
-void FleetPage::applyScale()
-{
-    if (!m_theme)
-        return;
+void FleetPage::applyScale() {
+    if (!m_theme) return;
     const widgets::Lens lens = lensFromKey(m_lensKey);
     m_map->setColorScale(lens == widgets::Lens::Job ? widgets::ColorScale::forJobs(m_jobs.jobNames(), *m_theme)
                                                     : widgets::ColorScale::forLens(lens, *m_theme));
 }
 
-bool FleetPage::showEntity(const QString& name)
-{
+bool FleetPage::showEntity(const QString& name) {
     if (name.isEmpty()) {
         m_entity.clear();
         if (auto worst = m_store.worstRack(); worst && worst->score > 0)
@@ -165,26 +160,21 @@ bool FleetPage::showEntity(const QString& name)
         return true;
     }
     const client::EntityId id = m_store.findByName(name);
-    if (!id.isValid())
-        return false;
+    if (!id.isValid()) return false;
     m_entity = m_store.name(id);
     const client::EntityId rack = m_store.rackOf(id);
-    if (rack.isValid())
-        m_map->setSelectedRack(m_store.name(rack));
+    if (rack.isValid()) m_map->setSelectedRack(m_store.name(rack));
     emit entityShown(m_entity);
     return true;
 }
 
-void FleetPage::setWallDisplay(bool wall)
-{
+void FleetPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
-    if (wall)
-        m_map->setContextMenuPolicy(Qt::NoContextMenu);
+    if (wall) m_map->setContextMenuPolicy(Qt::NoContextMenu);
 }
 
-void FleetPage::applyTheme(const widgets::Theme& theme)
-{
+void FleetPage::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
     m_map->setTheme(theme);
     m_kpis->applyTheme(theme);
@@ -197,8 +187,7 @@ void FleetPage::applyTheme(const widgets::Theme& theme)
 
 bool FleetPage::hasContent() const { return m_store.rackCount() > 0 && m_store.fleetSummary().endpointsReporting > 0; }
 
-void FleetPage::setActive(bool active)
-{
+void FleetPage::setActive(bool active) {
     Page::setActive(active);
     if (active) {
         m_slowRefresh.start();
@@ -213,21 +202,18 @@ void FleetPage::setActive(bool active)
     }
 }
 
-void FleetPage::onStoreChanged(const client::FleetChangeSet& changes)
-{
-    if (changes.topologyChanged)
-        rebuildRacks();
+void FleetPage::onStoreChanged(const client::FleetChangeSet& changes) {
+    if (changes.topologyChanged) rebuildRacks();
     if (changes.topologyChanged || changes.jobsReset || changes.jobsAppended > 0 || !changes.dirtyJobRows.empty()) {
         m_jobs.rebuild(m_store);
-        if (m_lensKey == QStringLiteral("job"))
-            applyScale();
+        if (m_lensKey == QStringLiteral("job")) applyScale();
     }
     if (!isActive()) {
         m_dirty = true;
         return;
     }
-    if (!changes.dirtyRackRows.empty() || changes.freshnessTick || !changes.endpointsChanged.isEmpty()
-        || changes.topologyChanged)
+    if (!changes.dirtyRackRows.empty() || changes.freshnessTick || !changes.endpointsChanged.isEmpty() ||
+        changes.topologyChanged)
         refreshStatuses();
     if (changes.fleetChanged || !changes.endpointsChanged.isEmpty() || changes.freshnessTick)
         refreshKpis();
@@ -240,8 +226,7 @@ void FleetPage::onStoreChanged(const client::FleetChangeSet& changes)
     }
 }
 
-void FleetPage::rebuildRacks()
-{
+void FleetPage::rebuildRacks() {
     std::vector<widgets::RackPlacement> placements;
     placements.reserve(std::size_t(m_store.rackCount()));
     QSet<QString> regions;
@@ -264,15 +249,14 @@ void FleetPage::rebuildRacks()
     refreshStatuses();
 }
 
-void FleetPage::refreshHeader()
-{
+void FleetPage::refreshHeader() {
     const client::FleetSummary fleet = m_store.fleetSummary();
-    const QString endpoints = m_store.endpointCount() < 2
-                                  ? QString()
-                                  : QStringLiteral(" · %1 endpoints%2")
-                                        .arg(m_store.endpointCount())
-                                        .arg(fleet.allLive() ? QString()
-                                                             : QStringLiteral(" (%1 live)").arg(fleet.endpointsLive));
+    const QString endpoints =
+        m_store.endpointCount() < 2
+            ? QString()
+            : QStringLiteral(" · %1 endpoints%2")
+                  .arg(m_store.endpointCount())
+                  .arg(fleet.allLive() ? QString() : QStringLiteral(" (%1 live)").arg(fleet.endpointsLive));
     m_header->setSummary(QStringLiteral("%1 · %2 regions · %3 racks · %4 GPUs%5")
                              .arg(fleetNames())
                              .arg(m_regionCount)
@@ -281,8 +265,7 @@ void FleetPage::refreshHeader()
                              .arg(endpoints));
 }
 
-QString FleetPage::fleetNames() const
-{
+QString FleetPage::fleetNames() const {
     QStringList names;
     for (int i = 0; i < m_store.endpointCount(); ++i) {
         const QString fleet = m_store.endpointFleetName(i);
@@ -297,33 +280,29 @@ QString FleetPage::fleetNames() const
     return names.join(QStringLiteral(" + "));
 }
 
-QString FleetPage::regionBandLabel(int rackRow) const
-{
+QString FleetPage::regionBandLabel(int rackRow) const {
     const client::EntityId rack = m_store.rackAt(rackRow);
     const v1::Rack* info = m_store.rackInfo(rack);
-    if (!info)
-        return {};
+    if (!info) return {};
     const client::EntityId region{rack.endpoint, info->region_index()};
     const QString local = m_store.localName(region);
     // A region name several fleets use says which fleet after it, not as a path before it.
-    return m_store.name(region) == local ? local
-                                         : QStringLiteral("%1 · %2").arg(local, m_store.endpointDisplayName(rack.endpoint));
+    return m_store.name(region) == local
+               ? local
+               : QStringLiteral("%1 · %2").arg(local, m_store.endpointDisplayName(rack.endpoint));
 }
 
-void FleetPage::refreshStatuses()
-{
+void FleetPage::refreshStatuses() {
     if (!isActive()) {
         m_dirty = true;
         return;
     }
     m_dirty = false;
-    if (m_alerts.size() != std::size_t(m_store.rackCount()))
-        m_alerts = recentAlertsPerRack(m_store, kAlertWindow);
+    if (m_alerts.size() != std::size_t(m_store.rackCount())) m_alerts = recentAlertsPerRack(m_store, kAlertWindow);
     m_map->setStatuses(rackStatuses(m_store, lensFromKey(m_lensKey), m_jobs, m_alerts));
 }
 
-void FleetPage::refreshKpis()
-{
+void FleetPage::refreshKpis() {
     const client::FleetSummary fleet = m_store.fleetSummary();
     const bool reporting = fleet.endpointsReporting > 0;
     // Every card says how much of its number is last-known (endpoints not live) and, when not all
@@ -336,21 +315,23 @@ void FleetPage::refreshKpis()
     };
     auto ratioCard = [&](const QString& key, double ratio, const QString& normal) {
         const bool none = !reporting || std::isnan(ratio);
-        const QString starting = fleet.starting() ? QStringLiteral("%1 job(s) initialising").arg(fleet.jobsStarting)
-                                                  : QString();
+        const QString starting =
+            fleet.starting() ? QStringLiteral("%1 job(s) initialising").arg(fleet.jobsStarting) : QString();
         const QString staleShare = staleRatioNote(fleet);
         const KpiLevel level = none ? KpiLevel::Missing : staleShare.isEmpty() ? KpiLevel::Neutral : KpiLevel::Warning;
         m_kpis->setCard(key, formatFleetRatio(fleet, ratio),
-                        join({starting, staleShare, endpoints, staleShare.isEmpty() && endpoints.isEmpty() ? normal : QString(),
-                              coverage}),
+                        join({starting, staleShare, endpoints,
+                              staleShare.isEmpty() && endpoints.isEmpty() ? normal : QString(), coverage}),
                         level);
     };
-    ratioCard(QStringLiteral("goodput"), fleet.goodputRatio, QStringLiteral("%1 interruptions").arg(fleet.interruptions));
+    ratioCard(QStringLiteral("goodput"), fleet.goodputRatio,
+              QStringLiteral("%1 interruptions").arg(fleet.interruptions));
     ratioCard(QStringLiteral("ettr"), fleet.ettrSliding1hRatio, {});
     ratioCard(QStringLiteral("mfu"), fleet.mfuRatio, {});
     const auto share = [&](quint32 n) {
-        return fleet.gpusTotal ? QStringLiteral("%1 % of %2").arg(100.0 * n / fleet.gpusTotal, 0, 'f', 1).arg(fleet.gpusTotal)
-                               : QString();
+        return fleet.gpusTotal
+                   ? QStringLiteral("%1 % of %2").arg(100.0 * n / fleet.gpusTotal, 0, 'f', 1).arg(fleet.gpusTotal)
+                   : QString();
     };
     // `bad`: the level when the count is non-zero (Ok otherwise); stale parts lift Ok to Warning.
     auto countCard = [&](const QString& key, quint32 n, quint32 stale, bool withShare, KpiLevel bad) {
@@ -359,28 +340,27 @@ void FleetPage::refreshKpis()
             return;
         }
         KpiLevel level = n > 0 ? bad : KpiLevel::Ok;
-        if (stale > 0 && level == KpiLevel::Ok)
-            level = KpiLevel::Warning;
-        m_kpis->setCard(key, QString::number(n), join({withShare ? share(n) : QString(), staleCountNote(stale), endpoints}),
-                        level);
+        if (stale > 0 && level == KpiLevel::Ok) level = KpiLevel::Warning;
+        m_kpis->setCard(key, QString::number(n),
+                        join({withShare ? share(n) : QString(), staleCountNote(stale), endpoints}), level);
     };
     countCard(QStringLiteral("healthy"), fleet.gpusHealthy, fleet.gpusHealthyStale, true, KpiLevel::Ok);
     countCard(QStringLiteral("degraded"), fleet.gpusDegraded, fleet.gpusDegradedStale, true, KpiLevel::Warning);
     countCard(QStringLiteral("down"), fleet.gpusDown, fleet.gpusDownStale, true, KpiLevel::Critical);
-    countCard(QStringLiteral("incidents"), fleet.activeIncidents, fleet.activeIncidentsStale, false, KpiLevel::Critical);
+    countCard(QStringLiteral("incidents"), fleet.activeIncidents, fleet.activeIncidentsStale, false,
+              KpiLevel::Critical);
     refreshSilentHosts();
     refreshAutomation();
 }
 
-void FleetPage::refreshAutomation()
-{
+void FleetPage::refreshAutomation() {
     const BreakerCard breaker = breakerCard(m_store);
     m_kpis->setCard(QStringLiteral("breaker"), breaker.value, breaker.detail,
-                    breaker.tripped ? KpiLevel::Critical : breaker.value == QStringLiteral("closed") ? KpiLevel::Ok
-                                                                                                   : KpiLevel::Missing);
+                    breaker.tripped                             ? KpiLevel::Critical
+                    : breaker.value == QStringLiteral("closed") ? KpiLevel::Ok
+                                                                : KpiLevel::Missing);
     m_kpis->setCardToolTip(QStringLiteral("breaker"), breaker.toolTip);
-    if (!m_theme)
-        return;
+    if (!m_theme) return;
     m_drains->clear();
     for (const DrainRow& row : drainRows(m_store)) {
         auto* item = new QListWidgetItem(row.text, m_drains);
@@ -388,7 +368,7 @@ void FleetPage::refreshAutomation()
         item->setData(Qt::UserRole, m_store.name(rack));
         item->setForeground(row.kind == v1::DRAIN_OWNER_KIND_OPERATOR     ? m_theme->colors().accent
                             : row.kind == v1::DRAIN_OWNER_KIND_AUTOMATION ? m_theme->colors().warn
-                                                                           : m_theme->colors().textDim);
+                                                                          : m_theme->colors().textDim);
     }
     if (m_drains->count() == 0)
         (new QListWidgetItem(QStringLiteral("every tray in service"), m_drains))->setFlags(Qt::ItemIsEnabled);
@@ -396,38 +376,35 @@ void FleetPage::refreshAutomation()
 
 // Shown only where fleetd scrapes the exporters itself: elsewhere "0 silent" would claim a
 // watch nobody keeps.
-void FleetPage::refreshSilentHosts()
-{
+void FleetPage::refreshSilentHosts() {
     const client::SourcesOverview sources = client::overviewOfSources(m_store);
     m_kpis->setCardVisible(QStringLiteral("silent"), sources.hostsScraped > 0);
-    if (sources.hostsScraped == 0)
-        return;
+    if (sources.hostsScraped == 0) return;
     const QString detail = client::silentHostsText(sources);
     m_kpis->setCard(QStringLiteral("silent"), QString::number(sources.hostsSilent),
                     sources.hostsSilent > 0 ? detail + QStringLiteral(" · values are the last read") : detail,
                     sources.hostsSilent > 0 ? KpiLevel::Silent : KpiLevel::Ok);
 }
 
-void FleetPage::refreshAttention()
-{
-    if (!m_theme)
-        return;
+void FleetPage::refreshAttention() {
+    if (!m_theme) return;
     m_attention->clear();
     // An endpoint that is not live comes first: its racks show last-known values, so "healthy" on
     // them means nothing.
     int staleRacks = 0;
     for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint) {
         const client::ConnectionState state = m_store.endpointState(endpoint);
-        if (state == client::ConnectionState::Live)
-            continue;
+        if (state == client::ConnectionState::Live) continue;
         const int racks = int(m_store.endpointFleet(endpoint).topology().count(v1::ENTITY_KIND_RACK));
         staleRacks += racks;
         const QString what = racks > 0 ? QStringLiteral("%1 racks show last-known values").arg(racks)
                                        : QStringLiteral("no data received yet");
         auto* item = new QListWidgetItem(
-            QStringLiteral("%1 — %2: %3").arg(m_store.endpointDisplayName(endpoint), client::displayName(state).toLower(), what),
+            QStringLiteral("%1 — %2: %3")
+                .arg(m_store.endpointDisplayName(endpoint), client::displayName(state).toLower(), what),
             m_attention);
-        item->setForeground(state == client::ConnectionState::Connecting ? m_theme->colors().warn : m_theme->colors().crit);
+        item->setForeground(state == client::ConnectionState::Connecting ? m_theme->colors().warn
+                                                                         : m_theme->colors().crit);
         item->setToolTip(m_store.endpointStatus(endpoint));
         item->setFlags(Qt::ItemIsEnabled);
     }
@@ -437,8 +414,7 @@ void FleetPage::refreshAttention()
         const widgets::Reading health = rackLensReading(m_store, row, widgets::Lens::Health, m_jobs);
         const bool healthy = !health.isMissing() && int(health.value) == int(widgets::HealthCategory::Healthy);
         const int alerts = row >= 0 && row < int(m_alerts.size()) ? m_alerts[std::size_t(row)] : 0;
-        if (ranked.score <= 0 || (healthy && alerts == 0))
-            continue;
+        if (ranked.score <= 0 || (healthy && alerts == 0)) continue;
         const QString name = m_store.name(ranked.id);
         const client::EntityStatus status = m_store.status(ranked.id);
         // ranked.why already counts the rack's recent alerts by severity.
@@ -467,36 +443,35 @@ void FleetPage::refreshAttention()
     }
 }
 
-QStringList FleetPage::attentionLines() const
-{
+QStringList FleetPage::attentionLines() const {
     QStringList lines;
-    for (int i = 0; i < m_attention->count(); ++i)
-        lines << m_attention->item(i)->text();
+    for (int i = 0; i < m_attention->count(); ++i) lines << m_attention->item(i)->text();
     return lines;
 }
 
 QString FleetPage::headerSummary() const { return m_header->summary(); }
 
-void FleetPage::showRackMenu(const QPoint& pos)
-{
+void FleetPage::showRackMenu(const QPoint& pos) {
     const QString rack = m_map->rackIdAt(pos);
-    if (rack.isEmpty())
-        return;
+    if (rack.isEmpty()) return;
     QMenu menu(this);
     populateRackMenu(menu, rack);
     menu.exec(m_map->mapToGlobal(pos));
 }
 
-void FleetPage::populateRackMenu(QMenu& menu, const QString& rack)
-{
-    menu.addAction(QStringLiteral("Open %1").arg(rack), [this, rack] { emit navigationRequested({PageId::Rack, rack}); });
-    menu.addAction(QStringLiteral("Cooling of %1").arg(rack),
-                   [this, rack] { emit navigationRequested({PageId::Cooling, rack}); });
-    menu.addAction(QStringLiteral("Links of %1").arg(rack), [this, rack] { emit navigationRequested({PageId::Links, rack}); });
+void FleetPage::populateRackMenu(QMenu& menu, const QString& rack) {
+    menu.addAction(QStringLiteral("Open %1").arg(rack), [this, rack] {
+        emit navigationRequested({PageId::Rack, rack});
+    });
+    menu.addAction(QStringLiteral("Cooling of %1").arg(rack), [this, rack] {
+        emit navigationRequested({PageId::Cooling, rack});
+    });
+    menu.addAction(QStringLiteral("Links of %1").arg(rack), [this, rack] {
+        emit navigationRequested({PageId::Links, rack});
+    });
     menu.addSeparator();
     menu.addAction(QStringLiteral("Copy name"), [rack] { QApplication::clipboard()->setText(rack); });
-    if (m_actions)
-        m_actions->addToMenu(menu, m_actions->draftsFor(m_store.findByName(rack)), window());
+    if (m_actions) m_actions->addToMenu(menu, m_actions->draftsFor(m_store.findByName(rack)), window());
 }
 
 }  // namespace watchfloor::ui

@@ -2,11 +2,11 @@
 
 #include "EttrBudgetPanel.h"
 #include "FailSlowPanel.h"
-#include "StragglerDrillDown.h"
 #include "FleetFormat.h"
 #include "HistoryChartBinding.h"
 #include "KpiStrip.h"
 #include "PageHeader.h"
+#include "StragglerDrillDown.h"
 
 #include "FleetGoodputMerge.h"
 #include "FleetStore.h"
@@ -34,10 +34,7 @@ namespace {
 
 // Interruptions per GPU-hour: tiny for a healthy fleet, so scientific, but a plain 0 when there were none
 // ("0.00e+00" reads as a broken number on a wall).
-QString perGpuHour(double rate)
-{
-    return rate > 0 ? QString::number(rate, 'e', 2) : QStringLiteral("0");
-}
+QString perGpuHour(double rate) { return rate > 0 ? QString::number(rate, 'e', 2) : QStringLiteral("0"); }
 
 constexpr std::chrono::milliseconds kChartRefresh{1000};
 
@@ -61,29 +58,38 @@ const BadputCategory kCategories[] = {
     {"Other", &v1::GoodputBreakdown::other_s},
 };
 
-enum JobColumn { JobName, JobGpus, JobGoodput, JobEttr, JobEttr1h, JobExpectedEttr, JobMfu, JobCheckpointAge,
-                 JobInterval, JobYoungDaly, JobCheckpointGap, JobStragglers, JobColumnCount };
+enum JobColumn {
+    JobName,
+    JobGpus,
+    JobGoodput,
+    JobEttr,
+    JobEttr1h,
+    JobExpectedEttr,
+    JobMfu,
+    JobCheckpointAge,
+    JobInterval,
+    JobYoungDaly,
+    JobCheckpointGap,
+    JobStragglers,
+    JobColumnCount
+};
 
 // "1.2e-05 per GPU-hour (95 %: 0.8e-05–1.9e-05)"; the interval left out when there is none.
-QString rateWithInterval(double rate, double low, double high)
-{
+QString rateWithInterval(double rate, double low, double high) {
     QString text = QStringLiteral("%1 per GPU-hour").arg(perGpuHour(rate));
-    if (high > 0)
-        text += QStringLiteral(" (95 %: %1–%2)").arg(perGpuHour(low), perGpuHour(high));
+    if (high > 0) text += QStringLiteral(" (95 %: %1–%2)").arg(perGpuHour(low), perGpuHour(high));
     return text;
 }
 
 // "E[ETTR] 93.1 % · slow steps 11.8 %": what the ETTR card is compared with, and how far goodput
 // lies below it.
-QString ettrDetail(double expectedEttr, double slownessRatio)
-{
+QString ettrDetail(double expectedEttr, double slownessRatio) {
     QString text = expectedEttr > 0 ? QStringLiteral("E[ETTR] %1").arg(formatRatioPercent(expectedEttr))
                                     : QStringLiteral("no E[ETTR] (no configured rates)");
     return text + QStringLiteral(" · slow steps %1").arg(formatRatioPercent(slownessRatio));
 }
 
-QString gpuHoursPerDay(double gpuHours)
-{
+QString gpuHoursPerDay(double gpuHours) {
     return QStringLiteral("%1 GPU-h/day").arg(gpuHours, 0, 'f', gpuHours < 10 ? 1 : 0);
 }
 
@@ -102,8 +108,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
       m_breakdown(new widgets::StackedBreakdownChart(this)),
       m_budget(new EttrBudgetPanel(this)),
       m_jobs(new QTableWidget(0, JobColumnCount, this)),
-      m_failSlow(new FailSlowPanel(context, this))
-{
+      m_failSlow(new FailSlowPanel(context, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
@@ -116,10 +121,11 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     m_header->addControl(m_exportCsv);
     layout->addWidget(m_header);
 
-    m_kpis->addCard(QStringLiteral("goodput"), QStringLiteral("Goodput"),
-                    QStringLiteral("Progress at the ideal pace over GPU time (Google's goodput): kept steps × ideal step "
-                                   "time / total. Slow steps count as badput. Provisional; confirmed = up to the last "
-                                   "durable checkpoint"));
+    m_kpis->addCard(
+        QStringLiteral("goodput"), QStringLiteral("Goodput"),
+        QStringLiteral("Progress at the ideal pace over GPU time (Google's goodput): kept steps × ideal step "
+                       "time / total. Slow steps count as badput. Provisional; confirmed = up to the last "
+                       "durable checkpoint"));
     m_kpis->addCard(QStringLiteral("ettr"), QStringLiteral("ETTR"),
                     QStringLiteral("Effective training time ratio (Meta): wall time in kept steps / total, a slow step "
                                    "counted as productive. ETTR − goodput = the slow steps' share. Beside it: E[ETTR], "
@@ -127,9 +133,10 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     m_kpis->addCard(QStringLiteral("ettr1h"), QStringLiteral("ETTR (1 h)"),
                     QStringLiteral("ETTR and goodput of the last hour (sliding)"));
     m_kpis->addCard(QStringLiteral("mfu"), QStringLiteral("MFU"), QStringLiteral("Model FLOPs utilisation (PaLM)"));
-    m_kpis->addCard(QStringLiteral("interruptions"), QStringLiteral("Interruptions"),
-                    QStringLiteral("Job interruptions of every cause, their rate per GPU-hour the jobs held with its 95 % "
-                                   "chi-square interval; for one job, its MTTI"));
+    m_kpis->addCard(
+        QStringLiteral("interruptions"), QStringLiteral("Interruptions"),
+        QStringLiteral("Job interruptions of every cause, their rate per GPU-hour the jobs held with its 95 % "
+                       "chi-square interval; for one job, its MTTI"));
     m_kpis->addCard(QStringLiteral("checkpoint"), QStringLiteral("Checkpoint"),
                     QStringLiteral("Interval against the Young/Daly optimum, what the difference costs in GPU-hours a "
                                    "day (E[ETTR] at the optimum − at the interval, × GPUs × 24 h), and the age of the "
@@ -156,9 +163,9 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     m_jobs->setObjectName(QStringLiteral("goodputJobs"));
     m_jobs->setHorizontalHeaderLabels({QStringLiteral("Job"), QStringLiteral("GPUs"), QStringLiteral("Goodput"),
                                        QStringLiteral("ETTR"), QStringLiteral("ETTR (1 h)"), QStringLiteral("E[ETTR]"),
-                                       QStringLiteral("MFU"), QStringLiteral("Checkpoint age"), QStringLiteral("Interval"),
-                                       QStringLiteral("Young/Daly"), QStringLiteral("Interval cost"),
-                                       QStringLiteral("Stragglers")});
+                                       QStringLiteral("MFU"), QStringLiteral("Checkpoint age"),
+                                       QStringLiteral("Interval"), QStringLiteral("Young/Daly"),
+                                       QStringLiteral("Interval cost"), QStringLiteral("Stragglers")});
     m_jobs->verticalHeader()->hide();
     m_jobs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_jobs->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -178,9 +185,10 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
             // Opens on the straggler fleetd names, if any; else on the slowest tray of the map.
             const v1::Job* info = m_store.job(m_store.jobRow(job));
             const bool named = info && info->straggler_node_indexes_size() > 0;
-            openStragglerDrillDown(m_context, job,
-                                   named ? client::EntityId{job.endpoint, info->straggler_node_indexes(0)} : client::EntityId{},
-                                   m_theme ? *m_theme : widgets::Theme::builtin(widgets::ThemeVariant::Dark), this);
+            openStragglerDrillDown(
+                m_context, job,
+                named ? client::EntityId{job.endpoint, info->straggler_node_indexes(0)} : client::EntityId{},
+                m_theme ? *m_theme : widgets::Theme::builtin(widgets::ThemeVariant::Dark), this);
             return;
         }
         emit navigationRequested({PageId::Goodput, m_jobs->item(row, JobName)->text()});
@@ -190,8 +198,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     connect(&m_store, &client::FleetStore::changed, this, &GoodputPage::onStoreChanged);
     m_chartTimer.setInterval(kChartRefresh);
     connect(&m_chartTimer, &QTimer::timeout, this, [this] {
-        if (m_historyBinding)
-            m_historyBinding->refresh();
+        if (m_historyBinding) m_historyBinding->refresh();
     });
 }
 
@@ -199,26 +206,22 @@ QString GoodputPage::summary() const { return m_header->summary(); }
 
 QString GoodputPage::entity() const { return m_job.isValid() ? m_store.name(m_job) : QString(); }
 
-bool GoodputPage::showEntity(const QString& name)
-{
+bool GoodputPage::showEntity(const QString& name) {
     if (name.isEmpty() || name.compare(QStringLiteral("fleet"), Qt::CaseInsensitive) == 0) {
         setScope({});
         return true;
     }
     const EntityId id = m_store.findByName(name);
-    if (!id.isValid() || m_store.kind(id) != v1::ENTITY_KIND_JOB)
-        return false;
+    if (!id.isValid() || m_store.kind(id) != v1::ENTITY_KIND_JOB) return false;
     setScope(id);
     return true;
 }
 
-void GoodputPage::setScope(EntityId job)
-{
+void GoodputPage::setScope(EntityId job) {
     m_job = job;
     if (m_theme) {
         EntityId source = job;
-        if (!source.isValid() && !m_store.fleetRoots().isEmpty())
-            source = m_store.fleetRoots().first();
+        if (!source.isValid() && !m_store.fleetRoots().isEmpty()) source = m_store.fleetRoots().first();
         const bool fleet = !job.isValid();
         const v1::Metric metrics[] = {fleet ? v1::FLEET_GOODPUT_RATIO : v1::JOB_GOODPUT_RATIO,
                                       fleet ? v1::FLEET_ETTR_SLIDING_1H_RATIO : v1::JOB_ETTR_SLIDING_1H_RATIO,
@@ -230,8 +233,7 @@ void GoodputPage::setScope(EntityId job)
             m_historyBinding->addSeries(QStringLiteral("ETTR (1 h)"), c.accent, source, metrics[1], 100.0);
             m_historyBinding->addSeries(QStringLiteral("MFU"), c.warn, source, metrics[2], 100.0);
         } else {
-            for (int i = 0; i < 3; ++i)
-                m_historyBinding->setSeriesTarget(i, source, metrics[i]);
+            for (int i = 0; i < 3; ++i) m_historyBinding->setSeriesTarget(i, source, metrics[i]);
         }
         m_historyBinding->refresh();
     }
@@ -241,14 +243,12 @@ void GoodputPage::setScope(EntityId job)
     emit entityShown(entity());
 }
 
-void GoodputPage::setWallDisplay(bool wall)
-{
+void GoodputPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
 }
 
-void GoodputPage::applyTheme(const widgets::Theme& theme)
-{
+void GoodputPage::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
     m_header->applyTheme(theme);
     m_kpis->applyTheme(theme);
@@ -256,47 +256,38 @@ void GoodputPage::applyTheme(const widgets::Theme& theme)
     m_breakdown->setTheme(theme);
     m_budget->applyTheme(theme);
     m_failSlow->setTheme(theme);
-    if (!m_historyBinding)
-        setScope(m_job);
+    if (!m_historyBinding) setScope(m_job);
     m_dirty = true;
     refresh();
 }
 
-bool GoodputPage::hasContent() const
-{
-    return client::mergeFleetGoodput(m_store).any && m_historyBinding && m_historyBinding->backfillSettled()
-           && !m_history->rawPoints(0).isEmpty();
+bool GoodputPage::hasContent() const {
+    return client::mergeFleetGoodput(m_store).any && m_historyBinding && m_historyBinding->backfillSettled() &&
+           !m_history->rawPoints(0).isEmpty();
 }
 
-void GoodputPage::setActive(bool active)
-{
+void GoodputPage::setActive(bool active) {
     Page::setActive(active);
     if (active) {
         m_chartTimer.start();
-        if (m_historyBinding)
-            m_historyBinding->refresh();
-        if (m_dirty)
-            refresh();
+        if (m_historyBinding) m_historyBinding->refresh();
+        if (m_dirty) refresh();
     } else {
         m_chartTimer.stop();
     }
 }
 
-void GoodputPage::onStoreChanged(const client::FleetChangeSet& changes)
-{
-    if (changes.jobsReset || changes.jobsAppended > 0 || changes.topologyChanged)
-        rebuildScopeBox();
+void GoodputPage::onStoreChanged(const client::FleetChangeSet& changes) {
+    if (changes.jobsReset || changes.jobsAppended > 0 || changes.topologyChanged) rebuildScopeBox();
     if (changes.topologyChanged && m_historyBinding)
         setScope(m_job.isValid() && !m_store.name(m_job).isEmpty() ? m_job : EntityId{});
     if (changes.fleetChanged || !changes.dirtyJobRows.empty() || changes.jobsReset || changes.freshnessTick) {
         m_dirty = true;
-        if (isActive())
-            refresh();
+        if (isActive()) refresh();
     }
 }
 
-void GoodputPage::rebuildScopeBox()
-{
+void GoodputPage::rebuildScopeBox() {
     const QSignalBlocker block(m_scopeBox);
     m_scopeBox->clear();
     m_scopeBox->addItem(QStringLiteral("Fleet"), QString());
@@ -307,13 +298,10 @@ void GoodputPage::rebuildScopeBox()
     m_scopeBox->setCurrentIndex(std::max(0, m_scopeBox->findData(entity())));
 }
 
-void GoodputPage::refresh()
-{
-    if (!m_theme)
-        return;
+void GoodputPage::refresh() {
+    if (!m_theme) return;
     m_dirty = false;
-    if (m_scopeBox->count() == 0)
-        rebuildScopeBox();
+    if (m_scopeBox->count() == 0) rebuildScopeBox();
     const v1::Job* job = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
     m_header->setTitle(job ? QStringLiteral("Goodput · %1").arg(QString::fromStdString(job->name()))
                            : QStringLiteral("Goodput · fleet"));
@@ -341,7 +329,8 @@ void GoodputPage::refresh()
                                  .arg(hardware, allCauses,
                                       coverage.isEmpty() ? QString()
                                                          : QStringLiteral(" · averages %1 (jobs without step telemetry "
-                                                                          "are left out)").arg(coverage)));
+                                                                          "are left out)")
+                                                               .arg(coverage)));
     }
     refreshKpis();
     refreshBreakdown();
@@ -350,8 +339,7 @@ void GoodputPage::refresh()
     m_failSlow->refresh(m_job);
 }
 
-void GoodputPage::refreshBudget()
-{
+void GoodputPage::refreshBudget() {
     EttrBudgetView view;
     const v1::Job* job = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
     if (job) {
@@ -360,10 +348,11 @@ void GoodputPage::refreshBudget()
         view.ettr = job->ettr_ratio();
         view.goodput = job->goodput_ratio();
         view.measured = !job->no_step_telemetry() && !client::jobIsStarting(*job);
-        view.note = QStringLiteral("Λ and Young/Daly: %1. Checkpoint interval %2%3.")
-                        .arg(QString::fromStdString(job->checkpoint_advice().failure_rate_basis()),
-                             formatDuration(job->checkpoint_interval_s()),
-                             job->checkpoint_advice().interval_auto() ? QStringLiteral(" (auto: Young/Daly)") : QString());
+        view.note =
+            QStringLiteral("Λ and Young/Daly: %1. Checkpoint interval %2%3.")
+                .arg(QString::fromStdString(job->checkpoint_advice().failure_rate_basis()),
+                     formatDuration(job->checkpoint_interval_s()),
+                     job->checkpoint_advice().interval_auto() ? QStringLiteral(" (auto: Young/Daly)") : QString());
     } else {
         const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
         view.budget = fleet.budget;
@@ -371,20 +360,21 @@ void GoodputPage::refreshBudget()
         view.ettr = fleet.ettr;
         view.goodput = fleet.goodput;
         view.measured = fleet.measured;
-        view.note = QStringLiteral("GPU-weighted over the jobs. The header's hardware rate counts fail-stops only "
-                                   "(hover for the causes); every interruption is in the all-cause rate.");
+        view.note = QStringLiteral(
+            "GPU-weighted over the jobs. The header's hardware rate counts fail-stops only "
+            "(hover for the causes); every interruption is in the all-cause rate.");
         view.noteDetail = fleet.failureCauses.empty() ? QStringLiteral("The source does not tell failure causes apart.")
                                                       : QString::fromStdString(fleet.failureCauses);
     }
     m_budget->setView(view);
 }
 
-void GoodputPage::refreshKpis()
-{
+void GoodputPage::refreshKpis() {
     const client::FleetSummary summary = m_store.fleetSummary();
     const v1::Job* scoped = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
     // Stale: the job's endpoint is not live, or (fleet scope) part of the merged weight is from one.
-    const bool live = scoped ? m_store.endpointState(m_job.endpoint) == client::ConnectionState::Live : summary.allLive();
+    const bool live =
+        scoped ? m_store.endpointState(m_job.endpoint) == client::ConnectionState::Live : summary.allLive();
     const KpiLevel shown = live ? KpiLevel::Neutral : KpiLevel::Warning;
     QString stale;
     if (!live) {
@@ -396,33 +386,39 @@ void GoodputPage::refreshKpis()
     if (noSteps || (scoped && client::jobIsStarting(*scoped))) {
         // No figures yet (or ever): fleetd's zeros would read as a job making no progress.
         const QString none = noSteps ? client::noStepTelemetryLabel() : client::startingLabel();
-        const QString why = noSteps ? QStringLiteral("not computed for this job")
-                                    : QStringLiteral("no productive step yet (%1)").arg(client::toString(scoped->state()));
+        const QString why = noSteps
+                                ? QStringLiteral("not computed for this job")
+                                : QStringLiteral("no productive step yet (%1)").arg(client::toString(scoped->state()));
         for (const char* card : {"goodput", "ettr", "ettr1h", "mfu"})
             m_kpis->setCard(QString::fromLatin1(card), none, why + stale, KpiLevel::Missing);
         if (noSteps)
             m_kpis->setCard(QStringLiteral("checkpoint"), none, why, KpiLevel::Missing);
         else
-            m_kpis->setCard(QStringLiteral("checkpoint"), formatDuration(scoped->checkpoint_interval_s()),
-                            QStringLiteral("Young/Daly %1 · none durable yet").arg(formatDuration(scoped->young_daly_interval_s())),
-                            KpiLevel::Missing);
+            m_kpis->setCard(
+                QStringLiteral("checkpoint"), formatDuration(scoped->checkpoint_interval_s()),
+                QStringLiteral("Young/Daly %1 · none durable yet").arg(formatDuration(scoped->young_daly_interval_s())),
+                KpiLevel::Missing);
         m_kpis->setCard(QStringLiteral("interruptions"), QString::number(scoped->interruptions()), QString(),
                         scoped->interruptions() ? KpiLevel::Warning : KpiLevel::Ok);
         return;
     }
     if (const v1::Job* job = scoped) {
         m_kpis->setCard(QStringLiteral("goodput"), formatRatioPercent(job->goodput_ratio()),
-                        QStringLiteral("ideal pace · confirmed %1%2").arg(formatRatioPercent(job->confirmed_goodput_ratio()), stale),
+                        QStringLiteral("ideal pace · confirmed %1%2")
+                            .arg(formatRatioPercent(job->confirmed_goodput_ratio()), stale),
                         shown);
         const bool belowExpected = job->ettr_ratio() < job->expected_ettr_ratio() - 0.02;
         m_kpis->setCard(QStringLiteral("ettr"), formatRatioPercent(job->ettr_ratio()),
                         ettrDetail(job->expected_ettr_ratio(), job->ettr_budget().measured_slowness_ratio()),
                         belowExpected ? KpiLevel::Warning : shown);
-        m_kpis->setCard(QStringLiteral("ettr1h"), formatRatioPercent(job->ettr_sliding_1h_ratio()),
-                        QStringLiteral("goodput (1 h) %1%2").arg(formatRatioPercent(job->goodput_sliding_1h_ratio()), stale),
-                        shown);
+        m_kpis->setCard(
+            QStringLiteral("ettr1h"), formatRatioPercent(job->ettr_sliding_1h_ratio()),
+            QStringLiteral("goodput (1 h) %1%2").arg(formatRatioPercent(job->goodput_sliding_1h_ratio()), stale),
+            shown);
         m_kpis->setCard(QStringLiteral("mfu"), formatRatioPercent(job->mfu_ratio()),
-                        QStringLiteral("step %1 s (ideal %2 s)").arg(job->step_time_s(), 0, 'f', 2).arg(job->ideal_step_time_s(), 0, 'f', 2),
+                        QStringLiteral("step %1 s (ideal %2 s)")
+                            .arg(job->step_time_s(), 0, 'f', 2)
+                            .arg(job->ideal_step_time_s(), 0, 'f', 2),
                         shown);
         m_kpis->setCard(QStringLiteral("interruptions"), QString::number(job->interruptions()),
                         job->mtti_s() > 0 ? QStringLiteral("MTTI %1 (95 %: %2–%3)")
@@ -430,52 +426,62 @@ void GoodputPage::refreshKpis()
                                                      formatDuration(job->mtti_high_s()))
                                           : QStringLiteral("no interruption yet"),
                         job->interruptions() ? KpiLevel::Warning : KpiLevel::Ok);
-        const double age = job->last_checkpoint_unix_ms() > 0
-                               ? (m_store.endpointFleet(m_job.endpoint).serverTimeUnixMs() - job->last_checkpoint_unix_ms()) / 1000.0
-                               : std::nan("");
+        const double age =
+            job->last_checkpoint_unix_ms() > 0
+                ? (m_store.endpointFleet(m_job.endpoint).serverTimeUnixMs() - job->last_checkpoint_unix_ms()) / 1000.0
+                : std::nan("");
         const double interval = job->checkpoint_interval_s();
         const double optimum = job->young_daly_interval_s();
         const bool offOptimum = optimum > 0 && (interval > 1.5 * optimum || interval < optimum / 1.5);
         const v1::CheckpointAdvice& advice = job->checkpoint_advice();
-        m_kpis->setCard(QStringLiteral("checkpoint"),
-                        formatDuration(interval) + (advice.interval_auto() ? QStringLiteral(" (auto)") : QString()),
-                        QStringLiteral("Young/Daly %1 · costs %2 · last %3 ago")
-                            .arg(formatDuration(optimum), gpuHoursPerDay(advice.gap_gpu_hours_per_day()), formatDuration(age)),
-                        offOptimum ? KpiLevel::Warning : shown);
+        m_kpis->setCard(
+            QStringLiteral("checkpoint"),
+            formatDuration(interval) + (advice.interval_auto() ? QStringLiteral(" (auto)") : QString()),
+            QStringLiteral("Young/Daly %1 · costs %2 · last %3 ago")
+                .arg(formatDuration(optimum), gpuHoursPerDay(advice.gap_gpu_hours_per_day()), formatDuration(age)),
+            offOptimum ? KpiLevel::Warning : shown);
         return;
     }
     const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
     const KpiLevel level = fleet.measured ? shown : KpiLevel::Missing;
     auto ratio = [&](double r) {
-        return fleet.measured ? formatRatioPercent(r) : summary.starting() ? client::startingLabel() : QStringLiteral("n/a");
+        return fleet.measured       ? formatRatioPercent(r)
+               : summary.starting() ? client::startingLabel()
+                                    : QStringLiteral("n/a");
     };
     // Jobs without step telemetry are not in these averages: each card says over which jobs they are.
     const QString coverage = goodputCoverage(summary);
     auto over = [&](const QString& what) {
-        const QString base = summary.starting() ? QStringLiteral("%1 job(s) initialising").arg(summary.jobsStarting) : what;
-        return (coverage.isEmpty() ? base : base + QStringLiteral(" · ") + coverage) + (fleet.measured ? stale : QString());
+        const QString base =
+            summary.starting() ? QStringLiteral("%1 job(s) initialising").arg(summary.jobsStarting) : what;
+        return (coverage.isEmpty() ? base : base + QStringLiteral(" · ") + coverage) +
+               (fleet.measured ? stale : QString());
     };
     m_kpis->setCard(QStringLiteral("goodput"), ratio(fleet.goodput),
                     over(QStringLiteral("ideal pace · confirmed %1").arg(ratio(fleet.confirmed))), level);
-    m_kpis->setCard(QStringLiteral("ettr"), ratio(fleet.ettr),
-                    over(fleet.measured ? ettrDetail(fleet.expectedEttr, fleet.budget.measured_slowness_ratio())
-                                        : QStringLiteral("cumulative")),
-                    fleet.measured && fleet.expectedEttr > 0 && fleet.ettr < fleet.expectedEttr - 0.02 ? KpiLevel::Warning
-                                                                                                        : level);
+    m_kpis->setCard(
+        QStringLiteral("ettr"), ratio(fleet.ettr),
+        over(fleet.measured ? ettrDetail(fleet.expectedEttr, fleet.budget.measured_slowness_ratio())
+                            : QStringLiteral("cumulative")),
+        fleet.measured && fleet.expectedEttr > 0 && fleet.ettr < fleet.expectedEttr - 0.02 ? KpiLevel::Warning : level);
     m_kpis->setCard(QStringLiteral("ettr1h"), ratio(fleet.ettr1h),
                     over(QStringLiteral("goodput (1 h) %1").arg(ratio(fleet.goodput1h))), level);
     m_kpis->setCard(QStringLiteral("mfu"), ratio(fleet.mfu), over(QStringLiteral("GPU-time weighted")), level);
-    m_kpis->setCard(QStringLiteral("interruptions"), fleet.any ? QString::number(fleet.interruptions) : QStringLiteral("n/a"),
-                    fleet.jobGpuHours > 0
-                        ? QStringLiteral("all causes %1").arg(rateWithInterval(fleet.interruptionRate(), fleet.allLow, fleet.allHigh))
-                        : QString(),
-                    !fleet.any ? KpiLevel::Missing : fleet.interruptions ? KpiLevel::Warning : KpiLevel::Ok);
+    m_kpis->setCard(
+        QStringLiteral("interruptions"), fleet.any ? QString::number(fleet.interruptions) : QStringLiteral("n/a"),
+        fleet.jobGpuHours > 0 ? QStringLiteral("all causes %1")
+                                    .arg(rateWithInterval(fleet.interruptionRate(), fleet.allLow, fleet.allHigh))
+                              : QString(),
+        !fleet.any            ? KpiLevel::Missing
+        : fleet.interruptions ? KpiLevel::Warning
+                              : KpiLevel::Ok);
     // Fleet scope: the checkpoint card speaks for the job furthest from its optimum.
     const v1::Job* worst = nullptr;
     double worstRatio = 0;
     for (int row = 0; row < m_store.jobCount(); ++row) {
         const v1::Job* job = m_store.job(row);
-        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->no_step_telemetry() || job->young_daly_interval_s() <= 0)
+        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->no_step_telemetry() ||
+            job->young_daly_interval_s() <= 0)
             continue;
         const double off = std::abs(std::log(job->checkpoint_interval_s() / job->young_daly_interval_s()));
         if (!worst || off > worstRatio) {
@@ -494,8 +500,7 @@ void GoodputPage::refreshKpis()
     }
 }
 
-void GoodputPage::refreshBreakdown()
-{
+void GoodputPage::refreshBreakdown() {
     QStringList buckets;
     std::vector<const v1::GoodputBreakdown*> sources;
     const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
@@ -505,10 +510,10 @@ void GoodputPage::refreshBreakdown()
     }
     for (int row = 0; row < m_store.jobCount(); ++row) {
         const v1::Job* job = m_store.job(row);
-        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->no_step_telemetry() || job->breakdown().total_s() <= 0)
+        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->no_step_telemetry() ||
+            job->breakdown().total_s() <= 0)
             continue;
-        if (m_job.isValid() && !(m_store.jobAt(row) == m_job))
-            continue;
+        if (m_job.isValid() && !(m_store.jobAt(row) == m_job)) continue;
         buckets << QString::fromStdString(job->name());
         sources.push_back(&job->breakdown());
     }
@@ -532,47 +537,49 @@ void GoodputPage::refreshBreakdown()
             any = any || share > 0.05;
             out.values.push_back(share);
         }
-        if (any || out.name == QStringLiteral("Productive"))
-            categories.push_back(std::move(out));
+        if (any || out.name == QStringLiteral("Productive")) categories.push_back(std::move(out));
     }
     m_breakdown->setData(buckets, std::move(categories));
 }
 
-void GoodputPage::refreshJobsTable()
-{
+void GoodputPage::refreshJobsTable() {
     m_jobs->setSortingEnabled(false);
     m_jobs->setRowCount(0);
     for (int row = 0; row < m_store.jobCount(); ++row) {
         const v1::Job* job = m_store.job(row);
-        if (!job || job->state() == v1::JOB_STATE_FINISHED)
-            continue;
+        if (!job || job->state() == v1::JOB_STATE_FINISHED) continue;
         const EntityId id = m_store.jobAt(row);
-        const double age = job->last_checkpoint_unix_ms() > 0
-                               ? (m_store.endpointFleet(id.endpoint).serverTimeUnixMs() - job->last_checkpoint_unix_ms()) / 1000.0
-                               : std::nan("");
+        const double age =
+            job->last_checkpoint_unix_ms() > 0
+                ? (m_store.endpointFleet(id.endpoint).serverTimeUnixMs() - job->last_checkpoint_unix_ms()) / 1000.0
+                : std::nan("");
         QStringList stragglers;
         for (std::uint32_t node : job->straggler_node_indexes())
             stragglers << m_store.name(EntityId{id.endpoint, node});
-        const QString stragglerText = stragglers.isEmpty()
-                                          ? QStringLiteral("none")
-                                          : QStringLiteral("%1 (S = %2)").arg(stragglers.join(QStringLiteral(", ")))
-                                                .arg(job->straggler_slowdown(), 0, 'f', 2);
+        const QString stragglerText = stragglers.isEmpty() ? QStringLiteral("none")
+                                                           : QStringLiteral("%1 (S = %2)")
+                                                                 .arg(stragglers.join(QStringLiteral(", ")))
+                                                                 .arg(job->straggler_slowdown(), 0, 'f', 2);
         const v1::CheckpointAdvice& advice = job->checkpoint_advice();
-        QStringList cells{QString::fromStdString(job->name()), QString::number(job->gpu_count()),
-                          formatRatioPercent(job->goodput_ratio()), formatRatioPercent(job->ettr_ratio()),
-                          formatRatioPercent(job->ettr_sliding_1h_ratio()), formatRatioPercent(job->expected_ettr_ratio()),
-                          formatRatioPercent(job->mfu_ratio()), formatDuration(age),
-                          formatDuration(job->checkpoint_interval_s()) + (advice.interval_auto() ? QStringLiteral(" (auto)") : QString()),
-                          formatDuration(job->young_daly_interval_s()), gpuHoursPerDay(advice.gap_gpu_hours_per_day()),
+        QStringList cells{QString::fromStdString(job->name()),
+                          QString::number(job->gpu_count()),
+                          formatRatioPercent(job->goodput_ratio()),
+                          formatRatioPercent(job->ettr_ratio()),
+                          formatRatioPercent(job->ettr_sliding_1h_ratio()),
+                          formatRatioPercent(job->expected_ettr_ratio()),
+                          formatRatioPercent(job->mfu_ratio()),
+                          formatDuration(age),
+                          formatDuration(job->checkpoint_interval_s()) +
+                              (advice.interval_auto() ? QStringLiteral(" (auto)") : QString()),
+                          formatDuration(job->young_daly_interval_s()),
+                          gpuHoursPerDay(advice.gap_gpu_hours_per_day()),
                           stragglerText};
         const bool noSteps = job->no_step_telemetry();
         const bool starting = client::jobIsStarting(*job);
         if (noSteps) {
-            for (int c = JobGoodput; c < JobColumnCount; ++c)
-                cells[c] = client::noStepTelemetryLabel();
+            for (int c = JobGoodput; c < JobColumnCount; ++c) cells[c] = client::noStepTelemetryLabel();
         } else if (starting) {
-            for (int c : {JobGoodput, JobEttr, JobEttr1h, JobMfu})
-                cells[c] = client::startingLabel();
+            for (int c : {JobGoodput, JobEttr, JobEttr1h, JobMfu}) cells[c] = client::startingLabel();
         }
         const int r = m_jobs->rowCount();
         m_jobs->insertRow(r);
@@ -583,10 +590,10 @@ void GoodputPage::refreshJobsTable()
                 item->setForeground(m_theme->colors().textDim);
             else if (c == JobStragglers && !stragglers.isEmpty())
                 item->setForeground(m_theme->colors().warn);
-            if (c == JobName)
-                item->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(id.key()));
+            if (c == JobName) item->setData(Qt::UserRole, QVariant::fromValue<qulonglong>(id.key()));
             if (c == JobStragglers)
-                item->setToolTip(QStringLiteral("Double-click: every tray's step time over time, and the slow tray's cause"));
+                item->setToolTip(
+                    QStringLiteral("Double-click: every tray's step time over time, and the slow tray's cause"));
             if (id == m_job) {
                 QFont font = item->font();
                 font.setBold(true);
@@ -598,31 +605,26 @@ void GoodputPage::refreshJobsTable()
     m_jobs->resizeColumnsToContents();
 }
 
-QString GoodputPage::exportHistoryPng(const QString& path) const
-{
+QString GoodputPage::exportHistoryPng(const QString& path) const {
     const widgets::ExportResult result = m_history->exportPng(path);
     return result.ok ? QString() : result.error;
 }
 
-QString GoodputPage::exportHistoryCsv(const QString& path) const
-{
+QString GoodputPage::exportHistoryCsv(const QString& path) const {
     const widgets::ExportResult result = m_history->exportCsv(path);
     return result.ok ? QString() : result.error;
 }
 
-void GoodputPage::exportWithDialog(bool png)
-{
+void GoodputPage::exportWithDialog(bool png) {
     const QString scope = entity().isEmpty() ? QStringLiteral("fleet") : entity();
-    const QString suggested = QStringLiteral("goodput-%1.%2").arg(scope, png ? QStringLiteral("png") : QStringLiteral("csv"));
-    const QString path = QFileDialog::getSaveFileName(this, png ? QStringLiteral("Export chart as PNG")
-                                                                : QStringLiteral("Export chart data as CSV"),
-                                                      suggested, png ? QStringLiteral("PNG image (*.png)")
-                                                                     : QStringLiteral("CSV (*.csv)"));
-    if (path.isEmpty())
-        return;
+    const QString suggested =
+        QStringLiteral("goodput-%1.%2").arg(scope, png ? QStringLiteral("png") : QStringLiteral("csv"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, png ? QStringLiteral("Export chart as PNG") : QStringLiteral("Export chart data as CSV"), suggested,
+        png ? QStringLiteral("PNG image (*.png)") : QStringLiteral("CSV (*.csv)"));
+    if (path.isEmpty()) return;
     const QString error = png ? exportHistoryPng(path) : exportHistoryCsv(path);
-    if (!error.isEmpty())
-        QMessageBox::warning(this, QStringLiteral("Export failed"), error);
+    if (!error.isEmpty()) QMessageBox::warning(this, QStringLiteral("Export failed"), error);
 }
 
 }  // namespace watchfloor::ui

@@ -1,9 +1,9 @@
 #pragma once
 // Goodput page: fleet or one job — goodput (ideal pace; provisional and confirmed), ETTR (slow
 // steps count) cumulative and sliding, MFU, E[ETTR] and what separates it and the measured ETTR
-// from 100 % (EttrBudgetPanel), the hardware and all-cause failure rates with their intervals, MTTI; the history chart (backfilled from fleetd, then extended
-// live); the badput breakdown per job; checkpoint interval against the Young/Daly optimum; the
-// stragglers. Charts export to PNG and CSV.
+// from 100 % (EttrBudgetPanel), the hardware and all-cause failure rates with their intervals, MTTI; the history chart
+// (backfilled from fleetd, then extended live); the badput breakdown per job; checkpoint interval against the
+// Young/Daly optimum; the stragglers. Charts export to PNG and CSV.
 
 #include "Page.h"
 #include "PageContext.h"
@@ -22,7 +22,7 @@ struct FleetChangeSet;
 namespace watchfloor::widgets {
 class StackedBreakdownChart;
 class TimeSeriesChart;
-}
+}  // namespace watchfloor::widgets
 
 namespace watchfloor::ui {
 

@@ -15,9 +15,11 @@
 namespace watchfloor::ui {
 
 HandoffBanner::HandoffBanner(const client::FleetStore& store, OperatorActions* actions, QWidget* parent)
-    : QFrame(parent), m_store(store), m_actions(actions), m_label(new QLabel(this)),
-      m_acknowledge(new QPushButton(QStringLiteral("Acknowledge…"), this))
-{
+    : QFrame(parent),
+      m_store(store),
+      m_actions(actions),
+      m_label(new QLabel(this)),
+      m_acknowledge(new QPushButton(QStringLiteral("Acknowledge…"), this)) {
     setObjectName(QStringLiteral("handoffBanner"));
     setAccessibleName(QStringLiteral("Shift handoff awaiting acknowledgement"));
     auto* layout = new QHBoxLayout(this);
@@ -31,19 +33,16 @@ HandoffBanner::HandoffBanner(const client::FleetStore& store, OperatorActions* a
     layout->addWidget(m_acknowledge, 0, Qt::AlignVCenter);
     connect(m_acknowledge, &QPushButton::clicked, this, &HandoffBanner::acknowledge);
     connect(&m_store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
-        if (changes.fleetChanged || changes.topologyChanged || !changes.endpointsChanged.isEmpty())
-            refresh();
+        if (changes.fleetChanged || changes.topologyChanged || !changes.endpointsChanged.isEmpty()) refresh();
     });
-    if (m_actions)
-        connect(m_actions, &OperatorActions::availabilityChanged, this, &HandoffBanner::refresh);
+    if (m_actions) connect(m_actions, &OperatorActions::availabilityChanged, this, &HandoffBanner::refresh);
     hide();
     refresh();
 }
 
 QString HandoffBanner::text() const { return m_label->text(); }
 
-void HandoffBanner::refresh()
-{
+void HandoffBanner::refresh() {
     const std::vector<client::PostedHandoff> posted = client::postedHandoffs(m_store);
     const client::PostedHandoff* waiting = client::awaitingAcknowledgement(posted);
     if (!waiting) {
@@ -64,25 +63,22 @@ void HandoffBanner::refresh()
     QString why;
     const bool mayAcknowledge = m_actions && m_actions->draftAcknowledgeHandoff(m_shownEndpoint, h, &why).has_value();
     m_acknowledge->setEnabled(mayAcknowledge);
-    m_acknowledge->setToolTip(mayAcknowledge ? QStringLiteral("Say that you have read it and take over the shift") : why);
+    m_acknowledge->setToolTip(mayAcknowledge ? QStringLiteral("Say that you have read it and take over the shift")
+                                             : why);
     show();
 }
 
-ActionDialog* HandoffBanner::acknowledge()
-{
-    if (!m_actions || m_shownId.isEmpty())
-        return nullptr;
+ActionDialog* HandoffBanner::acknowledge() {
+    if (!m_actions || m_shownId.isEmpty()) return nullptr;
     for (const client::PostedHandoff& p : client::postedHandoffs(m_store)) {
-        if (p.endpoint != m_shownEndpoint || QString::fromStdString(p.handoff.id()) != m_shownId)
-            continue;
+        if (p.endpoint != m_shownEndpoint || QString::fromStdString(p.handoff.id()) != m_shownId) continue;
         const auto draft = m_actions->draftAcknowledgeHandoff(p.endpoint, p.handoff);
         return draft ? m_actions->open(*draft, window()) : nullptr;
     }
     return nullptr;
 }
 
-void HandoffBanner::applyTheme(const widgets::Theme& theme)
-{
+void HandoffBanner::applyTheme(const widgets::Theme& theme) {
     // Information for the incoming shift, not an alarm: the theme's info colour, readable text.
     setStyleSheet(QStringLiteral("#handoffBanner { background: %1; } #handoffBanner QLabel { color: %2; }")
                       .arg(theme.colors().panelRaised.name(), theme.colors().textStrong.name()) +

@@ -15,7 +15,7 @@ class QPushButton;
 namespace watchfloor::client {
 class FleetStore;
 struct PostedHandoff;
-}
+}  // namespace watchfloor::client
 namespace watchfloor::widgets {
 class Theme;
 }

@@ -30,8 +30,8 @@ public:
 
 private:
     const client::FleetStore& m_store;
-    std::vector<Touch> m_touch;          // by tile
-    std::vector<QStringList> m_trays;    // by tile: the affected trays' names
+    std::vector<Touch> m_touch;        // by tile
+    std::vector<QStringList> m_trays;  // by tile: the affected trays' names
 };
 
 }  // namespace watchfloor::ui

@@ -18,11 +18,11 @@ constexpr int kFirstEntriesKept = 16;
 
 }  // namespace
 
-IncidentTimelineView::IncidentTimelineView(QWidget* parent) : QTreeWidget(parent)
-{
+IncidentTimelineView::IncidentTimelineView(QWidget* parent) : QTreeWidget(parent) {
     setObjectName(QStringLiteral("incidentTimeline"));
     setColumnCount(ColumnCount);
-    setHeaderLabels({QStringLiteral("Time (UTC)"), QStringLiteral("Kind"), QStringLiteral("Who"), QStringLiteral("What")});
+    setHeaderLabels(
+        {QStringLiteral("Time (UTC)"), QStringLiteral("Kind"), QStringLiteral("Who"), QStringLiteral("What")});
     setRootIsDecorated(false);
     setUniformRowHeights(true);
     setAlternatingRowColors(true);
@@ -33,8 +33,7 @@ IncidentTimelineView::IncidentTimelineView(QWidget* parent) : QTreeWidget(parent
     header()->setSectionResizeMode(Who, QHeaderView::ResizeToContents);
 }
 
-QString IncidentTimelineView::kindWord(v1::TimelineEntryKind kind)
-{
+QString IncidentTimelineView::kindWord(v1::TimelineEntryKind kind) {
     switch (kind) {
     case v1::TIMELINE_ENTRY_KIND_MEMBER_EVENT: return QStringLiteral("event");
     case v1::TIMELINE_ENTRY_KIND_STATE_CHANGE: return QStringLiteral("state");
@@ -44,8 +43,7 @@ QString IncidentTimelineView::kindWord(v1::TimelineEntryKind kind)
     }
 }
 
-void IncidentTimelineView::setIncident(const v1::Incident& incident, const widgets::Theme& theme)
-{
+void IncidentTimelineView::setIncident(const v1::Incident& incident, const widgets::Theme& theme) {
     clear();
     m_entryRows = 0;
     const int shown = incident.timeline_size();
@@ -63,10 +61,10 @@ void IncidentTimelineView::setIncident(const v1::Incident& incident, const widge
         row->setText(Time, formatUnixMs(entry.time_unix_ms()));
         row->setToolTip(Time, formatUnixMs(entry.time_unix_ms(), true));
         row->setText(Kind, kindWord(entry.kind()));
-        row->setText(Who, entry.principal().empty() ? QStringLiteral("fleetd") : QString::fromStdString(entry.principal()));
+        row->setText(Who,
+                     entry.principal().empty() ? QStringLiteral("fleetd") : QString::fromStdString(entry.principal()));
         QString what = QString::fromStdString(entry.text());
-        if (entry.kind() == v1::TIMELINE_ENTRY_KIND_OPERATOR_ACTION && what.isEmpty())
-            what = annotationLabel(entry);
+        if (entry.kind() == v1::TIMELINE_ENTRY_KIND_OPERATOR_ACTION && what.isEmpty()) what = annotationLabel(entry);
         row->setText(What, what);
         row->setToolTip(What, what);
         row->setForeground(Kind, widgets::annotationColor(annotationKind(entry, incident.severity()), theme));

@@ -17,7 +17,7 @@ class QTreeWidget;
 namespace watchfloor::client {
 class FleetStore;
 struct FleetChangeSet;
-}
+}  // namespace watchfloor::client
 namespace watchfloor::widgets {
 class Theme;
 }

@@ -15,7 +15,7 @@ class QListWidget;
 namespace watchfloor::client {
 struct FleetChangeSet;
 class JobTableModel;
-}
+}  // namespace watchfloor::client
 
 namespace watchfloor::ui {
 

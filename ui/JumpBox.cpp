@@ -13,8 +13,10 @@ constexpr int kMaxMatches = 50;
 }
 
 JumpBox::JumpBox(Search search, QWidget* parent)
-    : QFrame(parent, Qt::Popup), m_search(std::move(search)), m_edit(new QLineEdit(this)), m_list(new QListWidget(this))
-{
+    : QFrame(parent, Qt::Popup),
+      m_search(std::move(search)),
+      m_edit(new QLineEdit(this)),
+      m_list(new QListWidget(this)) {
     setObjectName(QStringLiteral("jumpBox"));
     setFrameShape(QFrame::StyledPanel);
     auto* layout = new QVBoxLayout(this);
@@ -34,8 +36,7 @@ JumpBox::JumpBox(Search search, QWidget* parent)
     resize(560, 380);
 }
 
-void JumpBox::popup(QWidget* anchor)
-{
+void JumpBox::popup(QWidget* anchor) {
     m_edit->clear();
     refresh({});
     if (anchor) {
@@ -46,41 +47,34 @@ void JumpBox::popup(QWidget* anchor)
     m_edit->setFocus();
 }
 
-bool JumpBox::jumpTo(const QString& text)
-{
+bool JumpBox::jumpTo(const QString& text) {
     m_edit->setText(text);  // refresh() runs on textChanged
-    if (m_matches.isEmpty())
-        return false;
+    if (m_matches.isEmpty()) return false;
     acceptRow(0);
     return true;
 }
 
 int JumpBox::matchCount() const { return int(m_matches.size()); }
 
-void JumpBox::refresh(const QString& text)
-{
+void JumpBox::refresh(const QString& text) {
     m_matches = text.trimmed().isEmpty() ? QVector<JumpTarget>{} : m_search(text.trimmed(), kMaxMatches);
     m_list->clear();
     for (const JumpTarget& target : std::as_const(m_matches)) {
-        auto* item = new QListWidgetItem(QStringLiteral("%1    %2 · %3").arg(target.name, target.kind, target.context),
-                                         m_list);
+        auto* item =
+            new QListWidgetItem(QStringLiteral("%1    %2 · %3").arg(target.name, target.kind, target.context), m_list);
         item->setToolTip(QStringLiteral("Open %1 on the %2 page").arg(target.name, pageTitle(target.location.page)));
     }
-    if (!m_matches.isEmpty())
-        m_list->setCurrentRow(0);
+    if (!m_matches.isEmpty()) m_list->setCurrentRow(0);
 }
 
-void JumpBox::acceptRow(int row)
-{
-    if (row < 0 || row >= m_matches.size())
-        return;
+void JumpBox::acceptRow(int row) {
+    if (row < 0 || row >= m_matches.size()) return;
     const Location location = m_matches[row].location;
     hide();
     emit targetChosen(location);
 }
 
-bool JumpBox::eventFilter(QObject* watched, QEvent* event)
-{
+bool JumpBox::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_edit && event->type() == QEvent::KeyPress) {
         const int key = static_cast<QKeyEvent*>(event)->key();
         if (key == Qt::Key_Down || key == Qt::Key_Up) {

@@ -14,10 +14,10 @@ class QListWidget;
 namespace watchfloor::ui {
 
 struct JumpTarget {
-    QString name;      // "r03-n07-g2"
-    QString kind;      // "GPU", for the second column
-    QString context;   // "r03 · us-east", to tell similar names apart
-    Location location; // where Enter goes
+    QString name;       // "r03-n07-g2"
+    QString kind;       // "GPU", for the second column
+    QString context;    // "r03 · us-east", to tell similar names apart
+    Location location;  // where Enter goes
 };
 
 class JumpBox : public QFrame {

@@ -7,14 +7,12 @@
 
 namespace watchfloor::ui {
 
-KpiStrip::KpiStrip(QWidget* parent) : QWidget(parent), m_layout(new QHBoxLayout(this))
-{
+KpiStrip::KpiStrip(QWidget* parent) : QWidget(parent), m_layout(new QHBoxLayout(this)) {
     m_layout->setContentsMargins(0, 0, 0, 0);
     m_layout->setSpacing(8);
 }
 
-void KpiStrip::addCard(const QString& key, const QString& title, const QString& toolTip)
-{
+void KpiStrip::addCard(const QString& key, const QString& title, const QString& toolTip) {
     Card card;
     auto* frame = new QFrame(this);
     frame->setObjectName(QStringLiteral("kpi_%1").arg(key));
@@ -42,11 +40,9 @@ void KpiStrip::addCard(const QString& key, const QString& title, const QString& 
     styleCard(m_cards[key]);
 }
 
-void KpiStrip::setCard(const QString& key, const QString& value, const QString& detail, KpiLevel level)
-{
+void KpiStrip::setCard(const QString& key, const QString& value, const QString& detail, KpiLevel level) {
     auto it = m_cards.find(key);
-    if (it == m_cards.end())
-        return;
+    if (it == m_cards.end()) return;
     it->value->setText(value);
     it->detail->setText(detail);
     if (it->level != level) {
@@ -55,57 +51,55 @@ void KpiStrip::setCard(const QString& key, const QString& value, const QString& 
     }
 }
 
-void KpiStrip::setCardVisible(const QString& key, bool visible)
-{
-    if (auto it = m_cards.find(key); it != m_cards.end())
-        it->frame->setVisible(visible);
+void KpiStrip::setCardVisible(const QString& key, bool visible) {
+    if (auto it = m_cards.find(key); it != m_cards.end()) it->frame->setVisible(visible);
 }
 
-void KpiStrip::setCardToolTip(const QString& key, const QString& toolTip)
-{
-    if (auto it = m_cards.find(key); it != m_cards.end())
-        it->frame->setToolTip(toolTip);
+void KpiStrip::setCardToolTip(const QString& key, const QString& toolTip) {
+    if (auto it = m_cards.find(key); it != m_cards.end()) it->frame->setToolTip(toolTip);
 }
 
-bool KpiStrip::isCardVisible(const QString& key) const
-{
+bool KpiStrip::isCardVisible(const QString& key) const {
     const auto it = m_cards.find(key);
     return it != m_cards.end() && !it->frame->isHidden();
 }
 
-QString KpiStrip::value(const QString& key) const
-{
+QString KpiStrip::value(const QString& key) const {
     const auto it = m_cards.find(key);
     return it == m_cards.end() ? QString() : it->value->text();
 }
 
-QString KpiStrip::detail(const QString& key) const
-{
+QString KpiStrip::detail(const QString& key) const {
     const auto it = m_cards.find(key);
     return it == m_cards.end() ? QString() : it->detail->text();
 }
 
-void KpiStrip::applyTheme(const widgets::Theme& theme)
-{
+void KpiStrip::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
-    for (Card& card : m_cards)
-        styleCard(card);
+    for (Card& card : m_cards) styleCard(card);
 }
 
-void KpiStrip::styleCard(Card& card)
-{
-    if (!m_theme)
-        return;
+void KpiStrip::styleCard(Card& card) {
+    if (!m_theme) return;
     const widgets::ThemeColors& c = m_theme->colors();
     QColor accent = c.grid;
     QColor valueColor = c.textStrong;
     switch (card.level) {
     case KpiLevel::Ok: accent = c.ok; break;
-    case KpiLevel::Warning: accent = c.warn; valueColor = c.warn; break;
-    case KpiLevel::Critical: accent = c.crit; valueColor = c.crit; break;
+    case KpiLevel::Warning:
+        accent = c.warn;
+        valueColor = c.warn;
+        break;
+    case KpiLevel::Critical:
+        accent = c.crit;
+        valueColor = c.crit;
+        break;
     case KpiLevel::Missing: valueColor = c.textDim; break;
     case KpiLevel::Neutral: accent = c.accent; break;
-    case KpiLevel::Silent: accent = c.silent; valueColor = c.silent; break;
+    case KpiLevel::Silent:
+        accent = c.silent;
+        valueColor = c.silent;
+        break;
     }
     card.frame->setStyleSheet(QStringLiteral("#%1 { background: %2; border: 1px solid %3; border-left: 4px solid %4; "
                                              "border-radius: 3px; }")

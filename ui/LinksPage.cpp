@@ -40,8 +40,19 @@ const LinkMetric kLinkMetrics[] = {
     {"Link state", v1::METRIC_UNSPECIFIED, "", 0},
 };
 
-enum PortColumn { PortName, Rail, FarEnd, PhyState, SymbolErrors, LinkDowned, RcvErrors, Ber, XmitGbps, ModuleTemp,
-                  PortColumnCount };
+enum PortColumn {
+    PortName,
+    Rail,
+    FarEnd,
+    PhyState,
+    SymbolErrors,
+    LinkDowned,
+    RcvErrors,
+    Ber,
+    XmitGbps,
+    ModuleTemp,
+    PortColumnCount
+};
 
 double value(const client::Reading& r) { return r.hasValue() ? double(r.value) : 0.0; }
 
@@ -54,13 +65,11 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
       m_metricBox(new QComboBox),
       m_heatmap(new widgets::HeatmapWidget(this)),
       m_noDetail(new QLabel(this)),
-      m_ports(new QTableWidget(0, PortColumnCount, this))
-{
+      m_ports(new QTableWidget(0, PortColumnCount, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
-    for (const LinkMetric& metric : kLinkMetrics)
-        m_metricBox->addItem(QString::fromUtf8(metric.title));
+    for (const LinkMetric& metric : kLinkMetrics) m_metricBox->addItem(QString::fromUtf8(metric.title));
     m_metricBox->setToolTip(QStringLiteral("Colour the NVLinks by …"));
     m_header->addControl(m_metricBox);
     layout->addWidget(m_header);
@@ -71,8 +80,9 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(makeSectionTitle(QStringLiteral("NVLink: GPUs × links, worst GPUs first"), left));
     m_noDetail->setWordWrap(true);
-    m_noDetail->setText(QStringLiteral("This endpoint streams without per-link detail (the console subscribes at "
-                                       "DETAIL_LEVEL_FULL for the Links page; the server sent no NVLink topology)."));
+    m_noDetail->setText(
+        QStringLiteral("This endpoint streams without per-link detail (the console subscribes at "
+                       "DETAIL_LEVEL_FULL for the Links page; the server sent no NVLink topology)."));
     m_noDetail->hide();
     leftLayout->addWidget(m_noDetail);
     leftLayout->addWidget(m_heatmap, 1);
@@ -83,11 +93,10 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(makeSectionTitle(QStringLiteral("Scale-out InfiniBand ports, worst first"), right));
     m_ports->setObjectName(QStringLiteral("linkPorts"));
-    m_ports->setHorizontalHeaderLabels({QStringLiteral("Port"), QStringLiteral("Rail"), QStringLiteral("Far end"),
-                                        QStringLiteral("Phy"), QStringLiteral("Symbol err"),
-                                        QStringLiteral("Link downed"), QStringLiteral("Rcv err"),
-                                        QStringLiteral("Effective BER"), QStringLiteral("Tx Gb/s"),
-                                        QStringLiteral("Module °C")});
+    m_ports->setHorizontalHeaderLabels(
+        {QStringLiteral("Port"), QStringLiteral("Rail"), QStringLiteral("Far end"), QStringLiteral("Phy"),
+         QStringLiteral("Symbol err"), QStringLiteral("Link downed"), QStringLiteral("Rcv err"),
+         QStringLiteral("Effective BER"), QStringLiteral("Tx Gb/s"), QStringLiteral("Module °C")});
     m_ports->verticalHeader()->hide();
     m_ports->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_ports->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -108,8 +117,7 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
     connect(m_heatmap, &widgets::HeatmapWidget::cellActivated, this, [this](int row, int column) {
         if (row < int(m_links.size()) && column < int(m_links[std::size_t(row)].size())) {
             const EntityId link = m_links[std::size_t(row)][std::size_t(column)];
-            if (link.isValid())
-                emit navigationRequested({PageId::Links, m_store.name(link)});
+            if (link.isValid()) emit navigationRequested({PageId::Links, m_store.name(link)});
         }
     });
     connect(m_ports, &QTableWidget::cellActivated, this, [this](int row, int) {
@@ -119,10 +127,11 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
 }
 
 int LinksPage::portRowCount() const { return m_ports->rowCount(); }
-QString LinksPage::worstPortName() const { return m_ports->rowCount() ? m_ports->item(0, PortName)->text() : QString(); }
+QString LinksPage::worstPortName() const {
+    return m_ports->rowCount() ? m_ports->item(0, PortName)->text() : QString();
+}
 
-bool LinksPage::showEntity(const QString& name)
-{
+bool LinksPage::showEntity(const QString& name) {
     EntityId target;
     if (name.isEmpty()) {
         if (auto worst = m_store.worstLink())
@@ -135,21 +144,18 @@ bool LinksPage::showEntity(const QString& name)
         target = m_store.findByName(name);
     }
     const EntityId rack = m_store.rackOf(target);
-    if (!rack.isValid())
-        return false;
+    if (!rack.isValid()) return false;
     const bool newRack = !(rack == m_rack);
     m_rack = rack;
     m_entity = m_store.name(target);
-    if (newRack)
-        rebuildGrid();
+    if (newRack) rebuildGrid();
     m_dirty = true;
     refresh();
     emit entityShown(m_entity);
     return true;
 }
 
-void LinksPage::rebuildGrid()
-{
+void LinksPage::rebuildGrid() {
     m_gpus.clear();
     m_links.clear();
     m_portInfo.clear();
@@ -163,8 +169,7 @@ void LinksPage::rebuildGrid()
     if (rack) {
         for (std::uint32_t nodeIndex : rack->node_indexes()) {
             const v1::Node* node = m_store.nodeInfo(EntityId{m_rack.endpoint, nodeIndex});
-            if (!node)
-                continue;
+            if (!node) continue;
             for (std::uint32_t gpuIndex : node->gpu_indexes()) {
                 const EntityId gpu{m_rack.endpoint, gpuIndex};
                 const v1::Gpu* info = m_store.gpuInfo(gpu);
@@ -181,21 +186,18 @@ void LinksPage::rebuildGrid()
         }
     }
     QStringList columns;
-    for (int l = 0; l < kLinksPerGpu; ++l)
-        columns << QStringLiteral("L%1").arg(l);
+    for (int l = 0; l < kLinksPerGpu; ++l) columns << QStringLiteral("L%1").arg(l);
     m_noDetail->setVisible(!anyLinks && !m_gpus.empty());
     std::vector<widgets::Reading> cells(m_gpus.size() * kLinksPerGpu);
     m_heatmap->setData(int(m_gpus.size()), kLinksPerGpu, std::move(cells), rowLabels, columns);
 }
 
-void LinksPage::setWallDisplay(bool wall)
-{
+void LinksPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
 }
 
-void LinksPage::applyTheme(const widgets::Theme& theme)
-{
+void LinksPage::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
     m_header->applyTheme(theme);
     m_heatmap->setTheme(theme);
@@ -206,66 +208,57 @@ void LinksPage::applyTheme(const widgets::Theme& theme)
 
 bool LinksPage::hasContent() const { return m_rack.isValid() && !m_gpus.empty(); }
 
-void LinksPage::setActive(bool active)
-{
+void LinksPage::setActive(bool active) {
     Page::setActive(active);
-    if (active && !m_rack.isValid())
-        showEntity({});
-    if (active && m_dirty)
-        refresh();
+    if (active && !m_rack.isValid()) showEntity({});
+    if (active && m_dirty) refresh();
 }
 
-void LinksPage::onStoreChanged(const client::FleetChangeSet& changes)
-{
-    if (changes.topologyChanged && m_rack.isValid())
-        rebuildGrid();
+void LinksPage::onStoreChanged(const client::FleetChangeSet& changes) {
+    if (changes.topologyChanged && m_rack.isValid()) rebuildGrid();
     const int row = m_rack.isValid() ? m_store.rackRow(m_rack) : -1;
     const bool mine = row >= 0 && std::binary_search(changes.dirtyRackRows.begin(), changes.dirtyRackRows.end(), row);
     if (mine || changes.freshnessTick || changes.topologyChanged) {
         m_dirty = true;
-        if (isActive())
-            refresh();
+        if (isActive()) refresh();
     }
 }
 
-void LinksPage::applyScale()
-{
-    if (!m_theme)
-        return;
+void LinksPage::applyScale() {
+    if (!m_theme) return;
     const LinkMetric& m = kLinkMetrics[std::max(0, m_metricBox->currentIndex())];
     if (m.metric == v1::METRIC_UNSPECIFIED) {
         const widgets::ThemeColors& c = m_theme->colors();
         m_heatmap->setColorScale(widgets::ColorScale::categorical(
-            QStringLiteral("Link state"), {{QStringLiteral("up"), c.ok}, {QStringLiteral("flapping"), c.warn},
-                                           {QStringLiteral("down"), c.crit}}));
+            QStringLiteral("Link state"),
+            {{QStringLiteral("up"), c.ok}, {QStringLiteral("flapping"), c.warn}, {QStringLiteral("down"), c.crit}}));
     } else if (m.metric == v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK) {
-        m_heatmap->setColorScale(widgets::ColorScale::sequential(QString::fromUtf8(m.title), QString::fromUtf8(m.unit), 0,
-                                                                 m.max, *m_theme, false));
+        m_heatmap->setColorScale(widgets::ColorScale::sequential(QString::fromUtf8(m.title), QString::fromUtf8(m.unit),
+                                                                 0, m.max, *m_theme, false));
     } else {
-        m_heatmap->setColorScale(widgets::ColorScale::sequential(QString::fromUtf8(m.title), QString::fromUtf8(m.unit), 0,
-                                                                 m.max, *m_theme, true, widgets::ColorScale::Mapping::Log1p));
+        m_heatmap->setColorScale(widgets::ColorScale::sequential(QString::fromUtf8(m.title), QString::fromUtf8(m.unit),
+                                                                 0, m.max, *m_theme, true,
+                                                                 widgets::ColorScale::Mapping::Log1p));
     }
 }
 
-void LinksPage::refresh()
-{
-    if (!m_theme || !m_rack.isValid())
-        return;
+void LinksPage::refresh() {
+    if (!m_theme || !m_rack.isValid()) return;
     m_dirty = false;
     m_header->setTitle(QStringLiteral("Links · %1").arg(m_store.name(m_rack)));
-    m_header->setSummary(QStringLiteral("Selected %1 · %2 GPUs × %3 NVLink5 links · rack link errors %4 · "
-                                        "counters count since fleetd started; hatched = stale")
-                             .arg(m_entity)
-                             .arg(m_gpus.size())
-                             .arg(kLinksPerGpu)
-                             .arg(formatReading(m_store.rackReading(m_store.rackRow(m_rack), v1::RACK_LINK_ERRORS_PER_MIN),
-                                                QStringLiteral("/min"), 0)));
+    m_header->setSummary(
+        QStringLiteral("Selected %1 · %2 GPUs × %3 NVLink5 links · rack link errors %4 · "
+                       "counters count since fleetd started; hatched = stale")
+            .arg(m_entity)
+            .arg(m_gpus.size())
+            .arg(kLinksPerGpu)
+            .arg(formatReading(m_store.rackReading(m_store.rackRow(m_rack), v1::RACK_LINK_ERRORS_PER_MIN),
+                               QStringLiteral("/min"), 0)));
     refreshHeatmap();
     refreshPorts();
 }
 
-void LinksPage::refreshHeatmap()
-{
+void LinksPage::refreshHeatmap() {
     const LinkMetric& m = kLinkMetrics[std::max(0, m_metricBox->currentIndex())];
     const bool live = m_store.endpointState(m_rack.endpoint) == client::ConnectionState::Live;
     std::vector<widgets::Reading> cells(m_gpus.size() * kLinksPerGpu);
@@ -273,8 +266,7 @@ void LinksPage::refreshHeatmap()
     for (std::size_t row = 0; row < m_gpus.size(); ++row) {
         for (int l = 0; l < kLinksPerGpu; ++l) {
             const EntityId link = m_links[row][std::size_t(l)];
-            if (!link.isValid())
-                continue;
+            if (!link.isValid()) continue;
             widgets::Reading cell;
             const client::EntityStatus status = m_store.status(link);
             if (m.metric == v1::METRIC_UNSPECIFIED) {
@@ -287,34 +279,35 @@ void LinksPage::refreshHeatmap()
             } else {
                 cell = toWidgetReading(m_store.reading(link, m.metric));
             }
-            if (!live && !cell.isMissing())
-                cell.freshness = widgets::Freshness::Stale;
+            if (!live && !cell.isMissing()) cell.freshness = widgets::Freshness::Stale;
             cells[row * kLinksPerGpu + std::size_t(l)] = cell;
-            badness[row] += value(m_store.reading(link, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL))
-                            + 10 * value(m_store.reading(link, v1::DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL))
-                            + (status.linkState == v1::LINK_STATE_DOWN ? 1e6 : 0)
-                            + (status.linkState == v1::LINK_STATE_FLAPPING ? 1e5 : 0);
+            badness[row] += value(m_store.reading(link, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL)) +
+                            10 * value(m_store.reading(link, v1::DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL)) +
+                            (status.linkState == v1::LINK_STATE_DOWN ? 1e6 : 0) +
+                            (status.linkState == v1::LINK_STATE_FLAPPING ? 1e5 : 0);
         }
     }
     std::vector<int> order(m_gpus.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return badness[std::size_t(a)] > badness[std::size_t(b)]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return badness[std::size_t(a)] > badness[std::size_t(b)]; });
     m_heatmap->setValues(std::move(cells));
     m_heatmap->setRowOrder(std::move(order));
 }
 
-QString LinksPage::linkTooltip(int row, int column) const
-{
-    if (row < 0 || row >= int(m_links.size()) || column < 0 || column >= kLinksPerGpu)
-        return {};
+QString LinksPage::linkTooltip(int row, int column) const {
+    if (row < 0 || row >= int(m_links.size()) || column < 0 || column >= kLinksPerGpu) return {};
     const EntityId link = m_links[std::size_t(row)][std::size_t(column)];
     if (!link.isValid())
-        return QStringLiteral("%1 link %2: not in the topology").arg(m_store.name(m_gpus[std::size_t(row)])).arg(column);
+        return QStringLiteral("%1 link %2: not in the topology")
+            .arg(m_store.name(m_gpus[std::size_t(row)]))
+            .arg(column);
     auto reading = [&](v1::Metric m, const char* unit, int decimals) {
         return formatReading(m_store.reading(link, m), QString::fromUtf8(unit), decimals);
     };
-    return QStringLiteral("<b>%1</b><br>GPU end: %2 link %3<br>State: %4<br>CRC flit: %5 · replay: %6 · recovery: %7"
-                          "<br>Symbol BER: %8<br>Throughput: %9")
+    return QStringLiteral(
+               "<b>%1</b><br>GPU end: %2 link %3<br>State: %4<br>CRC flit: %5 · replay: %6 · recovery: %7"
+               "<br>Symbol BER: %8<br>Throughput: %9")
         .arg(m_store.name(link), m_store.name(m_gpus[std::size_t(row)]))
         .arg(column)
         .arg(linkStateLabel(m_store.status(link).linkState),
@@ -327,8 +320,7 @@ QString LinksPage::linkTooltip(int row, int column) const
              reading(v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, "GB/s", 1));
 }
 
-void LinksPage::refreshPorts()
-{
+void LinksPage::refreshPorts() {
     struct PortRow {
         QStringList cells;
         double badness;
@@ -339,34 +331,37 @@ void LinksPage::refreshPorts()
     if (rack) {
         for (std::uint32_t nodeIndex : rack->node_indexes()) {
             const v1::Node* node = m_store.nodeInfo(EntityId{m_rack.endpoint, nodeIndex});
-            if (!node)
-                continue;
+            if (!node) continue;
             for (std::uint32_t portIndex : node->nic_port_indexes()) {
                 const EntityId port{m_rack.endpoint, portIndex};
                 const v1::NicPort* info = m_portInfo.value(portIndex);
                 const client::Reading phy = m_store.reading(port, v1::IB_PHY_STATE);
                 const client::Reading ber = m_store.reading(port, v1::IB_EFFECTIVE_BER);
                 const bool down = phy.hasValue() && phy.value != 5;
-                const double badness = (down ? 1e12 : 0) + value(m_store.reading(port, v1::IB_LINK_DOWNED_COUNTER)) * 1e6
-                                       + value(ber) * 1e15 + value(m_store.reading(port, v1::IB_SYMBOL_ERROR_COUNTER));
-                rows.push_back(
-                    {{m_store.name(port), info ? QString::number(info->rail()) : QStringLiteral("?"),
-                      info ? QStringLiteral("%1 port %2").arg(QString::fromStdString(info->switch_name())).arg(info->switch_port())
-                           : QStringLiteral("n/a"),
-                      phy.hasValue() ? (phy.value == 5 ? QStringLiteral("LinkUp") : QStringLiteral("down (%1)").arg(int(phy.value)))
-                                     : QStringLiteral("n/a"),
-                      formatReading(m_store.reading(port, v1::IB_SYMBOL_ERROR_COUNTER), {}, 0),
-                      formatReading(m_store.reading(port, v1::IB_LINK_DOWNED_COUNTER), {}, 0),
-                      formatReading(m_store.reading(port, v1::IB_PORT_RCV_ERRORS), {}, 0),
-                      ber.hasValue() ? QString::number(ber.value, 'e', 2) : QStringLiteral("n/a"),
-                      formatReading(m_store.reading(port, v1::IB_PORT_XMIT_DATA_GBPS), {}, 0),
-                      formatReading(m_store.reading(port, v1::IB_MODULE_TEMPERATURE_C), {}, 1)},
-                     badness,
-                     down});
+                const double badness = (down ? 1e12 : 0) +
+                                       value(m_store.reading(port, v1::IB_LINK_DOWNED_COUNTER)) * 1e6 +
+                                       value(ber) * 1e15 + value(m_store.reading(port, v1::IB_SYMBOL_ERROR_COUNTER));
+                rows.push_back({{m_store.name(port), info ? QString::number(info->rail()) : QStringLiteral("?"),
+                                 info ? QStringLiteral("%1 port %2")
+                                            .arg(QString::fromStdString(info->switch_name()))
+                                            .arg(info->switch_port())
+                                      : QStringLiteral("n/a"),
+                                 phy.hasValue() ? (phy.value == 5 ? QStringLiteral("LinkUp")
+                                                                  : QStringLiteral("down (%1)").arg(int(phy.value)))
+                                                : QStringLiteral("n/a"),
+                                 formatReading(m_store.reading(port, v1::IB_SYMBOL_ERROR_COUNTER), {}, 0),
+                                 formatReading(m_store.reading(port, v1::IB_LINK_DOWNED_COUNTER), {}, 0),
+                                 formatReading(m_store.reading(port, v1::IB_PORT_RCV_ERRORS), {}, 0),
+                                 ber.hasValue() ? QString::number(ber.value, 'e', 2) : QStringLiteral("n/a"),
+                                 formatReading(m_store.reading(port, v1::IB_PORT_XMIT_DATA_GBPS), {}, 0),
+                                 formatReading(m_store.reading(port, v1::IB_MODULE_TEMPERATURE_C), {}, 1)},
+                                badness,
+                                down});
             }
         }
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const PortRow& a, const PortRow& b) { return a.badness > b.badness; });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const PortRow& a, const PortRow& b) { return a.badness > b.badness; });
     m_ports->setRowCount(int(rows.size()));
     for (int r = 0; r < int(rows.size()); ++r) {
         for (int c = 0; c < PortColumnCount; ++c) {

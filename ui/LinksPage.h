@@ -63,8 +63,8 @@ private:
     widgets::HeatmapWidget* m_heatmap;
     QLabel* m_noDetail;
     QTableWidget* m_ports;
-    std::vector<client::EntityId> m_gpus;                 // heatmap rows
-    std::vector<std::vector<client::EntityId>> m_links;   // [row][link id]
+    std::vector<client::EntityId> m_gpus;                       // heatmap rows
+    std::vector<std::vector<client::EntityId>> m_links;         // [row][link id]
     QHash<quint32, const watchfloor::v1::NicPort*> m_portInfo;  // into the endpoint's topology
     bool m_dirty = true;
 };

@@ -4,18 +4,18 @@
 #include "ConnectionBanner.h"
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
+#include "HandoffBanner.h"
 #include "IncidentsDock.h"
 #include "JumpBox.h"
 #include "OperationsDock.h"
 #include "OperatorActions.h"
 #include "Page.h"
 #include "Pages.h"
-#include "SourcesDock.h"
 #include "PagingIndicator.h"
-#include "ShiftHandoffDialog.h"
-#include "HandoffBanner.h"
 #include "RewindBar.h"
 #include "RewindController.h"
+#include "ShiftHandoffDialog.h"
+#include "SourcesDock.h"
 #include "SourcesIndicator.h"
 #include "ThemeStyling.h"
 
@@ -54,8 +54,7 @@ MainWindow::MainWindow(PageContext context, MainWindowOptions options, QWidget* 
       m_context(std::move(context)),
       m_options(std::move(options)),
       m_theme(&widgets::Theme::builtin(m_options.wallDisplay ? widgets::ThemeVariant::WarRoom
-                                                              : themeVariantFor(m_options.theme)))
-{
+                                                             : themeVariantFor(m_options.theme))) {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(QStringLiteral("Watchfloor"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/watchfloor.svg")));
@@ -128,11 +127,9 @@ MainWindow::MainWindow(PageContext context, MainWindowOptions options, QWidget* 
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::buildPages()
-{
+void MainWindow::buildPages() {
     for (PageId id : kAllPages) {
-        if (m_options.wallDisplay && !isWallPage(id))
-            continue;
+        if (m_options.wallDisplay && !isWallPage(id)) continue;
         Page* page = createPage(id, m_context, m_stack);
         page->setWallDisplay(m_options.wallDisplay);
         // The wall has no controls at all, not even a chart's Events toggle.
@@ -143,16 +140,13 @@ void MainWindow::buildPages()
         m_stack->addWidget(page);
         connect(page, &Page::navigationRequested, this, &MainWindow::navigate);
         connect(page, &Page::entityShown, this, [this, page] {
-            if (page == currentPage())
-                updateBreadcrumbs();
+            if (page == currentPage()) updateBreadcrumbs();
         });
     }
-    if (auto* fleet = qobject_cast<FleetPage*>(m_pages.value(PageId::Fleet)))
-        fleet->setLens(m_options.lens);
+    if (auto* fleet = qobject_cast<FleetPage*>(m_pages.value(PageId::Fleet))) fleet->setLens(m_options.lens);
 }
 
-void MainWindow::buildToolBar()
-{
+void MainWindow::buildToolBar() {
     m_toolBar = addToolBar(QStringLiteral("Navigation"));
     m_toolBar->setObjectName(QStringLiteral("navigationToolBar"));
     m_toolBar->setMovable(false);
@@ -169,8 +163,7 @@ void MainWindow::buildToolBar()
     m_pageActions = new QActionGroup(this);
     int number = 1;
     for (PageId id : kAllPages) {
-        if (!m_pages.contains(id))
-            continue;
+        if (!m_pages.contains(id)) continue;
         QAction* action = m_toolBar->addAction(pageTitle(id));
         action->setCheckable(true);
         action->setData(int(id));
@@ -214,13 +207,13 @@ void MainWindow::buildToolBar()
     QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
     QAction* handoff = file->addAction(QStringLiteral("Shift handoff…"), this, &MainWindow::openShiftHandoff);
     handoff->setObjectName(QStringLiteral("shiftHandoffAction"));
-    handoff->setToolTip(QStringLiteral("The last hours' incidents, actions, goodput and racks out, as Markdown and PDF"));
+    handoff->setToolTip(
+        QStringLiteral("The last hours' incidents, actions, goodput and racks out, as Markdown and PDF"));
     file->addSeparator();
     file->addAction(quit);
 }
 
-ShiftHandoffDialog* MainWindow::openShiftHandoff()
-{
+ShiftHandoffDialog* MainWindow::openShiftHandoff() {
     auto* dialog = new ShiftHandoffDialog(m_context, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowModality(Qt::WindowModal);
@@ -228,8 +221,7 @@ ShiftHandoffDialog* MainWindow::openShiftHandoff()
     return dialog;
 }
 
-void MainWindow::buildDocks()
-{
+void MainWindow::buildDocks() {
     m_incidents = new IncidentsDock(*m_context.store, m_context.actions, this);
     m_incidents->setObjectName(QStringLiteral("incidentsDock"));
     addDockWidget(Qt::RightDockWidgetArea, m_incidents);
@@ -249,8 +241,7 @@ void MainWindow::buildDocks()
         anyControl = anyControl || m_context.controls[i];
         labels << (i < m_context.store->endpointCount() ? m_context.store->endpointLabel(i) : QString());
     }
-    if (!anyControl)
-        return;  // no control connection: no operations to list
+    if (!anyControl) return;  // no control connection: no operations to list
     m_operations = new OperationsDock(m_context.controls, labels, this);
     addDockWidget(Qt::BottomDockWidgetArea, m_operations);
     tabifyDockWidget(m_operations, m_sources);
@@ -258,8 +249,7 @@ void MainWindow::buildDocks()
     resizeDocks({m_operations}, {200}, Qt::Vertical);
 }
 
-void MainWindow::buildStatusBar()
-{
+void MainWindow::buildStatusBar() {
     for (int i = 0; i < m_context.store->endpointCount(); ++i) {
         auto* label = new QLabel(this);
         label->setObjectName(QStringLiteral("endpointStatus%1").arg(i));
@@ -275,8 +265,7 @@ void MainWindow::buildStatusBar()
     statusBar()->addPermanentWidget(m_serverTimeLabel);
 }
 
-void MainWindow::buildWallHeader(QWidget* host)
-{
+void MainWindow::buildWallHeader(QWidget* host) {
     m_wallHeader = new QWidget(host);
     m_wallHeader->setObjectName(QStringLiteral("wallHeader"));
     auto* layout = new QHBoxLayout(m_wallHeader);
@@ -284,8 +273,7 @@ void MainWindow::buildWallHeader(QWidget* host)
     m_wallTitle = new QLabel(m_wallHeader);
     m_wallKpis = new QLabel(m_wallHeader);
     m_wallClock = new QLabel(m_wallHeader);
-    for (QLabel* label : {m_wallTitle, m_wallKpis, m_wallClock})
-        label->setTextFormat(Qt::RichText);
+    for (QLabel* label : {m_wallTitle, m_wallKpis, m_wallClock}) label->setTextFormat(Qt::RichText);
     layout->addWidget(m_wallTitle);
     layout->addStretch(1);
     layout->addWidget(m_wallKpis);
@@ -293,24 +281,15 @@ void MainWindow::buildWallHeader(QWidget* host)
     layout->addWidget(m_wallClock);
 }
 
-void MainWindow::applyTheme()
-{
-    if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance()))
-        applyApplicationTheme(*app, *m_theme);
-    for (Page* page : std::as_const(m_pages))
-        page->applyTheme(*m_theme);
-    if (m_incidents)
-        m_incidents->applyTheme(*m_theme);
-    if (m_rewind)
-        m_rewind->applyTheme(*m_theme);
-    if (m_handoffBanner)
-        m_handoffBanner->applyTheme(*m_theme);
-    if (m_operations)
-        m_operations->applyTheme(*m_theme);
-    if (m_sources)
-        m_sources->applyTheme(*m_theme);
-    if (m_context.actions)
-        m_context.actions->setTheme(*m_theme);
+void MainWindow::applyTheme() {
+    if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) applyApplicationTheme(*app, *m_theme);
+    for (Page* page : std::as_const(m_pages)) page->applyTheme(*m_theme);
+    if (m_incidents) m_incidents->applyTheme(*m_theme);
+    if (m_rewind) m_rewind->applyTheme(*m_theme);
+    if (m_handoffBanner) m_handoffBanner->applyTheme(*m_theme);
+    if (m_operations) m_operations->applyTheme(*m_theme);
+    if (m_sources) m_sources->applyTheme(*m_theme);
+    if (m_context.actions) m_context.actions->setTheme(*m_theme);
     QFont wallFont = m_theme->font(16, true);
     m_wallTitle->setFont(m_theme->font(20, true));
     m_wallKpis->setFont(wallFont);
@@ -321,10 +300,8 @@ void MainWindow::applyTheme()
     updateConnectionUi();
 }
 
-void MainWindow::setThemeChoice(ThemeChoice choice)
-{
-    if (m_options.wallDisplay)
-        return;
+void MainWindow::setThemeChoice(ThemeChoice choice) {
+    if (m_options.wallDisplay) return;
     m_options.theme = choice;
     m_theme = &widgets::Theme::builtin(themeVariantFor(choice));
     applyTheme();
@@ -332,38 +309,32 @@ void MainWindow::setThemeChoice(ThemeChoice choice)
 
 Page* MainWindow::currentPage() const { return qobject_cast<Page*>(m_stack->currentWidget()); }
 
-Location MainWindow::currentLocation() const
-{
+Location MainWindow::currentLocation() const {
     Page* page = currentPage();
     return page ? Location{page->id(), page->entity()} : Location{};
 }
 
-bool MainWindow::showLocation(const Location& location)
-{
+bool MainWindow::showLocation(const Location& location) {
     Page* target = m_pages.value(location.page);
-    if (!target || !target->showEntity(location.entity))
-        return false;
-    if (Page* old = currentPage(); old && old != target)
-        old->setActive(false);
+    if (!target || !target->showEntity(location.entity)) return false;
+    if (Page* old = currentPage(); old && old != target) old->setActive(false);
     m_stack->setCurrentWidget(target);
     target->setActive(true);
     if (m_pageActions) {
         for (QAction* action : m_pageActions->actions())
             action->setChecked(action->data().toInt() == int(location.page));
     }
-    if (m_rotation)
-        m_rotation->syncTo(location.page);
+    if (m_rotation) m_rotation->syncTo(location.page);
     updateBreadcrumbs();
     updateWallHeader();
     emit locationChanged(currentLocation());
     return true;
 }
 
-bool MainWindow::navigate(const Location& location)
-{
+bool MainWindow::navigate(const Location& location) {
     if (!showLocation(location)) {
-        statusBar()->showMessage(
-            QStringLiteral("%1 cannot show '%2'").arg(pageTitle(location.page), location.entity), 5000);
+        statusBar()->showMessage(QStringLiteral("%1 cannot show '%2'").arg(pageTitle(location.page), location.entity),
+                                 5000);
         return false;
     }
     m_history.visit(currentLocation());
@@ -374,58 +345,48 @@ bool MainWindow::navigate(const Location& location)
     return true;
 }
 
-void MainWindow::goBack()
-{
-    if (m_history.canGoBack())
-        showLocation(m_history.back());
+void MainWindow::goBack() {
+    if (m_history.canGoBack()) showLocation(m_history.back());
     if (m_backAction) {
         m_backAction->setEnabled(m_history.canGoBack());
         m_forwardAction->setEnabled(m_history.canGoForward());
     }
 }
 
-void MainWindow::goForward()
-{
-    if (m_history.canGoForward())
-        showLocation(m_history.forward());
+void MainWindow::goForward() {
+    if (m_history.canGoForward()) showLocation(m_history.forward());
     if (m_backAction) {
         m_backAction->setEnabled(m_history.canGoBack());
         m_forwardAction->setEnabled(m_history.canGoForward());
     }
 }
 
-void MainWindow::openJumpBox()
-{
-    if (!m_options.wallDisplay)
-        m_jumpBox->popup(this);
+void MainWindow::openJumpBox() {
+    if (!m_options.wallDisplay) m_jumpBox->popup(this);
 }
 
-void MainWindow::updateBreadcrumbs()
-{
+void MainWindow::updateBreadcrumbs() {
     const Location here = currentLocation();
     m_breadcrumbs->setCrumbs(breadcrumbsFor(*m_context.store, here.page, here.entity));
     setWindowTitle(QStringLiteral("%1 — Watchfloor").arg(m_breadcrumbs->path()));
 }
 
-void MainWindow::onStoreChanged(const client::FleetChangeSet& changes)
-{
-    if (!changes.endpointsChanged.isEmpty() || changes.topologyChanged || changes.freshnessTick || changes.sourcesChanged)
+void MainWindow::onStoreChanged(const client::FleetChangeSet& changes) {
+    if (!changes.endpointsChanged.isEmpty() || changes.topologyChanged || changes.freshnessTick ||
+        changes.sourcesChanged)
         updateConnectionUi();
-    if (changes.topologyChanged)
-        updateBreadcrumbs();
+    if (changes.topologyChanged) updateBreadcrumbs();
     if (m_pagingIndicator && (changes.fleetChanged || !changes.endpointsChanged.isEmpty()))
         m_pagingIndicator->refresh(*m_context.store, *m_theme);
-    if (changes.fleetChanged || changes.freshnessTick || changes.sourcesChanged || changes.jobsReset
-        || !changes.dirtyJobRows.empty())
+    if (changes.fleetChanged || changes.freshnessTick || changes.sourcesChanged || changes.jobsReset ||
+        !changes.dirtyJobRows.empty())
         updateWallHeader();
     if (m_options.wallDisplay && changes.eventsAdded > 0 && m_options.rotateInterval.count() == 0) {
-        if (auto incident = newWorstIncident())
-            showLocation(*incident);
+        if (auto incident = newWorstIncident()) showLocation(*incident);
     }
 }
 
-void MainWindow::updateConnectionUi()
-{
+void MainWindow::updateConnectionUi() {
     const client::FleetStore& store = *m_context.store;
     const QList<int> blind = client::overviewOfSources(store).blindEndpoints;
     QStringList problems;
@@ -441,39 +402,44 @@ void MainWindow::updateConnectionUi()
         } else {
             const QString status = store.endpointStatus(i);
             problems << QStringLiteral("%1: %2").arg(label, status.isEmpty() ? client::displayName(state) : status);
-            critical = critical || state == ConnectionState::Reconnecting || state == ConnectionState::Incompatible
-                       || state == ConnectionState::Stale;
+            critical = critical || state == ConnectionState::Reconnecting || state == ConnectionState::Incompatible ||
+                       state == ConnectionState::Stale;
         }
         if (i < m_endpointLabels.size()) {
-            const QColor dot = silent                                                                 ? m_theme->colors().crit
-                               : state == ConnectionState::Live                                       ? m_theme->colors().ok
-                               : state == ConnectionState::Connecting || state == ConnectionState::Stale ? m_theme->colors().warn
-                                                                                                          : m_theme->colors().crit;
+            const QColor dot = silent                           ? m_theme->colors().crit
+                               : state == ConnectionState::Live ? m_theme->colors().ok
+                               : state == ConnectionState::Connecting || state == ConnectionState::Stale
+                                   ? m_theme->colors().warn
+                                   : m_theme->colors().crit;
             // "● eu-fleet (10.0.0.7:50551) — Live": which fleet, where, and its state; the full
             // status line is the tooltip.
             const QString target = store.endpointTarget(i);
-            const QString where = target.isEmpty() || target.contains(label) ? (target.isEmpty() ? label : target)
-                                                                              : QStringLiteral("%1 (%2)").arg(label, target);
+            const QString where = target.isEmpty() || target.contains(label)
+                                      ? (target.isEmpty() ? label : target)
+                                      : QStringLiteral("%1 (%2)").arg(label, target);
             // Rewound, the pages show the past: "Live" beside the AS OF banner would be read as
             // "what you see is live", so the connection is named and the moment shown.
             const std::int64_t pastMs = m_rewind ? m_rewind->pastShownMs() : 0;
-            const QString stateText = silent ? QStringLiteral("<b style='color:%1'>reachable, no live telemetry</b>")
-                                                   .arg(m_theme->colors().crit.name())
-                                      : pastMs != 0 && state == ConnectionState::Live
-                                          ? QStringLiteral("connected, viewing the past as of %1 UTC").arg(formatUnixMs(pastMs))
-                                          : client::displayName(state);
+            const QString stateText =
+                silent ? QStringLiteral("<b style='color:%1'>reachable, no live telemetry</b>")
+                             .arg(m_theme->colors().crit.name())
+                : pastMs != 0 && state == ConnectionState::Live
+                    ? QStringLiteral("connected, viewing the past as of %1 UTC").arg(formatUnixMs(pastMs))
+                    : client::displayName(state);
             m_endpointLabels[i]->setText(QStringLiteral("<span style='color:%1'>●</span> %2 — %3")
                                              .arg(dot.name(), where.toHtmlEscaped(), stateText));
-            m_endpointLabels[i]->setToolTip(silent ? QStringLiteral("fleetd answers, but every telemetry source it reads is "
-                                                                    "down or silent: the values shown are the last read.")
-                                                   : store.endpointStatus(i));
+            m_endpointLabels[i]->setToolTip(
+                silent ? QStringLiteral("fleetd answers, but every telemetry source it reads is "
+                                        "down or silent: the values shown are the last read.")
+                       : store.endpointStatus(i));
         }
     }
     m_everLive = m_everLive || live > 0;
     QString message;
     if (!problems.isEmpty()) {
-        const QString tail = m_everLive ? QStringLiteral(" — values shown are the last received and marked stale; "
-                                                         "reconnecting automatically.")
+        const QString tail = m_everLive ? QStringLiteral(
+                                              " — values shown are the last received and marked stale; "
+                                              "reconnecting automatically.")
                                         : QString();
         message = problems.join(QStringLiteral("   ·   ")) + tail;
     }
@@ -493,20 +459,18 @@ void MainWindow::updateConnectionUi()
             serverMs = std::max(serverMs, store.endpointFleet(i).serverTimeUnixMs());
             speed = store.endpointFleet(i).simSpeed();
         }
-        m_serverTimeLabel->setText(serverMs > 0 ? QStringLiteral("fleet time %1 UTC%2")
-                                                      .arg(formatUnixMs(serverMs, true),
-                                                           speed != 1.0 ? QStringLiteral("  ·  simulated ×%1").arg(speed)
-                                                                        : QString())
-                                                : QStringLiteral("no data yet"));
+        m_serverTimeLabel->setText(
+            serverMs > 0 ? QStringLiteral("fleet time %1 UTC%2")
+                               .arg(formatUnixMs(serverMs, true),
+                                    speed != 1.0 ? QStringLiteral("  ·  simulated ×%1").arg(speed) : QString())
+                         : QStringLiteral("no data yet"));
     }
 }
 
-bool MainWindow::updateSourcesUi(QStringList& problems)
-{
+bool MainWindow::updateSourcesUi(QStringList& problems) {
     const client::FleetStore& store = *m_context.store;
     const client::SourcesOverview overview = client::overviewOfSources(store);
-    if (m_sourcesIndicator)
-        m_sourcesIndicator->refresh(store, *m_theme);
+    if (m_sourcesIndicator) m_sourcesIndicator->refresh(store, *m_theme);
     if (m_sources && overview.total > 0 && !m_sourcesDockOffered) {
         m_sourcesDockOffered = true;
         m_sources->show();
@@ -517,36 +481,33 @@ bool MainWindow::updateSourcesUi(QStringList& problems)
     // not-yet-polled sources are the indicator's business, or the banner would never go away.
     // An endpoint whose sources are all down or silent is the banner's first line, worded like an
     // unreachable one: fleetd answers, but what it shows is as dead.
-    if (overview.down == 0 && overview.blindEndpoints.isEmpty())
-        return false;
+    if (overview.down == 0 && overview.blindEndpoints.isEmpty()) return false;
     for (int endpoint : overview.blindEndpoints)
-        problems << QStringLiteral("%1: reachable, but no live telemetry — %2 — values shown are the last read and "
-                                   "age")
-                        .arg(store.endpointDisplayName(endpoint),
-                             overview.hostsSilent > 0 ? client::silentHostsText(overview)
-                                                      : QStringLiteral("every source down"));
+        problems << QStringLiteral(
+                        "%1: reachable, but no live telemetry — %2 — values shown are the last read and "
+                        "age")
+                        .arg(store.endpointDisplayName(endpoint), overview.hostsSilent > 0
+                                                                      ? client::silentHostsText(overview)
+                                                                      : QStringLiteral("every source down"));
     problems << client::sourcesHeadline(store, overview);
     return sourcesAlarm(overview) == SourcesAlarm::Critical;
 }
 
-void MainWindow::showSourcesDock()
-{
-    if (!m_sources)
-        return;
+void MainWindow::showSourcesDock() {
+    if (!m_sources) return;
     m_sources->show();
     m_sources->raise();
 }
 
-void MainWindow::updateWallHeader()
-{
-    if (!m_options.wallDisplay)
-        return;
+void MainWindow::updateWallHeader() {
+    if (!m_options.wallDisplay) return;
     const client::FleetSummary fleet = m_context.store->fleetSummary();
     const widgets::ThemeColors& c = m_theme->colors();
     const Location here = currentLocation();
-    m_wallTitle->setText(QStringLiteral("<span style='color:%1'>WATCHFLOOR</span>&nbsp;&nbsp;%2%3")
-                             .arg(c.accent.name(), pageTitle(here.page),
-                                  here.entity.isEmpty() ? QString() : QStringLiteral(" · ") + here.entity.toHtmlEscaped()));
+    m_wallTitle->setText(
+        QStringLiteral("<span style='color:%1'>WATCHFLOOR</span>&nbsp;&nbsp;%2%3")
+            .arg(c.accent.name(), pageTitle(here.page),
+                 here.entity.isEmpty() ? QString() : QStringLiteral(" · ") + here.entity.toHtmlEscaped()));
     const QColor incidentColor = fleet.activeIncidents > 0 ? c.crit : c.ok;
     // Jobs without step telemetry are not in the averages: say over how many jobs they are.
     const QString coverage = fleet.jobsInGoodput < fleet.jobsActive
@@ -555,8 +516,9 @@ void MainWindow::updateWallHeader()
                                        .arg(fleet.jobsInGoodput)
                                        .arg(fleet.jobsActive)
                                  : QString();
-    QString text = QStringLiteral("Goodput <b>%1</b>%2 &nbsp; ETTR 1h <b>%3</b> &nbsp; GPUs down <b>%4</b> &nbsp; "
-                                  "<span style='color:%5'>Incidents <b>%6</b></span>")
+    QString text = QStringLiteral(
+                       "Goodput <b>%1</b>%2 &nbsp; ETTR 1h <b>%3</b> &nbsp; GPUs down <b>%4</b> &nbsp; "
+                       "<span style='color:%5'>Incidents <b>%6</b></span>")
                        .arg(formatFleetRatio(fleet, fleet.goodputRatio), coverage,
                             formatFleetRatio(fleet, fleet.ettrSliding1hRatio))
                        .arg(fleet.gpusDown)
@@ -578,35 +540,29 @@ void MainWindow::updateWallHeader()
     m_wallClock->setText(QDateTime::currentDateTimeUtc().toString(QStringLiteral("HH:mm:ss 'UTC'")));
 }
 
-std::optional<Location> MainWindow::newWorstIncident()
-{
+std::optional<Location> MainWindow::newWorstIncident() {
     const client::FleetStore& store = *m_context.store;
     const quint64 from = std::max(store.firstEventSerial(), m_lastIncidentSerialShown + 1);
     for (quint64 serial = store.nextEventSerial(); serial-- > from;) {
         const client::StoredEvent* event = store.eventBySerial(serial);
-        if (!event || event->event.severity() != v1::SEVERITY_CRITICAL)
-            continue;
+        if (!event || event->event.severity() != v1::SEVERITY_CRITICAL) continue;
         m_lastIncidentSerialShown = store.nextEventSerial() - 1;
         const client::EntityId entity = store.eventEntity(*event);
-        if (store.name(entity).isEmpty())
-            return std::nullopt;
+        if (store.name(entity).isEmpty()) return std::nullopt;
         return locationFor(store, entity);
     }
     return std::nullopt;
 }
 
-void MainWindow::onRotationTick()
-{
+void MainWindow::onRotationTick() {
     if (auto incident = newWorstIncident()) {
         showLocation(*incident);
         return;
     }
-    if (m_options.rotateInterval.count() > 0 && m_rotation)
-        showLocation({m_rotation->advance(), {}});
+    if (m_options.rotateInterval.count() > 0 && m_rotation) showLocation({m_rotation->advance(), {}});
 }
 
-void MainWindow::restoreLayout(const ConsoleSettings& settings, QStringList* warnings)
-{
+void MainWindow::restoreLayout(const ConsoleSettings& settings, QStringList* warnings) {
     if (!settings.windowGeometry.isEmpty() && !restoreGeometry(settings.windowGeometry))
         warnings->append(QStringLiteral("The saved window geometry is unusable; using the default size."));
     if (!settings.windowState.isEmpty() && !restoreState(settings.windowState))
@@ -615,18 +571,15 @@ void MainWindow::restoreLayout(const ConsoleSettings& settings, QStringList* war
         m_rewind->pastDock()->hide();  // a layout saved while rewound must not open on the past's dock
 }
 
-void MainWindow::storeLayout(ConsoleSettings& settings) const
-{
+void MainWindow::storeLayout(ConsoleSettings& settings) const {
     settings.windowGeometry = saveGeometry();
     settings.windowState = saveState();
     settings.theme = m_options.theme;
     settings.lastPage = currentLocation().page;
-    if (auto* fleet = qobject_cast<FleetPage*>(m_pages.value(PageId::Fleet)))
-        settings.lens = fleet->lens();
+    if (auto* fleet = qobject_cast<FleetPage*>(m_pages.value(PageId::Fleet))) settings.lens = fleet->lens();
 }
 
-void MainWindow::closeEvent(QCloseEvent* event)
-{
+void MainWindow::closeEvent(QCloseEvent* event) {
     m_rotationTimer.stop();
     QMainWindow::closeEvent(event);
 }

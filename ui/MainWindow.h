@@ -43,10 +43,10 @@ class RewindController;
 class SourcesIndicator;
 
 struct MainWindowOptions {
-    bool wallDisplay = false;                 // --war-room
-    std::chrono::seconds rotateInterval{0};   // wall display only; 0 = no rotation
-    QVector<PageId> rotatePages;              // empty = every page
-    ThemeChoice theme = ThemeChoice::Dark;    // ignored on the wall (always high contrast)
+    bool wallDisplay = false;                // --war-room
+    std::chrono::seconds rotateInterval{0};  // wall display only; 0 = no rotation
+    QVector<PageId> rotatePages;             // empty = every page
+    ThemeChoice theme = ThemeChoice::Dark;   // ignored on the wall (always high contrast)
     QString lens = QStringLiteral("health");
 };
 

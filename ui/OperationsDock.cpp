@@ -36,21 +36,17 @@ class OperationAgeProxy : public QIdentityProxyModel {
 public:
     using QIdentityProxyModel::QIdentityProxyModel;
 
-    QVariant data(const QModelIndex& index, int role) const override
-    {
+    QVariant data(const QModelIndex& index, int role) const override {
         QVariant value = QIdentityProxyModel::data(index, role);
-        if (role != Qt::DisplayRole || index.column() != OperationsModel::Time)
-            return value;
+        if (role != Qt::DisplayRole || index.column() != OperationsModel::Time) return value;
         const auto* model = static_cast<const OperationsModel*>(sourceModel());
         const qint64 created = model->operationAt(index.row()).created_unix_ms();
-        if (created <= 0)
-            return value;
+        if (created <= 0) return value;
         const qint64 ageMs = std::max<qint64>(0, QDateTime::currentMSecsSinceEpoch() - created);
         return QStringLiteral("%1 · %2 ago").arg(value.toString(), formatAge(std::chrono::milliseconds(ageMs)));
     }
 
-    void touchAges()
-    {
+    void touchAges() {
         if (rowCount() > 0)
             emit dataChanged(index(0, OperationsModel::Time), index(rowCount() - 1, OperationsModel::Time),
                              {Qt::DisplayRole});
@@ -62,8 +58,7 @@ class ProgressDelegate : public QStyledItemDelegate {
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
 
-    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override
-    {
+    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
         QStyledItemDelegate::paint(painter, option, QModelIndex());  // background and selection only
         QStyleOptionProgressBar bar;
         bar.rect = option.rect.adjusted(3, 3, -3, -3);
@@ -85,19 +80,18 @@ class ApprovalDialog : public QDialog {
 public:
     ApprovalDialog(client::ControlClient& control, const v1::Operation& operation, const ActionColours& colours,
                    QWidget* parent)
-        : QDialog(parent), m_control(control), m_operationId(QString::fromStdString(operation.id()))
-    {
+        : QDialog(parent), m_control(control), m_operationId(QString::fromStdString(operation.id())) {
         setObjectName(QStringLiteral("approvalDialog"));
         setWindowTitle(QStringLiteral("Approve %1 %2 — Watchfloor")
                            .arg(actionTitle(operation.request().type()), actionTarget(operation.request())));
         auto* layout = new QVBoxLayout(this);
-        const QString html = QStringLiteral("<p><b>%1 %2</b> asked by <b>%3</b></p><p>%4</p>%5<p>%6</p>")
-                                 .arg(actionTitle(operation.request().type()),
-                                      actionTarget(operation.request()).toHtmlEscaped(),
-                                      QString::fromStdString(operation.principal()).toHtmlEscaped(),
-                                      QString::fromStdString(operation.request().reason()).toHtmlEscaped(),
-                                      previewTableHtml(operation.preview(), colours.caution),
-                                      operationSummary(operation).toHtmlEscaped());
+        const QString html =
+            QStringLiteral("<p><b>%1 %2</b> asked by <b>%3</b></p><p>%4</p>%5<p>%6</p>")
+                .arg(actionTitle(operation.request().type()), actionTarget(operation.request()).toHtmlEscaped(),
+                     QString::fromStdString(operation.principal()).toHtmlEscaped(),
+                     QString::fromStdString(operation.request().reason()).toHtmlEscaped(),
+                     previewTableHtml(operation.preview(), colours.caution),
+                     operationSummary(operation).toHtmlEscaped());
         auto* summary = new QLabel(html, this);
         summary->setTextFormat(Qt::RichText);
         summary->setWordWrap(true);
@@ -124,25 +118,23 @@ public:
     }
 
 private:
-    void send()
-    {
-        if (m_inFlight || m_reason->text().trimmed().isEmpty())
-            return;
+    void send() {
+        if (m_inFlight || m_reason->text().trimmed().isEmpty()) return;
         m_inFlight = true;
         m_approve->setEnabled(false);
         m_result->setText(QStringLiteral("Sending the approval…"));
         QPointer<ApprovalDialog> self(this);
-        m_control.approve(m_operationId, m_reason->text().trimmed(), [self](const client::ControlResult<v1::Operation>& r) {
-            if (!self)
-                return;
-            self->m_inFlight = false;
-            if (r.ok) {
-                self->accept();
-                return;
-            }
-            self->m_result->setText(r.message);
-            self->m_approve->setEnabled(!self->m_reason->text().trimmed().isEmpty());
-        });
+        m_control.approve(m_operationId, m_reason->text().trimmed(),
+                          [self](const client::ControlResult<v1::Operation>& r) {
+                              if (!self) return;
+                              self->m_inFlight = false;
+                              if (r.ok) {
+                                  self->accept();
+                                  return;
+                              }
+                              self->m_result->setText(r.message);
+                              self->m_approve->setEnabled(!self->m_reason->text().trimmed().isEmpty());
+                          });
     }
 
     client::ControlClient& m_control;
@@ -163,12 +155,10 @@ OperationsDock::OperationsDock(const QVector<QPointer<client::ControlClient>>& c
       m_model(new OperationsModel(nullptr, this)),
       m_table(new QTableView(this)),
       m_approve(new QPushButton(QStringLiteral("Approve…"), this)),
-      m_status(new QLabel(this))
-{
+      m_status(new QLabel(this)) {
     setObjectName(QStringLiteral("operationsDock"));
     for (int i = 0; i < m_controls.size(); ++i) {
-        if (m_controls[i])
-            m_model->addClient(m_controls[i], labels.value(i));
+        if (m_controls[i]) m_model->addClient(m_controls[i], labels.value(i));
     }
     auto* ages = new OperationAgeProxy(this);
     ages->setSourceModel(m_model);
@@ -194,13 +184,13 @@ OperationsDock::OperationsDock(const QVector<QPointer<client::ControlClient>>& c
 
     connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         const QModelIndex index = m_table->indexAt(pos);
-        if (!index.isValid())
-            return;
+        if (!index.isValid()) return;
         QMenu menu(this);
         populateMenu(menu, index.row());
         menu.exec(m_table->viewport()->mapToGlobal(pos));
     });
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &OperationsDock::updateApproveButton);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &OperationsDock::updateApproveButton);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &OperationsDock::updateApproveButton);
     connect(m_model, &QAbstractItemModel::modelReset, this, &OperationsDock::updateApproveButton);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &OperationsDock::updateApproveButton);
@@ -213,12 +203,10 @@ OperationsDock::OperationsDock(const QVector<QPointer<client::ControlClient>>& c
     connect(m_model, &QAbstractItemModel::rowsInserted, this, fitColumns);
     connect(m_model, &QAbstractItemModel::modelReset, this, fitColumns);
     connect(m_approve, &QPushButton::clicked, this, [this] {
-        if (const int row = selectedRow(); row >= 0)
-            approveRow(row);
+        if (const int row = selectedRow(); row >= 0) approveRow(row);
     });
     for (const QPointer<client::ControlClient>& control : std::as_const(m_controls)) {
-        if (!control)
-            continue;
+        if (!control) continue;
         connect(control, &client::ControlClient::identityChanged, this, &OperationsDock::updateApproveButton);
         connect(control, &client::ControlClient::watchStateChanged, this, &OperationsDock::updateStatus);
     }
@@ -229,40 +217,34 @@ OperationsDock::OperationsDock(const QVector<QPointer<client::ControlClient>>& c
     updateStatus();
 }
 
-int OperationsDock::selectedRow() const
-{
+int OperationsDock::selectedRow() const {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
     return rows.isEmpty() ? -1 : rows.first().row();
 }
 
-bool OperationsDock::canApprove(int row, QString* why) const
-{
+bool OperationsDock::canApprove(int row, QString* why) const {
     auto refuse = [why](const QString& text) {
-        if (why)
-            *why = text;
+        if (why) *why = text;
         return false;
     };
-    if (row < 0 || row >= m_model->rowCount())
-        return refuse(QStringLiteral("Select an operation awaiting approval."));
+    if (row < 0 || row >= m_model->rowCount()) return refuse(QStringLiteral("Select an operation awaiting approval."));
     const v1::Operation& op = m_model->operationAt(row);
     client::ControlClient* control = m_model->clientAt(row);
     if (op.state() != v1::OPERATION_STATE_AWAITING_APPROVAL)
         return refuse(QStringLiteral("This operation is %1; only one awaiting approval can be approved.")
                           .arg(operationStateLabel(op.state())));
-    if (!control || !control->canAct())
-        return refuse(QStringLiteral("Only an operator or admin can approve."));
+    if (!control || !control->canAct()) return refuse(QStringLiteral("Only an operator or admin can approve."));
     if (QString::fromStdString(op.principal()) == control->principal())
-        return refuse(QStringLiteral("You asked for this operation; a second operator must approve it "
-                                     "(fleetd refuses self-approval)."));
+        return refuse(
+            QStringLiteral("You asked for this operation; a second operator must approve it "
+                           "(fleetd refuses self-approval)."));
     if (op.approval_expires_unix_ms() > 0 && op.approval_expires_unix_ms() < QDateTime::currentMSecsSinceEpoch())
         return refuse(QStringLiteral("The approval window has closed; the requester must ask again."));
-    if (why)
-        why->clear();
+    if (why) why->clear();
     return true;
 }
 
-void OperationsDock::updateApproveButton()
-{
+void OperationsDock::updateApproveButton() {
     // Absent, not disabled, for a console that cannot act anywhere (viewers).
     bool anyActor = false;
     for (const QPointer<client::ControlClient>& control : std::as_const(m_controls))
@@ -274,21 +256,17 @@ void OperationsDock::updateApproveButton()
     m_approve->setToolTip(allowed ? QStringLiteral("Approve the selected operation as the second operator") : why);
 }
 
-void OperationsDock::updateStatus()
-{
+void OperationsDock::updateStatus() {
     QStringList lines;
     for (const QPointer<client::ControlClient>& control : std::as_const(m_controls)) {
-        if (control)
-            lines << control->watchStatusText();
+        if (control) lines << control->watchStatusText();
     }
     m_status->setText(lines.isEmpty() ? QStringLiteral("No control connection (start the console with --token-file).")
-                                       : lines.join(QStringLiteral(" · ")));
+                                      : lines.join(QStringLiteral(" · ")));
 }
 
-void OperationsDock::populateMenu(QMenu& menu, int row)
-{
-    if (row < 0 || row >= m_model->rowCount())
-        return;
+void OperationsDock::populateMenu(QMenu& menu, int row) {
+    if (row < 0 || row >= m_model->rowCount()) return;
     const v1::Operation op = m_model->operationAt(row);
     client::ControlClient* control = m_model->clientAt(row);
     if (control && control->canAct() && op.state() == v1::OPERATION_STATE_AWAITING_APPROVAL) {
@@ -302,13 +280,12 @@ void OperationsDock::populateMenu(QMenu& menu, int row)
     const QString id = QString::fromStdString(op.id());
     const QString requestId = QString::fromStdString(op.request_id());
     menu.addAction(QStringLiteral("Copy operation id"), this, [id] { QApplication::clipboard()->setText(id); });
-    menu.addAction(QStringLiteral("Copy request id"), this, [requestId] { QApplication::clipboard()->setText(requestId); });
+    menu.addAction(QStringLiteral("Copy request id"), this,
+                   [requestId] { QApplication::clipboard()->setText(requestId); });
 }
 
-void OperationsDock::approveRow(int row)
-{
-    if (!canApprove(row))
-        return;
+void OperationsDock::approveRow(int row) {
+    if (!canApprove(row)) return;
     auto* dialog = new ApprovalDialog(*m_model->clientAt(row), m_model->operationAt(row), m_colours, window());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowModality(Qt::WindowModal);
@@ -316,8 +293,7 @@ void OperationsDock::approveRow(int row)
     emit approvalDialogOpened(dialog);
 }
 
-void OperationsDock::applyTheme(const widgets::Theme& theme)
-{
+void OperationsDock::applyTheme(const widgets::Theme& theme) {
     m_colours = ActionColours::of(theme);
     m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(theme.font(9.5)).height() + 8);
 }

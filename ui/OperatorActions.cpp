@@ -16,27 +16,23 @@ using client::EntityId;
 
 OperatorActions::OperatorActions(const client::FleetStore& store, QVector<QPointer<client::ControlClient>> controls,
                                  QObject* parent)
-    : QObject(parent), m_store(store), m_controls(std::move(controls))
-{
+    : QObject(parent), m_store(store), m_controls(std::move(controls)) {
     for (const QPointer<client::ControlClient>& control : std::as_const(m_controls)) {
         if (control)
             connect(control, &client::ControlClient::identityChanged, this, &OperatorActions::availabilityChanged);
     }
 }
 
-client::ControlClient* OperatorActions::control(int endpoint) const
-{
+client::ControlClient* OperatorActions::control(int endpoint) const {
     return endpoint >= 0 && endpoint < m_controls.size() ? m_controls[endpoint].data() : nullptr;
 }
 
-client::ControlClient* OperatorActions::actorFor(int endpoint) const
-{
+client::ControlClient* OperatorActions::actorFor(int endpoint) const {
     client::ControlClient* client = control(endpoint);
     return client && client->canAct() ? client : nullptr;
 }
 
-ActionDraft OperatorActions::draft(int endpoint, v1::ActionType type, const QString& target) const
-{
+ActionDraft OperatorActions::draft(int endpoint, v1::ActionType type, const QString& target) const {
     ActionDraft d;
     d.endpoint = endpoint;
     d.request.set_type(type);
@@ -52,14 +48,14 @@ ActionDraft OperatorActions::draft(int endpoint, v1::ActionType type, const QStr
     return d;
 }
 
-ActionDraft OperatorActions::lifecycleDraft(int endpoint, EntityId tray, const QString& name) const
-{
+ActionDraft OperatorActions::lifecycleDraft(int endpoint, EntityId tray, const QString& name) const {
     // Pre-selected: automation's proposal, else back to production from elsewhere, else triage.
     const client::TrayLifecycleStatus* lifecycle = m_store.trayLifecycle(tray);
     v1::TrayLifecycle suggested = v1::TRAY_LIFECYCLE_TRIAGE;
     if (lifecycle && lifecycle->proposed != v1::TRAY_LIFECYCLE_UNSPECIFIED)
         suggested = lifecycle->proposed;
-    else if (lifecycle && lifecycle->state != v1::TRAY_LIFECYCLE_UNSPECIFIED && lifecycle->state != v1::TRAY_LIFECYCLE_PRODUCTION)
+    else if (lifecycle && lifecycle->state != v1::TRAY_LIFECYCLE_UNSPECIFIED &&
+             lifecycle->state != v1::TRAY_LIFECYCLE_PRODUCTION)
         suggested = v1::TRAY_LIFECYCLE_PRODUCTION;
     ActionDraft d;
     d.endpoint = endpoint;
@@ -74,11 +70,9 @@ ActionDraft OperatorActions::lifecycleDraft(int endpoint, EntityId tray, const Q
     return d;
 }
 
-QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const
-{
+QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const {
     QList<ActionDraft> drafts;
-    if (!entity.isValid() || !actorFor(entity.endpoint))
-        return drafts;
+    if (!entity.isValid() || !actorFor(entity.endpoint)) return drafts;
     const int endpoint = entity.endpoint;
     EntityId subject = entity;
     if (m_store.kind(subject) == v1::ENTITY_KIND_GPU || m_store.kind(subject) == v1::ENTITY_KIND_CPU)
@@ -86,15 +80,13 @@ QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const
     switch (m_store.kind(subject)) {
     case v1::ENTITY_KIND_NODE: {
         const v1::Node* node = m_store.nodeInfo(subject);
-        if (!node)
-            break;
+        if (!node) break;
         const QString name = QString::fromStdString(node->name());
         const v1::NodeState state = m_store.status(subject).nodeState;
         // Slurm's view: a drained, draining or down node is resumed, any other is drained.
-        const bool outOfService = state == v1::NODE_STATE_DRAINING || state == v1::NODE_STATE_DRAINED
-                                  || state == v1::NODE_STATE_DOWN;
-        if (!outOfService)
-            drafts << draft(endpoint, v1::ACTION_TYPE_DRAIN_NODE, name);
+        const bool outOfService =
+            state == v1::NODE_STATE_DRAINING || state == v1::NODE_STATE_DRAINED || state == v1::NODE_STATE_DOWN;
+        if (!outOfService) drafts << draft(endpoint, v1::ACTION_TYPE_DRAIN_NODE, name);
         if (outOfService || state == v1::NODE_STATE_UNSPECIFIED)
             drafts << draft(endpoint, v1::ACTION_TYPE_RESUME_NODE, name);
         drafts << lifecycleDraft(endpoint, subject, name);
@@ -102,8 +94,7 @@ QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const
     }
     case v1::ENTITY_KIND_RACK: {
         const v1::Rack* rack = m_store.rackInfo(subject);
-        if (!rack)
-            break;
+        if (!rack) break;
         const QString name = QString::fromStdString(rack->name());
         if (m_store.status(subject).rackState == v1::RACK_STATE_ISOLATED)
             drafts << draft(endpoint, v1::ACTION_TYPE_RESTORE_RACK, name);
@@ -114,11 +105,9 @@ QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const
     case v1::ENTITY_KIND_JOB: {
         const int row = m_store.jobRow(subject);
         const v1::Job* job = row >= 0 ? m_store.job(row) : nullptr;
-        if (!job || job->state() == v1::JOB_STATE_FINISHED)
-            break;
+        if (!job || job->state() == v1::JOB_STATE_FINISHED) break;
         ActionDraft restart = draft(endpoint, v1::ACTION_TYPE_RESTART_JOB, QString::fromStdString(job->name()));
-        for (const QString& node : nodesToAvoid(subject))
-            restart.request.add_exclude_node_names(node.toStdString());
+        for (const QString& node : nodesToAvoid(subject)) restart.request.add_exclude_node_names(node.toStdString());
         drafts << restart;
         break;
     }
@@ -127,14 +116,11 @@ QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const
     return drafts;
 }
 
-QList<ActionDraft> OperatorActions::draftsForEvent(quint64 eventSerial) const
-{
+QList<ActionDraft> OperatorActions::draftsForEvent(quint64 eventSerial) const {
     const client::StoredEvent* event = m_store.eventBySerial(eventSerial);
-    if (!event)
-        return {};
+    if (!event) return {};
     client::ControlClient* client = actorFor(event->endpoint);
-    if (!client)
-        return {};
+    if (!client) return {};
     QList<ActionDraft> drafts;
     if (!client->isAcknowledged(event->event.id())) {
         ActionDraft d;
@@ -154,10 +140,8 @@ QList<ActionDraft> OperatorActions::draftsForEvent(quint64 eventSerial) const
     return drafts;
 }
 
-QList<ActionDraft> OperatorActions::draftsForIncident(int endpoint, const v1::Incident& incident) const
-{
-    if (!actorFor(endpoint))
-        return {};
+QList<ActionDraft> OperatorActions::draftsForIncident(int endpoint, const v1::Incident& incident) const {
+    if (!actorFor(endpoint)) return {};
     QList<ActionDraft> drafts;
     auto step = [&](v1::ActionType type) {
         ActionDraft d;
@@ -168,23 +152,19 @@ QList<ActionDraft> OperatorActions::draftsForIncident(int endpoint, const v1::In
         drafts << d;
     };
     const v1::IncidentState state = incident.state();
-    if (state == v1::INCIDENT_STATE_OPEN)
-        step(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT);
+    if (state == v1::INCIDENT_STATE_OPEN) step(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT);
     if (state == v1::INCIDENT_STATE_OPEN || state == v1::INCIDENT_STATE_ACKNOWLEDGED)
         step(v1::ACTION_TYPE_MITIGATE_INCIDENT);
     // fleetd refuses an operator's resolve while a member is active: not offered then.
-    if (state != v1::INCIDENT_STATE_RESOLVED && incident.active_members() == 0)
-        step(v1::ACTION_TYPE_RESOLVE_INCIDENT);
+    if (state != v1::INCIDENT_STATE_RESOLVED && incident.active_members() == 0) step(v1::ACTION_TYPE_RESOLVE_INCIDENT);
     step(v1::ACTION_TYPE_NOTE_INCIDENT);
     return drafts;
 }
 
 std::optional<ActionDraft> OperatorActions::draftPostHandoff(std::int64_t periodStartMs, std::int64_t periodEndMs,
-                                                            const QString& noteLine) const
-{
+                                                             const QString& noteLine) const {
     const int endpoint = firstActableEndpoint();
-    if (endpoint < 0)
-        return std::nullopt;
+    if (endpoint < 0) return std::nullopt;
     ActionDraft d = draft(endpoint, v1::ACTION_TYPE_POST_HANDOFF, {});
     d.request.set_handoff_period_start_unix_ms(periodStartMs);
     d.request.set_handoff_period_end_unix_ms(periodEndMs);
@@ -194,25 +174,22 @@ std::optional<ActionDraft> OperatorActions::draftPostHandoff(std::int64_t period
     return d;
 }
 
-int OperatorActions::firstActableEndpoint() const
-{
+int OperatorActions::firstActableEndpoint() const {
     for (int endpoint = 0; endpoint < m_controls.size(); ++endpoint)
-        if (actorFor(endpoint))
-            return endpoint;
+        if (actorFor(endpoint)) return endpoint;
     return -1;
 }
 
 std::optional<ActionDraft> OperatorActions::draftAcknowledgeHandoff(int endpoint, const v1::ShiftHandoff& handoff,
-                                                                   QString* why) const
-{
+                                                                    QString* why) const {
     auto refuse = [&](const QString& reason) -> std::optional<ActionDraft> {
-        if (why)
-            *why = reason;
+        if (why) *why = reason;
         return std::nullopt;
     };
     const client::ControlClient* client = control(endpoint);
     if (!client)
-        return refuse(QStringLiteral("No control connection to this fleetd: handoffs can be read here, not acknowledged."));
+        return refuse(
+            QStringLiteral("No control connection to this fleetd: handoffs can be read here, not acknowledged."));
     if (!actorFor(endpoint))
         return refuse(QStringLiteral("Your role (%1) can read handoffs but not acknowledge them.")
                           .arg(roleLabel(client->role())));
@@ -222,37 +199,31 @@ std::optional<ActionDraft> OperatorActions::draftAcknowledgeHandoff(int endpoint
     d.request.set_handoff_id(handoff.id());
     d.request.set_reason("taking over the shift");
     d.label = QStringLiteral("%1 %2…").arg(actionTitle(v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF),
-                                          QString::fromStdString(handoff.id()));
+                                           QString::fromStdString(handoff.id()));
     return d;
 }
 
-QStringList OperatorActions::nodesToAvoid(EntityId job) const
-{
+QStringList OperatorActions::nodesToAvoid(EntityId job) const {
     QStringList nodes;
     const int row = m_store.jobRow(job);
     const v1::Job* info = row >= 0 ? m_store.job(row) : nullptr;
-    if (!info)
-        return nodes;
+    if (!info) return nodes;
     for (std::uint32_t index : info->node_indexes()) {
         const EntityId node{job.endpoint, index};
         const v1::Node* nodeInfo = m_store.nodeInfo(node);
-        if (!nodeInfo)
-            continue;
+        if (!nodeInfo) continue;
         const client::EntityStatus status = m_store.status(node);
-        bool avoid = status.nodeState == v1::NODE_STATE_DRAINING || status.nodeState == v1::NODE_STATE_DRAINED
-                     || status.nodeState == v1::NODE_STATE_DOWN || status.health == v1::HEALTH_STATE_FAILED;
+        bool avoid = status.nodeState == v1::NODE_STATE_DRAINING || status.nodeState == v1::NODE_STATE_DRAINED ||
+                     status.nodeState == v1::NODE_STATE_DOWN || status.health == v1::HEALTH_STATE_FAILED;
         for (std::uint32_t gpu : nodeInfo->gpu_indexes())
             avoid = avoid || m_store.status(EntityId{job.endpoint, gpu}).health == v1::HEALTH_STATE_FAILED;
-        if (avoid)
-            nodes << QString::fromStdString(nodeInfo->name());
+        if (avoid) nodes << QString::fromStdString(nodeInfo->name());
     }
     return nodes;
 }
 
-int OperatorActions::addToMenu(QMenu& menu, const QList<ActionDraft>& drafts, QWidget* dialogParent)
-{
-    if (drafts.isEmpty())
-        return 0;
+int OperatorActions::addToMenu(QMenu& menu, const QList<ActionDraft>& drafts, QWidget* dialogParent) {
+    if (drafts.isEmpty()) return 0;
     menu.addSeparator();
     for (const ActionDraft& d : drafts) {
         QAction* action = menu.addAction(d.label, this, [this, d, dialogParent] { open(d, dialogParent); });
@@ -262,12 +233,10 @@ int OperatorActions::addToMenu(QMenu& menu, const QList<ActionDraft>& drafts, QW
     return int(drafts.size());
 }
 
-ActionDialog* OperatorActions::open(const ActionDraft& d, QWidget* parent)
-{
+ActionDialog* OperatorActions::open(const ActionDraft& d, QWidget* parent) {
     // Checked again: the role may have changed since the menu was built.
     client::ControlClient* client = actorFor(d.endpoint);
-    if (!client)
-        return nullptr;
+    if (!client) return nullptr;
     auto* dialog = new ActionDialog(*client, d.request, parent);
     dialog->setColours(m_colours);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

@@ -22,7 +22,7 @@ class QWidget;
 namespace watchfloor::client {
 class ControlClient;
 class FleetStore;
-}
+}  // namespace watchfloor::client
 
 namespace watchfloor::ui {
 

@@ -14,7 +14,6 @@ namespace watchfloor::client {
 class FleetStore;
 }
 
-
 namespace watchfloor::ui {
 
 class OperatorActions;
@@ -24,8 +23,7 @@ struct PageContext {
     // Indexed by the store's endpoint number; null where there is no live connection.
     QVector<QPointer<client::EndpointConnection>> connections;
 
-    client::EndpointConnection* connection(int endpoint) const
-    {
+    client::EndpointConnection* connection(int endpoint) const {
         return endpoint >= 0 && endpoint < connections.size() ? connections[endpoint].data() : nullptr;
     }
 
@@ -34,8 +32,7 @@ struct PageContext {
     // Null: no action controls at all (war room, tests of read-only pages).
     OperatorActions* actions = nullptr;
 
-    client::ControlClient* control(int endpoint) const
-    {
+    client::ControlClient* control(int endpoint) const {
         return endpoint >= 0 && endpoint < controls.size() ? controls[endpoint].data() : nullptr;
     }
 };

@@ -9,8 +9,7 @@
 namespace watchfloor::ui {
 
 PageHeader::PageHeader(const QString& title, QWidget* parent)
-    : QWidget(parent), m_title(new QLabel(title, this)), m_summary(new QLabel(this)), m_controls(new QHBoxLayout)
-{
+    : QWidget(parent), m_title(new QLabel(title, this)), m_summary(new QLabel(this)), m_controls(new QHBoxLayout) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* texts = new QVBoxLayout;
@@ -29,21 +28,17 @@ void PageHeader::setTitle(const QString& title) { m_title->setText(title); }
 void PageHeader::setSummary(const QString& summary) { m_summary->setText(summary); }
 QString PageHeader::summary() const { return m_summary->text(); }
 
-void PageHeader::addControl(QWidget* control)
-{
+void PageHeader::addControl(QWidget* control) {
     control->setParent(this);
     m_controls->addWidget(control);
     m_controlWidgets << control;
 }
 
-void PageHeader::setWallDisplay(bool wall)
-{
-    for (QWidget* control : std::as_const(m_controlWidgets))
-        control->setVisible(!wall);
+void PageHeader::setWallDisplay(bool wall) {
+    for (QWidget* control : std::as_const(m_controlWidgets)) control->setVisible(!wall);
 }
 
-void PageHeader::applyTheme(const widgets::Theme& theme)
-{
+void PageHeader::applyTheme(const widgets::Theme& theme) {
     // Font sizes go in the style sheet: an application style sheet would override setFont().
     m_title->setStyleSheet(QStringLiteral("color: %1; font-size: %2pt; font-weight: 700;")
                                .arg(theme.colors().textStrong.name())
@@ -53,8 +48,7 @@ void PageHeader::applyTheme(const widgets::Theme& theme)
                                  .arg(9.5 * theme.fontScale(), 0, 'f', 1));
 }
 
-QLabel* makeSectionTitle(const QString& text, QWidget* parent)
-{
+QLabel* makeSectionTitle(const QString& text, QWidget* parent) {
     auto* label = new QLabel(text.toUpper(), parent);
     label->setProperty("role", QStringLiteral("sectionTitle"));
     return label;

@@ -7,7 +7,6 @@
 
 class QHBoxLayout;
 
-
 namespace watchfloor::widgets {
 class Theme;
 }

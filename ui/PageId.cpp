@@ -4,8 +4,7 @@
 
 namespace watchfloor::ui {
 
-QString pageKey(PageId page)
-{
+QString pageKey(PageId page) {
     switch (page) {
     case PageId::Fleet: return QStringLiteral("fleet");
     case PageId::Rack: return QStringLiteral("rack");
@@ -21,33 +20,25 @@ QString pageKey(PageId page)
     return {};
 }
 
-QString pageTitle(PageId page)
-{
+QString pageTitle(PageId page) {
     QString key = pageKey(page);
     key[0] = key[0].toUpper();
     return key;
 }
 
-std::optional<PageId> pageFromKey(const QString& key)
-{
+std::optional<PageId> pageFromKey(const QString& key) {
     const QString wanted = key.trimmed().toLower();
     for (PageId page : kAllPages) {
-        if (pageKey(page) == wanted)
-            return page;
+        if (pageKey(page) == wanted) return page;
     }
     return std::nullopt;
 }
 
-bool isWallPage(PageId page)
-{
-    return std::find(kWallPages.begin(), kWallPages.end(), page) != kWallPages.end();
-}
+bool isWallPage(PageId page) { return std::find(kWallPages.begin(), kWallPages.end(), page) != kWallPages.end(); }
 
-QStringList allPageKeys()
-{
+QStringList allPageKeys() {
     QStringList keys;
-    for (PageId page : kAllPages)
-        keys << pageKey(page);
+    for (PageId page : kAllPages) keys << pageKey(page);
     return keys;
 }
 

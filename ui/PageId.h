@@ -19,13 +19,12 @@ inline constexpr std::array<PageId, 10> kAllPages{PageId::Fleet,   PageId::Rack,
 // What the war-room wall rotates through: not the audit trail (it names people and their
 // reasons, and is not for a room's big screen), nor the Sources page (a technician's table; the
 // wall shows a silent source on the map, the KPI strip and the banner).
-inline constexpr std::array<PageId, 7> kWallPages{PageId::Fleet,   PageId::Rack, PageId::Cooling,
-                                                  PageId::Links,   PageId::Goodput, PageId::Jobs,
-                                                  PageId::Events};
+inline constexpr std::array<PageId, 7> kWallPages{PageId::Fleet,   PageId::Rack, PageId::Cooling, PageId::Links,
+                                                  PageId::Goodput, PageId::Jobs, PageId::Events};
 bool isWallPage(PageId page);
 
-QString pageKey(PageId page);     // "fleet"
-QString pageTitle(PageId page);   // "Fleet"
+QString pageKey(PageId page);                           // "fleet"
+QString pageTitle(PageId page);                         // "Fleet"
 std::optional<PageId> pageFromKey(const QString& key);  // case-insensitive
 QStringList allPageKeys();
 

@@ -2,8 +2,7 @@
 
 namespace watchfloor::ui {
 
-Page* createPage(PageId id, const PageContext& context, QWidget* parent)
-{
+Page* createPage(PageId id, const PageContext& context, QWidget* parent) {
     switch (id) {
     case PageId::Fleet: return new FleetPage(context, parent);
     case PageId::Rack: return new RackPage(context, parent);

@@ -18,8 +18,7 @@ namespace {
 // SW thermal 0x20, HW thermal 0x40, HW power brake 0x80.
 constexpr std::uint32_t kThrottleReasons = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
-widgets::TrayState trayState(v1::NodeState state)
-{
+widgets::TrayState trayState(v1::NodeState state) {
     switch (state) {
     case v1::NODE_STATE_IDLE: return widgets::TrayState::Idle;
     case v1::NODE_STATE_ALLOCATED: return widgets::TrayState::Allocated;
@@ -31,8 +30,7 @@ widgets::TrayState trayState(v1::NodeState state)
     return widgets::TrayState::Unknown;
 }
 
-widgets::Reading healthReading(v1::HealthState health)
-{
+widgets::Reading healthReading(v1::HealthState health) {
     switch (health) {
     case v1::HEALTH_STATE_HEALTHY: return widgets::Reading::fresh(float(int(widgets::HealthCategory::Healthy)));
     case v1::HEALTH_STATE_DEGRADED: return widgets::Reading::fresh(float(int(widgets::HealthCategory::Degraded)));
@@ -43,28 +41,25 @@ widgets::Reading healthReading(v1::HealthState health)
 }
 
 // "dcgm-exporter down", "node_exporter frozen": what a wall reads from across the room.
-QString silentInWords(const v1::TelemetryHealth& telemetry)
-{
+QString silentInWords(const v1::TelemetryHealth& telemetry) {
     QStringList words;
     for (const v1::ScrapeTarget& t : telemetry.targets())
         if (t.health() != v1::TARGET_HEALTH_UP)
-            words << QStringLiteral("%1 %2").arg(QString::fromStdString(t.exporter()), client::targetHealthLabel(t.health()));
+            words << QStringLiteral("%1 %2").arg(QString::fromStdString(t.exporter()),
+                                                 client::targetHealthLabel(t.health()));
     return words.isEmpty() ? QString::fromStdString(telemetry.reason()) : words.join(QStringLiteral(", "));
 }
 
 }  // namespace
 
-widgets::RackElevation rackElevation(const client::FleetStore& store, EntityId rack, v1::Metric gpuMetric)
-{
+widgets::RackElevation rackElevation(const client::FleetStore& store, EntityId rack, v1::Metric gpuMetric) {
     widgets::RackElevation e;
     const v1::Rack* info = store.rackInfo(rack);
-    if (!info)
-        return e;
+    if (!info) return e;
     const bool live = store.endpointState(rack.endpoint) == client::ConnectionState::Live;
     auto asWidget = [&](const client::Reading& r) {
         widgets::Reading w = toWidgetReading(r);
-        if (!live && !w.isMissing() && !w.isSilent())
-            w.freshness = widgets::Freshness::Stale;
+        if (!live && !w.isMissing() && !w.isSilent()) w.freshness = widgets::Freshness::Stale;
         return w;
     };
     auto id = [&](std::uint32_t index) { return EntityId{rack.endpoint, index}; };
@@ -77,7 +72,8 @@ widgets::RackElevation rackElevation(const client::FleetStore& store, EntityId r
         const v1::Node* nodeInfo = store.nodeInfo(node);
         widgets::ComputeTray& tray = e.compute[std::size_t(t)];
         tray.id = store.name(node);
-        tray.label = QStringLiteral("%1 · %2").arg(nodeInfo ? nodeInfo->slot() : t + 1, 2, 10, QChar(u'0')).arg(tray.id);
+        tray.label =
+            QStringLiteral("%1 · %2").arg(nodeInfo ? nodeInfo->slot() : t + 1, 2, 10, QChar(u'0')).arg(tray.id);
         tray.state = trayState(store.status(node).nodeState);
         if (const v1::TelemetryHealth* telemetry = store.trayTelemetry(node);
             telemetry && telemetry->state() == v1::TELEMETRY_STATE_SILENT) {
@@ -87,19 +83,17 @@ widgets::RackElevation rackElevation(const client::FleetStore& store, EntityId r
         }
         // Under a silent source even a state is the last one read (the health lens has no sample).
         auto onTray = [&](widgets::Reading r) {
-            if (tray.silent && !r.isMissing())
-                r.freshness = widgets::Freshness::Silent;
+            if (tray.silent && !r.isMissing()) r.freshness = widgets::Freshness::Silent;
             return r;
         };
-        if (!nodeInfo)
-            continue;
+        if (!nodeInfo) continue;
         for (int g = 0; g < std::min(nodeInfo->gpu_indexes_size(), 4); ++g) {
             const EntityId gpu = id(nodeInfo->gpu_indexes(g));
             widgets::GpuCell& cell = tray.gpus[std::size_t(g)];
             const client::EntityStatus gpuStatus = store.status(gpu);
             cell.id = store.name(gpu);
             cell.value = onTray(gpuMetric == v1::METRIC_UNSPECIFIED ? healthReading(gpuStatus.health)
-                                                                      : asWidget(store.reading(gpu, gpuMetric)));
+                                                                    : asWidget(store.reading(gpu, gpuMetric)));
             cell.down = gpuStatus.health == v1::HEALTH_STATE_FAILED;
             const client::Reading reasons = store.reading(gpu, v1::DCGM_FI_DEV_CLOCKS_EVENT_REASONS);
             cell.throttling = reasons.hasValue() && (std::uint32_t(reasons.value) & kThrottleReasons) != 0;

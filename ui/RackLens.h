@@ -3,8 +3,8 @@
 // hottest GPU, power, coolant flow, ΔT, link errors, the job on it, that job's goodput. Readings
 // keep their freshness, and every reading of an endpoint that is not Live counts as stale.
 
-#include "EntityId.h"
 #include "ColorScale.h"
+#include "EntityId.h"
 #include "RackMapWidget.h"
 
 #include <QHash>
@@ -15,7 +15,7 @@
 namespace watchfloor::client {
 class FleetStore;
 struct TrayLifecycleStatus;
-}
+}  // namespace watchfloor::client
 
 namespace watchfloor::ui {
 
@@ -36,8 +36,8 @@ private:
 // Warning/critical events of the last `window` of server time, counted per rack row.
 std::vector<int> recentAlertsPerRack(const client::FleetStore& store, std::chrono::milliseconds window);
 
-std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, widgets::Lens lens,
-                                              const RackJobs& jobs, const std::vector<int>& alerts);
+std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, widgets::Lens lens, const RackJobs& jobs,
+                                              const std::vector<int>& alerts);
 widgets::Reading rackLensReading(const client::FleetStore& store, int rackRow, widgets::Lens lens,
                                  const RackJobs& jobs);
 QString rackTooltip(const client::FleetStore& store, int rackRow, const RackJobs& jobs);

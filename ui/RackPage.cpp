@@ -12,18 +12,18 @@
 
 #include "FleetStore.h"
 #include "JobProgress.h"
-#include "XidFilter.h"
-#include "NodeTableModel.h"
 #include "LegendWidget.h"
+#include "NodeTableModel.h"
 #include "RackElevationWidget.h"
+#include "XidFilter.h"
 
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
-#include <QItemSelectionModel>
-#include <QMenu>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QMenu>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableWidget>
@@ -72,8 +72,7 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
       m_nodes(new EntityTableView(m_store, m_nodeModel, this)),
       m_xids(new QTableWidget(0, 5, this)),
       m_jobs(new QTableWidget(0, 4, this)),
-      m_actionBar(new ActionBar(context.actions, this))
-{
+      m_actionBar(new ActionBar(context.actions, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
@@ -134,23 +133,23 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
         applyScale();
         refreshElevation();
     });
-    connect(m_elevation, &widgets::RackElevationWidget::gpuActivated, this,
-            [this](const QString& gpu) { emit navigationRequested({PageId::Rack, gpu}); });
-    connect(m_elevation, &widgets::RackElevationWidget::trayActivated, this,
-            [this](const QString& tray) { emit navigationRequested({PageId::Rack, tray}); });
+    connect(m_elevation, &widgets::RackElevationWidget::gpuActivated, this, [this](const QString& gpu) {
+        emit navigationRequested({PageId::Rack, gpu});
+    });
+    connect(m_elevation, &widgets::RackElevationWidget::trayActivated, this, [this](const QString& tray) {
+        emit navigationRequested({PageId::Rack, tray});
+    });
     connect(m_nodes, &EntityTableView::entityActivated, this,
             [this](EntityId id) { emit navigationRequested(locationFor(m_store, id)); });
     m_nodes->setMenuExtension([this](QMenu& menu, int row) {
-        if (m_actions)
-            m_actions->addToMenu(menu, m_actions->draftsFor(m_nodes->entityAtRow(row)), window());
+        if (m_actions) m_actions->addToMenu(menu, m_actions->draftsFor(m_nodes->entityAtRow(row)), window());
     });
     connect(m_nodes->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &RackPage::updateActionBar);
     m_elevation->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_elevation, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         QMenu menu(this);
         populateElevationMenu(menu, pos);
-        if (!menu.isEmpty())
-            menu.exec(m_elevation->mapToGlobal(pos));
+        if (!menu.isEmpty()) menu.exec(m_elevation->mapToGlobal(pos));
     });
     connect(m_xids, &QTableWidget::cellActivated, this, [this](int row, int) {
         emit navigationRequested({PageId::Rack, m_xids->item(row, 1)->text()});
@@ -164,8 +163,7 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
 QString RackPage::rackName() const { return m_store.name(m_rack); }
 int RackPage::xidRowCount() const { return m_xids->rowCount(); }
 
-bool RackPage::showEntity(const QString& name)
-{
+bool RackPage::showEntity(const QString& name) {
     EntityId target;
     if (name.isEmpty()) {
         if (auto worst = m_store.worstRack())
@@ -178,8 +176,7 @@ bool RackPage::showEntity(const QString& name)
         target = m_store.findByName(name);
     }
     const EntityId rack = m_store.rackOf(target);
-    if (!rack.isValid())
-        return false;
+    if (!rack.isValid()) return false;
     m_rack = rack;
     m_entity = m_store.name(target);
     m_nodeModel->setRack(rack);
@@ -188,8 +185,7 @@ bool RackPage::showEntity(const QString& name)
     const EntityId node = m_store.kind(target) == v1::ENTITY_KIND_GPU ? m_store.parent(target) : target;
     if (m_store.kind(node) == v1::ENTITY_KIND_NODE) {
         for (int row = 0; row < m_nodes->proxy()->rowCount(); ++row) {
-            if (m_nodes->entityAtRow(row) == node)
-                m_nodes->selectRow(row);
+            if (m_nodes->entityAtRow(row) == node) m_nodes->selectRow(row);
         }
     }
     m_dirty = true;
@@ -198,45 +194,41 @@ bool RackPage::showEntity(const QString& name)
     return true;
 }
 
-void RackPage::setWallDisplay(bool wall)
-{
+void RackPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
     m_nodes->setReadOnlyWall(wall);
     m_elevation->setContextMenuPolicy(wall ? Qt::NoContextMenu : Qt::CustomContextMenu);
 }
 
-void RackPage::populateElevationMenu(QMenu& menu, const QPoint& pos)
-{
+void RackPage::populateElevationMenu(QMenu& menu, const QPoint& pos) {
     using Hit = widgets::RackElevationWidget::Hit;
     const Hit hit = m_elevation->hitTest(pos);
     const auto& elevation = m_elevation->elevation();
     QString name = m_store.name(m_rack);
     const bool onTray = hit.kind == Hit::Kind::ComputeTray || hit.kind == Hit::Kind::Gpu || hit.kind == Hit::Kind::Cpu;
     if (onTray && hit.index >= 0 && hit.index < int(elevation.compute.size()))
-        name = hit.kind == Hit::Kind::Gpu && hit.part >= 0 ? elevation.compute[std::size_t(hit.index)].gpus[std::size_t(hit.part)].id
-                                                           : elevation.compute[std::size_t(hit.index)].id;
-    if (name.isEmpty())
-        return;
-    menu.addAction(QStringLiteral("Open %1").arg(name), this, [this, name] { emit navigationRequested({PageId::Rack, name}); });
+        name = hit.kind == Hit::Kind::Gpu && hit.part >= 0
+                   ? elevation.compute[std::size_t(hit.index)].gpus[std::size_t(hit.part)].id
+                   : elevation.compute[std::size_t(hit.index)].id;
+    if (name.isEmpty()) return;
+    menu.addAction(QStringLiteral("Open %1").arg(name), this, [this, name] {
+        emit navigationRequested({PageId::Rack, name});
+    });
     menu.addAction(QStringLiteral("Copy name"), this, [name] { QApplication::clipboard()->setText(name); });
-    if (m_actions)
-        m_actions->addToMenu(menu, m_actions->draftsFor(m_store.findByName(name)), window());
+    if (m_actions) m_actions->addToMenu(menu, m_actions->draftsFor(m_store.findByName(name)), window());
 }
 
-void RackPage::updateActionBar()
-{
+void RackPage::updateActionBar() {
     QList<EntityId> entities;
     const QModelIndex current = m_nodes->selectionModel()->currentIndex();
     if (current.isValid() && m_nodes->entityAtRow(current.row()).isValid())
         entities << m_nodes->entityAtRow(current.row());
-    if (m_rack.isValid())
-        entities << m_rack;
+    if (m_rack.isValid()) entities << m_rack;
     m_actionBar->setEntities(entities);
 }
 
-void RackPage::applyTheme(const widgets::Theme& theme)
-{
+void RackPage::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
     m_elevation->setTheme(theme);
     m_legend->setTheme(theme);
@@ -247,42 +239,33 @@ void RackPage::applyTheme(const widgets::Theme& theme)
     refresh();
 }
 
-bool RackPage::hasContent() const
-{
+bool RackPage::hasContent() const {
     // Rack power comes from the facility (the twin has it, a store of exporters does not); the
     // rack's GPU readings are what every source has.
-    if (!m_rack.isValid())
-        return false;
+    if (!m_rack.isValid()) return false;
     const int row = m_store.rackRow(m_rack);
     return m_store.rackReading(row, v1::RACK_POWER_KW).hasValue() ||
            m_store.rackReading(row, v1::RACK_GPU_TEMP_MAX_C).hasValue();
 }
 
-void RackPage::setActive(bool active)
-{
+void RackPage::setActive(bool active) {
     Page::setActive(active);
-    if (active && m_dirty)
-        refresh();
+    if (active && m_dirty) refresh();
 }
 
-void RackPage::onStoreChanged(const client::FleetChangeSet& changes)
-{
-    if (changes.topologyChanged && m_rack.isValid() && m_store.name(m_rack).isEmpty())
-        m_rack = {};
+void RackPage::onStoreChanged(const client::FleetChangeSet& changes) {
+    if (changes.topologyChanged && m_rack.isValid() && m_store.name(m_rack).isEmpty()) m_rack = {};
     const int row = m_rack.isValid() ? m_store.rackRow(m_rack) : -1;
     const bool mine = row >= 0 && std::binary_search(changes.dirtyRackRows.begin(), changes.dirtyRackRows.end(), row);
-    if (mine || changes.topologyChanged || changes.eventsAdded > 0 || changes.freshnessTick
-        || !changes.dirtyJobRows.empty() || changes.jobsReset) {
+    if (mine || changes.topologyChanged || changes.eventsAdded > 0 || changes.freshnessTick ||
+        !changes.dirtyJobRows.empty() || changes.jobsReset) {
         m_dirty = true;
-        if (isActive())
-            refresh();
+        if (isActive()) refresh();
     }
 }
 
-void RackPage::refresh()
-{
-    if (!m_theme || !m_rack.isValid())
-        return;
+void RackPage::refresh() {
+    if (!m_theme || !m_rack.isValid()) return;
     m_dirty = false;
     const int row = m_store.rackRow(m_rack);
     const v1::Rack* info = m_store.rackInfo(m_rack);
@@ -294,8 +277,7 @@ void RackPage::refresh()
                           .arg(info ? info->position() : 0)
                           .arg(rackStateLabel(status.rackState));
     const QString reason = m_store.statusReason(m_rack);
-    if (!reason.isEmpty())
-        summary += QStringLiteral(" — ") + reason;
+    if (!reason.isEmpty()) summary += QStringLiteral(" — ") + reason;
     if (const int silent = m_store.silentTraysInRack(m_rack); silent > 0 && info)
         summary += QStringLiteral(" · telemetry silent on %1 of %2 trays").arg(silent).arg(info->node_indexes_size());
     m_header->setSummary(summary);
@@ -308,37 +290,33 @@ void RackPage::refresh()
     updateActionBar();
 }
 
-void RackPage::applyScale()
-{
-    if (!m_theme)
-        return;
+void RackPage::applyScale() {
+    if (!m_theme) return;
     const ElevationLens& lens = kElevationLenses[std::max(0, m_lensBox->currentIndex())];
     const widgets::ColorScale scale =
         QLatin1String(lens.key) == QLatin1String("util")
-            ? widgets::ColorScale::sequential(QStringLiteral("GPU utilisation"), QStringLiteral("%"), 0, 100, *m_theme, false)
+            ? widgets::ColorScale::sequential(QStringLiteral("GPU utilisation"), QStringLiteral("%"), 0, 100, *m_theme,
+                                              false)
             : widgets::ColorScale::forLens(lens.lens, *m_theme);
     m_elevation->setColorScale(scale);
     m_legend->setScale(scale);
 }
 
-void RackPage::refreshElevation()
-{
-    if (!m_store.rackInfo(m_rack))
-        return;
+void RackPage::refreshElevation() {
+    if (!m_store.rackInfo(m_rack)) return;
     const ElevationLens& lens = kElevationLenses[std::max(0, m_lensBox->currentIndex())];
     m_elevation->setElevation(rackElevation(m_store, m_rack, lens.metric));
 }
 
-void RackPage::refreshKpis()
-{
+void RackPage::refreshKpis() {
     const int row = m_store.rackRow(m_rack);
     const v1::Rack* info = m_store.rackInfo(m_rack);
-    const v1::CoolingLoop* loop = m_store.coolingLoopInfo(EntityId{m_rack.endpoint, info ? info->cooling_loop_index() : 0});
+    const v1::CoolingLoop* loop =
+        m_store.coolingLoopInfo(EntityId{m_rack.endpoint, info ? info->cooling_loop_index() : 0});
     const client::Reading power = m_store.rackReading(row, v1::RACK_POWER_KW);
     const double design = info ? info->design_power_kw() : std::nan("");
     m_kpis->setCard(QStringLiteral("power"), formatReading(power, QStringLiteral("kW"), 1),
-                    QStringLiteral("design %1 kW").arg(design, 0, 'f', 0),
-                    rackPowerLevel(power, design));
+                    QStringLiteral("design %1 kW").arg(design, 0, 'f', 0), rackPowerLevel(power, design));
 
     const client::Reading hottest = m_store.rackReading(row, v1::RACK_GPU_TEMP_MAX_C);
     double slowdown = std::nan("");
@@ -356,8 +334,7 @@ void RackPage::refreshKpis()
     const client::Reading flow = m_store.rackReading(row, v1::RACK_LIQUID_FLOW_LPM);
     const double designFlow = loop ? loop->design_flow_lpm() : std::nan("");
     m_kpis->setCard(QStringLiteral("flow"), formatReading(flow, QStringLiteral("L/min"), 0),
-                    QStringLiteral("design %1 L/min").arg(designFlow, 0, 'f', 0),
-                    coolantFlowLevel(flow, designFlow));
+                    QStringLiteral("design %1 L/min").arg(designFlow, 0, 'f', 0), coolantFlowLevel(flow, designFlow));
 
     const client::Reading supply = m_store.rackReading(row, v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C);
     const client::Reading ret = m_store.rackReading(row, v1::RACK_LIQUID_RETURN_TEMPERATURE_C);
@@ -366,32 +343,34 @@ void RackPage::refreshKpis()
         delta.value = ret.value - supply.value;
     else
         delta = client::Reading{};
-    m_kpis->setCard(QStringLiteral("deltat"), formatReading(delta, QStringLiteral("°C"), 1),
-                    QStringLiteral("supply %1 → return %2")
-                        .arg(formatReading(supply, QStringLiteral("°C"), 1), formatReading(ret, QStringLiteral("°C"), 1)),
-                    coolantDeltaLevel(delta));
+    m_kpis->setCard(
+        QStringLiteral("deltat"), formatReading(delta, QStringLiteral("°C"), 1),
+        QStringLiteral("supply %1 → return %2")
+            .arg(formatReading(supply, QStringLiteral("°C"), 1), formatReading(ret, QStringLiteral("°C"), 1)),
+        coolantDeltaLevel(delta));
 
     const client::Reading healthy = m_store.rackReading(row, v1::RACK_GPUS_HEALTHY);
     const client::Reading degraded = m_store.rackReading(row, v1::RACK_GPUS_DEGRADED);
     const client::Reading down = m_store.rackReading(row, v1::RACK_GPUS_DOWN);
     const int up = (healthy.hasValue() ? int(healthy.value) : 0) + (degraded.hasValue() ? int(degraded.value) : 0);
-    m_kpis->setCard(QStringLiteral("gpus"), healthy.hasValue() ? QString::number(up) : QStringLiteral("n/a"),
-                    QStringLiteral("%1 degraded · %2 down").arg(formatReading(degraded, {}, 0), formatReading(down, {}, 0)),
-                    gpusUpLevel(down, degraded));
+    m_kpis->setCard(
+        QStringLiteral("gpus"), healthy.hasValue() ? QString::number(up) : QStringLiteral("n/a"),
+        QStringLiteral("%1 degraded · %2 down").arg(formatReading(degraded, {}, 0), formatReading(down, {}, 0)),
+        gpusUpLevel(down, degraded));
 
     const client::Reading wet = m_store.rackReading(row, v1::RACK_LEAK_DETECT);
     const client::Reading faulted = m_store.rackReading(row, v1::RACK_LEAK_SENSOR_FAULT);
     m_kpis->setCard(QStringLiteral("leaks"),
-                    wet.hasValue() ? (wet.value > 0 ? QStringLiteral("%1 wet").arg(int(wet.value)) : QStringLiteral("dry"))
-                                   : QStringLiteral("n/a"),
+                    wet.hasValue()
+                        ? (wet.value > 0 ? QStringLiteral("%1 wet").arg(int(wet.value)) : QStringLiteral("dry"))
+                        : QStringLiteral("n/a"),
                     QStringLiteral("%1 sensors · %2 faulted")
                         .arg(loop ? int(loop->leak_sensor_count()) : 0)
                         .arg(formatReading(faulted, {}, 0)),
                     leakLevel(wet, faulted));
 }
 
-void RackPage::refreshXids()
-{
+void RackPage::refreshXids() {
     m_xids->setRowCount(0);
     for (const client::XidRow& x : client::selectXids(m_store, client::XidFilter{m_rack, kMaxXidRows})) {
         const int row = m_xids->rowCount();
@@ -401,8 +380,7 @@ void RackPage::refreshXids()
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             item->setToolTip(x.message);
-            if (c == 2 && m_theme)
-                item->setForeground(x.fatal ? m_theme->colors().crit : m_theme->colors().warn);
+            if (c == 2 && m_theme) item->setForeground(x.fatal ? m_theme->colors().crit : m_theme->colors().warn);
             m_xids->setItem(row, c, item);
         }
     }
@@ -418,28 +396,23 @@ void RackPage::refreshXids()
     m_xids->resizeColumnsToContents();
 }
 
-void RackPage::refreshJobs()
-{
+void RackPage::refreshJobs() {
     m_jobs->setRowCount(0);
     const v1::Rack* info = m_store.rackInfo(m_rack);
-    if (!info)
-        return;
+    if (!info) return;
     for (int row = 0; row < m_store.jobCount(); ++row) {
         const v1::Job* job = m_store.job(row);
-        if (!job || job->state() == v1::JOB_STATE_FINISHED || m_store.jobAt(row).endpoint != m_rack.endpoint)
-            continue;
+        if (!job || job->state() == v1::JOB_STATE_FINISHED || m_store.jobAt(row).endpoint != m_rack.endpoint) continue;
         int traysHere = 0;
         for (std::uint32_t node : job->node_indexes())
             traysHere += std::count(info->node_indexes().begin(), info->node_indexes().end(), node) > 0 ? 1 : 0;
-        if (traysHere == 0)
-            continue;
+        if (traysHere == 0) continue;
         const int r = m_jobs->rowCount();
         m_jobs->insertRow(r);
         const QStringList cells{QString::fromStdString(job->name()), client::toString(job->state()),
                                 QStringLiteral("%1 of %2").arg(traysHere).arg(job->node_indexes_size()),
                                 formatJobGoodput(*job)};
-        for (int c = 0; c < cells.size(); ++c)
-            m_jobs->setItem(r, c, new QTableWidgetItem(cells[c]));
+        for (int c = 0; c < cells.size(); ++c) m_jobs->setItem(r, c, new QTableWidgetItem(cells[c]));
         if ((job->no_step_telemetry() || client::jobIsStarting(*job)) && m_theme)
             m_jobs->item(r, cells.size() - 1)->setForeground(m_theme->colors().textDim);
     }

@@ -17,11 +17,11 @@ class QTableWidget;
 namespace watchfloor::client {
 struct FleetChangeSet;
 class NodeTableModel;
-}
+}  // namespace watchfloor::client
 namespace watchfloor::widgets {
 class LegendWidget;
 class RackElevationWidget;
-}
+}  // namespace watchfloor::widgets
 
 namespace watchfloor::ui {
 

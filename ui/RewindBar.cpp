@@ -18,8 +18,7 @@ namespace {
 constexpr std::int64_t kDefaultWindowMs = 3'600'000;  // before fleetd has said how far back it reaches
 constexpr int kDebounceMs = 200;
 
-QString agoText(std::int64_t ms)
-{
+QString agoText(std::int64_t ms) {
     const std::int64_t s = ms / 1000;
     if (s < 120) return QStringLiteral("%1 s ago").arg(s);
     if (s < 7200) return QStringLiteral("%1 min ago").arg(s / 60);
@@ -33,8 +32,7 @@ RewindBar::RewindBar(QWidget* parent)
       m_time(new QDateTimeEdit(this)),
       m_live(new QPushButton(QStringLiteral("● Live"), this)),
       m_status(new QLabel(this)),
-      m_banner(new QLabel(this))
-{
+      m_banner(new QLabel(this)) {
     setObjectName(QStringLiteral("rewindBar"));
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(0, 0, 0, 0);
@@ -44,8 +42,9 @@ RewindBar::RewindBar(QWidget* parent)
     auto* title = new QLabel(QStringLiteral("Rewind"), this);
     row->addWidget(title);
     m_slider->setObjectName(QStringLiteral("rewindSlider"));
-    m_slider->setToolTip(QStringLiteral("Drag to see the fleet as it was (rack map, racks, alerts); "
-                                        "the right end is live"));
+    m_slider->setToolTip(
+        QStringLiteral("Drag to see the fleet as it was (rack map, racks, alerts); "
+                       "the right end is live"));
     row->addWidget(m_slider, 1);
     m_time->setObjectName(QStringLiteral("rewindTime"));
     m_time->setTimeSpec(Qt::UTC);
@@ -63,8 +62,9 @@ RewindBar::RewindBar(QWidget* parent)
     m_banner->setAlignment(Qt::AlignCenter);
     m_banner->setWordWrap(true);
     // A colour no live state uses (not the amber or red of a connection banner), large and bold.
-    m_banner->setStyleSheet(QStringLiteral("#rewindBanner { background: #5b2a86; color: white; font-weight: 700; "
-                                           "font-size: 15pt; padding: 6px; }"));
+    m_banner->setStyleSheet(
+        QStringLiteral("#rewindBanner { background: #5b2a86; color: white; font-weight: 700; "
+                       "font-size: 15pt; padding: 6px; }"));
     m_banner->setAccessibleName(QStringLiteral("Rewind banner"));
     m_banner->hide();
     column->addWidget(m_banner);
@@ -72,8 +72,10 @@ RewindBar::RewindBar(QWidget* parent)
     m_debounce.setSingleShot(true);
     m_debounce.setInterval(kDebounceMs);
     connect(&m_debounce, &QTimer::timeout, this, [this] {
-        if (sliderMs() >= m_liveMs) emit liveRequested();
-        else emit moveRequested(sliderMs());
+        if (sliderMs() >= m_liveMs)
+            emit liveRequested();
+        else
+            emit moveRequested(sliderMs());
     });
     connect(m_slider, &QSlider::valueChanged, this, [this] {
         if (!m_placing) m_debounce.start();
@@ -85,21 +87,21 @@ RewindBar::RewindBar(QWidget* parent)
         if (!m_timeTyped) return;  // focus left the field without a new moment in it
         m_timeTyped = false;
         const std::int64_t ms = m_time->dateTime().toMSecsSinceEpoch();
-        if (ms >= m_liveMs) emit liveRequested();
-        else emit moveRequested(ms);
+        if (ms >= m_liveMs)
+            emit liveRequested();
+        else
+            emit moveRequested(ms);
     });
     connect(m_live, &QPushButton::clicked, this, &RewindBar::liveRequested);
     showLive();
 }
 
-std::int64_t RewindBar::sliderMs() const
-{
+std::int64_t RewindBar::sliderMs() const {
     const std::int64_t first = m_earliestMs > 0 ? m_earliestMs : m_liveMs - kDefaultWindowMs;
     return first + std::int64_t(m_slider->value()) * 1000;
 }
 
-void RewindBar::placeHandle(std::int64_t ms)
-{
+void RewindBar::placeHandle(std::int64_t ms) {
     m_placing = true;
     const std::int64_t first = m_earliestMs > 0 ? m_earliestMs : m_liveMs - kDefaultWindowMs;
     m_slider->setRange(0, int(std::max<std::int64_t>(0, (m_liveMs - first) / 1000)));
@@ -108,8 +110,7 @@ void RewindBar::placeHandle(std::int64_t ms)
     m_placing = false;
 }
 
-void RewindBar::setWindow(std::int64_t earliestMs, std::int64_t liveMs)
-{
+void RewindBar::setWindow(std::int64_t earliestMs, std::int64_t liveMs) {
     if (m_slider->isSliderDown() || m_debounce.isActive()) return;  // never move the handle under the operator
     m_earliestMs = earliestMs;
     m_liveMs = liveMs;
@@ -117,8 +118,7 @@ void RewindBar::setWindow(std::int64_t earliestMs, std::int64_t liveMs)
     refreshBanner();
 }
 
-void RewindBar::showLive()
-{
+void RewindBar::showLive() {
     m_pastMs = 0;
     m_problems.clear();
     m_live->setEnabled(false);
@@ -128,12 +128,13 @@ void RewindBar::showLive()
     placeHandle(m_liveMs);
 }
 
-void RewindBar::showFetching(std::int64_t asOfMs) { showStatus(QStringLiteral("fetching %1…").arg(formatUnixMs(asOfMs))); }
+void RewindBar::showFetching(std::int64_t asOfMs) {
+    showStatus(QStringLiteral("fetching %1…").arg(formatUnixMs(asOfMs)));
+}
 
 void RewindBar::showStatus(const QString& text) { m_status->setText(text); }
 
-void RewindBar::showPast(std::int64_t asOfMs, const QStringList& problems)
-{
+void RewindBar::showPast(std::int64_t asOfMs, const QStringList& problems) {
     m_pastMs = asOfMs;
     m_problems = problems;
     m_live->setEnabled(true);
@@ -144,8 +145,7 @@ void RewindBar::showPast(std::int64_t asOfMs, const QStringList& problems)
     m_banner->show();
 }
 
-void RewindBar::refreshBanner()
-{
+void RewindBar::refreshBanner() {
     if (!isPast()) return;
     m_banner->setText(QStringLiteral("AS OF %1 UTC  —  %2  —  PAST STATE, NOT LIVE  —  press Esc for live")
                           .arg(formatUnixMs(m_pastMs), agoText(std::max<std::int64_t>(0, m_liveMs - m_pastMs))));

@@ -51,8 +51,8 @@ private:
     QPushButton* m_live;
     QLabel* m_status;
     QLabel* m_banner;
-    QTimer m_debounce;     // a dragged slider asks fleetd once it rests, not for every pixel
-    bool m_placing = false;  // the handle is being moved by code, not by the operator
+    QTimer m_debounce;         // a dragged slider asks fleetd once it rests, not for every pixel
+    bool m_placing = false;    // the handle is being moved by code, not by the operator
     bool m_timeTyped = false;  // the operator changed the time field since it last went somewhere
     std::int64_t m_earliestMs = 0;
     std::int64_t m_liveMs = 0;

@@ -24,8 +24,7 @@ RewindController::RewindController(const PageContext& live, QMainWindow* window,
       m_past(std::make_unique<client::PastFleet>(*live.store, live.connections)),
       m_bar(new RewindBar(window)),
       m_view(new RewindView(m_past->store(), window)),
-      m_escape(new QShortcut(QKeySequence(Qt::Key_Escape), window))
-{
+      m_escape(new QShortcut(QKeySequence(Qt::Key_Escape), window)) {
     m_escape->setContext(Qt::WindowShortcut);
     m_escape->setEnabled(false);
     connect(m_escape, &QShortcut::activated, this, &RewindController::goLive);
@@ -46,8 +45,7 @@ RewindController::RewindController(const PageContext& live, QMainWindow* window,
 
 RewindController::~RewindController() = default;
 
-QWidget* RewindController::wrap(QWidget* liveArea)
-{
+QWidget* RewindController::wrap(QWidget* liveArea) {
     m_liveArea = liveArea;
     m_area = new QStackedWidget(m_window);
     m_area->setObjectName(QStringLiteral("liveOrPast"));
@@ -56,8 +54,7 @@ QWidget* RewindController::wrap(QWidget* liveArea)
     return m_area;
 }
 
-void RewindController::addDocks(IncidentsDock* liveDock)
-{
+void RewindController::addDocks(IncidentsDock* liveDock) {
     m_liveDock = liveDock;
     m_pastDock = new IncidentsDock(m_past->store(), nullptr, m_window);
     m_pastDock->setObjectName(QStringLiteral("pastIncidentsDock"));
@@ -68,22 +65,19 @@ void RewindController::addDocks(IncidentsDock* liveDock)
     connect(m_pastDock, &QWidget::windowTitleChanged, this, &RewindController::markPastDockTitle);
 }
 
-void RewindController::applyTheme(const widgets::Theme& theme)
-{
+void RewindController::applyTheme(const widgets::Theme& theme) {
     m_view->applyTheme(theme);
     if (m_pastDock) m_pastDock->applyTheme(theme);
 }
 
-std::int64_t RewindController::liveNowMs() const
-{
+std::int64_t RewindController::liveNowMs() const {
     std::int64_t now = 0;
     for (int e = 0; e < m_live.store->endpointCount(); ++e)
         now = std::max(now, m_live.store->endpointFleet(e).serverTimeUnixMs());
     return now;
 }
 
-void RewindController::rewindTo(std::int64_t asOfMs)
-{
+void RewindController::rewindTo(std::int64_t asOfMs) {
     if (!m_wantPast) {
         m_opening = m_here ? m_here() : Location{};
         openWhenKnown();
@@ -94,16 +88,14 @@ void RewindController::rewindTo(std::int64_t asOfMs)
     m_past->moveTo(asOfMs);
 }
 
-void RewindController::openWhenKnown()
-{
+void RewindController::openWhenKnown() {
     if (!m_opening) return;
     if (!m_opening->entity.isEmpty() && !m_past->store().findByName(m_opening->entity).isValid()) return;
     m_view->show(*m_opening);
     m_opening.reset();
 }
 
-void RewindController::markPastDockTitle()
-{
+void RewindController::markPastDockTitle() {
     if (!m_pastDock || m_past->shownMs() == 0) return;
     static const QString kMark = QStringLiteral(" (past) · ");
     const QString prefix = QStringLiteral("AS OF %1 UTC").arg(formatUnixMs(m_past->shownMs())) + kMark;
@@ -113,8 +105,7 @@ void RewindController::markPastDockTitle()
     m_pastDock->setWindowTitle(prefix + title);
 }
 
-void RewindController::onMoved(std::int64_t shownMs, const QStringList& problems)
-{
+void RewindController::onMoved(std::int64_t shownMs, const QStringList& problems) {
     if (!m_wantPast) return;  // Esc came first
     if (shownMs == 0) {       // nothing answered: stay live and say why
         m_wantPast = false;
@@ -131,8 +122,7 @@ void RewindController::onMoved(std::int64_t shownMs, const QStringList& problems
     emit viewingChanged();  // a new moment too, not only the switch
 }
 
-void RewindController::goLive()
-{
+void RewindController::goLive() {
     const bool wasShowing = m_showingPast;
     const Location at = m_view->location();
     m_wantPast = false;
@@ -146,8 +136,7 @@ void RewindController::goLive()
 
 std::int64_t RewindController::pastShownMs() const { return m_showingPast ? m_past->shownMs() : 0; }
 
-void RewindController::showPastWidgets(bool past)
-{
+void RewindController::showPastWidgets(bool past) {
     if (past == m_showingPast) return;
     m_showingPast = past;
     if (m_area) m_area->setCurrentWidget(past ? static_cast<QWidget*>(m_view) : m_liveArea);

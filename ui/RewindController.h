@@ -83,7 +83,7 @@ private:
     IncidentsDock* m_pastDock = nullptr;
     bool m_liveDockWasVisible = true;
     QShortcut* m_escape;
-    QTimer m_windowTimer;  // keeps the slider's range following the live end
+    QTimer m_windowTimer;               // keeps the slider's range following the live end
     std::optional<Location> m_opening;  // where the past view opens, until the past store knows it
     bool m_wantPast = false;
     bool m_showingPast = false;

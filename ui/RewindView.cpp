@@ -9,8 +9,7 @@
 
 namespace watchfloor::ui {
 
-RewindView::RewindView(client::FleetStore& past, QWidget* parent) : QWidget(parent), m_stack(new QStackedWidget(this))
-{
+RewindView::RewindView(client::FleetStore& past, QWidget* parent) : QWidget(parent), m_stack(new QStackedWidget(this)) {
     setObjectName(QStringLiteral("rewindView"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -27,8 +26,7 @@ RewindView::RewindView(client::FleetStore& past, QWidget* parent) : QWidget(pare
 
 Page* RewindView::current() const { return qobject_cast<Page*>(m_stack->currentWidget()); }
 
-void RewindView::show(const Location& location)
-{
+void RewindView::show(const Location& location) {
     Page* target = location.page == PageId::Rack ? static_cast<Page*>(m_rack) : static_cast<Page*>(m_fleet);
     if (current() != target) {
         current()->setActive(false);
@@ -42,16 +40,16 @@ Location RewindView::location() const { return {current()->id(), current()->enti
 
 void RewindView::setActive(bool active) { current()->setActive(active); }
 
-void RewindView::applyTheme(const widgets::Theme& theme)
-{
+void RewindView::applyTheme(const widgets::Theme& theme) {
     m_fleet->applyTheme(theme);
     m_rack->applyTheme(theme);
 }
 
-void RewindView::onNavigation(const Location& location)
-{
-    if (location.page == PageId::Fleet || location.page == PageId::Rack) show(location);
-    else emit leaveRequested(location);
+void RewindView::onNavigation(const Location& location) {
+    if (location.page == PageId::Fleet || location.page == PageId::Rack)
+        show(location);
+    else
+        emit leaveRequested(location);
 }
 
 }  // namespace watchfloor::ui

@@ -26,12 +26,11 @@
 
 namespace watchfloor::ui {
 
-ExportOutcome writeMarkdownPdf(const QString& markdown, const QString& path)
-{
+ExportOutcome writeMarkdownPdf(const QString& markdown, const QString& path) {
     QPdfWriter writer(path);
     // No margins of the writer's own: QTextDocument::print() lays the text out 2 cm inside the page.
-    writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0),
-                                     QPageLayout::Millimeter));
+    writer.setPageLayout(
+        QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0), QPageLayout::Millimeter));
     writer.setTitle(QStringLiteral("Shift handoff"));
     writer.setCreator(QStringLiteral("Watchfloor"));
     QTextDocument doc;
@@ -51,27 +50,32 @@ ExportOutcome writeMarkdownPdf(const QString& markdown, const QString& path)
     }
     doc.print(&writer);
     QFile written(path);
-    if (!written.exists() || written.size() == 0)
-        return {false, QStringLiteral("Could not write %1").arg(path)};
+    if (!written.exists() || written.size() == 0) return {false, QStringLiteral("Could not write %1").arg(path)};
     return {true, path};
 }
 
 ShiftHandoffDialog::ShiftHandoffDialog(const PageContext& context, QWidget* parent)
-    : QDialog(parent), m_context(context), m_hours(new QSpinBox(this)), m_note(new QPlainTextEdit(this)),
-      m_preview(new QTextBrowser(this)), m_status(new QLabel(this)), m_post(nullptr)
-{
+    : QDialog(parent),
+      m_context(context),
+      m_hours(new QSpinBox(this)),
+      m_note(new QPlainTextEdit(this)),
+      m_preview(new QTextBrowser(this)),
+      m_status(new QLabel(this)),
+      m_post(nullptr) {
     setWindowTitle(QStringLiteral("Shift handoff"));
     setObjectName(QStringLiteral("shiftHandoffDialog"));
     m_hours->setRange(1, 72);
     m_hours->setValue(client::kDefaultHandoffHours);
     m_hours->setSuffix(QStringLiteral(" h"));
-    m_note->setPlaceholderText(QStringLiteral("What the next shift must know: what is in progress, who to call, what not to touch"));
+    m_note->setPlaceholderText(
+        QStringLiteral("What the next shift must know: what is in progress, who to call, what not to touch"));
     m_note->setMaximumHeight(90);
     auto* form = new QFormLayout;
     form->addRow(QStringLiteral("Report the last"), m_hours);
     form->addRow(QStringLiteral("Note for the next shift"), m_note);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
-    QPushButton* exportButton = buttons->addButton(QStringLiteral("Export Markdown + PDF…"), QDialogButtonBox::ActionRole);
+    QPushButton* exportButton =
+        buttons->addButton(QStringLiteral("Export Markdown + PDF…"), QDialogButtonBox::ActionRole);
     exportButton->setAutoDefault(false);
     m_post = buttons->addButton(QStringLiteral("Post to fleetd…"), QDialogButtonBox::ActionRole);
     m_post->setObjectName(QStringLiteral("postHandoffButton"));
@@ -96,8 +100,7 @@ ShiftHandoffDialog::ShiftHandoffDialog(const PageContext& context, QWidget* pare
     updatePostButton();
 }
 
-void ShiftHandoffDialog::updatePostButton()
-{
+void ShiftHandoffDialog::updatePostButton() {
     const QString line = client::handoffNoteLine(m_note->toPlainText());
     const qsizetype bytes = line.toUtf8().size();
     QString why;
@@ -115,37 +118,31 @@ void ShiftHandoffDialog::updatePostButton()
                                      : why);
 }
 
-ActionDialog* ShiftHandoffDialog::postToFleetd()
-{
+ActionDialog* ShiftHandoffDialog::postToFleetd() {
     updatePostButton();
-    if (!m_post->isEnabled())
-        return nullptr;
+    if (!m_post->isEnabled()) return nullptr;
     const std::int64_t end = QDateTime::currentMSecsSinceEpoch();
     const std::int64_t start = end - std::int64_t(m_hours->value()) * 3'600'000;
     const auto draft = m_context.actions->draftPostHandoff(start, end, client::handoffNoteLine(m_note->toPlainText()));
     return draft ? m_context.actions->open(*draft, this) : nullptr;
 }
 
-void ShiftHandoffDialog::onStoreChanged()
-{
+void ShiftHandoffDialog::onStoreChanged() {
     QString seen;
     for (const client::PostedHandoff& p : client::postedHandoffs(*m_context.store))
         seen += QString::fromStdString(p.handoff.id() + ':' + p.handoff.acknowledged_by() + ';');
-    if (seen == m_handoffsSeen)
-        return;
+    if (seen == m_handoffsSeen) return;
     m_handoffsSeen = seen;
     rebuild();
 }
 
-void ShiftHandoffDialog::rebuild()
-{
+void ShiftHandoffDialog::rebuild() {
     m_markdown = client::handoffMarkdown(
         client::collectHandoff(*m_context.store, m_context.controls, m_hours->value(), m_note->toPlainText()));
     m_preview->setMarkdown(m_markdown);
 }
 
-ExportOutcome ShiftHandoffDialog::exportTo(QString base)
-{
+ExportOutcome ShiftHandoffDialog::exportTo(QString base) {
     if (base.endsWith(QStringLiteral(".md")) || base.endsWith(QStringLiteral(".pdf")))
         base = base.left(base.lastIndexOf(QLatin1Char('.')));
     rebuild();
@@ -154,18 +151,15 @@ ExportOutcome ShiftHandoffDialog::exportTo(QString base)
         return {false, QStringLiteral("Could not write %1: %2").arg(md.fileName(), md.errorString())};
     md.close();
     const ExportOutcome pdf = writeMarkdownPdf(m_markdown, base + QStringLiteral(".pdf"));
-    if (!pdf.ok)
-        return pdf;
+    if (!pdf.ok) return pdf;
     return {true, QStringLiteral("Wrote %1 and %2").arg(md.fileName(), pdf.message)};
 }
 
-void ShiftHandoffDialog::chooseAndExport()
-{
-    const QString base = QFileDialog::getSaveFileName(this, QStringLiteral("Export shift handoff"),
-                                                      QStringLiteral("shift-handoff.md"),
-                                                      QStringLiteral("Markdown and PDF (*.md)"));
-    if (base.isEmpty())
-        return;
+void ShiftHandoffDialog::chooseAndExport() {
+    const QString base =
+        QFileDialog::getSaveFileName(this, QStringLiteral("Export shift handoff"), QStringLiteral("shift-handoff.md"),
+                                     QStringLiteral("Markdown and PDF (*.md)"));
+    if (base.isEmpty()) return;
     const ExportOutcome outcome = exportTo(base);
     m_status->setText(outcome.message);
 }

@@ -15,15 +15,12 @@ namespace watchfloor::ui {
 
 namespace v1 = watchfloor::v1;
 
-SourcesAlarm sourcesAlarm(const client::SourcesOverview& overview)
-{
-    if (!overview.blindEndpoints.isEmpty())
-        return SourcesAlarm::Critical;
+SourcesAlarm sourcesAlarm(const client::SourcesOverview& overview) {
+    if (!overview.blindEndpoints.isEmpty()) return SourcesAlarm::Critical;
     return overview.allUp() ? SourcesAlarm::None : SourcesAlarm::Warning;
 }
 
-QColor sourcesAlarmColor(SourcesAlarm alarm, const widgets::Theme& theme)
-{
+QColor sourcesAlarmColor(SourcesAlarm alarm, const widgets::Theme& theme) {
     switch (alarm) {
     case SourcesAlarm::Critical: return theme.colors().crit;
     case SourcesAlarm::Warning: return theme.colors().warn;
@@ -32,8 +29,7 @@ QColor sourcesAlarmColor(SourcesAlarm alarm, const widgets::Theme& theme)
     return theme.colors().ok;
 }
 
-QColor sourceHealthColor(v1::SourceHealth health, const widgets::Theme& theme)
-{
+QColor sourceHealthColor(v1::SourceHealth health, const widgets::Theme& theme) {
     switch (health) {
     case v1::SOURCE_HEALTH_UP: return theme.colors().ok;
     case v1::SOURCE_HEALTH_DEGRADED: return theme.colors().warn;
@@ -43,11 +39,7 @@ QColor sourceHealthColor(v1::SourceHealth health, const widgets::Theme& theme)
 }
 
 SourcesTable::SourcesTable(const client::FleetStore& store, QWidget* parent)
-    : QWidget(parent),
-      m_store(store),
-      m_summary(new QLabel),
-      m_table(new QTableWidget(0, ColumnCount))
-{
+    : QWidget(parent), m_store(store), m_summary(new QLabel), m_table(new QTableWidget(0, ColumnCount)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(4);
@@ -56,11 +48,11 @@ SourcesTable::SourcesTable(const client::FleetStore& store, QWidget* parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
     m_table->setObjectName(QStringLiteral("sourcesTable"));
-    m_table->setHorizontalHeaderLabels({QStringLiteral("Endpoint"), QStringLiteral("Source"), QStringLiteral("Kind"),
-                                        QStringLiteral("Health"), QStringLiteral("Last good poll"),
-                                        QStringLiteral("Poll took"), QStringLiteral("Series"), QStringLiteral("Unmapped"),
-                                        QStringLiteral("Targets up / down / frozen"), QStringLiteral("Hosts silent"),
-                                        QStringLiteral("Last error"), QStringLiteral("Warnings")});
+    m_table->setHorizontalHeaderLabels(
+        {QStringLiteral("Endpoint"), QStringLiteral("Source"), QStringLiteral("Kind"), QStringLiteral("Health"),
+         QStringLiteral("Last good poll"), QStringLiteral("Poll took"), QStringLiteral("Series"),
+         QStringLiteral("Unmapped"), QStringLiteral("Targets up / down / frozen"), QStringLiteral("Hosts silent"),
+         QStringLiteral("Last error"), QStringLiteral("Warnings")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -68,26 +60,27 @@ SourcesTable::SourcesTable(const client::FleetStore& store, QWidget* parent)
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setToolTip(QStringLiteral("fleetd's telemetry sources. A source that is down keeps its last good values, "
-                                       "which age and turn stale."));
+    m_table->setToolTip(
+        QStringLiteral("fleetd's telemetry sources. A source that is down keeps its last good values, "
+                       "which age and turn stale."));
     layout->addWidget(m_table, 1);
     connect(&store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
         // Ages move with the server clock, so a down source's "last good" keeps counting.
-        if (changes.sourcesChanged || changes.telemetryChanged || changes.freshnessTick || changes.topologyChanged || !changes.endpointsChanged.isEmpty())
+        if (changes.sourcesChanged || changes.telemetryChanged || changes.freshnessTick || changes.topologyChanged ||
+            !changes.endpointsChanged.isEmpty())
             refresh();
     });
 }
 
-void SourcesTable::applyTheme(const widgets::Theme& theme)
-{
+void SourcesTable::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
     refresh();
 }
 
 QString SourcesTable::summaryText() const { return m_summary->text(); }
 
-void SourcesTable::setCell(int row, int column, const QString& text, const QColor& colour, const QString& toolTip, bool bold)
-{
+void SourcesTable::setCell(int row, int column, const QString& text, const QColor& colour, const QString& toolTip,
+                           bool bold) {
     // Items are kept and rewritten: the dock refreshes every server second and must keep the
     // operator's selection and scroll position.
     QTableWidgetItem* item = m_table->item(row, column);
@@ -105,8 +98,7 @@ void SourcesTable::setCell(int row, int column, const QString& text, const QColo
         item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
 }
 
-void SourcesTable::fillSourceRow(int row, int endpoint, const v1::SourceStatus& source)
-{
+void SourcesTable::fillSourceRow(int row, int endpoint, const v1::SourceStatus& source) {
     const widgets::ThemeColors& c = m_theme->colors();
     const bool down = source.health() == v1::SOURCE_HEALTH_DOWN;
     const bool polled = source.last_poll_unix_ms() > 0;
@@ -119,8 +111,10 @@ void SourcesTable::fillSourceRow(int row, int endpoint, const v1::SourceStatus& 
     setCell(row, LastGoodPoll, since ? QStringLiteral("%1 ago").arg(formatAge(*since)) : QStringLiteral("never"),
             down ? c.crit : c.text,
             since ? QStringLiteral("%1 UTC").arg(formatUnixMs(source.last_good_poll_unix_ms(), true)) : QString());
-    setCell(row, PollDuration, polled ? QStringLiteral("%1 s").arg(source.last_poll_duration_s(), 0, 'f', 2) : QStringLiteral("—"),
-            c.text, polled ? QStringLiteral("last poll %1 UTC").arg(formatUnixMs(source.last_poll_unix_ms(), true)) : QString());
+    setCell(
+        row, PollDuration,
+        polled ? QStringLiteral("%1 s").arg(source.last_poll_duration_s(), 0, 'f', 2) : QStringLiteral("—"), c.text,
+        polled ? QStringLiteral("last poll %1 UTC").arg(formatUnixMs(source.last_poll_unix_ms(), true)) : QString());
     setCell(row, Series, polled ? QString::number(source.series()) : QStringLiteral("—"), c.text);
     setCell(row, Unmapped, polled ? QString::number(source.unmapped_series()) : QStringLiteral("—"),
             source.unmapped_series() > 0 ? c.warn : c.text,
@@ -128,42 +122,48 @@ void SourcesTable::fillSourceRow(int row, int endpoint, const v1::SourceStatus& 
     const bool scrapes = source.targets() > 0;
     const bool targetsBad = source.targets_down() + source.targets_frozen() > 0;
     setCell(row, Targets,
-            scrapes ? QStringLiteral("%1 / %2 / %3").arg(source.targets_up()).arg(source.targets_down()).arg(source.targets_frozen())
+            scrapes ? QStringLiteral("%1 / %2 / %3")
+                          .arg(source.targets_up())
+                          .arg(source.targets_down())
+                          .arg(source.targets_frozen())
                     : QStringLiteral("—"),
-            targetsBad ? c.silent : scrapes ? c.text : c.textDim,
+            targetsBad ? c.silent
+            : scrapes  ? c.text
+                       : c.textDim,
             scrapes ? QStringLiteral("%1 exporters scraped: %2 up, %3 down, %4 frozen; %5 exposition lines refused")
-                          .arg(source.targets()).arg(source.targets_up()).arg(source.targets_down())
-                          .arg(source.targets_frozen()).arg(source.rejected_lines())
+                          .arg(source.targets())
+                          .arg(source.targets_up())
+                          .arg(source.targets_down())
+                          .arg(source.targets_frozen())
+                          .arg(source.rejected_lines())
                     : QStringLiteral("This source scrapes no exporters"),
             targetsBad);
     const quint32 trays = client::scrapedTrays(m_store, endpoint);
     setCell(row, HostsSilent,
             scrapes ? QStringLiteral("%1 of %2").arg(source.hosts_silent()).arg(trays) : QStringLiteral("—"),
-            source.hosts_silent() > 0 ? c.silent : scrapes ? c.text : c.textDim,
-            QStringLiteral("Trays whose exporter does not answer, or repeats the same values: their readings are the last read"),
+            source.hosts_silent() > 0 ? c.silent
+            : scrapes                 ? c.text
+                                      : c.textDim,
+            QStringLiteral(
+                "Trays whose exporter does not answer, or repeats the same values: their readings are the last read"),
             source.hosts_silent() > 0);
     const QString error = QString::fromStdString(source.last_error());
     setCell(row, LastError, error.isEmpty() ? QStringLiteral("—") : error, error.isEmpty() ? c.textDim : c.crit);
     QStringList warnings;
-    for (const std::string& w : source.warnings())
-        warnings << QString::fromStdString(w);
+    for (const std::string& w : source.warnings()) warnings << QString::fromStdString(w);
     setCell(row, Warnings, warnings.isEmpty() ? QStringLiteral("—") : warnings.join(QStringLiteral("; ")),
             warnings.isEmpty() ? c.textDim : c.warn, warnings.join(QLatin1Char('\n')));
 }
 
-void SourcesTable::fillTwinRow(int row, int endpoint)
-{
+void SourcesTable::fillTwinRow(int row, int endpoint) {
     const widgets::ThemeColors& c = m_theme->colors();
     setCell(row, Endpoint, m_store.endpointLabel(endpoint), c.text);
     setCell(row, Source, QStringLiteral("no external sources (built-in digital twin)"), c.textDim);
-    for (int column = Kind; column < ColumnCount; ++column)
-        setCell(row, column, QStringLiteral("—"), c.textDim);
+    for (int column = Kind; column < ColumnCount; ++column) setCell(row, column, QStringLiteral("—"), c.textDim);
 }
 
-void SourcesTable::refresh()
-{
-    if (!m_theme)
-        return;
+void SourcesTable::refresh() {
+    if (!m_theme) return;
     const client::SourcesOverview overview = client::overviewOfSources(m_store);
     int rows = 0;
     for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint)
@@ -172,10 +172,8 @@ void SourcesTable::refresh()
     int row = 0;
     for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint) {
         const auto& sources = m_store.endpointFleet(endpoint).sources();
-        if (sources.empty())
-            fillTwinRow(row++, endpoint);
-        for (const v1::SourceStatus& source : sources)
-            fillSourceRow(row++, endpoint, source);
+        if (sources.empty()) fillTwinRow(row++, endpoint);
+        for (const v1::SourceStatus& source : sources) fillSourceRow(row++, endpoint, source);
     }
     m_table->setColumnHidden(Endpoint, m_store.endpointCount() < 2);
     // Target and silent-host counts mean something only where fleetd scrapes exporters itself.
@@ -190,10 +188,10 @@ void SourcesTable::refresh()
     else if (text.isEmpty())
         text = QStringLiteral("Sources: all %1 up.").arg(overview.total);
     m_summary->setText(text);
-    m_summary->setStyleSheet(QStringLiteral("color: %1; font-weight: %2;")
-                                 .arg(overview.total == 0 ? m_theme->colors().textDim.name()
-                                                          : sourcesAlarmColor(alarm, *m_theme).name())
-                                 .arg(alarm == SourcesAlarm::None ? 400 : 700));
+    m_summary->setStyleSheet(
+        QStringLiteral("color: %1; font-weight: %2;")
+            .arg(overview.total == 0 ? m_theme->colors().textDim.name() : sourcesAlarmColor(alarm, *m_theme).name())
+            .arg(alarm == SourcesAlarm::None ? 400 : 700));
     m_title = QStringLiteral("Sources");
     if (overview.total > 0 && !overview.allUp())
         m_title += QStringLiteral(" (%1 of %2 not up)").arg(overview.total - overview.up).arg(overview.total);
@@ -201,8 +199,7 @@ void SourcesTable::refresh()
 }
 
 SourcesDock::SourcesDock(const client::FleetStore& store, QWidget* parent)
-    : QDockWidget(QStringLiteral("Sources"), parent), m_sources(new SourcesTable(store))
-{
+    : QDockWidget(QStringLiteral("Sources"), parent), m_sources(new SourcesTable(store)) {
     setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetFloatable);
     auto* body = new QWidget(this);
     auto* layout = new QVBoxLayout(body);

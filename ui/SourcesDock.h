@@ -33,8 +33,21 @@ QColor sourceHealthColor(watchfloor::v1::SourceHealth health, const widgets::The
 class SourcesTable : public QWidget {
     Q_OBJECT
 public:
-    enum Column { Endpoint, Source, Kind, Health, LastGoodPoll, PollDuration, Series, Unmapped, Targets, HostsSilent,
-                  LastError, Warnings, ColumnCount };
+    enum Column {
+        Endpoint,
+        Source,
+        Kind,
+        Health,
+        LastGoodPoll,
+        PollDuration,
+        Series,
+        Unmapped,
+        Targets,
+        HostsSilent,
+        LastError,
+        Warnings,
+        ColumnCount
+    };
 
     explicit SourcesTable(const client::FleetStore& store, QWidget* parent = nullptr);
 

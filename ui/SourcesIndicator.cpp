@@ -7,20 +7,17 @@
 
 namespace watchfloor::ui {
 
-SourcesIndicator::SourcesIndicator(QWidget* parent) : QToolButton(parent)
-{
+SourcesIndicator::SourcesIndicator(QWidget* parent) : QToolButton(parent) {
     setObjectName(QStringLiteral("sourcesIndicator"));
     setAutoRaise(true);
     setToolButtonStyle(Qt::ToolButtonTextOnly);
     hide();
 }
 
-void SourcesIndicator::refresh(const client::FleetStore& store, const widgets::Theme& theme)
-{
+void SourcesIndicator::refresh(const client::FleetStore& store, const widgets::Theme& theme) {
     const client::SourcesOverview overview = client::overviewOfSources(store);
     setVisible(overview.total > 0);
-    if (overview.total == 0)
-        return;
+    if (overview.total == 0) return;
     QString counts;
     if (overview.allUp())
         counts = QStringLiteral("%1 up").arg(overview.total);
@@ -34,8 +31,8 @@ void SourcesIndicator::refresh(const client::FleetStore& store, const widgets::T
                       .arg(sourcesAlarmColor(alarm, theme).name())
                       .arg(alarm == SourcesAlarm::None ? 400 : 700));
     const QString headline = client::sourcesHeadline(store, overview);
-    setToolTip((headline.isEmpty() ? QStringLiteral("Every telemetry source is up.") : headline)
-               + QStringLiteral("\nClick for the Sources dock."));
+    setToolTip((headline.isEmpty() ? QStringLiteral("Every telemetry source is up.") : headline) +
+               QStringLiteral("\nClick for the Sources dock."));
 }
 
 }  // namespace watchfloor::ui

@@ -6,9 +6,9 @@
 #include "SourcesDock.h"
 
 #include "FleetStore.h"
-#include "SourceHealth.h"
 #include "ModelRoles.h"
 #include "ScrapeTargetModel.h"
+#include "SourceHealth.h"
 #include "Theme.h"
 
 #include <QCheckBox>
@@ -19,16 +19,13 @@
 
 namespace watchfloor::ui {
 
-void TargetProblemsFilter::setProblemsOnly(bool only)
-{
+void TargetProblemsFilter::setProblemsOnly(bool only) {
     m_only = only;
     invalidateRowsFilter();
 }
 
-bool TargetProblemsFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
-{
-    if (!m_only)
-        return true;
+bool TargetProblemsFilter::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    if (!m_only) return true;
     const QVariant f = sourceModel()->index(sourceRow, 0, sourceParent).data(client::FreshnessRole);
     return f.isValid() && client::Freshness(f.toInt()) != client::Freshness::Fresh;
 }
@@ -43,8 +40,7 @@ SourcesPage::SourcesPage(const PageContext& context, QWidget* parent)
       m_problemsOnly(new QCheckBox(QStringLiteral("Only targets not up"))),
       m_model(new client::ScrapeTargetModel(m_store, this)),
       m_filter(new TargetProblemsFilter(this)),
-      m_targets(nullptr)
-{
+      m_targets(nullptr) {
     m_filter->setSourceModel(m_model);
     m_targets = new EntityTableView(m_store, m_filter, this);
     m_targets->setObjectName(QStringLiteral("scrapeTargetsTable"));
@@ -94,13 +90,10 @@ SourcesPage::SourcesPage(const PageContext& context, QWidget* parent)
     refreshSummary();
 }
 
-bool SourcesPage::showEntity(const QString& name)
-{
-    if (name.isEmpty())
-        return true;
+bool SourcesPage::showEntity(const QString& name) {
+    if (name.isEmpty()) return true;
     const client::EntityId id = m_store.findByName(name);
-    if (!id.isValid())
-        return false;
+    if (!id.isValid()) return false;
     for (int row = 0; row < m_targets->proxy()->rowCount(); ++row) {
         if (m_targets->entityAtRow(row) == id) {
             m_targets->selectRow(row);
@@ -111,24 +104,20 @@ bool SourcesPage::showEntity(const QString& name)
     return false;
 }
 
-void SourcesPage::applyTheme(const widgets::Theme& theme)
-{
+void SourcesPage::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
     m_header->applyTheme(theme);
     m_sources->applyTheme(theme);
     refreshSummary();
 }
 
-bool SourcesPage::hasContent() const
-{
+bool SourcesPage::hasContent() const {
     for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint)
-        if (m_store.endpointFleet(endpoint).hasSnapshot())
-            return true;
+        if (m_store.endpointFleet(endpoint).hasSnapshot()) return true;
     return false;
 }
 
-void SourcesPage::setWallDisplay(bool wall)
-{
+void SourcesPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
     m_targets->setReadOnlyWall(wall);
@@ -136,8 +125,7 @@ void SourcesPage::setWallDisplay(bool wall)
 
 QString SourcesPage::targetsSummary() const { return m_targetsSummary->text(); }
 
-void SourcesPage::refreshSummary()
-{
+void SourcesPage::refreshSummary() {
     const client::ScrapeTargetModel::Counts c = m_model->counts();
     const client::SourcesOverview overview = client::overviewOfSources(m_store);
     m_targets->setColumnHidden(client::ScrapeTargetModel::Endpoint, m_store.endpointCount() < 2);
@@ -149,17 +137,14 @@ void SourcesPage::refreshSummary()
         text = QStringLiteral("fleetd scrapes no exporters itself (no --source scrape): nothing to list.");
     } else {
         QStringList parts{QStringLiteral("%1 up").arg(c.up)};
-        if (c.down)
-            parts << QStringLiteral("%1 down").arg(c.down);
-        if (c.frozen)
-            parts << QStringLiteral("%1 frozen").arg(c.frozen);
-        if (c.unscraped)
-            parts << QStringLiteral("%1 not scraped yet").arg(c.unscraped);
-        text = QStringLiteral("%1 exporters: %2 · %3").arg(c.targets).arg(parts.join(QStringLiteral(", ")),
-                                                             client::silentHostsText(overview));
+        if (c.down) parts << QStringLiteral("%1 down").arg(c.down);
+        if (c.frozen) parts << QStringLiteral("%1 frozen").arg(c.frozen);
+        if (c.unscraped) parts << QStringLiteral("%1 not scraped yet").arg(c.unscraped);
+        text = QStringLiteral("%1 exporters: %2 · %3")
+                   .arg(c.targets)
+                   .arg(parts.join(QStringLiteral(", ")), client::silentHostsText(overview));
         bad = c.down + c.frozen > 0;
-        if (m_filter->problemsOnly())
-            text += QStringLiteral(" · showing the %1 not up").arg(c.targets - c.up);
+        if (m_filter->problemsOnly()) text += QStringLiteral(" · showing the %1 not up").arg(c.targets - c.up);
     }
     m_targetsSummary->setText(text);
     m_header->setSummary(overview.total == 0 ? QStringLiteral("No endpoint reads external telemetry sources")

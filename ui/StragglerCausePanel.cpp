@@ -22,9 +22,13 @@ namespace v1 = watchfloor::v1;
 using client::EntityId;
 
 StragglerCausePanel::StragglerCausePanel(const client::FleetStore& store, OperatorActions* actions, QWidget* parent)
-    : QWidget(parent), m_store(store), m_actions(actions), m_title(makeSectionTitle(QString(), this)),
-      m_causes(new QTableWidget(0, 2, this)), m_verdict(new QLabel(this)), m_action(new QPushButton(this))
-{
+    : QWidget(parent),
+      m_store(store),
+      m_actions(actions),
+      m_title(makeSectionTitle(QString(), this)),
+      m_causes(new QTableWidget(0, 2, this)),
+      m_verdict(new QLabel(this)),
+      m_action(new QPushButton(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_title);
@@ -47,8 +51,7 @@ StragglerCausePanel::StragglerCausePanel(const client::FleetStore& store, Operat
     actionRow->addStretch(1);
     layout->addLayout(actionRow);
     connect(m_action, &QPushButton::clicked, this, [this] {
-        if (m_actions)
-            m_actions->open(m_draft, this);
+        if (m_actions) m_actions->open(m_draft, this);
     });
 }
 
@@ -57,12 +60,12 @@ void StragglerCausePanel::setTheme(const widgets::Theme& theme) { m_theme = &the
 void StragglerCausePanel::setStatus(const QString& text) { m_verdict->setText(text); }
 
 void StragglerCausePanel::showTray(EntityId job, EntityId tray, double slowdown, const std::vector<v1::Event>& events,
-                                   const client::NicPortCounters& ib)
-{
+                                   const client::NicPortCounters& ib) {
     const QString name = m_store.name(tray);
-    m_title->setText(std::isfinite(slowdown)
-                         ? QStringLiteral("Why %1 is slow: %2× the median tray's step time").arg(name).arg(slowdown, 0, 'f', 2)
-                         : QStringLiteral("Why %1 is slow").arg(name));
+    m_title->setText(
+        std::isfinite(slowdown)
+            ? QStringLiteral("Why %1 is slow: %2× the median tray's step time").arg(name).arg(slowdown, 0, 'f', 2)
+            : QStringLiteral("Why %1 is slow").arg(name));
     const std::vector<StragglerCause> causes = assessStragglerCauses(m_store, tray, events, ib);
     m_causes->setRowCount(int(causes.size()));
     for (int i = 0; i < int(causes.size()); ++i) {
@@ -79,21 +82,20 @@ void StragglerCausePanel::showTray(EntityId job, EntityId tray, double slowdown,
     }
     m_causes->resizeColumnToContents(0);
     m_causes->setFixedHeight(m_causes->horizontalHeader()->height() +
-                             int(causes.size()) * m_causes->verticalHeader()->defaultSectionSize() + 2 * m_causes->frameWidth() + 2);
+                             int(causes.size()) * m_causes->verticalHeader()->defaultSectionSize() +
+                             2 * m_causes->frameWidth() + 2);
     m_verdict->setText(stragglerVerdict(name, causes));
     offerEviction(job, tray);
 }
 
-void StragglerCausePanel::offerEviction(EntityId job, EntityId tray)
-{
+void StragglerCausePanel::offerEviction(EntityId job, EntityId tray) {
     // The action is the ladder's: only a tray it holds a finding for, and only where this
     // operator may act. Anything else says why there is no button.
     const v1::Job* info = m_store.job(m_store.jobRow(job));
     const v1::FailSlowFinding* finding = nullptr;
     if (info)
         for (const auto& f : info->fail_slow())
-            if (f.node_index() == tray.index)
-                finding = &f;
+            if (f.node_index() == tray.index) finding = &f;
     const bool mayAct = m_actions && m_actions->actorFor(tray.endpoint);
     const bool proposed = finding && finding->stage() == v1::FAIL_SLOW_STAGE_PROPOSED;
     m_action->setVisible(finding && mayAct);
@@ -106,11 +108,12 @@ void StragglerCausePanel::offerEviction(EntityId job, EntityId tray)
     m_draft = failSlowEvictionDraft(tray.endpoint, *finding, QString::fromStdString(info->name()));
     m_action->setText(m_draft.label);
     m_action->setEnabled(proposed);
-    m_action->setToolTip(proposed ? QStringLiteral("Proposed by fleetd: %1 GPU-h/day gained against a %2 GPU-h restart. "
-                                                   "Opens the drain dialog: preview, reason, execute.")
-                                        .arg(finding->gain_gpu_hours_per_day(), 0, 'f', 0)
-                                        .arg(finding->cost_gpu_hours(), 0, 'f', 0)
-                                  : QStringLiteral("Not proposed yet: %1").arg(failSlowStageText(*finding)));
+    m_action->setToolTip(proposed
+                             ? QStringLiteral("Proposed by fleetd: %1 GPU-h/day gained against a %2 GPU-h restart. "
+                                              "Opens the drain dialog: preview, reason, execute.")
+                                   .arg(finding->gain_gpu_hours_per_day(), 0, 'f', 0)
+                                   .arg(finding->cost_gpu_hours(), 0, 'f', 0)
+                             : QStringLiteral("Not proposed yet: %1").arg(failSlowStageText(*finding)));
 }
 
 }  // namespace watchfloor::ui

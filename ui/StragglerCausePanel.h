@@ -38,8 +38,8 @@ public:
 
     // The tray, its job, the journal's events about it and its ports' counters; `slowdown`: its
     // step time over the median tray's in the heat map's range (NaN: unknown).
-    void showTray(client::EntityId job, client::EntityId tray, double slowdown, const std::vector<watchfloor::v1::Event>& events,
-                  const client::NicPortCounters& ib);
+    void showTray(client::EntityId job, client::EntityId tray, double slowdown,
+                  const std::vector<watchfloor::v1::Event>& events, const client::NicPortCounters& ib);
     // While the events are being fetched, or why they could not be.
     void setStatus(const QString& text);
 

@@ -18,9 +18,8 @@ namespace {
 constexpr unsigned kSwPowerCap = 0x4, kHwSlowdown = 0x8, kSwThermal = 0x20, kHwThermal = 0x40, kHwPowerBrake = 0x80;
 
 int countOf(const std::vector<v1::Event>& events, v1::EventType type, const char* cause = nullptr) {
-    return int(std::count_if(events.begin(), events.end(), [&](const v1::Event& e) {
-        return e.type() == type && (!cause || e.cause() == cause);
-    }));
+    return int(std::count_if(events.begin(), events.end(),
+                             [&](const v1::Event& e) { return e.type() == type && (!cause || e.cause() == cause); }));
 }
 
 // The tray's GPUs whose live clocks-event reasons carry any of `bits`.
@@ -43,18 +42,21 @@ double sumOf(const FleetStore& store, int endpoint, const google::protobuf::Repe
     return sum;
 }
 
-StragglerCause thermal(const FleetStore& store, const v1::Node& node, int endpoint, const std::vector<v1::Event>& events) {
+StragglerCause thermal(const FleetStore& store, const v1::Node& node, int endpoint,
+                       const std::vector<v1::Event>& events) {
     const int began = countOf(events, v1::EVENT_TYPE_CLOCKS_EVENT, "thermal");
     const QStringList now = gpusWithReasons(store, node, endpoint, kSwThermal | kHwThermal);
     const auto hottest = store.gpuAggregate(EntityId{std::uint16_t(endpoint), node.index()}, v1::DCGM_FI_DEV_GPU_TEMP,
                                             FleetStore::Aggregate::Max);
     QString finding = QStringLiteral("%1 thermal clocks event(s) in the range").arg(began);
-    finding += now.isEmpty() ? QStringLiteral("; none now") : QStringLiteral("; throttling now: %1").arg(now.join(", "));
+    finding +=
+        now.isEmpty() ? QStringLiteral("; none now") : QStringLiteral("; throttling now: %1").arg(now.join(", "));
     if (hottest.hasValue()) finding += QStringLiteral("; hottest GPU %1 °C").arg(hottest.value, 0, 'f', 0);
     return {QStringLiteral("Thermal clocks events"), finding, began > 0 || !now.isEmpty()};
 }
 
-StragglerCause powerCap(const FleetStore& store, const v1::Node& node, int endpoint, const std::vector<v1::Event>& events) {
+StragglerCause powerCap(const FleetStore& store, const v1::Node& node, int endpoint,
+                        const std::vector<v1::Event>& events) {
     const int began = countOf(events, v1::EVENT_TYPE_CLOCKS_EVENT, "power");
     const QStringList now = gpusWithReasons(store, node, endpoint, kSwPowerCap | kHwSlowdown | kHwPowerBrake);
     double worstShare = 0;
@@ -76,7 +78,9 @@ StragglerCause powerCap(const FleetStore& store, const v1::Node& node, int endpo
                                     : QStringLiteral("power-capped now: %1").arg(now.join(", "));
     if (began > 0) finding += QStringLiteral("; %1 power clocks event(s) in the range").arg(began);
     if (!worstGpu.isEmpty())
-        finding += QStringLiteral("; highest draw %1 (%2 % of the enforced limit)").arg(worstGpu).arg(worstShare * 100, 0, 'f', 0);
+        finding += QStringLiteral("; highest draw %1 (%2 % of the enforced limit)")
+                       .arg(worstGpu)
+                       .arg(worstShare * 100, 0, 'f', 0);
     return {QStringLiteral("Power cap"), finding, began > 0 || !now.isEmpty()};
 }
 
@@ -116,7 +120,8 @@ StragglerCause nvlinkCounters(const FleetStore& store, const v1::Node& node, int
 StragglerCause infinibandCounters(const client::NicPortCounters& ib) {
     const QString family = QStringLiteral("InfiniBand counters");
     if (ib.ports == 0) return {family, QStringLiteral("no NIC ports in the topology"), false};
-    if (!ib.error.isEmpty()) return {family, QStringLiteral("could not read its port counters: %1").arg(ib.error), false};
+    if (!ib.error.isEmpty())
+        return {family, QStringLiteral("could not read its port counters: %1").arg(ib.error), false};
     if (ib.portsReporting == 0)
         return {family,
                 QStringLiteral("fleetd holds no counter samples for its %1 ports (none reported since fleetd started)")
@@ -130,31 +135,33 @@ StragglerCause infinibandCounters(const client::NicPortCounters& ib) {
         const auto found = ib.totals.find(counter);
         return found != ib.totals.end() && found->second > 0;
     };
-    return {family,
-            QStringLiteral("link downed %1, error recoveries %2, symbol errors %3, receive errors %4 (%5 of its %6 ports "
-                           "reported)")
-                .arg(total(v1::IB_LINK_DOWNED_COUNTER), total(v1::IB_LINK_ERROR_RECOVERY_COUNTER),
-                     total(v1::IB_SYMBOL_ERROR_COUNTER), total(v1::IB_PORT_RCV_ERRORS))
-                .arg(ib.portsReporting)
-                .arg(ib.ports),
-            positive(v1::IB_LINK_DOWNED_COUNTER) || positive(v1::IB_LINK_ERROR_RECOVERY_COUNTER)};
+    return {
+        family,
+        QStringLiteral("link downed %1, error recoveries %2, symbol errors %3, receive errors %4 (%5 of its %6 ports "
+                       "reported)")
+            .arg(total(v1::IB_LINK_DOWNED_COUNTER), total(v1::IB_LINK_ERROR_RECOVERY_COUNTER),
+                 total(v1::IB_SYMBOL_ERROR_COUNTER), total(v1::IB_PORT_RCV_ERRORS))
+            .arg(ib.portsReporting)
+            .arg(ib.ports),
+        positive(v1::IB_LINK_DOWNED_COUNTER) || positive(v1::IB_LINK_ERROR_RECOVERY_COUNTER)};
 }
 
 }  // namespace
 
 std::vector<v1::EventType> stragglerCauseEventTypes() {
-    return {v1::EVENT_TYPE_CLOCKS_EVENT, v1::EVENT_TYPE_LINK_FLAP, v1::EVENT_TYPE_LINK_DOWN, v1::EVENT_TYPE_LINK_BER,
-            v1::EVENT_TYPE_XID, v1::EVENT_TYPE_HARDWARE};
+    return {v1::EVENT_TYPE_CLOCKS_EVENT, v1::EVENT_TYPE_LINK_FLAP, v1::EVENT_TYPE_LINK_DOWN,
+            v1::EVENT_TYPE_LINK_BER,     v1::EVENT_TYPE_XID,       v1::EVENT_TYPE_HARDWARE};
 }
 
 std::vector<StragglerCause> assessStragglerCauses(const FleetStore& store, EntityId tray,
-                                                  const std::vector<v1::Event>& events, const client::NicPortCounters& ib) {
+                                                  const std::vector<v1::Event>& events,
+                                                  const client::NicPortCounters& ib) {
     const v1::Node* node = store.nodeInfo(tray);
     if (!node) return {};
     const int endpoint = tray.endpoint;
-    std::vector<StragglerCause> causes{thermal(store, *node, endpoint, events), powerCap(store, *node, endpoint, events),
-                                       linkFlaps(events), nvlinkCounters(store, *node, endpoint),
-                                       infinibandCounters(ib)};
+    std::vector<StragglerCause> causes{thermal(store, *node, endpoint, events),
+                                       powerCap(store, *node, endpoint, events), linkFlaps(events),
+                                       nvlinkCounters(store, *node, endpoint), infinibandCounters(ib)};
     const int xids = countOf(events, v1::EVENT_TYPE_XID) + countOf(events, v1::EVENT_TYPE_HARDWARE);
     if (xids > 0)
         causes.push_back({QStringLiteral("Xids and host hardware"),
@@ -167,8 +174,9 @@ QString stragglerVerdict(const QString& trayName, const std::vector<StragglerCau
     for (const auto& c : causes)
         if (c.implicated) implicated << c.family.toLower();
     if (implicated.isEmpty())
-        return QStringLiteral("Nothing in %1's telemetry explains it: no throttling, power cap, link trouble or error "
-                              "counters. A compute-side cause (host, software, a part DCGM does not see).")
+        return QStringLiteral(
+                   "Nothing in %1's telemetry explains it: no throttling, power cap, link trouble or error "
+                   "counters. A compute-side cause (host, software, a part DCGM does not see).")
             .arg(trayName);
     return QStringLiteral("%1: %2.").arg(trayName, implicated.join(QStringLiteral(", ")));
 }

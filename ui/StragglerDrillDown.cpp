@@ -3,16 +3,16 @@
 #include "StragglerCausePanel.h"
 #include "StragglerCauses.h"
 
-#include "FleetStore.h"
-#include "NicPortCounters.h"
 #include "ColorScale.h"
+#include "FleetStore.h"
 #include "HeatmapWidget.h"
 #include "LegendWidget.h"
+#include "NicPortCounters.h"
 
 #include <QDateTime>
-#include <QTimeZone>
 #include <QLabel>
 #include <QScrollArea>
+#include <QTimeZone>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -33,36 +33,38 @@ namespace {
 // steps would wash every other one out; cells above the end take its colour).
 constexpr float kRampLow = 1.0f, kRampTopAtLeast = 1.15f, kRampTopAtMost = 3.0f, kRampTopStep = 0.05f;
 
-float rampTop(const client::StepTimeGrid& grid)
-{
+float rampTop(const client::StepTimeGrid& grid) {
     float slowest = 0;
     for (int r = 0; r < grid.rows(); ++r)
-        if (const double mean = grid.meanRatio(r); std::isfinite(mean))
-            slowest = std::max(slowest, float(mean));
+        if (const double mean = grid.meanRatio(r); std::isfinite(mean)) slowest = std::max(slowest, float(mean));
     const float rounded = std::ceil(slowest / kRampTopStep) * kRampTopStep;
     return std::clamp(rounded, kRampTopAtLeast, kRampTopAtMost);
 }
 
-widgets::ColorScale stepRatioScale(float top, const widgets::Theme& theme)
-{
-    auto scale = widgets::ColorScale::sequential(
-        QStringLiteral("Step time / median tray's (same minute; fail-slow from 1.05)"),
-        QStringLiteral("×"), kRampLow, top, theme);
+widgets::ColorScale stepRatioScale(float top, const widgets::Theme& theme) {
+    auto scale =
+        widgets::ColorScale::sequential(QStringLiteral("Step time / median tray's (same minute; fail-slow from 1.05)"),
+                                        QStringLiteral("×"), kRampLow, top, theme);
     scale.setDecimals(2);
     return scale;
 }
 
-QString fleetClock(std::int64_t unixMs)
-{
+QString fleetClock(std::int64_t unixMs) {
     return QDateTime::fromMSecsSinceEpoch(unixMs, QTimeZone::utc()).toString(QStringLiteral("HH:mm"));
 }
 }  // namespace
 
 StragglerDrillDown::StragglerDrillDown(const PageContext& context, EntityId job, EntityId tray,
                                        const widgets::Theme& theme, QWidget* parent)
-    : QDialog(parent), m_context(context), m_job(job), m_tray(tray), m_theme(theme), m_summary(new QLabel(this)),
-      m_heatmap(new widgets::HeatmapWidget(this)), m_legend(new widgets::LegendWidget(this)), m_causes(new StragglerCausePanel(*context.store, context.actions, this))
-{
+    : QDialog(parent),
+      m_context(context),
+      m_job(job),
+      m_tray(tray),
+      m_theme(theme),
+      m_summary(new QLabel(this)),
+      m_heatmap(new widgets::HeatmapWidget(this)),
+      m_legend(new widgets::LegendWidget(this)),
+      m_causes(new StragglerCausePanel(*context.store, context.actions, this)) {
     setObjectName(QStringLiteral("stragglerDrillDown"));
     setWindowTitle(QStringLiteral("Step time per tray: %1").arg(context.store->name(job)));
     auto* layout = new QVBoxLayout(this);
@@ -90,8 +92,7 @@ StragglerDrillDown::StragglerDrillDown(const PageContext& context, EntityId job,
     m_causes->setTheme(theme);
     layout->addWidget(m_causes, 0);
     connect(m_heatmap, &widgets::HeatmapWidget::cellActivated, this, [this](int row, int) {
-        if (row >= 0 && row < m_grid.rows())
-            selectTray(EntityId{m_job.endpoint, m_grid.nodeIndex(row)});
+        if (row >= 0 && row < m_grid.rows()) selectTray(EntityId{m_job.endpoint, m_grid.nodeIndex(row)});
     });
     resize(1120, 960);  // 72 trays at ~8 px a row above the cause table
     // A new minute bucket fills every minute of fleet time; at --speed above 1 sooner.
@@ -102,18 +103,17 @@ StragglerDrillDown::StragglerDrillDown(const PageContext& context, EntityId job,
     reload();
 }
 
-void StragglerDrillDown::setRamp(float top)
-{
+void StragglerDrillDown::setRamp(float top) {
     const widgets::ColorScale scale = stepRatioScale(top, m_theme);
     m_heatmap->setColorScale(scale);
     m_legend->setScale(scale);
 }
 
-void StragglerDrillDown::reload()
-{
+void StragglerDrillDown::reload() {
     client::EndpointConnection* connection = m_context.connection(m_job.endpoint);
     if (!connection) {
-        m_summary->setText(QStringLiteral("No connection to the fleetd that runs %1.").arg(m_context.store->name(m_job)));
+        m_summary->setText(
+            QStringLiteral("No connection to the fleetd that runs %1.").arg(m_context.store->name(m_job)));
         return;
     }
     const std::int64_t nowMs = m_context.store->endpointFleet(m_job.endpoint).serverTimeUnixMs();
@@ -126,11 +126,11 @@ void StragglerDrillDown::reload()
     request.set_end_unix_ms(nowMs + 1);
     request.set_step_ms(bucketMs);
     if (m_grid.columns() == 0)
-        m_summary->setText(QStringLiteral("Asking fleetd for %1's step time per tray…").arg(m_context.store->name(m_job)));
+        m_summary->setText(
+            QStringLiteral("Asking fleetd for %1's step time per tray…").arg(m_context.store->name(m_job)));
     const quint64 generation = ++m_generation;
     connection->getStepTimeHeatmap(request, this, [this, generation](client::RpcOutcome<v1::StepTimeHeatmap> outcome) {
-        if (generation != m_generation)
-            return;
+        if (generation != m_generation) return;
         if (!outcome.ok()) {
             m_summary->setText(outcome.error());
             return;
@@ -139,8 +139,7 @@ void StragglerDrillDown::reload()
     });
 }
 
-void StragglerDrillDown::showMap(const v1::StepTimeHeatmap& heatmap)
-{
+void StragglerDrillDown::showMap(const v1::StepTimeHeatmap& heatmap) {
     m_grid = client::StepTimeGrid(heatmap);
     m_order.resize(std::size_t(m_grid.rows()));
     std::iota(m_order.begin(), m_order.end(), 0);
@@ -183,75 +182,67 @@ void StragglerDrillDown::showMap(const v1::StepTimeHeatmap& heatmap)
                 .arg(fleetClock(m_grid.bucketStartMs(0)))
                 .arg(m_grid.idealStepS(), 0, 'f', 2)
                 .arg(job ? job->step_time_s() : std::nan(""), 0, 'f', 2)
-                .arg(job && m_grid.idealStepS() > 0 ? job->step_time_s() / m_grid.idealStepS() : std::nan(""), 0, 'f', 2)
+                .arg(job && m_grid.idealStepS() > 0 ? job->step_time_s() / m_grid.idealStepS() : std::nan(""), 0, 'f',
+                     2)
                 .arg(m_grid.trayNames().at(slowest))
                 .arg(m_grid.meanRatio(slowest), 0, 'f', 2));
     }
     emit mapLoaded();
-    if (!m_tray.isValid() && slowest >= 0)
-        m_tray = EntityId{m_job.endpoint, m_grid.nodeIndex(slowest)};
-    if (m_tray.isValid())
-        loadCauses();
+    if (!m_tray.isValid() && slowest >= 0) m_tray = EntityId{m_job.endpoint, m_grid.nodeIndex(slowest)};
+    if (m_tray.isValid()) loadCauses();
 }
 
-void StragglerDrillDown::selectTray(EntityId tray)
-{
+void StragglerDrillDown::selectTray(EntityId tray) {
     m_tray = tray;
     loadCauses();
 }
 
-QStringList StragglerDrillDown::displayedTrays() const
-{
+QStringList StragglerDrillDown::displayedTrays() const {
     QStringList out;
     const QStringList names = m_grid.trayNames();
     for (const int r : m_order) out << names.at(r);
     return out;
 }
 
-void StragglerDrillDown::loadCauses()
-{
+void StragglerDrillDown::loadCauses() {
     client::EndpointConnection* connection = m_context.connection(m_tray.endpoint);
-    if (!connection)
-        return;
+    if (!connection) return;
     const int row = m_grid.rowOfNode(m_tray.index);
     const double slowdown = row >= 0 ? m_grid.meanRatio(row) : std::nan("");
     m_causes->setStatus(QStringLiteral("Reading %1's events…").arg(m_context.store->name(m_tray)));
     v1::ListEventsRequest request;
     request.set_entity_name(m_context.store->localName(m_tray).toStdString());
-    if (m_grid.columns() > 0)
-        request.set_start_unix_ms(m_grid.bucketStartMs(0));
+    if (m_grid.columns() > 0) request.set_start_unix_ms(m_grid.bucketStartMs(0));
     for (const v1::EventType type : stragglerCauseEventTypes()) request.add_types(type);
     request.set_page_size(500);
     const EntityId job = m_job, tray = m_tray;
-    connection->listEvents(request, this, [this, job, tray, slowdown](client::RpcOutcome<v1::ListEventsResponse> outcome) {
-        if (tray != m_tray)
-            return;  // another tray was selected meanwhile
-        if (!outcome.ok()) {
-            m_causes->setStatus(outcome.error());
-            return;
-        }
-        const auto& answered = outcome.value().events();
-        std::vector<v1::Event> events(answered.begin(), answered.end());
-        client::EndpointConnection* connection = m_context.connection(tray.endpoint);
-        const v1::Node* node = m_context.store->nodeInfo(tray);
-        if (!connection || !node)
-            return;
-        m_causes->setStatus(QStringLiteral("Reading %1's InfiniBand port counters…").arg(m_context.store->name(tray)));
-        const std::vector<std::uint32_t> ports(node->nic_port_indexes().begin(), node->nic_port_indexes().end());
-        client::fetchNicPortCounters(*connection, ports, this,
-                                     [this, job, tray, slowdown, events = std::move(events)](client::NicPortCounters ib) {
-                                         if (tray != m_tray)
-                                             return;
-                                         m_causes->showTray(job, tray, slowdown, events, ib);
-                                         emit causesLoaded();
-                                     });
-    });
+    connection->listEvents(
+        request, this, [this, job, tray, slowdown](client::RpcOutcome<v1::ListEventsResponse> outcome) {
+            if (tray != m_tray) return;  // another tray was selected meanwhile
+            if (!outcome.ok()) {
+                m_causes->setStatus(outcome.error());
+                return;
+            }
+            const auto& answered = outcome.value().events();
+            std::vector<v1::Event> events(answered.begin(), answered.end());
+            client::EndpointConnection* connection = m_context.connection(tray.endpoint);
+            const v1::Node* node = m_context.store->nodeInfo(tray);
+            if (!connection || !node) return;
+            m_causes->setStatus(
+                QStringLiteral("Reading %1's InfiniBand port counters…").arg(m_context.store->name(tray)));
+            const std::vector<std::uint32_t> ports(node->nic_port_indexes().begin(), node->nic_port_indexes().end());
+            client::fetchNicPortCounters(
+                *connection, ports, this,
+                [this, job, tray, slowdown, events = std::move(events)](client::NicPortCounters ib) {
+                    if (tray != m_tray) return;
+                    m_causes->showTray(job, tray, slowdown, events, ib);
+                    emit causesLoaded();
+                });
+        });
 }
 
-QString StragglerDrillDown::cellToolTip(int row, int column) const
-{
-    if (row < 0 || row >= m_grid.rows() || column < 0 || column >= m_grid.columns())
-        return {};
+QString StragglerDrillDown::cellToolTip(int row, int column) const {
+    if (row < 0 || row >= m_grid.rows() || column < 0 || column >= m_grid.columns()) return {};
     const QString tray = m_grid.trayNames().at(row);
     const QString when = fleetClock(m_grid.bucketStartMs(column));
     const float step = m_grid.stepS(row, column);
@@ -267,8 +258,7 @@ QString StragglerDrillDown::cellToolTip(int row, int column) const
 }
 
 StragglerDrillDown* openStragglerDrillDown(const PageContext& context, EntityId job, EntityId tray,
-                                           const widgets::Theme& theme, QWidget* parent)
-{
+                                           const widgets::Theme& theme, QWidget* parent) {
     auto* dialog = new StragglerDrillDown(context, job, tray, theme, parent);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();

@@ -23,7 +23,7 @@ namespace watchfloor::widgets {
 class HeatmapWidget;
 class LegendWidget;
 class Theme;
-}
+}  // namespace watchfloor::widgets
 
 namespace watchfloor::ui {
 

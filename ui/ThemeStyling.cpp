@@ -8,8 +8,7 @@
 
 namespace watchfloor::ui {
 
-widgets::ThemeVariant themeVariantFor(ThemeChoice choice)
-{
+widgets::ThemeVariant themeVariantFor(ThemeChoice choice) {
     switch (choice) {
     case ThemeChoice::Dark: return widgets::ThemeVariant::Dark;
     case ThemeChoice::Light: return widgets::ThemeVariant::Light;
@@ -18,12 +17,10 @@ widgets::ThemeVariant themeVariantFor(ThemeChoice choice)
     return widgets::ThemeVariant::Dark;
 }
 
-void applyApplicationTheme(QApplication& app, const widgets::Theme& theme)
-{
+void applyApplicationTheme(QApplication& app, const widgets::Theme& theme) {
     // Fusion draws the same on every platform and follows the palette fully (the native styles
     // ignore parts of a dark palette).
-    if (QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion")))
-        app.setStyle(fusion);
+    if (QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion"))) app.setStyle(fusion);
     const widgets::ThemeColors& c = theme.colors();
     QPalette palette;
     palette.setColor(QPalette::Window, c.window);
@@ -67,8 +64,7 @@ QLabel[role="dim"] { color: @dim; }
     const std::pair<const char*, QColor> tokens[] = {{"@raised", c.panelRaised}, {"@panel", c.panel},
                                                      {"@grid", c.grid},          {"@text", c.text},
                                                      {"@dim", c.textDim},        {"@accent", c.accent}};
-    for (const auto& [token, color] : tokens)
-        sheet.replace(QLatin1String(token), color.name());
+    for (const auto& [token, color] : tokens) sheet.replace(QLatin1String(token), color.name());
     app.setStyleSheet(sheet);
 }
 

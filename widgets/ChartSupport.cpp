@@ -13,8 +13,7 @@
 
 namespace watchfloor::widgets {
 
-QChartView* embedChart(QWidget* host, QChart* chart)
-{
+QChartView* embedChart(QWidget* host, QChart* chart) {
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->setMargins(QMargins(4, 4, 4, 4));
     auto* view = new QChartView(chart, host);
@@ -26,8 +25,7 @@ QChartView* embedChart(QWidget* host, QChart* chart)
     return view;
 }
 
-void applyChartTheme(QChart* chart, QChartView* view, const QList<QAbstractAxis*>& axes, const Theme& theme)
-{
+void applyChartTheme(QChart* chart, QChartView* view, const QList<QAbstractAxis*>& axes, const Theme& theme) {
     const ThemeColors& c = theme.colors();
     chart->setBackgroundBrush(c.window);
     chart->setPlotAreaBackgroundVisible(false);
@@ -46,34 +44,29 @@ void applyChartTheme(QChart* chart, QChartView* view, const QList<QAbstractAxis*
     }
 }
 
-ExportResult exportWidgetPng(const QWidget& widget, const QString& path)
-{
+ExportResult exportWidgetPng(const QWidget& widget, const QString& path) {
     const QPixmap pixmap = const_cast<QWidget&>(widget).grab();
-    if (pixmap.isNull())
-        return {false, QStringLiteral("chart has no size to export (is it laid out?)")};
+    if (pixmap.isNull()) return {false, QStringLiteral("chart has no size to export (is it laid out?)")};
     if (!pixmap.save(path, "PNG"))
         return {false, QStringLiteral("cannot write PNG to %1 (check the folder exists and is writable)").arg(path)};
     return {true, {}};
 }
 
-ExportResult exportCsvFile(const QString& path, const std::function<void(QTextStream&)>& writeRows)
-{
+ExportResult exportCsvFile(const QString& path, const std::function<void(QTextStream&)>& writeRows) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
         return {false, QStringLiteral("cannot write CSV to %1: %2").arg(path, file.errorString())};
     QTextStream out(&file);
     writeRows(out);
     out.flush();
-    if (!file.commit())
-        return {false, QStringLiteral("cannot finish writing %1: %2").arg(path, file.errorString())};
+    if (!file.commit()) return {false, QStringLiteral("cannot finish writing %1: %2").arg(path, file.errorString())};
     return {true, {}};
 }
 
-QString csvField(QString field)
-{
+QString csvField(QString field) {
     if (field.contains(QLatin1Char(',')) || field.contains(QLatin1Char('"')) || field.contains(QLatin1Char('\n')))
         return QLatin1Char('"') + field.replace(QLatin1Char('"'), QLatin1String("\"\"")) + QLatin1Char('"');
     return field;
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

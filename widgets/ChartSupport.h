@@ -36,4 +36,4 @@ ExportResult exportCsvFile(const QString& path, const std::function<void(QTextSt
 // RFC 4180 quoting for one field.
 QString csvField(QString field);
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

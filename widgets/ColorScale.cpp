@@ -7,10 +7,8 @@
 namespace watchfloor::widgets {
 namespace {
 
-QColor interpolateRamp(const std::vector<QColor>& stops, float t)
-{
-    if (stops.size() == 1)
-        return stops.front();
+QColor interpolateRamp(const std::vector<QColor>& stops, float t) {
+    if (stops.size() == 1) return stops.front();
     const float pos = std::clamp(t, 0.f, 1.f) * static_cast<float>(stops.size() - 1);
     const std::size_t i = std::min(static_cast<std::size_t>(pos), stops.size() - 2);
     const float f = pos - static_cast<float>(i);
@@ -20,15 +18,13 @@ QColor interpolateRamp(const std::vector<QColor>& stops, float t)
                             a.blueF() + (b.blueF() - a.blueF()) * f);
 }
 
-float mapped(float v, ColorScale::Mapping m)
-{
+float mapped(float v, ColorScale::Mapping m) {
     return m == ColorScale::Mapping::Log1p ? std::log1p(std::max(v, 0.f)) : v;
 }
 
-} // namespace
+}  // namespace
 
-QString lensName(Lens lens)
-{
+QString lensName(Lens lens) {
     switch (lens) {
     case Lens::Health: return QStringLiteral("Health");
     case Lens::GpuTemperature: return QStringLiteral("GPU temperature");
@@ -43,8 +39,7 @@ QString lensName(Lens lens)
     return {};
 }
 
-ColorScale ColorScale::forLens(Lens lens, const Theme& theme)
-{
+ColorScale ColorScale::forLens(Lens lens, const Theme& theme) {
     // Ranges follow docs/domain/cooling.md: ~120–132 kW per NVL72 rack, 1.5 L/min
     // per kW (≈180–200 L/min), ΔT planning band 8–12 °C; GPU slowdown sits in the high 80s °C.
     switch (lens) {
@@ -83,8 +78,7 @@ ColorScale ColorScale::forLens(Lens lens, const Theme& theme)
     return forJobs({}, theme);
 }
 
-ColorScale ColorScale::forJobs(const QStringList& jobNames, const Theme& theme)
-{
+ColorScale ColorScale::forJobs(const QStringList& jobNames, const Theme& theme) {
     std::vector<Category> cats;
     cats.reserve(static_cast<std::size_t>(jobNames.size()) + 1);
     cats.push_back({QStringLiteral("idle"), theme.colors().panelRaised});
@@ -95,8 +89,7 @@ ColorScale ColorScale::forJobs(const QStringList& jobNames, const Theme& theme)
 }
 
 ColorScale ColorScale::sequential(QString title, QString unit, float min, float max, const Theme& theme,
-                                  bool higherIsWorse, Mapping mapping)
-{
+                                  bool higherIsWorse, Mapping mapping) {
     ColorScale s;
     s.m_kind = Kind::Sequential;
     s.m_title = std::move(title);
@@ -113,8 +106,7 @@ ColorScale ColorScale::sequential(QString title, QString unit, float min, float 
     return s;
 }
 
-ColorScale ColorScale::categorical(QString title, std::vector<Category> categories)
-{
+ColorScale ColorScale::categorical(QString title, std::vector<Category> categories) {
     ColorScale s;
     s.m_kind = Kind::Categorical;
     s.m_title = std::move(title);
@@ -124,49 +116,38 @@ ColorScale ColorScale::categorical(QString title, std::vector<Category> categori
     return s;
 }
 
-float ColorScale::normalized(float value) const
-{
-    if (std::isnan(value))
-        return value;
+float ColorScale::normalized(float value) const {
+    if (std::isnan(value)) return value;
     const float lo = mapped(m_min, m_mapping);
     const float hi = mapped(m_max, m_mapping);
     return std::clamp((mapped(value, m_mapping) - lo) / (hi - lo), 0.f, 1.f);
 }
 
-QColor ColorScale::colorFor(float value) const
-{
-    if (std::isnan(value))
-        return {};
+QColor ColorScale::colorFor(float value) const {
+    if (std::isnan(value)) return {};
     if (m_kind == Kind::Categorical) {
         const auto i = static_cast<long>(std::lround(value));
-        if (i < 0 || i >= static_cast<long>(m_categories.size()))
-            return {};
+        if (i < 0 || i >= static_cast<long>(m_categories.size())) return {};
         return m_categories[static_cast<std::size_t>(i)].color;
     }
     const auto idx = static_cast<std::size_t>(normalized(value) * static_cast<float>(m_lut.size() - 1) + 0.5f);
     return m_lut[idx];
 }
 
-QString ColorScale::formatValue(float value) const
-{
-    if (std::isnan(value))
-        return QStringLiteral("n/a");
+QString ColorScale::formatValue(float value) const {
+    if (std::isnan(value)) return QStringLiteral("n/a");
     if (m_kind == Kind::Categorical) {
         const auto i = static_cast<long>(std::lround(value));
-        if (i < 0 || i >= static_cast<long>(m_categories.size()))
-            return QStringLiteral("unknown");
+        if (i < 0 || i >= static_cast<long>(m_categories.size())) return QStringLiteral("unknown");
         return m_categories[static_cast<std::size_t>(i)].label;
     }
     const QString number = QString::number(static_cast<double>(value * m_displayFactor), 'f', m_decimals);
-    if (m_unit == QLatin1String("%"))
-        return number + m_unit;
+    if (m_unit == QLatin1String("%")) return number + m_unit;
     return m_unit.isEmpty() ? number : number + QChar(0x202F) + m_unit;
 }
 
-QString ColorScale::formatReading(const Reading& r) const
-{
-    if (r.isMissing())
-        return QStringLiteral("n/a");
+QString ColorScale::formatReading(const Reading& r) const {
+    if (r.isMissing()) return QStringLiteral("n/a");
     QString s = formatValue(r.value);
     if (r.isSilent())
         s += QStringLiteral(" (last read, source silent)");
@@ -175,4 +156,4 @@ QString ColorScale::formatReading(const Reading& r) const
     return s;
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -94,4 +94,4 @@ private:
 
 QString lensName(Lens lens);
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -10,50 +10,55 @@ namespace {
 constexpr double kStartDeg = 210;  // Qt angles: counter-clockwise from 3 o'clock
 constexpr double kSpanDeg = -240;
 
-} // namespace
+}  // namespace
 
-GaugeWidget::GaugeWidget(QWidget* parent)
-    : QWidget(parent)
-    , m_theme(Theme::builtin(ThemeVariant::Dark))
-{
+GaugeWidget::GaugeWidget(QWidget* parent) : QWidget(parent), m_theme(Theme::builtin(ThemeVariant::Dark)) {}
+
+void GaugeWidget::setLabel(const QString& label) {
+    m_label = label;
+    update();
+}
+void GaugeWidget::setUnit(const QString& unit) {
+    m_unit = unit;
+    update();
+}
+void GaugeWidget::setDecimals(int decimals) {
+    m_decimals = decimals;
+    update();
+}
+void GaugeWidget::setValue(const Reading& value) {
+    m_value = value;
+    update();
+}
+void GaugeWidget::setTheme(const Theme& theme) {
+    m_theme = theme;
+    update();
 }
 
-void GaugeWidget::setLabel(const QString& label) { m_label = label; update(); }
-void GaugeWidget::setUnit(const QString& unit) { m_unit = unit; update(); }
-void GaugeWidget::setDecimals(int decimals) { m_decimals = decimals; update(); }
-void GaugeWidget::setValue(const Reading& value) { m_value = value; update(); }
-void GaugeWidget::setTheme(const Theme& theme) { m_theme = theme; update(); }
-
-void GaugeWidget::setRange(double min, double max)
-{
+void GaugeWidget::setRange(double min, double max) {
     m_min = min;
     m_max = max > min ? max : min + 1;
     update();
 }
 
-void GaugeWidget::setThresholds(double warning, double critical, bool higherIsWorse)
-{
+void GaugeWidget::setThresholds(double warning, double critical, bool higherIsWorse) {
     m_warning = warning;
     m_critical = critical;
     m_higherIsWorse = higherIsWorse;
     update();
 }
 
-QColor GaugeWidget::valueColour() const
-{
+QColor GaugeWidget::valueColour() const {
     const ThemeColors& c = m_theme.colors();
-    if (m_value.isMissing())
-        return c.missing;
-    if (m_value.isStale())
-        return c.stale;
+    if (m_value.isMissing()) return c.missing;
+    if (m_value.isStale()) return c.stale;
     const double v = m_value.value;
     const bool crit = m_higherIsWorse ? v >= m_critical : v <= m_critical;
     const bool warn = m_higherIsWorse ? v >= m_warning : v <= m_warning;
     return crit ? c.crit : warn ? c.warn : c.ok;
 }
 
-void GaugeWidget::paintEvent(QPaintEvent*)
-{
+void GaugeWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing, true);
     const ThemeColors& c = m_theme.colors();
@@ -103,4 +108,4 @@ void GaugeWidget::paintEvent(QPaintEvent*)
                m_value.isStale() ? m_label + QStringLiteral(" (stale)") : m_label);
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

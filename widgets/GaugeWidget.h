@@ -45,4 +45,4 @@ private:
     Theme m_theme;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -19,7 +19,7 @@ class HeatmapWidget : public QWidget {
     Q_OBJECT
 public:
     struct Cell {
-        int row = -1;     // model row
+        int row = -1;  // model row
         int column = -1;
         bool isValid() const { return row >= 0 && column >= 0; }
         bool operator==(const Cell&) const = default;
@@ -100,4 +100,4 @@ private:
     mutable bool m_geometryValid = false;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -12,8 +12,7 @@ namespace {
 constexpr int kPad = 12;
 constexpr int kStatusBar = 4;
 
-QColor statusColour(KpiStatus s, const ThemeColors& c)
-{
+QColor statusColour(KpiStatus s, const ThemeColors& c) {
     switch (s) {
     case KpiStatus::Ok: return c.ok;
     case KpiStatus::Warning: return c.warn;
@@ -23,72 +22,56 @@ QColor statusColour(KpiStatus s, const ThemeColors& c)
     return c.grid;
 }
 
-} // namespace
+}  // namespace
 
-KpiTile::KpiTile(QWidget* parent)
-    : QWidget(parent)
-    , m_theme(Theme::builtin(ThemeVariant::Dark))
-{
+KpiTile::KpiTile(QWidget* parent) : QWidget(parent), m_theme(Theme::builtin(ThemeVariant::Dark)) {
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
-void KpiTile::setLabel(const QString& label)
-{
+void KpiTile::setLabel(const QString& label) {
     m_label = label;
     update();
 }
 
-void KpiTile::setUnit(const QString& unit)
-{
+void KpiTile::setUnit(const QString& unit) {
     m_unit = unit;
     update();
 }
 
-void KpiTile::setFormat(int decimals, double displayFactor)
-{
+void KpiTile::setFormat(int decimals, double displayFactor) {
     m_decimals = decimals;
     m_displayFactor = displayFactor;
     update();
 }
 
-void KpiTile::setValue(const KpiValue& value)
-{
+void KpiTile::setValue(const KpiValue& value) {
     m_value = value;
     update();
 }
 
-void KpiTile::setTheme(const Theme& theme)
-{
+void KpiTile::setTheme(const Theme& theme) {
     m_theme = theme;
     updateGeometry();
     update();
 }
 
-QString KpiTile::valueText() const
-{
-    if (m_value.value.isMissing())
-        return QStringLiteral("n/a");
+QString KpiTile::valueText() const {
+    if (m_value.value.isMissing()) return QStringLiteral("n/a");
     const QString number = QString::number(double(m_value.value.value) * m_displayFactor, 'f', m_decimals);
-    if (m_unit.isEmpty())
-        return number;
+    if (m_unit.isEmpty()) return number;
     return m_unit == QLatin1String("%") ? number + m_unit : number + QChar(0x202F) + m_unit;
 }
 
-QSize KpiTile::sizeHint() const
-{
+QSize KpiTile::sizeHint() const {
     const QFontMetrics label(m_theme.labelFont());
     const QFontMetrics value(m_theme.valueFont());
     return {std::max(180, value.horizontalAdvance(QStringLiteral("100.0 %")) + 2 * kPad + 30),
             kPad * 2 + kStatusBar + label.height() * 2 + value.height() + 6};
 }
 
-QSize KpiTile::minimumSizeHint() const
-{
-    return {120, sizeHint().height()};
-}
+QSize KpiTile::minimumSizeHint() const { return {120, sizeHint().height()}; }
 
-void KpiTile::paintEvent(QPaintEvent*)
-{
+void KpiTile::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const ThemeColors& c = m_theme.colors();
     p.fillRect(rect(), c.panel);
@@ -142,20 +125,19 @@ void KpiTile::paintEvent(QPaintEvent*)
 
     QString detail = m_value.detail;
     if (stale)
-        detail = QStringLiteral("stale%1%2").arg(m_value.staleAge.isEmpty() ? QString() : QStringLiteral(" · ") + m_value.staleAge,
-                                                 detail.isEmpty() ? QString() : QStringLiteral(" · ") + detail);
+        detail = QStringLiteral("stale%1%2")
+                     .arg(m_value.staleAge.isEmpty() ? QString() : QStringLiteral(" · ") + m_value.staleAge,
+                          detail.isEmpty() ? QString() : QStringLiteral(" · ") + detail);
     else if (missing)
         detail = QStringLiteral("no data");
     p.setFont(labelFont);
     p.setPen(stale || missing ? c.warn : c.textDim);
-    p.drawText(QRect(inner.left(), valueTop + vm.height() + 2, inner.width(), lm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-               lm.elidedText(detail, Qt::ElideRight, inner.width()));
+    p.drawText(QRect(inner.left(), valueTop + vm.height() + 2, inner.width(), lm.height()),
+               Qt::AlignLeft | Qt::AlignVCenter, lm.elidedText(detail, Qt::ElideRight, inner.width()));
 }
 
-void KpiTile::mouseReleaseEvent(QMouseEvent* event)
-{
-    if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint()))
-        emit activated();
+void KpiTile::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint())) emit activated();
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

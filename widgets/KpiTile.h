@@ -16,10 +16,10 @@ enum class KpiStatus { Neutral, Ok, Warning, Critical };
 struct KpiValue {
     Reading value;
     Trend trend = Trend::None;
-    bool upIsGood = true;        // goodput: up is good; GPUs down: up is bad
+    bool upIsGood = true;  // goodput: up is good; GPUs down: up is bad
     KpiStatus status = KpiStatus::Neutral;
-    QString detail;              // small line under the number, e.g. "of 504 GPUs", "last 24 h"
-    QString staleAge;            // e.g. "42 s old"; shown when value is stale
+    QString detail;    // small line under the number, e.g. "of 504 GPUs", "last 24 h"
+    QString staleAge;  // e.g. "42 s old"; shown when value is stale
 };
 
 class KpiTile : public QWidget {
@@ -57,4 +57,4 @@ private:
     Theme m_theme;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

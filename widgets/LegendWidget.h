@@ -26,4 +26,4 @@ private:
     Theme m_theme;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

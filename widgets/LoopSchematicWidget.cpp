@@ -13,41 +13,32 @@ namespace {
 constexpr int kMargin = 12;
 constexpr int kTitleHeight = 26;
 
-QString formatted(const Reading& r, const QString& unit, int decimals)
-{
-    if (r.isMissing())
-        return QStringLiteral("n/a");
+QString formatted(const Reading& r, const QString& unit, int decimals) {
+    if (r.isMissing()) return QStringLiteral("n/a");
     return QString::number(double(r.value), 'f', decimals) + QChar(0x202F) + unit;
 }
 
-} // namespace
+}  // namespace
 
 LoopSchematicWidget::LoopSchematicWidget(QWidget* parent)
-    : QWidget(parent)
-    , m_theme(Theme::builtin(ThemeVariant::Dark))
-{
-}
+    : QWidget(parent), m_theme(Theme::builtin(ThemeVariant::Dark)) {}
 
-void LoopSchematicWidget::setStatus(const LoopStatus& status)
-{
+void LoopSchematicWidget::setStatus(const LoopStatus& status) {
     m_status = status;
     update();
 }
 
-void LoopSchematicWidget::setTheme(const Theme& theme)
-{
+void LoopSchematicWidget::setTheme(const Theme& theme) {
     m_theme = theme;
     update();
 }
 
-int LoopSchematicWidget::wetSensorCount() const
-{
+int LoopSchematicWidget::wetSensorCount() const {
     return static_cast<int>(std::count_if(m_status.leakSensors.begin(), m_status.leakSensors.end(),
                                           [](const LeakSensor& s) { return s.state == LeakSensorState::Wet; }));
 }
 
-LoopSchematicWidget::Geometry LoopSchematicWidget::geometry() const
-{
+LoopSchematicWidget::Geometry LoopSchematicWidget::geometry() const {
     Geometry g;
     g.area = rect().adjusted(kMargin, kMargin + kTitleHeight, -kMargin, -kMargin);
     const int w = g.area.width();
@@ -66,23 +57,20 @@ LoopSchematicWidget::Geometry LoopSchematicWidget::geometry() const
     return g;
 }
 
-QRect LoopSchematicWidget::valveRect() const
-{
+QRect LoopSchematicWidget::valveRect() const {
     const Geometry g = geometry();
     const int s = std::clamp(g.area.height() / 9, 14, 30);
     return QRect(g.valveX - s, g.supplyY - s / 2 - s / 4, 2 * s, s + s / 2);
 }
 
-QRect LoopSchematicWidget::leakSensorRect(int index) const
-{
+QRect LoopSchematicWidget::leakSensorRect(int index) const {
     const Geometry g = geometry();
     const int lh = QFontMetrics(m_theme.labelFont()).height() + 6;
     return QRect(g.sensors.left(), g.sensors.top() + lh * (index + 1), g.sensors.width(), lh);
 }
 
 void LoopSchematicWidget::paintValue(QPainter& p, const QRect& r, const QString& caption, const Reading& value,
-                                     const QString& unit, int decimals, Qt::Alignment align) const
-{
+                                     const QString& unit, int decimals, Qt::Alignment align) const {
     const ThemeColors& c = m_theme.colors();
     const QFont captionFont = m_theme.font(8);
     const QFont valueFont = m_theme.font(13, true);
@@ -97,8 +85,7 @@ void LoopSchematicWidget::paintValue(QPainter& p, const QRect& r, const QString&
                formatted(value, unit, decimals));
 }
 
-void LoopSchematicWidget::paintValve(QPainter& p, const QRect& r) const
-{
+void LoopSchematicWidget::paintValve(QPainter& p, const QRect& r) const {
     const ThemeColors& c = m_theme.colors();
     const bool closed = m_status.isolated;
     const QPointF mid(r.center().x(), r.bottom() - r.width() / 4.0);
@@ -121,8 +108,7 @@ void LoopSchematicWidget::paintValve(QPainter& p, const QRect& r) const
     p.drawRect(QRectF(mid.x() - h * 0.8, r.top(), h * 1.6, 4));
 }
 
-void LoopSchematicWidget::paintSensors(QPainter& p, const Geometry& g) const
-{
+void LoopSchematicWidget::paintSensors(QPainter& p, const Geometry& g) const {
     const ThemeColors& c = m_theme.colors();
     p.fillRect(g.sensors, c.panel);
     const QFont f = m_theme.labelFont();
@@ -135,16 +121,24 @@ void LoopSchematicWidget::paintSensors(QPainter& p, const Geometry& g) const
     p.setRenderHint(QPainter::Antialiasing, true);
     for (std::size_t i = 0; i < m_status.leakSensors.size(); ++i) {
         const QRect row = leakSensorRect(static_cast<int>(i));
-        if (row.bottom() > g.sensors.bottom())
-            break;
+        if (row.bottom() > g.sensors.bottom()) break;
         const LeakSensor& s = m_status.leakSensors[i];
         QColor dot = c.ok;
         QString state = QStringLiteral("dry");
         switch (s.state) {
         case LeakSensorState::Dry: break;
-        case LeakSensorState::Wet: dot = c.crit; state = QStringLiteral("WET"); break;
-        case LeakSensorState::Fault: dot = c.warn; state = QStringLiteral("fault"); break;
-        case LeakSensorState::Unknown: dot = c.missing; state = QStringLiteral("n/a"); break;
+        case LeakSensorState::Wet:
+            dot = c.crit;
+            state = QStringLiteral("WET");
+            break;
+        case LeakSensorState::Fault:
+            dot = c.warn;
+            state = QStringLiteral("fault");
+            break;
+        case LeakSensorState::Unknown:
+            dot = c.missing;
+            state = QStringLiteral("n/a");
+            break;
         }
         if (s.state == LeakSensorState::Wet) {
             QColor band = c.crit;
@@ -164,8 +158,7 @@ void LoopSchematicWidget::paintSensors(QPainter& p, const Geometry& g) const
     p.setRenderHint(QPainter::Antialiasing, false);
 }
 
-void LoopSchematicWidget::paintEvent(QPaintEvent*)
-{
+void LoopSchematicWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const ThemeColors& c = m_theme.colors();
     p.fillRect(rect(), c.window);
@@ -208,7 +201,8 @@ void LoopSchematicWidget::paintEvent(QPaintEvent*)
     // Flow direction arrows at the CDU ends.
     auto arrow = [&](QPoint tip, int dir, const QColor& colour) {
         const int s = pipeW + 4;
-        const QPointF pts[3] = {QPointF(tip), QPointF(tip.x() - dir * s, tip.y() - s), QPointF(tip.x() - dir * s, tip.y() + s)};
+        const QPointF pts[3] = {QPointF(tip), QPointF(tip.x() - dir * s, tip.y() - s),
+                                QPointF(tip.x() - dir * s, tip.y() + s)};
         p.setPen(Qt::NoPen);
         p.setBrush(colour);
         p.drawPolygon(pts, 3);
@@ -260,4 +254,4 @@ void LoopSchematicWidget::paintEvent(QPaintEvent*)
     paintSensors(p, g);
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -22,17 +22,17 @@ struct LeakSensor {
 };
 
 struct LoopStatus {
-    QString title;             // e.g. "Rack a1-03 cooling loop"
-    Reading supply_c;          // RackLiquidSupplyTemperature
-    Reading return_c;          // RackLiquidReturnTemperature
-    Reading flow_lpm;          // RackLiquidFlow
-    Reading dp_bar;            // RackLiquidDifferentialPressure
-    Reading dpSetpoint_bar;    // RackLiquidDifferentialPressureSp
-    Reading valve_pct;         // RackControlValvePosition, 0 closed .. 100 open
-    Reading power_kw;          // RackPower (heat into the loop)
-    bool isolated = false;     // RackLiquidIsolationStatus: valve closed by hand or by leak response
+    QString title;           // e.g. "Rack a1-03 cooling loop"
+    Reading supply_c;        // RackLiquidSupplyTemperature
+    Reading return_c;        // RackLiquidReturnTemperature
+    Reading flow_lpm;        // RackLiquidFlow
+    Reading dp_bar;          // RackLiquidDifferentialPressure
+    Reading dpSetpoint_bar;  // RackLiquidDifferentialPressureSp
+    Reading valve_pct;       // RackControlValvePosition, 0 closed .. 100 open
+    Reading power_kw;        // RackPower (heat into the loop)
+    bool isolated = false;   // RackLiquidIsolationStatus: valve closed by hand or by leak response
     std::vector<LeakSensor> leakSensors;
-    int trayBranches = 27;     // 18 compute + 9 switch trays plumbed to the manifold
+    int trayBranches = 27;  // 18 compute + 9 switch trays plumbed to the manifold
 };
 
 class LoopSchematicWidget : public QWidget {
@@ -78,4 +78,4 @@ private:
     Theme m_theme;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

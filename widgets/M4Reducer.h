@@ -23,4 +23,4 @@ QList<QPointF> m4Reduce(std::span<const QPointF> points, double xMin, double xMa
 // instead of a straight line across it. The returned spans view `points`; NaN points are dropped.
 std::vector<std::span<const QPointF>> splitAtGaps(std::span<const QPointF> points, double maxGapX);
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

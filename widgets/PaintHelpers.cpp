@@ -15,14 +15,12 @@ constexpr int kSwatch = 12;
 constexpr int kLegendPad = 6;
 constexpr int kRampWidth = 180;
 
-QColor blend(const QColor& a, const QColor& b, float t)
-{
+QColor blend(const QColor& a, const QColor& b, float t) {
     return QColor::fromRgbF(a.redF() + (b.redF() - a.redF()) * t, a.greenF() + (b.greenF() - a.greenF()) * t,
                             a.blueF() + (b.blueF() - a.blueF()) * t);
 }
 
-void paintSwatchLabel(QPainter& p, int& x, int y, const QString& label, const QFontMetrics& fm, auto&& paintSwatch)
-{
+void paintSwatchLabel(QPainter& p, int& x, int y, const QString& label, const QFontMetrics& fm, auto&& paintSwatch) {
     const QRect swatch(x, y + (fm.height() - kSwatch) / 2, kSwatch, kSwatch);
     paintSwatch(swatch);
     x += kSwatch + 4;
@@ -30,32 +28,26 @@ void paintSwatchLabel(QPainter& p, int& x, int y, const QString& label, const QF
     x += fm.horizontalAdvance(label) + 12;
 }
 
-} // namespace
+}  // namespace
 
-QColor staleTint(const QColor& color, const Theme& theme)
-{
+QColor staleTint(const QColor& color, const Theme& theme) {
     const QColor grey = QColor::fromHslF(color.hslHueF() < 0 ? 0 : color.hslHueF(), 0.0, color.lightnessF());
     return blend(blend(color, grey, 0.6f), theme.colors().stale, 0.45f);
 }
 
-QColor readingFill(const ColorScale& scale, const Reading& reading, const Theme& theme)
-{
-    if (reading.isMissing())
-        return {};
+QColor readingFill(const ColorScale& scale, const Reading& reading, const Theme& theme) {
+    if (reading.isMissing()) return {};
     const QColor c = scale.colorFor(reading.value);
-    if (!c.isValid())
-        return {};
+    if (!c.isValid()) return {};
     return reading.isStale() ? staleTint(c, theme) : c;
 }
 
-QColor textColorOn(const QColor& background)
-{
+QColor textColorOn(const QColor& background) {
     const double luminance = 0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF();
     return luminance > 0.5 ? QColor(0x10, 0x14, 0x18) : QColor(0xf4, 0xf6, 0xf8);
 }
 
-void paintMissingCell(QPainter& p, const QRect& r, const Theme& theme, bool naText)
-{
+void paintMissingCell(QPainter& p, const QRect& r, const Theme& theme, bool naText) {
     const ThemeColors& c = theme.colors();
     p.fillRect(r, c.window);
     p.setPen(QPen(c.missing, 1, Qt::DashLine));
@@ -67,18 +59,13 @@ void paintMissingCell(QPainter& p, const QRect& r, const Theme& theme, bool naTe
     }
 }
 
-void paintHatch(QPainter& p, const QRect& r, const QColor& color)
-{
-    p.fillRect(r, QBrush(color, Qt::BDiagPattern));
-}
+void paintHatch(QPainter& p, const QRect& r, const QColor& color) { p.fillRect(r, QBrush(color, Qt::BDiagPattern)); }
 
-void paintSilentHatch(QPainter& p, const QRect& r, const Theme& theme)
-{
+void paintSilentHatch(QPainter& p, const QRect& r, const Theme& theme) {
     p.fillRect(r, QBrush(theme.colors().silent, Qt::DiagCrossPattern));
 }
 
-void paintMaintenanceHatch(QPainter& p, const QRect& r, const Theme& theme)
-{
+void paintMaintenanceHatch(QPainter& p, const QRect& r, const Theme& theme) {
     QColor tint = theme.colors().info;
     tint.setAlphaF(0.28f);
     p.fillRect(r, tint);
@@ -93,8 +80,7 @@ void paintMaintenanceHatch(QPainter& p, const QRect& r, const Theme& theme)
     p.restore();
 }
 
-void paintSilentFrame(QPainter& p, const QRect& r, const Theme& theme, int width)
-{
+void paintSilentFrame(QPainter& p, const QRect& r, const Theme& theme, int width) {
     const QColor& c = theme.colors().silent;
     const QRect in = r.adjusted(width, width, -width, -width);
     p.fillRect(QRect(r.left(), r.top(), r.width(), width), c);
@@ -103,9 +89,8 @@ void paintSilentFrame(QPainter& p, const QRect& r, const Theme& theme, int width
     p.fillRect(QRect(r.right() - width + 1, in.top(), width, in.height()), c);
 }
 
-void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, const Reading& reading,
-                      const Theme& theme, bool naText)
-{
+void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, const Reading& reading, const Theme& theme,
+                      bool naText) {
     const QColor fill = readingFill(scale, reading, theme);
     if (!fill.isValid()) {
         paintMissingCell(p, r, theme, naText);
@@ -118,8 +103,7 @@ void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, cons
         paintHatch(p, r, theme.colors().window);
 }
 
-void paintCross(QPainter& p, const QRect& r, const QColor& color, qreal width)
-{
+void paintCross(QPainter& p, const QRect& r, const QColor& color, qreal width) {
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setPen(QPen(color, width, Qt::SolidLine, Qt::RoundCap));
@@ -129,8 +113,7 @@ void paintCross(QPainter& p, const QRect& r, const QColor& color, qreal width)
     p.restore();
 }
 
-void paintDrainStripes(QPainter& p, const QRect& r, const QColor& color)
-{
+void paintDrainStripes(QPainter& p, const QRect& r, const QColor& color) {
     p.save();
     p.setClipRect(r);
     p.setRenderHint(QPainter::Antialiasing, true);
@@ -141,8 +124,7 @@ void paintDrainStripes(QPainter& p, const QRect& r, const QColor& color)
     p.restore();
 }
 
-void paintCountBadge(QPainter& p, const QPointF& center, qreal radius, int count, const QColor& fill)
-{
+void paintCountBadge(QPainter& p, const QPointF& center, qreal radius, int count, const QColor& fill) {
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
     p.setPen(Qt::NoPen);
@@ -160,8 +142,7 @@ void paintCountBadge(QPainter& p, const QPointF& center, qreal radius, int count
     p.restore();
 }
 
-QSize legendSizeHint(const ColorScale& scale, const Theme& theme, bool withMaintenance)
-{
+QSize legendSizeHint(const ColorScale& scale, const Theme& theme, bool withMaintenance) {
     const QFontMetrics fm(theme.labelFont());
     const QFontMetrics title(theme.headerFont());
     int width = title.horizontalAdvance(scale.title()) + 12;
@@ -169,18 +150,15 @@ QSize legendSizeHint(const ColorScale& scale, const Theme& theme, bool withMaint
         width += fm.horizontalAdvance(scale.formatValue(scale.min())) + kRampWidth +
                  fm.horizontalAdvance(scale.formatValue(scale.max())) + 16;
     } else {
-        for (const auto& c : scale.categories())
-            width += kSwatch + 16 + fm.horizontalAdvance(c.label);
+        for (const auto& c : scale.categories()) width += kSwatch + 16 + fm.horizontalAdvance(c.label);
     }
     width += 3 * (kSwatch + 16) + fm.horizontalAdvance(QStringLiteral("stale")) +
              fm.horizontalAdvance(QStringLiteral("source silent")) + fm.horizontalAdvance(QStringLiteral("no data"));
-    if (withMaintenance)
-        width += kSwatch + 16 + fm.horizontalAdvance(QStringLiteral("maintenance"));
+    if (withMaintenance) width += kSwatch + 16 + fm.horizontalAdvance(QStringLiteral("maintenance"));
     return {width + 2 * kLegendPad, std::max(fm.height(), title.height()) + 2 * kLegendPad};
 }
 
-void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme, bool withMaintenance)
-{
+void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme, bool withMaintenance) {
     const ThemeColors& c = theme.colors();
     p.save();
     p.setClipRect(r);
@@ -248,4 +226,4 @@ void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const The
     p.restore();
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

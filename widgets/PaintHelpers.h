@@ -24,8 +24,8 @@ QColor textColorOn(const QColor& background);
 
 // A reading as a cell: filled, hatched when stale, empty outline + "n/a" when missing.
 // naText: write "n/a" into missing cells when there is room.
-void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, const Reading& reading,
-                      const Theme& theme, bool naText);
+void paintReadingCell(QPainter& p, const QRect& r, const ColorScale& scale, const Reading& reading, const Theme& theme,
+                      bool naText);
 void paintMissingCell(QPainter& p, const QRect& r, const Theme& theme, bool naText);
 void paintHatch(QPainter& p, const QRect& r, const QColor& color);
 // Source silent: the theme's silent colour as a cross-hatch over the (stale-tinted) cell, so it
@@ -45,6 +45,7 @@ void paintCountBadge(QPainter& p, const QPointF& center, qreal radius, int count
 // Legend: title, ramp (sequential) or swatches (categorical), plus "stale", "source silent" and
 // "no data" swatches, and "maintenance" (paintMaintenanceHatch) where a map draws it.
 QSize legendSizeHint(const ColorScale& scale, const Theme& theme, bool withMaintenance = false);
-void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme, bool withMaintenance = false);
+void paintLegend(QPainter& p, const QRect& r, const ColorScale& scale, const Theme& theme,
+                 bool withMaintenance = false);
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -14,14 +14,13 @@ namespace {
 
 constexpr int kMargin = 8;
 constexpr int kHeaderHeight = 26;
-constexpr int kGroupGap = 10;   // between the two superchips of a tray
+constexpr int kGroupGap = 10;  // between the two superchips of a tray
 constexpr int kCellGap = 3;
 constexpr double kCpuUnits = 0.55;  // CPU cell width relative to a GPU cell
 
-} // namespace
+}  // namespace
 
-QString trayStateName(TrayState state)
-{
+QString trayStateName(TrayState state) {
     switch (state) {
     case TrayState::Unknown: return QStringLiteral("unknown");
     case TrayState::Idle: return QStringLiteral("idle");
@@ -34,59 +33,48 @@ QString trayStateName(TrayState state)
 }
 
 RackElevationWidget::RackElevationWidget(QWidget* parent)
-    : QWidget(parent)
-    , m_scale(ColorScale::forLens(Lens::GpuTemperature, Theme::builtin(ThemeVariant::Dark)))
-    , m_health(ColorScale::forLens(Lens::Health, Theme::builtin(ThemeVariant::Dark)))
-    , m_theme(Theme::builtin(ThemeVariant::Dark))
-{
+    : QWidget(parent),
+      m_scale(ColorScale::forLens(Lens::GpuTemperature, Theme::builtin(ThemeVariant::Dark))),
+      m_health(ColorScale::forLens(Lens::Health, Theme::builtin(ThemeVariant::Dark))),
+      m_theme(Theme::builtin(ThemeVariant::Dark)) {
     setMouseTracking(true);
     rebuildSlots();
 }
 
-void RackElevationWidget::setElevation(const RackElevation& elevation)
-{
+void RackElevationWidget::setElevation(const RackElevation& elevation) {
     m_rack = elevation;
     rebuildSlots();
     update();
 }
 
-void RackElevationWidget::setColorScale(const ColorScale& scale)
-{
+void RackElevationWidget::setColorScale(const ColorScale& scale) {
     m_scale = scale;
     update();
 }
 
-void RackElevationWidget::setTheme(const Theme& theme)
-{
+void RackElevationWidget::setTheme(const Theme& theme) {
     m_theme = theme;
     m_health = ColorScale::forLens(Lens::Health, theme);
     update();
 }
 
-void RackElevationWidget::setTooltipProvider(std::function<QString(const Hit&)> provider)
-{
+void RackElevationWidget::setTooltipProvider(std::function<QString(const Hit&)> provider) {
     m_tooltipProvider = std::move(provider);
 }
 
-void RackElevationWidget::rebuildSlots()
-{
+void RackElevationWidget::rebuildSlots() {
     m_slots.clear();
     const int shelves = static_cast<int>(m_rack.powerShelves.size());
     const int above = (shelves + 1) / 2;
-    for (int i = 0; i < above; ++i)
-        m_slots.push_back({SlotKind::PowerShelf, i});
-    for (int i = 0; i < RackElevation::kComputeAboveSwitches; ++i)
-        m_slots.push_back({SlotKind::Compute, i});
-    for (int i = 0; i < RackElevation::kSwitchTrays; ++i)
-        m_slots.push_back({SlotKind::Switch, i});
+    for (int i = 0; i < above; ++i) m_slots.push_back({SlotKind::PowerShelf, i});
+    for (int i = 0; i < RackElevation::kComputeAboveSwitches; ++i) m_slots.push_back({SlotKind::Compute, i});
+    for (int i = 0; i < RackElevation::kSwitchTrays; ++i) m_slots.push_back({SlotKind::Switch, i});
     for (int i = RackElevation::kComputeAboveSwitches; i < RackElevation::kComputeTrays; ++i)
         m_slots.push_back({SlotKind::Compute, i});
-    for (int i = above; i < shelves; ++i)
-        m_slots.push_back({SlotKind::PowerShelf, i});
+    for (int i = above; i < shelves; ++i) m_slots.push_back({SlotKind::PowerShelf, i});
 }
 
-RackElevationWidget::Geometry RackElevationWidget::geometry() const
-{
+RackElevationWidget::Geometry RackElevationWidget::geometry() const {
     Geometry g;
     g.frame = rect().adjusted(kMargin, kMargin + kHeaderHeight, -kMargin, -kMargin);
     g.top = g.frame.top() + 2;
@@ -100,29 +88,23 @@ RackElevationWidget::Geometry RackElevationWidget::geometry() const
     return g;
 }
 
-int RackElevationWidget::slotAt(int y, const Geometry& g) const
-{
-    if (y < g.top)
-        return -1;
+int RackElevationWidget::slotAt(int y, const Geometry& g) const {
+    if (y < g.top) return -1;
     const int slot = (y - g.top) / g.slotHeight;
     return slot < static_cast<int>(m_slots.size()) ? slot : -1;
 }
 
-QRect RackElevationWidget::slotRect(int slot, const Geometry& g) const
-{
+QRect RackElevationWidget::slotRect(int slot, const Geometry& g) const {
     return QRect(g.frame.left() + 2, g.top + slot * g.slotHeight, g.manifoldLeft - g.frame.left() - 4, g.slotHeight);
 }
 
-int RackElevationWidget::slotOf(SlotKind kind, int index) const
-{
+int RackElevationWidget::slotOf(SlotKind kind, int index) const {
     for (std::size_t i = 0; i < m_slots.size(); ++i)
-        if (m_slots[i].kind == kind && m_slots[i].index == index)
-            return static_cast<int>(i);
+        if (m_slots[i].kind == kind && m_slots[i].index == index) return static_cast<int>(i);
     return -1;
 }
 
-QRect RackElevationWidget::partRect(const QRect& slot, bool cpu, int index, const Geometry& g) const
-{
+QRect RackElevationWidget::partRect(const QRect& slot, bool cpu, int index, const Geometry& g) const {
     // Per superchip: [CPU][GPU][GPU]; two superchips per tray.
     const double unit = (g.cellsWidth - kGroupGap - 4 * kCellGap) / (2 * (kCpuUnits + 2.0));
     const int group = cpu ? index : index / 2;
@@ -136,67 +118,51 @@ QRect RackElevationWidget::partRect(const QRect& slot, bool cpu, int index, cons
     return QRect(static_cast<int>(x), slot.top() + inset, std::max(2, static_cast<int>(w)), slot.height() - 2 * inset);
 }
 
-QRect RackElevationWidget::gpuRect(int tray, int gpu) const
-{
+QRect RackElevationWidget::gpuRect(int tray, int gpu) const {
     const Geometry g = geometry();
     const int slot = slotOf(SlotKind::Compute, tray);
-    if (slot < 0 || gpu < 0 || gpu >= RackElevation::kGpusPerTray)
-        return {};
+    if (slot < 0 || gpu < 0 || gpu >= RackElevation::kGpusPerTray) return {};
     return partRect(slotRect(slot, g), false, gpu, g);
 }
 
-QRect RackElevationWidget::cpuRect(int tray, int cpu) const
-{
+QRect RackElevationWidget::cpuRect(int tray, int cpu) const {
     const Geometry g = geometry();
     const int slot = slotOf(SlotKind::Compute, tray);
-    if (slot < 0 || cpu < 0 || cpu > 1)
-        return {};
+    if (slot < 0 || cpu < 0 || cpu > 1) return {};
     return partRect(slotRect(slot, g), true, cpu, g);
 }
 
-QRect RackElevationWidget::trayRect(int tray) const
-{
+QRect RackElevationWidget::trayRect(int tray) const {
     const int slot = slotOf(SlotKind::Compute, tray);
     return slot < 0 ? QRect() : slotRect(slot, geometry());
 }
 
-QRect RackElevationWidget::switchTrayRect(int index) const
-{
+QRect RackElevationWidget::switchTrayRect(int index) const {
     const int slot = slotOf(SlotKind::Switch, index);
     return slot < 0 ? QRect() : slotRect(slot, geometry());
 }
 
-RackElevationWidget::Hit RackElevationWidget::hitTest(const QPoint& pos) const
-{
+RackElevationWidget::Hit RackElevationWidget::hitTest(const QPoint& pos) const {
     const Geometry g = geometry();
-    if (!g.frame.contains(pos))
-        return {};
-    if (pos.x() >= g.manifoldLeft)
-        return {Hit::Kind::Manifold, 0, -1};
+    if (!g.frame.contains(pos)) return {};
+    if (pos.x() >= g.manifoldLeft) return {Hit::Kind::Manifold, 0, -1};
     const int slot = slotAt(pos.y(), g);
-    if (slot < 0)
-        return {};
+    if (slot < 0) return {};
     const Slot& s = m_slots[static_cast<std::size_t>(slot)];
-    if (s.kind == SlotKind::Switch)
-        return {Hit::Kind::SwitchTray, s.index, -1};
-    if (s.kind == SlotKind::PowerShelf)
-        return {Hit::Kind::PowerShelf, s.index, -1};
+    if (s.kind == SlotKind::Switch) return {Hit::Kind::SwitchTray, s.index, -1};
+    if (s.kind == SlotKind::PowerShelf) return {Hit::Kind::PowerShelf, s.index, -1};
     const QRect sr = slotRect(slot, g);
     for (int gpu = 0; gpu < RackElevation::kGpusPerTray; ++gpu)
-        if (partRect(sr, false, gpu, g).contains(pos))
-            return {Hit::Kind::Gpu, s.index, gpu};
+        if (partRect(sr, false, gpu, g).contains(pos)) return {Hit::Kind::Gpu, s.index, gpu};
     for (int cpu = 0; cpu < 2; ++cpu)
-        if (partRect(sr, true, cpu, g).contains(pos))
-            return {Hit::Kind::Cpu, s.index, cpu};
+        if (partRect(sr, true, cpu, g).contains(pos)) return {Hit::Kind::Cpu, s.index, cpu};
     return {Hit::Kind::ComputeTray, s.index, -1};
 }
 
-QString RackElevationWidget::toolTipText(const Hit& hit) const
-{
+QString RackElevationWidget::toolTipText(const Hit& hit) const {
     if (m_tooltipProvider) {
         QString custom = m_tooltipProvider(hit);
-        if (!custom.isEmpty())
-            return custom;
+        if (!custom.isEmpty()) return custom;
     }
     switch (hit.kind) {
     case Hit::Kind::Gpu: {
@@ -204,13 +170,11 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const
         const GpuCell& gpu = tray.gpus[static_cast<std::size_t>(hit.part)];
         QStringList lines{gpu.id.isEmpty() ? QStringLiteral("GPU %1").arg(hit.part) : gpu.id,
                           QStringLiteral("%1: %2").arg(m_scale.title(), m_scale.formatReading(gpu.value))};
-        if (gpu.down)
-            lines << QStringLiteral("GPU down");
-        if (gpu.throttling)
-            lines << QStringLiteral("Throttling (clocks event active)");
+        if (gpu.down) lines << QStringLiteral("GPU down");
+        if (gpu.throttling) lines << QStringLiteral("Throttling (clocks event active)");
         if (tray.silent)
-            lines << QStringLiteral("Telemetry silent: %1").arg(tray.silentDetail.isEmpty() ? tray.silentReason
-                                                                                             : tray.silentDetail);
+            lines << QStringLiteral("Telemetry silent: %1")
+                         .arg(tray.silentDetail.isEmpty() ? tray.silentReason : tray.silentDetail);
         lines << QStringLiteral("%1 — %2").arg(tray.label, trayStateName(tray.state));
         return lines.join(QLatin1Char('\n'));
     }
@@ -244,8 +208,7 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const
     case Hit::Kind::Manifold: {
         const ManifoldStatus& m = m_rack.manifold;
         auto fmt = [](const Reading& r, const char* unit, int decimals) {
-            if (r.isMissing())
-                return QStringLiteral("n/a");
+            if (r.isMissing()) return QStringLiteral("n/a");
             return QString::number(double(r.value), 'f', decimals) + QChar(0x202F) + QString::fromUtf8(unit) +
                    (r.isStale() ? QStringLiteral(" (stale)") : QString());
         };
@@ -261,8 +224,7 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const
 
 // ---- painting -------------------------------------------------------------------------------
 
-void RackElevationWidget::paintEvent(QPaintEvent*)
-{
+void RackElevationWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const ThemeColors& c = m_theme.colors();
     p.fillRect(rect(), c.window);
@@ -286,7 +248,9 @@ void RackElevationWidget::paintEvent(QPaintEvent*)
         case SlotKind::Compute:
             paintComputeTray(p, m_rack.compute[static_cast<std::size_t>(m_slots[i].index)], sr, g);
             break;
-        case SlotKind::Switch: paintSwitchTray(p, m_rack.switches[static_cast<std::size_t>(m_slots[i].index)], sr, g); break;
+        case SlotKind::Switch:
+            paintSwitchTray(p, m_rack.switches[static_cast<std::size_t>(m_slots[i].index)], sr, g);
+            break;
         case SlotKind::PowerShelf:
             paintPowerShelf(p, m_rack.powerShelves[static_cast<std::size_t>(m_slots[i].index)], sr, g);
             break;
@@ -300,8 +264,7 @@ void RackElevationWidget::paintEvent(QPaintEvent*)
     }
 }
 
-void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g)
-{
+void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g) {
     const ThemeColors& c = m_theme.colors();
     p.fillRect(slot.adjusted(0, 1, 0, -1), c.panelRaised);
     if (tray.silent) {
@@ -334,7 +297,8 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
         p.drawText(chip, Qt::AlignCenter, state);
         p.setPen(tray.state == TrayState::Down ? c.crit : tray.silent ? c.silent : c.text);
         const QRect labelRect(g.labelLeft, slot.top(), chip.left() - g.labelLeft - 4, slot.height());
-        p.drawText(labelRect, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(tray.label, Qt::ElideRight, labelRect.width()));
+        p.drawText(labelRect, Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(tray.label, Qt::ElideRight, labelRect.width()));
     }
     if (tray.alertCount > 0)
         paintCountBadge(p, QPointF(g.frame.left() + 9, slot.center().y()), std::min(6.5, slot.height() / 2.5),
@@ -370,28 +334,25 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
             p.setBrush(c.warn);
             p.drawPolygon(tri, 3);
         }
-        if (r.height() >= 16 && r.width() >= 40 && !gpu.value.isMissing() && !gpu.down && tray.state != TrayState::Down &&
-            !tray.silent) {
+        if (r.height() >= 16 && r.width() >= 40 && !gpu.value.isMissing() && !gpu.down &&
+            tray.state != TrayState::Down && !tray.silent) {
             p.setPen(ink);
             p.setFont(m_theme.font(7.5));
             p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, m_scale.formatValue(gpu.value.value));
         }
     }
-    if (tray.silent)
-        paintSilentTray(p, tray, slot, g);
+    if (tray.silent) paintSilentTray(p, tray, slot, g);
 }
 
 // Over the tray's cells: a frame and a solid chip "SILENT · <reason>" in the silent colour, so a
 // wall display reads it from across the room; the cells under it keep their last colour, hatched.
-void RackElevationWidget::paintSilentTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g)
-{
+void RackElevationWidget::paintSilentTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g) {
     const ThemeColors& c = m_theme.colors();
     const QRect cells = partRect(slot, true, 0, g).united(partRect(slot, false, RackElevation::kGpusPerTray - 1, g));
     paintSilentFrame(p, cells.adjusted(-2, -1, 2, 1), m_theme, 2);
     const QFont f = m_theme.font(slot.height() >= 22 ? 8 : 6.5, true);
     const QFontMetrics fm(f);
-    if (cells.height() < fm.height() - 2)
-        return;
+    if (cells.height() < fm.height() - 2) return;
     const QString text = tray.silentReason.isEmpty() ? QStringLiteral("SOURCE SILENT")
                                                      : QStringLiteral("SILENT · %1").arg(tray.silentReason);
     // At most two thirds of the cells: the last colours stay visible on both sides.
@@ -404,8 +365,7 @@ void RackElevationWidget::paintSilentTray(QPainter& p, const ComputeTray& tray, 
     p.drawText(chip, Qt::AlignCenter, shown);
 }
 
-void RackElevationWidget::paintSwitchTray(QPainter& p, const SwitchTray& tray, const QRect& slot, const Geometry& g)
-{
+void RackElevationWidget::paintSwitchTray(QPainter& p, const SwitchTray& tray, const QRect& slot, const Geometry& g) {
     const ThemeColors& c = m_theme.colors();
     p.fillRect(slot.adjusted(0, 1, 0, -1), c.panel.lighter(115));
     const QFont f = m_theme.font(slot.height() >= 22 ? 8.5 : 7);
@@ -429,28 +389,27 @@ void RackElevationWidget::paintSwitchTray(QPainter& p, const SwitchTray& tray, c
     }
 }
 
-void RackElevationWidget::paintPowerShelf(QPainter& p, const PowerShelf& shelf, const QRect& slot, const Geometry& g)
-{
+void RackElevationWidget::paintPowerShelf(QPainter& p, const PowerShelf& shelf, const QRect& slot, const Geometry& g) {
     const ThemeColors& c = m_theme.colors();
     p.fillRect(slot.adjusted(0, 1, 0, -1), c.panel.darker(115));
     const QColor status = readingFill(m_health, shelf.health, m_theme);
     p.fillRect(QRect(slot.left() + 2, slot.top() + 3, 4, slot.height() - 6), status.isValid() ? status : c.missing);
     const QFont f = m_theme.font(slot.height() >= 22 ? 8.5 : 7);
     p.setFont(f);
-    if (slot.height() < QFontMetrics(f).height())
-        return;
+    if (slot.height() < QFontMetrics(f).height()) return;
     p.setPen(c.textDim);
-    p.drawText(QRect(g.labelLeft, slot.top(), g.labelWidth, slot.height()), Qt::AlignVCenter | Qt::AlignLeft, shelf.label);
+    p.drawText(QRect(g.labelLeft, slot.top(), g.labelWidth, slot.height()), Qt::AlignVCenter | Qt::AlignLeft,
+               shelf.label);
     p.setPen(shelf.power_kw.isStale() ? c.stale : c.text);
     p.drawText(QRect(g.cellsLeft, slot.top(), g.cellsWidth, slot.height()), Qt::AlignVCenter | Qt::AlignLeft,
-               shelf.power_kw.isMissing() ? QStringLiteral("power n/a")
-                                          : QStringLiteral("%1 kW%2")
-                                                .arg(double(shelf.power_kw.value), 0, 'f', 1)
-                                                .arg(shelf.power_kw.isStale() ? QStringLiteral(" (stale)") : QString()));
+               shelf.power_kw.isMissing()
+                   ? QStringLiteral("power n/a")
+                   : QStringLiteral("%1 kW%2")
+                         .arg(double(shelf.power_kw.value), 0, 'f', 1)
+                         .arg(shelf.power_kw.isStale() ? QStringLiteral(" (stale)") : QString()));
 }
 
-void RackElevationWidget::paintManifold(QPainter& p, const Geometry& g)
-{
+void RackElevationWidget::paintManifold(QPainter& p, const Geometry& g) {
     const ThemeColors& c = m_theme.colors();
     const ManifoldStatus& m = m_rack.manifold;
     const int first = slotOf(SlotKind::Compute, 0);
@@ -466,8 +425,7 @@ void RackElevationWidget::paintManifold(QPainter& p, const Geometry& g)
     p.setRenderHint(QPainter::Antialiasing, true);
     // Stubs: every compute and switch tray is plumbed to both pipes.
     for (std::size_t i = 0; i < m_slots.size(); ++i) {
-        if (m_slots[i].kind == SlotKind::PowerShelf)
-            continue;
+        if (m_slots[i].kind == SlotKind::PowerShelf) continue;
         const int y = slotRect(static_cast<int>(i), g).center().y();
         p.setPen(QPen(supply, 1.5));
         p.drawLine(g.manifoldLeft - 4, y - 2, supplyX, y - 2);
@@ -507,7 +465,8 @@ void RackElevationWidget::paintManifold(QPainter& p, const Geometry& g)
                    fmt(m.flow_lpm, 0, QStringLiteral(" L/min")));
     }
     if (m.isolated || m.leaksDetected > 0) {
-        const QString text = m.leaksDetected > 0 ? QStringLiteral("LEAK ×%1").arg(m.leaksDetected) : QStringLiteral("ISOLATED");
+        const QString text =
+            m.leaksDetected > 0 ? QStringLiteral("LEAK ×%1").arg(m.leaksDetected) : QStringLiteral("ISOLATED");
         const QRect badge(g.manifoldLeft + 2, (top + bottom) / 2 - lh, g.manifoldWidth - 4, 2 * lh);
         p.fillRect(badge, c.crit);
         p.setPen(textColorOn(c.crit));
@@ -518,27 +477,25 @@ void RackElevationWidget::paintManifold(QPainter& p, const Geometry& g)
 
 // ---- interaction ----------------------------------------------------------------------------
 
-void RackElevationWidget::mouseMoveEvent(QMouseEvent* event)
-{
+void RackElevationWidget::mouseMoveEvent(QMouseEvent* event) {
     const Hit hit = hitTest(event->position().toPoint());
     const Hit gpuHit = hit.kind == Hit::Kind::Gpu ? hit : Hit{};
-    if (gpuHit == m_hover)
-        return;
+    if (gpuHit == m_hover) return;
     m_hover = gpuHit;
     update();
-    emit gpuHovered(gpuHit.kind == Hit::Kind::Gpu
-                        ? m_rack.compute[static_cast<std::size_t>(hit.index)].gpus[static_cast<std::size_t>(hit.part)].id
-                        : QString());
+    emit gpuHovered(
+        gpuHit.kind == Hit::Kind::Gpu
+            ? m_rack.compute[static_cast<std::size_t>(hit.index)].gpus[static_cast<std::size_t>(hit.part)].id
+            : QString());
 }
 
-void RackElevationWidget::mouseReleaseEvent(QMouseEvent* event)
-{
-    if (event->button() != Qt::LeftButton)
-        return;
+void RackElevationWidget::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return;
     const Hit hit = hitTest(event->position().toPoint());
     switch (hit.kind) {
     case Hit::Kind::Gpu:
-        emit gpuActivated(m_rack.compute[static_cast<std::size_t>(hit.index)].gpus[static_cast<std::size_t>(hit.part)].id);
+        emit gpuActivated(
+            m_rack.compute[static_cast<std::size_t>(hit.index)].gpus[static_cast<std::size_t>(hit.part)].id);
         break;
     case Hit::Kind::Cpu:
     case Hit::Kind::ComputeTray: emit trayActivated(m_rack.compute[static_cast<std::size_t>(hit.index)].id); break;
@@ -549,8 +506,7 @@ void RackElevationWidget::mouseReleaseEvent(QMouseEvent* event)
     }
 }
 
-void RackElevationWidget::leaveEvent(QEvent* event)
-{
+void RackElevationWidget::leaveEvent(QEvent* event) {
     if (m_hover.kind != Hit::Kind::None) {
         m_hover = {};
         update();
@@ -559,8 +515,7 @@ void RackElevationWidget::leaveEvent(QEvent* event)
     QWidget::leaveEvent(event);
 }
 
-bool RackElevationWidget::event(QEvent* event)
-{
+bool RackElevationWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QString text = toolTipText(hitTest(help->pos()));
@@ -573,4 +528,4 @@ bool RackElevationWidget::event(QEvent* event)
     return QWidget::event(event);
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

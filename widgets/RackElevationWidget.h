@@ -29,8 +29,8 @@ struct GpuCell {
 };
 
 struct ComputeTray {
-    QString id;               // node name, emitted by trayActivated
-    QString label;            // e.g. "tray 03 · nid0103"
+    QString id;     // node name, emitted by trayActivated
+    QString label;  // e.g. "tray 03 · nid0103"
     TrayState state = TrayState::Unknown;
     std::array<GpuCell, 4> gpus;
     std::array<Reading, 2> cpus;  // coloured with the same scale as the GPUs
@@ -126,7 +126,7 @@ private:
         int index;
     };
     struct Geometry {
-        QRect frame;       // rack outline
+        QRect frame;  // rack outline
         int top = 0;
         int slotHeight = 0;
         int labelLeft = 0;
@@ -157,4 +157,4 @@ private:
     Hit m_hover;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

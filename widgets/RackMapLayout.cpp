@@ -25,12 +25,10 @@ struct RegionGroup {
     std::vector<HallGroup> halls;
 };
 
-template<typename T>
-T& findOrAdd(std::vector<T>& v, const QString& name)
-{
+template <typename T>
+T& findOrAdd(std::vector<T>& v, const QString& name) {
     auto it = std::find_if(v.begin(), v.end(), [&](const T& g) { return g.name == name; });
-    if (it != v.end())
-        return *it;
+    if (it != v.end()) return *it;
     v.push_back(T{});
     v.back().name = name;
     return v.back();
@@ -49,8 +47,7 @@ struct PlacedRegion {
 };
 
 // Halls flow left to right inside the region and wrap at wrapWidth; coordinates are local.
-PlacedRegion placeRegion(const RegionGroup& region, double wrapWidth)
-{
+PlacedRegion placeRegion(const RegionGroup& region, double wrapWidth) {
     using Row = RackMapLayout::Row;
     using Header = RackMapLayout::Header;
     PlacedRegion out;
@@ -65,10 +62,9 @@ PlacedRegion placeRegion(const RegionGroup& region, double wrapWidth)
             lineHeight = 0;
         }
         const QRectF hallRect(x, y, hall.width, hall.height);
-        out.headers.push_back({Header::Level::Hall, hall.name,
-                               QRectF(x + kHallPadding, y, hall.width - 2 * kHallPadding,
-                                      RackMapLayout::kHallHeaderHeight),
-                               hallRect});
+        out.headers.push_back(
+            {Header::Level::Hall, hall.name,
+             QRectF(x + kHallPadding, y, hall.width - 2 * kHallPadding, RackMapLayout::kHallHeaderHeight), hallRect});
         double rowY = y + RackMapLayout::kHallHeaderHeight;
         for (const auto& rowGroup : hall.rows) {
             Row row;
@@ -90,13 +86,12 @@ PlacedRegion placeRegion(const RegionGroup& region, double wrapWidth)
         lineHeight = std::max(lineHeight, hall.height);
     }
     out.size = QSizeF(right, y + lineHeight);
-    out.headers.push_back({Header::Level::Region, region.name,
-                           QRectF(0, 0, right, RackMapLayout::kRegionHeaderHeight), QRectF(QPointF(0, 0), out.size)});
+    out.headers.push_back({Header::Level::Region, region.name, QRectF(0, 0, right, RackMapLayout::kRegionHeaderHeight),
+                           QRectF(QPointF(0, 0), out.size)});
     return out;
 }
 
-QSizeF flowSize(const std::vector<PlacedRegion>& regions, std::size_t perLine)
-{
+QSizeF flowSize(const std::vector<PlacedRegion>& regions, std::size_t perLine) {
     double width = 0;
     double height = 0;
     for (std::size_t start = 0; start < regions.size(); start += perLine) {
@@ -112,10 +107,9 @@ QSizeF flowSize(const std::vector<PlacedRegion>& regions, std::size_t perLine)
     return {std::max(width, 1.0), std::max(height, 1.0)};
 }
 
-} // namespace
+}  // namespace
 
-void RackMapLayout::build(const std::vector<RackPlacement>& racks, int maxTilesPerLine, double targetAspect)
-{
+void RackMapLayout::build(const std::vector<RackPlacement>& racks, int maxTilesPerLine, double targetAspect) {
     m_rows.clear();
     m_headers.clear();
     m_order.clear();
@@ -127,7 +121,8 @@ void RackMapLayout::build(const std::vector<RackPlacement>& racks, int maxTilesP
     std::vector<RegionGroup> regions;
     for (std::size_t i = 0; i < racks.size(); ++i) {
         const RackPlacement& r = racks[i];
-        findOrAdd(findOrAdd(findOrAdd(regions, r.region).halls, r.hall).rows, r.row).racks.push_back(static_cast<int>(i));
+        findOrAdd(findOrAdd(findOrAdd(regions, r.region).halls, r.hall).rows, r.row)
+            .racks.push_back(static_cast<int>(i));
     }
 
     double totalArea = 0;
@@ -156,8 +151,7 @@ void RackMapLayout::build(const std::vector<RackPlacement>& racks, int maxTilesP
     // with however many per line best matches the target aspect (7 racks: side by side; 1,800:
     // stacked).
     std::vector<PlacedRegion> placed;
-    for (const auto& region : regions)
-        placed.push_back(placeRegion(region, wrapWidth));
+    for (const auto& region : regions) placed.push_back(placeRegion(region, wrapWidth));
 
     std::size_t bestPerLine = 1;
     double bestMismatch = std::numeric_limits<double>::max();
@@ -208,33 +202,28 @@ void RackMapLayout::build(const std::vector<RackPlacement>& racks, int maxTilesP
                           [](const Header& h) { return h.level == Header::Level::Region; });
 }
 
-QRectF RackMapLayout::tileRect(int rackIndex) const
-{
-    if (rackIndex < 0 || rackIndex >= rackCount())
-        return {};
+QRectF RackMapLayout::tileRect(int rackIndex) const {
+    if (rackIndex < 0 || rackIndex >= rackCount()) return {};
     const int slot = m_slotOfRack[static_cast<std::size_t>(rackIndex)];
     const Row& row = m_rows[static_cast<std::size_t>(m_rowOfSlot[static_cast<std::size_t>(slot)])];
     const int k = slot - row.firstSlot;
-    return QRectF(row.origin.x() + (k % row.perLine) * kPitch, row.origin.y() + (k / row.perLine) * kPitch, kTile, kTile);
+    return QRectF(row.origin.x() + (k % row.perLine) * kPitch, row.origin.y() + (k / row.perLine) * kPitch, kTile,
+                  kTile);
 }
 
-int RackMapLayout::rackAt(const QPointF& world) const
-{
+int RackMapLayout::rackAt(const QPointF& world) const {
     for (const Row& row : m_rows) {
-        if (!row.tilesRect.contains(world))
-            continue;
+        if (!row.tilesRect.contains(world)) continue;
         const double dx = world.x() - row.origin.x();
         const double dy = world.y() - row.origin.y();
         const int col = static_cast<int>(dx / kPitch);
         const int line = static_cast<int>(dy / kPitch);
-        if (dx - col * kPitch >= kTile || dy - line * kPitch >= kTile)
-            return -1;  // in the gap between tiles
+        if (dx - col * kPitch >= kTile || dy - line * kPitch >= kTile) return -1;  // in the gap between tiles
         const int k = line * row.perLine + col;
-        if (col >= row.perLine || k >= row.count)
-            return -1;
+        if (col >= row.perLine || k >= row.count) return -1;
         return m_order[static_cast<std::size_t>(row.firstSlot + k)];
     }
     return -1;
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

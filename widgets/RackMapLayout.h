@@ -13,8 +13,8 @@
 namespace watchfloor::widgets {
 
 struct RackPlacement {
-    QString id;      // stable identifier emitted in signals
-    QString label;   // short name drawn on the tile when there is room, e.g. "r07"
+    QString id;     // stable identifier emitted in signals
+    QString label;  // short name drawn on the tile when there is room, e.g. "r07"
     QString region;
     QString hall;
     QString row;
@@ -31,9 +31,9 @@ public:
 
     struct Row {
         QString label;
-        QRectF labelRect;  // left of the tiles
-        QPointF origin;    // top-left of the first tile
-        int firstSlot = 0; // index into displayOrder()
+        QRectF labelRect;   // left of the tiles
+        QPointF origin;     // top-left of the first tile
+        int firstSlot = 0;  // index into displayOrder()
         int count = 0;
         int perLine = 1;
         QRectF tilesRect;  // bounding box of the tiles
@@ -69,4 +69,4 @@ private:
     QRectF m_bounds;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -25,17 +25,16 @@ constexpr double kMinPixelsPerTile = 2.0;
 constexpr double kMaxPixelsPerTile = 240.0;
 constexpr double kZoomStep = 1.25;
 constexpr int kDragThresholdPx = 4;
-constexpr int kLabelMinTilePx = 34;    // room for a rack label inside the tile
-constexpr int kValueMinTilePx = 52;    // room for label + value
+constexpr int kLabelMinTilePx = 34;  // room for a rack label inside the tile
+constexpr int kValueMinTilePx = 52;  // room for label + value
 constexpr int kBadgeMinTilePx = 10;
 
-} // namespace
+}  // namespace
 
 RackMapWidget::RackMapWidget(QWidget* parent)
-    : QWidget(parent)
-    , m_colorScale(ColorScale::forLens(Lens::Health, Theme::builtin(ThemeVariant::Dark)))
-    , m_theme(Theme::builtin(ThemeVariant::Dark))
-{
+    : QWidget(parent),
+      m_colorScale(ColorScale::forLens(Lens::Health, Theme::builtin(ThemeVariant::Dark))),
+      m_theme(Theme::builtin(ThemeVariant::Dark)) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -44,8 +43,7 @@ RackMapWidget::RackMapWidget(QWidget* parent)
     m_tileFontLarge = m_theme.font(8);
 }
 
-void RackMapWidget::setRacks(std::vector<RackPlacement> racks)
-{
+void RackMapWidget::setRacks(std::vector<RackPlacement> racks) {
     const QString selectedId = selectedRackId();
     m_racks = std::move(racks);
     m_statuses.resize(m_racks.size());
@@ -55,21 +53,18 @@ void RackMapWidget::setRacks(std::vector<RackPlacement> racks)
     relayout();
 }
 
-void RackMapWidget::setStatuses(std::vector<RackStatus> statuses)
-{
+void RackMapWidget::setStatuses(std::vector<RackStatus> statuses) {
     statuses.resize(m_racks.size());
     m_statuses = std::move(statuses);
     update();
 }
 
-void RackMapWidget::setColorScale(const ColorScale& scale)
-{
+void RackMapWidget::setColorScale(const ColorScale& scale) {
     m_colorScale = scale;
     invalidateStaticLayer();
 }
 
-void RackMapWidget::setTheme(const Theme& theme)
-{
+void RackMapWidget::setTheme(const Theme& theme) {
     m_theme = theme;
     m_tileFontSmall = theme.font(7);
     m_tileFontLarge = theme.font(8);
@@ -77,60 +72,47 @@ void RackMapWidget::setTheme(const Theme& theme)
     invalidateStaticLayer();
 }
 
-void RackMapWidget::setTooltipProvider(std::function<QString(int)> provider)
-{
+void RackMapWidget::setTooltipProvider(std::function<QString(int)> provider) {
     m_tooltipProvider = std::move(provider);
 }
 
-void RackMapWidget::setLegendVisible(bool visible)
-{
+void RackMapWidget::setLegendVisible(bool visible) {
     m_legendVisible = visible;
-    if (m_fitted)
-        fitToView();
+    if (m_fitted) fitToView();
     invalidateStaticLayer();
 }
 
-void RackMapWidget::setMaxTilesPerLine(int tiles)
-{
+void RackMapWidget::setMaxTilesPerLine(int tiles) {
     m_maxTilesPerLine = std::max(1, tiles);
     relayout();
 }
 
-int RackMapWidget::indexOfRack(const QString& id) const
-{
-    if (id.isEmpty())
-        return -1;
+int RackMapWidget::indexOfRack(const QString& id) const {
+    if (id.isEmpty()) return -1;
     auto it = std::find_if(m_racks.begin(), m_racks.end(), [&](const RackPlacement& r) { return r.id == id; });
     return it == m_racks.end() ? -1 : static_cast<int>(it - m_racks.begin());
 }
 
-void RackMapWidget::relayout()
-{
+void RackMapWidget::relayout() {
     const QRect area = rect().adjusted(kMargin, kMargin, -kMargin, -kMargin);
     const double aspect = area.height() > 0 ? double(area.width()) / area.height() : 16.0 / 9.0;
     m_layout.build(m_racks, m_maxTilesPerLine, aspect);
-    if (m_fitted)
-        fitToView();
+    if (m_fitted) fitToView();
     invalidateStaticLayer();
 }
 
-QRect RackMapWidget::legendRect() const
-{
-    if (!m_legendVisible)
-        return {};
+QRect RackMapWidget::legendRect() const {
+    if (!m_legendVisible) return {};
     const QSize hint = legendSizeHint(m_colorScale, m_theme, true);
     return QRect(kMargin, height() - kMargin - hint.height(), std::min(hint.width(), width() - 2 * kMargin),
                  hint.height());
 }
 
-void RackMapWidget::fitToView()
-{
+void RackMapWidget::fitToView() {
     QRect area = rect().adjusted(kMargin, kMargin, -kMargin, -kMargin);
-    if (m_legendVisible)
-        area.setBottom(legendRect().top() - kMargin / 2);
+    if (m_legendVisible) area.setBottom(legendRect().top() - kMargin / 2);
     const QRectF b = m_layout.bounds();
-    if (b.isEmpty() || area.width() <= 0 || area.height() <= 0)
-        return;
+    if (b.isEmpty() || area.width() <= 0 || area.height() <= 0) return;
     m_scale = std::clamp(std::min(area.width() / b.width(), area.height() / b.height()), kMinPixelsPerTile,
                          kMaxFitPixelsPerTile);
     m_offset = QPointF(area.left() + (area.width() - b.width() * m_scale) / 2 - b.left() * m_scale,
@@ -139,8 +121,7 @@ void RackMapWidget::fitToView()
     invalidateStaticLayer();
 }
 
-void RackMapWidget::zoomBy(double factor, const QPointF& anchor)
-{
+void RackMapWidget::zoomBy(double factor, const QPointF& anchor) {
     const double newScale = std::clamp(m_scale * factor, kMinPixelsPerTile, kMaxPixelsPerTile);
     const QPointF world = toWorld(anchor);
     m_scale = newScale;
@@ -149,30 +130,19 @@ void RackMapWidget::zoomBy(double factor, const QPointF& anchor)
     invalidateStaticLayer();
 }
 
-void RackMapWidget::zoomIn()
-{
-    zoomBy(kZoomStep, QRectF(rect()).center());
-}
+void RackMapWidget::zoomIn() { zoomBy(kZoomStep, QRectF(rect()).center()); }
 
-void RackMapWidget::zoomOut()
-{
-    zoomBy(1.0 / kZoomStep, QRectF(rect()).center());
-}
+void RackMapWidget::zoomOut() { zoomBy(1.0 / kZoomStep, QRectF(rect()).center()); }
 
-void RackMapWidget::panBy(const QPointF& deltaPixels)
-{
+void RackMapWidget::panBy(const QPointF& deltaPixels) {
     m_offset += deltaPixels;
     m_fitted = false;
     invalidateStaticLayer();
 }
 
-QPointF RackMapWidget::toWorld(const QPointF& pos) const
-{
-    return (pos - m_offset) / m_scale;
-}
+QPointF RackMapWidget::toWorld(const QPointF& pos) const { return (pos - m_offset) / m_scale; }
 
-QRect RackMapWidget::toScreen(const QRectF& world) const
-{
+QRect RackMapWidget::toScreen(const QRectF& world) const {
     // Snap both edges to whole pixels so neighbouring tiles keep an even gap (crisp at any DPR).
     const int left = static_cast<int>(std::lround(world.left() * m_scale + m_offset.x()));
     const int top = static_cast<int>(std::lround(world.top() * m_scale + m_offset.y()));
@@ -181,33 +151,26 @@ QRect RackMapWidget::toScreen(const QRectF& world) const
     return QRect(left, top, std::max(1, right - left), std::max(1, bottom - top));
 }
 
-int RackMapWidget::rackAt(const QPoint& pos) const
-{
-    if (legendRect().contains(pos))
-        return -1;
+int RackMapWidget::rackAt(const QPoint& pos) const {
+    if (legendRect().contains(pos)) return -1;
     return m_layout.rackAt(toWorld(QPointF(pos) + QPointF(0.5, 0.5)));
 }
 
-QString RackMapWidget::rackIdAt(const QPoint& pos) const
-{
+QString RackMapWidget::rackIdAt(const QPoint& pos) const {
     const int i = rackAt(pos);
     return i < 0 ? QString() : m_racks[static_cast<std::size_t>(i)].id;
 }
 
-QRect RackMapWidget::tileRect(int rackIndex) const
-{
+QRect RackMapWidget::tileRect(int rackIndex) const {
     const QRectF w = m_layout.tileRect(rackIndex);
     return w.isEmpty() ? QRect() : toScreen(w);
 }
 
-QString RackMapWidget::toolTipText(int rackIndex) const
-{
-    if (rackIndex < 0 || rackIndex >= rackCount())
-        return {};
+QString RackMapWidget::toolTipText(int rackIndex) const {
+    if (rackIndex < 0 || rackIndex >= rackCount()) return {};
     if (m_tooltipProvider) {
         QString custom = m_tooltipProvider(rackIndex);
-        if (!custom.isEmpty())
-            return custom;
+        if (!custom.isEmpty()) return custom;
     }
     const RackPlacement& r = m_racks[static_cast<std::size_t>(rackIndex)];
     const RackStatus& s = m_statuses[static_cast<std::size_t>(rackIndex)];
@@ -216,40 +179,30 @@ QString RackMapWidget::toolTipText(int rackIndex) const
     lines << QStringLiteral("%1: %2").arg(m_colorScale.title(), m_colorScale.formatReading(s.value));
     if (s.alertCount > 0)
         lines << QStringLiteral("%1 open alert%2").arg(s.alertCount).arg(s.alertCount == 1 ? "" : "s");
-    if (s.isolated)
-        lines << QStringLiteral("Isolated (valve closed, trays powered down)");
+    if (s.isolated) lines << QStringLiteral("Isolated (valve closed, trays powered down)");
     if (s.silentTrays > 0)
         lines << QStringLiteral("%1 tray%2 with silent telemetry (values are the last read)")
                      .arg(s.silentTrays)
                      .arg(s.silentTrays == 1 ? "" : "s");
-    if (!s.maintenanceNote.isEmpty())
-        lines << s.maintenanceNote;
+    if (!s.maintenanceNote.isEmpty()) lines << s.maintenanceNote;
     return lines.join(QLatin1Char('\n'));
 }
 
-QString RackMapWidget::selectedRackId() const
-{
+QString RackMapWidget::selectedRackId() const {
     return m_selected < 0 || m_selected >= rackCount() ? QString() : m_racks[static_cast<std::size_t>(m_selected)].id;
 }
 
-void RackMapWidget::setSelectedRack(const QString& id)
-{
-    select(indexOfRack(id), true);
-}
+void RackMapWidget::setSelectedRack(const QString& id) { select(indexOfRack(id), true); }
 
-void RackMapWidget::select(int rackIndex, bool visible)
-{
-    if (rackIndex == m_selected)
-        return;
+void RackMapWidget::select(int rackIndex, bool visible) {
+    if (rackIndex == m_selected) return;
     m_selected = rackIndex;
-    if (visible && rackIndex >= 0)
-        ensureVisible(rackIndex);
+    if (visible && rackIndex >= 0) ensureVisible(rackIndex);
     update();
     emit selectionChanged(selectedRackId());
 }
 
-void RackMapWidget::ensureVisible(int rackIndex)
-{
+void RackMapWidget::ensureVisible(int rackIndex) {
     const QRect r = tileRect(rackIndex).adjusted(-kMargin, -kMargin, kMargin, kMargin);
     QPointF delta;
     if (r.left() < 0)
@@ -260,22 +213,16 @@ void RackMapWidget::ensureVisible(int rackIndex)
         delta.setY(-r.top());
     else if (r.bottom() > height())
         delta.setY(height() - r.bottom());
-    if (!delta.isNull())
-        panBy(delta);
+    if (!delta.isNull()) panBy(delta);
 }
 
-int RackMapWidget::neighbour(int rackIndex, int key) const
-{
-    if (rackCount() == 0)
-        return -1;
-    if (rackIndex < 0)
-        return m_layout.displayOrder().front();
+int RackMapWidget::neighbour(int rackIndex, int key) const {
+    if (rackCount() == 0) return -1;
+    if (rackIndex < 0) return m_layout.displayOrder().front();
     const int slot = m_layout.slotOfRack(rackIndex);
     const auto& order = m_layout.displayOrder();
-    if (key == Qt::Key_Left)
-        return slot > 0 ? order[static_cast<std::size_t>(slot - 1)] : rackIndex;
-    if (key == Qt::Key_Right)
-        return slot + 1 < rackCount() ? order[static_cast<std::size_t>(slot + 1)] : rackIndex;
+    if (key == Qt::Key_Left) return slot > 0 ? order[static_cast<std::size_t>(slot - 1)] : rackIndex;
+    if (key == Qt::Key_Right) return slot + 1 < rackCount() ? order[static_cast<std::size_t>(slot + 1)] : rackIndex;
     // Up/Down: the nearest tile in that direction, preferring the same column.
     const QPointF from = m_layout.tileRect(rackIndex).center();
     const double sign = key == Qt::Key_Up ? -1.0 : 1.0;
@@ -284,8 +231,7 @@ int RackMapWidget::neighbour(int rackIndex, int key) const
     for (int i = 0; i < rackCount(); ++i) {
         const QPointF c = m_layout.tileRect(i).center();
         const double dy = (c.y() - from.y()) * sign;
-        if (dy < RackMapLayout::kTile * 0.5)
-            continue;
+        if (dy < RackMapLayout::kTile * 0.5) continue;
         const double score = dy * 3.0 + std::abs(c.x() - from.x());
         if (score < bestScore) {
             bestScore = score;
@@ -295,23 +241,18 @@ int RackMapWidget::neighbour(int rackIndex, int key) const
     return best;
 }
 
-void RackMapWidget::setHovered(int rackIndex)
-{
-    if (rackIndex == m_hovered)
-        return;
+void RackMapWidget::setHovered(int rackIndex) {
+    if (rackIndex == m_hovered) return;
     const int old = m_hovered;
     m_hovered = rackIndex;
-    if (old >= 0)
-        update(tileRect(old).adjusted(-3, -3, 3, 3));
-    if (rackIndex >= 0)
-        update(tileRect(rackIndex).adjusted(-3, -3, 3, 3));
+    if (old >= 0) update(tileRect(old).adjusted(-3, -3, 3, 3));
+    if (rackIndex >= 0) update(tileRect(rackIndex).adjusted(-3, -3, 3, 3));
     emit rackHovered(rackIndex < 0 ? QString() : m_racks[static_cast<std::size_t>(rackIndex)].id);
 }
 
 // ---- painting -------------------------------------------------------------------------------
 
-void RackMapWidget::invalidateStaticLayer()
-{
+void RackMapWidget::invalidateStaticLayer() {
     m_staticLayer = QPixmap();
     update();
 }
@@ -319,11 +260,9 @@ void RackMapWidget::invalidateStaticLayer()
 // Everything except the tiles (background, group bands, header and row text; the legend in a
 // layer of its own) changes only with geometry, theme or lens, so it is drawn once into pixmaps;
 // a frame is then one blit plus ~1,800 fillRects. Text shaping dominated the frame before this.
-void RackMapWidget::ensureStaticLayer()
-{
+void RackMapWidget::ensureStaticLayer() {
     const qreal dpr = devicePixelRatioF();
-    if (!m_staticLayer.isNull() && m_staticLayer.size() == size() * dpr)
-        return;
+    if (!m_staticLayer.isNull() && m_staticLayer.size() == size() * dpr) return;
     m_staticLayer = QPixmap(size() * dpr);
     m_staticLayer.setDevicePixelRatio(dpr);
     m_staticLayer.fill(m_theme.colors().window);
@@ -349,8 +288,7 @@ void RackMapWidget::ensureStaticLayer()
     }
 }
 
-void RackMapWidget::paintEvent(QPaintEvent* event)
-{
+void RackMapWidget::paintEvent(QPaintEvent* event) {
     ensureStaticLayer();
     QPainter p(this);
     const QRect dirty = event->rect();
@@ -360,32 +298,26 @@ void RackMapWidget::paintEvent(QPaintEvent* event)
     paintTiles(p, visibleWorld);
     if (!m_legendLayer.isNull()) {
         const QRect lr = legendRect();
-        if (lr.intersects(dirty))
-            p.drawPixmap(lr.topLeft(), m_legendLayer);
+        if (lr.intersects(dirty)) p.drawPixmap(lr.topLeft(), m_legendLayer);
     }
 }
 
-void RackMapWidget::paintHeaders(QPainter& p, const QRectF& visibleWorld)
-{
+void RackMapWidget::paintHeaders(QPainter& p, const QRectF& visibleWorld) {
     const ThemeColors& c = m_theme.colors();
     for (const auto& h : m_layout.headers()) {
-        if (!h.groupRect.intersects(visibleWorld))
-            continue;
+        if (!h.groupRect.intersects(visibleWorld)) continue;
         const QRect group = toScreen(h.groupRect);
         const QRect band = toScreen(h.rect);
         const bool region = h.level == RackMapLayout::Header::Level::Region;
-        if (!region)
-            p.fillRect(group, c.panel);
+        if (!region) p.fillRect(group, c.panel);
         QFont f = region ? m_theme.font(11, true) : m_theme.labelFont();
         const QFontMetrics fm(f);
-        if (band.height() < fm.height() * 0.7)
-            continue;  // level of detail: no text when it cannot be read
+        if (band.height() < fm.height() * 0.7) continue;  // level of detail: no text when it cannot be read
         p.setFont(f);
         p.setPen(region ? c.text : c.textDim);
         const QRect textRect = band.adjusted(region ? 0 : 2, 0, 0, 0);
         p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(h.text, Qt::ElideRight, textRect.width()));
-        if (region)
-            p.fillRect(QRect(band.left(), band.bottom(), group.width(), 1), c.grid);
+        if (region) p.fillRect(QRect(band.left(), band.bottom(), group.width(), 1), c.grid);
     }
     QFont rowFont = m_theme.font(8);
     const QFontMetrics rfm(rowFont);
@@ -394,34 +326,28 @@ void RackMapWidget::paintHeaders(QPainter& p, const QRectF& visibleWorld)
     // Decided once from the zoom, not per row: pixel rounding must not make labels flicker in and out.
     const double labelHeightPx = RackMapLayout::kTile * m_scale;
     const double labelWidthPx = (RackMapLayout::kRowLabelWidth - RackMapLayout::kGap) * m_scale;
-    if (labelHeightPx < rfm.height() * 0.75)
-        return;
+    if (labelHeightPx < rfm.height() * 0.75) return;
     for (const auto& row : m_layout.rows()) {
-        if (!row.labelRect.intersects(visibleWorld))
-            continue;
+        if (!row.labelRect.intersects(visibleWorld)) continue;
         const QRect r = toScreen(row.labelRect);
         // Row names are short ("R07"); when a label is wider than its slot it may run into the hall
         // padding on its left rather than be elided into something unreadable.
-        if (rfm.horizontalAdvance(row.label) > labelWidthPx * 1.6)
-            continue;
+        if (rfm.horizontalAdvance(row.label) > labelWidthPx * 1.6) continue;
         p.drawText(r.adjusted(-r.width(), 0, 0, 0), Qt::AlignVCenter | Qt::AlignRight, row.label);
     }
 }
 
-void RackMapWidget::paintTiles(QPainter& p, const QRectF& visibleWorld)
-{
+void RackMapWidget::paintTiles(QPainter& p, const QRectF& visibleWorld) {
     const ThemeColors& c = m_theme.colors();
     const QBrush staleHatch(c.window, Qt::BDiagPattern);
     for (const auto& row : m_layout.rows()) {
-        if (!row.tilesRect.intersects(visibleWorld))
-            continue;
+        if (!row.tilesRect.intersects(visibleWorld)) continue;
         for (int k = 0; k < row.count; ++k) {
             const int rack = m_layout.displayOrder()[static_cast<std::size_t>(row.firstSlot + k)];
             const QRectF world(row.origin.x() + (k % row.perLine) * RackMapLayout::kPitch,
                                row.origin.y() + (k / row.perLine) * RackMapLayout::kPitch, RackMapLayout::kTile,
                                RackMapLayout::kTile);
-            if (!world.intersects(visibleWorld))
-                continue;
+            if (!world.intersects(visibleWorld)) continue;
             const QRect r = toScreen(world);
             const RackStatus& s = m_statuses[static_cast<std::size_t>(rack)];
             const QColor fill = readingFill(m_colorScale, s.value, m_theme);
@@ -434,10 +360,8 @@ void RackMapWidget::paintTiles(QPainter& p, const QRectF& visibleWorld)
                 else if (s.value.isStale())
                     p.fillRect(r, staleHatch);
             }
-            if (s.maintenance)
-                paintMaintenanceHatch(p, r, m_theme);
-            if (r.width() >= kBadgeMinTilePx)
-                paintTileDetails(p, rack, r);
+            if (s.maintenance) paintMaintenanceHatch(p, r, m_theme);
+            if (r.width() >= kBadgeMinTilePx) paintTileDetails(p, rack, r);
         }
     }
     if (m_selected >= 0) {
@@ -452,15 +376,13 @@ void RackMapWidget::paintTiles(QPainter& p, const QRectF& visibleWorld)
     }
 }
 
-void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
-{
+void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r) {
     const ThemeColors& c = m_theme.colors();
     const RackStatus& s = m_statuses[static_cast<std::size_t>(rackIndex)];
     const RackPlacement& placement = m_racks[static_cast<std::size_t>(rackIndex)];
     const QColor fill = readingFill(m_colorScale, s.value, m_theme);
     const QColor ink = fill.isValid() ? textColorOn(fill) : c.text;
-    if (s.isolated)
-        paintCross(p, r, ink, std::max(1.5, r.width() / 14.0));
+    if (s.isolated) paintCross(p, r, ink, std::max(1.5, r.width() / 14.0));
     const bool silentStrip = s.silentTrays > 0 && r.width() >= kLabelMinTilePx;
     if (r.width() >= kLabelMinTilePx) {
         const QFont& f = r.width() >= kValueMinTilePx ? m_tileFontLarge : m_tileFontSmall;
@@ -470,8 +392,7 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
         if (r.width() >= kValueMinTilePx && !s.value.isMissing() && !silentStrip)
             drawTileText(p, f, m_colorScale.formatValue(s.value.value), inner, true);
     }
-    if (s.silentTrays > 0)
-        paintSilentMark(p, s.silentTrays, r, silentStrip);
+    if (s.silentTrays > 0) paintSilentMark(p, s.silentTrays, r, silentStrip);
     if (s.alertCount > 0) {
         if (r.width() >= 24) {
             const qreal radius = std::clamp(r.width() / 6.0, 4.0, 9.0);
@@ -491,8 +412,7 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
 // A rack with silent trays: a frame in the silent colour and, when the tile has room, a solid strip
 // along its bottom saying how many ("3 silent"); too small for words, a corner flag bottom left
 // (alerts flag the top right).
-void RackMapWidget::paintSilentMark(QPainter& p, int silentTrays, const QRect& r, bool strip)
-{
+void RackMapWidget::paintSilentMark(QPainter& p, int silentTrays, const QRect& r, bool strip) {
     const ThemeColors& c = m_theme.colors();
     if (!strip) {
         const int t = std::max(4, r.width() / 2);
@@ -514,8 +434,7 @@ void RackMapWidget::paintSilentMark(QPainter& p, int silentTrays, const QRect& r
 
 // Tile text repeats every frame (labels) or takes few distinct values (formatted readings), so
 // its shaped layout is cached; shaping per tile per frame dominated the zoomed-in paint time.
-void RackMapWidget::drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom)
-{
+void RackMapWidget::drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom) {
     if (&font != m_textCacheFont || m_textCache.size() > 8192) {
         m_textCache.clear();
         m_textCacheFont = &font;
@@ -527,8 +446,7 @@ void RackMapWidget::drawTileText(QPainter& p, const QFont& font, const QString& 
         st.prepare(QTransform(), font);
         it = m_textCache.insert(text, st);
     }
-    if (p.font() != font)
-        p.setFont(font);
+    if (p.font() != font) p.setFont(font);
     const QSizeF size = it->size();
     if (size.width() > inner.width()) {
         const QFontMetrics fm(font);
@@ -541,31 +459,23 @@ void RackMapWidget::drawTileText(QPainter& p, const QFont& font, const QString& 
 
 // ---- interaction ----------------------------------------------------------------------------
 
-void RackMapWidget::resizeEvent(QResizeEvent*)
-{
-    relayout();
-}
+void RackMapWidget::resizeEvent(QResizeEvent*) { relayout(); }
 
-void RackMapWidget::wheelEvent(QWheelEvent* event)
-{
+void RackMapWidget::wheelEvent(QWheelEvent* event) {
     const double steps = event->angleDelta().y() / 120.0;
-    if (steps != 0.0)
-        zoomBy(std::pow(kZoomStep, steps), event->position());
+    if (steps != 0.0) zoomBy(std::pow(kZoomStep, steps), event->position());
     event->accept();
 }
 
-void RackMapWidget::mousePressEvent(QMouseEvent* event)
-{
-    if (event->button() != Qt::LeftButton)
-        return QWidget::mousePressEvent(event);
+void RackMapWidget::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return QWidget::mousePressEvent(event);
     m_pressed = true;
     m_dragging = false;
     m_pressPos = event->position().toPoint();
     m_lastDragPos = event->position();
 }
 
-void RackMapWidget::mouseMoveEvent(QMouseEvent* event)
-{
+void RackMapWidget::mouseMoveEvent(QMouseEvent* event) {
     if (m_pressed) {
         if (!m_dragging && (event->position().toPoint() - m_pressPos).manhattanLength() > kDragThresholdPx) {
             m_dragging = true;
@@ -580,10 +490,8 @@ void RackMapWidget::mouseMoveEvent(QMouseEvent* event)
     setHovered(rackAt(event->position().toPoint()));
 }
 
-void RackMapWidget::mouseReleaseEvent(QMouseEvent* event)
-{
-    if (event->button() != Qt::LeftButton || !m_pressed)
-        return QWidget::mouseReleaseEvent(event);
+void RackMapWidget::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || !m_pressed) return QWidget::mouseReleaseEvent(event);
     m_pressed = false;
     if (m_dragging) {
         m_dragging = false;
@@ -592,18 +500,14 @@ void RackMapWidget::mouseReleaseEvent(QMouseEvent* event)
     }
     const int rack = rackAt(event->position().toPoint());
     select(rack, false);
-    if (rack >= 0)
-        emit rackActivated(m_racks[static_cast<std::size_t>(rack)].id);
+    if (rack >= 0) emit rackActivated(m_racks[static_cast<std::size_t>(rack)].id);
 }
 
-void RackMapWidget::mouseDoubleClickEvent(QMouseEvent* event)
-{
-    if (rackAt(event->position().toPoint()) < 0)
-        fitToView();
+void RackMapWidget::mouseDoubleClickEvent(QMouseEvent* event) {
+    if (rackAt(event->position().toPoint()) < 0) fitToView();
 }
 
-void RackMapWidget::keyPressEvent(QKeyEvent* event)
-{
+void RackMapWidget::keyPressEvent(QKeyEvent* event) {
     const bool ctrl = event->modifiers().testFlag(Qt::ControlModifier);
     switch (event->key()) {
     case Qt::Key_Left:
@@ -612,8 +516,7 @@ void RackMapWidget::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Down: select(neighbour(m_selected, event->key()), true); return;
     case Qt::Key_Return:
     case Qt::Key_Enter:
-        if (m_selected >= 0)
-            emit rackActivated(selectedRackId());
+        if (m_selected >= 0) emit rackActivated(selectedRackId());
         return;
     case Qt::Key_Escape: select(-1, false); return;
     case Qt::Key_Plus:
@@ -631,14 +534,12 @@ void RackMapWidget::keyPressEvent(QKeyEvent* event)
     QWidget::keyPressEvent(event);
 }
 
-void RackMapWidget::leaveEvent(QEvent* event)
-{
+void RackMapWidget::leaveEvent(QEvent* event) {
     setHovered(-1);
     QWidget::leaveEvent(event);
 }
 
-bool RackMapWidget::event(QEvent* event)
-{
+bool RackMapWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
         const int rack = rackAt(help->pos());
@@ -653,4 +554,4 @@ bool RackMapWidget::event(QEvent* event)
     return QWidget::event(event);
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

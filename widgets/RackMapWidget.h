@@ -29,9 +29,9 @@
 namespace watchfloor::widgets {
 
 struct RackStatus {
-    Reading value;        // the lens value (a category index for categorical lenses)
-    int alertCount = 0;   // unacknowledged alerts: drawn as a badge
-    bool isolated = false;// valve closed / trays powered down: drawn with a ✕
+    Reading value;          // the lens value (a category index for categorical lenses)
+    int alertCount = 0;     // unacknowledged alerts: drawn as a badge
+    bool isolated = false;  // valve closed / trays powered down: drawn with a ✕
     // Trays whose telemetry source is silent: a silent-coloured frame, and "N silent" along the
     // bottom (a corner flag on small tiles). Not a health: the rack may be fine (when all of them
     // are, the caller makes `value` Silent: its colour is then cross-hatched).
@@ -39,7 +39,7 @@ struct RackStatus {
     // Inside an active maintenance window (its events raise no incident): a tint and a wide
     // diagonal hatch in the theme's info colour over the tile, "maint." when there is room.
     bool maintenance = false;
-    QString maintenanceNote;  // tooltip line, e.g. "Maintenance until 16:00 UTC (alice: pump swap)"
+    QString maintenanceNote;     // tooltip line, e.g. "Maintenance until 16:00 UTC (alice: pump swap)"
     int traysInMaintenance = 0;  // trays in node windows (the rack itself is not)
 };
 
@@ -135,9 +135,9 @@ private:
     std::function<QString(int)> m_tooltipProvider;
     int m_maxTilesPerLine = 24;
     bool m_legendVisible = true;
-    bool m_fitted = true;      // follow resizes until the user zooms or pans
-    double m_scale = 20.0;     // pixels per world unit
-    QPointF m_offset;          // widget position of world (0,0)
+    bool m_fitted = true;   // follow resizes until the user zooms or pans
+    double m_scale = 20.0;  // pixels per world unit
+    QPointF m_offset;       // widget position of world (0,0)
     int m_selected = -1;
     int m_hovered = -1;
     QPoint m_pressPos;
@@ -146,4 +146,4 @@ private:
     bool m_pressed = false;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -33,4 +33,4 @@ struct Reading {
     bool isSilent() const { return !isMissing() && freshness == Freshness::Silent; }
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

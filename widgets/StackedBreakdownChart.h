@@ -3,8 +3,8 @@
 // the badput categories (startup, checkpoint save/restore, wasted progress, infra recovery,
 // straggler slowdown), or one bar per job. A thin QtCharts wrapper like TimeSeriesChart.
 
-#include "Theme.h"
 #include "ChartSupport.h"
+#include "Theme.h"
 
 #include <QStringList>
 #include <QWidget>
@@ -71,4 +71,4 @@ private:
     std::vector<BreakdownCategory> m_categories;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -39,33 +39,27 @@ constexpr std::array kColorFields{
     ColorField{"coolantReturn", &ThemeColors::coolantReturn},
 };
 
-std::optional<QColor> parseColor(const QJsonValue& v)
-{
-    if (!v.isString())
-        return std::nullopt;
+std::optional<QColor> parseColor(const QJsonValue& v) {
+    if (!v.isString()) return std::nullopt;
     QColor c = QColor::fromString(v.toString());
-    if (!c.isValid())
-        return std::nullopt;
+    if (!c.isValid()) return std::nullopt;
     return c;
 }
 
-QString parseColorList(const QJsonObject& root, const char* key, std::size_t minCount, std::vector<QColor>& out)
-{
+QString parseColorList(const QJsonObject& root, const char* key, std::size_t minCount, std::vector<QColor>& out) {
     const QJsonArray arr = root.value(QLatin1String(key)).toArray();
     if (arr.size() < static_cast<qsizetype>(minCount))
         return QStringLiteral("\"%1\" needs at least %2 colours").arg(QLatin1String(key)).arg(minCount);
     out.clear();
     for (const QJsonValue& v : arr) {
         auto c = parseColor(v);
-        if (!c)
-            return QStringLiteral("\"%1\" holds an invalid colour %2").arg(QLatin1String(key), v.toString());
+        if (!c) return QStringLiteral("\"%1\" holds an invalid colour %2").arg(QLatin1String(key), v.toString());
         out.push_back(*c);
     }
     return {};
 }
 
-const char* resourcePath(ThemeVariant variant)
-{
+const char* resourcePath(ThemeVariant variant) {
     switch (variant) {
     case ThemeVariant::Dark: return ":/themes/dark.json";
     case ThemeVariant::Light: return ":/themes/light.json";
@@ -74,18 +68,15 @@ const char* resourcePath(ThemeVariant variant)
     return ":/themes/dark.json";
 }
 
-Theme loadBuiltin(ThemeVariant variant)
-{
+Theme loadBuiltin(ThemeVariant variant) {
     ThemeLoadResult r = Theme::fromFile(QString::fromLatin1(resourcePath(variant)));
-    if (!r.theme)
-        qFatal("watchfloor_widgets: built-in theme is broken: %s", qPrintable(r.error));
+    if (!r.theme) qFatal("watchfloor_widgets: built-in theme is broken: %s", qPrintable(r.error));
     return *r.theme;
 }
 
-} // namespace
+}  // namespace
 
-const Theme& Theme::builtin(ThemeVariant variant)
-{
+const Theme& Theme::builtin(ThemeVariant variant) {
     static const Theme dark = loadBuiltin(ThemeVariant::Dark);
     static const Theme light = loadBuiltin(ThemeVariant::Light);
     static const Theme warRoom = loadBuiltin(ThemeVariant::WarRoom);
@@ -97,29 +88,27 @@ const Theme& Theme::builtin(ThemeVariant variant)
     return dark;
 }
 
-ThemeLoadResult Theme::fromFile(const QString& path)
-{
+ThemeLoadResult Theme::fromFile(const QString& path) {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return {std::nullopt, QStringLiteral("cannot read theme file %1: %2").arg(path, f.errorString())};
     return fromJson(f.readAll(), path);
 }
 
-ThemeLoadResult Theme::fromJson(const QByteArray& json, const QString& sourceName)
-{
+ThemeLoadResult Theme::fromJson(const QByteArray& json, const QString& sourceName) {
     auto fail = [&](const QString& why) {
         return ThemeLoadResult{std::nullopt, QStringLiteral("theme %1: %2").arg(sourceName, why)};
     };
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
     if (doc.isNull())
-        return fail(QStringLiteral("not valid JSON at offset %1: %2").arg(parseError.offset).arg(parseError.errorString()));
+        return fail(
+            QStringLiteral("not valid JSON at offset %1: %2").arg(parseError.offset).arg(parseError.errorString()));
     const QJsonObject root = doc.object();
 
     Theme t;
     t.m_name = root.value(QLatin1String("name")).toString();
-    if (t.m_name.isEmpty())
-        return fail(QStringLiteral("\"name\" is missing"));
+    if (t.m_name.isEmpty()) return fail(QStringLiteral("\"name\" is missing"));
     t.m_fontScale = root.value(QLatin1String("fontScale")).toDouble(1.0);
     if (t.m_fontScale < 0.5 || t.m_fontScale > 4.0)
         return fail(QStringLiteral("\"fontScale\" %1 is outside 0.5..4").arg(t.m_fontScale));
@@ -127,19 +116,15 @@ ThemeLoadResult Theme::fromJson(const QByteArray& json, const QString& sourceNam
     const QJsonObject colors = root.value(QLatin1String("colors")).toObject();
     for (const ColorField& field : kColorFields) {
         auto c = parseColor(colors.value(QLatin1String(field.key)));
-        if (!c)
-            return fail(QStringLiteral("colour \"colors.%1\" is missing or invalid").arg(QLatin1String(field.key)));
+        if (!c) return fail(QStringLiteral("colour \"colors.%1\" is missing or invalid").arg(QLatin1String(field.key)));
         t.m_colors.*field.member = *c;
     }
-    if (QString e = parseColorList(root, "sequential", 2, t.m_sequential); !e.isEmpty())
-        return fail(e);
-    if (QString e = parseColorList(root, "categorical", 4, t.m_categorical); !e.isEmpty())
-        return fail(e);
+    if (QString e = parseColorList(root, "sequential", 2, t.m_sequential); !e.isEmpty()) return fail(e);
+    if (QString e = parseColorList(root, "categorical", 4, t.m_categorical); !e.isEmpty()) return fail(e);
     return {std::move(t), {}};
 }
 
-QFont Theme::font(double pointSize, bool bold) const
-{
+QFont Theme::font(double pointSize, bool bold) const {
     QFont f;
     f.setPointSizeF(pointSize * m_fontScale);
     f.setBold(bold);
@@ -147,4 +132,4 @@ QFont Theme::font(double pointSize, bool bold) const
     return f;
 }
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -25,18 +25,18 @@ struct ThemeColors {
     QColor panelRaised;  // tiles' frame, headers
     QColor grid;         // separators, axis grid
     QColor text;
-    QColor textDim;      // secondary labels, units
-    QColor textStrong;   // headline numbers
+    QColor textDim;     // secondary labels, units
+    QColor textStrong;  // headline numbers
     QColor accent;
-    QColor selection;    // selected tile outline
-    QColor hover;        // hovered tile outline
+    QColor selection;  // selected tile outline
+    QColor hover;      // hovered tile outline
     QColor ok;
     QColor warn;
     QColor crit;
     QColor info;
-    QColor stale;        // tint and hatch for stale values
-    QColor silent;       // outline and cross-hatch of values whose source went silent
-    QColor missing;      // outline for missing values
+    QColor stale;    // tint and hatch for stale values
+    QColor silent;   // outline and cross-hatch of values whose source went silent
+    QColor missing;  // outline for missing values
     QColor coolantSupply;
     QColor coolantReturn;
 };
@@ -80,4 +80,4 @@ struct ThemeLoadResult {
     QString error;  // why the file was rejected, naming the file and the field
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

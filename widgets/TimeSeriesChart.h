@@ -16,8 +16,8 @@
 
 #include <QDateTime>
 #include <QList>
-#include <QPointF>
 #include <QPen>
+#include <QPointF>
 #include <QWidget>
 
 #include <chrono>
@@ -133,4 +133,4 @@ private:
     QToolButton* m_annotationToggle = nullptr;
 };
 
-} // namespace watchfloor::widgets
+}  // namespace watchfloor::widgets

@@ -9,19 +9,16 @@
 
 namespace watchfloor::bench {
 
-QString twinRackName(int ordinal, int rackCount)
-{
+QString twinRackName(int ordinal, int rackCount) {
     const int width = std::max(2, int(QString::number(rackCount).size()));
     return QStringLiteral("r%1").arg(ordinal, width, 10, QLatin1Char('0'));
 }
 
-std::vector<ScheduledFault> planFaults(const FaultPlan& plan, int rackCount)
-{
+std::vector<ScheduledFault> planFaults(const FaultPlan& plan, int rackCount) {
     std::vector<ScheduledFault> faults;
     const auto span = std::chrono::duration_cast<std::chrono::milliseconds>(plan.last - plan.first);
     const int count = std::min(rackCount, int(span / plan.every) + 1);
-    if (count <= 0 || span.count() < 0)
-        return faults;
+    if (count <= 0 || span.count() < 0) return faults;
     // Evenly strided over the fleet: distinct racks in every region, hall and row.
     const int stride = std::max(1, rackCount / count);
     for (int i = 0; i < count; ++i) {
@@ -33,8 +30,7 @@ std::vector<ScheduledFault> planFaults(const FaultPlan& plan, int rackCount)
     return faults;
 }
 
-QString writeScenario(const QString& path, const std::vector<ScheduledFault>& faults)
-{
+QString writeScenario(const QString& path, const std::vector<ScheduledFault>& faults) {
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
         return QStringLiteral("cannot write the scenario %1: %2").arg(path, file.errorString());
@@ -43,13 +39,13 @@ QString writeScenario(const QString& path, const std::vector<ScheduledFault>& fa
     for (const ScheduledFault& f : faults)
         out << "at " << f.offset.count() << "s " << f.verb << " rack=" << f.rack << "\n";
     out.flush();
-    return file.error() == QFile::NoError ? QString() : QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    return file.error() == QFile::NoError ? QString()
+                                          : QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
 }
 
 FleetdProcess::~FleetdProcess() { stop(); }
 
-QString FleetdProcess::start(const QString& program, const QStringList& arguments, std::chrono::seconds timeout)
-{
+QString FleetdProcess::start(const QString& program, const QStringList& arguments, std::chrono::seconds timeout) {
     QElapsedTimer clock;
     clock.start();
     m_process.setProgram(program);
@@ -68,8 +64,7 @@ QString FleetdProcess::start(const QString& program, const QStringList& argument
         m_pending += m_process.readAllStandardError();
         echoStderr();
     }
-    if (m_port == 0)
-        return QStringLiteral("fleetd did not report a listening port within %1 s").arg(timeout.count());
+    if (m_port == 0) return QStringLiteral("fleetd did not report a listening port within %1 s").arg(timeout.count());
     m_startup = std::chrono::milliseconds(clock.elapsed());
     QObject::connect(&m_process, &QProcess::readyReadStandardError, [this] {
         m_pending += m_process.readAllStandardError();
@@ -78,25 +73,21 @@ QString FleetdProcess::start(const QString& program, const QStringList& argument
     return {};
 }
 
-void FleetdProcess::echoStderr()
-{
+void FleetdProcess::echoStderr() {
     static const QRegularExpression listening(QStringLiteral("listening on [^ ]*:(\\d+)"));
     for (qsizetype end = m_pending.indexOf('\n'); end >= 0; end = m_pending.indexOf('\n')) {
         const QByteArray line = m_pending.left(end);
         if (m_port == 0) {
             const QRegularExpressionMatch match = listening.match(QString::fromUtf8(line));
-            if (match.hasMatch())
-                m_port = match.captured(1).toInt();
+            if (match.hasMatch()) m_port = match.captured(1).toInt();
         }
         std::fprintf(stderr, "  [%s] %s\n", m_label.constData(), line.constData());
         m_pending.remove(0, end + 1);
     }
 }
 
-void FleetdProcess::stop()
-{
-    if (m_process.state() == QProcess::NotRunning)
-        return;
+void FleetdProcess::stop() {
+    if (m_process.state() == QProcess::NotRunning) return;
     m_process.disconnect();
     m_process.terminate();
     if (!m_process.waitForFinished(5000)) {

@@ -20,7 +20,7 @@ struct ScheduledFault {
 };
 
 struct FaultPlan {
-    std::chrono::seconds first{20};     // after the console's start-up (snapshot, first frame)
+    std::chrono::seconds first{20};  // after the console's start-up (snapshot, first frame)
     std::chrono::milliseconds every{1500};
     std::chrono::seconds last{57};
 };

@@ -22,8 +22,7 @@ namespace v1 = watchfloor::v1;
 // --- GuiStallProbe -----------------------------------------------------------------------------
 
 namespace {
-double threadCpuMs()
-{
+double threadCpuMs() {
     timespec t{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
@@ -31,8 +30,7 @@ double threadCpuMs()
 }  // namespace
 
 GuiStallProbe::GuiStallProbe(std::chrono::milliseconds interval, QObject* parent)
-    : QObject(parent), m_interval(interval)
-{
+    : QObject(parent), m_interval(interval) {
     m_timer.setTimerType(Qt::PreciseTimer);
     m_timer.setInterval(interval);
     connect(&m_timer, &QTimer::timeout, this, [this] {
@@ -44,8 +42,7 @@ GuiStallProbe::GuiStallProbe(std::chrono::milliseconds interval, QObject* parent
     });
 }
 
-void GuiStallProbe::start()
-{
+void GuiStallProbe::start() {
     m_gaps.reserve(std::size_t(1 << 20));
     m_last = Clock::now();
     m_lastCpuMs = threadCpuMs();
@@ -57,40 +54,32 @@ void GuiStallProbe::stop() { m_timer.stop(); }
 // --- FaultArrivalWatcher -------------------------------------------------------------------------
 
 FaultArrivalWatcher::FaultArrivalWatcher(QString target, QStringList racks)
-    : m_target(std::move(target)), m_racks(std::move(racks))
-{
-}
+    : m_target(std::move(target)), m_racks(std::move(racks)) {}
 
 FaultArrivalWatcher::~FaultArrivalWatcher() { stop(); }
 
-void FaultArrivalWatcher::start()
-{
+void FaultArrivalWatcher::start() {
     m_context = std::make_unique<grpc::ClientContext>();
     m_thread = std::thread([this] { run(); });
 }
 
-void FaultArrivalWatcher::stop()
-{
-    if (!m_thread.joinable())
-        return;
+void FaultArrivalWatcher::stop() {
+    if (!m_thread.joinable()) return;
     m_context->TryCancel();
     m_thread.join();
 }
 
-std::map<QString, Clock::time_point> FaultArrivalWatcher::arrivals() const
-{
+std::map<QString, Clock::time_point> FaultArrivalWatcher::arrivals() const {
     std::lock_guard lock(m_mutex);
     return m_arrivals;
 }
 
-QString FaultArrivalWatcher::error() const
-{
+QString FaultArrivalWatcher::error() const {
     std::lock_guard lock(m_mutex);
     return m_error;
 }
 
-void FaultArrivalWatcher::run()
-{
+void FaultArrivalWatcher::run() {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
     // Its own TCP connection: it must not queue behind the console's stream on a shared one.
@@ -100,8 +89,7 @@ void FaultArrivalWatcher::run()
     v1::SubscribeRequest request;
     request.set_detail(v1::DETAIL_LEVEL_STANDARD);
     request.set_client_api_version(v1::API_VERSION_1);
-    for (const QString& rack : m_racks)
-        request.add_rack_names(rack.toStdString());
+    for (const QString& rack : m_racks) request.add_rack_names(rack.toStdString());
 
     auto reader = stub->Subscribe(m_context.get(), request);
     std::map<std::uint32_t, QString> rackByIndex;
@@ -114,14 +102,11 @@ void FaultArrivalWatcher::run()
             m_sawSnapshot = true;
             continue;  // its recent events happened before we watched
         }
-        if (!message.has_delta())
-            continue;
+        if (!message.has_delta()) continue;
         for (const v1::Event& event : message.delta().events()) {
-            if (event.type() != v1::EVENT_TYPE_RACK_ISOLATED)
-                continue;
+            if (event.type() != v1::EVENT_TYPE_RACK_ISOLATED) continue;
             const auto rack = rackByIndex.find(event.entity_index());
-            if (rack == rackByIndex.end())
-                continue;
+            if (rack == rackByIndex.end()) continue;
             std::lock_guard lock(m_mutex);
             m_arrivals.emplace(rack->second, arrived);  // keeps the first
         }
@@ -137,42 +122,34 @@ void FaultArrivalWatcher::run()
 
 // --- TilePixelWatcher ----------------------------------------------------------------------------
 
-bool similarColour(QRgb a, QRgb b)
-{
+bool similarColour(QRgb a, QRgb b) {
     constexpr int kTolerance = 8;
-    return std::abs(qRed(a) - qRed(b)) <= kTolerance && std::abs(qGreen(a) - qGreen(b)) <= kTolerance
-           && std::abs(qBlue(a) - qBlue(b)) <= kTolerance;
+    return std::abs(qRed(a) - qRed(b)) <= kTolerance && std::abs(qGreen(a) - qGreen(b)) <= kTolerance &&
+           std::abs(qBlue(a) - qBlue(b)) <= kTolerance;
 }
 
 std::optional<Clock::time_point> TilePixelWatcher::firstDrawnAs(const QString& rack, QRgb colour,
-                                                                Clock::time_point from) const
-{
+                                                                Clock::time_point from) const {
     const auto log = m_log.find(rack);
-    if (log == m_log.end())
-        return std::nullopt;
+    if (log == m_log.end()) return std::nullopt;
     for (const ColourChange& change : log->second)
-        if (change.when >= from && similarColour(change.colour, colour))
-            return change.when;
+        if (change.when >= from && similarColour(change.colour, colour)) return change.when;
     return std::nullopt;
 }
 
-std::optional<QRgb> TilePixelWatcher::lastColour(const QString& rack) const
-{
+std::optional<QRgb> TilePixelWatcher::lastColour(const QString& rack) const {
     const auto log = m_log.find(rack);
-    if (log == m_log.end() || log->second.empty())
-        return std::nullopt;
+    if (log == m_log.end() || log->second.empty()) return std::nullopt;
     return log->second.back().colour;
 }
 
 TilePixelWatcher::TilePixelWatcher(widgets::RackMapWidget* map, QStringList racks, int expectedRacks, QObject* parent)
-    : QObject(parent), m_map(map), m_racks(std::move(racks)), m_expectedRacks(expectedRacks)
-{
+    : QObject(parent), m_map(map), m_racks(std::move(racks)), m_expectedRacks(expectedRacks) {
     m_tileIndexes.assign(std::size_t(m_racks.size()), -1);
     map->installEventFilter(this);
 }
 
-bool TilePixelWatcher::eventFilter(QObject* watched, QEvent* event)
-{
+bool TilePixelWatcher::eventFilter(QObject* watched, QEvent* event) {
     if (watched == m_map && event->type() == QEvent::Paint) {
         ++m_repaints;
         // The paint has not happened yet: look once the event loop is back, after the backing
@@ -191,20 +168,16 @@ bool TilePixelWatcher::eventFilter(QObject* watched, QEvent* event)
     return QObject::eventFilter(watched, event);
 }
 
-void TilePixelWatcher::sampleTiles()
-{
-    if (!m_map)
-        return;
+void TilePixelWatcher::sampleTiles() {
+    if (!m_map) return;
     const Clock::time_point now = Clock::now();
     const bool fullFleet = m_map->rackCount() >= m_expectedRacks;
-    if (fullFleet && !m_firstFullFrame)
-        m_firstFullFrame = now;
+    if (fullFleet && !m_firstFullFrame) m_firstFullFrame = now;
     for (qsizetype i = 0; i < m_racks.size(); ++i) {
         int& index = m_tileIndexes[std::size_t(i)];
         if (index < 0 || index >= m_map->rackCount() || m_map->rack(index).id != m_racks[i])
             index = m_map->indexOfRack(m_racks[i]);
-        if (index < 0)
-            continue;
+        if (index < 0) continue;
         // The tile's fill, found through the widget's own geometry: a quarter in from the left
         // edge at mid height, clear of the isolation ✕ (diagonals), the alert flag (top right)
         // and the label/value text (top and bottom lines).
@@ -214,21 +187,18 @@ void TilePixelWatcher::sampleTiles()
             continue;  // scrolled out of view or hidden: nothing to read
         const QRgb colour = pixelAt(fillPoint);
         auto& changes = m_log[m_racks[i]];
-        if (changes.empty() || changes.back().colour != colour)
-            changes.push_back({now, colour});
+        if (changes.empty() || changes.back().colour != colour) changes.push_back({now, colour});
     }
 }
 
-QRgb TilePixelWatcher::pixelAt(const QPoint& mapPos)
-{
+QRgb TilePixelWatcher::pixelAt(const QPoint& mapPos) {
     QWidget* window = m_map->window();
     if (QBackingStore* store = window->backingStore(); store && m_readsBackingStore) {
         QPaintDevice* device = store->paintDevice();
         if (device && device->devType() == QInternal::Image) {
             const auto* frame = static_cast<const QImage*>(device);
             const QPoint p = (QPointF(m_map->mapTo(window, mapPos)) * frame->devicePixelRatio()).toPoint();
-            if (frame->rect().contains(p))
-                return frame->pixel(p);
+            if (frame->rect().contains(p)) return frame->pixel(p);
         }
         m_readsBackingStore = false;  // a platform without a raster backing store
     }

@@ -20,12 +20,12 @@
 #include <QCoreApplication>
 #include <QThread>
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace v1 = watchfloor::v1;
@@ -117,8 +117,9 @@ int main(int argc, char** argv) {
                 longestTurnMs = std::max(longestTurnMs, seconds(Clock::now() - turn) * 1000.0);
                 QThread::usleep(200);
             }
-            std::printf("snapshot via enqueue (%s): ready after %.1f ms, longest GUI-thread turn %.1f ms (target <= 50 ms)\n",
-                        what, seconds(Clock::now() - t0) * 1000.0, longestTurnMs);
+            std::printf(
+                "snapshot via enqueue (%s): ready after %.1f ms, longest GUI-thread turn %.1f ms (target <= 50 ms)\n",
+                what, seconds(Clock::now() - t0) * 1000.0, longestTurnMs);
         }
     }
 
@@ -189,9 +190,8 @@ int main(int argc, char** argv) {
         const auto n1 = Clock::now();
         const auto fuzzy = history.search(QStringLiteral("r1234n7g2"), 10);
         const double fuzzySearchMs = seconds(Clock::now() - n1) * 1000.0;
-        std::printf("\nname search: prefix %.1f ms, subsequence %.1f ms, %lld + %lld hits\n",
-                    firstSearchMs, fuzzySearchMs, static_cast<long long>(hits.size()),
-                    static_cast<long long>(fuzzy.size()));
+        std::printf("\nname search: prefix %.1f ms, subsequence %.1f ms, %lld + %lld hits\n", firstSearchMs,
+                    fuzzySearchMs, static_cast<long long>(hits.size()), static_cast<long long>(fuzzy.size()));
         const double rssAfter = residentMiB();
         std::vector<watchfloor::client::HistoryPoint> points;
         history.history(history.rackAt(0), v1::RACK_POWER_KW, points);

@@ -77,8 +77,7 @@ struct Options {
     QStringList fleetdArgs;
 };
 
-[[noreturn]] void usage(const QString& problem)
-{
+[[noreturn]] void usage(const QString& problem) {
     std::fprintf(stderr,
                  "reconnect_bench: %s\n"
                  "usage: reconnect_bench [--restarts N] [--outage D] [--outages D,D,...] [--soak-hours H] [--speed X]\n"
@@ -89,23 +88,20 @@ struct Options {
     std::exit(2);
 }
 
-std::optional<std::chrono::milliseconds> parseDuration(const QString& text)
-{
+std::optional<std::chrono::milliseconds> parseDuration(const QString& text) {
     static const QRegularExpression pattern(QStringLiteral("^(\\d+(?:\\.\\d+)?)(ms|s|m|h)$"));
     const auto match = pattern.match(text.trimmed());
-    if (!match.hasMatch())
-        return std::nullopt;
+    if (!match.hasMatch()) return std::nullopt;
     const double value = match.captured(1).toDouble();
     const QString unit = match.captured(2);
-    const double ms = unit == QLatin1String("ms") ? value
+    const double ms = unit == QLatin1String("ms")  ? value
                       : unit == QLatin1String("s") ? value * 1e3
                       : unit == QLatin1String("m") ? value * 60e3
                                                    : value * 3600e3;
     return std::chrono::milliseconds(std::llround(ms));
 }
 
-Options parseOptions(const QStringList& args)
-{
+Options parseOptions(const QStringList& args) {
     Options o;
     o.fleetd = qEnvironmentVariable("FLEETD_BIN", QStringLiteral(FLEETD_DEFAULT_PATH));
     for (qsizetype i = 1; i < args.size(); ++i) {
@@ -116,18 +112,18 @@ Options parseOptions(const QStringList& args)
         }
         if (flag == QLatin1String("--help") || flag == QLatin1String("-h"))
             usage(QStringLiteral("measures how soon a war-room console is live again after fleetd returns"));
-        if (i + 1 >= args.size())
-            usage(flag + QStringLiteral(": missing value"));
+        if (i + 1 >= args.size()) usage(flag + QStringLiteral(": missing value"));
         const QString value = args[++i];
         bool ok = true;
         auto duration = [&](std::chrono::milliseconds& out) {
             const auto d = parseDuration(value);
             ok = d.has_value();
-            if (ok)
-                out = *d;
+            if (ok) out = *d;
         };
-        if (flag == QLatin1String("--restarts")) o.restarts = value.toInt(&ok);
-        else if (flag == QLatin1String("--outage")) duration(o.outage);
+        if (flag == QLatin1String("--restarts"))
+            o.restarts = value.toInt(&ok);
+        else if (flag == QLatin1String("--outage"))
+            duration(o.outage);
         else if (flag == QLatin1String("--outages")) {
             o.outages.clear();
             if (value != QLatin1String("none")) {
@@ -135,21 +131,25 @@ Options parseOptions(const QStringList& args)
                     std::chrono::milliseconds d{};
                     const auto parsed = parseDuration(part);
                     ok = ok && parsed.has_value();
-                    if (parsed)
-                        d = *parsed;
+                    if (parsed) d = *parsed;
                     o.outages.push_back(d);
                 }
             }
-        } else if (flag == QLatin1String("--soak-hours")) o.soakHours = value.toInt(&ok);
-        else if (flag == QLatin1String("--speed")) o.speed = value.toDouble(&ok);
-        else if (flag == QLatin1String("--soak-kill")) duration(o.soakKill);
-        else if (flag == QLatin1String("--probe-interval")) o.probeInterval = std::chrono::milliseconds(value.toInt(&ok));
-        else if (flag == QLatin1String("--screenshots")) o.screenshots = value;
-        else if (flag == QLatin1String("--fleetd")) o.fleetd = value;
+        } else if (flag == QLatin1String("--soak-hours"))
+            o.soakHours = value.toInt(&ok);
+        else if (flag == QLatin1String("--speed"))
+            o.speed = value.toDouble(&ok);
+        else if (flag == QLatin1String("--soak-kill"))
+            duration(o.soakKill);
+        else if (flag == QLatin1String("--probe-interval"))
+            o.probeInterval = std::chrono::milliseconds(value.toInt(&ok));
+        else if (flag == QLatin1String("--screenshots"))
+            o.screenshots = value;
+        else if (flag == QLatin1String("--fleetd"))
+            o.fleetd = value;
         else
             usage(QStringLiteral("unknown option ") + flag);
-        if (!ok)
-            usage(QStringLiteral("%1: bad value \"%2\"").arg(flag, value));
+        if (!ok) usage(QStringLiteral("%1: bad value \"%2\"").arg(flag, value));
     }
     if (o.restarts < 0 || o.soakHours < 0 || o.speed <= 0 || o.probeInterval < 100ms)
         usage(QStringLiteral("counts must not be negative, --speed positive, --probe-interval at least 100"));
@@ -161,12 +161,9 @@ using bench::millis;
 using bench::percentile;
 using bench::residentMiB;
 
-QString describe(std::chrono::milliseconds d)
-{
-    if (d >= 1h && d % 1h == 0ms)
-        return QStringLiteral("%1 h").arg(d / 1h);
-    if (d >= 1min && d % 1min == 0ms)
-        return QStringLiteral("%1 min").arg(d / 1min);
+QString describe(std::chrono::milliseconds d) {
+    if (d >= 1h && d % 1h == 0ms) return QStringLiteral("%1 h").arg(d / 1h);
+    if (d >= 1min && d % 1min == 0ms) return QStringLiteral("%1 min").arg(d / 1min);
     return QStringLiteral("%1 s").arg(double(d.count()) / 1000.0, 0, 'f', d % 1s == 0ms ? 0 : 1);
 }
 
@@ -185,10 +182,9 @@ public:
     explicit Rig(const Options& options)
         : m_fleetd(options.fleetd,
                    QStringList{QStringLiteral("--speed"), QString::number(options.speed), QStringLiteral("--seed"),
-                               QStringLiteral("7")}
-                       + options.fleetdArgs,
-                   bench::freePort())
-    {
+                               QStringLiteral("7")} +
+                       options.fleetdArgs,
+                   bench::freePort()) {
         client::EndpointConfig config;
         config.target = m_fleetd.target();
         config.detail = v1::DETAIL_LEVEL_STANDARD;  // what a wall display subscribes to
@@ -197,8 +193,7 @@ public:
         m_store.attach(m_connection.get());
         QObject::connect(m_connection.get(), &client::EndpointConnection::stateChanged, m_connection.get(),
                          [this](client::ConnectionState state) {
-                             if (state == client::ConnectionState::Live)
-                                 m_liveAt = SteadyClock::now();
+                             if (state == client::ConnectionState::Live) m_liveAt = SteadyClock::now();
                          });
         ui::PageContext context;
         context.store = &m_store;
@@ -213,11 +208,12 @@ public:
     }
 
     // Starts fleetd and the console; the first live picture is the reference for "no chrome".
-    QString begin()
-    {
+    QString begin() {
         m_fleetd.start();
         if (!waitUntil([this] { return m_fleetd.listenedAt().has_value(); }, kStartTimeout))
-            return QStringLiteral("fleetd did not listen within %1 s: %2").arg(kStartTimeout.count()).arg(m_fleetd.lastOutput());
+            return QStringLiteral("fleetd did not listen within %1 s: %2")
+                .arg(kStartTimeout.count())
+                .arg(m_fleetd.lastOutput());
         m_connection->start();
         if (!waitUntil([this] { return clean(); }, kLiveTimeout))
             return QStringLiteral("the console did not go live: %1").arg(m_connection->statusText());
@@ -227,8 +223,7 @@ public:
     }
 
     // fleetd away for `outage` (killed, or terminated as for a restart), then back.
-    std::optional<Return> cycle(bool kill, std::chrono::milliseconds outage, QString* error)
-    {
+    std::optional<Return> cycle(bool kill, std::chrono::milliseconds outage, QString* error) {
         if (!waitUntil([this] { return clean(); }, kLiveTimeout)) {
             *error = QStringLiteral("not live before the outage: %1").arg(m_connection->statusText());
             return std::nullopt;
@@ -249,62 +244,58 @@ public:
         }
         const SteadyClock::time_point listened = *m_fleetd.listenedAt();
         if (!waitUntil([this] { return m_liveAt.has_value(); }, kLiveTimeout)) {
-            *error = QStringLiteral("not live %1 s after fleetd listened: %2").arg(kLiveTimeout.count()).arg(m_connection->statusText());
+            *error = QStringLiteral("not live %1 s after fleetd listened: %2")
+                         .arg(kLiveTimeout.count())
+                         .arg(m_connection->statusText());
             return std::nullopt;
         }
         r.liveMs = millis(*m_liveAt - listened);
-        if (waitUntil([this] { return clean(); }, 30s))
-            r.cleanMs = millis(SteadyClock::now() - listened);
+        if (waitUntil([this] { return clean(); }, 30s)) r.cleanMs = millis(SteadyClock::now() - listened);
         r.chromeProblem = chromeProblem();
         r.rssMiB = residentMiB();
         return r;
     }
 
-    void pause(std::chrono::milliseconds d)
-    {
+    void pause(std::chrono::milliseconds d) {
         QElapsedTimer t;
         t.start();
         while (t.elapsed() < d.count())
-            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, int(std::min<qint64>(50, d.count() - t.elapsed())));
+            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents,
+                                            int(std::min<qint64>(50, d.count() - t.elapsed())));
     }
 
     bool saveScreenshot(const QString& path) { return m_window->grab().save(path, "PNG"); }
     const client::EndpointConnection& connection() const { return *m_connection; }
 
 private:
-    bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout)
-    {
+    bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
         QElapsedTimer t;
         t.start();
         while (!done()) {
-            if (t.elapsed() > timeout.count())
-                return false;
+            if (t.elapsed() > timeout.count()) return false;
             QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
         }
         return true;
     }
 
-    bool clean() const
-    {
-        return m_store.endpointState(0) == client::ConnectionState::Live && !m_window->connectionBanner()->isVisible()
-               && chromeProblem().isEmpty();
+    bool clean() const {
+        return m_store.endpointState(0) == client::ConnectionState::Live &&
+               !m_window->connectionBanner()->isVisible() && chromeProblem().isEmpty();
     }
 
-    int pageTop() const
-    {
+    int pageTop() const {
         const ui::Page* page = m_window->currentPage();
         return page ? page->mapTo(m_window.get(), QPoint(0, 0)).y() : -1;
     }
 
     // What an operator would see that should not be there once fleetd is back.
-    QString chromeProblem() const
-    {
+    QString chromeProblem() const {
         for (QWidget* w : QApplication::topLevelWidgets()) {
             if (w != m_window.get() && w->isVisible() && !w->inherits("QToolTip") && w->windowType() != Qt::ToolTip)
-                return QStringLiteral("a %1 '%2' is open").arg(QString::fromLatin1(w->metaObject()->className()), w->windowTitle());
+                return QStringLiteral("a %1 '%2' is open")
+                    .arg(QString::fromLatin1(w->metaObject()->className()), w->windowTitle());
         }
-        if (QApplication::activeModalWidget())
-            return QStringLiteral("a modal dialog is open");
+        if (QApplication::activeModalWidget()) return QStringLiteral("a modal dialog is open");
         if (m_window->connectionBanner()->isVisible())
             return QStringLiteral("the banner still shows: %1").arg(m_window->connectionBanner()->text());
         if (m_pageTop >= 0 && pageTop() != m_pageTop)
@@ -320,22 +311,19 @@ private:
     int m_pageTop = -1;
 };
 
-void printHeader(const QString& title)
-{
-    std::printf("\n%s\n", qPrintable(title));
-}
+void printHeader(const QString& title) { std::printf("\n%s\n", qPrintable(title)); }
 
-void printRow(const QString& measure, const QString& value, const QString& target, bool pass)
-{
+void printRow(const QString& measure, const QString& value, const QString& target, bool pass) {
     std::printf("  %-52s %-34s %-12s %s\n", qPrintable(measure), qPrintable(value), qPrintable(target),
                 pass ? "PASS" : "SHORT");
 }
 
-QString ms(double v) { return std::isfinite(v) ? QString::number(v, 'f', 0) + QStringLiteral(" ms") : QStringLiteral("never"); }
+QString ms(double v) {
+    return std::isfinite(v) ? QString::number(v, 'f', 0) + QStringLiteral(" ms") : QStringLiteral("never");
+}
 
 // p50 / p99 / max of live and clean over a set of returns, and what was sent while away.
-bool summarize(const QString& what, const std::vector<Return>& returns)
-{
+bool summarize(const QString& what, const std::vector<Return>& returns) {
     std::vector<double> live, clean;
     quint64 subscribes = 0;
     QStringList chrome;
@@ -343,8 +331,7 @@ bool summarize(const QString& what, const std::vector<Return>& returns)
         live.push_back(r.liveMs);
         clean.push_back(std::isfinite(r.cleanMs) ? r.cleanMs : std::numeric_limits<double>::infinity());
         subscribes += r.subscribesWhileAway;
-        if (!r.chromeProblem.isEmpty())
-            chrome << r.chromeProblem;
+        if (!r.chromeProblem.isEmpty()) chrome << r.chromeProblem;
     }
     const double liveP99 = percentile(live, 99);
     const double cleanP99 = percentile(clean, 99);
@@ -366,18 +353,17 @@ bool summarize(const QString& what, const std::vector<Return>& returns)
 
 }  // namespace
 
-int main(int argc, char** argv)
-{
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     const Options options = parseOptions(app.arguments());
     if (!QFile::exists(options.fleetd))
         usage(QStringLiteral("no fleetd at %1 (build it, set FLEETD_BIN or pass --fleetd)").arg(options.fleetd));
 
-    std::printf("reconnect_bench: war-room console (offscreen 1920x1080, pages rotating every 10 s) against fleetd "
-                "--speed %g, probe interval %lld ms; load average %s\n",
-                options.speed, static_cast<long long>(options.probeInterval.count()), qPrintable(loadAverage()));
+    std::printf(
+        "reconnect_bench: war-room console (offscreen 1920x1080, pages rotating every 10 s) against fleetd "
+        "--speed %g, probe interval %lld ms; load average %s\n",
+        options.speed, static_cast<long long>(options.probeInterval.count()), qPrintable(loadAverage()));
     Rig rig(options);
     if (const QString error = rig.begin(); !error.isEmpty()) {
         std::fprintf(stderr, "reconnect_bench: %s\n", qPrintable(error));
@@ -406,7 +392,8 @@ int main(int argc, char** argv)
         for (const auto outage : options.outages) {
             const auto r = rig.cycle(true, outage, &error);
             if (!r) {
-                std::fprintf(stderr, "reconnect_bench: outage %s: %s\n", qPrintable(describe(outage)), qPrintable(error));
+                std::fprintf(stderr, "reconnect_bench: outage %s: %s\n", qPrintable(describe(outage)),
+                             qPrintable(error));
                 return 1;
             }
             pass = summarize(QStringLiteral("after %1 away").arg(describe(outage)), {*r}) && pass;
@@ -448,7 +435,10 @@ int main(int argc, char** argv)
         const double secondHalfPeak = *std::max_element(rss.begin() + std::ptrdiff_t(half), rss.end());
         const bool flat = secondHalfPeak <= 1.10 * firstHalfPeak;
         printRow(QStringLiteral("soak: RSS start / peak 1st half / peak 2nd half"),
-                 QStringLiteral("%1 / %2 / %3 MiB").arg(rss.front(), 0, 'f', 0).arg(firstHalfPeak, 0, 'f', 0).arg(secondHalfPeak, 0, 'f', 0),
+                 QStringLiteral("%1 / %2 / %3 MiB")
+                     .arg(rss.front(), 0, 'f', 0)
+                     .arg(firstHalfPeak, 0, 'f', 0)
+                     .arg(secondHalfPeak, 0, 'f', 0),
                  QStringLiteral("flat (≤ +10 %)"), flat);
         pass = pass && flat;
         if (!options.screenshots.isEmpty()) {
@@ -460,7 +450,8 @@ int main(int argc, char** argv)
 
     printHeader(QStringLiteral("Overall"));
     printRow(QStringLiteral("console RSS at start / now"),
-             QStringLiteral("%1 / %2 MiB").arg(rssStart, 0, 'f', 0).arg(residentMiB(), 0, 'f', 0), QStringLiteral("—"), true);
+             QStringLiteral("%1 / %2 MiB").arg(rssStart, 0, 'f', 0).arg(residentMiB(), 0, 'f', 0), QStringLiteral("—"),
+             true);
     printRow(QStringLiteral("Subscribe streams opened in all (incl. the first)"),
              QString::number(rig.connection().stats().streamsOpened), QStringLiteral("—"), true);
     std::printf("reconnect_bench: %s; load average %s\n", pass ? "all targets met" : "a target was missed",

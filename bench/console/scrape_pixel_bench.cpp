@@ -29,9 +29,9 @@
 #include "FleetPage.h"
 #include "PageContext.h"
 
+#include "ColorScale.h"
 #include "EndpointConnection.h"
 #include "FleetStore.h"
-#include "ColorScale.h"
 #include "Theme.h"
 
 #include <QApplication>
@@ -66,20 +66,19 @@ struct Options {
     QString fleetd;
 };
 
-[[noreturn]] void usage(const QString& problem)
-{
-    std::fprintf(stderr,
-                 "scrape_pixel_bench: %s\n"
-                 "usage: scrape_pixel_bench [--flips N] [--interval-ms N] [--store-interval-ms N] [--racks N]\n"
-                 "                          [--fleetd PATH] [--size WxH]\n"
-                 "  --interval-ms N        the scrape path's --scrape-interval (default 1000, at least 1000)\n"
-                 "  --store-interval-ms N  Prometheus's scrape interval and the Prometheus path's --poll (default 15000)\n",
-                 qPrintable(problem));
+[[noreturn]] void usage(const QString& problem) {
+    std::fprintf(
+        stderr,
+        "scrape_pixel_bench: %s\n"
+        "usage: scrape_pixel_bench [--flips N] [--interval-ms N] [--store-interval-ms N] [--racks N]\n"
+        "                          [--fleetd PATH] [--size WxH]\n"
+        "  --interval-ms N        the scrape path's --scrape-interval (default 1000, at least 1000)\n"
+        "  --store-interval-ms N  Prometheus's scrape interval and the Prometheus path's --poll (default 15000)\n",
+        qPrintable(problem));
     std::exit(2);
 }
 
-Options parseOptions(const QStringList& args)
-{
+Options parseOptions(const QStringList& args) {
     Options o;
     o.fleetd = qEnvironmentVariable("FLEETD_BIN", QStringLiteral(FLEETD_DEFAULT_PATH));
     bench::BenchFlags(usage, QStringLiteral("fault-to-pixel through --source scrape beside --source prometheus"))
@@ -91,8 +90,8 @@ Options parseOptions(const QStringList& args)
         .size(QStringLiteral("--size"), o.size)
         .read(args);
     // fleetd takes whole seconds of at least 1 s for both intervals.
-    if (o.flips < 1 || o.racks < 1 || o.racks > 99 || o.intervalMs < 1000 || o.intervalMs % 1000
-        || o.storeIntervalMs < 1000 || o.storeIntervalMs % 1000 || o.size.isEmpty())
+    if (o.flips < 1 || o.racks < 1 || o.racks > 99 || o.intervalMs < 1000 || o.intervalMs % 1000 ||
+        o.storeIntervalMs < 1000 || o.storeIntervalMs % 1000 || o.size.isEmpty())
         usage(QStringLiteral("--flips and --racks (at most 99) positive, intervals whole seconds of at least 1000 ms"));
     return o;
 }
@@ -103,8 +102,7 @@ QString seconds(int ms) { return QStringLiteral("%1s").arg(ms / 1000); }
 // the watcher of the page's rendered rack-map pixels.
 struct Console {
     Console(const QString& target, const QString& label, const QStringList& racks, const Options& o,
-            const widgets::Theme& theme)
-    {
+            const widgets::Theme& theme) {
         client::EndpointConfig config;
         config.target = target;
         config.label = label;
@@ -145,34 +143,27 @@ struct Target {
     bool failed = false;
 };
 
-std::vector<Target> pickTargets(const v1::Topology& topology, int racks)
-{
+std::vector<Target> pickTargets(const v1::Topology& topology, int racks) {
     std::vector<Target> targets;
     for (const v1::Rack& rack : topology.racks()) {
-        if (int(targets.size()) == racks)
-            break;
+        if (int(targets.size()) == racks) break;
         Target t;
         t.rack = QString::fromStdString(rack.name());
         // A GPU of the rack's middle tray (slot 9), a different one of its four per rack.
-        if (rack.node_indexes_size() < 9)
-            continue;
+        if (rack.node_indexes_size() < 9) continue;
         const std::uint32_t tray = rack.node_indexes(8);
         const auto node = std::find_if(topology.nodes().begin(), topology.nodes().end(),
                                        [tray](const v1::Node& n) { return n.index() == tray; });
-        if (node == topology.nodes().end() || node->gpu_indexes_size() == 0)
-            continue;
+        if (node == topology.nodes().end() || node->gpu_indexes_size() == 0) continue;
         t.gpu = node->gpu_indexes(int(targets.size()) % node->gpu_indexes_size());
         for (const v1::Gpu& gpu : topology.gpus())
-            if (gpu.index() == t.gpu)
-                t.gpuName = QString::fromStdString(gpu.name());
-        if (!t.gpuName.isEmpty())
-            targets.push_back(t);
+            if (gpu.index() == t.gpu) t.gpuName = QString::fromStdString(gpu.name());
+        if (!t.gpuName.isEmpty()) targets.push_back(t);
     }
     return targets;
 }
 
-void report(const Path& path)
-{
+void report(const Path& path) {
     const auto& ms = path.ms;
     const auto drawn = std::count_if(ms.begin(), ms.end(), [](double v) { return std::isfinite(v); });
     std::printf("  %-16s n=%zu (%lld drawn)  p50 %7.0f ms  p99 %7.0f ms  max %7.0f ms  min %7.0f ms\n", path.name,
@@ -182,23 +173,24 @@ void report(const Path& path)
 
 }  // namespace
 
-int main(int argc, char** argv)
-{
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     const Options o = parseOptions(app.arguments());
     const QString loadAtStart = bench::loadAverage();
 
     QTemporaryDir dir;
     if (!dir.isValid())
-        return std::fprintf(stderr, "scrape_pixel_bench: no temporary directory: %s\n", qPrintable(dir.errorString())), 1;
+        return std::fprintf(stderr, "scrape_pixel_bench: no temporary directory: %s\n", qPrintable(dir.errorString())),
+               1;
     const QString fleetFile = dir.filePath(QStringLiteral("site.fleet"));
     {
         QFile file(fleetFile);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Text)
-            || file.write(QStringLiteral("fleet scrape-pixel\nregion us-east\nracks %1 hall=h1 row=1 hosts=gb200-{rack}-n[01-18]\n")
-                              .arg(o.racks).toUtf8()) < 0)
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Text) ||
+            file.write(QStringLiteral(
+                           "fleet scrape-pixel\nregion us-east\nracks %1 hall=h1 row=1 hosts=gb200-{rack}-n[01-18]\n")
+                           .arg(o.racks)
+                           .toUtf8()) < 0)
             return std::fprintf(stderr, "scrape_pixel_bench: cannot write %s\n", qPrintable(fleetFile)), 1;
     }
 
@@ -208,20 +200,19 @@ int main(int argc, char** argv)
     siteOptions.storeScrapeInterval = std::chrono::milliseconds(o.storeIntervalMs);
     std::string error;
     auto site = bench::ExporterSite::start(siteOptions, &error);
-    if (!site)
-        return std::fprintf(stderr, "scrape_pixel_bench: %s\n", error.c_str()), 1;
+    if (!site) return std::fprintf(stderr, "scrape_pixel_bench: %s\n", error.c_str()), 1;
     std::vector<Target> targets = pickTargets(site->topology(), o.racks);
     if (targets.empty())
         return std::fprintf(stderr, "scrape_pixel_bench: no GPU to flip in the fleet file's racks\n"), 1;
     QStringList racks;
-    for (const Target& t : targets)
-        racks << t.rack;
+    for (const Target& t : targets) racks << t.rack;
 
     Path scrape{"scrape path", {}, nullptr, {}};
     Path store{"Prometheus path", {}, nullptr, {}};
     scrape.fleetd.setLabel(QStringLiteral("fleetd scrape"));
     store.fleetd.setLabel(QStringLiteral("fleetd prometheus"));
-    const QStringList common{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--fleet"), fleetFile};
+    const QStringList common{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--fleet"),
+                             fleetFile};
     // One exporter server stands in for every host: at most its pool's size of transfers at once.
     // The twin holds still between flips, so "frozen" must not be called on it.
     const QString scrapeError = scrape.fleetd.start(
@@ -235,9 +226,10 @@ int main(int argc, char** argv)
         60s);
     const QString storeError = store.fleetd.start(
         o.fleetd,
-        common + QStringList{QStringLiteral("--source"), QStringLiteral("prometheus=") + QString::fromStdString(site->prometheusUrl()),
-                             QStringLiteral("--poll"), seconds(o.storeIntervalMs), QStringLiteral("--store-scrape-interval"),
-                             seconds(o.storeIntervalMs)},
+        common + QStringList{QStringLiteral("--source"),
+                             QStringLiteral("prometheus=") + QString::fromStdString(site->prometheusUrl()),
+                             QStringLiteral("--poll"), seconds(o.storeIntervalMs),
+                             QStringLiteral("--store-scrape-interval"), seconds(o.storeIntervalMs)},
         60s);
     if (!scrapeError.isEmpty() || !storeError.isEmpty())
         return std::fprintf(stderr, "scrape_pixel_bench: %s %s\n", qPrintable(scrapeError), qPrintable(storeError)), 1;
@@ -252,16 +244,17 @@ int main(int argc, char** argv)
                                               QStringLiteral("prometheus"), racks, o, theme);
     Path* const paths[] = {&scrape, &store};
 
-    std::printf("scrape_pixel_bench: %d racks (%d hosts, %d scrape targets) in one fleet file; the twin's exporter pages\n"
-                "  held still on loopback (%zu server threads); fleetd --source scrape --scrape-interval %s beside fleetd\n"
-                "  --source prometheus --poll %s on a real Prometheus scraping every %s; two consoles offscreen (Fleet\n"
-                "  page %dx%d, Health lens, %s); %d flips of DCGM_FI_DEV_ROW_REMAP_FAILURE on GPUs of racks %s;\n"
-                "  load average %s\n",
-                o.racks, site->topology().nodes_size(), 2 * site->topology().nodes_size(), site->exporterThreads(),
-                qPrintable(seconds(o.intervalMs)), qPrintable(seconds(o.storeIntervalMs)),
-                qPrintable(seconds(o.storeIntervalMs)), o.size.width(), o.size.height(),
-                qPrintable(QApplication::platformName()), o.flips, qPrintable(racks.join(QLatin1Char(','))),
-                qPrintable(loadAtStart));
+    std::printf(
+        "scrape_pixel_bench: %d racks (%d hosts, %d scrape targets) in one fleet file; the twin's exporter pages\n"
+        "  held still on loopback (%zu server threads); fleetd --source scrape --scrape-interval %s beside fleetd\n"
+        "  --source prometheus --poll %s on a real Prometheus scraping every %s; two consoles offscreen (Fleet\n"
+        "  page %dx%d, Health lens, %s); %d flips of DCGM_FI_DEV_ROW_REMAP_FAILURE on GPUs of racks %s;\n"
+        "  load average %s\n",
+        o.racks, site->topology().nodes_size(), 2 * site->topology().nodes_size(), site->exporterThreads(),
+        qPrintable(seconds(o.intervalMs)), qPrintable(seconds(o.storeIntervalMs)),
+        qPrintable(seconds(o.storeIntervalMs)), o.size.width(), o.size.height(),
+        qPrintable(QApplication::platformName()), o.flips, qPrintable(racks.join(QLatin1Char(','))),
+        qPrintable(loadAtStart));
     std::fflush(stdout);
 
     // Start-up: both consoles draw every watched rack Healthy (the store path's first values come
@@ -270,14 +263,12 @@ int main(int argc, char** argv)
         for (Path* path : paths)
             for (const QString& rack : racks) {
                 const auto colour = path->console->pixels->lastColour(rack);
-                if (!colour || !bench::similarColour(*colour, healthy))
-                    return false;
+                if (!colour || !bench::similarColour(*colour, healthy)) return false;
             }
         return true;
     };
     const auto startupDeadline = Clock::now() + std::chrono::milliseconds(4 * o.storeIntervalMs + 60'000);
-    while (!allHealthy() && Clock::now() < startupDeadline)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    while (!allHealthy() && Clock::now() < startupDeadline) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     if (!allHealthy()) {
         for (Path* path : paths)
             for (const QString& rack : racks) {
@@ -299,8 +290,7 @@ int main(int argc, char** argv)
     int faults = 0, clears = 0;
     for (int flip = 0; flip < o.flips; ++flip) {
         const auto waitUntil = Clock::now() + std::chrono::milliseconds(phaseMs(random));
-        while (Clock::now() < waitUntil)
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        while (Clock::now() < waitUntil) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
         Target& target = targets[std::size_t(flip) % targets.size()];
         target.failed = !target.failed;
         (target.failed ? faults : clears)++;
@@ -311,8 +301,7 @@ int main(int argc, char** argv)
         while ((!drawn[0] || !drawn[1]) && Clock::now() - t0 < giveUp) {
             QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
             for (int p = 0; p < 2; ++p)
-                if (!drawn[p])
-                    drawn[p] = paths[p]->console->pixels->firstDrawnAs(target.rack, expected, t0);
+                if (!drawn[p]) drawn[p] = paths[p]->console->pixels->firstDrawnAs(target.rack, expected, t0);
         }
         std::printf("  flip %2d: %s %s → %s:", flip + 1, qPrintable(target.gpuName), target.failed ? "0" : "1",
                     target.failed ? "1 (rack Degraded)" : "0 (rack Healthy)");
@@ -332,10 +321,11 @@ int main(int argc, char** argv)
     }
     site.reset();
 
-    std::printf("\n  fault-to-pixel (t0: the exporters serve the new value; t1: the end of the first repaint whose\n"
-                "  rendered frame shows the rack's Health tile in the new colour); %d faults + %d clears; a flip not\n"
-                "  drawn within %.0f s counts as never (infinite)\n",
-                faults, clears, std::chrono::duration<double>(giveUp).count());
+    std::printf(
+        "\n  fault-to-pixel (t0: the exporters serve the new value; t1: the end of the first repaint whose\n"
+        "  rendered frame shows the rack's Health tile in the new colour); %d faults + %d clears; a flip not\n"
+        "  drawn within %.0f s counts as never (infinite)\n",
+        faults, clears, std::chrono::duration<double>(giveUp).count());
     report(scrape);
     report(store);
     const double scrapeP99 = bench::percentile(scrape.ms, 99), storeP99 = bench::percentile(store.ms, 99);

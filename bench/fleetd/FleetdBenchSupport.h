@@ -38,11 +38,11 @@ public:
     // The port from fleetd's "listening on" line; nullopt when it exited or the time ran out.
     std::optional<int> waitForPort(std::chrono::seconds timeout);
     Clock::time_point listeningAt() const;  // when the "listening on" line arrived
-    std::vector<double> producedRates();     // samples/s from each "fleetd stats" line
+    std::vector<double> producedRates();    // samples/s from each "fleetd stats" line
     std::vector<double> tickRates();
-    std::vector<int> subscriberCounts();     // open Subscribe streams, from each "fleetd stats" line
+    std::vector<int> subscriberCounts();  // open Subscribe streams, from each "fleetd stats" line
     void clearRates();
-    void kill9();                            // SIGKILL and reap
+    void kill9();                                 // SIGKILL and reap
     int terminate(std::chrono::seconds timeout);  // SIGTERM; exit code, or -1 when it did not stop
 
 private:
@@ -66,8 +66,8 @@ struct CpuSample {
     Clock::time_point at;
 };
 CpuSample cpuOf(pid_t pid);
-double rssMiB(pid_t pid);      // VmRSS now
-double peakRssMiB(pid_t pid);  // VmHWM
+double rssMiB(pid_t pid);                                 // VmRSS now
+double peakRssMiB(pid_t pid);                             // VmHWM
 double percentile(std::vector<double> values, double p);  // p in [0, 100]; 0 for none
 
 std::shared_ptr<grpc::Channel> channelTo(int port);
@@ -86,7 +86,7 @@ public:
     std::atomic<double> snapshotSeconds{-1};  // from start() to the first snapshot
     std::atomic<std::size_t> snapshotBytes{0};
     std::atomic<std::size_t> largestDeltaBytes{0};
-    std::atomic<std::uint64_t> samples{0};      // from deltas
+    std::atomic<std::uint64_t> samples{0};  // from deltas
     std::atomic<std::uint64_t> sequence{0};
     std::atomic<std::int64_t> serverTimeMs{0};  // of the newest delta
     std::atomic<int> coalesced{0}, resyncs{0}, heartbeats{0}, gaps{0}, duplicates{0};

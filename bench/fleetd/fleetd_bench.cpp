@@ -43,12 +43,18 @@ BenchOptions parseOptions(int argc, char** argv) {
         if (i + 1 >= argc) usage(flag + ": missing value");
         const std::string value = argv[++i];
         try {
-            if (flag == "--seconds") o.seconds = std::stoi(value);
-            else if (flag == "--racks") o.racks = std::stoi(value);
-            else if (flag == "--subscribers") o.subscribers = std::stoi(value);
-            else if (flag == "--speed") o.speed = std::stod(value);
-            else if (flag == "--fleetd") o.fleetd = value;
-            else usage("unknown option " + flag);
+            if (flag == "--seconds")
+                o.seconds = std::stoi(value);
+            else if (flag == "--racks")
+                o.racks = std::stoi(value);
+            else if (flag == "--subscribers")
+                o.subscribers = std::stoi(value);
+            else if (flag == "--speed")
+                o.speed = std::stod(value);
+            else if (flag == "--fleetd")
+                o.fleetd = value;
+            else
+                usage("unknown option " + flag);
         } catch (const std::exception&) {
             usage(flag + ": bad value \"" + value + "\"");
         }
@@ -66,7 +72,8 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     FleetdChild fleetd(o.fleetd);
     if (!fleetd.start({"--listen", "127.0.0.1:0", "--racks", std::to_string(o.racks), "--regions",
-                       std::to_string(std::min(o.racks, 4)), "--speed", std::to_string(o.speed), "--log-stats", "5s"})) {
+                       std::to_string(std::min(o.racks, 4)), "--speed", std::to_string(o.speed), "--log-stats",
+                       "5s"})) {
         std::fprintf(stderr, "fleetd_bench: cannot start %s\n", o.fleetd.c_str());
         return 1;
     }
@@ -110,7 +117,8 @@ int main(int argc, char** argv) {
         }
         for (std::size_t i = 0; i < subscribers.size(); ++i) {
             maxLagSeq[i] = std::max<std::uint64_t>(maxLagSeq[i], head - subscribers[i]->sequence);
-            maxLagSeconds[i] = std::max(maxLagSeconds[i], double(newestMs - subscribers[i]->serverTimeMs) / 1000.0 / o.speed);
+            maxLagSeconds[i] =
+                std::max(maxLagSeconds[i], double(newestMs - subscribers[i]->serverTimeMs) / 1000.0 / o.speed);
         }
         if (!late && Clock::now() >= lateJoinAt) {
             late = std::make_unique<Subscriber>(*port, v1::DETAIL_LEVEL_STANDARD);
@@ -136,10 +144,11 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < subscribers.size(); ++i) {
         auto& s = *subscribers[i];
         const double delivered = double(s.samples - samplesAtStart[i]) / window;
-        std::printf("  subscriber %zu  delivered %10.0f samples/s | first snapshot %.2f s | lag max %llu seq, %.1f s"
-                    " | coalesced %d, resyncs %d%s\n",
-                    i + 1, delivered, s.snapshotSeconds.load(), static_cast<unsigned long long>(maxLagSeq[i]),
-                    maxLagSeconds[i], s.coalesced.load(), s.resyncs.load(), s.ended ? " | ENDED EARLY" : "");
+        std::printf(
+            "  subscriber %zu  delivered %10.0f samples/s | first snapshot %.2f s | lag max %llu seq, %.1f s"
+            " | coalesced %d, resyncs %d%s\n",
+            i + 1, delivered, s.snapshotSeconds.load(), static_cast<unsigned long long>(maxLagSeq[i]), maxLagSeconds[i],
+            s.coalesced.load(), s.resyncs.load(), s.ended ? " | ENDED EARLY" : "");
         worstLagSeconds = std::max(worstLagSeconds, maxLagSeconds[i]);
         allKept = allKept && !s.ended;
     }

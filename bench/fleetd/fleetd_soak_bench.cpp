@@ -56,14 +56,22 @@ Options parse(int argc, char** argv) {
         if (i + 1 >= argc) usage(flag + ": missing value");
         const std::string value = argv[++i];
         try {
-            if (flag == "--mode") o.mode = value;
-            else if (flag == "--minutes") o.minutes = std::stod(value);
-            else if (flag == "--racks") o.racks = std::stoi(value);
-            else if (flag == "--live") o.live = std::stoi(value);
-            else if (flag == "--restarts") o.restarts = std::stoi(value);
-            else if (flag == "--fleetd") o.fleetd = value;
-            else if (flag == "--trace") o.trace = value;
-            else usage("unknown option " + flag);
+            if (flag == "--mode")
+                o.mode = value;
+            else if (flag == "--minutes")
+                o.minutes = std::stod(value);
+            else if (flag == "--racks")
+                o.racks = std::stoi(value);
+            else if (flag == "--live")
+                o.live = std::stoi(value);
+            else if (flag == "--restarts")
+                o.restarts = std::stoi(value);
+            else if (flag == "--fleetd")
+                o.fleetd = value;
+            else if (flag == "--trace")
+                o.trace = value;
+            else
+                usage("unknown option " + flag);
         } catch (const std::exception&) {
             usage(flag + ": bad value \"" + value + "\"");
         }
@@ -74,7 +82,7 @@ Options parse(int argc, char** argv) {
 }
 
 std::vector<std::string> fleetArgs(int racks, const std::string& listen = "127.0.0.1:0") {
-    return {"--listen", listen, "--racks", std::to_string(racks), "--regions", std::to_string(std::min(racks, 4)),
+    return {"--listen",    listen, "--racks", std::to_string(racks), "--regions", std::to_string(std::min(racks, 4)),
             "--log-stats", "60s"};
 }
 
@@ -136,7 +144,7 @@ struct StallRun {
     double rssPeakMiB = 0;
     double lagP99Ms = 0, lagP50Ms = 0, lagMaxMs = 0;
     double settledP99Ms = 0, settledP50Ms = 0, settledMaxMs = 0;  // deltas arriving after kSettle
-    double tickStartP50Ms = 0, tickStartP99Ms = 0;  // the lag of each tick's first delta
+    double tickStartP50Ms = 0, tickStartP99Ms = 0;                // the lag of each tick's first delta
     int liveEnded = 0;
     bool stalledDropped = false;
     int subscribersAtEnd = -1;  // fleetd's last count of open Subscribe streams
@@ -258,11 +266,12 @@ int runStalled(const Options& o) {
         }
     }
     auto row = [](const char* name, const StallRun& r) {
-        std::printf("  %-22s RSS mean %6.0f MiB peak %6.0f MiB | lag p50 %5.0f p99 %5.0f max %6.0f ms "
-                    "(a tick's first delta: p50 %5.0f p99 %5.0f ms) | settled lag p50 %5.0f p99 %5.0f max %6.0f ms "
-                    "| live ended %d\n",
-                    name, r.rssMeanMiB, r.rssPeakMiB, r.lagP50Ms, r.lagP99Ms, r.lagMaxMs, r.tickStartP50Ms,
-                    r.tickStartP99Ms, r.settledP50Ms, r.settledP99Ms, r.settledMaxMs, r.liveEnded);
+        std::printf(
+            "  %-22s RSS mean %6.0f MiB peak %6.0f MiB | lag p50 %5.0f p99 %5.0f max %6.0f ms "
+            "(a tick's first delta: p50 %5.0f p99 %5.0f ms) | settled lag p50 %5.0f p99 %5.0f max %6.0f ms "
+            "| live ended %d\n",
+            name, r.rssMeanMiB, r.rssPeakMiB, r.lagP50Ms, r.lagP99Ms, r.lagMaxMs, r.tickStartP50Ms, r.tickStartP99Ms,
+            r.settledP50Ms, r.settledP99Ms, r.settledMaxMs, r.liveEnded);
     };
     std::printf("\n");
     row("live only", plain);
@@ -275,8 +284,9 @@ int runStalled(const Options& o) {
                 verdict(stalled.settledP99Ms < 250 && stalled.liveEnded == 0));
     std::printf("  %-40s %.0f ms  (from the first snapshot on, the joining catch-up included)\n",
                 "live p99 lag beside it, all", stalled.lagP99Ms);
-    std::printf("  %-40s %s (fleetd's last stats line: %d open streams, %d live)\n", "stalled subscriber dropped by fleetd",
-                stalled.stalledDropped ? "yes" : "no", stalled.subscribersAtEnd, live);
+    std::printf("  %-40s %s (fleetd's last stats line: %d open streams, %d live)\n",
+                "stalled subscriber dropped by fleetd", stalled.stalledDropped ? "yes" : "no", stalled.subscribersAtEnd,
+                live);
     return 0;
 }
 
@@ -323,7 +333,8 @@ int runRestarts(const Options& o) {
                 ++missing;
                 continue;
             }
-            backMs.push_back(std::max(0.0, std::chrono::duration<double, std::milli>(returns.back() - listening).count()));
+            backMs.push_back(
+                std::max(0.0, std::chrono::duration<double, std::milli>(returns.back() - listening).count()));
         }
         if ((k + 1) % 10 == 0) std::printf("  %d restarts done\n", k + 1), std::fflush(stdout);
     }
@@ -334,9 +345,10 @@ int runRestarts(const Options& o) {
         resyncs += s->resyncs;
         resumed += s->resumed;
     }
-    std::printf("\n  %d restarts x %d subscribers: %zu returns (%d resynced by snapshot, %d resumed by replay), "
-                "%d never came back, %d fleetd starts failed\n",
-                o.restarts, live, backMs.size(), resyncs, resumed, missing, failedStarts);
+    std::printf(
+        "\n  %d restarts x %d subscribers: %zu returns (%d resynced by snapshot, %d resumed by replay), "
+        "%d never came back, %d fleetd starts failed\n",
+        o.restarts, live, backMs.size(), resyncs, resumed, missing, failedStarts);
     std::printf("  back after fleetd listened: p50 %.0f ms, p99 %.0f ms, max %.0f ms\n", percentile(backMs, 50),
                 percentile(backMs, 99), percentile(backMs, 100));
     std::printf("  %-30s gaps %d, duplicates %d  target 0 / 0  %s\n", "sequence", gaps, duplicates,

@@ -8,15 +8,15 @@
 #include "DigitalTwin.h"
 #include "FleetIncidents.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <ctime>
+#include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 using namespace watchfloor::server;
@@ -34,10 +34,14 @@ bool parse(int argc, char** argv, Args* args) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         const long value = std::strtol(argv[i + 1], nullptr, 10);
-        if (flag == "--racks" && value > 0) args->racks = static_cast<std::uint32_t>(value);
-        else if (flag == "--minutes" && value > 0) args->minutes = static_cast<int>(value);
-        else if (flag == "--seed" && value >= 0) args->seed = static_cast<std::uint64_t>(value);
-        else return false;
+        if (flag == "--racks" && value > 0)
+            args->racks = static_cast<std::uint32_t>(value);
+        else if (flag == "--minutes" && value > 0)
+            args->minutes = static_cast<int>(value);
+        else if (flag == "--seed" && value >= 0)
+            args->seed = static_cast<std::uint64_t>(value);
+        else
+            return false;
     }
     return argc % 2 == 1;
 }
@@ -78,7 +82,8 @@ int main(int argc, char** argv) {
         if (!twin) return std::fprintf(stderr, "%s\n", error.toString().c_str()), 1;
         firstRack = twin->topology().racks(0).name();
     }
-    std::ofstream(scenarioPath) << "at 1m pump-fail rack=" << firstRack << "\nat 1m pump-fail rack=" << firstRack << "\n";
+    std::ofstream(scenarioPath) << "at 1m pump-fail rack=" << firstRack << "\nat 1m pump-fail rack=" << firstRack
+                                << "\n";
 
     sim::SimConfig config;
     config.seed = args.seed;
@@ -131,12 +136,14 @@ int main(int argc, char** argv) {
             biggestMembers = incident.member_count();
             biggest = incident.title();
         }
-    std::printf("incidents_bench: %u racks, %d GPUs, seed %llu, first row's CDU loses both pumps at 1m, %d ticks (1 s)\n",
-                args.racks, topology.gpus_size(), static_cast<unsigned long long>(args.seed), ticks);
-    std::printf("  events %llu (most in one tick: %zu), samples per tick %.0f\n", static_cast<unsigned long long>(events),
-                worstEvents, double(samples) / ticks);
-    std::printf("  grouping per tick: median %.3f ms, p99 %.3f ms, max %.3f ms (tick with %zu events)   target <= 5 ms\n",
-                percentile(ms, 0.5), percentile(ms, 0.99), worstMs, eventsAtWorst);
+    std::printf(
+        "incidents_bench: %u racks, %d GPUs, seed %llu, first row's CDU loses both pumps at 1m, %d ticks (1 s)\n",
+        args.racks, topology.gpus_size(), static_cast<unsigned long long>(args.seed), ticks);
+    std::printf("  events %llu (most in one tick: %zu), samples per tick %.0f\n",
+                static_cast<unsigned long long>(events), worstEvents, double(samples) / ticks);
+    std::printf(
+        "  grouping per tick: median %.3f ms, p99 %.3f ms, max %.3f ms (tick with %zu events)   target <= 5 ms\n",
+        percentile(ms, 0.5), percentile(ms, 0.99), worstMs, eventsAtWorst);
     std::printf("  grouping CPU per tick: median %.3f ms, p99 %.3f ms, max %.3f ms\n", percentile(cpuMs, 0.5),
                 percentile(cpuMs, 0.99), *std::max_element(cpuMs.begin(), cpuMs.end()));
     std::printf("  the busiest tick (%zu events): %.3f ms wall, %.3f ms CPU\n", worstEvents, msAtBusiest, cpuAtBusiest);

@@ -33,15 +33,31 @@ constexpr int kGpusPerHost = 4;
 constexpr double kTargetSeconds = 5.0;
 
 // dcgm-exporter's default numeric fields and the NVLink total many sites add: 25 families.
-const char* const kDcgmFields[] = {
-    "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_GPU_TEMP",
-    "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
-    "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_ENC_UTIL", "DCGM_FI_DEV_DEC_UTIL",
-    "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
-    "DCGM_FI_DEV_VGPU_LICENSE_STATUS", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
-    "DCGM_FI_DEV_ROW_REMAP_FAILURE", "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
-    "DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES",
-    "DCGM_FI_DEV_POWER_MGMT_LIMIT"};
+const char* const kDcgmFields[] = {"DCGM_FI_DEV_SM_CLOCK",
+                                   "DCGM_FI_DEV_MEM_CLOCK",
+                                   "DCGM_FI_DEV_MEMORY_TEMP",
+                                   "DCGM_FI_DEV_GPU_TEMP",
+                                   "DCGM_FI_DEV_POWER_USAGE",
+                                   "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
+                                   "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
+                                   "DCGM_FI_DEV_GPU_UTIL",
+                                   "DCGM_FI_DEV_MEM_COPY_UTIL",
+                                   "DCGM_FI_DEV_ENC_UTIL",
+                                   "DCGM_FI_DEV_DEC_UTIL",
+                                   "DCGM_FI_DEV_XID_ERRORS",
+                                   "DCGM_FI_DEV_FB_FREE",
+                                   "DCGM_FI_DEV_FB_USED",
+                                   "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+                                   "DCGM_FI_DEV_VGPU_LICENSE_STATUS",
+                                   "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+                                   "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
+                                   "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+                                   "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+                                   "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                                   "DCGM_FI_PROF_DRAM_ACTIVE",
+                                   "DCGM_FI_PROF_PCIE_TX_BYTES",
+                                   "DCGM_FI_PROF_PCIE_RX_BYTES",
+                                   "DCGM_FI_DEV_POWER_MGMT_LIMIT"};
 const char* const kIbFamilies[] = {
     "node_infiniband_port_data_transmitted_bytes_total", "node_infiniband_port_data_received_bytes_total",
     "node_infiniband_link_downed_total", "node_infiniband_link_error_recovery_total", "node_infiniband_state_id"};
@@ -56,8 +72,10 @@ Options parse(int argc, char** argv) {
     Options o;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
-        if (flag == "--gpus") o.gpus = std::atoi(argv[i + 1]);
-        else if (flag == "--repeat") o.repeat = std::atoi(argv[i + 1]);
+        if (flag == "--gpus")
+            o.gpus = std::atoi(argv[i + 1]);
+        else if (flag == "--repeat")
+            o.repeat = std::atoi(argv[i + 1]);
         else {
             std::fprintf(stderr, "usage: prom_decode_bench [--gpus N] [--repeat N]\n");
             std::exit(2);
@@ -75,7 +93,8 @@ std::string hostName(int host) {
 
 std::string buildAnswer(int hosts) {
     std::string json;
-    json.reserve(std::size_t(hosts) * (kGpusPerHost * std::size(kDcgmFields) * 330 + kIbPortsPerHost * std::size(kIbFamilies) * 200));
+    json.reserve(std::size_t(hosts) *
+                 (kGpusPerHost * std::size(kDcgmFields) * 330 + kIbPortsPerHost * std::size(kIbFamilies) * 200));
     watchfloor::bench::InstantAnswerWriter answer(json, 1712345678123);
     for (int host = 0; host < hosts; ++host) {
         const std::string name = hostName(host);
@@ -85,7 +104,8 @@ std::string buildAnswer(int hosts) {
                             30.0 + (host * 7 + gpu * 3 + int(f)) % 600 * 0.25);
         for (int port = 0; port < kIbPortsPerHost; ++port) {
             const std::string device = "mlx5_" + std::to_string(port);
-            for (const char* family : kIbFamilies) answer.infiniband(family, name, device, 1.0e12 + host * 1048576.0 + port);
+            for (const char* family : kIbFamilies)
+                answer.infiniband(family, name, device, 1.0e12 + host * 1048576.0 + port);
         }
     }
     answer.finish();
@@ -107,9 +127,12 @@ struct FleetIndex {
     void onSample(std::span<const Label> labels, Point point) {
         std::string_view host, gpu;
         for (const Label& l : labels) {
-            if (l.name == "Hostname" || l.name == "hostname") host = l.value;
-            else if (l.name == "gpu") gpu = l.value;
-            else if (l.name == "instance" && host.empty()) host = l.value.substr(0, l.value.rfind(':'));
+            if (l.name == "Hostname" || l.name == "hostname")
+                host = l.value;
+            else if (l.name == "gpu")
+                gpu = l.value;
+            else if (l.name == "instance" && host.empty())
+                host = l.value.substr(0, l.value.rfind(':'));
         }
         const auto it = hosts.find(host);
         if (it == hosts.end()) {
@@ -140,8 +163,9 @@ double secondsOf(const std::function<void()>& work) {
 int main(int argc, char** argv) {
     const Options options = parse(argc, argv);
     const int hosts = options.gpus / kGpusPerHost;
-    std::printf("prom_decode_bench: %d GPUs on %d hosts, %zu dcgm-exporter fields, %d IB ports x %zu node_exporter families\n",
-                hosts * kGpusPerHost, hosts, std::size(kDcgmFields), kIbPortsPerHost, std::size(kIbFamilies));
+    std::printf(
+        "prom_decode_bench: %d GPUs on %d hosts, %zu dcgm-exporter fields, %d IB ports x %zu node_exporter families\n",
+        hosts * kGpusPerHost, hosts, std::size(kDcgmFields), kIbPortsPerHost, std::size(kIbFamilies));
 
     std::string json;
     const double buildSeconds = secondsOf([&] { json = buildAnswer(hosts); });
@@ -175,7 +199,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < options.repeat; ++i) {
         index.matched = index.unmatched = 0;
         const double s = secondsOf([&] {
-            result = decodeInstantPadded(json, [&](std::span<const Label> labels, Point point) { index.onSample(labels, point); });
+            result = decodeInstantPadded(
+                json, [&](std::span<const Label> labels, Point point) { index.onSample(labels, point); });
         });
         if (!result.ok) {
             std::printf("decode failed: %s\n", result.error.c_str());
@@ -185,7 +210,8 @@ int main(int argc, char** argv) {
     }
     index.matched = index.unmatched = 0;
     const double copySeconds = secondsOf([&] {
-        result = decodeInstant(json, [&](std::span<const Label> labels, Point point) { index.onSample(labels, point); });
+        result =
+            decodeInstant(json, [&](std::span<const Label> labels, Point point) { index.onSample(labels, point); });
     });
 
     std::printf("simdjson kernels: decoder westmere (SSE4.2, chosen at compile time), dom ceiling %s (runtime)\n",
@@ -193,9 +219,10 @@ int main(int argc, char** argv) {
     std::printf("decoded: %zu series, %llu matched to a host, %llu unmatched (checksum %.3f)\n", result.series,
                 static_cast<unsigned long long>(index.matched), static_cast<unsigned long long>(index.unmatched),
                 index.checksum);
-    std::printf("decode + host lookup, one core: %.3f s (best of %d)  -> %.2f M series/s, %.2f GB/s   target <= %.1f s: %s\n",
-                best, options.repeat, result.series / best / 1e6, json.size() / best / 1e9, kTargetSeconds,
-                best <= kTargetSeconds ? "met" : "MISSED");
+    std::printf(
+        "decode + host lookup, one core: %.3f s (best of %d)  -> %.2f M series/s, %.2f GB/s   target <= %.1f s: %s\n",
+        best, options.repeat, result.series / best / 1e6, json.size() / best / 1e9, kTargetSeconds,
+        best <= kTargetSeconds ? "met" : "MISSED");
     std::printf("ceiling (simdjson dom parse of the same bytes): %.3f s -> decode is %.2fx the ceiling\n", ceiling,
                 best / ceiling);
     std::printf("decodeInstant with its padded copy: %.3f s\n", copySeconds);

@@ -27,7 +27,7 @@ public:
     struct Options {
         server::sim::SimConfig twin;
         std::chrono::milliseconds storeScrapeInterval{15'000};  // Prometheus's scrape_interval
-        std::size_t serverThreads = 4;                           // the exporter server's pool
+        std::size_t serverThreads = 4;                          // the exporter server's pool
     };
 
     // nullptr and `error` when the twin, the exporter server or Prometheus does not come up.

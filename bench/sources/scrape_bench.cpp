@@ -59,14 +59,22 @@ Options parse(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : -1; };
-        if (flag == "--no-history") o.history = false;
-        else if (flag == "--racks") o.racks = next();
-        else if (flag == "--seconds") o.seconds = next();
-        else if (flag == "--warmup") o.warmup = next();
-        else if (flag == "--interval-ms") o.intervalMs = next();
-        else if (flag == "--concurrency") o.concurrency = next();
+        if (flag == "--no-history")
+            o.history = false;
+        else if (flag == "--racks")
+            o.racks = next();
+        else if (flag == "--seconds")
+            o.seconds = next();
+        else if (flag == "--warmup")
+            o.warmup = next();
+        else if (flag == "--interval-ms")
+            o.intervalMs = next();
+        else if (flag == "--concurrency")
+            o.concurrency = next();
         else {
-            std::fprintf(stderr, "usage: scrape_bench [--racks N] [--seconds N] [--warmup N] [--interval-ms N] [--concurrency N] [--no-history]\n");
+            std::fprintf(stderr,
+                         "usage: scrape_bench [--racks N] [--seconds N] [--warmup N] [--interval-ms N] [--concurrency "
+                         "N] [--no-history]\n");
             std::exit(2);
         }
     }
@@ -79,7 +87,8 @@ using watchfloor::bench::rssMiB;
 double cpuSeconds(int who) {
     rusage usage{};
     getrusage(who, &usage);
-    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+           double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
 double loadAverage() {
@@ -143,7 +152,8 @@ bool readAll(int fd, void* data, std::size_t size) {
     http.set_keep_alive_timeout(30);
     http.Get(R"(/(dcgm|node)/([^/]+)/metrics)", [&](const httplib::Request& request, httplib::Response& response) {
         const auto exporter = request.matches[1] == "dcgm" ? exporters::Exporter::Dcgm : exporters::Exporter::Node;
-        exporters::ExporterPage page = pages.page(exporter, request.matches[2].str());  // reads under the store's shared lock
+        exporters::ExporterPage page =
+            pages.page(exporter, request.matches[2].str());  // reads under the store's shared lock
         response.status = page.status;
         response.set_content(std::move(page.body), std::string(exporters::kExpositionContentType));
     });
@@ -165,8 +175,7 @@ bool readAll(int fd, void* data, std::size_t size) {
     writeAll(out, &size, sizeof size);
     writeAll(out, topology.data(), topology.size());
     char c;
-    while (::read(in, &c, 1) > 0) {
-    }
+    while (::read(in, &c, 1) > 0) {}
     stop = true;
     http.stop();
     server.join();
@@ -202,10 +211,11 @@ int main(int argc, char** argv) {
     bytes = {};
 
     const std::size_t hosts = std::size_t(topology.nodes_size());
-    std::printf("scrape_bench: %d racks, %zu hosts, %d GPUs, %d IB ports; interval %d ms, %d transfers in flight, "
-                "keep-alive; load average %.2f\n",
-                topology.racks_size(), hosts, topology.gpus_size(), topology.nic_ports_size(), options.intervalMs,
-                options.concurrency, loadAverage());
+    std::printf(
+        "scrape_bench: %d racks, %zu hosts, %d GPUs, %d IB ports; interval %d ms, %d transfers in flight, "
+        "keep-alive; load average %.2f\n",
+        topology.racks_size(), hosts, topology.gpus_size(), topology.nic_ports_size(), options.intervalMs,
+        options.concurrency, loadAverage());
     const double rssStart = rssMiB();
 
     service::FleetStateStore store(topology);
@@ -266,20 +276,22 @@ int main(int argc, char** argv) {
                 status.targets_up(), status.targets_down(), status.targets_frozen(), status.last_poll_duration_s(),
                 static_cast<unsigned long long>(status.series()), status.last_error().empty() ? "" : "; ",
                 status.last_error().c_str());
-    std::printf("measured %.1f s: %llu rounds, %llu pages (%.0f pages/s, %.0f hosts/s), %.0f samples/s applied, %llu events\n",
-                wall, static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(pages),
-                double(pages) / wall, hostsPerSecond, double(samples - samples0) / wall,
-                static_cast<unsigned long long>(events));
-    std::printf("fleetd side CPU: %.2f s per second (scrape thread + libcurl %.2f, apply%s %.2f); "
-                "%.0f hosts per CPU-second (target >= %.0f) -> %s\n",
-                cpu / wall, (cpu - applyCpu) / wall, options.history ? " with history" : "", applyCpu / wall,
-                hostsPerCpuSecond, kTargetHostsPerCoreSecond, hostsPerCpuSecond >= kTargetHostsPerCoreSecond ? "met" : "SHORT");
+    std::printf(
+        "measured %.1f s: %llu rounds, %llu pages (%.0f pages/s, %.0f hosts/s), %.0f samples/s applied, %llu events\n",
+        wall, static_cast<unsigned long long>(rounds), static_cast<unsigned long long>(pages), double(pages) / wall,
+        hostsPerSecond, double(samples - samples0) / wall, static_cast<unsigned long long>(events));
+    std::printf(
+        "fleetd side CPU: %.2f s per second (scrape thread + libcurl %.2f, apply%s %.2f); "
+        "%.0f hosts per CPU-second (target >= %.0f) -> %s\n",
+        cpu / wall, (cpu - applyCpu) / wall, options.history ? " with history" : "", applyCpu / wall, hostsPerCpuSecond,
+        kTargetHostsPerCoreSecond, hostsPerCpuSecond >= kTargetHostsPerCoreSecond ? "met" : "SHORT");
     std::printf("one core: %.0f hosts at a 1 s interval, %.0f at 5 s\n", hostsPerCpuSecond, 5 * hostsPerCpuSecond);
     // The history store plans its buckets when series first arrive (a budget, not per host), so
     // only the run without it scales with the fleet.
-    std::printf("rss: start %.0f MiB, empty store %.0f, scraping (warm) %.0f, end %.0f MiB; %.1f MiB per 1,000 hosts%s\n",
-                rssStart, rssStore, rssWarm, rssEnd, (rssEnd - rssStart) * 1000.0 / double(hosts),
-                options.history ? " (history on: its planned budget is most of it)" : " (no history)");
+    std::printf(
+        "rss: start %.0f MiB, empty store %.0f, scraping (warm) %.0f, end %.0f MiB; %.1f MiB per 1,000 hosts%s\n",
+        rssStart, rssStore, rssWarm, rssEnd, (rssEnd - rssStart) * 1000.0 / double(hosts),
+        options.history ? " (history on: its planned budget is most of it)" : " (no history)");
     std::printf("load average at the end %.2f\n", loadAverage());
     const bool allUp = status.targets_up() == status.targets();
     if (!allUp) std::printf("not every target up: the figures are for a partial round\n");

@@ -50,9 +50,12 @@ Options parse(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : -1; };
-        if (flag == "--flips") o.flips = next();
-        else if (flag == "--interval-ms") o.intervalMs = next();
-        else if (flag == "--store-interval-ms") o.storeIntervalMs = next();
+        if (flag == "--flips")
+            o.flips = next();
+        else if (flag == "--interval-ms")
+            o.intervalMs = next();
+        else if (flag == "--store-interval-ms")
+            o.storeIntervalMs = next();
         else {
             std::fprintf(stderr, "usage: scrape_latency_bench [--flips N] [--interval-ms N] [--store-interval-ms N]\n");
             std::exit(2);
@@ -122,24 +125,25 @@ int main(int argc, char** argv) {
     scrapePath.interval = interval;
     scrapePath.http.timeout = interval;
     scrapePath.http.maxConcurrent = site->exporterThreads();  // one server stands in for every host: its pool's size
-    scrapePath.frozenAfter = std::chrono::hours(1);  // the twin holds still between flips
+    scrapePath.frozenAfter = std::chrono::hours(1);           // the twin holds still between flips
     auto viaScrape = sources::ScrapeSource::create(topology, scrapePath, {}, &error);
     if (!viaScrape) return std::fprintf(stderr, "scrape_latency_bench: %s\n", error.c_str()), 1;
 
     std::uint32_t gpu = UINT32_MAX;
     for (const auto& g : topology.gpus())
         if (g.name() == kGpu) gpu = g.index();
-    std::printf("scrape_latency_bench: %d GPUs; fleetd scrapes every %d ms; Prometheus scrapes and fleetd polls it every "
-                "%d ms; %d flips of %s; load average %.2f\n",
-                topology.gpus_size(), options.intervalMs, options.storeIntervalMs, options.flips, kGpu, loadAverage());
+    std::printf(
+        "scrape_latency_bench: %d GPUs; fleetd scrapes every %d ms; Prometheus scrapes and fleetd polls it every "
+        "%d ms; %d flips of %s; load average %.2f\n",
+        topology.gpus_size(), options.intervalMs, options.storeIntervalMs, options.flips, kGpu, loadAverage());
     viaStore.start();
     viaScrape->start();
 
     std::mt19937 random(7);
     // Each flip lands at a random phase of both paths' cycles (a flip right after the last one's
     // arrival would sit at the same phase of the store's poll every time).
-    std::uniform_int_distribution<int> phaseMs(options.intervalMs,
-                                               options.intervalMs + 2 * std::max(options.intervalMs, options.storeIntervalMs));
+    std::uniform_int_distribution<int> phaseMs(
+        options.intervalMs, options.intervalMs + 2 * std::max(options.intervalMs, options.storeIntervalMs));
     const auto giveUp = std::chrono::milliseconds(10 * std::max(options.intervalMs, options.storeIntervalMs));
     std::vector<double> scrapeMs, storeMs;
     int missed = 0;
@@ -178,8 +182,9 @@ int main(int argc, char** argv) {
     std::printf("ratio Prometheus / scrape: p50 %.1fx, p99 %.1fx; %d flips not seen within %.0f s\n",
                 percentile(storeMs, 0.5) / percentile(scrapeMs, 0.5), percentile(storeMs, 0.99) / scrapeP99, missed,
                 std::chrono::duration<double>(giveUp).count());
-    std::printf("scrape path p99 %.0f ms to fleetd vs target (interval + %.0f ms, console's part not included) %.0f ms -> %s\n",
-                scrapeP99, kSlackMs, target, scrapeP99 <= target ? "met" : "SHORT");
+    std::printf(
+        "scrape path p99 %.0f ms to fleetd vs target (interval + %.0f ms, console's part not included) %.0f ms -> %s\n",
+        scrapeP99, kSlackMs, target, scrapeP99 <= target ? "met" : "SHORT");
     std::printf("load average at the end %.2f\n", loadAverage());
     return missed == 0 ? 0 : 1;
 }

@@ -48,8 +48,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr double kTargetSeconds = 5.0;
 constexpr double kTargetGiB = 4.0;
-constexpr std::uint32_t kRealJobSlots = 65'536;              // as fleetd's --source prometheus
-constexpr std::chrono::minutes kLookback(5);                // the store's default lookback
+constexpr std::uint32_t kRealJobSlots = 65'536;  // as fleetd's --source prometheus
+constexpr std::chrono::minutes kLookback(5);     // the store's default lookback
 constexpr std::int64_t kFirstPollMs = 1'800'000'000'000;
 constexpr std::int64_t kPollPeriodMs = 30'000;
 constexpr std::int64_t kScrapeIntervalMs = 15'000;
@@ -65,9 +65,12 @@ Options parse(int argc, char** argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
-        if (flag == "--no-history") o.history = false;
-        else if (flag == "--racks" && i + 1 < argc) o.racks = std::atoi(argv[++i]);
-        else if (flag == "--rounds" && i + 1 < argc) o.rounds = std::atoi(argv[++i]);
+        if (flag == "--no-history")
+            o.history = false;
+        else if (flag == "--racks" && i + 1 < argc)
+            o.racks = std::atoi(argv[++i]);
+        else if (flag == "--rounds" && i + 1 < argc)
+            o.rounds = std::atoi(argv[++i]);
         else {
             std::fprintf(stderr, "usage: store_poll_bench [--racks N] [--rounds N] [--no-history]\n");
             std::exit(2);
@@ -96,12 +99,14 @@ struct SiteHost {
 
 std::vector<SiteHost> siteOf(const v1::Topology& topology) {
     std::vector<SiteHost> hosts(std::size_t(topology.nodes_size()));
-    std::vector<int> position(std::size_t(topology.nodes_size() ? topology.nodes(topology.nodes_size() - 1).index() + 1 : 0), -1);
+    std::vector<int> position(
+        std::size_t(topology.nodes_size() ? topology.nodes(topology.nodes_size() - 1).index() + 1 : 0), -1);
     for (int i = 0; i < topology.nodes_size(); ++i) {
         hosts[std::size_t(i)].name = topology.nodes(i).hostname();
         position[topology.nodes(i).index()] = i;
     }
-    for (const auto& gpu : topology.gpus()) hosts[std::size_t(position[gpu.node_index()])].dcgmGpus.push_back(int(gpu.dcgm_gpu_index()));
+    for (const auto& gpu : topology.gpus())
+        hosts[std::size_t(position[gpu.node_index()])].dcgmGpus.push_back(int(gpu.dcgm_gpu_index()));
     for (const auto& nic : topology.nic_ports())
         hosts[std::size_t(position[nic.node_index()])].ibDevices.push_back(nic.host_device());
     // Prometheus answers a selector in label order, and Hostname is the first label that differs.
@@ -220,10 +225,11 @@ int main(int argc, char** argv) {
     const v1::Topology& topology = model.topology();
     const std::vector<SiteHost> site = siteOf(topology);
     const auto queries = sources::pollQueries();
-    std::printf("store_poll_bench: %d racks, %d hosts (hosts=gb200-{rack}-n[01-18] from a fleet file), %d GPUs, "
-                "%d IB ports; %zu queries a poll; history sink %s\n",
-                topology.racks_size(), topology.nodes_size(), topology.gpus_size(), topology.nic_ports_size(),
-                queries.size(), options.history ? "on (as fleetd)" : "off");
+    std::printf(
+        "store_poll_bench: %d racks, %d hosts (hosts=gb200-{rack}-n[01-18] from a fleet file), %d GPUs, "
+        "%d IB ports; %zu queries a poll; history sink %s\n",
+        topology.racks_size(), topology.nodes_size(), topology.gpus_size(), topology.nic_ports_size(), queries.size(),
+        options.history ? "on (as fleetd)" : "off");
     std::printf("rss with the topology built: %.0f MiB\n", rssMiB());
 
     std::string buffer;  // one answer at a time, as a client's receive buffer
@@ -252,8 +258,8 @@ int main(int argc, char** argv) {
                 const auto bare = prom::decodeInstantPadded(json, [](std::span<const prom::Label>, prom::Point) {});
                 t.ceiling += since(start);
                 start = Clock::now();
-                const auto result = prom::decodeInstantPadded(
-                    json, [&](std::span<const prom::Label> labels, prom::Point point) {
+                const auto result =
+                    prom::decodeInstantPadded(json, [&](std::span<const prom::Label> labels, prom::Point point) {
                         telemetry.add(q, queries[q], labels, point);
                     });
                 t.decodeAdd += since(start);
@@ -284,12 +290,14 @@ int main(int argc, char** argv) {
                 eventsPerPoll[poll] = events;
                 deltasPerPoll[poll] = deltas.size();
                 for (const auto& d : deltas) deltaBytes[poll] += d->ByteSizeLong();
-                if (notes.unmapped || notes.duplicates || notes.withoutAnchor || notes.fromTheFuture || notes.notFinite) {
-                    std::printf("poll %d: unexpected notes: %llu unmapped, %llu duplicates, %llu without anchor, "
-                                "%llu from the future, %llu not finite\n",
-                                poll + 1, (unsigned long long)notes.unmapped, (unsigned long long)notes.duplicates,
-                                (unsigned long long)notes.withoutAnchor, (unsigned long long)notes.fromTheFuture,
-                                (unsigned long long)notes.notFinite);
+                if (notes.unmapped || notes.duplicates || notes.withoutAnchor || notes.fromTheFuture ||
+                    notes.notFinite) {
+                    std::printf(
+                        "poll %d: unexpected notes: %llu unmapped, %llu duplicates, %llu without anchor, "
+                        "%llu from the future, %llu not finite\n",
+                        poll + 1, (unsigned long long)notes.unmapped, (unsigned long long)notes.duplicates,
+                        (unsigned long long)notes.withoutAnchor, (unsigned long long)notes.fromTheFuture,
+                        (unsigned long long)notes.notFinite);
                     ok = false;
                 }
             }
@@ -297,11 +305,12 @@ int main(int argc, char** argv) {
     }
 
     for (int poll = 0; poll < kPolls; ++poll)
-        std::printf("poll %d: %.0f MB of answers (largest %.1f MB), %llu series -> %llu samples, %llu events, "
-                    "%zu deltas (%.0f MB)\n",
-                    poll + 1, answerBytes[poll] / 1e6, largestAnswer / 1e6, (unsigned long long)seriesPerPoll[poll],
-                    (unsigned long long)samplesPerPoll[poll], (unsigned long long)eventsPerPoll[poll],
-                    deltasPerPoll[poll], deltaBytes[poll] / 1e6);
+        std::printf(
+            "poll %d: %.0f MB of answers (largest %.1f MB), %llu series -> %llu samples, %llu events, "
+            "%zu deltas (%.0f MB)\n",
+            poll + 1, answerBytes[poll] / 1e6, largestAnswer / 1e6, (unsigned long long)seriesPerPoll[poll],
+            (unsigned long long)samplesPerPoll[poll], (unsigned long long)eventsPerPoll[poll], deltasPerPoll[poll],
+            deltaBytes[poll] / 1e6);
     std::printf("\none core, %d rounds: best / median seconds\n", options.rounds);
     const char* const names[] = {"ceiling: bare decode, empty callback", "(a) decode + StoreTelemetry::add",
                                  "(b) StoreTelemetry::finish", "(c) FleetStateStore::apply", "total (a)+(b)+(c)"};
@@ -320,8 +329,9 @@ int main(int argc, char** argv) {
         }
     }
     const double peakGiB = peakRssMiB() / 1024.0;
-    std::printf("\nrss after poll 1: %.0f MiB, poll 2: %.0f MiB, poll 3: %.0f MiB (one %.0f MB answer buffer included)\n",
-                rssAfterPoll[0], rssAfterPoll[1], rssAfterPoll[2], double(buffer.capacity()) / 1e6);
+    std::printf(
+        "\nrss after poll 1: %.0f MiB, poll 2: %.0f MiB, poll 3: %.0f MiB (one %.0f MB answer buffer included)\n",
+        rssAfterPoll[0], rssAfterPoll[1], rssAfterPoll[2], double(buffer.capacity()) / 1e6);
     std::printf("peak rss: %.2f GiB   target <= %.1f GiB: %s\n", peakGiB, kTargetGiB,
                 peakGiB <= kTargetGiB ? "met" : "MISSED");
     return ok ? 0 : 1;

@@ -8,12 +8,12 @@
 #include "TimeSeriesChart.h"
 
 #include <QApplication>
-#include <QThread>
 #include <QElapsedTimer>
 #include <QImage>
 #include <QPainter>
 #include <QRandomGenerator>
 #include <QTextStream>
+#include <QThread>
 
 #include <stdlib.h>
 #include <time.h>
@@ -29,23 +29,21 @@ namespace {
 
 // CPU time of this thread: the paint cost itself, independent of other processes sharing the
 // two cores (wall time is reported too).
-double threadCpuMs()
-{
+double threadCpuMs() {
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 struct Stats {
-    double min_ms = 0;     // closest to the uncontended cost on a shared machine
+    double min_ms = 0;  // closest to the uncontended cost on a shared machine
     double median_ms = 0;
     double mean_ms = 0;
     double p99_ms = 0;
     double max_ms = 0;
 };
 
-Stats summarize(std::vector<double> ms)
-{
+Stats summarize(std::vector<double> ms) {
     std::sort(ms.begin(), ms.end());
     Stats s;
     s.min_ms = ms.front();
@@ -56,8 +54,7 @@ Stats summarize(std::vector<double> ms)
     return s;
 }
 
-void report(QTextStream& out, const char* what, const Stats& s, double budget_ms)
-{
+void report(QTextStream& out, const char* what, const Stats& s, double budget_ms) {
     out << QString::asprintf("%-42s min %6.2f  median %6.2f  mean %6.2f  p99 %6.2f  max %6.2f ms", what, s.min_ms,
                              s.median_ms, s.mean_ms, s.p99_ms, s.max_ms);
     if (budget_ms > 0)
@@ -70,16 +67,14 @@ struct Measured {
     Stats cpu;
 };
 
-Measured benchRackMap(int frames, Lens lens, double staleShare, double zoom)
-{
+Measured benchRackMap(int frames, Lens lens, double staleShare, double zoom) {
     const Theme& theme = Theme::builtin(ThemeVariant::Dark);
     RackMapWidget map;
     map.setTheme(theme);
     map.resize(1920, 1080);
     map.setRacks(testing::syntheticFleet(1800));
     map.setColorScale(ColorScale::forLens(lens, theme));
-    if (zoom != 1.0)
-        map.zoomBy(zoom, QPointF(960, 540));
+    if (zoom != 1.0) map.zoomBy(zoom, QPointF(960, 540));
     QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
     QRandomGenerator rng(1);
     std::vector<RackStatus> statuses(1800);
@@ -103,10 +98,9 @@ Measured benchRackMap(int frames, Lens lens, double staleShare, double zoom)
     return {summarize(ms), summarize(cpuMs)};
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     QApplication app(argc, argv);
     const int frames = argc > 1 ? std::max(10, atoi(argv[1])) : 300;
     QTextStream out(stdout);

@@ -6,19 +6,19 @@
 #include "GaugeWidget.h"
 #include "HeatmapWidget.h"
 #include "KpiTile.h"
-#include "StackedBreakdownChart.h"
 #include "LoopSchematicWidget.h"
 #include "RackElevationWidget.h"
 #include "RackMapWidget.h"
+#include "StackedBreakdownChart.h"
 #include "TimeSeriesChart.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QPainter>
-#include <QSvgRenderer>
 #include <QPalette>
 #include <QRandomGenerator>
+#include <QSvgRenderer>
 #include <QTextStream>
 
 #include <cmath>
@@ -29,8 +29,7 @@ namespace {
 
 QString g_outDir;
 
-void save(QWidget& w, const QString& name)
-{
+void save(QWidget& w, const QString& name) {
     const QString path = QDir(g_outDir).filePath(name + ".png");
     if (!w.grab().save(path))
         QTextStream(stderr) << "cannot write " << path << "\n";
@@ -38,19 +37,15 @@ void save(QWidget& w, const QString& name)
         QTextStream(stdout) << path << "\n";
 }
 
-std::vector<RackStatus> temperatures(int count, QRandomGenerator& rng)
-{
+std::vector<RackStatus> temperatures(int count, QRandomGenerator& rng) {
     std::vector<RackStatus> s(static_cast<std::size_t>(count));
     for (int i = 0; i < count; ++i) {
         const double hall = (i / 300) % 3;
         float t = static_cast<float>(58 + 6 * hall + rng.bounded(8.0) + 10 * std::sin(i / 37.0));
         s[static_cast<std::size_t>(i)].value = Reading::fresh(t);
-        if (i % 97 == 5)
-            s[static_cast<std::size_t>(i)].value = Reading::stale(t);
-        if (i % 211 == 17)
-            s[static_cast<std::size_t>(i)].value = Reading::missing();
-        if (i % 53 == 11)
-            s[static_cast<std::size_t>(i)].alertCount = 1 + i % 4;
+        if (i % 97 == 5) s[static_cast<std::size_t>(i)].value = Reading::stale(t);
+        if (i % 211 == 17) s[static_cast<std::size_t>(i)].value = Reading::missing();
+        if (i % 53 == 11) s[static_cast<std::size_t>(i)].alertCount = 1 + i % 4;
     }
     if (count > 40) {
         s[40].isolated = true;
@@ -61,8 +56,7 @@ std::vector<RackStatus> temperatures(int count, QRandomGenerator& rng)
     return s;
 }
 
-void rackMaps()
-{
+void rackMaps() {
     QRandomGenerator rng(7);
     for (auto [variant, suffix] : {std::pair{ThemeVariant::Dark, "dark"}, std::pair{ThemeVariant::Light, "light"},
                                    std::pair{ThemeVariant::WarRoom, "warroom"}}) {
@@ -87,8 +81,7 @@ void rackMaps()
     small.setRacks(testing::syntheticFleet(7, 4, 1, 1));
     small.setColorScale(ColorScale::forLens(Lens::Health, theme));
     std::vector<RackStatus> s(7);
-    for (int i = 0; i < 7; ++i)
-        s[static_cast<std::size_t>(i)].value = Reading::fresh(0);
+    for (int i = 0; i < 7; ++i) s[static_cast<std::size_t>(i)].value = Reading::fresh(0);
     s[1].value = Reading::fresh(float(HealthCategory::Degraded));
     s[1].alertCount = 2;
     s[3].value = Reading::fresh(float(HealthCategory::Isolated));
@@ -99,8 +92,7 @@ void rackMaps()
     save(small, "rackmap_7_health");
 }
 
-RackElevation sampleElevation()
-{
+RackElevation sampleElevation() {
     RackElevation e;
     e.rackId = QStringLiteral("us-east/a1-03");
     e.rackLabel = QStringLiteral("Rack a1-03 · us-east / Hall A / R01");
@@ -115,7 +107,8 @@ RackElevation sampleElevation()
             gpu.id = QStringLiteral("%1/gpu%2").arg(tray.id).arg(g);
             gpu.value = Reading::fresh(static_cast<float>(62 + rng.bounded(12.0)));
         }
-        tray.cpus = {Reading::fresh(static_cast<float>(48 + rng.bounded(6.0))), Reading::fresh(static_cast<float>(48 + rng.bounded(6.0)))};
+        tray.cpus = {Reading::fresh(static_cast<float>(48 + rng.bounded(6.0))),
+                     Reading::fresh(static_cast<float>(48 + rng.bounded(6.0)))};
     }
     e.compute[2].state = TrayState::Draining;
     e.compute[5].state = TrayState::Idle;
@@ -129,7 +122,8 @@ RackElevation sampleElevation()
     e.compute[16].gpus[0].value = Reading::stale(66);
     e.compute[17].gpus[2].value = Reading::missing();
     for (int s = 0; s < RackElevation::kSwitchTrays; ++s) {
-        e.switches[static_cast<std::size_t>(s)] = {QStringLiteral("a1-03/nvsw%1").arg(s + 1), QStringLiteral("switch tray %1").arg(s + 1),
+        e.switches[static_cast<std::size_t>(s)] = {QStringLiteral("a1-03/nvsw%1").arg(s + 1),
+                                                   QStringLiteral("switch tray %1").arg(s + 1),
                                                    Reading::fresh(float(HealthCategory::Healthy))};
     }
     e.switches[4].health = Reading::fresh(float(HealthCategory::Degraded));
@@ -140,8 +134,7 @@ RackElevation sampleElevation()
     return e;
 }
 
-void elevation()
-{
+void elevation() {
     for (auto [variant, suffix] : {std::pair{ThemeVariant::Dark, "dark"}, std::pair{ThemeVariant::Light, "light"}}) {
         const Theme& theme = Theme::builtin(variant);
         RackElevationWidget w;
@@ -153,14 +146,15 @@ void elevation()
     }
 }
 
-void charts()
-{
+void charts() {
     TimeSeriesChart chart;
     chart.resize(900, 320);
     chart.setTitle(QStringLiteral("Rack a1-03 coolant"));
     chart.setValueUnit(QStringLiteral("°C"));
-    const int supply = chart.addSeries(QStringLiteral("supply"), Theme::builtin(ThemeVariant::Dark).colors().coolantSupply);
-    const int ret = chart.addSeries(QStringLiteral("return"), Theme::builtin(ThemeVariant::Dark).colors().coolantReturn);
+    const int supply =
+        chart.addSeries(QStringLiteral("supply"), Theme::builtin(ThemeVariant::Dark).colors().coolantSupply);
+    const int ret =
+        chart.addSeries(QStringLiteral("return"), Theme::builtin(ThemeVariant::Dark).colors().coolantReturn);
     QList<QPointF> s, r;
     QRandomGenerator rng(5);
     const qint64 t0 = 1'780'000'000'000;
@@ -179,8 +173,7 @@ void charts()
     save(chart, QStringLiteral("timeseries"));
 }
 
-void heatmap()
-{
+void heatmap() {
     const Theme& theme = Theme::builtin(ThemeVariant::Dark);
     HeatmapWidget w;
     w.setTheme(theme);
@@ -190,10 +183,8 @@ void heatmap()
     const int cols = 18;
     std::vector<Reading> cells(rows * cols);
     QStringList rowLabels, colLabels;
-    for (int r = 0; r < rows; ++r)
-        rowLabels << QStringLiteral("nid%1/gpu%2").arg(1301 + r / 4).arg(r % 4);
-    for (int c = 0; c < cols; ++c)
-        colLabels << QStringLiteral("L%1").arg(c);
+    for (int r = 0; r < rows; ++r) rowLabels << QStringLiteral("nid%1/gpu%2").arg(1301 + r / 4).arg(r % 4);
+    for (int c = 0; c < cols; ++c) colLabels << QStringLiteral("L%1").arg(c);
     for (int i = 0; i < rows * cols; ++i)
         cells[static_cast<std::size_t>(i)] = Reading::fresh(rng.bounded(100) < 90 ? 0.f : float(rng.bounded(40)));
     for (int c = 0; c < cols; ++c)
@@ -205,8 +196,7 @@ void heatmap()
     save(w, QStringLiteral("heatmap_nvlink"));
 }
 
-void loop()
-{
+void loop() {
     LoopStatus s;
     s.title = QStringLiteral("Rack a1-03 · cooling loop");
     s.supply_c = Reading::fresh(25.2f);
@@ -235,9 +225,9 @@ void loop()
     save(w, QStringLiteral("loop_isolated_leak"));
 }
 
-void kpis()
-{
-    for (auto [variant, suffix] : {std::pair{ThemeVariant::Dark, "dark"}, std::pair{ThemeVariant::WarRoom, "warroom"}}) {
+void kpis() {
+    for (auto [variant, suffix] :
+         {std::pair{ThemeVariant::Dark, "dark"}, std::pair{ThemeVariant::WarRoom, "warroom"}}) {
         const Theme& theme = Theme::builtin(variant);
         QWidget strip;
         strip.setAutoFillBackground(true);
@@ -293,8 +283,7 @@ void kpis()
     }
 }
 
-void breakdown()
-{
+void breakdown() {
     StackedBreakdownChart chart;
     chart.resize(820, 320);
     chart.setTitle(QStringLiteral("GPU-hours by category (last 6 h)"));
@@ -313,8 +302,7 @@ void breakdown()
 }
 
 // The SVG icons from resources/, drawn through QSvgRenderer on both backgrounds.
-void icons()
-{
+void icons() {
     const QStringList names{"watchfloor", "rack", "alert", "isolate", "leak", "drain"};
     QImage img(names.size() * 72 + 8, 2 * 72 + 8, QImage::Format_ARGB32_Premultiplied);
     QPainter p(&img);
@@ -342,10 +330,9 @@ void icons()
     QTextStream(stdout) << path << "\n";
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     QApplication app(argc, argv);
     g_outDir = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("gallery");
     QDir().mkpath(g_outDir);

@@ -124,9 +124,10 @@ QVariant AuditModel::data(const QModelIndex& index, int role) const {
     case DecisionRole: return text(e.decision());
     case SortRole: return index.column() == Time ? QVariant(double(e.seq())) : data(index, Qt::DisplayRole);
     case Qt::ToolTipRole: {
-        QStringList lines{QStringLiteral("#%1 %2 %3 by %4").arg(e.seq()).arg(text(e.action()), text(e.target()),
-                                                                             e.principal().empty() ? QStringLiteral("(unauthenticated)")
-                                                                                                   : text(e.principal()))};
+        QStringList lines{QStringLiteral("#%1 %2 %3 by %4")
+                              .arg(e.seq())
+                              .arg(text(e.action()), text(e.target()),
+                                   e.principal().empty() ? QStringLiteral("(unauthenticated)") : text(e.principal()))};
         if (!e.preview_summary().empty()) {
             lines << QStringLiteral("Preview: %1").arg(text(e.preview_summary()));
         }
@@ -143,7 +144,8 @@ QVariant AuditModel::data(const QModelIndex& index, int role) const {
     }
     switch (index.column()) {
     case Time:
-        return QDateTime::fromMSecsSinceEpoch(e.time_unix_ms(), QTimeZone::utc()).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        return QDateTime::fromMSecsSinceEpoch(e.time_unix_ms(), QTimeZone::utc())
+            .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case Principal: return e.principal().empty() ? QStringLiteral("(unauthenticated)") : text(e.principal());
     case Role: return text(e.role());
     case Action: return text(e.action());

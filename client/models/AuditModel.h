@@ -56,8 +56,8 @@ private:
     QPointer<ControlClient> m_client;
     quint32 m_pageSize;
     std::vector<watchfloor::v1::AuditEntry> m_entries;  // newest first
-    quint64 m_nextBeforeSeq = 0;   // the server's cursor for the next older page; 0 = none
-    bool m_loaded = false;         // the newest page has arrived at least once
+    quint64 m_nextBeforeSeq = 0;                        // the server's cursor for the next older page; 0 = none
+    bool m_loaded = false;                              // the newest page has arrived at least once
     bool m_loading = false;
     QString m_lastError;
 };

@@ -66,8 +66,10 @@ QVariant EntityTableModel::data(const QModelIndex& index, int role) const {
     case SortRole: return r.hasValue() && !std::isnan(r.value) ? double(r.value) : -std::numeric_limits<double>::max();
     case FreshnessRole: return int(r.freshness);
     case AgeMsRole: return r.freshness == Freshness::Missing ? qint64(-1) : qint64(r.age.count());
-    case Qt::ToolTipRole: return QStringLiteral("%1 (%2, %3)").arg(formatReading(r, column.unit, column.decimals, ReadingText::ValueOnly),
-                                                                  displayName(r.freshness), formatAge(r));
+    case Qt::ToolTipRole:
+        return QStringLiteral("%1 (%2, %3)")
+            .arg(formatReading(r, column.unit, column.decimals, ReadingText::ValueOnly), displayName(r.freshness),
+                 formatAge(r));
     case Qt::TextAlignmentRole: return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
     default: return {};
     }

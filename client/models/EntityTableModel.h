@@ -41,8 +41,8 @@ inline EntityColumn textColumn(QString title, std::function<QString(const FleetS
     return c;
 }
 
-inline EntityColumn numberColumn(QString title, std::function<Reading(const FleetStore&, EntityId)> number, int decimals,
-                                 QString unit) {
+inline EntityColumn numberColumn(QString title, std::function<Reading(const FleetStore&, EntityId)> number,
+                                 int decimals, QString unit) {
     EntityColumn c;
     c.title = std::move(title);
     c.number = std::move(number);

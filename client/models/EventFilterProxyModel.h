@@ -17,9 +17,9 @@ class EventFilterProxyModel : public QSortFilterProxyModel {
 public:
     explicit EventFilterProxyModel(const FleetStore& store, QObject* parent = nullptr);
 
-    void setMinimumSeverity(int severity);           // watchfloor::v1::Severity
-    void setTypes(const QSet<int>& types);           // watchfloor::v1::EventType; empty = all
-    void setEntity(EntityId entity);                 // invalid = all
+    void setMinimumSeverity(int severity);  // watchfloor::v1::Severity
+    void setTypes(const QSet<int>& types);  // watchfloor::v1::EventType; empty = all
+    void setEntity(EntityId entity);        // invalid = all
     int minimumSeverity() const { return m_minSeverity; }
 
 protected:

@@ -28,7 +28,9 @@ QString toString(v1::EventType type) {
 }
 
 EventListModel::EventListModel(const FleetStore& store, QObject* parent)
-    : QAbstractTableModel(parent), m_store(store), m_firstSerial(store.firstEventSerial()),
+    : QAbstractTableModel(parent),
+      m_store(store),
+      m_firstSerial(store.firstEventSerial()),
       m_nextSerial(store.nextEventSerial()) {
     connect(&store, &FleetStore::changed, this, &EventListModel::onStoreChanged);
 }
@@ -60,8 +62,9 @@ QVariant EventListModel::data(const QModelIndex& index, int role) const {
         break;
     case Qt::ToolTipRole:
         if (e.has_xid()) {
-            return QStringLiteral("Xid %1 %2: %3").arg(e.xid().xid()).arg(QString::fromStdString(e.xid().mnemonic()),
-                                                                          QString::fromStdString(e.xid().fleet_policy()));
+            return QStringLiteral("Xid %1 %2: %3")
+                .arg(e.xid().xid())
+                .arg(QString::fromStdString(e.xid().mnemonic()), QString::fromStdString(e.xid().fleet_policy()));
         }
         return QString::fromStdString(e.message());
     default: break;
@@ -71,8 +74,7 @@ QVariant EventListModel::data(const QModelIndex& index, int role) const {
     }
     switch (index.column()) {
     case Time:
-        if (role == SortRole)
-            return qint64(e.time_unix_ms());
+        if (role == SortRole) return qint64(e.time_unix_ms());
         // The column header says UTC; "T" and "+00:00" only made the time harder to read.
         return QDateTime::fromMSecsSinceEpoch(e.time_unix_ms(), QTimeZone::utc())
             .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));

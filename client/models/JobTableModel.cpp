@@ -12,27 +12,29 @@ namespace {
 const v1::Job* jobOf(const FleetStore& s, EntityId id) { return s.job(s.jobRow(id)); }
 
 EntityColumn jobMetric(QString title, v1::Metric metric, double scale, int decimals, QString unit) {
-    return numberColumn(std::move(title),
-                        [metric, scale](const FleetStore& s, EntityId id) {
-                            Reading r = s.reading(id, metric);
-                            if (r.hasValue()) r.value = float(double(r.value) * scale);
-                            return r;
-                        },
-                        decimals, std::move(unit));
+    return numberColumn(
+        std::move(title),
+        [metric, scale](const FleetStore& s, EntityId id) {
+            Reading r = s.reading(id, metric);
+            if (r.hasValue()) r.value = float(double(r.value) * scale);
+            return r;
+        },
+        decimals, std::move(unit));
 }
 
 // A field of the Job message, as fresh as the job's goodput (the two arrive together).
 EntityColumn jobField(QString title, double (*field)(const v1::Job&), int decimals, QString unit) {
-    return numberColumn(std::move(title),
-                        [field](const FleetStore& s, EntityId id) {
-                            Reading r = s.reading(id, v1::JOB_GOODPUT_RATIO);
-                            const v1::Job* j = jobOf(s, id);
-                            if (!j) return Reading{};
-                            if (r.freshness == Freshness::Blank) r.freshness = Freshness::Fresh;
-                            r.value = float(field(*j));
-                            return r;
-                        },
-                        decimals, std::move(unit));
+    return numberColumn(
+        std::move(title),
+        [field](const FleetStore& s, EntityId id) {
+            Reading r = s.reading(id, v1::JOB_GOODPUT_RATIO);
+            const v1::Job* j = jobOf(s, id);
+            if (!j) return Reading{};
+            if (r.freshness == Freshness::Blank) r.freshness = Freshness::Fresh;
+            r.value = float(field(*j));
+            return r;
+        },
+        decimals, std::move(unit));
 }
 
 // A column computed from step progress: empty for a job without step telemetry, and for one still
@@ -51,19 +53,22 @@ std::vector<EntityColumn> jobColumns() {
     std::vector<EntityColumn> c;
     c.push_back(textColumn(QStringLiteral("Job"), [](const FleetStore& s, EntityId id) { return s.name(id); }));
     c.push_back(textColumn(QStringLiteral("State"), [](const FleetStore& s, EntityId id) {
-                     const v1::Job* j = jobOf(s, id);
-                     return j ? toString(j->state()) : QString();
-                 }));
+        const v1::Job* j = jobOf(s, id);
+        return j ? toString(j->state()) : QString();
+    }));
     c.push_back(jobField(QStringLiteral("GPUs"), [](const v1::Job& j) { return double(j.gpu_count()); }, 0, {}));
-    c.push_back(fromSteps(jobMetric(QStringLiteral("Goodput"), v1::JOB_GOODPUT_RATIO, 100.0, 1, QStringLiteral("%")), true));
-    c.push_back(fromSteps(jobMetric(QStringLiteral("ETTR 1h"), v1::JOB_ETTR_SLIDING_1H_RATIO, 100.0, 1, QStringLiteral("%")), true));
+    c.push_back(
+        fromSteps(jobMetric(QStringLiteral("Goodput"), v1::JOB_GOODPUT_RATIO, 100.0, 1, QStringLiteral("%")), true));
+    c.push_back(fromSteps(
+        jobMetric(QStringLiteral("ETTR 1h"), v1::JOB_ETTR_SLIDING_1H_RATIO, 100.0, 1, QStringLiteral("%")), true));
     c.push_back(fromSteps(jobMetric(QStringLiteral("MFU"), v1::JOB_MFU_RATIO, 100.0, 1, QStringLiteral("%")), true));
     c.push_back(fromSteps(jobMetric(QStringLiteral("Step"), v1::JOB_STEP_TIME_S, 1.0, 2, QStringLiteral("s"))));
     c.push_back(fromSteps(
         jobMetric(QStringLiteral("Checkpoint age"), v1::JOB_CHECKPOINT_AGE_S, 1.0 / 60.0, 1, QStringLiteral("min"))));
-    c.push_back(jobField(QStringLiteral("Interruptions"), [](const v1::Job& j) { return double(j.interruptions()); }, 0, {}));
-    c.push_back(fromSteps(jobField(QStringLiteral("Straggler"), [](const v1::Job& j) { return j.straggler_slowdown(); }, 2,
-                                   QStringLiteral("×"))));
+    c.push_back(
+        jobField(QStringLiteral("Interruptions"), [](const v1::Job& j) { return double(j.interruptions()); }, 0, {}));
+    c.push_back(fromSteps(jobField(
+        QStringLiteral("Straggler"), [](const v1::Job& j) { return j.straggler_slowdown(); }, 2, QStringLiteral("×"))));
     return c;
 }
 

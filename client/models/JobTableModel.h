@@ -12,8 +12,19 @@ class JobTableModel : public EntityTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Name, State, Gpus, Goodput, Ettr1h, Mfu, StepTime, CheckpointAge, Interruptions, Straggler,
-                  ColumnCount };
+    enum Column {
+        Name,
+        State,
+        Gpus,
+        Goodput,
+        Ettr1h,
+        Mfu,
+        StepTime,
+        CheckpointAge,
+        Interruptions,
+        Straggler,
+        ColumnCount
+    };
 
     explicit JobTableModel(const FleetStore& store, QObject* parent = nullptr);
 

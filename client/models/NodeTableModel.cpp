@@ -11,18 +11,18 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 EntityColumn gpuAggregate(QString title, v1::Metric metric, FleetStore::Aggregate how, int decimals, QString unit) {
-    return numberColumn(std::move(title),
-                        [metric, how](const FleetStore& s, EntityId id) { return s.gpuAggregate(id, metric, how); },
-                        decimals, std::move(unit));
+    return numberColumn(
+        std::move(title), [metric, how](const FleetStore& s, EntityId id) { return s.gpuAggregate(id, metric, how); },
+        decimals, std::move(unit));
 }
 
 std::vector<EntityColumn> nodeColumns() {
     std::vector<EntityColumn> c;
     c.push_back(textColumn(QStringLiteral("Node"), [](const FleetStore& s, EntityId id) { return s.name(id); }));
     c.push_back(textColumn(QStringLiteral("Slot"), [](const FleetStore& s, EntityId id) {
-                     const v1::Node* n = s.nodeInfo(id);
-                     return n ? QString::number(n->slot()) : QString();
-                 }));
+        const v1::Node* n = s.nodeInfo(id);
+        return n ? QString::number(n->slot()) : QString();
+    }));
     c.push_back(textColumn(QStringLiteral("State"), &describeStatus));
     EntityColumn telemetry = textColumn(QStringLiteral("Telemetry"), [](const FleetStore& s, EntityId id) {
         return describeTelemetry(s.trayTelemetry(id));
@@ -42,7 +42,8 @@ std::vector<EntityColumn> nodeColumns() {
                              QStringLiteral("W")));
     c.push_back(gpuAggregate(QStringLiteral("GPU util"), v1::DCGM_FI_DEV_GPU_UTIL, FleetStore::Aggregate::Mean, 0,
                              QStringLiteral("%")));
-    c.push_back(gpuAggregate(QStringLiteral("Last Xid"), v1::DCGM_FI_DEV_XID_ERRORS, FleetStore::Aggregate::Max, 0, {}));
+    c.push_back(
+        gpuAggregate(QStringLiteral("Last Xid"), v1::DCGM_FI_DEV_XID_ERRORS, FleetStore::Aggregate::Max, 0, {}));
     return c;
 }
 

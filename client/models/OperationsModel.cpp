@@ -108,7 +108,8 @@ void OperationsModel::onOperationChanged(ControlClient* client, const v1::Operat
         emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
         return;
     }
-    const auto source = std::find_if(m_sources.begin(), m_sources.end(), [&](const Source& s) { return s.client == client; });
+    const auto source =
+        std::find_if(m_sources.begin(), m_sources.end(), [&](const Source& s) { return s.client == client; });
     const int at = insertionRow(operation);
     beginInsertRows({}, at, at);
     m_rows.insert(m_rows.begin() + at, Row{client, source == m_sources.end() ? QString() : source->label, operation});
@@ -124,7 +125,8 @@ void OperationsModel::rebuild() {
             m_rows.push_back(Row{source.client.data(), source.label, operation});
         }
     }
-    std::stable_sort(m_rows.begin(), m_rows.end(), [](const Row& a, const Row& b) { return newerFirst(a.operation, b.operation); });
+    std::stable_sort(m_rows.begin(), m_rows.end(),
+                     [](const Row& a, const Row& b) { return newerFirst(a.operation, b.operation); });
     endResetModel();
 }
 
@@ -147,8 +149,9 @@ QVariant OperationsModel::data(const QModelIndex& index, int role) const {
         default: return data(index, Qt::DisplayRole);
         }
     case Qt::ToolTipRole: {
-        QStringList lines{QStringLiteral("%1 %2 — %3").arg(actionLabel(op.request().type()),
-                                                           actionTargetPhrase(op.request()), operationStateLabel(op.state()))};
+        QStringList lines{QStringLiteral("%1 %2 — %3")
+                              .arg(actionLabel(op.request().type()), actionTargetPhrase(op.request()),
+                                   operationStateLabel(op.state()))};
         lines << QStringLiteral("Reason: %1").arg(QString::fromStdString(op.request().reason()));
         if (!op.approved_by().empty()) {
             lines << QStringLiteral("Approved by %1").arg(QString::fromStdString(op.approved_by()));
@@ -159,8 +162,8 @@ QVariant OperationsModel::data(const QModelIndex& index, int role) const {
         if (!op.error().empty()) {
             lines << QStringLiteral("Error: %1").arg(QString::fromStdString(op.error()));
         }
-        lines << QStringLiteral("Operation %1, request %2").arg(QString::fromStdString(op.id()),
-                                                                QString::fromStdString(op.request_id()));
+        lines << QStringLiteral("Operation %1, request %2")
+                     .arg(QString::fromStdString(op.id()), QString::fromStdString(op.request_id()));
         return lines.join(QLatin1Char('\n'));
     }
     case Qt::DisplayRole: break;
@@ -171,15 +174,15 @@ QVariant OperationsModel::data(const QModelIndex& index, int role) const {
     case Action: return actionLabel(op.request().type());
     case Target: return actionTargetPhrase(op.request());
     case Principal:
-        return op.approved_by().empty() ? QString::fromStdString(op.principal())
-                                        : QStringLiteral("%1 (approved by %2)")
-                                              .arg(QString::fromStdString(op.principal()),
-                                                   QString::fromStdString(op.approved_by()));
+        return op.approved_by().empty()
+                   ? QString::fromStdString(op.principal())
+                   : QStringLiteral("%1 (approved by %2)")
+                         .arg(QString::fromStdString(op.principal()), QString::fromStdString(op.approved_by()));
     case State: return operationStateLabel(op.state());
     case Progress: return QStringLiteral("%1 %").arg(qRound(std::clamp(op.progress_ratio(), 0.0, 1.0) * 100.0));
     case Message:
-        return QString::fromStdString(op.state() == v1::OPERATION_STATE_FAILED && !op.error().empty() ? op.error()
-                                                                                                        : op.progress_message());
+        return QString::fromStdString(
+            op.state() == v1::OPERATION_STATE_FAILED && !op.error().empty() ? op.error() : op.progress_message());
     case Endpoint: return row.endpointLabel;
     default: return {};
     }

@@ -10,9 +10,9 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 EntityColumn rackMetric(QString title, v1::Metric metric, int decimals, QString unit) {
-    return numberColumn(std::move(title),
-                        [metric](const FleetStore& s, EntityId id) { return s.rackReading(s.rackRow(id), metric); },
-                        decimals, std::move(unit));
+    return numberColumn(
+        std::move(title), [metric](const FleetStore& s, EntityId id) { return s.rackReading(s.rackRow(id), metric); },
+        decimals, std::move(unit));
 }
 
 std::vector<EntityColumn> rackColumns() {
@@ -37,7 +37,8 @@ std::vector<EntityColumn> rackColumns() {
 QString stateWord(const EntityStatus& st, v1::EntityKind kind) {
     if (kind == v1::ENTITY_KIND_RACK && st.rackState != v1::RACK_STATE_UNSPECIFIED) return rackStateLabel(st.rackState);
     if (kind == v1::ENTITY_KIND_NODE && st.nodeState != v1::NODE_STATE_UNSPECIFIED) return nodeStateLabel(st.nodeState);
-    if ((kind == v1::ENTITY_KIND_NVLINK || kind == v1::ENTITY_KIND_NIC_PORT) && st.linkState != v1::LINK_STATE_UNSPECIFIED)
+    if ((kind == v1::ENTITY_KIND_NVLINK || kind == v1::ENTITY_KIND_NIC_PORT) &&
+        st.linkState != v1::LINK_STATE_UNSPECIFIED)
         return linkStateLabel(st.linkState);
     return healthLabel(st.health);
 }

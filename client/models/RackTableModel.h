@@ -10,8 +10,22 @@ class RackTableModel : public EntityTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Name, Region, State, GpusHealthy, GpusDegraded, GpusDown, GpuTempMax, PowerKw, SupplyTemp,
-                  ReturnTemp, FlowLpm, LeaksWet, LinkErrorsPerMin, ColumnCount };
+    enum Column {
+        Name,
+        Region,
+        State,
+        GpusHealthy,
+        GpusDegraded,
+        GpusDown,
+        GpuTempMax,
+        PowerKw,
+        SupplyTemp,
+        ReturnTemp,
+        FlowLpm,
+        LeaksWet,
+        LinkErrorsPerMin,
+        ColumnCount
+    };
 
     explicit RackTableModel(const FleetStore& store, QObject* parent = nullptr);
 

@@ -26,13 +26,15 @@ int badness(v1::TargetHealth health) {
 
 QString ageSince(const FleetStore& store, int endpoint, std::int64_t unixMs) {
     if (unixMs <= 0) return QStringLiteral("never");
-    return formatAge(std::chrono::milliseconds(std::max<std::int64_t>(0, store.endpointFleet(endpoint).serverTimeUnixMs() - unixMs))) +
+    return formatAge(std::chrono::milliseconds(
+               std::max<std::int64_t>(0, store.endpointFleet(endpoint).serverTimeUnixMs() - unixMs))) +
            QStringLiteral(" ago");
 }
 
 }  // namespace
 
-ScrapeTargetModel::ScrapeTargetModel(const FleetStore& store, QObject* parent) : QAbstractTableModel(parent), m_store(store) {
+ScrapeTargetModel::ScrapeTargetModel(const FleetStore& store, QObject* parent)
+    : QAbstractTableModel(parent), m_store(store) {
     connect(&store, &FleetStore::changed, this, [this](const FleetChangeSet& c) { refresh(c); });
     m_rows = currentRows();
 }
@@ -44,15 +46,15 @@ std::vector<ScrapeTargetModel::Row> ScrapeTargetModel::currentRows() const {
         const std::size_t first = rows.size();
         for (const auto& [node, telemetry] : trays)
             for (int t = 0; t < telemetry.targets_size(); ++t) rows.push_back(Row{endpoint, node, t});
-        std::sort(rows.begin() + std::ptrdiff_t(first), rows.end(), [](const Row& a, const Row& b) {
-            return a.node != b.node ? a.node < b.node : a.target < b.target;
-        });
+        std::sort(rows.begin() + std::ptrdiff_t(first), rows.end(),
+                  [](const Row& a, const Row& b) { return a.node != b.node ? a.node < b.node : a.target < b.target; });
     }
     return rows;
 }
 
 void ScrapeTargetModel::refresh(const FleetChangeSet& changes) {
-    if (!changes.telemetryChanged && !changes.topologyChanged && !changes.freshnessTick && changes.endpointsChanged.isEmpty())
+    if (!changes.telemetryChanged && !changes.topologyChanged && !changes.freshnessTick &&
+        changes.endpointsChanged.isEmpty())
         return;
     std::vector<Row> rows = currentRows();
     if (rows != m_rows) {
@@ -116,11 +118,13 @@ QVariant ScrapeTargetModel::data(const QModelIndex& index, int role) const {
         case Host: return host();
         case Exporter: return QString::fromStdString(t->exporter());
         case State: return targetHealthLabel(t->health());
-        case Since: return t->since_unix_ms() > 0 ? ageSince(m_store, r.endpoint, t->since_unix_ms()) : QStringLiteral("—");
+        case Since:
+            return t->since_unix_ms() > 0 ? ageSince(m_store, r.endpoint, t->since_unix_ms()) : QStringLiteral("—");
         case LastSuccess: return ageSince(m_store, r.endpoint, t->last_success_unix_ms());
         case Duration:
-            return t->health() == v1::TARGET_HEALTH_UNSPECIFIED ? QStringLiteral("—")
-                                                                 : QStringLiteral("%1 s").arg(t->scrape_duration_s(), 0, 'f', 3);
+            return t->health() == v1::TARGET_HEALTH_UNSPECIFIED
+                       ? QStringLiteral("—")
+                       : QStringLiteral("%1 s").arg(t->scrape_duration_s(), 0, 'f', 3);
         case Series: return answered ? QString::number(t->series()) : QStringLiteral("—");
         case Rejected: return answered ? QString::number(t->rejected_lines()) : QStringLiteral("—");
         case LastError: return t->last_error().empty() ? QStringLiteral("—") : QString::fromStdString(t->last_error());
@@ -133,7 +137,8 @@ QVariant ScrapeTargetModel::data(const QModelIndex& index, int role) const {
         switch (Column(index.column())) {
         case State: return badness(t->health());
         case Since: return double(t->since_unix_ms() > 0 ? now - t->since_unix_ms() : -1);
-        case LastSuccess: return double(answered ? now - t->last_success_unix_ms() : std::numeric_limits<double>::max());
+        case LastSuccess:
+            return double(answered ? now - t->last_success_unix_ms() : std::numeric_limits<double>::max());
         case Duration: return t->scrape_duration_s();
         case Series: return double(t->series());
         case Rejected: return double(t->rejected_lines());
@@ -155,8 +160,9 @@ QVariant ScrapeTargetModel::data(const QModelIndex& index, int role) const {
 
 QVariant ScrapeTargetModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* const titles[ColumnCount] = {"Endpoint", "Host", "Exporter", "State", "Since", "Last success",
-                                                    "Scrape took", "Series", "Rejected lines", "URL", "Last error"};
+    static const char* const titles[ColumnCount] = {"Endpoint",       "Host",         "Exporter",    "State",
+                                                    "Since",          "Last success", "Scrape took", "Series",
+                                                    "Rejected lines", "URL",          "Last error"};
     return section >= 0 && section < ColumnCount ? QString::fromLatin1(titles[section]) : QVariant();
 }
 

@@ -25,8 +25,20 @@ class ScrapeTargetModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Endpoint, Host, Exporter, State, Since, LastSuccess, Duration, Series, Rejected, Url, LastError,
-                  ColumnCount };
+    enum Column {
+        Endpoint,
+        Host,
+        Exporter,
+        State,
+        Since,
+        LastSuccess,
+        Duration,
+        Series,
+        Rejected,
+        Url,
+        LastError,
+        ColumnCount
+    };
 
     explicit ScrapeTargetModel(const FleetStore& store, QObject* parent = nullptr);
 

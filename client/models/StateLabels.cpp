@@ -10,8 +10,7 @@ namespace watchfloor::client {
 
 namespace v1 = watchfloor::v1;
 
-QString healthLabel(v1::HealthState health)
-{
+QString healthLabel(v1::HealthState health) {
     switch (health) {
     case v1::HEALTH_STATE_HEALTHY: return QStringLiteral("healthy");
     case v1::HEALTH_STATE_DEGRADED: return QStringLiteral("degraded");
@@ -21,8 +20,7 @@ QString healthLabel(v1::HealthState health)
     return QStringLiteral("unknown");
 }
 
-QString nodeStateLabel(v1::NodeState state)
-{
+QString nodeStateLabel(v1::NodeState state) {
     switch (state) {
     case v1::NODE_STATE_IDLE: return QStringLiteral("idle");
     case v1::NODE_STATE_ALLOCATED: return QStringLiteral("allocated");
@@ -34,8 +32,7 @@ QString nodeStateLabel(v1::NodeState state)
     return QStringLiteral("unknown");
 }
 
-QString rackStateLabel(v1::RackState state)
-{
+QString rackStateLabel(v1::RackState state) {
     switch (state) {
     case v1::RACK_STATE_IN_SERVICE: return QStringLiteral("in service");
     case v1::RACK_STATE_DEGRADED: return QStringLiteral("degraded");
@@ -45,8 +42,7 @@ QString rackStateLabel(v1::RackState state)
     return QStringLiteral("unknown");
 }
 
-QString linkStateLabel(v1::LinkState state)
-{
+QString linkStateLabel(v1::LinkState state) {
     switch (state) {
     case v1::LINK_STATE_UP: return QStringLiteral("up");
     case v1::LINK_STATE_DOWN: return QStringLiteral("down");
@@ -88,9 +84,11 @@ QString describeLifecycle(const TrayLifecycleStatus* lifecycle) {
     QString text = lifecycleLabel(lifecycle->state);
     if (!lifecycle->setBy.empty())
         text += QStringLiteral(" (%1)").arg(lifecycle->setBy == "auto" ? QStringLiteral("automation")
-                                                                         : QString::fromStdString(lifecycle->setBy));
-    if (lifecycle->lemon) text += QStringLiteral(" · lemon: %1 failures").arg(lifecycle->recentFailures);
-    else if (lifecycle->recentFailures > 0) text += QStringLiteral(" · %1 recent failure(s)").arg(lifecycle->recentFailures);
+                                                                       : QString::fromStdString(lifecycle->setBy));
+    if (lifecycle->lemon)
+        text += QStringLiteral(" · lemon: %1 failures").arg(lifecycle->recentFailures);
+    else if (lifecycle->recentFailures > 0)
+        text += QStringLiteral(" · %1 recent failure(s)").arg(lifecycle->recentFailures);
     if (lifecycle->proposed != v1::TRAY_LIFECYCLE_UNSPECIFIED)
         text += QStringLiteral(" · %1 proposed").arg(lifecycleLabel(lifecycle->proposed));
     return text;
@@ -100,8 +98,7 @@ QString lifecycleTooltip(const TrayLifecycleStatus* lifecycle) {
     if (!lifecycle) return QStringLiteral("In production; no recent failures, nothing proposed");
     QStringList lines;
     QString state = QStringLiteral("Lifecycle: %1").arg(lifecycleLabel(lifecycle->state));
-    if (!lifecycle->setBy.empty())
-        state += QStringLiteral(", set by %1").arg(QString::fromStdString(lifecycle->setBy));
+    if (!lifecycle->setBy.empty()) state += QStringLiteral(", set by %1").arg(QString::fromStdString(lifecycle->setBy));
     if (lifecycle->sinceUnixMs > 0)
         state += QStringLiteral(" at %1 UTC")
                      .arg(QDateTime::fromMSecsSinceEpoch(lifecycle->sinceUnixMs, QTimeZone::utc())
@@ -121,7 +118,8 @@ QString lifecycleTooltip(const TrayLifecycleStatus* lifecycle) {
 QString describeTelemetry(const v1::TelemetryHealth* telemetry) {
     if (!telemetry) return QStringLiteral("—");
     const QString word = telemetryStateLabel(telemetry->state());
-    return telemetry->reason().empty() ? word : word + QStringLiteral(": ") + QString::fromStdString(telemetry->reason());
+    return telemetry->reason().empty() ? word
+                                       : word + QStringLiteral(": ") + QString::fromStdString(telemetry->reason());
 }
 
 }  // namespace watchfloor::client

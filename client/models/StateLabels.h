@@ -9,10 +9,10 @@ namespace watchfloor::client {
 
 struct TrayLifecycleStatus;
 
-QString healthLabel(watchfloor::v1::HealthState health);    // "healthy", "degraded", "failed", "unknown"
-QString nodeStateLabel(watchfloor::v1::NodeState state);    // Slurm words: "idle", "draining", ...
-QString rackStateLabel(watchfloor::v1::RackState state);    // "in service", "degraded", "isolated"
-QString linkStateLabel(watchfloor::v1::LinkState state);    // "up", "down", "flapping"
+QString healthLabel(watchfloor::v1::HealthState health);            // "healthy", "degraded", "failed", "unknown"
+QString nodeStateLabel(watchfloor::v1::NodeState state);            // Slurm words: "idle", "draining", ...
+QString rackStateLabel(watchfloor::v1::RackState state);            // "in service", "degraded", "isolated"
+QString linkStateLabel(watchfloor::v1::LinkState state);            // "up", "down", "flapping"
 QString telemetryStateLabel(watchfloor::v1::TelemetryState state);  // "live", "silent", "not scraped yet"
 QString targetHealthLabel(watchfloor::v1::TargetHealth health);     // "up", "down", "frozen", "not scraped yet"
 // A scraped tray's telemetry in one line: "live", "silent: dcgm-exporter: connection refused";

@@ -28,7 +28,8 @@ QString formatValue(double value, const QString& unit, int decimals) {
 }
 
 QString formatRatioPercent(double ratio, int decimals) {
-    return std::isnan(ratio) ? QStringLiteral("n/a") : QString::number(ratio * 100.0, 'f', decimals) + QStringLiteral(" %");
+    return std::isnan(ratio) ? QStringLiteral("n/a")
+                             : QString::number(ratio * 100.0, 'f', decimals) + QStringLiteral(" %");
 }
 
 QString formatDuration(double seconds) {

@@ -22,8 +22,8 @@ QString formatReading(const Reading& reading, const QString& unit, int decimals 
                       ReadingText text = ReadingText::WithFreshness);
 QString formatValue(double value, const QString& unit, int decimals = 1);  // NaN → "n/a"
 QString formatRatioPercent(double ratio, int decimals = 1);                // 0.873 → "87.3 %"
-QString formatDuration(double seconds);                                    // 90 → "90 s", 5400 → "90 min", 9000 → "2 h 30 min"
-QString formatAge(std::chrono::milliseconds age);                          // "12 s", "3 min"
+QString formatDuration(double seconds);            // 90 → "90 s", 5400 → "90 min", 9000 → "2 h 30 min"
+QString formatAge(std::chrono::milliseconds age);  // "12 s", "3 min"
 // "3 s ago", "2 min ago", "never reported"
 QString formatAge(const Reading& reading);
 

@@ -1,13 +1,13 @@
 #include "AccessPolicy.h"
 
 #include <arpa/inet.h>
+#include <sys/stat.h>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 namespace watchfloor::server::control {
 namespace v1 = watchfloor::v1;
@@ -88,12 +88,9 @@ bool roleAllows(v1::Role role, v1::ActionType action) {
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
     case v1::ACTION_TYPE_SET_LIFECYCLE:
     case v1::ACTION_TYPE_POST_HANDOFF:
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF:
-        return role == v1::ROLE_OPERATOR || role == v1::ROLE_ADMIN;
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
-        return role == v1::ROLE_ADMIN;
-    default:
-        return false;
+    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return role == v1::ROLE_OPERATOR || role == v1::ROLE_ADMIN;
+    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return role == v1::ROLE_ADMIN;
+    default: return false;
     }
 }
 
@@ -152,7 +149,8 @@ TokenTable::LoadResult TokenTable::parse(std::string_view text, const std::strin
                 entry.principal = word.substr(10);
             } else if (word.starts_with("role=")) {
                 role = roleFromName(word.substr(5));
-                if (!role) return {std::nullopt, where + "unknown role '" + word.substr(5) + "' (viewer, operator, admin)"};
+                if (!role)
+                    return {std::nullopt, where + "unknown role '" + word.substr(5) + "' (viewer, operator, admin)"};
             } else {
                 return {std::nullopt, where + "unexpected '" + word + "'"};
             }
@@ -209,7 +207,8 @@ AccessPolicy::Decision AccessPolicy::deny(const Request& request, const Caller* 
     record.decision = "deny";
     record.result = (code == grpc::StatusCode::UNAUTHENTICATED ? "UNAUTHENTICATED: " : "PERMISSION_DENIED: ") + message;
     record.peer = request.peer;
-    if (auto error = audit_.append(record); !error.empty()) message += " (and the refusal could not be audited: " + error + ")";
+    if (auto error = audit_.append(record); !error.empty())
+        message += " (and the refusal could not be audited: " + error + ")";
     return {grpc::Status(code, message), {}};
 }
 

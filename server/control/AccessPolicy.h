@@ -25,7 +25,7 @@ struct Caller {
     static Caller automation();
 };
 
-std::string roleName(watchfloor::v1::Role role);          // "viewer", "operator", "admin"
+std::string roleName(watchfloor::v1::Role role);  // "viewer", "operator", "admin"
 std::optional<watchfloor::v1::Role> roleFromName(std::string_view name);
 std::string actionName(watchfloor::v1::ActionType type);  // "DRAIN_NODE", ...
 
@@ -73,14 +73,14 @@ struct TokenTableLoad {
 class AccessPolicy {
 public:
     struct Decision {
-        grpc::Status status;   // OK, UNAUTHENTICATED or PERMISSION_DENIED
-        Caller caller;         // valid when status is OK
+        grpc::Status status;  // OK, UNAUTHENTICATED or PERMISSION_DENIED
+        Caller caller;        // valid when status is OK
     };
     struct Request {
         std::optional<std::string_view> authorization;  // the "authorization" metadata value
         std::string peer;
         bool channelIsSecure = false;
-        std::string actionName;   // for the audit record
+        std::string actionName;  // for the audit record
         std::string target;
         std::string requestId;
     };

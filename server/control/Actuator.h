@@ -11,7 +11,7 @@ namespace watchfloor::server::control {
 
 struct ActionOutcome {
     bool succeeded = false;
-    std::string message;   // what happened, or the backend's error text
+    std::string message;  // what happened, or the backend's error text
 
     static ActionOutcome success(std::string message) { return {true, std::move(message)}; }
     static ActionOutcome failure(std::string message) { return {false, std::move(message)}; }

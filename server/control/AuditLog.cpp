@@ -6,14 +6,14 @@
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace watchfloor::server::control {
 namespace {
@@ -207,17 +207,21 @@ std::uint64_t AuditLog::lastSeq() const {
 }
 
 std::string AuditLog::toJsonLine(const AuditRecord& record, std::uint64_t seq) {
-    const auto timeMs =
-        std::chrono::duration_cast<std::chrono::milliseconds>(record.time.time_since_epoch()).count();
+    const auto timeMs = std::chrono::duration_cast<std::chrono::milliseconds>(record.time.time_since_epoch()).count();
     std::string line = "{\"seq\":" + std::to_string(seq) + ",\"time\":";
     appendJsonString(line, iso8601Utc(record.time));
     line += ",\"time_unix_ms\":" + std::to_string(timeMs);
     const std::pair<const char*, const std::string*> fields[] = {
-        {"principal", &record.principal}, {"role", &record.role},
-        {"action", &record.action},       {"target", &record.target},
-        {"reason", &record.reason},       {"request_id", &record.requestId},
-        {"preview", &record.previewSummary}, {"decision", &record.decision},
-        {"result", &record.result},       {"operation_id", &record.operationId},
+        {"principal", &record.principal},
+        {"role", &record.role},
+        {"action", &record.action},
+        {"target", &record.target},
+        {"reason", &record.reason},
+        {"request_id", &record.requestId},
+        {"preview", &record.previewSummary},
+        {"decision", &record.decision},
+        {"result", &record.result},
+        {"operation_id", &record.operationId},
         {"peer", &record.peer},
     };
     for (const auto& [name, value] : fields) {
@@ -248,8 +252,10 @@ std::uint64_t forEachAuditLine(int fd, std::uint64_t from, std::uint64_t to,
         }
         std::size_t start = 0;
         for (std::size_t newline; (newline = chunk.find('\n', start)) != std::string::npos; start = newline + 1) {
-            if (skipping) skipping = false;
-            else visit(done + start, std::string_view(chunk.data() + start, newline - start));
+            if (skipping)
+                skipping = false;
+            else
+                visit(done + start, std::string_view(chunk.data() + start, newline - start));
         }
         if (start == 0) {
             if (want < kChunk) break;  // the rest is a line still being written

@@ -17,28 +17,28 @@ namespace watchfloor::server::control {
 
 struct AuditRecord {
     std::chrono::system_clock::time_point time;
-    std::string principal;        // "" when the caller could not be authenticated
-    std::string role;             // "viewer", "operator", "admin", "" when unknown
-    std::string action;           // e.g. "DRAIN_NODE", "APPROVE", "RESET_CIRCUIT_BREAKER"
-    std::string target;           // e.g. "r01-n03", "rack r01", "op-1f2e..."
-    std::string reason;           // as stored: "<principal>: <text>"
+    std::string principal;  // "" when the caller could not be authenticated
+    std::string role;       // "viewer", "operator", "admin", "" when unknown
+    std::string action;     // e.g. "DRAIN_NODE", "APPROVE", "RESET_CIRCUIT_BREAKER"
+    std::string target;     // e.g. "r01-n03", "rack r01", "op-1f2e..."
+    std::string reason;     // as stored: "<principal>: <text>"
     std::string requestId;
-    std::string previewSummary;   // one line: jobs hit, GPUs lost, NVLink domain after
-    std::string decision;         // "allow", "deny" or "result"
-    std::string result;           // status code name + message, or the operation's final state
+    std::string previewSummary;  // one line: jobs hit, GPUs lost, NVLink domain after
+    std::string decision;        // "allow", "deny" or "result"
+    std::string result;          // status code name + message, or the operation's final state
     std::string operationId;
-    std::string peer;             // transport peer (e.g. "ipv4:127.0.0.1:50312"), untrusted
-    std::string operationJson;    // the accepted Operation as protobuf JSON, so a restarted fleetd
-                                  // knows which request ids it has already acted on
+    std::string peer;           // transport peer (e.g. "ipv4:127.0.0.1:50312"), untrusted
+    std::string operationJson;  // the accepted Operation as protobuf JSON, so a restarted fleetd
+                                // knows which request ids it has already acted on
 };
 
 // What open() found and repaired at the end of the file: a last line that had no newline or was
 // not valid JSON (a write cut short by a crash or power loss).
 struct TornTail {
     std::string file;
-    std::uint64_t byteOffset = 0;   // where the torn line started; the file now ends here
-    std::uint64_t length = 0;       // bytes removed
-    std::string savedTo;            // the removed bytes were appended to this file first
+    std::uint64_t byteOffset = 0;  // where the torn line started; the file now ends here
+    std::uint64_t length = 0;      // bytes removed
+    std::string savedTo;           // the removed bytes were appended to this file first
 };
 
 std::string describe(const TornTail& torn);
@@ -90,8 +90,8 @@ public:
     // why the file could not be read; lines that are not JSON objects or longer than
     // kMaxAuditLineBytes are counted in *skipped.
     [[nodiscard]] static std::string readRecords(const std::string& path,
-                                   const std::function<void(const google::protobuf::Struct&)>& visit,
-                                   std::size_t* skipped = nullptr);
+                                                 const std::function<void(const google::protobuf::Struct&)>& visit,
+                                                 std::size_t* skipped = nullptr);
 
     // The JSON line append() writes for record number seq (no trailing newline).
     static std::string toJsonLine(const AuditRecord& record, std::uint64_t seq);

@@ -6,13 +6,13 @@
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace watchfloor::server::control {
 namespace v1 = watchfloor::v1;
@@ -32,7 +32,7 @@ v1::AuditEntry toEntry(const google::protobuf::Struct& record) {
     const auto text = [&](const char* key) {
         const auto found = record.fields().find(key);
         return found != record.fields().end() && found->second.has_string_value() ? found->second.string_value()
-                                                                                   : std::string();
+                                                                                  : std::string();
     };
     // 0 when absent, not a number, or not one the field can hold.
     const auto integer = [&]<typename T>(const char* key, T) {

@@ -48,9 +48,9 @@ private:
     const std::string path_;
     const AuditLog* const writer_;
     mutable std::mutex mutex_;
-    std::vector<Line> lines_;        // in file order; seq strictly increasing
-    std::uint64_t indexedBytes_ = 0; // up to the end of the last complete line
-    std::size_t unreadable_ = 0;     // lines that are not AuditLog's records, skipped
+    std::vector<Line> lines_;         // in file order; seq strictly increasing
+    std::uint64_t indexedBytes_ = 0;  // up to the end of the last complete line
+    std::size_t unreadable_ = 0;      // lines that are not AuditLog's records, skipped
 };
 
 }  // namespace watchfloor::server::control

@@ -24,8 +24,7 @@ std::string percentText(double ratio) {
 }  // namespace
 
 std::size_t CircuitBreakerConfig::effectiveLimit() const {
-    if (!(maxFleetRatio > 0) || fleetTrays == 0)
-        return maxActionsPerWindow;
+    if (!(maxFleetRatio > 0) || fleetTrays == 0) return maxActionsPerWindow;
     const auto share = static_cast<std::size_t>(std::floor(maxFleetRatio * static_cast<double>(fleetTrays)));
     return std::min(maxActionsPerWindow, std::max<std::size_t>(1, share));
 }
@@ -49,14 +48,16 @@ grpc::Status AutomationCircuitBreaker::admit(const std::string& target, Clock::t
         if (!tripped_ && !seen && recent_.size() >= limit) {
             tripped_ = true;
             trippedAt_ = now;
-            const std::string which =
-                limit < config_.maxActionsPerWindow
-                    ? "limit " + std::to_string(limit) + " = " + percentText(config_.maxFleetRatio) + " of " +
-                          std::to_string(config_.fleetTrays) + " trays, below " + std::to_string(config_.maxActionsPerWindow)
-                    : "limit " + std::to_string(limit);
+            const std::string which = limit < config_.maxActionsPerWindow
+                                          ? "limit " + std::to_string(limit) + " = " +
+                                                percentText(config_.maxFleetRatio) + " of " +
+                                                std::to_string(config_.fleetTrays) + " trays, below " +
+                                                std::to_string(config_.maxActionsPerWindow)
+                                          : "limit " + std::to_string(limit);
             tripReason_ = "automation circuit breaker tripped: " + std::to_string(recent_.size()) +
                           " automated actions within " + std::to_string(config_.window.count()) + " s (" + which +
-                          "), next was " + target + "; automated actions stay refused until an admin resets the breaker";
+                          "), next was " + target +
+                          "; automated actions stay refused until an admin resets the breaker";
             alertMessage = tripReason_;
         }
         if (tripped_) {

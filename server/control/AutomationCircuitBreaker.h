@@ -23,8 +23,8 @@ namespace watchfloor::server::control {
 struct CircuitBreakerConfig {
     std::size_t maxActionsPerWindow = 5;
     std::chrono::seconds window{std::chrono::minutes(10)};
-    double maxFleetRatio = 0;       // ",max=0.5%" -> 0.005; 0 = no share limit
-    std::size_t fleetTrays = 0;     // compute trays the share is of (fleetd sets it from the topology)
+    double maxFleetRatio = 0;    // ",max=0.5%" -> 0.005; 0 = no share limit
+    std::size_t fleetTrays = 0;  // compute trays the share is of (fleetd sets it from the topology)
 
     // The limit that binds: the lower of maxActionsPerWindow and max(1, floor(ratio x trays)) —
     // at least 1, so a share smaller than one tray still lets a single drain through.

@@ -143,7 +143,8 @@ PreviewResult acknowledge(const FleetView& fleet, const v1::ActionRequest& reque
     const auto event = fleet.event(request.event_id());
     if (!event) return {notFound("no event with id " + std::to_string(request.event_id())), {}};
     result.preview.set_state_version(event->stateVersion);
-    if (event->acknowledged) result.preview.add_warnings("event " + std::to_string(event->id) + " is already acknowledged");
+    if (event->acknowledged)
+        result.preview.add_warnings("event " + std::to_string(event->id) + " is already acknowledged");
     return result;
 }
 
@@ -218,7 +219,8 @@ std::string describeTarget(const v1::ActionRequest& request) {
         return "maintenance of " + scope + " " + request.maintenance().scope_name();
     }
     case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return "maintenance window " + request.maintenance_window_id();
-    case v1::ACTION_TYPE_SET_LIFECYCLE: return request.node_name() + " lifecycle -> " + lifecycleName(request.lifecycle());
+    case v1::ACTION_TYPE_SET_LIFECYCLE:
+        return request.node_name() + " lifecycle -> " + lifecycleName(request.lifecycle());
     case v1::ACTION_TYPE_POST_HANDOFF: return "shift handoff";
     case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return "handoff " + request.handoff_id();
     default: return "";

@@ -20,7 +20,7 @@ struct BlastRadiusPolicy {
 };
 
 struct PreviewResult {
-    grpc::Status status;   // INVALID_ARGUMENT (bad or missing target) or NOT_FOUND (unknown target)
+    grpc::Status status;  // INVALID_ARGUMENT (bad or missing target) or NOT_FOUND (unknown target)
     watchfloor::v1::ActionPreview preview;
 };
 

@@ -18,18 +18,22 @@ std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::s
         const char* first = share.data() + kKey.size();
         const char* last = share.data() + share.size() - 1;
         const bool shaped = share.size() > kKey.size() + 1 && share.starts_with(kKey) && share.back() == '%';
-        const auto parsed = shaped ? std::from_chars(first, last, percent) : std::from_chars_result{first, std::errc::invalid_argument};
+        const auto parsed =
+            shaped ? std::from_chars(first, last, percent) : std::from_chars_result{first, std::errc::invalid_argument};
         if (!shaped || parsed.ec != std::errc() || parsed.ptr != last || !(percent > 0) || percent > 100) {
-            *problem = "--auto-drain: expected N/WINDOW,max=P% such as 5/10m,max=0.5% (P a share of the fleet's trays, "
-                       "above 0 and at most 100), got '," + std::string(share) + "'";
+            *problem =
+                "--auto-drain: expected N/WINDOW,max=P% such as 5/10m,max=0.5% (P a share of the fleet's trays, "
+                "above 0 and at most 100), got '," +
+                std::string(share) + "'";
             return std::nullopt;
         }
         maxFleetRatio = percent / 100.0;
     }
     const auto limit = parseCountPerWindow(text);
     if (!limit) {
-        *problem = "--auto-drain: expected N/WINDOW such as 5/10m (at most N distinct automated drains per window), got '" +
-                   std::string(text) + "'";
+        *problem =
+            "--auto-drain: expected N/WINDOW such as 5/10m (at most N distinct automated drains per window), got '" +
+            std::string(text) + "'";
         return std::nullopt;
     }
     CircuitBreakerConfig config{limit->count, limit->window};
@@ -39,7 +43,8 @@ std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::s
 
 bool parseRequireApproval(std::string_view text, ControlOptions* options, std::string* problem) {
     if (text != "isolate-rack") {
-        *problem = "--require-approval: only 'isolate-rack' can require a second operator, got '" + std::string(text) + "'";
+        *problem =
+            "--require-approval: only 'isolate-rack' can require a second operator, got '" + std::string(text) + "'";
         return false;
     }
     options->isolateRackNeedsApproval = true;
@@ -47,8 +52,10 @@ bool parseRequireApproval(std::string_view text, ControlOptions* options, std::s
 }
 
 bool parseScheduler(std::string_view text, ControlOptions* options, std::string* problem) {
-    if (text == "slurm") options->scheduler = ControlOptions::Scheduler::Slurm;
-    else if (text == "sim") options->scheduler = ControlOptions::Scheduler::Sim;
+    if (text == "slurm")
+        options->scheduler = ControlOptions::Scheduler::Slurm;
+    else if (text == "sim")
+        options->scheduler = ControlOptions::Scheduler::Sim;
     else {
         *problem = "--scheduler: expected slurm or sim, got '" + std::string(text) + "'";
         return false;
@@ -70,7 +77,8 @@ std::optional<std::string> tripLeftByPreviousRun(const std::string& auditPath) {
             const auto found = record.fields().find(key);
             return found == record.fields().end() ? std::string() : found->second.string_value();
         };
-        if (field("action") == kBreakerTrippedAction) trip = field("result");
+        if (field("action") == kBreakerTrippedAction)
+            trip = field("result");
         else if (field("action") == "RESET_CIRCUIT_BREAKER" && field("decision") == "result" &&
                  field("result").starts_with("SUCCEEDED"))
             trip.reset();
@@ -91,7 +99,8 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
     if (opened.repaired) plane->notes_.push_back(describe(*opened.repaired));
     plane->audit_ = std::move(opened.log);
 
-    if (options.tokensFile.empty()) return fail("--tokens FILE is required: it maps bearer tokens to principals and roles");
+    if (options.tokensFile.empty())
+        return fail("--tokens FILE is required: it maps bearer tokens to principals and roles");
     auto tokens = TokenTable::load(options.tokensFile);
     if (!tokens.table) return fail(tokens.error);
     plane->notes_.push_back(std::to_string(tokens.table->size()) + " tokens loaded from " + options.tokensFile);
@@ -100,8 +109,9 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
     auto credentials = makeServerCredentials(options.tls);
     if (!credentials.credentials) return fail(credentials.error);
     plane->credentials_ = credentials.credentials;
-    plane->notes_.push_back("control transport: " + credentials.description +
-                            (credentials.description == "plaintext" ? " (bearer tokens accepted from loopback peers only)" : ""));
+    plane->notes_.push_back(
+        "control transport: " + credentials.description +
+        (credentials.description == "plaintext" ? " (bearer tokens accepted from loopback peers only)" : ""));
 
     Actuator* actuator = collaborators.simulatorActuator;
     if (options.scheduler == ControlOptions::Scheduler::Slurm) {
@@ -109,7 +119,8 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
             SlurmConfig{options.slurmConf, "", std::chrono::seconds(15), options.slurmNodeNames});
         actuator = plane->slurm_.get();
     }
-    if (!actuator) return fail("--scheduler sim needs the simulator's actuator; use --scheduler slurm for a real cluster");
+    if (!actuator)
+        return fail("--scheduler sim needs the simulator's actuator; use --scheduler slurm for a real cluster");
 
     OperationsConfig config;
     config.blastRadius.restartOverhead = options.restartOverhead;
@@ -120,8 +131,9 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
     if (collaborators.incidents) {
         plane->engine_->setIncidentActions(collaborators.incidents);
         // Drains, isolations and restarts go into the timeline of the incidents they hit.
-        plane->engine_->addListener(
-            [incidents = collaborators.incidents](const watchfloor::v1::Operation& op) { incidents->noteOperation(op); });
+        plane->engine_->addListener([incidents = collaborators.incidents](const watchfloor::v1::Operation& op) {
+            incidents->noteOperation(op);
+        });
     }
     plane->lifecycle_ = std::make_unique<TrayLifecycleBook>([] {
         return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -167,9 +179,8 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
         plane->notes_.push_back(std::to_string(recovered.unreadableLines) + " lines of " + options.auditLogFile +
                                 " are not fleetd's records (garbage, torn, or longer than 1 MiB) and were skipped");
 
-    plane->service_ = std::make_unique<ControlServiceImpl>(*plane->engine_, *plane->access_,
-                                                           ControlServiceImpl::Limits{}, options.auditLogFile,
-                                                           plane->audit_.get());
+    plane->service_ = std::make_unique<ControlServiceImpl>(
+        *plane->engine_, *plane->access_, ControlServiceImpl::Limits{}, options.auditLogFile, plane->audit_.get());
     return {std::move(plane), {}};
 }
 

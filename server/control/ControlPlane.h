@@ -11,8 +11,8 @@
 #include "AutomationCircuitBreaker.h"
 #include "ControlServiceImpl.h"
 #include "FailSlowLadder.h"
-#include "LemonDetector.h"
 #include "FleetView.h"
+#include "LemonDetector.h"
 #include "OperationsEngine.h"
 #include "SlurmScheduler.h"
 #include "TransportSecurity.h"
@@ -30,20 +30,20 @@
 namespace watchfloor::server::control {
 
 struct ControlOptions {
-    std::string tokensFile;                       // --tokens FILE
-    std::string auditLogFile;                     // --audit-log FILE
-    TlsFiles tls;                                 // --tls-cert, --tls-key, --tls-client-ca
-    bool isolateRackNeedsApproval = false;        // --require-approval isolate-rack
-    std::chrono::seconds approvalTtl{std::chrono::minutes(15)};  // --approval-ttl 15m
+    std::string tokensFile;                                          // --tokens FILE
+    std::string auditLogFile;                                        // --audit-log FILE
+    TlsFiles tls;                                                    // --tls-cert, --tls-key, --tls-client-ca
+    bool isolateRackNeedsApproval = false;                           // --require-approval isolate-rack
+    std::chrono::seconds approvalTtl{std::chrono::minutes(15)};      // --approval-ttl 15m
     enum class Scheduler { Sim, Slurm } scheduler = Scheduler::Sim;  // --scheduler slurm|sim
-    std::string slurmConf;                        // --slurm-conf FILE (else Slurm's default)
-    std::shared_ptr<const SlurmNodeNames> slurmNodeNames;  // entity name -> Slurm NodeName (hosts=)
+    std::string slurmConf;                                           // --slurm-conf FILE (else Slurm's default)
+    std::shared_ptr<const SlurmNodeNames> slurmNodeNames;            // entity name -> Slurm NodeName (hosts=)
     std::optional<CircuitBreakerConfig> autoDrain;  // --auto-drain N/WINDOW[,max=P%], e.g. 5/10m,max=0.5%
     std::chrono::seconds restartOverhead{std::chrono::minutes(5)};
-    FailSlowConfig failSlow;                      // --fail-slow-window D, --fail-slow-confirm N
-    bool autoEvictSlow = false;                   // --auto-evict-slow: drain confirmed fail-slow trays as 'auto'
-    LemonConfig lemon;                            // --lemon K/WINDOW (default 3/7d)
-    bool autoLifecycle = false;                   // --auto-lifecycle: automation sets TRIAGE itself
+    FailSlowConfig failSlow;     // --fail-slow-window D, --fail-slow-confirm N
+    bool autoEvictSlow = false;  // --auto-evict-slow: drain confirmed fail-slow trays as 'auto'
+    LemonConfig lemon;           // --lemon K/WINDOW (default 3/7d)
+    bool autoLifecycle = false;  // --auto-lifecycle: automation sets TRIAGE itself
 };
 
 // "5/10m": at most 5 distinct automated drains per 10 minutes; "5/10m,max=0.5%": and at most 0.5 %
@@ -58,14 +58,14 @@ class ControlPlane {
 public:
     struct Collaborators {
         const FleetView& fleet;
-        Actuator* simulatorActuator = nullptr;    // the digital twin's effects, for --scheduler sim
+        Actuator* simulatorActuator = nullptr;  // the digital twin's effects, for --scheduler sim
         EventAcknowledger* acknowledger = nullptr;
         std::function<void(const std::string&)> alert;  // the breaker tripped
-        IncidentActions* incidents = nullptr;     // incident lifecycle and maintenance windows
+        IncidentActions* incidents = nullptr;           // incident lifecycle and maintenance windows
     };
     struct CreateResult {
-        std::unique_ptr<ControlPlane> plane;      // null on error
-        std::string error;                        // operator-readable; fleetd exits non-zero
+        std::unique_ptr<ControlPlane> plane;  // null on error
+        std::string error;                    // operator-readable; fleetd exits non-zero
     };
 
     static CreateResult create(const ControlOptions& options, Collaborators collaborators);

@@ -61,8 +61,8 @@ grpc::Status ControlServiceImpl::StreamedGetOperation(grpc::ServerContext* conte
 
 grpc::Status ControlServiceImpl::StreamedListOperations(
     grpc::ServerContext* context, Unary<v1::ListOperationsRequest, v1::ListOperationsResponse>* call) {
-    return answerUnary(call,
-                       [&](const auto& request, auto* response) { return listOperations(*context, request, response); });
+    return answerUnary(
+        call, [&](const auto& request, auto* response) { return listOperations(*context, request, response); });
 }
 
 grpc::Status ControlServiceImpl::StreamedListAuditEntries(
@@ -167,8 +167,10 @@ grpc::Status ControlServiceImpl::StreamedWatchOperations(
     const int listener = engine_.addListener([&](const v1::Operation& op) {
         {
             std::lock_guard lock(mutex);
-            if (queue.size() >= limits_.watchQueueLimit) overflowed = true;
-            else queue.push_back(op);
+            if (queue.size() >= limits_.watchQueueLimit)
+                overflowed = true;
+            else
+                queue.push_back(op);
         }
         changed.notify_one();
     });
@@ -203,8 +205,8 @@ grpc::Status ControlServiceImpl::listAuditEntries(grpc::ServerContext& context,
                                                   const v1::ListAuditEntriesRequest& request,
                                                   v1::ListAuditEntriesResponse* response) {
     // Reasons name people and targets: viewers (and war-room screens) do not read them.
-    const auto decision = access_.authorizeRead(accessRequest(context, "ListAuditEntries"), v1::ROLE_OPERATOR,
-                                                "read the audit trail");
+    const auto decision =
+        access_.authorizeRead(accessRequest(context, "ListAuditEntries"), v1::ROLE_OPERATOR, "read the audit trail");
     if (!decision.status.ok()) return decision.status;
     if (!auditTrail_)
         return {grpc::StatusCode::FAILED_PRECONDITION, "this fleetd serves no audit trail (no audit log connected)"};

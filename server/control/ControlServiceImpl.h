@@ -28,14 +28,17 @@ public:
         std::chrono::milliseconds cancelPoll{200};
     };
 
-    ControlServiceImpl(OperationsEngine& engine, const AccessPolicy& access) : ControlServiceImpl(engine, access, Limits{}) {}
+    ControlServiceImpl(OperationsEngine& engine, const AccessPolicy& access)
+        : ControlServiceImpl(engine, access, Limits{}) {}
     ControlServiceImpl(OperationsEngine& engine, const AccessPolicy& access, Limits limits)
         : engine_(engine), access_(access), limits_(limits) {}
     // With the audit log's path, ListAuditEntries serves it; without, it says the trail is not
     // connected. `writer` (optional) is the log appending to that file.
     ControlServiceImpl(OperationsEngine& engine, const AccessPolicy& access, Limits limits, std::string auditLogPath,
                        const AuditLog* writer = nullptr)
-        : engine_(engine), access_(access), limits_(limits),
+        : engine_(engine),
+          access_(access),
+          limits_(limits),
           auditTrail_(std::make_unique<AuditTrail>(std::move(auditLogPath), writer)) {}
 
     // Ends every WatchOperations stream; call before grpc::Server::Shutdown().
@@ -50,12 +53,14 @@ public:
         grpc::ServerContext* context,
         Unary<watchfloor::v1::PreviewActionRequest, watchfloor::v1::ActionPreview>* call) override;
     grpc::Status StreamedExecuteAction(
-        grpc::ServerContext* context, Unary<watchfloor::v1::ExecuteActionRequest, watchfloor::v1::Operation>* call) override;
+        grpc::ServerContext* context,
+        Unary<watchfloor::v1::ExecuteActionRequest, watchfloor::v1::Operation>* call) override;
     grpc::Status StreamedApproveOperation(
         grpc::ServerContext* context,
         Unary<watchfloor::v1::ApproveOperationRequest, watchfloor::v1::Operation>* call) override;
     grpc::Status StreamedGetOperation(
-        grpc::ServerContext* context, Unary<watchfloor::v1::GetOperationRequest, watchfloor::v1::Operation>* call) override;
+        grpc::ServerContext* context,
+        Unary<watchfloor::v1::GetOperationRequest, watchfloor::v1::Operation>* call) override;
     grpc::Status StreamedListOperations(
         grpc::ServerContext* context,
         Unary<watchfloor::v1::ListOperationsRequest, watchfloor::v1::ListOperationsResponse>* call) override;

@@ -62,8 +62,10 @@ void FailSlowLadder::record(const v1::Job& job, std::int64_t window, std::int64_
 void FailSlowLadder::forgetOld(std::int64_t window) {
     for (auto it = tracks_.begin(); it != tracks_.end();) {
         // An evicted tray is no longer the job's: its finding goes once the job stops reporting it.
-        if (window - it->second.lastSeenWindow > std::int64_t(config_.forgetWindows)) it = tracks_.erase(it);
-        else ++it;
+        if (window - it->second.lastSeenWindow > std::int64_t(config_.forgetWindows))
+            it = tracks_.erase(it);
+        else
+            ++it;
     }
 }
 
@@ -79,15 +81,15 @@ FailSlowEviction FailSlowLadder::eviction(const v1::Job& job, const std::string&
     out.slowdown = track.slowdown;
     out.windows = track.windows;
     out.gainGpuHoursPerDay = failSlowGainGpuHoursPerDay(job.gpu_count(), track.slowdown);
-    out.costGpuHours = failSlowCostGpuHours(job.gpu_count(), job.ettr_budget().restart_overhead_s(),
-                                            job.checkpoint_interval_s());
+    out.costGpuHours =
+        failSlowCostGpuHours(job.gpu_count(), job.ettr_budget().restart_overhead_s(), job.checkpoint_interval_s());
     return out;
 }
 
 void FailSlowLadder::fill(v1::Job& job) const {
     job.clear_fail_slow();
-    for (auto it = tracks_.lower_bound({job.name(), std::string()}); it != tracks_.end() && it->first.first == job.name();
-         ++it) {
+    for (auto it = tracks_.lower_bound({job.name(), std::string()});
+         it != tracks_.end() && it->first.first == job.name(); ++it) {
         const Track& track = it->second;
         v1::FailSlowFinding& f = *job.add_fail_slow();
         f.set_node_index(track.nodeIndex);

@@ -20,10 +20,10 @@
 namespace watchfloor::server::control {
 
 struct FailSlowConfig {
-    double minSlowdown = 1.05;                          // S at or above which a report counts
+    double minSlowdown = 1.05;  // S at or above which a report counts
     std::chrono::seconds window{std::chrono::minutes(10)};
-    std::uint32_t confirmWindows = 3;                   // distinct windows to confirm
-    std::uint32_t forgetWindows = 6;                    // windows without a report: forgotten
+    std::uint32_t confirmWindows = 3;  // distinct windows to confirm
+    std::uint32_t forgetWindows = 6;   // windows without a report: forgotten
 };
 
 // A confirmed slow tray automation may evict.

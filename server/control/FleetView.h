@@ -13,17 +13,17 @@
 namespace watchfloor::server::control {
 
 struct NodeFacts {
-    std::string name;                 // "r01-n03": a compute tray and a Slurm node
+    std::string name;  // "r01-n03": a compute tray and a Slurm node
     std::string rack;
     std::uint32_t gpus = 0;
     watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
-    std::vector<std::string> jobs;    // jobs with work on this node now
+    std::vector<std::string> jobs;  // jobs with work on this node now
     std::uint64_t stateVersion = 0;
     // Whether an operator drain is in force, where the backend tells drains apart from its own
     // health holds (the twin); nullopt where it does not (Slurm resumes any drained node).
     // false on an out-of-service node: the health check took it out and a resume has nothing to undo.
     std::optional<bool> operatorDrain;
-    std::string reason;               // why it is out of service, when known
+    std::string reason;  // why it is out of service, when known
     // Who made the drain in force (fleet.proto DrainOwner), where the backend knows; unset
     // (kind UNSPECIFIED) when no drain is in force or it cannot tell.
     watchfloor::v1::DrainOwner drainOwner;
@@ -35,14 +35,14 @@ struct JobFacts {
     double checkpointAgeSeconds = 0;  // since the last completed checkpoint
     std::vector<std::string> nodes;
     std::uint64_t stateVersion = 0;
-    bool checkpointAgeKnown = true;    // false: a job only the scheduler knows (no progress reports)
+    bool checkpointAgeKnown = true;  // false: a job only the scheduler knows (no progress reports)
 };
 
 struct RackFacts {
     std::string name;
-    std::vector<std::string> nodes;   // its compute trays
+    std::vector<std::string> nodes;  // its compute trays
     bool leakActive = false;
-    bool isolated = false;            // valve closed and trays powered down
+    bool isolated = false;  // valve closed and trays powered down
     std::uint64_t stateVersion = 0;
 };
 

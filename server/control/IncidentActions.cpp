@@ -45,8 +45,7 @@ grpc::Status checkTarget(const v1::ActionRequest& request) {
         return grpc::Status::OK;
     };
     if (stepOf(request.type())) return exactly(incident, "incident_id");
-    if (!request.owner().empty() &&
-        (request.type() == v1::ACTION_TYPE_CANCEL_MAINTENANCE || isHandoff(request.type())))
+    if (!request.owner().empty() && (request.type() == v1::ACTION_TYPE_CANCEL_MAINTENANCE || isHandoff(request.type())))
         return invalid(action + " takes no owner (the author or acknowledger is the caller)");
     if (request.type() == v1::ACTION_TYPE_POST_HANDOFF)
         return exactly(period, "handoff_period_start_unix_ms and handoff_period_end_unix_ms");
@@ -73,7 +72,8 @@ PreviewResult handoffPreview(const Handoffs::Result& verdict, PreviewResult resu
     if (verdict.code == Handoffs::Code::NotFound) return {{grpc::StatusCode::NOT_FOUND, verdict.message}, {}};
     if (verdict.code == Handoffs::Code::InvalidArgument) return {invalid(verdict.message), {}};
     result.preview.set_state_version(verdict.stateVersion);
-    if (verdict.ok()) result.preview.set_effect(verdict.message);
+    if (verdict.ok())
+        result.preview.set_effect(verdict.message);
     else {
         result.preview.set_allowed(false);
         result.preview.set_refusal(verdict.message);
@@ -100,7 +100,8 @@ ActionOutcome IncidentActions::applyHandoff(Handoffs& book, const v1::Operation&
         handoff.set_operation_id(operation.id());
         done = book.post(handoff);
     } else {
-        done = book.acknowledge(request.handoff_id(), operation.principal(), request.note(), operation.created_unix_ms());
+        done =
+            book.acknowledge(request.handoff_id(), operation.principal(), request.note(), operation.created_unix_ms());
     }
     return done.ok() ? ActionOutcome::success(done.message) : ActionOutcome::failure(done.message);
 }
@@ -121,11 +122,11 @@ PreviewResult IncidentActions::preview(const v1::ActionRequest& request, const s
             refuse("shift handoffs are not connected in this fleetd");
             return result;
         }
-        return handoffPreview(request.type() == v1::ACTION_TYPE_POST_HANDOFF
-                                  ? handoffs_->checkPost(request.handoff_period_start_unix_ms(),
-                                                         request.handoff_period_end_unix_ms())
-                                  : handoffs_->checkAcknowledge(request.handoff_id(), principal),
-                              std::move(result));
+        return handoffPreview(
+            request.type() == v1::ACTION_TYPE_POST_HANDOFF
+                ? handoffs_->checkPost(request.handoff_period_start_unix_ms(), request.handoff_period_end_unix_ms())
+                : handoffs_->checkAcknowledge(request.handoff_id(), principal),
+            std::move(result));
     }
     if (const auto step = stepOf(request.type())) {
         if (!lifecycle_) {
@@ -136,8 +137,10 @@ PreviewResult IncidentActions::preview(const v1::ActionRequest& request, const s
             lifecycle_->check(*step, request.incident_id(), request.owner().empty() ? principal : request.owner());
         if (verdict.code == Lifecycle::Code::NotFound) return {{grpc::StatusCode::NOT_FOUND, verdict.message}, {}};
         preview.set_state_version(verdict.stateVersion);
-        if (verdict.ok()) preview.set_effect(verdict.message);
-        else refuse(verdict.message);
+        if (verdict.ok())
+            preview.set_effect(verdict.message);
+        else
+            refuse(verdict.message);
         return result;
     }
     if (!calendar_) {

@@ -68,7 +68,8 @@ Reconciliation judgeInterrupted(const FleetView& fleet, const v1::Operation& ope
         // Setting the same state twice changes nothing: finishing it again is always safe.
         return {Verdict::RunAgain, "the lifecycle of " + request.node_name() + " is set again"};
     case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
-        if (breaker && !breaker->tripped()) return {Verdict::Confirmed, "the automation circuit breaker is not tripped"};
+        if (breaker && !breaker->tripped())
+            return {Verdict::Confirmed, "the automation circuit breaker is not tripped"};
         return {Verdict::RunAgain, "the automation circuit breaker is still tripped"};
     case v1::ACTION_TYPE_RESTART_JOB: {
         // A requeue leaves no state that tells "restarted by this request" from "restarted by the
@@ -78,7 +79,8 @@ Reconciliation judgeInterrupted(const FleetView& fleet, const v1::Operation& ope
         return {Verdict::CheckByHand,
                 "interrupted: fleetd stopped after accepting RESTART_JOB of " + job + " at " + since +
                     " and before recording its outcome; a restart is not repeated by itself. Check whether " + job +
-                    " was requeued after " + since + " (its restart count and phase on the Jobs page, or "
+                    " was requeued after " + since +
+                    " (its restart count and phase on the Jobs page, or "
                     "'sacct -j <jobid> --duplicates' on the cluster); only if it was not, restart it again with a new "
                     "request id"};
     }

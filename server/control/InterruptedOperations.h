@@ -34,8 +34,8 @@ Reconciliation judgeInterrupted(const FleetView& fleet, const watchfloor::v1::Op
 // An operator drain or rack isolation in force at the end of the previous run.
 struct StandingAction {
     watchfloor::v1::ActionType type = watchfloor::v1::ACTION_TYPE_UNSPECIFIED;  // DRAIN_NODE or ISOLATE_RACK
-    std::string target;       // node or rack name
-    std::string reason;       // as audited: "<principal>: <text>"
+    std::string target;                                                         // node or rack name
+    std::string reason;                                                         // as audited: "<principal>: <text>"
     std::string operationId;
     // SET_LIFECYCLE only: the state, who set it and when.
     watchfloor::v1::TrayLifecycle lifecycle = watchfloor::v1::TRAY_LIFECYCLE_UNSPECIFIED;
@@ -49,7 +49,7 @@ class StandingActions {
 public:
     // `effectApplied`: the backend accepted it (a drain may still have been DRAINING).
     void note(const watchfloor::v1::Operation& operation, bool effectApplied);
-    std::vector<StandingAction> list() const;  // drains, then isolations, each by target name
+    std::vector<StandingAction> list() const;        // drains, then isolations, each by target name
     std::vector<StandingAction> lifecycles() const;  // each tray's last lifecycle set, by tray name
 
 private:

@@ -58,16 +58,17 @@ std::vector<std::string> LemonDetector::expire(std::int64_t nowMs) {
             ++revision_;
         }
         if (was && times.size() < config_.failures) cleared.push_back(it->first);
-        if (times.empty()) it = failures_.erase(it);
-        else ++it;
+        if (times.empty())
+            it = failures_.erase(it);
+        else
+            ++it;
     }
     return cleared;
 }
 
 std::size_t LemonDetector::lemons(std::int64_t nowMs) const {
-    return static_cast<std::size_t>(std::count_if(failures_.begin(), failures_.end(), [&](const auto& entry) {
-        return lemon(entry.first, nowMs);
-    }));
+    return static_cast<std::size_t>(std::count_if(failures_.begin(), failures_.end(),
+                                                  [&](const auto& entry) { return lemon(entry.first, nowMs); }));
 }
 
 }  // namespace watchfloor::server::control

@@ -17,8 +17,8 @@
 namespace watchfloor::server::control {
 
 struct LemonConfig {
-    std::uint32_t failures = 3;                                   // k
-    std::chrono::seconds window{std::chrono::hours(24 * 7)};      // a week
+    std::uint32_t failures = 3;                               // k
+    std::chrono::seconds window{std::chrono::hours(24 * 7)};  // a week
 };
 
 // "3/7d": k failures within the window. nullopt and *problem on error.

@@ -35,14 +35,14 @@
 namespace watchfloor::server::control {
 
 struct LemonFailureSnapshot {
-    std::int64_t savedClockMs = 0;  // the tick clock when saved
-    std::int64_t savedWallMs = 0;   // Unix ms (wall) when saved
+    std::int64_t savedClockMs = 0;                             // the tick clock when saved
+    std::int64_t savedWallMs = 0;                              // Unix ms (wall) when saved
     std::map<std::string, std::deque<std::int64_t>> failures;  // tray -> failure times, tick clock, oldest first
 };
 
 struct LemonFailureLoad {
-    bool found = false;          // false: no file (a first start)
-    std::string error;           // unreadable or too large: nothing restored
+    bool found = false;  // false: no file (a first start)
+    std::string error;   // unreadable or too large: nothing restored
     LemonFailureSnapshot snapshot;
     std::size_t skippedLines = 0;
 };
@@ -63,8 +63,8 @@ public:
 
     // A saved failure's time on the clock of this run: now minus (its age when saved plus the
     // wall time since the save, never negative).
-    static std::int64_t carriedOver(std::int64_t failureClockMs, const LemonFailureSnapshot& saved, std::int64_t nowClockMs,
-                                    std::int64_t nowWallMs);
+    static std::int64_t carriedOver(std::int64_t failureClockMs, const LemonFailureSnapshot& saved,
+                                    std::int64_t nowClockMs, std::int64_t nowWallMs);
 
 private:
     std::string path_;

@@ -31,7 +31,8 @@ constexpr const char* kResumeDecision = "resume";
 
 std::string trimmed(const std::string& text) {
     const auto first = std::find_if_not(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); });
-    const auto last = std::find_if_not(text.rbegin(), text.rend(), [](unsigned char c) { return std::isspace(c); }).base();
+    const auto last =
+        std::find_if_not(text.rbegin(), text.rend(), [](unsigned char c) { return std::isspace(c); }).base();
     return first < last ? std::string(first, last) : std::string();
 }
 
@@ -108,10 +109,11 @@ bool isActive(v1::OperationState state) {
 }
 
 std::string statusText(const grpc::Status& status) {
-    static const char* const kNames[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-                                         "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-                                         "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-                                         "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+    static const char* const kNames[] = {
+        "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+        "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+        "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+        "DATA_LOSS", "UNAUTHENTICATED"};
     const auto code = static_cast<std::size_t>(status.error_code());
     return std::string(code < std::size(kNames) ? kNames[code] : "UNKNOWN") + ": " + status.error_message();
 }
@@ -126,18 +128,22 @@ std::string stateName(v1::OperationState state) {
 
 struct OperationsEngine::Entry {
     v1::Operation op;
-    std::string key;             // requestKey(principal, request id)
-    bool settled = true;         // false while its acceptance is being written to the audit log
-    bool approving = false;      // an approval is being written to the audit log
-    std::string fingerprint;     // the request as first sent, to tell a retry from a reused request id
-    std::uint64_t seq = 0;       // creation order; the list page token
+    std::string key;          // requestKey(principal, request id)
+    bool settled = true;      // false while its acceptance is being written to the audit log
+    bool approving = false;   // an approval is being written to the audit log
+    std::string fingerprint;  // the request as first sent, to tell a retry from a reused request id
+    std::uint64_t seq = 0;    // creation order; the list page token
     Caller requester;
     bool effectApplied = false;  // the actuator reported success; a drain may still be DRAINING
     bool interrupted = false;    // accepted by an earlier run without a recorded outcome: to reconcile
 };
 
 OperationsEngine::OperationsEngine(const FleetView& fleet, Actuator& actuator, AuditLog& audit, OperationsConfig config)
-    : fleet_(fleet), actuator_(actuator), audit_(audit), config_(std::move(config)), idGenerator_(std::random_device{}()) {}
+    : fleet_(fleet),
+      actuator_(actuator),
+      audit_(audit),
+      config_(std::move(config)),
+      idGenerator_(std::random_device{}()) {}
 
 OperationsEngine::~OperationsEngine() = default;
 
@@ -179,7 +185,8 @@ grpc::Status OperationsEngine::auditRefusal(AuditRecord record, Status status) c
     record.decision = "deny";
     record.result = statusText(status);
     if (auto error = audit_.append(record); !error.empty())
-        status = Status(status.error_code(), status.error_message() + " (the refusal could not be audited: " + error + ")");
+        status =
+            Status(status.error_code(), status.error_message() + " (the refusal could not be audited: " + error + ")");
     return status;
 }
 
@@ -194,7 +201,7 @@ PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionR
     if (auto shape = checkShape(request); !shape.ok()) return {shape, {}};
     // Not a structured binding: clang before 16 cannot capture one in the lambda below (tests/fuzz).
     auto blast = !IncidentActions::handles(request.type()) ? computeBlastRadius(fleet_, request, config_.blastRadius)
-                 : incidents_ ? incidents_->preview(request, caller.principal)
+                 : incidents_                              ? incidents_->preview(request, caller.principal)
                               : IncidentActions(nullptr, nullptr).preview(request, caller.principal);
     if (!blast.status.ok()) return {blast.status, {}};
     v1::ActionPreview& preview = blast.preview;
@@ -204,8 +211,10 @@ PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionR
         preview.set_refusal(std::move(why));
     };
     if (request.type() == v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER) {
-        if (!breaker_) refuseIfAllowed("automatic draining is not enabled in this fleetd (--auto-drain)");
-        else if (!breaker_->tripped()) refuseIfAllowed("the automation circuit breaker is not tripped");
+        if (!breaker_)
+            refuseIfAllowed("automatic draining is not enabled in this fleetd (--auto-drain)");
+        else if (!breaker_->tripped())
+            refuseIfAllowed("the automation circuit breaker is not tripped");
     }
     if (request.type() == v1::ACTION_TYPE_RESUME_NODE && caller.automated) {
         // Automation never undoes a person's drain: they drained it for a reason it cannot see.
@@ -234,8 +243,9 @@ void OperationsEngine::previewLifecycle(const Caller& caller, const v1::ActionRe
     }
     const LifecycleEntry now = lifecycle_->get(request.node_name());
     const std::string from = lifecycleTransitionFrom(now.state), to = lifecycleName(request.lifecycle());
-    std::string what = now.state == request.lifecycle() ? request.node_name() + " is already " + to + ": nothing changes"
-                                                        : request.node_name() + ": " + from + " -> " + to;
+    std::string what = now.state == request.lifecycle()
+                           ? request.node_name() + " is already " + to + ": nothing changes"
+                           : request.node_name() + ": " + from + " -> " + to;
     if (!now.setBy.empty()) what += " (now set by " + now.setBy + ")";
     auto* warnings = preview.mutable_warnings();
     warnings->Add(std::move(what));
@@ -254,14 +264,12 @@ void OperationsEngine::previewLifecycle(const Caller& caller, const v1::ActionRe
 grpc::Status OperationsEngine::checkAgainstPreview(const Caller& caller, const v1::ActionRequest& request,
                                                    const v1::ActionPreview& preview) {
     if (request.expected_state_version() != 0 && request.expected_state_version() != preview.state_version())
-        return {grpc::StatusCode::ABORTED,
-                preview.target_name() + " changed since it was previewed (state version " +
-                    std::to_string(request.expected_state_version()) + ", now " +
-                    std::to_string(preview.state_version()) + "); review the preview again"};
+        return {grpc::StatusCode::ABORTED, preview.target_name() + " changed since it was previewed (state version " +
+                                               std::to_string(request.expected_state_version()) + ", now " +
+                                               std::to_string(preview.state_version()) + "); review the preview again"};
     if (request.type() == v1::ACTION_TYPE_ISOLATE_RACK && request.confirm_rack_name() != request.rack_name())
-        return {grpc::StatusCode::INVALID_ARGUMENT,
-                "to isolate rack " + request.rack_name() + ", type its name '" + request.rack_name() +
-                    "' as confirm_rack_name"};
+        return {grpc::StatusCode::INVALID_ARGUMENT, "to isolate rack " + request.rack_name() + ", type its name '" +
+                                                        request.rack_name() + "' as confirm_rack_name"};
     if (!preview.allowed()) return {grpc::StatusCode::FAILED_PRECONDITION, preview.refusal()};
     if (caller.automated && breaker_) return breaker_->admit(preview.target_name(), config_.clock());
     return Status::OK;
@@ -354,8 +362,10 @@ void OperationsEngine::forgetLocked(std::list<std::unique_ptr<Entry>>::iterator 
 void OperationsEngine::trimLocked() {
     // Oldest first; active operations stay whatever their age (they are few and still change).
     for (auto it = entries_.begin(); finished_ > config_.maxFinishedOperations && it != entries_.end();)
-        if (isActive((*it)->op.state())) ++it;
-        else forgetLocked(it++);
+        if (isActive((*it)->op.state()))
+            ++it;
+        else
+            forgetLocked(it++);
 }
 
 std::size_t OperationsEngine::operationsInMemory() const {
@@ -381,8 +391,8 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
         Status refusal;
         std::optional<v1::ActionPreview> seen;
         if (!roleAllows(caller.role, request.type())) {
-            refusal = {grpc::StatusCode::PERMISSION_DENIED,
-                       caller.principal + " has role " + roleName(caller.role) + ", which may not " + actionName(request.type())};
+            refusal = {grpc::StatusCode::PERMISSION_DENIED, caller.principal + " has role " + roleName(caller.role) +
+                                                                ", which may not " + actionName(request.type())};
         } else if (auto conflict = conflictLocked(request); !conflict.ok()) {
             refusal = conflict;
         } else if (auto [previewStatus, preview] = this->preview(caller, request); !previewStatus.ok()) {
@@ -420,12 +430,15 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
             entry->settled = true;
             accepted = entry->op;
         } else {
-            forgetLocked(std::find_if(entries_.begin(), entries_.end(), [&](const auto& owned) { return owned.get() == entry; }));
+            forgetLocked(std::find_if(entries_.begin(), entries_.end(),
+                                      [&](const auto& owned) { return owned.get() == entry; }));
         }
     }
     settledChanged_.notify_all();
     if (!error.empty())
-        return {{grpc::StatusCode::UNAVAILABLE, "nothing was executed: the audit log cannot be written (" + error + ")"}, {}};
+        return {
+            {grpc::StatusCode::UNAVAILABLE, "nothing was executed: the audit log cannot be written (" + error + ")"},
+            {}};
     notify({accepted});
     if (accepted.state() == v1::OPERATION_STATE_PENDING) return {Status::OK, run(*entry, caller)};
     return {Status::OK, accepted};
@@ -490,7 +503,8 @@ OperationResult OperationsEngine::approve(const Caller& approver, const std::str
             deny({grpc::StatusCode::FAILED_PRECONDITION, "the approval window has expired"});
         } else if (auto status = approvalRefusal(approver, op, reason); !status.ok()) {
             deny(status);
-        } else if (const auto now = preview(entry->requester, op.request()); const auto why = noLongerValid(op.preview(), now)) {
+        } else if (const auto now = preview(entry->requester, op.request());
+                   const auto why = noLongerValid(op.preview(), now)) {
             finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, *why);
             changed.push_back(op);
             deny({grpc::StatusCode::ABORTED, *why});
@@ -743,7 +757,8 @@ RecoveryReport OperationsEngine::recoverLocked(const std::string& auditPath) {
         const std::string result = stringField(record, "result");
         const auto colon = result.find(": ");
         v1::OperationState state{};
-        if (colon == std::string::npos || !v1::OperationState_Parse("OPERATION_STATE_" + result.substr(0, colon), &state))
+        if (colon == std::string::npos ||
+            !v1::OperationState_Parse("OPERATION_STATE_" + result.substr(0, colon), &state))
             return;
         const std::string message = result.substr(colon + 2);
         op.set_state(state);
@@ -775,8 +790,8 @@ RecoveryReport OperationsEngine::recoverLocked(const std::string& auditPath) {
         },
         &report.unreadableLines);
     // Replaying changed states after adoption counted them.
-    finished_ = static_cast<std::size_t>(
-        std::count_if(entries_.begin(), entries_.end(), [](const auto& owned) { return !isActive(owned->op.state()); }));
+    finished_ = static_cast<std::size_t>(std::count_if(entries_.begin(), entries_.end(),
+                                                       [](const auto& owned) { return !isActive(owned->op.state()); }));
     StandingActions standing;
     for (Entry* entry : recovered) {
         standing.note(entry->op, entry->effectApplied);
@@ -845,7 +860,9 @@ Reconciliation::Verdict OperationsEngine::reconcile(Entry& entry) {
     const std::string restarted = "after fleetd restarted: ";
     switch (judged.verdict) {
     case Reconciliation::Verdict::Confirmed:
-        settle([&] { finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, "effect confirmed " + restarted + judged.message); });
+        settle([&] {
+            finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, "effect confirmed " + restarted + judged.message);
+        });
         return judged.verdict;
     case Reconciliation::Verdict::Draining:
         settle([&] {
@@ -864,8 +881,10 @@ Reconciliation::Verdict OperationsEngine::reconcile(Entry& entry) {
     // Finishing it must still be allowed now (a node the health check took out cannot be resumed).
     const PreviewOutcome now = preview(entry.requester, op.request());
     std::optional<std::string> refusal;
-    if (!now.status.ok()) refusal = now.status.error_message();
-    else if (!now.preview.allowed()) refusal = now.preview.refusal();
+    if (!now.status.ok())
+        refusal = now.status.error_message();
+    else if (!now.preview.allowed())
+        refusal = now.preview.refusal();
     else if (auto error = auditResumption(entry, judged.message))
         refusal = "the audit log cannot be written (" + *error + ")";
     if (refusal) {
@@ -901,14 +920,16 @@ OperationResult OperationsEngine::get(const std::string& operationId, const std:
 }
 
 ListResult OperationsEngine::list(const v1::ListOperationsRequest& request) const {
-    const std::uint32_t pageSize = request.page_size() == 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
+    const std::uint32_t pageSize =
+        request.page_size() == 0 ? kDefaultPageSize : std::min(request.page_size(), kMaxPageSize);
     std::uint64_t before = UINT64_MAX;
     if (!request.page_token().empty()) {
         const std::string& token = request.page_token();
         const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), before);
         if (error != std::errc() || end != token.data() + token.size())
             return {{grpc::StatusCode::INVALID_ARGUMENT,
-                     "page_token " + quotedForMessage(token) + " was not issued by this fleetd"}, {}};
+                     "page_token " + quotedForMessage(token) + " was not issued by this fleetd"},
+                    {}};
     }
     ListResult result;
     std::uint64_t lastListedSeq = 0;

@@ -24,8 +24,8 @@
 #include <list>
 #include <map>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -58,19 +58,19 @@ struct ListResult {
 };
 
 struct RecoveryReport {
-    std::size_t operations = 0;       // rebuilt from the audit log of the previous run
-    std::size_t interrupted = 0;      // accepted there without a recorded outcome: to reconcile
+    std::size_t operations = 0;   // rebuilt from the audit log of the previous run
+    std::size_t interrupted = 0;  // accepted there without a recorded outcome: to reconcile
     std::size_t unreadableLines = 0;
-    std::string error;                // the audit log could not be read
-    std::vector<StandingAction> standing;  // operator drains and isolations in force at its end
+    std::string error;                       // the audit log could not be read
+    std::vector<StandingAction> standing;    // operator drains and isolations in force at its end
     std::vector<StandingAction> lifecycles;  // the last SET_LIFECYCLE of each tray that succeeded
 };
 
 // What reconcileInterrupted() did with each interrupted operation.
 struct ReconcileReport {
-    std::size_t confirmed = 0;   // the intended state held: SUCCEEDED (or a drain still DRAINING)
-    std::size_t runAgain = 0;    // finished under the same operation
-    std::size_t failed = 0;      // not safe to repeat, or refused now: FAILED, saying what to check
+    std::size_t confirmed = 0;  // the intended state held: SUCCEEDED (or a drain still DRAINING)
+    std::size_t runAgain = 0;   // finished under the same operation
+    std::size_t failed = 0;     // not safe to repeat, or refused now: FAILED, saying what to check
 };
 
 // The FleetView must be safe to read from several threads at once.
@@ -152,7 +152,8 @@ private:
     void forgetLocked(std::list<std::unique_ptr<Entry>>::iterator it);
     void trimLocked();  // down to maxFinishedOperations finished entries, oldest first
     RecoveryReport recoverLocked(const std::string& auditPath);
-    [[nodiscard]] Status approvalRefusal(const Caller& approver, const watchfloor::v1::Operation& op, const std::string& reason) const;
+    [[nodiscard]] Status approvalRefusal(const Caller& approver, const watchfloor::v1::Operation& op,
+                                         const std::string& reason) const;
     OperationResult refuse(const Caller& caller, const watchfloor::v1::ActionRequest& request, Status status,
                            const watchfloor::v1::ActionPreview* preview) const;
     // SET_LIFECYCLE: the transition (or "nothing changes") first among the warnings; refused for
@@ -160,7 +161,7 @@ private:
     void previewLifecycle(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                           watchfloor::v1::ActionPreview& preview) const;
     [[nodiscard]] Status checkAgainstPreview(const Caller& caller, const watchfloor::v1::ActionRequest& request,
-                               const watchfloor::v1::ActionPreview& preview);
+                                             const watchfloor::v1::ActionPreview& preview);
     watchfloor::v1::Operation run(Entry& entry, const Caller& caller);  // the operation when run() is done
     ActionOutcome dispatch(const watchfloor::v1::Operation& operation, const Caller& caller);
     void finishLocked(Entry& entry, watchfloor::v1::OperationState state, const std::string& message);
@@ -189,8 +190,8 @@ private:
     std::unordered_map<std::string, Entry*> byId_;
     std::unordered_map<std::string, Entry*> byRequestId_;  // by requestKey(principal, request id)
     std::condition_variable settledChanged_;
-    std::vector<AuditRecord> pendingResults_;    // queued under mutex_, written by flushAudit()
-    std::mutex auditOrder_;                      // one flushAudit() at a time
+    std::vector<AuditRecord> pendingResults_;  // queued under mutex_, written by flushAudit()
+    std::mutex auditOrder_;                    // one flushAudit() at a time
     std::mt19937_64 idGenerator_;
 
     std::mutex listenersMutex_;

@@ -197,6 +197,8 @@ std::optional<RackFacts> SlurmFleetView::rack(const std::string& name) const {
 
 SlurmReadBack::SlurmReadBack(const SlurmConfig& config, FleetSource& source, std::chrono::milliseconds period,
                              SlurmNodeStatePoller::Log log)
-    : reader_(config), poller_([this] { return readCluster(reader_); }, period, std::move(log)), source_(source, poller_) {}
+    : reader_(config),
+      poller_([this] { return readCluster(reader_); }, period, std::move(log)),
+      source_(source, poller_) {}
 
 }  // namespace watchfloor::server::control

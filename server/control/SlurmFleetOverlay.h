@@ -62,7 +62,7 @@ private:
         watchfloor::v1::EntityState fromSource;  // the source's last state of it
         bool sourceReported = false;
         ShownNodeState shown;
-        bool slurmKnown = false;                 // `shown` came from a Slurm reading of this node
+        bool slurmKnown = false;  // `shown` came from a Slurm reading of this node
     };
 
     void overlay(Tray& tray, const SlurmClusterView& view, watchfloor::v1::EntityState& state, UnixTime now,

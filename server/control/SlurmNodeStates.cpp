@@ -68,7 +68,9 @@ std::shared_ptr<SlurmClusterView> merged(const SlurmClusterView& previous, Slurm
 }  // namespace
 
 SlurmNodeStatePoller::SlurmNodeStatePoller(Reader reader, std::chrono::milliseconds period, Log log)
-    : reader_(std::move(reader)), period_(period), log_(std::move(log)),
+    : reader_(std::move(reader)),
+      period_(period),
+      log_(std::move(log)),
       view_(std::make_shared<const SlurmClusterView>()) {}
 
 SlurmNodeStatePoller::~SlurmNodeStatePoller() { stop(); }

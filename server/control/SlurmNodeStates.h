@@ -22,21 +22,21 @@ namespace watchfloor::server::control {
 
 struct SlurmNodeView {
     watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
-    std::string slurmState;             // sinfo's word, e.g. "drained*"
-    std::string reason;                 // Slurm's reason, "" when none
-    std::vector<std::string> jobs;      // names of the jobs holding the node
-    std::uint64_t version = 1;          // bumps when state, reason or jobs change
+    std::string slurmState;         // sinfo's word, e.g. "drained*"
+    std::string reason;             // Slurm's reason, "" when none
+    std::vector<std::string> jobs;  // names of the jobs holding the node
+    std::uint64_t version = 1;      // bumps when state, reason or jobs change
 };
 
 // One immutable reading of the cluster, the last good one when Slurm did not answer.
 struct SlurmClusterView {
     using Clock = std::chrono::system_clock;
 
-    std::uint64_t generation = 0;       // bumps whenever anything below changes
-    bool everRead = false;              // false: no node state is known at all
-    bool reachable = false;             // the last poll succeeded
-    std::string error;                  // Slurm's message when the last poll failed
-    Clock::time_point readAt{};         // when `nodes` was read (the last successful poll)
+    std::uint64_t generation = 0;  // bumps whenever anything below changes
+    bool everRead = false;         // false: no node state is known at all
+    bool reachable = false;        // the last poll succeeded
+    std::string error;             // Slurm's message when the last poll failed
+    Clock::time_point readAt{};    // when `nodes` was read (the last successful poll)
     Clock::time_point unreachableSince{};
     std::unordered_map<std::string, SlurmNodeView> nodes;
 

@@ -74,7 +74,8 @@ v1::NodeState SlurmScheduler::parseNodeState(std::string_view state) {
     if (state == "allocated" || state == "mixed" || state == "completing") return v1::NODE_STATE_ALLOCATED;
     if (state == "draining" || state == "failing") return v1::NODE_STATE_DRAINING;
     if (state == "drained") return v1::NODE_STATE_DRAINED;
-    if (state == "down" || state == "fail" || state == "inval" || state.starts_with("power") || state.starts_with("reboot"))
+    if (state == "down" || state == "fail" || state == "inval" || state.starts_with("power") ||
+        state.starts_with("reboot"))
         return v1::NODE_STATE_DOWN;
     return v1::NODE_STATE_UNSPECIFIED;  // unknown, future, or a state this mapping does not know
 }
@@ -128,7 +129,8 @@ ActionOutcome SlurmScheduler::requeueJob(const std::string& job, const std::vect
     const std::string idList = joined(ids);
     if (excludeNodes.empty()) {
         const CommandResult requeued = run("scontrol", {"requeue", idList});
-        if (!requeued.succeeded()) return ActionOutcome::failure(requeued.failureText("scontrol", config_.commandTimeout));
+        if (!requeued.succeeded())
+            return ActionOutcome::failure(requeued.failureText("scontrol", config_.commandTimeout));
         return ActionOutcome::success("Slurm: requeued " + job + " (job " + idList + ")");
     }
     // Hold it while pending so it cannot start again on an excluded node before the update.
@@ -154,7 +156,8 @@ ActionOutcome SlurmScheduler::isolateRack(const std::string& rack, const std::ve
     if (auto drained = updateNodes(nodes, "drain", reason); !drained.succeeded) return drained;
     std::string error;
     const auto ids = jobIdsOn(nodes, error);
-    if (!error.empty()) return ActionOutcome::failure("trays of rack " + rack + " drained, but listing their jobs failed: " + error);
+    if (!error.empty())
+        return ActionOutcome::failure("trays of rack " + rack + " drained, but listing their jobs failed: " + error);
     if (!ids.empty()) {
         const CommandResult requeued = run("scontrol", {"requeue", joined(ids)});
         if (!requeued.succeeded())

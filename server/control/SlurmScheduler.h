@@ -12,9 +12,9 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace watchfloor::server::control {
@@ -35,8 +35,8 @@ private:
 };
 
 struct SlurmConfig {
-    std::string slurmConf;       // SLURM_CONF for every command; empty: Slurm's default
-    std::string binDir;          // where scontrol/sinfo/squeue live; empty: PATH
+    std::string slurmConf;  // SLURM_CONF for every command; empty: Slurm's default
+    std::string binDir;     // where scontrol/sinfo/squeue live; empty: PATH
     std::chrono::milliseconds commandTimeout{std::chrono::seconds(15)};
     std::shared_ptr<const SlurmNodeNames> nodeNames;  // null: entity names are Slurm's names
 };
@@ -44,20 +44,20 @@ struct SlurmConfig {
 struct SlurmNodeStatus {
     std::string name;
     watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
-    std::string slurmState;      // as sinfo printed it, e.g. "drained*"
-    bool responding = true;      // false when sinfo marks the node '*' (no slurmd answer)
-    std::string reason;          // "" when Slurm has none
+    std::string slurmState;  // as sinfo printed it, e.g. "drained*"
+    bool responding = true;  // false when sinfo marks the node '*' (no slurmd answer)
+    std::string reason;      // "" when Slurm has none
 };
 
 struct SlurmNodeReading {
     std::vector<SlurmNodeStatus> nodes;
-    std::string error;           // Slurm's message when it could not be asked; nodes is then empty
+    std::string error;  // Slurm's message when it could not be asked; nodes is then empty
 };
 
 // Which jobs hold which nodes (running, completing, configuring or suspended jobs).
 struct SlurmJobReading {
     std::map<std::string, std::vector<std::string>> jobsByNode;  // node -> job names
-    std::string error;           // Slurm's message when it could not be asked
+    std::string error;                                           // Slurm's message when it could not be asked
 };
 
 class SlurmScheduler : public Actuator {

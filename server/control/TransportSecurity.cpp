@@ -2,11 +2,11 @@
 
 #include <grpcpp/security/auth_context.h>
 
+#include <sys/stat.h>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
 
 namespace watchfloor::server::control {
 namespace {
@@ -53,8 +53,8 @@ ServerCredentialsResult makeServerCredentials(const TlsFiles& files) {
     }
     struct stat info {};
     if (::stat(files.keyPath.c_str(), &info) == 0 && (info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-        result.error = "the TLS key " + files.keyPath + " is accessible by group or other users; run: chmod 600 " +
-                       files.keyPath;
+        result.error =
+            "the TLS key " + files.keyPath + " is accessible by group or other users; run: chmod 600 " + files.keyPath;
         return result;
     }
     grpc::SslServerCredentialsOptions::PemKeyCertPair pair;

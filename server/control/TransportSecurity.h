@@ -20,7 +20,7 @@ struct TlsFiles {
 struct ServerCredentialsResult {
     std::shared_ptr<grpc::ServerCredentials> credentials;  // null on error
     std::string error;
-    std::string description;   // "plaintext", "TLS" or "TLS with client certificates (mTLS)"
+    std::string description;  // "plaintext", "TLS" or "TLS with client certificates (mTLS)"
 };
 
 ServerCredentialsResult makeServerCredentials(const TlsFiles& files);

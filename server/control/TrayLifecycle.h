@@ -20,8 +20,8 @@ namespace watchfloor::server::control {
 
 struct LifecycleEntry {
     watchfloor::v1::TrayLifecycle state = watchfloor::v1::TRAY_LIFECYCLE_UNSPECIFIED;
-    std::string setBy;          // principal; "auto" for automation
-    std::string reason;         // as stored: "<principal>: <text>"
+    std::string setBy;   // principal; "auto" for automation
+    std::string reason;  // as stored: "<principal>: <text>"
     std::int64_t sinceUnixMs = 0;
 };
 

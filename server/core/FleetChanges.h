@@ -19,11 +19,11 @@ inline UnixTime fromUnixMs(std::int64_t ms) { return UnixTime(std::chrono::milli
 struct Sample {
     std::uint32_t entityIndex;
     watchfloor::v1::Metric metric;
-    float value;   // NaN = the source reported blank
+    float value;  // NaN = the source reported blank
 };
 
 struct FleetChanges {
-    UnixTime time{};                                  // when all samples below were measured
+    UnixTime time{};  // when all samples below were measured
     std::vector<Sample> samples;
     // Real sources read values that were measured at different instants (each target's scrape
     // time): then sampleTimesMs[i] is when samples[i] was measured, and `time` is when the
@@ -34,7 +34,7 @@ struct FleetChanges {
     std::vector<watchfloor::v1::Job> jobs;            // jobs whose fields changed (whole message)
     bool hasFleet = false;
     watchfloor::v1::FleetGoodput fleet;
-    std::vector<watchfloor::v1::SourceStatus> sources; // sources whose status changed
+    std::vector<watchfloor::v1::SourceStatus> sources;  // sources whose status changed
     // Incidents opened, changed or resolved at this instant (whole messages): fleetd's grouping
     // adds them; a source leaves this empty.
     std::vector<watchfloor::v1::Incident> incidents;

@@ -81,7 +81,8 @@ bool expandHostlistItem(std::string_view item, std::vector<std::string>& names) 
         if (!range) return false;
         for (unsigned long n = range->first; n <= range->last; ++n) {
             std::string digits = std::to_string(n);
-            if (digits.size() < range->width) digits.insert(0, range->width - digits.size(), '0');  // "01-18" keeps width
+            if (digits.size() < range->width)
+                digits.insert(0, range->width - digits.size(), '0');  // "01-18" keeps width
             if (!expandHostlistItem(std::string(prefix) + digits + std::string(rest), names)) return false;
         }
         return true;

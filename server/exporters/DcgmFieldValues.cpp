@@ -35,8 +35,8 @@ std::vector<std::optional<double>> DcgmFieldValues::read(const TrayHost& host, c
     const auto whenAnswering = [&](double value) { return answers ? std::optional<double>(value) : std::nullopt; };
 
     // Integrated on every read, blank or not, so the total keeps its place in time.
-    const double energy = energyMj_.advance(seriesKey(gpu.index(), v1::DCGM_FI_DEV_POWER_USAGE), nowMs,
-                                            power.value_or(0.0));
+    const double energy =
+        energyMj_.advance(seriesKey(gpu.index(), v1::DCGM_FI_DEV_POWER_USAGE), nowMs, power.value_or(0.0));
     const v1::NicPort* nic = nullptr;
     for (const v1::NicPort* port : host.nicPorts)
         if (port->port_id() == gpu.local_id()) nic = port;

@@ -52,8 +52,7 @@ public:
 
     // values[i] belongs to telemetry::dcgmDefaultFields()[i]; nothing = blank. `nowMs` is the
     // store's newest sample time: where the energy integral stops.
-    std::vector<std::optional<double>> read(const TrayHost& host, const watchfloor::v1::Gpu& gpu,
-                                            std::int64_t nowMs);
+    std::vector<std::optional<double>> read(const TrayHost& host, const watchfloor::v1::Gpu& gpu, std::int64_t nowMs);
 
 private:
     const service::FleetStateStore& store_;

@@ -2,7 +2,6 @@
 
 #include <httplib.h>
 
-
 namespace watchfloor::server::exporters {
 
 ExporterServer::ExporterServer(const service::FleetStateStore& store, ExporterServerOptions options)

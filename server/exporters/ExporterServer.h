@@ -24,8 +24,8 @@ struct ExporterServerOptions {
 class ExporterServer {
 public:
     // Listening on return; nullptr and `error` when it cannot listen. The store must outlive it.
-    [[nodiscard]] static std::unique_ptr<ExporterServer> start(const service::FleetStateStore& store, ExporterServerOptions options,
-                                                 std::string* error);
+    [[nodiscard]] static std::unique_ptr<ExporterServer> start(const service::FleetStateStore& store,
+                                                               ExporterServerOptions options, std::string* error);
     ~ExporterServer();
 
     const std::string& host() const { return listener_.host(); }

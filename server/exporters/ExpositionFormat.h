@@ -18,8 +18,7 @@ void appendLabelValue(std::string& out, std::string_view value);
 // HELP text: backslash and newline escaped (client_golang's rule).
 void appendHelpText(std::string& out, std::string_view help);
 // "# HELP name text\n# TYPE name gauge|counter\n"
-void appendFamilyHeader(std::string& out, std::string_view name, std::string_view help,
-                        telemetry::PromType type);
+void appendFamilyHeader(std::string& out, std::string_view name, std::string_view help, telemetry::PromType type);
 
 // Go's fmt "%d" and "%f" (six decimals).
 void appendGoInt(std::string& out, std::int64_t value);

@@ -26,7 +26,8 @@ HttpListener::HttpListener() : http_(std::make_unique<httplib::Server>()) {}
 
 HttpListener::~HttpListener() { stop(); }
 
-bool HttpListener::listen(const std::string& address, std::size_t threads, const std::string& what, std::string* error) {
+bool HttpListener::listen(const std::string& address, std::size_t threads, const std::string& what,
+                          std::string* error) {
     int wanted = 0;
     if (!splitHostPort(address, &host_, &wanted)) {
         *error = what + ": expected HOST:PORT, got \"" + address + "\"";

@@ -20,7 +20,8 @@ public:
 
     httplib::Server& http() { return *http_; }
     // Routes must be registered before. `what` names the server in errors ("exporters").
-    [[nodiscard]] bool listen(const std::string& address, std::size_t threads, const std::string& what, std::string* error);
+    [[nodiscard]] bool listen(const std::string& address, std::size_t threads, const std::string& what,
+                              std::string* error);
     void stop();  // idempotent
 
     const std::string& host() const { return host_; }

@@ -33,8 +33,9 @@ struct Family {
 
 void appendFamily(std::string& page, Family& family) {
     if (family.series.empty()) return;
-    std::sort(family.series.begin(), family.series.end(),
-              [](const Series& a, const Series& b) { return std::tie(a.first, a.second) < std::tie(b.first, b.second); });
+    std::sort(family.series.begin(), family.series.end(), [](const Series& a, const Series& b) {
+        return std::tie(a.first, a.second) < std::tie(b.first, b.second);
+    });
     appendFamilyHeader(page, family.name, family.help, family.type);
     for (const auto& s : family.series) {
         page += family.name;
@@ -77,7 +78,8 @@ std::string NodeExposition::render(const TrayHost& host) {
         Family family{f.name, f.help, f.type, "device", "port", {}};
         const bool octets = f.name == telemetry::kIbTxBytesFamily || f.name == telemetry::kIbRxBytesFamily;
         for (const v1::NicPort* port : host.nicPorts) {
-            const double phyState = reading(port->index(), v1::IB_PHY_STATE).value_or(telemetry::kIbPhysicalStateLinkUp);
+            const double phyState =
+                reading(port->index(), v1::IB_PHY_STATE).value_or(telemetry::kIbPhysicalStateLinkUp);
             double value = 0;
             if (octets) {
                 // Gb/s x ms = 1e6 bits = 125,000 octets.
@@ -100,7 +102,8 @@ std::string NodeExposition::render(const TrayHost& host) {
     Family hwmon{telemetry::kHwmonTempFamily, kHwmonTempHelp, telemetry::PromType::Gauge, "chip", "sensor", {}};
     for (std::size_t c = 0; c < host.cpus.size(); ++c)
         if (const auto temp = reading(host.cpus[c]->index(), v1::DCGM_FI_DEV_CPU_TEMP_CELSIUS))
-            hwmon.series.push_back({"thermal_thermal_zone" + std::to_string(c), "temp1", std::round(*temp * 1000) / 1000});
+            hwmon.series.push_back(
+                {"thermal_thermal_zone" + std::to_string(c), "temp1", std::round(*temp * 1000) / 1000});
     families.push_back(std::move(hwmon));
 
     std::sort(families.begin(), families.end(), [](const Family& a, const Family& b) { return a.name < b.name; });

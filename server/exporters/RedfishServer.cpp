@@ -23,9 +23,9 @@ std::unique_ptr<RedfishServer> RedfishServer::start(const service::FleetStateSto
     const auto refuse = [](const httplib::Request&, httplib::Response& response) {
         response.status = 405;
         response.set_header("Allow", "GET");
-        response.set_content(redfish::redfishError("Base.1.19.OperationNotAllowed",
-                                                   "The twin's Redfish service is read-only."),
-                             std::string(redfish::kJsonContentType));
+        response.set_content(
+            redfish::redfishError("Base.1.19.OperationNotAllowed", "The twin's Redfish service is read-only."),
+            std::string(redfish::kJsonContentType));
     };
     http.Post(R"(/redfish(/.*)?)", refuse);
     http.Patch(R"(/redfish(/.*)?)", refuse);
@@ -53,7 +53,8 @@ std::unique_ptr<RedfishServer> startFleetdRedfish(const service::FleetStateStore
     auto server = RedfishServer::start(store, std::move(map), listenAddress, error);
     if (!server) return nullptr;
     *announce = "redfish listening on " + server->address() + " | " + std::to_string(cdus.size()) +
-                " CDUs at /redfish/v1/ThermalEquipment/CDUs" + (cdus.empty() ? std::string() : " (first " + cdus.front() + ")");
+                " CDUs at /redfish/v1/ThermalEquipment/CDUs" +
+                (cdus.empty() ? std::string() : " (first " + cdus.front() + ")");
     return server;
 }
 

@@ -15,8 +15,9 @@ namespace watchfloor::server::exporters {
 class RedfishServer {
 public:
     // Listening on return; nullptr and `error` when it cannot listen. The store must outlive it.
-    [[nodiscard]] static std::unique_ptr<RedfishServer> start(const service::FleetStateStore& store, redfish::CoolingMap map,
-                                                const std::string& listenAddress, std::string* error);
+    [[nodiscard]] static std::unique_ptr<RedfishServer> start(const service::FleetStateStore& store,
+                                                              redfish::CoolingMap map, const std::string& listenAddress,
+                                                              std::string* error);
     ~RedfishServer();
 
     std::string address() const { return listener_.address(); }

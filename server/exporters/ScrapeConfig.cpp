@@ -67,12 +67,19 @@ std::string renderPrometheusConfig(const std::string& dir, const ScrapeConfigOpt
     // Prometheus refuses a scrape_timeout longer than the interval; 10 s is its default.
     const auto timeout = std::min(options.scrapeInterval, std::chrono::milliseconds(10'000));
     const std::filesystem::path base(dir);
-    std::string yaml = "# The digital twin's exporters, one dcgm-exporter and one node_exporter per compute tray,\n"
-                       "# served by fleetd --serve-exporters " + options.exporterAddress + ".\n"
-                       "global:\n"
-                       "  scrape_interval: " + prometheusDuration(options.scrapeInterval) + "\n"
-                       "  scrape_timeout: " + prometheusDuration(timeout) + "\n"
-                       "scrape_configs:\n";
+    std::string yaml =
+        "# The digital twin's exporters, one dcgm-exporter and one node_exporter per compute tray,\n"
+        "# served by fleetd --serve-exporters " +
+        options.exporterAddress +
+        ".\n"
+        "global:\n"
+        "  scrape_interval: " +
+        prometheusDuration(options.scrapeInterval) +
+        "\n"
+        "  scrape_timeout: " +
+        prometheusDuration(timeout) +
+        "\n"
+        "scrape_configs:\n";
     for (const auto& [job, file] : {std::pair{"dcgm", kDcgmTargetsFile}, std::pair{"node", kNodeTargetsFile}}) {
         yaml += "  - job_name: ";
         yaml += job;

@@ -6,9 +6,7 @@ namespace watchfloor::server::exporters {
 
 namespace v1 = watchfloor::v1;
 
-const std::string& hostnameOf(const v1::Node& node) {
-    return node.hostname().empty() ? node.name() : node.hostname();
-}
+const std::string& hostnameOf(const v1::Node& node) { return node.hostname().empty() ? node.name() : node.hostname(); }
 
 TrayDirectory::TrayDirectory(const v1::Topology& topology) {
     std::unordered_map<std::uint32_t, std::size_t> byNode;

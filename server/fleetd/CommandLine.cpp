@@ -57,7 +57,7 @@ bool checkControlFlags(const std::string& controlOnlyFlag, const CommandLine& cl
         return *problem = "--slurm-conf needs --scheduler slurm", false;
     if ((c.autoEvictSlow || c.autoLifecycle) && !c.autoDrain)
         return *problem = std::string(c.autoEvictSlow ? "--auto-evict-slow" : "--auto-lifecycle") +
-                              " needs --auto-drain N/WINDOW: automation acts behind its circuit breaker",
+                          " needs --auto-drain N/WINDOW: automation acts behind its circuit breaker",
                false;
     if (!cl.controlEnabled() && !controlOnlyFlag.empty())
         return *problem = controlOnlyFlag + " needs --tokens FILE: operator actions are off without it", false;
@@ -71,18 +71,22 @@ bool checkSourceFlags(const std::vector<std::string>& args, const CommandLine& c
     if (!cl.sources.realSource()) {
         for (const auto& flag : sourceFlags)
             if (flag != "--source")
-                return *problem = flag + " needs --source scrape, prometheus=URL or redfish=URL (the twin is not polled)", false;
+                return *problem =
+                           flag + " needs --source scrape, prometheus=URL or redfish=URL (the twin is not polled)",
+                       false;
         return true;
     }
     if (cl.fleetFile.empty())
-        return *problem = "--source scrape, prometheus=URL or redfish=URL needs --fleet FILE: the site's racks and the host "
-                          "names of their trays (the inventory), their CDUs and leak detectors",
+        return *problem =
+                   "--source scrape, prometheus=URL or redfish=URL needs --fleet FILE: the site's racks and the host "
+                   "names of their trays (the inventory), their CDUs and leak detectors",
                false;
     for (const auto& arg : args)
         for (const char* twinOnly : {"--scenario", "--speed", "--seed", "--racks", "--regions", "--sim-duration",
                                      "--dump-events", "--simulate", "--warm-start"})
             if (arg == twinOnly || arg.rfind(std::string(twinOnly) + "=", 0) == 0)
-                return *problem = std::string(twinOnly) + " is for the digital twin; fleetd reads a real source "
+                return *problem = std::string(twinOnly) +
+                                  " is for the digital twin; fleetd reads a real source "
                                   "(--source scrape or prometheus=URL)",
                        false;
     return true;
@@ -104,12 +108,14 @@ bool checkExporterFlags(const std::vector<std::string>& args, const CommandLine&
     if (!cl.exportersListen.empty() && cl.mode == CommandLine::Mode::DumpEvents)
         return *problem = "--serve-exporters needs a running fleetd, not a headless --dump-events run", false;
     if (!cl.redfishListen.empty() && (cl.mode == CommandLine::Mode::DumpEvents || cl.sources.realSource()))
-        return *problem = "--serve-redfish publishes the running digital twin's cooling; not with --dump-events "
-                          "or a real source",
+        return *problem =
+                   "--serve-redfish publishes the running digital twin's cooling; not with --dump-events "
+                   "or a real source",
                false;
     if (!cl.exportersListen.empty() && cl.sources.realSource())
-        return *problem = "--serve-exporters publishes the digital twin's values; fleetd reads a real source "
-                          "(--source scrape or prometheus=URL)",
+        return *problem =
+                   "--serve-exporters publishes the digital twin's values; fleetd reads a real source "
+                   "(--source scrape or prometheus=URL)",
                false;
     return true;
 }
@@ -184,8 +190,8 @@ std::string usageText() {
            "                         in AUDIT_LOG.lemon-failures beside the audit log\n"
            "  --auto-lifecycle       automation sets TRIAGE itself (as 'auto', behind the --auto-drain\n"
            "                         breaker) on a lemon or a tray failing burn-in; off: it only proposes\n"
-           "\n"
-           + sourceUsageText() +
+           "\n" +
+           sourceUsageText() +
            "\n"
            "  --version              print the version and exit\n"
            "  --help                 print this help and exit\n"
@@ -201,57 +207,66 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
     CommandLine cl;
     using Handler = std::function<bool(const std::string&)>;
     const std::map<std::string, Handler> withValue = {
-        {"--listen", [&](const std::string& v) {
+        {"--listen",
+         [&](const std::string& v) {
              cl.listenAddress = v;
              return validListenAddress(v) || (*problem = "--listen: expected HOST:PORT, got \"" + v + "\"", false);
          }},
-        {"--metrics-listen", [&](const std::string& v) {
+        {"--metrics-listen",
+         [&](const std::string& v) {
              cl.metricsListen = v;
              return validListenAddress(v) ||
                     (*problem = "--metrics-listen: expected HOST:PORT, got \"" + v + "\"", false);
          }},
-        {"--alertmanager", [&](const std::string& v) {
+        {"--alertmanager",
+         [&](const std::string& v) {
              std::string why;
              cl.alertmanagerUrl = paging::normalisedAlertmanagerUrl(v, why);
              return !cl.alertmanagerUrl.empty() || (*problem = "--alertmanager: " + why, false);
          }},
-        {"--seed", [&](const std::string& v) {
+        {"--seed",
+         [&](const std::string& v) {
              return parseUnsigned(v, 0, UINT64_MAX, &cl.seed) ||
                     (*problem = "--seed: expected a whole number, got \"" + v + "\"", false);
          }},
         {"--racks", [&](const std::string& v) { return parseCount("--racks", v, &cl.racks, problem); }},
         {"--regions", [&](const std::string& v) { return parseCount("--regions", v, &cl.regions, problem); }},
-        {"--fleet", [&](const std::string& v) {
+        {"--fleet",
+         [&](const std::string& v) {
              cl.fleetFile = v;
              return !v.empty() || (*problem = "--fleet: expected a file name", false);
          }},
-        {"--scenario", [&](const std::string& v) {
+        {"--scenario",
+         [&](const std::string& v) {
              cl.scenarioFile = v;
              return !v.empty() || (*problem = "--scenario: expected a file name", false);
          }},
-        {"--speed", [&](const std::string& v) {
+        {"--speed",
+         [&](const std::string& v) {
              double speed = 0;
              const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), speed);
-             if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(speed) ||
-                 speed <= 0 || speed > kMaxSpeed)
+             if (v.empty() || ec != std::errc() || end != v.data() + v.size() || !std::isfinite(speed) || speed <= 0 ||
+                 speed > kMaxSpeed)
                  return *problem = "--speed: expected a number above 0 and at most 1000000, got \"" + v + "\"", false;
              cl.speed = speed;
              return true;
          }},
-        {"--sim-duration", [&](const std::string& v) {
+        {"--sim-duration",
+         [&](const std::string& v) {
              cl.simDuration = parseDuration(v);
              return (cl.simDuration && cl.simDuration->count() > 0) ||
-                    (*problem = "--sim-duration: expected a duration such as 90s, 6h or 54d, got \"" + v + "\"",
-                     false);
+                    (*problem = "--sim-duration: expected a duration such as 90s, 6h or 54d, got \"" + v + "\"", false);
          }},
-        {"--log-stats", [&](const std::string& v) {
+        {"--log-stats",
+         [&](const std::string& v) {
              const auto interval = parseDuration(v);
              if (!interval || interval->count() <= 0)
                  return *problem = "--log-stats: expected an interval such as 10s, got \"" + v + "\"", false;
              cl.statsInterval = *interval;
              return true;
          }},
-        {"--incident-hold", [&](const std::string& v) {
+        {"--incident-hold",
+         [&](const std::string& v) {
              const auto hold = parseDuration(v);
              if (!hold || hold->count() <= 0 || *hold > std::chrono::hours(24))
                  return *problem = "--incident-hold: expected a duration from 1s to 24h such as 10m, got \"" + v + "\"",
@@ -259,38 +274,44 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              cl.incidentHold = *hold;
              return true;
          }},
-        {"--replay-log-mb", [&](const std::string& v) {
+        {"--replay-log-mb",
+         [&](const std::string& v) {
              std::uint64_t n = 0;
              if (!parseUnsigned(v, 1, 65536, &n))
                  return *problem = "--replay-log-mb: expected a whole number from 1 to 65536, got \"" + v + "\"", false;
              cl.replayLogMiB = static_cast<std::uint32_t>(n);
              return true;
          }},
-        {"--tokens", [&](const std::string& v) {
+        {"--tokens",
+         [&](const std::string& v) {
              cl.control.tokensFile = v;
              return !v.empty() || (*problem = "--tokens: expected a file name", false);
          }},
-        {"--audit-log", [&](const std::string& v) {
+        {"--audit-log",
+         [&](const std::string& v) {
              cl.control.auditLogFile = v;
              cl.auditLogGiven = true;
              return !v.empty() || (*problem = "--audit-log: expected a file name", false);
          }},
-        {"--tls-cert", [&](const std::string& v) {
+        {"--tls-cert",
+         [&](const std::string& v) {
              cl.control.tls.certPath = v;
              return !v.empty() || (*problem = "--tls-cert: expected a PEM file name", false);
          }},
-        {"--tls-key", [&](const std::string& v) {
+        {"--tls-key",
+         [&](const std::string& v) {
              cl.control.tls.keyPath = v;
              return !v.empty() || (*problem = "--tls-key: expected a PEM file name", false);
          }},
-        {"--tls-client-ca", [&](const std::string& v) {
+        {"--tls-client-ca",
+         [&](const std::string& v) {
              cl.control.tls.clientCaPath = v;
              return !v.empty() || (*problem = "--tls-client-ca: expected a PEM file name", false);
          }},
-        {"--require-approval", [&](const std::string& v) {
-             return control::parseRequireApproval(v, &cl.control, problem);
-         }},
-        {"--approval-ttl", [&](const std::string& v) {
+        {"--require-approval",
+         [&](const std::string& v) { return control::parseRequireApproval(v, &cl.control, problem); }},
+        {"--approval-ttl",
+         [&](const std::string& v) {
              const auto ttl = parseDuration(v);
              if (!ttl || *ttl < std::chrono::seconds(1) || *ttl > std::chrono::hours(24))
                  return *problem = "--approval-ttl: expected a duration from 1s to 24h such as 15m, got \"" + v + "\"",
@@ -299,67 +320,80 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              return true;
          }},
         {"--scheduler", [&](const std::string& v) { return control::parseScheduler(v, &cl.control, problem); }},
-        {"--slurm-conf", [&](const std::string& v) {
+        {"--slurm-conf",
+         [&](const std::string& v) {
              cl.control.slurmConf = v;
              return !v.empty() || (*problem = "--slurm-conf: expected a file name", false);
          }},
-        {"--auto-drain", [&](const std::string& v) {
+        {"--auto-drain",
+         [&](const std::string& v) {
              cl.control.autoDrain = control::parseAutoDrain(v, problem);
              return cl.control.autoDrain.has_value();
          }},
-        {"--fail-slow-window", [&](const std::string& v) {
+        {"--fail-slow-window",
+         [&](const std::string& v) {
              const auto window = parseDuration(v);
              if (!window || *window < std::chrono::seconds(10) || *window > std::chrono::hours(24))
-                 return *problem = "--fail-slow-window: expected a duration from 10s to 24h such as 10m, got \"" + v +
-                                   "\"",
+                 return *problem =
+                            "--fail-slow-window: expected a duration from 10s to 24h such as 10m, got \"" + v + "\"",
                         false;
              cl.control.failSlow.window = std::chrono::duration_cast<std::chrono::seconds>(*window);
              return true;
          }},
-        {"--fail-slow-confirm", [&](const std::string& v) {
+        {"--fail-slow-confirm",
+         [&](const std::string& v) {
              std::uint64_t windows = 0;
              if (!parseUnsigned(v, 1, 100, &windows))
-                 return *problem = "--fail-slow-confirm: expected a whole number of windows from 1 to 100, got \"" + v +
-                                   "\"",
+                 return *problem =
+                            "--fail-slow-confirm: expected a whole number of windows from 1 to 100, got \"" + v + "\"",
                         false;
              cl.control.failSlow.confirmWindows = static_cast<std::uint32_t>(windows);
-             cl.control.failSlow.forgetWindows = std::max<std::uint32_t>(cl.control.failSlow.forgetWindows,
-                                                                         2 * cl.control.failSlow.confirmWindows);
+             cl.control.failSlow.forgetWindows =
+                 std::max<std::uint32_t>(cl.control.failSlow.forgetWindows, 2 * cl.control.failSlow.confirmWindows);
              return true;
          }},
-        {"--lemon", [&](const std::string& v) {
+        {"--lemon",
+         [&](const std::string& v) {
              const auto lemon = control::parseLemon(v, problem);
              if (lemon) cl.control.lemon = *lemon;
              return lemon.has_value();
          }},
-        {"--dump-events", [&](const std::string& v) {
+        {"--dump-events",
+         [&](const std::string& v) {
              cl.dumpEventsPath = v;
              return !v.empty() || (*problem = "--dump-events: expected a file name or -", false);
          }},
-        {"--serve-exporters", [&](const std::string& v) {
+        {"--serve-exporters",
+         [&](const std::string& v) {
              cl.exportersListen = v;
              return validListenAddress(v) ||
                     (*problem = "--serve-exporters: expected HOST:PORT, got \"" + v + "\"", false);
          }},
-        {"--serve-redfish", [&](const std::string& v) {
+        {"--serve-redfish",
+         [&](const std::string& v) {
              cl.redfishListen = v;
              return validListenAddress(v) ||
                     (*problem = "--serve-redfish: expected HOST:PORT, got \"" + v + "\"", false);
          }},
-        {"--exporters-config", [&](const std::string& v) {
+        {"--exporters-config",
+         [&](const std::string& v) {
              cl.exportersConfigDir = v;
              return !v.empty() || (*problem = "--exporters-config: expected a directory", false);
          }},
-        {"--exporters-scrape-interval", [&](const std::string& v) {
+        {"--exporters-scrape-interval",
+         [&](const std::string& v) {
              const auto interval = parseDuration(v);
              if (!interval || *interval < std::chrono::milliseconds(100) || *interval > std::chrono::hours(1))
-                 return *problem = "--exporters-scrape-interval: expected a duration from 100ms to 1h such as 15s, "
-                                   "got \"" + v + "\"",
+                 return *problem =
+                            "--exporters-scrape-interval: expected a duration from 100ms to 1h such as 15s, "
+                            "got \"" +
+                            v + "\"",
                         false;
              cl.exportersScrapeInterval = *interval;
              return true;
          }},
-        {"--exporters-blanks", [&](const std::string& v) {
+        {"--exporters-blanks",
+         [&](const std::string& v) {
              if (v != "omit" && v != "sentinel")
                  return *problem = "--exporters-blanks: expected omit or sentinel, got \"" + v + "\"", false;
              cl.exportersBlankSentinels = v == "sentinel";
@@ -391,7 +425,8 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
             const std::optional<std::chrono::milliseconds> history =
                 hasInlineValue ? parseDuration(value) : std::optional<std::chrono::milliseconds>(kDefaultWarmStart);
             if (!history || *history < std::chrono::hours(1))
-                return *problem = "--warm-start=D: expected a duration of at least 1h such as 6h, got \"" + value + "\"",
+                return *problem =
+                           "--warm-start=D: expected a duration of at least 1h such as 6h, got \"" + value + "\"",
                        false;
             cl.warmStart = std::chrono::duration_cast<std::chrono::seconds>(*history);
         } else if (auto handler = withValue.find(flag); handler != withValue.end()) {
@@ -400,9 +435,9 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
                 value = args[++i];
             }
             if (!handler->second(value)) return false;
-            static const std::set<std::string> controlOnly = {"--audit-log",  "--require-approval", "--approval-ttl",
-                                                              "--scheduler",  "--slurm-conf",       "--auto-drain",
-                                                              "--fail-slow-window", "--fail-slow-confirm", "--lemon"};
+            static const std::set<std::string> controlOnly = {
+                "--audit-log",  "--require-approval", "--approval-ttl",      "--scheduler", "--slurm-conf",
+                "--auto-drain", "--fail-slow-window", "--fail-slow-confirm", "--lemon"};
             if (controlOnlyFlag.empty() && controlOnly.count(flag)) controlOnlyFlag = flag;
         } else if (isSourceFlag(flag)) {
             if (!hasInlineValue) {
@@ -429,8 +464,8 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
     if (!checkSourceFlags(args, cl, twinOrSourceFlags, problem)) return false;
     if (!checkExporterFlags(args, cl, problem)) return false;
     if (cl.racks && cl.regions && *cl.regions > *cl.racks) {
-        *problem = "--regions (" + std::to_string(*cl.regions) + ") cannot exceed --racks (" +
-                   std::to_string(*cl.racks) + ")";
+        *problem =
+            "--regions (" + std::to_string(*cl.regions) + ") cannot exceed --racks (" + std::to_string(*cl.racks) + ")";
         return false;
     }
     *out = cl;

@@ -24,12 +24,12 @@ public:
                                 Unary<watchfloor::v1::WhoAmIRequest, watchfloor::v1::WhoAmIResponse>*) override {
         return refusal();
     }
-    grpc::Status StreamedPreviewAction(grpc::ServerContext*,
-                                       Unary<watchfloor::v1::PreviewActionRequest, watchfloor::v1::ActionPreview>*) override {
+    grpc::Status StreamedPreviewAction(
+        grpc::ServerContext*, Unary<watchfloor::v1::PreviewActionRequest, watchfloor::v1::ActionPreview>*) override {
         return refusal();
     }
-    grpc::Status StreamedExecuteAction(grpc::ServerContext*,
-                                       Unary<watchfloor::v1::ExecuteActionRequest, watchfloor::v1::Operation>*) override {
+    grpc::Status StreamedExecuteAction(
+        grpc::ServerContext*, Unary<watchfloor::v1::ExecuteActionRequest, watchfloor::v1::Operation>*) override {
         return refusal();
     }
     grpc::Status StreamedApproveOperation(
@@ -41,7 +41,8 @@ public:
         return refusal();
     }
     grpc::Status StreamedListOperations(
-        grpc::ServerContext*, Unary<watchfloor::v1::ListOperationsRequest, watchfloor::v1::ListOperationsResponse>*) override {
+        grpc::ServerContext*,
+        Unary<watchfloor::v1::ListOperationsRequest, watchfloor::v1::ListOperationsResponse>*) override {
         return refusal();
     }
     grpc::Status StreamedWatchOperations(

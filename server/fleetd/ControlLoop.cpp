@@ -52,8 +52,8 @@ void ControlLoop::stop() {
 void ControlLoop::autoDrain(const XidSighting& sighting) {
     const auto result = plane_.autoDrain()->onXid(sighting.node, sighting.gpu, sighting.xid, sighting.eventId);
     if (!result || !log_) return;
-    const std::string what = "auto-drain " + sighting.node + " after Xid " + std::to_string(sighting.xid) +
-                             " (event " + std::to_string(sighting.eventId) + ")";
+    const std::string what = "auto-drain " + sighting.node + " after Xid " + std::to_string(sighting.xid) + " (event " +
+                             std::to_string(sighting.eventId) + ")";
     if (result->status.ok())
         log_(what + ": " + result->operation.id() + " " + control::stateName(result->operation.state()));
     else
@@ -65,9 +65,8 @@ void ControlLoop::run() {
     auto nextTick = Clock::now() + tickPeriod_;
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        wake_.wait_until(lock, nextTick, [this] {
-            return stopping_ || reconcileRequested_ || !sightings_.empty() || !tasks_.empty();
-        });
+        wake_.wait_until(lock, nextTick,
+                         [this] { return stopping_ || reconcileRequested_ || !sightings_.empty() || !tasks_.empty(); });
         if (stopping_) break;
         if (reconcileRequested_) {
             reconcileRequested_ = false;

@@ -20,8 +20,8 @@
 namespace watchfloor::server::fleetd {
 
 struct XidSighting {
-    std::string node;        // "r01-n03"
-    std::uint32_t gpu = 0;   // local id within the tray, 0..3
+    std::string node;       // "r01-n03"
+    std::uint32_t gpu = 0;  // local id within the tray, 0..3
     std::uint32_t xid = 0;
     std::uint64_t eventId = 0;
 };

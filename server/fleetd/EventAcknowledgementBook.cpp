@@ -24,11 +24,12 @@ bool EventAcknowledgementBook::journaled(std::uint64_t eventId) const {
 }
 
 void EventAcknowledgementBook::noteJournaled(std::uint64_t eventId) {
-    if (eventId > lastJournaled_.load(std::memory_order_relaxed)) lastJournaled_.store(eventId, std::memory_order_release);
+    if (eventId > lastJournaled_.load(std::memory_order_relaxed))
+        lastJournaled_.store(eventId, std::memory_order_release);
 }
 
 control::ActionOutcome EventAcknowledgementBook::acknowledge(std::uint64_t eventId, const std::string& principal,
-                                                          const std::string& note) {
+                                                             const std::string& note) {
     const std::string event = "event " + std::to_string(eventId);
     if (!journaled(eventId)) return control::ActionOutcome::failure(event + " is not one of this fleetd run's events");
     std::lock_guard lock(mutex_);

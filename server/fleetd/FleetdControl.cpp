@@ -6,15 +6,15 @@
 #include "DigitalTwin.h"
 #include "TwinControlAdapter.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <set>
-#include <sys/file.h>
-#include <unistd.h>
 
 namespace watchfloor::server::fleetd {
 namespace v1 = watchfloor::v1;
@@ -84,7 +84,8 @@ FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::Di
     if (!cl.controlEnabled()) return disabled(std::move(self), cl);
     EventAcknowledgementBook& acknowledgements = self->acknowledgements_;
     self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
-        twin, twinActionTimeout(cl.speed), [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
+        twin, twinActionTimeout(cl.speed),
+        [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
     const control::FleetView& base = *self->twinControl_;
     control::Actuator* simulator = self->twinControl_.get();
     auto created = assemble(std::move(self), cl, twin.topology(), base, simulator, slurmStates);
@@ -134,7 +135,8 @@ void FleetdControl::restoreMaintenanceWindows() {
     std::vector<v1::Operation> scheduled;
     std::set<std::string> cancelled;
     for (v1::Operation& op : succeededOperations()) {
-        if (op.request().type() == v1::ACTION_TYPE_SCHEDULE_MAINTENANCE) scheduled.push_back(std::move(op));
+        if (op.request().type() == v1::ACTION_TYPE_SCHEDULE_MAINTENANCE)
+            scheduled.push_back(std::move(op));
         else if (op.request().type() == v1::ACTION_TYPE_CANCEL_MAINTENANCE)
             cancelled.insert(op.request().maintenance_window_id());
     }
@@ -149,7 +151,8 @@ void FleetdControl::restoreMaintenanceWindows() {
                         : 0;
     }
     if (restored > 0)
-        log_("restored " + std::to_string(restored) + " maintenance window(s) scheduled in earlier runs (those already "
+        log_("restored " + std::to_string(restored) +
+             " maintenance window(s) scheduled in earlier runs (those already "
              "over end at the first tick)");
 }
 
@@ -178,7 +181,8 @@ FleetdControl::CreateResult FleetdControl::createForRealFleet(const CommandLine&
     self->keepIncidentRecords(topology);
     if (!cl.controlEnabled()) return disabled(std::move(self), cl);
     if (!slurmStates)
-        return {nullptr, "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE]"};
+        return {nullptr,
+                "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE]"};
     EventAcknowledgementBook& acknowledgements = self->acknowledgements_;
     self->topologyView_ = std::make_unique<control::TopologyFleetView>(
         topology, [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
@@ -199,8 +203,9 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
         std::error_code ec;
         const auto folder = std::filesystem::path(options.auditLogFile).parent_path();
         std::filesystem::create_directories(folder, ec);
-        if (ec) return fail("cannot create " + folder.string() + " for the audit log: " + ec.message() +
-                            "; choose one with --audit-log FILE");
+        if (ec)
+            return fail("cannot create " + folder.string() + " for the audit log: " + ec.message() +
+                        "; choose one with --audit-log FILE");
         self->log_("audit log: " + options.auditLogFile + " (default; --audit-log FILE to choose)");
     }
     std::string error;
@@ -215,8 +220,8 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
         self->slurmView_ = std::make_unique<control::SlurmFleetView>(base, *slurmStates);
         fleet = self->slurmView_.get();
     }
-    self->incidentActions_ = std::make_unique<control::IncidentActions>(self->lifecycle_.get(), self->calendar_.get(),
-                                                                        &self->handoffs_);
+    self->incidentActions_ =
+        std::make_unique<control::IncidentActions>(self->lifecycle_.get(), self->calendar_.get(), &self->handoffs_);
     auto created = control::ControlPlane::create(
         options, {*fleet, simulator, &acknowledgements, [raw](const std::string& message) { raw->raiseAlert(message); },
                   self->incidentActions_.get()});
@@ -236,8 +241,8 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
         for (const auto& node : topology.nodes()) self->nodeNames_[node.index()] = node.name();
         for (const auto& gpu : topology.gpus()) self->gpuPlaces_[gpu.index()] = {gpu.node_index(), gpu.local_id()};
         const auto& breaker = self->plane_->breaker()->config();
-        self->log_("automatic draining on: at most " + std::to_string(breaker.effectiveLimit()) +
-                   " nodes per " + std::to_string(breaker.window.count()) + " s" +
+        self->log_("automatic draining on: at most " + std::to_string(breaker.effectiveLimit()) + " nodes per " +
+                   std::to_string(breaker.window.count()) + " s" +
                    (breaker.effectiveLimit() < breaker.maxActionsPerWindow
                         ? " (the share of " + std::to_string(breaker.fleetTrays) + " trays binds, below " +
                               std::to_string(breaker.maxActionsPerWindow) + ")"
@@ -249,12 +254,13 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
     self->trays_ = std::make_unique<TrayAutomation>(
         topology, *self->plane_, options, [loop](TrayAutomation::Task task) { loop->post(std::move(task)); },
         self->log_);
-    self->log_(std::string("fail-slow trays: ") +
-               (options.autoEvictSlow ? "confirmed ones are drained as 'auto' behind the circuit breaker"
-                                      : "confirmed ones are proposed to operators (--auto-evict-slow to drain them)") +
-               "; lemon trays: " + std::to_string(options.lemon.failures) + " failures within " +
-               control::windowText(options.lemon.window) +
-               (options.autoLifecycle ? ", set to TRIAGE as 'auto'" : ", TRIAGE proposed (--auto-lifecycle to set it)"));
+    self->log_(
+        std::string("fail-slow trays: ") +
+        (options.autoEvictSlow ? "confirmed ones are drained as 'auto' behind the circuit breaker"
+                               : "confirmed ones are proposed to operators (--auto-evict-slow to drain them)") +
+        "; lemon trays: " + std::to_string(options.lemon.failures) + " failures within " +
+        control::windowText(options.lemon.window) +
+        (options.autoLifecycle ? ", set to TRIAGE as 'auto'" : ", TRIAGE proposed (--auto-lifecycle to set it)"));
     return {std::move(self), {}};
 }
 

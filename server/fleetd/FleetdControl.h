@@ -115,16 +115,16 @@ private:
     incidents::HandoffBook handoffs_;
     std::unique_ptr<control::IncidentActions> incidentActions_;
     std::unique_ptr<sim::TwinControlAdapter> twinControl_;
-    std::unique_ptr<control::FleetView> topologyView_;     // a real fleet's
+    std::unique_ptr<control::FleetView> topologyView_;    // a real fleet's
     std::unique_ptr<control::SlurmFleetView> slurmView_;  // --scheduler slurm
     std::unique_ptr<control::ControlPlane> plane_;
     // Before loop_: the loop's tasks use it, and members go in reverse order.
     std::unique_ptr<TrayAutomation> trays_;
     std::unique_ptr<ControlLoop> loop_;
-    std::unordered_map<std::uint32_t, GpuPlace> gpuPlaces_;       // only with --auto-drain
-    std::unordered_map<std::uint32_t, std::string> nodeNames_;    // only with --auto-drain
+    std::unordered_map<std::uint32_t, GpuPlace> gpuPlaces_;     // only with --auto-drain
+    std::unordered_map<std::uint32_t, std::string> nodeNames_;  // only with --auto-drain
     bool automationSent_ = false;
-    std::string lastAutomation_;                                  // serialized AutomationStatus
+    std::string lastAutomation_;  // serialized AutomationStatus
 };
 
 }  // namespace watchfloor::server::fleetd

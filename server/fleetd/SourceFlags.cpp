@@ -29,8 +29,8 @@ bool readFile(const std::string& flag, const std::string& value, std::string& ou
     return !value.empty() || (*problem = flag + ": expected a file name", false);
 }
 
-bool readCount(const std::string& flag, const std::string& value, std::size_t low, std::size_t high,
-               std::size_t& out, std::string* problem) {
+bool readCount(const std::string& flag, const std::string& value, std::size_t low, std::size_t high, std::size_t& out,
+               std::string* problem) {
     std::size_t n = 0;
     const auto r = std::from_chars(value.data(), value.data() + value.size(), n);
     if (value.empty() || r.ec != std::errc() || r.ptr != value.data() + value.size() || n < low || n > high)
@@ -68,8 +68,10 @@ bool readRedfishUrl(std::string url, SourceFlags& f, std::string* problem) {
     const bool https = url.rfind("https://", 0) == 0;
     const std::string rest = url.substr(https ? 8 : url.rfind("http://", 0) == 0 ? 7 : 0);
     if ((!https && url.rfind("http://", 0) != 0) || rest.empty() || rest.find_first_of("/?#@ ") != std::string::npos)
-        return *problem = "--source redfish=URL: expected http(s)://HOST[:PORT] of the CDU or aggregator's Redfish "
-                          "service, got \"" + url + "\"",
+        return *problem =
+                   "--source redfish=URL: expected http(s)://HOST[:PORT] of the CDU or aggregator's Redfish "
+                   "service, got \"" +
+                   url + "\"",
                false;
     for (const auto& known : f.redfishUrls)
         if (known == url) return *problem = "--source redfish=" + url + " given twice", false;
@@ -325,8 +327,9 @@ bool checkSourceCombination(const SourceFlags& flags, std::string* problem) {
             return *problem = flag + " needs --source prometheus=URL (--source redfish=URL reads cooling only)", false;
         // With the scraper live, a store is read for history only: nothing polls it.
         if (flags.scrape && (flag == "--poll" || flag == "--store-lookback"))
-            return *problem = flag + " is for polling a store; with --source scrape the store (--source "
-                                     "prometheus=URL) only answers history",
+            return *problem = flag +
+                              " is for polling a store; with --source scrape the store (--source "
+                              "prometheus=URL) only answers history",
                    false;
     }
     if (flags.redfishTimeout && *flags.redfishTimeout > flags.redfish.interval)

@@ -1,6 +1,7 @@
 #pragma once
 // fleetd's flags for real telemetry sources (--source prometheus=URL and the store's connection
-// options, --source scrape and the scraper's, --source redfish=URL and its), kept apart from the twin's and the control plane's.
+// options, --source scrape and the scraper's, --source redfish=URL and its), kept apart from the twin's and the control
+// plane's.
 
 #include "PromClient.h"
 #include "RedfishHttp.h"
@@ -14,7 +15,7 @@
 namespace watchfloor::server::fleetd {
 
 struct SourceFlags {
-    std::vector<std::string> prometheusUrls;               // --source prometheus=URL, repeatable (shards)
+    std::vector<std::string> prometheusUrls;                // --source prometheus=URL, repeatable (shards)
     std::chrono::milliseconds poll{15'000};                 // --poll D
     std::chrono::milliseconds storeScrapeInterval{15'000};  // --store-scrape-interval D
     std::chrono::milliseconds lookback{300'000};            // --store-lookback D
@@ -22,14 +23,14 @@ struct SourceFlags {
     bool slurmJobs = false;                                 // --jobs slurm[=SLURM_CONF]
     std::string slurmConf;
 
-    bool scrape = false;                                    // --source scrape
-    sources::ScrapeSourceOptions scraper;                   // --scrape-* (timeout: see scrapeOptions())
-    std::optional<std::chrono::milliseconds> scrapeTimeout; // --scrape-timeout D
+    bool scrape = false;                                     // --source scrape
+    sources::ScrapeSourceOptions scraper;                    // --scrape-* (timeout: see scrapeOptions())
+    std::optional<std::chrono::milliseconds> scrapeTimeout;  // --scrape-timeout D
     // --source redfish=URL, repeatable (one Redfish service per CDU or aggregator): cooling.
     std::vector<std::string> redfishUrls;
-    redfish::RedfishOptions redfish;                        // --redfish-* options, every service
+    redfish::RedfishOptions redfish;                          // --redfish-* options, every service
     std::optional<std::chrono::milliseconds> redfishTimeout;  // --redfish-timeout D (default: see redfishServices())
-    std::vector<std::string> given;                         // the flags of this file given, in order
+    std::vector<std::string> given;                           // the flags of this file given, in order
 
     bool realSource() const { return scrape || !prometheusUrls.empty() || !redfishUrls.empty(); }
     bool gpuSource() const { return scrape || !prometheusUrls.empty(); }

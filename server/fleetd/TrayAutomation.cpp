@@ -84,7 +84,8 @@ void TrayAutomation::restoreLemons(std::int64_t nowMs) {
              std::to_string(loaded.snapshot.failures.size()) + " tray(s) carried over, " + std::to_string(counted) +
              " still within " + control::windowText(lemons_.config().window) + ", " +
              std::to_string(lemons_.lemons(nowMs)) + " lemon(s)" +
-             (loaded.skippedLines > 0 ? "; " + std::to_string(loaded.skippedLines) + " line(s) skipped" : std::string()));
+             (loaded.skippedLines > 0 ? "; " + std::to_string(loaded.skippedLines) + " line(s) skipped"
+                                      : std::string()));
     // A lemon carried over is proposed for triage again (nothing happens when it is triaged already).
     for (const auto& [node, times] : lemons_.failures())
         if (lemons_.lemon(node, nowMs)) proposeTriage(node, lemonReason(node, nowMs), nowMs);
@@ -113,8 +114,10 @@ void TrayAutomation::takeOutcomes() {
         triages.swap(triages_);
     }
     for (const EvictionOutcome& e : evictions) {
-        if (e.refusal.empty()) ladder_.evicting(e.job, e.node, e.operationId);
-        else ladder_.refused(e.job, e.node, e.refusal);
+        if (e.refusal.empty())
+            ladder_.evicting(e.job, e.node, e.operationId);
+        else
+            ladder_.refused(e.job, e.node, e.refusal);
     }
     for (const TriageOutcome& t : triages) {
         const auto proposal = proposals_.find(t.node);
@@ -238,7 +241,8 @@ void TrayAutomation::decorate(v1::EntityState& state, const std::string& node, s
     state.set_recent_failures(lemons_.recentFailures(node, nowMs));
     state.set_lemon(lemons_.lemon(node, nowMs));
     const auto proposal = proposals_.find(node);
-    state.set_proposed_lifecycle(proposal == proposals_.end() ? v1::TRAY_LIFECYCLE_UNSPECIFIED : proposal->second.state);
+    state.set_proposed_lifecycle(proposal == proposals_.end() ? v1::TRAY_LIFECYCLE_UNSPECIFIED
+                                                              : proposal->second.state);
     state.set_proposal_reason(proposal == proposals_.end() ? std::string() : proposal->second.reason);
 }
 

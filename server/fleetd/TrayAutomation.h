@@ -82,7 +82,7 @@ private:
     std::optional<control::LemonFailureLoad> lemonsToRestore_;  // until the first tick
     std::uint64_t savedLemonRevision_ = 0;
     std::int64_t savedLemonClockMs_ = 0;
-    std::unordered_map<std::uint32_t, std::string> trayNames_;     // entity index -> name
+    std::unordered_map<std::uint32_t, std::string> trayNames_;                // entity index -> name
     std::unordered_map<std::string, watchfloor::v1::EntityState> lastState_;  // undecorated, by tray
     std::map<std::string, Proposal> proposals_;
     std::set<std::string> restate_;  // trays to send again this tick (tick thread only)

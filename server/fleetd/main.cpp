@@ -4,20 +4,20 @@
 #include "CommandLine.h"
 #include "DigitalTwin.h"
 #include "EventDump.h"
+#include "FleetModel.h"
+#include "FleetSpec.h"
 #include "FleetdControl.h"
 #include "FleetdExporters.h"
 #include "FleetdServer.h"
-#include "FleetModel.h"
-#include "FleetSpec.h"
 #include "MaintenanceSilencer.h"
 #include "Pager.h"
 #include "PrometheusSource.h"
 #include "RedfishCoolingSource.h"
 #include "RedfishServer.h"
 #include "ScrapeSource.h"
+#include "SlurmFleetOverlay.h"
 #include "StoreHistory.h"
 #include "TopologyFleetView.h"
-#include "SlurmFleetOverlay.h"
 
 #include <pthread.h>
 #include <systemd/sd-daemon.h>
@@ -67,7 +67,8 @@ std::unique_ptr<sources::ScrapeSource> makeScrapeSource(const fleetd::CommandLin
     auto topology = siteTopology(cl);
     if (!topology) return nullptr;
     std::string problem;
-    auto source = sources::ScrapeSource::create(std::move(*topology), cl.sources.scrapeOptions(), logSourceLine, &problem);
+    auto source =
+        sources::ScrapeSource::create(std::move(*topology), cl.sources.scrapeOptions(), logSourceLine, &problem);
     if (!source) std::cerr << "fleetd: " << problem << "\n";
     return source;
 }
@@ -194,14 +195,12 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
     const auto& t = source->topology();
     const auto host = cl.listenAddress.substr(0, cl.listenAddress.rfind(':'));
     std::cerr << kVersion << " listening on " << host << ":" << server->port() << " | fleet \"" << t.fleet_name()
-              << "\": " << t.racks_size() << " racks, " << t.regions_size() << " regions, " << t.gpus_size()
-              << " GPUs"
+              << "\": " << t.racks_size() << " racks, " << t.regions_size() << " regions, " << t.gpus_size() << " GPUs"
               << (server->metricsPort() ? " | metrics on port " + std::to_string(server->metricsPort()) : "")
               << (pager ? " | paging " + pager->status().target() : "")
               << (twin ? " | seed " + std::to_string(cl.seed) + " | speed " + std::to_string(cl.speed) + "x"
                        : " | " + cl.sources.describe())
-              << " | run " << server->runId() << " | "
-              << server->history().describeRetention() << std::endl;
+              << " | run " << server->runId() << " | " << server->history().describeRetention() << std::endl;
     // --serve-exporters: the twin's state as every tray's dcgm-exporter and node_exporter pages.
     std::unique_ptr<exporters::ExporterServer> exporterServer;
     if (!cl.exportersListen.empty()) {
@@ -223,7 +222,8 @@ int serve(FleetSource& fleet, sim::DigitalTwin* twin, const fleetd::CommandLine&
     std::unique_ptr<exporters::RedfishServer> redfishServer;
     if (!cl.redfishListen.empty()) {
         std::string announce;
-        redfishServer = exporters::startFleetdRedfish(server->store(), cl.fleetFile, cl.redfishListen, &announce, &error);
+        redfishServer =
+            exporters::startFleetdRedfish(server->store(), cl.fleetFile, cl.redfishListen, &announce, &error);
         if (!redfishServer) {
             std::cerr << "fleetd: " << error << "\n";
             if (exporterServer) exporterServer->stop();
@@ -328,7 +328,7 @@ int main(int argc, char** argv) {
         sim::DumpOptions dump;
         dump.duration = *cl.simDuration;
         dump.path = cl.dumpEventsPath;
-    dump.incidents.hold = cl.incidentHold;
+        dump.incidents.hold = cl.incidentHold;
         std::string error;
         if (!sim::dumpEvents(*twin, dump, &error)) {
             std::cerr << "fleetd: " << error << "\n";

@@ -19,8 +19,7 @@ double lowerGammaSeries(double a, double x) {
     for (int n = 1; n < kMaxIterations; ++n) {
         term *= x / (a + n);
         sum += term;
-        if (std::fabs(term) < std::fabs(sum) * kEpsilon)
-            break;
+        if (std::fabs(term) < std::fabs(sum) * kEpsilon) break;
     }
     return sum * std::exp(-x + a * std::log(x) - std::lgamma(a));
 }
@@ -35,16 +34,13 @@ double upperGammaContinuedFraction(double a, double x) {
         const double an = -i * (i - a);
         b += 2.0;
         d = an * d + b;
-        if (std::fabs(d) < kTiny)
-            d = kTiny;
+        if (std::fabs(d) < kTiny) d = kTiny;
         c = b + an / c;
-        if (std::fabs(c) < kTiny)
-            c = kTiny;
+        if (std::fabs(c) < kTiny) c = kTiny;
         d = 1.0 / d;
         const double delta = d * c;
         h *= delta;
-        if (std::fabs(delta - 1.0) < kEpsilon)
-            break;
+        if (std::fabs(delta - 1.0) < kEpsilon) break;
     }
     return std::exp(-x + a * std::log(x) - std::lgamma(a)) * h;
 }
@@ -59,9 +55,7 @@ double roughNormalQuantile(double p) {
     return p < 0.5 ? -z : z;
 }
 
-double chiSquareCdf(double x, double dof) {
-    return regularizedLowerGamma(dof / 2.0, x / 2.0);
-}
+double chiSquareCdf(double x, double dof) { return regularizedLowerGamma(dof / 2.0, x / 2.0); }
 
 double chiSquareDensity(double x, double dof) {
     const double k = dof / 2.0;
@@ -71,24 +65,17 @@ double chiSquareDensity(double x, double dof) {
 }  // namespace
 
 double regularizedLowerGamma(double a, double x) {
-    if (!(a > 0) || !(x >= 0) || !std::isfinite(a))
-        return std::numeric_limits<double>::quiet_NaN();
-    if (x == 0)
-        return 0.0;
-    if (std::isinf(x))
-        return 1.0;
-    if (x < a + 1.0)
-        return lowerGammaSeries(a, x);
+    if (!(a > 0) || !(x >= 0) || !std::isfinite(a)) return std::numeric_limits<double>::quiet_NaN();
+    if (x == 0) return 0.0;
+    if (std::isinf(x)) return 1.0;
+    if (x < a + 1.0) return lowerGammaSeries(a, x);
     return 1.0 - upperGammaContinuedFraction(a, x);
 }
 
 double chiSquareQuantile(double p, double dof) {
-    if (!(dof > 0) || !std::isfinite(dof) || std::isnan(p))
-        return std::numeric_limits<double>::quiet_NaN();
-    if (p <= 0)
-        return 0.0;
-    if (p >= 1)
-        return std::numeric_limits<double>::infinity();
+    if (!(dof > 0) || !std::isfinite(dof) || std::isnan(p)) return std::numeric_limits<double>::quiet_NaN();
+    if (p <= 0) return 0.0;
+    if (p >= 1) return std::numeric_limits<double>::infinity();
 
     // Wilson–Hilferty start, then Newton steps kept inside a bracket that bisection shrinks
     // whenever Newton would leave it (the density is tiny in the far tails).
@@ -97,8 +84,7 @@ double chiSquareQuantile(double p, double dof) {
     double x = dof * std::pow(std::max(1.0 - h + z * std::sqrt(h), 0.01), 3.0);
     double lo = 0.0;
     double hi = std::max(2.0 * x, dof + 10.0);
-    while (chiSquareCdf(hi, dof) < p)
-        hi *= 2.0;
+    while (chiSquareCdf(hi, dof) < p) hi *= 2.0;
     x = std::clamp(x, lo, hi);
     for (int i = 0; i < 200; ++i) {
         const double error = chiSquareCdf(x, dof) - p;
@@ -108,10 +94,8 @@ double chiSquareQuantile(double p, double dof) {
             lo = x;
         const double density = x > 0 ? chiSquareDensity(x, dof) : 0.0;
         double next = density > 0 ? x - error / density : 0.5 * (lo + hi);
-        if (!(next > lo && next < hi))
-            next = 0.5 * (lo + hi);
-        if (std::fabs(next - x) <= 1e-15 * x || hi - lo <= 1e-15 * hi)
-            return next;
+        if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+        if (std::fabs(next - x) <= 1e-15 * x || hi - lo <= 1e-15 * hi) return next;
         x = next;
     }
     return x;

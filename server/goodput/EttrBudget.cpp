@@ -8,26 +8,21 @@ namespace watchfloor::server {
 
 namespace {
 
-bool finiteNonNegative(double v) {
-    return std::isfinite(v) && v >= 0;
-}
+bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
 
 bool validModel(const EttrModel& m) {
     return finiteNonNegative(m.jobFailuresPerS) && finiteNonNegative(m.restartOverheadS) &&
            finiteNonNegative(m.checkpointIntervalS) && finiteNonNegative(m.checkpointSaveS);
 }
 
-double share(double seconds, double totalS) {
-    return totalS > 0 ? seconds / totalS : 0.0;
-}
+double share(double seconds, double totalS) { return totalS > 0 ? seconds / totalS : 0.0; }
 
 constexpr double kHourS = 3600.0;
 
 }  // namespace
 
 ExpectedEttrTerms expectedEttrTerms(const EttrModel& m) {
-    if (!validModel(m) || m.checkpointIntervalS <= 0)
-        return {};
+    if (!validModel(m) || m.checkpointIntervalS <= 0) return {};
     const double costPerInterval = m.checkpointSaveS / m.checkpointIntervalS;
     const double denominator = 1.0 + costPerInterval;
     return {m.jobFailuresPerS * m.restartOverheadS / denominator,
@@ -101,12 +96,10 @@ watchfloor::v1::CheckpointAdvice checkpointAdvice(const EttrModel& configured, c
     out.set_failures_per_hour(rate.perS * kHourS);
     out.set_failure_rate_basis(rate.basis);
     out.set_interval_auto(intervalAuto);
-    if (!(rate.perS > 0))
-        return out;
+    if (!(rate.perS > 0)) return out;
     const double optimumS = dalyOptimalInterval(Seconds(configured.checkpointSaveS), Seconds(1.0 / rate.perS)).count();
     out.set_young_daly_interval_s(optimumS);
-    if (optimumS <= 0)
-        return out;
+    if (optimumS <= 0) return out;
     EttrModel atConfigured = configured;
     atConfigured.jobFailuresPerS = rate.perS;
     EttrModel atOptimum = atConfigured;

@@ -15,10 +15,10 @@ namespace watchfloor::server {
 
 // The inputs of Meta's E[ETTR] for one job.
 struct EttrModel {
-    double jobFailuresPerS = 0;    // Λ
-    double restartOverheadS = 0;   // u0
-    double checkpointIntervalS = 0;// τ
-    double checkpointSaveS = 0;    // C (blocking)
+    double jobFailuresPerS = 0;      // Λ
+    double restartOverheadS = 0;     // u0
+    double checkpointIntervalS = 0;  // τ
+    double checkpointSaveS = 0;      // C (blocking)
 };
 
 // 1 − E[ETTR] = restart + rework + checkpoint, each over (1 + C/τ), before the clamp:
@@ -35,7 +35,7 @@ double expectedEttr(const EttrModel& model);
 // What the job has lived through so far, for the measured half of the budget.
 struct JobExposure {
     std::uint32_t interruptions = 0;
-    double exposureS = 0;          // time the job held its trays (failures can only hit then)
+    double exposureS = 0;  // time the job held its trays (failures can only hit then)
 };
 
 // Restart-type badput of a breakdown: accelerator init, training prep, program startup, the

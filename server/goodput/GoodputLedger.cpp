@@ -11,9 +11,7 @@ namespace watchfloor::server {
 
 namespace {
 
-std::string secondsText(double s) {
-    return std::to_string(s) + " s";
-}
+std::string secondsText(double s) { return std::to_string(s) + " s"; }
 
 }  // namespace
 
@@ -50,20 +48,17 @@ bool GoodputLedger::acceptingRecords(bool timesFinite, const char* what) {
 }
 
 bool GoodputLedger::acceptPoint(double& tS, const char* what) {
-    if (!acceptingRecords(std::isfinite(tS), what))
-        return false;
+    if (!acceptingRecords(std::isfinite(tS), what)) return false;
     const double earliestS = inDisruption_ ? std::max(cursorS_, downSinceS_) : cursorS_;
     if (tS < earliestS) {
-        clip(what, "at " + secondsText(tS) + ", before the last record (" + secondsText(earliestS) +
-                       "); moved to it");
+        clip(what, "at " + secondsText(tS) + ", before the last record (" + secondsText(earliestS) + "); moved to it");
         tS = earliestS;
     }
     return true;
 }
 
 bool GoodputLedger::acceptWork(double beginS, double endS, const char* what) {
-    if (!acceptingRecords(std::isfinite(beginS) && std::isfinite(endS), what))
-        return false;
+    if (!acceptingRecords(std::isfinite(beginS) && std::isfinite(endS), what)) return false;
     if (inDisruption_) {
         reject(what, "the job is down since a disruption; record jobStart first");
         return false;
@@ -82,20 +77,18 @@ bool GoodputLedger::claimFromCursor(double& beginS, double endS, const char* wha
         return false;
     }
     if (beginS < cursorS_) {
-        clip(what, "begins at " + secondsText(beginS) + ", before the last record ended (" +
-                       secondsText(cursorS_) + "); only the part after it counts");
+        clip(what, "begins at " + secondsText(beginS) + ", before the last record ended (" + secondsText(cursorS_) +
+                       "); only the part after it counts");
         beginS = cursorS_;
     }
     cursorS_ = endS;
     return true;
 }
 
-bool GoodputLedger::acceptInterval(Seconds begin, Seconds end, const char* what, double& beginS,
-                                   double& endS) {
+bool GoodputLedger::acceptInterval(Seconds begin, Seconds end, const char* what, double& beginS, double& endS) {
     beginS = begin.count();
     endS = end.count();
-    if (!acceptWork(beginS, endS, what) || !claimFromCursor(beginS, endS, what))
-        return false;
+    if (!acceptWork(beginS, endS, what) || !claimFromCursor(beginS, endS, what)) return false;
     lastRecordWasSteps_ = false;
     return true;
 }
@@ -116,10 +109,8 @@ void GoodputLedger::jobStart(Seconds t) {
         beginSegment();
         return;
     }
-    if (!acceptPoint(tS, "jobStart"))
-        return;
-    if (!inDisruption_)
-        enterDisruption();  // a restart is proof of an interruption, recorded or not
+    if (!acceptPoint(tS, "jobStart")) return;
+    if (!inDisruption_) enterDisruption();  // a restart is proof of an interruption, recorded or not
     // Google: new job_start_time − start of the last step before the disruption. The step in
     // flight began when the segment's last record ended (the cursor).
     infraRecoveryS_ += tS - cursorS_;
@@ -130,21 +121,18 @@ void GoodputLedger::jobStart(Seconds t) {
 
 void GoodputLedger::acceleratorInit(Seconds begin, Seconds end) {
     double b = 0, e = 0;
-    if (acceptInterval(begin, end, "acceleratorInit", b, e))
-        acceleratorInitS_ += e - b;
+    if (acceptInterval(begin, end, "acceleratorInit", b, e)) acceleratorInitS_ += e - b;
 }
 
 void GoodputLedger::trainingPrep(Seconds begin, Seconds end) {
     double b = 0, e = 0;
-    if (acceptInterval(begin, end, "trainingPrep", b, e))
-        trainingPrepS_ += e - b;
+    if (acceptInterval(begin, end, "trainingPrep", b, e)) trainingPrepS_ += e - b;
 }
 
 void GoodputLedger::dataLoadingSync(Seconds begin, Seconds end) {
     // Only the first load after a (re)start blocks; later ones overlap steps (DATA_LOADING_ASYNC,
     // outside badput and the denominator), so they are not time of their own.
-    if (started_ && !inDisruption_ && !ended_ && !firstDataLoadPending_)
-        return;
+    if (started_ && !inDisruption_ && !ended_ && !firstDataLoadPending_) return;
     double b = 0, e = 0;
     if (acceptInterval(begin, end, "dataLoadingSync", b, e)) {
         dataLoadingSyncS_ += e - b;
@@ -154,8 +142,7 @@ void GoodputLedger::dataLoadingSync(Seconds begin, Seconds end) {
 
 void GoodputLedger::checkpointRestore(std::uint64_t step, Seconds begin, Seconds end) {
     double b = 0, e = 0;
-    if (!acceptInterval(begin, end, "checkpointRestore", b, e))
-        return;
+    if (!acceptInterval(begin, end, "checkpointRestore", b, e)) return;
     checkpointRestoreS_ += e - b;
     if (!hasDurable_ || step > lastDurableStep_)
         markDurableThrough(step);
@@ -180,8 +167,7 @@ void GoodputLedger::steps(std::uint64_t firstStep, std::uint64_t count, Seconds 
         return;
     }
     double b = 0, e = 0;
-    if (!acceptInterval(begin, end, "steps", b, e))
-        return;
+    if (!acceptInterval(begin, end, "steps", b, e)) return;
 
     const double durationS = e - b;
     StepTime time;
@@ -196,8 +182,7 @@ void GoodputLedger::steps(std::uint64_t firstStep, std::uint64_t count, Seconds 
     window_.push(run);
     window_.dropEndedBy(e - windowS_);
     atRisk_.push(run);
-    if (hasDurable_)
-        durable_ += atRisk_.takeThroughStep(lastDurableStep_);
+    if (hasDurable_) durable_ += atRisk_.takeThroughStep(lastDurableStep_);
 
     nextStep_ = firstStep + count;
     lastRecordWasSteps_ = true;
@@ -207,8 +192,7 @@ void GoodputLedger::steps(std::uint64_t firstStep, std::uint64_t count, Seconds 
 void GoodputLedger::checkpointSave(std::uint64_t step, Seconds begin, Seconds end) {
     double b = begin.count();
     double e = end.count();
-    if (!acceptWork(b, e, "checkpointSave"))
-        return;
+    if (!acceptWork(b, e, "checkpointSave")) return;
 
     bool claimed = false;
     if (b < cursorS_ && lastRecordWasSteps_ && b >= lastStepsBeginS_) {
@@ -220,13 +204,11 @@ void GoodputLedger::checkpointSave(std::uint64_t step, Seconds begin, Seconds en
         claimed = e <= cursorS_;
     }
     if (!claimed) {
-        if (!claimFromCursor(b, e, "checkpointSave"))
-            return;
+        if (!claimFromCursor(b, e, "checkpointSave")) return;
         checkpointSaveS_ += e - b;
     }
     lastRecordWasSteps_ = false;
-    if (!hasDurable_ || step > lastDurableStep_)
-        markDurableThrough(step);
+    if (!hasDurable_ || step > lastDurableStep_) markDurableThrough(step);
 }
 
 void GoodputLedger::disruption(Seconds t) {
@@ -235,16 +217,14 @@ void GoodputLedger::disruption(Seconds t) {
         reject("disruption", "the job is already down since " + secondsText(downSinceS_));
         return;
     }
-    if (!acceptPoint(tS, "disruption"))
-        return;
+    if (!acceptPoint(tS, "disruption")) return;
     enterDisruption();
     downSinceS_ = tS;
 }
 
 void GoodputLedger::jobEnd(Seconds t) {
     double tS = t.count();
-    if (!acceptPoint(tS, "jobEnd"))
-        return;
+    if (!acceptPoint(tS, "jobEnd")) return;
     if (inDisruption_) {
         // Ended while down (cancelled after a failure): it never recovered.
         infraRecoveryS_ += tS - cursorS_;
@@ -285,8 +265,7 @@ void GoodputLedger::markDurableThrough(std::uint64_t step) {
 }
 
 void GoodputLedger::rollBackTo(std::uint64_t step) {
-    while (!durableMarks_.empty() && durableMarks_.back().step > step)
-        durableMarks_.pop_back();
+    while (!durableMarks_.empty() && durableMarks_.back().step > step) durableMarks_.pop_back();
     if (durableMarks_.empty() && durableMarksTruncated_) {
         clip("checkpointRestore", "step " + std::to_string(step) + " is older than the " +
                                       std::to_string(kMaxDurableMarks) +
@@ -324,19 +303,14 @@ double GoodputLedger::takeFromNewestSteps(double seconds) {
 // --- results -------------------------------------------------------------------------------
 
 double GoodputLedger::effectiveNowS(Seconds now) const {
-    if (ended_)
-        return endS_;
+    if (ended_) return endS_;
     const double nowS = now.count();
     return std::isfinite(nowS) ? std::max(nowS, cursorS_) : cursorS_;
 }
 
-double GoodputLedger::totalS(double nowS) const {
-    return started_ ? nowS - firstStartS_ : 0.0;
-}
+double GoodputLedger::totalS(double nowS) const { return started_ ? nowS - firstStartS_ : 0.0; }
 
-double GoodputLedger::productiveS() const {
-    return durable_.productiveS + atRisk_.sum().productiveS;
-}
+double GoodputLedger::productiveS() const { return durable_.productiveS + atRisk_.sum().productiveS; }
 
 watchfloor::v1::GoodputBreakdown GoodputLedger::breakdown(Seconds now) const {
     const double nowS = effectiveNowS(now);
@@ -382,8 +356,7 @@ double GoodputLedger::ettrRatio(Seconds now) const {
 
 StepTime GoodputLedger::slidingWindowTime(Seconds now, double& spanS) const {
     spanS = 0;
-    if (!started_ || windowS_ <= 0)
-        return {};
+    if (!started_ || windowS_ <= 0) return {};
     const double nowS = effectiveNowS(now);
     const double cutoffS = nowS - windowS_;
     window_.dropEndedBy(cutoffS);

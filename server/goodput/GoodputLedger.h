@@ -156,7 +156,7 @@ private:
     std::uint64_t lastDurableStep_ = 0;
     std::uint64_t nextStep_ = 0;  // steps below it in this segment were already recorded
 
-    StepTime durable_;            // confirmed
+    StepTime durable_;  // confirmed
     double acceleratorInitS_ = 0;
     double trainingPrepS_ = 0;
     double programStartupS_ = 0;
@@ -165,8 +165,8 @@ private:
     double checkpointRestoreS_ = 0;
     double wastedProgressS_ = 0;
     double infraRecoveryS_ = 0;
-    StepRunQueue atRisk_;                 // kept steps after the last durable checkpoint
-    mutable StepRunQueue window_;         // kept steps of the sliding window
+    StepRunQueue atRisk_;          // kept steps after the last durable checkpoint
+    mutable StepRunQueue window_;  // kept steps of the sliding window
     std::deque<DurableMark> durableMarks_;
     bool durableMarksTruncated_ = false;
     LedgerIssues issues_;
@@ -193,9 +193,9 @@ Seconds youngOptimalInterval(Seconds checkpointCost, Seconds jobMtbf);
 // Exponential-lifetime MTTF estimate with a chi-square confidence interval
 // [2T/χ²(2n+2, 1−α/2), 2T/χ²(2n, α/2)] (docs/domain/goodput.md). n = 0 gives a lower bound only.
 struct MttfEstimate {
-    double mttfS = 0;      // T / n (0 when n == 0)
+    double mttfS = 0;  // T / n (0 when n == 0)
     double lowS = 0;
-    double highS = 0;      // +inf when n == 0
+    double highS = 0;  // +inf when n == 0
 };
 // All zero for a negative exposure or a confidence outside (0, 1). Chi-square quantiles from
 // ChiSquare.h (inverse of the regularized incomplete gamma, no table).

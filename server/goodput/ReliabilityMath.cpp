@@ -10,9 +10,7 @@ namespace watchfloor::server {
 
 namespace {
 
-bool finiteNonNegative(double v) {
-    return std::isfinite(v) && v >= 0;
-}
+bool finiteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
 
 }  // namespace
 
@@ -22,8 +20,7 @@ double expectedEttr(double jobFailuresPerSecond, Seconds restartOverhead, Second
     const double u0S = restartOverhead.count();
     const double tauS = checkpointInterval.count();
     const double costS = checkpointCost.count();
-    if (!finiteNonNegative(lambda) || !finiteNonNegative(u0S) || !finiteNonNegative(costS) ||
-        !finiteNonNegative(tauS))
+    if (!finiteNonNegative(lambda) || !finiteNonNegative(u0S) || !finiteNonNegative(costS) || !finiteNonNegative(tauS))
         return 0.0;
     if (tauS == 0)  // checkpointing continuously: only free if a checkpoint costs nothing
         return costS > 0 ? 0.0 : std::clamp(1.0 - lambda * u0S, 0.0, 1.0);
@@ -34,8 +31,7 @@ double expectedEttr(double jobFailuresPerSecond, Seconds restartOverhead, Second
 Seconds dalyOptimalInterval(Seconds checkpointCost, Seconds jobMtbf) {
     const double c = checkpointCost.count();
     const double m = jobMtbf.count();
-    if (!finiteNonNegative(c) || !(m >= 0) || std::isnan(m) || c == 0)
-        return Seconds(0);
+    if (!finiteNonNegative(c) || !(m >= 0) || std::isnan(m) || c == 0) return Seconds(0);
     if (c >= 2.0 * m)  // Daly: the expansion holds for C < 2M only
         return Seconds(m);
     const double ratio = c / (2.0 * m);
@@ -45,15 +41,13 @@ Seconds dalyOptimalInterval(Seconds checkpointCost, Seconds jobMtbf) {
 Seconds youngOptimalInterval(Seconds checkpointCost, Seconds jobMtbf) {
     const double c = checkpointCost.count();
     const double m = jobMtbf.count();
-    if (!finiteNonNegative(c) || !(m >= 0) || std::isnan(m))
-        return Seconds(0);
+    if (!finiteNonNegative(c) || !(m >= 0) || std::isnan(m)) return Seconds(0);
     return Seconds(std::sqrt(2.0 * c * m));
 }
 
 MttfEstimate estimateMttf(double exposureS, std::uint32_t failures, double confidence) {
     MttfEstimate out;
-    if (!finiteNonNegative(exposureS) || !(confidence > 0 && confidence < 1))
-        return out;
+    if (!finiteNonNegative(exposureS) || !(confidence > 0 && confidence < 1)) return out;
     const double alpha = 1.0 - confidence;
     const double n = failures;
     out.mttfS = failures > 0 ? exposureS / n : 0.0;
@@ -65,8 +59,7 @@ MttfEstimate estimateMttf(double exposureS, std::uint32_t failures, double confi
 
 double palmMfu(const watchfloor::v1::ModelConfig& model, double tokensPerSecond, std::uint32_t gpuCount) {
     const double peakFlopsPerS = double(gpuCount) * model.gpu_peak_flops();
-    if (!(peakFlopsPerS > 0) || !finiteNonNegative(tokensPerSecond))
-        return 0.0;
+    if (!(peakFlopsPerS > 0) || !finiteNonNegative(tokensPerSecond)) return 0.0;
     // 6N: forward (2N) + backward (4N) matmuls; 12·L·H·Q·T: attention over the sequence.
     const double flopsPerToken = 6.0 * model.parameters() + 12.0 * double(model.layers()) * double(model.heads()) *
                                                                 double(model.head_dim()) *

@@ -82,8 +82,7 @@ StepTime StepRunQueue::takeAll() {
 
 StepTime StepRunQueue::deductFromNewest(double seconds) {
     StepTime taken;
-    if (runs_.empty() || seconds <= 0)
-        return taken;
+    if (runs_.empty() || seconds <= 0) return taken;
     StepRun& back = runs_.back();
     taken.productiveS = std::min(seconds, back.time.productiveS);
     taken.stragglerS = std::min(seconds - taken.productiveS, back.time.stragglerS);
@@ -105,8 +104,7 @@ StepTime StepRunQueue::timeSince(double t) const {
     // Only the oldest run can straddle `t` once runs ended by `t` are dropped; runs not yet
     // dropped are subtracted whole.
     for (const StepRun& run : runs_) {
-        if (run.beginS >= t)
-            break;
+        if (run.beginS >= t) break;
         const double durationS = run.endS - run.beginS;
         const double outsideShare = durationS > 0 ? std::min(1.0, (t - run.beginS) / durationS) : 1.0;
         inside.productiveS -= run.time.productiveS * outsideShare;
@@ -118,8 +116,7 @@ StepTime StepRunQueue::timeSince(double t) const {
 void StepRunQueue::recomputeSumIfEmpty() {
     // Running sums of millions of additions and subtractions drift by rounding; an empty queue
     // is an exact zero.
-    if (runs_.empty())
-        sum_ = {};
+    if (runs_.empty()) sum_ = {};
 }
 
 }  // namespace watchfloor::server

@@ -41,8 +41,10 @@ const v1::NvLink* CauseTopology::link(std::uint32_t entity) const {
     std::uint32_t low = 0, high = static_cast<std::uint32_t>(links.size());
     while (low < high) {
         const std::uint32_t mid = low + (high - low) / 2;
-        if (indexAt(mid) < entity) low = mid + 1;
-        else high = mid;
+        if (indexAt(mid) < entity)
+            low = mid + 1;
+        else
+            high = mid;
     }
     if (low == static_cast<std::uint32_t>(links.size()) || indexAt(low) != entity) return nullptr;
     return &links[static_cast<int>(linkOrder_.empty() ? low : linkOrder_[low])];
@@ -111,7 +113,8 @@ CauseTopology::CauseTopology(const v1::Topology& t) : topology_(t) {
         names_[index] = name;
         return e;
     };
-    for (const auto& gpu : t.gpus()) inTray(gpu.index(), v1::ENTITY_KIND_GPU, gpu.node_index(), gpu.name()).gpu = gpu.index();
+    for (const auto& gpu : t.gpus())
+        inTray(gpu.index(), v1::ENTITY_KIND_GPU, gpu.node_index(), gpu.name()).gpu = gpu.index();
     for (const auto& cpu : t.cpus()) inTray(cpu.index(), v1::ENTITY_KIND_CPU, cpu.node_index(), cpu.name());
     for (const auto& port : t.nic_ports())
         inTray(port.index(), v1::ENTITY_KIND_NIC_PORT, port.node_index(), port.name()).extra =
@@ -120,8 +123,8 @@ CauseTopology::CauseTopology(const v1::Topology& t) : topology_(t) {
     fleet.kind = v1::ENTITY_KIND_FLEET;
     names_[t.fleet_index()] = "fleet";
     const auto& links = t.nvlinks();
-    const bool sorted = std::is_sorted(links.begin(), links.end(),
-                                       [](const auto& a, const auto& b) { return a.index() < b.index(); });
+    const bool sorted =
+        std::is_sorted(links.begin(), links.end(), [](const auto& a, const auto& b) { return a.index() < b.index(); });
     if (!sorted) {
         linkOrder_.resize(static_cast<std::size_t>(links.size()));
         for (std::uint32_t i = 0; i < linkOrder_.size(); ++i) linkOrder_[i] = i;

@@ -22,14 +22,14 @@ public:
 
     watchfloor::v1::EntityKind kind(std::uint32_t entity) const;  // UNSPECIFIED for jobs and unknown
     bool known(std::uint32_t entity) const { return kind(entity) != watchfloor::v1::ENTITY_KIND_UNSPECIFIED; }
-    std::uint32_t gpuOf(std::uint32_t entity) const;    // a GPU itself, an NVLink's GPU; else kNone
-    std::uint32_t trayOf(std::uint32_t entity) const;   // compute tray of a GPU, CPU, NVLink, NIC port, tray
-    std::uint32_t rackOf(std::uint32_t entity) const;   // rack of anything at or below rack level
-    std::uint32_t regionOf(std::uint32_t entity) const; // region of a rack or anything inside, or the region
+    std::uint32_t gpuOf(std::uint32_t entity) const;     // a GPU itself, an NVLink's GPU; else kNone
+    std::uint32_t trayOf(std::uint32_t entity) const;    // compute tray of a GPU, CPU, NVLink, NIC port, tray
+    std::uint32_t rackOf(std::uint32_t entity) const;    // rack of anything at or below rack level
+    std::uint32_t regionOf(std::uint32_t entity) const;  // region of a rack or anything inside, or the region
     std::uint32_t loopOfRack(std::uint32_t rack) const;
-    std::uint32_t cduOfRack(std::uint32_t rack) const;  // interned CDU id (see cduName)
-    std::uint32_t leafOfPort(std::uint32_t nicPort) const;        // interned leaf id, kNone if not a port
-    std::uint32_t switchTrayOfLink(std::uint32_t nvlink) const;   // NVLink switch tray, kNone if not a link
+    std::uint32_t cduOfRack(std::uint32_t rack) const;           // interned CDU id (see cduName)
+    std::uint32_t leafOfPort(std::uint32_t nicPort) const;       // interned leaf id, kNone if not a port
+    std::uint32_t switchTrayOfLink(std::uint32_t nvlink) const;  // NVLink switch tray, kNone if not a link
     const std::vector<std::uint32_t>& gpusOfTray(std::uint32_t tray) const;
     const std::vector<std::uint32_t>& traysOfRack(std::uint32_t rack) const;
     const std::vector<std::uint32_t>& shelvesOfRack(std::uint32_t rack) const;

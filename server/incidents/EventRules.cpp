@@ -163,14 +163,13 @@ EventRule classify(const v1::Event& e, const CauseTopology& topology) {
     case v1::EVENT_TYPE_LINK_BER:
         if (!raising && e.type() != v1::EVENT_TYPE_LINK_UP) return rule;
         return linkEvent(e, topology);
-    case v1::EVENT_TYPE_CDU_ALARM:
-        return cduAlarm(e, topology);
+    case v1::EVENT_TYPE_CDU_ALARM: return cduAlarm(e, topology);
     case v1::EVENT_TYPE_LEAK:
         rule.role = Role::Root;
         rule.causeClass = "leak";
-        rule.key = key(v1::CAUSE_SCOPE_COOLING_LOOP,
-                       topology.kind(entity) == v1::ENTITY_KIND_COOLING_LOOP ? entity
-                                                                             : topology.loopOfRack(topology.rackOf(entity)));
+        rule.key = key(v1::CAUSE_SCOPE_COOLING_LOOP, topology.kind(entity) == v1::ENTITY_KIND_COOLING_LOOP
+                                                         ? entity
+                                                         : topology.loopOfRack(topology.rackOf(entity)));
         return rule;
     case v1::EVENT_TYPE_RACK_ISOLATED:
         rule.role = Role::Symptom;
@@ -228,8 +227,7 @@ EventRule classify(const v1::Event& e, const CauseTopology& topology) {
         rule.role = Role::Clear;
         rule.condition = condition(v1::EVENT_TYPE_STRAGGLER_DETECTED, entity);
         return rule;
-    default:
-        return rule;  // job progress, checkpoints, operator actions, sources: not incidents
+    default: return rule;  // job progress, checkpoints, operator actions, sources: not incidents
     }
 }
 

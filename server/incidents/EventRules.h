@@ -39,18 +39,18 @@ struct ConditionKey {
     std::uint8_t family = 0;  // the raising event's type
     std::uint32_t entity = CauseTopology::kNone;
     std::uint32_t related = CauseTopology::kNone;  // a CDU alarm's rack
-    std::string cause;                              // a CDU alarm's class
+    std::string cause;                             // a CDU alarm's class
     auto operator<=>(const ConditionKey&) const = default;
 };
 
 struct EventRule {
     Role role = Role::Ignore;
     Domain domain = Domain::General;
-    CauseKey key;             // Root: its cause; Symptom: the key it opens when nothing covers it
+    CauseKey key;                                  // Root: its cause; Symptom: the key it opens when nothing covers it
     std::uint32_t subject = CauseTopology::kNone;  // the entity a Symptom/Follower needs covered
-    bool sustained = false;   // begins a condition that a Clear ends
-    ConditionKey condition;   // for sustained raises and for clears
-    std::string causeClass;   // Event.cause, or one derived from the type
+    bool sustained = false;                        // begins a condition that a Clear ends
+    ConditionKey condition;                        // for sustained raises and for clears
+    std::string causeClass;                        // Event.cause, or one derived from the type
 };
 
 EventRule classify(const watchfloor::v1::Event& event, const CauseTopology& topology);

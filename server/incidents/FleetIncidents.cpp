@@ -10,7 +10,8 @@ FleetIncidents::FleetIncidents(const v1::Topology& topology, GrouperOptions opti
 void FleetIncidents::apply(FleetChanges& changes) {
     const std::int64_t nowMs = toUnixMs(changes.time);
     if (calendar_) calendar_->advanceTo(nowMs, &changes.maintenance);
-    grouper_.observe(nowMs, changes.events, changes.jobs, &changes.incidents, calendar_ ? &calendar_->cover() : nullptr);
+    grouper_.observe(nowMs, changes.events, changes.jobs, &changes.incidents,
+                     calendar_ ? &calendar_->cover() : nullptr);
     if (lifecycle_) {
         for (std::uint64_t id : lifecycle_->takeResolves()) grouper_.resolveNow(id, nowMs, &changes.incidents);
         lifecycle_->publish(nowMs, changes.events, grouper_.released(), changes.jobs, &changes.incidents);

@@ -24,16 +24,16 @@ void keepNewestHandoffs(std::vector<v1::ShiftHandoff>& handoffs, std::size_t kee
 
 HandoffBook::Result HandoffBook::checkPost(std::int64_t periodStartMs, std::int64_t periodEndMs) const {
     if (periodStartMs <= 0 || periodEndMs <= 0)
-        return refuse(Code::InvalidArgument, "a handoff needs the period it covers: handoff_period_start_unix_ms and "
-                                             "handoff_period_end_unix_ms (Unix ms)");
+        return refuse(Code::InvalidArgument,
+                      "a handoff needs the period it covers: handoff_period_start_unix_ms and "
+                      "handoff_period_end_unix_ms (Unix ms)");
     if (periodEndMs <= periodStartMs)
         return refuse(Code::InvalidArgument, "the handoff period ends at " + utcTime(periodEndMs) +
                                                  ", not after its start " + utcTime(periodStartMs));
     const auto length = std::chrono::milliseconds(periodEndMs - periodStartMs);
     if (length > kMaxPeriod)
-        return refuse(Code::InvalidArgument,
-                      "the handoff period is " + std::to_string(length.count() / 3'600'000) + " h; at most " +
-                          std::to_string(kMaxPeriod.count()) + " h");
+        return refuse(Code::InvalidArgument, "the handoff period is " + std::to_string(length.count() / 3'600'000) +
+                                                 " h; at most " + std::to_string(kMaxPeriod.count()) + " h");
     return {Code::Ok,
             "post a handoff note for " + utcTime(periodStartMs) + " to " + utcTime(periodEndMs) +
                 "; the next shift acknowledges it",
@@ -71,8 +71,9 @@ HandoffBook::Result HandoffBook::checkAcknowledgeLocked(const std::string& id, c
                 "a handoff is acknowledged by the next shift; " + principal + " posted " + id +
                     " and cannot acknowledge it",
                 1};
-    return {Code::Ok, "acknowledge handoff " + id + " from " + handoff.author() + " (posted " +
-                          utcTime(handoff.posted_unix_ms()) + ")",
+    return {Code::Ok,
+            "acknowledge handoff " + id + " from " + handoff.author() + " (posted " +
+                utcTime(handoff.posted_unix_ms()) + ")",
             1};
 }
 

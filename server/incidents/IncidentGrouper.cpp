@@ -17,14 +17,11 @@ CauseKey keyOf(v1::CauseScope scope, std::uint32_t id) { return CauseKey{static_
 bool explains(std::uint8_t scope, Domain domain) {
     switch (static_cast<v1::CauseScope>(scope)) {
     case v1::CAUSE_SCOPE_FACILITY:
-    case v1::CAUSE_SCOPE_CDU:
-        return domain == Domain::Cooling;
+    case v1::CAUSE_SCOPE_CDU: return domain == Domain::Cooling;
     case v1::CAUSE_SCOPE_COOLING_LOOP:
     case v1::CAUSE_SCOPE_RACK:
-    case v1::CAUSE_SCOPE_TRAY:
-        return true;
-    default:
-        return domain == Domain::General;
+    case v1::CAUSE_SCOPE_TRAY: return true;
+    default: return domain == Domain::General;
     }
 }
 
@@ -52,14 +49,12 @@ std::string causeWords(const std::string& cause) {
 
 double disruptionGpuSeconds(const v1::Job& job) {
     const auto& b = job.breakdown();
-    return double(job.gpu_count()) * (b.accelerator_init_s() + b.training_prep_s() + b.program_startup_s() +
-                                      b.checkpoint_restore_s() + b.wasted_progress_s() + b.infra_recovery_s() +
-                                      b.straggler_slowdown_s());
+    return double(job.gpu_count()) *
+           (b.accelerator_init_s() + b.training_prep_s() + b.program_startup_s() + b.checkpoint_restore_s() +
+            b.wasted_progress_s() + b.infra_recovery_s() + b.straggler_slowdown_s());
 }
 
-std::string plural(std::size_t n, const char* what) {
-    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
+std::string plural(std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
 
 }  // namespace
 
@@ -149,9 +144,7 @@ void IncidentGrouper::addToBlast(Open& incident, std::uint32_t entity, bool whol
         break;
     case v1::ENTITY_KIND_COOLING_LOOP:
     case v1::ENTITY_KIND_POWER_SHELF:
-    case v1::ENTITY_KIND_NVSWITCH_TRAY:
-        incident.racks.insert(topology_.rackOf(entity));
-        break;
+    case v1::ENTITY_KIND_NVSWITCH_TRAY: incident.racks.insert(topology_.rackOf(entity)); break;
     case v1::ENTITY_KIND_UNSPECIFIED:  // jobs live outside the topology
         noteJob(incident, entity);
         break;
@@ -255,7 +248,8 @@ void IncidentGrouper::attributeCost(std::span<const v1::Job> jobs) {
         if (held != conditions_.end() && open_.count(held->second)) holders.push_back(held->second);
     };
     for (const v1::Job& job : jobs) {
-        const Disruption now{disruptionGpuSeconds(job), double(job.gpu_count()) * job.breakdown().straggler_slowdown_s()};
+        const Disruption now{disruptionGpuSeconds(job),
+                             double(job.gpu_count()) * job.breakdown().straggler_slowdown_s()};
         auto [it, first] = jobDisruption_.try_emplace(job.index(), now);
         const Disruption before = it->second;
         it->second = now;
@@ -269,7 +263,8 @@ void IncidentGrouper::attributeCost(std::span<const v1::Job> jobs) {
         if (now.slowdown <= before.slowdown) continue;
         holding(v1::EVENT_TYPE_STRAGGLER_DETECTED, job.index());
         if (holders.empty())
-            for (auto h = jobIncidents_.lower_bound({job.index(), 0}); h != jobIncidents_.end() && h->first == job.index(); ++h)
+            for (auto h = jobIncidents_.lower_bound({job.index(), 0});
+                 h != jobIncidents_.end() && h->first == job.index(); ++h)
                 holders.push_back(h->second);
         charge(now.slowdown - before.slowdown);
     }
@@ -302,8 +297,7 @@ void IncidentGrouper::route(const v1::Event& event, const EventRule& rule, std::
     Open* incident = nullptr;
     switch (rule.role) {
     case Role::Ignore:
-    case Role::Clear:
-        return;
+    case Role::Clear: return;
     case Role::Root: {
         const auto scope = static_cast<v1::CauseScope>(rule.key.scope);
         // A GPU's own fault takes the events of its links (they fail with it).

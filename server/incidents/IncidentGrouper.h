@@ -31,8 +31,8 @@ struct GrouperOptions {
     // A tray that opens its Nth tray incident within this window is named a lemon tray.
     std::chrono::milliseconds lemonWindow = std::chrono::hours(24 * 7);
     std::uint32_t lemonFaults = 3;
-    std::size_t listBound = 256;         // blast radius lists (counts stay exact)
-    std::size_t memberIdsKept = 128;     // first N and newest N member ids
+    std::size_t listBound = 256;      // blast radius lists (counts stay exact)
+    std::size_t memberIdsKept = 128;  // first N and newest N member ids
     // A change of goodput cost alone is published at most this often (sim time) per incident.
     std::chrono::milliseconds costPublishPeriod = std::chrono::seconds(10);
 };
@@ -110,22 +110,22 @@ private:
     CauseTopology topology_;
     GrouperOptions options_;
     std::uint64_t nextId_ = 1;
-    std::map<std::uint64_t, Open> open_;                    // by id
-    std::map<CauseKey, std::uint64_t> byKey_;               // open incidents by cause
-    std::map<ConditionKey, std::uint64_t> conditions_;      // active conditions → their incident
-    std::set<std::pair<std::uint32_t, std::uint64_t>> memberTrays_;   // (tray, open incident)
-    std::set<std::pair<std::uint32_t, std::uint64_t>> jobIncidents_;  // (job, open incident)
+    std::map<std::uint64_t, Open> open_;                                   // by id
+    std::map<CauseKey, std::uint64_t> byKey_;                              // open incidents by cause
+    std::map<ConditionKey, std::uint64_t> conditions_;                     // active conditions → their incident
+    std::set<std::pair<std::uint32_t, std::uint64_t>> memberTrays_;        // (tray, open incident)
+    std::set<std::pair<std::uint32_t, std::uint64_t>> jobIncidents_;       // (job, open incident)
     std::map<std::uint32_t, std::deque<std::int64_t>> trayIncidentTimes_;  // lemon trays
     struct Disruption {
         double all = 0;       // disruption badput, GPU-seconds
         double slowdown = 0;  // of which straggler slowdown
     };
-    std::map<std::uint32_t, Disruption> jobDisruption_;     // at each job's last report
+    std::map<std::uint32_t, Disruption> jobDisruption_;  // at each job's last report
     std::map<std::uint32_t, std::vector<std::uint32_t>> jobTrays_;
     std::map<std::uint32_t, std::string> jobNames_;
-    std::vector<std::uint32_t> jobOfTray_;                  // by tray index; kNone when idle
-    std::map<ConditionKey, watchfloor::v1::Event> held_;    // conditions begun inside maintenance, not cleared
-    std::vector<watchfloor::v1::Event> released_;           // held events grouped by the last observe()
+    std::vector<std::uint32_t> jobOfTray_;                // by tray index; kNone when idle
+    std::map<ConditionKey, watchfloor::v1::Event> held_;  // conditions begun inside maintenance, not cleared
+    std::vector<watchfloor::v1::Event> released_;         // held events grouped by the last observe()
 };
 
 }  // namespace watchfloor::server::incidents

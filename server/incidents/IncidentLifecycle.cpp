@@ -40,7 +40,8 @@ bool rackWide(v1::CauseScope scope) {
 
 IncidentLifecycle::IncidentLifecycle(const v1::Topology& topology, std::size_t resolvedKept)
     : resolvedKept_(resolvedKept) {
-    for (const auto& node : topology.nodes()) nodeByName_.emplace(node.name(), NodePlace{node.index(), node.rack_index()});
+    for (const auto& node : topology.nodes())
+        nodeByName_.emplace(node.name(), NodePlace{node.index(), node.rack_index()});
     for (const auto& rack : topology.racks()) rackByName_.emplace(rack.name(), rack.index());
 }
 
@@ -61,16 +62,19 @@ IncidentLifecycle::Verdict IncidentLifecycle::checkLocked(Step step, std::uint64
     const Record& record = found->second;
     const v1::IncidentState state = effectiveState(record);
     const std::string now = stateWord(state);
-    auto refused = [&](std::string why) { return Verdict{Code::FailedPrecondition, name + " is " + now + ": " + why, record.version}; };
+    auto refused = [&](std::string why) {
+        return Verdict{Code::FailedPrecondition, name + " is " + now + ": " + why, record.version};
+    };
     auto allowed = [&](std::string what) { return Verdict{Code::Ok, name + ": " + what, record.version}; };
-    const std::string resolvedHow =
-        record.resolvedBy.empty() ? "it resolved by itself once its members had cleared for the hold time"
-                                  : "resolved by " + record.resolvedBy;
+    const std::string resolvedHow = record.resolvedBy.empty()
+                                        ? "it resolved by itself once its members had cleared for the hold time"
+                                        : "resolved by " + record.resolvedBy;
     switch (step) {
     case Step::Acknowledge:
         if (state == v1::INCIDENT_STATE_RESOLVED)
-            return refused(resolvedHow + "; a resolved incident cannot be acknowledged (new events open a new "
-                                         "incident; NOTE_INCIDENT still adds a note)");
+            return refused(resolvedHow +
+                           "; a resolved incident cannot be acknowledged (new events open a new "
+                           "incident; NOTE_INCIDENT still adds a note)");
         if (state != v1::INCIDENT_STATE_OPEN)
             return refused("already acknowledged by " + record.owner + " at " + utcTime(record.acknowledgedMs));
         return allowed(now + " -> ACKNOWLEDGED, owner " + owner);
@@ -117,7 +121,8 @@ IncidentLifecycle::Verdict IncidentLifecycle::apply(Step step, std::uint64_t id,
     if (!verdict.ok()) return verdict;
     Record& record = records_.at(id);
     auto stateChange = [&](v1::IncidentState state, std::string text) {
-        v1::IncidentTimelineEntry change = entry(v1::TIMELINE_ENTRY_KIND_STATE_CHANGE, nowMs, std::move(text), principal);
+        v1::IncidentTimelineEntry change =
+            entry(v1::TIMELINE_ENTRY_KIND_STATE_CHANGE, nowMs, std::move(text), principal);
         change.set_state(state);
         change.set_operation_id(operationId);
         addEntry(record, std::move(change));
@@ -182,9 +187,9 @@ void IncidentLifecycle::recordAction(const OperatorAction& action) {
         if (effectiveState(record) == v1::INCIDENT_STATE_RESOLVED || !hits(record, action) ||
             !record.operations.insert(action.operationId).second)
             continue;
-        v1::IncidentTimelineEntry added = entry(v1::TIMELINE_ENTRY_KIND_OPERATOR_ACTION, nowMs,
-                                                action.action + " " + action.description + ": " + action.outcome,
-                                                action.principal);
+        v1::IncidentTimelineEntry added =
+            entry(v1::TIMELINE_ENTRY_KIND_OPERATOR_ACTION, nowMs,
+                  action.action + " " + action.description + ": " + action.outcome, action.principal);
         added.set_action(action.action);
         added.set_target(action.description);
         added.set_operation_id(action.operationId);
@@ -251,25 +256,27 @@ void IncidentLifecycle::publish(std::int64_t nowMs, std::span<const v1::Event> e
             Record& record = records_[incident.id()];
             record.grouped = incident;
             if (record.timelineState == v1::INCIDENT_STATE_UNSPECIFIED) {
-                v1::IncidentTimelineEntry opened = entry(
-                    v1::TIMELINE_ENTRY_KIND_STATE_CHANGE, incident.started_unix_ms(),
-                    "opened: " + incident.root_cause().summary() +
-                        (incident.raised_after_maintenance()
-                             ? " (its fault began inside a maintenance window and was still active when it ended)"
-                             : ""));
+                v1::IncidentTimelineEntry opened =
+                    entry(v1::TIMELINE_ENTRY_KIND_STATE_CHANGE, incident.started_unix_ms(),
+                          "opened: " + incident.root_cause().summary() +
+                              (incident.raised_after_maintenance()
+                                   ? " (its fault began inside a maintenance window and was still active when it ended)"
+                                   : ""));
                 opened.set_state(v1::INCIDENT_STATE_OPEN);
                 addEntry(record, std::move(opened));
                 record.timelineState = v1::INCIDENT_STATE_OPEN;
             }
             // The newest member ids are the ones that joined since the last publication.
-            const std::uint32_t joined = incident.member_count() - std::min(record.membersSeen, incident.member_count());
+            const std::uint32_t joined =
+                incident.member_count() - std::min(record.membersSeen, incident.member_count());
             const int ids = incident.member_event_ids_size();
             for (int i = std::max(0, ids - static_cast<int>(joined)); i < ids; ++i) {
                 const std::uint64_t eventId = incident.member_event_ids(i);
                 const auto found = byId.find(eventId);
                 v1::IncidentTimelineEntry member =
                     found != byId.end()
-                        ? entry(v1::TIMELINE_ENTRY_KIND_MEMBER_EVENT, found->second->time_unix_ms(), found->second->message())
+                        ? entry(v1::TIMELINE_ENTRY_KIND_MEMBER_EVENT, found->second->time_unix_ms(),
+                                found->second->message())
                         : entry(v1::TIMELINE_ENTRY_KIND_MEMBER_EVENT, nowMs, "event " + std::to_string(eventId));
                 member.set_event_id(eventId);
                 addEntry(record, std::move(member));
@@ -277,9 +284,8 @@ void IncidentLifecycle::publish(std::int64_t nowMs, std::span<const v1::Event> e
             record.membersSeen = incident.member_count();
             const v1::IncidentState state = effectiveState(record);
             if (state != record.timelineState) {
-                v1::IncidentTimelineEntry change =
-                    entry(v1::TIMELINE_ENTRY_KIND_STATE_CHANGE, nowMs,
-                          "resolved: every member clear for the hold time");
+                v1::IncidentTimelineEntry change = entry(v1::TIMELINE_ENTRY_KIND_STATE_CHANGE, nowMs,
+                                                         "resolved: every member clear for the hold time");
                 change.set_state(state);
                 addEntry(record, std::move(change));
                 record.timelineState = state;

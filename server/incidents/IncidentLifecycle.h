@@ -31,22 +31,22 @@ public:
     enum class Code { Ok, NotFound, FailedPrecondition };
     struct Verdict {
         Code code = Code::Ok;
-        std::string message;         // Ok: what apply does (or did); else why not
+        std::string message;  // Ok: what apply does (or did); else why not
         std::uint64_t stateVersion = 0;
         bool ok() const { return code == Code::Ok; }
     };
     // An operation of the engine that may have hit incidents: its target by kind and name.
     struct OperatorAction {
         enum class Target { Node, Rack, Job } target = Target::Node;
-        std::string name;            // node, rack or job name
-        std::string action;          // "DRAIN_NODE", ...
-        std::string description;     // e.g. "rack r07", as the operations list shows it
+        std::string name;         // node, rack or job name
+        std::string action;       // "DRAIN_NODE", ...
+        std::string description;  // e.g. "rack r07", as the operations list shows it
         std::string principal;
         std::string operationId;
-        std::string outcome;         // "SUCCEEDED: r07-n03 is drained"
+        std::string outcome;  // "SUCCEEDED: r07-n03 is drained"
     };
-    using StateListener = std::function<void(const watchfloor::v1::Incident& incident,
-                                             watchfloor::v1::IncidentState previous)>;
+    using StateListener =
+        std::function<void(const watchfloor::v1::Incident& incident, watchfloor::v1::IncidentState previous)>;
 
     static constexpr std::size_t kTimelineFirst = 16;   // first entries kept in the message
     static constexpr std::size_t kTimelineNewest = 48;  // and the newest
@@ -60,7 +60,8 @@ public:
 
     // Whether `step` on incident `id` is allowed now (the preview), and what it would do.
     Verdict check(Step step, std::uint64_t id, const std::string& owner) const;
-    // Does it, as check() decides, at the fleet time of the last publish(). `owner` empty = `principal`. A note may be empty except for Note.
+    // Does it, as check() decides, at the fleet time of the last publish(). `owner` empty = `principal`. A note may be
+    // empty except for Note.
     Verdict apply(Step step, std::uint64_t id, const std::string& principal, const std::string& owner,
                   const std::string& note, const std::string& operationId);
     // An operation finished: linked into the timeline of every unresolved incident whose blast
@@ -114,9 +115,9 @@ private:
     mutable std::mutex mutex_;
     std::map<std::uint64_t, Record> records_;  // by id
     std::set<std::uint64_t> resolvedIds_;
-    std::vector<std::uint64_t> resolves_;       // operator resolves for the grouper
+    std::vector<std::uint64_t> resolves_;  // operator resolves for the grouper
     std::unordered_map<std::string, std::uint32_t> jobByName_;
-    std::int64_t nowMs_ = 0;                    // fleet time of the last publish()
+    std::int64_t nowMs_ = 0;  // fleet time of the last publish()
 };
 
 }  // namespace watchfloor::server::incidents

@@ -24,8 +24,10 @@ std::string scopeWord(v1::MaintenanceScope scope) {
 std::vector<std::string> split(const std::string& text, char by) {
     std::vector<std::string> parts(1);
     for (char c : text) {
-        if (c == by) parts.emplace_back();
-        else parts.back() += c;
+        if (c == by)
+            parts.emplace_back();
+        else
+            parts.back() += c;
     }
     return parts;
 }
@@ -101,7 +103,8 @@ bool MaintenanceCalendar::scopeRacks(const v1::MaintenanceWindow& spec, std::vec
         std::uint32_t rowNumber = 0;
         if (row) {
             const std::string& digits = parts[1];
-            if (digits.empty() || digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) return false;
+            if (digits.empty() || digits.size() > 6 || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+                return false;
             rowNumber = static_cast<std::uint32_t>(std::stoul(digits));
         }
         for (const auto& rack : topology_.racks()) {
@@ -140,14 +143,16 @@ MaintenanceCalendar::Result MaintenanceCalendar::resolveLocked(const v1::Mainten
     Result result;
     v1::MaintenanceWindow& window = result.window;
     if (!scopeOf(spec, &window))
-        return refuse(Code::NotFound, "no " + scopeWord(spec.scope()) + " named " + quotedForMessage(spec.scope_name()) +
-                                          (spec.scope() == v1::MAINTENANCE_SCOPE_ROW ? " (rows are '<hall>/<row>')" : ""));
+        return refuse(Code::NotFound,
+                      "no " + scopeWord(spec.scope()) + " named " + quotedForMessage(spec.scope_name()) +
+                          (spec.scope() == v1::MAINTENANCE_SCOPE_ROW ? " (rows are '<hall>/<row>')" : ""));
 
     const std::int64_t start = spec.start_unix_ms() == 0 ? nowMs_ : spec.start_unix_ms();
     const std::int64_t end = spec.end_unix_ms();
     if (start < nowMs_ - limits_.pastSlack.count())
-        return refuse(Code::InvalidArgument, "the window starts at " + utcTime(start) + ", in the past (fleet time is " +
-                                                 utcTime(nowMs_) + "); a start of 0 means now");
+        return refuse(Code::InvalidArgument, "the window starts at " + utcTime(start) +
+                                                 ", in the past (fleet time is " + utcTime(nowMs_) +
+                                                 "); a start of 0 means now");
     if (start > nowMs_ + limits_.leadTime.count())
         return refuse(Code::InvalidArgument, "the window starts at " + utcTime(start) + ", more than " +
                                                  hours(limits_.leadTime) + " ahead; schedule it closer to the date");
@@ -162,8 +167,8 @@ MaintenanceCalendar::Result MaintenanceCalendar::resolveLocked(const v1::Mainten
     window.set_end_unix_ms(end);
     for (const auto& [id, held] : held_)
         if (held.start_unix_ms() < end && window.start_unix_ms() < held.end_unix_ms() && scopesMeet(held, window))
-            return refuse(Code::Conflict, "it overlaps maintenance window " + describe(held) +
-                                              "; change or cancel that window first");
+            return refuse(Code::Conflict,
+                          "it overlaps maintenance window " + describe(held) + "; change or cancel that window first");
     result.message = "maintenance on " + scopeWord(spec.scope()) + " " + spec.scope_name() + " from " +
                      utcTime(window.start_unix_ms()) + " to " + utcTime(end) + ": events there raise no incident" +
                      " (faults still active at its end raise them then)";
@@ -199,7 +204,8 @@ MaintenanceCalendar::Result MaintenanceCalendar::schedule(const v1::MaintenanceW
         window.set_reason(reason);
         window.set_owner(owner);
         window.set_created_by(createdBy);
-        window.set_state(window.start_unix_ms() <= nowMs_ ? v1::MAINTENANCE_STATE_ACTIVE : v1::MAINTENANCE_STATE_SCHEDULED);
+        window.set_state(window.start_unix_ms() <= nowMs_ ? v1::MAINTENANCE_STATE_ACTIVE
+                                                          : v1::MAINTENANCE_STATE_SCHEDULED);
         held_[id] = window;
         changedLocked(window);
         result.message = id + ": " + result.message;
@@ -230,10 +236,11 @@ MaintenanceCalendar::Result MaintenanceCalendar::checkCancel(const std::string& 
     const auto found = held_.find(id);
     if (found == held_.end())
         return {Code::NotFound, "no scheduled or active maintenance window " + quotedForMessage(id), {}};
-    return {Code::Ok, "cancel maintenance window " + describe(found->second) +
-                          (found->second.state() == v1::MAINTENANCE_STATE_ACTIVE
-                               ? ": it ends now, and faults still active there raise incidents"
-                               : ""),
+    return {Code::Ok,
+            "cancel maintenance window " + describe(found->second) +
+                (found->second.state() == v1::MAINTENANCE_STATE_ACTIVE
+                     ? ": it ends now, and faults still active there raise incidents"
+                     : ""),
             found->second};
 }
 

@@ -31,8 +31,8 @@ struct MaintenanceCover {
 };
 
 struct MaintenanceLimits {
-    std::chrono::milliseconds pastSlack = std::chrono::seconds(60);  // a start this far back is "now"
-    std::chrono::milliseconds leadTime = std::chrono::hours(24 * 90); // latest start from now
+    std::chrono::milliseconds pastSlack = std::chrono::seconds(60);    // a start this far back is "now"
+    std::chrono::milliseconds leadTime = std::chrono::hours(24 * 90);  // latest start from now
     std::chrono::milliseconds maxLength = std::chrono::hours(24 * 14);
 };
 
@@ -42,7 +42,7 @@ public:
     enum class Code { Ok, InvalidArgument, NotFound, Conflict };
     struct Result {
         Code code = Code::Ok;
-        std::string message;               // the refusal, or one line saying what was (or will be) done
+        std::string message;  // the refusal, or one line saying what was (or will be) done
         watchfloor::v1::MaintenanceWindow window;
         bool ok() const { return code == Code::Ok; }
     };
@@ -97,9 +97,9 @@ private:
     mutable std::mutex mutex_;
     std::int64_t nowMs_ = 0;
     std::uint64_t version_ = 0;
-    std::map<std::string, watchfloor::v1::MaintenanceWindow> held_;   // scheduled and active, by id
-    std::vector<watchfloor::v1::MaintenanceWindow> unsent_;           // changes for the next advanceTo
-    MaintenanceCover cover_;                                          // tick thread
+    std::map<std::string, watchfloor::v1::MaintenanceWindow> held_;  // scheduled and active, by id
+    std::vector<watchfloor::v1::MaintenanceWindow> unsent_;          // changes for the next advanceTo
+    MaintenanceCover cover_;                                         // tick thread
 };
 
 }  // namespace watchfloor::server::incidents

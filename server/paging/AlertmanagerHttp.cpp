@@ -15,7 +15,7 @@ public:
         transfer_.timeout = options.timeout;
         transfer_.connectTimeout = std::min(options.connectTimeout, options.timeout);
         transfer_.maxResponseBytes = std::size_t(16) << 20;  // a silence list of a busy site
-        transfer_.maxRedirects = 0;  // a POST that lands elsewhere is not delivered
+        transfer_.maxRedirects = 0;                          // a POST that lands elsewhere is not delivered
         auth_.headers = curl_slist_append(auth_.headers, "Content-Type: application/json");
         auth_.headers = curl_slist_append(auth_.headers, "Accept: application/json");
     }
@@ -26,9 +26,8 @@ public:
         Exchange out;
         pool_.start(request, auth_, transfer_, 0);
         while (pool_.active() > 0)
-            pool_.perform(std::chrono::milliseconds(50), [&](CurlTransfer& transfer, CURLcode code) {
-                finish(transfer, code, out);
-            });
+            pool_.perform(std::chrono::milliseconds(50),
+                          [&](CurlTransfer& transfer, CURLcode code) { finish(transfer, code, out); });
         return out;
     }
 
@@ -85,8 +84,7 @@ std::string normalisedAlertmanagerUrl(std::string_view url, std::string& problem
     while (!out.empty() && out.back() == '/') out.pop_back();
     const bool scheme = out.rfind("http://", 0) == 0 || out.rfind("https://", 0) == 0;
     const auto hostStart = out.find("://") + 3;
-    if (!scheme || out.size() <= hostStart || out[hostStart] == '/' ||
-        out.find_first_of("?# ") != std::string::npos) {
+    if (!scheme || out.size() <= hostStart || out[hostStart] == '/' || out.find_first_of("?# ") != std::string::npos) {
         problem = "expected an Alertmanager base URL such as http://127.0.0.1:9093, got \"" + std::string(url) + "\"";
         return {};
     }

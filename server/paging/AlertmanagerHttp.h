@@ -17,9 +17,9 @@ struct HttpOptions {
 };
 
 struct Exchange {
-    bool ok = false;         // a 2xx answer
-    int httpStatus = 0;      // 0: no answer (connection refused, timeout, ...)
-    std::string error;       // !ok: one line
+    bool ok = false;     // a 2xx answer
+    int httpStatus = 0;  // 0: no answer (connection refused, timeout, ...)
+    std::string error;   // !ok: one line
     std::string body;
     // A 4xx other than 408/429: Alertmanager refused this request itself; sending it again
     // cannot succeed.
@@ -34,7 +34,7 @@ public:
     AlertmanagerHttp& operator=(const AlertmanagerHttp&) = delete;
 
     Exchange post(std::string_view path, std::string body);  // path: "/api/v2/alerts"
-    Exchange remove(std::string_view path);                 // DELETE
+    Exchange remove(std::string_view path);                  // DELETE
     Exchange get(std::string_view path);
     // The base URL without credentials, as messages and the status name it.
     const std::string& target() const { return target_; }

@@ -54,10 +54,14 @@ std::string postableSilence(const LabelSet& matchers, std::int64_t startsAtMs, s
     json.beginObject().key("matchers").beginArray();
     for (const auto& [label, value] : matchers)
         json.beginObject()
-            .key("name").string(label)
-            .key("value").string(value)
-            .key("isRegex").boolean(false)
-            .key("isEqual").boolean(true)
+            .key("name")
+            .string(label)
+            .key("value")
+            .string(value)
+            .key("isRegex")
+            .boolean(false)
+            .key("isEqual")
+            .boolean(true)
             .endObject();
     json.endArray();
     json.key("startsAt").string(rfc3339(startsAtMs));

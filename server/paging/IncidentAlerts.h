@@ -34,8 +34,8 @@ private:
     void addPlaceLabels(const watchfloor::v1::BlastRadius& radius, LabelSet& labels) const;
 
     std::string fleet_;
-    std::unordered_map<std::uint32_t, RackPlace> racks_;       // by entity index
-    std::unordered_map<std::uint32_t, std::string> nodes_;     // tray names by entity index
+    std::unordered_map<std::uint32_t, RackPlace> racks_;    // by entity index
+    std::unordered_map<std::uint32_t, std::string> nodes_;  // tray names by entity index
 };
 
 }  // namespace watchfloor::server::paging

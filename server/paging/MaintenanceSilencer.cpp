@@ -35,8 +35,14 @@ SilenceWindow silenceWindowOf(const v1::MaintenanceWindow& window, const v1::Top
     const std::string& name = window.scope_name();
     const auto slashes = std::count(name.begin(), name.end(), '/');
     switch (window.scope()) {
-    case v1::MAINTENANCE_SCOPE_NODE: place.kind = SilencedPlace::Kind::Node; place.name = name; break;
-    case v1::MAINTENANCE_SCOPE_RACK: place.kind = SilencedPlace::Kind::Rack; place.name = name; break;
+    case v1::MAINTENANCE_SCOPE_NODE:
+        place.kind = SilencedPlace::Kind::Node;
+        place.name = name;
+        break;
+    case v1::MAINTENANCE_SCOPE_RACK:
+        place.kind = SilencedPlace::Kind::Rack;
+        place.name = name;
+        break;
     case v1::MAINTENANCE_SCOPE_HALL:
         if (slashes > 0) {
             addRacks(window, topology, silence);

@@ -22,7 +22,8 @@ namespace watchfloor::server::paging {
 // or row named with its region ("<region>/<hall>[/<row>]", where hall names repeat across
 // regions and the alerts' labels carry the hall alone), each of its racks. No places for a scope
 // the pager cannot express.
-SilenceWindow silenceWindowOf(const watchfloor::v1::MaintenanceWindow& window, const watchfloor::v1::Topology& topology);
+SilenceWindow silenceWindowOf(const watchfloor::v1::MaintenanceWindow& window,
+                              const watchfloor::v1::Topology& topology);
 
 class MaintenanceSilencer {
 public:

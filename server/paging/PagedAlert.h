@@ -24,18 +24,18 @@ struct PagedAlert {
 // cancelSilence() takes.
 struct SilencedPlace {
     enum class Kind { Hall, Row, Rack, Node } kind = Kind::Rack;
-    std::string hall;        // Hall, Row
-    std::uint32_t row = 0;   // Row: the row within `hall`, from 1 (Rack.row)
-    std::string name;        // Rack: the rack's name; Node: the tray's name
+    std::string hall;       // Hall, Row
+    std::uint32_t row = 0;  // Row: the row within `hall`, from 1 (Rack.row)
+    std::string name;       // Rack: the rack's name; Node: the tray's name
 };
 
 struct SilenceWindow {
     std::string id;
-    std::vector<SilencedPlace> places;   // one Alertmanager silence each
-    std::int64_t startsUnixMs = 0;       // the fleet's clock
+    std::vector<SilencedPlace> places;  // one Alertmanager silence each
+    std::int64_t startsUnixMs = 0;      // the fleet's clock
     std::int64_t endsUnixMs = 0;
-    std::string owner;                   // createdBy
-    std::string reason;                  // comment
+    std::string owner;   // createdBy
+    std::string reason;  // comment
 };
 
 }  // namespace watchfloor::server::paging

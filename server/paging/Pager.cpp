@@ -39,20 +39,19 @@ bool noticeablyChanged(const PagedAlert& before, const PagedAlert& after) {
         const auto* b = annotation(after, name);
         return (!a && !b) || (a && b && *a == *b);
     };
-    return before.labels != after.labels || before.startsAtMs != after.startsAtMs || !same("title") ||
-           !same("summary");
+    return before.labels != after.labels || before.startsAtMs != after.startsAtMs || !same("title") || !same("summary");
 }
 
 }  // namespace
 
 struct Pager::Work {
     enum class Kind { Alerts, Silence } kind = Kind::Alerts;
-    std::vector<PagedAlert> alerts;                                  // firing first, then resolutions
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> firingSent; // (incident id, version sent)
-    std::deque<PagedAlert> resolutions;                              // taken from the queue
+    std::vector<PagedAlert> alerts;                                   // firing first, then resolutions
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> firingSent;  // (incident id, version sent)
+    std::deque<PagedAlert> resolutions;                               // taken from the queue
     SilenceChange change;
-    std::vector<std::string> deleting;                               // Silence, !create: ids at take time
-    std::size_t queued = 0;  // of the items, those the status counted as queued (not plain resends)
+    std::vector<std::string> deleting;  // Silence, !create: ids at take time
+    std::size_t queued = 0;             // of the items, those the status counted as queued (not plain resends)
 };
 
 Pager::Pager(const v1::Topology& topology, PagerOptions options)
@@ -190,7 +189,8 @@ void Pager::boundQueueLocked() {
 std::size_t Pager::queuedLocked() const {
     std::size_t changed = 0;
     for (const auto& [id, f] : firing_) changed += f.sentVersion < f.version;
-    return changed + resolutions_.size() + silenceChanges_.size() + inFlight_;  // inFlight_: resolutions, silence changes
+    return changed + resolutions_.size() + silenceChanges_.size() +
+           inFlight_;  // inFlight_: resolutions, silence changes
 }
 
 void Pager::changedLocked() {
@@ -200,7 +200,7 @@ void Pager::changedLocked() {
     std::size_t silences = 0;
     for (const auto& [window, ids] : silenceIds_) silences += ids.size();
     next.set_silences(static_cast<std::uint32_t>(silences));
-    next.set_state(failures_ > 0 ? v1::PAGING_STATE_FAILING
+    next.set_state(failures_ > 0       ? v1::PAGING_STATE_FAILING
                    : next.queued() > 0 ? v1::PAGING_STATE_QUEUED
                                        : v1::PAGING_STATE_DELIVERED);
     next.set_next_attempt_unix_ms(failures_ > 0 ? wallMsOf(nextAttempt_) : 0);
@@ -234,7 +234,8 @@ Pager::Work Pager::takeWorkLocked(Clock::time_point now) {
         return work;
     }
     const std::int64_t endsAt =
-        wallNowMs() + kEndsAtResends * std::chrono::duration_cast<std::chrono::milliseconds>(options_.resendInterval).count();
+        wallNowMs() +
+        kEndsAtResends * std::chrono::duration_cast<std::chrono::milliseconds>(options_.resendInterval).count();
     for (auto& [id, f] : firing_) {
         if (work.alerts.size() >= options_.maxAlertsPerPost) break;
         if (f.sentVersion >= f.version && now - f.lastSent < options_.resendInterval) continue;
@@ -329,8 +330,8 @@ void Pager::deliverSilenceChange(Work& work) {
     if (change.create) {
         const SilenceWindow& w = change.window;
         while (!change.window.places.empty()) {
-            const auto body = postableSilence(alerts_.matchersOf(w.places.front()), w.startsUnixMs, w.endsUnixMs,
-                                              w.owner, w.reason);
+            const auto body =
+                postableSilence(alerts_.matchersOf(w.places.front()), w.startsUnixMs, w.endsUnixMs, w.owner, w.reason);
             Exchange exchange = http_.post("/api/v2/silences", body);
             std::string problem;
             const auto id = exchange.ok ? silenceIdOf(exchange.body, problem) : std::nullopt;
@@ -368,8 +369,9 @@ void Pager::deliverSilenceChange(Work& work) {
     }
     std::lock_guard lock(mu_);
     // The window is forgotten unless a newer creation for it waits.
-    const bool recreated = std::any_of(silenceChanges_.begin(), silenceChanges_.end(),
-                                       [&](const SilenceChange& c) { return c.create && c.windowId == change.windowId; });
+    const bool recreated = std::any_of(silenceChanges_.begin(), silenceChanges_.end(), [&](const SilenceChange& c) {
+        return c.create && c.windowId == change.windowId;
+    });
     if (!recreated && silenceIds_[change.windowId].empty()) silenceIds_.erase(change.windowId);
 }
 

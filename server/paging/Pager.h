@@ -44,7 +44,7 @@ struct PagerOptions {
     std::chrono::milliseconds minBackoff{1000};
     std::chrono::milliseconds maxBackoff{60'000};
     std::size_t maxAlertsPerPost = 500;
-    double speed = 1.0;  // fleet seconds per wall second
+    double speed = 1.0;                           // fleet seconds per wall second
     std::function<void(const std::string&)> log;  // state changes (failing, delivered again); may be empty
 };
 
@@ -86,7 +86,7 @@ private:
     struct SilenceChange {
         bool create = true;
         std::string windowId;
-        SilenceWindow window;        // create: wall-clock times already mapped
+        SilenceWindow window;  // create: wall-clock times already mapped
     };
     struct Work;
 
@@ -108,23 +108,23 @@ private:
     AlertmanagerHttp http_;  // worker thread only
 
     mutable std::mutex mu_;
-    mutable std::condition_variable wake_;     // the worker: work arrived, or stop
-    mutable std::condition_variable progress_; // waitDelivered: an exchange ended
+    mutable std::condition_variable wake_;      // the worker: work arrived, or stop
+    mutable std::condition_variable progress_;  // waitDelivered: an exchange ended
     bool stop_ = false;
     std::int64_t fleetAtTickMs_ = 0;
     std::int64_t wallAtTickMs_ = 0;
     bool ticked_ = false;
     std::uint64_t nextVersion_ = 0;
-    std::map<std::uint64_t, Firing> firing_;              // by incident id
+    std::map<std::uint64_t, Firing> firing_;  // by incident id
     std::deque<PagedAlert> resolutions_;
     std::deque<SilenceChange> silenceChanges_;
     std::map<std::string, std::vector<std::string>> silenceIds_;  // window id -> Alertmanager ids
-    std::size_t inFlight_ = 0;                            // items of the exchange under way
-    std::chrono::steady_clock::time_point nextAttempt_{};  // backoff
-    int failures_ = 0;                                    // consecutive
+    std::size_t inFlight_ = 0;                                    // items of the exchange under way
+    std::chrono::steady_clock::time_point nextAttempt_{};         // backoff
+    int failures_ = 0;                                            // consecutive
     watchfloor::v1::PagingStatus status_;
     std::uint64_t statusVersion_ = 1;
-    std::uint64_t publishedVersion_ = 0;                  // tick thread's last published
+    std::uint64_t publishedVersion_ = 0;  // tick thread's last published
 
     std::thread worker_;
 };

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 namespace watchfloor::server::prom::detail {
 
@@ -35,10 +35,8 @@ bool isTlsFailure(CURLcode code) {
     case CURLE_SSL_CRL_BADFILE:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
     case CURLE_SSL_INVALIDCERTSTATUS:
-    case CURLE_SSL_CLIENTCERT:
-        return true;
-    default:
-        return false;
+    case CURLE_SSL_CLIENTCERT: return true;
+    default: return false;
     }
 }
 
@@ -96,9 +94,7 @@ CurlTransfer::CurlTransfer() : easy_(curl_easy_init()) {
     if (!easy_) throw std::runtime_error("curl_easy_init failed");
 }
 
-CurlTransfer::~CurlTransfer() {
-    curl_easy_cleanup(easy_);
-}
+CurlTransfer::~CurlTransfer() { curl_easy_cleanup(easy_); }
 
 void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, const StoreOptions& options,
                            std::size_t tag) {
@@ -133,8 +129,8 @@ void CurlTransfer::prepare(const Request& request, const RequestAuth& auth, cons
     curl_easy_setopt(easy_, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(easy_, CURLOPT_USERAGENT, "watchfloor-fleetd");
     curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout.count()));
-    const auto connectTimeout = options.connectTimeout.count() > 0 ? std::min(options.connectTimeout, options.timeout)
-                                                                   : options.timeout;
+    const auto connectTimeout =
+        options.connectTimeout.count() > 0 ? std::min(options.connectTimeout, options.timeout) : options.timeout;
     curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connectTimeout.count()));
     curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
     // The write callback sees decoded bytes, so the size cap bounds memory, not wire bytes.

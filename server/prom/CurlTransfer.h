@@ -65,10 +65,10 @@ private:
     std::size_t cap_ = 0;
     bool overCap_ = false;
     bool stayOnHost_ = false;
-    std::string host_;              // the request's host, lower-cased (redirectsStayOnHost)
-    int answerStatus_ = 0;          // of the answer whose headers arrive (each redirect has its own)
-    std::string encoding_;          // its Content-Encoding, when any
-    std::string refusedRedirect_;   // where an off-host redirect pointed
+    std::string host_;             // the request's host, lower-cased (redirectsStayOnHost)
+    int answerStatus_ = 0;         // of the answer whose headers arrive (each redirect has its own)
+    std::string encoding_;         // its Content-Encoding, when any
+    std::string refusedRedirect_;  // where an off-host redirect pointed
     std::size_t tag_ = 0;
     std::chrono::steady_clock::time_point started_;
     char errorBuffer_[CURL_ERROR_SIZE] = {};

@@ -48,14 +48,22 @@ bool validUtf8(std::string_view text) {
         std::size_t length;
         unsigned lowest, highest = 0xBF;
         const unsigned lead = *p;
-        if (lead >= 0xC2 && lead <= 0xDF) length = 2, lowest = 0x80;
-        else if (lead == 0xE0) length = 3, lowest = 0xA0;
-        else if (lead == 0xED) length = 3, lowest = 0x80, highest = 0x9F;
-        else if (lead >= 0xE1 && lead <= 0xEF) length = 3, lowest = 0x80;
-        else if (lead == 0xF0) length = 4, lowest = 0x90;
-        else if (lead >= 0xF1 && lead <= 0xF3) length = 4, lowest = 0x80;
-        else if (lead == 0xF4) length = 4, lowest = 0x80, highest = 0x8F;
-        else return false;
+        if (lead >= 0xC2 && lead <= 0xDF)
+            length = 2, lowest = 0x80;
+        else if (lead == 0xE0)
+            length = 3, lowest = 0xA0;
+        else if (lead == 0xED)
+            length = 3, lowest = 0x80, highest = 0x9F;
+        else if (lead >= 0xE1 && lead <= 0xEF)
+            length = 3, lowest = 0x80;
+        else if (lead == 0xF0)
+            length = 4, lowest = 0x90;
+        else if (lead >= 0xF1 && lead <= 0xF3)
+            length = 4, lowest = 0x80;
+        else if (lead == 0xF4)
+            length = 4, lowest = 0x80, highest = 0x8F;
+        else
+            return false;
         if (static_cast<std::size_t>(end - p) < length) return false;
         if (p[1] < lowest || p[1] > highest) return false;
         for (std::size_t k = 2; k < length; ++k)
@@ -185,9 +193,12 @@ public:
             const char next = raw[++i];
             // \\, \" and \n are the escapes; any other keeps its backslash (OpenMetrics reads
             // "\a" as backslash + a, and so does Prometheus's text parser).
-            if (next == 'n') scratch += '\n';
-            else if (next == '"' || next == '\\') scratch += next;
-            else (scratch += '\\') += next;
+            if (next == 'n')
+                scratch += '\n';
+            else if (next == '"' || next == '\\')
+                scratch += next;
+            else
+                (scratch += '\\') += next;
         }
         return std::string_view(scratch.data() + start, scratch.size() - start);
     }
@@ -291,7 +302,8 @@ ExpositionStats ExpositionParser::parse(std::string_view page, ExpositionFormat 
 
     const auto sample = [&](Line& line) -> const char* {
         const std::string_view name = line.metricName();
-        if (name.empty()) return line.peek() == '{' ? "no metric name (quoted names are not supported)" : "bad metric name";
+        if (name.empty())
+            return line.peek() == '{' ? "no metric name (quoted names are not supported)" : "bad metric name";
         if (!(line.atEnd() || isBlank(line.peek()) || line.peek() == '{')) return "bad character in the metric name";
         line.skipBlanks();
         labels_.clear();
@@ -306,7 +318,8 @@ ExpositionStats ExpositionParser::parse(std::string_view page, ExpositionFormat 
         std::int64_t timeMs = kNoTimestamp;
         if (!line.atEnd() && line.peek() != '#') {
             const auto stamp = parseTimestamp(line.token(), format);
-            if (!stamp) return openMetrics ? "timestamp is not a number of seconds" : "timestamp is not whole milliseconds";
+            if (!stamp)
+                return openMetrics ? "timestamp is not a number of seconds" : "timestamp is not whole milliseconds";
             timeMs = *stamp;
             line.skipBlanks();
         }
@@ -333,8 +346,8 @@ ExpositionStats ExpositionParser::parse(std::string_view page, ExpositionFormat 
     std::size_t pos = 0;
     while (pos < page.size()) {
         const void* newline = std::memchr(page.data() + pos, '\n', page.size() - pos);
-        const std::size_t end = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - page.data())
-                                        : page.size();
+        const std::size_t end =
+            newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - page.data()) : page.size();
         const std::string_view raw = page.substr(pos, end - pos);
         pos = newline ? end + 1 : page.size();
         ++lineNumber;

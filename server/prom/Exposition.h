@@ -53,12 +53,12 @@ struct ExpositionSample {
 };
 
 struct ExpositionStats {
-    std::size_t lines = 0;           // non-empty lines
-    std::size_t samples = 0;         // handed to the callback
-    std::size_t rejectedLines = 0;   // skipped: broke the grammar
-    std::size_t exemplars = 0;       // read and dropped
-    bool eof = false;                // OpenMetrics "# EOF" seen
-    std::string firstError;          // "line N: what: start of the line" (one bounded line); empty when none
+    std::size_t lines = 0;          // non-empty lines
+    std::size_t samples = 0;        // handed to the callback
+    std::size_t rejectedLines = 0;  // skipped: broke the grammar
+    std::size_t exemplars = 0;      // read and dropped
+    bool eof = false;               // OpenMetrics "# EOF" seen
+    std::string firstError;         // "line N: what: start of the line" (one bounded line); empty when none
 };
 
 class ExpositionParser {

@@ -23,9 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 void appendEncoded(std::string& out, std::string_view text) {
     static constexpr char kHex[] = "0123456789ABCDEF";
@@ -82,7 +80,8 @@ public:
     using Decode = std::function<QueryResult(std::size_t request, std::string_view paddedBody)>;
 
     explicit Impl(StoreOptions options)
-        : options_(normalised(std::move(options))), bearer_(options_.bearerTokenFile),
+        : options_(normalised(std::move(options))),
+          bearer_(options_.bearerTokenFile),
           password_(options_.basicAuthPasswordFile),
           pool_(options_.maxConcurrentQueries, options_.maxConcurrentQueries) {}
 
@@ -175,7 +174,8 @@ private:
             result = failed(transfer.describeFailure(code, options_));
         } else if (status >= 200 && status < 300) {
             result = decode(transfer.tag(), transfer.body());
-            if (!result.ok && !decoder_.lastErrorFromStore()) result.error += " (answer from " + transfer.endpoint() + ")";
+            if (!result.ok && !decoder_.lastErrorFromStore())
+                result.error += " (answer from " + transfer.endpoint() + ")";
         } else if (auto storeError = decoder_.storeError(transfer.body())) {
             // VictoriaMetrics' errorType is the status code itself ("422: ..."): said once.
             const std::string code = std::to_string(status);
@@ -202,9 +202,7 @@ private:
 PromClient::PromClient(StoreOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 PromClient::~PromClient() = default;
 
-const StoreOptions& PromClient::options() const {
-    return impl_->options();
-}
+const StoreOptions& PromClient::options() const { return impl_->options(); }
 
 QueryResult PromClient::instantQuery(std::string_view promql, std::optional<std::int64_t> atMs,
                                      const InstantCallback& onSample) {
@@ -238,9 +236,8 @@ std::vector<QueryResult> PromClient::instantQueries(std::span<const std::string>
     requests.reserve(promqls.size());
     for (const auto& promql : promqls) requests.push_back(impl_->instantRequest(promql, atMs));
     return impl_->run(requests, [&](std::size_t query, std::string_view body) {
-        return impl_->decoder().instant(body, [&](std::span<const Label> labels, Point point) {
-            onSample(query, labels, point);
-        });
+        return impl_->decoder().instant(
+            body, [&](std::span<const Label> labels, Point point) { onSample(query, labels, point); });
     });
 }
 

@@ -23,17 +23,17 @@
 namespace watchfloor::server::prom {
 
 struct StoreOptions {
-    std::string url;                       // base incl. any path prefix: "http://127.0.0.1:9090", "https://mimir.example/prometheus"
-    std::string tenant;                    // X-Scope-OrgID when not empty
-    std::string bearerTokenFile;           // "Authorization: Bearer <file contents, trimmed>", re-read when the file changes
+    std::string url;     // base incl. any path prefix: "http://127.0.0.1:9090", "https://mimir.example/prometheus"
+    std::string tenant;  // X-Scope-OrgID when not empty
+    std::string bearerTokenFile;  // "Authorization: Bearer <file contents, trimmed>", re-read when the file changes
     std::string basicAuthUser, basicAuthPasswordFile;
-    std::string caFile, clientCertFile, clientKeyFile;  // TLS
-    std::chrono::milliseconds timeout{10000};           // whole request
-    std::size_t postAbove = 1024;          // queries whose URL would exceed this go as POST form bodies
-    std::size_t maxResponseBytes = std::size_t(1) << 31; // larger answers are refused (error), not buffered
+    std::string caFile, clientCertFile, clientKeyFile;    // TLS
+    std::chrono::milliseconds timeout{10000};             // whole request
+    std::size_t postAbove = 1024;                         // queries whose URL would exceed this go as POST form bodies
+    std::size_t maxResponseBytes = std::size_t(1) << 31;  // larger answers are refused (error), not buffered
     // Extensions.
-    std::size_t maxConcurrentQueries = 6;  // instantQueries' transfers in flight at once
-    int maxRedirects = 3;                  // followed (http/https only, POST stays POST); more is an error
+    std::size_t maxConcurrentQueries = 6;         // instantQueries' transfers in flight at once
+    int maxRedirects = 3;                         // followed (http/https only, POST stays POST); more is an error
     std::chrono::milliseconds connectTimeout{0};  // TCP + TLS connect; 0 = `timeout`
     // A redirect to another host is refused (the scraper: a page is mapped onto the host it was
     // asked of, so another host's page must never be read as this one's).
@@ -57,11 +57,11 @@ struct Point {
 
 struct QueryResult {
     bool ok = false;
-    int httpStatus = 0;                    // 0 = no HTTP answer
-    std::string error;                     // one line an operator can act on
-    std::vector<std::string> warnings;     // the store's warnings (bounded count and length)
-    std::size_t series = 0;                // series handed to the callback (also when !ok)
-    double seconds = 0;                    // request + decode time
+    int httpStatus = 0;                 // 0 = no HTTP answer
+    std::string error;                  // one line an operator can act on
+    std::vector<std::string> warnings;  // the store's warnings (bounded count and length)
+    std::size_t series = 0;             // series handed to the callback (also when !ok)
+    double seconds = 0;                 // request + decode time
 };
 
 using InstantCallback = std::function<void(std::span<const Label> labels, Point sample)>;
@@ -76,7 +76,8 @@ public:
     PromClient& operator=(const PromClient&) = delete;
 
     // atMs empty: the store's "now".
-    QueryResult instantQuery(std::string_view promql, std::optional<std::int64_t> atMs, const InstantCallback& onSample);
+    QueryResult instantQuery(std::string_view promql, std::optional<std::int64_t> atMs,
+                             const InstantCallback& onSample);
     QueryResult rangeQuery(std::string_view promql, std::int64_t startMs, std::int64_t endMs, std::int64_t stepMs,
                            const RangeCallback& onSeries);
     // Several instant queries at once over one keep-alive connection pool, at most
@@ -108,6 +109,7 @@ QueryResult decodeInstantPadded(std::string_view json, const InstantCallback& on
 QueryResult decodeRangePadded(std::string_view json, const RangeCallback& onSeries);
 
 // The step for a range so no series exceeds the store's 11,000-point cap (and never below minStepMs).
-std::int64_t rangeStepFor(std::int64_t startMs, std::int64_t endMs, std::int64_t minStepMs, std::int64_t maxPoints = 11000);
+std::int64_t rangeStepFor(std::int64_t startMs, std::int64_t endMs, std::int64_t minStepMs,
+                          std::int64_t maxPoints = 11000);
 
 }  // namespace watchfloor::server::prom

@@ -64,7 +64,8 @@ void expectType(ondemand::value& value, ondemand::json_type want, Where where) {
 // callback's use of it.
 std::string_view stringValue(ondemand::value& value, Where where) {
     std::string_view token = value.raw_json_token();
-    while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' || token.back() == '\t'))
+    while (!token.empty() &&
+           (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' || token.back() == '\t'))
         token.remove_suffix(1);
     if (token.size() < 2 || token.front() != '"' || token.back() != '"')
         throw ShapeError(where.text() + ": expected string, got " + typeName(value.type()));
@@ -162,12 +163,10 @@ std::optional<std::string> Decoder::storeError(std::string_view json) {
     return result.error;
 }
 
-bool Decoder::lastErrorFromStore() const {
-    return walk_->lastErrorFromStore();
-}
+bool Decoder::lastErrorFromStore() const { return walk_->lastErrorFromStore(); }
 
 QueryResult Decoder::Walk::walk(std::string_view json, Want want, const InstantCallback* onSample,
-                          const RangeCallback* onSeries, Envelope* envelopeOut) {
+                                const RangeCallback* onSeries, Envelope* envelopeOut) {
     QueryResult result;
     Envelope envelope;
     skippedHistograms_ = 0;
@@ -177,7 +176,8 @@ QueryResult Decoder::Walk::walk(std::string_view json, Want want, const InstantC
     ondemand::document doc;
     bool iterating = false;
     try {
-        if (const auto first = json.find_first_not_of(" \t\r\n"); first != std::string_view::npos && json[first] != '{') {
+        if (const auto first = json.find_first_not_of(" \t\r\n");
+            first != std::string_view::npos && json[first] != '{') {
             if (json[first] == '[') throw ShapeError("expected a JSON object, got an array");
             throw ShapeError("not JSON (starts with \"" + oneLine(json.substr(first, 60), 60) + "\")");
         }
@@ -235,7 +235,8 @@ QueryResult Decoder::Walk::walk(std::string_view json, Want want, const InstantC
             result.error = "unexpected answer: not a JSON object";
         } else {
             std::string at;
-            if (const auto location = iterating ? doc.current_location() : simdjson::simdjson_result<const char*>(simdjson::UNINITIALIZED);
+            if (const auto location = iterating ? doc.current_location()
+                                                : simdjson::simdjson_result<const char*>(simdjson::UNINITIALIZED);
                 location.error() == simdjson::SUCCESS)
                 at = " at byte " + std::to_string(location.value_unsafe() - json.data());
             else if (e.error() == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || e.error() == simdjson::UNCLOSED_STRING)
@@ -252,7 +253,7 @@ QueryResult Decoder::Walk::walk(std::string_view json, Want want, const InstantC
 }
 
 void Decoder::Walk::readData(ondemand::value data, Want want, const InstantCallback* onSample,
-                       const RangeCallback* onSeries, QueryResult& result) {
+                             const RangeCallback* onSeries, QueryResult& result) {
     expectType(data, ondemand::json_type::object, {Where::kTop, "data"});
     ondemand::object object = data.get_object();
     // Every store writes resultType before result; find_field_unordered still copes with the
@@ -381,7 +382,8 @@ Point Decoder::Walk::readSample(ondemand::value sample) {
         }
         ++count;
     }
-    if (count != 2) throw ShapeError(where.text() + ": expected [time, \"value\"], got " + std::to_string(count) + " elements");
+    if (count != 2)
+        throw ShapeError(where.text() + ": expected [time, \"value\"], got " + std::to_string(count) + " elements");
     return point;
 }
 

@@ -49,7 +49,8 @@ public:
         // What Prometheus sends, so exporters that bound their own work by it see the same.
         const std::string timeout = std::to_string(double(options.timeout.count()) / 1000.0);
         auth_.headers = curl_slist_append(
-            auth_.headers, ("X-Prometheus-Scrape-Timeout-Seconds: " + timeout.substr(0, timeout.find('.') + 3)).c_str());
+            auth_.headers,
+            ("X-Prometheus-Scrape-Timeout-Seconds: " + timeout.substr(0, timeout.find('.') + 3)).c_str());
     }
     ~Impl() { curl_slist_free_all(auth_.headers); }
 
@@ -90,7 +91,8 @@ private:
         const std::string_view type = transfer.contentType();
         const auto format = expositionFormatOf(type);
         if (!format) {
-            result.error = "not a metrics page: Content-Type \"" + oneLine(type, 120) + "\" from " + transfer.endpoint();
+            result.error =
+                "not a metrics page: Content-Type \"" + oneLine(type, 120) + "\" from " + transfer.endpoint();
             return result;
         }
         result.ok = true;

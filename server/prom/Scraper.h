@@ -19,26 +19,26 @@
 namespace watchfloor::server::prom {
 
 struct ScrapeOptions {
-    std::chrono::milliseconds timeout{5000};          // whole request
-    std::chrono::milliseconds connectTimeout{2000};   // TCP (+ TLS) connect
-    std::size_t maxBytes = std::size_t(16) << 20;     // decoded page bytes; more is an error
-    std::size_t maxConcurrent = 256;                  // transfers in flight (the caller keeps to it)
-    std::size_t maxHostConnections = 0;               // to one host:port at once (a test bed serving every
-                                                      // host from one port); 0 = maxConcurrent
-    std::size_t keptConnections = 256;                // idle keep-alive connections kept between rounds
-    int maxRedirects = 3;                             // on the target's own host; one elsewhere is refused
+    std::chrono::milliseconds timeout{5000};            // whole request
+    std::chrono::milliseconds connectTimeout{2000};     // TCP (+ TLS) connect
+    std::size_t maxBytes = std::size_t(16) << 20;       // decoded page bytes; more is an error
+    std::size_t maxConcurrent = 256;                    // transfers in flight (the caller keeps to it)
+    std::size_t maxHostConnections = 0;                 // to one host:port at once (a test bed serving every
+                                                        // host from one port); 0 = maxConcurrent
+    std::size_t keptConnections = 256;                  // idle keep-alive connections kept between rounds
+    int maxRedirects = 3;                               // on the target's own host; one elsewhere is refused
     std::string caFile, clientCertFile, clientKeyFile;  // https targets
 };
 
 struct ScrapeResult {
-    std::size_t target = 0;            // the caller's id, as given to start()
-    bool ok = false;                   // a 2xx answer with a metrics Content-Type
-    int httpStatus = 0;                // 0 = no HTTP answer
-    std::string error;                 // when !ok: one line an operator can act on, naming the URL
-    std::string_view body;             // the page; valid during the callback only
+    std::size_t target = 0;  // the caller's id, as given to start()
+    bool ok = false;         // a 2xx answer with a metrics Content-Type
+    int httpStatus = 0;      // 0 = no HTTP answer
+    std::string error;       // when !ok: one line an operator can act on, naming the URL
+    std::string_view body;   // the page; valid during the callback only
     ExpositionFormat format = ExpositionFormat::PrometheusText;
-    double seconds = 0;                // the exchange
-    std::int64_t startedUnixMs = 0;    // when the request was sent: the page's sample time
+    double seconds = 0;              // the exchange
+    std::int64_t startedUnixMs = 0;  // when the request was sent: the page's sample time
 };
 
 class Scraper {  // used from one thread

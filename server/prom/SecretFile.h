@@ -2,10 +2,10 @@
 // A credential kept in a file (bearer token, basic-auth password): read trimmed, and read again
 // when the file changes, so a rotated token is picked up without restarting fleetd.
 
+#include <sys/types.h>
 #include <ctime>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 
 namespace watchfloor::server::prom {
 

@@ -17,7 +17,8 @@ TransferPool::TransferPool(std::size_t maxHostConnections, std::size_t keptConne
     initialiseCurlOnce();
     multi_ = curl_multi_init();
     if (!multi_) throw std::runtime_error("curl_multi_init failed");
-    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, static_cast<long>(std::max<std::size_t>(1, maxHostConnections)));
+    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS,
+                      static_cast<long>(std::max<std::size_t>(1, maxHostConnections)));
     curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(std::max<std::size_t>(1, keptConnections)));
 }
 

@@ -43,7 +43,7 @@ std::string reactionText(const LeakDetectorDoc& d) {
 struct CoolingMapper::Notes {
     std::uint64_t series = 0, unmapped = 0, malformed = 0;
     std::uint32_t cdusUp = 0, cdusDown = 0;
-    std::set<std::uint32_t> racksRead;     // a connector of the rack answered
+    std::set<std::uint32_t> racksRead;  // a connector of the rack answered
     std::vector<std::string> warnings;
     std::string firstError;
 
@@ -101,7 +101,8 @@ void CoolingMapper::mapConnectors(const CduReadout& cdu, Notes& notes, FleetChan
         const RackCooling* rack = map_.byConnector(cdu.unit.id, c.id);
         if (!rack) {
             ++notes.unmapped;
-            notes.warn("connector " + c.id + " of CDU " + cdu.unit.id + " feeds no rack of the fleet file (connector=)");
+            notes.warn("connector " + c.id + " of CDU " + cdu.unit.id +
+                       " feeds no rack of the fleet file (connector=)");
             continue;
         }
         if (c.malformedReadings) {
@@ -168,7 +169,9 @@ void CoolingMapper::partAlarms(const CduReadout& cdu, std::int64_t pollUnixMs, F
             e.set_time_unix_ms(pollUnixMs);
             e.set_type(v1::EVENT_TYPE_CDU_ALARM);
             e.set_cause("cdu_" + part.substr(0, part.find(' ')));
-            e.set_severity(quiet ? v1::SEVERITY_INFO : condition == "Critical" ? v1::SEVERITY_CRITICAL : v1::SEVERITY_WARNING);
+            e.set_severity(quiet                     ? v1::SEVERITY_INFO
+                           : condition == "Critical" ? v1::SEVERITY_CRITICAL
+                                                     : v1::SEVERITY_WARNING);
             e.set_message("CDU " + cdu.unit.id + ": " + part + " " + (quiet ? "back to OK" : "is " + condition) +
                           (before.empty() ? std::string() : " (was " + before + ")"));
             e.set_entity_index(topology_.fleet_index());
@@ -249,10 +252,10 @@ void CoolingMapper::updateStatus(const CoolingReadout& readout, const Notes& not
                                                       : notes.firstError);
     }
     out.sources.push_back(status_);
-    sources::noteSourceTransition(before, status_, pollUnixMs, topology_.fleet_index(),
-                                  status_.name() + " is not answering (" + status_.last_error() +
-                                      "): cooling values are kept and shown stale",
-                                  status_.name() + " answers again", out);
+    sources::noteSourceTransition(
+        before, status_, pollUnixMs, topology_.fleet_index(),
+        status_.name() + " is not answering (" + status_.last_error() + "): cooling values are kept and shown stale",
+        status_.name() + " answers again", out);
 }
 
 }  // namespace watchfloor::server::redfish

@@ -21,7 +21,8 @@ public:
     CoolingMapper(const watchfloor::v1::Topology& topology, const CoolingMap& map, std::string sourceName);
 
     // Samples, events and the status (always) of one poll at `pollUnixMs` into `out`.
-    void apply(const CoolingReadout& readout, std::int64_t pollUnixMs, double seconds, watchfloor::server::FleetChanges& out);
+    void apply(const CoolingReadout& readout, std::int64_t pollUnixMs, double seconds,
+               watchfloor::server::FleetChanges& out);
 
     const watchfloor::v1::SourceStatus& status() const { return status_; }
     static watchfloor::v1::SourceStatus initialStatus(const std::string& sourceName);

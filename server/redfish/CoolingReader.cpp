@@ -23,8 +23,10 @@ CoolingReadout CoolingReader::read() {
     readout.requests = 1;
     const Fetched list = http_.fetchAll({std::string(kCdus)}).front();
     std::optional<CollectionDoc> cdus;
-    if (list.ok) cdus = decodeCollection(list.body, &readout.error);
-    else readout.error = list.error;
+    if (list.ok)
+        cdus = decodeCollection(list.body, &readout.error);
+    else
+        readout.error = list.error;
     if (!cdus) {
         readout.failedRequests = list.ok ? 0 : 1;
         if (list.ok) readout.error = std::string(kCdus) + ": " + readout.error;
@@ -32,14 +34,16 @@ CoolingReadout CoolingReader::read() {
     }
     readout.ok = true;
     if (cdus->members.size() > kMostCdus)
-        readout.error = std::to_string(cdus->members.size()) + " CDUs listed; the first " + std::to_string(kMostCdus) +
-                        " are read";
+        readout.error =
+            std::to_string(cdus->members.size()) + " CDUs listed; the first " + std::to_string(kMostCdus) + " are read";
     std::vector<std::string> unitPaths;
     for (std::size_t i = 0; i < cdus->members.size() && i < kMostCdus; ++i) {
         readout.cdus.push_back({});
         readout.cdus.back().path = cdus->members[i];
-        if (insideService(cdus->members[i])) unitPaths.push_back(cdus->members[i]);
-        else readout.cdus.back().error = outsideService(cdus->members[i]);
+        if (insideService(cdus->members[i]))
+            unitPaths.push_back(cdus->members[i]);
+        else
+            readout.cdus.back().error = outsideService(cdus->members[i]);
     }
 
     // The units, then everything below them, one level at a time.
@@ -64,14 +68,17 @@ CoolingReadout CoolingReader::read() {
             }
             cdu.ok = true;
             cdu.unit = std::move(*unit);
-            const std::pair<const std::string*, Part> parts[] = {
-                {&cdu.unit.secondaryConnectors, Part::SecondaryList}, {&cdu.unit.pumps, Part::PumpList},
-                {&cdu.unit.filters, Part::FilterList}, {&cdu.unit.reservoirs, Part::ReservoirList},
-                {&cdu.unit.leakDetection, Part::LeakDetection}};
+            const std::pair<const std::string*, Part> parts[] = {{&cdu.unit.secondaryConnectors, Part::SecondaryList},
+                                                                 {&cdu.unit.pumps, Part::PumpList},
+                                                                 {&cdu.unit.filters, Part::FilterList},
+                                                                 {&cdu.unit.reservoirs, Part::ReservoirList},
+                                                                 {&cdu.unit.leakDetection, Part::LeakDetection}};
             for (const auto& [path, part] : parts) {
                 if (path->empty()) continue;
-                if (insideService(*path)) level.push_back({c, part, *path});
-                else cdu.partErrors.push_back(outsideService(*path));
+                if (insideService(*path))
+                    level.push_back({c, part, *path});
+                else
+                    cdu.partErrors.push_back(outsideService(*path));
             }
         }
     }
@@ -105,11 +112,13 @@ void CoolingReader::take(const Pending& request, const Fetched& answer, std::vec
         const auto list = decodeCollection(answer.body, &error);
         if (!list) return failed();
         if (list->members.size() > kMostMembers)
-            cdu.partErrors.push_back(answer.path + ": " + std::to_string(list->members.size()) + " members; the first " +
-                                     std::to_string(kMostMembers) + " are read");
+            cdu.partErrors.push_back(answer.path + ": " + std::to_string(list->members.size()) +
+                                     " members; the first " + std::to_string(kMostMembers) + " are read");
         for (std::size_t i = 0; i < list->members.size() && i < kMostMembers; ++i) {
-            if (insideService(list->members[i])) next.push_back({request.cdu, memberPart, list->members[i]});
-            else cdu.partErrors.push_back(outsideService(list->members[i]));
+            if (insideService(list->members[i]))
+                next.push_back({request.cdu, memberPart, list->members[i]});
+            else
+                cdu.partErrors.push_back(outsideService(list->members[i]));
         }
         if (memberPart == Part::Pump) cdu.pumpsRead = true;
     };
@@ -130,8 +139,10 @@ void CoolingReader::take(const Pending& request, const Fetched& answer, std::vec
             return;
         }
         for (std::size_t i = 0; i < doc->detectorUris.size() && i < kMostMembers; ++i) {
-            if (insideService(doc->detectorUris[i])) next.push_back({request.cdu, Part::Detector, doc->detectorUris[i]});
-            else cdu.partErrors.push_back(outsideService(doc->detectorUris[i]));
+            if (insideService(doc->detectorUris[i]))
+                next.push_back({request.cdu, Part::Detector, doc->detectorUris[i]});
+            else
+                cdu.partErrors.push_back(outsideService(doc->detectorUris[i]));
         }
         return;
     }
@@ -150,13 +161,17 @@ void CoolingReader::take(const Pending& request, const Fetched& answer, std::vec
     case Part::Pump:
     case Part::Filter:
     case Part::Reservoir: {
-        const std::string_view type = request.part == Part::Pump ? "Pump" : request.part == Part::Filter ? "Filter" : "Reservoir";
+        const std::string_view type = request.part == Part::Pump     ? "Pump"
+                                      : request.part == Part::Filter ? "Filter"
+                                                                     : "Reservoir";
         auto doc = decodePart(answer.body, type, &error);
         if (!doc) {
             if (request.part == Part::Pump) cdu.pumpsRead = false;
             return failed();
         }
-        auto& into = request.part == Part::Pump ? cdu.pumps : request.part == Part::Filter ? cdu.filters : cdu.reservoirs;
+        auto& into = request.part == Part::Pump     ? cdu.pumps
+                     : request.part == Part::Filter ? cdu.filters
+                                                    : cdu.reservoirs;
         into.push_back(std::move(*doc));
         return;
     }

@@ -14,8 +14,13 @@ std::int64_t wallMs() {
 }  // namespace
 
 RedfishCoolingSource::RedfishCoolingSource(v1::Topology topology, CoolingMap map, RedfishSourceOptions options, Log log)
-    : topology_(std::move(topology)), map_(std::move(map)), options_(std::move(options)), log_(std::move(log)),
-      name_("redfish=" + options_.http.url), reader_(options_.http), mapper_(topology_, map_, name_),
+    : topology_(std::move(topology)),
+      map_(std::move(map)),
+      options_(std::move(options)),
+      log_(std::move(log)),
+      name_("redfish=" + options_.http.url),
+      reader_(options_.http),
+      mapper_(topology_, map_, name_),
       status_(CoolingMapper::initialStatus(name_)) {
     FleetChanges initial;
     initial.sources.push_back(status_);

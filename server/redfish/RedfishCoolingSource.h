@@ -56,8 +56,8 @@ private:
     RedfishSourceOptions options_;
     Log log_;
     std::string name_;
-    CoolingReader reader_;   // poll thread only
-    CoolingMapper mapper_;   // poll thread only
+    CoolingReader reader_;  // poll thread only
+    CoolingMapper mapper_;  // poll thread only
     sources::PendingChanges pending_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;

@@ -53,7 +53,8 @@ std::optional<dom::object> parsedObject(std::string_view body, std::string* erro
         return *error = "not a JSON object: " + prom::oneLine(body, 80), std::nullopt;
     dom::object failure;
     if (object["error"].get_object().get(failure) == simdjson::SUCCESS)
-        return *error = "Redfish error " + prom::oneLine(text(failure, "code"), 80) + ": " + prom::oneLine(text(failure, "message"), 200),
+        return *error = "Redfish error " + prom::oneLine(text(failure, "code"), 80) + ": " +
+                        prom::oneLine(text(failure, "message"), 200),
                std::nullopt;
     return object;
 }
@@ -148,12 +149,14 @@ std::optional<LeakDetectionDoc> decodeLeakDetection(std::string_view body, std::
             for (dom::element detector : detectors) {
                 dom::object excerpt;
                 if (detector.get_object().get(excerpt) != simdjson::SUCCESS) continue;
-                if (std::string uri = text(excerpt, "DataSourceUri"); !uri.empty()) doc.detectorUris.push_back(std::move(uri));
+                if (std::string uri = text(excerpt, "DataSourceUri"); !uri.empty())
+                    doc.detectorUris.push_back(std::move(uri));
             }
         }
     if (doc.leakDetectors.empty() && doc.detectorUris.empty())
-        return *error = "LeakDetection names no leak detector (no LeakDetectorGroups with DataSourceUri, no "
-                        "LeakDetectors link)",
+        return *error =
+                   "LeakDetection names no leak detector (no LeakDetectorGroups with DataSourceUri, no "
+                   "LeakDetectors link)",
                std::nullopt;
     return doc;
 }
@@ -191,7 +194,12 @@ std::string lastSegment(std::string_view odataId) {
     const std::string_view raw = slash == std::string_view::npos ? odataId : odataId.substr(slash + 1);
     std::string out;
     for (std::size_t i = 0; i < raw.size(); ++i) {
-        auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+        auto hex = [](char c) {
+            return c >= '0' && c <= '9'   ? c - '0'
+                   : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                   : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                          : -1;
+        };
         if (raw[i] == '%' && i + 2 < raw.size() && hex(raw[i + 1]) >= 0 && hex(raw[i + 2]) >= 0) {
             out += char(hex(raw[i + 1]) * 16 + hex(raw[i + 2]));
             i += 2;

@@ -33,8 +33,8 @@ struct ConnectorDoc {
     std::string id, name, coolingLoopName;
     ResourceStatus status;
     // SensorExcerpt readings (the property's "Reading"), in the schema's units.
-    std::optional<double> flowLitersPerMinute, supplyTemperatureCelsius, returnTemperatureCelsius,
-        deltaPressurekPa, valvePositionPercent, heatRemovedkW;
+    std::optional<double> flowLitersPerMinute, supplyTemperatureCelsius, returnTemperatureCelsius, deltaPressurekPa,
+        valvePositionPercent, heatRemovedkW;
     std::size_t malformedReadings = 0;  // a reading property that was not a SensorExcerpt
 };
 

@@ -42,7 +42,8 @@ prom::StoreOptions transferOptions(const RedfishOptions& o) {
 class RedfishHttp::Impl {
 public:
     explicit Impl(const RedfishOptions& options)
-        : options_(options), transfer_(transferOptions(options)),
+        : options_(options),
+          transfer_(transferOptions(options)),
           pool_(std::clamp<std::size_t>(options.maxConnections, 1, kMostRedfishConnections),
                 std::clamp<std::size_t>(options.maxConnections, 1, kMostRedfishConnections)),
           password_(options.basicAuthPasswordFile) {
@@ -85,7 +86,8 @@ public:
 
 private:
     void finish(CurlTransfer& transfer, CURLcode code, Fetched& out) const {
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer.started()).count();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - transfer.started()).count();
         out.startedUnixMs = wallMs() - std::llround(seconds * 1000.0);
         if (code != CURLE_OK) {
             out.error = transfer.describeFailure(code, transfer_);

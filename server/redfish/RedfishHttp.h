@@ -13,16 +13,16 @@
 namespace watchfloor::server::redfish {
 
 struct RedfishOptions {
-    std::string url;                                   // http(s)://HOST[:PORT], the service root's host
-    std::chrono::milliseconds interval{5000};          // between polls
-    std::chrono::milliseconds timeout{5000};           // per request
+    std::string url;                           // http(s)://HOST[:PORT], the service root's host
+    std::chrono::milliseconds interval{5000};  // between polls
+    std::chrono::milliseconds timeout{5000};   // per request
     std::chrono::milliseconds connectTimeout{2000};
     // Connections to the service at once. A facility aggregator or CDU controller is a small
     // embedded web server; NVIDIA advises at most four client connections even to a GB200 BMC.
     std::size_t maxConnections = 4;
-    std::size_t maxBytes = std::size_t(4) << 20;       // per answer
-    std::string basicAuthUser, basicAuthPasswordFile;  // HTTP basic authentication (Redfish's simplest)
-    std::string caFile, clientCertFile, clientKeyFile; // https
+    std::size_t maxBytes = std::size_t(4) << 20;        // per answer
+    std::string basicAuthUser, basicAuthPasswordFile;   // HTTP basic authentication (Redfish's simplest)
+    std::string caFile, clientCertFile, clientKeyFile;  // https
 };
 
 inline constexpr std::size_t kMostRedfishConnections = 4;
@@ -30,8 +30,8 @@ inline constexpr std::size_t kMostRedfishConnections = 4;
 struct Fetched {
     std::string path;
     bool ok = false;
-    int httpStatus = 0;           // 0: no HTTP answer
-    std::string error;            // when !ok: one line naming the URL
+    int httpStatus = 0;  // 0: no HTTP answer
+    std::string error;   // when !ok: one line naming the URL
     std::string body;
     std::int64_t startedUnixMs = 0;  // when the request was sent: the sample time of its readings
 };

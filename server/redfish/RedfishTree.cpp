@@ -15,7 +15,7 @@ namespace v1 = watchfloor::v1;
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr int kPumpsPerCdu = 2;              // the twin's CDUs run an N+1 pair
+constexpr int kPumpsPerCdu = 2;  // the twin's CDUs run an N+1 pair
 constexpr double kKpaPerBar = 100.0;
 constexpr double kFilterLoadedAboveSpBar = 0.4;  // the twin's "differential pressure high" alarm
 
@@ -113,7 +113,8 @@ RedfishTree::Loop RedfishTree::loop(const RackCooling& rack) const {
 
 std::uint32_t RedfishTree::pumpsRunning(const std::string& cdu) const {
     for (const RackCooling* rack : map_.racksOf(cdu))
-        if (const auto latest = store_.latest(rack->loopIndex, v1::CDU_PUMPS_RUNNING); latest && std::isfinite(latest->value))
+        if (const auto latest = store_.latest(rack->loopIndex, v1::CDU_PUMPS_RUNNING);
+            latest && std::isfinite(latest->value))
             return std::uint32_t(std::clamp(double(latest->value), 0.0, double(kPumpsPerCdu)));
     return kPumpsPerCdu;  // not reported yet: nothing failed
 }
@@ -121,7 +122,8 @@ std::uint32_t RedfishTree::pumpsRunning(const std::string& cdu) const {
 bool RedfishTree::filterLoaded(const std::string& cdu) const {
     for (const RackCooling* rack : map_.racksOf(cdu)) {
         const Loop l = loop(*rack);
-        if (std::isfinite(l.dpBar) && std::isfinite(l.dpSetpointBar) && l.dpBar > l.dpSetpointBar + kFilterLoadedAboveSpBar)
+        if (std::isfinite(l.dpBar) && std::isfinite(l.dpSetpointBar) &&
+            l.dpBar > l.dpSetpointBar + kFilterLoadedAboveSpBar)
             return true;
     }
     return false;
@@ -129,8 +131,8 @@ bool RedfishTree::filterLoaded(const std::string& cdu) const {
 
 RedfishAnswer RedfishTree::get(std::string_view path) const {
     const auto notFound = [&] {
-        return RedfishAnswer{404, redfishError("Base.1.19.ResourceNotFound",
-                                               "There is no resource at " + std::string(path) + ".")};
+        return RedfishAnswer{
+            404, redfishError("Base.1.19.ResourceNotFound", "There is no resource at " + std::string(path) + ".")};
     };
     if (path == "/redfish" || path == "/redfish/") return {200, R"({"v1":"/redfish/v1/"})"};
     if (path.substr(0, kRedfishRoot.size()) != kRedfishRoot) return notFound();
@@ -181,7 +183,8 @@ RedfishAnswer RedfishTree::get(std::string_view path) const {
         return s.size() == 5 && s[4] == "1" ? RedfishAnswer{200, filter(cdu)} : notFound();
     }
     if (part == "Reservoirs") {
-        if (s.size() == 4) return {200, collection(base + "/Reservoirs", "ReservoirCollection", "CDU reservoirs", {"1"})};
+        if (s.size() == 4)
+            return {200, collection(base + "/Reservoirs", "ReservoirCollection", "CDU reservoirs", {"1"})};
         return s.size() == 5 && s[4] == "1" ? RedfishAnswer{200, reservoir(cdu)} : notFound();
     }
     if (part == "LeakDetection" && s.size() == 4) return {200, leakDetection(cdu)};
@@ -192,8 +195,8 @@ RedfishAnswer RedfishTree::get(std::string_view path) const {
 // collection under LeakDetection in favour of the chassis's).
 RedfishAnswer RedfishTree::chassisPart(const std::vector<std::string_view>& s, std::string_view path) const {
     const auto notFound = [&] {
-        return RedfishAnswer{404, redfishError("Base.1.19.ResourceNotFound",
-                                               "There is no resource at " + std::string(path) + ".")};
+        return RedfishAnswer{
+            404, redfishError("Base.1.19.ResourceNotFound", "There is no resource at " + std::string(path) + ".")};
     };
     const auto cdus = map_.cdus();
     if (s.size() == 1)
@@ -204,7 +207,8 @@ RedfishAnswer RedfishTree::chassisPart(const std::vector<std::string_view>& s, s
     if (s[2] != "LeakDetectors") return notFound();
     if (s.size() == 3) {
         std::vector<std::string> ids;
-        for (const RackCooling* r : map_.racksOf(cdu)) ids.insert(ids.end(), r->leakDetectors.begin(), r->leakDetectors.end());
+        for (const RackCooling* r : map_.racksOf(cdu))
+            ids.insert(ids.end(), r->leakDetectors.begin(), r->leakDetectors.end());
         return {200, collection(chassisPath(cdu) + "/LeakDetectors", "LeakDetectorCollection", "Leak detectors", ids)};
     }
     if (s.size() != 4) return notFound();
@@ -223,8 +227,16 @@ std::string RedfishTree::chassis(const std::string& cdu) const {
     w.key("ChassisType").string("StandAlone");
     status(w, "OK");
     w.link("LeakDetectors", chassisPath(cdu) + "/LeakDetectors");
-    w.key("Links").beginObject().key("CoolingUnits").beginArray().beginObject().key("@odata.id").string(cduPath(cdu))
-        .endObject().endArray().endObject();
+    w.key("Links")
+        .beginObject()
+        .key("CoolingUnits")
+        .beginArray()
+        .beginObject()
+        .key("@odata.id")
+        .string(cduPath(cdu))
+        .endObject()
+        .endArray()
+        .endObject();
     w.endObject();
     return w.take();
 }
@@ -238,8 +250,14 @@ std::string RedfishTree::serviceRoot() const {
     w.key("UUID").string("7a1f0b52-5c1e-4c57-9a4e-77617463686f");
     w.link("ThermalEquipment", std::string(kRedfishRoot) + "/ThermalEquipment");
     w.link("Chassis", std::string(kRedfishRoot) + "/Chassis");
-    w.key("Links").beginObject().key("Sessions").beginObject().key("@odata.id")
-        .string(std::string(kRedfishRoot) + "/SessionService/Sessions").endObject().endObject();
+    w.key("Links")
+        .beginObject()
+        .key("Sessions")
+        .beginObject()
+        .key("@odata.id")
+        .string(std::string(kRedfishRoot) + "/SessionService/Sessions")
+        .endObject()
+        .endObject();
     w.endObject();
     return w.take();
 }
@@ -281,20 +299,45 @@ std::string RedfishTree::coolingUnit(const std::string& cdu) const {
     header(w, "#CoolingUnit.v1_5_0.CoolingUnit", base);
     w.key("Id").string(cdu).key("Name").string("Row coolant distribution unit " + cdu);
     w.key("EquipmentType").string("CDU");
-    w.key("Status").beginObject().key("State").string("Enabled").key("Health").string(health)
-        .key("HealthRollup").string(rollup).endObject();
+    w.key("Status")
+        .beginObject()
+        .key("State")
+        .string("Enabled")
+        .key("Health")
+        .string(health)
+        .key("HealthRollup")
+        .string(rollup)
+        .endObject();
     // PG25: 25 % propylene glycol in water (density and heat capacity as the twin's loop model).
-    w.key("Coolant").beginObject().key("CoolantType").string("Water").key("AdditiveName").string("Propylene glycol")
-        .key("AdditivePercent").number(25).key("DensityKgPerCubicMeter").number(sim::kCoolantDensityKgPerL * 1000)
-        .key("SpecificHeatkJoulesPerKgK").number(sim::kCoolantCpKjPerKgK).endObject();
+    w.key("Coolant")
+        .beginObject()
+        .key("CoolantType")
+        .string("Water")
+        .key("AdditiveName")
+        .string("Propylene glycol")
+        .key("AdditivePercent")
+        .number(25)
+        .key("DensityKgPerCubicMeter")
+        .number(sim::kCoolantDensityKgPerL * 1000)
+        .key("SpecificHeatkJoulesPerKgK")
+        .number(sim::kCoolantCpKjPerKgK)
+        .endObject();
     w.link("PrimaryCoolantConnectors", base + "/PrimaryCoolantConnectors");
     w.link("SecondaryCoolantConnectors", base + "/SecondaryCoolantConnectors");
     w.link("Pumps", base + "/Pumps");
     w.link("Filters", base + "/Filters");
     w.link("Reservoirs", base + "/Reservoirs");
     w.link("LeakDetection", base + "/LeakDetection");
-    w.key("Links").beginObject().key("Chassis").beginArray().beginObject().key("@odata.id").string(chassisPath(cdu))
-        .endObject().endArray().endObject();
+    w.key("Links")
+        .beginObject()
+        .key("Chassis")
+        .beginArray()
+        .beginObject()
+        .key("@odata.id")
+        .string(chassisPath(cdu))
+        .endObject()
+        .endArray()
+        .endObject();
     w.endObject();
     return w.take();
 }
@@ -303,7 +346,8 @@ std::string RedfishTree::secondaryConnector(const std::string& cdu, const RackCo
     const Loop l = loop(rack);
     JsonWriter w;
     w.beginObject();
-    header(w, "#CoolantConnector.v1_3_0.CoolantConnector", cduPath(cdu) + "/SecondaryCoolantConnectors/" + rack.connector);
+    header(w, "#CoolantConnector.v1_3_0.CoolantConnector",
+           cduPath(cdu) + "/SecondaryCoolantConnectors/" + rack.connector);
     w.key("Id").string(rack.connector).key("Name").string("Rack " + rack.rackName + " secondary loop");
     status(w, l.health());
     w.key("CoolantConnectorType").string("Pair");
@@ -404,8 +448,14 @@ std::string RedfishTree::leakDetection(const std::string& cdu) const {
         for (std::size_t k = 0; k < rack->leakDetectors.size(); ++k) {
             const auto state = detectorState(k, rack->leakDetectors.size(), l.leakWet, l.leakFaulted);
             groupHealth = worse(groupHealth, state == "Unavailable" ? "Warning" : state);
-            groups.beginObject().key("DataSourceUri").string(detectors + rack->leakDetectors[k])
-                .key("DeviceName").string(rack->leakDetectors[k]).key("DetectorState").string(state).endObject();
+            groups.beginObject()
+                .key("DataSourceUri")
+                .string(detectors + rack->leakDetectors[k])
+                .key("DeviceName")
+                .string(rack->leakDetectors[k])
+                .key("DetectorState")
+                .string(state)
+                .endObject();
         }
         groups.endArray();
         groups.key("Status").beginObject().key("Health").string(groupHealth).endObject();
@@ -449,8 +499,16 @@ std::string redfishError(std::string_view messageId, std::string_view message) {
     w.beginObject().key("error").beginObject();
     w.key("code").string(messageId).key("message").string(message);
     w.key("@Message.ExtendedInfo").beginArray().beginObject();
-    w.key("@odata.type").string("#Message.v1_1_1.Message").key("MessageId").string(messageId)
-        .key("Message").string(message).key("Severity").string("Critical").key("Resolution").string("None.");
+    w.key("@odata.type")
+        .string("#Message.v1_1_1.Message")
+        .key("MessageId")
+        .string(messageId)
+        .key("Message")
+        .string(message)
+        .key("Severity")
+        .string("Critical")
+        .key("Resolution")
+        .string("None.");
     w.endObject().endArray();
     w.endObject().endObject();
     return w.take();

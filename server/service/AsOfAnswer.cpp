@@ -19,7 +19,8 @@ std::string timeText(std::int64_t ms) { return std::to_string(ms) + " ms"; }
 Status checkMoment(const v1::AsOfRequest& request, std::int64_t earliest, std::int64_t latest, std::int64_t* asOf) {
     *asOf = request.as_of_unix_ms();
     if (*asOf <= 0) return Status(StatusCode::INVALID_ARGUMENT, "as_of_unix_ms must be set (fleet time, Unix ms)");
-    if (earliest == 0) return Status(StatusCode::FAILED_PRECONDITION, "fleetd has applied no tick yet: nothing to rewind to");
+    if (earliest == 0)
+        return Status(StatusCode::FAILED_PRECONDITION, "fleetd has applied no tick yet: nothing to rewind to");
     if (*asOf > latest)
         return Status(StatusCode::INVALID_ARGUMENT, "as_of_unix_ms " + timeText(*asOf) +
                                                         " is after fleetd's latest tick " + timeText(latest) +
@@ -36,8 +37,8 @@ Status checkMoment(const v1::AsOfRequest& request, std::int64_t earliest, std::i
 
 Status resolveFilter(const v1::AsOfRequest& request, const FleetStateStore& store, SubscriptionFilter* filter) {
     if (!v1::DetailLevel_IsValid(request.detail()))
-        return Status(StatusCode::INVALID_ARGUMENT, "detail " + std::to_string(request.detail()) +
-                                                        " is not a watchfloor.v1.DetailLevel");
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "detail " + std::to_string(request.detail()) + " is not a watchfloor.v1.DetailLevel");
     if (request.max_events() > kMaxAsOfEvents)
         return Status(StatusCode::INVALID_ARGUMENT, "max_events " + std::to_string(request.max_events()) +
                                                         " exceeds the maximum of " + std::to_string(kMaxAsOfEvents));
@@ -48,9 +49,9 @@ Status resolveFilter(const v1::AsOfRequest& request, const FleetStateStore& stor
                       truncatedWithMarker(error.message, 1024));
     const std::size_t racksAsked = racks.empty() ? std::size_t(store.index().topology().racks_size()) : racks.size();
     if (filter->tier() >= DetailTier::Standard && racksAsked > kMaxAsOfStandardRacks)
-        return Status(StatusCode::INVALID_ARGUMENT,
-                      "node, GPU and CPU values of " + std::to_string(racksAsked) + " racks: at most " +
-                          std::to_string(kMaxAsOfStandardRacks) + " racks at STANDARD detail; ask for SUMMARY or name the racks");
+        return Status(StatusCode::INVALID_ARGUMENT, "node, GPU and CPU values of " + std::to_string(racksAsked) +
+                                                        " racks: at most " + std::to_string(kMaxAsOfStandardRacks) +
+                                                        " racks at STANDARD detail; ask for SUMMARY or name the racks");
     return Status::OK;
 }
 
@@ -58,9 +59,8 @@ Status resolveFilter(const v1::AsOfRequest& request, const FleetStateStore& stor
 void addSamples(const FleetStateStore& store, const HistoryStore& history, const SubscriptionFilter& filter,
                 std::int64_t asOf, v1::AsOfState* response) {
     const auto& index = store.index();
-    const auto series = store.seriesWhere([&](std::uint32_t entity, v1::Metric) {
-        return !store.isJob(entity) && filter.wantsValuesOf(index, entity);
-    });
+    const auto series = store.seriesWhere(
+        [&](std::uint32_t entity, v1::Metric) { return !store.isJob(entity) && filter.wantsValuesOf(index, entity); });
     std::vector<std::uint32_t> ids;
     ids.reserve(series.size());
     for (const auto& s : series)
@@ -94,7 +94,8 @@ void cutAtMoment(const v1::Incident& live, std::int64_t asOf, std::uint64_t last
 void addIncidents(const FleetStateStore& store, std::int64_t asOf, v1::AsOfState* response) {
     bool more = false;
     std::map<std::uint64_t, v1::Incident> live;
-    for (auto& incident : store.incidents(0, SIZE_MAX, [](const v1::Incident&) { return true; }, &more))
+    for (auto& incident : store.incidents(
+             0, SIZE_MAX, [](const v1::Incident&) { return true; }, &more))
         live.emplace(incident.id(), std::move(incident));
     const std::uint64_t lastEventId = store.journal().lastIdAtOrBefore(asOf);
     std::vector<v1::Incident> open, resolved;
@@ -152,9 +153,8 @@ Status answerStateAsOf(const v1::AsOfRequest& request, const FleetStateStore& st
     addIncidents(store, asOf, response);
     addFleetNumbers(store, asOf, response);
     const std::uint32_t maxEvents = request.max_events() == 0 ? kDefaultAsOfEvents : request.max_events();
-    for (auto& e : store.journal().recent(maxEvents, [&](const v1::Event& e) {
-             return e.time_unix_ms() <= asOf && filter.wantsEvent(index, e);
-         }))
+    for (auto& e : store.journal().recent(
+             maxEvents, [&](const v1::Event& e) { return e.time_unix_ms() <= asOf && filter.wantsEvent(index, e); }))
         *response->add_recent_events() = std::move(e);
     return Status::OK;
 }

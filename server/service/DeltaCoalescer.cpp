@@ -74,7 +74,7 @@ v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, 
     for (const auto& e : delta.events())
         if (filter.wantsEvent(index, e)) *out.add_events() = e;
     *out.mutable_jobs() = delta.jobs();
-    *out.mutable_incidents() = delta.incidents();  // fleet-wide, like jobs
+    *out.mutable_incidents() = delta.incidents();      // fleet-wide, like jobs
     *out.mutable_maintenance() = delta.maintenance();  // fleet-wide
     *out.mutable_handoffs() = delta.handoffs();        // fleet-wide
     if (delta.has_fleet()) *out.mutable_fleet() = delta.fleet();
@@ -101,7 +101,7 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::EntityState*>> states;
     std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::Job*>> jobs;
     std::unordered_map<std::uint64_t, std::uint32_t> incidents;  // id → newest entry, for the cost
-    std::vector<std::size_t> cost(n, 0);  // what must be sent if the prefix ends at entry i
+    std::vector<std::size_t> cost(n, 0);                         // what must be sent if the prefix ends at entry i
     std::size_t totalSamples = 0;
     for (const auto& e : pending) totalSamples += e->sampleCount();
     values.reserve(std::min<std::size_t>(totalSamples, 4 * maxSamples));
@@ -113,8 +113,10 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
                 const std::uint32_t entity = block.entity_indexes(i);
                 if (!filter.wantsValuesOf(index, entity)) continue;
                 const std::uint64_t key = (std::uint64_t(entity) << 32) | std::uint32_t(block.metric());
-                if (values.try_emplace(key, NewestValue{entry, block.metric(), entity, block.sample_time_unix_ms(),
-                                                        block.values(i)}).second)
+                if (values
+                        .try_emplace(key, NewestValue{entry, block.metric(), entity, block.sample_time_unix_ms(),
+                                                      block.values(i)})
+                        .second)
                     ++cost[k];
             }
         for (const auto& s : d.states())
@@ -166,9 +168,11 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     for (std::size_t k = 0; k <= last; ++k) {
         for (const auto& source : pending[k]->delta().sources()) {
             auto kept = std::find_if(out.mutable_sources()->begin(), out.mutable_sources()->end(),
-                                      [&](const v1::SourceStatus& s) { return s.name() == source.name(); });
-            if (kept != out.mutable_sources()->end()) *kept = source;
-            else *out.add_sources() = source;
+                                     [&](const v1::SourceStatus& s) { return s.name() == source.name(); });
+            if (kept != out.mutable_sources()->end())
+                *kept = source;
+            else
+                *out.add_sources() = source;
         }
     }
     result.entriesCovered = last + 1;

@@ -21,8 +21,8 @@ public:
     using Predicate = std::function<bool(const watchfloor::v1::Event&)>;
     // Up to `limit` matching events with id < beforeId (0 = no bound), newest first.
     // `moreAfter` tells whether an older matching event remains.
-    std::vector<watchfloor::v1::Event> newestFirst(std::uint64_t beforeId, std::size_t limit,
-                                                   const Predicate& matches, bool* moreAfter) const;
+    std::vector<watchfloor::v1::Event> newestFirst(std::uint64_t beforeId, std::size_t limit, const Predicate& matches,
+                                                   bool* moreAfter) const;
     // The newest `limit` matching events, oldest first (for snapshots).
     std::vector<watchfloor::v1::Event> recent(std::size_t limit, const Predicate& matches) const;
     std::uint64_t lastId() const;

@@ -13,7 +13,10 @@ constexpr std::size_t kBytesPerSample = 8;
 }  // namespace
 
 FleetStateStore::FleetStateStore(const v1::Topology& topology, StoreLimits limits)
-    : index_(topology), limits_(limits), journal_(limits.journalEvents), rewind_(limits.rewind),
+    : index_(topology),
+      limits_(limits),
+      journal_(limits.journalEvents),
+      rewind_(limits.rewind),
       lastEventId_(limits.firstEventId > 0 ? limits.firstEventId - 1 : 0) {}
 
 std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const FleetChanges& changes) const {
@@ -119,9 +122,12 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
         for (const auto& incident : changes.incidents) keepIncident(incident);
         rewind_.record(timeMs, changes.states, changes.incidents);
         for (const auto& window : changes.maintenance) {
-            const bool over = window.state() == v1::MAINTENANCE_STATE_ENDED || window.state() == v1::MAINTENANCE_STATE_CANCELLED;
-            if (over) maintenance_.erase(window.id());
-            else maintenance_[window.id()] = window;
+            const bool over =
+                window.state() == v1::MAINTENANCE_STATE_ENDED || window.state() == v1::MAINTENANCE_STATE_CANCELLED;
+            if (over)
+                maintenance_.erase(window.id());
+            else
+                maintenance_[window.id()] = window;
         }
         keepHandoffs(changes.handoffs);
         for (auto& d : deltas) {
@@ -208,9 +214,9 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     }
     for (auto it = sent.rbegin(); it != sent.rend(); ++it) *snap.add_incidents() = **it;
     for (const auto& [id, window] : maintenance_) *snap.add_maintenance() = window;  // fleet-wide, few
-    for (const auto& handoff : handoffs_) *snap.add_handoffs() = handoff;          // fleet-wide, newest first
-    for (auto& e : journal_.recent(limits_.snapshotEvents,
-                                   [&](const v1::Event& e) { return filter.wantsEvent(index_, e); }))
+    for (const auto& handoff : handoffs_) *snap.add_handoffs() = handoff;            // fleet-wide, newest first
+    for (auto& e :
+         journal_.recent(limits_.snapshotEvents, [&](const v1::Event& e) { return filter.wantsEvent(index_, e); }))
         *snap.add_recent_events() = std::move(e);
     return snap;
 }

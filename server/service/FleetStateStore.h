@@ -40,22 +40,22 @@ public:
 };
 
 struct StoreLimits {
-    std::size_t maxDeltaBytes = 1'800'000;   // a Delta stays below ~2 MB on the wire
-    std::size_t snapshotEvents = 500;        // recent events sent in every snapshot
-    std::size_t journalEvents = 200'000;     // events kept for ListEvents
+    std::size_t maxDeltaBytes = 1'800'000;  // a Delta stays below ~2 MB on the wire
+    std::size_t snapshotEvents = 500;       // recent events sent in every snapshot
+    std::size_t journalEvents = 200'000;    // events kept for ListEvents
     // The first event id of this run. fleetd starts past ids that outlive a run (acknowledgements
     // in the audit log) so a recovered "event 42 acknowledged" never names a new run's event 42.
     std::uint64_t firstEventId = 1;
-    std::size_t resolvedIncidents = 500;     // resolved incidents kept for ListIncidents
+    std::size_t resolvedIncidents = 500;          // resolved incidents kept for ListIncidents
     std::size_t snapshotResolvedIncidents = 100;  // the newest resolved ones sent in every snapshot
-    RewindLimits rewind;                     // state and incident versions kept for GetStateAsOf
+    RewindLimits rewind;                          // state and incident versions kept for GetStateAsOf
 };
 
 using DeltaPtr = std::shared_ptr<const watchfloor::v1::Delta>;
 
 struct LatestValue {
-    float value;                 // NaN = blank
-    std::int64_t sampleTimeMs;   // when it was measured
+    float value;                // NaN = blank
+    std::int64_t sampleTimeMs;  // when it was measured
 };
 
 // One key per SampleBlock: metric values stay below 2^16 and sample times below 2^47 ms.
@@ -112,7 +112,8 @@ public:
         std::vector<SeriesRef> out;
         std::shared_lock lock(mu_);
         for (std::uint32_t id = 0; id < series_.size(); ++id)
-            if (wanted(series_[id].entity, series_[id].metric)) out.push_back({id, series_[id].entity, series_[id].metric});
+            if (wanted(series_[id].entity, series_[id].metric))
+                out.push_back({id, series_[id].entity, series_[id].metric});
         return out;
     }
 
@@ -173,7 +174,7 @@ private:
     bool hasPaging_ = false;
     watchfloor::v1::PagingStatus paging_;
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
-    std::map<std::uint64_t, watchfloor::v1::Incident> incidents_;  // by id
+    std::map<std::uint64_t, watchfloor::v1::Incident> incidents_;           // by id
     std::map<std::string, watchfloor::v1::MaintenanceWindow> maintenance_;  // scheduled and active, by id
     std::vector<watchfloor::v1::ShiftHandoff> handoffs_;  // the newest HandoffBook::kSnapshot, newest first
     std::size_t resolvedHeld_ = 0;

@@ -110,16 +110,16 @@ void FleetdServer::reportStats(TickCost& cost) {
     const double seconds = std::chrono::duration<double>(now - cost.since).count();
     if (seconds <= 0 || !options_.statsLog) return;
     char line[400];
-    std::snprintf(line, sizeof line,
-                  "fleetd stats: %.2f ticks/s, %.0f samples/s, source %.1f ms/tick, incidents %.2f ms/tick, "
-                  "store %.1f ms/tick, %u open incidents, %zu subscribers, replay log %zu deltas / %.1f MB, sequence %llu",
-                  double(cost.ticks) / seconds, double(cost.samples) / seconds,
-                  cost.ticks ? 1e3 * cost.sourceTime.count() / double(cost.ticks) : 0.0,
-                  cost.ticks ? 1e3 * cost.incidentTime.count() / double(cost.ticks) : 0.0,
-                  cost.ticks ? 1e3 * cost.storeTime.count() / double(cost.ticks) : 0.0, store_->openIncidents(),
-                  pump_->streamCount(),
-                  log_->size(), double(log_->bytes()) / (1 << 20),
-                  static_cast<unsigned long long>(store_->lastSequence()));
+    std::snprintf(
+        line, sizeof line,
+        "fleetd stats: %.2f ticks/s, %.0f samples/s, source %.1f ms/tick, incidents %.2f ms/tick, "
+        "store %.1f ms/tick, %u open incidents, %zu subscribers, replay log %zu deltas / %.1f MB, sequence %llu",
+        double(cost.ticks) / seconds, double(cost.samples) / seconds,
+        cost.ticks ? 1e3 * cost.sourceTime.count() / double(cost.ticks) : 0.0,
+        cost.ticks ? 1e3 * cost.incidentTime.count() / double(cost.ticks) : 0.0,
+        cost.ticks ? 1e3 * cost.storeTime.count() / double(cost.ticks) : 0.0, store_->openIncidents(),
+        pump_->streamCount(), log_->size(), double(log_->bytes()) / (1 << 20),
+        static_cast<unsigned long long>(store_->lastSequence()));
     options_.statsLog(line);
     cost = TickCost{};
 }
@@ -165,8 +165,8 @@ std::string FleetdServer::renderMetrics() const {
     auto metric = [&](const char* name, const char* type, const char* help, double value) {
         char line[96];
         std::snprintf(line, sizeof line, "%.17g", value);
-        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
-               line + "\n";
+        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " + line +
+               "\n";
     };
     metric("fleetd_ticks_total", "counter", "Telemetry periods applied from the fleet source.", double(ticks_));
     metric("fleetd_samples_total", "counter", "Samples applied from the fleet source.", double(samplesTotal_));

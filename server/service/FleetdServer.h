@@ -23,7 +23,7 @@ namespace grpc {
 class Server;
 class ServerCredentials;
 class Service;
-}
+}  // namespace grpc
 
 namespace watchfloor::server::service {
 
@@ -49,7 +49,7 @@ struct FleetdOptions {
     // Periodic one-line statistics (rates, subscribers, log size, tick cost); 0 = none.
     std::chrono::milliseconds statsInterval{0};
     std::function<void(const std::string&)> statsLog;  // where statistics lines go
-    std::string metricsListen;  // HOST:PORT for Prometheus GET /metrics; empty = none
+    std::string metricsListen;                         // HOST:PORT for Prometheus GET /metrics; empty = none
     // GetHistory answered from the site's metrics store (real sources); null = fleetd's own.
     std::shared_ptr<const ExternalHistory> externalHistory;
 
@@ -76,11 +76,12 @@ class FleetdServer {
 public:
     // Runs the first tick (so the first snapshot has values and the history its plan), then
     // serves and ticks. Returns nullptr and fills `error` when it cannot listen.
-    [[nodiscard]] static std::unique_ptr<FleetdServer> start(FleetSource& source, FleetdOptions options, std::string* error);
+    [[nodiscard]] static std::unique_ptr<FleetdServer> start(FleetSource& source, FleetdOptions options,
+                                                             std::string* error);
     ~FleetdServer();
 
     int port() const { return port_; }
-    int metricsPort() const;  // 0 without a metrics endpoint
+    int metricsPort() const;            // 0 without a metrics endpoint
     std::string renderMetrics() const;  // Prometheus text exposition
     const std::string& runId() const { return pump_->identity().runId; }
     const HistoryStore& history() const { return *history_; }

@@ -35,13 +35,10 @@ HistoryStore::SeriesClass HistoryStore::classOf(v1::EntityKind kind) {
     switch (kind) {
     case v1::ENTITY_KIND_NODE:
     case v1::ENTITY_KIND_GPU:
-    case v1::ENTITY_KIND_CPU:
-        return SeriesClass::Device;
+    case v1::ENTITY_KIND_CPU: return SeriesClass::Device;
     case v1::ENTITY_KIND_NVLINK:
-    case v1::ENTITY_KIND_NIC_PORT:
-        return SeriesClass::NotKept;
-    default:
-        return SeriesClass::Aggregate;  // fleet, region, rack, loop, shelf, switch tray, job
+    case v1::ENTITY_KIND_NIC_PORT: return SeriesClass::NotKept;
+    default: return SeriesClass::Aggregate;  // fleet, region, rack, loop, shelf, switch tray, job
     }
 }
 
@@ -81,7 +78,8 @@ void HistoryStore::plan(ClassStore& store, const std::vector<HistoryTier>& tiers
         // 5 min at 1,800 racks). This way fleetd's footprint at the first tick is its steady state,
         // and a host that cannot hold it finds out at start, not a day later.
         tier.bytes = std::size_t(store.maxRows) * tier.buckets * sizeof(Bucket);
-        void* rows = ::mmap(nullptr, tier.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        void* rows =
+            ::mmap(nullptr, tier.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         if (rows == MAP_FAILED) throw std::bad_alloc();
         tier.rows = static_cast<Bucket*>(rows);  // anonymous pages are zero: every bucket empty
         store.tiers.push_back(tier);
@@ -141,12 +139,15 @@ void HistoryStore::onSamples(UnixTime time, std::span<const Sample> samples, std
         }
         if (rowOf_[id] == kNoRow) {
             const SeriesClass cls = classOf(index_.kind(samples[i].entityIndex));
-            ClassStore* store = cls == SeriesClass::Aggregate ? &aggregate_ : cls == SeriesClass::Device ? &device_ : nullptr;
+            ClassStore* store = cls == SeriesClass::Aggregate ? &aggregate_
+                                : cls == SeriesClass::Device  ? &device_
+                                                              : nullptr;
             if (!store || store->usedRows == store->maxRows) continue;  // not kept, or budget full
             classOfSeries_[id] = cls;
             rowOf_[id] = store->usedRows++;
         }
-        record(classOfSeries_[id] == SeriesClass::Aggregate ? aggregate_ : device_, rowOf_[id], timeMs, samples[i].value);
+        record(classOfSeries_[id] == SeriesClass::Aggregate ? aggregate_ : device_, rowOf_[id], timeMs,
+               samples[i].value);
     }
 }
 
@@ -173,7 +174,8 @@ HistoryResult HistoryStore::query(std::uint32_t seriesId, std::int64_t startMs, 
     stepMs = std::max(stepMs, tier->widthMs);
     result.stepMs = stepMs;
 
-    const std::int64_t firstBucket = std::max(floorDiv(startMs, tier->widthMs), tier->head - std::int64_t(tier->buckets) + 1);
+    const std::int64_t firstBucket =
+        std::max(floorDiv(startMs, tier->widthMs), tier->head - std::int64_t(tier->buckets) + 1);
     const std::int64_t lastBucket = std::min(floorDiv(endMs - 1, tier->widthMs), tier->head);
     struct Acc {
         double sum = 0;
@@ -197,8 +199,8 @@ HistoryResult HistoryStore::query(std::uint32_t seriesId, std::int64_t startMs, 
     return result;
 }
 
-std::vector<std::optional<HistoryStore::ValueAt>> HistoryStore::valuesAt(std::int64_t timeMs,
-                                                                          std::span<const std::uint32_t> seriesIds) const {
+std::vector<std::optional<HistoryStore::ValueAt>> HistoryStore::valuesAt(
+    std::int64_t timeMs, std::span<const std::uint32_t> seriesIds) const {
     constexpr std::int64_t kLookbackBuckets = 64;
     std::vector<std::optional<ValueAt>> out(seriesIds.size());
     std::lock_guard lock(mu_);
@@ -214,9 +216,11 @@ std::vector<std::optional<HistoryStore::ValueAt>> HistoryStore::valuesAt(std::in
             }
         if (!tier) continue;  // older than every tier keeps
         const std::int64_t newest = std::min(floorDiv(timeMs, tier->widthMs), tier->head);
-        const std::int64_t oldest = std::max(newest - kLookbackBuckets + 1, tier->head - std::int64_t(tier->buckets) + 1);
+        const std::int64_t oldest =
+            std::max(newest - kLookbackBuckets + 1, tier->head - std::int64_t(tier->buckets) + 1);
         for (std::int64_t b = newest; b >= oldest; --b) {
-            const Bucket& bucket = tier->rows[std::size_t(b % std::int64_t(tier->buckets)) * store.maxRows + rowOf_[id]];
+            const Bucket& bucket =
+                tier->rows[std::size_t(b % std::int64_t(tier->buckets)) * store.maxRows + rowOf_[id]];
             if (bucket.count == 0) continue;
             out[i] = ValueAt{bucket.last, std::min((b + 1) * tier->widthMs - 1, timeMs)};
             break;

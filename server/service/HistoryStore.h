@@ -34,9 +34,8 @@ struct HistoryTier {
 };
 
 struct HistoryPlan {
-    std::vector<HistoryTier> aggregateTiers{{std::chrono::seconds(1), 7200},
-                                            {std::chrono::minutes(1), 2880},
-                                            {std::chrono::minutes(15), 2976}};
+    std::vector<HistoryTier> aggregateTiers{
+        {std::chrono::seconds(1), 7200}, {std::chrono::minutes(1), 2880}, {std::chrono::minutes(15), 2976}};
     std::vector<HistoryTier> deviceTiers{{std::chrono::minutes(1), 360}, {std::chrono::minutes(15), 672}};
     std::size_t budgetBytes = std::size_t(1536) << 20;
     double aggregateShare = 1.0 / 3;  // of the budget
@@ -75,8 +74,7 @@ public:
     HistoryStore(const TopologyLookup& index, HistoryPlan plan = {});
     ~HistoryStore() override;
 
-    void onSamples(UnixTime time, std::span<const Sample> samples,
-                   std::span<const std::uint32_t> seriesIds) override;
+    void onSamples(UnixTime time, std::span<const Sample> samples, std::span<const std::uint32_t> seriesIds) override;
 
     bool keeps(std::uint32_t seriesId) const;
     // Buckets of width `stepMs` (0 = chosen here) from startMs, with data only. The step is
@@ -131,8 +129,8 @@ private:
     bool planned_ = false;
     ClassStore aggregate_;
     ClassStore device_;
-    std::vector<std::uint32_t> rowOf_;       // by series id
-    std::vector<SeriesClass> classOfSeries_; // by series id
+    std::vector<std::uint32_t> rowOf_;        // by series id
+    std::vector<SeriesClass> classOfSeries_;  // by series id
     std::shared_ptr<const ExternalHistory> external_;
 };
 

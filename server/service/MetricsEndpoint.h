@@ -24,7 +24,8 @@ public:
     static constexpr std::chrono::seconds kIdleTimeout{2};
 
     // Listens on HOST:PORT (port 0 = any free port); nullptr and `error` when it cannot.
-    [[nodiscard]] static std::unique_ptr<MetricsEndpoint> start(const std::string& hostPort, Render render, std::string* error);
+    [[nodiscard]] static std::unique_ptr<MetricsEndpoint> start(const std::string& hostPort, Render render,
+                                                                std::string* error);
     ~MetricsEndpoint();
 
     int port() const { return port_; }

@@ -35,7 +35,8 @@ std::string metricName(v1::Metric metric) {
 
 Status planSubscribe(const v1::SubscribeRequest& request, const FleetStateStore& store, const ReplayLog& log,
                      const std::string& runId, SubscribePlan* plan) {
-    if (request.client_api_version() != v1::API_VERSION_UNSPECIFIED && request.client_api_version() != v1::API_VERSION_1)
+    if (request.client_api_version() != v1::API_VERSION_UNSPECIFIED &&
+        request.client_api_version() != v1::API_VERSION_1)
         return Status(StatusCode::FAILED_PRECONDITION,
                       "client API version " + std::to_string(request.client_api_version()) +
                           " is not supported; this fleetd speaks watchfloor.v1 (API_VERSION_1)");
@@ -100,22 +101,20 @@ Status answerHistory(const v1::GetHistoryRequest& request, const FleetStateStore
                      v1::GetHistoryResponse* response) {
     const std::int64_t start = request.start_unix_ms(), end = request.end_unix_ms(), step = request.step_ms();
     if (end <= start)
-        return Status(StatusCode::INVALID_ARGUMENT, "end_unix_ms " + std::to_string(end) +
-                                                        " must be after start_unix_ms " + std::to_string(start));
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "end_unix_ms " + std::to_string(end) + " must be after start_unix_ms " + std::to_string(start));
     if (end - start > kMaxHistoryRange.count())
-        return Status(StatusCode::INVALID_ARGUMENT, "range of " + std::to_string((end - start) / 3'600'000) +
-                                                        " h exceeds the 31-day maximum");
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "range of " + std::to_string((end - start) / 3'600'000) + " h exceeds the 31-day maximum");
     if (step < 0) return Status(StatusCode::INVALID_ARGUMENT, "step_ms must not be negative");
     if (step > 0 && (end - start + step - 1) / step > kMaxHistoryBuckets)
-        return Status(StatusCode::INVALID_ARGUMENT, "step_ms " + std::to_string(step) + " gives " +
-                                                        std::to_string((end - start + step - 1) / step) +
-                                                        " buckets; at most 10000 (use a step of at least " +
-                                                        std::to_string((end - start + kMaxHistoryBuckets - 1) /
-                                                                       kMaxHistoryBuckets) +
-                                                        " ms)");
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "step_ms " + std::to_string(step) + " gives " + std::to_string((end - start + step - 1) / step) +
+                          " buckets; at most 10000 (use a step of at least " +
+                          std::to_string((end - start + kMaxHistoryBuckets - 1) / kMaxHistoryBuckets) + " ms)");
     if (request.metric() == v1::METRIC_UNSPECIFIED || !v1::Metric_IsValid(request.metric()))
-        return Status(StatusCode::INVALID_ARGUMENT, "metric " + std::to_string(int(request.metric())) +
-                                                        " is not a watchfloor.v1.Metric");
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "metric " + std::to_string(int(request.metric())) + " is not a watchfloor.v1.Metric");
     if (request.has_entity_index() && !request.entity_name().empty())
         return Status(StatusCode::INVALID_ARGUMENT, "set entity_name or entity_index, not both");
     if (!request.has_entity_index() && request.entity_name().empty())
@@ -130,31 +129,32 @@ Status answerHistory(const v1::GetHistoryRequest& request, const FleetStateStore
     if (const ExternalHistory* external = history.external()) {
         auto answer = external->query(*entity, request.metric(), start, end, step);
         if (!answer.error.empty())
-            return Status(StatusCode::UNAVAILABLE, "the metrics store did not answer for " + quoted + ": " + answer.error);
+            return Status(StatusCode::UNAVAILABLE,
+                          "the metrics store did not answer for " + quoted + ": " + answer.error);
         if (answer.result) return historyAnswer(request, name, *answer.result, response);
     }
     const auto series = store.findSeries(*entity, request.metric());
-    if (!series)
-        return Status(StatusCode::NOT_FOUND, quoted + " has no " + metricName(request.metric()) + " samples");
+    if (!series) return Status(StatusCode::NOT_FOUND, quoted + " has no " + metricName(request.metric()) + " samples");
     if (!history.keeps(*series) && request.latest_if_live_only()) {
         HistoryResult newest;
         newest.stepMs = 0;
         if (const auto latest = store.latest(*entity, request.metric()); latest && !std::isnan(latest->value))
-            newest.points.push_back({latest->sampleTimeMs, latest->value, latest->value, latest->value, latest->value, 1});
+            newest.points.push_back(
+                {latest->sampleTimeMs, latest->value, latest->value, latest->value, latest->value, 1});
         return historyAnswer(request, name, newest, response);
     }
     if (!history.keeps(*series))
-        return Status(StatusCode::FAILED_PRECONDITION,
-                      "no history is kept for " + metricName(request.metric()) + " of " + quoted +
-                          " (NVLink and NIC port series are live only)");
+        return Status(StatusCode::FAILED_PRECONDITION, "no history is kept for " + metricName(request.metric()) +
+                                                           " of " + quoted +
+                                                           " (NVLink and NIC port series are live only)");
     return historyAnswer(request, name, history.query(*series, start, end, step), response);
 }
 
 Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateStore& store,
                         v1::ListEventsResponse* response) {
     if (request.page_size() > kMaxEventPageSize)
-        return Status(StatusCode::INVALID_ARGUMENT, "page_size " + std::to_string(request.page_size()) +
-                                                        " exceeds the maximum of 1000");
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "page_size " + std::to_string(request.page_size()) + " exceeds the maximum of 1000");
     if (request.types_size() > kMaxEventTypes)
         return Status(StatusCode::INVALID_ARGUMENT, "too many event types: " + std::to_string(request.types_size()) +
                                                         " (at most " + std::to_string(kMaxEventTypes) + ")");
@@ -163,12 +163,12 @@ Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateSt
     if (request.start_unix_ms() != 0 && request.end_unix_ms() != 0 && request.end_unix_ms() <= request.start_unix_ms())
         return Status(StatusCode::INVALID_ARGUMENT, "end_unix_ms must be after start_unix_ms");
     if (!v1::Severity_IsValid(request.min_severity()))
-        return Status(StatusCode::INVALID_ARGUMENT, "min_severity " + std::to_string(request.min_severity()) +
-                                                        " is not a watchfloor.v1.Severity");
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "min_severity " + std::to_string(request.min_severity()) + " is not a watchfloor.v1.Severity");
     for (int type : request.types())
         if (!v1::EventType_IsValid(type) || type == v1::EVENT_TYPE_UNSPECIFIED)
-            return Status(StatusCode::INVALID_ARGUMENT, "event type " + std::to_string(type) +
-                                                            " is not a watchfloor.v1.EventType");
+            return Status(StatusCode::INVALID_ARGUMENT,
+                          "event type " + std::to_string(type) + " is not a watchfloor.v1.EventType");
     std::uint64_t beforeId = 0;
     if (!parsePageToken(request.page_token(), kPageTokenPrefix, &beforeId))
         return Status(StatusCode::INVALID_ARGUMENT, "page_token " + quotedForMessage(request.page_token()) +
@@ -196,7 +196,8 @@ Status answerListEvents(const v1::ListEventsRequest& request, const FleetStateSt
     auto page = store.journal().newestFirst(beforeId, pageSize, matches, &more);
     for (auto& e : page) *response->add_events() = std::move(e);
     if (more && !page.empty())
-        response->set_next_page_token(std::string(kPageTokenPrefix) + std::to_string(response->events().rbegin()->id()));
+        response->set_next_page_token(std::string(kPageTokenPrefix) +
+                                      std::to_string(response->events().rbegin()->id()));
     return Status::OK;
 }
 
@@ -204,7 +205,8 @@ Status answerListIncidents(const v1::ListIncidentsRequest& request, const FleetS
                            v1::ListIncidentsResponse* response) {
     if (request.page_size() > kMaxIncidentPageSize)
         return Status(StatusCode::INVALID_ARGUMENT, "page_size " + std::to_string(request.page_size()) +
-                                                        " exceeds the maximum of " + std::to_string(kMaxIncidentPageSize));
+                                                        " exceeds the maximum of " +
+                                                        std::to_string(kMaxIncidentPageSize));
     if (request.states_size() > v1::IncidentState_ARRAYSIZE)
         return Status(StatusCode::INVALID_ARGUMENT, "too many states: " + std::to_string(request.states_size()));
     for (int state : request.states())
@@ -234,8 +236,8 @@ Status answerListIncidents(const v1::ListIncidentsRequest& request, const FleetS
 
 Status answerTopology(const v1::GetTopologyRequest& request, const FleetStateStore& store, v1::Topology* response) {
     if (!v1::DetailLevel_IsValid(request.detail()))
-        return Status(StatusCode::INVALID_ARGUMENT, "detail " + std::to_string(request.detail()) +
-                                                        " is not a watchfloor.v1.DetailLevel");
+        return Status(StatusCode::INVALID_ARGUMENT,
+                      "detail " + std::to_string(request.detail()) + " is not a watchfloor.v1.DetailLevel");
     *response = *store.topologyFor(SubscriptionFilter::everything(detailTierOf(request.detail())));
     return Status::OK;
 }

@@ -29,22 +29,24 @@ struct SubscribePlan {
 };
 
 [[nodiscard]] grpc::Status planSubscribe(const watchfloor::v1::SubscribeRequest& request, const FleetStateStore& store,
-                           const ReplayLog& log, const std::string& runId, SubscribePlan* plan);
+                                         const ReplayLog& log, const std::string& runId, SubscribePlan* plan);
 
 [[nodiscard]] grpc::Status answerHistory(const watchfloor::v1::GetHistoryRequest& request, const FleetStateStore& store,
-                           const HistoryStore& history, watchfloor::v1::GetHistoryResponse* response);
+                                         const HistoryStore& history, watchfloor::v1::GetHistoryResponse* response);
 
-[[nodiscard]] grpc::Status answerListEvents(const watchfloor::v1::ListEventsRequest& request, const FleetStateStore& store,
-                              watchfloor::v1::ListEventsResponse* response);
+[[nodiscard]] grpc::Status answerListEvents(const watchfloor::v1::ListEventsRequest& request,
+                                            const FleetStateStore& store, watchfloor::v1::ListEventsResponse* response);
 
-[[nodiscard]] grpc::Status answerListIncidents(const watchfloor::v1::ListIncidentsRequest& request, const FleetStateStore& store,
-                                 watchfloor::v1::ListIncidentsResponse* response);
+[[nodiscard]] grpc::Status answerListIncidents(const watchfloor::v1::ListIncidentsRequest& request,
+                                               const FleetStateStore& store,
+                                               watchfloor::v1::ListIncidentsResponse* response);
 
 // The straggler drill-down (GetStepTimeHeatmap); bounds in StepTimeHeatmap.cpp and fleet.proto.
-[[nodiscard]] grpc::Status answerStepTimeHeatmap(const watchfloor::v1::StepTimeHeatmapRequest& request, const FleetStateStore& store,
-                                   const HistoryStore& history, watchfloor::v1::StepTimeHeatmap* response);
+[[nodiscard]] grpc::Status answerStepTimeHeatmap(const watchfloor::v1::StepTimeHeatmapRequest& request,
+                                                 const FleetStateStore& store, const HistoryStore& history,
+                                                 watchfloor::v1::StepTimeHeatmap* response);
 
-[[nodiscard]] grpc::Status answerTopology(const watchfloor::v1::GetTopologyRequest& request, const FleetStateStore& store,
-                            watchfloor::v1::Topology* response);
+[[nodiscard]] grpc::Status answerTopology(const watchfloor::v1::GetTopologyRequest& request,
+                                          const FleetStateStore& store, watchfloor::v1::Topology* response);
 
 }  // namespace watchfloor::server::service

@@ -10,9 +10,9 @@ bool RewindLog::sameForRewind(const v1::Incident& a, const v1::Incident& b) {
     const auto& ra = a.blast_radius();
     const auto& rb = b.blast_radius();
     return a.state() == b.state() && a.severity() == b.severity() && a.owner() == b.owner() && a.note() == b.note() &&
-           a.member_count() == b.member_count() && a.active_members() == b.active_members() &&
-           a.title() == b.title() && a.root_cause().summary() == b.root_cause().summary() &&
-           ra.racks() == rb.racks() && ra.trays() == rb.trays() && ra.gpus() == rb.gpus() && ra.jobs() == rb.jobs() &&
+           a.member_count() == b.member_count() && a.active_members() == b.active_members() && a.title() == b.title() &&
+           a.root_cause().summary() == b.root_cause().summary() && ra.racks() == rb.racks() &&
+           ra.trays() == rb.trays() && ra.gpus() == rb.gpus() && ra.jobs() == rb.jobs() &&
            a.resolved_unix_ms() == b.resolved_unix_ms();
 }
 

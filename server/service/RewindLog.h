@@ -19,9 +19,9 @@
 namespace watchfloor::server::service {
 
 struct RewindLimits {
-    std::size_t stateChanges = 200'000;    // entity state versions kept after the base
-    std::size_t incidentVersions = 50'000; // incident versions kept after the base
-    std::size_t resolvedInBase = 500;      // incidents resolved before the window that the base still holds
+    std::size_t stateChanges = 200'000;     // entity state versions kept after the base
+    std::size_t incidentVersions = 50'000;  // incident versions kept after the base
+    std::size_t resolvedInBase = 500;       // incidents resolved before the window that the base still holds
 };
 
 // Versions of values by key; the value as of T is the newest version with time <= T.
@@ -70,7 +70,7 @@ private:
         Value value;
     };
     std::map<std::uint64_t, Value> base_;
-    std::deque<Version> recent_;  // deque: push_back and pop_front keep other elements' addresses
+    std::deque<Version> recent_;                    // deque: push_back and pop_front keep other elements' addresses
     std::map<std::uint64_t, const Value*> latest_;  // key -> its newest version in recent_
     std::int64_t horizonMs_ = INT64_MIN;
 };

@@ -63,7 +63,8 @@ Status answerStepTimeHeatmap(const v1::StepTimeHeatmapRequest& request, const Fl
     if (!job) return Status(StatusCode::NOT_FOUND, "no job named " + quoted);
 
     const std::int64_t start = request.start_unix_ms(), end = request.end_unix_ms();
-    std::int64_t step = request.step_ms() > 0 ? request.step_ms() : (end - start + kDefaultBuckets - 1) / kDefaultBuckets;
+    std::int64_t step =
+        request.step_ms() > 0 ? request.step_ms() : (end - start + kDefaultBuckets - 1) / kDefaultBuckets;
     // Every tray series sits in the same history tier: the first kept one settles the step.
     std::vector<std::optional<std::uint32_t>> series;
     bool stepSettled = false;

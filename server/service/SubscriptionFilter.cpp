@@ -26,9 +26,9 @@ bool SubscriptionFilter::resolve(const TopologyLookup& index, const std::vector<
                                  SubscriptionFilter* out, FilterError* error) {
     if (regionNames.size() > kMaxFilterNames || rackNames.size() > kMaxFilterNames) {
         *error = {FilterError::Kind::InvalidArgument,
-                  "too many filter entries: at most " + std::to_string(kMaxFilterNames) +
-                      " region names and " + std::to_string(kMaxFilterNames) + " rack names (got " +
-                      std::to_string(regionNames.size()) + " and " + std::to_string(rackNames.size()) + ")"};
+                  "too many filter entries: at most " + std::to_string(kMaxFilterNames) + " region names and " +
+                      std::to_string(kMaxFilterNames) + " rack names (got " + std::to_string(regionNames.size()) +
+                      " and " + std::to_string(rackNames.size()) + ")"};
         return false;
     }
     if (!v1::DetailLevel_IsValid(detail)) {
@@ -51,8 +51,10 @@ bool SubscriptionFilter::resolve(const TopologyLookup& index, const std::vector<
         }
     }
     for (const auto& name : rackNames) {
-        if (auto rack = index.findRack(name)) racks.push_back(*rack);
-        else unknownRacks.push_back(name);
+        if (auto rack = index.findRack(name))
+            racks.push_back(*rack);
+        else
+            unknownRacks.push_back(name);
     }
     if (!unknownRegions.empty() || !unknownRacks.empty()) {
         std::string message;
@@ -71,7 +73,8 @@ bool SubscriptionFilter::resolve(const TopologyLookup& index, const std::vector<
         f.rackSelected_[rack] = true;
         f.key_ += std::to_string(rack) + ",";
         const std::uint32_t region = index.regionOf(rack);
-        if (region != TopologyLookup::kNone && std::find(f.regions_.begin(), f.regions_.end(), region) == f.regions_.end())
+        if (region != TopologyLookup::kNone &&
+            std::find(f.regions_.begin(), f.regions_.end(), region) == f.regions_.end())
             f.regions_.push_back(region);
     }
     *out = std::move(f);

@@ -45,8 +45,8 @@ public:
 private:
     DetailTier tier_ = DetailTier::Full;
     bool allRacks_ = true;
-    std::vector<bool> rackSelected_;    // by entity index
-    std::vector<std::uint32_t> regions_; // regions holding a selected rack
+    std::vector<bool> rackSelected_;      // by entity index
+    std::vector<std::uint32_t> regions_;  // regions holding a selected rack
     std::string key_;
 };
 

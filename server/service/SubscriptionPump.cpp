@@ -17,7 +17,11 @@ void releaseEncoded(void* holder) { delete static_cast<EncodedMessage*>(holder);
 
 SubscriberStream::SubscriberStream(SubscriptionPump& pump, grpc::CallbackServerContext* context,
                                    SubscriptionFilter filter, std::uint64_t cursor, std::string snapshotReason)
-    : pump_(pump), context_(context), filter_(std::move(filter)), cursor_(cursor), snapshotReason_(std::move(snapshotReason)),
+    : pump_(pump),
+      context_(context),
+      filter_(std::move(filter)),
+      cursor_(cursor),
+      snapshotReason_(std::move(snapshotReason)),
       lastWrite_(std::chrono::steady_clock::now()) {}
 
 bool SubscriberStream::claimForWrite() {
@@ -33,9 +37,9 @@ void SubscriberStream::cancelIfStalled(std::chrono::milliseconds timeout) {
         if (!writing_ || finishRequested_ || finished_ || std::chrono::steady_clock::now() - lastWrite_ < timeout)
             return;
         finishRequested_ = true;  // Finish follows in OnWriteDone(false)
-        finishStatus_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                     "stream stopped reading for " + std::to_string(timeout.count() / 1000) +
-                                         " s; resubscribe to resync");
+        finishStatus_ = grpc::Status(
+            grpc::StatusCode::RESOURCE_EXHAUSTED,
+            "stream stopped reading for " + std::to_string(timeout.count() / 1000) + " s; resubscribe to resync");
     }
     // The stalled write may complete right here and finish the call; once OnDone has run, gRPC
     // frees the context. contextGuard_ keeps OnDone waiting while TryCancel runs; it is
@@ -122,7 +126,10 @@ public:
 
 SubscriptionPump::SubscriptionPump(const FleetStateStore& store, const ReplayLog& log, ServerIdentity identity,
                                    PumpOptions options)
-    : store_(store), log_(log), identity_(std::move(identity)), options_(options),
+    : store_(store),
+      log_(log),
+      identity_(std::move(identity)),
+      options_(options),
       cacheByFilter_(options.maxCachedFilters) {
     thread_ = std::thread([this] { run(); });
 }
@@ -184,7 +191,8 @@ std::size_t SubscriptionPump::streamCount() const {
 }
 
 void SubscriptionPump::run() {
-    const auto poll = std::min<std::chrono::milliseconds>(options_.heartbeatInterval / 4, std::chrono::milliseconds(250));
+    const auto poll =
+        std::min<std::chrono::milliseconds>(options_.heartbeatInterval / 4, std::chrono::milliseconds(250));
     for (;;) {
         std::vector<std::shared_ptr<SubscriberStream>> streams;
         {
@@ -204,8 +212,10 @@ void SubscriptionPump::serve(SubscriberStream& stream) {
         return;
     }
     EncodedMessage message = nextMessage(stream);
-    if (message) stream.startWrite(message);
-    else stream.releaseUnwritten();
+    if (message)
+        stream.startWrite(message);
+    else
+        stream.releaseUnwritten();
 }
 
 EncodedMessage SubscriptionPump::nextMessage(SubscriberStream& stream) {

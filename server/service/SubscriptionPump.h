@@ -70,10 +70,10 @@ public:
 
 private:
     friend class SubscriptionPump;
-    bool claimForWrite();                      // true: no write outstanding, not finishing
+    bool claimForWrite();  // true: no write outstanding, not finishing
     void cancelIfStalled(std::chrono::milliseconds timeout);
     void startWrite(const EncodedMessage& message);
-    void releaseUnwritten();                   // nothing to send after all
+    void releaseUnwritten();  // nothing to send after all
     void finishNowIfRequested(std::unique_lock<std::mutex>& lock);
 
     SubscriptionPump& pump_;
@@ -87,7 +87,7 @@ private:
     bool finishRequested_ = false;
     bool finished_ = false;
     grpc::Status finishStatus_;
-    EncodedMessage inFlight_;      // keeps the bytes alive while gRPC sends them
+    EncodedMessage inFlight_;  // keeps the bytes alive while gRPC sends them
     grpc::ByteBuffer buffer_;
 
     // Touched by the pump thread only.

@@ -23,7 +23,8 @@ grpc::ServerUnaryReactor* finished(grpc::CallbackServerContext* context, const g
 
 bool parse(const grpc::ByteBuffer& bytes, google::protobuf::Message* request) {
     grpc::Slice slice;
-    return bytes.DumpToSingleSlice(&slice).ok() && request->ParseFromArray(slice.begin(), static_cast<int>(slice.size()));
+    return bytes.DumpToSingleSlice(&slice).ok() &&
+           request->ParseFromArray(slice.begin(), static_cast<int>(slice.size()));
 }
 
 grpc::Status unparseable(const google::protobuf::Message& request) {
@@ -57,8 +58,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
                                                                         const grpc::ByteBuffer* requestBytes) {
     v1::SubscribeRequest request;
     if (!parse(*requestBytes, &request)) return new FailedStream(unparseable(request));
-    if (pump_.closing())
-        return new FailedStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "fleetd shutting down"));
+    if (pump_.closing()) return new FailedStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "fleetd shutting down"));
     SubscribePlan plan;
     const grpc::Status status = planSubscribe(request, store_, log_, pump_.identity().runId, &plan);
     if (!status.ok()) return new FailedStream(status);

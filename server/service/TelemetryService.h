@@ -23,7 +23,7 @@ class TelemetryService final
                       watchfloor::v1::TelemetryService::WithRawCallbackMethod_ListIncidents<
                           watchfloor::v1::TelemetryService::WithRawCallbackMethod_GetStepTimeHeatmap<
                               watchfloor::v1::TelemetryService::WithRawCallbackMethod_GetStateAsOf<
-                              watchfloor::v1::TelemetryService::CallbackService>>>>>>> {
+                                  watchfloor::v1::TelemetryService::CallbackService>>>>>>> {
 public:
     TelemetryService(const FleetStateStore& store, const ReplayLog& log, const HistoryStore& history,
                      SubscriptionPump& pump);

@@ -21,11 +21,9 @@ DetailTier detailTierOf(v1::EntityKind kind) {
     case v1::ENTITY_KIND_GPU:
     case v1::ENTITY_KIND_CPU:
     case v1::ENTITY_KIND_NVSWITCH_TRAY:
-    case v1::ENTITY_KIND_POWER_SHELF:
-        return DetailTier::Standard;
+    case v1::ENTITY_KIND_POWER_SHELF: return DetailTier::Standard;
     case v1::ENTITY_KIND_NVLINK:
-    case v1::ENTITY_KIND_NIC_PORT:
-        return DetailTier::Full;
+    case v1::ENTITY_KIND_NIC_PORT: return DetailTier::Full;
     default:  // fleet, region, rack, cooling loop, job
         return DetailTier::Summary;
     }
@@ -66,15 +64,18 @@ TopologyLookup::TopologyLookup(const v1::Topology& topology) : topology_(topolog
     for (std::uint32_t i = 0; i < kind_.size(); ++i) {
         std::uint32_t at = i;
         for (int depth = 0; depth < 6 && at != kNone; ++depth) {
-            if (kind(at) == v1::ENTITY_KIND_RACK) { rack_[i] = at; break; }
+            if (kind(at) == v1::ENTITY_KIND_RACK) {
+                rack_[i] = at;
+                break;
+            }
             if (kind(at) == v1::ENTITY_KIND_REGION || kind(at) == v1::ENTITY_KIND_FLEET) break;
             at = parentOf(at);
         }
     }
 }
 
-void TopologyLookup::add(std::uint32_t index, v1::EntityKind kind, std::uint32_t parent,
-                        const std::string& name, std::uint32_t position) {
+void TopologyLookup::add(std::uint32_t index, v1::EntityKind kind, std::uint32_t parent, const std::string& name,
+                         std::uint32_t position) {
     if (index >= kind_.size()) {
         const std::size_t size = std::max<std::size_t>(index + 1, kind_.size() * 3 / 2);
         kind_.resize(size, v1::ENTITY_KIND_UNSPECIFIED);
@@ -92,9 +93,7 @@ v1::EntityKind TopologyLookup::kind(std::uint32_t index) const {
     return index < kind_.size() ? static_cast<v1::EntityKind>(kind_[index]) : v1::ENTITY_KIND_UNSPECIFIED;
 }
 
-std::uint32_t TopologyLookup::rackOf(std::uint32_t index) const {
-    return index < rack_.size() ? rack_[index] : kNone;
-}
+std::uint32_t TopologyLookup::rackOf(std::uint32_t index) const { return index < rack_.size() ? rack_[index] : kNone; }
 
 std::uint32_t TopologyLookup::parentOf(std::uint32_t index) const {
     return index < parent_.size() ? parent_[index] : kNone;

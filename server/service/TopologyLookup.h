@@ -49,8 +49,8 @@ public:
     std::uint32_t indexLimit() const { return static_cast<std::uint32_t>(kind_.size()); }
 
 private:
-    void add(std::uint32_t index, watchfloor::v1::EntityKind kind, std::uint32_t parent,
-             const std::string& name, std::uint32_t position);
+    void add(std::uint32_t index, watchfloor::v1::EntityKind kind, std::uint32_t parent, const std::string& name,
+             std::uint32_t position);
 
     const watchfloor::v1::Topology& topology_;
     std::vector<std::uint8_t> kind_;

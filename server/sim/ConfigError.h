@@ -7,7 +7,7 @@ namespace watchfloor::server::sim {
 
 struct ConfigError {
     std::string file;
-    int line = 0;          // 0 when not about one line
+    int line = 0;  // 0 when not about one line
     std::string problem;
     std::string toString() const;  // "FILE:LINE: PROBLEM"
 };

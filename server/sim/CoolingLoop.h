@@ -6,15 +6,15 @@
 
 namespace watchfloor::server::sim {
 
-inline constexpr double kCoolantDensityKgPerL = 1.02;   // PG25
-inline constexpr double kCoolantCpKjPerKgK = 3.9;       // PG25
+inline constexpr double kCoolantDensityKgPerL = 1.02;  // PG25
+inline constexpr double kCoolantCpKjPerKgK = 3.9;      // PG25
 
 struct LoopInputs {
     double supplyC = 25;
     double rackPowerKw = 0;
-    bool pumpsAvailable = true;      // at least one CDU pump running
-    double filterClog = 0;           // 0 clean .. 1 fully loaded (dP high)
-    bool valveClosed = false;        // isolated or stuck closed
+    bool pumpsAvailable = true;  // at least one CDU pump running
+    double filterClog = 0;       // 0 clean .. 1 fully loaded (dP high)
+    bool valveClosed = false;    // isolated or stuck closed
 };
 
 class CoolingLoop {
@@ -40,7 +40,7 @@ public:
 
 private:
     double designFlowLpm_;
-    double dpSetpointBar_ = 1.5;     // manifold dP setpoint, within the 0.5-3 bar band [A]
+    double dpSetpointBar_ = 1.5;  // manifold dP setpoint, within the 0.5-3 bar band [A]
     double supplyC_;
     double returnC_;
     double flowLpm_;

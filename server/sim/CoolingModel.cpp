@@ -10,14 +10,14 @@ using namespace watchfloor::v1;
 namespace {
 
 constexpr double kPi = 3.141592653589793;
-constexpr double kExcursionTimeConstantS = 600;   // facility water follows a change over ~10 min [A]
-constexpr double kFilterLoadS = 1800;             // a clogging filter loads over ~30 min [A]
+constexpr double kExcursionTimeConstantS = 600;  // facility water follows a change over ~10 min [A]
+constexpr double kFilterLoadS = 1800;            // a clogging filter loads over ~30 min [A]
 // CDU alarm thresholds with hysteresis (docs/domain/cooling.md).
-constexpr double kSupplyHighRaiseC = 3.0, kSupplyHighClearC = 2.0;    // above the setpoint
-constexpr double kFlowLowRaise = 0.5, kFlowLowClear = 0.8;            // of design flow
+constexpr double kSupplyHighRaiseC = 3.0, kSupplyHighClearC = 2.0;  // above the setpoint
+constexpr double kFlowLowRaise = 0.5, kFlowLowClear = 0.8;          // of design flow
 constexpr std::int64_t kFlowLowDelayMs = 10'000;
-constexpr double kDpHighRaiseBar = 0.4, kDpHighClearBar = 0.2;        // above the dP setpoint
-constexpr double kRebootColdPlateMarginC = 15.0;                      // above the supply setpoint
+constexpr double kDpHighRaiseBar = 0.4, kDpHighClearBar = 0.2;  // above the dP setpoint
+constexpr double kRebootColdPlateMarginC = 15.0;                // above the supply setpoint
 
 }  // namespace
 
@@ -41,12 +41,11 @@ double CoolingModel::supplyOffsetC(std::uint32_t region, std::int64_t unixMs) co
 
 void CoolingModel::stepFacility(double dtS, std::int64_t unixNowMs) {
     for (auto& region : regions_)
-        region.excursionC += (region.excursionTargetC - region.excursionC) * (1.0 - std::exp(-dtS / kExcursionTimeConstantS));
-    for (auto& cdu : cdus_)
-        cdu.clog = std::min(1.0, cdu.clog + cdu.clogRatePerS * dtS);
+        region.excursionC +=
+            (region.excursionTargetC - region.excursionC) * (1.0 - std::exp(-dtS / kExcursionTimeConstantS));
+    for (auto& cdu : cdus_) cdu.clog = std::min(1.0, cdu.clog + cdu.clogRatePerS * dtS);
     regionOffsetsC_.resize(regions_.size());
-    for (std::uint32_t g = 0; g < regions_.size(); ++g)
-        regionOffsetsC_[g] = supplyOffsetC(g, unixNowMs);
+    for (std::uint32_t g = 0; g < regions_.size(); ++g) regionOffsetsC_[g] = supplyOffsetC(g, unixNowMs);
 }
 
 void CoolingModel::stepRack(std::uint32_t r, double dtS, double rackPowerKw, bool isolated) {
@@ -72,12 +71,14 @@ std::vector<RackAlarmChange> CoolingModel::rackAlarmChanges(std::uint32_t r, std
             changes.push_back({alarm, state, severity, cause});
         }
     };
-    threshold(rack.supplyHighAlarm, loop.supplyC() > setpointC + kSupplyHighRaiseC, loop.supplyC() < setpointC + kSupplyHighClearC,
-              "high secondary supply temperature", SEVERITY_WARNING, "supply_temperature_high");
+    threshold(rack.supplyHighAlarm, loop.supplyC() > setpointC + kSupplyHighRaiseC,
+              loop.supplyC() < setpointC + kSupplyHighClearC, "high secondary supply temperature", SEVERITY_WARNING,
+              "supply_temperature_high");
     const bool flowLow = !isolated && loop.flowLpm() < kFlowLowRaise * loop.designFlowLpm();
     rack.flowLowSinceMs = flowLow ? (rack.flowLowSinceMs < 0 ? nowMs : rack.flowLowSinceMs) : -1;
     threshold(rack.flowLowAlarm, flowLow && nowMs - rack.flowLowSinceMs >= kFlowLowDelayMs,
-              isolated || loop.flowLpm() > kFlowLowClear * loop.designFlowLpm(), "low or no flow", SEVERITY_CRITICAL, "low_flow");
+              isolated || loop.flowLpm() > kFlowLowClear * loop.designFlowLpm(), "low or no flow", SEVERITY_CRITICAL,
+              "low_flow");
     const double dpSp = loop.differentialPressureSetpointBar();
     threshold(rack.dpHighAlarm, loop.differentialPressureBar() > dpSp + kDpHighRaiseBar,
               loop.differentialPressureBar() < dpSp + kDpHighClearBar, "differential pressure high (filter clogged)",
@@ -94,31 +95,27 @@ bool CoolingModel::readyForReboot(std::uint32_t r) const {
 std::uint32_t CoolingModel::activeAlarms() const {
     std::uint32_t active = 0;
     for (const auto& cdu : cdus_)
-        for (const auto& [alarm, on] : cdu.alarms)
-            active += on ? 1 : 0;
+        for (const auto& [alarm, on] : cdu.alarms) active += on ? 1 : 0;
     return active;
 }
 
 bool CoolingModel::setAlarm(std::uint32_t cdu, const std::string& alarm, bool active) {
     bool& state = cdus_[cdu].alarms[alarm];
-    if (state == active)
-        return false;
+    if (state == active) return false;
     state = active;
     return true;
 }
 
 std::optional<std::uint32_t> CoolingModel::failPump(std::uint32_t cdu) {
     Cdu& c = cdus_[cdu];
-    if (c.pumpsRunning == 0)
-        return std::nullopt;
+    if (c.pumpsRunning == 0) return std::nullopt;
     --c.pumpsRunning;
     return ++c.pumpEpoch;
 }
 
 bool CoolingModel::repairPumps(std::uint32_t cdu, std::uint32_t epoch) {
     Cdu& c = cdus_[cdu];
-    if (c.pumpEpoch != epoch)
-        return false;
+    if (c.pumpEpoch != epoch) return false;
     c.pumpsRunning = 2;
     return true;
 }
@@ -131,8 +128,7 @@ std::uint32_t CoolingModel::startFilterClog(std::uint32_t cdu) {
 
 bool CoolingModel::replaceFilter(std::uint32_t cdu, std::uint32_t epoch) {
     Cdu& c = cdus_[cdu];
-    if (c.clogEpoch != epoch)
-        return false;
+    if (c.clogEpoch != epoch) return false;
     c.clog = 0;
     c.clogRatePerS = 0;
     return true;
@@ -144,8 +140,7 @@ std::uint32_t CoolingModel::startExcursion(std::uint32_t region, double deltaC) 
 }
 
 bool CoolingModel::endExcursion(std::uint32_t region, std::uint32_t epoch) {
-    if (regions_[region].excursionEpoch != epoch)
-        return false;
+    if (regions_[region].excursionEpoch != epoch) return false;
     regions_[region].excursionTargetC = 0;
     return true;
 }
@@ -156,8 +151,7 @@ std::uint32_t CoolingModel::stickValve(std::uint32_t r) {
 }
 
 bool CoolingModel::freeValve(std::uint32_t r, std::uint32_t epoch) {
-    if (racks_[r].valveEpoch != epoch)
-        return false;
+    if (racks_[r].valveEpoch != epoch) return false;
     racks_[r].valveStuck = false;
     return true;
 }

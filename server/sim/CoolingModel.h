@@ -20,10 +20,10 @@ namespace watchfloor::server::sim {
 
 // A rack alarm that was raised or cleared by the last step (hysteresis applied).
 struct RackAlarmChange {
-    const char* alarm;                    // "low or no flow", ...: the CDU alarm is "<alarm> at <rack>"
+    const char* alarm;  // "low or no flow", ...: the CDU alarm is "<alarm> at <rack>"
     bool active;
-    watchfloor::v1::Severity severity;    // while active
-    const char* cause;                    // Event.cause
+    watchfloor::v1::Severity severity;  // while active
+    const char* cause;                  // Event.cause
 };
 
 class CoolingModel {
@@ -59,7 +59,7 @@ public:
     bool replaceFilter(std::uint32_t cdu, std::uint32_t epoch);
     std::uint32_t startExcursion(std::uint32_t region, double deltaC);
     bool endExcursion(std::uint32_t region, std::uint32_t epoch);
-    std::uint32_t stickValve(std::uint32_t r);                  // closed whatever the demand
+    std::uint32_t stickValve(std::uint32_t r);  // closed whatever the demand
     bool freeValve(std::uint32_t r, std::uint32_t epoch);
 
 private:
@@ -75,7 +75,7 @@ private:
     struct Cdu {
         std::uint32_t pumpsRunning = 2;  // N+1 pair
         double clog = 0;
-        double clogRatePerS = 0;         // while a filter is loading
+        double clogRatePerS = 0;             // while a filter is loading
         std::map<std::string, bool> alarms;  // alarm text -> active
         std::uint32_t pumpEpoch = 0;
         std::uint32_t clogEpoch = 0;

@@ -48,7 +48,7 @@ std::vector<JobSpec> defaultJobs(const FleetModel& model) {
         }
         job.name = "llm-" + job.model + "-" + std::to_string(jobs.size() + 1);
         // Larger jobs fail more often, so they checkpoint more often (Young: sqrt(2 C M)).
-        job.checkpointInterval = size >= 64 ? std::chrono::minutes(10)
+        job.checkpointInterval = size >= 64   ? std::chrono::minutes(10)
                                  : size >= 16 ? std::chrono::minutes(20)
                                               : std::chrono::minutes(30);
         job.checkpointSave = size >= 16 ? std::chrono::seconds(30) : std::chrono::seconds(15);
@@ -86,8 +86,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
 
     if (!config.fleetFile.empty()) {
         auto spec = readFleetFile(config.fleetFile, error);
-        if (!spec)
-            return nullptr;
+        if (!spec) return nullptr;
         s.spec = std::move(*spec);
     } else {
         s.spec = generatedFleetSpec(config.regions, config.racks);
@@ -97,8 +96,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     std::vector<JobSpec> jobSpecs = s.spec.jobs;
     {
         FleetModel provisional(s.spec, 0);
-        if (jobSpecs.empty())
-            jobSpecs = defaultJobs(provisional);
+        if (jobSpecs.empty()) jobSpecs = defaultJobs(provisional);
         const auto rackNames = provisional.rackNames();
         const auto trayNames = provisional.trayNames();
         std::set<std::uint32_t> taken;
@@ -111,20 +109,19 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
                     return *error = {s.spec.sourceFile, job.sourceLine, "job '" + job.name + "': " + problem}, nullptr;
                 for (const auto& rack : *racks) {
                     const std::uint32_t r = provisional.find(rack)->ordinal;
-                    for (std::uint32_t k = 0; k < kTraysPerRack; ++k)
-                        trays.push_back(r * kTraysPerRack + k);
+                    for (std::uint32_t k = 0; k < kTraysPerRack; ++k) trays.push_back(r * kTraysPerRack + k);
                 }
             } else {
                 const auto names = expandNameList(job.trayNames.front(), trayNames, &problem);
                 if (!names)
                     return *error = {s.spec.sourceFile, job.sourceLine, "job '" + job.name + "': " + problem}, nullptr;
-                for (const auto& name : *names)
-                    trays.push_back(provisional.find(name)->ordinal);
+                for (const auto& name : *names) trays.push_back(provisional.find(name)->ordinal);
             }
             for (const std::uint32_t t : trays)
                 if (!taken.insert(t).second)
                     return *error = {s.spec.sourceFile, job.sourceLine,
-                                     "job '" + job.name + "': tray " + provisional.trayName(t) + " already belongs to another job"},
+                                     "job '" + job.name + "': tray " + provisional.trayName(t) +
+                                         " already belongs to another job"},
                            nullptr;
             JobSettings settings;
             settings.name = job.name;
@@ -143,13 +140,11 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     if (!config.scenarioFile.empty()) {
         const EntityResolver resolve = [&s, &jobs](const std::string& name) -> std::optional<EntityRef> {
             for (std::uint32_t j = 0; j < jobs.size(); ++j)
-                if (jobs[j].name() == name)
-                    return EntityRef{ENTITY_KIND_JOB, j};
+                if (jobs[j].name() == name) return EntityRef{ENTITY_KIND_JOB, j};
             return s.model->find(name);
         };
         auto script = readScenarioFile(config.scenarioFile, resolve, error);
-        if (!script)
-            return nullptr;
+        if (!script) return nullptr;
         s.script = std::move(*script);
     }
 
@@ -196,8 +191,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
 void DigitalTwin::advanceTo(UnixTime until, FleetChanges& out) {
     Impl& s = *impl_;
     const std::int64_t untilMs = (until - s.config.start).count();
-    if (untilMs <= s.nowMs())
-        return;
+    if (untilMs <= s.nowMs()) return;
     s.publisher->begin(out);
     out.time = until;
     if (!s.initialStatesSent) {
@@ -210,17 +204,14 @@ void DigitalTwin::advanceTo(UnixTime until, FleetChanges& out) {
     while (true) {
         const std::int64_t nextPhysicsMs = s.telemetry ? untilMs : s.lastPhysicsMs + 30'000;
         const std::int64_t limitMs = std::min(untilMs, nextPhysicsMs);
-        if (s.clock.runNext(limitMs))
-            continue;
-        if (nextPhysicsMs > untilMs)
-            break;
+        if (s.clock.runNext(limitMs)) continue;
+        if (nextPhysicsMs > untilMs) break;
         s.clock.advanceTo(nextPhysicsMs);
         const double dtS = static_cast<double>(nextPhysicsMs - s.lastPhysicsMs) / 1000.0;
         s.accountExposure(dtS);
         s.updatePhysics(dtS);
         s.lastPhysicsMs = nextPhysicsMs;
-        if (nextPhysicsMs == untilMs)
-            break;
+        if (nextPhysicsMs == untilMs) break;
     }
     s.clock.advanceTo(untilMs);
     const std::int64_t periodMs = std::max<std::int64_t>(1, s.config.telemetryPeriod.count());
@@ -254,8 +245,7 @@ void DigitalTwin::Impl::emitTrayState(std::uint32_t t) {
 
 void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState health, const std::string& reason,
                                 bool announce) {
-    if (trays[t].node == state && trays[t].health == health && trays[t].reason == reason)
-        return;
+    if (trays[t].node == state && trays[t].health == health && trays[t].reason == reason) return;
     TrayState& tray = trays.edit(t);
     const NodeState before = tray.node;
     tray.node = state;
@@ -266,9 +256,9 @@ void DigitalTwin::Impl::setTray(std::uint32_t t, NodeState state, HealthState he
         emitTrayState(t);
         for (std::uint32_t k = 0; k < kGpusPerTray; ++k) {
             const std::uint32_t g = t * kGpusPerTray + k;
-            const HealthState gpuHealth = health == HEALTH_STATE_FAILED ? HEALTH_STATE_FAILED
+            const HealthState gpuHealth = health == HEALTH_STATE_FAILED                    ? HEALTH_STATE_FAILED
                                           : gpus[g].clocksReasons & clocks_event::kThermal ? HEALTH_STATE_DEGRADED
-                                                                         : HEALTH_STATE_HEALTHY;
+                                                                                           : HEALTH_STATE_HEALTHY;
             if (gpus[g].health != gpuHealth) {
                 gpus[g].health = gpuHealth;
                 this->state(model->gpuIndex(g), gpuHealth, reason);
@@ -298,19 +288,19 @@ void DigitalTwin::Impl::setRackState(std::uint32_t r) {
         out_ += st == NODE_STATE_DOWN || st == NODE_STATE_DRAINED ? 1 : 0;
     }
     const RackState state = rack.electricalIsolated || rack.liquidIsolated ? RACK_STATE_ISOLATED
-                            : out_ > 0                                      ? RACK_STATE_DEGRADED
-                                                                            : RACK_STATE_IN_SERVICE;
+                            : out_ > 0                                     ? RACK_STATE_DEGRADED
+                                                                           : RACK_STATE_IN_SERVICE;
     const HealthState health = state == RACK_STATE_ISOLATED ? HEALTH_STATE_FAILED
-                                : state == RACK_STATE_DEGRADED || loads[r].throttleFactor < 1.0 || rack.leakFaulted > 0
-                                    ? HEALTH_STATE_DEGRADED
-                                    : HEALTH_STATE_HEALTHY;
-    if (state == rack.state && health == rack.health)
-        return;
+                               : state == RACK_STATE_DEGRADED || loads[r].throttleFactor < 1.0 || rack.leakFaulted > 0
+                                   ? HEALTH_STATE_DEGRADED
+                                   : HEALTH_STATE_HEALTHY;
+    if (state == rack.state && health == rack.health) return;
     rack.state = state;
     rack.health = health;
     if (out()) {
         // The state already says "isolated"; the reason says why.
-        const std::string reason = state == RACK_STATE_ISOLATED ? (rack.isolatedWhy.empty() ? "isolated" : rack.isolatedWhy)
+        const std::string reason = state == RACK_STATE_ISOLATED
+                                       ? (rack.isolatedWhy.empty() ? "isolated" : rack.isolatedWhy)
                                    : out_ > 0 ? std::to_string(out_) + " of 18 trays out of service"
                                               : "";
         this->state(model->rackIndex(r), health, reason).set_rack_state(state);
@@ -340,8 +330,7 @@ TrayActivity DigitalTwin::Impl::activity(std::uint32_t t) const {
     const TrayState& tray = trays[t];
     // A tray DOWN for a GPU fault is still powered (it reports, and waits for reset or power
     // cycle); over-temperature shutdown and rack isolation cut its power.
-    if (tray.thermalShutdown || racks[model->rackOfTray(t)].electricalIsolated)
-        return TrayActivity::Off;
+    if (tray.thermalShutdown || racks[model->rackOfTray(t)].electricalIsolated) return TrayActivity::Off;
     if (tray.job == kNoJob || tray.node == NODE_STATE_DRAINED || tray.node == NODE_STATE_DOWN)
         return TrayActivity::Idle;
     switch (jobs()[tray.job].phase()) {
@@ -365,15 +354,12 @@ void DigitalTwin::Impl::startStraggler(std::uint32_t t, double factor, double fo
     slowdown.factor = static_cast<float>(factor);
     slowdown.kind = kind;
     const std::uint32_t epoch = ++slowdown.epoch;
-    if (trays[t].job != kNoJob)
-        jobRunner->updateSlowdown(trays[t].job);
+    if (trays[t].job != kNoJob) jobRunner->updateSlowdown(trays[t].job);
     after(forS, [this, t, epoch, slot] {
-        if ((trays[t].*slot).epoch != epoch)
-            return;
+        if ((trays[t].*slot).epoch != epoch) return;
         (trays.edit(t).*slot).factor = 1.0f;
         const TrayState& tray = trays[t];
-        if (tray.job != kNoJob)
-            jobRunner->updateSlowdown(tray.job);
+        if (tray.job != kNoJob) jobRunner->updateSlowdown(tray.job);
     });
 }
 
@@ -382,8 +368,12 @@ void DigitalTwin::Impl::assignTray(std::uint32_t t, std::uint32_t j) {
     markAllocated(t);
 }
 
-void DigitalTwin::Impl::markAllocated(std::uint32_t t) { setTray(t, NODE_STATE_ALLOCATED, HEALTH_STATE_HEALTHY, "", false); }
+void DigitalTwin::Impl::markAllocated(std::uint32_t t) {
+    setTray(t, NODE_STATE_ALLOCATED, HEALTH_STATE_HEALTHY, "", false);
+}
 
-double DigitalTwin::Impl::supplyOffsetC(std::uint32_t region) const { return cooling->supplyOffsetC(region, unixNowMs()); }
+double DigitalTwin::Impl::supplyOffsetC(std::uint32_t region) const {
+    return cooling->supplyOffsetC(region, unixNowMs());
+}
 
 }  // namespace watchfloor::server::sim

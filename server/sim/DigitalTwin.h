@@ -44,9 +44,9 @@ public:
         std::uint64_t leaks = 0;
         std::uint64_t events = 0;
         std::vector<std::uint64_t> failuresByCause;  // index = failureCauses() id, random streams only
-        double hardwareRatePerGpuHour = 0;   // configured, incl. hardwareRateScale
-        double softwareRatePerGpuHour = 0;   // configured
-        std::uint64_t ledgerRecordsRejected = 0;  // goodput-ledger records it could not use (should stay 0)
+        double hardwareRatePerGpuHour = 0;           // configured, incl. hardwareRateScale
+        double softwareRatePerGpuHour = 0;           // configured
+        std::uint64_t ledgerRecordsRejected = 0;     // goodput-ledger records it could not use (should stay 0)
         std::uint64_t ledgerRecordsClipped = 0;
         std::string lastLedgerProblem;
     };

@@ -22,14 +22,12 @@ public:
             return true;
         }
         file_ = std::fopen(path.c_str(), "wb");
-        if (!file_ && error)
-            *error = path + ": cannot open for writing: " + std::strerror(errno);
+        if (!file_ && error) *error = path + ": cannot open for writing: " + std::strerror(errno);
         owned_ = file_ != nullptr;
         return file_ != nullptr;
     }
     ~LineWriter() {
-        if (owned_)
-            std::fclose(file_);
+        if (owned_) std::fclose(file_);
     }
     void write(const char* kind, const char* field, const google::protobuf::Message& message) {
         json_.clear();
@@ -40,8 +38,7 @@ public:
     }
     bool finish(const std::string& path, std::string* error) {
         if (std::fflush(file_) != 0 || std::ferror(file_)) {
-            if (error)
-                *error = path + ": write failed: " + std::strerror(errno);
+            if (error) *error = path + ": write failed: " + std::strerror(errno);
             return false;
         }
         return true;
@@ -57,11 +54,9 @@ private:
 
 bool dumpEvents(FleetSource& source, const DumpOptions& options, std::string* error) {
     LineWriter writer;
-    if (!writer.open(options.path, error))
-        return false;
+    if (!writer.open(options.path, error)) return false;
     // Nobody reads per-entity samples in a dump: take the twin's fast path.
-    if (auto* twin = dynamic_cast<DigitalTwin*>(&source))
-        twin->setTelemetryEnabled(false);
+    if (auto* twin = dynamic_cast<DigitalTwin*>(&source)) twin->setTelemetryEnabled(false);
 
     constexpr std::chrono::milliseconds kStep{1000};
     const UnixTime start = source.now();
@@ -82,20 +77,16 @@ bool dumpEvents(FleetSource& source, const DumpOptions& options, std::string* er
             writer.write("event", "event", event);
         }
         grouping.apply(changes);
-        for (const auto& incident : changes.incidents)
-            writer.write("incident", "incident", incident);
-        for (auto& job : changes.jobs)
-            latestJobs[job.index()].Swap(&job);
+        for (const auto& incident : changes.incidents) writer.write("incident", "incident", incident);
+        for (auto& job : changes.jobs) latestJobs[job.index()].Swap(&job);
         if (changes.hasFleet) {
             latestFleet.Swap(&changes.fleet);
             haveFleet = true;
         }
         if (t >= nextGoodput) {
             nextGoodput += goodputPeriod;
-            if (haveFleet)
-                writer.write("fleet", "fleet", latestFleet);
-            for (const auto& [index, job] : latestJobs)
-                writer.write("job", "job", job);
+            if (haveFleet) writer.write("fleet", "fleet", latestFleet);
+            for (const auto& [index, job] : latestJobs) writer.write("job", "job", job);
         }
     }
     return writer.finish(options.path, error);

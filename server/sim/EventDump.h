@@ -12,10 +12,10 @@
 namespace watchfloor::server::sim {
 
 struct DumpOptions {
-    std::chrono::milliseconds duration{};                       // simulated time to run
-    std::string path;                                           // "-" = standard output
-    std::chrono::milliseconds goodputPeriod = std::chrono::minutes(10); // fleet + job goodput lines
-    incidents::GrouperOptions incidents;                        // as fleetd groups when serving
+    std::chrono::milliseconds duration{};                                // simulated time to run
+    std::string path;                                                    // "-" = standard output
+    std::chrono::milliseconds goodputPeriod = std::chrono::minutes(10);  // fleet + job goodput lines
+    incidents::GrouperOptions incidents;                                 // as fleetd groups when serving
 };
 
 // Returns false and fills `error` (naming the file) when the file cannot be written.

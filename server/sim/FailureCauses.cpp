@@ -8,8 +8,18 @@ constexpr double kHour = 3600;
 constexpr double kDay = 86400;
 
 enum CauseId : std::size_t {
-    GpuHardFault, HbmUncorrectable, GpuSramEcc, Gsp, ThermalInterface, Sdc,
-    NetworkLink, Nic, HostHardware, HostMaintenance, SoftwareBug, NcclWatchdog,
+    GpuHardFault,
+    HbmUncorrectable,
+    GpuSramEcc,
+    Gsp,
+    ThermalInterface,
+    Sdc,
+    NetworkLink,
+    Nic,
+    HostHardware,
+    HostMaintenance,
+    SoftwareBug,
+    NcclWatchdog,
 };
 
 // Xid detection: LogNormal(median 3 s) (docs/domain/failure-rates.md).
@@ -42,15 +52,13 @@ const std::vector<FailureCause>& failureCauses() {
 
 double hardwareRatePerGpuHour() {
     double sum = 0;
-    for (const auto& cause : failureCauses())
-        sum += cause.hardware ? cause.ratePerGpuHour : 0.0;
+    for (const auto& cause : failureCauses()) sum += cause.hardware ? cause.ratePerGpuHour : 0.0;
     return sum;
 }
 
 double softwareRatePerGpuHour() {
     double sum = 0;
-    for (const auto& cause : failureCauses())
-        sum += cause.hardware ? 0.0 : cause.ratePerGpuHour;
+    for (const auto& cause : failureCauses()) sum += cause.hardware ? 0.0 : cause.ratePerGpuHour;
     return sum;
 }
 
@@ -76,8 +84,7 @@ FailureOutcome sampleFailure(std::size_t causeId, Rng& rng) {
             // Meta: PCIe errors, Xid 79 and the IPMI "Critical Interrupt" travel together.
             if (rng.chance(0.6)) {
                 out.hardwareEvents.push_back("PCIe AER uncorrectable fatal error on the GPU slot");
-                if (rng.chance(0.5))
-                    out.hardwareEvents.push_back("IPMI SEL: Critical Interrupt (PCI bus)");
+                if (rng.chance(0.5)) out.hardwareEvents.push_back("IPMI SEL: Critical Interrupt (PCI bus)");
             }
             out.rma = rng.chance(0.2);
             out.repairS = out.rma ? rmaS(rng) : rng.uniform(15 * kMinute, 30 * kMinute);
@@ -158,18 +165,25 @@ FailureOutcome sampleFailure(std::size_t causeId, Rng& rng) {
         break;
     case HostHardware: {
         // The 14 host events of Llama 3 Table 5: SSD 3, PSU 3, chassis 2, IO board 2, CPU 2, DRAM 2.
-        static const char* const parts[] = {"SSD failure", "SSD failure", "SSD failure",
-                                            "power supply failure", "power supply failure", "power supply failure",
-                                            "server chassis fault", "server chassis fault",
-                                            "IO expansion board: PCIe link failure", "IO expansion board: PCIe link failure",
-                                            "CPU machine-check exception", "CPU machine-check exception",
-                                            "system memory uncorrectable error", "system memory uncorrectable error"};
+        static const char* const parts[] = {"SSD failure",
+                                            "SSD failure",
+                                            "SSD failure",
+                                            "power supply failure",
+                                            "power supply failure",
+                                            "power supply failure",
+                                            "server chassis fault",
+                                            "server chassis fault",
+                                            "IO expansion board: PCIe link failure",
+                                            "IO expansion board: PCIe link failure",
+                                            "CPU machine-check exception",
+                                            "CPU machine-check exception",
+                                            "system memory uncorrectable error",
+                                            "system memory uncorrectable error"};
         const std::uint32_t pick = rng.below(14);
         out.hardwareEvents.push_back(parts[pick]);
         // Meta: 43% of PCIe errors come with Xid 79.
         if (pick == 8 || pick == 9) {
-            if (rng.chance(0.43))
-                out.xids = {79, 45};
+            if (rng.chance(0.43)) out.xids = {79, 45};
         }
         out.tray = TrayOutcome::Down;
         out.detectS = rng.uniform(2, 10);
@@ -184,15 +198,13 @@ FailureOutcome sampleFailure(std::size_t causeId, Rng& rng) {
         out.repairS = rng.uniform(30 * kMinute, 120 * kMinute);
         break;
     case SoftwareBug:
-        if (rng.chance(0.4))
-            out.xids = {rng.chance(0.5) ? 13u : 31u};
+        if (rng.chance(0.4)) out.xids = {rng.chance(0.5) ? 13u : 31u};
         out.detectS = rng.uniform(1, 5);
         break;
     case NcclWatchdog:
         out.detectS = 10 * kMinute;  // hang: zero RDMA traffic for 10 min (ByteRobust)
         break;
-    default:
-        break;
+    default: break;
     }
     return out;
 }
@@ -205,8 +217,7 @@ double meanDetectS(double hardwareRateScale) {
     for (std::size_t c = 0; c < causes.size(); ++c) {
         double sum = 0;
         constexpr int kDraws = 400;
-        for (int i = 0; i < kDraws; ++i)
-            sum += sampleFailure(c, rng).detectS;
+        for (int i = 0; i < kDraws; ++i) sum += sampleFailure(c, rng).detectS;
         const double rate = causes[c].ratePerGpuHour * (causes[c].hardware ? hardwareRateScale : 1.0);
         weighted += rate * sum / kDraws;
         total += rate;

@@ -19,42 +19,42 @@ enum class FailureUnit : std::uint8_t {
 };
 
 enum class TrayOutcome : std::uint8_t {
-    Keep,     // the job restarts in place (software)
-    Down,     // fatal: tray DOWN until repaired
-    Drain,    // tray DRAINED until serviced
+    Keep,   // the job restarts in place (software)
+    Down,   // fatal: tray DOWN until repaired
+    Drain,  // tray DRAINED until serviced
 };
 
 struct FailureCause {
-    const char* cause;             // Event.cause
-    const char* what;              // for messages
-    double ratePerGpuHour;         // baseline, hardwareRateScale = 1
+    const char* cause;      // Event.cause
+    const char* what;       // for messages
+    double ratePerGpuHour;  // baseline, hardwareRateScale = 1
     FailureUnit unit;
-    bool hardware;                 // scaled by hardwareRateScale
+    bool hardware;  // scaled by hardwareRateScale
 };
 
 // The whole table; index = cause id.
 const std::vector<FailureCause>& failureCauses();
-double hardwareRatePerGpuHour();   // sum of hardware causes at scale 1
-double softwareRatePerGpuHour();   // sum of job causes
+double hardwareRatePerGpuHour();  // sum of hardware causes at scale 1
+double softwareRatePerGpuHour();  // sum of job causes
 // For people: which causes the twin's hardware failure rate counts and which it leaves out
 // (FleetGoodput.failure_rate_causes), from the table above.
 std::string hardwareRateCauses();
 
 // One failure, sampled.
 struct FailureOutcome {
-    std::vector<std::uint32_t> xids;    // primary first, then sympathetic ones
+    std::vector<std::uint32_t> xids;          // primary first, then sympathetic ones
     std::vector<std::string> hardwareEvents;  // IPMI/SEL-style lines (PCIe AER, PSU, ...)
-    double detectS = 3;                 // fault -> job notices
+    double detectS = 3;                       // fault -> job notices
     TrayOutcome tray = TrayOutcome::Keep;
-    double repairS = 0;                 // tray back in service after this
+    double repairS = 0;  // tray back in service after this
     bool rma = false;
-    bool nvlink = false;                // an NVLink of the GPU goes down with it
-    bool nicDown = false;               // the NIC port goes down with it
-    bool eccDbe = false;                // DCGM ECC DBE counter increments
-    bool rowRemap = false;              // row remap recorded (Xid 63)
-    bool rowRemapFailure = false;       // Xid 64
+    bool nvlink = false;           // an NVLink of the GPU goes down with it
+    bool nicDown = false;          // the NIC port goes down with it
+    bool eccDbe = false;           // DCGM ECC DBE counter increments
+    bool rowRemap = false;         // row remap recorded (Xid 63)
+    bool rowRemapFailure = false;  // Xid 64
     bool sdc = false;
-    bool thermal = false;               // clocks-event thermal precedes it
+    bool thermal = false;  // clocks-event thermal precedes it
 };
 
 FailureOutcome sampleFailure(std::size_t causeId, Rng& rng);

@@ -8,8 +8,8 @@ namespace watchfloor::server::sim {
 namespace {
 
 constexpr double kHour = 3600;
-constexpr double kHazardTempScaleC = 12;   // ΔT_e of the temperature coupling [A: 10-15 °C]
-constexpr double kMaxTempHazard = 5;       // cap of exp((T - T_nom)/ΔT_e), for thinning
+constexpr double kHazardTempScaleC = 12;  // ΔT_e of the temperature coupling [A: 10-15 °C]
+constexpr double kMaxTempHazard = 5;      // cap of exp((T - T_nom)/ΔT_e), for thinning
 // Ids in failureCauses().
 constexpr std::size_t kSoftwareBug = 10;
 constexpr std::size_t kNcclWatchdog = 11;
@@ -37,8 +37,7 @@ double FailureProcess::hazardMultiplier(float trayLemonFactor, double excessC) c
 
 double FailureProcess::nextHardwareCandidateS() {
     const double ratePerS = gpus_ * hardwarePerGpuHour_ / kHour * hazardBound_;
-    if (ratePerS <= 0)
-        return -1;
+    if (ratePerS <= 0) return -1;
     return rng_.exponential(1.0 / ratePerS);
 }
 
@@ -47,10 +46,8 @@ FailureProcess::HardwareCandidate FailureProcess::drawHardwareCandidate() {
     double pick = rng_.uniform() * hardwareRatePerGpuHour();
     std::size_t cause = 0;
     for (; cause + 1 < causes.size(); ++cause) {
-        if (!causes[cause].hardware)
-            continue;
-        if (pick < causes[cause].ratePerGpuHour)
-            break;
+        if (!causes[cause].hardware) continue;
+        if (pick < causes[cause].ratePerGpuHour) break;
         pick -= causes[cause].ratePerGpuHour;
     }
     const std::uint32_t g = rng_.below(gpus_);
@@ -58,8 +55,7 @@ FailureProcess::HardwareCandidate FailureProcess::drawHardwareCandidate() {
 }
 
 double FailureProcess::nextSoftwareCandidateS() {
-    if (jobGpuWeights_.empty())
-        return -1;
+    if (jobGpuWeights_.empty()) return -1;
     const double ratePerS = jobGpuWeights_.back() * softwarePerGpuHour_ / kHour;
     return rng_.exponential(1.0 / ratePerS);
 }
@@ -68,8 +64,9 @@ FailureProcess::SoftwareCandidate FailureProcess::drawSoftwareCandidate() {
     const double pick = rng_.uniform() * jobGpuWeights_.back();
     const auto j = static_cast<std::uint32_t>(std::upper_bound(jobGpuWeights_.begin(), jobGpuWeights_.end(), pick) -
                                               jobGpuWeights_.begin());
-    const std::size_t cause =
-        rng_.uniform() * softwareRatePerGpuHour() < failureCauses()[kSoftwareBug].ratePerGpuHour ? kSoftwareBug : kNcclWatchdog;
+    const std::size_t cause = rng_.uniform() * softwareRatePerGpuHour() < failureCauses()[kSoftwareBug].ratePerGpuHour
+                                  ? kSoftwareBug
+                                  : kNcclWatchdog;
     return {j, cause, sampleFailure(cause, rng_)};
 }
 

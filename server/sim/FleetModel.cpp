@@ -32,14 +32,11 @@ std::string gpuUuid(std::uint32_t gpuOrdinal) {
 // Parses "-<prefix><digits>" at `pos`; returns the number and advances `pos`.
 std::optional<std::uint32_t> takeField(const std::string& name, std::size_t& pos, const char* prefix) {
     const std::string expected = std::string("-") + prefix;
-    if (name.compare(pos, expected.size(), expected) != 0)
-        return std::nullopt;
+    if (name.compare(pos, expected.size(), expected) != 0) return std::nullopt;
     std::size_t i = pos + expected.size();
     const std::size_t digitsStart = i;
-    while (i < name.size() && name[i] >= '0' && name[i] <= '9')
-        ++i;
-    if (i == digitsStart || i - digitsStart > 6)
-        return std::nullopt;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+    if (i == digitsStart || i - digitsStart > 6) return std::nullopt;
     pos = i;
     return static_cast<std::uint32_t>(std::strtoul(name.substr(digitsStart, i - digitsStart).c_str(), nullptr, 10));
 }
@@ -100,8 +97,7 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
         const std::string cdu =
             rs.cdu.empty() ? "cdu-" + regionName + "-" + rs.hall + "-row" + twoDigits(rs.row) : rs.cdu;
         const auto [cduIt, added] = cduByName.emplace(cdu, static_cast<std::uint32_t>(cduNames_.size()));
-        if (added)
-            cduNames_.push_back(cdu);
+        if (added) cduNames_.push_back(cdu);
         rackCdu_.push_back(cduIt->second);
 
         auto* rack = topo.add_racks();
@@ -209,26 +205,20 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
 }
 
 std::optional<EntityRef> FleetModel::find(const std::string& name) const {
-    if (name == "fleet")
-        return EntityRef{ENTITY_KIND_FLEET, 0};
+    if (name == "fleet") return EntityRef{ENTITY_KIND_FLEET, 0};
     if (const auto it = regionByName_.find(name); it != regionByName_.end())
         return EntityRef{ENTITY_KIND_REGION, it->second};
     const auto dash = name.find('-');
     const auto rackIt = rackByName_.find(name.substr(0, dash));
-    if (rackIt == rackByName_.end())
-        return std::nullopt;
+    if (rackIt == rackByName_.end()) return std::nullopt;
     const std::uint32_t r = rackIt->second;
-    if (dash == std::string::npos)
-        return EntityRef{ENTITY_KIND_RACK, r};
+    if (dash == std::string::npos) return EntityRef{ENTITY_KIND_RACK, r};
     std::size_t pos = dash;
-    if (name.compare(pos, std::string::npos, "-loop") == 0)
-        return EntityRef{ENTITY_KIND_COOLING_LOOP, r};
+    if (name.compare(pos, std::string::npos, "-loop") == 0) return EntityRef{ENTITY_KIND_COOLING_LOOP, r};
     const auto slot = takeField(name, pos, "n");
-    if (!slot || *slot < 1 || *slot > kTraysPerRack)
-        return std::nullopt;
+    if (!slot || *slot < 1 || *slot > kTraysPerRack) return std::nullopt;
     const std::uint32_t t = r * kTraysPerRack + *slot - 1;
-    if (pos == name.size())
-        return EntityRef{ENTITY_KIND_NODE, t};
+    if (pos == name.size()) return EntityRef{ENTITY_KIND_NODE, t};
     std::size_t nicPos = pos;
     if (const auto port = takeField(name, nicPos, "ib"); port && nicPos == name.size() && *port < kNicPortsPerTray)
         return EntityRef{ENTITY_KIND_NIC_PORT, t * kNicPortsPerTray + *port};
@@ -236,28 +226,23 @@ std::optional<EntityRef> FleetModel::find(const std::string& name) const {
     if (const auto c = takeField(name, cpuPos, "c"); c && cpuPos == name.size() && *c < kCpusPerTray)
         return EntityRef{ENTITY_KIND_CPU, t * kCpusPerTray + *c};
     const auto k = takeField(name, pos, "g");
-    if (!k || *k >= kGpusPerTray)
-        return std::nullopt;
+    if (!k || *k >= kGpusPerTray) return std::nullopt;
     const std::uint32_t g = t * kGpusPerTray + *k;
-    if (pos == name.size())
-        return EntityRef{ENTITY_KIND_GPU, g};
+    if (pos == name.size()) return EntityRef{ENTITY_KIND_GPU, g};
     const auto l = takeField(name, pos, "l");
-    if (!l || *l >= kLinksPerGpu || pos != name.size())
-        return std::nullopt;
+    if (!l || *l >= kLinksPerGpu || pos != name.size()) return std::nullopt;
     return EntityRef{ENTITY_KIND_NVLINK, g * kLinksPerGpu + *l};
 }
 
 std::vector<std::string> FleetModel::rackNames() const {
     std::vector<std::string> names;
-    for (const auto& rack : topology_.racks())
-        names.push_back(rack.name());
+    for (const auto& rack : topology_.racks()) names.push_back(rack.name());
     return names;
 }
 
 std::vector<std::string> FleetModel::trayNames() const {
     std::vector<std::string> names;
-    for (const auto& node : topology_.nodes())
-        names.push_back(node.name());
+    for (const auto& node : topology_.nodes()) names.push_back(node.name());
     return names;
 }
 

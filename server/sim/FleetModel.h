@@ -19,13 +19,13 @@ inline constexpr std::uint32_t kTraysPerRack = 18;
 inline constexpr std::uint32_t kGpusPerTray = 4;
 inline constexpr std::uint32_t kCpusPerTray = 2;
 inline constexpr std::uint32_t kSwitchTraysPerRack = 9;
-inline constexpr std::uint32_t kPowerShelvesPerRack = 8;     // 8 shelves x 6 PSU x 5.5 kW (BCM)
+inline constexpr std::uint32_t kPowerShelvesPerRack = 8;  // 8 shelves x 6 PSU x 5.5 kW (BCM)
 inline constexpr double kPowerShelfCapacityKw = 33.0;
-inline constexpr std::uint32_t kLinksPerGpu = 18;            // NVLink5
-inline constexpr std::uint32_t kNicPortsPerTray = 4;         // one rail-k NIC per GPU
+inline constexpr std::uint32_t kLinksPerGpu = 18;     // NVLink5
+inline constexpr std::uint32_t kNicPortsPerTray = 4;  // one rail-k NIC per GPU
 inline constexpr std::uint32_t kGpusPerRack = kTraysPerRack * kGpusPerTray;
 inline constexpr std::uint32_t kLeakSensorsPerLoop = kTraysPerRack + 2;  // tray + manifold
-inline constexpr double kFlowLpmPerKw = 1.5;                 // OCP guideline (docs/domain/cooling.md)
+inline constexpr double kFlowLpmPerKw = 1.5;                             // OCP guideline (docs/domain/cooling.md)
 
 struct EntityRef {
     watchfloor::v1::EntityKind kind = watchfloor::v1::ENTITY_KIND_UNSPECIFIED;
@@ -87,8 +87,8 @@ private:
     watchfloor::v1::Topology topology_;
     std::uint32_t regionCount_ = 0;
     std::uint32_t rackCount_ = 0;
-    std::uint32_t regionBase_ = 0, rackBase_ = 0, loopBase_ = 0, shelfBase_ = 0, switchBase_ = 0,
-                  trayBase_ = 0, cpuBase_ = 0, gpuBase_ = 0, nicBase_ = 0, linkBase_ = 0, jobBase_ = 0;
+    std::uint32_t regionBase_ = 0, rackBase_ = 0, loopBase_ = 0, shelfBase_ = 0, switchBase_ = 0, trayBase_ = 0,
+                  cpuBase_ = 0, gpuBase_ = 0, nicBase_ = 0, linkBase_ = 0, jobBase_ = 0;
     std::vector<std::uint32_t> rackRegion_;
     std::vector<std::uint32_t> rackCdu_;
     std::vector<std::string> cduNames_;

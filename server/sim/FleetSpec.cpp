@@ -24,17 +24,15 @@ std::vector<std::string> splitList(const std::string& text) {
     while (true) {
         const auto comma = text.find(',', start);
         items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos)
-            return items;
+        if (comma == std::string::npos) return items;
         start = comma + 1;
     }
 }
 
 std::string regionName(std::uint32_t i) {
-    static const char* const names[] = {"us-east", "us-west", "eu-central", "eu-west",
+    static const char* const names[] = {"us-east",      "us-west",      "eu-central", "eu-west",
                                         "ap-northeast", "ap-southeast", "us-central", "sa-east"};
-    if (i < std::size(names))
-        return names[i];
+    if (i < std::size(names)) return names[i];
     return "region-" + std::to_string(i + 1);
 }
 
@@ -49,18 +47,15 @@ std::string paddedRackName(std::size_t ordinal, std::size_t count) {
 bool finishRackLayout(FleetSpec& spec, ConfigError* error) {
     std::set<std::string> used;
     for (const auto& rack : spec.racks)
-        if (!rack.name.empty())
-            used.insert(rack.name);
+        if (!rack.name.empty()) used.insert(rack.name);
     std::size_t ordinal = 0;
     for (auto& rack : spec.racks) {
         ++ordinal;
-        if (!rack.name.empty())
-            continue;
+        if (!rack.name.empty()) continue;
         rack.name = paddedRackName(ordinal, spec.racks.size());
         if (!used.insert(rack.name).second) {
             if (error)
-                *error = {spec.sourceFile, 0,
-                          "generated rack name '" + rack.name + "' collides with a named rack"};
+                *error = {spec.sourceFile, 0, "generated rack name '" + rack.name + "' collides with a named rack"};
             return false;
         }
     }
@@ -74,8 +69,7 @@ FleetSpec generatedFleetSpec(std::uint32_t regions, std::uint32_t racks) {
     regions = std::max<std::uint32_t>(1, regions);
     racks = std::clamp<std::uint32_t>(racks, 1, kMaxRacks);
     regions = std::min(regions, racks);
-    for (std::uint32_t r = 0; r < regions; ++r)
-        spec.regions.push_back({regionName(r)});
+    for (std::uint32_t r = 0; r < regions; ++r) spec.regions.push_back({regionName(r)});
     for (std::uint32_t r = 0; r < regions; ++r) {
         // The first regions take the remainder: 7 racks over 2 regions = 4 + 3.
         const std::uint32_t count = racks / regions + (r < racks % regions ? 1 : 0);
@@ -93,14 +87,12 @@ FleetSpec generatedFleetSpec(std::uint32_t regions, std::uint32_t racks) {
     return spec;
 }
 
-std::optional<std::vector<std::string>> expandNameList(const std::string& text,
-                                                       const std::vector<std::string>& ordered,
+std::optional<std::vector<std::string>> expandNameList(const std::string& text, const std::vector<std::string>& ordered,
                                                        std::string* problem) {
     auto position = [&](const std::string& name) -> std::optional<std::size_t> {
         const auto it = std::find(ordered.begin(), ordered.end(), name);
         if (it == ordered.end()) {
-            if (problem)
-                *problem = "unknown name '" + name + "'";
+            if (problem) *problem = "unknown name '" + name + "'";
             return std::nullopt;
         }
         return static_cast<std::size_t>(it - ordered.begin());
@@ -113,22 +105,17 @@ std::optional<std::vector<std::string>> expandNameList(const std::string& text,
         if (const auto dots = item.find(".."); dots != std::string::npos) {
             const auto first = position(item.substr(0, dots));
             const auto last = position(item.substr(dots + 2));
-            if (!first || !last)
-                return std::nullopt;
+            if (!first || !last) return std::nullopt;
             if (*last < *first) {
-                if (problem)
-                    *problem = "range '" + item + "' runs backwards";
+                if (problem) *problem = "range '" + item + "' runs backwards";
                 return std::nullopt;
             }
-            for (std::size_t i = *first; i <= *last; ++i)
-                names.push_back(ordered[i]);
+            for (std::size_t i = *first; i <= *last; ++i) names.push_back(ordered[i]);
         } else {
-            if (!position(item))
-                return std::nullopt;
+            if (!position(item)) return std::nullopt;
             names.push_back(item);
         }
-        if (comma == std::string::npos)
-            break;
+        if (comma == std::string::npos) break;
         start = comma + 1;
     }
     return names;
@@ -155,7 +142,8 @@ bool readHostLayout(OptionReader& options, HostLayout& layout) {
         const auto items = splitList(*nics);
         std::set<std::string> seen;
         if (items.size() != layout.nics.size())
-            return options.fail("nics= needs DEVICE:PORT for each of the 4 rails, e.g. nics=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
+            return options.fail(
+                "nics= needs DEVICE:PORT for each of the 4 rails, e.g. nics=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1");
         for (std::size_t k = 0; k < items.size(); ++k) {
             const auto colon = items[k].find(':');
             const std::string device = items[k].substr(0, colon);
@@ -177,19 +165,16 @@ bool readHostLayout(OptionReader& options, HostLayout& layout) {
 bool expandRackHosts(FleetSpec& spec, ConfigError* error) {
     std::map<std::string, int> hostLines;
     for (auto& rack : spec.racks) {
-        if (rack.hostsPattern.empty())
-            continue;
+        if (rack.hostsPattern.empty()) continue;
         auto fail = [&](const std::string& problem) {
-            if (error)
-                *error = {spec.sourceFile, rack.sourceLine, problem};
+            if (error) *error = {spec.sourceFile, rack.sourceLine, problem};
             return false;
         };
         std::string pattern = rack.hostsPattern;
         for (auto at = pattern.find("{rack}"); at != std::string::npos; at = pattern.find("{rack}"))
             pattern.replace(at, 6, rack.name);
         auto hosts = expandHostlist(pattern);
-        if (!hosts)
-            return fail("hosts= '" + pattern + "' is not a hostlist (e.g. hosts=gb200-r01-n[01-18])");
+        if (!hosts) return fail("hosts= '" + pattern + "' is not a hostlist (e.g. hosts=gb200-r01-n[01-18])");
         if (hosts->size() != kTraysPerRackSpec)
             return fail("hosts= '" + pattern + "' names " + std::to_string(hosts->size()) + " hosts for rack " +
                         rack.name + "; a rack has " + std::to_string(kTraysPerRackSpec) + " compute trays");
@@ -213,8 +198,7 @@ bool expandRackCooling(FleetSpec& spec, ConfigError* error) {
     std::map<std::pair<std::string, std::string>, std::string> connectorRack, detectorRack;
     for (auto& rack : spec.racks) {
         auto fail = [&](const std::string& problem) {
-            if (error)
-                *error = {spec.sourceFile, rack.sourceLine, problem};
+            if (error) *error = {spec.sourceFile, rack.sourceLine, problem};
             return false;
         };
         rack.cdu = withRackName(rack.cdu, rack.name);
@@ -226,12 +210,13 @@ bool expandRackCooling(FleetSpec& spec, ConfigError* error) {
             const std::string pattern = withRackName(rack.leakDetectorsPattern, rack.name);
             auto detectors = expandHostlist(pattern);
             if (!detectors || detectors->empty())
-                return fail("leak_detectors= '" + pattern + "' is not a list of Ids (e.g. leak_detectors=LD-{rack}-[1-2])");
+                return fail("leak_detectors= '" + pattern +
+                            "' is not a list of Ids (e.g. leak_detectors=LD-{rack}-[1-2])");
             rack.leakDetectors = std::move(*detectors);
         }
-        const std::string cduKey = rack.cdu.empty() ? "\n" + rack.hall + "/" + std::to_string(rack.row) + "/" +
-                                                          std::to_string(rack.region)
-                                                    : rack.cdu;
+        const std::string cduKey =
+            rack.cdu.empty() ? "\n" + rack.hall + "/" + std::to_string(rack.row) + "/" + std::to_string(rack.region)
+                             : rack.cdu;
         if (!rack.coolantConnector.empty()) {
             auto [it, added] = connectorRack.emplace(std::pair{cduKey, rack.coolantConnector}, rack.name);
             if (!added)
@@ -240,8 +225,7 @@ bool expandRackCooling(FleetSpec& spec, ConfigError* error) {
         }
         for (const auto& detector : rack.leakDetectors) {
             auto [it, added] = detectorRack.emplace(std::pair{cduKey, detector}, rack.name);
-            if (!added)
-                return fail("leak detector '" + detector + "' already watches rack " + it->second);
+            if (!added) return fail("leak detector '" + detector + "' already watches rack " + it->second);
         }
     }
     return true;
@@ -251,26 +235,23 @@ bool expandRackCooling(FleetSpec& spec, ConfigError* error) {
 
 std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* error) {
     auto lines = readConfigLines(path, error);
-    if (!lines)
-        return std::nullopt;
+    if (!lines) return std::nullopt;
     FleetSpec spec;
     spec.sourceFile = path;
     std::map<std::string, int> rackLines;
     std::set<std::string> jobNames;
     std::map<std::pair<std::uint32_t, std::string>, std::uint32_t> nextPosition;
 
-    HostLayout layout;                        // from the last 'inventory' line
+    HostLayout layout;  // from the last 'inventory' line
     auto addRack = [&](OptionReader& options, std::string name, bool& ok) {
         RackSpec rack;
         rack.layout = layout;
         rack.region = static_cast<std::uint32_t>(spec.regions.size() - 1);
-        if (auto hall = options.text("hall"))
-            rack.hall = *hall;
+        if (auto hall = options.text("hall")) rack.hall = *hall;
         double row = 1, position = 0, powerKw = rack.designPowerKw, supplyC = rack.supplySetpointC;
         ok = options.number("row", 1, 1000, row) && options.number("position", 1, 1000, position) &&
              options.number("power_kw", 20, 300, powerKw) && options.number("supply_c", 15, 45, supplyC);
-        if (!ok)
-            return;
+        if (!ok) return;
         rack.row = static_cast<std::uint32_t>(row);
         auto& next = nextPosition[{rack.region, rack.hall + "/" + std::to_string(rack.row)}];
         rack.position = position > 0 ? static_cast<std::uint32_t>(position) : next + 1;
@@ -291,22 +272,23 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
         const std::string& keyword = line.words.empty() ? std::string() : line.words[0];
         const std::size_t argc = line.words.size();
         if (keyword == "fleet") {
-            if (argc != 2)
-                return options.fail("expected 'fleet NAME'"), std::nullopt;
+            if (argc != 2) return options.fail("expected 'fleet NAME'"), std::nullopt;
             spec.fleetName = line.words[1];
         } else if (keyword == "region") {
-            if (argc != 2)
-                return options.fail("expected 'region NAME'"), std::nullopt;
+            if (argc != 2) return options.fail("expected 'region NAME'"), std::nullopt;
             for (const auto& region : spec.regions)
                 if (region.name == line.words[1])
                     return options.fail("region '" + line.words[1] + "' declared twice"), std::nullopt;
             spec.regions.push_back({line.words[1]});
         } else if (keyword == "rack" || keyword == "racks") {
-            if (spec.regions.empty())
-                return options.fail("'" + keyword + "' before any 'region' line"), std::nullopt;
+            if (spec.regions.empty()) return options.fail("'" + keyword + "' before any 'region' line"), std::nullopt;
             if (argc != 2)
-                return options.fail(keyword == "rack" ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST] [cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"
-                                                      : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST] [cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"),
+                return options.fail(
+                           keyword == "rack"
+                               ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C] "
+                                 "[hosts=HOSTLIST] [cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"
+                               : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST] "
+                                 "[cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"),
                        std::nullopt;
             std::size_t count = 1;
             std::string name;
@@ -314,7 +296,8 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                 char* end = nullptr;
                 const unsigned long parsed = std::strtoul(line.words[1].c_str(), &end, 10);
                 if (*end != '\0' || parsed == 0 || parsed > kMaxRacks)
-                    return options.fail("rack count '" + line.words[1] + "' is not a number in [1, 100000]"), std::nullopt;
+                    return options.fail("rack count '" + line.words[1] + "' is not a number in [1, 100000]"),
+                           std::nullopt;
                 count = parsed;
                 if (options.has("position"))
                     return options.fail("'racks' places racks itself; 'position' is only for 'rack'"), std::nullopt;
@@ -334,19 +317,19 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                 OptionReader each(path, copy, error);
                 bool ok = true;
                 addRack(each, name, ok);
-                if (!ok || !each.noLeftovers())
-                    return std::nullopt;
+                if (!ok || !each.noLeftovers()) return std::nullopt;
             }
             line.options.clear();
         } else if (keyword == "inventory") {
             if (argc != 1)
                 return options.fail("expected 'inventory [gpus=I,I,I,I] [nics=DEV:PORT,DEV:PORT,DEV:PORT,DEV:PORT]'"),
                        std::nullopt;
-            if (!readHostLayout(options, layout))
-                return std::nullopt;
+            if (!readHostLayout(options, layout)) return std::nullopt;
         } else if (keyword == "job") {
             if (argc != 2)
-                return options.fail("expected 'job NAME model=405b|70b|8b racks=LIST|trays=LIST [ckpt_interval=D|auto] [ckpt_save=D]'"),
+                return options.fail(
+                           "expected 'job NAME model=405b|70b|8b racks=LIST|trays=LIST [ckpt_interval=D|auto] "
+                           "[ckpt_save=D]'"),
                        std::nullopt;
             JobSpec job;
             job.name = line.words[1];
@@ -378,12 +361,10 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                                                       "' (expected fleet, region, inventory, rack, racks or job)"),
                    std::nullopt;
         }
-        if (!options.noLeftovers())
-            return std::nullopt;
+        if (!options.noLeftovers()) return std::nullopt;
     }
     if (spec.racks.empty()) {
-        if (error)
-            *error = {path, 0, "no racks declared (add 'region NAME' and 'rack NAME' or 'racks COUNT' lines)"};
+        if (error) *error = {path, 0, "no racks declared (add 'region NAME' and 'rack NAME' or 'racks COUNT' lines)"};
         return std::nullopt;
     }
     if (!finishRackLayout(spec, error) || !expandRackHosts(spec, error) || !expandRackCooling(spec, error))

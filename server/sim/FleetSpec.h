@@ -17,24 +17,24 @@ namespace watchfloor::server::sim {
 // How a compute tray's host names its parts: the inventory that maps real telemetry onto the
 // topology (fleet file `inventory` lines; see scenarios/README.md).
 struct HostLayout {
-    std::array<std::uint32_t, 4> dcgmGpuIndex{0, 1, 2, 3};   // DCGM's gpu index of slots g0..g3
+    std::array<std::uint32_t, 4> dcgmGpuIndex{0, 1, 2, 3};  // DCGM's gpu index of slots g0..g3
     struct NicName {
-        std::string device;                                   // e.g. "mlx5_0"
+        std::string device;  // e.g. "mlx5_0"
         std::uint32_t port = 1;
     };
     std::array<NicName, 4> nics{{{"mlx5_0", 1}, {"mlx5_1", 1}, {"mlx5_2", 1}, {"mlx5_3", 1}}};  // rails 0..3
 };
 
 struct RackSpec {
-    std::string name;              // empty: generated ("r01"), padded to the fleet's rack count
-    std::uint32_t region = 0;      // index into FleetSpec::regions
+    std::string name;          // empty: generated ("r01"), padded to the fleet's rack count
+    std::uint32_t region = 0;  // index into FleetSpec::regions
     std::string hall = "h1";
     std::uint32_t row = 1;
     std::uint32_t position = 1;
-    double designPowerKw = 132.0;  // vendor GB200 reference designs size racks at 130-132 kW
-    double supplySetpointC = 25.0; // secondary loop supply (docs/domain/cooling.md)
-    std::vector<std::string> hosts;// host names of trays n01..n18; empty: the tray names
-    std::string hostsPattern;      // hosts= as written ("{rack}" = the rack's name), expanded into `hosts`
+    double designPowerKw = 132.0;    // vendor GB200 reference designs size racks at 130-132 kW
+    double supplySetpointC = 25.0;   // secondary loop supply (docs/domain/cooling.md)
+    std::vector<std::string> hosts;  // host names of trays n01..n18; empty: the tray names
+    std::string hostsPattern;        // hosts= as written ("{rack}" = the rack's name), expanded into `hosts`
     // How the facility's Redfish service (CDUs or the building-management aggregator) names this
     // rack's cooling: the CoolingUnit feeding its loop (cdu=; empty: cdu-<region>-<hall>-rowNN),
     // the CDU's secondary CoolantConnector to the rack (connector=; empty: the rack's name) and
@@ -62,15 +62,15 @@ struct JobSpec {
     // interrupted, the configured rates before), recomputed after every save.
     bool checkpointIntervalAuto = false;
     std::chrono::milliseconds checkpointSave{std::chrono::seconds(30)};
-    int sourceLine = 0;                  // fleet-file line, for errors about unknown names
+    int sourceLine = 0;  // fleet-file line, for errors about unknown names
 };
 
 struct FleetSpec {
     std::string fleetName = "watchfloor-twin";
-    std::string sourceFile;              // empty when generated
+    std::string sourceFile;  // empty when generated
     std::vector<RegionSpec> regions;
     std::vector<RackSpec> racks;
-    std::vector<JobSpec> jobs;           // empty: the twin places a default job mix
+    std::vector<JobSpec> jobs;  // empty: the twin places a default job mix
 };
 
 // 2 regions / 7 racks by default ("us-east" r01-r04, "us-west" r05-r07); racks are split evenly
@@ -82,8 +82,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
 
 // "r01..r04" → every name from r01 to r04 in `ordered`; "a,b" → {a, b}; otherwise {text}.
 // Returns nothing (error text in `problem`) when a name is not in `ordered`.
-std::optional<std::vector<std::string>> expandNameList(const std::string& text,
-                                                       const std::vector<std::string>& ordered,
+std::optional<std::vector<std::string>> expandNameList(const std::string& text, const std::vector<std::string>& ordered,
                                                        std::string* problem);
 
 }  // namespace watchfloor::server::sim

@@ -96,8 +96,8 @@ private:
     TwinScheduler& clock_;
     TelemetryPublisher& publisher_;
     JobHost& host_;
-    std::vector<double> failuresPerS_;          // configured Λ per job
-    std::vector<std::uint32_t> waiting_;        // for trays
+    std::vector<double> failuresPerS_;    // configured Λ per job
+    std::vector<std::uint32_t> waiting_;  // for trays
     std::vector<double> startS_;
     std::vector<std::set<std::uint32_t>> excluded_;
     std::uint64_t interruptions_ = 0;

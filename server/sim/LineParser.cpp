@@ -13,8 +13,7 @@ namespace watchfloor::server::sim {
 
 std::string ConfigError::toString() const {
     std::string text = file;
-    if (line > 0)
-        text += ":" + std::to_string(line);
+    if (line > 0) text += ":" + std::to_string(line);
     return text + ": " + problem;
 }
 
@@ -33,11 +32,9 @@ bool splitWords(const std::string& raw, std::vector<std::string>& words) {
                 word += c;
             continue;
         }
-        if (c == '#')
-            break;
+        if (c == '#') break;
         if (std::isspace(static_cast<unsigned char>(c))) {
-            if (inWord)
-                words.push_back(std::move(word));
+            if (inWord) words.push_back(std::move(word));
             word.clear();
             inWord = false;
             continue;
@@ -48,8 +45,7 @@ bool splitWords(const std::string& raw, std::vector<std::string>& words) {
         else
             word += c;
     }
-    if (inWord)
-        words.push_back(std::move(word));
+    if (inWord) words.push_back(std::move(word));
     return !quoted;
 }
 
@@ -58,8 +54,7 @@ bool splitWords(const std::string& raw, std::vector<std::string>& words) {
 std::optional<std::vector<ParsedLine>> readConfigLines(const std::string& path, ConfigError* error) {
     std::ifstream in(path);
     if (!in) {
-        if (error)
-            *error = {path, 0, "cannot open file for reading"};
+        if (error) *error = {path, 0, "cannot open file for reading"};
         return std::nullopt;
     }
     std::vector<ParsedLine> lines;
@@ -71,8 +66,7 @@ std::optional<std::vector<ParsedLine>> readConfigLines(const std::string& path, 
         line.number = number;
         std::vector<std::string> words;
         if (!splitWords(raw, words)) {
-            if (error)
-                *error = {path, number, "unterminated quote (a quoted value ends with \")"};
+            if (error) *error = {path, number, "unterminated quote (a quoted value ends with \")"};
             return std::nullopt;
         }
         for (const std::string& word : words) {
@@ -83,40 +77,34 @@ std::optional<std::vector<ParsedLine>> readConfigLines(const std::string& path, 
             }
             const std::string key = word.substr(0, eq);
             if (key.empty() || eq + 1 == word.size()) {
-                if (error)
-                    *error = {path, number, "malformed option '" + word + "' (expected key=value)"};
+                if (error) *error = {path, number, "malformed option '" + word + "' (expected key=value)"};
                 return std::nullopt;
             }
             if (!line.options.emplace(key, word.substr(eq + 1)).second) {
-                if (error)
-                    *error = {path, number, "option '" + key + "' given twice"};
+                if (error) *error = {path, number, "option '" + key + "' given twice"};
                 return std::nullopt;
             }
         }
-        if (!line.words.empty() || !line.options.empty())
-            lines.push_back(std::move(line));
+        if (!line.words.empty() || !line.options.empty()) lines.push_back(std::move(line));
     }
     return lines;
 }
 
 bool OptionReader::fail(const std::string& problem) {
-    if (error_)
-        *error_ = {file_, line_.number, problem};
+    if (error_) *error_ = {file_, line_.number, problem};
     return false;
 }
 
 bool OptionReader::word(const std::string& key, const std::string& word) {
     auto it = line_.options.find(key);
-    if (it == line_.options.end() || it->second != word)
-        return false;
+    if (it == line_.options.end() || it->second != word) return false;
     line_.options.erase(it);
     return true;
 }
 
 std::optional<std::string> OptionReader::text(const std::string& key) {
     auto it = line_.options.find(key);
-    if (it == line_.options.end())
-        return std::nullopt;
+    if (it == line_.options.end()) return std::nullopt;
     std::string value = it->second;
     line_.options.erase(it);
     return value;
@@ -124,8 +112,7 @@ std::optional<std::string> OptionReader::text(const std::string& key) {
 
 bool OptionReader::number(const std::string& key, double low, double high, double& value) {
     const auto raw = text(key);
-    if (!raw)
-        return true;
+    if (!raw) return true;
     errno = 0;
     char* end = nullptr;
     const double parsed = std::strtod(raw->c_str(), &end);
@@ -142,18 +129,15 @@ bool OptionReader::number(const std::string& key, double low, double high, doubl
 
 bool OptionReader::duration(const std::string& key, std::chrono::milliseconds& value) {
     const auto raw = text(key);
-    if (!raw)
-        return true;
+    if (!raw) return true;
     const auto parsed = parseDuration(*raw);
-    if (!parsed)
-        return fail("'" + key + "=" + *raw + "' is not a duration (e.g. 90s, 10m, 6h, 1h30m)");
+    if (!parsed) return fail("'" + key + "=" + *raw + "' is not a duration (e.g. 90s, 10m, 6h, 1h30m)");
     value = *parsed;
     return true;
 }
 
 bool OptionReader::noLeftovers() {
-    if (line_.options.empty())
-        return true;
+    if (line_.options.empty()) return true;
     return fail("unknown option '" + line_.options.begin()->first + "'");
 }
 

@@ -15,8 +15,8 @@ namespace watchfloor::server::sim {
 
 struct ParsedLine {
     int number = 0;
-    std::vector<std::string> words;               // positional words, in order
-    std::map<std::string, std::string> options;   // key=value pairs
+    std::vector<std::string> words;              // positional words, in order
+    std::map<std::string, std::string> options;  // key=value pairs
 };
 
 // Reads `path` into non-empty, comment-stripped lines. Fails when the file cannot be read or a

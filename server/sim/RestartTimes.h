@@ -14,18 +14,18 @@ struct Range {
     double draw(Rng& rng) const { return rng.uniform(low, high); }
 };
 
-inline constexpr Range kRestartInPlaceS{20, 60};       // reschedule onto the same trays
-inline constexpr Range kWarmSpareSwapS{60, 180};       // reschedule onto warm spares
-inline constexpr Range kContainerInitS{60, 180};       // container and framework start
-inline constexpr double kCommunicatorInitS = 5;        // plus kCommunicatorInitSPer10kGpus (MegaScale)
+inline constexpr Range kRestartInPlaceS{20, 60};  // reschedule onto the same trays
+inline constexpr Range kWarmSpareSwapS{60, 180};  // reschedule onto warm spares
+inline constexpr Range kContainerInitS{60, 180};  // container and framework start
+inline constexpr double kCommunicatorInitS = 5;   // plus kCommunicatorInitSPer10kGpus (MegaScale)
 inline constexpr double kCommunicatorInitSPer10kGpus = 30;
-inline constexpr Range kDataLoadS{5, 20};              // first batch
-inline constexpr Range kCompileWarmupS{60, 180};       // compile and warm-up of the first step
-inline constexpr double kRestoreBaseS = 20;            // plus the model state's load time
+inline constexpr Range kDataLoadS{5, 20};                   // first batch
+inline constexpr Range kCompileWarmupS{60, 180};            // compile and warm-up of the first step
+inline constexpr double kRestoreBaseS = 20;                 // plus the model state's load time
 inline constexpr double kCheckpointBytesPerParameter = 14;  // bf16 weights, fp32 master copy, Adam moments
 inline constexpr double kRestoreBytesPerSPerGpu = 2e9;
-inline constexpr Range kRestoreJitter{0.8, 1.2};       // the load time of one restore over its mean
-inline constexpr Range kWarmHistoryDetectS{30, 120};   // a warm start's past interruption
+inline constexpr Range kRestoreJitter{0.8, 1.2};      // the load time of one restore over its mean
+inline constexpr Range kWarmHistoryDetectS{30, 120};  // a warm start's past interruption
 
 // Loading the last checkpoint's model state onto `gpus` GPUs, without the fixed part.
 inline double stateLoadS(double parameters, double gpus) {

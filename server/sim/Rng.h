@@ -20,8 +20,7 @@ public:
     // `stream` separates independent streams drawn from the same seed.
     explicit Rng(std::uint64_t seed = 1, std::uint64_t stream = 0) {
         std::uint64_t s = seed ^ (stream * 0xD1B54A32D192ED03ull);
-        for (auto& word : state_)
-            word = splitmix64(s);
+        for (auto& word : state_) word = splitmix64(s);
     }
 
     std::uint64_t next() {
@@ -40,9 +39,7 @@ public:
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
     double uniform(double low, double high) { return low + (high - low) * uniform(); }
     // [0, n)
-    std::uint32_t below(std::uint32_t n) {
-        return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32);
-    }
+    std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32); }
     bool chance(double probability) { return uniform() < probability; }
     double exponential(double mean) { return -mean * std::log1p(-uniform()); }
     double normal() {

@@ -45,8 +45,8 @@ struct TargetKey {
 };
 
 constexpr TargetKey kTargetKeys[] = {
-    {"gpu", ENTITY_KIND_GPU},       {"node", ENTITY_KIND_NODE},     {"rack", ENTITY_KIND_RACK},
-    {"link", ENTITY_KIND_NVLINK},   {"nic", ENTITY_KIND_NIC_PORT},  {"region", ENTITY_KIND_REGION},
+    {"gpu", ENTITY_KIND_GPU},     {"node", ENTITY_KIND_NODE},    {"rack", ENTITY_KIND_RACK},
+    {"link", ENTITY_KIND_NVLINK}, {"nic", ENTITY_KIND_NIC_PORT}, {"region", ENTITY_KIND_REGION},
     {"job", ENTITY_KIND_JOB},
 };
 
@@ -71,8 +71,7 @@ std::vector<EntityKind> allowedTargets(ScriptVerb verb) {
 std::optional<std::vector<ScriptedFault>> readScenarioFile(const std::string& path, const EntityResolver& resolve,
                                                            ConfigError* error) {
     auto lines = readConfigLines(path, error);
-    if (!lines)
-        return std::nullopt;
+    if (!lines) return std::nullopt;
     std::vector<ScriptedFault> faults;
     for (auto& line : *lines) {
         OptionReader options(path, line, error);
@@ -85,12 +84,11 @@ std::optional<std::vector<ScriptedFault>> readScenarioFile(const std::string& pa
         if (!offset)
             return options.fail("'" + words[1] + "' is not a duration (e.g. 90s, 10m, 6h, 1h30m)"), std::nullopt;
         fault.at = *offset;
-        const auto verbIt = std::find_if(std::begin(kVerbs), std::end(kVerbs),
-                                         [&](const VerbInfo& v) { return words[2] == v.word; });
+        const auto verbIt =
+            std::find_if(std::begin(kVerbs), std::end(kVerbs), [&](const VerbInfo& v) { return words[2] == v.word; });
         if (verbIt == std::end(kVerbs)) {
             std::string known;
-            for (const auto& v : kVerbs)
-                known += std::string(known.empty() ? "" : ", ") + v.word;
+            for (const auto& v : kVerbs) known += std::string(known.empty() ? "" : ", ") + v.word;
             return options.fail("unknown verb '" + words[2] + "' (known: " + known + ")"), std::nullopt;
         }
         fault.verb = verbIt->verb;
@@ -105,12 +103,11 @@ std::optional<std::vector<ScriptedFault>> readScenarioFile(const std::string& pa
             fault.code = static_cast<std::uint32_t>(code);
         } else if (fault.verb == ScriptVerb::Fail) {
             const auto& causes = failureCauses();
-            const auto it = std::find_if(causes.begin(), causes.end(),
-                                         [&](const FailureCause& c) { return words[3] == c.cause; });
+            const auto it =
+                std::find_if(causes.begin(), causes.end(), [&](const FailureCause& c) { return words[3] == c.cause; });
             if (it == causes.end()) {
                 std::string known;
-                for (const auto& c : causes)
-                    known += std::string(known.empty() ? "" : ", ") + c.cause;
+                for (const auto& c : causes) known += std::string(known.empty() ? "" : ", ") + c.cause;
                 return options.fail("unknown failure cause '" + words[3] + "' (known: " + known + ")"), std::nullopt;
             }
             fault.code = static_cast<std::uint32_t>(it - causes.begin());
@@ -118,8 +115,7 @@ std::optional<std::vector<ScriptedFault>> readScenarioFile(const std::string& pa
 
         const bool operatorAction =
             fault.verb == ScriptVerb::Drain || fault.verb == ScriptVerb::Resume || fault.verb == ScriptVerb::Requeue;
-        if (operatorAction)
-            fault.reason = options.text("reason").value_or("scenario: " + words[2]);
+        if (operatorAction) fault.reason = options.text("reason").value_or("scenario: " + words[2]);
         if (fault.verb == ScriptVerb::Requeue) {
             std::string list = options.text("exclude").value_or("");
             for (std::size_t start = 0; start < list.size();) {
@@ -138,26 +134,25 @@ std::optional<std::vector<ScriptedFault>> readScenarioFile(const std::string& pa
         int targets = 0;
         for (const auto& key : kTargetKeys) {
             const auto name = options.text(key.key);
-            if (!name)
-                continue;
+            if (!name) continue;
             ++targets;
             if (std::find(allowed.begin(), allowed.end(), key.kind) == allowed.end())
-                return options.fail("'" + words[2] + "' does not take " + key.key + "= (expected '" + verbIt->usage + "')"),
+                return options.fail("'" + words[2] + "' does not take " + key.key + "= (expected '" + verbIt->usage +
+                                    "')"),
                        std::nullopt;
             const auto ref = resolve(*name);
             if (!ref || ref->kind != key.kind)
                 return options.fail("unknown " + std::string(key.key) + " '" + *name + "'"), std::nullopt;
             fault.target = *ref;
         }
-        if (targets != 1)
-            return options.fail("expected '" + std::string(verbIt->usage) + "'"), std::nullopt;
+        if (targets != 1) return options.fail("expected '" + std::string(verbIt->usage) + "'"), std::nullopt;
 
         double count = 1;
         double value = 0;
-        const double defaultValue = fault.verb == ScriptVerb::Straggler ? 1.3
+        const double defaultValue = fault.verb == ScriptVerb::Straggler           ? 1.3
                                     : fault.verb == ScriptVerb::FacilityExcursion ? 8.0
-                                    : fault.verb == ScriptVerb::Ber                ? 1e-9
-                                                                                   : 0.0;
+                                    : fault.verb == ScriptVerb::Ber               ? 1e-9
+                                                                                  : 0.0;
         value = defaultValue;
         bool ok = true;
         if (fault.verb == ScriptVerb::LinkFlap)
@@ -168,15 +163,13 @@ std::optional<std::vector<ScriptedFault>> readScenarioFile(const std::string& pa
             ok = options.number("delta_c", -10, 25, value);
         else if (fault.verb == ScriptVerb::Ber)
             ok = options.number("value", 1e-18, 1e-2, value);
-        if (!ok)
-            return std::nullopt;
+        if (!ok) return std::nullopt;
         const bool takesDuration = fault.verb == ScriptVerb::FilterClog || fault.verb == ScriptVerb::SensorFault ||
-                                   fault.verb == ScriptVerb::FacilityExcursion || fault.verb == ScriptVerb::ValveClose ||
-                                   fault.verb == ScriptVerb::LinkDown || fault.verb == ScriptVerb::Straggler;
-        if (takesDuration && !options.duration("for", fault.duration))
-            return std::nullopt;
-        if (!options.noLeftovers())
-            return std::nullopt;
+                                   fault.verb == ScriptVerb::FacilityExcursion ||
+                                   fault.verb == ScriptVerb::ValveClose || fault.verb == ScriptVerb::LinkDown ||
+                                   fault.verb == ScriptVerb::Straggler;
+        if (takesDuration && !options.duration("for", fault.duration)) return std::nullopt;
+        if (!options.noLeftovers()) return std::nullopt;
         fault.count = static_cast<std::uint32_t>(count);
         fault.value = value;
         faults.push_back(fault);

@@ -40,11 +40,11 @@ struct ScriptedFault {
     std::chrono::milliseconds at{};
     ScriptVerb verb{};
     EntityRef target;
-    std::uint32_t code = 0;               // xid number or failure cause id
-    double value = 0;                     // factor, delta_c, BER
+    std::uint32_t code = 0;  // xid number or failure cause id
+    double value = 0;        // factor, delta_c, BER
     std::uint32_t count = 1;
-    std::chrono::milliseconds duration{}; // 0 = the twin's own (sampled) duration
-    std::string reason;                   // operator actions: stored as given
+    std::chrono::milliseconds duration{};     // 0 = the twin's own (sampled) duration
+    std::string reason;                       // operator actions: stored as given
     std::vector<std::uint32_t> excludeTrays;  // requeue: tray ordinals
     int line = 0;
 };

@@ -11,15 +11,13 @@ namespace {
 
 std::vector<std::string> namesOf(const std::vector<TrainingJob>& jobs) {
     std::vector<std::string> names;
-    for (const auto& job : jobs)
-        names.push_back(job.name());
+    for (const auto& job : jobs) names.push_back(job.name());
     return names;
 }
 
 std::map<std::string, std::uint32_t> ordinalsOf(const std::vector<TrainingJob>& jobs) {
     std::map<std::string, std::uint32_t> byName;
-    for (std::uint32_t j = 0; j < jobs.size(); ++j)
-        byName.emplace(jobs[j].name(), j);
+    for (std::uint32_t j = 0; j < jobs.size(); ++j) byName.emplace(jobs[j].name(), j);
     return byName;
 }
 
@@ -52,8 +50,7 @@ EntityState& TelemetryPublisher::state(std::uint32_t entity, HealthState health,
 
 std::optional<std::uint32_t> TelemetryPublisher::findJob(const std::string& name) const {
     const auto it = jobByName_.find(name);
-    if (it == jobByName_.end())
-        return std::nullopt;
+    if (it == jobByName_.end()) return std::nullopt;
     return it->second;
 }
 
@@ -72,8 +69,8 @@ void TelemetryPublisher::publishView(ViewedTable<TrayState>& trays, ViewedTable<
     for (std::uint32_t t = 0; rescan && t < trays.size(); ++t) {
         const TrayState& tray = trays[t];
         Tray& p = trays_[t];
-        if (p.state == tray.node && p.job == tray.job && p.drainRequested == tray.drainRequested && p.reason == tray.reason &&
-            p.drainReason == tray.drainReason)
+        if (p.state == tray.node && p.job == tray.job && p.drainRequested == tray.drainRequested &&
+            p.reason == tray.reason && p.drainReason == tray.drainReason)
             continue;
         p.state = tray.node;
         p.job = tray.job;
@@ -97,15 +94,12 @@ void TelemetryPublisher::publishView(ViewedTable<TrayState>& trays, ViewedTable<
         if (rescan) {
             held.clear();
             for (const std::uint32_t t : job.trays())
-                if (trays[t].job == j)
-                    held.push_back(t);
+                if (trays[t].job == j) held.push_back(t);
             traysChanged = p.trays != held;
         }
         p.gpus = job.gpuCount();
-        if (!traysChanged && p.recovering == recovering && p.interruptions == job.interruptions())
-            continue;
-        if (traysChanged)
-            p.trays = held;
+        if (!traysChanged && p.recovering == recovering && p.interruptions == job.interruptions()) continue;
+        if (traysChanged) p.trays = held;
         p.recovering = recovering;
         p.interruptions = job.interruptions();
         p.version = ++lastVersion_;
@@ -115,8 +109,7 @@ void TelemetryPublisher::publishView(ViewedTable<TrayState>& trays, ViewedTable<
         Rack& p = racks_[r];
         const bool leak = rack.leakWet > 0;
         const bool isolated = rack.electricalIsolated || rack.liquidIsolated;
-        if (!rackChanged[r] && p.state == rack.state && p.leakActive == leak && p.isolated == isolated)
-            continue;
+        if (!rackChanged[r] && p.state == rack.state && p.leakActive == leak && p.isolated == isolated) continue;
         p.state = rack.state;
         p.leakActive = leak;
         p.isolated = isolated;
@@ -126,15 +119,13 @@ void TelemetryPublisher::publishView(ViewedTable<TrayState>& trays, ViewedTable<
 
 std::optional<std::uint32_t> TelemetryPublisher::ordinalOf(const std::string& name, EntityKind kind) const {
     const auto ref = model_.find(name);
-    if (!ref || ref->kind != kind)
-        return std::nullopt;
+    if (!ref || ref->kind != kind) return std::nullopt;
     return ref->ordinal;
 }
 
 std::optional<TwinNodeView> TelemetryPublisher::nodeView(const std::string& name) const {
     const auto tray = ordinalOf(name, ENTITY_KIND_NODE);
-    if (!tray)
-        return std::nullopt;
+    if (!tray) return std::nullopt;
     const std::uint32_t t = *tray;
     TwinNodeView view;
     view.name = model_.trayName(t);
@@ -146,16 +137,14 @@ std::optional<TwinNodeView> TelemetryPublisher::nodeView(const std::string& name
     view.reason = p.reason;
     view.drainRequested = p.drainRequested;
     view.drainReason = p.drainReason;
-    if (p.job != kNoJob)
-        view.jobs.push_back(jobNames_[p.job]);
+    if (p.job != kNoJob) view.jobs.push_back(jobNames_[p.job]);
     view.stateVersion = p.version;
     return view;
 }
 
 std::optional<TwinJobView> TelemetryPublisher::jobView(const std::string& name) const {
     const auto found = jobByName_.find(name);
-    if (found == jobByName_.end())
-        return std::nullopt;
+    if (found == jobByName_.end()) return std::nullopt;
     TwinJobView view;
     view.name = name;
     std::shared_lock lock(mutex_);
@@ -165,16 +154,14 @@ std::optional<TwinJobView> TelemetryPublisher::jobView(const std::string& name) 
     view.unsavedProgressS = p.unsavedProgressS;
     view.recovering = p.recovering;
     view.nodes.reserve(p.trays.size());
-    for (const std::uint32_t t : p.trays)
-        view.nodes.push_back(model_.trayName(t));
+    for (const std::uint32_t t : p.trays) view.nodes.push_back(model_.trayName(t));
     view.stateVersion = p.version;
     return view;
 }
 
 std::optional<TwinRackView> TelemetryPublisher::rackView(const std::string& name) const {
     const auto rack = ordinalOf(name, ENTITY_KIND_RACK);
-    if (!rack)
-        return std::nullopt;
+    if (!rack) return std::nullopt;
     const std::uint32_t r = *rack;
     TwinRackView view;
     view.name = model_.rackName(r);

@@ -31,16 +31,16 @@ public:
     FleetChanges* changes() const { return out_; }  // nullptr outside advanceTo()
     std::int64_t unixNowMs() const { return startUnixMs_ + clock_.nowMs(); }
     // The returned reference is valid until the next event is emitted (the vector may grow).
-    watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type, std::uint32_t entity,
-                                 std::string message);
+    watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type,
+                                 std::uint32_t entity, std::string message);
     // A new EntityState in the current change set, stamped now. Same lifetime rule as event().
     watchfloor::v1::EntityState& state(std::uint32_t entity, watchfloor::v1::HealthState health,
                                        const std::string& reason = {});
 
     // --- the read view (written by the advanceTo() thread, read by any) -------------------------
     // `jobStartS`: each job's first start (< 0 when warm-started, NaN before).
-    void publishView(ViewedTable<TrayState>& trays, ViewedTable<RackStatus>& racks, const std::vector<TrainingJob>& jobs,
-                     const std::vector<double>& jobStartS);
+    void publishView(ViewedTable<TrayState>& trays, ViewedTable<RackStatus>& racks,
+                     const std::vector<TrainingJob>& jobs, const std::vector<double>& jobStartS);
     std::optional<TwinNodeView> nodeView(const std::string& name) const;
     std::optional<TwinJobView> jobView(const std::string& name) const;
     std::optional<TwinRackView> rackView(const std::string& name) const;

@@ -16,7 +16,8 @@ double flopsPerToken(const ModelConfig& m) {
 }
 
 double idealStepSeconds(const JobSettings& s) {
-    return s.model.tokensPerGpuPerStep * flopsPerToken(s.model.config) / (s.model.config.gpu_peak_flops() * s.mfuTarget);
+    return s.model.tokensPerGpuPerStep * flopsPerToken(s.model.config) /
+           (s.model.config.gpu_peak_flops() * s.mfuTarget);
 }
 
 RecoveryStage stageOf(JobPhase phase) {
@@ -33,8 +34,10 @@ RecoveryStage stageOf(JobPhase phase) {
 }  // namespace
 
 TrainingJob::TrainingJob(JobSettings settings)
-    : settings_(std::move(settings)), ledger_(Seconds(idealStepSeconds(settings_))),
-      idealStepS_(idealStepSeconds(settings_)), intervalS_(settings_.checkpointIntervalS) {
+    : settings_(std::move(settings)),
+      ledger_(Seconds(idealStepSeconds(settings_))),
+      idealStepS_(idealStepSeconds(settings_)),
+      intervalS_(settings_.checkpointIntervalS) {
     settings_.model.config.set_tokens_per_step(settings_.model.tokensPerGpuPerStep * gpuCount());
 }
 
@@ -43,8 +46,7 @@ std::uint32_t TrainingJob::gpuCount() const {
 }
 
 std::uint64_t TrainingJob::stepAt(double t) const {
-    if (phase_ != JobPhase::Running || t <= chunkStartS_)
-        return step_;
+    if (phase_ != JobPhase::Running || t <= chunkStartS_) return step_;
     return step_ + static_cast<std::uint64_t>((t - chunkStartS_) / stepS());
 }
 
@@ -67,19 +69,16 @@ EttrModel TrainingJob::ettrModel() const {
 }
 
 void TrainingJob::updateAutoInterval(double t) {
-    if (!settings_.checkpointIntervalAuto)
-        return;
+    if (!settings_.checkpointIntervalAuto) return;
     const FailureRateEstimate rate = failureRate(t);
-    if (!(rate.perS > 0))
-        return;  // no rate to optimise for: keep the configured interval
+    if (!(rate.perS > 0)) return;  // no rate to optimise for: keep the configured interval
     // The fleet file's lower bound on intervals holds for the automatic one too.
     const double optimumS = dalyOptimalInterval(Seconds(settings_.checkpointSaveS), Seconds(1.0 / rate.perS)).count();
     intervalS_ = std::max(10.0, optimumS);
 }
 
 double TrainingJob::nextStepBoundary(double t) const {
-    if (phase_ != JobPhase::Running || t <= chunkStartS_)
-        return std::max(t, chunkStartS_);
+    if (phase_ != JobPhase::Running || t <= chunkStartS_) return std::max(t, chunkStartS_);
     const double steps = std::ceil((t - chunkStartS_) / stepS() - 1e-9);
     return chunkStartS_ + steps * stepS();
 }
@@ -91,8 +90,7 @@ void TrainingJob::enter(JobPhase phase, double t) {
 }
 
 void TrainingJob::flushSteps(double t) {
-    if (phase_ != JobPhase::Running)
-        return;
+    if (phase_ != JobPhase::Running) return;
     const auto count = static_cast<std::uint64_t>(std::max(0.0, (t - chunkStartS_) / stepS() + 1e-9));
     if (count > 0) {
         const double end = chunkStartS_ + static_cast<double>(count) * stepS();
@@ -122,8 +120,7 @@ void TrainingJob::warmStart(const WarmHistory& h) {
     auto runUntil = [&](double end) {
         for (;;) {
             const double saveAt = nextStepBoundary(t + intervalS_);
-            if (saveAt + settings_.checkpointSaveS >= end)
-                return;
+            if (saveAt + settings_.checkpointSaveS >= end) return;
             beginCheckpoint(saveAt);
             t = saveAt + settings_.checkpointSaveS;
             endCheckpoint(t);
@@ -190,8 +187,7 @@ void TrainingJob::endCheckpoint(double t) {
 }
 
 bool TrainingJob::interrupt(double t) {
-    if (!exposed())
-        return false;
+    if (!exposed()) return false;
     switch (phase_) {
     case JobPhase::Running: flushSteps(t); break;
     case JobPhase::Init: ledger_.acceleratorInit(Seconds(phaseStartS_), Seconds(t)); break;
@@ -241,8 +237,7 @@ void TrainingJob::fill(double now, std::int64_t startUnixMs, Job& job) const {
     *job.mutable_model() = settings_.model.config;
     job.set_step(stepAt(now));
     job.set_last_checkpoint_step(ledger_.lastDurableStep());
-    if (hasCheckpoint())
-        job.set_last_checkpoint_unix_ms(unixMs(lastCheckpointS_));
+    if (hasCheckpoint()) job.set_last_checkpoint_unix_ms(unixMs(lastCheckpointS_));
     job.set_checkpoint_interval_s(intervalS_);
     job.set_checkpoint_save_s(settings_.checkpointSaveS);
     job.set_ideal_step_time_s(idealStepS_);

@@ -19,12 +19,12 @@
 namespace watchfloor::server::sim {
 
 enum class JobPhase : std::uint8_t {
-    Detect,         // fault happened, not noticed yet
-    Reschedule,     // replacing trays (warm spare or waiting for repair)
-    Init,           // container + communicator init
-    Restore,        // checkpoint load
-    DataLoad,       // first data load after the (re)start
-    FirstStep,      // compile + first step
+    Detect,      // fault happened, not noticed yet
+    Reschedule,  // replacing trays (warm spare or waiting for repair)
+    Init,        // container + communicator init
+    Restore,     // checkpoint load
+    DataLoad,    // first data load after the (re)start
+    FirstStep,   // compile + first step
     Running,
     Checkpointing,  // blocking part of a save
 };
@@ -32,20 +32,20 @@ enum class JobPhase : std::uint8_t {
 struct JobSettings {
     std::string name;
     TrainingModel model;
-    std::vector<std::uint32_t> trays;      // tray ordinals
+    std::vector<std::uint32_t> trays;  // tray ordinals
     double checkpointIntervalS = 1800;
-    bool checkpointIntervalAuto = false;   // ckpt_interval=auto: Young/Daly, see checkpointIntervalS()
+    bool checkpointIntervalAuto = false;  // ckpt_interval=auto: Young/Daly, see checkpointIntervalS()
     double checkpointSaveS = 30;
-    double mfuTarget = 0.40;               // healthy MFU drawn per job (docs/domain/goodput.md)
+    double mfuTarget = 0.40;  // healthy MFU drawn per job (docs/domain/goodput.md)
 };
 
 // A job's life before the twin started (fleetd --warm-start), as the caller drew it. Times are
 // twin seconds, so all of them are negative: the history ends at 0.
 struct WarmHistory {
     double firstStartS = -6 * 3600.0;
-    double initS = 120;              // container + communicator init, each (re)start
+    double initS = 120;  // container + communicator init, each (re)start
     double dataLoadS = 10;
-    double compileS = 120;           // the first step's extra time, each (re)start
+    double compileS = 120;  // the first step's extra time, each (re)start
     // One interruption at this time, with its recovery; NaN: none.
     double interruptionAtS = std::numeric_limits<double>::quiet_NaN();
     double detectS = 60;
@@ -91,13 +91,13 @@ public:
     // one is drawn), so that at 0 the job is Running mid-run with a ledger that has history, as
     // if the twin had watched it. The next save is due at lastCheckpointS() + the interval.
     void warmStart(const WarmHistory& history);
-    void beginInit(double t);             // (re)start: jobStart + accelerator init
+    void beginInit(double t);  // (re)start: jobStart + accelerator init
     void beginRestore(double t);
     void beginDataLoad(double t);
     void beginFirstStep(double t);
-    void beginRunning(double t);          // the first step (with program startup) finished
-    void beginCheckpoint(double t);       // at a step boundary
-    void endCheckpoint(double t);         // the save is durable
+    void beginRunning(double t);     // the first step (with program startup) finished
+    void beginCheckpoint(double t);  // at a step boundary
+    void endCheckpoint(double t);    // the save is durable
     // A fault hit the job at t. Returns false when it was already recovering (not a new
     // interruption: the pending restart simply needs more trays).
     bool interrupt(double t);
@@ -125,11 +125,11 @@ public:
     std::vector<std::uint32_t> stragglerTrays;
     bool stragglerReported = false;
     double stragglerSinceS = -1;
-    double traySlowdown = 1.0;            // slowest tray (stragglers, thermal), before diurnal drift
-    std::uint32_t epoch = 0;              // bumps on every phase change: stale timers ignore themselves
+    double traySlowdown = 1.0;  // slowest tray (stragglers, thermal), before diurnal drift
+    std::uint32_t epoch = 0;    // bumps on every phase change: stale timers ignore themselves
     std::vector<std::uint32_t> traysToReplace;
     double detectedAtS = 0;
-    double firstStepExtraS = 0;           // compile time of the current first step
+    double firstStepExtraS = 0;  // compile time of the current first step
 
 private:
     void enter(JobPhase phase, double t);
@@ -142,8 +142,8 @@ private:
     double slowdown_ = 1.0;
     JobPhase phase_ = JobPhase::Reschedule;
     double phaseStartS_ = 0;
-    double chunkStartS_ = 0;          // Running: when the current run of equal steps began
-    std::uint64_t step_ = 0;          // steps completed before chunkStartS_
+    double chunkStartS_ = 0;  // Running: when the current run of equal steps began
+    std::uint64_t step_ = 0;  // steps completed before chunkStartS_
     double lastCheckpointS_ = std::numeric_limits<double>::quiet_NaN();  // NaN: no durable checkpoint yet
     std::uint32_t interruptions_ = 0;
     double exposureBeforeS_ = 0;

@@ -16,27 +16,24 @@ inline constexpr float kGpuRecoveringW = 320;
 inline constexpr float kGpuIdleW = 150;
 inline constexpr double kCpuTrainingW = 250;
 inline constexpr double kCpuIdleW = 100;
-inline constexpr double kTrayOverheadW = 250;       // NICs, DPU, memory, BMC
+inline constexpr double kTrayOverheadW = 250;  // NICs, DPU, memory, BMC
 inline constexpr double kSwitchTrayKw = 1.6;
-inline constexpr double kConversionLoss = 1.03;     // power shelf AC->DC
-inline constexpr float kColdPlateKPerW = 0.025f;    // GPU die above coolant: ~29 K at 1.15 kW [A]
-inline constexpr double kSwThermalMarginC = 3;      // SW thermal slowdown starts 3 °C below the limit [A]
+inline constexpr double kConversionLoss = 1.03;   // power shelf AC->DC
+inline constexpr float kColdPlateKPerW = 0.025f;  // GPU die above coolant: ~29 K at 1.15 kW [A]
+inline constexpr double kSwThermalMarginC = 3;    // SW thermal slowdown starts 3 °C below the limit [A]
 inline constexpr double kHwThermalClockFactor = 0.6;
 inline constexpr double kSwThermalClockLossPerC = 0.05;
 
 // The thermal clocks-event reasons of a GPU at `tempC`.
 inline std::uint8_t thermalReasons(double tempC, double slowdownC) {
-    if (tempC >= slowdownC)
-        return clocks_event::kHwThermalSlowdown;
-    if (tempC >= slowdownC - kSwThermalMarginC)
-        return clocks_event::kSwThermalSlowdown;
+    if (tempC >= slowdownC) return clocks_event::kHwThermalSlowdown;
+    if (tempC >= slowdownC - kSwThermalMarginC) return clocks_event::kSwThermalSlowdown;
     return 0;
 }
 
 // The SM clock over its maximum at `tempC`.
 inline double clockFactor(double tempC, double slowdownC) {
-    if (tempC >= slowdownC)
-        return kHwThermalClockFactor;
+    if (tempC >= slowdownC) return kHwThermalClockFactor;
     if (tempC >= slowdownC - kSwThermalMarginC)
         return 1.0 - kSwThermalClockLossPerC * (tempC - (slowdownC - kSwThermalMarginC));
     return 1.0;

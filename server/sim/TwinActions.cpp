@@ -30,8 +30,7 @@ std::string stateWord(NodeState state) {
 
 std::string joined(const std::vector<std::string>& names) {
     std::string text;
-    for (const auto& name : names)
-        text += (text.empty() ? "" : ", ") + name;
+    for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
     return text;
 }
 
@@ -57,8 +56,7 @@ bool DigitalTwin::withdrawAction(std::uint64_t ticketId) {
     std::lock_guard lock(s.pendingMutex);
     const auto it = std::find_if(s.pending.begin(), s.pending.end(),
                                  [ticketId](const PendingAction& p) { return p.id == ticketId; });
-    if (it == s.pending.end())
-        return false;
+    if (it == s.pending.end()) return false;
     it->result.set_value(failure("withdrawn before the twin applied it"));
     s.pending.erase(it);
     return true;
@@ -70,37 +68,31 @@ void DigitalTwin::Impl::applyPendingActions() {
         std::lock_guard lock(pendingMutex);
         batch.swap(pending);
     }
-    if (batch.empty())
-        return;
+    if (batch.empty()) return;
     std::vector<TwinActionResult> results;
     results.reserve(batch.size());
-    for (const auto& request : batch)
-        results.push_back(apply(request.action));
+    for (const auto& request : batch) results.push_back(apply(request.action));
     // Whoever waits on a result may read the view next: publish the effects first.
     publishView();
-    for (std::size_t i = 0; i < batch.size(); ++i)
-        batch[i].result.set_value(std::move(results[i]));
+    for (std::size_t i = 0; i < batch.size(); ++i) batch[i].result.set_value(std::move(results[i]));
 }
 
 TwinActionResult DigitalTwin::Impl::apply(const TwinAction& action) {
     auto ordinal = [this](const std::string& name, EntityKind kind) -> std::optional<std::uint32_t> {
         const auto ref = model->find(name);
-        if (!ref || ref->kind != kind)
-            return std::nullopt;
+        if (!ref || ref->kind != kind) return std::nullopt;
         return ref->ordinal;
     };
     switch (action.type) {
     case TwinActionType::DrainNode:
     case TwinActionType::ResumeNode: {
         const auto t = ordinal(action.target, ENTITY_KIND_NODE);
-        if (!t)
-            return failure("unknown node '" + action.target + "'");
+        if (!t) return failure("unknown node '" + action.target + "'");
         return action.type == TwinActionType::DrainNode ? drainNode(*t, action.reason) : resumeNode(*t, action.reason);
     }
     case TwinActionType::RequeueJob: {
         const auto job = publisher->findJob(action.target);
-        if (!job)
-            return failure("unknown job '" + action.target + "'");
+        if (!job) return failure("unknown job '" + action.target + "'");
         std::vector<std::uint32_t> exclude;
         std::vector<std::string> unknown;
         for (const auto& name : action.excludeNodes) {
@@ -117,8 +109,7 @@ TwinActionResult DigitalTwin::Impl::apply(const TwinAction& action) {
     case TwinActionType::IsolateRack:
     case TwinActionType::RestoreRack: {
         const auto r = ordinal(action.target, ENTITY_KIND_RACK);
-        if (!r)
-            return failure("unknown rack '" + action.target + "'");
+        if (!r) return failure("unknown rack '" + action.target + "'");
         return action.type == TwinActionType::IsolateRack ? isolateRackByOperator(*r, action.reason)
                                                           : restoreRackByOperator(*r, action.reason);
     }
@@ -135,8 +126,7 @@ void DigitalTwin::Impl::operatorEvent(Severity severity, std::uint32_t entity, c
 
 NodeState DigitalTwin::Impl::serviceState(std::uint32_t t) const {
     const TrayState& tray = trays[t];
-    if (tray.drainRequested)
-        return tray.job != kNoJob ? NODE_STATE_DRAINING : NODE_STATE_DRAINED;
+    if (tray.drainRequested) return tray.job != kNoJob ? NODE_STATE_DRAINING : NODE_STATE_DRAINED;
     return tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE;
 }
 
@@ -155,7 +145,8 @@ TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string
     operatorEvent(SEVERITY_INFO, model->trayIndex(t), withReason("drain " + name, reason));
     if (tray.faulted || tray.node == NODE_STATE_DOWN) {
         if (out()) emitTrayState(t);  // same state, new owner: the drain's
-        return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it stays drained once it is back");
+        return success(name + " is " + stateWord(tray.node) + " (" + tray.reason +
+                       "); it stays drained once it is back");
     }
     const std::uint32_t j = tray.job;
     if (j == kNoJob) {
@@ -180,7 +171,8 @@ TwinActionResult DigitalTwin::Impl::resumeNode(std::uint32_t t, const std::strin
         if (tray.faulted)
             return failure(name + " was taken out of service by the health check (" + tray.reason +
                            ") and returns by itself once repaired; there is no drain to resume");
-        return failure(name + " is " + stateWord(tray.node) + ", not drained or draining; only a drained node can be resumed");
+        return failure(name + " is " + stateWord(tray.node) +
+                       ", not drained or draining; only a drained node can be resumed");
     }
     TrayState& tray = trays.edit(t);
     tray.drainRequested = false;
@@ -212,16 +204,14 @@ TwinActionResult DigitalTwin::Impl::requeueJob(std::uint32_t j, const std::vecto
         jobRunner->interrupt(j, kOperatorStopS, "operator_requeue", model->jobIndex(j));
         return success(job.name() + " requeued: restarts" + from + avoiding);
     }
-    if (job.phase() == JobPhase::Reschedule)
-        jobRunner->replace(j);
+    if (job.phase() == JobPhase::Reschedule) jobRunner->replace(j);
     return success(job.name() + " was already recovering; it restarts" + from + avoiding);
 }
 
 TwinActionResult DigitalTwin::Impl::isolateRackByOperator(std::uint32_t r, const std::string& reason) {
     const RackStatus& rack = racks[r];
     const std::string& name = model->rackName(r);
-    if (rack.electricalIsolated && rack.liquidIsolated)
-        return success(name + " is already isolated");
+    if (rack.electricalIsolated && rack.liquidIsolated) return success(name + " is already isolated");
     std::vector<std::string> jobNames;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t j = trays[r * kTraysPerRack + k].job;
@@ -240,8 +230,7 @@ TwinActionResult DigitalTwin::Impl::restoreRackByOperator(std::uint32_t r, const
     if (rack.leakWet > 0)
         return failure(name + " has an active coolant leak (" + std::to_string(rack.leakWet) +
                        " sensors wet); it is restored once the leak is repaired");
-    if (!rack.electricalIsolated && !rack.liquidIsolated)
-        return failure(name + " is not isolated; nothing to restore");
+    if (!rack.electricalIsolated && !rack.liquidIsolated) return failure(name + " is not isolated; nothing to restore");
     operatorEvent(SEVERITY_INFO, model->rackIndex(r), withReason("restore " + name, reason));
     restoreRack(r, reason.empty() ? "operator restore" : reason);
     return success(name + " restored: valve open, trays back in service");
@@ -249,8 +238,14 @@ TwinActionResult DigitalTwin::Impl::restoreRackByOperator(std::uint32_t r, const
 
 // --- read view (TelemetryPublisher) ------------------------------------------------------------
 
-std::optional<TwinNodeView> DigitalTwin::nodeView(const std::string& name) const { return impl_->publisher->nodeView(name); }
-std::optional<TwinJobView> DigitalTwin::jobView(const std::string& name) const { return impl_->publisher->jobView(name); }
-std::optional<TwinRackView> DigitalTwin::rackView(const std::string& name) const { return impl_->publisher->rackView(name); }
+std::optional<TwinNodeView> DigitalTwin::nodeView(const std::string& name) const {
+    return impl_->publisher->nodeView(name);
+}
+std::optional<TwinJobView> DigitalTwin::jobView(const std::string& name) const {
+    return impl_->publisher->jobView(name);
+}
+std::optional<TwinRackView> DigitalTwin::rackView(const std::string& name) const {
+    return impl_->publisher->rackView(name);
+}
 
 }  // namespace watchfloor::server::sim

@@ -58,21 +58,21 @@ struct TwinNodeView {
     std::uint32_t gpus = 0;
     watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
     std::string reason;
-    std::vector<std::string> jobs;          // jobs holding the node now
-    bool drainRequested = false;            // an operator drain is in force
-    std::string drainReason;                // its stored reason "<principal>: <text>"
+    std::vector<std::string> jobs;  // jobs holding the node now
+    bool drainRequested = false;    // an operator drain is in force
+    std::string drainReason;        // its stored reason "<principal>: <text>"
     std::uint64_t stateVersion = 0;
 };
 
 struct TwinJobView {
     std::string name;
     std::uint32_t gpus = 0;
-    double checkpointAgeS = 0;              // since the last durable checkpoint (or the first start)
+    double checkpointAgeS = 0;  // since the last durable checkpoint (or the first start)
     // Training time an interruption now would throw away: steps since the last durable
     // checkpoint × step time. 0 while recovering (those steps are already lost).
     double unsavedProgressS = 0;
-    bool recovering = false;                // detect .. first step after an interruption
-    std::vector<std::string> nodes;         // trays it holds now (fewer while it waits for spares)
+    bool recovering = false;         // detect .. first step after an interruption
+    std::vector<std::string> nodes;  // trays it holds now (fewer while it waits for spares)
     std::uint64_t stateVersion = 0;
 };
 
@@ -85,8 +85,8 @@ struct TwinRackView {
     std::string name;
     std::vector<TwinTrayView> trays;
     watchfloor::v1::RackState state = watchfloor::v1::RACK_STATE_UNSPECIFIED;
-    bool leakActive = false;                // leak sensors wet: restore is refused
-    bool isolated = false;                  // valve closed and trays powered down
+    bool leakActive = false;  // leak sensors wet: restore is refused
+    bool isolated = false;    // valve closed and trays powered down
     std::uint64_t stateVersion = 0;
 };
 

@@ -20,7 +20,8 @@ control::ActionOutcome TwinControlAdapter::resumeNode(const std::string& node) {
     return outcome(actuator_.resumeNode(node));
 }
 
-control::ActionOutcome TwinControlAdapter::requeueJob(const std::string& job, const std::vector<std::string>& excludeNodes) {
+control::ActionOutcome TwinControlAdapter::requeueJob(const std::string& job,
+                                                      const std::vector<std::string>& excludeNodes) {
     return outcome(actuator_.requeueJob(job, excludeNodes));
 }
 
@@ -35,8 +36,7 @@ control::ActionOutcome TwinControlAdapter::restoreRack(const std::string& rack, 
 
 std::optional<control::NodeFacts> TwinControlAdapter::node(const std::string& name) const {
     auto view = twin_.nodeView(name);
-    if (!view)
-        return std::nullopt;
+    if (!view) return std::nullopt;
     control::NodeFacts facts;
     facts.name = std::move(view->name);
     facts.rack = std::move(view->rack);
@@ -52,8 +52,7 @@ std::optional<control::NodeFacts> TwinControlAdapter::node(const std::string& na
 
 std::optional<control::JobFacts> TwinControlAdapter::job(const std::string& name) const {
     auto view = twin_.jobView(name);
-    if (!view)
-        return std::nullopt;
+    if (!view) return std::nullopt;
     control::JobFacts facts;
     facts.name = std::move(view->name);
     facts.gpus = view->gpus;
@@ -65,12 +64,10 @@ std::optional<control::JobFacts> TwinControlAdapter::job(const std::string& name
 
 std::optional<control::RackFacts> TwinControlAdapter::rack(const std::string& name) const {
     auto view = twin_.rackView(name);
-    if (!view)
-        return std::nullopt;
+    if (!view) return std::nullopt;
     control::RackFacts facts;
     facts.name = std::move(view->name);
-    for (auto& tray : view->trays)
-        facts.nodes.push_back(std::move(tray.name));
+    for (auto& tray : view->trays) facts.nodes.push_back(std::move(tray.name));
     facts.leakActive = view->leakActive;
     facts.isolated = view->isolated;
     facts.stateVersion = view->stateVersion;

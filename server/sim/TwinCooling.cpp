@@ -47,7 +47,8 @@ void DigitalTwin::Impl::scheduleCoolingIncidents() {
         else if ((pick -= leakRate) < 0)
             leak(r);
         else if ((pick -= excursion) < 0)
-            facilityExcursion(model->regionOfRack(r), coolingRng.uniform(3, 8), coolingRng.uniform(1 * kHour, 4 * kHour));
+            facilityExcursion(model->regionOfRack(r), coolingRng.uniform(3, 8),
+                              coolingRng.uniform(1 * kHour, 4 * kHour));
         else
             sensorFault(r, coolingRng.uniform(1 * kHour, 8 * kHour));
         scheduleCoolingIncidents();
@@ -56,21 +57,17 @@ void DigitalTwin::Impl::scheduleCoolingIncidents() {
 
 void DigitalTwin::Impl::setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, Severity severity,
                                     const char* cause, std::uint32_t rack) {
-    if (!cooling->setAlarm(cdu, alarm, active))
-        return;
+    if (!cooling->setAlarm(cdu, alarm, active)) return;
     std::uint32_t firstRack = 0;
-    while (model->cduOfRack(firstRack) != cdu)
-        ++firstRack;
+    while (model->cduOfRack(firstRack) != cdu) ++firstRack;
     auto& e = event(active ? severity : SEVERITY_INFO, EVENT_TYPE_CDU_ALARM, model->loopIndex(firstRack),
                     model->cduName(cdu) + ": " + alarm + (active ? "" : " (cleared)"));
     e.set_cause(cause);
-    if (rack != kNoRack)
-        e.add_related_entity_indexes(model->rackIndex(rack));
+    if (rack != kNoRack) e.add_related_entity_indexes(model->rackIndex(rack));
 }
 
 void DigitalTwin::Impl::leak(std::uint32_t r) {
-    if (racks[r].liquidIsolated)
-        return;
+    if (racks[r].liquidIsolated) return;
     ++stats.leaks;
     RackStatus& rack = racks.edit(r);
     rack.leakWet = 1 + coolingRng.below(2);
@@ -83,8 +80,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
     // Dry out, find and fix the leak, re-fill, leak-test: hours [A].
     const std::uint32_t epoch = ++racks.edit(r).restoreEpoch;
     after(coolingRng.uniform(4 * kHour, 12 * kHour), [this, r, epoch] {
-        if (racks[r].restoreEpoch != epoch)
-            return;
+        if (racks[r].restoreEpoch != epoch) return;
         racks.edit(r).leakWet = 0;
         setCduAlarm(model->cduOfRack(r), "leak detected at " + model->rackName(r), false, SEVERITY_CRITICAL, "leak", r);
         restoreRack(r, "leak repaired");
@@ -92,8 +88,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
 }
 
 void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic) {
-    if (racks[r].electricalIsolated && racks[r].liquidIsolated)
-        return;
+    if (racks[r].electricalIsolated && racks[r].liquidIsolated) return;
     RackStatus& rack = racks.edit(r);
     rack.liquidIsolated = rack.electricalIsolated = true;
     rack.isolatedWhy = why;
@@ -107,8 +102,7 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, con
         auto& e = event(SEVERITY_CRITICAL, EVENT_TYPE_RACK_ISOLATED, model->rackIndex(r),
                         model->rackName(r) + " isolated (" + why + "): valve closed, trays powered down");
         e.set_cause(cause);
-        for (const std::uint32_t j : affectedJobs)
-            e.add_related_entity_indexes(model->jobIndex(j));
+        for (const std::uint32_t j : affectedJobs) e.add_related_entity_indexes(model->jobIndex(j));
     }  // `e` dies here: emitting more events may move it
     if (automatic)
         event(SEVERITY_WARNING, EVENT_TYPE_AUTOMATED_ACTION, model->rackIndex(r),
@@ -121,8 +115,7 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, con
 }
 
 void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
-    if (!racks[r].electricalIsolated && !racks[r].liquidIsolated)
-        return;
+    if (!racks[r].electricalIsolated && !racks[r].liquidIsolated) return;
     RackStatus& rack = racks.edit(r);
     rack.liquidIsolated = rack.electricalIsolated = false;
     rack.isolatedWhy.clear();
@@ -130,8 +123,7 @@ void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
     event(SEVERITY_INFO, EVENT_TYPE_RACK_RESTORED, model->rackIndex(r), model->rackName(r) + " restored (" + why + ")");
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t t = r * kTraysPerRack + k;
-        if (trays[t].faulted)
-            continue;
+        if (trays[t].faulted) continue;
         trays.edit(t).thermalShutdown = false;
         setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), false);
     }
@@ -141,14 +133,12 @@ void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
 
 void DigitalTwin::Impl::pumpFail(std::uint32_t cdu) {
     const auto epoch = cooling->failPump(cdu);
-    if (!epoch)
-        return;
+    if (!epoch) return;
     const bool none = cooling->pumpsRunning(cdu) == 0;
     setCduAlarm(cdu, none ? "no flow: both pumps failed" : "pump failure, redundancy lost", true,
                 none ? SEVERITY_CRITICAL : SEVERITY_WARNING, "pump_failure");
     after(coolingRng.uniform(4 * kHour, 24 * kHour), [this, cdu, epoch = *epoch] {
-        if (!cooling->repairPumps(cdu, epoch))
-            return;
+        if (!cooling->repairPumps(cdu, epoch)) return;
         setCduAlarm(cdu, "no flow: both pumps failed", false, SEVERITY_CRITICAL, "pump_failure");
         setCduAlarm(cdu, "pump failure, redundancy lost", false, SEVERITY_WARNING, "pump_failure");
     });
@@ -157,9 +147,9 @@ void DigitalTwin::Impl::pumpFail(std::uint32_t cdu) {
 void DigitalTwin::Impl::filterClog(std::uint32_t cdu, double serviceAfterS) {
     const std::uint32_t epoch = cooling->startFilterClog(cdu);
     after(serviceAfterS, [this, cdu, epoch] {
-        if (!cooling->replaceFilter(cdu, epoch))
-            return;
-        event(SEVERITY_INFO, EVENT_TYPE_OPERATOR_ACTION, model->loopIndex(0), model->cduName(cdu) + ": filter replaced");
+        if (!cooling->replaceFilter(cdu, epoch)) return;
+        event(SEVERITY_INFO, EVENT_TYPE_OPERATOR_ACTION, model->loopIndex(0),
+              model->cduName(cdu) + ": filter replaced");
     });
 }
 
@@ -167,12 +157,14 @@ void DigitalTwin::Impl::sensorFault(std::uint32_t r, double clearAfterS) {
     RackStatus& rack = racks.edit(r);
     rack.leakFaulted = 1;
     rack.stateDirty = true;
-    setCduAlarm(model->cduOfRack(r), "leak sensor fault at " + model->rackName(r), true, SEVERITY_WARNING, "leak_sensor_fault", r);
+    setCduAlarm(model->cduOfRack(r), "leak sensor fault at " + model->rackName(r), true, SEVERITY_WARNING,
+                "leak_sensor_fault", r);
     after(clearAfterS, [this, r] {
         RackStatus& rack = racks.edit(r);
         rack.leakFaulted = 0;
         rack.stateDirty = true;
-        setCduAlarm(model->cduOfRack(r), "leak sensor fault at " + model->rackName(r), false, SEVERITY_WARNING, "leak_sensor_fault", r);
+        setCduAlarm(model->cduOfRack(r), "leak sensor fault at " + model->rackName(r), false, SEVERITY_WARNING,
+                    "leak_sensor_fault", r);
     });
 }
 
@@ -183,8 +175,7 @@ void DigitalTwin::Impl::facilityExcursion(std::uint32_t region, double deltaC, d
     e.set_cause("facility_water");
     e.set_value(deltaC);
     after(forS, [this, region, epoch] {
-        if (!cooling->endExcursion(region, epoch))
-            return;
+        if (!cooling->endExcursion(region, epoch)) return;
         event(SEVERITY_INFO, EVENT_TYPE_CDU_ALARM, model->regionIndex(region),
               model->regionName(region) + ": primary (facility) water temperature back in range")
             .set_cause("facility_water");
@@ -196,8 +187,7 @@ void DigitalTwin::Impl::valveClose(std::uint32_t r, double forS) {
     const std::uint32_t epoch = cooling->stickValve(r);
     setCduAlarm(model->cduOfRack(r), alarm, true, SEVERITY_CRITICAL, "valve_fault", r);
     after(forS, [this, r, epoch, alarm] {
-        if (!cooling->freeValve(r, epoch))
-            return;
+        if (!cooling->freeValve(r, epoch)) return;
         setCduAlarm(model->cduOfRack(r), alarm, false, SEVERITY_CRITICAL, "valve_fault", r);
     });
 }
@@ -208,14 +198,12 @@ void DigitalTwin::Impl::thermalShutdown(std::uint32_t r) {
     const double shutdownC = model->topology().gpus(0).shutdown_temp_c();
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t t = r * kTraysPerRack + k;
-        if (trays[t].thermalShutdown || activity(t) == TrayActivity::Off)
-            continue;
+        if (trays[t].thermalShutdown || activity(t) == TrayActivity::Off) continue;
         float hottest = -100;
         for (std::uint32_t i = 0; i < kGpusPerTray; ++i)
             hottest = std::max(hottest, gpus[t * kGpusPerTray + i].offsetC);
         const double powerW = activity(t) == TrayActivity::Training ? 1150.0 * load.throttleFactor : 400.0;
-        if (loop.coldPlateC() + powerW * 0.025 + hottest < shutdownC)
-            continue;
+        if (loop.coldPlateC() + powerW * 0.025 + hottest < shutdownC) continue;
         trays.edit(t).thermalShutdown = true;
         const std::uint32_t g = t * kGpusPerTray;
         auto& e = event(SEVERITY_CRITICAL, EVENT_TYPE_HARDWARE, model->trayIndex(t),
@@ -225,8 +213,7 @@ void DigitalTwin::Impl::thermalShutdown(std::uint32_t r) {
         e.set_value(loop.coldPlateC());
         gpus[g].recoveryAction = static_cast<std::uint8_t>(GpuRecoveryAction::NodeReboot);
         gpus[g].countersChanged = true;
-        if (trays[t].job != kNoJob)
-            jobRunner->interrupt(trays[t].job, 3.0, "thermal_shutdown", model->trayIndex(t));
+        if (trays[t].job != kNoJob) jobRunner->interrupt(trays[t].job, 3.0, "thermal_shutdown", model->trayIndex(t));
         setTray(t, NODE_STATE_DOWN, HEALTH_STATE_FAILED, "GPU over-temperature shutdown", true);
     }
 }
@@ -246,10 +233,8 @@ void DigitalTwin::Impl::updateRackPower(std::uint32_t r) {
             load.gpusDown += kGpusPerTray;
         else if (tray.health == HEALTH_STATE_DEGRADED)
             load.gpusDegraded += kGpusPerTray;
-        if (a == TrayActivity::Off)
-            continue;
-        if (!tray.faulted)
-            load.exposedGpus += kGpusPerTray;
+        if (a == TrayActivity::Off) continue;
+        if (!tray.faulted) load.exposedGpus += kGpusPerTray;
         const double cpu = a == TrayActivity::Training || a == TrayActivity::Checkpointing ? kCpuTrainingW : kCpuIdleW;
         watts += kGpusPerTray * gpuPowerW(a, load.throttleFactor) + kCpusPerTray * cpu + kTrayOverheadW;
     }
@@ -276,8 +261,7 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
             GpuState& gpu = gpus[g];
             load.throttledGpus += reasons != 0 && trays[t].health == HEALTH_STATE_HEALTHY ? 1 : 0;
             const std::uint8_t thermal = gpu.clocksReasons & clocks_event::kThermal;
-            if (thermal == reasons)
-                continue;
+            if (thermal == reasons) continue;
             const bool began = reasons != 0 && thermal == 0;
             const bool ended = reasons == 0;
             gpu.clocksReasons = static_cast<std::uint8_t>((gpu.clocksReasons & ~clocks_event::kThermal) | reasons);
@@ -304,27 +288,21 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
         std::vector<std::uint32_t> affected;
         for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
             const std::uint32_t j = trays[r * kTraysPerRack + k].job;
-            if (j != kNoJob && std::find(affected.begin(), affected.end(), j) == affected.end())
-                affected.push_back(j);
+            if (j != kNoJob && std::find(affected.begin(), affected.end(), j) == affected.end()) affected.push_back(j);
         }
-        for (const std::uint32_t j : affected)
-            jobRunner->updateSlowdown(j);
+        for (const std::uint32_t j : affected) jobRunner->updateSlowdown(j);
     }
-    if (hottestC >= model->topology().gpus(0).shutdown_temp_c())
-        thermalShutdown(r);
+    if (hottestC >= model->topology().gpus(0).shutdown_temp_c()) thermalShutdown(r);
 }
 
 void DigitalTwin::Impl::rebootCooledTrays(std::uint32_t r) {
-    if (!cooling->readyForReboot(r) || racks[r].electricalIsolated)
-        return;
+    if (!cooling->readyForReboot(r) || racks[r].electricalIsolated) return;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t t = r * kTraysPerRack + k;
-        if (!trays[t].thermalShutdown || trays[t].node != NODE_STATE_DOWN || trays[t].reason == "rebooting")
-            continue;
+        if (!trays[t].thermalShutdown || trays[t].node != NODE_STATE_DOWN || trays[t].reason == "rebooting") continue;
         trays.edit(t).reason = "rebooting";
         after(kThermalRebootS, [this, t] {
-            if (!trays[t].thermalShutdown)
-                return;
+            if (!trays[t].thermalShutdown) return;
             trays.edit(t).thermalShutdown = false;
             gpus[t * kGpusPerTray].recoveryAction = 0;
             gpus[t * kGpusPerTray].countersChanged = true;
@@ -349,8 +327,7 @@ void DigitalTwin::Impl::updatePhysics(double dtS) {
             setCduAlarm(model->cduOfRack(r), std::string(change.alarm) + " at " + model->rackName(r), change.active,
                         change.severity, change.cause, r);
         rebootCooledTrays(r);
-        if (racks[r].stateDirty)
-            setRackState(r);
+        if (racks[r].stateDirty) setRackState(r);
     }
     jobRunner->applyDiurnalDrift();
 }

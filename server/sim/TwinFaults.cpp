@@ -16,7 +16,7 @@ namespace {
 
 constexpr double kHour = 3600;
 constexpr double kDay = 86400;
-constexpr double kLemonShare = 0.015;      // 1-2% of trays [S]
+constexpr double kLemonShare = 0.015;                // 1-2% of trays [S]
 constexpr double kPersistentStragglerShare = 0.005;  // ~0.5% of hosts [S, MegaScale]
 
 // Link noise [A, tuned so a 7-rack demo shows some every few minutes].
@@ -24,13 +24,19 @@ constexpr double kNvlinkCrcBurstsPerLinkDay = 0.01;
 constexpr double kNvlinkFlapsPerLinkDay = 0.0005;
 constexpr double kIbSymbolBurstsPerPortDay = 0.2;
 constexpr double kIbFlapsPerPortDay = 0.01;
-constexpr double kHighBerShare = 0.02;     // bursts that are a degrading link, not a blip
-constexpr double kNvlinkBitsPerS = 8e11;   // ~100 GB/s per NVLink5 link, one direction
-constexpr double kIbBitsPerS = 4e11;       // 400 Gb/s NDR port
+constexpr double kHighBerShare = 0.02;    // bursts that are a degrading link, not a blip
+constexpr double kNvlinkBitsPerS = 8e11;  // ~100 GB/s per NVLink5 link, one direction
+constexpr double kIbBitsPerS = 4e11;      // 400 Gb/s NDR port
 
 // Ids in failureCauses().
-enum CauseId : std::size_t { GpuHardFault = 0, HbmUncorrectable = 1, GpuSramEcc = 2, Gsp = 3, kNetworkLinkCause = 6,
-                             SoftwareBug = 10 };
+enum CauseId : std::size_t {
+    GpuHardFault = 0,
+    HbmUncorrectable = 1,
+    GpuSramEcc = 2,
+    Gsp = 3,
+    kNetworkLinkCause = 6,
+    SoftwareBug = 10
+};
 
 bool isNvlinkXid(std::uint32_t xid) { return xid == 74 || (xid >= 144 && xid <= 150); }
 
@@ -41,8 +47,7 @@ void DigitalTwin::Impl::seedFleetRandomness() {
     lemonFactors.reserve(trays.size());
     for (std::uint32_t t = 0; t < trays.size(); ++t) {
         TrayState& tray = trays.edit(t);
-        if (topologyRng.chance(kLemonShare))
-            tray.lemonFactor = static_cast<float>(topologyRng.uniform(5, 10));
+        if (topologyRng.chance(kLemonShare)) tray.lemonFactor = static_cast<float>(topologyRng.uniform(5, 10));
         if (topologyRng.chance(kPersistentStragglerShare))
             tray.persistentSlowdown = static_cast<float>(topologyRng.uniform(1.05, 1.15));
         lemonFactors.push_back(tray.lemonFactor);
@@ -72,8 +77,7 @@ double DigitalTwin::Impl::hazardMultiplier(std::uint32_t g) const {
 void DigitalTwin::Impl::scheduleHardwareCandidate() {
     // Thinning: candidates at the bounding rate, accepted with multiplier / bound.
     const double inS = failures->nextHardwareCandidateS();
-    if (inS < 0)
-        return;
+    if (inS < 0) return;
     after(inS, [this] {
         const FailureProcess::HardwareCandidate candidate = failures->drawHardwareCandidate();
         const std::uint32_t g = candidate.gpu;
@@ -91,8 +95,7 @@ void DigitalTwin::Impl::scheduleHardwareCandidate() {
 
 void DigitalTwin::Impl::scheduleSoftwareCandidate() {
     const double inS = failures->nextSoftwareCandidateS();
-    if (inS < 0)
-        return;
+    if (inS < 0) return;
     after(inS, [this] {
         const FailureProcess::SoftwareCandidate candidate = failures->drawSoftwareCandidate();
         if (candidate.job < jobs().size() && jobs()[candidate.job].exposed()) {
@@ -114,17 +117,16 @@ void DigitalTwin::Impl::applyJobFailure(std::uint32_t j, std::size_t cause, cons
     jobRunner->interrupt(j, outcome.detectS, failureCauses()[cause].cause, entity);
 }
 
-void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause) {
+void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_t relatedJob,
+                                const std::string& cause) {
     const XidInfo* info = findXid(xid);
-    if (!info)
-        return;
+    if (!info) return;
     auto& e = event(xidSeverity(*info), EVENT_TYPE_XID, model->gpuIndex(g),
                     model->gpuName(g) + ": Xid " + std::to_string(xid) + " " + info->mnemonic);
     fillXidDetail(*info, *e.mutable_xid());
     e.set_cause(cause);
     e.set_value(xid);
-    if (relatedJob != kNoJob)
-        e.add_related_entity_indexes(model->jobIndex(relatedJob));
+    if (relatedJob != kNoJob) e.add_related_entity_indexes(model->jobIndex(relatedJob));
     GpuState& gpu = gpus[g];
     gpu.lastXid = static_cast<float>(xid);
     gpu.xidChanged = true;
@@ -145,31 +147,22 @@ void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const F
                         model->gpuName(g) + ": thermal clocks event (SW_THERMAL) with an implausible sensor reading");
         e.set_cause(causeName);
     }
-    for (const std::uint32_t xid : outcome.xids)
-        emitXid(g, xid, j, causeName);
+    for (const std::uint32_t xid : outcome.xids) emitXid(g, xid, j, causeName);
     for (const auto& line : outcome.hardwareEvents) {
         auto& e = event(SEVERITY_CRITICAL, EVENT_TYPE_HARDWARE, model->trayIndex(t), model->trayName(t) + ": " + line);
         e.set_cause(causeName);
-        if (j != kNoJob)
-            e.add_related_entity_indexes(model->jobIndex(j));
+        if (j != kNoJob) e.add_related_entity_indexes(model->jobIndex(j));
     }
-    if (outcome.eccDbe)
-        ++gpu.eccDbe;
-    if (outcome.rowRemap)
-        ++gpu.rowRemap;
-    if (outcome.rowRemapFailure)
-        gpu.rowRemapFailure = 1;
+    if (outcome.eccDbe) ++gpu.eccDbe;
+    if (outcome.rowRemap) ++gpu.rowRemap;
+    if (outcome.rowRemapFailure) gpu.rowRemapFailure = 1;
     gpu.countersChanged = true;
-    if (outcome.nvlink)
-        portDown(true, g * kLinksPerGpu + linkRng.below(kLinksPerGpu), causeName);
-    if (outcome.nicDown)
-        portDown(false, g, causeName);  // NIC ordinal == GPU ordinal: port k pairs with GPU k
+    if (outcome.nvlink) portDown(true, g * kLinksPerGpu + linkRng.below(kLinksPerGpu), causeName);
+    if (outcome.nicDown) portDown(false, g, causeName);  // NIC ordinal == GPU ordinal: port k pairs with GPU k
 
     std::string reason = failureCauses()[cause].what;
-    if (!outcome.xids.empty())
-        reason += " (Xid " + std::to_string(outcome.xids.front()) + ")";
-    if (outcome.rma)
-        reason += "; RMA";
+    if (!outcome.xids.empty()) reason += " (Xid " + std::to_string(outcome.xids.front()) + ")";
+    if (outcome.rma) reason += "; RMA";
     if (outcome.tray != TrayOutcome::Keep && !tray.faulted) {
         tray.faulted = true;
         const std::uint32_t epoch = ++tray.repairEpoch;
@@ -203,32 +196,27 @@ void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
     outcome.xids = {xid};
     outcome.detectS = failures->rng().logNormal(3.0, 0.5);
     std::size_t cause = GpuHardFault;
-    if (xid == 79)
-        outcome.xids.push_back(45);
+    if (xid == 79) outcome.xids.push_back(45);
     if (xid == 48) {
         outcome.xids.insert(outcome.xids.end(), {45, failures->rng().chance(0.5) ? 94u : 95u, 63});
         outcome.eccDbe = outcome.rowRemap = true;
         cause = HbmUncorrectable;
     }
-    if (xid == 63)
-        outcome.rowRemap = true;
+    if (xid == 63) outcome.rowRemap = true;
     if (xid == 64) {
         outcome.rowRemapFailure = outcome.rma = true;
         cause = HbmUncorrectable;
     }
-    if (xid == 95 || xid == 94)
-        cause = HbmUncorrectable;
-    if (xid == 140)
-        cause = GpuSramEcc, outcome.eccDbe = true;
-    if (xid == 119 || xid == 120)
-        cause = Gsp;
+    if (xid == 95 || xid == 94) cause = HbmUncorrectable;
+    if (xid == 140) cause = GpuSramEcc, outcome.eccDbe = true;
+    if (xid == 119 || xid == 120) cause = Gsp;
     if (isNvlinkXid(xid)) {
         outcome.nvlink = true;
         outcome.detectS = failures->rng().uniform(120, 600);  // NCCL timeout
     }
     if (info->fatal) {
         outcome.tray = TrayOutcome::Down;
-        outcome.repairS = xid == 79 ? failures->rng().uniform(900, 1800)
+        outcome.repairS = xid == 79     ? failures->rng().uniform(900, 1800)
                           : outcome.rma ? failures->rng().uniform(kDay, 5 * kDay)
                                         : failures->rng().uniform(300, 600);
         applyFailure(cause, g, outcome);
@@ -237,16 +225,15 @@ void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
     // Non-fatal: the event, and an application restart for RESTART_APP codes.
     const std::uint32_t j = trays[model->trayOfGpu(g)].job;
     for (const std::uint32_t x : outcome.xids)
-        emitXid(g, x, info->action == XID_ACTION_RESTART_APP ? j : kNoJob, info->action == XID_ACTION_RESTART_APP ? "software_bug" : "");
-    if (outcome.rowRemap)
-        ++gpus[g].rowRemap;
+        emitXid(g, x, info->action == XID_ACTION_RESTART_APP ? j : kNoJob,
+                info->action == XID_ACTION_RESTART_APP ? "software_bug" : "");
+    if (outcome.rowRemap) ++gpus[g].rowRemap;
     if (info->action == XID_ACTION_RESTART_APP && j != kNoJob)
         jobRunner->interrupt(j, outcome.detectS, failureCauses()[SoftwareBug].cause, model->gpuIndex(g));
 }
 
 void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
-    if (trays[t].repairEpoch != epoch || !trays[t].faulted)
-        return;
+    if (trays[t].repairEpoch != epoch || !trays[t].faulted) return;
     trays.edit(t).faulted = false;
     const TrayState& tray = trays[t];
     for (std::uint32_t k = 0; k < kGpusPerTray; ++k) {
@@ -258,15 +245,12 @@ void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
         gpus[g].rowRemapFailure = 0;  // RMA'd GPU replaced
         for (std::uint32_t l = 0; l < kLinksPerGpu; ++l) {
             const auto it = links.find(g * kLinksPerGpu + l);
-            if (it != links.end() && it->second.state == LINK_STATE_DOWN)
-                portUp(true, it->first);
+            if (it != links.end() && it->second.state == LINK_STATE_DOWN) portUp(true, it->first);
         }
         const auto nic = nics.find(g);
-        if (nic != nics.end() && nic->second.state == LINK_STATE_DOWN)
-            portUp(false, g);
+        if (nic != nics.end() && nic->second.state == LINK_STATE_DOWN) portUp(false, g);
     }
-    if (racks[model->rackOfTray(t)].electricalIsolated || tray.thermalShutdown)
-        return;  // comes back with the rack
+    if (racks[model->rackOfTray(t)].electricalIsolated || tray.thermalShutdown) return;  // comes back with the rack
     setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
     jobRunner->offerTrays();
 }
@@ -277,15 +261,13 @@ void DigitalTwin::Impl::addLinkErrors(std::uint32_t r, std::uint32_t count) {
 }
 
 void DigitalTwin::Impl::markChanged(bool nvlink, std::uint32_t ordinal, PortState& port) {
-    if (!port.changed)
-        (nvlink ? changedLinks : changedNics).push_back(ordinal);
+    if (!port.changed) (nvlink ? changedLinks : changedNics).push_back(ordinal);
     port.changed = true;
 }
 
 void DigitalTwin::Impl::portDown(bool nvlink, std::uint32_t ordinal, const std::string& why) {
     PortState& p = (nvlink ? links : nics)[ordinal];
-    if (p.state == LINK_STATE_DOWN)
-        return;
+    if (p.state == LINK_STATE_DOWN) return;
     p.state = LINK_STATE_DOWN;
     p.sinceMs = nowMs();
     ++p.recoveryOrDowned;
@@ -307,8 +289,7 @@ void DigitalTwin::Impl::portDown(bool nvlink, std::uint32_t ordinal, const std::
 
 void DigitalTwin::Impl::portUp(bool nvlink, std::uint32_t ordinal) {
     PortState& p = (nvlink ? links : nics)[ordinal];
-    if (p.state == LINK_STATE_UP)
-        return;
+    if (p.state == LINK_STATE_UP) return;
     p.state = LINK_STATE_UP;
     p.sinceMs = nowMs();
     markChanged(nvlink, ordinal, p);
@@ -316,13 +297,13 @@ void DigitalTwin::Impl::portUp(bool nvlink, std::uint32_t ordinal) {
     if (out()) {
         state(entity, HEALTH_STATE_HEALTHY).set_link_state(LINK_STATE_UP);
     }
-    event(SEVERITY_INFO, EVENT_TYPE_LINK_UP, entity, (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " up");
+    event(SEVERITY_INFO, EVENT_TYPE_LINK_UP, entity,
+          (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " up");
 }
 
 void DigitalTwin::Impl::portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count) {
     PortState& p = (nvlink ? links : nics)[ordinal];
-    if (p.state == LINK_STATE_DOWN)
-        return;
+    if (p.state == LINK_STATE_DOWN) return;
     p.recoveryOrDowned += count;
     p.replayOrRecovery += count;
     markChanged(nvlink, ordinal, p);
@@ -378,7 +359,8 @@ void DigitalTwin::Impl::portBer(bool nvlink, std::uint32_t ordinal, double ber) 
 }
 
 void DigitalTwin::Impl::scheduleLinkNoise() {
-    const double linkRate = static_cast<double>(model->links()) * (kNvlinkCrcBurstsPerLinkDay + kNvlinkFlapsPerLinkDay) / kDay;
+    const double linkRate =
+        static_cast<double>(model->links()) * (kNvlinkCrcBurstsPerLinkDay + kNvlinkFlapsPerLinkDay) / kDay;
     const double nicRate = static_cast<double>(model->nics()) * (kIbSymbolBurstsPerPortDay + kIbFlapsPerPortDay) / kDay;
     after(linkRng.exponential(1.0 / (linkRate + nicRate)), [this, linkRate, nicRate] {
         const bool nvlink = linkRng.uniform() * (linkRate + nicRate) < linkRate;
@@ -392,7 +374,8 @@ void DigitalTwin::Impl::scheduleLinkNoise() {
                 portFlap(nvlink, ordinal, 1 + linkRng.below(3));
             } else {
                 const bool highBer = linkRng.chance(kHighBerShare);
-                const auto errors = static_cast<std::uint32_t>((1 + linkRng.exponential(nvlink ? 40 : 30)) * (highBer ? 50 : 1));
+                const auto errors =
+                    static_cast<std::uint32_t>((1 + linkRng.exponential(nvlink ? 40 : 30)) * (highBer ? 50 : 1));
                 PortState& p = (nvlink ? links : nics)[ordinal];
                 p.crcOrSymbol += errors;
                 p.replayOrRecovery += nvlink ? errors / 4 : 0;
@@ -405,8 +388,7 @@ void DigitalTwin::Impl::scheduleLinkNoise() {
                 }
                 addLinkErrors(model->rackOfTray(t), errors);
                 // BER = error bits / (rate x window), the burst seen within one minute.
-                if (highBer)
-                    portBer(nvlink, ordinal, errors / ((nvlink ? kNvlinkBitsPerS : kIbBitsPerS) * 60.0));
+                if (highBer) portBer(nvlink, ordinal, errors / ((nvlink ? kNvlinkBitsPerS : kIbBitsPerS) * 60.0));
             }
         }
         scheduleLinkNoise();
@@ -441,7 +423,8 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
     case ScriptVerb::FacilityExcursion: facilityExcursion(o, f.value, forS > 0 ? forS : 2 * kHour); break;
     case ScriptVerb::ValveClose: valveClose(o, forS > 0 ? forS : 15 * 60); break;
     case ScriptVerb::Isolate:
-        event(SEVERITY_WARNING, EVENT_TYPE_OPERATOR_ACTION, model->rackIndex(o), "scenario: isolate " + model->rackName(o));
+        event(SEVERITY_WARNING, EVENT_TYPE_OPERATOR_ACTION, model->rackIndex(o),
+              "scenario: isolate " + model->rackName(o));
         isolateRack(o, "manual isolation", "manual isolation", false);
         break;
     case ScriptVerb::Restore: restoreRack(o, "manual restore"); break;

@@ -64,11 +64,11 @@ struct DigitalTwin::Impl final : JobHost {
 
     ViewedTable<TrayState> trays;
     ViewedTable<RackStatus> racks;
-    std::vector<RackLoad> loads;                // by rack
+    std::vector<RackLoad> loads;  // by rack
     std::vector<GpuState> gpus;
-    std::map<std::uint32_t, PortState> links;   // by link ordinal
-    std::map<std::uint32_t, PortState> nics;    // by NIC ordinal
-    std::vector<std::uint32_t> changedLinks;    // counters to report, each once
+    std::map<std::uint32_t, PortState> links;  // by link ordinal
+    std::map<std::uint32_t, PortState> nics;   // by NIC ordinal
+    std::vector<std::uint32_t> changedLinks;   // counters to report, each once
     std::vector<std::uint32_t> changedNics;
 
     DigitalTwin::Statistics stats;
@@ -101,8 +101,8 @@ struct DigitalTwin::Impl final : JobHost {
     FleetChanges* out() const { return publisher->changes(); }
 
     // --- events and states (TelemetryPublisher) ---
-    watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type, std::uint32_t entity,
-                                 std::string message) {
+    watchfloor::v1::Event& event(watchfloor::v1::Severity severity, watchfloor::v1::EventType type,
+                                 std::uint32_t entity, std::string message) {
         return publisher->event(severity, type, entity, std::move(message));
     }
     watchfloor::v1::EntityState& state(std::uint32_t entity, watchfloor::v1::HealthState health,

@@ -25,8 +25,7 @@ public:
 
     // Runs the earliest action due at or before `limitMs`, moving the clock to it; false when none is.
     bool runNext(std::int64_t limitMs) {
-        if (queue_.empty() || queue_.top().atMs > limitMs)
-            return false;
+        if (queue_.empty() || queue_.top().atMs > limitMs) return false;
         Timed action = queue_.top();
         queue_.pop();
         nowMs_ = std::max(nowMs_, action.atMs);

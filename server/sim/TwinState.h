@@ -23,9 +23,9 @@ struct TrayState {
     std::string reason;
     std::int64_t sinceMs = 0;
     std::uint32_t job = kNoJob;
-    bool faulted = false;           // waiting for repair (DOWN or DRAINED)
-    bool thermalShutdown = false;   // powered off by GPU over-temperature
-    float lemonFactor = 1.0f;       // hazard multiplier (1 for most trays)
+    bool faulted = false;          // waiting for repair (DOWN or DRAINED)
+    bool thermalShutdown = false;  // powered off by GPU over-temperature
+    float lemonFactor = 1.0f;      // hazard multiplier (1 for most trays)
     float persistentSlowdown = 1.0f;
     // A slowdown for a while: random fail-slow episodes ("communication", "compute") and a
     // scenario's straggler ("scripted") each in a slot of their own, so a link flap's episode on a
@@ -37,16 +37,16 @@ struct TrayState {
     };
     TimedSlowdown episodic;
     TimedSlowdown scripted;
-    std::uint32_t failures = 0;     // lemon signal: xid_cnt / out_count
+    std::uint32_t failures = 0;  // lemon signal: xid_cnt / out_count
     std::uint32_t repairEpoch = 0;
-    bool drainRequested = false;    // operator drain: back from a repair or restore as DRAINED
+    bool drainRequested = false;  // operator drain: back from a repair or restore as DRAINED
     std::string drainReason;
 };
 
 struct GpuState {
-    float offsetC = 0;              // part-to-part thermal variation
+    float offsetC = 0;  // part-to-part thermal variation
     std::uint8_t recoveryAction = 0;
-    std::uint8_t clocksReasons = 0; // DCGM clocks-event reason bits (ClocksEventReasons.h)
+    std::uint8_t clocksReasons = 0;  // DCGM clocks-event reason bits (ClocksEventReasons.h)
     watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
     bool countersChanged = false;
     float lastXid = 0;
@@ -65,7 +65,7 @@ struct PortState {
     std::uint32_t replayOrRecovery = 0;
     std::uint32_t recoveryOrDowned = 0;
     std::uint32_t rcvErrors = 0;
-    float ber = 0;                  // 0 = baseline
+    float ber = 0;  // 0 = baseline
     bool changed = false;
     std::uint32_t quietEpoch = 0;
 };
@@ -80,7 +80,7 @@ struct RackStatus {
     std::uint32_t restoreEpoch = 0;
     watchfloor::v1::RackState state = watchfloor::v1::RACK_STATE_IN_SERVICE;
     watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
-    bool stateDirty = true;   // state and health need recomputing
+    bool stateDirty = true;  // state and health need recomputing
 };
 
 // What a rack draws and how its GPUs fare, as of the last physics step.
@@ -93,7 +93,7 @@ struct RackLoad {
     std::uint32_t throttledGpus = 0;
     std::uint32_t trayIncidents = 0;
     float maxOffsetC = 0;
-    double throttleFactor = 1.0;    // clock factor of the rack's hottest training GPU
+    double throttleFactor = 1.0;  // clock factor of the rack's hottest training GPU
     std::array<std::uint16_t, 60> linkErrorsBySecond{};
 };
 

@@ -18,19 +18,17 @@ namespace {
 
 constexpr float kSmClockMaxMhz = 1965;
 constexpr float kSmClockIdleMhz = 345;
-constexpr float kNvlinkTrainingGBps = 600;   // summed over 18 links; ~1/3 of 1.8 TB/s [A]
+constexpr float kNvlinkTrainingGBps = 600;  // summed over 18 links; ~1/3 of 1.8 TB/s [A]
 
 }  // namespace
 
 void DigitalTwin::Impl::accountExposure(double dtS) {
     // Tray activity as of the last power update (this physics step, or the previous one).
     std::uint64_t poweredGpus = 0;
-    for (const auto& load : loads)
-        poweredGpus += load.exposedGpus;
+    for (const auto& load : loads) poweredGpus += load.exposedGpus;
     stats.poweredGpuHours += static_cast<double>(poweredGpus) * dtS / 3600.0;
     for (const auto& job : jobs())
-        if (job.exposed())
-            stats.jobGpuHoursExposed += job.gpuCount() * dtS / 3600.0;
+        if (job.exposed()) stats.jobGpuHoursExposed += job.gpuCount() * dtS / 3600.0;
 }
 
 void DigitalTwin::Impl::emitInitialStates() {
@@ -38,8 +36,7 @@ void DigitalTwin::Impl::emitInitialStates() {
         state(model->rackIndex(r), racks[r].health).set_rack_state(racks[r].state);
     for (std::uint32_t t = 0; t < trays.size(); ++t)
         state(model->trayIndex(t), trays[t].health).set_node_state(trays[t].node);
-    for (std::uint32_t g = 0; g < gpus.size(); ++g)
-        state(model->gpuIndex(g), gpus[g].health);
+    for (std::uint32_t g = 0; g < gpus.size(); ++g) state(model->gpuIndex(g), gpus[g].health);
 }
 
 void DigitalTwin::Impl::emitPortCounters() {
@@ -52,7 +49,8 @@ void DigitalTwin::Impl::emitPortCounters() {
         samples.push_back({e, DCGM_FI_DEV_NVLINK_GET_STATE, p.state == LINK_STATE_DOWN ? 0.0f : 1.0f});
         samples.push_back({e, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, static_cast<float>(p.crcOrSymbol)});
         samples.push_back({e, DCGM_FI_DEV_NVLINK_REPLAY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.replayOrRecovery)});
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.recoveryOrDowned)});
+        samples.push_back(
+            {e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.recoveryOrDowned)});
         samples.push_back({e, DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO, p.ber});
     }
     changedLinks.clear();
@@ -102,33 +100,38 @@ void DigitalTwin::Impl::emitTelemetry() {
                 if (trays[t].faulted && gpu.lastXid == 79.0f && gpu.recoveryAction != 0) {
                     // Fallen off the bus: DCGM reads blanks; the driver still posts its recovery action.
                     constexpr float blank = std::numeric_limits<float>::quiet_NaN();
-                    for (const Metric metric : {DCGM_FI_DEV_GPU_TEMP, DCGM_FI_DEV_MEMORY_TEMP, DCGM_FI_DEV_POWER_USAGE,
-                                                DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_SM_CLOCK, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE})
+                    for (const Metric metric :
+                         {DCGM_FI_DEV_GPU_TEMP, DCGM_FI_DEV_MEMORY_TEMP, DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_GPU_UTIL,
+                          DCGM_FI_DEV_SM_CLOCK, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE})
                         samples.push_back({e, metric, blank});
                     samples.push_back({e, DCGM_FI_DEV_GPU_RECOVERY_ACTION, static_cast<float>(gpu.recoveryAction)});
                     ++down;
                     continue;
                 }
-                const double throttle = clockFactor(coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpu.offsetC, slowdownC);
+                const double throttle =
+                    clockFactor(coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpu.offsetC, slowdownC);
                 const float power = gpuPowerW(a, throttle) * (1.0f + 0.02f * n[0]);
                 const float temp = coldPlate + power * kColdPlateKPerW + gpu.offsetC + 0.4f * n[1];
-                const float util = training ? 98.5f + 1.5f * n[2]
+                const float util = training                           ? 98.5f + 1.5f * n[2]
                                    : a == TrayActivity::Checkpointing ? 30.0f + 8.0f * n[2]
                                    : a == TrayActivity::Recovering    ? 3.0f + 3.0f * n[2]
                                                                       : 0.0f;
-                const std::uint8_t reasons = static_cast<std::uint8_t>((gpu.clocksReasons & clocks_event::kThermal) | (util < 1.0f ? clocks_event::kGpuIdle : 0));
+                const std::uint8_t reasons = static_cast<std::uint8_t>((gpu.clocksReasons & clocks_event::kThermal) |
+                                                                       (util < 1.0f ? clocks_event::kGpuIdle : 0));
                 const float clock = util < 1.0f ? kSmClockIdleMhz : kSmClockMaxMhz * static_cast<float>(throttle);
                 samples.push_back({e, DCGM_FI_DEV_GPU_TEMP, temp});
                 samples.push_back({e, DCGM_FI_DEV_MEMORY_TEMP, temp - 4.0f + 0.5f * n[3]});
                 samples.push_back({e, DCGM_FI_DEV_POWER_USAGE, power});
                 samples.push_back({e, DCGM_FI_DEV_GPU_UTIL, std::clamp(util, 0.0f, 100.0f)});
                 samples.push_back({e, DCGM_FI_DEV_SM_CLOCK, clock});
-                samples.push_back({e, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, tensorBase * static_cast<float>(throttle) * (1.0f + 0.03f * n[0])});
+                samples.push_back({e, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE,
+                                   tensorBase * static_cast<float>(throttle) * (1.0f + 0.03f * n[0])});
                 samples.push_back({e, DCGM_FI_DEV_CLOCKS_EVENT_REASONS, static_cast<float>(reasons)});
                 samples.push_back({e, DCGM_FI_DEV_GPU_RECOVERY_ACTION, static_cast<float>(gpu.recoveryAction)});
-                const float nvlinkGBps = training ? kNvlinkTrainingGBps * static_cast<float>(throttle) * (1.0f + 0.05f * n[3])
-                                         : a == TrayActivity::Checkpointing ? 40.0f
-                                                                            : 0.0f;
+                const float nvlinkGBps =
+                    training ? kNvlinkTrainingGBps * static_cast<float>(throttle) * (1.0f + 0.05f * n[3])
+                    : a == TrayActivity::Checkpointing ? 40.0f
+                                                       : 0.0f;
                 samples.push_back({e, DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL, nvlinkGBps});
                 if (gpu.countersChanged) {
                     gpu.countersChanged = false;
@@ -137,7 +140,8 @@ void DigitalTwin::Impl::emitTelemetry() {
                     samples.push_back({e, DCGM_FI_DEV_ROW_REMAP_FAILURE, static_cast<float>(gpu.rowRemapFailure)});
                     samples.push_back({e, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL, static_cast<float>(gpu.nvlinkCrc)});
                     samples.push_back({e, DCGM_FI_DEV_NVLINK_REPLAY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkReplay)});
-                    samples.push_back({e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkRecovery)});
+                    samples.push_back(
+                        {e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkRecovery)});
                 }
                 if (gpu.xidChanged) {
                     gpu.xidChanged = false;
@@ -169,7 +173,8 @@ void DigitalTwin::Impl::emitTelemetry() {
                 const bool busy = training || a == TrayActivity::Checkpointing;
                 for (std::uint32_t c = 0; c < kCpusPerTray; ++c) {
                     const std::uint32_t e = model->cpuIndex(t * kCpusPerTray + c);
-                    samples.push_back({e, DCGM_FI_DEV_CPU_UTIL_TOTAL, busy ? 40.0f + 10.0f * n[c] : 3.0f + 2.0f * n[c]});
+                    samples.push_back(
+                        {e, DCGM_FI_DEV_CPU_UTIL_TOTAL, busy ? 40.0f + 10.0f * n[c] : 3.0f + 2.0f * n[c]});
                     samples.push_back({e, DCGM_FI_DEV_CPU_TEMP_CELSIUS, coldPlate + (busy ? 18.0f : 8.0f) + n[2 + c]});
                     samples.push_back({e, DCGM_FI_DEV_CPU_POWER_WATTS,
                                        static_cast<float>(busy ? kCpuTrainingW : kCpuIdleW) * (1.0f + 0.05f * n[c])});
@@ -179,10 +184,14 @@ void DigitalTwin::Impl::emitTelemetry() {
                     const std::uint32_t e = model->nicIndex(ordinal);
                     const auto it = nics.find(ordinal);
                     const bool portDown = it != nics.end() && it->second.state == LINK_STATE_DOWN;
-                    const float gbps = portDown ? 0.0f : training ? 280.0f + 40.0f * n[p] : a == TrayActivity::Checkpointing ? 150.0f : 0.2f;
+                    const float gbps = portDown                           ? 0.0f
+                                       : training                         ? 280.0f + 40.0f * n[p]
+                                       : a == TrayActivity::Checkpointing ? 150.0f
+                                                                          : 0.2f;
                     samples.push_back({e, IB_PORT_XMIT_DATA_GBPS, gbps});
                     samples.push_back({e, IB_PORT_RCV_DATA_GBPS, gbps * 0.98f});
-                    samples.push_back({e, IB_EFFECTIVE_BER, it != nics.end() && it->second.ber > 0 ? it->second.ber : 1e-15f});
+                    samples.push_back(
+                        {e, IB_EFFECTIVE_BER, it != nics.end() && it->second.ber > 0 ? it->second.ber : 1e-15f});
                     samples.push_back({e, IB_MODULE_TEMPERATURE_C, 52.0f + (busy ? 8.0f : 0.0f) + 2.0f * n[p]});
                     samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
                 }
@@ -194,8 +203,10 @@ void DigitalTwin::Impl::emitTelemetry() {
         samples.push_back({loopE, RACK_LIQUID_SUPPLY_TEMPERATURE_C, static_cast<float>(loop.supplyC()) + 0.05f * n[0]});
         samples.push_back({loopE, RACK_LIQUID_RETURN_TEMPERATURE_C, static_cast<float>(loop.returnC()) + 0.05f * n[1]});
         samples.push_back({loopE, RACK_LIQUID_FLOW_LPM, static_cast<float>(loop.flowLpm()) * (1.0f + 0.002f * n[2])});
-        samples.push_back({loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, static_cast<float>(loop.differentialPressureBar())});
-        samples.push_back({loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_SP_BAR, static_cast<float>(loop.differentialPressureSetpointBar())});
+        samples.push_back(
+            {loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, static_cast<float>(loop.differentialPressureBar())});
+        samples.push_back({loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_SP_BAR,
+                           static_cast<float>(loop.differentialPressureSetpointBar())});
         samples.push_back({loopE, RACK_CONTROL_VALVE_POSITION_PCT, static_cast<float>(loop.valvePct())});
         samples.push_back({loopE, RACK_LEAK_DETECT, static_cast<float>(rack.leakWet)});
         samples.push_back({loopE, RACK_LEAK_SENSOR_FAULT, static_cast<float>(rack.leakFaulted)});
@@ -204,14 +215,14 @@ void DigitalTwin::Impl::emitTelemetry() {
         samples.push_back({rackE, RACK_POWER_KW, static_cast<float>(load.powerKw) * (1.0f + 0.003f * n[3])});
         samples.push_back({rackE, RACK_ELECTRICAL_ISOLATION_STATUS, rack.electricalIsolated ? 1.0f : 0.0f});
         samples.push_back({rackE, RACK_GPU_TEMP_MAX_C, reporting ? maxTemp : std::numeric_limits<float>::quiet_NaN()});
-        samples.push_back({rackE, RACK_GPU_TEMP_MEAN_C,
-                           reporting ? static_cast<float>(sumTemp / reporting) : std::numeric_limits<float>::quiet_NaN()});
+        samples.push_back(
+            {rackE, RACK_GPU_TEMP_MEAN_C,
+             reporting ? static_cast<float>(sumTemp / reporting) : std::numeric_limits<float>::quiet_NaN()});
         samples.push_back({rackE, RACK_GPUS_HEALTHY, static_cast<float>(healthy)});
         samples.push_back({rackE, RACK_GPUS_DEGRADED, static_cast<float>(degraded)});
         samples.push_back({rackE, RACK_GPUS_DOWN, static_cast<float>(down)});
         std::uint32_t errors = 0;
-        for (const auto count : load.linkErrorsBySecond)
-            errors += count;
+        for (const auto count : load.linkErrorsBySecond) errors += count;
         samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(errors)});
         load.linkErrorsBySecond[(second + 1) % 60] = 0;
     }
@@ -227,10 +238,8 @@ void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
     // A warm-started job began before the twin; the others count from the twin's start.
     const double startedS = jobRunner->startTimes()[j] < 0 ? jobRunner->startTimes()[j] : 0.0;
     msg.set_started_unix_ms(toUnixMs(config.start) + std::llround(startedS * 1000.0));
-    for (const std::uint32_t t : job.trays())
-        msg.add_node_indexes(model->trayIndex(t));
-    for (const std::uint32_t t : job.stragglerTrays)
-        msg.add_straggler_node_indexes(model->trayIndex(t));
+    for (const std::uint32_t t : job.trays()) msg.add_node_indexes(model->trayIndex(t));
+    for (const std::uint32_t t : job.stragglerTrays) msg.add_straggler_node_indexes(model->trayIndex(t));
 }
 
 namespace {
@@ -243,9 +252,9 @@ struct RateWithInterval {
 };
 RateWithInterval rateWithInterval(double exposure, std::uint64_t count) {
     RateWithInterval out;
-    if (!(exposure > 0))
-        return out;
-    const MttfEstimate mttf = estimateMttf(exposure, static_cast<std::uint32_t>(std::min<std::uint64_t>(count, UINT32_MAX)));
+    if (!(exposure > 0)) return out;
+    const MttfEstimate mttf =
+        estimateMttf(exposure, static_cast<std::uint32_t>(std::min<std::uint64_t>(count, UINT32_MAX)));
     out.rate = double(count) / exposure;
     out.low = std::isfinite(mttf.highS) && mttf.highS > 0 ? 1.0 / mttf.highS : 0.0;
     out.high = mttf.lowS > 0 ? 1.0 / mttf.lowS : 0.0;
@@ -318,8 +327,8 @@ void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
         incidents += load.trayIncidents + (racks[r].electricalIsolated ? 1 : 0);
     }
     incidents += cooling->activeAlarms();
-    const auto healthy = static_cast<std::uint32_t>(gpus.size()) - std::min<std::uint32_t>(
-                                                                      static_cast<std::uint32_t>(gpus.size()), down + degraded);
+    const auto healthy = static_cast<std::uint32_t>(gpus.size()) -
+                         std::min<std::uint32_t>(static_cast<std::uint32_t>(gpus.size()), down + degraded);
     fleet.set_gpus_total(static_cast<std::uint32_t>(gpus.size()));
     fleet.set_gpus_healthy(healthy);
     fleet.set_gpus_degraded(degraded);
@@ -352,7 +361,8 @@ void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
             out()->samples.push_back({e, JOB_CHECKPOINT_AGE_S, static_cast<float>(ageS)});
             if (jobs()[j].computing())
                 for (const std::uint32_t t : jobs()[j].trays())
-                    out()->samples.push_back({model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(jobRunner->trayStepS(j, t))});
+                    out()->samples.push_back(
+                        {model->trayIndex(t), NODE_STEP_TIME_S, static_cast<float>(jobRunner->trayStepS(j, t))});
         }
     }
     stats.ledgerRecordsRejected = 0;
@@ -361,8 +371,7 @@ void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
         const LedgerIssues& issues = job.ledger().issues();
         stats.ledgerRecordsRejected += issues.rejected;
         stats.ledgerRecordsClipped += issues.clipped;
-        if (!issues.lastProblem.empty())
-            stats.lastLedgerProblem = job.name() + ": " + issues.lastProblem;
+        if (!issues.lastProblem.empty()) stats.lastLedgerProblem = job.name() + ": " + issues.lastProblem;
     }
     fillFleet(out()->fleet);
     out()->hasFleet = true;

@@ -19,7 +19,8 @@ InventoryIndex::InventoryIndex(const watchfloor::v1::Topology& topology) {
         for (Gpu& gpu : parts.gpus) slotOfGpu_[gpu.entity] = &gpu;
     for (const auto& nic : topology.nic_ports()) {
         if (auto it = partsOfNode.find(nic.node_index()); it != partsOfNode.end()) {
-            const std::string device = nic.host_device().empty() ? "mlx5_" + std::to_string(nic.port_id()) : nic.host_device();
+            const std::string device =
+                nic.host_device().empty() ? "mlx5_" + std::to_string(nic.port_id()) : nic.host_device();
             it->second->nics.push_back({device, nic.host_port() ? nic.host_port() : 1, nic.index()});
         }
     }

@@ -156,13 +156,15 @@ void PrometheusSource::updateStatus(std::size_t store, const std::vector<prom::Q
     out.sources.push_back(status);
 
     if (before == v1::SOURCE_HEALTH_UNSPECIFIED && status.health() != v1::SOURCE_HEALTH_DOWN) {
-        if (log_) log_(status.name() + ": first poll read " + plural(notes.series, "series") + " in " +
-                       std::to_string(seconds).substr(0, 5) + " s");
+        if (log_)
+            log_(status.name() + ": first poll read " + plural(notes.series, "series") + " in " +
+                 std::to_string(seconds).substr(0, 5) + " s");
         return;
     }
-    if (noteSourceTransition(before, status, pollTimeMs, topology_.fleet_index(),
-                             status.name() + " is not answering (" + firstError + "): its values are kept and shown stale",
-                             status.name() + " answers again", out) &&
+    if (noteSourceTransition(
+            before, status, pollTimeMs, topology_.fleet_index(),
+            status.name() + " is not answering (" + firstError + "): its values are kept and shown stale",
+            status.name() + " answers again", out) &&
         log_)
         log_(out.events.back().message());
 }

@@ -24,7 +24,7 @@
 namespace watchfloor::server::sources {
 
 struct PrometheusSourceOptions {
-    std::vector<prom::StoreOptions> stores;                 // one per shard
+    std::vector<prom::StoreOptions> stores;  // one per shard
     std::chrono::milliseconds poll{15'000};
     // How often the store scrapes the exporters: with `poll`, how old a value can be when fresh.
     std::chrono::milliseconds storeScrapeInterval{15'000};
@@ -44,7 +44,7 @@ public:
     PrometheusSource(watchfloor::v1::Topology topology, PrometheusSourceOptions options, Log log);
     ~PrometheusSource() override;
 
-    void start();   // first poll (bounded wait), then the poll thread
+    void start();  // first poll (bounded wait), then the poll thread
     void stop();
 
     const watchfloor::v1::Topology& topology() const override { return topology_; }
@@ -70,10 +70,10 @@ private:
     Log log_;
     std::vector<PollQuery> queries_;
     std::vector<std::unique_ptr<prom::PromClient>> clients_;
-    std::unique_ptr<StoreTelemetry> telemetry_;   // poll thread only
-    std::unique_ptr<JobsFromSlurm> slurm_;        // poll thread only; null without --jobs slurm
+    std::unique_ptr<StoreTelemetry> telemetry_;  // poll thread only
+    std::unique_ptr<JobsFromSlurm> slurm_;       // poll thread only; null without --jobs slurm
 
-    PendingChanges pending_;                        // polls not yet handed to the tick thread
+    PendingChanges pending_;  // polls not yet handed to the tick thread
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::vector<watchfloor::v1::SourceStatus> statuses_;  // by store

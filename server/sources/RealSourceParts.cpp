@@ -20,13 +20,16 @@ std::string plural(std::uint64_t n, const std::string& what) {
 
 void appendNoteWarnings(const PollNotes& notes, std::vector<std::string>& warnings) {
     if (notes.unmapped) warnings.push_back(plural(notes.unmapped, "series") + " named no entity of the inventory");
-    if (notes.duplicates) warnings.push_back(plural(notes.duplicates, "duplicate series") + " (the newest sample kept)");
+    if (notes.duplicates)
+        warnings.push_back(plural(notes.duplicates, "duplicate series") + " (the newest sample kept)");
     if (notes.fromTheFuture)
-        warnings.push_back(plural(notes.fromTheFuture, "sample") + " stamped in the future: the store's clock or an "
+        warnings.push_back(plural(notes.fromTheFuture, "sample") +
+                           " stamped in the future: the store's clock or an "
                            "exporter's is ahead of fleetd's (shown as read now)");
     if (notes.notFinite) warnings.push_back(plural(notes.notFinite, "infinite value") + " shown as blank");
     if (notes.withoutAnchor)
-        warnings.push_back(plural(notes.withoutAnchor, "value") + " without a sample time (no DCGM_FI_DEV_GPU_TEMP or "
+        warnings.push_back(plural(notes.withoutAnchor, "value") +
+                           " without a sample time (no DCGM_FI_DEV_GPU_TEMP or "
                            "state_id series beside it): shown as old");
 }
 
@@ -64,14 +67,18 @@ void appendChanges(FleetChanges& into, FleetChanges& from) {
     for (auto& job : from.jobs) {
         auto same = std::find_if(into.jobs.begin(), into.jobs.end(),
                                  [&](const v1::Job& j) { return j.index() == job.index(); });
-        if (same != into.jobs.end()) *same = std::move(job);
-        else into.jobs.push_back(std::move(job));
+        if (same != into.jobs.end())
+            *same = std::move(job);
+        else
+            into.jobs.push_back(std::move(job));
     }
     for (auto& status : from.sources) {
         auto same = std::find_if(into.sources.begin(), into.sources.end(),
                                  [&](const v1::SourceStatus& s) { return s.name() == status.name(); });
-        if (same != into.sources.end()) *same = std::move(status);
-        else into.sources.push_back(std::move(status));
+        if (same != into.sources.end())
+            *same = std::move(status);
+        else
+            into.sources.push_back(std::move(status));
     }
 }
 
@@ -123,7 +130,8 @@ void fillFleetLine(const v1::Topology& topology, const std::vector<v1::Job>& job
 
 JobsFromSlurm::JobsFromSlurm(const v1::Topology& topology, std::string slurmConf, Log log)
     : slurm_(topology, firstIndexAfter(topology), kJobSlots, std::move(slurmConf), kSlurmTimeout),
-      log_(std::move(log)), status_(initialStatus()) {}
+      log_(std::move(log)),
+      status_(initialStatus()) {}
 
 v1::SourceStatus JobsFromSlurm::initialStatus() {
     v1::SourceStatus status;
@@ -146,7 +154,9 @@ void JobsFromSlurm::poll(const std::unordered_map<std::string, JobProgress>& pro
     status_.set_last_poll_unix_ms(pollTimeMs);
     status_.set_last_poll_duration_s(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
     status_.set_last_error(error);
-    status_.set_health(!ok ? v1::SOURCE_HEALTH_DOWN : error.empty() ? v1::SOURCE_HEALTH_UP : v1::SOURCE_HEALTH_DEGRADED);
+    status_.set_health(!ok             ? v1::SOURCE_HEALTH_DOWN
+                       : error.empty() ? v1::SOURCE_HEALTH_UP
+                                       : v1::SOURCE_HEALTH_DEGRADED);
     if (ok) status_.set_last_good_poll_unix_ms(pollTimeMs);
     status_.clear_warnings();
     if (slurm_.hostsNotInInventory())

@@ -43,7 +43,8 @@ void ScrapeHealth::setHealth(Target& target, v1::TargetHealth health, std::strin
     const bool changed = health != target.health;
     // An UP target's parse complaint carries line numbers that may move from one scrape to the
     // next: only its coming and going is news.
-    const bool errorNews = health == v1::TARGET_HEALTH_UP ? error.empty() != target.error.empty() : error != target.error;
+    const bool errorNews =
+        health == v1::TARGET_HEALTH_UP ? error.empty() != target.error.empty() : error != target.error;
     if (changed) target.sinceMs = nowMs;
     if (changed || errorNews) trays_[target.tray].dirty = true;
     target.health = health;
@@ -81,7 +82,8 @@ bool ScrapeHealth::record(std::size_t index, const PageScrape& scrape, std::vect
     std::uint32_t longestGpu = 0;
     for (const auto& [gpu, fingerprint] : scrape.gpus) {
         // Clang 14 cannot capture a structured binding (C++20 allows it; clang 16 does).
-        const auto known = std::find_if(target.gpus.begin(), target.gpus.end(), [&, id = gpu](const GpuPrint& p) { return p.gpu == id; });
+        const auto known = std::find_if(target.gpus.begin(), target.gpus.end(),
+                                        [&, id = gpu](const GpuPrint& p) { return p.gpu == id; });
         const std::int64_t since =
             known != target.gpus.end() && known->fingerprint == fingerprint ? known->sinceMs : scrape.timeMs;
         gpus.push_back({gpu, fingerprint, since});
@@ -110,8 +112,9 @@ bool ScrapeHealth::record(std::size_t index, const PageScrape& scrape, std::vect
         return true;
     }
     setHealth(target, v1::TARGET_HEALTH_UP,
-              scrape.rejectedLines ? std::to_string(scrape.rejectedLines) + " lines refused; first: " + scrape.parseError
-                                   : std::string(),
+              scrape.rejectedLines
+                  ? std::to_string(scrape.rejectedLines) + " lines refused; first: " + scrape.parseError
+                  : std::string(),
               scrape.timeMs);
     return true;
 }
@@ -157,8 +160,10 @@ void ScrapeHealth::report(std::int64_t nowMs, FleetChanges& out) {
         const Target* silent = nullptr;
         for (const std::size_t t : tray.targets) {
             const Target& target = targets_[t];
-            if (target.health == v1::TARGET_HEALTH_UNSPECIFIED) unknown = true;
-            else if (target.health != v1::TARGET_HEALTH_UP && !silent) silent = &target;
+            if (target.health == v1::TARGET_HEALTH_UNSPECIFIED)
+                unknown = true;
+            else if (target.health != v1::TARGET_HEALTH_UP && !silent)
+                silent = &target;
         }
         // Silence is known as soon as one exporter is; liveness only once every one answered.
         const v1::TelemetryState state = silent    ? v1::TELEMETRY_STATE_SILENT
@@ -180,9 +185,9 @@ void ScrapeHealth::report(std::int64_t nowMs, FleetChanges& out) {
                 e.set_cause(wentSilent ? "source_silent" : "source_live");
                 e.set_severity(wentSilent ? v1::SEVERITY_WARNING : v1::SEVERITY_INFO);
                 const std::string who = tray.name + (tray.host != tray.name ? " (" + tray.host + ")" : "");
-                e.set_message(wentSilent ? who + ": telemetry silent: " + reason +
-                                               "; its values are the last read and age"
-                                         : who + ": telemetry arrives again");
+                e.set_message(wentSilent
+                                  ? who + ": telemetry silent: " + reason + "; its values are the last read and age"
+                                  : who + ": telemetry arrives again");
             }
         }
         if (!tray.dirty && nowMs - tray.lastSentMs < refreshMs_) continue;
@@ -203,8 +208,10 @@ ScrapeHealth::Counts ScrapeHealth::counts() const {
         case v1::TARGET_HEALTH_FROZEN: ++c.frozen; break;
         default: break;
         }
-        if (c.firstProblem.empty() && (target.health == v1::TARGET_HEALTH_DOWN || target.health == v1::TARGET_HEALTH_FROZEN))
-            c.firstProblem = target.spec->host + " " + std::string(exporterName(target.spec->exporter)) + ": " + target.error;
+        if (c.firstProblem.empty() &&
+            (target.health == v1::TARGET_HEALTH_DOWN || target.health == v1::TARGET_HEALTH_FROZEN))
+            c.firstProblem =
+                target.spec->host + " " + std::string(exporterName(target.spec->exporter)) + ": " + target.error;
     }
     for (const Tray& tray : trays_) c.hostsSilent += tray.state == v1::TELEMETRY_STATE_SILENT;
     return c;

@@ -25,14 +25,14 @@ namespace watchfloor::server::sources {
 
 // What one scrape of one target gave.
 struct PageScrape {
-    bool ok = false;              // a page came back (2xx, a metrics Content-Type)
-    std::string error;            // when !ok
+    bool ok = false;    // a page came back (2xx, a metrics Content-Type)
+    std::string error;  // when !ok
     double seconds = 0;
-    std::int64_t timeMs = 0;      // when the request was sent
-    std::uint64_t series = 0;     // samples on the page
+    std::int64_t timeMs = 0;   // when the request was sent
+    std::uint64_t series = 0;  // samples on the page
     std::uint64_t rejectedLines = 0;
-    std::string parseError;       // the parser's first complaint
-    std::uint64_t fingerprint = 0;  // of every value on the page, in any order
+    std::string parseError;                                     // the parser's first complaint
+    std::uint64_t fingerprint = 0;                              // of every value on the page, in any order
     std::vector<std::pair<std::uint32_t, std::uint64_t>> gpus;  // (DCGM gpu index, fingerprint of its values)
 };
 

@@ -42,8 +42,10 @@ std::optional<std::uint32_t> gpuIndex(std::span<const prom::Label> labels) {
 
 ScrapePageReader::ScrapePageReader() : queries_(pollQueries()) {
     for (const PollQuery& q : queries_) {
-        if (q.kind == PollQuery::Kind::DcgmField || q.kind == PollQuery::Kind::IbFamily) byName_[q.promql] = &q;
-        else if (q.kind == PollQuery::Kind::HostTemperature) hostTemperature_ = &q;
+        if (q.kind == PollQuery::Kind::DcgmField || q.kind == PollQuery::Kind::IbFamily)
+            byName_[q.promql] = &q;
+        else if (q.kind == PollQuery::Kind::HostTemperature)
+            hostTemperature_ = &q;
     }
 }
 

@@ -27,9 +27,9 @@ public:
 
     struct Read {
         prom::ExpositionStats stats;
-        std::uint64_t fingerprint = 0;                               // every value on the page, any order
+        std::uint64_t fingerprint = 0;                              // every value on the page, any order
         std::vector<std::pair<std::uint32_t, std::uint64_t>> gpus;  // per DCGM gpu index
-        std::uint64_t mapped = 0;                                    // lines of a family fleetd reads
+        std::uint64_t mapped = 0;                                   // lines of a family fleetd reads
     };
     // `pageIndex` tags the values in `telemetry` (for StoreTelemetry::discard of a frozen page).
     void read(std::string_view page, prom::ExpositionFormat format, std::string_view host, std::size_t pageIndex,

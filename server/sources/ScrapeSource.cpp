@@ -41,16 +41,21 @@ std::size_t descriptorBudget() {
 class ScrapeSource::Loop {
 public:
     Loop(ScrapeSource& source, prom::ScrapeOptions http)
-        : source_(source), targets_(source.targets_), scraper_(std::move(http)),
+        : source_(source),
+          targets_(source.targets_),
+          scraper_(std::move(http)),
           telemetry_(source.topology_, source.options_.interval, source.log_),
           health_(source.topology_, source.targets_, source.options_.frozenAfter, source.options_.stateRefresh),
-          queued_(targets_.size(), 0), inFlight_(targets_.size(), 0), countedDown_(targets_.size(), 0),
+          queued_(targets_.size(), 0),
+          inFlight_(targets_.size(), 0),
+          countedDown_(targets_.size(), 0),
           downCap_(std::max<std::size_t>(1, scraper_.options().maxConcurrent / 4)) {
         const auto& o = source.options_;
         // A GPU whose last temperature is older than this (its host silent) drops out of the counts.
         telemetry_.aggregateOverLatest(2 * o.interval + o.http.timeout);
         entities_.resize(targets_.size());
-        for (std::size_t t = 0; t < targets_.size(); ++t) telemetry_.inventory().hostEntities(targets_[t].host, entities_[t]);
+        for (std::size_t t = 0; t < targets_.size(); ++t)
+            telemetry_.inventory().hostEntities(targets_[t].host, entities_[t]);
         status_.set_name(kStatusName);
         status_.set_kind("scrape");
         status_.set_targets(std::uint32_t(targets_.size()));
@@ -122,7 +127,8 @@ void ScrapeSource::Loop::run() {
         launch();
         auto wait = std::min<Clock::duration>(std::chrono::milliseconds(50), nextRound - now);
         if (batchOpen_) wait = std::min<Clock::duration>(wait, flushEvery - (now - batchOpened_));
-        const auto waitMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wait, Clock::duration::zero()));
+        const auto waitMs =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wait, Clock::duration::zero()));
         if (scraper_.inFlight() > 0) {
             scraper_.run(std::max(waitMs, std::chrono::milliseconds(1)), done);
         } else if (!batchOpen_) {
@@ -265,24 +271,26 @@ void ScrapeSource::Loop::finishRound(bool overran, FleetChanges& changes) {
     status_.clear_warnings();
     for (const auto& w : warnings) status_.add_warnings(w);
     const std::uint32_t notUp = c.targets - c.up;
-    if (c.targets > 0 && c.up == 0) status_.set_health(v1::SOURCE_HEALTH_DOWN);
-    else status_.set_health(notUp || !warnings.empty() ? v1::SOURCE_HEALTH_DEGRADED : v1::SOURCE_HEALTH_UP);
+    if (c.targets > 0 && c.up == 0)
+        status_.set_health(v1::SOURCE_HEALTH_DOWN);
+    else
+        status_.set_health(notUp || !warnings.empty() ? v1::SOURCE_HEALTH_DEGRADED : v1::SOURCE_HEALTH_UP);
     if (c.up > 0) status_.set_last_good_poll_unix_ms(roundStartMs_);
     status_.set_last_error(notUp ? std::to_string(notUp) + " of " + std::to_string(c.targets) +
                                        " targets not up; first: " + c.firstProblem
                                  : std::string());
     changes.sources.push_back(status_);
-    if (noteSourceTransition(before, status_, roundStartMs_, source_.topology_.fleet_index(),
-                             "no exporter answers with live values (" + c.firstProblem +
-                                 "): every tray's telemetry is silent; its values are kept and shown stale",
-                             "exporters answer again (" + std::to_string(c.up) + " of " + std::to_string(c.targets) +
-                                 " targets up)",
-                             changes) &&
+    if (noteSourceTransition(
+            before, status_, roundStartMs_, source_.topology_.fleet_index(),
+            "no exporter answers with live values (" + c.firstProblem +
+                "): every tray's telemetry is silent; its values are kept and shown stale",
+            "exporters answer again (" + std::to_string(c.up) + " of " + std::to_string(c.targets) + " targets up)",
+            changes) &&
         source_.log_)
         source_.log_(changes.events.back().message());
     if (before == v1::SOURCE_HEALTH_UNSPECIFIED && source_.log_)
-        source_.log_("scrape: first round read " + plural(roundSeries_, "series") + " from " +
-                     std::to_string(c.up) + " of " + std::to_string(c.targets) + " targets in " +
+        source_.log_("scrape: first round read " + plural(roundSeries_, "series") + " from " + std::to_string(c.up) +
+                     " of " + std::to_string(c.targets) + " targets in " +
                      std::to_string(status_.last_poll_duration_s()).substr(0, 5) + " s");
     ++source_.rounds_;
     source_.wake_.notify_all();
@@ -296,7 +304,8 @@ std::unique_ptr<ScrapeSource> ScrapeSource::create(v1::Topology topology, Scrape
         new ScrapeSource(std::move(topology), std::move(options), std::move(log), std::move(targets)));
 }
 
-ScrapeSource::ScrapeSource(v1::Topology topology, ScrapeSourceOptions options, Log log, std::vector<ScrapeTarget> targets)
+ScrapeSource::ScrapeSource(v1::Topology topology, ScrapeSourceOptions options, Log log,
+                           std::vector<ScrapeTarget> targets)
     : topology_(std::move(topology)), options_(std::move(options)), log_(std::move(log)), targets_(std::move(targets)) {
     auto& http = options_.http;
     const std::size_t budget = descriptorBudget();

@@ -34,13 +34,13 @@ namespace watchfloor::server::sources {
 
 struct ScrapeSourceOptions {
     ScrapeTargetOptions targets;
-    prom::ScrapeOptions http;                         // timeouts, size cap, concurrency, TLS
+    prom::ScrapeOptions http;  // timeouts, size cap, concurrency, TLS
     std::chrono::milliseconds interval{5000};
-    std::chrono::milliseconds frozenAfter{60'000};    // values unchanged this long: FROZEN
-    std::chrono::milliseconds flushEvery{100};        // finished pages wait at most this for the tick thread
-    std::chrono::milliseconds firstRoundWait{3000};   // start() waits this long for the first round
-    std::chrono::milliseconds stateRefresh{60'000};   // a tray's telemetry state is re-sent this often
-    bool slurmJobs = false;                           // --jobs slurm
+    std::chrono::milliseconds frozenAfter{60'000};   // values unchanged this long: FROZEN
+    std::chrono::milliseconds flushEvery{100};       // finished pages wait at most this for the tick thread
+    std::chrono::milliseconds firstRoundWait{3000};  // start() waits this long for the first round
+    std::chrono::milliseconds stateRefresh{60'000};  // a tray's telemetry state is re-sent this often
+    bool slurmJobs = false;                          // --jobs slurm
     std::string slurmConf;
 };
 
@@ -49,8 +49,8 @@ public:
     using Log = std::function<void(const std::string&)>;
 
     // Nullptr and `error` for a bad URL or targets file.
-    [[nodiscard]] static std::unique_ptr<ScrapeSource> create(watchfloor::v1::Topology topology, ScrapeSourceOptions options,
-                                                Log log, std::string* error);
+    [[nodiscard]] static std::unique_ptr<ScrapeSource> create(watchfloor::v1::Topology topology,
+                                                              ScrapeSourceOptions options, Log log, std::string* error);
     ~ScrapeSource() override;
 
     void start();  // the scrape thread (and Slurm's); waits for the first round, bounded

@@ -56,8 +56,11 @@ bool readTargetsFile(const std::string& path, std::map<std::string, Exception>& 
         bool any = false;
         while (words >> word) {
             const auto equals = word.find('=');
-            const std::string key = word.substr(0, equals), url = equals == std::string::npos ? "" : word.substr(equals + 1);
-            std::optional<std::string>* slot = key == "dcgm" ? &exception.dcgm : key == "node" ? &exception.node : nullptr;
+            const std::string key = word.substr(0, equals),
+                              url = equals == std::string::npos ? "" : word.substr(equals + 1);
+            std::optional<std::string>* slot = key == "dcgm"   ? &exception.dcgm
+                                               : key == "node" ? &exception.node
+                                                               : nullptr;
             if (!slot || equals == std::string::npos)
                 return *error = where + "expected dcgm=URL or node=URL, got \"" + word + "\"", false;
             if (slot->has_value()) return *error = where + key + "= given twice", false;
@@ -81,7 +84,8 @@ bool validTargetUrl(std::string_view url, std::string* why) {
     if (url == kNone) return true;
     if (!url.starts_with("http://") && !url.starts_with("https://"))
         return *why = "expected an http:// or https:// URL (or none)", false;
-    if (url.find_first_of(" \t\"<>\\^`|") != std::string_view::npos) return *why = "a URL has no blanks or quotes", false;
+    if (url.find_first_of(" \t\"<>\\^`|") != std::string_view::npos)
+        return *why = "a URL has no blanks or quotes", false;
     for (std::size_t open = url.find('{'); open != std::string_view::npos; open = url.find('{', open + 1)) {
         const auto close = url.find('}', open);
         if (close == std::string_view::npos) return *why = "a { without its }", false;
@@ -114,7 +118,8 @@ bool buildScrapeTargets(const v1::Topology& topology, const ScrapeTargetOptions&
         const std::string host = node.hostname().empty() ? node.name() : node.hostname();
         const std::string& rack = rackNames[node.rack_index()];
         std::string dcgm = options.dcgmUrl, nodeUrl = options.nodeUrl;
-        for (const auto& [table, key, seen] : {std::tuple{&racks, &rack, &rackSeen}, std::tuple{&hosts, &host, &hostSeen}}) {
+        for (const auto& [table, key, seen] :
+             {std::tuple{&racks, &rack, &rackSeen}, std::tuple{&hosts, &host, &hostSeen}}) {
             const auto it = table->find(*key);
             if (it == table->end()) continue;
             (*seen)[*key] = true;

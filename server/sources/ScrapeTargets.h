@@ -24,8 +24,8 @@ enum class Exporter { Dcgm, Node };
 std::string_view exporterName(Exporter exporter);  // "dcgm-exporter", "node_exporter"
 
 struct ScrapeTarget {
-    std::string host;       // the tray's host name (what its series map through)
-    std::uint32_t node = 0; // the tray's entity
+    std::string host;        // the tray's host name (what its series map through)
+    std::uint32_t node = 0;  // the tray's entity
     Exporter exporter = Exporter::Dcgm;
     std::string url;
 };
@@ -39,7 +39,7 @@ struct ScrapeTargetOptions {
 // Every tray's targets, in topology order (a tray's dcgm-exporter before its node_exporter).
 // False and `error` ("FILE:LINE: ...") for a bad URL or targets file.
 [[nodiscard]] bool buildScrapeTargets(const watchfloor::v1::Topology& topology, const ScrapeTargetOptions& options,
-                        std::vector<ScrapeTarget>& out, std::string* error);
+                                      std::vector<ScrapeTarget>& out, std::string* error);
 
 // A URL (or "none") with only known placeholders and an http(s) scheme; `why` says what is wrong.
 bool validTargetUrl(std::string_view url, std::string* why);

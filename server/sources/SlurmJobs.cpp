@@ -56,8 +56,8 @@ std::vector<SqueueJob> parseSqueueJobs(std::string_view output, std::vector<std:
                 problems->push_back("squeue line not understood: \"" + std::string(line.substr(0, 120)) + "\"");
             continue;
         }
-        jobs.push_back({std::string(fields[0]), std::string(fields[1]), std::string(fields[2]), parseSlurmTime(fields[3]),
-                        std::move(*hosts)});
+        jobs.push_back({std::string(fields[0]), std::string(fields[1]), std::string(fields[2]),
+                        parseSlurmTime(fields[3]), std::move(*hosts)});
     }
     return jobs;
 }
@@ -91,7 +91,8 @@ void ProgressLedger::observe(const JobProgress& p, std::int64_t startedMs) {
         ledger_->checkpointRestore(static_cast<std::uint64_t>(p.step), at(p.sampleTimeMs), at(p.sampleTimeMs));
     } else if (p.step > last_.step) {
         const auto count = static_cast<std::uint64_t>(p.step - last_.step);
-        ledger_->steps(static_cast<std::uint64_t>(last_.step), count, at(last_.sampleTimeMs), at(p.sampleTimeMs), false);
+        ledger_->steps(static_cast<std::uint64_t>(last_.step), count, at(last_.sampleTimeMs), at(p.sampleTimeMs),
+                       false);
         stepTimeS_ = seconds / double(count);
     }
     if (p.checkpointStep > lastCheckpoint_ && p.checkpointStep <= p.step) {
@@ -149,9 +150,12 @@ std::uint32_t firstIndexAfter(const v1::Topology& topology) {
     return next;
 }
 
-SlurmJobs::SlurmJobs(const v1::Topology& topology, std::uint32_t firstIndex, std::uint32_t slots,
-                     std::string slurmConf, std::chrono::milliseconds timeout)
-    : inventory_(topology), firstIndex_(firstIndex), slots_(slots), slurmConf_(std::move(slurmConf)),
+SlurmJobs::SlurmJobs(const v1::Topology& topology, std::uint32_t firstIndex, std::uint32_t slots, std::string slurmConf,
+                     std::chrono::milliseconds timeout)
+    : inventory_(topology),
+      firstIndex_(firstIndex),
+      slots_(slots),
+      slurmConf_(std::move(slurmConf)),
       timeout_(timeout) {}
 
 std::optional<std::uint32_t> SlurmJobs::indexFor(const std::string& id) {
@@ -199,8 +203,10 @@ void SlurmJobs::apply(const std::vector<SqueueJob>& jobs, const std::unordered_m
         job.set_state(v1::JOB_STATE_RUNNING);
         job.set_started_unix_ms(sj.startMs);
         for (const auto& host : sj.hosts) {
-            if (auto node = inventory_.node(host)) job.add_node_indexes(*node);
-            else ++unknownHosts_;
+            if (auto node = inventory_.node(host))
+                job.add_node_indexes(*node);
+            else
+                ++unknownHosts_;
         }
         job.set_gpu_count(std::uint32_t(job.node_indexes_size()) * kGpusPerTray);
         tracked.ledger.fill(job, nowMs);

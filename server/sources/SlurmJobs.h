@@ -25,8 +25,8 @@ namespace watchfloor::server::sources {
 // One line of `squeue -h -o "%i|%j|%u|%S|%N"`.
 struct SqueueJob {
     std::string id, name, user;
-    std::int64_t startMs = 0;          // 0: not started / unknown
-    std::vector<std::string> hosts;    // expanded from Slurm's compressed hostlist
+    std::int64_t startMs = 0;        // 0: not started / unknown
+    std::vector<std::string> hosts;  // expanded from Slurm's compressed hostlist
 };
 
 // Lines that do not parse are skipped and named in `problems` (bounded).
@@ -42,13 +42,13 @@ public:
 
 private:
     std::unique_ptr<GoodputLedger> ledger_;
-    std::optional<JobProgress> first_;   // the first sight, until a second gives a pace
+    std::optional<JobProgress> first_;  // the first sight, until a second gives a pace
     JobProgress last_;
     double idealStepS_ = 0;
     double stepTimeS_ = 0;
     double lastCheckpoint_ = -1;
     std::int64_t lastCheckpointMs_ = 0;
-    std::int64_t epochMs_ = 0;           // ledger seconds count from here
+    std::int64_t epochMs_ = 0;  // ledger seconds count from here
 };
 
 class SlurmJobs {
@@ -60,7 +60,7 @@ public:
     // Reads squeue; appends every running job (whole message) and, once, each job that left the
     // queue (FINISHED). False and `error` when Slurm did not answer: the last jobs are kept.
     [[nodiscard]] bool poll(const std::unordered_map<std::string, JobProgress>& progress, std::int64_t nowMs,
-              std::vector<watchfloor::v1::Job>& out, std::string* error);
+                            std::vector<watchfloor::v1::Job>& out, std::string* error);
     std::uint64_t hostsNotInInventory() const { return unknownHosts_; }
 
     // For tests: the same from squeue's output.
@@ -79,7 +79,7 @@ private:
     std::uint32_t firstIndex_, slots_, nextSlot_ = 0;
     std::string slurmConf_;
     std::chrono::milliseconds timeout_;
-    std::map<std::string, Tracked> tracked_;   // by Slurm job id
+    std::map<std::string, Tracked> tracked_;  // by Slurm job id
     std::uint64_t unknownHosts_ = 0;
 };
 

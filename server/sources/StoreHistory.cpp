@@ -64,7 +64,9 @@ std::optional<std::string> StoreHistory::rackExpression(std::uint32_t entity, v1
                                                         const std::string& hostLabel) const {
     auto rack = hostsOfRack_.find(entity);
     if (rack == hostsOfRack_.end()) return std::nullopt;
-    const char* aggregate = metric == v1::RACK_GPU_TEMP_MAX_C ? "max" : metric == v1::RACK_GPU_TEMP_MEAN_C ? "avg" : nullptr;
+    const char* aggregate = metric == v1::RACK_GPU_TEMP_MAX_C    ? "max"
+                            : metric == v1::RACK_GPU_TEMP_MEAN_C ? "avg"
+                                                                 : nullptr;
     if (!aggregate) return std::nullopt;
     std::string hosts;
     for (const auto& host : rack->second) hosts += (hosts.empty() ? "" : "|") + regexQuoted(host);
@@ -102,17 +104,17 @@ StoreHistory::Answer StoreHistory::overWindows(const std::string& selector, doub
         // max() across series: a host reported twice (two shards) is one GPU.
         const std::string promql = "max(" + std::string(functions[f]) + "(" + selector + window + "))";
         for (const auto& client : clients_) {
-            auto result = client->rangeQuery(promql, startMs, endMs, stepMs,
-                                             [&](std::span<const prom::Label>, std::span<const prom::Point> points) {
-                for (const auto& p : points) {
-                    // A point at time t covers (t - step, t]: the bucket starts one step earlier.
-                    auto& b = buckets.try_emplace(p.timeMs - stepMs, HistoryPoint{p.timeMs - stepMs, 0, 0, 0, 0, 0})
-                                  .first->second;
-                    const float v = static_cast<float>(f == 4 ? p.value : p.value * scale);
-                    (f == 0 ? b.mean : f == 1 ? b.min : f == 2 ? b.max : f == 3 ? b.last : b.mean) = v;
-                    if (f == 4) b.count = static_cast<std::uint32_t>(std::max(0.0, p.value));
-                }
-            });
+            auto result = client->rangeQuery(
+                promql, startMs, endMs, stepMs, [&](std::span<const prom::Label>, std::span<const prom::Point> points) {
+                    for (const auto& p : points) {
+                        // A point at time t covers (t - step, t]: the bucket starts one step earlier.
+                        auto& b = buckets.try_emplace(p.timeMs - stepMs, HistoryPoint{p.timeMs - stepMs, 0, 0, 0, 0, 0})
+                                      .first->second;
+                        const float v = static_cast<float>(f == 4 ? p.value : p.value * scale);
+                        (f == 0 ? b.mean : f == 1 ? b.min : f == 2 ? b.max : f == 3 ? b.last : b.mean) = v;
+                        if (f == 4) b.count = static_cast<std::uint32_t>(std::max(0.0, p.value));
+                    }
+                });
             if (!result.ok) return {std::nullopt, result.error};
         }
     }
@@ -129,11 +131,11 @@ StoreHistory::Answer StoreHistory::atInstants(const std::string& expression, std
     for (const auto& client : clients_) {
         auto result = client->rangeQuery(expression, startMs, endMs, stepMs,
                                          [&](std::span<const prom::Label>, std::span<const prom::Point> points) {
-            for (const auto& p : points) {
-                const float v = static_cast<float>(p.value);
-                out.points.push_back({p.timeMs, v, v, v, v, 1});
-            }
-        });
+                                             for (const auto& p : points) {
+                                                 const float v = static_cast<float>(p.value);
+                                                 out.points.push_back({p.timeMs, v, v, v, v, 1});
+                                             }
+                                         });
         if (!result.ok) return {std::nullopt, result.error};
     }
     std::sort(out.points.begin(), out.points.end(),

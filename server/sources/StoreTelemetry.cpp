@@ -42,8 +42,8 @@ std::vector<PollQuery> pollQueries() {
         if (family.metric != v1::METRIC_UNSPECIFIED)
             queries.push_back({std::string(family.name), PollQuery::Kind::IbFamily, nullptr, &family});
     queries.push_back({"timestamp(node_infiniband_state_id)", PollQuery::Kind::IbAnchor});
-    queries.push_back({"max by (instance) (" + std::string(telemetry::kHwmonTempFamily) + ")",
-                       PollQuery::Kind::HostTemperature});
+    queries.push_back(
+        {"max by (instance) (" + std::string(telemetry::kHwmonTempFamily) + ")", PollQuery::Kind::HostTemperature});
     queries.push_back({"max by (instance) (timestamp(" + std::string(telemetry::kHwmonTempFamily) + "))",
                        PollQuery::Kind::HostAnchor});
     queries.push_back({"training_step", PollQuery::Kind::TrainingStep});
@@ -150,7 +150,8 @@ void StoreTelemetry::addFromHost(std::size_t queryIndex, const PollQuery& query,
 }
 
 void StoreTelemetry::addSeries(std::size_t queryIndex, const Series& series, std::span<const prom::Label> labels) {
-    if (ranges_.empty() || ranges_.back().query != queryIndex) ranges_.push_back({queryIndex, raw_.size(), raw_.size()});
+    if (ranges_.empty() || ranges_.back().query != queryIndex)
+        ranges_.push_back({queryIndex, raw_.size(), raw_.size()});
     ++notes_.series;
     switch (series.query.kind) {
     case PollQuery::Kind::DcgmField:
@@ -206,8 +207,10 @@ void StoreTelemetry::addGpuSeries(const Series& series) {
         // A GPU the inventory has under another index: its UUID, learned earlier, still names it.
         if (!uuid.empty()) gpu = inventory_.gpuByUuid(uuid);
         if (!gpu) {
-            if (!inventory_.node(host)) noteUnknownHost(host);
-            else ++notes_.unmapped;
+            if (!inventory_.node(host))
+                noteUnknownHost(host);
+            else
+                ++notes_.unmapped;
             return;
         }
     }
@@ -233,8 +236,10 @@ void StoreTelemetry::addPortSeries(const Series& series) {
     const auto port = parseIndex(Picked::value(picked.port));
     const auto nic = port ? inventory_.nicPort(host, Picked::value(picked.device), *port) : std::nullopt;
     if (!nic) {
-        if (!inventory_.node(host)) noteUnknownHost(host);
-        else ++notes_.unmapped;  // a port the inventory does not list (e.g. a storage NIC)
+        if (!inventory_.node(host))
+            noteUnknownHost(host);
+        else
+            ++notes_.unmapped;  // a port the inventory does not list (e.g. a storage NIC)
         return;
     }
     if (query.kind == PollQuery::Kind::IbAnchor) {
@@ -309,7 +314,8 @@ void StoreTelemetry::emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs,
     const auto code = static_cast<std::uint32_t>(xid);
     const sim::XidInfo* info = sim::findXid(code);
     const auto position = gpuPosition_.find(gpu);
-    const std::string gpuName = position == gpuPosition_.end() ? std::to_string(gpu) : topology_.gpus(position->second).name();
+    const std::string gpuName =
+        position == gpuPosition_.end() ? std::to_string(gpu) : topology_.gpus(position->second).name();
     v1::Event e;
     e.set_time_unix_ms(timeMs);
     e.set_type(v1::EVENT_TYPE_XID);
@@ -414,7 +420,8 @@ PollNotes StoreTelemetry::finish(FleetChanges& out) {
 // lens needs a state, and a real source has no other (facility state comes with Redfish). A rack
 // of which no GPU was read gets none: its last state ages with the stream, never turns "healthy".
 void StoreTelemetry::noteRackHealth(std::uint32_t rack, v1::HealthState health, std::uint32_t reporting,
-                                    std::uint32_t degraded, std::uint32_t gpus, std::int64_t timeMs, FleetChanges& out) {
+                                    std::uint32_t degraded, std::uint32_t gpus, std::int64_t timeMs,
+                                    FleetChanges& out) {
     std::string reason = std::to_string(reporting) + " of " + std::to_string(gpus) + " GPUs reporting";
     if (degraded) reason += ", " + std::to_string(degraded) + " with failed row remapping";
     auto& last = rackHealth_[rack];
@@ -477,10 +484,10 @@ void StoreTelemetry::emitAggregates(FleetChanges& out, std::size_t firstSample) 
         if (overLatest && rack.touchedPoll != poll_ && !changed) continue;
         noteRackHealth(rack.rack, degraded ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_HEALTHY, count, degraded,
                        std::uint32_t(rack.gpus.size()), newest, out);
-        for (auto [metric, value] : {std::pair{v1::RACK_GPU_TEMP_MAX_C, max},
-                                     std::pair{v1::RACK_GPU_TEMP_MEAN_C, float(sum / count)},
-                                     std::pair{v1::RACK_GPUS_HEALTHY, float(count - degraded)},
-                                     std::pair{v1::RACK_GPUS_DEGRADED, float(degraded)}}) {
+        for (auto [metric, value] :
+             {std::pair{v1::RACK_GPU_TEMP_MAX_C, max}, std::pair{v1::RACK_GPU_TEMP_MEAN_C, float(sum / count)},
+              std::pair{v1::RACK_GPUS_HEALTHY, float(count - degraded)},
+              std::pair{v1::RACK_GPUS_DEGRADED, float(degraded)}}) {
             out.samples.push_back({rack.rack, metric, value});
             out.sampleTimesMs.push_back(newest);
         }
@@ -490,8 +497,8 @@ void StoreTelemetry::emitAggregates(FleetChanges& out, std::size_t firstSample) 
     notes_.gpusHealthy = fleetHealthy;
     notes_.gpusDegraded = fleetDegraded;
     if (fleetHealthy + fleetDegraded == 0) return;
-    for (auto [metric, value] : {std::pair{v1::FLEET_GPUS_HEALTHY, fleetHealthy},
-                                 std::pair{v1::FLEET_GPUS_DEGRADED, fleetDegraded}}) {
+    for (auto [metric, value] :
+         {std::pair{v1::FLEET_GPUS_HEALTHY, fleetHealthy}, std::pair{v1::FLEET_GPUS_DEGRADED, fleetDegraded}}) {
         out.samples.push_back({topology_.fleet_index(), metric, float(value)});
         out.sampleTimesMs.push_back(pollTimeMs_);
     }

@@ -53,21 +53,21 @@ std::vector<PollQuery> pollQueries();
 
 // Job progress as a job publishes it (by Slurm job id): the step and the last durable checkpoint.
 struct JobProgress {
-    double step = -1;            // < 0: not reported
+    double step = -1;  // < 0: not reported
     double checkpointStep = -1;
     std::int64_t sampleTimeMs = 0;
 };
 
 struct PollNotes {
     std::uint64_t series = 0;
-    std::uint64_t unmapped = 0;          // series naming no inventory entity
-    std::uint64_t duplicates = 0;        // a second series for the same entity and metric
-    std::uint64_t fromTheFuture = 0;     // sample times ahead of fleetd's clock (skew): clamped
-    std::uint64_t notFinite = 0;         // +Inf/-Inf values: not readings, made blank
-    std::uint64_t withoutAnchor = 0;     // values whose sample time is unknown: marked old
+    std::uint64_t unmapped = 0;                // series naming no inventory entity
+    std::uint64_t duplicates = 0;              // a second series for the same entity and metric
+    std::uint64_t fromTheFuture = 0;           // sample times ahead of fleetd's clock (skew): clamped
+    std::uint64_t notFinite = 0;               // +Inf/-Inf values: not readings, made blank
+    std::uint64_t withoutAnchor = 0;           // values whose sample time is unknown: marked old
     std::vector<std::string> newUnknownHosts;  // hosts not in the inventory, first seen this poll
-    std::uint32_t gpusHealthy = 0;       // GPUs read this poll with their rows remapping fine
-    std::uint32_t gpusDegraded = 0;      // GPUs read this poll whose row remapping failed
+    std::uint32_t gpusHealthy = 0;             // GPUs read this poll with their rows remapping fine
+    std::uint32_t gpusDegraded = 0;            // GPUs read this poll whose row remapping failed
 };
 
 class StoreTelemetry {
@@ -108,7 +108,7 @@ private:
         std::uint32_t entity;
         watchfloor::v1::Metric metric;
         double value;
-        std::uint32_t anchorKey;   // the entity whose anchor time applies (GPU, NIC port, node)
+        std::uint32_t anchorKey;  // the entity whose anchor time applies (GPU, NIC port, node)
     };
     struct Timed {
         std::uint32_t entity;
@@ -161,7 +161,7 @@ private:
     std::int64_t pollTimeMs_ = 0;
     std::vector<Raw> raw_;
     struct Range {
-        std::size_t query, begin, end;   // raw_[begin, end) came from answer `query`
+        std::size_t query, begin, end;  // raw_[begin, end) came from answer `query`
     };
     std::vector<Range> ranges_;
     // Anchors by entity (node, GPU, NIC port: all below entitySlots_), valid when stamped with this
@@ -182,8 +182,8 @@ private:
 
     // What the aggregates read, by GPU position and rack position (dense, kept across polls).
     struct GpuLatest {
-        float temp = 0;            // NaN: the newest reading was blank
-        std::int64_t tempMs = 0;   // 0: never read
+        float temp = 0;           // NaN: the newest reading was blank
+        std::int64_t tempMs = 0;  // 0: never read
         std::int64_t remapMs = 0;
         std::uint32_t tempPoll = 0, remapPoll = 0;
         bool remapFailed = false;
@@ -194,7 +194,7 @@ private:
         std::uint32_t touchedPoll = 0;    // a GPU of it read in this poll
         std::uint32_t lastCount = 0, lastDegraded = 0;
     };
-    std::vector<std::uint32_t> gpuSlot_;   // by entity: GPU position + 1, 0 for other entities
+    std::vector<std::uint32_t> gpuSlot_;  // by entity: GPU position + 1, 0 for other entities
     std::vector<GpuLatest> gpuLatest_;
     std::vector<std::uint32_t> rackOfGpuSlot_;  // by GPU position: index into racks_
     std::vector<RackGpus> racks_;

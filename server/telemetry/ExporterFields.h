@@ -18,11 +18,11 @@ namespace watchfloor::server::telemetry {
 enum class PromType { Gauge, Counter };
 
 struct ExporterField {
-    std::string_view name;           // exposition metric name, e.g. "DCGM_FI_DEV_GPU_TEMP"
+    std::string_view name;  // exposition metric name, e.g. "DCGM_FI_DEV_GPU_TEMP"
     PromType type;
-    std::string_view help;           // HELP text as the exporter writes it
-    watchfloor::v1::Metric metric;   // where the value lands in fleetd
-    double toProto;                  // proto value = exporter value x toProto
+    std::string_view help;          // HELP text as the exporter writes it
+    watchfloor::v1::Metric metric;  // where the value lands in fleetd
+    double toProto;                 // proto value = exporter value x toProto
 };
 
 // dcgm-exporter's 25 numeric default fields, in default-counters.csv order. Labels on every
@@ -43,10 +43,10 @@ inline constexpr std::int64_t kDcgmInt64Blank = 0x7ffffffffffffff0LL;
 
 // node_exporter's infiniband collector (labels device, port) and hwmon (labels chip, sensor).
 struct NodeFamily {
-    std::string_view name;           // e.g. "node_infiniband_link_downed_total"
+    std::string_view name;  // e.g. "node_infiniband_link_downed_total"
     PromType type;
     std::string_view help;
-    watchfloor::v1::Metric metric;   // METRIC_UNSPECIFIED: read for a derived value only
+    watchfloor::v1::Metric metric;  // METRIC_UNSPECIFIED: read for a derived value only
     double toProto;
 };
 std::span<const NodeFamily> nodeInfinibandFamilies();
@@ -57,7 +57,7 @@ inline constexpr std::string_view kIbTxBytesFamily = "node_infiniband_port_data_
 inline constexpr std::string_view kIbRxBytesFamily = "node_infiniband_port_data_received_bytes_total";
 
 // IB PortInfo states as node_exporter reports them, and the proto's IB_PHY_STATE values.
-inline constexpr int kIbPhysicalStateLinkUp = 5;   // physical_state_id 5 = LinkUp
-inline constexpr int kIbPhysicalStateDisabled = 3; // 3 = Disabled
+inline constexpr int kIbPhysicalStateLinkUp = 5;    // physical_state_id 5 = LinkUp
+inline constexpr int kIbPhysicalStateDisabled = 3;  // 3 = Disabled
 
 }  // namespace watchfloor::server::telemetry

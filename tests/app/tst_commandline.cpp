@@ -13,16 +13,14 @@ using Kind = CommandLineOutcome::Kind;
 class TestCommandLine : public QObject {
     Q_OBJECT
 private slots:
-    void badArgumentsAreUsageErrors_data()
-    {
+    void badArgumentsAreUsageErrors_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mentions");
         QTest::newRow("unknown option") << QStringList{"--frobnicate"} << "frobnicate";
         QTest::newRow("endpoint without port") << QStringList{"--endpoint", "localhost"} << "localhost";
         QTest::newRow("endpoint port zero") << QStringList{"--endpoint", "h:0"} << "h:0";
         QTest::newRow("unknown page") << QStringList{"--page", "kitchen"} << "kitchen";
-        QTest::newRow("screenshot not png")
-            << QStringList{"--endpoint", "h:1", "--screenshot", "out.jpg"} << "out.jpg";
+        QTest::newRow("screenshot not png") << QStringList{"--endpoint", "h:1", "--screenshot", "out.jpg"} << "out.jpg";
         QTest::newRow("screenshot without endpoint") << QStringList{"--screenshot", "a.png"} << "--endpoint";
         QTest::newRow("rotate without war room") << QStringList{"--rotate", "10"} << "--war-room";
         QTest::newRow("rotate zero") << QStringList{"--war-room", "--rotate", "0"} << "--rotate";
@@ -40,8 +38,7 @@ private slots:
             << QStringList{"--client-cert", "c.crt", "--client-key", "c.key"} << "--ca-cert";
         QTest::newRow("empty token file") << QStringList{"--token-file", ""} << "--token-file";
     }
-    void badArgumentsAreUsageErrors()
-    {
+    void badArgumentsAreUsageErrors() {
         QFETCH(QStringList, args);
         QFETCH(QString, mentions);
         const CommandLineOutcome outcome = parseCommandLine(QStringList{"watchfloor"} + args);
@@ -49,11 +46,10 @@ private slots:
         QVERIFY2(outcome.message.contains(mentions), qPrintable(outcome.message));
     }
 
-    void screenshotInvocationParses()
-    {
-        const CommandLineOutcome outcome = parseCommandLine(
-            {"watchfloor", "--endpoint", "127.0.0.1:50551", "--endpoint", "10.0.0.2:7000", "--page", "Rack",
-             "--select", "r03", "--screenshot", "/tmp/x.png", "--timeout", "12"});
+    void screenshotInvocationParses() {
+        const CommandLineOutcome outcome =
+            parseCommandLine({"watchfloor", "--endpoint", "127.0.0.1:50551", "--endpoint", "10.0.0.2:7000", "--page",
+                              "Rack", "--select", "r03", "--screenshot", "/tmp/x.png", "--timeout", "12"});
         QCOMPARE(outcome.kind, Kind::Run);
         const LaunchOptions& o = outcome.options;
         QCOMPARE(o.endpoints, (QStringList{"127.0.0.1:50551", "10.0.0.2:7000"}));
@@ -63,8 +59,7 @@ private slots:
         QCOMPARE(o.screenshotTimeout, std::chrono::seconds(12));
     }
 
-    void warRoomInvocationParses()
-    {
+    void warRoomInvocationParses() {
         const CommandLineOutcome outcome = parseCommandLine(
             {"watchfloor", "--war-room", "--rotate", "20", "--pages", "fleet,goodput,events", "--screen", "1"});
         QCOMPARE(outcome.kind, Kind::Run);
@@ -76,10 +71,10 @@ private slots:
         QCOMPARE(o.screen, 1);
     }
 
-    void securityFlagsParse()
-    {
-        const CommandLineOutcome outcome = parseCommandLine({"watchfloor", "--token-file", "/run/t", "--ca-cert", "ca.crt",
-                                                             "--client-cert", "c.crt", "--client-key", "c.key"});
+    void securityFlagsParse() {
+        const CommandLineOutcome outcome =
+            parseCommandLine({"watchfloor", "--token-file", "/run/t", "--ca-cert", "ca.crt", "--client-cert", "c.crt",
+                              "--client-key", "c.key"});
         QCOMPARE(outcome.kind, Kind::Run);
         QCOMPARE(outcome.options.tokenFile, QStringLiteral("/run/t"));
         QCOMPARE(outcome.options.caCertFile, QStringLiteral("ca.crt"));
@@ -88,26 +83,32 @@ private slots:
     }
 
     // The token file is checked the way fleetd checks its --tokens file: private, one token.
-    void tokenFileIsReadSafely_data()
-    {
+    void tokenFileIsReadSafely_data() {
         QTest::addColumn<QByteArray>("contents");
         QTest::addColumn<int>("mode");
         QTest::addColumn<QString>("endpoint");
-        QTest::addColumn<QString>("token");   // expected token, or "" when refused
+        QTest::addColumn<QString>("token");  // expected token, or "" when refused
         QTest::addColumn<QString>("mentions");
         QTest::newRow("private") << QByteArray("# alice\n  s3cr3t-token  \n") << 0600 << "127.0.0.1:50551"
-                                 << "s3cr3t-token" << "";
-        QTest::newRow("world readable") << QByteArray("s3cr3t-token\n") << 0644 << "127.0.0.1:50551" << ""
+                                 << "s3cr3t-token"
+                                 << "";
+        QTest::newRow("world readable") << QByteArray("s3cr3t-token\n") << 0644 << "127.0.0.1:50551"
+                                        << ""
                                         << "chmod 600";
-        QTest::newRow("group readable") << QByteArray("s3cr3t-token\n") << 0640 << "127.0.0.1:50551" << ""
+        QTest::newRow("group readable") << QByteArray("s3cr3t-token\n") << 0640 << "127.0.0.1:50551"
+                                        << ""
                                         << "group or others";
-        QTest::newRow("empty") << QByteArray("# nothing\n\n") << 0600 << "127.0.0.1:50551" << "" << "holds no token";
-        QTest::newRow("two words") << QByteArray("Bearer s3cr3t\n") << 0600 << "127.0.0.1:50551" << "" << "one word";
-        QTest::newRow("plaintext to remote") << QByteArray("s3cr3t-token\n") << 0600 << "10.0.0.5:7443" << ""
+        QTest::newRow("empty") << QByteArray("# nothing\n\n") << 0600 << "127.0.0.1:50551"
+                               << ""
+                               << "holds no token";
+        QTest::newRow("two words") << QByteArray("Bearer s3cr3t\n") << 0600 << "127.0.0.1:50551"
+                                   << ""
+                                   << "one word";
+        QTest::newRow("plaintext to remote") << QByteArray("s3cr3t-token\n") << 0600 << "10.0.0.5:7443"
+                                             << ""
                                              << "plaintext to 10.0.0.5:7443";
     }
-    void tokenFileIsReadSafely()
-    {
+    void tokenFileIsReadSafely() {
         QFETCH(QByteArray, contents);
         QFETCH(int, mode);
         QFETCH(QString, endpoint);
@@ -131,8 +132,7 @@ private slots:
             QVERIFY2(outcome.error.isEmpty(), qPrintable(outcome.error));
     }
 
-    void tlsFilesMustExist()
-    {
+    void tlsFilesMustExist() {
         LaunchOptions options;
         options.caCertFile = QStringLiteral("/nonexistent/ca.crt");
         const ChannelSecurityOutcome outcome = loadChannelSecurity(options, {QStringLiteral("10.0.0.5:7443")});
@@ -141,8 +141,7 @@ private slots:
         QVERIFY(loadChannelSecurity(options, {}).error.contains("--ca-cert"));
     }
 
-    void helpIsNotAnError()
-    {
+    void helpIsNotAnError() {
         const CommandLineOutcome outcome = parseCommandLine({"watchfloor", "--help"});
         QCOMPARE(outcome.kind, Kind::ShowHelp);
         QVERIFY(outcome.message.contains("--war-room"));

@@ -18,8 +18,7 @@ struct Run {
     QString output;
 };
 
-Run runConsole(const QStringList& args, int timeoutMs = 40000)
-{
+Run runConsole(const QStringList& args, int timeoutMs = 40000) {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
@@ -31,15 +30,14 @@ Run runConsole(const QStringList& args, int timeoutMs = 40000)
         process.waitForFinished();
         return {-1, QStringLiteral("timed out")};
     }
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, QString::fromLocal8Bit(process.readAll())};
+    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
+            QString::fromLocal8Bit(process.readAll())};
 }
 
-int distinctColours(const QImage& image)
-{
+int distinctColours(const QImage& image) {
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 5) {
-        for (int x = 0; x < image.width(); x += 5)
-            colours.insert(image.pixel(x, y));
+        for (int x = 0; x < image.width(); x += 5) colours.insert(image.pixel(x, y));
     }
     return int(colours.size());
 }
@@ -49,24 +47,21 @@ int distinctColours(const QImage& image)
 class TestScreenshot : public QObject {
     Q_OBJECT
 private slots:
-    void badArgumentsExitWithUsage_data()
-    {
+    void badArgumentsExitWithUsage_data() {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("unknown option") << QStringList{"--nope"};
         QTest::newRow("bad page") << QStringList{"--endpoint", "127.0.0.1:1", "--page", "kitchen"};
         QTest::newRow("bad endpoint") << QStringList{"--endpoint", "no-port"};
         QTest::newRow("screenshot not png") << QStringList{"--endpoint", "127.0.0.1:1", "--screenshot", "a.bmp"};
     }
-    void badArgumentsExitWithUsage()
-    {
+    void badArgumentsExitWithUsage() {
         QFETCH(QStringList, args);
         const Run run = runConsole(args);
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.output.contains(QStringLiteral("--help")), qPrintable(run.output));
     }
 
-    void unreachableFleetdTimesOutWithExitOne()
-    {
+    void unreachableFleetdTimesOutWithExitOne() {
         QTemporaryDir dir;
         const int port = watchfloor::testing::freeLoopbackPort();
         const Run run = runConsole({"--endpoint", QStringLiteral("127.0.0.1:%1").arg(port), "--screenshot",
@@ -78,17 +73,16 @@ private slots:
 
     // Issue 14, item 3: the Jobs page against a freshly started fleetd (jobs still initialising)
     // failed 3 of 3 with "nothing to show": it picked its job only when opened.
-    void jobsPageOfAFreshFleetdRenders()
-    {
-        if (watchfloor::testing::FleetdProcess::binary().isEmpty()
-            || !QFile::exists(watchfloor::testing::FleetdProcess::binary()))
+    void jobsPageOfAFreshFleetdRenders() {
+        if (watchfloor::testing::FleetdProcess::binary().isEmpty() ||
+            !QFile::exists(watchfloor::testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
         watchfloor::testing::FleetdProcess fleetd;
         QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("3")}), qPrintable(fleetd.errorString()));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("jobs.png"));
-        const Run run = runConsole({"--endpoint", QString::fromStdString(fleetd.address()), "--page", "jobs", "--screenshot",
-                                    path, "--timeout", "10", "--settle", "1"});
+        const Run run = runConsole({"--endpoint", QString::fromStdString(fleetd.address()), "--page", "jobs",
+                                    "--screenshot", path, "--timeout", "10", "--settle", "1"});
         QVERIFY2(run.exitCode == 0, qPrintable(run.output));
         QVERIFY2(run.output.contains(QStringLiteral("page jobs, ")), qPrintable(run.output));  // a job is shown
         QCOMPARE(QImage(path).size(), QSize(1920, 1080));
@@ -96,13 +90,13 @@ private slots:
 
     // Issue 14, item 2: with one of two endpoints down, --screenshot wrote nothing (exit 1). Now it
     // renders what is live once the timeout passes and says what is not.
-    void oneEndpointDownRendersWhatIsLive()
-    {
-        if (watchfloor::testing::FleetdProcess::binary().isEmpty()
-            || !QFile::exists(watchfloor::testing::FleetdProcess::binary()))
+    void oneEndpointDownRendersWhatIsLive() {
+        if (watchfloor::testing::FleetdProcess::binary().isEmpty() ||
+            !QFile::exists(watchfloor::testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
         watchfloor::testing::FleetdProcess fleetd;
-        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60")}),
+        QVERIFY2(fleetd.start(
+                     {QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60")}),
                  qPrintable(fleetd.errorString()));
         const QString down = QStringLiteral("127.0.0.1:%1").arg(watchfloor::testing::freeLoopbackPort());
         QTemporaryDir dir;
@@ -117,13 +111,13 @@ private slots:
         QVERIFY(distinctColours(image) > 50);
     }
 
-    void everyPageRendersFromARealFleetd()
-    {
-        if (watchfloor::testing::FleetdProcess::binary().isEmpty()
-            || !QFile::exists(watchfloor::testing::FleetdProcess::binary()))
+    void everyPageRendersFromARealFleetd() {
+        if (watchfloor::testing::FleetdProcess::binary().isEmpty() ||
+            !QFile::exists(watchfloor::testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
         watchfloor::testing::FleetdProcess fleetd;
-        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60")}),
+        QVERIFY2(fleetd.start(
+                     {QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60")}),
                  qPrintable(fleetd.errorString()));
         const QString endpoint = QString::fromStdString(fleetd.address());
         QTemporaryDir dir;

@@ -3,10 +3,10 @@
 // retries with the same request id after UNAVAILABLE and after a connection cut mid-call (through
 // a TCP proxy), operations merged from list + watch, the watch reconnecting, audit pages, and the
 // channel's security rules (token only over TLS or to loopback; TLS and mTLS with scripts/dev-ca).
+#include "AuditModel.h"
 #include "ChannelSecurity.h"
 #include "ControlClient.h"
 #include "ControlErrorText.h"
-#include "AuditModel.h"
 #include "OperationsModel.h"
 
 #include "ControlServiceImpl.h"
@@ -17,10 +17,10 @@
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QSet>
 #include <QUuid>
 
 #include <grpcpp/grpcpp.h>
@@ -167,7 +167,8 @@ private slots:
         token.bearerToken = kAlice;
         QVERIFY(securityProblem("127.0.0.1:1", token).isEmpty());
         const QString refused = securityProblem("10.0.0.5:7443", token);
-        QVERIFY2(refused.contains("Refusing to send the bearer token in plaintext to 10.0.0.5:7443"), qPrintable(refused));
+        QVERIFY2(refused.contains("Refusing to send the bearer token in plaintext to 10.0.0.5:7443"),
+                 qPrintable(refused));
         const auto made = makeChannel("10.0.0.5:7443", token, {});
         QVERIFY(!made.channel);
         QCOMPARE(made.error, refused);
@@ -201,21 +202,26 @@ private slots:
         QTest::addColumn<QString>("server");
         QTest::addColumn<QString>("expected");
         QTest::newRow("viewer drains") << int(grpc::StatusCode::PERMISSION_DENIED) << int(v1::ROLE_VIEWER)
-                                       << "ExecuteAction" << "val has role viewer, which may not DRAIN_NODE"
+                                       << "ExecuteAction"
+                                       << "val has role viewer, which may not DRAIN_NODE"
                                        << "Your role (viewer) cannot drain nodes.";
-        QTest::newRow("stale preview") << int(grpc::StatusCode::ABORTED) << int(v1::ROLE_OPERATOR) << "ExecuteAction"
-                                       << "r01-n03 changed since it was previewed (state version 4, now 5); review the preview again"
-                                       << "Refused: node r01-n03 changed since the preview (r01-n03 changed since it was "
-                                          "previewed (state version 4, now 5); review the preview again). Preview again.";
+        QTest::newRow("stale preview")
+            << int(grpc::StatusCode::ABORTED) << int(v1::ROLE_OPERATOR) << "ExecuteAction"
+            << "r01-n03 changed since it was previewed (state version 4, now 5); review the preview again"
+            << "Refused: node r01-n03 changed since the preview (r01-n03 changed since it was "
+               "previewed (state version 4, now 5); review the preview again). Preview again.";
         QTest::newRow("no token") << int(grpc::StatusCode::UNAUTHENTICATED) << int(v1::ROLE_UNSPECIFIED) << "WhoAmI"
                                   << "unknown bearer token"
                                   << "fleetd at h:1 did not accept your credentials (unknown bearer token). Start the "
                                      "console with --token-file holding a token listed in fleetd's --tokens file.";
         QTest::newRow("precondition") << int(grpc::StatusCode::FAILED_PRECONDITION) << int(v1::ROLE_OPERATOR)
-                                      << "ExecuteAction" << "restore refused while a leak is active"
+                                      << "ExecuteAction"
+                                      << "restore refused while a leak is active"
                                       << "Refused: restore refused while a leak is active.";
         QTest::newRow("viewer audit") << int(grpc::StatusCode::PERMISSION_DENIED) << int(v1::ROLE_VIEWER)
-                                      << "ListAuditEntries" << "x" << "Your role (viewer) cannot read the audit trail.";
+                                      << "ListAuditEntries"
+                                      << "x"
+                                      << "Your role (viewer) cannot read the audit trail.";
     }
     void errorTexts() {
         QFETCH(int, code);
@@ -254,7 +260,8 @@ private slots:
         stranger->start();
         QTRY_VERIFY_WITH_TIMEOUT(!stranger->identityError().isEmpty(), 5000);
         QVERIFY(!stranger->canAct());
-        QVERIFY2(stranger->identityError().contains("did not accept your credentials"), qPrintable(stranger->identityError()));
+        QVERIFY2(stranger->identityError().contains("did not accept your credentials"),
+                 qPrintable(stranger->identityError()));
     }
 
     void previewThenExecute() {
@@ -277,10 +284,10 @@ private slots:
         QCOMPARE(result.value.request().reason(), "alice: xid 79 on GPU 2");
         QCOMPARE(result.attempts, 1);
         QVERIFY(changed.count() >= 1);
-        QTRY_VERIFY_WITH_TIMEOUT(alice->operation(QString::fromStdString(result.value.id())).has_value() &&
-                                     alice->operation(QString::fromStdString(result.value.id()))->state() ==
-                                         v1::OPERATION_STATE_SUCCEEDED,
-                                 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            alice->operation(QString::fromStdString(result.value.id())).has_value() &&
+                alice->operation(QString::fromStdString(result.value.id()))->state() == v1::OPERATION_STATE_SUCCEEDED,
+            5000);
         QCOMPARE(actuatorCallsFor("r01-n04"), 1);
 
         // A given request id is kept, and executing it again acts once.
@@ -313,7 +320,8 @@ private slots:
         stale.set_expected_state_version(preview.value.state_version());
         const auto aborted = await<v1::Operation>([&](auto done) { alice->execute(stale, done); });
         QCOMPARE(aborted.code, grpc::StatusCode::ABORTED);
-        QVERIFY2(aborted.message.startsWith("Refused: node r01-n06 changed since the preview"), qPrintable(aborted.message));
+        QVERIFY2(aborted.message.startsWith("Refused: node r01-n06 changed since the preview"),
+                 qPrintable(aborted.message));
         QVERIFY2(aborted.message.endsWith("Preview again."), qPrintable(aborted.message));
         fleet_.setNodeState("r01-n06", v1::NODE_STATE_IDLE);
 
@@ -333,7 +341,8 @@ private slots:
         QVERIFY2(invalid.message.contains("reason is required"), qPrintable(invalid.message));
 
         auto stranger = client("not-a-token-0000000000");
-        const auto unauthenticated = await<v1::Operation>([&](auto done) { stranger->execute(drain("r01-n06"), done); });
+        const auto unauthenticated =
+            await<v1::Operation>([&](auto done) { stranger->execute(drain("r01-n06"), done); });
         QCOMPARE(unauthenticated.code, grpc::StatusCode::UNAUTHENTICATED);
         QVERIFY2(unauthenticated.message.contains("--token-file"), qPrintable(unauthenticated.message));
         QCOMPARE(actuatorCallsFor("r01-n05") + actuatorCallsFor("r01-n06"), 0);
@@ -424,19 +433,24 @@ private slots:
         QCOMPARE(model.rowCount(), operations.size());
         const int row = model.rowOf(viewer.get(), afterId);
         QCOMPARE(row, 0);
-        QCOMPARE(model.data(model.index(row, OperationsModel::State), Qt::DisplayRole).toString(), QString("succeeded"));
-        QCOMPARE(model.data(model.index(row, OperationsModel::Target), Qt::DisplayRole).toString(), QString("node r01-n11"));
+        QCOMPARE(model.data(model.index(row, OperationsModel::State), Qt::DisplayRole).toString(),
+                 QString("succeeded"));
+        QCOMPARE(model.data(model.index(row, OperationsModel::Target), Qt::DisplayRole).toString(),
+                 QString("node r01-n11"));
         QCOMPARE(model.data(model.index(row, OperationsModel::Principal), Qt::DisplayRole).toString(), QString("bob"));
         QVERIFY(viewer->stats().watchChanges >= 1);
     }
 
     void operationsModelMergesEndpointsAndForgetsAGoneOne() {
         auto east = client(kViewer);
-        auto west = std::make_unique<ControlClient>(target(), [] {
-            ChannelSecurity s;
-            s.bearerToken = kViewer;
-            return s;
-        }(), fastOptions());
+        auto west = std::make_unique<ControlClient>(
+            target(),
+            [] {
+                ChannelSecurity s;
+                s.bearerToken = kViewer;
+                return s;
+            }(),
+            fastOptions());
         OperationsModel model;
         model.addClient(east.get(), "east");
         model.addClient(west.get(), "west");
@@ -585,9 +599,9 @@ private slots:
         QVERIFY(process.waitForFinished(30000));
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
         for (const bool mutual : {false, true}) {
-            const auto made = makeServerCredentials({ca.filePath("server.crt").toStdString(),
-                                                     ca.filePath("server.key").toStdString(),
-                                                     mutual ? ca.filePath("ca.crt").toStdString() : std::string()});
+            const auto made =
+                makeServerCredentials({ca.filePath("server.crt").toStdString(), ca.filePath("server.key").toStdString(),
+                                       mutual ? ca.filePath("ca.crt").toStdString() : std::string()});
             QVERIFY2(made.credentials, made.error.c_str());
             int port = 0;
             grpc::ServerBuilder builder;

@@ -74,8 +74,9 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         auditPath_ = dir_.filePath("audit.jsonl");
-        QVERIFY2(fleetd_.start({"--seed", "11", "--speed", "30", "--tokens", writeTokens(dir_), "--audit-log", auditPath_}),
-                 qPrintable(fleetd_.errorString()));
+        QVERIFY2(
+            fleetd_.start({"--seed", "11", "--speed", "30", "--tokens", writeTokens(dir_), "--audit-log", auditPath_}),
+            qPrintable(fleetd_.errorString()));
     }
 
     void drainThroughControlClientReachesDrained() {
@@ -106,8 +107,8 @@ private slots:
         QCOMPARE(QString::fromStdString(result->value.request_id()), requestId);
 
         v1::EntityState state;
-        QVERIFY(watch.waitForState(*index, [](const v1::EntityState& s) { return s.node_state() == v1::NODE_STATE_DRAINED; },
-                                   40s, &state));
+        QVERIFY(watch.waitForState(
+            *index, [](const v1::EntityState& s) { return s.node_state() == v1::NODE_STATE_DRAINED; }, 40s, &state));
         QCOMPARE(state.reason(), std::string("alice: fan noisy"));
         // The console learns the outcome from WatchOperations, not by polling.
         const QString id = QString::fromStdString(result->value.id());
@@ -145,10 +146,11 @@ private slots:
             acceptedBeforeCut += result->attempts > 1 && result->value.created_unix_ms() <= cutAtUnixMs ? 1 : 0;
             maxAttempts = std::max(maxAttempts, result->attempts);
         }
-        qInfo("%d iterations in %lld ms: %d connections cut, %d calls retried (at most %d attempts; %d of them "
-              "accepted by fleetd before the cut), %llu attempts total",
-              kIterations, elapsed.elapsed(), cuts, retried, maxAttempts, acceptedBeforeCut,
-              static_cast<unsigned long long>(alice.stats().executeAttempts));
+        qInfo(
+            "%d iterations in %lld ms: %d connections cut, %d calls retried (at most %d attempts; %d of them "
+            "accepted by fleetd before the cut), %llu attempts total",
+            kIterations, elapsed.elapsed(), cuts, retried, maxAttempts, acceptedBeforeCut,
+            static_cast<unsigned long long>(alice.stats().executeAttempts));
         QVERIFY2(retried >= 5, "the cuts should have hit calls in flight");
         // Ground truth on fleetd's side: one accepted operation per request id, no more, no fewer.
         for (const QString& requestId : requestIds) {
@@ -189,7 +191,8 @@ private slots:
         QCOMPARE(int(aliceResult->ok) + int(bobResult->ok), 1);
         const auto& refused = aliceResult->ok ? *bobResult : *aliceResult;
         QCOMPARE(refused.code, grpc::StatusCode::ABORTED);
-        QVERIFY2(refused.message.startsWith(QStringLiteral("Refused: node %1 changed since the preview").arg(QString::fromStdString(node))),
+        QVERIFY2(refused.message.startsWith(
+                     QStringLiteral("Refused: node %1 changed since the preview").arg(QString::fromStdString(node))),
                  qPrintable(refused.message));
         QCOMPARE(refused.attempts, 1);
         QCOMPARE(countAudit(auditPath_, auditOf(aliceId.toStdString(), "allow")) +
@@ -212,13 +215,14 @@ private slots:
     void mutualTlsForControlAndTelemetry() {
         QTemporaryDir ca;
         QProcess devCa;
-        devCa.start(QStringLiteral("%1/scripts/dev-ca").arg(qEnvironmentVariable("WATCHFLOOR_SOURCE_DIR")), {ca.path()});
+        devCa.start(QStringLiteral("%1/scripts/dev-ca").arg(qEnvironmentVariable("WATCHFLOOR_SOURCE_DIR")),
+                    {ca.path()});
         QVERIFY(devCa.waitForFinished(30000));
         QVERIFY2(devCa.exitCode() == 0, devCa.readAllStandardError().constData());
         FleetdProcess fleetd;
-        QVERIFY2(fleetd.start({"--speed", "30", "--tokens", writeTokens(dir_), "--audit-log", dir_.filePath("tls-audit.jsonl"),
-                               "--tls-cert", ca.filePath("server.crt"), "--tls-key", ca.filePath("server.key"),
-                               "--tls-client-ca", ca.filePath("ca.crt")}),
+        QVERIFY2(fleetd.start({"--speed", "30", "--tokens", writeTokens(dir_), "--audit-log",
+                               dir_.filePath("tls-audit.jsonl"), "--tls-cert", ca.filePath("server.crt"), "--tls-key",
+                               ca.filePath("server.key"), "--tls-client-ca", ca.filePath("ca.crt")}),
                  qPrintable(fleetd.errorString()));
         const QString target = QStringLiteral("localhost:%1").arg(fleetd.port());  // the name in server.crt
 

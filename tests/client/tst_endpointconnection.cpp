@@ -62,7 +62,7 @@ public:
                 target = (m_latest += std::uint64_t(skip));
                 cursor = target - 1;  // the deltas in between are "lost": a gap the client must notice
             }
-            for (; cursor < target; ) {
+            for (; cursor < target;) {
                 ++cursor;
                 if (!writer->Write(m_fleet.delta(cursor, kT0 + std::int64_t(cursor) * 1000))) return grpc::Status::OK;
             }
@@ -268,7 +268,8 @@ private slots:
         EndpointConnection connection(config);
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Reconnecting, 5000);
-        QVERIFY2(connection.statusText().contains("Cannot reach fleetd at 127.0.0.1:1"), qPrintable(connection.statusText()));
+        QVERIFY2(connection.statusText().contains("Cannot reach fleetd at 127.0.0.1:1"),
+                 qPrintable(connection.statusText()));
         // The first stream failed before any data: one backoff delay, then the channel is watched.
         QTRY_VERIFY_WITH_TIMEOUT(connection.isWaitingForChannel(), 3000);
         QVERIFY2(connection.statusText().contains("as soon as it answers"), qPrintable(connection.statusText()));

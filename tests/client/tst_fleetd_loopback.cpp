@@ -1,6 +1,7 @@
 // The client against a real fleetd on loopback (FLEETD_BIN): go Live, survive a fleetd restart
 // with a restart snapshot (and a chart history that starts over), resume on the same server
-// without gap or duplicate, merge two fleetd endpoints into one fleet, and a warm-started twin. Skipped only when the fleetd binary is not built.
+// without gap or duplicate, merge two fleetd endpoints into one fleet, and a warm-started twin. Skipped only when the
+// fleetd binary is not built.
 #include "EndpointConnection.h"
 #include "FleetStore.h"
 
@@ -112,7 +113,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(store.historyPoints(fleet, v1::FLEET_GPUS_HEALTHY).size() >= 3, 10000);
         const QList<QPointF> points = store.historyPoints(fleet, v1::FLEET_GPUS_HEALTHY);
         for (qsizetype i = 1; i < points.size(); ++i)
-            QVERIFY2(points[i].x() > points[i - 1].x(), qPrintable(QStringLiteral("point %1 goes back in time").arg(i)));
+            QVERIFY2(points[i].x() > points[i - 1].x(),
+                     qPrintable(QStringLiteral("point %1 goes back in time").arg(i)));
         QVERIFY(points.first().x() >= double(change->serverTimeMs));
     }
 
@@ -147,19 +149,23 @@ private slots:
         for (int row = 0; row < store.jobCount(); ++row) {
             const v1::Job& job = *store.job(row);
             const QString what = QString::fromStdString(job.name());
-            QVERIFY2(job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_CHECKPOINTING, qPrintable(what));
+            QVERIFY2(job.state() == v1::JOB_STATE_RUNNING || job.state() == v1::JOB_STATE_CHECKPOINTING,
+                     qPrintable(what));
             QVERIFY2(job.step() > 100, qPrintable(what));
             QVERIFY2(job.breakdown().total_s() >= 0.6 * 6 * 3600 - 1, qPrintable(what));
             QVERIFY2(job.breakdown().productive_s() > 0.5 * job.breakdown().total_s(), qPrintable(what));
-            QVERIFY2(job.breakdown().checkpoint_save_s() > 0 && job.breakdown().accelerator_init_s() > 0, qPrintable(what));
-            QVERIFY2(job.last_checkpoint_unix_ms() > 0 && nowMs - job.last_checkpoint_unix_ms() < 3600 * 1000, qPrintable(what));
+            QVERIFY2(job.breakdown().checkpoint_save_s() > 0 && job.breakdown().accelerator_init_s() > 0,
+                     qPrintable(what));
+            QVERIFY2(job.last_checkpoint_unix_ms() > 0 && nowMs - job.last_checkpoint_unix_ms() < 3600 * 1000,
+                     qPrintable(what));
             QVERIFY2(job.started_unix_ms() <= nowMs - 3 * 3600 * 1000, qPrintable(what));
             QVERIFY2(job.goodput_ratio() > 0.5 && job.ettr_sliding_1h_ratio() > 0.5, qPrintable(what));
         }
         QTRY_VERIFY_WITH_TIMEOUT(store.fleetSummary().endpointsReporting == 1, 5000);
         const FleetSummary summary = store.fleetSummary();
         QCOMPARE(summary.jobsStarting, 0);
-        QVERIFY2(summary.goodputRatio > 0.5 && summary.goodputRatio < 1.0, qPrintable(QString::number(summary.goodputRatio)));
+        QVERIFY2(summary.goodputRatio > 0.5 && summary.goodputRatio < 1.0,
+                 qPrintable(QString::number(summary.goodputRatio)));
     }
 
     void resumesOnTheSameServerWithoutGapOrDuplicate() {
@@ -194,7 +200,9 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(b.state(), ConnectionState::Live, 10000);
         // Live means the stream's first message was accepted; the store builds each snapshot on
         // its worker thread and swaps it in a moment later.
-        const auto racksOf = [&](int endpoint) { return store.endpointFleet(endpoint).topology().topology().racks_size(); };
+        const auto racksOf = [&](int endpoint) {
+            return store.endpointFleet(endpoint).topology().topology().racks_size();
+        };
         QTRY_VERIFY_WITH_TIMEOUT(racksOf(ea) > 0 && racksOf(eb) > 0, 10000);
         const int racksA = racksOf(ea);
         const int racksB = racksOf(eb);

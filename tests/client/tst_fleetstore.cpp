@@ -64,7 +64,8 @@ private slots:
         const Reading hottest = store.gpuAggregate(node, v1::DCGM_FI_DEV_GPU_TEMP, FleetStore::Aggregate::Max);
         float expected = 0;
         for (int g = 0; g < 4; ++g)
-            expected = std::max(expected, SyntheticFleet::valueFor(v1::DCGM_FI_DEV_GPU_TEMP, fleet.gpuIndex(2, 4, g), kT0 + 1000));
+            expected = std::max(
+                expected, SyntheticFleet::valueFor(v1::DCGM_FI_DEV_GPU_TEMP, fleet.gpuIndex(2, 4, g), kT0 + 1000));
         QCOMPARE(hottest.value, expected);
         QCOMPARE(store.fleetSummary().gpusTotal, 7u * 72u);
     }
@@ -193,7 +194,7 @@ private slots:
             store.apply(ep, m);
             break;
         }
-        case 2: metric = v1::DCGM_FI_DEV_GPU_RECOVERY_ACTION; break;  // periodic, never sent here
+        case 2: metric = v1::DCGM_FI_DEV_GPU_RECOVERY_ACTION; break;     // periodic, never sent here
         case 3: store.apply(ep, fleet.heartbeat(1, kT0 + 3500)); break;  // 3.5 s of server time, no new sample
         case 4: store.setEndpointState(ep, ConnectionState::Reconnecting, "lost"); break;
         case 5: metric = v1::DCGM_FI_DEV_ROW_REMAP_FAILURE; break;
@@ -309,7 +310,7 @@ private slots:
         QVERIFY(!store.findByName("r99").isValid());
 
         const QList<EntityId> prefix = store.search("r03-n05", 5);
-        QCOMPARE(prefix.front(), node);  // the shortest prefix match first
+        QCOMPARE(prefix.front(), node);                    // the shortest prefix match first
         QCOMPARE(store.search("r3n5g2", 5).front(), gpu);  // subsequence
         QVERIFY(store.search("loop", 50).size() == 7);
     }
@@ -569,7 +570,8 @@ private slots:
         QCOMPARE(viaWorker.eventCount(), direct.eventCount());
         QCOMPARE(viaWorker.eventCount(), 4 * 2 + 1 + 1);
         for (int rack = 0; rack < fleet.rackCount(); ++rack) {
-            for (const std::uint32_t index : {fleet.rackIndex(rack), fleet.gpuIndex(rack, 9, 1), fleet.loopIndex(rack)}) {
+            for (const std::uint32_t index :
+                 {fleet.rackIndex(rack), fleet.gpuIndex(rack, 9, 1), fleet.loopIndex(rack)}) {
                 const EntityId x{quint16(a), index}, y{quint16(b), index};
                 QCOMPARE(viaWorker.name(y), direct.name(x));
                 QCOMPARE(viaWorker.status(y).rackState, direct.status(x).rackState);

@@ -26,24 +26,25 @@ struct Recorder {
     std::vector<std::unique_ptr<EndpointFleet>> adopted;
 
     FleetIngest::Sink sink() {
-        return FleetIngest::Sink{
-            [](int endpoint) { return SnapshotInputs{QStringLiteral("east"), 60, quint16(endpoint), {}}; },
-            [this](int, PreparedSnapshot&& prepared) {
-                adoptThreads.push_back(std::this_thread::get_id());
-                if (!prepared.fleet) {
-                    calls << QStringLiteral("error: ") + prepared.error;
-                    return;
-                }
-                calls << QStringLiteral("snapshot %1 (%2 events)")
-                             .arg(prepared.fleet->topology().count(v1::ENTITY_KIND_RACK))
-                             .arg(prepared.recentEvents.size());
-                adopted.push_back(std::move(prepared.fleet));
-            },
-            [this](int, const v1::SubscribeResponse& m) {
-                calls << (m.has_delta()       ? QStringLiteral("delta %1").arg(m.delta().sequence())
-                          : m.has_heartbeat() ? QStringLiteral("heartbeat")
-                                              : QStringLiteral("empty"));
-            }};
+        return FleetIngest::Sink{[](int endpoint) {
+                                     return SnapshotInputs{QStringLiteral("east"), 60, quint16(endpoint), {}};
+                                 },
+                                 [this](int, PreparedSnapshot&& prepared) {
+                                     adoptThreads.push_back(std::this_thread::get_id());
+                                     if (!prepared.fleet) {
+                                         calls << QStringLiteral("error: ") + prepared.error;
+                                         return;
+                                     }
+                                     calls << QStringLiteral("snapshot %1 (%2 events)")
+                                                  .arg(prepared.fleet->topology().count(v1::ENTITY_KIND_RACK))
+                                                  .arg(prepared.recentEvents.size());
+                                     adopted.push_back(std::move(prepared.fleet));
+                                 },
+                                 [this](int, const v1::SubscribeResponse& m) {
+                                     calls << (m.has_delta() ? QStringLiteral("delta %1").arg(m.delta().sequence())
+                                               : m.has_heartbeat() ? QStringLiteral("heartbeat")
+                                                                   : QStringLiteral("empty"));
+                                 }};
     }
 };
 
@@ -98,7 +99,7 @@ private slots:
 
         QTRY_VERIFY_WITH_TIMEOUT(!ingest.isPreparing(1) && ingest.queued(1) == 0, 10000);
         QCOMPARE(r.calls, (QStringList{"snapshot 5 (0 events)", "delta 2", "delta 3", "delta 4"}));
-        QCOMPARE(r.adoptThreads.front(), std::this_thread::get_id());  // adopted on the owner's thread
+        QCOMPARE(r.adoptThreads.front(), std::this_thread::get_id());                // adopted on the owner's thread
         QCOMPARE(r.adopted.front()->names().find("r03").index, fleet.rackIndex(2));  // built with its names
     }
 

@@ -269,7 +269,8 @@ private slots:
         QCOMPARE(r.freshness, Freshness::Stale);
         QCOMPARE(r.age, std::chrono::milliseconds(4000));
         QCOMPARE(readingOf(*fleet, gpu, v1::DCGM_FI_DEV_POWER_USAGE, live).freshness, Freshness::Blank);
-        QCOMPARE(readingOf(*fleet, gpu, v1::DCGM_FI_DEV_GPU_TEMP, ReadingRules{true, std::chrono::milliseconds(5000)}).freshness,
+        QCOMPARE(readingOf(*fleet, gpu, v1::DCGM_FI_DEV_GPU_TEMP, ReadingRules{true, std::chrono::milliseconds(5000)})
+                     .freshness,
                  Freshness::Fresh);
     }
 
@@ -282,8 +283,9 @@ private slots:
     }
 
     void aggregatesTakeTheWorstAndTheOldest() {
-        const std::vector<Reading> rs{reading(60, Freshness::Fresh, kT0 - 1000), reading(80, Freshness::Stale, kT0 - 9000),
-                                      noValue(Freshness::Blank), reading(70, Freshness::Fresh, kT0 - 500)};
+        const std::vector<Reading> rs{reading(60, Freshness::Fresh, kT0 - 1000),
+                                      reading(80, Freshness::Stale, kT0 - 9000), noValue(Freshness::Blank),
+                                      reading(70, Freshness::Fresh, kT0 - 500)};
         Reading max = aggregate(rs, ReadingAggregate::Max);
         QCOMPARE(max.value, 80.0f);
         QCOMPARE(max.freshness, Freshness::Stale);

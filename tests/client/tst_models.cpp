@@ -1,8 +1,8 @@
 // Item models over FleetStore: QAbstractItemModelTester on each, one dataChanged per contiguous
 // dirty range with value roles, one insert per event batch and one remove per trim.
-#include "FleetStore.h"
 #include "EventFilterProxyModel.h"
 #include "EventListModel.h"
+#include "FleetStore.h"
 #include "JobTableModel.h"
 #include "ModelRoles.h"
 #include "NodeTableModel.h"
@@ -239,7 +239,7 @@ private slots:
         store.apply(ep, m_fleet.delta(4, kT0 + 3000, 30));
         store.flushChanges();
         QCOMPARE(inserted.count(), 2);
-        QCOMPARE(removed.count(), 1);  // 70 > 50: the oldest 20 leave in one remove
+        QCOMPARE(removed.count(), 1);               // 70 > 50: the oldest 20 leave in one remove
         QCOMPARE(removed.at(0).at(1).toInt(), 20);  // trimmed before the insert: rows 20..39 of 40
         QCOMPARE(removed.at(0).at(2).toInt(), 39);
         QCOMPARE(model.rowCount(), 50);

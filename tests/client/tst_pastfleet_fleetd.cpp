@@ -18,8 +18,7 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 
-bool hasLeakIncident(const client::EndpointFleet& fleet)
-{
+bool hasLeakIncident(const client::EndpointFleet& fleet) {
     for (const auto& [id, incident] : fleet.incidents())
         if (incident.root_cause().cause() == "leak" && incident.state() != v1::INCIDENT_STATE_RESOLVED) return true;
     return false;
@@ -30,14 +29,12 @@ bool hasLeakIncident(const client::EndpointFleet& fleet)
 class TestPastFleetFleetd : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
     }
 
-    void pastBeforeTheLeakWhileLiveGoesOn()
-    {
+    void pastBeforeTheLeakWhileLiveGoesOn() {
         QTemporaryDir dir;
         testing::FleetdProcess fleetd;
         QString error;
@@ -61,16 +58,20 @@ private slots:
         QSignalSpy moved(&past, &client::PastFleet::moved);
         past.moveTo(before);
         QVERIFY(moved.wait(10000));
-        QVERIFY2(moved.first().at(1).toStringList().isEmpty(), qPrintable(moved.first().at(1).toStringList().join(u';')));
+        QVERIFY2(moved.first().at(1).toStringList().isEmpty(),
+                 qPrintable(moved.first().at(1).toStringList().join(u';')));
         QCOMPARE(past.shownMs(), before);
-        QTRY_VERIFY_WITH_TIMEOUT(past.store().endpointFleet(0).hasSnapshot() && past.store().status(r03).rackState != v1::RACK_STATE_UNSPECIFIED, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(past.store().endpointFleet(0).hasSnapshot() &&
+                                     past.store().status(r03).rackState != v1::RACK_STATE_UNSPECIFIED,
+                                 5000);
         QCOMPARE(past.store().status(r03).rackState, v1::RACK_STATE_IN_SERVICE);
         QVERIFY(!hasLeakIncident(past.store().endpointFleet(0)));
         QCOMPARE(past.store().endpointFleet(0).serverTimeUnixMs(), before);
         // Coolant flowed then (history, at 1 s), not now.
         const auto flowThen = past.store().rackReading(past.store().rackRow(r03), v1::RACK_LIQUID_FLOW_LPM);
         QVERIFY2(flowThen.value > 10, qPrintable(QString::number(flowThen.value)));
-        QTRY_VERIFY_WITH_TIMEOUT(live.rackReading(live.rackRow(r03), v1::RACK_LIQUID_FLOW_LPM).value < flowThen.value / 2, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            live.rackReading(live.rackRow(r03), v1::RACK_LIQUID_FLOW_LPM).value < flowThen.value / 2, 10000);
         // The live store kept ingesting all along, and stays isolated.
         const std::int64_t liveNow = live.endpointFleet(endpoint).serverTimeUnixMs();
         QTRY_VERIFY_WITH_TIMEOUT(live.endpointFleet(endpoint).serverTimeUnixMs() > liveNow, 5000);
@@ -89,13 +90,13 @@ private slots:
         QCOMPARE(past.shownMs(), past.earliestMs());
     }
 
-    void refusalsOnTheWire()
-    {
+    void refusalsOnTheWire() {
         QTemporaryDir dir;
         testing::FleetdProcess fleetd;
         QString error;
         QVERIFY2(testing::startLeakFleetd(fleetd, dir, &error), qPrintable(error));
-        auto stub = v1::TelemetryService::NewStub(grpc::CreateChannel(fleetd.address(), grpc::InsecureChannelCredentials()));
+        auto stub =
+            v1::TelemetryService::NewStub(grpc::CreateChannel(fleetd.address(), grpc::InsecureChannelCredentials()));
         auto ask = [&](std::int64_t asOf, v1::AsOfState* out) {
             grpc::ClientContext context;
             context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
@@ -104,11 +105,13 @@ private slots:
             return stub->GetStateAsOf(&context, request, out);
         };
         v1::AsOfState now;
-        QTRY_VERIFY_WITH_TIMEOUT(ask(std::int64_t(4e12), &now).error_code() == grpc::StatusCode::INVALID_ARGUMENT, 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(ask(std::int64_t(4e12), &now).error_code() == grpc::StatusCode::INVALID_ARGUMENT,
+                                 10000);
         v1::AsOfState first;
         const auto early = ask(1, &first);
         QCOMPARE(early.error_code(), grpc::StatusCode::OUT_OF_RANGE);
-        QVERIFY2(QString::fromStdString(early.error_message()).contains(QStringLiteral("earliest")), early.error_message().c_str());
+        QVERIFY2(QString::fromStdString(early.error_message()).contains(QStringLiteral("earliest")),
+                 early.error_message().c_str());
         // The earliest moment it names is answered.
         const QRegularExpression number(QStringLiteral("earliest is (\\d+) ms"));
         const auto match = number.match(QString::fromStdString(early.error_message()));

@@ -1,13 +1,13 @@
 // The console against a real site's fleetd (Prometheus-compatible store, Slurm jobs): freshness
 // follows each endpoint's telemetry period and counter reporting, the store keeps each endpoint's
 // source statuses, jobs without step telemetry have no numbers and stay out of fleet averages.
+#include "EventListModel.h"
 #include "FleetGoodputMerge.h"
 #include "FleetStore.h"
-#include "MetricCadence.h"
-#include "SourceHealth.h"
-#include "EventListModel.h"
 #include "JobTableModel.h"
+#include "MetricCadence.h"
 #include "ModelRoles.h"
+#include "SourceHealth.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"
@@ -86,8 +86,9 @@ private slots:
         QCOMPARE(metricCadence(v1::DCGM_FI_DEV_GPU_TEMP, twin).period, std::chrono::milliseconds(1000));
         QCOMPARE(metricCadence(v1::DCGM_FI_DEV_XID_ERRORS, twin).reporting, MetricReporting::OnChange);
         const SourceCadence real{std::chrono::milliseconds(30'000), true};
-        for (v1::Metric m : {v1::DCGM_FI_DEV_GPU_TEMP, v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, v1::IB_PORT_XMIT_WAIT,
-                             v1::DCGM_FI_DEV_XID_ERRORS, v1::IB_PHY_STATE, v1::DCGM_FI_DEV_NVLINK_GET_STATE}) {
+        for (v1::Metric m :
+             {v1::DCGM_FI_DEV_GPU_TEMP, v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, v1::IB_PORT_XMIT_WAIT,
+              v1::DCGM_FI_DEV_XID_ERRORS, v1::IB_PHY_STATE, v1::DCGM_FI_DEV_NVLINK_GET_STATE}) {
             const MetricCadence c = metricCadence(m, real);
             QCOMPARE(c.reporting, MetricReporting::Periodic);
             QCOMPARE(c.period, std::chrono::milliseconds(30'000));
@@ -108,12 +109,16 @@ private slots:
         const int xid = v1::DCGM_FI_DEV_XID_ERRORS;
         const int linkState = v1::DCGM_FI_DEV_NVLINK_GET_STATE;
         QTest::newRow("twin gauge, 4 s") << qint64(0) << false << temp << qint64(4000) << Freshness::Stale;
-        QTest::newRow("30 s source gauge, 60 s") << qint64(30'000) << true << temp << qint64(60'000) << Freshness::Fresh;
-        QTest::newRow("30 s source gauge, 90 s") << qint64(30'000) << true << temp << qint64(90'000) << Freshness::Fresh;
-        QTest::newRow("30 s source gauge, 91 s") << qint64(30'000) << true << temp << qint64(91'000) << Freshness::Stale;
+        QTest::newRow("30 s source gauge, 60 s")
+            << qint64(30'000) << true << temp << qint64(60'000) << Freshness::Fresh;
+        QTest::newRow("30 s source gauge, 90 s")
+            << qint64(30'000) << true << temp << qint64(90'000) << Freshness::Fresh;
+        QTest::newRow("30 s source gauge, 91 s")
+            << qint64(30'000) << true << temp << qint64(91'000) << Freshness::Stale;
         QTest::newRow("twin counter, 10 min") << qint64(0) << false << xid << qint64(600'000) << Freshness::Fresh;
         QTest::newRow("periodic counter, 60 s") << qint64(30'000) << true << xid << qint64(60'000) << Freshness::Fresh;
-        QTest::newRow("periodic counter, 10 min") << qint64(30'000) << true << xid << qint64(600'000) << Freshness::Stale;
+        QTest::newRow("periodic counter, 10 min")
+            << qint64(30'000) << true << xid << qint64(600'000) << Freshness::Stale;
         QTest::newRow("periodic link state, 10 min")
             << qint64(30'000) << true << linkState << qint64(600'000) << Freshness::Stale;
         QTest::newRow("on-change counters at a 30 s period, 10 min")
@@ -273,7 +278,8 @@ private slots:
         const int measured = row == 0 ? 1 : 0;
         QCOMPARE(model.index(measured, JobTableModel::Goodput).data().toString(), QStringLiteral("90.0 %"));
         // No chart, lens or reading carries its zeros.
-        QCOMPARE(store.reading(EntityId{quint16(ep), blind.index()}, v1::JOB_GOODPUT_RATIO).freshness, Freshness::Blank);
+        QCOMPARE(store.reading(EntityId{quint16(ep), blind.index()}, v1::JOB_GOODPUT_RATIO).freshness,
+                 Freshness::Blank);
 
         const FleetSummary s = store.fleetSummary();
         QCOMPARE(s.jobsActive, 2);

@@ -23,8 +23,9 @@ private slots:
             const double nominal = std::min(30000.0, 1000.0 * std::pow(1.6, n));
             QCOMPARE(backoff.nominalDelay().count(), std::llround(nominal));
             const auto d = backoff.nextDelay();
-            QVERIFY2(d.count() >= std::floor(nominal * 0.8) && d.count() <= std::ceil(nominal * 1.2),
-                     qPrintable(QStringLiteral("attempt %1: %2 ms outside %3 ±20%").arg(n).arg(d.count()).arg(nominal)));
+            QVERIFY2(
+                d.count() >= std::floor(nominal * 0.8) && d.count() <= std::ceil(nominal * 1.2),
+                qPrintable(QStringLiteral("attempt %1: %2 ms outside %3 ±20%").arg(n).arg(d.count()).arg(nominal)));
         }
     }
 

@@ -18,8 +18,7 @@ constexpr std::int64_t kFleetNow = 1'780'000'000'000;  // 2026-05-28 20:26:40 UT
 constexpr std::int64_t kWallNow = 1'780'100'000'000;   // 2026-05-30 00:13:20 UTC
 constexpr std::int64_t kMin = 60'000;
 
-v1::Incident incident(std::uint64_t id, v1::IncidentState state, const char* cause, std::int64_t startedMs)
-{
+v1::Incident incident(std::uint64_t id, v1::IncidentState state, const char* cause, std::int64_t startedMs) {
     v1::Incident i;
     i.set_id(id);
     i.set_state(state);
@@ -28,8 +27,7 @@ v1::Incident incident(std::uint64_t id, v1::IncidentState state, const char* cau
     return i;
 }
 
-void note(v1::Incident* i, std::int64_t atMs, const char* who, const char* text)
-{
+void note(v1::Incident* i, std::int64_t atMs, const char* who, const char* text) {
     v1::IncidentTimelineEntry* e = i->add_timeline();
     e->set_kind(v1::TIMELINE_ENTRY_KIND_NOTE);
     e->set_time_unix_ms(atMs);
@@ -37,8 +35,8 @@ void note(v1::Incident* i, std::int64_t atMs, const char* who, const char* text)
     e->set_text(text);
 }
 
-v1::Operation operation(const char* who, v1::ActionType type, const char* target, const char* reason, std::int64_t atMs)
-{
+v1::Operation operation(const char* who, v1::ActionType type, const char* target, const char* reason,
+                        std::int64_t atMs) {
     v1::Operation op;
     op.set_principal(who);
     op.mutable_request()->set_type(type);
@@ -50,8 +48,7 @@ v1::Operation operation(const char* who, v1::ActionType type, const char* target
 }
 
 v1::ShiftHandoff handoff(const char* id, const char* author, const char* note, std::int64_t postedMs,
-                         std::int64_t fromMs, std::int64_t toMs)
-{
+                         std::int64_t fromMs, std::int64_t toMs) {
     v1::ShiftHandoff h;
     h.set_id(id);
     h.set_author(author);
@@ -62,8 +59,7 @@ v1::ShiftHandoff handoff(const char* id, const char* author, const char* note, s
     return h;
 }
 
-std::vector<client::PostedHandoff> postedFixture()
-{
+std::vector<client::PostedHandoff> postedFixture() {
     v1::ShiftHandoff read = handoff("ho-b2", "bob", "r03 isolated | facilities at 06:00", kWallNow - 60 * kMin,
                                     kWallNow - 9 * 60 * kMin, kWallNow - 60 * kMin);
     read.set_acknowledged_by("alice");
@@ -71,15 +67,14 @@ std::vector<client::PostedHandoff> postedFixture()
     read.set_acknowledge_note("read, r03 stays isolated");
     const v1::ShiftHandoff waiting = handoff("ho-a1", "carol", "r05 pump swap tomorrow", kWallNow - 10 * 60 * kMin,
                                              kWallNow - 18 * 60 * kMin, kWallNow - 10 * 60 * kMin);
-    v1::ShiftHandoff old = handoff("ho-c3", "dave", "an acknowledged one from before the period", kWallNow - 20 * 60 * kMin,
-                                   kWallNow - 28 * 60 * kMin, kWallNow - 20 * 60 * kMin);
+    v1::ShiftHandoff old = handoff("ho-c3", "dave", "an acknowledged one from before the period",
+                                   kWallNow - 20 * 60 * kMin, kWallNow - 28 * 60 * kMin, kWallNow - 20 * 60 * kMin);
     old.set_acknowledged_by("carol");
     old.set_acknowledged_unix_ms(kWallNow - 19 * 60 * kMin);
     return {{0, {}, read}, {0, {}, waiting}, {0, {}, old}};
 }
 
-client::HandoffInput fixture()
-{
+client::HandoffInput fixture() {
     client::HandoffInput in;
     in.fleet = QStringLiteral("demo");
     in.author = QStringLiteral("alice");
@@ -88,7 +83,8 @@ client::HandoffInput fixture()
     in.wallNowUnixMs = kWallNow;
     in.note = QStringLiteral("r07 valve: vendor at 09:00, keep it isolated");
 
-    v1::Incident valve = incident(7, v1::INCIDENT_STATE_ACKNOWLEDGED, "r07-loop: control valve fault", kFleetNow - 90 * kMin);
+    v1::Incident valve =
+        incident(7, v1::INCIDENT_STATE_ACKNOWLEDGED, "r07-loop: control valve fault", kFleetNow - 90 * kMin);
     valve.set_owner("alice");
     valve.set_member_count(137);
     valve.set_active_members(12);
@@ -108,9 +104,10 @@ client::HandoffInput fixture()
     old.set_resolved_unix_ms(kFleetNow - 9 * 60 * kMin);  // before the period: not in the report
     in.incidents = {{{}, valve}, {{}, xid}, {{}, leak}, {{}, old}};
 
-    in.operations = {operation("alice", v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, "incident 7", "alice: mine", kWallNow - 30 * kMin),
-                     operation("bob", v1::ACTION_TYPE_ISOLATE_RACK, "rack r03", "bob: leak under r03", kWallNow - 5 * 60 * kMin),
-                     operation("auto", v1::ACTION_TYPE_DRAIN_NODE, "r05-n01", "auto: Xid 48", kWallNow - 9 * 60 * kMin)};
+    in.operations = {
+        operation("alice", v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, "incident 7", "alice: mine", kWallNow - 30 * kMin),
+        operation("bob", v1::ACTION_TYPE_ISOLATE_RACK, "rack r03", "bob: leak under r03", kWallNow - 5 * 60 * kMin),
+        operation("auto", v1::ACTION_TYPE_DRAIN_NODE, "r05-n01", "auto: Xid 48", kWallNow - 9 * 60 * kMin)};
     in.jobs = {{QStringLiteral("llm-405b-pretrain"), v1::JOB_STATE_RUNNING, 288, 0.8712, 0.9034, false},
                {QStringLiteral("slurm-4711"), v1::JOB_STATE_RUNNING, 16, 0, 0, true},
                {QStringLiteral("llm-8b-sweep"), v1::JOB_STATE_PENDING, 64, 0, 0, false, true}};
@@ -125,12 +122,12 @@ client::HandoffInput fixture()
 class TestShiftHandoff : public QObject {
     Q_OBJECT
 private slots:
-    void markdownOfAFixture()
-    {
+    void markdownOfAFixture() {
         const QString expected = QStringLiteral(
             "# Shift handoff — demo\n"
             "\n"
-            "Last 8 h: 2026-05-28 12:26 – 2026-05-28 20:26 UTC (fleet time; operator actions by fleetd's wall clock) · handed off by alice\n"
+            "Last 8 h: 2026-05-28 12:26 – 2026-05-28 20:26 UTC (fleet time; operator actions by fleetd's wall clock) · "
+            "handed off by alice\n"
             "\n"
             "## Note for the next shift\n"
             "\n"
@@ -193,13 +190,14 @@ private slots:
             const QStringList e = expected.split(u'\n');
             for (qsizetype i = 0; i < std::max(a.size(), e.size()); ++i)
                 if (a.value(i) != e.value(i))
-                    QFAIL(qPrintable(QStringLiteral("line %1:\n actual:   %2\n expected: %3").arg(i + 1).arg(a.value(i), e.value(i))));
+                    QFAIL(qPrintable(QStringLiteral("line %1:\n actual:   %2\n expected: %3")
+                                         .arg(i + 1)
+                                         .arg(a.value(i), e.value(i))));
         }
         QCOMPARE(actual, expected);
     }
 
-    void anEmptyShiftSaysNone()
-    {
+    void anEmptyShiftSaysNone() {
         client::HandoffInput in;
         in.fleet = QStringLiteral("demo");
         in.fleetNowUnixMs = kFleetNow;
@@ -211,16 +209,15 @@ private slots:
         QVERIFY(md.contains(QStringLiteral("## Handoff notes in fleetd (0)\n\nNone posted.\n")));
     }
 
-    void theNoteIsFoldedToTheOneLineFleetdStores()
-    {
+    void theNoteIsFoldedToTheOneLineFleetdStores() {
         QCOMPARE(client::handoffNoteLine(QStringLiteral("  r03 leak\n\n\tcall facilities \r\nkeep r03 isolated\n")),
                  QStringLiteral("r03 leak / call facilities / keep r03 isolated"));
-        QCOMPARE(client::handoffNoteLine(QStringLiteral("one\u2029two\u2028three")), QStringLiteral("one / two / three"));
+        QCOMPARE(client::handoffNoteLine(QStringLiteral("one\u2029two\u2028three")),
+                 QStringLiteral("one / two / three"));
         QCOMPARE(client::handoffNoteLine(QStringLiteral(" \n \t\n")), QString());
     }
 
-    void theIncomingShiftSeesTheNewestUnacknowledged()
-    {
+    void theIncomingShiftSeesTheNewestUnacknowledged() {
         std::vector<client::PostedHandoff> posted = postedFixture();
         const client::PostedHandoff* waiting = client::awaitingAcknowledgement(posted);
         QVERIFY(waiting);

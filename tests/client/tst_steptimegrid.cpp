@@ -14,8 +14,7 @@ namespace v1 = watchfloor::v1;
 namespace {
 constexpr float kNone = std::numeric_limits<float>::quiet_NaN();
 
-v1::StepTimeHeatmap heatmap(const std::vector<std::vector<float>>& rows)
-{
+v1::StepTimeHeatmap heatmap(const std::vector<std::vector<float>>& rows) {
     v1::StepTimeHeatmap h;
     h.set_step_ms(60'000);
     h.set_ideal_step_time_s(10);
@@ -33,8 +32,7 @@ v1::StepTimeHeatmap heatmap(const std::vector<std::vector<float>>& rows)
 class TestStepTimeGrid : public QObject {
     Q_OBJECT
 private slots:
-    void ratiosAreToTheMedianTray()
-    {
+    void ratiosAreToTheMedianTray() {
         // A drift of the whole job (10 -> 11 s) cancels; the slow tray reads 1.15 throughout.
         const StepTimeGrid grid(heatmap({{10, 11}, {10, 11}, {11.5f, 12.65f}, {10, 11}}));
         QCOMPARE(grid.rows(), 4);
@@ -49,20 +47,19 @@ private slots:
         QVERIFY(std::abs(grid.meanRatio(2) - 1.15) < 1e-5);
     }
 
-    void missingStaysMissingAndLeadingGapsGo()
-    {
-        const StepTimeGrid grid(heatmap({{kNone, kNone, 10, kNone, 10}, {kNone, kNone, 10, 10, 10}, {kNone, kNone, 12, 12, 12}}));
-        QCOMPARE(grid.columns(), 3);              // the two leading empty minutes dropped
+    void missingStaysMissingAndLeadingGapsGo() {
+        const StepTimeGrid grid(
+            heatmap({{kNone, kNone, 10, kNone, 10}, {kNone, kNone, 10, 10, 10}, {kNone, kNone, 12, 12, 12}}));
+        QCOMPARE(grid.columns(), 3);  // the two leading empty minutes dropped
         QCOMPARE(grid.bucketStartMs(0), 120'000);
-        QVERIFY(std::isnan(grid.stepS(0, 1)));    // a gap inside the range stays a gap
+        QVERIFY(std::isnan(grid.stepS(0, 1)));  // a gap inside the range stays a gap
         QVERIFY(std::isnan(grid.ratio(0, 1)));
-        QCOMPARE(grid.medianStepS(1), 11.0f);     // of the two trays with a step then
+        QCOMPARE(grid.medianStepS(1), 11.0f);  // of the two trays with a step then
         QCOMPARE(grid.slowestRow(), 2);
         QCOMPARE(grid.trayNames(), QStringList({"n0", "n1", "n2"}));
     }
 
-    void nothingAtAll()
-    {
+    void nothingAtAll() {
         const StepTimeGrid grid(heatmap({{kNone, kNone}, {kNone, kNone}}));
         QCOMPARE(grid.columns(), 0);
         QCOMPARE(grid.slowestRow(), -1);

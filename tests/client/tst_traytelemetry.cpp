@@ -4,10 +4,10 @@
 // sources overview counts silent hosts and calls an endpoint whose scrape source hears no tray
 // blind, and the models (node table, scrape targets) show it.
 #include "FleetStore.h"
-#include "SourceHealth.h"
 #include "ModelRoles.h"
 #include "NodeTableModel.h"
 #include "ScrapeTargetModel.h"
+#include "SourceHealth.h"
 
 #include "ClientTestPrinters.h"
 #include "SyntheticFleet.h"
@@ -72,7 +72,8 @@ v1::SourceStatus scrapeSource(v1::SourceHealth health, std::uint32_t hostsSilent
     s.set_targets_up(2 * kTrays - hostsSilent);
     s.set_targets_down(hostsSilent);
     s.set_hosts_silent(hostsSilent);
-    if (hostsSilent) s.set_last_error(std::to_string(hostsSilent) + " of " + std::to_string(2 * kTrays) + " targets not up");
+    if (hostsSilent)
+        s.set_last_error(std::to_string(hostsSilent) + " of " + std::to_string(2 * kTrays) + " targets not up");
     return s;
 }
 
@@ -150,10 +151,12 @@ private slots:
         QCOMPARE(displayName(gpu.freshness), QStringLiteral("Source silent"));
         // Worst racks name it.
         const auto worst = store.worstRacks(2);
-        const auto rack1 = std::find_if(worst.begin(), worst.end(), [&](const RankedEntity& r) { return r.id == store.rackAt(1); });
+        const auto rack1 =
+            std::find_if(worst.begin(), worst.end(), [&](const RankedEntity& r) { return r.id == store.rackAt(1); });
         QVERIFY(rack1 != worst.end());
         QVERIFY2(rack1->why.contains(QStringLiteral("telemetry silent on 1 tray")), qPrintable(rack1->why));
-        const auto rack0 = std::find_if(worst.begin(), worst.end(), [&](const RankedEntity& r) { return r.id == store.rackAt(0); });
+        const auto rack0 =
+            std::find_if(worst.begin(), worst.end(), [&](const RankedEntity& r) { return r.id == store.rackAt(0); });
         QVERIFY(rack0 == worst.end() || !rack0->why.contains(QStringLiteral("silent")));
 
         // Live again: fresh again, rack clean.
@@ -246,7 +249,8 @@ private slots:
         store.apply(ep, stateDelta(3, kT0 + 2000, {}, {scrapeSource(v1::SOURCE_HEALTH_DEGRADED, kTrays)}));
         o = overviewOfSources(store);
         QCOMPARE(o.blindEndpoints, QList<int>{ep});
-        QVERIFY2(sourcesHeadline(store, o).contains(QStringLiteral("no live telemetry")), qPrintable(sourcesHeadline(store, o)));
+        QVERIFY2(sourcesHeadline(store, o).contains(QStringLiteral("no live telemetry")),
+                 qPrintable(sourcesHeadline(store, o)));
 
         // No target answers at all: down, blind.
         store.apply(ep, stateDelta(4, kT0 + 3000, {}, {scrapeSource(v1::SOURCE_HEALTH_DOWN, kTrays)}));
@@ -286,7 +290,8 @@ private slots:
         QCOMPARE(cell(ScrapeTargetModel::LastError).toString(), QStringLiteral("connection refused"));
         QCOMPARE(cell(ScrapeTargetModel::Url).toString(), QStringLiteral("http://host:9400/metrics"));
         QCOMPARE(cell(ScrapeTargetModel::State, FreshnessRole).toInt(), int(Freshness::Silent));
-        QCOMPARE(model.index(downRow == 0 ? 1 : 0, ScrapeTargetModel::State).data(FreshnessRole).toInt(), int(Freshness::Fresh));
+        QCOMPARE(model.index(downRow == 0 ? 1 : 0, ScrapeTargetModel::State).data(FreshnessRole).toInt(),
+                 int(Freshness::Fresh));
         // Down sorts above up.
         QVERIFY(cell(ScrapeTargetModel::State, SortRole).toInt() >
                 model.index(downRow == 0 ? 1 : 0, ScrapeTargetModel::State).data(SortRole).toInt());

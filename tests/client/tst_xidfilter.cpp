@@ -76,7 +76,7 @@ private slots:
         const std::uint32_t gpu = m_fleet.gpuIndex(0, 6, 2);  // r01-n07-g2
         send(store, east, 2,
              {xid(1, gpu, 79, "GPU_HAS_FALLEN_OFF_THE_BUS", true), other(2, gpu, v1::EVENT_TYPE_CLOCKS_EVENT),
-              xid(3, m_fleet.gpuIndex(1, 0, 0), 48, "GPU_ECC_DBE", true),   // r02
+              xid(3, m_fleet.gpuIndex(1, 0, 0), 48, "GPU_ECC_DBE", true),              // r02
               xid(4, m_fleet.nodeIndex(0, 3), 92, "EXCESSIVE_SBE_INTERRUPTS", false),  // a tray of r01
               xid(5, gpu, 45, "PREEMPTIVE_REMOVAL", false)});
         // The same entity indexes on another endpoint are other GPUs.
@@ -129,8 +129,9 @@ private slots:
         const int ep = store.addEndpoint("east");
         store.apply(ep, m_fleet.snapshot(1, kT0));
         const std::uint32_t gpu = m_fleet.gpuIndex(0, 0, 0);
-        send(store, ep, 2, {xid(1, gpu, 79, "A", true), xid(2, gpu, 48, "B", true), other(3, gpu, v1::EVENT_TYPE_CLOCKS_EVENT),
-                            other(4, gpu, v1::EVENT_TYPE_CLOCKS_EVENT), xid(5, gpu, 94, "C", false)});
+        send(store, ep, 2,
+             {xid(1, gpu, 79, "A", true), xid(2, gpu, 48, "B", true), other(3, gpu, v1::EVENT_TYPE_CLOCKS_EVENT),
+              other(4, gpu, v1::EVENT_TYPE_CLOCKS_EVENT), xid(5, gpu, 94, "C", false)});
         QCOMPARE(codes(selectXids(store, XidFilter{EntityId{quint16(ep), m_fleet.rackIndex(0)}, 50})),
                  (QList<std::uint32_t>{94, 48}));
     }
@@ -153,7 +154,7 @@ private slots:
         QVERIFY(selectXids(store, XidFilter{rack, 0}).empty());
         QVERIFY(selectXids(store, XidFilter{rack, -1}).empty());
         QVERIFY(selectXids(store, XidFilter{EntityId{9, m_fleet.rackIndex(0)}, 50}).empty());  // no such endpoint
-        QVERIFY(selectXids(store, XidFilter{EntityId{quint16(ep), 9'999'999}, 50}).empty());  // no such entity
+        QVERIFY(selectXids(store, XidFilter{EntityId{quint16(ep), 9'999'999}, 50}).empty());   // no such entity
         QCOMPARE(int(selectXids(store, XidFilter{rack, 50}).size()), 1);
     }
 };

@@ -16,8 +16,8 @@ namespace watchfloor::fuzz {
 // Who calls: no token, then the principals of control_test::kTestTokens.
 enum class Caller : std::uint8_t { Anonymous, Viewer, Alice, Bob, Admin };
 inline constexpr unsigned kCallers = 5;
-const char* callerName(Caller caller);          // "anonymous", "val", "alice", "bob", "carol"
-const char* callerToken(Caller caller);         // nullptr for Anonymous
+const char* callerName(Caller caller);   // "anonymous", "val", "alice", "bob", "carol"
+const char* callerToken(Caller caller);  // nullptr for Anonymous
 bool callerFromName(std::string_view name, Caller* caller);
 
 struct FuzzCall {

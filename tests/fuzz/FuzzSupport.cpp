@@ -1,8 +1,8 @@
 #include "FuzzSupport.h"
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 namespace watchfloor::fuzz {
 

@@ -141,7 +141,8 @@ InProcessFleetd::Answer InProcessFleetd::call(const FuzzCall& call) {
     const auto began = std::chrono::steady_clock::now();
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + kCallDeadline);
-    if (const char* token = callerToken(call.caller)) context.AddMetadata("authorization", std::string("Bearer ") + token);
+    if (const char* token = callerToken(call.caller))
+        context.AddMetadata("authorization", std::string("Bearer ") + token);
     // Generated stubs make these same calls, with the message types where we send bytes.
     const std::string path = "/" + call.method->service()->full_name() + "/" + call.method->name();
     const grpc::ByteBuffer request = bytesOf(call.request);
@@ -183,8 +184,9 @@ void checkAnswer(const FuzzCall& call, const InProcessFleetd::Answer& answer) {
     const auto code = answer.status.error_code();
     const std::string where = call.method->full_name() + " as " + callerName(call.caller) + ": ";
     const std::string said = std::to_string(int(code)) + " \"" + answer.status.error_message().substr(0, 300) + "\"";
-    explain(where + said + (answer.gotMessage ? ", " + std::to_string(answer.firstMessage.size()) + "-byte answer" : "") +
-            ", " + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(answer.took).count()) + " ms");
+    explain(where + said +
+            (answer.gotMessage ? ", " + std::to_string(answer.firstMessage.size()) + "-byte answer" : "") + ", " +
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(answer.took).count()) + " ms");
     FUZZ_CHECK(code != grpc::StatusCode::UNKNOWN && code != grpc::StatusCode::INTERNAL &&
                    code != grpc::StatusCode::UNIMPLEMENTED && code != grpc::StatusCode::DATA_LOSS,
                where + said);
@@ -196,8 +198,8 @@ void checkAnswer(const FuzzCall& call, const InProcessFleetd::Answer& answer) {
     FUZZ_CHECK(answer.status.error_message().size() <= kMostMessageBytes,
                where + std::to_string(answer.status.error_message().size()) + "-byte message: " + said);
     if (answer.gotMessage) {
-        const auto* prototype = google::protobuf::MessageFactory::generated_factory()->GetPrototype(
-            call.method->output_type());
+        const auto* prototype =
+            google::protobuf::MessageFactory::generated_factory()->GetPrototype(call.method->output_type());
         std::unique_ptr<google::protobuf::Message> response(prototype->New());
         FUZZ_CHECK(response->ParseFromString(answer.firstMessage), where + "answer does not parse");
     }

@@ -44,9 +44,11 @@ void pageNewestFirst(const std::string& path, std::uint32_t pageSize) {
         const auto& response = answer.response;
         const std::uint32_t most = pageSize == 0 ? control::AuditTrail::kDefaultPageSize
                                                  : std::min(pageSize, control::AuditTrail::kMaxPageSize);
-        FUZZ_CHECK(std::uint32_t(response.entries_size()) <= most, "page of " + std::to_string(response.entries_size()));
+        FUZZ_CHECK(std::uint32_t(response.entries_size()) <= most,
+                   "page of " + std::to_string(response.entries_size()));
         for (const auto& entry : response.entries()) {
-            FUZZ_CHECK(entry.seq() < lastSeq, "seq " + std::to_string(entry.seq()) + " after " + std::to_string(lastSeq));
+            FUZZ_CHECK(entry.seq() < lastSeq,
+                       "seq " + std::to_string(entry.seq()) + " after " + std::to_string(lastSeq));
             lastSeq = entry.seq();
         }
         if (response.next_before_seq() == 0) return;

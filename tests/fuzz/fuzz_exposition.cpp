@@ -46,7 +46,8 @@ prom::ExpositionStats parseChecked(prom::ExpositionParser& parser, std::string_v
     const auto stats = parser.parse(page, format, [&](const prom::ExpositionSample& sample) {
         ++callbacks;
         FUZZ_CHECK(!sample.name.empty(), "a sample without a name");
-        FUZZ_CHECK(sample.labels.size() <= prom::ExpositionParser::kMaxLabels, "labels " + std::to_string(sample.labels.size()));
+        FUZZ_CHECK(sample.labels.size() <= prom::ExpositionParser::kMaxLabels,
+                   "labels " + std::to_string(sample.labels.size()));
         std::size_t sum = sample.name.size();
         for (const auto& label : sample.labels) {
             FUZZ_CHECK(!label.name.empty(), "a label without a name");
@@ -56,13 +57,17 @@ prom::ExpositionStats parseChecked(prom::ExpositionParser& parser, std::string_v
             for (const char c : label.value) sum += static_cast<unsigned char>(c);
         }
         sink = sum;
-        if (seen) seen->emplace_back(sample.labels.empty() ? std::string() : std::string(sample.labels[0].value), sample.value);
+        if (seen)
+            seen->emplace_back(sample.labels.empty() ? std::string() : std::string(sample.labels[0].value),
+                               sample.value);
     });
-    FUZZ_CHECK(stats.samples == callbacks, std::to_string(stats.samples) + " samples, " + std::to_string(callbacks) + " callbacks");
+    FUZZ_CHECK(stats.samples == callbacks,
+               std::to_string(stats.samples) + " samples, " + std::to_string(callbacks) + " callbacks");
     FUZZ_CHECK(stats.samples + stats.rejectedLines <= stats.lines + 1, "more samples and rejections than lines");
     FUZZ_CHECK(stats.rejectedLines == 0 || !stats.firstError.empty(), "lines rejected without an error");
-    FUZZ_CHECK(stats.firstError.find('\n') == std::string::npos && stats.firstError.size() <= 4 * prom::kMaxMessageChars,
-               "error is not one bounded line");
+    FUZZ_CHECK(
+        stats.firstError.find('\n') == std::string::npos && stats.firstError.size() <= 4 * prom::kMaxMessageChars,
+        "error is not one bounded line");
     return stats;
 }
 
@@ -92,7 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view page(reinterpret_cast<const char*>(data), size);
     const auto text = parseChecked(parser, page, prom::ExpositionFormat::PrometheusText);
     const auto open = parseChecked(parser, page, prom::ExpositionFormat::OpenMetrics);
-    watchfloor::fuzz::explain("text: " + std::to_string(text.samples) + " samples, " + std::to_string(text.rejectedLines) +
+    watchfloor::fuzz::explain("text: " + std::to_string(text.samples) + " samples, " +
+                              std::to_string(text.rejectedLines) +
                               " rejected; OpenMetrics: " + std::to_string(open.samples) + " samples, " +
                               std::to_string(open.rejectedLines) + " rejected");
 

@@ -54,11 +54,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     watchfloor::fuzz::explain("instant: " + (instant.ok ? std::to_string(samples) + " samples" : instant.error));
 
     std::size_t series = 0;
-    const auto range = prom::decodeRange(json, [&](std::span<const prom::Label> labels, std::span<const prom::Point> points) {
-        sink = touch(labels);
-        for (const auto& point : points) sink = sink + std::size_t(point.timeMs);
-        ++series;
-    });
+    const auto range =
+        prom::decodeRange(json, [&](std::span<const prom::Label> labels, std::span<const prom::Point> points) {
+            sink = touch(labels);
+            for (const auto& point : points) sink = sink + std::size_t(point.timeMs);
+            ++series;
+        });
     checkResult(range, series);
     watchfloor::fuzz::explain("range: " + (range.ok ? std::to_string(series) + " series" : range.error));
 

@@ -17,7 +17,8 @@ template <typename Doc>
 bool accepted(const std::optional<Doc>& doc, const std::string& error, const char* what) {
     if (doc) return true;
     FUZZ_CHECK(!error.empty(), std::string(what) + " refused without a reason");
-    FUZZ_CHECK(error.find_first_of("\r\n") == std::string::npos, std::string(what) + ": reason spans lines: " + error.substr(0, 200));
+    FUZZ_CHECK(error.find_first_of("\r\n") == std::string::npos,
+               std::string(what) + ": reason spans lines: " + error.substr(0, 200));
     FUZZ_CHECK(error.size() <= 600, std::string(what) + ": reason of " + std::to_string(error.size()) + " bytes");
     watchfloor::fuzz::explain(std::string(what) + ": " + error);
     return false;

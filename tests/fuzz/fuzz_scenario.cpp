@@ -40,8 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const Fleet fleet;
     const std::string path = scratch.write("input.scn", data, size);
     sim::ConfigError error;
-    const auto faults =
-        sim::readScenarioFile(path, [](const std::string& name) { return fleet.resolve(name); }, &error);
+    const auto faults = sim::readScenarioFile(
+        path, [](const std::string& name) { return fleet.resolve(name); }, &error);
     if (!faults) {
         watchfloor::fuzz::explain(error.toString());
         FUZZ_CHECK(!error.problem.empty(), "refused without a problem");

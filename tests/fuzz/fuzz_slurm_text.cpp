@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     std::vector<std::string> problems;
     const auto jobs = sources::parseSqueueJobs(text, &problems);
-    watchfloor::fuzz::explain(std::to_string(jobs.size()) + " squeue jobs, " + std::to_string(problems.size()) + " problems");
+    watchfloor::fuzz::explain(std::to_string(jobs.size()) + " squeue jobs, " + std::to_string(problems.size()) +
+                              " problems");
     FUZZ_CHECK(problems.size() <= 5, std::to_string(problems.size()) + " problems kept");
     for (const auto& job : jobs) {
         FUZZ_CHECK(!job.id.empty(), "a job without an id");

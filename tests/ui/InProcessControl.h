@@ -30,8 +30,8 @@ inline constexpr const char* kCarolToken = "admin-token-00000000004";
 
 class RecordingAcknowledger : public control::EventAcknowledger {
 public:
-    control::ActionOutcome acknowledge(std::uint64_t eventId, const std::string& principal, const std::string&) override
-    {
+    control::ActionOutcome acknowledge(std::uint64_t eventId, const std::string& principal,
+                                       const std::string&) override {
         std::lock_guard lock(m_mutex);
         m_acknowledged.push_back(eventId);
         return control::ActionOutcome::success("event " + std::to_string(eventId) + " acknowledged by " + principal);
@@ -44,8 +44,7 @@ private:
 
 class InProcessControl {
 public:
-    explicit InProcessControl(bool isolateNeedsApproval = false)
-    {
+    explicit InProcessControl(bool isolateNeedsApproval = false) {
         const std::string auditPath = m_dir.filePath(QStringLiteral("audit.jsonl")).toStdString();
         m_audit = control::AuditLog::open(auditPath).log;
         actuator = std::make_unique<control_test::RecordingActuator>(auditPath);
@@ -55,16 +54,15 @@ public:
         engine->setEventAcknowledger(&m_acknowledger);
         auto tokens = control::TokenTable::parse(control_test::kTestTokens, "tokens");
         m_access = std::make_unique<control::AccessPolicy>(std::move(*tokens.table), *m_audit);
-        m_service = std::make_unique<control::ControlServiceImpl>(*engine, *m_access, control::ControlServiceImpl::Limits{},
-                                                                  auditPath);
+        m_service = std::make_unique<control::ControlServiceImpl>(*engine, *m_access,
+                                                                  control::ControlServiceImpl::Limits{}, auditPath);
         grpc::ServerBuilder builder;
         builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &m_port);
         builder.RegisterService(m_service.get());
         m_server = builder.BuildAndStart();
     }
 
-    ~InProcessControl()
-    {
+    ~InProcessControl() {
         m_service->stopStreams();
         m_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     }
@@ -73,8 +71,7 @@ public:
     QString target() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
 
     // A started client with the token's identity (loopback, so a token over plaintext is allowed).
-    std::unique_ptr<client::ControlClient> client(const char* token) const
-    {
+    std::unique_ptr<client::ControlClient> client(const char* token) const {
         client::ChannelSecurity security;
         security.bearerToken = QString::fromLatin1(token);
         auto control = std::make_unique<client::ControlClient>(target(), security);

@@ -21,16 +21,16 @@ struct OperatorConsole {
     ui::MainWindow window;
 
     OperatorConsole(const QString& target, const QString& token)
-        : connection(endpointConfig(target)), control(target, bearer(token)), context(pageContext()),
-          window(context, ui::MainWindowOptions{})
-    {
+        : connection(endpointConfig(target)),
+          control(target, bearer(token)),
+          context(pageContext()),
+          window(context, ui::MainWindowOptions{}) {
         store.attach(&connection);
         window.resize(1600, 1000);
         window.show();
     }
 
-    void start()
-    {
+    void start() {
         connection.start();
         control.start();
     }
@@ -38,20 +38,17 @@ struct OperatorConsole {
     bool ready() const { return store.rackCount() > 0 && control.canAct(); }
 
 private:
-    static client::EndpointConfig endpointConfig(const QString& target)
-    {
+    static client::EndpointConfig endpointConfig(const QString& target) {
         client::EndpointConfig config;
         config.target = target;
         return config;
     }
-    static client::ChannelSecurity bearer(const QString& token)
-    {
+    static client::ChannelSecurity bearer(const QString& token) {
         client::ChannelSecurity security;
         security.bearerToken = token;
         return security;
     }
-    ui::PageContext pageContext()
-    {
+    ui::PageContext pageContext() {
         ui::PageContext c;
         c.store = &store;
         c.connections = {&connection};

@@ -28,8 +28,7 @@ struct PageTestFleet {
 
     v1::Snapshot& s() { return *snapshot.mutable_snapshot(); }
 
-    void sample(v1::Metric metric, std::uint32_t entity, float value)
-    {
+    void sample(v1::Metric metric, std::uint32_t entity, float value) {
         v1::SampleBlock* block = s().add_samples();
         block->set_metric(metric);
         block->set_sample_time_unix_ms(kNowMs);
@@ -37,16 +36,14 @@ struct PageTestFleet {
         block->add_values(value);
     }
 
-    void state(std::uint32_t entity, auto setter)
-    {
+    void state(std::uint32_t entity, auto setter) {
         v1::EntityState* st = s().add_states();
         st->set_entity_index(entity);
         st->set_since_unix_ms(kNowMs - 60'000);
         setter(*st);
     }
 
-    PageTestFleet()
-    {
+    PageTestFleet() {
         v1::Snapshot& snap = s();
         snap.set_api_version(v1::API_VERSION_1);
         snap.set_server_version("synthetic");
@@ -75,8 +72,7 @@ struct PageTestFleet {
             region->add_rack_indexes(rack->index());
             const std::string rackName = rack->name();
             const bool bad = r == 2;
-            if (bad)
-                r02 = rack->index();
+            if (bad) r02 = rack->index();
             for (int n = 1; n <= 18; ++n) {
                 v1::Node* node = t.add_nodes();
                 node->set_index(nextIndex++);
@@ -98,8 +94,7 @@ struct PageTestFleet {
                     gpu->set_power_limit_w(1200);
                     node->add_gpu_indexes(gpu->index());
                     const bool failed = bad && n == 7 && g == 2;
-                    if (failed)
-                        failedGpu = gpu->index();
+                    if (failed) failedGpu = gpu->index();
                     sample(v1::DCGM_FI_DEV_GPU_TEMP, gpu->index(), 60.0f + float(n % 7) + float(g));
                     sample(v1::DCGM_FI_DEV_POWER_USAGE, gpu->index(), 950.0f);
                     state(gpu->index(), [failed](v1::EntityState& st) {
@@ -113,9 +108,9 @@ struct PageTestFleet {
                         link->set_link_id(std::uint32_t(l));
                         gpu->add_nvlink_indexes(link->index());
                         const bool flapping = bad && n == 3 && g == 1 && l == 5;
-                        if (flapping)
-                            flappingLink = link->index();
-                        sample(v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, link->index(), flapping ? 800.0f : 0.0f);
+                        if (flapping) flappingLink = link->index();
+                        sample(v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, link->index(),
+                               flapping ? 800.0f : 0.0f);
                         state(link->index(), [flapping](v1::EntityState& st) {
                             st.set_link_state(flapping ? v1::LINK_STATE_FLAPPING : v1::LINK_STATE_UP);
                         });
@@ -188,8 +183,7 @@ struct PageTestFleet {
             state(rack->index(), [bad](v1::EntityState& st) {
                 st.set_rack_state(bad ? v1::RACK_STATE_DEGRADED : v1::RACK_STATE_IN_SERVICE);
                 st.set_health(bad ? v1::HEALTH_STATE_DEGRADED : v1::HEALTH_STATE_HEALTHY);
-                if (bad)
-                    st.set_reason("1 tray down after Xid 79");
+                if (bad) st.set_reason("1 tray down after Xid 79");
             });
         }
 
@@ -202,8 +196,7 @@ struct PageTestFleet {
             job->set_state(v1::JOB_STATE_RUNNING);
             const std::size_t count = j == 0 ? 30 : 4;
             const std::size_t first = j == 0 ? 6 : 0;
-            for (std::size_t k = 0; k < count; ++k)
-                job->add_node_indexes(allNodes[first + k]);
+            for (std::size_t k = 0; k < count; ++k) job->add_node_indexes(allNodes[first + k]);
             job->set_gpu_count(std::uint32_t(count * 4));
             job->mutable_model()->set_name(j == 0 ? "llm-405b" : "vit-22b");
             job->set_step(12000);
@@ -251,8 +244,8 @@ struct PageTestFleet {
         fleet.mutable_breakdown()->set_total_s(3600 * 136);
         fleet.mutable_breakdown()->set_productive_s(3130 * 136);
 
-        addEvent(1, v1::SEVERITY_CRITICAL, v1::EVENT_TYPE_XID, failedGpu, "Xid 79 on r02-n07-g2: GPU has fallen off the bus",
-                 [](v1::Event& e) {
+        addEvent(1, v1::SEVERITY_CRITICAL, v1::EVENT_TYPE_XID, failedGpu,
+                 "Xid 79 on r02-n07-g2: GPU has fallen off the bus", [](v1::Event& e) {
                      e.mutable_xid()->set_xid(79);
                      e.mutable_xid()->set_mnemonic("GPU_HAS_FALLEN_OFF_THE_BUS");
                      e.mutable_xid()->set_recommended_action(v1::XID_ACTION_RESTART_BM);
@@ -264,9 +257,8 @@ struct PageTestFleet {
         addEvent(4, v1::SEVERITY_INFO, v1::EVENT_TYPE_JOB_CHECKPOINT, bigJob, "Checkpoint saved", [](v1::Event&) {});
     }
 
-    void addEvent(std::uint64_t id, v1::Severity severity, v1::EventType type, std::uint32_t entity, const char* message,
-                  auto extra)
-    {
+    void addEvent(std::uint64_t id, v1::Severity severity, v1::EventType type, std::uint32_t entity,
+                  const char* message, auto extra) {
         v1::Event* e = s().add_recent_events();
         e->set_id(id);
         e->set_time_unix_ms(kNowMs - 60'000 + std::int64_t(id) * 1000);

@@ -10,12 +10,12 @@
 #include "ActionBar.h"
 #include "ActionDialog.h"
 #include "EntityTableView.h"
+#include "FailSlowPanel.h"
 #include "FleetPage.h"
+#include "GoodputPage.h"
 #include "IncidentsDock.h"
 #include "JobsPage.h"
 #include "MainWindow.h"
-#include "FailSlowPanel.h"
-#include "GoodputPage.h"
 #include "OperatorActions.h"
 #include "RackPage.h"
 
@@ -36,8 +36,7 @@ using ui::ActionDialog;
 
 namespace {
 
-v1::ActionRequest draft(v1::ActionType type, const char* target)
-{
+v1::ActionRequest draft(v1::ActionType type, const char* target) {
     v1::ActionRequest request;
     request.set_type(type);
     if (type == v1::ACTION_TYPE_ISOLATE_RACK || type == v1::ACTION_TYPE_RESTORE_RACK)
@@ -49,19 +48,16 @@ v1::ActionRequest draft(v1::ActionType type, const char* target)
     return request;
 }
 
-int actionEntries(const QMenu& menu)
-{
+int actionEntries(const QMenu& menu) {
     int count = 0;
     for (const QAction* action : menu.actions())
         count += action->objectName() == QStringLiteral("operatorAction") ? 1 : 0;
     return count;
 }
 
-QStringList entryTexts(const QMenu& menu)
-{
+QStringList entryTexts(const QMenu& menu) {
     QStringList texts;
-    for (const QAction* action : menu.actions())
-        texts << action->text();
+    for (const QAction* action : menu.actions()) texts << action->text();
     return texts;
 }
 
@@ -72,21 +68,18 @@ class TestActionDialog : public QObject {
     std::unique_ptr<testing::InProcessControl> m_server;
     std::unique_ptr<client::ControlClient> m_alice;
 
-    std::unique_ptr<ActionDialog> openDialog(v1::ActionRequest request)
-    {
+    std::unique_ptr<ActionDialog> openDialog(v1::ActionRequest request) {
         auto dialog = std::make_unique<ActionDialog>(*m_alice, std::move(request));
         dialog->show();
         return dialog;
     }
 
-    static bool waitForPreview(ActionDialog& dialog)
-    {
+    static bool waitForPreview(ActionDialog& dialog) {
         return QTest::qWaitFor([&] { return dialog.phase() != ActionDialog::Phase::Previewing; }, 10000);
     }
 
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         m_server = std::make_unique<testing::InProcessControl>();
         QVERIFY(m_server->isUp());
         m_alice = m_server->client(testing::kAliceToken);
@@ -94,14 +87,12 @@ private slots:
         QCOMPARE(m_alice->principal(), QStringLiteral("alice"));
     }
 
-    void cleanupTestCase()
-    {
+    void cleanupTestCase() {
         m_alice.reset();
         m_server.reset();
     }
 
-    void isolateNeedsTheRackNameTypedExactlyAndAReason()
-    {
+    void isolateNeedsTheRackNameTypedExactlyAndAReason() {
         auto dialog = openDialog(draft(v1::ACTION_TYPE_ISOLATE_RACK, "r01"));
         QVERIFY(dialog->confirmNameEdit());
         QVERIFY(waitForPreview(*dialog));
@@ -123,8 +114,7 @@ private slots:
         QCOMPARE(m_server->actuator->calls().size(), 0u);
     }
 
-    void cancelIsTheDefaultAndEnterCancels()
-    {
+    void cancelIsTheDefaultAndEnterCancels() {
         auto dialog = openDialog(draft(v1::ACTION_TYPE_DRAIN_NODE, "r01-n04"));
         QVERIFY(waitForPreview(*dialog));
         dialog->reasonEdit()->setText(QStringLiteral("xid 79"));
@@ -147,8 +137,7 @@ private slots:
         QCOMPARE(m_server->actuator->calls().size(), 0u);
     }
 
-    void aRefusedPreviewDisablesConfirm()
-    {
+    void aRefusedPreviewDisablesConfirm() {
         m_server->fleet.setIsolated("r02", true);
         m_server->fleet.setLeak("r02", true);
         auto dialog = openDialog(draft(v1::ACTION_TYPE_RESTORE_RACK, "r02"));
@@ -172,8 +161,7 @@ private slots:
         m_server->fleet.setIsolated("r02", false);
     }
 
-    void theRequestCarriesTheStateVersionAndTheReasonAndRunsOnce()
-    {
+    void theRequestCarriesTheStateVersionAndTheReasonAndRunsOnce() {
         const auto callsBefore = m_server->actuator->calls().size();
         auto dialog = openDialog(draft(v1::ACTION_TYPE_DRAIN_NODE, "r01-n05"));
         QVERIFY(waitForPreview(*dialog));
@@ -184,7 +172,7 @@ private slots:
         QSignalSpy accepted(dialog.get(), &ActionDialog::operationAccepted);
         dialog->confirmButton()->click();
         QVERIFY(!dialog->confirmButton()->isEnabled());  // in flight
-        dialog->confirm();                                // a second click does nothing
+        dialog->confirm();                               // a second click does nothing
         QTRY_COMPARE_WITH_TIMEOUT(accepted.size(), 1, 10000);
         const auto operation = accepted.first().first().value<v1::Operation>();
         QCOMPARE(operation.request().expected_state_version(), version);
@@ -196,8 +184,7 @@ private slots:
         QCOMPARE(m_server->actuator->calls().size(), callsBefore + 1);
     }
 
-    void aStalePreviewIsRefusedAndNothingRuns()
-    {
+    void aStalePreviewIsRefusedAndNothingRuns() {
         const auto callsBefore = m_server->actuator->calls().size();
         auto dialog = openDialog(draft(v1::ACTION_TYPE_DRAIN_NODE, "r01-n06"));
         QVERIFY(waitForPreview(*dialog));
@@ -205,15 +192,15 @@ private slots:
         m_server->fleet.setNodeState("r01-n06", v1::NODE_STATE_DOWN);  // changes under the operator
         dialog->confirmButton()->click();
         QTRY_VERIFY_WITH_TIMEOUT(dialog->phase() != ActionDialog::Phase::Sending, 10000);
-        QVERIFY2(dialog->statusText().contains(QStringLiteral("preview"), Qt::CaseInsensitive), qPrintable(dialog->statusText()));
+        QVERIFY2(dialog->statusText().contains(QStringLiteral("preview"), Qt::CaseInsensitive),
+                 qPrintable(dialog->statusText()));
         QVERIFY(dialog->operationId().isEmpty());
         QVERIFY(waitForPreview(*dialog));  // the dialog looks again by itself
         QVERIFY(dialog->phase() == ActionDialog::Phase::Ready || dialog->phase() == ActionDialog::Phase::PreviewFailed);
         QCOMPARE(m_server->actuator->calls().size(), callsBefore);
     }
 
-    void restartPrefillsTheJobsBadNodes()
-    {
+    void restartPrefillsTheJobsBadNodes() {
         m_server->fleet.placeJob("llm-70b", {"r01-n10", "r01-n11"}, 600);
         v1::ActionRequest request = draft(v1::ACTION_TYPE_RESTART_JOB, "llm-70b");
         request.add_exclude_node_names("r01-n11");
@@ -227,15 +214,13 @@ private slots:
 
     // The breaker's trip alert offers an admin the reset (and everyone who may act the ack); the
     // preview is fleetd's, which refuses a reset it cannot do.
-    void breakerResetIsOfferedToAnAdminOnItsTripAlert_data()
-    {
+    void breakerResetIsOfferedToAnAdminOnItsTripAlert_data() {
         QTest::addColumn<QString>("token");
         QTest::addColumn<bool>("expectReset");
         QTest::newRow("operator") << QString::fromLatin1(testing::kAliceToken) << false;
         QTest::newRow("admin") << QString::fromLatin1(testing::kCarolToken) << true;
     }
-    void breakerResetIsOfferedToAnAdminOnItsTripAlert()
-    {
+    void breakerResetIsOfferedToAnAdminOnItsTripAlert() {
         QFETCH(QString, token);
         QFETCH(bool, expectReset);
         auto control = m_server->client(token.toLatin1().constData());
@@ -256,35 +241,31 @@ private slots:
         ui::OperatorActions actions(store, {control.get()});
         QStringList labels;
         const QList<ui::ActionDraft> drafts = actions.draftsForEvent(trip);
-        for (const ui::ActionDraft& d : drafts)
-            labels << d.label;
+        for (const ui::ActionDraft& d : drafts) labels << d.label;
         QVERIFY2(labels.contains(QStringLiteral("Acknowledge event 5…")), qPrintable(labels.join(", ")));
         QCOMPARE(labels.contains(QStringLiteral("Reset automation breaker…")), expectReset);
-        if (!expectReset)
-            return;
+        if (!expectReset) return;
         auto dialog = std::make_unique<ActionDialog>(*control, drafts.back().request);
         dialog->show();
         QVERIFY(waitForPreview(*dialog));
         QCOMPARE(dialog->phase(), ActionDialog::Phase::PreviewFailed);
         // This fleetd has no --auto-drain: its preview says so rather than resetting anything.
-        QVERIFY2(dialog->previewHtml().contains(QStringLiteral("would refuse this now"))
-                     && dialog->previewHtml().contains(QStringLiteral("--auto-drain")),
+        QVERIFY2(dialog->previewHtml().contains(QStringLiteral("would refuse this now")) &&
+                     dialog->previewHtml().contains(QStringLiteral("--auto-drain")),
                  qPrintable(dialog->previewHtml()));
     }
 
     // Menus and action bars on real pages, for an operator, a viewer, and the war room.
     // Issue 16, item 4: a proposed fail-slow tray on the Goodput page has a button that opens the
     // drain dialog for it, reason pre-filled, previewed and executed through the control connection.
-    void failSlowEvictButtonDrainsThroughTheDialog()
-    {
+    void failSlowEvictButtonDrainsThroughTheDialog() {
         const auto callsBefore = m_server->actuator->calls().size();
         testing::PageTestFleet fleet;
         v1::Job& job = *fleet.s().mutable_jobs(0);
         v1::FailSlowFinding& finding = *job.add_fail_slow();
         finding.set_node_name("r01-n07");
         for (const auto& node : fleet.s().topology().nodes())
-            if (node.name() == "r01-n07")
-                finding.set_node_index(node.index());
+            if (node.name() == "r01-n07") finding.set_node_index(node.index());
         finding.set_slowdown(1.15);
         finding.set_windows_slow(3);
         finding.set_windows_needed(3);
@@ -301,15 +282,16 @@ private slots:
         QVERIFY(window.navigate({ui::PageId::Goodput, {}}));
         auto* goodput = qobject_cast<ui::GoodputPage*>(window.currentPage());
         QPushButton* evict = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((evict = goodput->failSlowPanel()->findChild<QPushButton*>(QStringLiteral("evict-r01-n07"))),
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (evict = goodput->failSlowPanel()->findChild<QPushButton*>(QStringLiteral("evict-r01-n07"))), 10000);
         QCOMPARE(evict->text(), QStringLiteral("Evict r01-n07…"));
         evict->click();
         ActionDialog* dialog = nullptr;
         QTRY_VERIFY_WITH_TIMEOUT((dialog = goodput->findChild<ActionDialog*>()), 5000);
         QCOMPARE(dialog->request().type(), v1::ACTION_TYPE_DRAIN_NODE);
         QCOMPARE(dialog->request().node_name(), "r01-n07");
-        QCOMPARE(dialog->reasonEdit()->text(), QStringLiteral("fail-slow: evict r01-n07 (1.15× slow) from llm-405b-pretrain"));
+        QCOMPARE(dialog->reasonEdit()->text(),
+                 QStringLiteral("fail-slow: evict r01-n07 (1.15× slow) from llm-405b-pretrain"));
         QVERIFY(waitForPreview(*dialog));
         QCOMPARE(dialog->phase(), ActionDialog::Phase::Ready);
         QSignalSpy accepted(dialog, &ActionDialog::operationAccepted);
@@ -323,8 +305,7 @@ private slots:
         dialog->close();
     }
 
-    void menus_data()
-    {
+    void menus_data() {
         QTest::addColumn<QString>("who");
         QTest::addColumn<bool>("wall");
         QTest::addColumn<bool>("expectActions");
@@ -333,8 +314,7 @@ private slots:
         QTest::newRow("operator on the war-room wall") << QStringLiteral("alice") << true << false;
     }
 
-    void menus()
-    {
+    void menus() {
         QFETCH(QString, who);
         QFETCH(bool, wall);
         QFETCH(bool, expectActions);
@@ -360,7 +340,8 @@ private slots:
         rackPage->nodesTable()->populateMenu(nodeMenu, rackPage->nodesTable()->proxy()->index(0, 0));
         QCOMPARE(actionEntries(nodeMenu) > 0, expectActions);
         if (expectActions)
-            QVERIFY2(entryTexts(nodeMenu).contains(QStringLiteral("Drain node r01-n01…")), qPrintable(entryTexts(nodeMenu).join(", ")));
+            QVERIFY2(entryTexts(nodeMenu).contains(QStringLiteral("Drain node r01-n01…")),
+                     qPrintable(entryTexts(nodeMenu).join(", ")));
         QCOMPARE(rackPage->actionBar()->buttonLabels().isEmpty(), !expectActions);
         QCOMPARE(rackPage->actionBar()->isVisibleTo(rackPage), expectActions);
         if (expectActions) {
@@ -376,8 +357,7 @@ private slots:
         QMenu rackMenu;
         fleetPage->populateRackMenu(rackMenu, QStringLiteral("r01"));
         QCOMPARE(actionEntries(rackMenu) > 0, expectActions);
-        if (expectActions)
-            QVERIFY(entryTexts(rackMenu).contains(QStringLiteral("Isolate rack r01…")));
+        if (expectActions) QVERIFY(entryTexts(rackMenu).contains(QStringLiteral("Isolate rack r01…")));
 
         auto* jobsPage = qobject_cast<ui::JobsPage*>(window.page(ui::PageId::Jobs));
         QVERIFY(window.navigate({ui::PageId::Jobs, {}}));

@@ -14,10 +14,10 @@
 #include "OperationsDock.h"
 #include "RackPage.h"
 
+#include "AuditModel.h"
 #include "ControlClient.h"
 #include "EndpointConnection.h"
 #include "FleetStore.h"
-#include "AuditModel.h"
 
 #include <QFile>
 #include <QLineEdit>
@@ -33,14 +33,12 @@ namespace v1 = watchfloor::v1;
 class TestActionsFleetd : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
     }
 
-    void drainFromTheRackPageReachesDrained()
-    {
+    void drainFromTheRackPageReachesDrained() {
         QTemporaryDir dir;
         QFile tokens(dir.filePath(QStringLiteral("tokens")));
         QVERIFY(tokens.open(QIODevice::WriteOnly));
@@ -48,9 +46,9 @@ private slots:
         tokens.close();
         tokens.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
         testing::FleetdProcess fleetd;
-        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60"),
-                               QStringLiteral("--tokens"), tokens.fileName(), QStringLiteral("--audit-log"),
-                               dir.filePath(QStringLiteral("audit.jsonl"))}),
+        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"),
+                               QStringLiteral("60"), QStringLiteral("--tokens"), tokens.fileName(),
+                               QStringLiteral("--audit-log"), dir.filePath(QStringLiteral("audit.jsonl"))}),
                  qPrintable(fleetd.errorString()));
         testing::OperatorConsole console(QString::fromStdString(fleetd.address()),
                                          QStringLiteral("operator-token-e2e-000000001"));
@@ -66,7 +64,8 @@ private slots:
             [&] {
                 for (int row = 0; row < store.rackCount() && !idle.isValid(); ++row) {
                     for (client::EntityId node : store.children(store.rackAt(row))) {
-                        if (store.kind(node) == v1::ENTITY_KIND_NODE && store.status(node).nodeState == v1::NODE_STATE_IDLE) {
+                        if (store.kind(node) == v1::ENTITY_KIND_NODE &&
+                            store.status(node).nodeState == v1::NODE_STATE_IDLE) {
                             idle = node;
                             break;
                         }
@@ -108,7 +107,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(dialog->statusText().contains(QStringLiteral("Succeeded")), 5000);
         // The twin's view of the tray arrives over the telemetry stream.
         QTRY_COMPARE_WITH_TIMEOUT(store.status(idle).nodeState, v1::NODE_STATE_DRAINED, 30000);
-        QTRY_VERIFY_WITH_TIMEOUT(rack->actionBar()->buttonLabels().contains(QStringLiteral("Resume node %1…").arg(node)), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            rack->actionBar()->buttonLabels().contains(QStringLiteral("Resume node %1…").arg(node)), 10000);
 
         QVERIFY(window.navigate({ui::PageId::Audit, {}}));
         auto* audit = qobject_cast<ui::AuditPage*>(window.currentPage());

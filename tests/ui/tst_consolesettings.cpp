@@ -10,8 +10,7 @@ using namespace watchfloor::ui;
 class TestConsoleSettings : public QObject {
     Q_OBJECT
 private slots:
-    void roundTrips()
-    {
+    void roundTrips() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("w.conf"));
         ConsoleSettings written;
@@ -30,16 +29,14 @@ private slots:
         QCOMPARE(loaded.settings, written);
     }
 
-    void invalidValuesFallBackToDefaultsWithWarnings_data()
-    {
+    void invalidValuesFallBackToDefaultsWithWarnings_data() {
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<int>("warnings");
         QTest::newRow("bad theme") << QByteArray("[appearance]\ntheme=purple\n") << 1;
         QTest::newRow("bad lens and page") << QByteArray("[fleet]\nlens=x-ray\n[navigation]\nlastPage=nowhere\n") << 2;
         QTest::newRow("bad endpoint") << QByteArray("[connection]\nendpoints=localhost, :99, h:0\n") << 3;
     }
-    void invalidValuesFallBackToDefaultsWithWarnings()
-    {
+    void invalidValuesFallBackToDefaultsWithWarnings() {
         QFETCH(QByteArray, content);
         QFETCH(int, warnings);
         QTemporaryDir dir;
@@ -55,8 +52,7 @@ private slots:
         QCOMPARE(loaded.settings, ConsoleSettings{});
     }
 
-    void unparsableFileIsSetAsideAndDefaultsUsed()
-    {
+    void unparsableFileIsSetAsideAndDefaultsUsed() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("w.conf"));
         QFile file(path);

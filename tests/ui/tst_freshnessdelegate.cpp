@@ -16,8 +16,7 @@ using client::Freshness;
 class TestFreshnessDelegate : public QObject {
     Q_OBJECT
 private slots:
-    void cellsAreDrawnByTheirFreshness_data()
-    {
+    void cellsAreDrawnByTheirFreshness_data() {
         QTest::addColumn<int>("freshness");
         QTest::addColumn<bool>("italic");
         QTest::addColumn<bool>("dim");
@@ -26,8 +25,7 @@ private slots:
         QTest::newRow("missing") << int(Freshness::Missing) << false << true;
         QTest::newRow("blank") << int(Freshness::Blank) << false << true;
     }
-    void cellsAreDrawnByTheirFreshness()
-    {
+    void cellsAreDrawnByTheirFreshness() {
         QFETCH(int, freshness);
         QFETCH(bool, italic);
         QFETCH(bool, dim);
@@ -48,8 +46,7 @@ private slots:
 
     // A silent source's value: italic like stale, but in the silent colour on a tinted background,
     // so a table row of a silent tray reads apart from a merely stale one and from a live one.
-    void silentCellIsNeitherStaleNorFresh()
-    {
+    void silentCellIsNeitherStaleNorFresh() {
         const QColor silent(0x7b, 0x35, 0xc9);
         ui::FreshnessDelegate::setSilentColor(silent);
         QStandardItemModel model(1, 1);
@@ -67,8 +64,7 @@ private slots:
         QCOMPARE(option.text, QStringLiteral("4572 W"));
     }
 
-    void cellWithoutFreshnessIsLeftAlone()
-    {
+    void cellWithoutFreshnessIsLeftAlone() {
         QStandardItemModel model(1, 1);
         model.setData(model.index(0, 0), QStringLiteral("r01-n01"));
         ui::FreshnessDelegate delegate;
@@ -79,8 +75,7 @@ private slots:
         QCOMPARE(option.palette.color(QPalette::Text), QColor(Qt::white));
     }
 
-    void everyEntityTableUsesIt()
-    {
+    void everyEntityTableUsesIt() {
         client::FleetStore store;
         QStandardItemModel model(1, 1);
         ui::EntityTableView view(store, &model);

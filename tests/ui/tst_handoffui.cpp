@@ -34,8 +34,7 @@ constexpr const char* kAlice = "operator-token-handoff-alice01";
 constexpr const char* kBob = "operator-token-handoff-bob0001";
 constexpr const char* kViewer = "viewer-token-handoff-val00001";
 
-void saveIfAsked(const char* variable, QWidget& widget)
-{
+void saveIfAsked(const char* variable, QWidget& widget) {
     if (const QByteArray shot = qgetenv(variable); !shot.isEmpty()) {
         QTest::qWait(100);  // screenshot only: let the layout settle
         QVERIFY(widget.grab().save(QString::fromLocal8Bit(shot)));
@@ -43,8 +42,7 @@ void saveIfAsked(const char* variable, QWidget& widget)
 }
 
 // Confirms the dialog once its preview is ready; the operation's final state.
-void confirmAndFollow(ui::ActionDialog& dialog)
-{
+void confirmAndFollow(ui::ActionDialog& dialog) {
     QTRY_COMPARE_WITH_TIMEOUT(dialog.phase(), ui::ActionDialog::Phase::Ready, 10000);
     QVERIFY2(dialog.preview()->allowed(), dialog.preview()->refusal().c_str());
     QVERIFY(!dialog.reasonEdit()->text().isEmpty());  // pre-filled; the operator may change it
@@ -57,14 +55,12 @@ void confirmAndFollow(ui::ActionDialog& dialog)
 class TestHandoffUi : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
     }
 
-    void postedByOneShiftAcknowledgedByTheNext()
-    {
+    void postedByOneShiftAcknowledgedByTheNext() {
         QTemporaryDir dir;
         QFile tokens(dir.filePath(QStringLiteral("tokens")));
         QVERIFY(tokens.open(QIODevice::WriteOnly));
@@ -73,9 +69,10 @@ private slots:
         tokens.close();
         tokens.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
         testing::FleetdProcess fleetd;
-        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("4"), QStringLiteral("--tokens"), tokens.fileName(),
-                               QStringLiteral("--audit-log"), dir.filePath(QStringLiteral("audit.jsonl"))}),
-                 qPrintable(fleetd.errorString()));
+        QVERIFY2(
+            fleetd.start({QStringLiteral("--seed"), QStringLiteral("4"), QStringLiteral("--tokens"), tokens.fileName(),
+                          QStringLiteral("--audit-log"), dir.filePath(QStringLiteral("audit.jsonl"))}),
+            qPrintable(fleetd.errorString()));
         const QString target = QString::fromStdString(fleetd.address());
 
         testing::OperatorConsole alice(target, QString::fromLatin1(kAlice));
@@ -105,7 +102,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(report->markdown().contains(QStringLiteral("## Handoff notes in fleetd (1)")), 10000);
         QVERIFY(report->markdown().contains(QStringLiteral("by alice, covering")));
         QVERIFY(report->markdown().contains(QStringLiteral("**not acknowledged yet**")));
-        QVERIFY(report->markdown().contains(QStringLiteral("  > r03 leak: facilities on site until 09:00 / keep r03 isolated")));
+        QVERIFY(report->markdown().contains(
+            QStringLiteral("  > r03 leak: facilities on site until 09:00 / keep r03 isolated")));
         // Her own banner shows it, but the acknowledgement is the next shift's.
         QTRY_VERIFY_WITH_TIMEOUT(aliceBanner->isVisible(), 10000);
         QVERIFY(!aliceBanner->acknowledgeButton()->isEnabled());
@@ -139,7 +137,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(bobBanner->isVisible(), 10000);
         QVERIFY(bobBanner->text().contains(QStringLiteral("Shift handoff from alice")));
         QVERIFY(bobBanner->text().contains(QStringLiteral("not acknowledged yet")));
-        QVERIFY(bobBanner->text().contains(QStringLiteral("r03 leak: facilities on site until 09:00 / keep r03 isolated")));
+        QVERIFY(
+            bobBanner->text().contains(QStringLiteral("r03 leak: facilities on site until 09:00 / keep r03 isolated")));
         QTRY_VERIFY_WITH_TIMEOUT(bobBanner->acknowledgeButton()->isEnabled(), 10000);
         saveIfAsked("WATCHFLOOR_HANDOFF_BANNER_SCREENSHOT", bob.window);
         ui::ActionDialog* ack = bobBanner->acknowledge();
@@ -160,7 +159,8 @@ private slots:
         // fleetd keeps a note to 2,048 bytes: a longer one is not offered for posting.
         report->noteEdit()->setPlainText(QString(2049, QLatin1Char('x')));
         QVERIFY(!report->postButton()->isEnabled());
-        QVERIFY2(report->postButton()->toolTip().contains(QStringLiteral("2049 bytes")), qPrintable(report->postButton()->toolTip()));
+        QVERIFY2(report->postButton()->toolTip().contains(QStringLiteral("2049 bytes")),
+                 qPrintable(report->postButton()->toolTip()));
         QVERIFY(!report->postToFleetd());
         report->close();
     }

@@ -37,18 +37,15 @@ namespace {
 
 constexpr std::int64_t kStart = testing::PageTestFleet::kNowMs - 10 * 60'000;
 
-QList<int> offeredSteps(const QMenu& menu)
-{
+QList<int> offeredSteps(const QMenu& menu) {
     QList<int> types;
     for (const QAction* action : menu.actions())
-        if (action->objectName() == QStringLiteral("operatorAction"))
-            types << action->data().toInt();
+        if (action->objectName() == QStringLiteral("operatorAction")) types << action->data().toInt();
     return types;
 }
 
 void addEntry(v1::Incident* incident, v1::TimelineEntryKind kind, std::int64_t atMs, const char* who, const char* text,
-              auto extra)
-{
+              auto extra) {
     v1::IncidentTimelineEntry* e = incident->add_timeline();
     e->set_kind(kind);
     e->set_time_unix_ms(atMs);
@@ -69,8 +66,7 @@ class TestIncidentPage : public QObject {
     std::unique_ptr<ui::MainWindow> m_window;
     ui::IncidentsDock* m_dock = nullptr;
 
-    v1::Incident* addIncident(std::uint64_t id, v1::IncidentState state, std::uint32_t activeMembers)
-    {
+    v1::Incident* addIncident(std::uint64_t id, v1::IncidentState state, std::uint32_t activeMembers) {
         v1::Incident* i = m_fleet.s().add_incidents();
         i->set_id(id);
         i->set_state(state);
@@ -89,8 +85,7 @@ class TestIncidentPage : public QObject {
 
     // Incident 1: open, the leak on r02 (its members the Xid and the leak, a drain of r02-n07 and
     // a note on its timeline); 2 acknowledged, 3 mitigated (nothing active), 4 resolved.
-    void buildIncidents()
-    {
+    void buildIncidents() {
         v1::Incident* leak = addIncident(1, v1::INCIDENT_STATE_OPEN, 2);
         leak->set_member_count(2);
         leak->add_member_event_ids(1);
@@ -103,8 +98,7 @@ class TestIncidentPage : public QObject {
         blast->set_jobs(1);
         blast->add_rack_indexes(m_fleet.r02);
         for (const v1::Node& node : m_fleet.s().topology().nodes())
-            if (node.name() == "r02-n07" || node.name() == "r02-n03")
-                blast->add_node_indexes(node.index());
+            if (node.name() == "r02-n07" || node.name() == "r02-n03") blast->add_node_indexes(node.index());
         blast->add_job_indexes(m_fleet.bigJob);
         const auto none = [](v1::IncidentTimelineEntry&) {};
         addEntry(leak, v1::TIMELINE_ENTRY_KIND_MEMBER_EVENT, kStart + 60'000, "", "Leak sensor wet on r02",
@@ -123,18 +117,15 @@ class TestIncidentPage : public QObject {
         addIncident(4, v1::INCIDENT_STATE_RESOLVED, 0);
     }
 
-    int dockRowOf(std::uint64_t id) const
-    {
+    int dockRowOf(std::uint64_t id) const {
         auto* tree = m_dock->findChild<QTreeWidget*>();
         for (int row = 0; row < tree->topLevelItemCount(); ++row)
-            if (tree->topLevelItem(row)->text(0).contains(QStringLiteral("(incident %1)").arg(id)))
-                return row;
+            if (tree->topLevelItem(row)->text(0).contains(QStringLiteral("(incident %1)").arg(id))) return row;
         return -1;
     }
 
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         m_server = std::make_unique<testing::InProcessControl>();
         QVERIFY(m_server->isUp());
         m_alice = m_server->client(testing::kAliceToken);
@@ -142,8 +133,7 @@ private slots:
         buildIncidents();
     }
 
-    void init()
-    {
+    void init() {
         m_store = std::make_unique<client::FleetStore>();
         m_store->apply(m_store->addEndpoint(QStringLiteral("synthetic")), m_fleet.snapshot);
         m_store->flushChanges();
@@ -160,31 +150,30 @@ private slots:
         QTRY_COMPARE(m_dock->incidentCount(), 4);
     }
 
-    void cleanup()
-    {
+    void cleanup() {
         m_window.reset();
         m_store.reset();
     }
 
-    void cleanupTestCase()
-    {
+    void cleanupTestCase() {
         m_alice.reset();
         m_server.reset();
     }
 
-    void dockMenuOffersTheLifecycleStepsOfEachState_data()
-    {
+    void dockMenuOffersTheLifecycleStepsOfEachState_data() {
         QTest::addColumn<int>("incident");
         QTest::addColumn<QList<int>>("steps");
         QTest::newRow("open, members active: no resolve")
-            << 1 << QList<int>{v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, v1::ACTION_TYPE_MITIGATE_INCIDENT, v1::ACTION_TYPE_NOTE_INCIDENT};
-        QTest::newRow("acknowledged")
-            << 2 << QList<int>{v1::ACTION_TYPE_MITIGATE_INCIDENT, v1::ACTION_TYPE_RESOLVE_INCIDENT, v1::ACTION_TYPE_NOTE_INCIDENT};
+            << 1
+            << QList<int>{v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, v1::ACTION_TYPE_MITIGATE_INCIDENT,
+                          v1::ACTION_TYPE_NOTE_INCIDENT};
+        QTest::newRow("acknowledged") << 2
+                                      << QList<int>{v1::ACTION_TYPE_MITIGATE_INCIDENT, v1::ACTION_TYPE_RESOLVE_INCIDENT,
+                                                    v1::ACTION_TYPE_NOTE_INCIDENT};
         QTest::newRow("mitigated") << 3 << QList<int>{v1::ACTION_TYPE_RESOLVE_INCIDENT, v1::ACTION_TYPE_NOTE_INCIDENT};
         QTest::newRow("resolved: a note only") << 4 << QList<int>{v1::ACTION_TYPE_NOTE_INCIDENT};
     }
-    void dockMenuOffersTheLifecycleStepsOfEachState()
-    {
+    void dockMenuOffersTheLifecycleStepsOfEachState() {
         QFETCH(int, incident);
         QFETCH(QList<int>, steps);
         const int row = dockRowOf(std::uint64_t(incident));
@@ -195,8 +184,7 @@ private slots:
         QCOMPARE(menu.actions().first()->text(), QStringLiteral("Open incident %1").arg(incident));
     }
 
-    void openIncidentShowsItsTimelineMapAndAnnotatedCharts()
-    {
+    void openIncidentShowsItsTimelineMapAndAnnotatedCharts() {
         QMenu menu;
         m_dock->populateIncidentMenu(menu, dockRowOf(1));
         menu.actions().first()->trigger();  // "Open incident 1"
@@ -205,7 +193,8 @@ private slots:
         QVERIFY(page);
         QVERIFY(page->incident());
         QCOMPARE(page->incident()->id(), 1u);
-        QVERIFY2(page->header()->summary().contains(QStringLiteral("r02: coolant leak")), qPrintable(page->header()->summary()));
+        QVERIFY2(page->header()->summary().contains(QStringLiteral("r02: coolant leak")),
+                 qPrintable(page->header()->summary()));
         QCOMPARE(page->facts()->value(QStringLiteral("state")), QStringLiteral("open"));
         QCOMPARE(page->facts()->value(QStringLiteral("owner")), QStringLiteral("nobody"));
         QCOMPARE(page->facts()->value(QStringLiteral("cost")), QStringLiteral("42.5 GPU-h"));
@@ -213,10 +202,12 @@ private slots:
 
         ui::IncidentTimelineView* timeline = page->timeline();
         QCOMPARE(timeline->entryRowCount(), 4);
-        QCOMPARE(timeline->topLevelItem(0)->text(ui::IncidentTimelineView::What), QStringLiteral("Leak sensor wet on r02"));
+        QCOMPARE(timeline->topLevelItem(0)->text(ui::IncidentTimelineView::What),
+                 QStringLiteral("Leak sensor wet on r02"));
         QCOMPARE(timeline->topLevelItem(2)->text(ui::IncidentTimelineView::Kind), QStringLiteral("action"));
         QCOMPARE(timeline->topLevelItem(2)->text(ui::IncidentTimelineView::Who), QStringLiteral("alice"));
-        QCOMPARE(timeline->topLevelItem(3)->text(ui::IncidentTimelineView::What), QStringLiteral("facilities on their way"));
+        QCOMPARE(timeline->topLevelItem(3)->text(ui::IncidentTimelineView::What),
+                 QStringLiteral("facilities on their way"));
 
         QCOMPARE(page->rackMap()->touchOf(QStringLiteral("r02")), ui::IncidentRackMap::RootCause);
         QCOMPARE(page->rackMap()->touchOf(QStringLiteral("r01")), ui::IncidentRackMap::NotAffected);
@@ -240,8 +231,7 @@ private slots:
         QCOMPARE(m_window->currentLocation().page, PageId::Fleet);
     }
 
-    void doubleClickOpensTheIncidentAndItsButtonsOpenTheActionDialog()
-    {
+    void doubleClickOpensTheIncidentAndItsButtonsOpenTheActionDialog() {
         auto* tree = m_dock->findChild<QTreeWidget*>();
         QTreeWidgetItem* item = tree->topLevelItem(dockRowOf(2));
         emit tree->itemActivated(item, 0);
@@ -253,8 +243,7 @@ private slots:
                                   QStringLiteral("Add note to incident 2…")}));
         QPushButton* resolve = nullptr;
         for (QPushButton* button : page->actionBar()->findChildren<QPushButton*>())
-            if (button->text().startsWith(QStringLiteral("Resolve")))
-                resolve = button;
+            if (button->text().startsWith(QStringLiteral("Resolve"))) resolve = button;
         QVERIFY(resolve);
         resolve->click();
         ui::ActionDialog* dialog = nullptr;
@@ -264,8 +253,7 @@ private slots:
         dialog->close();
     }
 
-    void anUnknownIncidentIsRefused()
-    {
+    void anUnknownIncidentIsRefused() {
         QVERIFY(!m_window->navigate({PageId::Incident, QStringLiteral("99")}));
         QVERIFY(!m_window->navigate({PageId::Incident, QStringLiteral("leak")}));
         // No key: the dock's first row (open, the worst, then the newest: all critical, 3 is newest).
@@ -276,8 +264,7 @@ private slots:
 
     // Every chart's "Events" toggle overlays the events of what it plots: the Cooling page's
     // power chart of r02 shows r02's leak, its GPU's Xid and the flapping link inside it.
-    void everyChartCanShowItsEntitysEvents()
-    {
+    void everyChartCanShowItsEntitysEvents() {
         QVERIFY(m_window->navigate({PageId::Cooling, QStringLiteral("r02")}));
         auto* cooling = qobject_cast<ui::CoolingPage*>(m_window->currentPage());
         widgets::TimeSeriesChart* power = nullptr;
@@ -294,16 +281,14 @@ private slots:
         }
         QVERIFY(power);
         QStringList labels;
-        for (const widgets::ChartAnnotation& a : power->annotations())
-            labels << a.label;
+        for (const widgets::ChartAnnotation& a : power->annotations()) labels << a.label;
         QCOMPARE(labels, (QStringList{QStringLiteral("Xid 79 r02-n07-g2"), QStringLiteral("link flap r02-n03-g1-l05"),
                                       QStringLiteral("leak r02")}));
         QCOMPARE(power->annotations()[2].kind, widgets::AnnotationKind::Critical);
     }
 
     // The Fleet page's "Active incidents" KPI and the dock count the same open incidents.
-    void kpiCountsTheDocksOpenIncidents()
-    {
+    void kpiCountsTheDocksOpenIncidents() {
         QVERIFY(m_window->navigate({PageId::Fleet, {}}));
         auto* fleet = qobject_cast<ui::FleetPage*>(m_window->currentPage());
         int open = 0;

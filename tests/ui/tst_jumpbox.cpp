@@ -6,8 +6,7 @@
 using namespace watchfloor::ui;
 
 namespace {
-QVector<JumpTarget> searchRacks(const QString& text, int limit)
-{
+QVector<JumpTarget> searchRacks(const QString& text, int limit) {
     QVector<JumpTarget> out;
     for (const char* name : {"r01", "r02", "r03-n07", "r03-n07-g2"}) {
         const QString n = QString::fromLatin1(name);
@@ -21,8 +20,7 @@ QVector<JumpTarget> searchRacks(const QString& text, int limit)
 class TestJumpBox : public QObject {
     Q_OBJECT
 private slots:
-    void typingFiltersAndEnterJumpsToTheSelectedMatch()
-    {
+    void typingFiltersAndEnterJumpsToTheSelectedMatch() {
         QWidget anchor;
         anchor.resize(800, 600);
         anchor.show();
@@ -38,8 +36,7 @@ private slots:
         QCOMPARE(chosen.at(0).at(0).value<Location>().entity, QStringLiteral("r03-n07-g2"));
         QVERIFY(!box.isVisible());
     }
-    void noMatchDoesNotJump()
-    {
+    void noMatchDoesNotJump() {
         JumpBox box(searchRacks);
         QSignalSpy chosen(&box, &JumpBox::targetChosen);
         QVERIFY(!box.jumpTo(QStringLiteral("zz-nothing")));

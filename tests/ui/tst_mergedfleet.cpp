@@ -23,8 +23,7 @@ using ui::PageId;
 
 namespace {
 
-QString plain(const QString& html)
-{
+QString plain(const QString& html) {
     QTextDocument doc;
     doc.setHtml(html);
     return doc.toPlainText();
@@ -39,8 +38,7 @@ private:
     std::unique_ptr<ui::MainWindow> m_window;
 
     // Two fleetd on one host, as two twins (or two regions' fleetd behind one bastion) look.
-    void openMerged(const std::string& fleetA, const std::string& fleetB, bool wall = false)
-    {
+    void openMerged(const std::string& fleetA, const std::string& fleetB, bool wall = false) {
         m_window.reset();
         m_store = std::make_unique<client::FleetStore>();
         const std::string names[] = {fleetA, fleetB};
@@ -63,25 +61,23 @@ private:
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     }
 
-    void takeDown(int endpoint)
-    {
-        m_store->setEndpointState(endpoint, ConnectionState::Reconnecting,
-                                  QStringLiteral("Cannot reach fleetd at 127.0.0.1:5055%1 (UNAVAILABLE: Connection refused)")
-                                      .arg(endpoint + 1));
+    void takeDown(int endpoint) {
+        m_store->setEndpointState(
+            endpoint, ConnectionState::Reconnecting,
+            QStringLiteral("Cannot reach fleetd at 127.0.0.1:5055%1 (UNAVAILABLE: Connection refused)")
+                .arg(endpoint + 1));
         m_store->flushChanges();
     }
 
     ui::FleetPage* fleetPage() const { return qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet)); }
 
 private slots:
-    void cleanup()
-    {
+    void cleanup() {
         m_window.reset();
         m_store.reset();
     }
 
-    void sharedRackNamesAreQualifiedReadably()
-    {
+    void sharedRackNamesAreQualifiedReadably() {
         openMerged("synthetic", "synthetic");
         const widgets::RackMapWidget* map = fleetPage()->rackMap();
         QCOMPARE(map->rackCount(), 4);
@@ -94,7 +90,8 @@ private slots:
         // Both fleets are "synthetic" on one host: the port tells them apart, not "127.0.0.1:5055…".
         QCOMPARE(ids, (QStringList{":50551/r01", ":50551/r02", ":50552/r01", ":50552/r02"}));
         QCOMPARE(labels, (QStringList{"r01", "r02", "r01", "r02"}));
-        QCOMPARE(regions, (QStringList{"us-east · :50551", "us-east · :50551", "us-east · :50552", "us-east · :50552"}));
+        QCOMPARE(regions,
+                 (QStringList{"us-east · :50551", "us-east · :50551", "us-east · :50552", "us-east · :50552"}));
         QCOMPARE(m_store->findByName(QStringLiteral(":50552/r02")), m_store->rackAt(3));
         // The long form still finds it (typed, or from older notes).
         QCOMPARE(m_store->findByName(QStringLiteral("127.0.0.1:50552/r02")), m_store->rackAt(3));
@@ -104,8 +101,7 @@ private slots:
         QCOMPARE(fleetPage()->rackMap()->rack(2).label, QStringLiteral("r01"));
     }
 
-    void headerAndStatusBarNameEveryFleetOnce()
-    {
+    void headerAndStatusBarNameEveryFleetOnce() {
         openMerged("us-fleet", "eu-fleet");
         QVERIFY(m_window->navigate({PageId::Fleet, {}}));
         const QString summary = fleetPage()->headerSummary();
@@ -116,8 +112,7 @@ private slots:
         QCOMPARE(plain(status->text()), QStringLiteral("● eu-fleet (127.0.0.1:50552) — Live"));
     }
 
-    void oneEndpointDownEveryAggregateSaysHowMuchIsStale()
-    {
+    void oneEndpointDownEveryAggregateSaysHowMuchIsStale() {
         openMerged("synthetic", "synthetic");
         QVERIFY(m_window->navigate({PageId::Fleet, {}}));
         ui::KpiStrip* kpis = fleetPage()->kpis();
@@ -128,7 +123,8 @@ private slots:
         QTRY_VERIFY(kpis->detail(QStringLiteral("healthy")).contains(QStringLiteral("143 of them stale")));
         for (const char* card : {"goodput", "ettr", "mfu", "healthy", "degraded", "down", "incidents"}) {
             const QString detail = kpis->detail(QLatin1String(card));
-            QVERIFY2(detail.contains(QStringLiteral("1 of 2 endpoints live")), qPrintable(QStringLiteral("%1: %2").arg(card, detail)));
+            QVERIFY2(detail.contains(QStringLiteral("1 of 2 endpoints live")),
+                     qPrintable(QStringLiteral("%1: %2").arg(card, detail)));
         }
         QVERIFY2(kpis->detail(QStringLiteral("goodput")).contains(QStringLiteral("% of it stale")),
                  qPrintable(kpis->detail(QStringLiteral("goodput"))));
@@ -136,16 +132,17 @@ private slots:
 
         const QStringList attention = fleetPage()->attentionLines();
         QVERIFY(!attention.isEmpty());
-        QVERIFY2(attention.first().startsWith(QStringLiteral(":50552")) && attention.first().contains(QStringLiteral("reconnecting"))
-                     && attention.first().contains(QStringLiteral("2 racks show last-known values")),
+        QVERIFY2(attention.first().startsWith(QStringLiteral(":50552")) &&
+                     attention.first().contains(QStringLiteral("reconnecting")) &&
+                     attention.first().contains(QStringLiteral("2 racks show last-known values")),
                  qPrintable(attention.join(u'\n')));
-        QVERIFY2(!attention.join(u'\n').contains(QStringLiteral("Every rack is healthy")), qPrintable(attention.join(u'\n')));
+        QVERIFY2(!attention.join(u'\n').contains(QStringLiteral("Every rack is healthy")),
+                 qPrintable(attention.join(u'\n')));
         QVERIFY2(fleetPage()->headerSummary().contains(QStringLiteral("2 endpoints (1 live)")),
                  qPrintable(fleetPage()->headerSummary()));
     }
 
-    void wallHeaderSaysHowManyEndpointsAreLive()
-    {
+    void wallHeaderSaysHowManyEndpointsAreLive() {
         openMerged("synthetic", "synthetic", true);
         takeDown(0);
         QStringList texts;

@@ -7,8 +7,7 @@ using namespace watchfloor::ui;
 class TestNavigationHistory : public QObject {
     Q_OBJECT
 private slots:
-    void backAndForwardWalkTheTrail()
-    {
+    void backAndForwardWalkTheTrail() {
         NavigationHistory history;
         QVERIFY(!history.canGoBack());
         history.visit({PageId::Fleet, {}});
@@ -21,8 +20,7 @@ private slots:
         QCOMPARE(history.forward(), (Location{PageId::Rack, QStringLiteral("r03")}));
         QVERIFY(history.canGoForward());
     }
-    void visitingAfterBackDropsTheForwardTrail()
-    {
+    void visitingAfterBackDropsTheForwardTrail() {
         NavigationHistory history;
         history.visit({PageId::Fleet, {}});
         history.visit({PageId::Jobs, {}});
@@ -32,18 +30,15 @@ private slots:
         QCOMPARE(history.size(), 2);
         QCOMPARE(history.back(), (Location{PageId::Fleet, {}}));
     }
-    void repeatedVisitIsRecordedOnce()
-    {
+    void repeatedVisitIsRecordedOnce() {
         NavigationHistory history;
         history.visit({PageId::Links, QStringLiteral("r01-n01-g0-l03")});
         history.visit({PageId::Links, QStringLiteral("r01-n01-g0-l03")});
         QCOMPARE(history.size(), 1);
     }
-    void capacityDropsTheOldest()
-    {
+    void capacityDropsTheOldest() {
         NavigationHistory history(3);
-        for (int i = 0; i < 5; ++i)
-            history.visit({PageId::Rack, QStringLiteral("r%1").arg(i)});
+        for (int i = 0; i < 5; ++i) history.visit({PageId::Rack, QStringLiteral("r%1").arg(i)});
         QCOMPARE(history.size(), 3);
         history.back();
         QCOMPARE(history.back().entity, QStringLiteral("r2"));

@@ -11,9 +11,9 @@
 #include "EventsPage.h"
 #include "OperationsDock.h"
 
-#include "FleetStore.h"
 #include "AuditModel.h"
 #include "EventListModel.h"
+#include "FleetStore.h"
 
 #include <QDialog>
 #include <QLineEdit>
@@ -28,8 +28,7 @@ using client::OperationsModel;
 
 namespace {
 
-v1::ActionRequest drain(const char* node, const char* reason)
-{
+v1::ActionRequest drain(const char* node, const char* reason) {
     v1::ActionRequest request;
     request.set_type(v1::ACTION_TYPE_DRAIN_NODE);
     request.set_node_name(node);
@@ -38,20 +37,16 @@ v1::ActionRequest drain(const char* node, const char* reason)
 }
 
 // Runs the request through the client and waits for fleetd's answer.
-client::ControlResult<v1::Operation> executeAndWait(client::ControlClient& control, v1::ActionRequest request)
-{
+client::ControlResult<v1::Operation> executeAndWait(client::ControlClient& control, v1::ActionRequest request) {
     std::optional<client::ControlResult<v1::Operation>> answer;
     control.execute(std::move(request), [&](const client::ControlResult<v1::Operation>& result) { answer = result; });
-    if (!QTest::qWaitFor([&] { return answer.has_value(); }, 10000))
-        return {};
+    if (!QTest::qWaitFor([&] { return answer.has_value(); }, 10000)) return {};
     return *answer;
 }
 
-int rowOf(const OperationsModel& model, const std::string& operationId)
-{
+int rowOf(const OperationsModel& model, const std::string& operationId) {
     for (int row = 0; row < model.rowCount(); ++row) {
-        if (model.operationAt(row).id() == operationId)
-            return row;
+        if (model.operationAt(row).id() == operationId) return row;
     }
     return -1;
 }
@@ -67,8 +62,7 @@ class TestOperationsUi : public QObject {
     testing::PageTestFleet m_fleet;
     client::FleetStore m_store;
 
-    ui::PageContext contextFor(client::ControlClient* control)
-    {
+    ui::PageContext contextFor(client::ControlClient* control) {
         ui::PageContext context;
         context.store = &m_store;
         context.controls = {control};
@@ -76,8 +70,7 @@ class TestOperationsUi : public QObject {
     }
 
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         m_server = std::make_unique<testing::InProcessControl>(/*isolateNeedsApproval=*/true);
         QVERIFY(m_server->isUp());
         m_alice = m_server->client(testing::kAliceToken);
@@ -90,43 +83,43 @@ private slots:
         m_store.flushChanges();
     }
 
-    void cleanupTestCase()
-    {
+    void cleanupTestCase() {
         m_alice.reset();
         m_bob.reset();
         m_viewer.reset();
         m_server.reset();
     }
 
-    void anotherConsolesOperationStreamsIntoTheDock()
-    {
+    void anotherConsolesOperationStreamsIntoTheDock() {
         ui::OperationsDock dock({m_alice.get()}, {QStringLiteral("local")});
         dock.resize(900, 300);
         dock.show();
         m_server->actuator->delay = std::chrono::milliseconds(500);
         std::optional<client::ControlResult<v1::Operation>> answer;
-        m_bob->execute(drain("r01-n07", "PSU alarm"), [&](const client::ControlResult<v1::Operation>& r) { answer = r; });
+        m_bob->execute(drain("r01-n07", "PSU alarm"),
+                       [&](const client::ControlResult<v1::Operation>& r) { answer = r; });
 
         // Alice's console learns of Bob's operation only through WatchOperations.
         OperationsModel& model = *dock.model();
-        QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() > 0 && model.operationAt(0).request().node_name() == "r01-n07", 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() > 0 && model.operationAt(0).request().node_name() == "r01-n07",
+                                 10000);
         QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 10000);
         m_server->actuator->delay = std::chrono::milliseconds(0);
         const int row = rowOf(model, answer->value.id());
         QVERIFY(row >= 0);
-        QTRY_COMPARE_WITH_TIMEOUT(model.operationAt(rowOf(model, answer->value.id())).state(), v1::OPERATION_STATE_SUCCEEDED,
-                                  10000);
-        const QModelIndex progress = dock.table()->model()->index(rowOf(model, answer->value.id()), OperationsModel::Progress);
+        QTRY_COMPARE_WITH_TIMEOUT(model.operationAt(rowOf(model, answer->value.id())).state(),
+                                  v1::OPERATION_STATE_SUCCEEDED, 10000);
+        const QModelIndex progress =
+            dock.table()->model()->index(rowOf(model, answer->value.id()), OperationsModel::Progress);
         QCOMPARE(progress.data(OperationsModel::ProgressRatioRole).toDouble(), 1.0);
-        const QString principal =
-            dock.table()->model()->index(row, OperationsModel::Principal).data().toString();
+        const QString principal = dock.table()->model()->index(row, OperationsModel::Principal).data().toString();
         QCOMPARE(principal, QStringLiteral("bob"));
         // The Time column says how long ago.
-        QVERIFY(dock.table()->model()->index(row, OperationsModel::Time).data().toString().contains(QStringLiteral("ago")));
+        QVERIFY(
+            dock.table()->model()->index(row, OperationsModel::Time).data().toString().contains(QStringLiteral("ago")));
     }
 
-    void approvalIsOfferedToTheSecondOperatorOnly()
-    {
+    void approvalIsOfferedToTheSecondOperatorOnly() {
         v1::ActionRequest isolate;
         isolate.set_type(v1::ACTION_TYPE_ISOLATE_RACK);
         isolate.set_rack_name("r02");
@@ -158,17 +151,17 @@ private slots:
         auto* dialog = opened.first().first().value<QDialog*>();
         auto* approve = dialog->findChild<QPushButton*>(QStringLiteral("approveConfirmButton"));
         QVERIFY(!approve->isEnabled());  // a reason first
-        dialog->findChild<QLineEdit*>(QStringLiteral("approvalReasonEdit"))->setText(QStringLiteral("saw the leak alarm"));
+        dialog->findChild<QLineEdit*>(QStringLiteral("approvalReasonEdit"))
+            ->setText(QStringLiteral("saw the leak alarm"));
         QVERIFY(approve->isEnabled());
         approve->click();
-        QTRY_VERIFY_WITH_TIMEOUT(bobDock.model()->operationAt(rowOf(*bobDock.model(), requested.value.id())).state()
-                                     != v1::OPERATION_STATE_AWAITING_APPROVAL,
+        QTRY_VERIFY_WITH_TIMEOUT(bobDock.model()->operationAt(rowOf(*bobDock.model(), requested.value.id())).state() !=
+                                     v1::OPERATION_STATE_AWAITING_APPROVAL,
                                  10000);
         QCOMPARE(bobDock.model()->operationAt(rowOf(*bobDock.model(), requested.value.id())).approved_by(), "bob");
     }
 
-    void theAuditPageShowsAndFiltersTheTrail()
-    {
+    void theAuditPageShowsAndFiltersTheTrail() {
         QVERIFY(executeAndWait(*m_alice, drain("r01-n08", "ECC storm")).ok);
         QVERIFY(!executeAndWait(*m_viewer, drain("r01-n09", "curious")).ok);  // denied, audited
 
@@ -187,8 +180,13 @@ private slots:
         page.setFilters(QStringLiteral("val"), {}, QStringLiteral("deny"));
         QTRY_VERIFY_WITH_TIMEOUT(page.visibleEntryCount() >= 1, 5000);
         for (int row = 0; row < page.table()->model()->rowCount(); ++row) {
-            QCOMPARE(page.table()->model()->index(row, client::AuditModel::Principal).data().toString(), QStringLiteral("val"));
-            QCOMPARE(page.table()->model()->index(row, client::AuditModel::Decision).data(client::AuditModel::DecisionRole).toString(),
+            QCOMPARE(page.table()->model()->index(row, client::AuditModel::Principal).data().toString(),
+                     QStringLiteral("val"));
+            QCOMPARE(page.table()
+                         ->model()
+                         ->index(row, client::AuditModel::Decision)
+                         .data(client::AuditModel::DecisionRole)
+                         .toString(),
                      QStringLiteral("deny"));
         }
         page.setFilters(QStringLiteral("alice"), QStringLiteral("DRAIN_NODE"), QStringLiteral("allow"));
@@ -197,8 +195,7 @@ private slots:
         QCOMPARE(page.visibleEntryCount(), 0);
     }
 
-    void aViewerIsToldWhyThereIsNoTrail()
-    {
+    void aViewerIsToldWhyThereIsNoTrail() {
         ui::AuditPage page(contextFor(m_viewer.get()));
         page.setActive(true);
         QVERIFY(page.explanation().contains(QStringLiteral("operators and admins")));
@@ -207,9 +204,8 @@ private slots:
         QCOMPARE(page.model()->rowCount(), 0);
     }
 
-    void acknowledgedEventsAreMarkedWithWhoAndWhen()
-    {
-        m_server->fleet.addEvent(3);  // the synthetic fleet's leak event on r02
+    void acknowledgedEventsAreMarkedWithWhoAndWhen() {
+        m_server->fleet.addEvent(3);                      // the synthetic fleet's leak event on r02
         ui::EventsPage page(contextFor(m_viewer.get()));  // a viewer sees acknowledgements too
         v1::ActionRequest ack;
         ack.set_type(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT);
@@ -222,16 +218,25 @@ private slots:
         ui::AcknowledgedEventsProxy* marks = page.acknowledgedEvents();
         int leakRow = -1;
         for (int row = 0; row < marks->rowCount(); ++row) {
-            if (marks->index(row, client::EventListModel::Message).data().toString().contains(QStringLiteral("Leak sensor")))
+            if (marks->index(row, client::EventListModel::Message)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("Leak sensor")))
                 leakRow = row;
         }
         QVERIFY(leakRow >= 0);
         const QString text = marks->index(leakRow, client::EventListModel::Message).data().toString();
         QVERIFY2(text.contains(QStringLiteral("acknowledged by alice")), qPrintable(text));
-        QVERIFY(marks->index(leakRow, client::EventListModel::Message).data(Qt::ToolTipRole).toString().contains(QStringLiteral("NOC-1234")));
+        QVERIFY(marks->index(leakRow, client::EventListModel::Message)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("NOC-1234")));
         for (int row = 0; row < marks->rowCount(); ++row) {
             if (row != leakRow)
-                QVERIFY(!marks->index(row, client::EventListModel::Message).data().toString().contains(QStringLiteral("acknowledged")));
+                QVERIFY(!marks->index(row, client::EventListModel::Message)
+                             .data()
+                             .toString()
+                             .contains(QStringLiteral("acknowledged")));
         }
     }
 };

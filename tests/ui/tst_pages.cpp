@@ -7,7 +7,9 @@
 #include "AuditPage.h"
 #include "BreadcrumbBar.h"
 #include "EntityTableView.h"
+#include "EttrBudgetPanel.h"
 #include "EventsPage.h"
+#include "FailSlowPanel.h"
 #include "FleetPage.h"
 #include "GoodputPage.h"
 #include "IncidentsDock.h"
@@ -17,10 +19,8 @@
 #include "LinksPage.h"
 #include "MainWindow.h"
 #include "Page.h"
-#include "RackPage.h"
-#include "EttrBudgetPanel.h"
-#include "FailSlowPanel.h"
 #include "RackLens.h"
+#include "RackPage.h"
 
 #include "FleetStore.h"
 #include "JobTableModel.h"
@@ -29,13 +29,13 @@
 #include "TimeSeriesChart.h"
 
 #include <QAbstractButton>
-#include <QTableWidget>
 #include <QLabel>
 #include <QListWidget>
 #include <QScopeGuard>
-#include <QTextDocument>
 #include <QSet>
+#include <QTableWidget>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QTreeWidget>
 
@@ -46,8 +46,7 @@ using ui::PageId;
 namespace {
 
 // Everything the wall header's labels say, as plain text.
-QString wallHeaderText(const QWidget& wall)
-{
+QString wallHeaderText(const QWidget& wall) {
     QStringList parts;
     for (const QLabel* label : wall.findChild<QWidget*>(QStringLiteral("wallHeader"))->findChildren<QLabel*>()) {
         QTextDocument doc;
@@ -57,12 +56,10 @@ QString wallHeaderText(const QWidget& wall)
     return parts.join(u' ');
 }
 
-int distinctColours(const QImage& image)
-{
+int distinctColours(const QImage& image) {
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 7) {
-        for (int x = 0; x < image.width(); x += 7)
-            colours.insert(image.pixel(x, y));
+        for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
     }
     return int(colours.size());
 }
@@ -79,13 +76,11 @@ private:
 
     // A fresh store and window; the snapshot is applied before the window exists unless the test
     // wants the window up first (as the console starts: it waits for the first snapshot).
-    void openWindow(bool snapshotFirst, QSize size)
-    {
+    void openWindow(bool snapshotFirst, QSize size) {
         m_window.reset();
         m_store = std::make_unique<client::FleetStore>();
         m_endpoint = m_store->addEndpoint(QStringLiteral("synthetic"));
-        if (snapshotFirst)
-            applySnapshot();
+        if (snapshotFirst) applySnapshot();
         ui::PageContext context;
         context.store = m_store.get();
         m_window = std::make_unique<ui::MainWindow>(context, ui::MainWindowOptions{});
@@ -93,8 +88,7 @@ private:
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     }
-    void applySnapshot()
-    {
+    void applySnapshot() {
         m_store->apply(m_endpoint, m_fleet.snapshot);
         m_store->flushChanges();
         const QString error = m_store->lastError();
@@ -104,14 +98,12 @@ private:
 
 private slots:
     void init() { openWindow(true, {1600, 1000}); }
-    void cleanup()
-    {
+    void cleanup() {
         m_window.reset();
         m_store.reset();
     }
 
-    void eachPageShowsItsMostTellingEntity_data()
-    {
+    void eachPageShowsItsMostTellingEntity_data() {
         QTest::addColumn<int>("page");
         QTest::addColumn<QString>("expected");
         QTest::newRow("fleet") << int(PageId::Fleet) << QString();
@@ -123,8 +115,7 @@ private slots:
         QTest::newRow("events: all") << int(PageId::Events) << QString();
         QTest::newRow("audit: everyone") << int(PageId::Audit) << QString();
     }
-    void eachPageShowsItsMostTellingEntity()
-    {
+    void eachPageShowsItsMostTellingEntity() {
         QFETCH(int, page);
         QFETCH(QString, expected);
         QVERIFY(m_window->navigate({PageId(page), {}}));
@@ -139,14 +130,12 @@ private slots:
 
     // Charts on a page are laid out long before their first data (the console waits for a
     // snapshot); QtCharts then kept the time axis at zero height and never drew its labels.
-    void everyChartShowsItsTimeAxis_data()
-    {
+    void everyChartShowsItsTimeAxis_data() {
         QTest::addColumn<int>("page");
         QTest::newRow("cooling") << int(PageId::Cooling);
         QTest::newRow("goodput") << int(PageId::Goodput);
     }
-    void everyChartShowsItsTimeAxis()
-    {
+    void everyChartShowsItsTimeAxis() {
         QFETCH(int, page);
         openWindow(false, {1920, 1080});  // shown and laid out (exposed) before any data arrives
         applySnapshot();
@@ -154,8 +143,7 @@ private slots:
         const auto charts = m_window->currentPage()->findChildren<widgets::TimeSeriesChart*>();
         QVERIFY(!charts.isEmpty());
         for (const widgets::TimeSeriesChart* chart : charts) {
-            if (!chart->isVisible())
-                continue;
+            if (!chart->isVisible()) continue;
             // Labels appear once the chart has its data and a layout pass: waited for, not slept on.
             QTRY_VERIFY2(chart->visibleTimeLabels().size() >= 2,
                          qPrintable(QStringLiteral("%1 x %2 chart shows time labels '%3'")
@@ -165,8 +153,7 @@ private slots:
         }
     }
 
-    void auditPageWithoutAControlConnectionSaysHowToGetOne()
-    {
+    void auditPageWithoutAControlConnectionSaysHowToGetOne() {
         QVERIFY(m_window->navigate({PageId::Audit, {}}));
         auto* audit = qobject_cast<ui::AuditPage*>(m_window->currentPage());
         QVERIFY(audit);
@@ -174,8 +161,7 @@ private slots:
         QVERIFY(audit->hasContent());  // a headless render does not wait for a trail that cannot come
     }
 
-    void fleetPageShowsKpisAndEveryRack()
-    {
+    void fleetPageShowsKpisAndEveryRack() {
         auto* fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
         QVERIFY(fleet);
         m_window->navigate({PageId::Fleet, {}});
@@ -190,8 +176,7 @@ private slots:
 
     // Issue 16, items 1 and 2: ETTR and goodput named for what they are, what separates E[ETTR]
     // and the measured ETTR from 100 %, and both failure rates with their intervals.
-    void goodputPageSeparatesEttrFromGoodput()
-    {
+    void goodputPageSeparatesEttrFromGoodput() {
         const auto restore = qScopeGuard([this, saved = m_fleet.snapshot] { m_fleet.snapshot = saved; });
         v1::FleetGoodput& fleet = *m_fleet.s().mutable_fleet();
         fleet.set_expected_ettr_ratio(0.93);
@@ -226,14 +211,19 @@ private slots:
         QVERIFY(m_window->navigate({PageId::Goodput, {}}));
         auto* goodput = qobject_cast<ui::GoodputPage*>(m_window->currentPage());
         const QString summary = goodput->summary();
-        QVERIFY2(summary.contains(QStringLiteral("hardware failures 0 per GPU-hour (95 %: 0–3.69e-03)")), qPrintable(summary));
-        QVERIFY2(summary.contains(QStringLiteral("all-cause interruptions 1.00e-02 per GPU-hour (95 %: 3.20e-03–2.30e-02)")),
+        QVERIFY2(summary.contains(QStringLiteral("hardware failures 0 per GPU-hour (95 %: 0–3.69e-03)")),
                  qPrintable(summary));
+        QVERIFY2(
+            summary.contains(QStringLiteral("all-cause interruptions 1.00e-02 per GPU-hour (95 %: 3.20e-03–2.30e-02)")),
+            qPrintable(summary));
         QCOMPARE(goodput->kpis()->value(QStringLiteral("ettr")), QStringLiteral("90.0 %"));
-        QVERIFY2(goodput->kpis()->detail(QStringLiteral("ettr")).contains(QStringLiteral("E[ETTR] 93.0 % · slow steps 2.5 %")),
+        QVERIFY2(goodput->kpis()
+                     ->detail(QStringLiteral("ettr"))
+                     .contains(QStringLiteral("E[ETTR] 93.0 % · slow steps 2.5 %")),
                  qPrintable(goodput->kpis()->detail(QStringLiteral("ettr"))));
         QVERIFY(goodput->kpis()->detail(QStringLiteral("ettr1h")).contains(QStringLiteral("goodput (1 h) 85.0 %")));
-        QVERIFY(goodput->kpis()->detail(QStringLiteral("interruptions")).contains(QStringLiteral("all causes 1.00e-02")));
+        QVERIFY(
+            goodput->kpis()->detail(QStringLiteral("interruptions")).contains(QStringLiteral("all causes 1.00e-02")));
         const ui::EttrBudgetPanel* panel = goodput->budgetPanel();
         auto row = [&](const char* label) {
             const int r = panel->rowOf(QString::fromUtf8(label));
@@ -250,14 +240,12 @@ private slots:
 
     // Issue 16, items 4 and 6: the fail-slow ladder's findings on the Goodput page, and a tray's
     // lifecycle and lemon standing on the map's lens, the rack tooltip and the rack page.
-    void failSlowFindingsAndTrayLifecycleAreShown()
-    {
+    void failSlowFindingsAndTrayLifecycleAreShown() {
         const auto restore = qScopeGuard([this, saved = m_fleet.snapshot] { m_fleet.snapshot = saved; });
         v1::Snapshot& snap = m_fleet.s();
         auto nodeNamed = [&](const std::string& name) {
             for (const auto& node : snap.topology().nodes())
-                if (node.name() == name)
-                    return node.index();
+                if (node.name() == name) return node.index();
             return 0u;
         };
         v1::Job& job = *snap.mutable_jobs(0);
@@ -315,8 +303,10 @@ private slots:
         nodes.setRack(client::EntityId{quint16(m_endpoint), m_fleet.r02});
         QCOMPARE(nodes.index(4, client::NodeTableModel::Lifecycle).data().toString(),
                  QStringLiteral("triage (alice) · lemon: 3 failures"));
-        QVERIFY(nodes.index(4, client::NodeTableModel::Lifecycle).data(Qt::ToolTipRole).toString().contains(
-            QStringLiteral("Why: alice: 3 Xid 79 this week")));
+        QVERIFY(nodes.index(4, client::NodeTableModel::Lifecycle)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("Why: alice: 3 Xid 79 this week")));
         QCOMPARE(nodes.index(0, client::NodeTableModel::Lifecycle).data().toString(), QStringLiteral("production"));
 
         // The rack page's Lifecycle column is as wide as that text, not cut at "triage (ali…".
@@ -326,12 +316,13 @@ private slots:
         const int textWidth =
             rack->nodesTable()->fontMetrics().horizontalAdvance(QStringLiteral("triage (alice) · lemon: 3 failures"));
         QVERIFY2(rack->nodesTable()->columnWidth(client::NodeTableModel::Lifecycle) >= textWidth,
-                 qPrintable(QString("%1 < %2").arg(rack->nodesTable()->columnWidth(client::NodeTableModel::Lifecycle)).arg(textWidth)));
+                 qPrintable(QString("%1 < %2")
+                                .arg(rack->nodesTable()->columnWidth(client::NodeTableModel::Lifecycle))
+                                .arg(textWidth)));
     }
 
     // Issue 16, item 7: the breaker and who holds each tray out of service, on the Fleet page.
-    void fleetPageShowsTheBreakerAndDrainOwners()
-    {
+    void fleetPageShowsTheBreakerAndDrainOwners() {
         const auto restore = qScopeGuard([this, saved = m_fleet.snapshot] { m_fleet.snapshot = saved; });
         auto* fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
         m_window->navigate({PageId::Fleet, {}});
@@ -354,9 +345,9 @@ private slots:
             if (st.node_state() != v1::NODE_STATE_UNSPECIFIED && drained < 2) {
                 st.set_node_state(drained == 0 ? v1::NODE_STATE_DRAINED : v1::NODE_STATE_DOWN);
                 st.set_reason(drained == 0 ? "alice: fan noise" : "Xid 79");
-                st.mutable_drain_owner()->set_kind(drained == 0 ? v1::DRAIN_OWNER_KIND_OPERATOR : v1::DRAIN_OWNER_KIND_HEALTH_CHECK);
-                if (drained == 0)
-                    st.mutable_drain_owner()->set_principal("alice");
+                st.mutable_drain_owner()->set_kind(drained == 0 ? v1::DRAIN_OWNER_KIND_OPERATOR
+                                                                : v1::DRAIN_OWNER_KIND_HEALTH_CHECK);
+                if (drained == 0) st.mutable_drain_owner()->set_principal("alice");
                 ++drained;
             }
         }
@@ -366,13 +357,15 @@ private slots:
         m_window->navigate({PageId::Fleet, {}});
         QCOMPARE(fleet->kpis()->value(QStringLiteral("breaker")), QStringLiteral("TRIPPED"));
         const QString detail = fleet->kpis()->detail(QStringLiteral("breaker"));
-        QVERIFY2(detail.contains(QStringLiteral("an admin resets it")) && detail.contains(QStringLiteral("reset by carol")),
-                 qPrintable(detail));
+        QVERIFY2(
+            detail.contains(QStringLiteral("an admin resets it")) && detail.contains(QStringLiteral("reset by carol")),
+            qPrintable(detail));
         QCOMPARE(fleet->drainList()->count(), 2);
         QVERIFY2(fleet->drainList()->item(0)->text().endsWith(QStringLiteral(" · drained by alice: fan noise")),
                  qPrintable(fleet->drainList()->item(0)->text()));
-        QVERIFY2(fleet->drainList()->item(1)->text().endsWith(QStringLiteral(" · down, held by the health check: Xid 79")),
-                 qPrintable(fleet->drainList()->item(1)->text()));
+        QVERIFY2(
+            fleet->drainList()->item(1)->text().endsWith(QStringLiteral(" · down, held by the health check: Xid 79")),
+            qPrintable(fleet->drainList()->item(1)->text()));
 
         // Closed, with the share of the fleet binding below the count.
         a.set_state(v1::BREAKER_STATE_CLOSED);
@@ -383,14 +376,14 @@ private slots:
         fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
         m_window->navigate({PageId::Fleet, {}});
         QCOMPARE(fleet->kpis()->value(QStringLiteral("breaker")), QStringLiteral("closed"));
-        QVERIFY2(fleet->kpis()->detail(QStringLiteral("breaker"))
+        QVERIFY2(fleet->kpis()
+                     ->detail(QStringLiteral("breaker"))
                      .contains(QStringLiteral("1 of 2 per 10 min (0.50 % of 400 trays = 2, below 5: the share binds)")),
                  qPrintable(fleet->kpis()->detail(QStringLiteral("breaker"))));
     }
 
     // A job with no durable checkpoint yet says so (it read "last at step 0, n/a ago").
-    void jobDetailSaysWhenThereIsNoCheckpointYet()
-    {
+    void jobDetailSaysWhenThereIsNoCheckpointYet() {
         QVERIFY(m_window->navigate({PageId::Jobs, QStringLiteral("vision-ft")}));
         auto* jobs = qobject_cast<ui::JobsPage*>(m_window->currentPage());
         QVERIFY2(jobs->detailText().contains(QStringLiteral("last at step")), qPrintable(jobs->detailText()));
@@ -410,8 +403,7 @@ private slots:
     // Issue 14, item 3: a Jobs page opened before any job arrived stayed empty ("nothing to show
     // within 30 s"): it picked its job only when activated. Here the window and page come first,
     // then a snapshot without jobs, then the jobs in a delta, still initialising (PENDING).
-    void jobsPageOpenedBeforeTheJobsArrivePicksOne()
-    {
+    void jobsPageOpenedBeforeTheJobsArrivePicksOne() {
         openWindow(false, {1600, 1000});
         QVERIFY(m_window->navigate({PageId::Jobs, {}}));
         auto* jobs = qobject_cast<ui::JobsPage*>(m_window->currentPage());
@@ -446,8 +438,7 @@ private slots:
     // and fleet numbers of 0: every place says "starting" instead.
     // The Alerts dock lists fleetd's incidents with their members; alerts in no incident stay
     // below; the Fleet page's KPI counts the open incidents of the same list.
-    void alertsDockListsIncidentsAndTheKpiCountsThem()
-    {
+    void alertsDockListsIncidentsAndTheKpiCountsThem() {
         auto incident = [&](std::uint64_t id, v1::IncidentState state, std::vector<std::uint64_t> members) {
             v1::Incident* i = m_fleet.s().add_incidents();
             i->set_id(id);
@@ -476,8 +467,10 @@ private slots:
         auto* tree = dock->findChild<QTreeWidget*>();
         QTreeWidgetItem* top = tree->topLevelItem(0);
         QVERIFY2(top->text(0).contains(QStringLiteral("r02-loop: coolant leak")), qPrintable(top->text(0)));
-        QVERIFY2(top->text(0).contains(QStringLiteral("2 alerts")) && top->text(0).contains(QStringLiteral("1 rack, 72 GPUs")) &&
-                     top->text(0).contains(QStringLiteral("12.5 GPU-h")) && top->text(0).contains(QStringLiteral(" open ")),
+        QVERIFY2(top->text(0).contains(QStringLiteral("2 alerts")) &&
+                     top->text(0).contains(QStringLiteral("1 rack, 72 GPUs")) &&
+                     top->text(0).contains(QStringLiteral("12.5 GPU-h")) &&
+                     top->text(0).contains(QStringLiteral(" open ")),
                  qPrintable(top->text(0)));
         QCOMPARE(top->childCount(), 2);
         QVERIFY(top->child(0)->text(0).contains(QStringLiteral("Xid 79")));
@@ -503,8 +496,7 @@ private slots:
         QTRY_VERIFY(dock->windowTitle().startsWith(QStringLiteral("Alerts — 0 open incidents")));
     }
 
-    void kpisSayStartingBeforeThereIsAValue()
-    {
+    void kpisSayStartingBeforeThereIsAValue() {
         for (v1::Job& job : *m_fleet.s().mutable_jobs()) {
             job.mutable_breakdown()->set_productive_s(0);
             job.mutable_breakdown()->set_accelerator_init_s(job.breakdown().total_s());
@@ -554,14 +546,14 @@ private slots:
         options.wallDisplay = true;
         ui::MainWindow wall(context, options);
         const QString header = wallHeaderText(wall);
-        QVERIFY2(header.contains(QStringLiteral("starting")) && !header.contains(QStringLiteral("0.0 %")), qPrintable(header));
+        QVERIFY2(header.contains(QStringLiteral("starting")) && !header.contains(QStringLiteral("0.0 %")),
+                 qPrintable(header));
     }
 
     // Issue 14, item 5: after a fleetd restart (new run id) the Goodput chart joined the old run's
     // last point to the new run's first with a straight line. Now the line breaks there and the
     // chart says why.
-    void goodputChartBreaksAcrossAFleetdRestart()
-    {
+    void goodputChartBreaksAcrossAFleetdRestart() {
         const std::int64_t t0 = testing::PageTestFleet::kNowMs;
         auto delta = [&](std::uint64_t sequence, std::int64_t timeMs, float goodput) {
             v1::SubscribeResponse message;
@@ -576,16 +568,14 @@ private slots:
             block->add_values(goodput);
             m_store->apply(m_endpoint, message);
         };
-        for (int s = 1; s <= 5; ++s)
-            delta(std::uint64_t(1 + s), t0 + 1000 * s, 0.80f + 0.01f * float(s));
+        for (int s = 1; s <= 5; ++s) delta(std::uint64_t(1 + s), t0 + 1000 * s, 0.80f + 0.01f * float(s));
         // fleetd restarted: a new run whose clock went on (a real site's), same topology.
         testing::PageTestFleet restarted;
         restarted.s().set_run_id("run-2");
         restarted.s().set_server_time_unix_ms(t0 + 9000);
         restarted.s().set_reason("restart");
         m_store->apply(m_endpoint, restarted.snapshot);
-        for (int s = 10; s <= 14; ++s)
-            delta(std::uint64_t(s - 8), t0 + 1000 * s, 0.60f);
+        for (int s = 10; s <= 14; ++s) delta(std::uint64_t(s - 8), t0 + 1000 * s, 0.60f);
         m_store->flushChanges();
 
         QVERIFY(m_window->navigate({PageId::Goodput, {}}));
@@ -597,8 +587,7 @@ private slots:
                  qPrintable(goodput->historyChart()->note()));
     }
 
-    void rackPageListsTheXidWithItsAction()
-    {
+    void rackPageListsTheXidWithItsAction() {
         QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r02-n07-g2")}));
         auto* rack = qobject_cast<ui::RackPage*>(m_window->currentPage());
         QCOMPARE(rack->rackName(), QStringLiteral("r02"));
@@ -606,16 +595,14 @@ private slots:
         QVERIFY(m_window->breadcrumbBar()->path().contains(QStringLiteral("r02 \u203A r02-n07 \u203A r02-n07-g2")));
     }
 
-    void linksPagePutsTheWorstPortFirst()
-    {
+    void linksPagePutsTheWorstPortFirst() {
         QVERIFY(m_window->navigate({PageId::Links, QStringLiteral("r02")}));
         auto* links = qobject_cast<ui::LinksPage*>(m_window->currentPage());
         QCOMPARE(links->portRowCount(), 72);
         QCOMPARE(links->worstPortName(), QStringLiteral("r02-n03-ib1"));
     }
 
-    void eventsPageFiltersByEntityAndSeverity()
-    {
+    void eventsPageFiltersByEntityAndSeverity() {
         QVERIFY(m_window->navigate({PageId::Events, {}}));
         auto* events = qobject_cast<ui::EventsPage*>(m_window->currentPage());
         QCOMPARE(events->visibleEventCount(), 4);
@@ -626,8 +613,7 @@ private slots:
         QVERIFY(!m_window->navigate({PageId::Events, QStringLiteral("no-such-entity")}));
     }
 
-    void ctrlKJumpsToAnyEntity()
-    {
+    void ctrlKJumpsToAnyEntity() {
         QTest::keyClick(m_window.get(), Qt::Key_K, Qt::ControlModifier);
         QTRY_VERIFY(m_window->jumpBox()->isVisible());
         QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("r02-n07-g2"));
@@ -638,8 +624,7 @@ private slots:
         QCOMPARE(m_window->currentLocation(), (Location{PageId::Jobs, QStringLiteral("vision-ft")}));
     }
 
-    void backAndForwardWithAltArrows()
-    {
+    void backAndForwardWithAltArrows() {
         QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r01")}));
         QVERIFY(m_window->navigate({PageId::Jobs, QStringLiteral("vision-ft")}));
         QTest::keyClick(m_window.get(), Qt::Key_Left, Qt::AltModifier);
@@ -651,8 +636,7 @@ private slots:
         QVERIFY(m_window->canGoForward());
     }
 
-    void wallJumpsToANewCriticalIncident()
-    {
+    void wallJumpsToANewCriticalIncident() {
         ui::PageContext context;
         context.store = m_store.get();
         ui::MainWindowOptions options;
@@ -678,8 +662,7 @@ private slots:
         QTRY_COMPARE(wall.currentLocation(), (Location{PageId::Cooling, QStringLiteral("r01")}));
     }
 
-    void breadcrumbNavigatesUp()
-    {
+    void breadcrumbNavigatesUp() {
         QVERIFY(m_window->navigate({PageId::Rack, QStringLiteral("r02-n07")}));
         const QVector<ui::Breadcrumb> crumbs = m_window->breadcrumbBar()->crumbs();
         QVERIFY(crumbs.size() >= 3);

@@ -16,8 +16,7 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 
-v1::SubscribeResponse pagingDelta(std::uint64_t sequence, const v1::PagingStatus& paging)
-{
+v1::SubscribeResponse pagingDelta(std::uint64_t sequence, const v1::PagingStatus& paging) {
     v1::SubscribeResponse response;
     v1::Delta& d = *response.mutable_delta();
     d.set_sequence(sequence);
@@ -32,17 +31,15 @@ v1::SubscribeResponse pagingDelta(std::uint64_t sequence, const v1::PagingStatus
 class TestPagingIndicator : public QObject {
     Q_OBJECT
 private slots:
-    void headlines()
-    {
+    void headlines() {
         v1::PagingStatus s;
         s.set_state(v1::PAGING_STATE_FAILING);
         s.set_failing_since_unix_ms(1'764'680'645'123);  // 13:04:05 UTC
         s.set_last_error("connection refused by http://127.0.0.1:9093/api/v2/alerts");
         s.set_queued(3);
         s.set_dropped(2);
-        QCOMPARE(ui::pagingHeadline(s),
-                 QStringLiteral("Paging: not delivered since 13:04 — connection refused by "
-                                "http://127.0.0.1:9093/api/v2/alerts · 3 queued · 2 dropped"));
+        QCOMPARE(ui::pagingHeadline(s), QStringLiteral("Paging: not delivered since 13:04 — connection refused by "
+                                                       "http://127.0.0.1:9093/api/v2/alerts · 3 queued · 2 dropped"));
         s.set_state(v1::PAGING_STATE_QUEUED);
         QCOMPARE(ui::pagingHeadline(s), QStringLiteral("Paging: 3 queued · 2 dropped"));
         s.set_state(v1::PAGING_STATE_DELIVERED);
@@ -51,8 +48,7 @@ private slots:
         QCOMPARE(ui::pagingHeadline(s), QStringLiteral("Paging: delivered · 4 firing"));
     }
 
-    void statusBarFollowsTheStream()
-    {
+    void statusBarFollowsTheStream() {
         testing::PageTestFleet fleet;
         client::FleetStore store;
         const int endpoint = store.addEndpoint(QStringLiteral("synthetic"));
@@ -79,7 +75,8 @@ private slots:
         QTRY_VERIFY(indicator->isVisible());
         QVERIFY(indicator->text().startsWith(QStringLiteral("Paging: not delivered since 13:04 — connection refused")));
         QVERIFY(indicator->toolTip().contains(QStringLiteral("not being paged")));
-        QTRY_VERIFY(indicator->width() > indicator->fontMetrics().horizontalAdvance(QStringLiteral("Paging: not delivered")));
+        QTRY_VERIFY(indicator->width() >
+                    indicator->fontMetrics().horizontalAdvance(QStringLiteral("Paging: not delivered")));
         if (const QByteArray png = qgetenv("WATCHFLOOR_PAGING_PNG"); !png.isEmpty())
             QVERIFY(window.grab().save(QString::fromLocal8Bit(png)));
 

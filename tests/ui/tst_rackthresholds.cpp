@@ -42,9 +42,9 @@ class TestRackThresholds : public QObject {
 private slots:
     void rackPower() {
         QCOMPARE(ui::rackPowerLevel(value(120), 132), KpiLevel::Ok);
-        QCOMPARE(ui::rackPowerLevel(value(125.25), 132), KpiLevel::Ok);     // just under 95 % (125.4)
+        QCOMPARE(ui::rackPowerLevel(value(125.25), 132), KpiLevel::Ok);  // just under 95 % (125.4)
         QCOMPARE(ui::rackPowerLevel(value(125.5), 132), KpiLevel::Warning);
-        QCOMPARE(ui::rackPowerLevel(value(132), 132), KpiLevel::Warning);   // at design, not above
+        QCOMPARE(ui::rackPowerLevel(value(132), 132), KpiLevel::Warning);  // at design, not above
         QCOMPARE(ui::rackPowerLevel(value(132.5), 132), KpiLevel::Critical);
         QCOMPARE(ui::rackPowerLevel(value(140, client::Freshness::Stale), 132), KpiLevel::Critical);
         QCOMPARE(ui::rackPowerLevel(none(client::Freshness::Missing), 132), KpiLevel::Missing);
@@ -54,9 +54,9 @@ private slots:
 
     void hottestGpu() {
         QCOMPARE(ui::hottestGpuLevel(value(79.9), 87), KpiLevel::Ok);
-        QCOMPARE(ui::hottestGpuLevel(value(82), 87), KpiLevel::Warning);    // within 5 °C
+        QCOMPARE(ui::hottestGpuLevel(value(82), 87), KpiLevel::Warning);  // within 5 °C
         QCOMPARE(ui::hottestGpuLevel(value(86.9), 87), KpiLevel::Warning);
-        QCOMPARE(ui::hottestGpuLevel(value(87), 87), KpiLevel::Critical);   // at slowdown
+        QCOMPARE(ui::hottestGpuLevel(value(87), 87), KpiLevel::Critical);  // at slowdown
         QCOMPARE(ui::hottestGpuLevel(value(90, client::Freshness::Silent), 87), KpiLevel::Critical);
         QCOMPARE(ui::hottestGpuLevel(none(client::Freshness::Missing), 87), KpiLevel::Missing);
         QCOMPARE(ui::hottestGpuLevel(value(99), kNaN), KpiLevel::Ok);
@@ -64,7 +64,7 @@ private slots:
 
     void coolantFlow() {
         QCOMPARE(ui::coolantFlowLevel(value(100), 100), KpiLevel::Ok);
-        QCOMPARE(ui::coolantFlowLevel(value(90), 100), KpiLevel::Ok);       // 90 % is enough
+        QCOMPARE(ui::coolantFlowLevel(value(90), 100), KpiLevel::Ok);  // 90 % is enough
         QCOMPARE(ui::coolantFlowLevel(value(89), 100), KpiLevel::Warning);
         QCOMPARE(ui::coolantFlowLevel(value(70), 100), KpiLevel::Warning);
         QCOMPARE(ui::coolantFlowLevel(value(69), 100), KpiLevel::Critical);

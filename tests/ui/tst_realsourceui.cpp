@@ -34,8 +34,7 @@ constexpr std::int64_t kNow = testing::PageTestFleet::kNowMs;
 const char* const kProm = "prometheus=http://prom.dc1.example:9090";
 
 v1::SourceStatus source(const char* name, const char* kind, v1::SourceHealth health, std::int64_t lastGoodMs,
-                        const char* error = "")
-{
+                        const char* error = "") {
     v1::SourceStatus s;
     s.set_name(name);
     s.set_kind(kind);
@@ -49,10 +48,9 @@ v1::SourceStatus source(const char* name, const char* kind, v1::SourceHealth hea
     return s;
 }
 
-v1::SourceStatus promDown()
-{
-    v1::SourceStatus s = source(kProm, "prometheus", v1::SOURCE_HEALTH_DOWN, kNow - 125'000,
-                                "query_range: connection refused");
+v1::SourceStatus promDown() {
+    v1::SourceStatus s =
+        source(kProm, "prometheus", v1::SOURCE_HEALTH_DOWN, kNow - 125'000, "query_range: connection refused");
     s.add_warnings("12 series from host gpu-spare-07, not in the inventory");
     return s;
 }
@@ -69,8 +67,7 @@ private:
 
     // The synthetic fleet as a real site reports it: polled every 30 s, two sources, a Slurm job
     // that publishes no step progress, and the event fleetd raised when the store went down.
-    static void makeRealSite(testing::PageTestFleet& site)
-    {
+    static void makeRealSite(testing::PageTestFleet& site) {
         v1::Snapshot& s = site.s();
         s.set_telemetry_period_ms(30'000);
         s.set_counters_periodic(true);
@@ -87,12 +84,11 @@ private:
         job->set_gpu_count(4);
         job->set_started_unix_ms(kNow - 1'800'000);
         site.addEvent(5, v1::SEVERITY_WARNING, v1::EVENT_TYPE_SOURCE, s.topology().fleet_index(),
-                         "prometheus=http://prom.dc1.example:9090 is down: query_range: connection refused",
-                         [](v1::Event&) {});
+                      "prometheus=http://prom.dc1.example:9090 is down: query_range: connection refused",
+                      [](v1::Event&) {});
     }
 
-    void openWindow(bool realSite)
-    {
+    void openWindow(bool realSite) {
         m_window.reset();
         m_store = std::make_unique<client::FleetStore>();
         m_endpoint = m_store->addEndpoint(QStringLiteral("dc1"));
@@ -113,13 +109,11 @@ private:
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
     }
 
-    void applySources(std::initializer_list<v1::SourceStatus> sources, std::int64_t serverMs)
-    {
+    void applySources(std::initializer_list<v1::SourceStatus> sources, std::int64_t serverMs) {
         v1::SubscribeResponse m;
         m.mutable_delta()->set_sequence(2);
         m.mutable_delta()->set_server_time_unix_ms(serverMs);
-        for (const v1::SourceStatus& s : sources)
-            *m.mutable_delta()->add_sources() = s;
+        for (const v1::SourceStatus& s : sources) *m.mutable_delta()->add_sources() = s;
         m_store->apply(m_endpoint, m);
         m_store->flushChanges();
     }
@@ -128,14 +122,12 @@ private:
     const widgets::ThemeColors& colours() const { return m_window->theme().colors(); }
 
 private slots:
-    void cleanup()
-    {
+    void cleanup() {
         m_window.reset();
         m_store.reset();
     }
 
-    void twinOnlyConsoleShowsNoSources()
-    {
+    void twinOnlyConsoleShowsNoSources() {
         openWindow(false);
         QVERIFY(m_window->sourcesDock());
         QVERIFY(!m_window->sourcesDock()->isVisible());
@@ -143,8 +135,7 @@ private slots:
         QVERIFY(m_window->connectionBanner()->text().isEmpty());
     }
 
-    void sourcesDockListsEverySourceWithItsHealth()
-    {
+    void sourcesDockListsEverySourceWithItsHealth() {
         openWindow(true);
         ui::SourcesDock* dock = m_window->sourcesDock();
         QTRY_VERIFY(dock->isVisible());
@@ -163,10 +154,13 @@ private slots:
         QVERIFY(table->item(0, ui::SourcesDock::Warnings)->text().contains(QStringLiteral("gpu-spare-07")));
         QVERIFY(table->isColumnHidden(ui::SourcesDock::Endpoint));  // one endpoint: nothing to tell apart
 
-        const QString headline = QStringLiteral("Sources: 1 of 2 down — %1: query_range: connection refused "
-                                                "(last good 2 min ago)").arg(QString::fromLatin1(kProm));
+        const QString headline = QStringLiteral(
+                                     "Sources: 1 of 2 down — %1: query_range: connection refused "
+                                     "(last good 2 min ago)")
+                                     .arg(QString::fromLatin1(kProm));
         QCOMPARE(dock->summaryText(), headline);
-        QVERIFY2(m_window->connectionBanner()->text().contains(headline), qPrintable(m_window->connectionBanner()->text()));
+        QVERIFY2(m_window->connectionBanner()->text().contains(headline),
+                 qPrintable(m_window->connectionBanner()->text()));
         QVERIFY(m_window->connectionBanner()->isVisible());
         QVERIFY(indicator()->isVisible());
         QCOMPARE(indicator()->text(), QStringLiteral("● Sources: 1 of 2 down"));
@@ -187,13 +181,12 @@ private slots:
             return h;
         }());
         QTRY_COMPARE(table->item(0, ui::SourcesDock::LastGoodPoll)->text(), QStringLiteral("6 min ago"));
-
     }
 
-    void endpointWithEverySourceDownIsCritical()
-    {
+    void endpointWithEverySourceDownIsCritical() {
         openWindow(true);
-        applySources({source("slurm", "slurm", v1::SOURCE_HEALTH_DOWN, kNow - 5'000, "squeue: timed out")}, kNow + 1000);
+        applySources({source("slurm", "slurm", v1::SOURCE_HEALTH_DOWN, kNow - 5'000, "squeue: timed out")},
+                     kNow + 1000);
         QTRY_COMPARE(indicator()->text(), QStringLiteral("● Sources: 2 of 2 down"));
         QVERIFY(indicator()->styleSheet().contains(colours().crit.name()));
         QVERIFY2(m_window->connectionBanner()->text().contains(QStringLiteral("no live telemetry")),
@@ -202,8 +195,7 @@ private slots:
         QVERIFY(m_window->sourcesDock()->windowTitle().contains(QStringLiteral("2 of 2 not up")));
     }
 
-    void recoveredSourceClearsTheBanner()
-    {
+    void recoveredSourceClearsTheBanner() {
         openWindow(true);
         QVERIFY(!m_window->connectionBanner()->text().isEmpty());
         applySources({source(kProm, "prometheus", v1::SOURCE_HEALTH_UP, kNow + 1000)}, kNow + 1000);
@@ -214,8 +206,7 @@ private slots:
         QCOMPARE(m_window->sourcesDock()->summaryText(), QStringLiteral("Sources: all 2 up."));
     }
 
-    void jobWithoutStepTelemetryShowsNoNumbers()
-    {
+    void jobWithoutStepTelemetryShowsNoNumbers() {
         openWindow(true);
         QVERIFY(m_window->navigate({PageId::Jobs, QStringLiteral("slurm-58213")}));
         auto* jobs = qobject_cast<ui::JobsPage*>(m_window->currentPage());
@@ -251,8 +242,7 @@ private slots:
         QVERIFY(fleet->kpis()->detail(QStringLiteral("goodput")).contains(QStringLiteral("over 2 of 3 jobs")));
     }
 
-    void sourceEventsAreNamed()
-    {
+    void sourceEventsAreNamed() {
         openWindow(true);
         QVERIFY(m_window->navigate({PageId::Events, {}}));
         bool listed = false;
@@ -268,7 +258,8 @@ private slots:
         bool shown = false;
         for (int i = 0; i < list->count(); ++i) {
             const QString text = list->item(i)->text();
-            shown = shown || (text.startsWith(QStringLiteral("⛁")) && text.contains(QStringLiteral("telemetry source")));
+            shown =
+                shown || (text.startsWith(QStringLiteral("⛁")) && text.contains(QStringLiteral("telemetry source")));
         }
         QVERIFY(shown);
     }

@@ -31,15 +31,13 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 
-bool tileIsolated(const ui::FleetPage& page, const QString& rack)
-{
+bool tileIsolated(const ui::FleetPage& page, const QString& rack) {
     const auto* map = page.rackMap();
     const int index = map->indexOfRack(rack);
     return index >= 0 && std::size_t(index) < map->statuses().size() && map->statuses()[std::size_t(index)].isolated;
 }
 
-void typeMoment(ui::RewindBar& bar, std::int64_t ms)
-{
+void typeMoment(ui::RewindBar& bar, std::int64_t ms) {
     bar.timeEdit()->setDateTime(QDateTime::fromMSecsSinceEpoch(ms, QTimeZone::utc()));
     emit bar.timeEdit()->editingFinished();
 }
@@ -49,14 +47,12 @@ void typeMoment(ui::RewindBar& bar, std::int64_t ms)
 class TestRewindUi : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
     }
 
-    void rewindShowsThePastUnderABannerAndEscIsLive()
-    {
+    void rewindShowsThePastUnderABannerAndEscIsLive() {
         QTemporaryDir dir;
         testing::FleetdProcess fleetd;
         QString error;
@@ -102,12 +98,14 @@ private slots:
         // The status bar names the connection without calling what is shown live.
         auto* status = window.findChild<QLabel*>(QStringLiteral("endpointStatus0"));
         QVERIFY(status);
-        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("connected, viewing the past as of %1 UTC")
-                                                             .arg(ui::formatUnixMs(before))),
-                                 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            status->text().contains(
+                QStringLiteral("connected, viewing the past as of %1 UTC").arg(ui::formatUnixMs(before))),
+            5000);
         QVERIFY2(!status->text().endsWith(QStringLiteral("— Live")), qPrintable(status->text()));
         ui::FleetPage* pastFleet = rewind->view()->fleetPage();
-        QTRY_VERIFY_WITH_TIMEOUT(pastFleet->isVisible() && pastFleet->rackMap()->indexOfRack(QStringLiteral("r03")) >= 0, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            pastFleet->isVisible() && pastFleet->rackMap()->indexOfRack(QStringLiteral("r03")) >= 0, 5000);
         QTRY_VERIFY_WITH_TIMEOUT(!tileIsolated(*pastFleet, QStringLiteral("r03")), 5000);
         QVERIFY(!liveFleet->isVisible());
         QVERIFY(!liveDock->isVisible());
@@ -153,7 +151,8 @@ private slots:
         // The screenshot: just after the leak, r03 isolated and its incident open in the past dock.
         if (const QString shot = qEnvironmentVariable("WATCHFLOOR_REWIND_SCREENSHOT"); !shot.isEmpty()) {
             typeMoment(*bar, isolatedSeen + 5'000);
-            QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible() && tileIsolated(*pastFleet, QStringLiteral("r03")), 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible() && tileIsolated(*pastFleet, QStringLiteral("r03")),
+                                     10000);
             QTRY_VERIFY_WITH_TIMEOUT(rewind->pastDock()->incidentCount() > 0, 5000);
             QTest::qWait(1000);  // a few frames of the past pages
             QVERIFY(window.grab().save(shot));

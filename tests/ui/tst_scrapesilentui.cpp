@@ -23,12 +23,12 @@
 
 #include "EndpointConnection.h"
 #include "FleetStore.h"
-#include "SourceHealth.h"
 #include "ModelRoles.h"
 #include "NodeTableModel.h"
-#include "ScrapeTargetModel.h"
 #include "RackElevationWidget.h"
 #include "RackMapWidget.h"
+#include "ScrapeTargetModel.h"
+#include "SourceHealth.h"
 
 #include <QDir>
 #include <QFile>
@@ -50,22 +50,18 @@ constexpr int kTrays = 2 * 18;
 const char* const kDeadHost = "gb200-r02-n05";
 const char* const kDeadTray = "r02-n05";
 
-std::int64_t wallMs()
-{
+std::int64_t wallMs() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
 
-const v1::SourceStatus* scrapeStatus(const client::FleetStore& store, int endpoint)
-{
+const v1::SourceStatus* scrapeStatus(const client::FleetStore& store, int endpoint) {
     for (const v1::SourceStatus& s : store.endpointFleet(endpoint).sources())
-        if (s.kind() == "scrape")
-            return &s;
+        if (s.kind() == "scrape") return &s;
     return nullptr;
 }
 
-int liveTrays(const client::FleetStore& store, int endpoint)
-{
+int liveTrays(const client::FleetStore& store, int endpoint) {
     int live = 0;
     for (const auto& [node, telemetry] : store.endpointFleet(endpoint).telemetryByTray())
         live += telemetry.state() == v1::TELEMETRY_STATE_LIVE ? 1 : 0;
@@ -77,14 +73,12 @@ int liveTrays(const client::FleetStore& store, int endpoint)
 class TestScrapeSilentUi : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
     }
 
-    void silentTrayEndToEnd()
-    {
+    void silentTrayEndToEnd() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         auto write = [&](const QString& name, const QByteArray& text) {
@@ -92,15 +86,16 @@ private slots:
             QVERIFY(file.open(QIODevice::WriteOnly));
             file.write(text);
         };
-        write(QStringLiteral("site.fleet"), "fleet scrape-site\nregion us-east\nracks 2 hall=h1 row=1 hosts=gb200-{rack}-n[01-18]\n");
+        write(QStringLiteral("site.fleet"),
+              "fleet scrape-site\nregion us-east\nracks 2 hall=h1 row=1 hosts=gb200-{rack}-n[01-18]\n");
 
         // The site: the twin answering as every host's exporters.
         testing::FleetdProcess exporters;
         QVERIFY2(exporters.start({QStringLiteral("--fleet"), dir.filePath(QStringLiteral("site.fleet")),
                                   QStringLiteral("--serve-exporters"), QStringLiteral("127.0.0.1:0")}),
                  qPrintable(exporters.errorString()));
-        const QRegularExpressionMatch announce =
-            exporters.waitForLog(QRegularExpression(QStringLiteral("exporters listening on 127\\.0\\.0\\.1:(\\d+)")), 20'000);
+        const QRegularExpressionMatch announce = exporters.waitForLog(
+            QRegularExpression(QStringLiteral("exporters listening on 127\\.0\\.0\\.1:(\\d+)")), 20'000);
         QVERIFY2(announce.hasMatch(), exporters.log().constData());
         const quint16 exporterPort = quint16(announce.captured(1).toUInt());
         const QString base = QStringLiteral("http://127.0.0.1:%1").arg(exporterPort);
@@ -113,7 +108,8 @@ private slots:
                                              .toUtf8());
 
         testing::FleetdProcess fleetd;
-        QVERIFY2(fleetd.start({QStringLiteral("--fleet"), dir.filePath(QStringLiteral("site.fleet")), QStringLiteral("--source"),
+        QVERIFY2(fleetd.start({QStringLiteral("--fleet"), dir.filePath(QStringLiteral("site.fleet")),
+                               QStringLiteral("--source"),
                                // Rounds every 10 s, each page given as long (the default timeout): a loaded
                                // CI machine renders the twin's pages slowly, and a slow page is not a
                                // silent host.
@@ -159,7 +155,8 @@ private slots:
         QVERIFY(deadInfo && deadInfo->gpu_indexes_size() == 4);
         const client::EntityId deadGpu{dead.endpoint, deadInfo->gpu_indexes(1)};
         const client::EntityId liveGpu{neighbour.endpoint, store.nodeInfo(neighbour)->gpu_indexes(1)};
-        QTRY_COMPARE_WITH_TIMEOUT(store.reading(deadGpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, client::Freshness::Fresh, 15'000);
+        QTRY_COMPARE_WITH_TIMEOUT(store.reading(deadGpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, client::Freshness::Fresh,
+                                  15'000);
         QVERIFY(!window.connectionBanner()->isVisible());
 
         // Count fleetd's scrape rounds (each ends with the source's status) that begin after the cut.
@@ -168,8 +165,7 @@ private slots:
         bool silentSeen = false;
         int roundsWhenSilent = -1;
         connect(&store, &client::FleetStore::changed, this, [&](const client::FleetChangeSet&) {
-            if (cutMs == 0 || silentSeen)
-                return;
+            if (cutMs == 0 || silentSeen) return;
             if (const v1::SourceStatus* s = scrapeStatus(store, endpoint); s && s->last_poll_unix_ms() >= cutMs)
                 roundsAfterCut.insert(s->last_poll_unix_ms());
             if (store.isTraySilent(dead)) {
@@ -209,8 +205,7 @@ private slots:
         QVERIFY(!window.connectionBanner()->isVisible());
         const QString shots = qEnvironmentVariable("WATCHFLOOR_SCRAPE_SCREENSHOTS");
         auto keep = [&](const char* name) {
-            if (shots.isEmpty())
-                return;
+            if (shots.isEmpty()) return;
             QTest::qWait(1500);  // a few frames at the server's pace
             QVERIFY(window.grab().save(QDir(shots).filePath(QString::fromLatin1(name))));
         };
@@ -228,8 +223,10 @@ private slots:
         QVERIFY(rackPage->elevation()->elevation().compute[std::size_t(slot)].silentDetail.startsWith(
             QStringLiteral("dcgm-exporter: ")));
         QAbstractItemModel* nodes = rackPage->nodesTable()->proxy()->sourceModel();
-        QTRY_VERIFY_WITH_TIMEOUT(nodes->index(slot, client::NodeTableModel::Telemetry).data().toString().startsWith(
-                                     QStringLiteral("silent: dcgm-exporter")),
+        QTRY_VERIFY_WITH_TIMEOUT(nodes->index(slot, client::NodeTableModel::Telemetry)
+                                     .data()
+                                     .toString()
+                                     .startsWith(QStringLiteral("silent: dcgm-exporter")),
                                  5'000);
         QCOMPARE(nodes->index(slot, client::NodeTableModel::GpuPowerW).data(client::FreshnessRole).toInt(),
                  int(client::Freshness::Silent));
@@ -247,14 +244,16 @@ private slots:
         QCOMPARE(first.data().toString(), QStringLiteral("down"));
         QCOMPARE(first.data(client::FreshnessRole).toInt(), int(client::Freshness::Silent));
         QVERIFY(!first.siblingAtColumn(client::ScrapeTargetModel::LastError).data().toString().isEmpty());
-        QVERIFY2(sourcesPage->targetsSummary().contains(QStringLiteral("1 down")), qPrintable(sourcesPage->targetsSummary()));
+        QVERIFY2(sourcesPage->targetsSummary().contains(QStringLiteral("1 down")),
+                 qPrintable(sourcesPage->targetsSummary()));
         keep("scrape-silent-sources.png");
 
         // The exporter answers again: live again.
         proxy.setRefusing(false);
         QTRY_VERIFY2_WITH_TIMEOUT(!store.isTraySilent(dead) && liveTrays(store, endpoint) == kTrays,
                                   qPrintable(describe()), 30'000);
-        QTRY_COMPARE_WITH_TIMEOUT(store.reading(deadGpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, client::Freshness::Fresh, 15'000);
+        QTRY_COMPARE_WITH_TIMEOUT(store.reading(deadGpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, client::Freshness::Fresh,
+                                  15'000);
 
         // Every exporter gone: fleetd answers, but hears nothing. As wrong as an unreachable fleetd.
         exporters.kill();

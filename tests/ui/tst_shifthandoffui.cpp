@@ -28,8 +28,7 @@ class TestShiftHandoffUi : public QObject {
     testing::PageTestFleet m_fleet;
 
 private slots:
-    void exportWritesTheMarkdownAndAPdf()
-    {
+    void exportWritesTheMarkdownAndAPdf() {
         v1::Incident* leak = m_fleet.s().add_incidents();
         leak->set_id(1);
         leak->set_state(v1::INCIDENT_STATE_ACKNOWLEDGED);
@@ -79,14 +78,15 @@ private slots:
         QVERIFY2(bytes.size() > 4000, qPrintable(QString::number(bytes.size())));
         QVERIFY(bytes.startsWith("%PDF-"));
         QVERIFY(bytes.trimmed().endsWith("%%EOF"));
-        const qsizetype pages = QString::fromLatin1(bytes).count(QRegularExpression(QStringLiteral("/Type\\s*/Page[^s]")));
+        const qsizetype pages =
+            QString::fromLatin1(bytes).count(QRegularExpression(QStringLiteral("/Type\\s*/Page[^s]")));
         QVERIFY2(pages >= 1, qPrintable(QString::number(pages)));
         dialog->close();
     }
 
-    void anUnwritablePlaceSaysSo()
-    {
-        const ui::ExportOutcome outcome = ui::writeMarkdownPdf(QStringLiteral("# x"), QStringLiteral("/nonexistent-dir/x.pdf"));
+    void anUnwritablePlaceSaysSo() {
+        const ui::ExportOutcome outcome =
+            ui::writeMarkdownPdf(QStringLiteral("# x"), QStringLiteral("/nonexistent-dir/x.pdf"));
         QVERIFY(!outcome.ok);
         QVERIFY(outcome.message.contains(QStringLiteral("/nonexistent-dir/x.pdf")));
     }

@@ -37,22 +37,18 @@ namespace {
 constexpr const char* kToken = "operator-token-straggler-0000001";
 constexpr std::int64_t kTwinStartMs = 1'798'761'600'000;
 
-QString writeFile(const QTemporaryDir& dir, const char* name, const QByteArray& text)
-{
+QString writeFile(const QTemporaryDir& dir, const char* name, const QByteArray& text) {
     QFile file(dir.filePath(QLatin1String(name)));
-    if (!file.open(QIODevice::WriteOnly))
-        qFatal("cannot write %s", name);
+    if (!file.open(QIODevice::WriteOnly)) qFatal("cannot write %s", name);
     file.write(text);
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     return file.fileName();
 }
 
 // The cause table's row for a family ("Link flaps"), -1 when absent.
-int causeRow(const QTableWidget* table, const QString& family)
-{
+int causeRow(const QTableWidget* table, const QString& family) {
     for (int r = 0; r < table->rowCount(); ++r)
-        if (table->item(r, 0) && table->item(r, 0)->text().endsWith(family))
-            return r;
+        if (table->item(r, 0) && table->item(r, 0)->text().endsWith(family)) return r;
     return -1;
 }
 }  // namespace
@@ -60,16 +56,15 @@ int causeRow(const QTableWidget* table, const QString& family)
 class TestStragglerUi : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
     }
 
-    void drillDownFindsTheSlowTrayAndItsCause()
-    {
+    void drillDownFindsTheSlowTrayAndItsCause() {
         QTemporaryDir dir;
-        const QString tokens = writeFile(dir, "tokens", QByteArray("token ") + kToken + " principal=alice role=operator\n");
+        const QString tokens =
+            writeFile(dir, "tokens", QByteArray("token ") + kToken + " principal=alice role=operator\n");
         const QString scenario = writeFile(dir, "slow.scn",
                                            "at 1m straggler node=r01-n03 factor=1.15 for=12h\n"
                                            "at 1m straggler node=r01-n07 factor=1.30 for=12h\n"
@@ -92,8 +87,7 @@ private slots:
             for (int r = 0; r < store.jobCount(); ++r)
                 if (const v1::Job* job = store.job(r); job && job->name() == "llm-405b-1")
                     for (const auto& f : job->fail_slow())
-                        if (f.node_name() == "r01-n03" && f.stage() == v1::FAIL_SLOW_STAGE_PROPOSED)
-                            return true;
+                        if (f.node_name() == "r01-n03" && f.stage() == v1::FAIL_SLOW_STAGE_PROPOSED) return true;
             return false;
         };
         QTRY_VERIFY_WITH_TIMEOUT(proposed(), 60000);
@@ -103,15 +97,16 @@ private slots:
         auto* goodput = qobject_cast<ui::GoodputPage*>(window.currentPage());
         QVERIFY(goodput);
         QPushButton* open = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((open = goodput->failSlowPanel()->findChild<QPushButton*>(QStringLiteral("drilldown-r01-n03"))),
-                                 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (open = goodput->failSlowPanel()->findChild<QPushButton*>(QStringLiteral("drilldown-r01-n03"))), 10000);
         open->click();
         ui::StragglerDrillDown* drill = nullptr;
         QTRY_VERIFY_WITH_TIMEOUT((drill = goodput->findChild<ui::StragglerDrillDown*>()), 5000);
 
         // The heat map: every tray of the job, the slow ones first, reading about 1.30x and 1.15x.
         QTRY_VERIFY_WITH_TIMEOUT(drill->heatmap()->rowCount() >= 36 && drill->heatmap()->columnCount() >= 10, 15000);
-        QCOMPARE(drill->displayedTrays().mid(0, 2), (QStringList{QStringLiteral("r01-n07"), QStringLiteral("r01-n03")}));
+        QCOMPARE(drill->displayedTrays().mid(0, 2),
+                 (QStringList{QStringLiteral("r01-n07"), QStringLiteral("r01-n03")}));
         const int slowest = drill->grid().rowOfNode(store.findByName(QStringLiteral("r01-n07")).index);
         const int slow = drill->grid().rowOfNode(store.findByName(QStringLiteral("r01-n03")).index);
         QVERIFY(slow >= 0 && slowest >= 0);
@@ -122,9 +117,12 @@ private slots:
         // The ramp reaches the slowest tray (its legend's end reads it), so 1.3x and 1.15x differ.
         const widgets::ColorScale& ramp = drill->heatmap()->colorScale();
         QCOMPARE(ramp.min(), 1.0f);
-        QVERIFY2(ramp.max() >= slowestRatio - 1e-4 && ramp.max() < slowestRatio + 0.06, qPrintable(QString::number(ramp.max())));
+        QVERIFY2(ramp.max() >= slowestRatio - 1e-4 && ramp.max() < slowestRatio + 0.06,
+                 qPrintable(QString::number(ramp.max())));
         const QColor hot = ramp.colorFor(float(slowestRatio)), warm = ramp.colorFor(float(slowRatio));
-        QVERIFY2(std::abs(hot.red() - warm.red()) + std::abs(hot.green() - warm.green()) + std::abs(hot.blue() - warm.blue()) > 40,
+        QVERIFY2(std::abs(hot.red() - warm.red()) + std::abs(hot.green() - warm.green()) +
+                         std::abs(hot.blue() - warm.blue()) >
+                     40,
                  qPrintable(hot.name() + " vs " + warm.name()));
 
         // Opened from r01-n03's row, the drill-down selects it; its causes: the flapped port, the counters.
@@ -135,20 +133,24 @@ private slots:
         QTableWidget* causes = drill->causePanel()->causes();
         QTRY_VERIFY_WITH_TIMEOUT(causeRow(causes, QStringLiteral("Link flaps")) >= 0, 15000);
         const int flaps = causeRow(causes, QStringLiteral("Link flaps"));
-        QVERIFY2(causes->item(flaps, 0)->text().startsWith(QStringLiteral("●")), qPrintable(causes->item(flaps, 0)->text()));
-        QVERIFY2(causes->item(flaps, 1)->text().contains(QStringLiteral("r01-n03-ib1")), qPrintable(causes->item(flaps, 1)->text()));
+        QVERIFY2(causes->item(flaps, 0)->text().startsWith(QStringLiteral("●")),
+                 qPrintable(causes->item(flaps, 0)->text()));
+        QVERIFY2(causes->item(flaps, 1)->text().contains(QStringLiteral("r01-n03-ib1")),
+                 qPrintable(causes->item(flaps, 1)->text()));
         QVERIFY(causeRow(causes, QStringLiteral("Thermal clocks events")) >= 0);
         QVERIFY(causeRow(causes, QStringLiteral("Power cap")) >= 0);
         QVERIFY(causeRow(causes, QStringLiteral("NVLink counters")) >= 0);
         // Its ports' counters, although this console's subscription (STANDARD) carries no port values.
         QCOMPARE(console.connection.config().detail, v1::DETAIL_LEVEL_STANDARD);
-        QVERIFY(store.kind(EntityId{0, store.nodeInfo(store.findByName(QStringLiteral("r01-n03")))->nic_port_indexes(0)}) !=
-                v1::ENTITY_KIND_NIC_PORT);
+        QVERIFY(
+            store.kind(EntityId{0, store.nodeInfo(store.findByName(QStringLiteral("r01-n03")))->nic_port_indexes(0)}) !=
+            v1::ENTITY_KIND_NIC_PORT);
         const int ib = causeRow(causes, QStringLiteral("InfiniBand counters"));
         QVERIFY(ib >= 0);
         const QString ibFinding = causes->item(ib, 1)->text();
-        QVERIFY2(QRegularExpression(QStringLiteral("^link downed [1-9][0-9]*, error recoveries [0-9]+, symbol errors [0-9]+, "
-                                                   "receive errors [0-9]+ \\([1-4] of its 4 ports reported\\)$"))
+        QVERIFY2(QRegularExpression(
+                     QStringLiteral("^link downed [1-9][0-9]*, error recoveries [0-9]+, symbol errors [0-9]+, "
+                                    "receive errors [0-9]+ \\([1-4] of its 4 ports reported\\)$"))
                      .match(ibFinding)
                      .hasMatch(),
                  qPrintable(ibFinding));
@@ -165,8 +167,9 @@ private slots:
         QVERIFY(!drill->causePanel()->actionButton()->isVisible());
         // Its ports never erred, so fleetd holds no counter sample for them: said, not shown as 0.
         const int noCounters = causeRow(causes, QStringLiteral("InfiniBand counters"));
-        QCOMPARE(causes->item(noCounters, 1)->text(),
-                 QStringLiteral("fleetd holds no counter samples for its 4 ports (none reported since fleetd started)"));
+        QCOMPARE(
+            causes->item(noCounters, 1)->text(),
+            QStringLiteral("fleetd holds no counter samples for its 4 ports (none reported since fleetd started)"));
         QVERIFY(causes->item(noCounters, 0)->text().startsWith(QStringLiteral("○")));
         QVERIFY2(drill->causePanel()->verdict()->text().contains(QStringLiteral("no finding")),
                  qPrintable(drill->causePanel()->verdict()->text()));

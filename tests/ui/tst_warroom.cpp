@@ -25,14 +25,12 @@ using namespace watchfloor;
 namespace {
 
 // Controls an operator could use to change something: buttons, editors, selectors, toolbars.
-QStringList visibleControls(const QWidget& window)
-{
+QStringList visibleControls(const QWidget& window) {
     QStringList found;
     for (QWidget* w : window.findChildren<QWidget*>()) {
-        if (!w->isVisibleTo(&window))
-            continue;
-        if (qobject_cast<QAbstractButton*>(w) || qobject_cast<QLineEdit*>(w) || qobject_cast<QComboBox*>(w)
-            || qobject_cast<QToolBar*>(w))
+        if (!w->isVisibleTo(&window)) continue;
+        if (qobject_cast<QAbstractButton*>(w) || qobject_cast<QLineEdit*>(w) || qobject_cast<QComboBox*>(w) ||
+            qobject_cast<QToolBar*>(w))
             found << QStringLiteral("%1 '%2'").arg(QString::fromLatin1(w->metaObject()->className()), w->objectName());
     }
     return found;
@@ -43,16 +41,15 @@ QStringList visibleControls(const QWidget& window)
 class TestWarRoom : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase()
-    {
+    void initTestCase() {
         if (testing::FleetdProcess::binary().isEmpty() || !QFile::exists(testing::FleetdProcess::binary()))
             QSKIP("FLEETD_BIN is not built");
     }
 
-    void wallHasNoControlsAndSurvivesAFleetdRestart()
-    {
+    void wallHasNoControlsAndSurvivesAFleetdRestart() {
         testing::FleetdProcess fleetd;
-        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60")}),
+        QVERIFY2(fleetd.start(
+                     {QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"), QStringLiteral("60")}),
                  qPrintable(fleetd.errorString()));
         const QString target = QString::fromStdString(fleetd.address());
 
@@ -86,7 +83,8 @@ private slots:
 
         bool sawModal = false;
         QTimer modalWatch;
-        QObject::connect(&modalWatch, &QTimer::timeout, [&] { sawModal = sawModal || QApplication::activeModalWidget(); });
+        QObject::connect(&modalWatch, &QTimer::timeout,
+                         [&] { sawModal = sawModal || QApplication::activeModalWidget(); });
         modalWatch.start(50);
 
         QTRY_VERIFY_WITH_TIMEOUT(store.endpointState(endpoint) == client::ConnectionState::Live, 15000);

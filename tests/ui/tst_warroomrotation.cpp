@@ -7,29 +7,25 @@ using namespace watchfloor::ui;
 class TestWarRoomRotation : public QObject {
     Q_OBJECT
 private slots:
-    void cyclesThroughTheChosenPages()
-    {
+    void cyclesThroughTheChosenPages() {
         WarRoomRotation rotation({PageId::Fleet, PageId::Goodput, PageId::Events});
         QCOMPARE(rotation.current(), PageId::Fleet);
         QCOMPARE(rotation.advance(), PageId::Goodput);
         QCOMPARE(rotation.advance(), PageId::Events);
         QCOMPARE(rotation.advance(), PageId::Fleet);
     }
-    void emptyChoiceMeansEveryWallPage()
-    {
+    void emptyChoiceMeansEveryWallPage() {
         WarRoomRotation rotation({});
         QCOMPARE(rotation.pages().size(), qsizetype(kWallPages.size()));
         QVERIFY(!rotation.pages().contains(PageId::Audit));
     }
-    void theAuditTrailIsNeverOnTheWall()
-    {
+    void theAuditTrailIsNeverOnTheWall() {
         WarRoomRotation rotation({PageId::Audit, PageId::Fleet});
         QCOMPARE(rotation.pages(), (QVector<PageId>{PageId::Fleet}));
         WarRoomRotation onlyAudit({PageId::Audit});
         QVERIFY(!onlyAudit.pages().contains(PageId::Audit));
     }
-    void incidentJumpContinuesFromThatPage()
-    {
+    void incidentJumpContinuesFromThatPage() {
         WarRoomRotation rotation({PageId::Fleet, PageId::Rack, PageId::Goodput});
         rotation.syncTo(PageId::Rack);
         QCOMPARE(rotation.advance(), PageId::Goodput);

@@ -24,8 +24,7 @@ private slots:
     void staleTintDiffersFromFresh();
 };
 
-void TestColorScale::builtinThemesLoad_data()
-{
+void TestColorScale::builtinThemesLoad_data() {
     QTest::addColumn<int>("variant");
     QTest::addColumn<QString>("name");
     QTest::newRow("dark") << int(ThemeVariant::Dark) << "dark";
@@ -33,20 +32,17 @@ void TestColorScale::builtinThemesLoad_data()
     QTest::newRow("warroom") << int(ThemeVariant::WarRoom) << "warroom";
 }
 
-void TestColorScale::builtinThemesLoad()
-{
+void TestColorScale::builtinThemesLoad() {
     QFETCH(int, variant);
     QFETCH(QString, name);
     const Theme& t = Theme::builtin(static_cast<ThemeVariant>(variant));
     QCOMPARE(t.name(), name);
     QVERIFY(t.colors().window.isValid());
     QVERIFY(t.sequentialRamp().size() >= 2);
-    if (name == "warroom")
-        QVERIFY(t.fontScale() > 1.2);
+    if (name == "warroom") QVERIFY(t.fontScale() > 1.2);
 }
 
-void TestColorScale::badThemeNamesTheField_data()
-{
+void TestColorScale::badThemeNamesTheField_data() {
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("mentions");
     QTest::newRow("not json") << QByteArray("{") << "not valid JSON";
@@ -54,8 +50,7 @@ void TestColorScale::badThemeNamesTheField_data()
     QTest::newRow("bad colour") << QByteArray(R"({"name":"x","colors":{"window":"#zz"}})") << "colors.window";
 }
 
-void TestColorScale::badThemeNamesTheField()
-{
+void TestColorScale::badThemeNamesTheField() {
     QFETCH(QByteArray, json);
     QFETCH(QString, mentions);
     const ThemeLoadResult r = Theme::fromJson(json, "site.json");
@@ -63,8 +58,7 @@ void TestColorScale::badThemeNamesTheField()
     QVERIFY2(r.error.contains(mentions) && r.error.contains("site.json"), qPrintable(r.error));
 }
 
-void TestColorScale::sequentialEndsAreRampEnds()
-{
+void TestColorScale::sequentialEndsAreRampEnds() {
     const Theme& t = Theme::builtin(ThemeVariant::Dark);
     const ColorScale s = ColorScale::forLens(Lens::GpuTemperature, t);
     QCOMPARE(s.colorFor(s.min()).rgb(), t.sequentialRamp().front().rgb());
@@ -73,8 +67,7 @@ void TestColorScale::sequentialEndsAreRampEnds()
     QVERIFY(s.colorFor(60) != s.colorFor(85));
 }
 
-void TestColorScale::lowIsBadLensesAreReversed()
-{
+void TestColorScale::lowIsBadLensesAreReversed() {
     const Theme& t = Theme::builtin(ThemeVariant::Dark);
     const ColorScale flow = ColorScale::forLens(Lens::CoolantFlow, t);
     QVERIFY(!flow.higherIsWorse());
@@ -83,8 +76,7 @@ void TestColorScale::lowIsBadLensesAreReversed()
     QCOMPARE(goodput.colorFor(1.0f).rgb(), t.sequentialRamp().front().rgb());
 }
 
-void TestColorScale::missingIsNeverAColour()
-{
+void TestColorScale::missingIsNeverAColour() {
     const Theme& t = Theme::builtin(ThemeVariant::Dark);
     const ColorScale s = ColorScale::forLens(Lens::Power, t);
     QVERIFY(!s.colorFor(std::nanf("")).isValid());
@@ -93,8 +85,7 @@ void TestColorScale::missingIsNeverAColour()
     QCOMPARE(s.formatReading(Reading::missing()), QStringLiteral("n/a"));
 }
 
-void TestColorScale::formatsWithUnits_data()
-{
+void TestColorScale::formatsWithUnits_data() {
     QTest::addColumn<int>("lens");
     QTest::addColumn<float>("value");
     QTest::addColumn<QString>("text");
@@ -107,16 +98,14 @@ void TestColorScale::formatsWithUnits_data()
     QTest::newRow("health") << int(Lens::Health) << 2.f << "Failed";
 }
 
-void TestColorScale::formatsWithUnits()
-{
+void TestColorScale::formatsWithUnits() {
     QFETCH(int, lens);
     QFETCH(float, value);
     QFETCH(QString, text);
     QCOMPARE(ColorScale::forLens(static_cast<Lens>(lens), Theme::builtin(ThemeVariant::Dark)).formatValue(value), text);
 }
 
-void TestColorScale::categoricalHealthAndJobs()
-{
+void TestColorScale::categoricalHealthAndJobs() {
     const Theme& t = Theme::builtin(ThemeVariant::Dark);
     const ColorScale health = ColorScale::forLens(Lens::Health, t);
     QCOMPARE(health.colorFor(float(HealthCategory::Healthy)), t.colors().ok);
@@ -129,8 +118,7 @@ void TestColorScale::categoricalHealthAndJobs()
     QVERIFY(jobs.colorFor(1) != jobs.colorFor(2));
 }
 
-void TestColorScale::staleTintDiffersFromFresh()
-{
+void TestColorScale::staleTintDiffersFromFresh() {
     const Theme& t = Theme::builtin(ThemeVariant::Dark);
     const ColorScale health = ColorScale::forLens(Lens::Health, t);
     const QColor fresh = readingFill(health, Reading::fresh(0), t);

@@ -19,8 +19,7 @@ private slots:
     void splitsAtGapsAndBlanks();
 };
 
-void TestM4Reducer::reducesKnownInputs_data()
-{
+void TestM4Reducer::reducesKnownInputs_data() {
     QTest::addColumn<QList<QPointF>>("input");
     QTest::addColumn<double>("xMin");
     QTest::addColumn<double>("xMax");
@@ -48,8 +47,7 @@ void TestM4Reducer::reducesKnownInputs_data()
         << QList<QPointF>{{9.5, 1}, {10.0, 2}} << 0.0 << 10.0 << 10 << QList<QPointF>{{9.5, 1}, {10.0, 2}};
 }
 
-void TestM4Reducer::reducesKnownInputs()
-{
+void TestM4Reducer::reducesKnownInputs() {
     QFETCH(QList<QPointF>, input);
     QFETCH(double, xMin);
     QFETCH(double, xMax);
@@ -58,12 +56,10 @@ void TestM4Reducer::reducesKnownInputs()
     QCOMPARE(m4Reduce(input, xMin, xMax, columns), expected);
 }
 
-void TestM4Reducer::keepsExtremaAndBoundsColumns()
-{
+void TestM4Reducer::keepsExtremaAndBoundsColumns() {
     QRandomGenerator rng(42);
     QList<QPointF> points;
-    for (int i = 0; i < 100000; ++i)
-        points.append(QPointF(i, std::sin(i / 500.0) * 50 + rng.bounded(20.0)));
+    for (int i = 0; i < 100000; ++i) points.append(QPointF(i, std::sin(i / 500.0) * 50 + rng.bounded(20.0)));
     points[77777].setY(1000);  // a spike must survive
     points[12345].setY(-1000);
     constexpr int kColumns = 800;
@@ -74,18 +70,14 @@ void TestM4Reducer::keepsExtremaAndBoundsColumns()
     QCOMPARE(out.back(), points.back());
     QVERIFY(out.contains(QPointF(77777, 1000)));
     QVERIFY(out.contains(QPointF(12345, -1000)));
-    for (qsizetype i = 1; i < out.size(); ++i)
-        QVERIFY(out[i].x() > out[i - 1].x());
+    for (qsizetype i = 1; i < out.size(); ++i) QVERIFY(out[i].x() > out[i - 1].x());
     // ≤ 4 per column.
     QList<int> perColumn(kColumns, 0);
-    for (const QPointF& p : out)
-        ++perColumn[std::min(kColumns - 1, static_cast<int>(p.x() * kColumns / 99999.0))];
-    for (int n : perColumn)
-        QVERIFY(n <= 4);
+    for (const QPointF& p : out) ++perColumn[std::min(kColumns - 1, static_cast<int>(p.x() * kColumns / 99999.0))];
+    for (int n : perColumn) QVERIFY(n <= 4);
 }
 
-void TestM4Reducer::splitsAtGapsAndBlanks_data()
-{
+void TestM4Reducer::splitsAtGapsAndBlanks_data() {
     QTest::addColumn<QList<QPointF>>("input");
     QTest::addColumn<double>("maxGap");
     QTest::addColumn<QList<int>>("runLengths");
@@ -98,16 +90,14 @@ void TestM4Reducer::splitsAtGapsAndBlanks_data()
     QTest::newRow("leading and trailing blanks") << QList<QPointF>{{0, nan}, {1, 2}, {2, nan}} << 0.0 << QList<int>{1};
 }
 
-void TestM4Reducer::splitsAtGapsAndBlanks()
-{
+void TestM4Reducer::splitsAtGapsAndBlanks() {
     QFETCH(QList<QPointF>, input);
     QFETCH(double, maxGap);
     QFETCH(QList<int>, runLengths);
     QList<int> actual;
     for (const auto& run : splitAtGaps(input, maxGap)) {
         actual.append(static_cast<int>(run.size()));
-        for (const QPointF& p : run)
-            QVERIFY(!std::isnan(p.y()));
+        for (const QPointF& p : run) QVERIFY(!std::isnan(p.y()));
     }
     QCOMPARE(actual, runLengths);
 }

@@ -9,8 +9,7 @@ using Hit = RackElevationWidget::Hit;
 
 namespace {
 
-RackElevation makeRack()
-{
+RackElevation makeRack() {
     RackElevation e;
     e.rackId = QStringLiteral("r1");
     e.rackLabel = QStringLiteral("Rack r1");
@@ -29,13 +28,13 @@ RackElevation makeRack()
         e.switches[static_cast<std::size_t>(s)] = {QStringLiteral("sw%1").arg(s), QStringLiteral("switch %1").arg(s),
                                                    Reading::fresh(0)};
     for (int p = 0; p < 8; ++p)
-        e.powerShelves.push_back({QStringLiteral("ps%1").arg(p), QStringLiteral("shelf %1").arg(p), Reading::fresh(15),
-                                  Reading::fresh(0)});
+        e.powerShelves.push_back(
+            {QStringLiteral("ps%1").arg(p), QStringLiteral("shelf %1").arg(p), Reading::fresh(15), Reading::fresh(0)});
     e.manifold = {Reading::fresh(25), Reading::fresh(35), Reading::fresh(180), false, 0};
     return e;
 }
 
-} // namespace
+}  // namespace
 
 class TestRackElevationWidget : public QObject {
     Q_OBJECT
@@ -58,8 +57,7 @@ private:
     ColorScale m_scale;
 };
 
-void TestRackElevationWidget::init()
-{
+void TestRackElevationWidget::init() {
     m_w = new RackElevationWidget;
     m_scale = ColorScale::forLens(Lens::GpuTemperature, Theme::builtin(ThemeVariant::Dark));
     m_w->setColorScale(m_scale);
@@ -69,28 +67,23 @@ void TestRackElevationWidget::init()
     QVERIFY(QTest::qWaitForWindowExposed(m_w));
 }
 
-void TestRackElevationWidget::cleanup()
-{
-    delete m_w;
-}
+void TestRackElevationWidget::cleanup() { delete m_w; }
 
-void TestRackElevationWidget::slotsFollowTheRealRackOrder()
-{
+void TestRackElevationWidget::slotsFollowTheRealRackOrder() {
     // 10 compute trays, then the 9 switch trays, then 8 compute trays (NVL72 build order).
-    for (int t = 1; t < RackElevation::kComputeTrays; ++t)
-        QVERIFY(m_w->trayRect(t).top() > m_w->trayRect(t - 1).top());
+    for (int t = 1; t < RackElevation::kComputeTrays; ++t) QVERIFY(m_w->trayRect(t).top() > m_w->trayRect(t - 1).top());
     QVERIFY(m_w->switchTrayRect(0).top() >= m_w->trayRect(9).bottom());
     QVERIFY(m_w->trayRect(10).top() >= m_w->switchTrayRect(8).bottom());
     for (int s = 1; s < RackElevation::kSwitchTrays; ++s)
         QVERIFY(m_w->switchTrayRect(s).top() > m_w->switchTrayRect(s - 1).top());
     // Power shelves: half above the first tray, half below the last.
-    QCOMPARE(m_w->hitTest(QPoint(m_w->trayRect(0).center().x(), m_w->trayRect(0).top() - 3)).kind, Hit::Kind::PowerShelf);
+    QCOMPARE(m_w->hitTest(QPoint(m_w->trayRect(0).center().x(), m_w->trayRect(0).top() - 3)).kind,
+             Hit::Kind::PowerShelf);
     QCOMPARE(m_w->hitTest(QPoint(m_w->trayRect(17).center().x(), m_w->trayRect(17).bottom() + 3)).kind,
              Hit::Kind::PowerShelf);
 }
 
-void TestRackElevationWidget::hitTestEveryGpuAndCpu()
-{
+void TestRackElevationWidget::hitTestEveryGpuAndCpu() {
     for (int t = 0; t < RackElevation::kComputeTrays; ++t) {
         for (int g = 0; g < 4; ++g) {
             const QRect r = m_w->gpuRect(t, g);
@@ -98,13 +91,11 @@ void TestRackElevationWidget::hitTestEveryGpuAndCpu()
             QCOMPARE(m_w->hitTest(r.center()), (Hit{Hit::Kind::Gpu, t, g}));
             QCOMPARE(m_w->hitTest(r.topLeft()), (Hit{Hit::Kind::Gpu, t, g}));
         }
-        for (int c = 0; c < 2; ++c)
-            QCOMPARE(m_w->hitTest(m_w->cpuRect(t, c).center()), (Hit{Hit::Kind::Cpu, t, c}));
+        for (int c = 0; c < 2; ++c) QCOMPARE(m_w->hitTest(m_w->cpuRect(t, c).center()), (Hit{Hit::Kind::Cpu, t, c}));
     }
 }
 
-void TestRackElevationWidget::hitTestTraysSwitchesShelvesAndOutside()
-{
+void TestRackElevationWidget::hitTestTraysSwitchesShelvesAndOutside() {
     const QRect tray = m_w->trayRect(4);
     QCOMPARE(m_w->hitTest(QPoint(tray.left() + 10, tray.center().y())), (Hit{Hit::Kind::ComputeTray, 4, -1}));
     QCOMPARE(m_w->hitTest(m_w->switchTrayRect(6).center()), (Hit{Hit::Kind::SwitchTray, 6, -1}));
@@ -118,16 +109,14 @@ void TestRackElevationWidget::hitTestTraysSwitchesShelvesAndOutside()
              Hit::Kind::ComputeTray);
 }
 
-void TestRackElevationWidget::gpuPixelHasLensColour_data()
-{
+void TestRackElevationWidget::gpuPixelHasLensColour_data() {
     QTest::addColumn<float>("celsius");
     QTest::newRow("cool 40") << 40.f;
     QTest::newRow("normal 65") << 65.f;
     QTest::newRow("hot 89") << 89.f;
 }
 
-void TestRackElevationWidget::gpuPixelHasLensColour()
-{
+void TestRackElevationWidget::gpuPixelHasLensColour() {
     QFETCH(float, celsius);
     RackElevation e = makeRack();
     e.compute[11].gpus[2].value = Reading::fresh(celsius);
@@ -139,8 +128,7 @@ void TestRackElevationWidget::gpuPixelHasLensColour()
     QCOMPARE(img.pixelColor(probe * img.devicePixelRatio()).rgb(), m_scale.colorFor(celsius).rgb());
 }
 
-void TestRackElevationWidget::downGpuIsCrossedAndStaleIsNotFresh()
-{
+void TestRackElevationWidget::downGpuIsCrossedAndStaleIsNotFresh() {
     RackElevation e = makeRack();
     e.compute[3].gpus[1].down = true;
     e.compute[3].gpus[2].value = Reading::stale(60);
@@ -161,12 +149,10 @@ void TestRackElevationWidget::downGpuIsCrossedAndStaleIsNotFresh()
 // A silent tray: every cell keeps a hint of its last value but no pixel passes for fresh, the
 // cells are cross-hatched and framed in the silent colour, a chip names it, and nothing of it is
 // drawn in the failed red; a down GPU beside it still is.
-void TestRackElevationWidget::silentTrayIsNeitherDownNorHealthy()
-{
+void TestRackElevationWidget::silentTrayIsNeitherDownNorHealthy() {
     const Theme& theme = Theme::builtin(ThemeVariant::Dark);
     RackElevation e = makeRack();
-    for (auto& gpu : e.compute[5].gpus)
-        gpu.value = Reading::silent(60);
+    for (auto& gpu : e.compute[5].gpus) gpu.value = Reading::silent(60);
     e.compute[5].cpus = {Reading::silent(50), Reading::silent(50)};
     e.compute[5].silent = true;
     e.compute[5].silentReason = QStringLiteral("dcgm-exporter: connection refused");
@@ -199,8 +185,7 @@ void TestRackElevationWidget::silentTrayIsNeitherDownNorHealthy()
     QVERIFY(m_w->toolTipText(Hit{Hit::Kind::Gpu, 5, 2}).contains(QStringLiteral("source silent")));
 }
 
-void TestRackElevationWidget::clicksEmitIds()
-{
+void TestRackElevationWidget::clicksEmitIds() {
     QSignalSpy gpu(m_w, &RackElevationWidget::gpuActivated);
     QSignalSpy tray(m_w, &RackElevationWidget::trayActivated);
     QTest::mouseClick(m_w, Qt::LeftButton, {}, m_w->gpuRect(15, 3).center());
@@ -214,21 +199,19 @@ void TestRackElevationWidget::clicksEmitIds()
     QCOMPARE(gpu.count(), 1);
 }
 
-void TestRackElevationWidget::tooltipDescribesGpu()
-{
+void TestRackElevationWidget::tooltipDescribesGpu() {
     RackElevation e = makeRack();
     e.compute[7].gpus[0].throttling = true;
     e.compute[7].gpus[0].value = Reading::fresh(87);
     e.compute[7].state = TrayState::Draining;
     m_w->setElevation(e);
     const QString text = m_w->toolTipText(m_w->hitTest(m_w->gpuRect(7, 0).center()));
-    QVERIFY2(text.contains("node7/gpu0") && text.contains("87") && text.contains("Throttling") &&
-                 text.contains("draining"),
-             qPrintable(text));
+    QVERIFY2(
+        text.contains("node7/gpu0") && text.contains("87") && text.contains("Throttling") && text.contains("draining"),
+        qPrintable(text));
 }
 
-void TestRackElevationWidget::hoverReportsGpu()
-{
+void TestRackElevationWidget::hoverReportsGpu() {
     QSignalSpy hovered(m_w, &RackElevationWidget::gpuHovered);
     QTest::mouseMove(m_w, m_w->gpuRect(9, 2).center());
     QTRY_VERIFY(!hovered.isEmpty());

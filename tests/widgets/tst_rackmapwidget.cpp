@@ -15,12 +15,11 @@ using watchfloor::widgets::testing::syntheticFleet;
 
 namespace {
 
-int colorDistance(const QColor& a, const QColor& b)
-{
+int colorDistance(const QColor& a, const QColor& b) {
     return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
 }
 
-} // namespace
+}  // namespace
 
 class TestRackMapWidget : public QObject {
     Q_OBJECT
@@ -50,17 +49,14 @@ private:
     RackMapWidget* m_map = nullptr;
     ColorScale m_temp;
     const Theme& theme() { return Theme::builtin(ThemeVariant::Dark); }
-    void setAll(float celsius)
-    {
+    void setAll(float celsius) {
         std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
-        for (auto& st : s)
-            st.value = Reading::fresh(celsius);
+        for (auto& st : s) st.value = Reading::fresh(celsius);
         m_map->setStatuses(s);
     }
 };
 
-void TestRackMapWidget::init()
-{
+void TestRackMapWidget::init() {
     m_map = new RackMapWidget;
     m_map->resize(1200, 800);
     m_map->setRacks(syntheticFleet(240));
@@ -71,14 +67,12 @@ void TestRackMapWidget::init()
     QVERIFY(QTest::qWaitForWindowExposed(m_map));
 }
 
-void TestRackMapWidget::cleanup()
-{
+void TestRackMapWidget::cleanup() {
     delete m_map;
     m_map = nullptr;
 }
 
-void TestRackMapWidget::hitTestFindsEveryTile()
-{
+void TestRackMapWidget::hitTestFindsEveryTile() {
     for (int i = 0; i < m_map->rackCount(); ++i) {
         const QRect r = m_map->tileRect(i);
         QVERIFY(r.width() >= 4);
@@ -89,8 +83,7 @@ void TestRackMapWidget::hitTestFindsEveryTile()
     QCOMPARE(m_map->rackIdAt(m_map->tileRect(5).center()), m_map->rack(5).id);
 }
 
-void TestRackMapWidget::hitTestOutsideTilesIsNone_data()
-{
+void TestRackMapWidget::hitTestOutsideTilesIsNone_data() {
     QTest::addColumn<QString>("where");
     QTest::newRow("widget corner") << "corner";
     QTest::newRow("gap between neighbours") << "gap";
@@ -98,8 +91,7 @@ void TestRackMapWidget::hitTestOutsideTilesIsNone_data()
     QTest::newRow("outside the widget") << "outside";
 }
 
-void TestRackMapWidget::hitTestOutsideTilesIsNone()
-{
+void TestRackMapWidget::hitTestOutsideTilesIsNone() {
     QFETCH(QString, where);
     const QRect a = m_map->tileRect(0);
     const QRect b = m_map->tileRect(1);
@@ -117,8 +109,7 @@ void TestRackMapWidget::hitTestOutsideTilesIsNone()
     QVERIFY(m_map->rackIdAt(p).isEmpty());
 }
 
-void TestRackMapWidget::hitTestAfterZoomAndPan()
-{
+void TestRackMapWidget::hitTestAfterZoomAndPan() {
     const int target = 37;
     const QPoint anchor = m_map->tileRect(target).center();
     const double before = m_map->pixelsPerTile();
@@ -138,8 +129,7 @@ void TestRackMapWidget::hitTestAfterZoomAndPan()
     QCOMPARE(m_map->pixelsPerTile(), before);
 }
 
-void TestRackMapWidget::tilePixelHasLensColour_data()
-{
+void TestRackMapWidget::tilePixelHasLensColour_data() {
     QTest::addColumn<int>("lens");
     QTest::addColumn<float>("value");
     QTest::newRow("45 °C") << int(Lens::GpuTemperature) << 45.f;
@@ -149,8 +139,7 @@ void TestRackMapWidget::tilePixelHasLensColour_data()
     QTest::newRow("health failed") << int(Lens::Health) << float(HealthCategory::Failed);
 }
 
-void TestRackMapWidget::tilePixelHasLensColour()
-{
+void TestRackMapWidget::tilePixelHasLensColour() {
     QFETCH(int, lens);
     QFETCH(float, value);
     const ColorScale scale = ColorScale::forLens(static_cast<Lens>(lens), theme());
@@ -166,27 +155,24 @@ void TestRackMapWidget::tilePixelHasLensColour()
 
 // A rack with silent trays keeps its lens colour (the rack may be fine) but carries a frame and a
 // strip in the silent colour saying how many; a small tile gets a corner flag; the tooltip counts.
-void TestRackMapWidget::rackWithSilentTraysSaysSo()
-{
+void TestRackMapWidget::rackWithSilentTraysSaysSo() {
     const QColor silent = theme().colors().silent;
     std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
-    for (auto& st : s)
-        st.value = Reading::fresh(55.f);
+    for (auto& st : s) st.value = Reading::fresh(55.f);
     s[7].silentTrays = 3;
     m_map->setStatuses(s);
     auto silentPixels = [&](const QImage& img, const QRect& r) {
         int n = 0;
         for (int y = r.top(); y <= r.bottom(); ++y)
-            for (int x = r.left(); x <= r.right(); ++x)
-                n += img.pixelColor(x, y).rgb() == silent.rgb();
+            for (int x = r.left(); x <= r.right(); ++x) n += img.pixelColor(x, y).rgb() == silent.rgb();
         return n;
     };
     m_map->zoomBy(4.0, m_map->tileRect(7).center());
     QImage img = m_map->grab().toImage();
     const QRect tile = m_map->tileRect(7);
     QVERIFY2(tile.width() >= 52, qPrintable(QString::number(tile.width())));
-    QCOMPARE(img.pixelColor(tile.left() + 1, tile.center().y()).rgb(), silent.rgb());          // frame
-    QCOMPARE(img.pixelColor(tile.right() - 1, tile.bottom() - 2).rgb(), silent.rgb());        // strip
+    QCOMPARE(img.pixelColor(tile.left() + 1, tile.center().y()).rgb(), silent.rgb());        // frame
+    QCOMPARE(img.pixelColor(tile.right() - 1, tile.bottom() - 2).rgb(), silent.rgb());       // strip
     QCOMPARE(img.pixelColor(tile.center().x() + tile.width() / 4, tile.center().y()).rgb(),  // lens colour kept
              m_temp.colorFor(55.f).rgb());
     QCOMPARE(silentPixels(img, m_map->tileRect(8)), 0);
@@ -202,8 +188,7 @@ void TestRackMapWidget::rackWithSilentTraysSaysSo()
     QCOMPARE(silentPixels(img, m_map->tileRect(8)), 0);
 }
 
-void TestRackMapWidget::staleTileDiffersFromFresh()
-{
+void TestRackMapWidget::staleTileDiffersFromFresh() {
     std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
     s[3].value = Reading::fresh(70.f);
     s[4].value = Reading::stale(70.f);
@@ -229,12 +214,10 @@ void TestRackMapWidget::staleTileDiffersFromFresh()
             QCOMPARE(img.pixelColor(x, y).rgb(), freshColour.rgb());
 }
 
-void TestRackMapWidget::missingTileIsDrawnAsMissing()
-{
+void TestRackMapWidget::missingTileIsDrawnAsMissing() {
     setAll(60.f);
     std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
-    for (auto& st : s)
-        st.value = Reading::fresh(60.f);
+    for (auto& st : s) st.value = Reading::fresh(60.f);
     s[7].value = Reading::missing();
     s[8].value = Reading{std::nanf(""), Freshness::Fresh};  // a DCGM blank
     m_map->setStatuses(s);
@@ -263,11 +246,9 @@ void TestRackMapWidget::missingTileIsDrawnAsMissing()
 
 // A rack in a maintenance window: its lens colour stays visible between info-coloured stripes;
 // its neighbours carry none; the tooltip says so and the legend has a swatch for it.
-void TestRackMapWidget::rackInMaintenanceIsHatched()
-{
+void TestRackMapWidget::rackInMaintenanceIsHatched() {
     std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
-    for (auto& st : s)
-        st.value = Reading::fresh(55.f);
+    for (auto& st : s) st.value = Reading::fresh(55.f);
     s[4].maintenance = true;
     s[4].maintenanceNote = QStringLiteral("Maintenance (rack r05) until 16:00 UTC, owner alice: pump swap");
     m_map->setLegendVisible(true);
@@ -286,21 +267,20 @@ void TestRackMapWidget::rackInMaintenanceIsHatched()
     auto isLens = [&](const QColor& c) { return c.rgb() == lens.rgb(); };
     auto isStripe = [&](const QColor& c) {  // the info colour, opaque where a stripe runs
         const QColor info = theme().colors().info;
-        return std::abs(c.red() - info.red()) + std::abs(c.green() - info.green()) + std::abs(c.blue() - info.blue()) < 40;
+        return std::abs(c.red() - info.red()) + std::abs(c.green() - info.green()) + std::abs(c.blue() - info.blue()) <
+               40;
     };
     const int area = hatched.width() * hatched.height();
     QVERIFY2(count(hatched, isStripe) > area / 10, qPrintable(QString::number(count(hatched, isStripe))));
-    QCOMPARE(count(hatched, isLens), 0);                 // tinted everywhere: never read as a plain tile
+    QCOMPARE(count(hatched, isLens), 0);  // tinted everywhere: never read as a plain tile
     QCOMPARE(count(plain, isStripe), 0);
     QVERIFY(count(plain, isLens) > (plain.width() * plain.height()) / 2);
     QVERIFY(m_map->toolTipText(4).contains(QStringLiteral("Maintenance (rack r05)")));
     QVERIFY(!m_map->toolTipText(5).contains(QStringLiteral("Maintenance")));
-    if (const QString out = qEnvironmentVariable("WATCHFLOOR_MAINTENANCE_PNG"); !out.isEmpty())
-        img.save(out);
+    if (const QString out = qEnvironmentVariable("WATCHFLOOR_MAINTENANCE_PNG"); !out.isEmpty()) img.save(out);
 }
 
-void TestRackMapWidget::tooltipForHoveredTile()
-{
+void TestRackMapWidget::tooltipForHoveredTile() {
     std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
     s[12].value = Reading::fresh(72.f);
     s[12].alertCount = 2;
@@ -327,8 +307,7 @@ void TestRackMapWidget::tooltipForHoveredTile()
     QCOMPARE(hovered.last().at(0).toString(), m_map->rack(20).id);
 }
 
-void TestRackMapWidget::keyboardNavigation()
-{
+void TestRackMapWidget::keyboardNavigation() {
     QSignalSpy selection(m_map, &RackMapWidget::selectionChanged);
     QSignalSpy activated(m_map, &RackMapWidget::rackActivated);
     m_map->setFocus();
@@ -354,8 +333,7 @@ void TestRackMapWidget::keyboardNavigation()
     QVERIFY(m_map->selectedRackId().isEmpty());
 }
 
-void TestRackMapWidget::clickActivatesAndDragDoesNot()
-{
+void TestRackMapWidget::clickActivatesAndDragDoesNot() {
     QSignalSpy activated(m_map, &RackMapWidget::rackActivated);
     QTest::mouseClick(m_map, Qt::LeftButton, {}, m_map->tileRect(42).center());
     QCOMPARE(activated.count(), 1);
@@ -375,8 +353,7 @@ void TestRackMapWidget::clickActivatesAndDragDoesNot()
     QCOMPARE(activated.count(), 1);
 }
 
-void TestRackMapWidget::wheelAndShortcutsZoom()
-{
+void TestRackMapWidget::wheelAndShortcutsZoom() {
     const double fit = m_map->pixelsPerTile();
     const QPoint at = m_map->tileRect(9).center();
     QWheelEvent wheel(at, m_map->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
@@ -391,8 +368,7 @@ void TestRackMapWidget::wheelAndShortcutsZoom()
     QCOMPARE(m_map->pixelsPerTile(), fit);
 }
 
-void TestRackMapWidget::selectionSurvivesTopologyChange()
-{
+void TestRackMapWidget::selectionSurvivesTopologyChange() {
     m_map->setSelectedRack(m_map->rack(30).id);
     const QString id = m_map->selectedRackId();
     auto racks = syntheticFleet(300);
@@ -403,8 +379,7 @@ void TestRackMapWidget::selectionSurvivesTopologyChange()
     QCOMPARE(m_map->rackCount(), 10);
 }
 
-void TestRackMapWidget::emptyFleetIsSafe()
-{
+void TestRackMapWidget::emptyFleetIsSafe() {
     QSignalSpy activated(m_map, &RackMapWidget::rackActivated);
     m_map->setRacks({});
     m_map->setStatuses({});
@@ -418,16 +393,14 @@ void TestRackMapWidget::emptyFleetIsSafe()
     QCOMPARE(m_map->tileRect(0), QRect());
 }
 
-void TestRackMapWidget::themeColoursApply_data()
-{
+void TestRackMapWidget::themeColoursApply_data() {
     QTest::addColumn<int>("variant");
     QTest::newRow("dark") << int(ThemeVariant::Dark);
     QTest::newRow("light") << int(ThemeVariant::Light);
     QTest::newRow("war room") << int(ThemeVariant::WarRoom);
 }
 
-void TestRackMapWidget::themeColoursApply()
-{
+void TestRackMapWidget::themeColoursApply() {
     QFETCH(int, variant);
     const Theme& t = Theme::builtin(static_cast<ThemeVariant>(variant));
     m_map->setTheme(t);

@@ -10,13 +10,9 @@ using namespace watchfloor::widgets;
 
 namespace {
 
-const ThemeColors& colors()
-{
-    return Theme::builtin(ThemeVariant::Dark).colors();
-}
+const ThemeColors& colors() { return Theme::builtin(ThemeVariant::Dark).colors(); }
 
-LoopStatus normalLoop()
-{
+LoopStatus normalLoop() {
     LoopStatus s;
     s.title = QStringLiteral("Rack r1 loop");
     s.supply_c = Reading::fresh(25);
@@ -25,11 +21,12 @@ LoopStatus normalLoop()
     s.dp_bar = Reading::fresh(1.2f);
     s.valve_pct = Reading::fresh(60);
     s.power_kw = Reading::fresh(120);
-    s.leakSensors = {{QStringLiteral("floor rope"), LeakSensorState::Dry}, {QStringLiteral("tray 3"), LeakSensorState::Dry}};
+    s.leakSensors = {{QStringLiteral("floor rope"), LeakSensorState::Dry},
+                     {QStringLiteral("tray 3"), LeakSensorState::Dry}};
     return s;
 }
 
-} // namespace
+}  // namespace
 
 class TestStatusWidgets : public QObject {
     Q_OBJECT
@@ -43,8 +40,7 @@ private slots:
     void loopLeakHighlighted();
 };
 
-void TestStatusWidgets::kpiText_data()
-{
+void TestStatusWidgets::kpiText_data() {
     QTest::addColumn<Reading>("value");
     QTest::addColumn<QString>("unit");
     QTest::addColumn<int>("decimals");
@@ -56,8 +52,7 @@ void TestStatusWidgets::kpiText_data()
     QTest::newRow("stale keeps its number") << Reading::stale(0.5f) << "" << 2 << 1.0 << "0.50";
 }
 
-void TestStatusWidgets::kpiText()
-{
+void TestStatusWidgets::kpiText() {
     QFETCH(Reading, value);
     QFETCH(QString, unit);
     QFETCH(int, decimals);
@@ -70,8 +65,7 @@ void TestStatusWidgets::kpiText()
     QCOMPARE(tile.valueText(), text);
 }
 
-void TestStatusWidgets::kpiStaleLooksDifferentAndClickActivates()
-{
+void TestStatusWidgets::kpiStaleLooksDifferentAndClickActivates() {
     KpiTile tile;
     tile.setLabel(QStringLiteral("Goodput"));
     tile.setUnit(QStringLiteral("%"));
@@ -90,8 +84,7 @@ void TestStatusWidgets::kpiStaleLooksDifferentAndClickActivates()
     QCOMPARE(activated.count(), 1);
 }
 
-void TestStatusWidgets::gaugeColour_data()
-{
+void TestStatusWidgets::gaugeColour_data() {
     QTest::addColumn<Reading>("value");
     QTest::addColumn<bool>("higherIsWorse");
     QTest::addColumn<QColor>("expected");
@@ -103,8 +96,7 @@ void TestStatusWidgets::gaugeColour_data()
     QTest::newRow("missing") << Reading::missing() << true << colors().missing;
 }
 
-void TestStatusWidgets::gaugeColour()
-{
+void TestStatusWidgets::gaugeColour() {
     QFETCH(Reading, value);
     QFETCH(bool, higherIsWorse);
     QFETCH(QColor, expected);
@@ -118,8 +110,7 @@ void TestStatusWidgets::gaugeColour()
     QCOMPARE(g.valueColour(), expected);
 }
 
-void TestStatusWidgets::loopValveDrawnClosedWhenIsolated()
-{
+void TestStatusWidgets::loopValveDrawnClosedWhenIsolated() {
     LoopSchematicWidget w;
     w.resize(800, 400);
     LoopStatus s = normalLoop();
@@ -135,8 +126,7 @@ void TestStatusWidgets::loopValveDrawnClosedWhenIsolated()
     QCOMPARE(closed.pixelColor(wing * closed.devicePixelRatio()).rgb(), colors().crit.rgb());
 }
 
-void TestStatusWidgets::loopLeakHighlighted()
-{
+void TestStatusWidgets::loopLeakHighlighted() {
     LoopSchematicWidget w;
     w.resize(800, 400);
     LoopStatus s = normalLoop();

@@ -4,8 +4,8 @@
 #include <QChartView>
 #include <QFile>
 #include <QGraphicsTextItem>
-#include <QRegularExpression>
 #include <QImage>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -15,17 +15,15 @@ using namespace watchfloor::widgets;
 
 namespace {
 
-QStringList readLines(const QString& path)
-{
+QStringList readLines(const QString& path) {
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly | QIODevice::Text))
-        return {};
+    if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
     return QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
 }
 
 constexpr qint64 kT0 = 1'780'000'000'000;  // 2026-05-28 UTC, ms
 
-} // namespace
+}  // namespace
 
 class TestTimeSeriesChart : public QObject {
     Q_OBJECT
@@ -48,8 +46,7 @@ private:
     QTemporaryDir m_dir;
 };
 
-void TestTimeSeriesChart::init()
-{
+void TestTimeSeriesChart::init() {
     QVERIFY(m_dir.isValid());
     m_chart = new TimeSeriesChart;
     m_chart->resize(800, 300);
@@ -57,17 +54,12 @@ void TestTimeSeriesChart::init()
     QVERIFY(QTest::qWaitForWindowExposed(m_chart));
 }
 
-void TestTimeSeriesChart::cleanup()
-{
-    delete m_chart;
-}
+void TestTimeSeriesChart::cleanup() { delete m_chart; }
 
-void TestTimeSeriesChart::reducesTenThousandPointsPerPixelColumn()
-{
+void TestTimeSeriesChart::reducesTenThousandPointsPerPixelColumn() {
     const int s = m_chart->addSeries(QStringLiteral("temp"));
     QList<QPointF> points;
-    for (int i = 0; i < 10'000; ++i)
-        points.append(QPointF(double(kT0 + i * 1000), 60 + 10 * std::sin(i / 50.0)));
+    for (int i = 0; i < 10'000; ++i) points.append(QPointF(double(kT0 + i * 1000), 60 + 10 * std::sin(i / 50.0)));
     m_chart->setSeriesPoints(s, points);
     QCOMPARE(m_chart->rawPoints(s).size(), 10'000);
     const int shown = m_chart->displayedPointCount(s);
@@ -76,12 +68,12 @@ void TestTimeSeriesChart::reducesTenThousandPointsPerPixelColumn()
 
     // A narrower chart re-reduces from the raw points onto its new plot width.
     m_chart->resize(300, 300);
-    QTRY_VERIFY2(m_chart->displayedPointCount(s) <= 4 * 300, qPrintable(QString::number(m_chart->displayedPointCount(s))));
+    QTRY_VERIFY2(m_chart->displayedPointCount(s) <= 4 * 300,
+                 qPrintable(QString::number(m_chart->displayedPointCount(s))));
     QVERIFY(m_chart->displayedPointCount(s) > 0);
 }
 
-void TestTimeSeriesChart::csvHasOneRowPerRawPointInWindow()
-{
+void TestTimeSeriesChart::csvHasOneRowPerRawPointInWindow() {
     const int a = m_chart->addSeries(QStringLiteral("supply"));
     const int b = m_chart->addSeries(QStringLiteral("return, manifold"));  // needs quoting
     QList<QPointF> pa, pb;
@@ -109,13 +101,11 @@ void TestTimeSeriesChart::csvHasOneRowPerRawPointInWindow()
     QVERIFY(lines[1].startsWith(QStringLiteral("2026-05-28T20:26:50.000Z,supply,25.1")));
 }
 
-void TestTimeSeriesChart::gapsAreDrawnAsBreaks()
-{
+void TestTimeSeriesChart::gapsAreDrawnAsBreaks() {
     const int s = m_chart->addSeries(QStringLiteral("flow"));
     QList<QPointF> points;
     for (int i = 0; i < 120; ++i) {
-        if (i >= 40 && i < 70)
-            continue;  // a 30 s outage
+        if (i >= 40 && i < 70) continue;  // a 30 s outage
         points.append(QPointF(double(kT0 + i * 1000), 180));
     }
     points[70].setY(std::nan(""));  // and one blank sample (t = 100 s)
@@ -128,8 +118,7 @@ void TestTimeSeriesChart::gapsAreDrawnAsBreaks()
     QCOMPARE(m_chart->displayedPointCount(s), 30);
 }
 
-void TestTimeSeriesChart::pngIsWritten()
-{
+void TestTimeSeriesChart::pngIsWritten() {
     const int s = m_chart->addSeries(QStringLiteral("power"));
     m_chart->setSeriesPoints(s, {{double(kT0), 100}, {double(kT0 + 60'000), 120}});
     const QString path = m_dir.filePath("chart.png");
@@ -140,8 +129,7 @@ void TestTimeSeriesChart::pngIsWritten()
     QCOMPARE(img.size(), m_chart->size() * m_chart->devicePixelRatio());
 }
 
-void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth_data()
-{
+void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth_data() {
     QTest::addColumn<int>("width");
     QTest::addColumn<int>("height");
     QTest::newRow("page quarter 330 px") << 330 << 260;
@@ -152,8 +140,7 @@ void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth_data()
 
 // QtCharts elides or hides time labels that do not fit their slot; a chart whose time axis shows
 // only "..." cannot be read. At least two whole "HH:mm:ss" labels must be visible at any width.
-void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth()
-{
+void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth() {
     QFETCH(int, width);
     QFETCH(int, height);
     m_chart->setTitle(QStringLiteral("Differential pressure"));
@@ -161,16 +148,14 @@ void TestTimeSeriesChart::timeLabelsReadableAtEveryWidth()
     m_chart->resize(width, height);
     const int s = m_chart->addSeries(QStringLiteral("flow"));
     QList<QPointF> points;
-    for (int i = 0; i <= 900; ++i)
-        points.append(QPointF(double(kT0 + i * 1000), 190 + i % 7));
+    for (int i = 0; i <= 900; ++i) points.append(QPointF(double(kT0 + i * 1000), 190 + i % 7));
     m_chart->setSeriesPoints(s, points);
     QCoreApplication::processEvents();
     const QStringList visible = m_chart->visibleTimeLabels();
     QVERIFY2(visible.size() >= 2, qPrintable(visible.join(QLatin1Char(' '))));
 }
 
-void TestTimeSeriesChart::exportErrorsNameThePath()
-{
+void TestTimeSeriesChart::exportErrorsNameThePath() {
     const QString bad = m_dir.filePath("no/such/dir/out.csv");
     const ExportResult csv = m_chart->exportCsv(bad);
     QVERIFY(!csv.ok);
@@ -180,14 +165,12 @@ void TestTimeSeriesChart::exportErrorsNameThePath()
     QVERIFY(png.error.contains("out.png"));
 }
 
-void TestTimeSeriesChart::stackedBreakdownTotalsAndCsv()
-{
+void TestTimeSeriesChart::stackedBreakdownTotalsAndCsv() {
     StackedBreakdownChart chart;
     chart.resize(600, 300);
-    chart.setData({"10:00", "11:00", "12:00"},
-                  {{"productive", {60, 55, 70}, {}},
-                   {"checkpoint save", {5, 5, std::nan("")}, {}},
-                   {"infra recovery", {3, 12}, {}}});  // short: padded with NaN
+    chart.setData({"10:00", "11:00", "12:00"}, {{"productive", {60, 55, 70}, {}},
+                                                {"checkpoint save", {5, 5, std::nan("")}, {}},
+                                                {"infra recovery", {3, 12}, {}}});  // short: padded with NaN
     QCOMPARE(chart.bucketCount(), 3);
     QCOMPARE(chart.bucketTotal(0), 68.0);
     QCOMPARE(chart.bucketTotal(2), 70.0);
@@ -201,8 +184,7 @@ void TestTimeSeriesChart::stackedBreakdownTotalsAndCsv()
 
 // Shares of GPU time add up to 100 % (give or take rounding): the axis must end at 100, not at the
 // "nice" 150 above 105; a stack taller than the ceiling still fits.
-void TestTimeSeriesChart::stackedSharesStopAtTheirCeiling()
-{
+void TestTimeSeriesChart::stackedSharesStopAtTheirCeiling() {
     StackedBreakdownChart chart;
     chart.resize(600, 300);
     chart.setValueCeiling(100);
@@ -217,11 +199,11 @@ QTEST_MAIN(TestTimeSeriesChart)
 
 // A marker is drawn where its moment falls on the time axis, only while the Events toggle is on,
 // and one outside the window is not drawn (nor counted).
-void TestTimeSeriesChart::annotationMarkersSitAtTheirTime()
-{
+void TestTimeSeriesChart::annotationMarkersSitAtTheirTime() {
     const int s = m_chart->addSeries(QStringLiteral("temp"));
     m_chart->setSeriesPoints(s, {QPointF(double(kT0), 60), QPointF(double(kT0 + 600'000), 62)});
-    m_chart->setTimeRange(QDateTime::fromMSecsSinceEpoch(kT0, Qt::UTC), QDateTime::fromMSecsSinceEpoch(kT0 + 600'000, Qt::UTC));
+    m_chart->setTimeRange(QDateTime::fromMSecsSinceEpoch(kT0, Qt::UTC),
+                          QDateTime::fromMSecsSinceEpoch(kT0 + 600'000, Qt::UTC));
     m_chart->setAnnotations({{kT0 + 300'000, QStringLiteral("leak r07"), AnnotationKind::Critical},
                              {kT0 + 900'000, QStringLiteral("later"), AnnotationKind::Action}});
     const QColor crit = Theme::builtin(ThemeVariant::Dark).colors().crit;
@@ -229,10 +211,13 @@ void TestTimeSeriesChart::annotationMarkersSitAtTheirTime()
     QVERIFY(plot.width() > 100);
     auto critPixelsInColumn = [&](const QImage& image, int x) {
         int n = 0;
-        for (int y = int(plot.top()); y < int(plot.bottom()); ++y)
-        {
+        for (int y = int(plot.top()); y < int(plot.bottom()); ++y) {
             const QColor c = image.pixelColor(x, y);  // antialiased: near the colour, not exactly it
-            n += std::abs(c.red() - crit.red()) + std::abs(c.green() - crit.green()) + std::abs(c.blue() - crit.blue()) < 90 ? 1 : 0;
+            n +=
+                std::abs(c.red() - crit.red()) + std::abs(c.green() - crit.green()) + std::abs(c.blue() - crit.blue()) <
+                        90
+                    ? 1
+                    : 0;
         }
         return n;
     };
@@ -248,7 +233,8 @@ void TestTimeSeriesChart::annotationMarkersSitAtTheirTime()
     m_chart->setAnnotationsShown(true);
     QCOMPARE(m_chart->annotationsInView(), 1);
     const QImage shown = m_chart->grab().toImage();
-    QVERIFY2(critPixelsNear(shown, middle) > int(plot.height() / 4), qPrintable(QString::number(critPixelsNear(shown, middle))));
+    QVERIFY2(critPixelsNear(shown, middle) > int(plot.height() / 4),
+             qPrintable(QString::number(critPixelsNear(shown, middle))));
     QCOMPARE(critPixelsNear(shown, plot.left() + plot.width() / 4), 0);
     QCOMPARE(m_chart->annotationLabelsDrawn(), 1);
 }

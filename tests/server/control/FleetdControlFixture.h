@@ -30,10 +30,10 @@ namespace fleetd_control_test {
 namespace v1 = watchfloor::v1;
 using namespace std::chrono_literals;
 
-inline constexpr const char* kViewer = "viewer-token-000000001";    // principal val
-inline constexpr const char* kAlice = "operator-token-00000002";    // operator
-inline constexpr const char* kBob = "operator-token-00000003";      // operator
-inline constexpr const char* kCarol = "admin-token-00000000004";    // admin
+inline constexpr const char* kViewer = "viewer-token-000000001";  // principal val
+inline constexpr const char* kAlice = "operator-token-00000002";  // operator
+inline constexpr const char* kBob = "operator-token-00000003";    // operator
+inline constexpr const char* kCarol = "admin-token-00000000004";  // admin
 
 // Writes the tokens file (mode 0600, as fleetd insists) and returns its path.
 inline QString writeTokens(const QTemporaryDir& dir) {
@@ -82,13 +82,15 @@ public:
         *request.mutable_action() = action;
         return stub_->ExecuteAction(context(token).get(), request, out);
     }
-    grpc::Status approve(const char* token, const std::string& operationId, const std::string& reason, v1::Operation* out) {
+    grpc::Status approve(const char* token, const std::string& operationId, const std::string& reason,
+                         v1::Operation* out) {
         v1::ApproveOperationRequest request;
         request.set_operation_id(operationId);
         request.set_reason(reason);
         return stub_->ApproveOperation(context(token).get(), request, out);
     }
-    grpc::Status get(const char* token, const std::string& operationId, const std::string& requestId, v1::Operation* out) {
+    grpc::Status get(const char* token, const std::string& operationId, const std::string& requestId,
+                     v1::Operation* out) {
         v1::GetOperationRequest request;
         request.set_operation_id(operationId);
         request.set_request_id(requestId);
@@ -190,7 +192,8 @@ class FleetWatch {
 public:
     explicit FleetWatch(const std::string& target, std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr,
                         grpc::ChannelArguments args = {})
-        : channel_(newChannel(target, std::move(credentials), std::move(args))), stub_(v1::TelemetryService::NewStub(channel_)) {
+        : channel_(newChannel(target, std::move(credentials), std::move(args))),
+          stub_(v1::TelemetryService::NewStub(channel_)) {
         context_.set_deadline(std::chrono::system_clock::now() + 120s);
         reader_ = stub_->Subscribe(&context_, v1::SubscribeRequest{});
     }
@@ -222,8 +225,8 @@ public:
         });
     }
     // Reads deltas until fleetd's AutomationStatus (the snapshot's included) satisfies `wanted`.
-    bool waitForAutomation(const std::function<bool(const v1::AutomationStatus&)>& wanted, std::chrono::milliseconds timeout,
-                           v1::AutomationStatus* seen = nullptr) {
+    bool waitForAutomation(const std::function<bool(const v1::AutomationStatus&)>& wanted,
+                           std::chrono::milliseconds timeout, v1::AutomationStatus* seen = nullptr) {
         if (automation_ && wanted(*automation_)) {
             if (seen) *seen = *automation_;
             return true;
@@ -286,7 +289,8 @@ public:
     }
     // Reads deltas until the job (by name) is in `state`.
     bool waitForJob(const std::string& name, v1::JobState state, std::chrono::milliseconds timeout) {
-        return waitForJobWhere(name, [state](const v1::Job& job) { return job.state() == state; }, timeout);
+        return waitForJobWhere(
+            name, [state](const v1::Job& job) { return job.state() == state; }, timeout);
     }
     // Reads deltas until `wanted` holds for the job (by name; the snapshot's included).
     bool waitForJobWhere(const std::string& name, const std::function<bool(const v1::Job&)>& wanted,

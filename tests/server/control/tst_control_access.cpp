@@ -42,9 +42,9 @@ private slots:
         QTest::addColumn<v1::Role>("role");
         QTest::addColumn<v1::ActionType>("action");
         QTest::addColumn<bool>("allowed");
-        const v1::ActionType operatorActions[] = {
-            v1::ACTION_TYPE_DRAIN_NODE,   v1::ACTION_TYPE_RESUME_NODE,  v1::ACTION_TYPE_RESTART_JOB,
-            v1::ACTION_TYPE_ISOLATE_RACK, v1::ACTION_TYPE_RESTORE_RACK, v1::ACTION_TYPE_ACKNOWLEDGE_EVENT};
+        const v1::ActionType operatorActions[] = {v1::ACTION_TYPE_DRAIN_NODE,   v1::ACTION_TYPE_RESUME_NODE,
+                                                  v1::ACTION_TYPE_RESTART_JOB,  v1::ACTION_TYPE_ISOLATE_RACK,
+                                                  v1::ACTION_TYPE_RESTORE_RACK, v1::ACTION_TYPE_ACKNOWLEDGE_EVENT};
         for (auto action : operatorActions) {
             const auto name = actionName(action);
             QTest::addRow("viewer %s", name.c_str()) << v1::ROLE_VIEWER << action << false;
@@ -66,9 +66,10 @@ private slots:
 
     void loadsTokensFile() {
         QTemporaryDir dir;
-        const auto loaded = TokenTable::load(writeFile(dir, "token operator-secret-000002 principal=alice role=operator\n"
-                                                            "# comment\n   \n"
-                                                            "token admin-secret-000000003 principal=carol role=admin\n",
+        const auto loaded = TokenTable::load(writeFile(dir,
+                                                       "token operator-secret-000002 principal=alice role=operator\n"
+                                                       "# comment\n   \n"
+                                                       "token admin-secret-000000003 principal=carol role=admin\n",
                                                        0600)
                                                  .toStdString());
         QVERIFY2(loaded.table, loaded.error.c_str());
@@ -78,8 +79,8 @@ private slots:
         QCOMPARE(alice->principal, "alice");
         QCOMPARE(alice->role, v1::ROLE_OPERATOR);
         QCOMPARE(loaded.table->find("admin-secret-000000003")->role, v1::ROLE_ADMIN);
-        QVERIFY(!loaded.table->find("operator-secret-00000"));   // prefix
-        QVERIFY(!loaded.table->find("operator-secret-0000022")); // longer
+        QVERIFY(!loaded.table->find("operator-secret-00000"));    // prefix
+        QVERIFY(!loaded.table->find("operator-secret-0000022"));  // longer
         QVERIFY(!loaded.table->find(""));
     }
 
@@ -92,8 +93,8 @@ private slots:
     void worldReadableFileIsRefused() {
         QFETCH(int, mode);
         QTemporaryDir dir;
-        const QString path = writeFile(dir, "token operator-secret-000002 principal=alice role=operator\n",
-                                       static_cast<mode_t>(mode));
+        const QString path =
+            writeFile(dir, "token operator-secret-000002 principal=alice role=operator\n", static_cast<mode_t>(mode));
         const auto loaded = TokenTable::load(path.toStdString());
         QVERIFY(!loaded.table);
         const QString error = QString::fromStdString(loaded.error);
@@ -105,13 +106,15 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::newRow("unknown role") << QByteArray("\ntoken abcdefghijklmnopq principal=a role=root\n")
                                       << "tokens:2: unknown role 'root'";
-        QTest::newRow("no principal") << QByteArray("token abcdefghijklmnopq role=admin\n") << "tokens:1: missing principal";
+        QTest::newRow("no principal") << QByteArray("token abcdefghijklmnopq role=admin\n")
+                                      << "tokens:1: missing principal";
         QTest::newRow("no role") << QByteArray("token abcdefghijklmnopq principal=a\n") << "tokens:1: missing role";
         QTest::newRow("short secret") << QByteArray("token short principal=a role=admin\n") << "shorter than 16";
         QTest::newRow("reserved auto") << QByteArray("token abcdefghijklmnopq principal=auto role=admin\n")
                                        << "'auto' is reserved";
-        QTest::newRow("duplicate") << QByteArray("token abcdefghijklmnopq principal=a role=admin\n"
-                                                 "token abcdefghijklmnopq principal=b role=viewer\n")
+        QTest::newRow("duplicate") << QByteArray(
+                                          "token abcdefghijklmnopq principal=a role=admin\n"
+                                          "token abcdefghijklmnopq principal=b role=viewer\n")
                                    << "tokens:2: the same token is listed twice";
         QTest::newRow("garbage") << QByteArray("user alice\n") << "tokens:1: expected 'token <secret>";
         QTest::newRow("extra word") << QByteArray("token abcdefghijklmnopq principal=a role=admin team=x\n")
@@ -135,11 +138,16 @@ private slots:
         QTest::addColumn<QString>("a");
         QTest::addColumn<QString>("b");
         QTest::addColumn<bool>("equal");
-        QTest::newRow("same") << "abc" << "abc" << true;
-        QTest::newRow("both empty") << "" << "" << true;
-        QTest::newRow("differs last") << "abc" << "abd" << false;
-        QTest::newRow("prefix") << "abc" << "ab" << false;
-        QTest::newRow("empty vs text") << "" << "a" << false;
+        QTest::newRow("same") << "abc"
+                              << "abc" << true;
+        QTest::newRow("both empty") << ""
+                                    << "" << true;
+        QTest::newRow("differs last") << "abc"
+                                      << "abd" << false;
+        QTest::newRow("prefix") << "abc"
+                                << "ab" << false;
+        QTest::newRow("empty vs text") << ""
+                                       << "a" << false;
         QTest::newRow("trailing nul") << QString("ab") << QString("ab") + QChar(0) << false;
     }
     void constantTimeCompare() {
@@ -189,16 +197,20 @@ private slots:
         const int denied = grpc::StatusCode::PERMISSION_DENIED;
         QTest::newRow("no token") << QString() << "ipv4:127.0.0.1:1" << false << v1::ACTION_TYPE_DRAIN_NODE
                                   << unauthenticated << "";
-        QTest::newRow("not bearer") << "Basic abc" << "ipv4:127.0.0.1:1" << false << v1::ACTION_TYPE_DRAIN_NODE
-                                    << unauthenticated << "";
-        QTest::newRow("unknown token") << "Bearer nope-nope-nope-nope" << "ipv4:127.0.0.1:1" << false
-                                       << v1::ACTION_TYPE_DRAIN_NODE << unauthenticated << "";
-        QTest::newRow("plaintext remote") << "Bearer operator-secret-000002" << "ipv4:10.0.0.5:1" << false
-                                          << v1::ACTION_TYPE_DRAIN_NODE << unauthenticated << "";
-        QTest::newRow("viewer drains") << "Bearer viewer-secret-0000001" << "ipv4:10.0.0.5:1" << true
-                                       << v1::ACTION_TYPE_DRAIN_NODE << denied << "val";
-        QTest::newRow("operator resets breaker") << "Bearer operator-secret-000002" << "ipv4:127.0.0.1:1" << false
-                                                 << v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER << denied << "alice";
+        QTest::newRow("not bearer") << "Basic abc"
+                                    << "ipv4:127.0.0.1:1" << false << v1::ACTION_TYPE_DRAIN_NODE << unauthenticated
+                                    << "";
+        QTest::newRow("unknown token") << "Bearer nope-nope-nope-nope"
+                                       << "ipv4:127.0.0.1:1" << false << v1::ACTION_TYPE_DRAIN_NODE << unauthenticated
+                                       << "";
+        QTest::newRow("plaintext remote")
+            << "Bearer operator-secret-000002"
+            << "ipv4:10.0.0.5:1" << false << v1::ACTION_TYPE_DRAIN_NODE << unauthenticated << "";
+        QTest::newRow("viewer drains") << "Bearer viewer-secret-0000001"
+                                       << "ipv4:10.0.0.5:1" << true << v1::ACTION_TYPE_DRAIN_NODE << denied << "val";
+        QTest::newRow("operator resets breaker")
+            << "Bearer operator-secret-000002"
+            << "ipv4:127.0.0.1:1" << false << v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER << denied << "alice";
     }
     void decisionsAreAudited() {
         QFETCH(QString, authorization);

@@ -201,8 +201,8 @@ private slots:
             inFile.insert(r["request_id"].toString());
         }
         for (const QString& id : acknowledged) QVERIFY2(inFile.contains(id), qPrintable("lost acknowledged " + id));
-        qInfo("%lld records acknowledged across 8 SIGKILLs, %lld in the file", static_cast<long long>(acknowledged.size()),
-              static_cast<long long>(inFile.size()));
+        qInfo("%lld records acknowledged across 8 SIGKILLs, %lld in the file",
+              static_cast<long long>(acknowledged.size()), static_cast<long long>(inFile.size()));
     }
 };
 

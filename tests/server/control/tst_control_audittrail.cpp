@@ -62,7 +62,7 @@ private slots:
         page = trail.newestFirst(6, 10);
         QCOMPARE(page.response.entries_size(), 5);
         QCOMPARE(page.response.next_before_seq(), 0u);
-        QCOMPARE(trail.newestFirst(0, 0).response.entries_size(), 25);          // default 100
+        QCOMPARE(trail.newestFirst(0, 0).response.entries_size(), 25);  // default 100
         QCOMPARE(trail.newestFirst(1, 10).response.entries_size(), 0);
     }
 
@@ -108,9 +108,9 @@ private slots:
         QVERIFY(log);
         QVERIFY(log->append(record(1)).empty());
         appendRaw(path, "not json at all\n");
-        appendRaw(path, "{\"seq\":2,\"time\":\"2027-01-15T08:00\n");                 // torn, in the middle
+        appendRaw(path, "{\"seq\":2,\"time\":\"2027-01-15T08:00\n");                     // torn, in the middle
         appendRaw(path, "{\"seq\":3,\"junk\":\"" + QByteArray(3 << 20, 'y') + "\"}\n");  // over 1 MiB
-        appendRaw(path, "{\"seq\":99999,\"x\":1}\n");  // a seq fleetd never wrote
+        appendRaw(path, "{\"seq\":99999,\"x\":1}\n");                                    // a seq fleetd never wrote
         QVERIFY(log->append(record(2)).empty());
         QVERIFY(log->append(record(3)).empty());
         AuditTrail trail(path.toStdString(), log.get());
@@ -123,7 +123,9 @@ private slots:
             QCOMPARE(page.response.unreadable_lines(), 4u);
         }
         std::size_t skipped = 0, visited = 0;
-        QVERIFY(AuditLog::readRecords(path.toStdString(), [&](const auto&) { ++visited; }, &skipped).empty());
+        QVERIFY(AuditLog::readRecords(
+                    path.toStdString(), [&](const auto&) { ++visited; }, &skipped)
+                    .empty());
         QCOMPARE(visited, 4u);  // the three records and the foreign line that is valid JSON
         QCOMPARE(skipped, 3u);
     }
@@ -139,7 +141,8 @@ private slots:
         QVERIFY(log->append(record(1)).empty());
         appendRaw(path, "{\"seq\":2,\"time_unix_ms\":1.79613e+42,\"principal\":\"val\"}\n");
         appendRaw(path, "{\"seq\":3,\"time_unix_ms\":-1e300,\"principal\":\"eve\"}\n");
-        appendRaw(path, "{\"seq\":4,\"time_unix_ms\":9223372036854775807,\"principal\":\"max\"}\n");  // 2^63 as a double
+        appendRaw(path,
+                  "{\"seq\":4,\"time_unix_ms\":9223372036854775807,\"principal\":\"max\"}\n");  // 2^63 as a double
         AuditTrail trail(path.toStdString());
         const auto page = trail.newestFirst(0, 10);
         QVERIFY2(page.status.ok(), page.status.error_message().c_str());
@@ -168,7 +171,8 @@ private slots:
         QVERIFY(!exactInteger<std::int64_t>(std::nan("")));
         QVERIFY(!exactInteger<std::uint64_t>(-1.0));
         QVERIFY(!exactInteger<std::uint64_t>(18446744073709551616.0));  // 2^64
-        QCOMPARE(exactInteger<std::uint64_t>(18446744073709549568.0), std::optional<std::uint64_t>(18446744073709549568ULL));
+        QCOMPARE(exactInteger<std::uint64_t>(18446744073709549568.0),
+                 std::optional<std::uint64_t>(18446744073709549568ULL));
         QVERIFY(!exactInteger<std::uint32_t>(1e10));
     }
 
@@ -191,7 +195,8 @@ private slots:
             // Written directly: 200,000 fsyncs would take minutes.
             QFile file(path);
             QVERIFY(file.open(QIODevice::WriteOnly));
-            for (int i = 1; i <= 200'000; ++i) file.write(QByteArray::fromStdString(AuditLog::toJsonLine(record(i), i) + '\n'));
+            for (int i = 1; i <= 200'000; ++i)
+                file.write(QByteArray::fromStdString(AuditLog::toJsonLine(record(i), i) + '\n'));
         }
         AuditTrail trail(path.toStdString());
         QElapsedTimer timer;

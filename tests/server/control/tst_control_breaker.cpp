@@ -7,10 +7,10 @@
 #include <QTest>
 
 using namespace watchfloor::server::control;
-using control_test::RecordingActuator;
-using control_test::TestFleet;
 using control_test::kAlice;
 using control_test::kCarol;
+using control_test::RecordingActuator;
+using control_test::TestFleet;
 namespace v1 = watchfloor::v1;
 
 namespace {
@@ -98,7 +98,8 @@ private slots:
         QVERIFY(h.autoDrain->onXid(tray(4), 0, 79, event++)->status.ok());
         QVERIFY(h.autoDrain->onXid(tray(5), 0, 79, event++)->status.ok());
         QVERIFY(!h.breaker.tripped());
-        QCOMPARE(h.autoDrain->onXid(tray(6), 0, 79, event++)->status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(h.autoDrain->onXid(tray(6), 0, 79, event++)->status.error_code(),
+                 grpc::StatusCode::FAILED_PRECONDITION);
     }
 
     void tripsAndHoldsUntilAnAdminResets() {
@@ -121,7 +122,8 @@ private slots:
 
         // It holds after the window has passed, and it refuses automation only.
         h.now += std::chrono::hours(2);
-        QCOMPARE(h.autoDrain->onXid(tray(5), 0, 79, event++)->status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(h.autoDrain->onXid(tray(5), 0, 79, event++)->status.error_code(),
+                 grpc::StatusCode::FAILED_PRECONDITION);
         QCOMPARE(h.alerts.size(), 1u);
         QCOMPARE(h.actuator.calls().size(), 3u);
         v1::ActionRequest manual;
@@ -144,8 +146,9 @@ private slots:
         QFile audit(h.dir.filePath("audit.jsonl"));
         QVERIFY(audit.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(audit.readAll());
-        QVERIFY(text.contains("\"action\":\"RESET_CIRCUIT_BREAKER\",\"target\":\"automation circuit breaker\","
-                              "\"reason\":\"carol: bad health-check rollout reverted\""));
+        QVERIFY(
+            text.contains("\"action\":\"RESET_CIRCUIT_BREAKER\",\"target\":\"automation circuit breaker\","
+                          "\"reason\":\"carol: bad health-check rollout reverted\""));
 
         // Automation works again.
         QVERIFY(h.autoDrain->onXid(tray(7), 0, 79, event++)->status.ok());
@@ -167,7 +170,8 @@ private slots:
         QVERIFY(h.autoDrain->onXid(tray(4), 0, 79, event++)->status.ok());
         QVERIFY(h.autoDrain->onXid(tray(5), 0, 79, event++)->status.ok());
         QVERIFY(!h.breaker.tripped());
-        QCOMPARE(h.autoDrain->onXid(tray(6), 0, 79, event++)->status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(h.autoDrain->onXid(tray(6), 0, 79, event++)->status.error_code(),
+                 grpc::StatusCode::FAILED_PRECONDITION);
         QVERIFY(h.breaker.tripped());
     }
 
@@ -212,13 +216,16 @@ private slots:
         QCOMPARE(status.fleet_trays(), 400u);
         QCOMPARE(status.actions_in_window(), 2u);
         QCOMPARE(status.window_s(), qint64(600));
-        QCOMPARE(breaker.admit(tray(3), now + std::chrono::seconds(1)).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(breaker.admit(tray(3), now + std::chrono::seconds(1)).error_code(),
+                 grpc::StatusCode::FAILED_PRECONDITION);
         QCOMPARE(alerts.size(), 1u);
-        QVERIFY2(QString::fromStdString(alerts[0]).contains("limit 2 = 0.5 % of 400 trays, below 5"), alerts[0].c_str());
+        QVERIFY2(QString::fromStdString(alerts[0]).contains("limit 2 = 0.5 % of 400 trays, below 5"),
+                 alerts[0].c_str());
         status = breaker.status(now + std::chrono::seconds(2));
         QCOMPARE(status.state(), v1::BREAKER_STATE_TRIPPED);
-        QCOMPARE(status.tripped_unix_ms(),
-                 std::chrono::duration_cast<std::chrono::milliseconds>((now + std::chrono::seconds(1)).time_since_epoch()).count());
+        QCOMPARE(status.tripped_unix_ms(), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               (now + std::chrono::seconds(1)).time_since_epoch())
+                                               .count());
         QCOMPARE(QString::fromStdString(status.trip_reason()), QString::fromStdString(alerts[0]));
         QVERIFY(status.last_reset_by().empty());
         // The window ages in the status too; a reset names who did it.
@@ -240,7 +247,8 @@ private slots:
         QTest::newRow("colon inside the text") << "bob: see ticket: 12" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "bob";
         // Drains made outside fleetd (scontrol by hand): a person, name unknown.
         QTest::newRow("no prefix") << "firmware update" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
-        QTest::newRow("blank in the would-be principal") << "waiting for vendor: RMA" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
+        QTest::newRow("blank in the would-be principal")
+            << "waiting for vendor: RMA" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
         QTest::newRow("empty principal") << ": text" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
         QTest::newRow("no blank after the colon") << "auto:x" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
         QTest::newRow("empty") << "" << int(v1::DRAIN_OWNER_KIND_OPERATOR) << "";
@@ -275,7 +283,8 @@ private slots:
                     QFile audit(h.dir.filePath("audit.jsonl"));
                     audit.open(QIODevice::ReadOnly);
                     return audit.readAll();
-                }()).contains("\"decision\":\"deny\""));
+                }())
+                    .contains("\"decision\":\"deny\""));
         // The person may resume it; so may automation a drain it made itself.
         resume.set_request_id("alice-resume-1");
         QVERIFY(h.engine->execute(kAlice, resume).status.ok());

@@ -31,7 +31,8 @@ FailSlowLadder ladder(std::uint32_t confirm = 3) {
     config.window = std::chrono::minutes(1);
     config.confirmWindows = confirm;
     config.forgetWindows = 2;
-    return FailSlowLadder(config, [](std::uint32_t node) { return node == 7 ? std::string("r01-n03") : std::string("?"); });
+    return FailSlowLadder(config,
+                          [](std::uint32_t node) { return node == 7 ? std::string("r01-n03") : std::string("?"); });
 }
 
 std::vector<FailSlowEviction> tick(FailSlowLadder& l, std::vector<v1::Job>& jobs, std::int64_t minute) {
@@ -126,8 +127,9 @@ private slots:
 
     void reasonNamesTheTrayTheGainAndTheCost() {
         FailSlowEviction e{"llm-405b-1", "r01-n03", 1.15, 3, 1803.1, 240};
-        QCOMPARE(failSlowReason(e), "fail-slow: r01-n03 1.15x slow in job llm-405b-1 (3 windows); expected gain 1803 "
-                                    "GPU-h/day against a restart costing 240 GPU-h");
+        QCOMPARE(failSlowReason(e),
+                 "fail-slow: r01-n03 1.15x slow in job llm-405b-1 (3 windows); expected gain 1803 "
+                 "GPU-h/day against a restart costing 240 GPU-h");
     }
 };
 

@@ -29,7 +29,7 @@ private slots:
         QVERIFY(!lemons.failure("r01-n03", 2 * kDayMs));
         QCOMPARE(lemons.recentFailures("r01-n03", 2 * kDayMs), 2u);
         QVERIFY(!lemons.lemon("r01-n03", 2 * kDayMs));
-        QVERIFY(lemons.failure("r01-n03", 6 * kDayMs));   // the third within 7 days
+        QVERIFY(lemons.failure("r01-n03", 6 * kDayMs));  // the third within 7 days
         QVERIFY(lemons.lemon("r01-n03", 6 * kDayMs));
         QVERIFY(!lemons.failure("r01-n03", 6 * kDayMs + kHourMs));  // a lemon already: not flagged again
         QCOMPARE(lemons.recentFailures("r01-n03", 6 * kDayMs + kHourMs), 4u);
@@ -137,7 +137,8 @@ private slots:
         QCOMPARE(loaded.snapshot.savedClockMs, 6 * kHourMs);
         QCOMPARE(loaded.snapshot.savedWallMs, 1'800'000'000'000);
         // Four failures in the window; three decide the lemon: the newest three are kept.
-        QCOMPARE(loaded.snapshot.failures.at("r01-n03"), (std::deque<std::int64_t>{2 * kHourMs, 3 * kHourMs, 4 * kHourMs}));
+        QCOMPARE(loaded.snapshot.failures.at("r01-n03"),
+                 (std::deque<std::int64_t>{2 * kHourMs, 3 * kHourMs, 4 * kHourMs}));
         QCOMPARE(loaded.snapshot.failures.at("r02-n01"), (std::deque<std::int64_t>{5 * kHourMs}));
         QVERIFY(!QFile::exists(QString::fromStdString(path + ".tmp")));
         // Saving again with a tray vouched for drops it from the file.
@@ -156,24 +157,26 @@ private slots:
         };
         const LemonFailureFile file(path.toStdString(), 2);
         auto isTray = [](const std::string& name) { return name == "r01-n03" || name == "r01-n04"; };
-        QVERIFY(write("watchfloor-lemon-failures 1\nsaved 5000 9000\n"
-                      "r01-n03 1000\n"
-                      "r01-n03 x\n"              // not a number
-                      "r77-n01 1000\n"           // no such tray (the fleet changed)
-                      "r01-n04 6000\n"           // after the save: not a failure this file saw
-                      "r01-n04 1000 2000\n"      // too many fields
-                      "r01-n03 2000\n"
-                      "r01-n03 3000\n"           // a third for k = 2
-                      "\n" +
-                      QByteArray("r01-n04 ") + QByteArray(600, '1') + "\n"));  // longer than any record
+        QVERIFY(
+            write("watchfloor-lemon-failures 1\nsaved 5000 9000\n"
+                  "r01-n03 1000\n"
+                  "r01-n03 x\n"          // not a number
+                  "r77-n01 1000\n"       // no such tray (the fleet changed)
+                  "r01-n04 6000\n"       // after the save: not a failure this file saw
+                  "r01-n04 1000 2000\n"  // too many fields
+                  "r01-n03 2000\n"
+                  "r01-n03 3000\n"  // a third for k = 2
+                  "\n" +
+                  QByteArray("r01-n04 ") + QByteArray(600, '1') + "\n"));  // longer than any record
         LemonFailureLoad loaded = file.load(isTray);
         QCOMPARE(loaded.error, std::string());
         QCOMPARE(loaded.snapshot.failures.at("r01-n03"), (std::deque<std::int64_t>{1000, 2000}));
         QCOMPARE(loaded.snapshot.failures.count("r01-n04"), std::size_t(0));
         QCOMPARE(loaded.skippedLines, std::size_t(7));
 
-        for (const QByteArray& foreign : {QByteArray("{\"seq\": 1}\n"), QByteArray("watchfloor-lemon-failures 2\nsaved 1 1\n"),
-                                          QByteArray("watchfloor-lemon-failures 1\nr01-n03 1000\n"), QByteArray()}) {
+        for (const QByteArray& foreign :
+             {QByteArray("{\"seq\": 1}\n"), QByteArray("watchfloor-lemon-failures 2\nsaved 1 1\n"),
+              QByteArray("watchfloor-lemon-failures 1\nr01-n03 1000\n"), QByteArray()}) {
             QVERIFY(write(foreign));
             loaded = file.load(isTray);
             QVERIFY(loaded.found);
@@ -193,7 +196,8 @@ private slots:
         // The twin starts its clock again at 0; fleetd was down 1 h: the failure is 4 h old.
         QCOMPARE(LemonFailureFile::carriedOver(7 * kHourMs, saved, 0, saved.savedWallMs + kHourMs), -4 * kHourMs);
         // A real source's clock is wall time: the failure keeps its time.
-        QCOMPARE(LemonFailureFile::carriedOver(7 * kHourMs, saved, 11 * kHourMs, saved.savedWallMs + kHourMs), 7 * kHourMs);
+        QCOMPARE(LemonFailureFile::carriedOver(7 * kHourMs, saved, 11 * kHourMs, saved.savedWallMs + kHourMs),
+                 7 * kHourMs);
         // A wall clock set back does not make a failure younger than when saved.
         QCOMPARE(LemonFailureFile::carriedOver(7 * kHourMs, saved, 0, saved.savedWallMs - kDayMs), -3 * kHourMs);
         // Restored into the detector: counted, flagging nothing; aged out like any other.

@@ -2,9 +2,9 @@
 // the audit log's write (fsync) does not hold the engine's lock, so one slow disk write does not
 // stall every other console's calls. WATCHFLOOR_TEST_SCALE=full runs the 100,000-operation
 // version (CTest label `long`); the default suite runs a smaller one.
-#include "SanitizerBuild.h"
 #include "ControlTestFleet.h"
 #include "OperationsEngine.h"
+#include "SanitizerBuild.h"
 
 #include <QDir>
 #include <QFile>
@@ -60,7 +60,9 @@ v1::ActionRequest restart(int i) {
 }
 
 // A scratch folder in memory when there is one: the test measures the engine, not the disk.
-QString scratchRoot() { return QDir("/dev/shm").exists() ? QStringLiteral("/dev/shm/tst_control_memory-XXXXXX") : QString(); }
+QString scratchRoot() {
+    return QDir("/dev/shm").exists() ? QStringLiteral("/dev/shm/tst_control_memory-XXXXXX") : QString();
+}
 
 }  // namespace
 

@@ -12,11 +12,11 @@
 #include <thread>
 
 using namespace watchfloor::server::control;
-using control_test::RecordingActuator;
-using control_test::TestFleet;
 using control_test::kAlice;
 using control_test::kBob;
 using control_test::kVal;
+using control_test::RecordingActuator;
+using control_test::TestFleet;
 namespace v1 = watchfloor::v1;
 
 namespace {
@@ -133,7 +133,8 @@ private slots:
         Harness h;
         // A 64-GPU job on 16 trays of r01, 20 min since its checkpoint.
         std::vector<std::string> trays;
-        for (int n = 1; n <= 16; ++n) trays.push_back(QStringLiteral("r01-n%1").arg(n, 2, 10, QChar('0')).toStdString());
+        for (int n = 1; n <= 16; ++n)
+            trays.push_back(QStringLiteral("r01-n%1").arg(n, 2, 10, QChar('0')).toStdString());
         h.fleet.placeJob("llm-405b", trays, 1200);
         const auto [status, preview] = h.engine->preview(kAlice, drain("r01-n03"));
         QVERIFY(status.ok());
@@ -196,9 +197,9 @@ private slots:
         const auto done = h.engine->get("", "req-1", "alice").operation;
         QCOMPARE(done.state(), v1::OPERATION_STATE_SUCCEEDED);
         QCOMPARE(done.progress_ratio(), 1.0);
-        QCOMPARE(h.statesSeen(op.id()), (std::vector<v1::OperationState>{v1::OPERATION_STATE_PENDING,
-                                                                         v1::OPERATION_STATE_RUNNING,
-                                                                         v1::OPERATION_STATE_SUCCEEDED}));
+        QCOMPARE(h.statesSeen(op.id()),
+                 (std::vector<v1::OperationState>{v1::OPERATION_STATE_PENDING, v1::OPERATION_STATE_RUNNING,
+                                                  v1::OPERATION_STATE_SUCCEEDED}));
         const QString audit = h.auditText();
         QVERIFY(audit.contains("\"decision\":\"allow\""));
         QVERIFY(audit.contains("\"decision\":\"result\""));
@@ -357,7 +358,8 @@ private slots:
         const auto result = h.engine->execute(kAlice, isolate("r01", "r01"));
         QVERIFY2(result.status.ok(), result.status.error_message().c_str());
         QCOMPARE(result.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
-        QCOMPARE(h.actuator->calls(), std::vector<std::string>{"isolate r01 trays=18 reason=alice: leak on the manifold"});
+        QCOMPARE(h.actuator->calls(),
+                 std::vector<std::string>{"isolate r01 trays=18 reason=alice: leak on the manifold"});
     }
 
     void restoreIsRefusedWhileALeakIsActive() {
@@ -543,7 +545,8 @@ private slots:
         const auto recoveredWait = h.engine->get(awaiting.id(), "", {}).operation;
         QCOMPARE(recoveredWait.state(), v1::OPERATION_STATE_AWAITING_APPROVAL);
         QCOMPARE(recoveredWait.approval_expires_unix_ms(), awaiting.approval_expires_unix_ms());
-        QCOMPARE(h.engine->approve(kAlice, awaiting.id(), "me").status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+        QCOMPARE(h.engine->approve(kAlice, awaiting.id(), "me").status.error_code(),
+                 grpc::StatusCode::PERMISSION_DENIED);
         const auto approved = h.engine->approve(kBob, awaiting.id(), "confirmed");
         QVERIFY2(approved.status.ok(), approved.status.error_message().c_str());
         QCOMPARE(approved.operation.state(), v1::OPERATION_STATE_SUCCEEDED);
@@ -576,7 +579,7 @@ private slots:
         journalAccepted(h, "op-resumed", resume("r01-n06", "c-3"));  // r01-n06 is in service
         h.fleet.setNodeState("r01-n09", v1::NODE_STATE_DRAINED);     // the resume did not happen
         journalAccepted(h, "op-resume-again", resume("r01-n09", "c-4"));
-        h.fleet.takeOutByHealthCheck("r01-n10", "xid 79");           // out by the health check, no drain
+        h.fleet.takeOutByHealthCheck("r01-n10", "xid 79");  // out by the health check, no drain
         journalAccepted(h, "op-resume-health", resume("r01-n10", "c-5"));
         v1::ActionRequest isolation = isolate("r02", "r02", "c-6");  // r02 is not isolated
         isolation.set_reason("alice: leak on the manifold");
@@ -597,20 +600,25 @@ private slots:
         QCOMPARE(reconciled.confirmed, 4u);  // r01-n02, r01-n04 (draining), r01-n06, r01-n10
         QCOMPARE(reconciled.runAgain, 2u);   // resume r01-n09, isolate r02
         QCOMPARE(reconciled.failed, 1u);     // the job restart
-        QCOMPARE(h.actuator->calls(), (std::vector<std::string>{"resume r01-n09", "isolate r02 trays=18 reason=alice: leak on the manifold"}));
+        QCOMPARE(
+            h.actuator->calls(),
+            (std::vector<std::string>{"resume r01-n09", "isolate r02 trays=18 reason=alice: leak on the manifold"}));
         QCOMPARE(h.actuator->unauditedCalls(), 0);
         auto op = [&](const char* id) { return h.engine->get(id, "", {}).operation; };
         QCOMPARE(op("op-drained").state(), v1::OPERATION_STATE_SUCCEEDED);
-        QVERIFY(QString::fromStdString(op("op-drained").progress_message()).contains("effect confirmed after fleetd restarted: r01-n02 is drained"));
+        QVERIFY(QString::fromStdString(op("op-drained").progress_message())
+                    .contains("effect confirmed after fleetd restarted: r01-n02 is drained"));
         QCOMPARE(op("op-draining").state(), v1::OPERATION_STATE_RUNNING);
         QCOMPARE(op("op-resumed").state(), v1::OPERATION_STATE_SUCCEEDED);
         QCOMPARE(op("op-resume-again").state(), v1::OPERATION_STATE_SUCCEEDED);
         QCOMPARE(op("op-resume-health").state(), v1::OPERATION_STATE_SUCCEEDED);
-        QVERIFY(QString::fromStdString(op("op-resume-health").progress_message()).contains("out of service by itself (xid 79)"));
+        QVERIFY(QString::fromStdString(op("op-resume-health").progress_message())
+                    .contains("out of service by itself (xid 79)"));
         QCOMPARE(op("op-isolate").state(), v1::OPERATION_STATE_SUCCEEDED);
         QCOMPARE(op("op-restart").state(), v1::OPERATION_STATE_FAILED);
         const QString check = QString::fromStdString(op("op-restart").error());
-        QVERIFY2(check.contains("Check whether llm-70b was requeued after") && check.contains("new request id"), qPrintable(check));
+        QVERIFY2(check.contains("Check whether llm-70b was requeued after") && check.contains("new request id"),
+                 qPrintable(check));
         // The draining one completes once its work has left, as any drain does.
         h.fleet.clearJobsOn("r01-n04");
         h.fleet.setNodeState("r01-n04", v1::NODE_STATE_DRAINED);
@@ -651,7 +659,8 @@ private slots:
         QCOMPARE(h.actuator->calls().size(), 0u);
         const auto op = h.engine->get("op-restore", "", {}).operation;
         QCOMPARE(op.state(), v1::OPERATION_STATE_FAILED);
-        QVERIFY2(QString::fromStdString(op.error()).startsWith("interrupted by a fleetd restart and not finished: r02 is still isolated, and "),
+        QVERIFY2(QString::fromStdString(op.error())
+                     .startsWith("interrupted by a fleetd restart and not finished: r02 is still isolated, and "),
                  op.error().c_str());
     }
 
@@ -696,7 +705,8 @@ private slots:
         const auto preview = h.engine->preview(kAlice, resume);
         QVERIFY(preview.status.ok());
         QVERIFY(!preview.preview.allowed());
-        QVERIFY2(preview.preview.refusal().find("health check") != std::string::npos, preview.preview.refusal().c_str());
+        QVERIFY2(preview.preview.refusal().find("health check") != std::string::npos,
+                 preview.preview.refusal().c_str());
         const auto executed = h.engine->execute(kAlice, resume);
         QCOMPARE(executed.status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
         QVERIFY(h.actuator->calls().empty());
@@ -736,14 +746,16 @@ private slots:
         QCOMPARE(executed.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
         QVERIFY(executed.status.error_message().size() < 300);
         QVERIFY(h.actuator->calls().empty());
-        if (field != "reason") QCOMPARE(h.engine->preview(kAlice, request).status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        if (field != "reason")
+            QCOMPARE(h.engine->preview(kAlice, request).status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     }
 
     void listIsNewestFirstWithPages() {
         Harness h;
         for (int i = 1; i <= 5; ++i)
-            QVERIFY(h.engine->execute(kAlice, drain(QStringLiteral("r01-n%1").arg(i, 2, 10, QChar('0')).toStdString(),
-                                                    "list-" + std::to_string(i)))
+            QVERIFY(h.engine
+                        ->execute(kAlice, drain(QStringLiteral("r01-n%1").arg(i, 2, 10, QChar('0')).toStdString(),
+                                                "list-" + std::to_string(i)))
                         .status.ok());
         h.fleet.placeJob("busy", {"r02-n01"}, 10);
         QVERIFY(h.engine->execute(kAlice, drain("r02-n01", "list-6")).status.ok());  // stays RUNNING

@@ -18,8 +18,9 @@ QString writeTokens(const QTemporaryDir& dir, mode_t mode) {
     const QString path = dir.filePath("tokens");
     QFile file(path);
     file.open(QIODevice::WriteOnly);
-    file.write("token operator-token-00000002 principal=alice role=operator\n"
-               "token admin-token-00000000004 principal=carol role=admin\n");
+    file.write(
+        "token operator-token-00000002 principal=alice role=operator\n"
+        "token admin-token-00000000004 principal=carol role=admin\n");
     file.close();
     ::chmod(path.toLocal8Bit().constData(), mode);
     return path;
@@ -49,9 +50,9 @@ private slots:
         for (const char* bad : {"5", "0/10m", "x/10m", "5/", "5/abc", "/10m", "5/500ms", "-1/10m", "5x/10m"})
             QTest::newRow(bad) << bad << 0 << 0 << 0.0;
         // The share: a percentage above 0 and at most 100, spelled max=P%.
-        for (const char* bad : {"5/10m,max=", "5/10m,max=%", "5/10m,max=0%", "5/10m,max=-1%", "5/10m,max=101%",
-                                "5/10m,max=0.5", "5/10m,max=abc%", "5/10m,mx=1%", "5/10m,", "5/10m,max=0.5%%",
-                                "5/10m,max=1e400%"})
+        for (const char* bad :
+             {"5/10m,max=", "5/10m,max=%", "5/10m,max=0%", "5/10m,max=-1%", "5/10m,max=101%", "5/10m,max=0.5",
+              "5/10m,max=abc%", "5/10m,mx=1%", "5/10m,", "5/10m,max=0.5%%", "5/10m,max=1e400%"})
             QTest::newRow(bad) << bad << -1 << 0 << 0.0;
     }
     void parsesAutoDrain() {
@@ -67,7 +68,8 @@ private slots:
             QCOMPARE(int(config->window.count()), window_s);
             QCOMPARE(config->maxFleetRatio, ratio);
         } else {
-            QVERIFY2(QString::fromStdString(problem).contains(count < 0 ? "N/WINDOW,max=P%" : "N/WINDOW"), problem.c_str());
+            QVERIFY2(QString::fromStdString(problem).contains(count < 0 ? "N/WINDOW,max=P%" : "N/WINDOW"),
+                     problem.c_str());
         }
     }
 
@@ -88,12 +90,18 @@ private slots:
     void refusesToStartWithoutWhatItNeeds_data() {
         QTest::addColumn<QString>("missing");
         QTest::addColumn<QString>("error");
-        QTest::newRow("audit log") << "audit" << "--audit-log FILE is required";
-        QTest::newRow("tokens") << "tokens" << "--tokens FILE is required";
-        QTest::newRow("readable tokens") << "readable-tokens" << "chmod 600";
-        QTest::newRow("sim actuator") << "actuator" << "--scheduler sim needs";
-        QTest::newRow("tls key") << "tls-key" << "needs both --tls-cert and --tls-key";
-        QTest::newRow("audit folder") << "audit-folder" << "cannot open audit log";
+        QTest::newRow("audit log") << "audit"
+                                   << "--audit-log FILE is required";
+        QTest::newRow("tokens") << "tokens"
+                                << "--tokens FILE is required";
+        QTest::newRow("readable tokens") << "readable-tokens"
+                                         << "chmod 600";
+        QTest::newRow("sim actuator") << "actuator"
+                                      << "--scheduler sim needs";
+        QTest::newRow("tls key") << "tls-key"
+                                 << "needs both --tls-cert and --tls-key";
+        QTest::newRow("audit folder") << "audit-folder"
+                                      << "cannot open audit log";
     }
     void refusesToStartWithoutWhatItNeeds() {
         QFETCH(QString, missing);
@@ -104,9 +112,11 @@ private slots:
         ControlOptions options;
         options.auditLogFile = missing == "audit" ? "" : dir.filePath("audit.jsonl").toStdString();
         if (missing == "audit-folder") options.auditLogFile = dir.filePath("no/such/audit.jsonl").toStdString();
-        options.tokensFile = missing == "tokens" ? "" : writeTokens(dir, missing == "readable-tokens" ? 0644 : 0600).toStdString();
+        options.tokensFile =
+            missing == "tokens" ? "" : writeTokens(dir, missing == "readable-tokens" ? 0644 : 0600).toStdString();
         if (missing == "tls-key") options.tls.certPath = dir.filePath("server.crt").toStdString();
-        const auto created = ControlPlane::create(options, {fleet, missing == "actuator" ? nullptr : &actuator, nullptr, {}});
+        const auto created =
+            ControlPlane::create(options, {fleet, missing == "actuator" ? nullptr : &actuator, nullptr, {}});
         QVERIFY(!created.plane);
         QVERIFY2(QString::fromStdString(created.error).contains(error), created.error.c_str());
     }
@@ -142,7 +152,8 @@ private slots:
         // Automation goes through the engine and the breaker the plane built.
         QVERIFY(plane.autoDrain()->onXid("r01-n01", 0, 79, 1)->status.ok());
         QVERIFY(plane.autoDrain()->onXid("r01-n02", 0, 79, 2)->status.ok());
-        QCOMPARE(plane.autoDrain()->onXid("r01-n04", 0, 79, 3)->status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(plane.autoDrain()->onXid("r01-n04", 0, 79, 3)->status.error_code(),
+                 grpc::StatusCode::FAILED_PRECONDITION);
         QCOMPARE(alerts.size(), 1u);
         QCOMPARE(actuator.calls().size(), 2u);
     }

@@ -10,7 +10,6 @@
 
 #include <grpcpp/grpcpp.h>
 
-
 using namespace watchfloor::server::control;
 using control_test::RecordingActuator;
 using control_test::TestFleet;
@@ -30,7 +29,8 @@ v1::ExecuteActionRequest drain(const std::string& node, const std::string& reque
     return request;
 }
 
-std::unique_ptr<grpc::ClientContext> withToken(const char* token, std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
+std::unique_ptr<grpc::ClientContext> withToken(const char* token,
+                                               std::chrono::milliseconds deadline = std::chrono::seconds(5)) {
     auto context = std::make_unique<grpc::ClientContext>();
     if (token) context->AddMetadata("authorization", std::string("Bearer ") + token);
     context->set_deadline(std::chrono::system_clock::now() + deadline);
@@ -98,7 +98,8 @@ private slots:
 
     void viewerMayLookButNotAct() {
         v1::Operation op;
-        const auto status = stub_->ExecuteAction(withToken("viewer-token-000000001").get(), drain("r01-n01", "view-1"), &op);
+        const auto status =
+            stub_->ExecuteAction(withToken("viewer-token-000000001").get(), drain("r01-n01", "view-1"), &op);
         QCOMPARE(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
         QVERIFY(auditText().contains("\"principal\":\"val\""));
         v1::PreviewActionRequest preview;
@@ -128,12 +129,14 @@ private slots:
         reader->WaitForInitialMetadata();  // sent once the server has registered the watcher
 
         v1::Operation op;
-        const auto status = stub_->ExecuteAction(withToken("operator-token-00000002").get(), drain("r01-n02", "exec-1"), &op);
+        const auto status =
+            stub_->ExecuteAction(withToken("operator-token-00000002").get(), drain("r01-n02", "exec-1"), &op);
         QVERIFY2(status.ok(), status.error_message().c_str());
         QCOMPARE(op.state(), v1::OPERATION_STATE_SUCCEEDED);
         QCOMPARE(op.request().reason(), "alice: xid 79");
         v1::Operation retry;
-        QVERIFY(stub_->ExecuteAction(withToken("operator-token-00000002").get(), drain("r01-n02", "exec-1"), &retry).ok());
+        QVERIFY(
+            stub_->ExecuteAction(withToken("operator-token-00000002").get(), drain("r01-n02", "exec-1"), &retry).ok());
         QCOMPARE(retry.id(), op.id());
 
         std::vector<v1::OperationState> states;
@@ -163,11 +166,12 @@ private slots:
         const auto callsBefore = actuator_->calls().size();
         actuator_->delay = std::chrono::milliseconds(600);
         v1::Operation op;
-        const auto cut = stub_->ExecuteAction(withToken("operator-token-00000003", std::chrono::milliseconds(150)).get(),
-                                              drain("r01-n09", "cut-1"), &op);
+        const auto cut = stub_->ExecuteAction(
+            withToken("operator-token-00000003", std::chrono::milliseconds(150)).get(), drain("r01-n09", "cut-1"), &op);
         QCOMPARE(cut.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
         v1::Operation retried;
-        const auto retry = stub_->ExecuteAction(withToken("operator-token-00000003").get(), drain("r01-n09", "cut-1"), &retried);
+        const auto retry =
+            stub_->ExecuteAction(withToken("operator-token-00000003").get(), drain("r01-n09", "cut-1"), &retried);
         QVERIFY2(retry.ok(), retry.error_message().c_str());
         QVERIFY(retried.state() == v1::OPERATION_STATE_RUNNING || retried.state() == v1::OPERATION_STATE_SUCCEEDED);
         v1::GetOperationRequest get;

@@ -51,8 +51,9 @@ QStringList recordedArgs(const QTemporaryDir& dir) {
 }
 
 // Records each argument NUL-terminated, and SLURM_CONF, then behaves like a quiet success.
-const QByteArray kRecordArgv = "for a in \"$@\"; do printf '%s\\0' \"$a\" >> \"$(dirname \"$0\")/argv\"; done\n"
-                               "printf '%s' \"$SLURM_CONF\" > \"$(dirname \"$0\")/slurm_conf\"\n";
+const QByteArray kRecordArgv =
+    "for a in \"$@\"; do printf '%s\\0' \"$a\" >> \"$(dirname \"$0\")/argv\"; done\n"
+    "printf '%s' \"$SLURM_CONF\" > \"$(dirname \"$0\")/slurm_conf\"\n";
 
 QString trayName(int rack, int tray) { return QString::asprintf("r%02d-n%02d", rack, tray); }
 
@@ -232,8 +233,9 @@ private slots:
 
     void slurmErrorsAreReportedVerbatim() {
         QTemporaryDir bin;
-        writeFakeProgram(bin, "scontrol",
-                         "echo 'slurm_update error: Unable to contact slurm controller (connect failure)' >&2\nexit 1\n");
+        writeFakeProgram(
+            bin, "scontrol",
+            "echo 'slurm_update error: Unable to contact slurm controller (connect failure)' >&2\nexit 1\n");
         SlurmScheduler slurm(slurmConfig(bin.path().toStdString(), std::chrono::seconds(5)));
         const auto outcome = slurm.drainNode("r01-n03", "alice: test");
         QVERIFY(!outcome.succeeded);
@@ -257,7 +259,8 @@ private slots:
         SlurmScheduler slurm(slurmConfig("/nonexistent/bin", std::chrono::seconds(1)));
         const auto states = slurm.readNodeStates();
         QVERIFY(states.nodes.empty());
-        QVERIFY2(QString::fromStdString(states.error).contains("cannot run /nonexistent/bin/sinfo"), states.error.c_str());
+        QVERIFY2(QString::fromStdString(states.error).contains("cannot run /nonexistent/bin/sinfo"),
+                 states.error.c_str());
     }
 
     void parsesSinfoOutput() {
@@ -332,7 +335,8 @@ private slots:
         SlurmScheduler slurm({"", bin.path().toStdString(), std::chrono::seconds(5), names});
         const auto drained = slurm.drainNode("r01-n02", "alice: fan");
         QVERIFY2(drained.succeeded, drained.message.c_str());
-        QCOMPARE(recordedArgs(bin), (QStringList{"update", "nodename=gb200-r01-n02", "state=drain", "reason=alice: fan"}));
+        QCOMPARE(recordedArgs(bin),
+                 (QStringList{"update", "nodename=gb200-r01-n02", "state=drain", "reason=alice: fan"}));
         const auto states = slurm.readNodeStates();
         QVERIFY(states.error.empty());
         QCOMPARE(states.nodes.size(), 2u);
@@ -375,7 +379,8 @@ private slots:
         QVERIFY2(QString::fromStdString(log[1]).contains("Unable to contact slurm controller"), log[1].c_str());
 
         slurm.next = {};
-        slurm.next.nodes = {slurmNode("r01-n01", "drained", "by hand"), slurmNode("r01-n02", "drained", "alice: xid 79")};
+        slurm.next.nodes = {slurmNode("r01-n01", "drained", "by hand"),
+                            slurmNode("r01-n02", "drained", "alice: xid 79")};
         poller.pollOnce();
         view = poller.view();
         QVERIFY(view->reachable);
@@ -444,7 +449,8 @@ private slots:
         QCOMPARE(changes.events[0].entity_index(), 0u);
         QCOMPARE(changes.events[0].severity(), v1::SEVERITY_WARNING);
         QVERIFY2(QString::fromStdString(changes.events[0].message())
-                     .startsWith("Slurm unreachable: Unable to contact slurm controller (connect failure); node states are the last known"),
+                     .startsWith("Slurm unreachable: Unable to contact slurm controller (connect failure); node states "
+                                 "are the last known"),
                  changes.events[0].message().c_str());
     }
 
@@ -490,9 +496,12 @@ private slots:
         const qint64 tick_ms = tickTimer.elapsed();
         QCOMPARE(changes.states.size(), 1u);
         QCOMPARE(changes.states[0].node_state(), v1::NODE_STATE_DRAINED);
-        qInfo("32,400 trays: merging a reading %lld ms (poll thread), restating all %lld ms, one change %lld ms "
-              "(tick thread)", poll_ms, all_ms, tick_ms);
-        QVERIFY2(tick_ms <= 2 * all_ms + 10, qPrintable(QString("one change %1 ms, all %2 ms").arg(tick_ms).arg(all_ms)));
+        qInfo(
+            "32,400 trays: merging a reading %lld ms (poll thread), restating all %lld ms, one change %lld ms "
+            "(tick thread)",
+            poll_ms, all_ms, tick_ms);
+        QVERIFY2(tick_ms <= 2 * all_ms + 10,
+                 qPrintable(QString("one change %1 ms, all %2 ms").arg(tick_ms).arg(all_ms)));
     }
 
     void fleetViewAnswersWithSlurmsStateAndJobs() {
@@ -533,8 +542,9 @@ private slots:
         QCOMPARE(preview.preview.expected_wasted_progress_s(), 0.0);
         QVERIFY(preview.preview.expected_goodput_cost_gpu_s() > 0);  // the restart itself is counted
         QCOMPARE(preview.preview.warnings_size(), 1);
-        QVERIFY2(QString::fromStdString(preview.preview.warnings(0)).contains("checkpoint age of job llm-70b is unknown"),
-                 preview.preview.warnings(0).c_str());
+        QVERIFY2(
+            QString::fromStdString(preview.preview.warnings(0)).contains("checkpoint age of job llm-70b is unknown"),
+            preview.preview.warnings(0).c_str());
         const auto nodeVersion = node->stateVersion;
         const auto rackVersion = view.rack("r01")->stateVersion;
 
@@ -595,7 +605,8 @@ private slots:
 
     void requeueMovesAJobOffExcludedNodes() {
         if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
-        cluster_.run("sbatch", {"-w", "r01-n03", "-J", "llm-70b", "--requeue", "-o", "/dev/null", "--wrap", "sleep 300"});
+        cluster_.run("sbatch",
+                     {"-w", "r01-n03", "-J", "llm-70b", "--requeue", "-o", "/dev/null", "--wrap", "sleep 300"});
         QTRY_COMPARE_WITH_TIMEOUT(cluster_.run("squeue", {"-h", "-n", "llm-70b", "-o", "%T"}).trimmed(),
                                   QString("RUNNING"), 15000);
         SlurmScheduler slurm(realConfig());

@@ -20,7 +20,8 @@ namespace {
 // Answers WhoAmI with what the transport told it about the caller.
 class TransportEcho final : public v1::ControlService::Service {
     grpc::Status WhoAmI(grpc::ServerContext* context, const v1::WhoAmIRequest*, v1::WhoAmIResponse* response) override {
-        response->set_principal((isSecureChannel(*context) ? "secure:" : "plaintext:") + clientCertificateName(*context));
+        response->set_principal((isSecureChannel(*context) ? "secure:" : "plaintext:") +
+                                clientCertificateName(*context));
         return grpc::Status::OK;
     }
 };
@@ -66,7 +67,8 @@ class TestTls : public QObject {
     QTemporaryDir ca_;
     QTemporaryDir otherCa_;
 
-    std::shared_ptr<grpc::ChannelCredentials> clientCredentials(const QTemporaryDir& trust, const QTemporaryDir* identity,
+    std::shared_ptr<grpc::ChannelCredentials> clientCredentials(const QTemporaryDir& trust,
+                                                                const QTemporaryDir* identity,
                                                                 const QString& name = "console") {
         grpc::SslCredentialsOptions options;
         options.pem_root_certs = readText(trust.filePath("ca.crt"));
@@ -152,11 +154,26 @@ private slots:
         QTest::addColumn<QString>("key");
         QTest::addColumn<QString>("clientCa");
         QTest::addColumn<QString>("error");
-        QTest::newRow("key missing") << "server.crt" << "" << "" << "needs both --tls-cert and --tls-key";
-        QTest::newRow("client ca alone") << "" << "" << "ca.crt" << "--tls-client-ca needs --tls-cert";
-        QTest::newRow("no such cert") << "nope.crt" << "server.key" << "" << "cannot read the TLS certificate";
-        QTest::newRow("key is not pem") << "server.crt" << "not-pem.key" << "" << "is not PEM";
-        QTest::newRow("readable key") << "server.crt" << "open.key" << "" << "chmod 600";
+        QTest::newRow("key missing") << "server.crt"
+                                     << ""
+                                     << ""
+                                     << "needs both --tls-cert and --tls-key";
+        QTest::newRow("client ca alone") << ""
+                                         << ""
+                                         << "ca.crt"
+                                         << "--tls-client-ca needs --tls-cert";
+        QTest::newRow("no such cert") << "nope.crt"
+                                      << "server.key"
+                                      << ""
+                                      << "cannot read the TLS certificate";
+        QTest::newRow("key is not pem") << "server.crt"
+                                        << "not-pem.key"
+                                        << ""
+                                        << "is not PEM";
+        QTest::newRow("readable key") << "server.crt"
+                                      << "open.key"
+                                      << ""
+                                      << "chmod 600";
     }
     void badFilesAreClearErrors() {
         QFETCH(QString, cert);
@@ -174,7 +191,9 @@ private slots:
         ::chmod(scratch.filePath("not-pem.key").toLocal8Bit().constData(), 0600);
         QFile::copy(ca_.filePath("server.key"), scratch.filePath("open.key"));
         ::chmod(scratch.filePath("open.key").toLocal8Bit().constData(), 0644);
-        auto path = [&](const QString& name) { return name.isEmpty() ? std::string() : scratch.filePath(name).toStdString(); };
+        auto path = [&](const QString& name) {
+            return name.isEmpty() ? std::string() : scratch.filePath(name).toStdString();
+        };
         const auto made = makeServerCredentials({path(cert), path(key), path(clientCa)});
         QVERIFY(!made.credentials);
         QVERIFY2(QString::fromStdString(made.error).contains(error), made.error.c_str());

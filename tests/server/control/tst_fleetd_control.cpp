@@ -68,14 +68,14 @@ private slots:
         for (int t = v1::ACTION_TYPE_DRAIN_NODE; t <= v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER; ++t)
             QTest::addRow("viewer %s", v1::ActionType_Name(v1::ActionType(t)).c_str())
                 << viewer << v1::ActionType(t) << grpc::StatusCode::PERMISSION_DENIED;
-        QTest::newRow("operator reset breaker") << alice << v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER
-                                                << grpc::StatusCode::PERMISSION_DENIED;
+        QTest::newRow("operator reset breaker")
+            << alice << v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER << grpc::StatusCode::PERMISSION_DENIED;
         QTest::newRow("operator drain") << alice << v1::ACTION_TYPE_DRAIN_NODE << grpc::StatusCode::OK;
         QTest::newRow("admin drain") << carol << v1::ACTION_TYPE_DRAIN_NODE << grpc::StatusCode::OK;
         QTest::newRow("operator acknowledge") << alice << v1::ACTION_TYPE_ACKNOWLEDGE_EVENT << grpc::StatusCode::OK;
         // The admin passes the role check; the breaker itself is off in this fleetd.
-        QTest::newRow("admin reset breaker") << carol << v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER
-                                             << grpc::StatusCode::FAILED_PRECONDITION;
+        QTest::newRow("admin reset breaker")
+            << carol << v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER << grpc::StatusCode::FAILED_PRECONDITION;
     }
     void roleActionMatrix() {
         QFETCH(QByteArray, token);
@@ -86,10 +86,15 @@ private slots:
         v1::ActionRequest request = action(type, requestId, "matrix check");
         switch (type) {
         case v1::ACTION_TYPE_DRAIN_NODE:
-        case v1::ACTION_TYPE_RESUME_NODE: request.set_node_name("r05-n" + QString::number(++node).rightJustified(2, '0').toStdString()); break;
+        case v1::ACTION_TYPE_RESUME_NODE:
+            request.set_node_name("r05-n" + QString::number(++node).rightJustified(2, '0').toStdString());
+            break;
         case v1::ACTION_TYPE_RESTART_JOB: request.set_job_name("llm-405b-1"); break;
         case v1::ACTION_TYPE_ISOLATE_RACK:
-        case v1::ACTION_TYPE_RESTORE_RACK: request.set_rack_name("r06"); request.set_confirm_rack_name("r06"); break;
+        case v1::ACTION_TYPE_RESTORE_RACK:
+            request.set_rack_name("r06");
+            request.set_confirm_rack_name("r06");
+            break;
         case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: request.set_event_id(1); break;
         default: break;
         }
@@ -107,10 +112,13 @@ private slots:
         QCOMPARE(countAudit(auditPath_, auditOf(requestId, "allow")), 0);
         QCOMPARE(alice_->get(kAlice, {}, requestId, &op).error_code(), grpc::StatusCode::NOT_FOUND);
         if (expected == grpc::StatusCode::UNAUTHENTICATED || expected == grpc::StatusCode::PERMISSION_DENIED) {
-            const QString code = expected == grpc::StatusCode::UNAUTHENTICATED ? "UNAUTHENTICATED" : "PERMISSION_DENIED";
-            QCOMPARE(countAudit(auditPath_, [&](const QJsonObject& r) {
-                         return auditOf(requestId, "deny")(r) && r.value("result").toString().startsWith(code);
-                     }),
+            const QString code =
+                expected == grpc::StatusCode::UNAUTHENTICATED ? "UNAUTHENTICATED" : "PERMISSION_DENIED";
+            QCOMPARE(countAudit(auditPath_,
+                                [&](const QJsonObject& r) {
+                                    return auditOf(requestId, "deny")(r) &&
+                                           r.value("result").toString().startsWith(code);
+                                }),
                      1);
         }
     }
@@ -132,12 +140,16 @@ private slots:
         request.set_expected_state_version(preview.state_version());
         QVERIFY(alice_->execute(kAlice, request, &op).ok());
         v1::EntityState state;
-        QVERIFY(watch.waitForState(*index, [](const v1::EntityState& s) { return s.node_state() == v1::NODE_STATE_DRAINING; }, 20s, &state));
+        QVERIFY(watch.waitForState(
+            *index, [](const v1::EntityState& s) { return s.node_state() == v1::NODE_STATE_DRAINING; }, 20s, &state));
         QCOMPARE(state.reason(), std::string("alice: fan noisy"));
-        const bool drained = watch.waitForState(*index, [](const v1::EntityState& s) { return s.node_state() == v1::NODE_STATE_DRAINED; }, 20s, &state);
+        const bool drained = watch.waitForState(
+            *index, [](const v1::EntityState& s) { return s.node_state() == v1::NODE_STATE_DRAINED; }, 20s, &state);
         v1::Operation now;
         alice_->get(kAlice, op.id(), {}, &now);
-        QVERIFY2(drained, (v1::OperationState_Name(now.state()) + ": " + now.progress_message() + " / " + v1::NodeState_Name(state.node_state())).c_str());
+        QVERIFY2(drained, (v1::OperationState_Name(now.state()) + ": " + now.progress_message() + " / " +
+                           v1::NodeState_Name(state.node_state()))
+                              .c_str());
         QCOMPARE(state.reason(), std::string("alice: fan noisy"));
         const auto done = alice_->waitFor(kAlice, op.id(), isFinished);
         QVERIFY(done);
@@ -165,7 +177,8 @@ private slots:
             a.join();
             b.join();
             const int accepted = int(statuses[0].ok()) + int(statuses[1].ok());
-            QVERIFY2(accepted == 1, (node + ": " + statuses[0].error_message() + " | " + statuses[1].error_message()).c_str());
+            QVERIFY2(accepted == 1,
+                     (node + ": " + statuses[0].error_message() + " | " + statuses[1].error_message()).c_str());
             const grpc::Status& refused = statuses[0].ok() ? statuses[1] : statuses[0];
             QVERIFY2(refused.error_code() == grpc::StatusCode::ABORTED ||
                          refused.error_code() == grpc::StatusCode::FAILED_PRECONDITION,
@@ -177,9 +190,11 @@ private slots:
             for (const auto& op : all.operations())
                 drains += op.request().type() == v1::ACTION_TYPE_DRAIN_NODE && op.request().node_name() == node;
             QCOMPARE(drains, 1);
-            QCOMPARE(countAudit(auditPath_, [&](const QJsonObject& r) {
-                         return r.value("decision") == "allow" && r.value("target").toString().toStdString() == node;
-                     }),
+            QCOMPARE(countAudit(auditPath_,
+                                [&](const QJsonObject& r) {
+                                    return r.value("decision") == "allow" &&
+                                           r.value("target").toString().toStdString() == node;
+                                }),
                      1);
         }
     }
@@ -260,7 +275,8 @@ private slots:
         QVERIFY(done);
         QCOMPARE(done->state(), v1::OPERATION_STATE_SUCCEEDED);
         float flow = -1;
-        QVERIFY(watch.waitForSample(*loop, v1::RACK_LIQUID_FLOW_LPM, [](float lpm) { return lpm < 0.5f; }, 20s, &flow));
+        QVERIFY(watch.waitForSample(
+            *loop, v1::RACK_LIQUID_FLOW_LPM, [](float lpm) { return lpm < 0.5f; }, 20s, &flow));
         QVERIFY(flow >= 0 && flow < 0.5f);
     }
 
@@ -268,7 +284,8 @@ private slots:
         v1::Operation op;
         QVERIFY(alice_->execute(kAlice, isolateRack("r02", newRequestId("isolate")), &op).ok());
         QCOMPARE(op.state(), v1::OPERATION_STATE_AWAITING_APPROVAL);
-        const auto expired = alice_->waitFor(kAlice, op.id(), isFinished, 10s);  // --approval-ttl 2s, ticked each second
+        const auto expired =
+            alice_->waitFor(kAlice, op.id(), isFinished, 10s);  // --approval-ttl 2s, ticked each second
         QVERIFY(expired);
         QCOMPARE(expired->state(), v1::OPERATION_STATE_CANCELLED);
         v1::Operation late;
@@ -291,10 +308,11 @@ private slots:
         v1::ListAuditEntriesResponse page;
         const auto viewer = alice_->audit(kViewer, 0, 10, &page);
         QCOMPARE(viewer.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-        QCOMPARE(countAudit(auditPath_, [](const QJsonObject& r) {
-                     return r.value("action") == "ListAuditEntries" && r.value("principal") == "val" &&
-                            r.value("decision") == "deny";
-                 }),
+        QCOMPARE(countAudit(auditPath_,
+                            [](const QJsonObject& r) {
+                                return r.value("action") == "ListAuditEntries" && r.value("principal") == "val" &&
+                                       r.value("decision") == "deny";
+                            }),
                  1);
         // Enough refusals that the default page (100) is full. A viewer's: each is audited
         // (unauthenticated ones are rate-limited and counted instead).

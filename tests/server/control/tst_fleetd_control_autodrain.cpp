@@ -30,12 +30,13 @@ private slots:
     void breakerTripsAfterNAndHoldsUntilAnAdminResetsIt() {
         QFile scenario(dir_.filePath("xids.scenario"));
         QVERIFY(scenario.open(QIODevice::WriteOnly));
-        scenario.write("at 10s xid 79 gpu=r06-n01-g0\n"
-                       "at 20s xid 79 gpu=r06-n02-g1\n"
-                       "at 30s xid 79 gpu=r06-n03-g2\n"   // the third node in the window trips it
-                       "at 40s xid 48 gpu=r06-n04-g3\n"
-                       "at 50s xid 13 gpu=r06-n05-g0\n"   // an application fault: never drains
-                       "at 6m xid 79 gpu=r06-n06-g0\n");  // after the reset
+        scenario.write(
+            "at 10s xid 79 gpu=r06-n01-g0\n"
+            "at 20s xid 79 gpu=r06-n02-g1\n"
+            "at 30s xid 79 gpu=r06-n03-g2\n"  // the third node in the window trips it
+            "at 40s xid 48 gpu=r06-n04-g3\n"
+            "at 50s xid 13 gpu=r06-n05-g0\n"   // an application fault: never drains
+            "at 6m xid 79 gpu=r06-n06-g0\n");  // after the reset
         scenario.close();
         const QString audit = dir_.filePath("audit.jsonl");
         QVERIFY2(fleetd_.start({"--seed", "9", "--speed", "30", "--tokens", writeTokens(dir_), "--audit-log", audit,
@@ -58,7 +59,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(alertEvent(), 5'000);
         QVERIFY2(events.events(0).message().find("automatic draining stopped") != std::string::npos,
                  events.events(0).message().c_str());
-        QVERIFY(fleetd_.waitForLog(QRegularExpression("auto-drain r06-n04 after Xid 48 .* refused"), 20'000).hasMatch());
+        QVERIFY(
+            fleetd_.waitForLog(QRegularExpression("auto-drain r06-n04 after Xid 48 .* refused"), 20'000).hasMatch());
         auto drains = autoDrains(console);
         QVERIFY2(drains.size() == 2, fleetd_.log().constData());
         for (const char* node : {"r06-n01", "r06-n02"}) {
@@ -68,20 +70,23 @@ private slots:
             QVERIFY2(op.request().reason().starts_with("auto: Xid 79 on GPU "), op.request().reason().c_str());
         }
         QVERIFY(!fleetd_.log().contains("r06-n05"));  // Xid 13 restarts the application, no drain
-        QCOMPARE(countAudit(audit, [](const QJsonObject& r) { return r.value("action") == "CIRCUIT_BREAKER_TRIPPED"; }), 1);
+        QCOMPARE(countAudit(audit, [](const QJsonObject& r) { return r.value("action") == "CIRCUIT_BREAKER_TRIPPED"; }),
+                 1);
         // Every console sees the breaker tripped, and who holds the drained trays (issue 16, item 7).
         {
             FleetWatch watch(fleetd_.address());
             QVERIFY(watch.ready());
             v1::AutomationStatus status;
-            QVERIFY(watch.waitForAutomation([](const v1::AutomationStatus& a) { return a.state() == v1::BREAKER_STATE_TRIPPED; },
-                                            10'000ms, &status));
+            QVERIFY(watch.waitForAutomation(
+                [](const v1::AutomationStatus& a) { return a.state() == v1::BREAKER_STATE_TRIPPED; }, 10'000ms,
+                &status));
             QCOMPARE(status.effective_limit(), 2u);
             QCOMPARE(status.window_s(), qint64(600));
             QVERIFY(status.trip_reason().find("circuit breaker tripped") != std::string::npos);
             v1::EntityState drained;
             QVERIFY(watch.waitForState(
-                *watch.nodeIndex("r06-n01"), [](const v1::EntityState& s) { return s.has_drain_owner(); }, 10'000ms, &drained));
+                *watch.nodeIndex("r06-n01"), [](const v1::EntityState& s) { return s.has_drain_owner(); }, 10'000ms,
+                &drained));
             QCOMPARE(drained.drain_owner().kind(), v1::DRAIN_OWNER_KIND_AUTOMATION);
             QCOMPARE(drained.drain_owner().principal(), "auto");
         }
@@ -98,8 +103,9 @@ private slots:
             FleetWatch watch(fleetd_.address());
             QVERIFY(watch.ready());
             v1::AutomationStatus status;
-            QVERIFY(watch.waitForAutomation([](const v1::AutomationStatus& a) { return a.state() == v1::BREAKER_STATE_CLOSED; },
-                                            10'000ms, &status));
+            QVERIFY(watch.waitForAutomation(
+                [](const v1::AutomationStatus& a) { return a.state() == v1::BREAKER_STATE_CLOSED; }, 10'000ms,
+                &status));
             QCOMPARE(status.last_reset_by(), "carol");
         }
 

@@ -26,25 +26,31 @@ private slots:
         QTest::newRow("auto-drain zero") << QStringList{"--tokens", t, "--auto-drain", "0/10m"} << "--auto-drain";
         QTest::newRow("auto-drain no window") << QStringList{"--tokens", t, "--auto-drain", "5"} << "--auto-drain";
         QTest::newRow("auto-drain bad window") << QStringList{"--tokens", t, "--auto-drain", "5/x"} << "--auto-drain";
-        QTest::newRow("approval for drains") << QStringList{"--tokens", t, "--require-approval", "drain-node"}
-                                             << "--require-approval";
+        QTest::newRow("approval for drains")
+            << QStringList{"--tokens", t, "--require-approval", "drain-node"} << "--require-approval";
         QTest::newRow("scheduler pbs") << QStringList{"--tokens", t, "--scheduler", "pbs"} << "--scheduler";
         QTest::newRow("empty tokens") << QStringList{"--tokens", ""} << "--tokens";
         QTest::newRow("cert without key") << QStringList{"--tls-cert", "server.crt"} << "--tls-key";
         QTest::newRow("client ca alone") << QStringList{"--tls-client-ca", "ca.crt"} << "--tls-client-ca";
-        QTest::newRow("slurm conf with sim") << QStringList{"--tokens", t, "--slurm-conf", "slurm.conf"} << "--scheduler slurm";
+        QTest::newRow("slurm conf with sim")
+            << QStringList{"--tokens", t, "--slurm-conf", "slurm.conf"} << "--scheduler slurm";
         QTest::newRow("auto-drain without tokens") << QStringList{"--auto-drain", "5/10m"} << "needs --tokens";
         QTest::newRow("audit log without tokens") << QStringList{"--audit-log", "a.jsonl"} << "needs --tokens";
         // Issue 16, items 4 and 6: the ladder's and the lemon detector's flags.
-        QTest::newRow("evict-slow without breaker") << QStringList{"--tokens", t, "--auto-evict-slow"} << "needs --auto-drain";
-        QTest::newRow("lifecycle without breaker") << QStringList{"--tokens", t, "--auto-lifecycle"} << "needs --auto-drain";
+        QTest::newRow("evict-slow without breaker")
+            << QStringList{"--tokens", t, "--auto-evict-slow"} << "needs --auto-drain";
+        QTest::newRow("lifecycle without breaker")
+            << QStringList{"--tokens", t, "--auto-lifecycle"} << "needs --auto-drain";
         QTest::newRow("evict-slow without tokens")
             << QStringList{"--auto-drain", "5/10m", "--auto-evict-slow"} << "--auto-drain needs --tokens";
-        QTest::newRow("evict-slow with a value") << QStringList{"--tokens", t, "--auto-evict-slow=yes"} << "takes no value";
+        QTest::newRow("evict-slow with a value")
+            << QStringList{"--tokens", t, "--auto-evict-slow=yes"} << "takes no value";
         QTest::newRow("lemon zero") << QStringList{"--tokens", t, "--lemon", "0/7d"} << "--lemon: expected K/WINDOW";
         QTest::newRow("lemon no window") << QStringList{"--tokens", t, "--lemon", "3"} << "--lemon: expected K/WINDOW";
-        QTest::newRow("fail-slow window 1s") << QStringList{"--tokens", t, "--fail-slow-window", "1s"} << "--fail-slow-window";
-        QTest::newRow("fail-slow confirm 0") << QStringList{"--tokens", t, "--fail-slow-confirm", "0"} << "--fail-slow-confirm";
+        QTest::newRow("fail-slow window 1s")
+            << QStringList{"--tokens", t, "--fail-slow-window", "1s"} << "--fail-slow-window";
+        QTest::newRow("fail-slow confirm 0")
+            << QStringList{"--tokens", t, "--fail-slow-confirm", "0"} << "--fail-slow-confirm";
         QTest::newRow("lemon without tokens") << QStringList{"--lemon", "3/7d"} << "needs --tokens";
     }
     void badControlFlagsExitTwo() {
@@ -60,8 +66,8 @@ private slots:
         QTest::addColumn<QByteArray>("contents");
         QTest::addColumn<bool>("groupReadable");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("readable by others") << QByteArray("token operator-token-00000002 principal=a role=operator\n")
-                                            << true << "chmod 600";
+        QTest::newRow("readable by others")
+            << QByteArray("token operator-token-00000002 principal=a role=operator\n") << true << "chmod 600";
         QTest::newRow("unknown role") << QByteArray("token operator-token-00000002 principal=a role=root\n") << false
                                       << "unknown role 'root'";
         QTest::newRow("short secret") << QByteArray("token abc principal=a role=operator\n") << false << "shorter than";
@@ -77,8 +83,8 @@ private slots:
         file.close();
         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
                             (groupReadable ? QFileDevice::ReadGroup : QFileDevice::Permissions()));
-        const auto exit = FleetdProcess::run({"--listen", "127.0.0.1:0", "--tokens", path, "--audit-log",
-                                              dir_.filePath("audit-bad-tokens.jsonl")});
+        const auto exit = FleetdProcess::run(
+            {"--listen", "127.0.0.1:0", "--tokens", path, "--audit-log", dir_.filePath("audit-bad-tokens.jsonl")});
         QCOMPARE(exit.code, 2);
         QVERIFY2(exit.stdErr.contains(mentions), qPrintable(exit.stdErr));
     }
@@ -86,11 +92,11 @@ private slots:
     void helpListsEveryControlFlag() {
         const auto exit = FleetdProcess::run({"--help"});
         QCOMPARE(exit.code, 0);
-        for (const char* flag : {"--tokens FILE", "--audit-log FILE", "--tls-cert FILE", "--tls-key FILE",
-                                 "--tls-client-ca FILE", "--require-approval isolate-rack", "--approval-ttl D",
-                                 "--scheduler sim|slurm", "--slurm-conf FILE", "--auto-drain N/WINDOW",
-                                 "--fail-slow-window D", "--fail-slow-confirm N", "--auto-evict-slow", "--lemon K/WINDOW",
-                                 "--auto-lifecycle"})
+        for (const char* flag :
+             {"--tokens FILE", "--audit-log FILE", "--tls-cert FILE", "--tls-key FILE", "--tls-client-ca FILE",
+              "--require-approval isolate-rack", "--approval-ttl D", "--scheduler sim|slurm", "--slurm-conf FILE",
+              "--auto-drain N/WINDOW", "--fail-slow-window D", "--fail-slow-confirm N", "--auto-evict-slow",
+              "--lemon K/WINDOW", "--auto-lifecycle"})
             QVERIFY2(exit.stdOut.contains(flag), flag);
     }
 
@@ -114,8 +120,10 @@ private slots:
         QTest::addColumn<QString>("variable");
         QTest::addColumn<QString>("expected");
         QTest::newRow("home") << QString() << "home/.local/state/watchfloor/fleetd-audit.jsonl";
-        QTest::newRow("xdg") << "XDG_STATE_HOME" << "xdg/watchfloor/fleetd-audit.jsonl";
-        QTest::newRow("systemd") << "STATE_DIRECTORY" << "systemd/audit.jsonl";
+        QTest::newRow("xdg") << "XDG_STATE_HOME"
+                             << "xdg/watchfloor/fleetd-audit.jsonl";
+        QTest::newRow("systemd") << "STATE_DIRECTORY"
+                                 << "systemd/audit.jsonl";
     }
     void defaultAuditLogLocation() {
         QFETCH(QString, variable);

@@ -79,12 +79,16 @@ private slots:
         v1::EntityState state;
         const auto node = watch.nodeIndex("r06-n04");
         QVERIFY(node);
-        QVERIFY(watch.waitForState(*node, [](const v1::EntityState& s) {
-            return s.node_state() == v1::NODE_STATE_DRAINING || s.node_state() == v1::NODE_STATE_DRAINED;
-        }, 0ms, &state));
-        QVERIFY2(QString::fromStdString(state.reason()).contains("alice: psu flapping [restored from the audit log, " +
-                                                                QString::fromStdString(first.id())),
-                 state.reason().c_str());
+        QVERIFY(watch.waitForState(
+            *node,
+            [](const v1::EntityState& s) {
+                return s.node_state() == v1::NODE_STATE_DRAINING || s.node_state() == v1::NODE_STATE_DRAINED;
+            },
+            0ms, &state));
+        QVERIFY2(
+            QString::fromStdString(state.reason())
+                .contains("alice: psu flapping [restored from the audit log, " + QString::fromStdString(first.id())),
+            state.reason().c_str());
 
         // The same audit log cannot serve two fleetds.
         const auto second = FleetdProcess::run(QStringList{"--listen", "127.0.0.1:0"} + args_);

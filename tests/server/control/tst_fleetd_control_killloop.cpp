@@ -43,8 +43,8 @@ private slots:
         std::set<std::string> drained;
         int answeredBeforeKill = 0, confirmedOrFinished = 0;
         for (int i = 0; i < kills(); ++i) {
-            const std::string node = "r0" + std::to_string(1 + i % 4) + "-n" + (i / 4 + 1 < 10 ? "0" : "") +
-                                     std::to_string(i / 4 + 1);
+            const std::string node =
+                "r0" + std::to_string(1 + i % 4) + "-n" + (i / 4 + 1 < 10 ? "0" : "") + std::to_string(i / 4 + 1);
             const std::string requestId = "kill-" + std::to_string(i);
             const v1::ActionRequest request = drainNode(node, requestId, "kill loop");
             grpc::Status firstStatus;
@@ -75,7 +75,8 @@ private slots:
             const grpc::Status retry = console.execute(kAlice, request, &op);
             QVERIFY2(retry.ok(), retry.error_message().c_str());
             const auto finished = console.waitFor(kAlice, op.id(), isFinished, 30s);
-            QVERIFY2(finished, qPrintable(QString::fromStdString(requestId + " did not finish: " + op.progress_message())));
+            QVERIFY2(finished,
+                     qPrintable(QString::fromStdString(requestId + " did not finish: " + op.progress_message())));
             QVERIFY2(finished->state() == v1::OPERATION_STATE_SUCCEEDED,
                      qPrintable(QString::fromStdString(requestId + ": " + finished->error())));
             confirmedOrFinished += finished->progress_message().find("after fleetd restarted") != std::string::npos;
@@ -94,7 +95,8 @@ private slots:
         int succeeded = 0;
         for (const auto& op : operations.operations()) {
             QVERIFY2(op.error().find("may or may not") == std::string::npos, op.error().c_str());
-            if (op.request().type() != v1::ACTION_TYPE_DRAIN_NODE || op.state() != v1::OPERATION_STATE_SUCCEEDED) continue;
+            if (op.request().type() != v1::ACTION_TYPE_DRAIN_NODE || op.state() != v1::OPERATION_STATE_SUCCEEDED)
+                continue;
             ++succeeded;
             QVERIFY(watch.waitForState(*watch.nodeIndex(op.request().node_name()), drainedOrDraining, 0ms));
         }

@@ -28,7 +28,8 @@ private slots:
         QFile scenario(dir_.filePath("events.scenario"));
         QVERIFY(scenario.open(QIODevice::WriteOnly));
         for (int i = 0; i < 72; ++i)
-            scenario.write(QStringLiteral("at 1s xid 43 gpu=r01-n%1-g%2\n").arg(1 + i / 4, 2, 10, QChar('0')).arg(i % 4).toUtf8());
+            scenario.write(
+                QStringLiteral("at 1s xid 43 gpu=r01-n%1-g%2\n").arg(1 + i / 4, 2, 10, QChar('0')).arg(i % 4).toUtf8());
         scenario.close();
         QVERIFY2(fleetd_.start({"--seed", "5", "--speed", "30", "--tokens", writeTokens(dir_), "--audit-log",
                                 dir_.filePath("audit.jsonl"), "--scenario", scenario.fileName()}),

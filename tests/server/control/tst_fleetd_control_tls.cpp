@@ -67,8 +67,11 @@ class FleetdControlTlsTest : public QObject {
         return status.error_code();
     }
     QStringList tlsArgs(bool mutual) const {
-        QStringList args{"--speed", "30", "--tokens", tokens_, "--audit-log", work_.filePath("audit.jsonl"),
-                         "--tls-cert", ca_.filePath("server.crt"), "--tls-key", ca_.filePath("server.key")};
+        QStringList args{"--speed",     "30",
+                         "--tokens",    tokens_,
+                         "--audit-log", work_.filePath("audit.jsonl"),
+                         "--tls-cert",  ca_.filePath("server.crt"),
+                         "--tls-key",   ca_.filePath("server.key")};
         if (mutual) args << "--tls-client-ca" << ca_.filePath("ca.crt");
         return args;
     }
@@ -104,8 +107,8 @@ private slots:
         QVERIFY2(fleetd.start(tlsArgs(true)), qPrintable(fleetd.errorString()));
         QVERIFY2(fleetd.log().contains("mTLS"), fleetd.log().constData());
         QCOMPARE(whoAmI(fleetd, tls(ca_, &ca_)), grpc::StatusCode::OK);
-        QCOMPARE(whoAmI(fleetd, tls(ca_, nullptr)), grpc::StatusCode::UNAVAILABLE);      // no client certificate
-        QCOMPARE(whoAmI(fleetd, tls(ca_, &otherCa_)), grpc::StatusCode::UNAVAILABLE);    // signed by another CA
+        QCOMPARE(whoAmI(fleetd, tls(ca_, nullptr)), grpc::StatusCode::UNAVAILABLE);    // no client certificate
+        QCOMPARE(whoAmI(fleetd, tls(ca_, &otherCa_)), grpc::StatusCode::UNAVAILABLE);  // signed by another CA
         QCOMPARE(fleetd.terminate(), 0);
     }
 
@@ -135,9 +138,11 @@ private slots:
         const auto status = connection.whoAmI(kAlice, &who);
         QCOMPARE(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
         QVERIFY2(status.error_message().find("without TLS") != std::string::npos, status.error_message().c_str());
-        QCOMPARE(countAudit(audit, [](const QJsonObject& r) {
-                     return r.value("decision") == "deny" && r.value("result").toString().contains("without TLS");
-                 }),
+        QCOMPARE(countAudit(audit,
+                            [](const QJsonObject& r) {
+                                return r.value("decision") == "deny" &&
+                                       r.value("result").toString().contains("without TLS");
+                            }),
                  1);
         QCOMPARE(fleetd.terminate(), 0);
     }

@@ -71,30 +71,34 @@ private slots:
     void automationOnEvictsAndTheJobIsBackAtFullPace() {
         const QString audit = dir_.filePath("audit-on.jsonl");
         QVERIFY2(fleetd_.start({"--seed", "1", "--speed", "300", "--tokens", writeTokens(dir_), "--audit-log", audit,
-                                "--auto-drain", "5/10m", "--auto-evict-slow", "--fail-slow-window", "2m",
-                                "--scenario", writeScenario(dir_)}),
+                                "--auto-drain", "5/10m", "--auto-evict-slow", "--fail-slow-window", "2m", "--scenario",
+                                writeScenario(dir_)}),
                  qPrintable(fleetd_.errorString()));
-        QVERIFY(fleetd_.log().contains("fail-slow trays: confirmed ones are drained as 'auto' behind the circuit breaker"));
+        QVERIFY(
+            fleetd_.log().contains("fail-slow trays: confirmed ones are drained as 'auto' behind the circuit breaker"));
         FleetWatch watch(fleetd_.address());
         QVERIFY(watch.ready());
         const std::uint32_t slow = *watch.nodeIndex(kSlowTray);
         Watched seen;
         v1::Job after;
-        QVERIFY2(watch.waitForJobWhere(
-                     kJob,
-                     recording(seen, [&](const v1::Job& job) {
-                         return seen.stages.count(v1::FAIL_SLOW_STAGE_EVICTING) && backAtFullPace(job, slow);
-                     }),
-                     60'000ms, &after),
+        QVERIFY2(watch.waitForJobWhere(kJob,
+                                       recording(seen,
+                                                 [&](const v1::Job& job) {
+                                                     return seen.stages.count(v1::FAIL_SLOW_STAGE_EVICTING) &&
+                                                            backAtFullPace(job, slow);
+                                                 }),
+                                       60'000ms, &after),
                  fleetd_.log().constData());
         QVERIFY(seen.stages.count(v1::FAIL_SLOW_STAGE_OBSERVED));
-        qInfo("step %.2f s while slow, %.2f s after the eviction (ideal %.2f s)", seen.slowestStepS, after.step_time_s(),
-              after.ideal_step_time_s());
+        qInfo("step %.2f s while slow, %.2f s after the eviction (ideal %.2f s)", seen.slowestStepS,
+              after.step_time_s(), after.ideal_step_time_s());
         QVERIFY(seen.slowestStepS > 0);
         QVERIFY(after.step_time_s() < seen.slowestStepS / 1.08);
         QCOMPARE(after.gpu_count(), 288u);
-        QVERIFY(fleetd_.waitForLog(QRegularExpression("fail-slow: r01-n03 1\\.\\d\\dx slow in job llm-405b-1"), 5'000).hasMatch());
-        QVERIFY(fleetd_.waitForLog(QRegularExpression("fail-slow eviction of r01-n03 from llm-405b-1: op-"), 5'000).hasMatch());
+        QVERIFY(fleetd_.waitForLog(QRegularExpression("fail-slow: r01-n03 1\\.\\d\\dx slow in job llm-405b-1"), 5'000)
+                    .hasMatch());
+        QVERIFY(fleetd_.waitForLog(QRegularExpression("fail-slow eviction of r01-n03 from llm-405b-1: op-"), 5'000)
+                    .hasMatch());
 
         // The drain is automation's: principal "auto", the ladder's reason, in the audit log.
         ControlConnection console(fleetd_.address());
@@ -110,13 +114,15 @@ private slots:
                 QVERIFY(op.request().reason().find("GPU-h/day against a restart costing") != std::string::npos);
             }
         QCOMPARE(drains, 1);
-        QCOMPARE(countAudit(audit, [](const QJsonObject& r) {
-                     return r.value("action") == "DRAIN_NODE" && r.value("target") == "r01-n03" &&
-                            r.value("principal") == "auto" && r.value("decision") == "allow";
-                 }),
+        QCOMPARE(countAudit(audit,
+                            [](const QJsonObject& r) {
+                                return r.value("action") == "DRAIN_NODE" && r.value("target") == "r01-n03" &&
+                                       r.value("principal") == "auto" && r.value("decision") == "allow";
+                            }),
                  1);
         v1::FleetGoodput fleet;
-        QVERIFY(watch.waitForFleet([](const v1::FleetGoodput& f) { return f.fail_slow_auto_evict(); }, 10'000ms, &fleet));
+        QVERIFY(
+            watch.waitForFleet([](const v1::FleetGoodput& f) { return f.fail_slow_auto_evict(); }, 10'000ms, &fleet));
         QCOMPARE(fleetd_.terminate(), 0);
     }
 
@@ -139,7 +145,8 @@ private slots:
         QVERIFY2(proposal.slowdown() >= 1.12, qPrintable(QString::number(proposal.slowdown())));
         // 288 GPUs at S = 1.15: ~950 GPU-h a day against one restart's ~110 (u0 + half of 30 min).
         QVERIFY2(proposal.gain_gpu_hours_per_day() > 5 * proposal.cost_gpu_hours(),
-                 qPrintable(QStringLiteral("%1 vs %2").arg(proposal.gain_gpu_hours_per_day()).arg(proposal.cost_gpu_hours())));
+                 qPrintable(
+                     QStringLiteral("%1 vs %2").arg(proposal.gain_gpu_hours_per_day()).arg(proposal.cost_gpu_hours())));
         QVERIFY(proposal.operation_id().empty());
         // Four windows on, it is still a proposal, still on the job, and nothing was drained.
         v1::Job later;
@@ -157,7 +164,8 @@ private slots:
         QVERIFY(console.list(kAlice, &all).ok());
         QCOMPARE(all.operations_size(), 0);
         v1::FleetGoodput fleet;
-        QVERIFY(watch.waitForFleet([](const v1::FleetGoodput& f) { return f.fail_slow_proposals() >= 1; }, 10'000ms, &fleet));
+        QVERIFY(watch.waitForFleet([](const v1::FleetGoodput& f) { return f.fail_slow_proposals() >= 1; }, 10'000ms,
+                                   &fleet));
         QVERIFY(!fleet.fail_slow_auto_evict());
         QVERIFY(fleet.fail_slow_gain_gpu_hours_per_day() >= proposal.gain_gpu_hours_per_day() * 0.99);
 
@@ -173,9 +181,10 @@ private slots:
         QVERIFY(console.execute(kAlice, drain, &op).ok());
         QVERIFY(!op.automated());
         Watched afterDrain;
-        QVERIFY2(watch.waitForJobWhere(kJob, recording(afterDrain, [&](const v1::Job& job) { return backAtFullPace(job, slow); }),
-                                       60'000ms),
-                 fleetd_.log().constData());
+        QVERIFY2(
+            watch.waitForJobWhere(
+                kJob, recording(afterDrain, [&](const v1::Job& job) { return backAtFullPace(job, slow); }), 60'000ms),
+            fleetd_.log().constData());
         QCOMPARE(fleetd_.terminate(), 0);
     }
 };

@@ -27,7 +27,8 @@ v1::ActionRequest postHandoff(const std::string& requestId, const std::string& n
     return request;
 }
 
-v1::ActionRequest acknowledgeHandoff(const std::string& requestId, const std::string& id, const std::string& note = {}) {
+v1::ActionRequest acknowledgeHandoff(const std::string& requestId, const std::string& id,
+                                     const std::string& note = {}) {
     auto request = action(v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF, requestId, "taking over the day shift");
     request.set_handoff_id(id);
     request.set_note(note);
@@ -68,8 +69,9 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         auditPath_ = dir_.filePath("audit.jsonl");
-        QVERIFY2(fleetd_.start({"--seed", "7", "--speed", "30", "--tokens", writeTokens(dir_), "--audit-log", auditPath_}),
-                 qPrintable(fleetd_.errorString()));
+        QVERIFY2(
+            fleetd_.start({"--seed", "7", "--speed", "30", "--tokens", writeTokens(dir_), "--audit-log", auditPath_}),
+            qPrintable(fleetd_.errorString()));
         control_ = std::make_unique<ControlConnection>(fleetd_.address());
         end_ = nowMs();
     }
@@ -138,7 +140,12 @@ private slots:
             {"escape", postHandoff("bad-esc", "all fine \x1b[31mnot", start, end_), "single line of plain text"},
             {"newline", postHandoff("bad-nl", "line one\nline two", start, end_), "single line of plain text"},
             {"nul", postHandoff("bad-nul", std::string("before\0after", 12), start, end_), "single line of plain text"},
-            {"bidi", postHandoff("bad-bidi", "r03 \xe2\x80\xae" "detaerc", start, end_), "single line of plain text"},
+            {"bidi",
+             postHandoff("bad-bidi",
+                         "r03 \xe2\x80\xae"
+                         "detaerc",
+                         start, end_),
+             "single line of plain text"},
             {"no period", postHandoff("bad-noperiod", "note", 0, 0), "needs handoff_period"},
             {"inverted", postHandoff("bad-inverted", "note", end_, start), "not after its start"},
             {"too long", postHandoff("bad-week", "note", end_ - 8 * 24 * kHourMs, end_), "at most 168 h"},
@@ -149,12 +156,14 @@ private slots:
         auto owned = postHandoff("bad-owner", "note", start, end_);
         owned.set_owner("bob");
         cases.push_back({"owner", owned, "takes no owner"});
-        cases.push_back({"oversize id", acknowledgeHandoff("bad-id", std::string(257, 'h')), "handoff_id is 257 bytes"});
+        cases.push_back(
+            {"oversize id", acknowledgeHandoff("bad-id", std::string(257, 'h')), "handoff_id is 257 bytes"});
         for (const Case& c : cases) {
             v1::Operation op;
             const auto status = control_->execute(kAlice, c.request, &op);
             QVERIFY2(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT, c.name);
-            QVERIFY2(contains(status.error_message(), c.message), (std::string(c.name) + ": " + status.error_message()).c_str());
+            QVERIFY2(contains(status.error_message(), c.message),
+                     (std::string(c.name) + ": " + status.error_message()).c_str());
             QVERIFY2(countAudit(auditPath_, auditOf(c.request.request_id(), "deny")) == 1, c.name);
             QVERIFY2(countAudit(auditPath_, auditOf(c.request.request_id(), "allow")) == 0, c.name);
         }
@@ -196,8 +205,9 @@ private slots:
         QVERIFY(done);
         QCOMPARE(done->state(), v1::OPERATION_STATE_SUCCEEDED);
         v1::ShiftHandoff seen;
-        QVERIFY(watch.waitForHandoff([&](const v1::ShiftHandoff& h) { return h.id() == aliceHandoff_ && !h.acknowledged_by().empty(); },
-                                     10s, &seen));
+        QVERIFY(watch.waitForHandoff(
+            [&](const v1::ShiftHandoff& h) { return h.id() == aliceHandoff_ && !h.acknowledged_by().empty(); }, 10s,
+            &seen));
         QCOMPARE(seen.acknowledged_by(), std::string("bob"));
         QVERIFY(seen.acknowledged_unix_ms() >= seen.posted_unix_ms());
         QCOMPARE(seen.acknowledge_note(), std::string("r03 stays isolated, called facilities"));
@@ -229,7 +239,8 @@ private slots:
         QCOMPARE(byId[aliceHandoff_].acknowledge_note(), std::string("r03 stays isolated, called facilities"));
         QCOMPARE(byId[aliceHandoff_].operation_id(), aliceOperation_);
         QCOMPARE(byId[aliceHandoff_].posted_unix_ms(), alicePosted_);
-        QCOMPARE(byId[aliceHandoff_].note(), std::string("r03 leak: facilities on site until 09:00, keep r03 isolated"));
+        QCOMPARE(byId[aliceHandoff_].note(),
+                 std::string("r03 leak: facilities on site until 09:00, keep r03 isolated"));
         QVERIFY(byId[bobHandoff_].acknowledged_by().empty());
 
         // Still refused twice over, and still open to the next shift.
@@ -244,9 +255,11 @@ private slots:
         QCOMPARE(done->state(), v1::OPERATION_STATE_SUCCEEDED);
         // The post's retry after the restart is still the first operation.
         v1::Operation retry;
-        QVERIFY(control_->execute(kAlice, postHandoff("post-1", "r03 leak: facilities on site until 09:00, keep r03 isolated",
-                                                      end_ - 8 * kHourMs, end_),
-                                  &retry)
+        QVERIFY(control_
+                    ->execute(kAlice,
+                              postHandoff("post-1", "r03 leak: facilities on site until 09:00, keep r03 isolated",
+                                          end_ - 8 * kHourMs, end_),
+                              &retry)
                     .ok());
         QCOMPARE(retry.id(), aliceOperation_);
         QCOMPARE(snapshotHandoffs().size(), std::size_t(2));

@@ -21,11 +21,14 @@ using watchfloor::testing::FleetdProcess;
 namespace {
 
 // Bytes no protobuf message parses: field 1 announces 5 bytes and only 2 follow.
-const std::string kUnparseable("\x0a\x05" "ab", 4);
+const std::string kUnparseable(
+    "\x0a\x05"
+    "ab",
+    4);
 
 // One unary call with raw request bytes, as a client built from another language's stubs can send.
-grpc::Status rawCall(const std::shared_ptr<grpc::Channel>& channel, const std::string& method,
-                     const std::string& bytes, const char* token = nullptr) {
+grpc::Status rawCall(const std::shared_ptr<grpc::Channel>& channel, const std::string& method, const std::string& bytes,
+                     const char* token = nullptr) {
     grpc::GenericStub stub(channel);
     grpc::ClientContext context;
     if (token) context.AddMetadata("authorization", std::string("Bearer ") + token);
@@ -107,8 +110,8 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         auditPath_ = dir_.filePath("audit.jsonl");
-        QVERIFY2(fleetd_.start({"--seed", "11", "--speed", "30", "--tokens", writeTokens(dir_), "--audit-log", auditPath_,
-                                "--metrics-listen", "127.0.0.1:0"}),
+        QVERIFY2(fleetd_.start({"--seed", "11", "--speed", "30", "--tokens", writeTokens(dir_), "--audit-log",
+                                auditPath_, "--metrics-listen", "127.0.0.1:0"}),
                  qPrintable(fleetd_.errorString()));
         const auto metrics = QRegularExpression("metrics on port (\\d+)").match(QString::fromUtf8(fleetd_.log()));
         QVERIFY(metrics.hasMatch());
@@ -179,7 +182,8 @@ private slots:
         };
         const int before = anonymousDenials();
         v1::WhoAmIResponse who;
-        for (int i = 0; i < 300; ++i) QCOMPARE(alice_->whoAmI(nullptr, &who).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+        for (int i = 0; i < 300; ++i)
+            QCOMPARE(alice_->whoAmI(nullptr, &who).error_code(), grpc::StatusCode::UNAUTHENTICATED);
         const int written = anonymousDenials() - before;
         QVERIFY2(written < 100, qPrintable(QString("%1 audit records for 300 anonymous calls").arg(written)));
         // The ones not written are counted in records of their own (fleetd's control loop, each second).
@@ -200,7 +204,8 @@ private slots:
         QVERIFY(alice_->whoAmI(kAlice, &who).ok());
         v1::Operation op;
         const auto before = newRequestId("before");
-        QCOMPARE(alice_->execute(kAlice, drainNode("no-such-node", before), &op).error_code(), grpc::StatusCode::NOT_FOUND);
+        QCOMPARE(alice_->execute(kAlice, drainNode("no-such-node", before), &op).error_code(),
+                 grpc::StatusCode::NOT_FOUND);
         {
             QFile file(auditPath_);
             QVERIFY(file.open(QIODevice::Append));
@@ -209,7 +214,8 @@ private slots:
             file.write(QByteArray("{\"seq\":1000000000,\"junk\":\"") + QByteArray(3 << 20, 'y') + "\"}\n");
         }
         const auto after = newRequestId("after");
-        QCOMPARE(alice_->execute(kAlice, drainNode("no-such-node", after), &op).error_code(), grpc::StatusCode::NOT_FOUND);
+        QCOMPARE(alice_->execute(kAlice, drainNode("no-such-node", after), &op).error_code(),
+                 grpc::StatusCode::NOT_FOUND);
         for (int round = 0; round < 2; ++round) {
             v1::ListAuditEntriesResponse page;
             const auto status = alice_->audit(kAlice, 0, 1000, &page);
@@ -305,11 +311,13 @@ private slots:
     void controlAndBidiCharactersAreRefused_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<bool>("asNote");
-        const QList<QPair<const char*, QByteArray>> hostile = {
-            {"NUL", QByteArray("fan\0noisy", 9)}, {"ANSI escape", "fan \x1b[31mnoisy"},
-            {"U+2028", "fan\xe2\x80\xa8noisy"},     {"U+202E", "fan \xe2\x80\xaenoisy"},
-            {"U+2066", "fan \xe2\x81\xa6noisy"},    {"C1 NEL", "fan \xc2\x85noisy"},
-            {"DEL", "fan \x7fnoisy"}};
+        const QList<QPair<const char*, QByteArray>> hostile = {{"NUL", QByteArray("fan\0noisy", 9)},
+                                                               {"ANSI escape", "fan \x1b[31mnoisy"},
+                                                               {"U+2028", "fan\xe2\x80\xa8noisy"},
+                                                               {"U+202E", "fan \xe2\x80\xaenoisy"},
+                                                               {"U+2066", "fan \xe2\x81\xa6noisy"},
+                                                               {"C1 NEL", "fan \xc2\x85noisy"},
+                                                               {"DEL", "fan \x7fnoisy"}};
         for (const auto& [name, text] : hostile) {
             QTest::newRow((QString("reason ") + name).toUtf8()) << text << false;
             QTest::newRow((QString("note ") + name).toUtf8()) << text << true;
@@ -320,8 +328,10 @@ private slots:
         QFETCH(bool, asNote);
         auto request = action(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT, newRequestId("chars"), "seen it");
         request.set_event_id(2);
-        if (asNote) request.set_note(text.toStdString());
-        else request.set_reason(text.toStdString());
+        if (asNote)
+            request.set_note(text.toStdString());
+        else
+            request.set_reason(text.toStdString());
         v1::Operation op;
         const auto status = alice_->execute(kAlice, request, &op);
         QVERIFY2(status.error_code() == grpc::StatusCode::INVALID_ARGUMENT, status.error_message().c_str());

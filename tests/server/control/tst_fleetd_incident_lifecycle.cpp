@@ -104,7 +104,8 @@ class FleetdIncidentLifecycleTest : public QObject {
         return last;
     }
     // Polls ListIncidents until an incident with that root cause name satisfies `wanted`.
-    std::optional<v1::Incident> waitForIncident(const std::string& cause, const std::function<bool(const v1::Incident&)>& wanted,
+    std::optional<v1::Incident> waitForIncident(const std::string& cause,
+                                                const std::function<bool(const v1::Incident&)>& wanted,
                                                 std::chrono::milliseconds timeout = 40s) {
         const auto until = std::chrono::steady_clock::now() + timeout;
         while (std::chrono::steady_clock::now() < until) {
@@ -121,9 +122,10 @@ private slots:
         auditPath_ = dir_.filePath("audit.jsonl");
         QFile scenario(dir_.filePath("lifecycle.scenario"));
         QVERIFY(scenario.open(QIODevice::WriteOnly));
-        scenario.write("at 1m sensor-fault rack=r03 for=8m\n"
-                       "at 3m sensor-fault rack=r05 for=2m\n"
-                       "at 4m valve-close rack=r05 for=2h\n");
+        scenario.write(
+            "at 1m sensor-fault rack=r03 for=8m\n"
+            "at 3m sensor-fault rack=r05 for=2m\n"
+            "at 4m valve-close rack=r05 for=2h\n");
         scenario.close();
         QVERIFY2(fleetd_.start({"--seed", "5", "--speed", "30", "--incident-hold", "30m", "--tokens", writeTokens(dir_),
                                 "--audit-log", auditPath_, "--scenario", scenario.fileName()}),
@@ -181,7 +183,8 @@ private slots:
              grpc::StatusCode::FAILED_PRECONDITION, "overlaps maintenance window"},
             {maintenance("bad-3", v1::MAINTENANCE_SCOPE_RACK, "r04", now - kDayMs, now - kDayMs + 60 * kMinuteMs),
              grpc::StatusCode::INVALID_ARGUMENT, "in the past"},
-            {maintenance("bad-4", v1::MAINTENANCE_SCOPE_RACK, "r04", now + 3 * 365 * kDayMs, now + 3 * 365 * kDayMs + kDayMs),
+            {maintenance("bad-4", v1::MAINTENANCE_SCOPE_RACK, "r04", now + 3 * 365 * kDayMs,
+                         now + 3 * 365 * kDayMs + kDayMs),
              grpc::StatusCode::INVALID_ARGUMENT, "more than 90 days ahead"},
             {maintenance("bad-5", v1::MAINTENANCE_SCOPE_RACK, "r04", now + kDayMs, now + 30 * kDayMs),
              grpc::StatusCode::INVALID_ARGUMENT, "at most 14 days"},
@@ -192,8 +195,10 @@ private slots:
         };
         for (const Bad& b : bad) {
             const grpc::Status status = control_->execute(kAlice, b.request, &op);
-            QVERIFY2(status.error_code() == b.code && contains(status.error_message(), b.says),
-                     (b.request.request_id() + ": " + std::to_string(status.error_code()) + " " + status.error_message()).c_str());
+            QVERIFY2(
+                status.error_code() == b.code && contains(status.error_message(), b.says),
+                (b.request.request_id() + ": " + std::to_string(status.error_code()) + " " + status.error_message())
+                    .c_str());
             QCOMPARE(countAudit(auditPath_, auditOf(b.request.request_id(), "deny")), 1);
         }
         const grpc::Status overlap = control_->execute(kAlice, bad[0].request, &op);
@@ -221,14 +226,18 @@ private slots:
         QCOMPARE(control_->execute(kViewer, incidentAction(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, id, "ack-viewer"), &op)
                      .error_code(),
                  grpc::StatusCode::PERMISSION_DENIED);
-        QCOMPARE(control_->execute(kAlice, incidentAction(v1::ACTION_TYPE_NOTE_INCIDENT, id, "note-lf", "one\ntwo"), &op)
+        QCOMPARE(
+            control_->execute(kAlice, incidentAction(v1::ACTION_TYPE_NOTE_INCIDENT, id, "note-lf", "one\ntwo"), &op)
+                .error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+        QCOMPARE(
+            control_
+                ->execute(kAlice, incidentAction(v1::ACTION_TYPE_NOTE_INCIDENT, id, "note-big", std::string(2049, 'x')),
+                          &op)
+                .error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+        QCOMPARE(control_->execute(kAlice, incidentAction(v1::ACTION_TYPE_NOTE_INCIDENT, id, "note-empty"), &op)
                      .error_code(),
-                 grpc::StatusCode::INVALID_ARGUMENT);
-        QCOMPARE(control_->execute(kAlice, incidentAction(v1::ACTION_TYPE_NOTE_INCIDENT, id, "note-big", std::string(2049, 'x')),
-                                   &op)
-                     .error_code(),
-                 grpc::StatusCode::INVALID_ARGUMENT);
-        QCOMPARE(control_->execute(kAlice, incidentAction(v1::ACTION_TYPE_NOTE_INCIDENT, id, "note-empty"), &op).error_code(),
                  grpc::StatusCode::INVALID_ARGUMENT);
         auto stray = incidentAction(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, id, "ack-stray");
         stray.set_node_name("r03-n01");
@@ -237,7 +246,8 @@ private slots:
         // Acknowledge: the preview says what execute does; a retry is the same operation.
         const auto ack = incidentAction(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, id, "ack-1", "sensor, not a leak");
         QVERIFY(control_->preview(kAlice, ack, &preview).ok());
-        QVERIFY2(preview.allowed() && contains(preview.effect(), "OPEN -> ACKNOWLEDGED, owner alice"), preview.effect().c_str());
+        QVERIFY2(preview.allowed() && contains(preview.effect(), "OPEN -> ACKNOWLEDGED, owner alice"),
+                 preview.effect().c_str());
         QCOMPARE(preview.target_name(), "incident " + std::to_string(id));
         QVERIFY(control_->execute(kAlice, ack, &op).ok());
         QCOMPARE(op.state(), v1::OPERATION_STATE_SUCCEEDED);
@@ -246,7 +256,8 @@ private slots:
         QCOMPARE(retried.id(), op.id());
         QCOMPARE(countAudit(auditPath_, auditOf("ack-1", "allow")), 1);
         QCOMPARE(countAudit(auditPath_, auditOf("ack-1", "result")), 1);
-        const grpc::Status second = control_->execute(kBob, incidentAction(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, id, "ack-2"), &op);
+        const grpc::Status second =
+            control_->execute(kBob, incidentAction(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, id, "ack-2"), &op);
         QCOMPARE(second.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
         QVERIFY2(contains(second.error_message(), "already acknowledged by alice"), second.error_message().c_str());
 
@@ -260,17 +271,24 @@ private slots:
         const std::string drainId = op.id();
         QVERIFY(control_->execute(kBob, resumeNode(tray, "resume-1"), &op).ok());
         QVERIFY(control_->waitFor(kBob, op.id(), isFinished));
-        QVERIFY(control_->execute(kAlice, incidentAction(v1::ACTION_TYPE_MITIGATE_INCIDENT, id, "mit-1", "r03-n05 out"), &op).ok());
-        const grpc::Status early = control_->execute(kAlice, incidentAction(v1::ACTION_TYPE_RESOLVE_INCIDENT, id, "res-1"), &op);
+        QVERIFY(
+            control_
+                ->execute(kAlice, incidentAction(v1::ACTION_TYPE_MITIGATE_INCIDENT, id, "mit-1", "r03-n05 out"), &op)
+                .ok());
+        const grpc::Status early =
+            control_->execute(kAlice, incidentAction(v1::ACTION_TYPE_RESOLVE_INCIDENT, id, "res-1"), &op);
         QCOMPARE(early.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
         QVERIFY2(contains(early.error_message(), "still active"), early.error_message().c_str());
 
         // The fault clears at 9m (18 s here); the hold time (30m) would keep it open a minute more.
-        const auto clear = waitForIncident("r03-loop", [&](const v1::Incident& i) { return i.id() == id && i.active_members() == 0; });
+        const auto clear =
+            waitForIncident("r03-loop", [&](const v1::Incident& i) { return i.id() == id && i.active_members() == 0; });
         QVERIFY(clear);
         QCOMPARE(clear->state(), v1::INCIDENT_STATE_MITIGATED);
         QCOMPARE(clear->owner(), std::string("alice"));
-        QVERIFY(control_->execute(kBob, incidentAction(v1::ACTION_TYPE_NOTE_INCIDENT, id, "note-1", "sensor swapped"), &op).ok());
+        QVERIFY(
+            control_->execute(kBob, incidentAction(v1::ACTION_TYPE_NOTE_INCIDENT, id, "note-1", "sensor swapped"), &op)
+                .ok());
         const auto resolve = incidentAction(v1::ACTION_TYPE_RESOLVE_INCIDENT, id, "res-2", "done");
         QVERIFY(control_->preview(kAlice, resolve, &preview).ok());
         QVERIFY2(contains(preview.effect(), "MITIGATED -> RESOLVED now"), preview.effect().c_str());
@@ -283,10 +301,12 @@ private slots:
         QVERIFY(resolved->resolved_unix_ms() > 0);
         QCOMPARE(resolved->note(), std::string("done"));
 
-        const grpc::Status late = control_->execute(kBob, incidentAction(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, id, "ack-3"), &op);
+        const grpc::Status late =
+            control_->execute(kBob, incidentAction(v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT, id, "ack-3"), &op);
         QCOMPARE(late.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-        QVERIFY2(contains(late.error_message(), "is RESOLVED") && contains(late.error_message(), "cannot be acknowledged"),
-                 late.error_message().c_str());
+        QVERIFY2(
+            contains(late.error_message(), "is RESOLVED") && contains(late.error_message(), "cannot be acknowledged"),
+            late.error_message().c_str());
 
         bool drainLinked = false, noted = false, acknowledged = false;
         for (const auto& entry : resolved->timeline()) {
@@ -308,8 +328,10 @@ private slots:
         QVERIFY(raised);
         QVERIFY(raised->raised_after_maintenance());
         QCOMPARE(raised->root_cause().cause(), std::string("valve_fault"));
-        QVERIFY2(raised->started_unix_ms() >= windowEndMs_, qPrintable(QString::number(raised->started_unix_ms() - windowEndMs_)));
-        QCOMPARE(waitForSnapshot([](const v1::Snapshot& s) { return s.maintenance_size() == 0; }).maintenance_size(), 0);
+        QVERIFY2(raised->started_unix_ms() >= windowEndMs_,
+                 qPrintable(QString::number(raised->started_unix_ms() - windowEndMs_)));
+        QCOMPARE(waitForSnapshot([](const v1::Snapshot& s) { return s.maintenance_size() == 0; }).maintenance_size(),
+                 0);
         for (const auto& incident : incidents())
             QVERIFY2(incident.root_cause().cause() != "leak_sensor_fault" || incident.root_cause().name() != "r05-loop",
                      incident.title().c_str());

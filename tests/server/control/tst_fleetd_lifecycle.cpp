@@ -40,8 +40,9 @@ QString writeLemonScenario(const QTemporaryDir& dir) {
 }
 
 // The tray's state once `until` holds, from a fresh watch of the running fleetd.
-bool trayStateWhen(FleetdProcess& fleetd, const std::string& tray, const std::function<bool(const v1::EntityState&)>& until,
-                   v1::EntityState* state, std::chrono::milliseconds timeout = 30'000ms) {
+bool trayStateWhen(FleetdProcess& fleetd, const std::string& tray,
+                   const std::function<bool(const v1::EntityState&)>& until, v1::EntityState* state,
+                   std::chrono::milliseconds timeout = 30'000ms) {
     FleetWatch watch(fleetd.address());
     return watch.ready() && watch.waitForState(*watch.nodeIndex(tray), until, timeout, state);
 }
@@ -59,7 +60,8 @@ class FleetdLifecycleTest : public QObject {
                                 "--lemon", "3/3h", "--scenario", scenario}),
                  qPrintable(fleetd_.errorString()));
         v1::EntityState state;
-        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.recent_failures() == 2; }, &state),
+        QVERIFY2(trayStateWhen(
+                     fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.recent_failures() == 2; }, &state),
                  fleetd_.log().constData());
         QVERIFY(!state.lemon());
     }
@@ -101,8 +103,9 @@ private slots:
         // Refused inputs and roles.
         QCOMPARE(console.execute(kAlice, setLifecycle("r99-n01", v1::TRAY_LIFECYCLE_RMA, "bad-1"), &retry).error_code(),
                  grpc::StatusCode::INVALID_ARGUMENT);
-        QCOMPARE(console.preview(kAlice, setLifecycle("r99-n01", v1::TRAY_LIFECYCLE_RMA, "bad-1"), &preview).error_code(),
-                 grpc::StatusCode::INVALID_ARGUMENT);
+        QCOMPARE(
+            console.preview(kAlice, setLifecycle("r99-n01", v1::TRAY_LIFECYCLE_RMA, "bad-1"), &preview).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
         QCOMPARE(console.execute(kAlice, setLifecycle("r02-n05", v1::TRAY_LIFECYCLE_UNSPECIFIED, "bad-2"), &retry)
                      .error_code(),
                  grpc::StatusCode::INVALID_ARGUMENT);
@@ -112,14 +115,16 @@ private slots:
         auto twoTargets = setLifecycle("r02-n05", v1::TRAY_LIFECYCLE_RMA, "bad-4");
         twoTargets.set_rack_name("r02");
         QCOMPARE(console.execute(kAlice, twoTargets, &retry).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-        QCOMPARE(console.execute(kViewer, setLifecycle("r02-n05", v1::TRAY_LIFECYCLE_RMA, "bad-5"), &retry).error_code(),
-                 grpc::StatusCode::PERMISSION_DENIED);
+        QCOMPARE(
+            console.execute(kViewer, setLifecycle("r02-n05", v1::TRAY_LIFECYCLE_RMA, "bad-5"), &retry).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
 
         // Audited: two accepted, one retry not written twice, every refusal written.
-        QCOMPARE(countAudit(audit, [](const QJsonObject& r) {
-                     return r.value("action") == "SET_LIFECYCLE" && r.value("decision") == "allow" &&
-                            r.value("target") == "r02-n05 lifecycle -> TRIAGE";
-                 }),
+        QCOMPARE(countAudit(audit,
+                            [](const QJsonObject& r) {
+                                return r.value("action") == "SET_LIFECYCLE" && r.value("decision") == "allow" &&
+                                       r.value("target") == "r02-n05 lifecycle -> TRIAGE";
+                            }),
                  2);
         QVERIFY(countAudit(audit, auditOf("life-1", "allow")) == 1);
         QVERIFY(countAudit(audit, [](const QJsonObject& r) {
@@ -132,8 +137,8 @@ private slots:
             QVERIFY(watch.ready());
             v1::EntityState state;
             QVERIFY(watch.waitForState(
-                *watch.nodeIndex("r02-n05"), [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; },
-                10'000ms, &state));
+                *watch.nodeIndex("r02-n05"),
+                [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; }, 10'000ms, &state));
             QCOMPARE(state.lifecycle_set_by(), "alice");
             QCOMPARE(state.lifecycle_reason(), "alice: three Xid 79 this week");
             QVERIFY(state.lifecycle_since_unix_ms() > 0);
@@ -148,8 +153,8 @@ private slots:
         QVERIFY(watch.ready());
         v1::EntityState restored;
         QVERIFY(watch.waitForState(
-            *watch.nodeIndex("r02-n05"), [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; },
-            10'000ms, &restored));
+            *watch.nodeIndex("r02-n05"),
+            [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; }, 10'000ms, &restored));
         QCOMPARE(restored.lifecycle_set_by(), "alice");  // bob's same state again changed nothing
         QCOMPARE(fleetd_.terminate(), 0);
     }
@@ -159,16 +164,19 @@ private slots:
         QVERIFY2(fleetd_.start({"--seed", "3", "--speed", "600", "--tokens", writeTokens(dir_), "--audit-log", audit,
                                 "--lemon", "3/1d", "--scenario", writeLemonScenario(dir_)}),
                  qPrintable(fleetd_.errorString()));
-        QVERIFY(fleetd_.log().contains("lemon trays: 3 failures within 1d, TRIAGE proposed (--auto-lifecycle to set it)"));
+        QVERIFY(
+            fleetd_.log().contains("lemon trays: 3 failures within 1d, TRIAGE proposed (--auto-lifecycle to set it)"));
         FleetWatch watch(fleetd_.address());
         QVERIFY(watch.ready());
         const std::uint32_t tray = *watch.nodeIndex("r06-n01");
         v1::EntityState state;
-        QVERIFY2(watch.waitForState(tray, [](const v1::EntityState& s) { return s.recent_failures() == 2; }, 30'000ms, &state),
+        QVERIFY2(watch.waitForState(
+                     tray, [](const v1::EntityState& s) { return s.recent_failures() == 2; }, 30'000ms, &state),
                  fleetd_.log().constData());
         QVERIFY(!state.lemon());
         QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_UNSPECIFIED);
-        QVERIFY2(watch.waitForState(tray, [](const v1::EntityState& s) { return s.lemon(); }, 30'000ms, &state),
+        QVERIFY2(watch.waitForState(
+                     tray, [](const v1::EntityState& s) { return s.lemon(); }, 30'000ms, &state),
                  fleetd_.log().constData());
         QCOMPARE(state.recent_failures(), 3u);
         QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_TRIAGE);
@@ -182,9 +190,15 @@ private slots:
         // A person who checked the tray puts it back in production: it starts again from 0.
         ControlConnection console(fleetd_.address());
         v1::Operation op;
-        QVERIFY(console.execute(kAlice, setLifecycle("r06-n01", v1::TRAY_LIFECYCLE_PRODUCTION, "vouch-1", "reseated, burn-in passed"), &op).ok());
+        QVERIFY(
+            console
+                .execute(kAlice,
+                         setLifecycle("r06-n01", v1::TRAY_LIFECYCLE_PRODUCTION, "vouch-1", "reseated, burn-in passed"),
+                         &op)
+                .ok());
         QVERIFY(watch.waitForState(
-            tray, [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_PRODUCTION; }, 10'000ms, &state));
+            tray, [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_PRODUCTION; }, 10'000ms,
+            &state));
         QVERIFY(!state.lemon());
         QCOMPARE(state.recent_failures(), 0u);
         QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_UNSPECIFIED);
@@ -200,18 +214,21 @@ private slots:
         FleetWatch watch(fleetd_.address());
         QVERIFY(watch.ready());
         v1::EntityState state;
-        QVERIFY2(watch.waitForState(
-                     *watch.nodeIndex("r06-n01"),
-                     [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; }, 40'000ms, &state),
-                 fleetd_.log().constData());
+        QVERIFY2(
+            watch.waitForState(
+                *watch.nodeIndex("r06-n01"),
+                [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; }, 40'000ms, &state),
+            fleetd_.log().constData());
         QCOMPARE(state.lifecycle_set_by(), "auto");
         QCOMPARE(state.lifecycle_reason(), "auto: lemon: 3 failures within 1d (threshold 3)");
         QVERIFY(state.lemon());
         QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_UNSPECIFIED);  // done: no longer a proposal
-        QCOMPARE(countAudit(audit, [](const QJsonObject& r) {
-                     return r.value("action") == "SET_LIFECYCLE" && r.value("principal") == "auto" &&
-                            r.value("target") == "r06-n01 lifecycle -> TRIAGE" && r.value("decision") == "allow";
-                 }),
+        QCOMPARE(countAudit(audit,
+                            [](const QJsonObject& r) {
+                                return r.value("action") == "SET_LIFECYCLE" && r.value("principal") == "auto" &&
+                                       r.value("target") == "r06-n01 lifecycle -> TRIAGE" &&
+                                       r.value("decision") == "allow";
+                            }),
                  1);
         QCOMPARE(fleetd_.terminate(), 0);
     }
@@ -230,13 +247,16 @@ private slots:
         // The twin starts its clock again; the scenario of the next run fells the tray once more.
         QVERIFY(!writeScenario(dir_, "restart.scenario", "at 10m xid 79 gpu=r06-n01-g2\n").isEmpty());
         QVERIFY2(fleetd_.restart(), qPrintable(fleetd_.errorString()));
-        QVERIFY2(fleetd_.waitForLog(QRegularExpression("lemon failure counts from .*audit-restart\\.jsonl\\.lemon-failures: "
-                                                       "2 failure\\(s\\) of 1 tray\\(s\\) carried over, 2 still within 3h, "
-                                                       "0 lemon\\(s\\)"),
-                                      10'000)
-                     .hasMatch(),
-                 fleetd_.log().constData());
-        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.lemon(); }, &state),
+        QVERIFY2(
+            fleetd_
+                .waitForLog(QRegularExpression("lemon failure counts from .*audit-restart\\.jsonl\\.lemon-failures: "
+                                               "2 failure\\(s\\) of 1 tray\\(s\\) carried over, 2 still within 3h, "
+                                               "0 lemon\\(s\\)"),
+                            10'000)
+                .hasMatch(),
+            fleetd_.log().constData());
+        QVERIFY2(trayStateWhen(
+                     fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.lemon(); }, &state),
                  fleetd_.log().constData());
         QCOMPARE(state.recent_failures(), 3u);
         QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_TRIAGE);
@@ -257,14 +277,17 @@ private slots:
 
         QVERIFY(!writeScenario(dir_, "aged.scenario", "at 95m xid 79 gpu=r06-n01-g2\n").isEmpty());
         QVERIFY2(fleetd_.restart(), qPrintable(fleetd_.errorString()));
-        QVERIFY2(fleetd_.waitForLog(QRegularExpression("2 failure\\(s\\) of 1 tray\\(s\\) carried over, 2 still within 3h"),
-                                    10'000)
-                     .hasMatch(),
-                 fleetd_.log().constData());
+        QVERIFY2(
+            fleetd_
+                .waitForLog(QRegularExpression("2 failure\\(s\\) of 1 tray\\(s\\) carried over, 2 still within 3h"),
+                            10'000)
+                .hasMatch(),
+            fleetd_.log().constData());
         // The failure at 95 minutes fells the tray: counted with the one at 100 minutes of the last
         // run, not with the one at 10 (185 minutes or more before it).
-        QVERIFY2(trayStateWhen(fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.health() == v1::HEALTH_STATE_FAILED; },
-                               &state),
+        QVERIFY2(trayStateWhen(
+                     fleetd_, "r06-n01", [](const v1::EntityState& s) { return s.health() == v1::HEALTH_STATE_FAILED; },
+                     &state),
                  fleetd_.log().constData());
         QCOMPARE(state.recent_failures(), 2u);
         QVERIFY(!state.lemon());

@@ -18,17 +18,17 @@
 #include <grpcpp/grpcpp.h>
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
-#include <mutex>
 #include <thread>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace v1 = watchfloor::v1;
-using watchfloor::server::testing::dedicatedChannel;
 using watchfloor::server::testing::deadlineIn;
+using watchfloor::server::testing::dedicatedChannel;
 using watchfloor::server::testing::TestStream;
 using namespace std::chrono_literals;
 
@@ -146,7 +146,8 @@ class TestFleetdSlurm : public QObject {
     grpc::Status act(v1::ActionRequest action, v1::Operation* operation) {
         v1::ActionPreview previewed;
         if (auto status = preview(action, &previewed); !status.ok()) return status;
-        if (!previewed.allowed()) return {grpc::StatusCode::FAILED_PRECONDITION, "preview refused: " + previewed.refusal()};
+        if (!previewed.allowed())
+            return {grpc::StatusCode::FAILED_PRECONDITION, "preview refused: " + previewed.refusal()};
         action.set_expected_state_version(previewed.state_version());
         grpc::ClientContext context;
         authorize(context, 60s);
@@ -187,7 +188,8 @@ class TestFleetdSlurm : public QObject {
         file.close();
         ::chmod(tokens.toLocal8Bit().constData(), 0600);
         return fleetd_.start({"--racks", "1", "--seed", "7", "--tokens", tokens, "--audit-log",
-                              dir_.filePath("audit.jsonl"), "--scheduler", "slurm", "--slurm-conf", cluster_.slurmConf()});
+                              dir_.filePath("audit.jsonl"), "--scheduler", "slurm", "--slurm-conf",
+                              cluster_.slurmConf()});
     }
 
 private slots:
@@ -206,8 +208,7 @@ private slots:
         context.set_deadline(deadlineIn(10s));
         v1::GetTopologyRequest topologyRequest;
         v1::Topology topology;
-        const auto status =
-            v1::TelemetryService::NewStub(channel)->GetTopology(&context, topologyRequest, &topology);
+        const auto status = v1::TelemetryService::NewStub(channel)->GetTopology(&context, topologyRequest, &topology);
         QVERIFY2(status.ok(), status.error_message().c_str());
         QCOMPARE(topology.nodes_size(), 18);
         trays_ = std::make_unique<TrayStates>(fleetd_.address(), topology);
@@ -224,8 +225,8 @@ private slots:
     void drainFromTheControlApiReachesSinfo() {
         if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
         v1::Operation operation;
-        const auto status = act(request(v1::ACTION_TYPE_DRAIN_NODE, "r01-n03", "xid 79 on GPU 2; RMA ticket 4711"),
-                                &operation);
+        const auto status =
+            act(request(v1::ACTION_TYPE_DRAIN_NODE, "r01-n03", "xid 79 on GPU 2; RMA ticket 4711"), &operation);
         QVERIFY2(status.ok(), status.error_message().c_str());
         QVERIFY2(operation.state() == v1::OPERATION_STATE_SUCCEEDED, operation.DebugString().c_str());
         const QString sinfoR = cluster_.run("sinfo", {"-R", "-h", "-o", "%E|%N"});
@@ -242,8 +243,8 @@ private slots:
         QVERIFY2(status.ok(), status.error_message().c_str());
         QVERIFY2(operation.state() == v1::OPERATION_STATE_SUCCEEDED, operation.DebugString().c_str());
         // Right after a resume Slurm shows "idle*" until its next ping of the slurmd.
-        QTRY_COMPARE_WITH_TIMEOUT(cluster_.run("sinfo", {"-h", "-n", "r01-n03", "-o", "%T"}).trimmed(),
-                                  QString("idle"), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(cluster_.run("sinfo", {"-h", "-n", "r01-n03", "-o", "%T"}).trimmed(), QString("idle"),
+                                  10000);
         QVERIFY(!cluster_.run("sinfo", {"-R", "-h", "-o", "%N"}).contains("r01-n03"));
         QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n03"), v1::NODE_STATE_IDLE, 5000);
         QTRY_COMPARE_WITH_TIMEOUT(trays_->reason("r01-n03"), QString(), 5000);
@@ -289,8 +290,7 @@ private slots:
         QVERIFY2(result.contains("drained 18 trays of rack r01") && result.contains("requeued jobs") &&
                      result.contains("facility controls"),
                  qPrintable(result));
-        const QStringList reasons =
-            cluster_.run("sinfo", {"-N", "-h", "-o", "%E"}).split('\n', Qt::SkipEmptyParts);
+        const QStringList reasons = cluster_.run("sinfo", {"-N", "-h", "-o", "%E"}).split('\n', Qt::SkipEmptyParts);
         QCOMPARE(reasons.count("alice: coolant leak at the manifold"), 18);
         QTRY_VERIFY_WITH_TIMEOUT(cluster_.run("squeue", {"-h", "-n", "rack-job", "-o", "%T"}).startsWith("PENDING"),
                                  10000);
@@ -335,7 +335,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(trays_->nodeState("r01-n05") != v1::NODE_STATE_DRAINED, 5000);
         QElapsedTimer timer;
         timer.start();
-        const QString out = cluster_.run("scontrol", {"update", "nodename=r01-n05", "state=drain", "reason=by hand: fan noise"});
+        const QString out =
+            cluster_.run("scontrol", {"update", "nodename=r01-n05", "state=drain", "reason=by hand: fan noise"});
         QVERIFY2(out.trimmed().isEmpty(), qPrintable(out));
         QTRY_COMPARE_WITH_TIMEOUT(trays_->nodeState("r01-n05"), v1::NODE_STATE_DRAINED, 6000);
         qInfo("scontrol drain visible on the Subscribe stream after %lld ms", timer.elapsed());

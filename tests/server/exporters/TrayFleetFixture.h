@@ -5,9 +5,9 @@
 #include "FleetStateStore.h"
 
 #include <cstdint>
-#include <vector>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace watchfloor::testing {
 

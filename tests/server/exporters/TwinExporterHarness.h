@@ -31,7 +31,8 @@ public:
         config.regions = 1;
         if (!scenario.isEmpty()) {
             QFile file(dir_.filePath("exporters.scn"));
-            if (!file.open(QIODevice::WriteOnly) || file.write(scenario.toUtf8()) < 0) return fail("cannot write scenario");
+            if (!file.open(QIODevice::WriteOnly) || file.write(scenario.toUtf8()) < 0)
+                return fail("cannot write scenario");
             config.scenarioFile = file.fileName().toStdString();
         }
         server::sim::ConfigError configError;

@@ -33,8 +33,8 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 // Tray A powered and busy (GPU k at 60.4 + k degrees, Xid 79 on GPU 2, NIC port 2 down with two
 // link-downed events, 12 symbol errors on port 1); tray B reports only at `withTrayBAt`.
 void report(TrayFleetFixture& f, std::int64_t timeMs, bool breakerOpen = false, float gpu1Temp = 61.4f) {
-    std::vector<TrayFleetFixture::Value> values{{TrayFleetFixture::kRack, v1::RACK_ELECTRICAL_ISOLATION_STATUS,
-                                                 breakerOpen ? 1.0f : 0.0f}};
+    std::vector<TrayFleetFixture::Value> values{
+        {TrayFleetFixture::kRack, v1::RACK_ELECTRICAL_ISOLATION_STATUS, breakerOpen ? 1.0f : 0.0f}};
     for (std::uint32_t k = 0; k < 4; ++k) {
         const std::uint32_t g = TrayFleetFixture::gpuA(k);
         values.push_back({g, v1::DCGM_FI_DEV_GPU_TEMP, k == 1 ? gpu1Temp : 60.4f + static_cast<float>(k)});
@@ -59,7 +59,8 @@ void report(TrayFleetFixture& f, std::int64_t timeMs, bool breakerOpen = false, 
 
 void reportTrayB(TrayFleetFixture& f, std::int64_t timeMs) {
     std::vector<TrayFleetFixture::Value> values{{TrayFleetFixture::kRack, v1::RACK_ELECTRICAL_ISOLATION_STATUS, 0.0f}};
-    for (std::uint32_t k = 0; k < 4; ++k) values.push_back({TrayFleetFixture::gpuB(k), v1::DCGM_FI_DEV_GPU_TEMP, 50.0f});
+    for (std::uint32_t k = 0; k < 4; ++k)
+        values.push_back({TrayFleetFixture::gpuB(k), v1::DCGM_FI_DEV_GPU_TEMP, 50.0f});
     f.apply(timeMs, values);
 }
 
@@ -70,17 +71,15 @@ std::string labelsOf(int gpu, const std::string& hostname = "gb200-r01-n01") {
            "\",modelName=\"NVIDIA GB200\",Hostname=\"" + hostname + "\",DCGM_FI_DRIVER_VERSION=\"570.133.20\"";
 }
 
-QStringList linesOf(const std::string& page) {
-    return QString::fromStdString(page).split('\n', Qt::SkipEmptyParts);
-}
+QStringList linesOf(const std::string& page) { return QString::fromStdString(page).split('\n', Qt::SkipEmptyParts); }
 
 bool hasLine(const std::string& page, const std::string& line) {
     return linesOf(page).contains(QString::fromStdString(line));
 }
 
-#define VERIFY_LINE(page, line)                                                                          \
-    QVERIFY2(hasLine(page, line), qPrintable(QString::fromStdString("missing line: " + std::string(line) + \
-                                                                    "\n--- page ---\n" + page)))
+#define VERIFY_LINE(page, line)   \
+    QVERIFY2(hasLine(page, line), \
+             qPrintable(QString::fromStdString("missing line: " + std::string(line) + "\n--- page ---\n" + page)))
 
 }  // namespace
 
@@ -119,15 +118,31 @@ private slots:
         QStringList families;
         for (const QString& line : linesOf(page))
             if (line.startsWith("# TYPE ")) families << line.section(' ', 2, 2);
-        const QStringList expected{
-            "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_DEV_MEM_CLOCK", "DCGM_FI_DEV_MEMORY_TEMP", "DCGM_FI_DEV_GPU_TEMP",
-            "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
-            "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_ENC_UTIL", "DCGM_FI_DEV_DEC_UTIL",
-            "DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_RESERVED",
-            "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
-            "DCGM_FI_DEV_ROW_REMAP_FAILURE", "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", "DCGM_FI_DEV_VGPU_LICENSE_STATUS",
-            "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE",
-            "DCGM_FI_PROF_PCIE_TX_BYTES", "DCGM_FI_PROF_PCIE_RX_BYTES"};
+        const QStringList expected{"DCGM_FI_DEV_SM_CLOCK",
+                                   "DCGM_FI_DEV_MEM_CLOCK",
+                                   "DCGM_FI_DEV_MEMORY_TEMP",
+                                   "DCGM_FI_DEV_GPU_TEMP",
+                                   "DCGM_FI_DEV_POWER_USAGE",
+                                   "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
+                                   "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
+                                   "DCGM_FI_DEV_GPU_UTIL",
+                                   "DCGM_FI_DEV_MEM_COPY_UTIL",
+                                   "DCGM_FI_DEV_ENC_UTIL",
+                                   "DCGM_FI_DEV_DEC_UTIL",
+                                   "DCGM_FI_DEV_XID_ERRORS",
+                                   "DCGM_FI_DEV_FB_FREE",
+                                   "DCGM_FI_DEV_FB_USED",
+                                   "DCGM_FI_DEV_FB_RESERVED",
+                                   "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+                                   "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
+                                   "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+                                   "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+                                   "DCGM_FI_DEV_VGPU_LICENSE_STATUS",
+                                   "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+                                   "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                                   "DCGM_FI_PROF_DRAM_ACTIVE",
+                                   "DCGM_FI_PROF_PCIE_TX_BYTES",
+                                   "DCGM_FI_PROF_PCIE_RX_BYTES"};
         QCOMPARE(families, expected);
         // Exactly as dcgm-exporter's default-counters.csv words them.
         VERIFY_LINE(page, "# HELP DCGM_FI_DEV_GPU_TEMP GPU temperature (in C).");
@@ -135,8 +150,9 @@ private slots:
         VERIFY_LINE(page, "# HELP DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION Total energy consumption since boot (in mJ).");
         VERIFY_LINE(page, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter");
         VERIFY_LINE(page, "# HELP DCGM_FI_DEV_VGPU_LICENSE_STATUS vGPU License status");
-        VERIFY_LINE(page, "# HELP DCGM_FI_PROF_PCIE_RX_BYTES The rate of data received over the PCIe bus - including "
-                          "both protocol headers and data payloads - in bytes per second.");
+        VERIFY_LINE(page,
+                    "# HELP DCGM_FI_PROF_PCIE_RX_BYTES The rate of data received over the PCIe bus - including "
+                    "both protocol headers and data payloads - in bytes per second.");
         QVERIFY(page.rfind("# HELP DCGM_FI_DEV_SM_CLOCK SM clock frequency (in MHz).\n", 0) == 0);
         QVERIFY(page.back() == '\n');
         QVERIFY(page.find("\n\n") == std::string::npos);
@@ -191,7 +207,8 @@ private slots:
         const std::string page = pages.page(Exporter::Dcgm, "gb200-r01-n01").body;
         VERIFY_LINE(page, "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.");
         VERIFY_LINE(page, "# TYPE DCGM_FI_DEV_XID_ERRORS gauge");
-        VERIFY_LINE(page, "DCGM_FI_DEV_XID_ERRORS" + labelsOf(2) + ",err_code=\"79\",err_msg=\"GPU has fallen off the bus\"} 79");
+        VERIFY_LINE(page, "DCGM_FI_DEV_XID_ERRORS" + labelsOf(2) +
+                              ",err_code=\"79\",err_msg=\"GPU has fallen off the bus\"} 79");
         // Never sent: no Xid yet, which the exporter shows as code 0.
         VERIFY_LINE(page, "DCGM_FI_DEV_XID_ERRORS" + labelsOf(0) + ",err_code=\"0\",err_msg=\"No Error\"} 0");
         QCOMPARE(xidErrorText(48), std::string_view("Double Bit ECC Error"));
@@ -284,8 +301,9 @@ private slots:
                    "gauge", {"5", "5", "3", "5"}) +
             family("node_infiniband_port_data_received_bytes_total", "Number of data octets received on all links",
                    "counter", {"3.675e+10", "3.675e+10", "0", "3.675e+10"}) +
-            family("node_infiniband_port_data_transmitted_bytes_total", "Number of data octets transmitted on all links",
-                   "counter", {"3.75e+10", "3.75e+10", "0", "3.75e+10"}) +
+            family("node_infiniband_port_data_transmitted_bytes_total",
+                   "Number of data octets transmitted on all links", "counter",
+                   {"3.75e+10", "3.75e+10", "0", "3.75e+10"}) +
             family("node_infiniband_port_discards_transmitted_total",
                    "Number of outbound packets discarded by the port because the port is down or congested", "counter",
                    {"0", "0", "0", "0"}) +

@@ -19,8 +19,8 @@
 
 #include <sys/prctl.h>
 
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <optional>
 
 using namespace watchfloor::server;
@@ -50,9 +50,9 @@ public:
             port_ = watchfloor::testing::freeLoopbackPort();
             process_.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
             process_.setProcessChannelMode(QProcess::MergedChannels);
-            process_.start("prometheus", {"--config.file=" + config, "--storage.tsdb.path=" + storage,
-                                          "--web.listen-address=127.0.0.1:" + QString::number(port_),
-                                          "--log.level=warn"});
+            process_.start("prometheus",
+                           {"--config.file=" + config, "--storage.tsdb.path=" + storage,
+                            "--web.listen-address=127.0.0.1:" + QString::number(port_), "--log.level=warn"});
             if (!process_.waitForStarted(10'000)) return *error = "prometheus: " + process_.errorString(), false;
             QElapsedTimer timer;
             timer.start();
@@ -152,11 +152,13 @@ private slots:
         QCOMPARE(labels.value("modelName").toString(), QString::fromStdString(twin.topology().gpus(0).model_name()));
 
         // An InfiniBand counter of the flapped port.
-        const std::string downed = R"(node_infiniband_link_downed_total{instance="r01-n01:9100",device="mlx5_2",port="1"})";
+        const std::string downed =
+            R"(node_infiniband_link_downed_total{instance="r01-n01:9100",device="mlx5_2",port="1"})";
         const double twinDowned = twin.latest("r01-n01-ib2", v1::IB_LINK_DOWNED_COUNTER);
         QVERIFY2(twinDowned > 0, "the link flap should have counted link-downed events");
         QCOMPARE(prometheus.waitFor(downed, twinDowned).value_or(-1), twinDowned);
-        const std::string symbols = R"(node_infiniband_symbol_error_total{instance="r01-n01:9100",device="mlx5_2",port="1"})";
+        const std::string symbols =
+            R"(node_infiniband_symbol_error_total{instance="r01-n01:9100",device="mlx5_2",port="1"})";
         const double twinSymbols = twin.latest("r01-n01-ib2", v1::IB_SYMBOL_ERROR_COUNTER);
         QCOMPARE(prometheus.waitFor(symbols, std::isnan(twinSymbols) ? 0.0 : twinSymbols).value_or(-1),
                  std::isnan(twinSymbols) ? 0.0 : twinSymbols);

@@ -62,9 +62,10 @@ class TestExportersPromtool : public QObject {
 private slots:
     void everyPageOfARunningTwinParses() {
         TwinExporterHarness twin;
-        QVERIFY2(twin.start(2, "at 2s xid 79 gpu=r01-n02-g1\n"
-                               "at 2s link-flap nic=r01-n01-ib2 count=3\n"
-                               "at 2s isolate rack=r02\n"),
+        QVERIFY2(twin.start(2,
+                            "at 2s xid 79 gpu=r01-n02-g1\n"
+                            "at 2s link-flap nic=r01-n01-ib2 count=3\n"
+                            "at 2s isolate rack=r02\n"),
                  qPrintable(twin.error()));
         twin.tick(12);  // CPU and NIC values arrive every 10 s, staggered by tray
         int checked = 0, dark = 0;
@@ -79,7 +80,8 @@ private slots:
                 }
                 QCOMPARE(status, 200);
                 const QString problems = promtoolProblems(body);
-                QVERIFY2(problems.isEmpty(), qPrintable(QString::fromStdString(host.hostname + " " + exporter + ": ") + problems));
+                QVERIFY2(problems.isEmpty(),
+                         qPrintable(QString::fromStdString(host.hostname + " " + exporter + ": ") + problems));
                 ++checked;
             }
         }
@@ -134,8 +136,8 @@ private slots:
         QVERIFY2(promtool.output.contains("SUCCESS"), qPrintable(promtool.output));
 
         // VictoriaMetrics refuses unknown fields by default (-promscrape.config.strictParse).
-        const ToolRun victoria = runTool("victoria-metrics", {"-promscrape.config=" + config,
-                                                              "-promscrape.config.dryRun", "-loggerLevel=ERROR"});
+        const ToolRun victoria = runTool(
+            "victoria-metrics", {"-promscrape.config=" + config, "-promscrape.config.dryRun", "-loggerLevel=ERROR"});
         QVERIFY2(victoria.exitCode == 0, qPrintable(victoria.output));
     }
 };

@@ -16,9 +16,7 @@ using watchfloor::v1::GoodputBreakdown;
 namespace {
 
 // Λ = 1 per hour, u0 = 10 min, τ = 30 min, C = 1 min.
-EttrModel handModel() {
-    return {1.0 / 3600.0, 600.0, 1800.0, 60.0};
-}
+EttrModel handModel() { return {1.0 / 3600.0, 600.0, 1800.0, 60.0}; }
 
 // total 1000: productive 600, slow 100, restart-type 150 (init 30, prep 20, startup 30, data 10,
 // restore 10, infra 50), wasted 80, save 40, other 30.

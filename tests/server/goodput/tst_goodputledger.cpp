@@ -18,9 +18,7 @@ Q_DECLARE_METATYPE(LedgerAction)
 
 namespace {
 
-Seconds s(double seconds) {
-    return Seconds(seconds);
-}
+Seconds s(double seconds) { return Seconds(seconds); }
 
 const Seconds kIdealStep = s(10);
 
@@ -80,9 +78,8 @@ void TestGoodputLedger::intervalCategories_data() {
                                    << int(GoodputBreakdown::kTrainingPrepSFieldNumber);
     QTest::newRow("data loading sync") << LedgerAction([](GoodputLedger& l) { l.dataLoadingSync(s(10), s(40)); })
                                        << int(GoodputBreakdown::kDataLoadingSyncSFieldNumber);
-    QTest::newRow("checkpoint restore")
-        << LedgerAction([](GoodputLedger& l) { l.checkpointRestore(0, s(10), s(40)); })
-        << int(GoodputBreakdown::kCheckpointRestoreSFieldNumber);
+    QTest::newRow("checkpoint restore") << LedgerAction([](GoodputLedger& l) { l.checkpointRestore(0, s(10), s(40)); })
+                                        << int(GoodputBreakdown::kCheckpointRestoreSFieldNumber);
     QTest::newRow("checkpoint save") << LedgerAction([](GoodputLedger& l) { l.checkpointSave(0, s(10), s(40)); })
                                      << int(GoodputBreakdown::kCheckpointSaveSFieldNumber);
 }
@@ -117,9 +114,9 @@ void TestGoodputLedger::productiveAndStragglerSlowdown_data() {
     QTest::addColumn<double>("stragglerS");
     // 10 steps at an ideal 10 s: ideal total 100 s.
     QTest::newRow("ideal pace") << 100.0 << 100.0 << 0.0;
-    QTest::newRow("slowed 20%") << 120.0 << 100.0 << 20.0;         // 120 − 100 = 20 s excess
-    QTest::newRow("faster than ideal") << 90.0 << 90.0 << 0.0;     // never negative slowdown
-    QTest::newRow("S = 1.5") << 150.0 << 100.0 << 50.0;            // waste 1 − 1/S = 1/3 of 150
+    QTest::newRow("slowed 20%") << 120.0 << 100.0 << 20.0;      // 120 − 100 = 20 s excess
+    QTest::newRow("faster than ideal") << 90.0 << 90.0 << 0.0;  // never negative slowdown
+    QTest::newRow("S = 1.5") << 150.0 << 100.0 << 50.0;         // waste 1 − 1/S = 1/3 of 150
 }
 
 void TestGoodputLedger::productiveAndStragglerSlowdown() {
@@ -163,8 +160,8 @@ void TestGoodputLedger::aggregatedFirstRecordChargesAllExcessToStartup() {
 void TestGoodputLedger::blockingSaveAfterSteps() {
     GoodputLedger ledger(kIdealStep);
     ledger.jobStart(s(0));
-    ledger.steps(0, 10, s(0), s(100), false);   // productive 100, at risk
-    ledger.checkpointSave(9, s(100), s(105));   // blocking 5 s; steps 0..9 durable
+    ledger.steps(0, 10, s(0), s(100), false);  // productive 100, at risk
+    ledger.checkpointSave(9, s(100), s(105));  // blocking 5 s; steps 0..9 durable
     const GoodputBreakdown b = ledger.breakdown(s(105));
     QCOMPARE(b.checkpoint_save_s(), 5.0);
     QCOMPARE(b.productive_s(), 100.0);
@@ -195,7 +192,7 @@ void TestGoodputLedger::blockingSaveOverlappingStepsMovesTimeOutOfSteps() {
         ledger.checkpointSave(9, s(106), s(112));  // 106..110 inside (4 s) + 110..112 after (2 s)
         const GoodputBreakdown b = ledger.breakdown(s(112));
         QCOMPARE(b.checkpoint_save_s(), 6.0);
-        QCOMPARE(b.productive_s(), 96.0);          // 100 − 4
+        QCOMPARE(b.productive_s(), 96.0);  // 100 − 4
         QCOMPARE(sumOfCategories(b), 112.0);
     }
 }
@@ -206,7 +203,7 @@ void TestGoodputLedger::wastedProgressIsStepsAfterLastDurableCheckpoint() {
     ledger.steps(0, 10, s(0), s(100), false);
     ledger.checkpointSave(9, s(100), s(105));
     ledger.steps(10, 10, s(105), s(215), false);  // productive 100 + straggler 10, at risk
-    ledger.disruption(s(215));                   // lost: 100 + 10 = 110
+    ledger.disruption(s(215));                    // lost: 100 + 10 = 110
     const GoodputBreakdown b = ledger.breakdown(s(215));
     QCOMPARE(b.wasted_progress_s(), 110.0);
     QCOMPARE(b.productive_s(), 100.0);
@@ -257,7 +254,7 @@ void TestGoodputLedger::restartWithoutDisruptionRecordImpliesOne() {
     GoodputLedger ledger(kIdealStep);
     ledger.jobStart(s(0));
     ledger.steps(0, 10, s(0), s(100), false);  // no checkpoint: all at risk
-    ledger.jobStart(s(150));                  // infra 150 − 100 = 50, wasted 100
+    ledger.jobStart(s(150));                   // infra 150 − 100 = 50, wasted 100
     const GoodputBreakdown b = ledger.breakdown(s(150));
     QCOMPARE(ledger.disruptions(), 1u);
     QCOMPARE(b.wasted_progress_s(), 100.0);
@@ -277,7 +274,7 @@ void TestGoodputLedger::gapsBetweenRecordsAreOther() {
 void TestGoodputLedger::onlyFirstDataLoadPerSegmentIsSync() {
     GoodputLedger ledger(kIdealStep);
     ledger.jobStart(s(0));
-    ledger.dataLoadingSync(s(0), s(10));   // sync: 10
+    ledger.dataLoadingSync(s(0), s(10));  // sync: 10
     ledger.steps(0, 5, s(10), s(60), true);
     ledger.dataLoadingSync(s(60), s(70));  // later load of the segment: async, not counted
     ledger.disruption(s(60));
@@ -335,18 +332,18 @@ void TestGoodputLedger::multiDisruptionTimelineSumsExactly() {
     ledger.steps(20, 10, s(676), s(796), false);  // productive 100 + straggler 20, at risk
     ledger.disruption(s(800));                    // wasted 150 + 120 = 270
     // Segment 3
-    ledger.jobStart(s(900));                      // infra 130 + (900 − 796) = 234
-    ledger.checkpointRestore(19, s(900), s(920)); // restore 25 + 20 = 45
-    ledger.steps(20, 1, s(920), s(935), true);    // startup 50 + 5 = 55, productive 10
-    ledger.steps(21, 4, s(935), s(975), false);   // productive 40
-    ledger.checkpointSave(24, s(975), s(980));    // save 14 + 5 = 19
-    ledger.jobEnd(s(1000));                       // OTHER 12 + 20 = 32
+    ledger.jobStart(s(900));                       // infra 130 + (900 − 796) = 234
+    ledger.checkpointRestore(19, s(900), s(920));  // restore 25 + 20 = 45
+    ledger.steps(20, 1, s(920), s(935), true);     // startup 50 + 5 = 55, productive 10
+    ledger.steps(21, 4, s(935), s(975), false);    // productive 40
+    ledger.checkpointSave(24, s(975), s(980));     // save 14 + 5 = 19
+    ledger.jobEnd(s(1000));                        // OTHER 12 + 20 = 32
 
     const GoodputBreakdown b = ledger.breakdown(s(5000));  // after jobEnd: total stops at 1000
     QCOMPARE(b.total_s(), 1000.0);
-    QCOMPARE(b.productive_s(), 250.0);            // 100 + 100 + 50
+    QCOMPARE(b.productive_s(), 250.0);  // 100 + 100 + 50
     QCOMPARE(b.confirmed_productive_s(), 250.0);
-    QCOMPARE(b.straggler_slowdown_s(), 10.0);     // segment 2's slow steps were lost
+    QCOMPARE(b.straggler_slowdown_s(), 10.0);  // segment 2's slow steps were lost
     QCOMPARE(b.accelerator_init_s(), 50.0);
     QCOMPARE(b.training_prep_s(), 20.0);
     QCOMPARE(b.program_startup_s(), 55.0);
@@ -369,10 +366,10 @@ void TestGoodputLedger::ettrCountsSlowStepsGoodputDoesNot() {
     // A job holding a tray 15 % slow for its whole life (the MegaScale case), worked by hand:
     GoodputLedger ledger(kIdealStep, s(600));
     ledger.jobStart(s(0));
-    ledger.acceleratorInit(s(0), s(60));           // init 60
-    ledger.dataLoadingSync(s(60), s(70));          // data 10
-    ledger.steps(0, 1, s(70), s(90), true);        // startup 20 - 10 = 10, productive 10
-    ledger.steps(1, 99, s(90), s(1228.5), false);  // 99 x 11.5 s: productive 990, slow 148.5
+    ledger.acceleratorInit(s(0), s(60));              // init 60
+    ledger.dataLoadingSync(s(60), s(70));             // data 10
+    ledger.steps(0, 1, s(70), s(90), true);           // startup 20 - 10 = 10, productive 10
+    ledger.steps(1, 99, s(90), s(1228.5), false);     // 99 x 11.5 s: productive 990, slow 148.5
     ledger.checkpointSave(99, s(1228.5), s(1238.5));  // save 10; everything durable
     const GoodputBreakdown b = ledger.breakdown(s(1238.5));
     QCOMPARE(b.productive_s(), 1000.0);
@@ -393,10 +390,10 @@ void TestGoodputLedger::ettrCountsSlowStepsGoodputDoesNot() {
 void TestGoodputLedger::ettrAndGoodputAgreeWithoutSlowSteps() {
     GoodputLedger ledger(kIdealStep, s(100));
     ledger.jobStart(s(0));
-    ledger.steps(0, 10, s(0), s(100), false);   // at the ideal pace
+    ledger.steps(0, 10, s(0), s(100), false);  // at the ideal pace
     ledger.checkpointSave(9, s(100), s(110));
     ledger.steps(10, 5, s(110), s(160), false);
-    ledger.disruption(s(160));                  // 50 at risk: lost from both
+    ledger.disruption(s(160));  // 50 at risk: lost from both
     QCOMPARE(ledger.goodputRatio(s(200)), 100.0 / 200.0);
     QCOMPARE(ledger.ettrRatio(s(200)), 100.0 / 200.0);
     QCOMPARE(ledger.slidingEttrRatio(s(200)), ledger.slidingGoodputRatio(s(200)));
@@ -425,10 +422,10 @@ void TestGoodputLedger::slidingWindowEttr() {
     QCOMPARE(ledger.slidingEttrRatio(s(50)), 1.0);          // job younger than the window: 50/50
     QCOMPARE(ledger.slidingEttrRatio(s(75)), 50.0 / 75.0);  // [0, 75]: 50 productive
     ledger.steps(5, 5, s(100), s(150), false);
-    QCOMPARE(ledger.slidingEttrRatio(s(150)), 0.5);   // [50, 150]: steps 100..150 = 50
-    QCOMPARE(ledger.slidingEttrRatio(s(175)), 0.5);   // [75, 175]: still 50
-    QCOMPARE(ledger.slidingEttrRatio(s(225)), 0.25);  // [125, 225]: 125..150 = 25
-    ledger.steps(10, 5, s(225), s(325), false);       // 100 s for 50 s of ideal work
+    QCOMPARE(ledger.slidingEttrRatio(s(150)), 0.5);      // [50, 150]: steps 100..150 = 50
+    QCOMPARE(ledger.slidingEttrRatio(s(175)), 0.5);      // [75, 175]: still 50
+    QCOMPARE(ledger.slidingEttrRatio(s(225)), 0.25);     // [125, 225]: 125..150 = 25
+    ledger.steps(10, 5, s(225), s(325), false);          // 100 s for 50 s of ideal work
     QCOMPARE(ledger.slidingGoodputRatio(s(325)), 0.5);   // [225, 325]: 50 productive
     QCOMPARE(ledger.slidingEttrRatio(s(325)), 1.0);      // ... and 50 slow: all of it in steps
     QCOMPARE(ledger.slidingGoodputRatio(s(375)), 0.25);  // [275, 325] half of that run: 25
@@ -452,14 +449,14 @@ void TestGoodputLedger::badInputs_data() {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     QTest::newRow("end before begin") << LedgerAction([](GoodputLedger& l) { l.trainingPrep(s(200), s(150)); })
                                       << quint64(1) << quint64(0) << 100.0 << 0.0 << 0.0 << 500.0;
-    QTest::newRow("NaN time") << LedgerAction([nan](GoodputLedger& l) { l.trainingPrep(s(nan), s(150)); })
-                              << quint64(1) << quint64(0) << 100.0 << 0.0 << 0.0 << 500.0;
+    QTest::newRow("NaN time") << LedgerAction([nan](GoodputLedger& l) { l.trainingPrep(s(nan), s(150)); }) << quint64(1)
+                              << quint64(0) << 100.0 << 0.0 << 0.0 << 500.0;
     QTest::newRow("interval before accounted time")
-        << LedgerAction([](GoodputLedger& l) { l.trainingPrep(s(20), s(50)); }) << quint64(1) << quint64(0)
-        << 100.0 << 0.0 << 0.0 << 500.0;
+        << LedgerAction([](GoodputLedger& l) { l.trainingPrep(s(20), s(50)); }) << quint64(1) << quint64(0) << 100.0
+        << 0.0 << 0.0 << 500.0;
     QTest::newRow("interval overlapping accounted time: only 100..120 counts")
-        << LedgerAction([](GoodputLedger& l) { l.trainingPrep(s(90), s(120)); }) << quint64(0) << quint64(1)
-        << 100.0 << 20.0 << 0.0 << 500.0;
+        << LedgerAction([](GoodputLedger& l) { l.trainingPrep(s(90), s(120)); }) << quint64(0) << quint64(1) << 100.0
+        << 20.0 << 0.0 << 500.0;
     QTest::newRow("save overlapping a non-step record is clipped, not taken from steps")
         << LedgerAction([](GoodputLedger& l) {
                l.trainingPrep(s(100), s(120));
@@ -476,11 +473,13 @@ void TestGoodputLedger::badInputs_data() {
     QTest::newRow("disruption twice") << LedgerAction([](GoodputLedger& l) {
         l.disruption(s(100));
         l.disruption(s(110));
-    }) << quint64(1) << quint64(0) << 0.0 << 0.0 << 100.0 << 500.0;
+    }) << quint64(1) << quint64(0) << 0.0
+                                      << 0.0 << 100.0 << 500.0;
     QTest::newRow("work while down") << LedgerAction([](GoodputLedger& l) {
         l.disruption(s(100));
         l.steps(10, 1, s(110), s(120), false);
-    }) << quint64(1) << quint64(0) << 0.0 << 0.0 << 100.0 << 500.0;
+    }) << quint64(1) << quint64(0) << 0.0
+                                     << 0.0 << 100.0 << 500.0;
     QTest::newRow("restart before the disruption: moved to it") << LedgerAction([](GoodputLedger& l) {
         l.disruption(s(120));
         l.jobStart(s(110));
@@ -489,7 +488,8 @@ void TestGoodputLedger::badInputs_data() {
         l.jobEnd(s(100));
         l.steps(10, 1, s(110), s(120), false);
         l.jobStart(s(130));
-    }) << quint64(2) << quint64(0) << 100.0 << 0.0 << 0.0 << 100.0;
+    }) << quint64(2) << quint64(0) << 100.0
+                                          << 0.0 << 0.0 << 100.0;
 }
 
 void TestGoodputLedger::badInputs() {
@@ -563,15 +563,15 @@ void TestGoodputLedger::millionsOfRecordsStayLinear() {
             t += 10.0;
             step = ledger.lastDurableStep() + 1;
         }
-        if (i % 100'000 == 0)
-            QVERIFY(ledger.slidingEttrRatio(s(t)) > 0.9);
+        if (i % 100'000 == 0) QVERIFY(ledger.slidingEttrRatio(s(t)) > 0.9);
     }
     const qint64 lastTenthNs = timer.nsecsElapsed() - lastTenthStartNs;
-    qInfo("2M step records + saves + disruptions: %lld ms; first 10 %%: %lld ms, last 10 %%: %lld ms",
-          timer.elapsed(), firstTenthNs / 1'000'000, lastTenthNs / 1'000'000);
+    qInfo("2M step records + saves + disruptions: %lld ms; first 10 %%: %lld ms, last 10 %%: %lld ms", timer.elapsed(),
+          firstTenthNs / 1'000'000, lastTenthNs / 1'000'000);
     QVERIFY2(lastTenthNs < 3 * firstTenthNs + 50'000'000,
              qPrintable(QString("the last 10 %% of records took %1 ms, the first %2 ms: cost grows with history")
-                            .arg(lastTenthNs / 1'000'000).arg(firstTenthNs / 1'000'000)));
+                            .arg(lastTenthNs / 1'000'000)
+                            .arg(firstTenthNs / 1'000'000)));
 
     const GoodputBreakdown b = ledger.breakdown(s(t));
     QVERIFY(!anyCategoryNegative(b));
@@ -594,10 +594,10 @@ void TestGoodputLedger::fleetBreakdownIsGpuWeighted() {
     GoodputBreakdown fleet;
     watchfloor::server::accumulateBreakdown(fleet, small.breakdown(s(120)), 8);
     watchfloor::server::accumulateBreakdown(fleet, large.breakdown(s(120)), 72);
-    QCOMPARE(fleet.total_s(), 80 * 120.0);                    // 9600 GPU-s
-    QCOMPARE(fleet.productive_s(), 8 * 100.0 + 72 * 50.0);    // 800 + 3600 = 4400
-    QCOMPARE(fleet.straggler_slowdown_s(), 8 * 20.0);         // 160
-    QCOMPARE(fleet.other_s(), 72 * 70.0);                     // 5040
+    QCOMPARE(fleet.total_s(), 80 * 120.0);                  // 9600 GPU-s
+    QCOMPARE(fleet.productive_s(), 8 * 100.0 + 72 * 50.0);  // 800 + 3600 = 4400
+    QCOMPARE(fleet.straggler_slowdown_s(), 8 * 20.0);       // 160
+    QCOMPARE(fleet.other_s(), 72 * 70.0);                   // 5040
     QCOMPARE(sumOfCategories(fleet), fleet.total_s());
 }
 

@@ -16,13 +16,9 @@ constexpr double kMinute = 60.0;
 constexpr double kHour = 3600.0;
 constexpr double kDay = 86400.0;
 
-Seconds s(double seconds) {
-    return Seconds(seconds);
-}
+Seconds s(double seconds) { return Seconds(seconds); }
 
-bool near(double actual, double expected, double tolerance) {
-    return std::fabs(actual - expected) <= tolerance;
-}
+bool near(double actual, double expected, double tolerance) { return std::fabs(actual - expected) <= tolerance; }
 
 }  // namespace
 
@@ -80,8 +76,7 @@ void TestReliabilityMath::chiSquareQuantileInvertsTheCdf_data() {
     QTest::addColumn<double>("p");
     QTest::addColumn<double>("dof");
     for (double dof : {1.0, 2.0, 3.0, 20.0, 2001.0})
-        for (double p : {1e-9, 0.025, 0.5, 0.975, 1 - 1e-9})
-            QTest::addRow("p=%g dof=%g", p, dof) << p << dof;
+        for (double p : {1e-9, 0.025, 0.5, 0.975, 1 - 1e-9}) QTest::addRow("p=%g dof=%g", p, dof) << p << dof;
 }
 
 void TestReliabilityMath::chiSquareQuantileInvertsTheCdf() {
@@ -199,8 +194,7 @@ void TestReliabilityMath::expectedEttr() {
     QFETCH(double, costS);
     QFETCH(double, expected);
     QFETCH(double, tolerance);
-    const double ettr =
-        watchfloor::server::expectedEttr(failuresPerSecond, s(restartS), s(intervalS), s(costS));
+    const double ettr = watchfloor::server::expectedEttr(failuresPerSecond, s(restartS), s(intervalS), s(costS));
     QVERIFY2(near(ettr, expected, tolerance), qPrintable(QString::number(ettr, 'f', 5)));
 }
 

@@ -74,7 +74,8 @@ private slots:
 void FleetdIncidentsTest::demoFirstHourNamesEachScriptedFault() {
     QTemporaryDir dir;
     const QString out = dir.filePath("demo.jsonl");
-    const auto run = FleetdProcess::run({"--sim-duration", "75m", "--scenario", demoScenario(), "--dump-events", out}, 120'000);
+    const auto run =
+        FleetdProcess::run({"--sim-duration", "75m", "--scenario", demoScenario(), "--dump-events", out}, 120'000);
     QVERIFY2(run.code == 0, qPrintable(run.stdErr));
     QFile file(out);
     QVERIFY(file.open(QIODevice::ReadOnly));
@@ -92,12 +93,14 @@ void FleetdIncidentsTest::demoFirstHourNamesEachScriptedFault() {
         const QJsonObject incident = line["incident"].toObject();
         const qint64 id = incident["id"].toString().toLongLong();  // uint64 is a JSON string
         latest[id] = incident;
-        if (incident["state"] == "INCIDENT_STATE_RESOLVED") open.erase(id);
-        else open.insert(id);
+        if (incident["state"] == "INCIDENT_STATE_RESOLVED")
+            open.erase(id);
+        else
+            open.insert(id);
         maxOpen = std::max(maxOpen, open.size());
     }
-    qInfo("first 75 minutes: %zu warning/critical events, %zu incidents, at most %zu open at once", alerts, latest.size(),
-          maxOpen);
+    qInfo("first 75 minutes: %zu warning/critical events, %zu incidents, at most %zu open at once", alerts,
+          latest.size(), maxOpen);
     for (const auto& [id, incident] : latest)
         qInfo("  incident %lld %s: %s (%d members)", id, qPrintable(incident["state"].toString()),
               qPrintable(incident["root_cause"].toObject()["summary"].toString()), incident["member_count"].toInt());
@@ -107,7 +110,8 @@ void FleetdIncidentsTest::demoFirstHourNamesEachScriptedFault() {
         bool found = false;
         for (const auto& [id, incident] : latest) {
             const QJsonObject cause = incident["root_cause"].toObject();
-            found |= cause["scope"] == expected.scope && cause["name"] == expected.name && cause["cause"] == expected.cause;
+            found |=
+                cause["scope"] == expected.scope && cause["name"] == expected.name && cause["cause"] == expected.cause;
         }
         QVERIFY2(found, expected.fault);
     }

@@ -26,7 +26,8 @@ constexpr std::int64_t kMinute = 60'000;
 // A grouper and the newest version of every incident it published.
 class Harness {
 public:
-    explicit Harness(const IncidentTestFleet& fleet, GrouperOptions options = {}) : grouper_(fleet.topology(), options) {}
+    explicit Harness(const IncidentTestFleet& fleet, GrouperOptions options = {})
+        : grouper_(fleet.topology(), options) {}
 
     void at(std::int64_t offsetMs, std::vector<v1::Event> events, std::vector<v1::Job> jobs = {}) {
         std::vector<v1::Incident> changed;
@@ -77,13 +78,15 @@ void IncidentGroupingTest::valveFaultTakesItsRacksThrottlingAndShutdowns() {
     IncidentTestFleet f;
     Harness h(f);
     const auto loop = f("r07-loop");
-    h.at(0, {f.event(v1::EVENT_TYPE_CDU_ALARM, v1::SEVERITY_CRITICAL, loop, "valve_fault", {f("r07")},
-                     "cdu: control valve fault at r07")},
+    h.at(0,
+         {f.event(v1::EVENT_TYPE_CDU_ALARM, v1::SEVERITY_CRITICAL, loop, "valve_fault", {f("r07")},
+                  "cdu: control valve fault at r07")},
          {f.job(IncidentTestFleet::kJob, {"r07-n04", "r07-n05"})});
     std::vector<v1::Event> heat;
     for (int n = 1; n <= 18; ++n)
         for (int g = 0; g < 4; ++g) {
-            const std::string gpu = "r07-n" + std::string(n < 10 ? "0" : "") + std::to_string(n) + "-g" + std::to_string(g);
+            const std::string gpu =
+                "r07-n" + std::string(n < 10 ? "0" : "") + std::to_string(n) + "-g" + std::to_string(g);
             heat.push_back(f.event(v1::EVENT_TYPE_CLOCKS_EVENT, v1::SEVERITY_WARNING, f(gpu), "thermal"));
         }
     heat.push_back(f.event(v1::EVENT_TYPE_CDU_ALARM, v1::SEVERITY_CRITICAL, loop, "low_flow", {f("r07")}));
@@ -145,10 +148,11 @@ void IncidentGroupingTest::pumpFailureTakesTheCdusRacksButALeakIsItsOwn() {
     QCOMPARE(pump.root_cause().cause(), std::string("pump_failure"));
     QCOMPARE(pump.blast_radius().racks(), 4u);
     // A leak in one of its racks is a fault of its own: a second incident, named the loop.
-    h.at(60'000, {f.event(v1::EVENT_TYPE_LEAK, v1::SEVERITY_CRITICAL, f("r03-loop"), "leak", {f("r03")}),
-                  f.event(v1::EVENT_TYPE_CDU_ALARM, v1::SEVERITY_CRITICAL, f("r01-loop"), "leak", {f("r03")}),
-                  f.event(v1::EVENT_TYPE_RACK_ISOLATED, v1::SEVERITY_CRITICAL, f("r03"), "leak", {IncidentTestFleet::kJob}),
-                  f.event(v1::EVENT_TYPE_AUTOMATED_ACTION, v1::SEVERITY_WARNING, f("r03"))});
+    h.at(60'000,
+         {f.event(v1::EVENT_TYPE_LEAK, v1::SEVERITY_CRITICAL, f("r03-loop"), "leak", {f("r03")}),
+          f.event(v1::EVENT_TYPE_CDU_ALARM, v1::SEVERITY_CRITICAL, f("r01-loop"), "leak", {f("r03")}),
+          f.event(v1::EVENT_TYPE_RACK_ISOLATED, v1::SEVERITY_CRITICAL, f("r03"), "leak", {IncidentTestFleet::kJob}),
+          f.event(v1::EVENT_TYPE_AUTOMATED_ACTION, v1::SEVERITY_WARNING, f("r03"))});
     QCOMPARE(h.incidents().size(), std::size_t(2));
     const v1::Incident& leak = h.incidents().rbegin()->second;
     QCOMPARE(leak.root_cause().scope(), v1::CAUSE_SCOPE_COOLING_LOOP);
@@ -200,8 +204,8 @@ void IncidentGroupingTest::leafSwitchNamedWhenSeveralPortsFail() {
 void IncidentGroupingTest::nvlinkEventsOfAFailingGpuJoinItsTray() {
     IncidentTestFleet f;
     Harness h(f);
-    h.at(0, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r01-n04-g2"), "gpu_hard_fault", {IncidentTestFleet::kJob},
-                     "r01-n04-g2: Xid 79 GPU_HAS_FALLEN_OFF_THE_BUS"),
+    h.at(0, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r01-n04-g2"), "gpu_hard_fault",
+                     {IncidentTestFleet::kJob}, "r01-n04-g2: Xid 79 GPU_HAS_FALLEN_OFF_THE_BUS"),
              f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_INFO, f("r01-n04-g2"), "gpu_hard_fault"),
              f.event(v1::EVENT_TYPE_LINK_DOWN, v1::SEVERITY_WARNING, f("r01-n04-g2-l05"), "gpu_hard_fault"),
              f.event(v1::EVENT_TYPE_NODE_STATE, v1::SEVERITY_WARNING, f("r01-n04")),
@@ -264,8 +268,9 @@ void IncidentGroupingTest::powerShelfTakesItsRacksTrays() {
 void IncidentGroupingTest::stragglerNamesTheSlowTrayAndJoinsTheNetworkFault() {
     IncidentTestFleet f;
     Harness h(f);
-    h.at(0, {f.event(v1::EVENT_TYPE_STRAGGLER_DETECTED, v1::SEVERITY_WARNING, IncidentTestFleet::kJob, {}, {f("r05-n09")},
-                     "llm-test steps take 1.30x the ideal time; slowest: r05-n09")},
+    h.at(0,
+         {f.event(v1::EVENT_TYPE_STRAGGLER_DETECTED, v1::SEVERITY_WARNING, IncidentTestFleet::kJob, {}, {f("r05-n09")},
+                  "llm-test steps take 1.30x the ideal time; slowest: r05-n09")},
          {f.job(IncidentTestFleet::kJob, {"r05-n09", "r05-n10"})});
     QCOMPARE(h.only().root_cause().scope(), v1::CAUSE_SCOPE_TRAY);
     QCOMPARE(h.only().root_cause().name(), std::string("r05-n09"));
@@ -381,13 +386,15 @@ void IncidentGroupingTest::goodputCostIsSplitBetweenIncidentsSharingAJob() {
     };
     // The ledger's first report is the baseline: history before the incident is not charged.
     h.at(0, {}, {job(500)});
-    h.at(1'000, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r01-n01-g0"), "gpu_hard_fault"),
-                 f.event(v1::EVENT_TYPE_JOB_INTERRUPTED, v1::SEVERITY_CRITICAL, kJob, "gpu_hard_fault", {f("r01-n01-g0")})},
+    h.at(1'000,
+         {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r01-n01-g0"), "gpu_hard_fault"),
+          f.event(v1::EVENT_TYPE_JOB_INTERRUPTED, v1::SEVERITY_CRITICAL, kJob, "gpu_hard_fault", {f("r01-n01-g0")})},
          {job(500 + 450)});
     QCOMPARE(h.only().goodput_cost_gpu_hours(), 8 * 450 / 3600.0);
     // Interrupted again by another tray before it resumed: the new incident takes the loss.
-    h.at(2'000, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r02-n01-g0"), "gpu_hard_fault"),
-                 f.event(v1::EVENT_TYPE_JOB_INTERRUPTED, v1::SEVERITY_CRITICAL, kJob, "gpu_hard_fault", {f("r02-n01-g0")})},
+    h.at(2'000,
+         {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r02-n01-g0"), "gpu_hard_fault"),
+          f.event(v1::EVENT_TYPE_JOB_INTERRUPTED, v1::SEVERITY_CRITICAL, kJob, "gpu_hard_fault", {f("r02-n01-g0")})},
          {job(950 + 900)});
     QCOMPARE(h.incidents().size(), std::size_t(2));
     QCOMPARE(h.incidents().at(1).goodput_cost_gpu_hours(), 8 * 450 / 3600.0);

@@ -63,7 +63,8 @@ private:
     FleetIncidents incidents_;
 };
 
-v1::MaintenanceWindow spec(v1::MaintenanceScope scope, const std::string& name, std::int64_t startMs, std::int64_t endMs) {
+v1::MaintenanceWindow spec(v1::MaintenanceScope scope, const std::string& name, std::int64_t startMs,
+                           std::int64_t endMs) {
     v1::MaintenanceWindow window;
     window.set_scope(scope);
     window.set_scope_name(name);
@@ -73,8 +74,8 @@ v1::MaintenanceWindow spec(v1::MaintenanceScope scope, const std::string& name, 
 }
 
 v1::Event alarm(IncidentTestFleet& f, const std::string& rack, const std::string& cause, bool raised) {
-    return f.event(v1::EVENT_TYPE_CDU_ALARM, raised ? v1::SEVERITY_CRITICAL : v1::SEVERITY_INFO, f(rack + "-loop"), cause,
-                   {f(rack)}, rack + ": " + cause + (raised ? "" : " cleared"));
+    return f.event(v1::EVENT_TYPE_CDU_ALARM, raised ? v1::SEVERITY_CRITICAL : v1::SEVERITY_INFO, f(rack + "-loop"),
+                   cause, {f(rack)}, rack + ": " + cause + (raised ? "" : " cleared"));
 }
 
 using Step = IncidentLifecycle::Step;
@@ -136,8 +137,10 @@ void IncidentLifecycleTest::nodeWindowCoversOnlyItsTray() {
     IncidentTestFleet f;
     Tick tick(f);
     tick.at(0);
-    QVERIFY(tick.calendar.schedule(spec(v1::MAINTENANCE_SCOPE_NODE, "r02-n03", 0, kStart + kDay), "mw-n", "bob: RMA",
-                                   "bob", "bob").ok());
+    QVERIFY(
+        tick.calendar
+            .schedule(spec(v1::MAINTENANCE_SCOPE_NODE, "r02-n03", 0, kStart + kDay), "mw-n", "bob: RMA", "bob", "bob")
+            .ok());
     tick.at(kMinute, {f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r02-n03-g1"), "gpu_hard_fault"),
                       f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r02-n04-g1"), "gpu_hard_fault")});
     QVERIFY(!tick.byCause("r02-n03"));
@@ -174,12 +177,15 @@ void IncidentLifecycleTest::calendarRefusesBadWindows() {
     QCOMPARE(check(spec(v1::MAINTENANCE_SCOPE_UNSPECIFIED, "r03", 0, kStart + kDay)).code, C::InvalidArgument);
 
     // Overlaps: the same rack, its row and hall, its trays; not another rack or a later time.
-    QVERIFY(calendar.schedule(rack(kStart + kDay, kStart + kDay + 4 * 60 * kMinute), "mw-a", "alice: swap", "alice",
-                              "alice").ok());
+    QVERIFY(
+        calendar
+            .schedule(rack(kStart + kDay, kStart + kDay + 4 * 60 * kMinute), "mw-a", "alice: swap", "alice", "alice")
+            .ok());
     const auto& r03 = f.topology().racks(static_cast<int>(f("r03")));
     const std::string row = r03.hall() + "/" + std::to_string(r03.row());
     for (const auto& overlapping :
-         {rack(kStart + kDay + 60 * kMinute, kStart + 2 * kDay), spec(v1::MAINTENANCE_SCOPE_ROW, row, kStart + kDay, kStart + 2 * kDay),
+         {rack(kStart + kDay + 60 * kMinute, kStart + 2 * kDay),
+          spec(v1::MAINTENANCE_SCOPE_ROW, row, kStart + kDay, kStart + 2 * kDay),
           spec(v1::MAINTENANCE_SCOPE_HALL, r03.hall(), kStart, kStart + 2 * kDay),
           spec(v1::MAINTENANCE_SCOPE_NODE, "r03-n07", kStart + kDay, kStart + kDay + kMinute)}) {
         const auto refused = check(overlapping);
@@ -190,7 +196,8 @@ void IncidentLifecycleTest::calendarRefusesBadWindows() {
     QVERIFY(check(rack(kStart + kDay + 4 * 60 * kMinute, kStart + 2 * kDay)).ok());  // right after it
     QVERIFY(check(spec(v1::MAINTENANCE_SCOPE_RACK, "r04", kStart + kDay, kStart + 2 * kDay)).ok());
     // Two trays of one rack may be serviced at once; the same tray twice may not.
-    QVERIFY(calendar.schedule(spec(v1::MAINTENANCE_SCOPE_NODE, "r04-n01", 0, kStart + kDay), "mw-b", "r", "o", "o").ok());
+    QVERIFY(
+        calendar.schedule(spec(v1::MAINTENANCE_SCOPE_NODE, "r04-n01", 0, kStart + kDay), "mw-b", "r", "o", "o").ok());
     QVERIFY(check(spec(v1::MAINTENANCE_SCOPE_NODE, "r04-n02", 0, kStart + kDay)).ok());
     QCOMPARE(check(spec(v1::MAINTENANCE_SCOPE_NODE, "r04-n01", 0, kStart + kDay)).code, C::Conflict);
 
@@ -208,7 +215,8 @@ void IncidentLifecycleTest::cancellingAnActiveWindowReleasesItsFaults() {
     IncidentTestFleet f;
     Tick tick(f);
     tick.at(0);
-    QVERIFY(tick.calendar.schedule(spec(v1::MAINTENANCE_SCOPE_RACK, "r02", 0, kStart + kDay), "mw-c", "r", "o", "o").ok());
+    QVERIFY(
+        tick.calendar.schedule(spec(v1::MAINTENANCE_SCOPE_RACK, "r02", 0, kStart + kDay), "mw-c", "r", "o", "o").ok());
     tick.at(kMinute, {alarm(f, "r02", "valve_fault", true)});
     QVERIFY(!tick.byCause("r02-loop"));
     QVERIFY(tick.calendar.cancel("mw-c", "carol").ok());
@@ -260,7 +268,8 @@ void IncidentLifecycleTest::lifecycleStepsRefusalsAndTimeline() {
 
     auto late = lifecycle.check(Step::Acknowledge, id, "carol");
     QCOMPARE(late.code, Code::FailedPrecondition);
-    QVERIFY2(late.message.find("is RESOLVED") != std::string::npos && late.message.find("cannot be acknowledged") != std::string::npos,
+    QVERIFY2(late.message.find("is RESOLVED") != std::string::npos &&
+                 late.message.find("cannot be acknowledged") != std::string::npos,
              late.message.c_str());
     QCOMPARE(lifecycle.check(Step::Resolve, id, "carol").code, Code::FailedPrecondition);
     QVERIFY(lifecycle.check(Step::Note, id, "carol").ok());  // a post-mortem note still goes in
@@ -304,8 +313,9 @@ void IncidentLifecycleTest::lifecycleStepsRefusalsAndTimeline() {
 void IncidentLifecycleTest::operatorActionsJoinTheIncidentsTheyHit() {
     IncidentTestFleet f;
     Tick tick(f);
-    tick.at(0, {alarm(f, "r03", "valve_fault", true),
-                f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r06-n02-g1"), "gpu_hard_fault")},
+    tick.at(0,
+            {alarm(f, "r03", "valve_fault", true),
+             f.event(v1::EVENT_TYPE_XID, v1::SEVERITY_CRITICAL, f("r06-n02-g1"), "gpu_hard_fault")},
             {f.job(IncidentTestFleet::kJob, {"r06-n02", "r06-n03"})});
     const std::uint64_t loop = tick.byCause("r03-loop")->id(), tray = tick.byCause("r06-n02")->id();
     using A = IncidentLifecycle::OperatorAction;
@@ -316,7 +326,7 @@ void IncidentLifecycleTest::operatorActionsJoinTheIncidentsTheyHit() {
     tick.lifecycle.recordAction(action(A::Target::Node, "r06-n05", "DRAIN_NODE", "op-b"));   // same rack, other tray
     tick.lifecycle.recordAction(action(A::Target::Job, "llm-test", "RESTART_JOB", "op-c"));  // the tray's job
     tick.lifecycle.recordAction(action(A::Target::Rack, "r03", "ISOLATE_RACK", "op-d"));
-    tick.lifecycle.recordAction(action(A::Target::Rack, "r03", "ISOLATE_RACK", "op-d"));     // once per operation
+    tick.lifecycle.recordAction(action(A::Target::Rack, "r03", "ISOLATE_RACK", "op-d"));  // once per operation
     tick.at(kMinute);
     auto operations = [&](std::uint64_t id) {
         std::vector<std::string> ids;

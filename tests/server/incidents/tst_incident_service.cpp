@@ -83,13 +83,14 @@ void IncidentServiceTest::snapshotCarriesOpenAndNewestResolved() {
     incidents::GrouperOptions options;
     options.hold = std::chrono::minutes(1);
     incidents::FleetIncidents grouping(f.topology(), options);
-    tick(store, grouping, kStart, xidsOnTrays(f, 5));              // incidents 1..5
-    tick(store, grouping, kStart + 120'000, {});                   // all resolve
+    tick(store, grouping, kStart, xidsOnTrays(f, 5));  // incidents 1..5
+    tick(store, grouping, kStart + 120'000, {});       // all resolve
     auto open = xidsOnTrays(f, 6);
-    tick(store, grouping, kStart + 130'000, {open.back()});        // incident 6 open
+    tick(store, grouping, kStart + 130'000, {open.back()});  // incident 6 open
     QCOMPARE(store.openIncidents(), 1u);
     bool more = false;
-    auto held = store.incidents(0, 100, [](const v1::Incident&) { return true; }, &more);
+    auto held = store.incidents(
+        0, 100, [](const v1::Incident&) { return true; }, &more);
     QCOMPARE(held.size(), std::size_t(4));  // the 3 newest resolved + the open one
     QCOMPARE(held.front().id(), 6u);
     QCOMPARE(held.back().id(), 3u);
@@ -123,10 +124,10 @@ void IncidentServiceTest::listIncidentsPagesNewestFirst() {
     incidents::GrouperOptions options;
     options.hold = std::chrono::minutes(1);
     incidents::FleetIncidents grouping(f.topology(), options);
-    tick(store, grouping, kStart, xidsOnTrays(f, 3));            // 1..3
-    tick(store, grouping, kStart + 120'000, {});                 // resolved
+    tick(store, grouping, kStart, xidsOnTrays(f, 3));  // 1..3
+    tick(store, grouping, kStart + 120'000, {});       // resolved
     auto more = xidsOnTrays(f, 5);
-    tick(store, grouping, kStart + 130'000, {more[3], more[4]}); // 4, 5 open
+    tick(store, grouping, kStart + 130'000, {more[3], more[4]});  // 4, 5 open
 
     v1::ListIncidentsRequest request;
     request.set_page_size(2);

@@ -19,8 +19,11 @@ inline v1::Topology pagingFleet() {
     auto* region = t.add_regions();
     region->set_index(0);
     region->set_name("us-east");
-    const struct { const char* name; const char* hall; std::uint32_t row; } racks[] = {
-        {"r01", "h1", 1}, {"r02", "h1", 2}, {"r03", "h2", 1}};
+    const struct {
+        const char* name;
+        const char* hall;
+        std::uint32_t row;
+    } racks[] = {{"r01", "h1", 1}, {"r02", "h1", 2}, {"r03", "h2", 1}};
     for (std::uint32_t r = 0; r < 3; ++r) {
         auto* rack = t.add_racks();
         rack->set_index(10 + r);

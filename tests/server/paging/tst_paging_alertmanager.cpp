@@ -5,8 +5,8 @@
 // the queue stays within its bound (the excess dropped and counted), the status says "failing
 // since" with the error, and after a restart delivery resumes and Alertmanager holds the truth.
 #include "AlertmanagerReader.h"
-#include "PagingFixtures.h"
 #include "Pager.h"
+#include "PagingFixtures.h"
 
 #include <QTest>
 
@@ -150,10 +150,12 @@ private slots:
         // An incident in r02 is silenced by it; one in r01 is not.
         pager.observeIncidents({pagingIncident(21, {1}, {2}, now), pagingIncident(22, {0}, {0}, now)}, now);
         QVERIFY(pager.waitDelivered(10s));
-        QVERIFY(eventually([&] {
-            return reader.alertOfIncident("21")["status"].toObject()["state"].toString() == "suppressed" &&
-                   reader.alertOfIncident("22")["status"].toObject()["state"].toString() == "active";
-        }, 10s));
+        QVERIFY(eventually(
+            [&] {
+                return reader.alertOfIncident("21")["status"].toObject()["state"].toString() == "suppressed" &&
+                       reader.alertOfIncident("22")["status"].toObject()["state"].toString() == "active";
+            },
+            10s));
         QCOMPARE(reader.alertOfIncident("21")["status"].toObject()["silencedBy"].toArray().at(0).toString(),
                  QString::fromStdString(ids[0]));
 
@@ -165,9 +167,8 @@ private slots:
                      QString("expired"));
         QVERIFY(pager.silenceIdsOf("mw-1").empty());
         QCOMPARE(pager.status().silences(), 0u);
-        QVERIFY(eventually([&] {
-            return reader.alertOfIncident("21")["status"].toObject()["state"].toString() == "active";
-        }, 10s));
+        QVERIFY(eventually(
+            [&] { return reader.alertOfIncident("21")["status"].toObject()["state"].toString() == "active"; }, 10s));
     }
 
     void windowsThatCannotBeSilencesAreRefused() {
@@ -208,8 +209,9 @@ private slots:
 
         QVERIFY(eventually([&] { return pager.status().state() == watchfloor::v1::PAGING_STATE_FAILING; }, 10s));
         auto status = pager.status();
-        QVERIFY2(status.last_error().find("connection refused by " + am_->url() + "/api/v2/alerts") != std::string::npos,
-                 status.last_error().c_str());
+        QVERIFY2(
+            status.last_error().find("connection refused by " + am_->url() + "/api/v2/alerts") != std::string::npos,
+            status.last_error().c_str());
         QVERIFY(status.failing_since_unix_ms() >= now);
         QVERIFY(status.next_attempt_unix_ms() >= status.failing_since_unix_ms());
         QCOMPARE(status.dropped(), 2u);  // five resolutions, room for three
@@ -231,12 +233,14 @@ private slots:
         QCOMPARE(status.dropped(), 2u);
         // The restarted Alertmanager lost its alerts; the resend brings back the firing ones only.
         AlertmanagerReader reader(am_->port());
-        QVERIFY(eventually([&] {
-            QStringList ids;
-            for (const auto& a : reader.alerts()) ids << a.toObject()["labels"].toObject()["incident"].toString();
-            ids.sort();
-            return ids == QStringList{"36", "37"};
-        }, 10s));
+        QVERIFY(eventually(
+            [&] {
+                QStringList ids;
+                for (const auto& a : reader.alerts()) ids << a.toObject()["labels"].toObject()["incident"].toString();
+                ids.sort();
+                return ids == QStringList{"36", "37"};
+            },
+            10s));
     }
 };
 

@@ -28,10 +28,17 @@ private slots:
     void oneTrayIncidentNamesEveryPlace() {
         const IncidentAlerts alerts(pagingFleet());
         const auto labels = asMap(alerts.alertOf(pagingIncident(7, {1}, {3}, 1000)).labels);
-        const std::map<std::string, std::string> expected{
-            {"alertname", "WatchfloorIncident"}, {"fleet", "testfleet"}, {"incident", "7"},
-            {"severity", "critical"}, {"cause", "valve_fault"}, {"scope", "cooling_loop"},
-            {"region", "us-east"}, {"hall", "h1"}, {"row", "2"}, {"rack", "r02"}, {"node", "r02-n02"}};
+        const std::map<std::string, std::string> expected{{"alertname", "WatchfloorIncident"},
+                                                          {"fleet", "testfleet"},
+                                                          {"incident", "7"},
+                                                          {"severity", "critical"},
+                                                          {"cause", "valve_fault"},
+                                                          {"scope", "cooling_loop"},
+                                                          {"region", "us-east"},
+                                                          {"hall", "h1"},
+                                                          {"row", "2"},
+                                                          {"rack", "r02"},
+                                                          {"node", "r02-n02"}};
         QCOMPARE(labels, expected);
     }
 
@@ -91,7 +98,8 @@ private slots:
         const std::map<std::string, std::string> expected{
             {"alertname", "WatchfloorIncident"}, {"fleet", "testfleet"}, {"hall", "h1"}, {"row", "2"}};
         QCOMPARE(row, expected);
-        QCOMPARE(asMap(alerts.matchersOf({SilencedPlace::Kind::Node, {}, 0, "r02-n01"}))["node"], std::string("r02-n01"));
+        QCOMPARE(asMap(alerts.matchersOf({SilencedPlace::Kind::Node, {}, 0, "r02-n01"}))["node"],
+                 std::string("r02-n01"));
         const auto body = postableSilence(alerts.matchersOf({SilencedPlace::Kind::Rack, {}, 0, "r02"}), 0, 60'000,
                                           "alice", "swap pump");
         const auto silence = QJsonDocument::fromJson(QByteArray::fromStdString(body)).object();

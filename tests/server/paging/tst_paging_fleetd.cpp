@@ -35,8 +35,7 @@ v1::PagingStatus pagingInSnapshot(const std::string& address) {
 }
 
 // The newest paging status a stream carries within `window`: the snapshot's, then deltas'.
-v1::PagingStatus pagingAfter(const std::string& address, std::chrono::milliseconds window,
-                             v1::PagingState wanted) {
+v1::PagingStatus pagingAfter(const std::string& address, std::chrono::milliseconds window, v1::PagingState wanted) {
     TestStream stream(address, v1::SubscribeRequest{}, window);
     v1::SubscribeResponse response;
     v1::PagingStatus newest;
@@ -54,7 +53,8 @@ class TestPagingFleetd : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QVERIFY2(QFile::exists(FleetdProcess::binary()), qPrintable("FLEETD_BIN not built: " + FleetdProcess::binary()));
+        QVERIFY2(QFile::exists(FleetdProcess::binary()),
+                 qPrintable("FLEETD_BIN not built: " + FleetdProcess::binary()));
         QVERIFY2(LoopbackStore::installed(StoreKind::Alertmanager), "prometheus-alertmanager is not installed");
     }
 
@@ -84,11 +84,14 @@ private slots:
 
         AlertmanagerReader reader(am->port());
         QJsonObject alert;
-        QVERIFY2(eventually([&] {
-            for (const auto& a : reader.alerts())
-                if (a.toObject()["labels"].toObject()["rack"].toString() == "r02") alert = a.toObject();
-            return !alert.isEmpty();
-        }, 30s), fleetd.log().constData());
+        QVERIFY2(eventually(
+                     [&] {
+                         for (const auto& a : reader.alerts())
+                             if (a.toObject()["labels"].toObject()["rack"].toString() == "r02") alert = a.toObject();
+                         return !alert.isEmpty();
+                     },
+                     30s),
+                 fleetd.log().constData());
         const auto labels = alert["labels"].toObject();
         QCOMPARE(labels["alertname"].toString(), QString("WatchfloorIncident"));
         QVERIFY(!labels["incident"].toString().isEmpty());
@@ -100,10 +103,12 @@ private slots:
 
         // Alertmanager can list the alert before the tick that publishes the pager's counts.
         v1::PagingStatus status;
-        QVERIFY(eventually([&] {
-            status = pagingInSnapshot(fleetd.address());
-            return status.delivered() >= 1;
-        }, 10s));
+        QVERIFY(eventually(
+            [&] {
+                status = pagingInSnapshot(fleetd.address());
+                return status.delivered() >= 1;
+            },
+            10s));
         QCOMPARE(status.target(), am->url());
         QVERIFY(status.firing() >= 1);
         QVERIFY(status.delivered() >= 1);
@@ -140,7 +145,8 @@ private slots:
             fleetNowMs = response.snapshot().server_time_unix_ms();
         }
         ControlConnection control(fleetd.address());
-        auto schedule = fleetd_control_test::action(v1::ACTION_TYPE_SCHEDULE_MAINTENANCE, "mw-paging-1", "CDU pump swap");
+        auto schedule =
+            fleetd_control_test::action(v1::ACTION_TYPE_SCHEDULE_MAINTENANCE, "mw-paging-1", "CDU pump swap");
         schedule.mutable_maintenance()->set_scope(v1::MAINTENANCE_SCOPE_RACK);
         schedule.mutable_maintenance()->set_scope_name("r03");
         schedule.mutable_maintenance()->set_start_unix_ms(0);  // now
@@ -152,13 +158,17 @@ private slots:
 
         AlertmanagerReader reader(am->port());
         QJsonObject silence;
-        QVERIFY2(eventually([&] {
-            for (const auto& s : reader.silences())
-                for (const auto& m : s.toObject()["matchers"].toArray())
-                    if (m.toObject()["name"].toString() == "rack" && m.toObject()["value"].toString() == "r03")
-                        silence = s.toObject();
-            return !silence.isEmpty();
-        }, 20s), fleetd.log().constData());
+        QVERIFY2(
+            eventually(
+                [&] {
+                    for (const auto& s : reader.silences())
+                        for (const auto& m : s.toObject()["matchers"].toArray())
+                            if (m.toObject()["name"].toString() == "rack" && m.toObject()["value"].toString() == "r03")
+                                silence = s.toObject();
+                    return !silence.isEmpty();
+                },
+                20s),
+            fleetd.log().constData());
         QVERIFY2(silence["comment"].toString().contains("CDU pump swap"), qPrintable(silence["comment"].toString()));
         QVERIFY(!silence["createdBy"].toString().isEmpty());
         QCOMPARE(silence["status"].toObject()["state"].toString(), QString("active"));
@@ -166,23 +176,26 @@ private slots:
         // The silence goes out when the window is scheduled; the stream carries the window from
         // the next tick on.
         std::string windowId;
-        QVERIFY(eventually([&] {
-            TestStream stream(fleetd.address(), v1::SubscribeRequest{}, 20s);
-            v1::SubscribeResponse response;
-            if (!stream.read(&response) || !response.has_snapshot() || response.snapshot().maintenance_size() != 1)
-                return false;
-            windowId = response.snapshot().maintenance(0).id();
-            return true;
-        }, 10s));
+        QVERIFY(eventually(
+            [&] {
+                TestStream stream(fleetd.address(), v1::SubscribeRequest{}, 20s);
+                v1::SubscribeResponse response;
+                if (!stream.read(&response) || !response.has_snapshot() || response.snapshot().maintenance_size() != 1)
+                    return false;
+                windowId = response.snapshot().maintenance(0).id();
+                return true;
+            },
+            10s));
         auto cancel = fleetd_control_test::action(v1::ACTION_TYPE_CANCEL_MAINTENANCE, "mw-paging-2", "swap done early");
         cancel.set_maintenance_window_id(windowId);
         v1::Operation cancelled;
         const auto undone = control.execute(fleetd_control_test::kAlice, cancel, &cancelled);
         QVERIFY2(undone.ok(), undone.error_message().c_str());
         const QString silenceId = silence["id"].toString();
-        QVERIFY2(eventually([&] {
-            return reader.silence(silenceId)["status"].toObject()["state"].toString() == "expired";
-        }, 20s), fleetd.log().constData());
+        QVERIFY2(
+            eventually([&] { return reader.silence(silenceId)["status"].toObject()["state"].toString() == "expired"; },
+                       20s),
+            fleetd.log().constData());
         QCOMPARE(fleetd.terminate(), 0);
     }
 };

@@ -28,8 +28,8 @@ public:
             Answer answer;
             {
                 std::lock_guard lock(mutex_);
-                seen_.push_back({request.method, request.path, request.body, request.headers, request.params,
-                                 request.remote_port});
+                seen_.push_back(
+                    {request.method, request.path, request.body, request.headers, request.params, request.remote_port});
                 answer = answer_;
             }
             if (answer) answer(request, response);
@@ -40,7 +40,8 @@ public:
         port_ = server_.bind_to_any_port("127.0.0.1");
         thread_ = std::thread([this] { server_.listen_after_bind(); });
         // stop() only works on a running server; the socket already listens, so this is short.
-        for (int i = 0; i < 500 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        for (int i = 0; i < 500 && !server_.is_running(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ~FakeStore() {
         stopping_ = true;

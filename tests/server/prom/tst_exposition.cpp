@@ -94,7 +94,7 @@ private slots:
         QCOMPARE(p.samples.size(), std::size_t(11));
         QCOMPARE(p.samples[4].name, std::string("foo"));
         QCOMPARE(p.samples[4].timeMs, std::int64_t(1520879607789));  // seconds, not milliseconds
-        QCOMPARE(p.samples[8].labels.size(), std::size_t(1));       // the exemplar's labels are not the series'
+        QCOMPARE(p.samples[8].labels.size(), std::size_t(1));        // the exemplar's labels are not the series'
         QCOMPARE(p.samples[8].value, 17.0);
     }
 
@@ -106,7 +106,8 @@ private slots:
                  ExpositionFormat::OpenMetrics);
         QVERIFY(!expositionFormatOf("text/html; charset=utf-8"));
         QVERIFY(!expositionFormatOf("application/json"));
-        QVERIFY(!expositionFormatOf("application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited"));
+        QVERIFY(!expositionFormatOf(
+            "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited"));
     }
 
     void valuesAsGoReadsThem() {
@@ -122,8 +123,8 @@ private slots:
         QCOMPARE(*valueOf("m -Inf"), -HUGE_VAL);
         QCOMPARE(*valueOf("m +inf"), HUGE_VAL);
         QCOMPARE(*valueOf("m Infinity"), HUGE_VAL);
-        for (const char* bad : {"m 1.2.3", "m 12abc", "m 1e999", "m --1", "m +-1", "m 0x", "m nan(1)", "m one",
-                                "m 1,5", "m 0x+1p2", "m"})
+        for (const char* bad :
+             {"m 1.2.3", "m 12abc", "m 1e999", "m --1", "m +-1", "m 0x", "m nan(1)", "m one", "m 1,5", "m 0x+1p2", "m"})
             QVERIFY2(!valueOf(bad), bad);
     }
 
@@ -163,22 +164,22 @@ private slots:
     void hostileLinesAreRefusedOneByOne_data() {
         QTest::addColumn<QByteArray>("line");
         const char* lines[] = {
-            "m{a=\"x} 1",                  // never closes
-            "m{a=\"x\\\"} 1",              // the closing quote is escaped
-            "m{a=x} 1",                     // unquoted
-            "m{a=\"1\",a=\"2\"} 1",        // the same label twice
-            "m{1a=\"x\"} 1",               // label names do not start with a digit
+            "m{a=\"x} 1",            // never closes
+            "m{a=\"x\\\"} 1",        // the closing quote is escaped
+            "m{a=x} 1",              // unquoted
+            "m{a=\"1\",a=\"2\"} 1",  // the same label twice
+            "m{1a=\"x\"} 1",         // label names do not start with a digit
             "m{a-b=\"x\"} 1",
-            "m{a=\"x\" b=\"y\"} 1",        // no comma
-            "m{a=\"x\"",                    // no closing brace
+            "m{a=\"x\" b=\"y\"} 1",  // no comma
+            "m{a=\"x\"",             // no closing brace
             "m{,} 1",
-            "m-x 1",                        // '-' is no metric name character
+            "m-x 1",  // '-' is no metric name character
             "9m 1",
-            "{a=\"x\"} 1",                 // no name
-            "{\"utf8.name\"} 1",           // Prometheus 3's quoted names: not read
+            "{a=\"x\"} 1",        // no name
+            "{\"utf8.name\"} 1",  // Prometheus 3's quoted names: not read
             "m 1 1 1",
             "m 1 # no exemplar labels",
-            "m 1 # {a=\"x\"}",             // exemplar without a value
+            "m 1 # {a=\"x\"}",  // exemplar without a value
             "m 1 # {a=\"x\"} 2 soon",
             "m 1 # {a=\"x\"} 2 3 4",
             "<html><body>not metrics</body></html>",

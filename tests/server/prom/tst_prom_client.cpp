@@ -9,8 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -158,13 +158,14 @@ private slots:
 
     void rangeQueryParameters() {
         FakeStore store;
-        store.answerJson(200, R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":"b"},"values":[[1712345670,"1"],[1712345670.5,"2"]]}]}})");
+        store.answerJson(
+            200,
+            R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":"b"},"values":[[1712345670,"1"],[1712345670.5,"2"]]}]}})");
         PromClient client(optionsFor(store));
         std::vector<Point> points;
-        const QueryResult r = client.rangeQuery("rate(x[1m])", 1712345670000, 1712345680500, 500,
-                                                [&](std::span<const Label>, std::span<const Point> p) {
-                                                    points.assign(p.begin(), p.end());
-                                                });
+        const QueryResult r = client.rangeQuery(
+            "rate(x[1m])", 1712345670000, 1712345680500, 500,
+            [&](std::span<const Label>, std::span<const Point> p) { points.assign(p.begin(), p.end()); });
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(points.size(), std::size_t(2));
         QCOMPARE(points[1].timeMs, std::int64_t(1712345670500));
@@ -179,7 +180,9 @@ private slots:
 
     void httpErrorWithStoreJson() {
         FakeStore store;
-        store.answerJson(422, R"({"status":"error","errorType":"execution","error":"query processing would load too many samples"})");
+        store.answerJson(
+            422,
+            R"({"status":"error","errorType":"execution","error":"query processing would load too many samples"})");
         PromClient client(optionsFor(store));
         const QueryResult r = query(client);
         QVERIFY(!r.ok);
@@ -197,7 +200,8 @@ private slots:
         const QueryResult r = query(client);
         QVERIFY(!r.ok);
         QCOMPARE(r.httpStatus, 503);
-        const std::string expectedStart = "HTTP 503 from " + store.url() + "/api/v1/query: upstream  connect error or disconnect";
+        const std::string expectedStart =
+            "HTTP 503 from " + store.url() + "/api/v1/query: upstream  connect error or disconnect";
         QVERIFY2(r.error.rfind(expectedStart, 0) == 0, r.error.c_str());
         QVERIFY2(r.error.size() < 300, r.error.c_str());
 
@@ -209,7 +213,9 @@ private slots:
 
     void okStatusWithErrorEnvelope() {
         FakeStore store;
-        store.answerJson(200, "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter \\\"query\\\": 1:1: parse error\"}");
+        store.answerJson(200,
+                         "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"invalid parameter "
+                         "\\\"query\\\": 1:1: parse error\"}");
         PromClient client(optionsFor(store));
         const QueryResult r = query(client);
         QVERIFY(!r.ok);
@@ -342,7 +348,8 @@ private slots:
         QVERIFY(!r.ok);
         QCOMPARE(r.httpStatus, 0);
         QCOMPARE(r.error, "connection refused by " + o.url + "/api/v1/query");
-        const auto batch = client.instantQueries(std::vector<std::string>{"a", "b"}, std::nullopt, [](auto, auto, auto) {});
+        const auto batch =
+            client.instantQueries(std::vector<std::string>{"a", "b"}, std::nullopt, [](auto, auto, auto) {});
         QCOMPARE(batch.size(), std::size_t(2));
         QVERIFY(!batch[0].ok && !batch[1].ok);
     }

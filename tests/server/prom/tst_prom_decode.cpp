@@ -111,8 +111,10 @@ private slots:
     }
 
     void escapedLabelsAreUnescaped() {
-        const Decoded d = instant(vectorOf(
-            "{\"metric\":{\"path\":\"C:\\\\dir \\\"q\\\"\\nnext\",\"plain\":\"x\",\"uni\":\"\\u00e9t\\u00e9\",\"we\\\"ird\":\"k\"},\"value\":[1,\"7\"]}"));
+        const Decoded d =
+            instant(vectorOf("{\"metric\":{\"path\":\"C:\\\\dir "
+                             "\\\"q\\\"\\nnext\",\"plain\":\"x\",\"uni\":\"\\u00e9t\\u00e9\",\"we\\\"ird\":\"k\"},"
+                             "\"value\":[1,\"7\"]}"));
         QVERIFY2(d.result.ok, d.result.error.c_str());
         const auto& labels = d.samples.at(0).labels;
         QCOMPARE(labels.at("path"), std::string("C:\\dir \"q\"\nnext"));
@@ -124,10 +126,11 @@ private slots:
     void labelViewsStayValidForTheWholeCallback() {
         // The escaped value is unescaped after the plain one was read: both must be intact.
         std::vector<std::pair<std::string, std::string>> seen;
-        const auto r = decodeInstant(vectorOf("{\"metric\":{\"a\":\"plain\",\"b\":\"t\\tab\",\"c\":\"more\\\\\"},\"value\":[1,\"1\"]}"),
-                                     [&](std::span<const Label> labels, Point) {
-                                         for (const Label& l : labels) seen.emplace_back(l.name, l.value);
-                                     });
+        const auto r = decodeInstant(
+            vectorOf("{\"metric\":{\"a\":\"plain\",\"b\":\"t\\tab\",\"c\":\"more\\\\\"},\"value\":[1,\"1\"]}"),
+            [&](std::span<const Label> labels, Point) {
+                for (const Label& l : labels) seen.emplace_back(l.name, l.value);
+            });
         QVERIFY2(r.ok, r.error.c_str());
         QCOMPARE(seen.size(), std::size_t(3));
         QCOMPARE(seen[0].second, std::string("plain"));
@@ -167,8 +170,10 @@ private slots:
     void warningsAreKeptAndBounded() {
         std::string many;
         for (int i = 0; i < 40; ++i) many += (i ? "," : "") + std::string("\"w") + std::to_string(i) + "\"";
-        const Decoded d = instant("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]},\"warnings\":[\"partial \\nresponse\", " +
-                                  many + R"(],"infos":["an info"]})");
+        const Decoded d = instant(
+            "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]},\"warnings\":[\"partial "
+            "\\nresponse\", " +
+            many + R"(],"infos":["an info"]})");
         QVERIFY2(d.result.ok, d.result.error.c_str());
         QCOMPARE(d.result.warnings.front(), std::string("partial  response"));
         QVERIFY(d.result.warnings.size() <= 18);
@@ -182,7 +187,8 @@ private slots:
     }
 
     void scalarIsOneUnlabelledSample() {
-        const Decoded d = instant(R"({"status":"success","data":{"resultType":"scalar","result":[1712345678.25,"42"]}})");
+        const Decoded d =
+            instant(R"({"status":"success","data":{"resultType":"scalar","result":[1712345678.25,"42"]}})");
         QVERIFY2(d.result.ok, d.result.error.c_str());
         QCOMPARE(d.samples.size(), std::size_t(1));
         QVERIFY(d.samples[0].labels.empty());
@@ -227,15 +233,18 @@ private slots:
     }
 
     void errorEnvelope() {
-        const Decoded d = instant("{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"1:5: parse error: unexpected \\\"}\\\"\"}");
+        const Decoded d = instant(
+            "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"1:5: parse error: unexpected \\\"}\\\"\"}");
         QVERIFY(!d.result.ok);
         QCOMPARE(d.result.error, std::string("bad_data: 1:5: parse error: unexpected \"}\""));
         QVERIFY(d.samples.empty());
         // An error status wins over data that came first, and over data that follows.
-        const Decoded late = instant(R"({"data":{"resultType":"vector","result":[]},"status":"error","errorType":"execution","error":"boom"})");
+        const Decoded late = instant(
+            R"({"data":{"resultType":"vector","result":[]},"status":"error","errorType":"execution","error":"boom"})");
         QVERIFY(!late.result.ok);
         QCOMPARE(late.result.error, std::string("execution: boom"));
-        const Decoded early = instant(R"({"status":"error","errorType":"timeout","error":"t","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]}]}})");
+        const Decoded early = instant(
+            R"({"status":"error","errorType":"timeout","error":"t","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]}]}})");
         QVERIFY(!early.result.ok);
         QVERIFY(early.samples.empty());
     }
@@ -269,7 +278,8 @@ private slots:
         row("value not a number", vectorOf(R"({"metric":{},"value":[1,"41abc"]})"), "not a number");
         row("empty value", vectorOf(R"({"metric":{},"value":[1,""]})"), "not a number");
         row("huge time", vectorOf(R"({"metric":{},"value":[1e300,"1"]})"), "out of range");
-        row("second series bad", vectorOf(R"({"metric":{},"value":[1,"1"]},{"metric":{},"value":[1,true]})"), "data.result[1]");
+        row("second series bad", vectorOf(R"({"metric":{},"value":[1,"1"]},{"metric":{},"value":[1,true]})"),
+            "data.result[1]");
         row("trailing garbage", vectorOf("") + " {}", "");
     }
     void wrongShapes() {
@@ -286,8 +296,9 @@ private slots:
     void truncatedAnswersFailAtEveryCut() {
         // Every prefix of a valid answer must fail (never crash, never claim success), and say how
         // many series it delivered before it stopped.
-        const std::string whole = vectorOf("{\"metric\":{\"__name__\":\"a\",\"l\":\"x\\\"y\"},\"value\":[1712345678.123,\"41\"]},"
-                                           R"({"metric":{"__name__":"b"},"value":[1712345678.123,"NaN"]})");
+        const std::string whole = vectorOf(
+            "{\"metric\":{\"__name__\":\"a\",\"l\":\"x\\\"y\"},\"value\":[1712345678.123,\"41\"]},"
+            R"({"metric":{"__name__":"b"},"value":[1712345678.123,"NaN"]})");
         QVERIFY(instant(whole).result.ok);
         for (std::size_t cut = 0; cut < whole.size(); ++cut) {
             const Decoded d = instant(std::string_view(whole).substr(0, cut));
@@ -300,16 +311,18 @@ private slots:
     void malformedMessageNamesAByteOffset() {
         const Decoded d = instant(vectorOf(R"({"metric":{},"value":[1,"1"]})").substr(0, 60));
         QVERIFY(!d.result.ok);
-        QVERIFY2(d.result.error.find("byte") != std::string::npos || d.result.error.find("unexpected") != std::string::npos,
-                 d.result.error.c_str());
+        QVERIFY2(
+            d.result.error.find("byte") != std::string::npos || d.result.error.find("unexpected") != std::string::npos,
+            d.result.error.c_str());
     }
 
     void rangeStepKeepsUnderThePointCap() {
         QCOMPARE(rangeStepFor(0, 3600'000, 15'000), std::int64_t(15'000));
         QCOMPARE(rangeStepFor(0, 0, 15'000), std::int64_t(15'000));
         QCOMPARE(rangeStepFor(0, 1000, 0), std::int64_t(1));
-        for (const std::int64_t span : {std::int64_t(11'000'000), std::int64_t(30LL * 86400'000), std::int64_t(10'999'999),
-                                        std::int64_t(11'000'001), std::int64_t(365LL * 86400'000)}) {
+        for (const std::int64_t span :
+             {std::int64_t(11'000'000), std::int64_t(30LL * 86400'000), std::int64_t(10'999'999),
+              std::int64_t(11'000'001), std::int64_t(365LL * 86400'000)}) {
             const std::int64_t step = rangeStepFor(1712345678000, 1712345678000 + span, 1000);
             QVERIFY(step >= 1000);
             QVERIFY2(span / step + 1 <= 11000, std::to_string(span).c_str());

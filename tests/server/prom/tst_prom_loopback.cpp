@@ -86,7 +86,11 @@ std::unique_ptr<Fixture> startFixture(StoreKind kind, std::string& error) {
     const LabelSet common{{"instance", f->exporter.target()}, {"job", "wf_fixture"}};
     auto gpu = [&](const char* name, const char* index, const char* uuid) {
         LabelSet l = common;
-        l.insert({{"__name__", name}, {"gpu", index}, {"UUID", uuid}, {"Hostname", "node-a"}, {"modelName", "NVIDIA GB200"}});
+        l.insert({{"__name__", name},
+                  {"gpu", index},
+                  {"UUID", uuid},
+                  {"Hostname", "node-a"},
+                  {"modelName", "NVIDIA GB200"}});
         return l;
     };
     f->expected[gpu("DCGM_FI_DEV_GPU_TEMP", "0", "GPU-0a")] = 41;
@@ -104,17 +108,16 @@ std::map<LabelSet, double> waitForAllSeries(Fixture& f, std::size_t wanted, Quer
     std::map<LabelSet, double> got;
     for (int attempt = 0; attempt < 60; ++attempt) {
         got.clear();
-        last = f.client->instantQuery(kAllFamilies, std::nullopt,
-                                      [&](std::span<const Label> labels, Point point) { got[toMap(labels)] = point.value; });
+        last = f.client->instantQuery(kAllFamilies, std::nullopt, [&](std::span<const Label> labels, Point point) {
+            got[toMap(labels)] = point.value;
+        });
         if (last.ok && got.size() >= wanted) break;
         std::this_thread::sleep_for(500ms);
     }
     return got;
 }
 
-bool sameValue(double a, double b) {
-    return (std::isnan(a) && std::isnan(b)) || a == b;
-}
+bool sameValue(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
 }  // namespace
 
@@ -157,10 +160,9 @@ private slots:
         // The same through the batch path, each answer tagged with its query.
         const std::vector<std::string> queries{"DCGM_FI_DEV_GPU_TEMP", "wf_fixture_escaped", "DCGM_FI_DEV_POWER_USAGE"};
         std::vector<std::vector<LabelSet>> perQuery(queries.size());
-        const auto results = f->client->instantQueries(queries, std::nullopt,
-                                                       [&](std::size_t q, std::span<const Label> labels, Point) {
-                                                           perQuery[q].push_back(toMap(labels));
-                                                       });
+        const auto results = f->client->instantQueries(
+            queries, std::nullopt,
+            [&](std::size_t q, std::span<const Label> labels, Point) { perQuery[q].push_back(toMap(labels)); });
         for (std::size_t q = 0; q < queries.size(); ++q) {
             QVERIFY2(results[q].ok, results[q].error.c_str());
             QVERIFY(!perQuery[q].empty());
@@ -179,8 +181,9 @@ private slots:
         QueryResult r;
         waitForAllSeries(*f, 4, r);
         std::this_thread::sleep_for(3s);  // a few more scrapes to span
-        const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch()).count();
+        const auto now =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
         const std::int64_t start = now - 3000, end = now, step = rangeStepFor(start, end, 1000);
         QCOMPARE(step, std::int64_t(1000));
         std::map<std::string, std::vector<Point>> series;
@@ -206,7 +209,8 @@ private slots:
         std::string error;
         auto f = startFixture(kind, error);
         QVERIFY2(f, error.c_str());
-        const QueryResult r = f->client->instantQuery("sum(rate(DCGM_FI_DEV_GPU_TEMP[1m]", std::nullopt, [](auto, auto) {});
+        const QueryResult r =
+            f->client->instantQuery("sum(rate(DCGM_FI_DEV_GPU_TEMP[1m]", std::nullopt, [](auto, auto) {});
         QVERIFY(!r.ok);
         qInfo("%s: %s", LoopbackStore::name(kind), r.error.c_str());
         QVERIFY2(r.httpStatus == 400 || r.httpStatus == 422, std::to_string(r.httpStatus).c_str());

@@ -7,8 +7,8 @@
 #include "CoolingMap.h"
 #include "DigitalTwin.h"
 #include "FakeStore.h"
-#include "FleetStateStore.h"
 #include "FleetSpec.h"
+#include "FleetStateStore.h"
 #include "RedfishTestFleet.h"
 #include "RedfishTree.h"
 

@@ -81,7 +81,8 @@ public:
 
 private:
     void keep(const v1::SampleBlock& block) {
-        for (int i = 0; i < block.entity_indexes_size(); ++i) values_[{block.entity_indexes(i), int(block.metric())}] = block.values(i);
+        for (int i = 0; i < block.entity_indexes_size(); ++i)
+            values_[{block.entity_indexes(i), int(block.metric())}] = block.values(i);
     }
 
     std::unique_ptr<v1::TelemetryService::Stub> stub_;
@@ -119,22 +120,24 @@ private slots:
                                   << "--source redfish=URL: expected http(s)://HOST[:PORT]";
         QTest::newRow("a path") << QStringList{"--fleet", fleet, "--source", "redfish=http://bms/cdu/1"}
                                 << "--source redfish=URL: expected http(s)://HOST[:PORT]";
-        QTest::newRow("twice") << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--source",
-                                              "redfish=http://bms/redfish/v1/"}
+        QTest::newRow("twice") << QStringList{"--fleet",  fleet,
+                                              "--source", "redfish=http://bms",
+                                              "--source", "redfish=http://bms/redfish/v1/"}
                                << "--source redfish=http://bms given twice";
-        QTest::newRow("five connections") << QStringList{"--fleet", fleet, "--source", "redfish=http://bms",
-                                                         "--redfish-connections", "5"}
-                                          << "--redfish-connections: expected a number from 1 to 4";
+        QTest::newRow("five connections")
+            << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--redfish-connections", "5"}
+            << "--redfish-connections: expected a number from 1 to 4";
         QTest::newRow("no source") << QStringList{"--redfish-interval", "2s"} << "--redfish-interval needs";
         QTest::newRow("no fleet file") << QStringList{"--source", "redfish=http://bms"} << "needs --fleet FILE";
         QTest::newRow("timeout above interval")
-            << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--redfish-interval", "2s",
+            << QStringList{"--fleet",           fleet, "--source", "redfish=http://bms", "--redfish-interval", "2s",
                            "--redfish-timeout", "3s"}
             << "--redfish-timeout must not exceed --redfish-interval";
-        QTest::newRow("store flag, no store") << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--poll", "5s"}
-                                              << "--poll needs --source prometheus=URL";
-        QTest::newRow("serve, bad address") << QStringList{"--serve-redfish", "nowhere"}
-                                            << "--serve-redfish: expected HOST:PORT";
+        QTest::newRow("store flag, no store")
+            << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--poll", "5s"}
+            << "--poll needs --source prometheus=URL";
+        QTest::newRow("serve, bad address")
+            << QStringList{"--serve-redfish", "nowhere"} << "--serve-redfish: expected HOST:PORT";
         QTest::newRow("serve from a real source")
             << QStringList{"--fleet", fleet, "--source", "redfish=http://bms", "--serve-redfish", "127.0.0.1:0"}
             << "--serve-redfish publishes the running digital twin's cooling";
@@ -166,15 +169,17 @@ private slots:
         QVERIFY2(twin.start({"--fleet", fleet, "--scenario", scenario, "--serve-exporters", "127.0.0.1:0",
                              "--serve-redfish", "127.0.0.1:0"}),
                  qPrintable(twin.errorString()));
-        const auto exporters = twin.waitForLog(QRegularExpression("exporters listening on (127\\.0\\.0\\.1:\\d+)"), 30'000);
-        const auto redfish = twin.waitForLog(QRegularExpression("redfish listening on (127\\.0\\.0\\.1:\\d+) \\| 2 CDUs"), 30'000);
+        const auto exporters =
+            twin.waitForLog(QRegularExpression("exporters listening on (127\\.0\\.0\\.1:\\d+)"), 30'000);
+        const auto redfish =
+            twin.waitForLog(QRegularExpression("redfish listening on (127\\.0\\.0\\.1:\\d+) \\| 2 CDUs"), 30'000);
         QVERIFY2(exporters.hasMatch() && redfish.hasMatch(), twin.log().constData());
         const QString exporterBase = "http://" + exporters.captured(1);
         const QString redfishUrl = "http://" + redfish.captured(1);
 
         watchfloor::testing::FleetdProcess reader;
-        QVERIFY2(reader.start({"--fleet", fleet, "--source", "scrape", "--scrape-interval", "1s",
-                               "--scrape-dcgm", exporterBase + "/dcgm/{host}/metrics", "--scrape-node",
+        QVERIFY2(reader.start({"--fleet", fleet, "--source", "scrape", "--scrape-interval", "1s", "--scrape-dcgm",
+                               exporterBase + "/dcgm/{host}/metrics", "--scrape-node",
                                exporterBase + "/node/{host}/metrics", "--scrape-concurrency", "4", "--source",
                                "redfish=" + redfishUrl + "/redfish/v1", "--redfish-interval", "1s"}),
                  qPrintable(reader.errorString()));
@@ -189,12 +194,14 @@ private slots:
         // GPU telemetry from the scrape and cooling from Redfish, side by side.
         const std::uint32_t gpu = read.entity("a1-n01-g0"), a1 = read.entity("a1-loop"), a2 = read.entity("a2-loop");
         QVERIFY(gpu != UINT32_MAX && a1 != UINT32_MAX && a2 != UINT32_MAX);
-        QVERIFY2(read.readUntil(60s, [&] {
-                     const auto s = read.sources().find(sourceName);
-                     return read.value(gpu, v1::DCGM_FI_DEV_GPU_TEMP) && read.value(a1, v1::RACK_LIQUID_FLOW_LPM) &&
-                            read.value(a2, v1::CDU_PUMPS_RUNNING) && s != read.sources().end() &&
-                            s->second.health() == v1::SOURCE_HEALTH_UP;
-                 }),
+        QVERIFY2(read.readUntil(60s,
+                                [&] {
+                                    const auto s = read.sources().find(sourceName);
+                                    return read.value(gpu, v1::DCGM_FI_DEV_GPU_TEMP) &&
+                                           read.value(a1, v1::RACK_LIQUID_FLOW_LPM) &&
+                                           read.value(a2, v1::CDU_PUMPS_RUNNING) && s != read.sources().end() &&
+                                           s->second.health() == v1::SOURCE_HEALTH_UP;
+                                }),
                  reader.log().constData());
         QCOMPARE(read.sources().at(sourceName).kind(), std::string("redfish"));
         QCOMPARE(read.sources().at(sourceName).targets_up(), 2u);
@@ -202,7 +209,8 @@ private slots:
         // The values are the twin's: its own stream moves on each second (coolant noise of 0.2 %
         // on flow and 0.05 °C on temperatures), so compare with its newest within that noise.
         const std::int64_t now = wallMs();
-        QVERIFY(truth.readUntil(30s, [&] { return truth.serverTimeMs() >= now && truth.value(a1, v1::RACK_LIQUID_FLOW_LPM); }));
+        QVERIFY(truth.readUntil(
+            30s, [&] { return truth.serverTimeMs() >= now && truth.value(a1, v1::RACK_LIQUID_FLOW_LPM); }));
         for (const auto& [metric, tolerance] :
              std::vector<std::pair<v1::Metric, double>>{{v1::RACK_LIQUID_FLOW_LPM, 0.02},
                                                         {v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C, 0.02},
@@ -224,11 +232,13 @@ private slots:
         const v1::Event& leak = *leakOnA2();
         QCOMPARE(leak.related_entity_indexes_size(), 1);
         QCOMPARE(leak.related_entity_indexes(0), read.entity("a2"));
-        QVERIFY2(QString::fromStdString(leak.message()).contains("CriticalReactionType ForceOff"), leak.message().c_str());
+        QVERIFY2(QString::fromStdString(leak.message()).contains("CriticalReactionType ForceOff"),
+                 leak.message().c_str());
         for (const auto& e : read.events())
             if (e.type() == v1::EVENT_TYPE_LEAK) QCOMPARE(e.entity_index(), a2);  // no other rack leaks
-        QVERIFY2(reader.waitForLog(QRegularExpression("a2: leak detector LD-A2-\\d \\(CDU CDU-A\\)"), 30'000).hasMatch(),
-                 reader.log().constData());
+        QVERIFY2(
+            reader.waitForLog(QRegularExpression("a2: leak detector LD-A2-\\d \\(CDU CDU-A\\)"), 30'000).hasMatch(),
+            reader.log().constData());
         QCOMPARE(reader.terminate(), 0);
         QCOMPARE(twin.terminate(), 0);
     }

@@ -161,7 +161,8 @@ private slots:
         QCOMPARE(u->id, std::string("CDU-A"));
         QCOMPARE(u->equipmentType, std::string("CDU"));
         QCOMPARE(u->status.health, std::string("Warning"));
-        QCOMPARE(u->secondaryConnectors, std::string("/redfish/v1/ThermalEquipment/CDUs/CDU-A/SecondaryCoolantConnectors"));
+        QCOMPARE(u->secondaryConnectors,
+                 std::string("/redfish/v1/ThermalEquipment/CDUs/CDU-A/SecondaryCoolantConnectors"));
         QCOMPARE(u->leakDetection, std::string("/redfish/v1/ThermalEquipment/CDUs/CDU-A/LeakDetection"));
         QCOMPARE(u->pumps, std::string("/redfish/v1/ThermalEquipment/CDUs/CDU-A/Pumps"));
         QVERIFY(u->reservoirs.empty());  // this unit has none
@@ -177,10 +178,10 @@ private slots:
         QCOMPARE(d->criticalReaction, std::string("GracefulShutdown"));
         QCOMPARE(d->warningReaction, std::string("None"));
         QCOMPARE(*d->reactionDelaySeconds, 30LL);
-        const auto quiet = decodeLeakDetector(replaced(replaced(kDetector, "\"DetectorState\": \"Critical\"",
-                                                                "\"DetectorState\": null"),
-                                                       "\"ReactionDelaySeconds\": 30,", ""),
-                                              &error);
+        const auto quiet = decodeLeakDetector(
+            replaced(replaced(kDetector, "\"DetectorState\": \"Critical\"", "\"DetectorState\": null"),
+                     "\"ReactionDelaySeconds\": 30,", ""),
+            &error);
         QVERIFY2(quiet, error.c_str());
         QVERIFY(quiet->detectorState.empty());
         QVERIFY(!quiet->reactionDelaySeconds);
@@ -214,20 +215,24 @@ private slots:
     void wrongAnswersAreRefusedWithAReason_data() {
         QTest::addColumn<QString>("body");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("not JSON") << "<html>503 Service Unavailable</html>" << "not JSON";
+        QTest::newRow("not JSON") << "<html>503 Service Unavailable</html>"
+                                  << "not JSON";
         QTest::newRow("truncated") << QString(kUnit).left(200) << "not JSON";
-        QTest::newRow("an array") << "[1,2,3]" << "not a JSON object";
-        QTest::newRow("Redfish error")
-            << "{\"error\":{\"code\":\"Base.1.19.InternalError\",\"message\":\"The request failed due to an internal service error.\",\"@Message.ExtendedInfo\":[]}}"
-            << "Redfish error Base.1.19.InternalError: The request failed";
+        QTest::newRow("an array") << "[1,2,3]"
+                                  << "not a JSON object";
+        QTest::newRow("Redfish error") << "{\"error\":{\"code\":\"Base.1.19.InternalError\",\"message\":\"The request "
+                                          "failed due to an internal service error.\",\"@Message.ExtendedInfo\":[]}}"
+                                       << "Redfish error Base.1.19.InternalError: The request failed";
         QTest::newRow("another type") << QString(kConnector) << "expected a CoolingUnit resource";
-        QTest::newRow("no @odata.type")
-            << QString::fromStdString(replaced(kUnit, "\"@odata.type\": \"#CoolingUnit.v1_5_0.CoolingUnit\",", ""))
-            << "expected a CoolingUnit resource, got @odata.type \"\"";
-        QTest::newRow("no Id") << QString::fromStdString(replaced(kUnit, "\"Id\": \"CDU-A\",", "")) << "CoolingUnit without Id";
-        QTest::newRow("no @odata.id")
-            << QString::fromStdString(replaced(kUnit, ",\n    \"@odata.id\": \"/redfish/v1/ThermalEquipment/CDUs/CDU-A\"", ""))
-            << "CoolingUnit without @odata.id";
+        QTest::newRow("no @odata.type") << QString::fromStdString(replaced(
+                                               kUnit, "\"@odata.type\": \"#CoolingUnit.v1_5_0.CoolingUnit\",", ""))
+                                        << "expected a CoolingUnit resource, got @odata.type \"\"";
+        QTest::newRow("no Id") << QString::fromStdString(replaced(kUnit, "\"Id\": \"CDU-A\",", ""))
+                               << "CoolingUnit without Id";
+        QTest::newRow("no @odata.id") << QString::fromStdString(replaced(
+                                             kUnit, ",\n    \"@odata.id\": \"/redfish/v1/ThermalEquipment/CDUs/CDU-A\"",
+                                             ""))
+                                      << "CoolingUnit without @odata.id";
     }
     void wrongAnswersAreRefusedWithAReason() {
         QFETCH(QString, body);
@@ -242,7 +247,11 @@ private slots:
         std::string error;
         QVERIFY(!decodeCollection(replaced(kCollection, "\"Members\": [", "\"Mumbers\": ["), &error));
         QVERIFY2(error.find("without a Members array") != std::string::npos, error.c_str());
-        QVERIFY(!decodeCollection(replaced(kCollection, "{\"@odata.id\": \"/redfish/v1/ThermalEquipment/CDUs/1/LeakDetection/LeakDetectors/Moisture\"}", "{}"), &error));
+        QVERIFY(!decodeCollection(
+            replaced(kCollection,
+                     "{\"@odata.id\": \"/redfish/v1/ThermalEquipment/CDUs/1/LeakDetection/LeakDetectors/Moisture\"}",
+                     "{}"),
+            &error));
         QVERIFY2(error.find("member without @odata.id") != std::string::npos, error.c_str());
         QVERIFY(!decodeCollection(kDetector, &error));
         QVERIFY2(error.find("expected a resource collection") != std::string::npos, error.c_str());
@@ -253,7 +262,8 @@ private slots:
         w.beginObject().key("a").string("q\"\\\n\x01").key("n").number(25.5).key("nan").number(std::nan(""));
         w.key("list").beginArray().integer(1).integer(2).beginObject().endObject().endArray();
         w.link("L", "/x").endObject();
-        QCOMPARE(w.text(), std::string("{\"a\":\"q\\\"\\\\\\n\\u0001\",\"n\":25.5,\"nan\":null,\"list\":[1,2,{}],\"L\":{\"@odata.id\":\"/x\"}}"));
+        QCOMPARE(w.text(), std::string("{\"a\":\"q\\\"\\\\\\n\\u0001\",\"n\":25.5,\"nan\":null,\"list\":[1,2,{}],\"L\":"
+                                       "{\"@odata.id\":\"/x\"}}"));
     }
 
     void fleetFileMapsCdusConnectorsAndDetectors() {
@@ -289,12 +299,15 @@ private slots:
         QTest::addColumn<QString>("problem");
         QTest::newRow("connector twice") << "region x\nrack a cdu=C connector=1\nrack b cdu=C connector=1\n"
                                          << "site.fleet:3: connector '1' of CDU 'C' already feeds rack a";
-        QTest::newRow("detector twice") << "region x\nrack a cdu=C leak_detectors=D1\nrack b cdu=C leak_detectors=D[0-1]\n"
-                                        << "site.fleet:3: leak detector 'D1' already watches rack a";
+        QTest::newRow("detector twice")
+            << "region x\nrack a cdu=C leak_detectors=D1\nrack b cdu=C leak_detectors=D[0-1]\n"
+            << "site.fleet:3: leak detector 'D1' already watches rack a";
         QTest::newRow("racks without {rack}") << "region x\nracks 2 cdu=C connector=1\n"
                                               << "already feeds rack r01";
-        QTest::newRow("not an Id") << "region x\nrack a cdu=C/1\n" << "'C/1' is not a Redfish resource Id";
-        QTest::newRow("bad list") << "region x\nrack a leak_detectors=D[1-\n" << "is not a list of Ids";
+        QTest::newRow("not an Id") << "region x\nrack a cdu=C/1\n"
+                                   << "'C/1' is not a Redfish resource Id";
+        QTest::newRow("bad list") << "region x\nrack a leak_detectors=D[1-\n"
+                                  << "is not a list of Ids";
     }
     void fleetFileMappingMistakes() {
         QFETCH(QString, text);

@@ -8,8 +8,8 @@
 // racks still read, the failed rack's values kept (no new sample), nothing crashes, and the
 // source comes back UP when the service does.
 
-#include "RedfishCoolingSource.h"
 #include "FleetdProcess.h"
+#include "RedfishCoolingSource.h"
 #include "TwinRedfishHarness.h"
 
 #include <QtTest>
@@ -40,7 +40,7 @@ public:
         source.advanceTo(source.now(), changes);
         for (std::size_t i = 0; i < changes.samples.size(); ++i)
             values_[{changes.samples[i].entityIndex, changes.samples[i].metric}] = {changes.samples[i].value,
-                                                                                   changes.sampleTimeMs(i)};
+                                                                                    changes.sampleTimeMs(i)};
         for (auto& e : changes.events) events_.push_back(e);
         for (auto& s : changes.sources) statuses_.push_back(s);
     }
@@ -59,8 +59,12 @@ public:
     QString describe() const {
         const auto s = status();
         QString text = QString("health %1, CDUs %2 (up %3, down %4), series %5, error '%6'")
-                           .arg(s.health()).arg(s.targets()).arg(s.targets_up()).arg(s.targets_down())
-                           .arg(s.series()).arg(s.last_error().c_str());
+                           .arg(s.health())
+                           .arg(s.targets())
+                           .arg(s.targets_up())
+                           .arg(s.targets_down())
+                           .arg(s.series())
+                           .arg(s.last_error().c_str());
         for (const auto& w : s.warnings()) text += "\n  warning: " + QString::fromStdString(w);
         return text;
     }
@@ -116,11 +120,14 @@ private slots:
 
         // The tree rounds each reading for its page (flow 0.1 L/min, temperatures 0.01 °C,
         // dP 0.1 kPa = 0.001 bar, valve 0.1 %); nothing else may differ.
-        const std::pair<v1::Metric, double> metrics[] = {
-            {v1::RACK_LIQUID_FLOW_LPM, 0.051},           {v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C, 0.0051},
-            {v1::RACK_LIQUID_RETURN_TEMPERATURE_C, 0.0051}, {v1::RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, 0.00051},
-            {v1::RACK_CONTROL_VALVE_POSITION_PCT, 0.051}, {v1::RACK_LEAK_DETECT, 0},
-            {v1::RACK_LEAK_SENSOR_FAULT, 0},             {v1::CDU_PUMPS_RUNNING, 0}};
+        const std::pair<v1::Metric, double> metrics[] = {{v1::RACK_LIQUID_FLOW_LPM, 0.051},
+                                                         {v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C, 0.0051},
+                                                         {v1::RACK_LIQUID_RETURN_TEMPERATURE_C, 0.0051},
+                                                         {v1::RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, 0.00051},
+                                                         {v1::RACK_CONTROL_VALVE_POSITION_PCT, 0.051},
+                                                         {v1::RACK_LEAK_DETECT, 0},
+                                                         {v1::RACK_LEAK_SENSOR_FAULT, 0},
+                                                         {v1::CDU_PUMPS_RUNNING, 0}};
         int compared = 0;
         for (const char* rack : kRacks) {
             const std::uint32_t loop = twin.loopOf(rack);
@@ -128,9 +135,12 @@ private slots:
                 const auto read = got.value(loop, metric);
                 QVERIFY2(read, qPrintable(QString("%1 metric %2 not read").arg(rack).arg(metric)));
                 const double truth = twin.latest(loop, metric);
-                QVERIFY2(std::isfinite(truth), qPrintable(QString("%1 metric %2 not in the twin").arg(rack).arg(metric)));
-                QVERIFY2(std::abs(read->first - truth) <= tolerance + 1e-4 * std::abs(truth),
-                         qPrintable(QString("%1 metric %2: read %3, twin %4").arg(rack).arg(metric).arg(read->first).arg(truth)));
+                QVERIFY2(std::isfinite(truth),
+                         qPrintable(QString("%1 metric %2 not in the twin").arg(rack).arg(metric)));
+                QVERIFY2(
+                    std::abs(read->first - truth) <= tolerance + 1e-4 * std::abs(truth),
+                    qPrintable(
+                        QString("%1 metric %2: read %3, twin %4").arg(rack).arg(metric).arg(read->first).arg(truth)));
                 // Stamped with the request's own time, not the twin's clock.
                 QVERIFY(read->second >= started - 1000 && read->second <= wallMs() + 1000);
                 ++compared;
@@ -176,10 +186,11 @@ private slots:
                                  30'000);
         // The isolated loop's valve reads closed and its flow stops, as in the twin.
         twin.tick(3);
-        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT) &&
-                                                        got.value(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT)->first ==
-                                                            float(twin.latest(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT))),
-                                 30'000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (got.take(source), got.value(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT) &&
+                                   got.value(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT)->first ==
+                                       float(twin.latest(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT))),
+            30'000);
         QCOMPARE(twin.latest(loop, v1::RACK_CONTROL_VALVE_POSITION_PCT), 0.0);
         // b1's CDU lost a pump: one running, one CDU alarm naming the failed pump, on b1.
         const std::uint32_t b1 = twin.loopOf("b1");
@@ -220,7 +231,8 @@ private slots:
                        "/LeakDetectors\",\"Name\":\"Leak detectors\",\"Members\":[";
                 const char* ids[] = {"LD-A1-1", "LD-A1-2", "LD-A2-1", "LD-A2-2"};
                 for (int i = 0; i < 4; ++i)
-                    body += std::string(i ? "," : "") + "{\"@odata.id\":\"/redfish/v1/Chassis/CDU-A/LeakDetectors/" + ids[i] + "\"}";
+                    body += std::string(i ? "," : "") + "{\"@odata.id\":\"/redfish/v1/Chassis/CDU-A/LeakDetectors/" +
+                            ids[i] + "\"}";
                 body += "]}";
             } else {
                 return false;
@@ -233,12 +245,12 @@ private slots:
         source.start();
         Collected got;
         const std::uint32_t a1 = twin.loopOf("a1");
-        QTRY_VERIFY2_WITH_TIMEOUT((got.take(source), got.status().health() == v1::SOURCE_HEALTH_UP &&
-                                                         got.value(a1, v1::RACK_LEAK_DETECT)),
-                                  qPrintable(got.describe()), 30'000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (got.take(source), got.status().health() == v1::SOURCE_HEALTH_UP && got.value(a1, v1::RACK_LEAK_DETECT)),
+            qPrintable(got.describe()), 30'000);
         twin.tick(3);
-        QTRY_VERIFY2_WITH_TIMEOUT((got.take(source), !got.events(v1::EVENT_TYPE_LEAK).empty()), qPrintable(got.describe()),
-                                  30'000);
+        QTRY_VERIFY2_WITH_TIMEOUT((got.take(source), !got.events(v1::EVENT_TYPE_LEAK).empty()),
+                                  qPrintable(got.describe()), 30'000);
         QCOMPARE(got.events(v1::EVENT_TYPE_LEAK).front().entity_index(), a1);
         source.stop();
         QVERIFY(listed > 0);  // read through the old collection
@@ -271,25 +283,31 @@ private slots:
             };
         };
         const Case cases[] = {
-            {"HTTP 500", onA2([](httplib::Response& r) {
+            {"HTTP 500",
+             onA2([](httplib::Response& r) {
                  r.status = 500;
-                 r.set_content(redfish::redfishError("Base.1.19.InternalError", "sensor bus fault"), "application/json");
+                 r.set_content(redfish::redfishError("Base.1.19.InternalError", "sensor bus fault"),
+                               "application/json");
              }),
              {"HTTP 500 from"}},
-            {"malformed JSON", onA2([](httplib::Response& r) { r.set_content("{\"@odata.type\": \"#CoolantConn", "application/json"); }),
+            {"malformed JSON",
+             onA2([](httplib::Response& r) { r.set_content("{\"@odata.type\": \"#CoolantConn", "application/json"); }),
              {"not JSON ("}},
-            {"over the size cap", onA2([](httplib::Response& r) {
+            {"over the size cap",
+             onA2([](httplib::Response& r) {
                  r.set_content("{\"pad\":\"" + std::string(std::size_t(3) << 20, 'x') + "\"}", "application/json");
              }),
              {"exceeds 1048576 bytes"}},
-            {"slow", onA2([](httplib::Response& r) {
+            {"slow",
+             onA2([](httplib::Response& r) {
                  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
                  r.set_content("{}", "application/json");
              }),
              // libcurl gives a reused keep-alive connection no connect time, which the transfer
              // layer reads as a connect that never finished: either wording names the timeout.
              {"timeout after 1.5 s", "no connection within 1 s"}},
-            {"not JSON", onA2([](httplib::Response& r) { r.set_content("<html>login</html>", "text/html"); }),
+            {"not JSON",
+             onA2([](httplib::Response& r) { r.set_content("<html>login</html>", "text/html"); }),
              {"not JSON: Content-Type \"text/html\""}},
         };
         for (const auto& c : cases) {
@@ -306,9 +324,10 @@ private slots:
             const auto a2Before = got.value(a2, v1::RACK_LIQUID_FLOW_LPM);
             const auto a1Before = got.value(a1, v1::RACK_LIQUID_FLOW_LPM);
             const auto b1Before = got.value(b1, v1::RACK_LIQUID_FLOW_LPM);
-            QTRY_VERIFY2_WITH_TIMEOUT((got.take(source), got.value(a1, v1::RACK_LIQUID_FLOW_LPM)->second > a1Before->second &&
-                                                             got.value(b1, v1::RACK_LIQUID_FLOW_LPM)->second > b1Before->second),
-                                      c.name, 30'000);
+            QTRY_VERIFY2_WITH_TIMEOUT(
+                (got.take(source), got.value(a1, v1::RACK_LIQUID_FLOW_LPM)->second > a1Before->second &&
+                                       got.value(b1, v1::RACK_LIQUID_FLOW_LPM)->second > b1Before->second),
+                c.name, 30'000);
             QVERIFY2(got.value(a2, v1::RACK_LIQUID_FLOW_LPM)->second == a2Before->second, c.name);  // kept, aging
             bool warned = false;
             const v1::SourceStatus status = got.status();
@@ -323,9 +342,10 @@ private slots:
             response.set_content("busy", "text/plain");
             return true;
         });
-        QTRY_VERIFY2_WITH_TIMEOUT((got.take(source), got.status().health() == v1::SOURCE_HEALTH_DOWN &&
-                                                         got.status().last_error().find("HTTP 503") != std::string::npos),
-                                  qPrintable(got.describe()), 30'000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (got.take(source), got.status().health() == v1::SOURCE_HEALTH_DOWN &&
+                                   got.status().last_error().find("HTTP 503") != std::string::npos),
+            qPrintable(got.describe()), 30'000);
         const auto down = got.events(v1::EVENT_TYPE_SOURCE);
         QCOMPARE(down.size(), std::size_t(1));
         QCOMPARE(down[0].severity(), v1::SEVERITY_CRITICAL);
@@ -339,8 +359,9 @@ private slots:
         source.stop();
 
         // Nothing listening: DOWN with the reason, at once, and no samples.
-        redfish::RedfishCoolingSource dead(twin.topology(), twin.map(),
-                                           optionsFor("http://127.0.0.1:" + std::to_string(testing::freeLoopbackPort())), {});
+        redfish::RedfishCoolingSource dead(
+            twin.topology(), twin.map(), optionsFor("http://127.0.0.1:" + std::to_string(testing::freeLoopbackPort())),
+            {});
         dead.start();
         Collected none;
         QTRY_VERIFY2_WITH_TIMEOUT((none.take(dead), none.status().health() == v1::SOURCE_HEALTH_DOWN),
@@ -372,7 +393,8 @@ private slots:
         source.stop();
         std::lock_guard lock(mutex);
         QVERIFY2(requests >= 3 * 20, qPrintable(QString("%1 requests").arg(requests)));
-        QVERIFY2(ports.size() <= redfish::kMostRedfishConnections, qPrintable(QString("%1 connections").arg(ports.size())));
+        QVERIFY2(ports.size() <= redfish::kMostRedfishConnections,
+                 qPrintable(QString("%1 connections").arg(ports.size())));
     }
 };
 

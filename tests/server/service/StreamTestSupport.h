@@ -5,8 +5,8 @@
 
 #include "watchfloor/v1/fleet.grpc.pb.h"
 
-#include <grpcpp/grpcpp.h>
 #include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 
 #include <chrono>
 #include <memory>

@@ -1,8 +1,8 @@
 // The real fleetd binary (FLEETD_BIN): command line, start-up errors, shutdown, restart, health,
 // and a stalled subscriber beside a live one.
 
-#include "SanitizerBuild.h"
 #include "FleetdProcess.h"
+#include "SanitizerBuild.h"
 #include "StreamTestSupport.h"
 
 #include <QtTest>
@@ -58,8 +58,8 @@ private slots:
         QTest::newRow("duration without dump") << QStringList{"--sim-duration", "1h"} << "--dump-events";
         QTest::newRow("dump without duration") << QStringList{"--dump-events", "out.jsonl"} << "--sim-duration";
         QTest::newRow("replay log of 0 MB") << QStringList{"--replay-log-mb", "0"} << "--replay-log-mb";
-        QTest::newRow("metrics address without port") << QStringList{"--metrics-listen", "localhost"}
-                                                      << "--metrics-listen";
+        QTest::newRow("metrics address without port")
+            << QStringList{"--metrics-listen", "localhost"} << "--metrics-listen";
         QTest::newRow("value on a switch") << QStringList{"--simulate=yes"} << "--simulate";
     }
     void badCommandLinesExitTwoWithUsage() {

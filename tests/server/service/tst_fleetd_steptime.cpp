@@ -75,8 +75,7 @@ private slots:
             [&] {
                 map.Clear();
                 return ask(request(kTwinStartMs, endMs, 60'000), &map).ok() && map.rows_size() > 0 &&
-                       map.rows(0).mean_step_time_s_size() == 20 &&
-                       std::isfinite(map.rows(0).mean_step_time_s(18));
+                       map.rows(0).mean_step_time_s_size() == 20 && std::isfinite(map.rows(0).mean_step_time_s(18));
             }(),
             60000);
         QCOMPARE(map.job_name(), std::string(kJob));
@@ -98,10 +97,12 @@ private slots:
             const float ratio = map.rows(slow).mean_step_time_s(c) / medianOf(column);
             const std::int64_t bucketMs = map.bucket_start_unix_ms(c);
             if (bucketMs + 60'000 <= kSlowFromMs) {
-                QVERIFY2(std::abs(ratio - 1.0f) < 0.01f, qPrintable(QString("minute %1: %2x before").arg(c).arg(ratio)));
+                QVERIFY2(std::abs(ratio - 1.0f) < 0.01f,
+                         qPrintable(QString("minute %1: %2x before").arg(c).arg(ratio)));
                 ++before;
             } else if (bucketMs >= kSlowFromMs) {
-                QVERIFY2(std::abs(ratio - 1.15f) < 0.01f, qPrintable(QString("minute %1: %2x, not 1.15x").arg(c).arg(ratio)));
+                QVERIFY2(std::abs(ratio - 1.15f) < 0.01f,
+                         qPrintable(QString("minute %1: %2x, not 1.15x").arg(c).arg(ratio)));
                 ++after;
             }
         }
@@ -119,7 +120,8 @@ private slots:
         expect(request(kTwinStartMs, kTwinStartMs), grpc::StatusCode::INVALID_ARGUMENT, "must be after");
         expect(request(kTwinStartMs, kTwinStartMs + 8LL * 24 * 3'600'000), grpc::StatusCode::INVALID_ARGUMENT, "7-day");
         expect(request(kTwinStartMs, kTwinStartMs + 3'600'000, -1), grpc::StatusCode::INVALID_ARGUMENT, "negative");
-        expect(request(kTwinStartMs, kTwinStartMs + 7LL * 24 * 3'600'000, 1), grpc::StatusCode::INVALID_ARGUMENT, "cells");
+        expect(request(kTwinStartMs, kTwinStartMs + 7LL * 24 * 3'600'000, 1), grpc::StatusCode::INVALID_ARGUMENT,
+               "cells");
         auto unnamed = request(kTwinStartMs, kTwinStartMs + 60'000);
         unnamed.set_job_name("");
         expect(unnamed, grpc::StatusCode::INVALID_ARGUMENT, "job_name is empty");

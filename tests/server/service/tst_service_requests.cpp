@@ -62,15 +62,15 @@ private slots:
                                         << grpc::StatusCode::NOT_FOUND << "r77-n1-g0";
         QTest::newRow("empty entity") << "" << temp << t0() << t0() + 60'000 << qint64(0)
                                       << grpc::StatusCode::INVALID_ARGUMENT << "entity_name";
-        QTest::newRow("unspecified metric") << "r01-n1-g0" << 0 << t0() << t0() + 60'000 << qint64(0)
-                                            << grpc::StatusCode::INVALID_ARGUMENT << "metric";
+        QTest::newRow("unspecified metric")
+            << "r01-n1-g0" << 0 << t0() << t0() + 60'000 << qint64(0) << grpc::StatusCode::INVALID_ARGUMENT << "metric";
         QTest::newRow("metric not in enum") << "r01-n1-g0" << 77777 << t0() << t0() + 60'000 << qint64(0)
                                             << grpc::StatusCode::INVALID_ARGUMENT << "77777";
         QTest::newRow("metric the entity lacks") << "r01" << temp << t0() << t0() + 60'000 << qint64(0)
                                                  << grpc::StatusCode::NOT_FOUND << "DCGM_FI_DEV_GPU_TEMP";
-        QTest::newRow("link series not kept") << "r01-n1-g0-l00" << int(v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK)
-                                              << t0() << t0() + 60'000 << qint64(0)
-                                              << grpc::StatusCode::FAILED_PRECONDITION << "no history";
+        QTest::newRow("link series not kept")
+            << "r01-n1-g0-l00" << int(v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK) << t0() << t0() + 60'000 << qint64(0)
+            << grpc::StatusCode::FAILED_PRECONDITION << "no history";
     }
     void badHistoryRequests() {
         QFETCH(QString, entity);
@@ -147,8 +147,12 @@ private slots:
         QCOMPARE(status.error_code(), grpc::StatusCode::NOT_FOUND);
         QCOMPARE(response.points_size(), 0);
         // Both a name and an index; an index with no entity.
-        status = ask([&](v1::GetHistoryRequest& r) { r.set_entity_index(*index); r.set_entity_name(link); },
-                     v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, &response);
+        status = ask(
+            [&](v1::GetHistoryRequest& r) {
+                r.set_entity_index(*index);
+                r.set_entity_name(link);
+            },
+            v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, &response);
         QCOMPARE(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
         QVERIFY2(status.error_message().find("not both") != std::string::npos, status.error_message().c_str());
         status = ask([](v1::GetHistoryRequest& r) { r.set_entity_index(9'999'999); },
@@ -171,20 +175,27 @@ private slots:
         QTest::addColumn<qint64>("end");
         QTest::addColumn<grpc::StatusCode>("code");
         QTest::addColumn<QString>("mentions");
-        QTest::newRow("oversized page") << 1001 << 0 << "" << "" << qint64(0) << qint64(0)
-                                        << grpc::StatusCode::INVALID_ARGUMENT << "page_size";
-        QTest::newRow("too many types") << 10 << 65 << "" << "" << qint64(0) << qint64(0)
-                                        << grpc::StatusCode::INVALID_ARGUMENT << "event types";
-        QTest::newRow("garbage token") << 10 << 0 << "xyz" << "" << qint64(0) << qint64(0)
-                                       << grpc::StatusCode::INVALID_ARGUMENT << "page_token";
-        QTest::newRow("token with trailing junk") << 10 << 0 << "before-event-5x" << "" << qint64(0) << qint64(0)
-                                                  << grpc::StatusCode::INVALID_ARGUMENT << "page_token";
-        QTest::newRow("unknown entity") << 10 << 0 << "" << "nowhere" << qint64(0) << qint64(0)
-                                        << grpc::StatusCode::NOT_FOUND << "nowhere";
-        QTest::newRow("inverted time range") << 10 << 0 << "" << "" << t0() + 5000 << t0()
-                                             << grpc::StatusCode::INVALID_ARGUMENT << "end_unix_ms";
-        QTest::newRow("negative time") << 10 << 0 << "" << "" << qint64(-1) << qint64(0)
-                                       << grpc::StatusCode::INVALID_ARGUMENT << "negative";
+        QTest::newRow("oversized page") << 1001 << 0 << ""
+                                        << "" << qint64(0) << qint64(0) << grpc::StatusCode::INVALID_ARGUMENT
+                                        << "page_size";
+        QTest::newRow("too many types") << 10 << 65 << ""
+                                        << "" << qint64(0) << qint64(0) << grpc::StatusCode::INVALID_ARGUMENT
+                                        << "event types";
+        QTest::newRow("garbage token") << 10 << 0 << "xyz"
+                                       << "" << qint64(0) << qint64(0) << grpc::StatusCode::INVALID_ARGUMENT
+                                       << "page_token";
+        QTest::newRow("token with trailing junk")
+            << 10 << 0 << "before-event-5x"
+            << "" << qint64(0) << qint64(0) << grpc::StatusCode::INVALID_ARGUMENT << "page_token";
+        QTest::newRow("unknown entity") << 10 << 0 << ""
+                                        << "nowhere" << qint64(0) << qint64(0) << grpc::StatusCode::NOT_FOUND
+                                        << "nowhere";
+        QTest::newRow("inverted time range")
+            << 10 << 0 << ""
+            << "" << t0() + 5000 << t0() << grpc::StatusCode::INVALID_ARGUMENT << "end_unix_ms";
+        QTest::newRow("negative time") << 10 << 0 << ""
+                                       << "" << qint64(-1) << qint64(0) << grpc::StatusCode::INVALID_ARGUMENT
+                                       << "negative";
     }
     void badListEventsRequests() {
         QFETCH(int, pageSize);
@@ -228,11 +239,12 @@ private slots:
         QFETCH(int, minSeverity);
         Fixture f(90);  // 30 events
         std::set<std::uint64_t> expected;
-        const std::uint32_t within = entity.isEmpty() ? TopologyLookup::kNone
-                                                      : f.store.findEntity(entity.toStdString()).value();
+        const std::uint32_t within =
+            entity.isEmpty() ? TopologyLookup::kNone : f.store.findEntity(entity.toStdString()).value();
         for (const auto& e : f.store.journal().recent(1000, [](const v1::Event&) { return true; })) {
-            const bool inside = within == TopologyLookup::kNone || f.store.index().isInside(e.entity_index(), within) ||
-                                std::count(e.related_entity_indexes().begin(), e.related_entity_indexes().end(), within);
+            const bool inside =
+                within == TopologyLookup::kNone || f.store.index().isInside(e.entity_index(), within) ||
+                std::count(e.related_entity_indexes().begin(), e.related_entity_indexes().end(), within);
             if (inside && e.severity() >= minSeverity) expected.insert(e.id());
         }
         QVERIFY(!expected.empty());
@@ -273,10 +285,10 @@ private slots:
         QTest::newRow("resume at log start") << quint64(20) << "run-a" << grpc::StatusCode::OK << "";
         QTest::newRow("fell off log") << quint64(19) << "run-a" << grpc::StatusCode::OK << "resync: fell off log";
         QTest::newRow("other run") << quint64(30) << "run-b" << grpc::StatusCode::OK << "restart";
-        QTest::newRow("other run, sequence from its future") << quint64(9999) << "run-b" << grpc::StatusCode::OK
-                                                            << "restart";
-        QTest::newRow("sequence from the future") << quint64(41) << "run-a" << grpc::StatusCode::INVALID_ARGUMENT
-                                                  << "ahead";
+        QTest::newRow("other run, sequence from its future")
+            << quint64(9999) << "run-b" << grpc::StatusCode::OK << "restart";
+        QTest::newRow("sequence from the future")
+            << quint64(41) << "run-a" << grpc::StatusCode::INVALID_ARGUMENT << "ahead";
     }
     void subscribePlans() {
         QFETCH(quint64, resumeAfter);
@@ -306,10 +318,10 @@ private slots:
         QTest::addColumn<QString>("mentions");
         QTest::newRow("unknown region") << QStringList{"mars"} << QStringList{} << 0 << grpc::StatusCode::NOT_FOUND
                                         << "\"mars\"";
-        QTest::newRow("unknown rack") << QStringList{} << QStringList{"r01", "r42"} << 0
-                                      << grpc::StatusCode::NOT_FOUND << "\"r42\"";
-        QTest::newRow("a GPU is not a rack") << QStringList{} << QStringList{"r01-n1-g0"} << 0
-                                             << grpc::StatusCode::NOT_FOUND << "r01-n1-g0";
+        QTest::newRow("unknown rack") << QStringList{} << QStringList{"r01", "r42"} << 0 << grpc::StatusCode::NOT_FOUND
+                                      << "\"r42\"";
+        QTest::newRow("a GPU is not a rack")
+            << QStringList{} << QStringList{"r01-n1-g0"} << 0 << grpc::StatusCode::NOT_FOUND << "r01-n1-g0";
         QStringList many;
         for (int i = 0; i < kMaxFilterNames + 1; ++i) many << "r01";
         QTest::newRow("too many racks") << QStringList{} << many << 0 << grpc::StatusCode::INVALID_ARGUMENT

@@ -193,13 +193,15 @@ private slots:
         v1::AsOfState out;
         auto status = f.ask(f.timeAt[1] - 60'000, &out);
         QCOMPARE(status.error_code(), grpc::StatusCode::OUT_OF_RANGE);
-        QVERIFY2(status.error_message().find(std::to_string(f.timeAt[1])) != std::string::npos, status.error_message().c_str());
+        QVERIFY2(status.error_message().find(std::to_string(f.timeAt[1])) != std::string::npos,
+                 status.error_message().c_str());
         QVERIFY(f.ask(f.timeAt[1] - 60'000, &out, true).ok());
         QCOMPARE(out.as_of_unix_ms(), f.timeAt[1]);
 
         status = f.ask(f.timeAt[40] + 1, &out);
         QCOMPARE(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-        QVERIFY2(status.error_message().find("after fleetd's latest tick") != std::string::npos, status.error_message().c_str());
+        QVERIFY2(status.error_message().find("after fleetd's latest tick") != std::string::npos,
+                 status.error_message().c_str());
         QCOMPARE(f.ask(0, &out).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     }
 
@@ -228,7 +230,8 @@ private slots:
         QCOMPARE(answerStateAsOf(v1::AsOfRequest(), empty, none, "run-a", &out).error_code(),
                  grpc::StatusCode::INVALID_ARGUMENT);
         request.clear_rack_names();
-        QCOMPARE(answerStateAsOf(request, empty, none, "run-a", &out).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+        QCOMPARE(answerStateAsOf(request, empty, none, "run-a", &out).error_code(),
+                 grpc::StatusCode::FAILED_PRECONDITION);
     }
 
     void rackFilterAndSummary() {
@@ -239,7 +242,7 @@ private slots:
         request.add_rack_names(f.source.topology().racks(1).name());
         v1::AsOfState out;
         QVERIFY(answerStateAsOf(request, f.store, f.history, "run-a", &out).ok());
-        QCOMPARE(rackStateIn(out, f.rack), v1::RACK_STATE_UNSPECIFIED);  // r01 not asked for
+        QCOMPARE(rackStateIn(out, f.rack), v1::RACK_STATE_UNSPECIFIED);                        // r01 not asked for
         QVERIFY(!valueIn(out, v1::DCGM_FI_DEV_GPU_TEMP, f.source.gpus().back()).has_value());  // SUMMARY: no GPUs
         QCOMPARE(out.fleet().active_incidents(), 2u);  // incidents are fleet-wide
     }

@@ -285,7 +285,8 @@ private slots:
         for (int i = 0; i < 3; ++i) {
             FleetChanges changes;
             source.advanceTo(source.now() + std::chrono::seconds(1), changes);
-            changes.sources.push_back(status("scrape", i == 2 ? v1::SOURCE_HEALTH_DOWN : v1::SOURCE_HEALTH_DEGRADED, i + 1));
+            changes.sources.push_back(
+                status("scrape", i == 2 ? v1::SOURCE_HEALTH_DOWN : v1::SOURCE_HEALTH_DEGRADED, i + 1));
             if (i == 0) changes.sources.push_back(status("slurm", v1::SOURCE_HEALTH_UP, 0));
             log.append(store.apply(changes, nullptr));
         }

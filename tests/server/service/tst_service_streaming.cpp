@@ -199,9 +199,9 @@ private slots:
                                      : stalledChecker.coalescedDeltas > 0;
         }
         QVERIFY2(recovered, "the stalled reader should be coalesced or resynced");
-        qInfo("live: %d deltas, worst lag %llu; stalled: %d snapshots (last \"%s\"), %d coalesced deltas", liveChecker.deltas,
-              static_cast<unsigned long long>(worstLag), stalledChecker.snapshots, stalledChecker.lastReason.c_str(),
-              stalledChecker.coalescedDeltas);
+        qInfo("live: %d deltas, worst lag %llu; stalled: %d snapshots (last \"%s\"), %d coalesced deltas",
+              liveChecker.deltas, static_cast<unsigned long long>(worstLag), stalledChecker.snapshots,
+              stalledChecker.lastReason.c_str(), stalledChecker.coalescedDeltas);
         QVERIFY2(stalledChecker.problem.empty(), stalledChecker.problem.c_str());
         if (!expectResync) QCOMPARE(stalledChecker.snapshots, 1);  // caught up from the log alone
         QVERIFY(readDeltas(stalled, stalledChecker, 20));
@@ -260,8 +260,8 @@ private slots:
         QTest::addColumn<grpc::StatusCode>("code");
         QTest::addColumn<QString>("mentions");
         QTest::newRow("unknown rack") << "r99" << quint64(0) << grpc::StatusCode::NOT_FOUND << "\"r99\"";
-        QTest::newRow("sequence from the future") << "" << quint64(1'000'000) << grpc::StatusCode::INVALID_ARGUMENT
-                                                  << "ahead";
+        QTest::newRow("sequence from the future")
+            << "" << quint64(1'000'000) << grpc::StatusCode::INVALID_ARGUMENT << "ahead";
     }
     void badSubscribeOverTheWire() {
         QFETCH(QString, rack);
@@ -289,7 +289,8 @@ private slots:
         QVERIFY(readDeltas(stream, checker, 3));
         const std::string reply = httpGet(server->metricsPort(), "/metrics");
         QVERIFY2(reply.rfind("HTTP/1.1 200 OK", 0) == 0, reply.c_str());
-        QVERIFY2(reply.find("# TYPE fleetd_ticks_total counter\nfleetd_ticks_total ") != std::string::npos, reply.c_str());
+        QVERIFY2(reply.find("# TYPE fleetd_ticks_total counter\nfleetd_ticks_total ") != std::string::npos,
+                 reply.c_str());
         QVERIFY2(reply.find("\nfleetd_subscribers 1\n") != std::string::npos, reply.c_str());
         const std::string other = httpGet(server->metricsPort(), "/");
         QVERIFY2(other.rfind("HTTP/1.1 404", 0) == 0, other.c_str());

@@ -26,8 +26,7 @@ struct TickingTwin {
     // scenario: the scenario file's text (none when empty); warmUpSeconds: how long the twin runs
     // before the engine is attached.
     explicit TickingTwin(SimConfig config, const std::string& scenario = {}, std::int64_t warmUpSeconds = 0) {
-        if (!scenario.empty())
-            config.scenarioFile = writeFile(dir, "s.scn", scenario);
+        if (!scenario.empty()) config.scenarioFile = writeFile(dir, "s.scn", scenario);
         twin = makeTwin(config);
         run(*twin, warmUpSeconds);
         adapter = std::make_unique<TwinControlAdapter>(*twin, std::chrono::seconds(10));
@@ -46,18 +45,15 @@ struct TickingTwin {
                 changes.clear();
                 twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);
                 engine->tick();
-                if (afterStep)
-                    afterStep(changes);
-                if (pause.count() > 0)
-                    std::this_thread::sleep_for(pause);
+                if (afterStep) afterStep(changes);
+                if (pause.count() > 0) std::this_thread::sleep_for(pause);
             }
         });
     }
     // A harness whose afterStep touches its own members calls this first in its destructor.
     void stopTicking() {
         ticking = false;
-        if (ticker.joinable())
-            ticker.join();
+        if (ticker.joinable()) ticker.join();
     }
 
 private:

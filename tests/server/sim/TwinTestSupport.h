@@ -31,8 +31,7 @@ inline std::string sourcePath(const char* relative) {
 inline std::unique_ptr<DigitalTwin> makeTwin(const SimConfig& config) {
     ConfigError error;
     auto twin = DigitalTwin::create(config, &error);
-    if (!twin)
-        qFatal("DigitalTwin::create failed: %s", error.toString().c_str());
+    if (!twin) qFatal("DigitalTwin::create failed: %s", error.toString().c_str());
     return twin;
 }
 
@@ -42,30 +41,26 @@ inline void run(DigitalTwin& twin, std::int64_t seconds, const std::function<voi
     for (std::int64_t i = 0; i < seconds; ++i) {
         changes.clear();
         twin.advanceTo(twin.now() + std::chrono::seconds(1), changes);
-        if (each)
-            each(changes);
+        if (each) each(changes);
     }
 }
 
 // Latest value of (entity, metric) seen in `changes`; NaN when absent.
 inline float sampleOf(const FleetChanges& changes, std::uint32_t entity, watchfloor::v1::Metric metric) {
     for (auto it = changes.samples.rbegin(); it != changes.samples.rend(); ++it)
-        if (it->entityIndex == entity && it->metric == metric)
-            return it->value;
+        if (it->entityIndex == entity && it->metric == metric) return it->value;
     return std::numeric_limits<float>::quiet_NaN();
 }
 
 inline const watchfloor::v1::Rack& rackNamed(const DigitalTwin& twin, const std::string& name) {
     for (const auto& rack : twin.topology().racks())
-        if (rack.name() == name)
-            return rack;
+        if (rack.name() == name) return rack;
     qFatal("no rack %s", name.c_str());
 }
 
 inline std::uint32_t nodeIndex(const DigitalTwin& twin, const std::string& name) {
     for (const auto& node : twin.topology().nodes())
-        if (node.name() == name)
-            return node.index();
+        if (node.name() == name) return node.index();
     qFatal("no node %s", name.c_str());
 }
 

@@ -95,8 +95,8 @@ void CoolingModelTest::staleIncidentEndsAreVoid() {
     const auto second = f.cooling.failPump(cdu);
     QVERIFY(first && second);
     QCOMPARE(f.cooling.pumpsRunning(cdu), 0u);
-    QVERIFY(!f.cooling.failPump(cdu));           // none left to fail
-    QVERIFY(!f.cooling.repairPumps(cdu, *first)); // the second failure's repair owns the pumps
+    QVERIFY(!f.cooling.failPump(cdu));             // none left to fail
+    QVERIFY(!f.cooling.repairPumps(cdu, *first));  // the second failure's repair owns the pumps
     QCOMPARE(f.cooling.pumpsRunning(cdu), 0u);
     f.run(30);
     QCOMPARE(f.cooling.loop(0).flowLpm(), 0.0);  // no pump, no flow

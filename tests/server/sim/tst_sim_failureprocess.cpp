@@ -81,8 +81,7 @@ void FailureProcessTest::lemonsFailAtTheirMultiplier() {
     const double ratePerGpuHour = hardwareRatePerGpuHour() * 30;
     FailureProcess process(Rng(7, 2), kGpus, ratePerGpuHour, softwareRatePerGpuHour());
     std::vector<float> lemons(kGpus / kGpusPerTray, 1.0f);
-    for (std::size_t t = 0; t < lemons.size(); t += 10)
-        lemons[t] = 8.0f;  // every tenth tray a lemon
+    for (std::size_t t = 0; t < lemons.size(); t += 10) lemons[t] = 8.0f;  // every tenth tray a lemon
     process.setTrayHazards(lemons);
     const double mean = (0.9 * 1.0 + 0.1 * 8.0);
     QCOMPARE(process.hazardBound(), 8.0 / mean * 5.0);
@@ -91,8 +90,7 @@ void FailureProcessTest::lemonsFailAtTheirMultiplier() {
     QVERIFY(poissonClose(run.accepted, ratePerGpuHour * run.gpuHours));
     // ... and the lemons take 8 x 0.1 / 1.7 of it.
     std::uint64_t onLemons = 0;
-    for (std::size_t t = 0; t < lemons.size(); ++t)
-        onLemons += lemons[t] > 1 ? run.byTray[t] : 0;
+    for (std::size_t t = 0; t < lemons.size(); ++t) onLemons += lemons[t] > 1 ? run.byTray[t] : 0;
     QVERIFY(poissonClose(onLemons, run.accepted * 0.8 / mean));
 }
 
@@ -101,7 +99,7 @@ void FailureProcessTest::hotSupplyRaisesTheRate() {
     process.setTrayHazards(std::vector<float>(kGpus / kGpusPerTray, 1.0f));
     QCOMPARE(process.hazardMultiplier(1.0f, 0.0), 1.0);
     QCOMPARE(process.hazardMultiplier(1.0f, 12.0), std::exp(1.0));  // ΔT_e = 12 °C
-    QCOMPARE(process.hazardMultiplier(1.0f, 100.0), 5.0);          // capped for thinning
+    QCOMPARE(process.hazardMultiplier(1.0f, 100.0), 5.0);           // capped for thinning
 }
 
 void FailureProcessTest::softwareFailuresPickJobsBySize() {

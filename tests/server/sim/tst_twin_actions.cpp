@@ -17,8 +17,8 @@ using namespace watchfloor::v1;
 
 namespace {
 
-constexpr const char* kBigJob = "llm-405b-1";   // default fleet: r01..r04
-constexpr const char* kSmallJob = "llm-8b-3";   // r07-n01..r07-n16; r07-n17/18 are the spares
+constexpr const char* kBigJob = "llm-405b-1";  // default fleet: r01..r04
+constexpr const char* kSmallJob = "llm-8b-3";  // r07-n01..r07-n16; r07-n17/18 are the spares
 
 struct Collected {
     std::vector<Event> events;
@@ -27,8 +27,7 @@ struct Collected {
     void add(const FleetChanges& c) {
         events.insert(events.end(), c.events.begin(), c.events.end());
         states.insert(states.end(), c.states.begin(), c.states.end());
-        for (const auto& job : c.jobs)
-            jobs[job.name()] = job;
+        for (const auto& job : c.jobs) jobs[job.name()] = job;
     }
     bool hasEvent(EventType type, const std::string& text) const {
         return std::any_of(events.begin(), events.end(), [&](const Event& e) {
@@ -41,8 +40,7 @@ struct Collected {
 TwinActionResult act(DigitalTwin& twin, TwinAction action, Collected* seen = nullptr) {
     TwinActionTicket ticket = twin.requestAction(std::move(action));
     run(twin, 1, [&](const FleetChanges& c) {
-        if (seen)
-            seen->add(c);
+        if (seen) seen->add(c);
     });
     if (ticket.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
         qFatal("the twin did not apply the action in its next advanceTo");
@@ -53,11 +51,9 @@ TwinActionResult act(DigitalTwin& twin, TwinAction action, Collected* seen = nul
 bool runUntil(DigitalTwin& twin, std::int64_t limitS, const std::function<bool()>& done, Collected* seen = nullptr) {
     for (std::int64_t i = 0; i < limitS; ++i) {
         run(twin, 1, [&](const FleetChanges& c) {
-            if (seen)
-                seen->add(c);
+            if (seen) seen->add(c);
         });
-        if (done())
-            return true;
+        if (done()) return true;
     }
     return false;
 }
@@ -110,7 +106,8 @@ void TwinActionsTest::drainMovesJobToSpareAndGoodputPays() {
     QVERIFY(contains(draining->jobs, kBigJob));
 
     // The job stops, gives the tray back (DRAINED) and takes a warm spare.
-    QVERIFY(runUntil(*twin, 60, [&] { return twin->nodeView("r01-n03")->state == NODE_STATE_DRAINED; }, &seen));
+    QVERIFY(runUntil(
+        *twin, 60, [&] { return twin->nodeView("r01-n03")->state == NODE_STATE_DRAINED; }, &seen));
     QVERIFY(twin->nodeView("r01-n03")->jobs.empty());
     QVERIFY(seen.hasEvent(EVENT_TYPE_NODE_STATE, "r01-n03 drained"));
     const auto job = twin->jobView(kBigJob);
@@ -119,13 +116,16 @@ void TwinActionsTest::drainMovesJobToSpareAndGoodputPays() {
     QCOMPARE(job->gpus, 4u * 18u * 4u);
 
     // It restarts from its latest checkpoint; the ledger records what the drain cost.
-    QVERIFY(runUntil(*twin, 15 * 60, [&] { return seen.hasEvent(EVENT_TYPE_JOB_RESUMED, kBigJob); }, &seen));
+    QVERIFY(runUntil(
+        *twin, 15 * 60, [&] { return seen.hasEvent(EVENT_TYPE_JOB_RESUMED, kBigJob); }, &seen));
     run(*twin, 1, [&](const FleetChanges& c) { seen.add(c); });
     const Job& after = seen.jobs.at(kBigJob);
-    qInfo("drain of r01-n03: wasted progress %.0f -> %.0f s, infrastructure recovery %.0f -> %.0f s, goodput %.4f -> %.4f",
-          jobBefore.breakdown().wasted_progress_s(), after.breakdown().wasted_progress_s(),
-          jobBefore.breakdown().infra_recovery_s(), after.breakdown().infra_recovery_s(), jobBefore.goodput_ratio(),
-          after.goodput_ratio());
+    qInfo(
+        "drain of r01-n03: wasted progress %.0f -> %.0f s, infrastructure recovery %.0f -> %.0f s, goodput %.4f -> "
+        "%.4f",
+        jobBefore.breakdown().wasted_progress_s(), after.breakdown().wasted_progress_s(),
+        jobBefore.breakdown().infra_recovery_s(), after.breakdown().infra_recovery_s(), jobBefore.goodput_ratio(),
+        after.goodput_ratio());
     QCOMPARE(after.interruptions(), jobBefore.interruptions() + 1);
     QVERIFY2(after.breakdown().wasted_progress_s() > jobBefore.breakdown().wasted_progress_s() + 60,
              qPrintable(QString::number(after.breakdown().wasted_progress_s())));
@@ -194,8 +194,7 @@ void TwinActionsTest::drainOwnerTravelsWithTheTrayState() {
     auto lastState = [](const Collected& seen, std::uint32_t node) {
         EntityState found;
         for (const auto& st : seen.states)
-            if (st.entity_index() == node)
-                found = st;
+            if (st.entity_index() == node) found = st;
         return found;
     };
     Collected seen;
@@ -204,7 +203,8 @@ void TwinActionsTest::drainOwnerTravelsWithTheTrayState() {
     QCOMPARE(st.node_state(), NODE_STATE_DRAINED);
     QCOMPARE(st.drain_owner().kind(), DRAIN_OWNER_KIND_OPERATOR);
     QCOMPARE(st.drain_owner().principal(), "bob");
-    QVERIFY(act(*twin, TwinAction::drainNode("r07-n17", "auto: Xid 79 on GPU 1 (event 4), fleet policy drains the node"),
+    QVERIFY(act(*twin,
+                TwinAction::drainNode("r07-n17", "auto: Xid 79 on GPU 1 (event 4), fleet policy drains the node"),
                 &seen)
                 .succeeded);
     QCOMPARE(lastState(seen, r07n17).drain_owner().kind(), DRAIN_OWNER_KIND_AUTOMATION);
@@ -253,7 +253,8 @@ void TwinActionsTest::requeueAvoidsExcludedNodes() {
     QVERIFY(seen.hasEvent(EVENT_TYPE_JOB_INTERRUPTED, kSmallJob));
     QVERIFY(runUntil(*twin, 60, [&] { return !contains(twin->jobView(kSmallJob)->nodes, "r07-n02"); }));
     QCOMPARE(twin->nodeView("r07-n02")->state, NODE_STATE_IDLE);  // healthy, just not for this job
-    QVERIFY(runUntil(*twin, 15 * 60, [&] { return seen.hasEvent(EVENT_TYPE_JOB_RESUMED, kSmallJob); }, &seen));
+    QVERIFY(runUntil(
+        *twin, 15 * 60, [&] { return seen.hasEvent(EVENT_TYPE_JOB_RESUMED, kSmallJob); }, &seen));
     QVERIFY(!contains(twin->jobView(kSmallJob)->nodes, "r07-n02"));
 }
 
@@ -277,8 +278,8 @@ void TwinActionsTest::isolateCutsFlowPowersDownAndMovesJobs() {
     QVERIFY(seen.hasEvent(EVENT_TYPE_RACK_ISOLATED, "r06 isolated (dave: drip under the manifold)"));
     // The rack's state says "isolated"; its reason says why, not "isolated" again.
     QVERIFY(std::any_of(seen.states.begin(), seen.states.end(), [&](const EntityState& st) {
-        return st.entity_index() == r06.index() && st.rack_state() == RACK_STATE_ISOLATED
-               && st.reason() == "dave: drip under the manifold";
+        return st.entity_index() == r06.index() && st.rack_state() == RACK_STATE_ISOLATED &&
+               st.reason() == "dave: drip under the manifold";
     }));
     QVERIFY(std::any_of(seen.events.begin(), seen.events.end(), [](const Event& e) {
         return e.type() == EVENT_TYPE_JOB_INTERRUPTED && e.cause() == "operator_isolation";
@@ -287,8 +288,7 @@ void TwinActionsTest::isolateCutsFlowPowersDownAndMovesJobs() {
     QVERIFY(rack->isolated);
     QCOMPARE(rack->state, RACK_STATE_ISOLATED);
     QCOMPARE(rack->trays.size(), std::size_t(18));
-    for (const auto& tray : rack->trays)
-        QCOMPARE(tray.state, NODE_STATE_DOWN);
+    for (const auto& tray : rack->trays) QCOMPARE(tray.state, NODE_STATE_DOWN);
     QVERIFY(twin->jobView("llm-70b-2")->recovering);
 
     result = act(*twin, TwinAction::restoreRack("r06", "dave: fixed"), &seen);
@@ -296,8 +296,7 @@ void TwinActionsTest::isolateCutsFlowPowersDownAndMovesJobs() {
     QVERIFY(seen.hasEvent(EVENT_TYPE_RACK_RESTORED, "r06 restored (dave: fixed)"));
     rack = twin->rackView("r06");
     QVERIFY(!rack->isolated);
-    for (const auto& tray : rack->trays)
-        QVERIFY(tray.state == NODE_STATE_ALLOCATED || tray.state == NODE_STATE_IDLE);
+    for (const auto& tray : rack->trays) QVERIFY(tray.state == NODE_STATE_ALLOCATED || tray.state == NODE_STATE_IDLE);
     result = act(*twin, TwinAction::restoreRack("r06"));
     QVERIFY(!result.succeeded);
     QVERIFY2(result.message.find("r06 is not isolated") != std::string::npos, result.message.c_str());
@@ -332,7 +331,8 @@ void TwinActionsTest::unknownNamesAreNamed_data() {
     QTest::newRow("drain") << int(TwinActionType::DrainNode) << "r01-n19" << QStringList{} << "unknown node 'r01-n19'";
     QTest::newRow("drain a rack") << int(TwinActionType::DrainNode) << "r01" << QStringList{} << "unknown node 'r01'";
     QTest::newRow("resume") << int(TwinActionType::ResumeNode) << "nope" << QStringList{} << "unknown node 'nope'";
-    QTest::newRow("requeue") << int(TwinActionType::RequeueJob) << "llm-1t-9" << QStringList{} << "unknown job 'llm-1t-9'";
+    QTest::newRow("requeue") << int(TwinActionType::RequeueJob) << "llm-1t-9" << QStringList{}
+                             << "unknown job 'llm-1t-9'";
     QTest::newRow("exclude") << int(TwinActionType::RequeueJob) << kSmallJob << QStringList{"r07-n01", "r99-n01", "x"}
                              << "unknown nodes 'r99-n01', 'x' in the exclude list; llm-8b-3 was not requeued";
     QTest::newRow("isolate") << int(TwinActionType::IsolateRack) << "r42" << QStringList{} << "unknown rack 'r42'";
@@ -351,8 +351,7 @@ void TwinActionsTest::unknownNamesAreNamed() {
     action.type = static_cast<TwinActionType>(type);
     action.target = target.toStdString();
     action.reason = "frank: typo";
-    for (const auto& node : exclude)
-        action.excludeNodes.push_back(node.toStdString());
+    for (const auto& node : exclude) action.excludeNodes.push_back(node.toStdString());
     Collected seen;
     const auto result = act(*twin, action, &seen);
     QVERIFY(!result.succeeded);

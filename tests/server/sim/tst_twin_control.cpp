@@ -37,8 +37,7 @@ struct Harness : TickingTwin {
     v1::OperationState waitFor(const std::string& opId, v1::OperationState wanted) {
         for (int i = 0; i < 2000; ++i) {
             const auto op = engine->get(opId, "");
-            if (op.status.ok() && op.operation.state() == wanted)
-                return wanted;
+            if (op.status.ok() && op.operation.state() == wanted) return wanted;
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
         return engine->get(opId, "").operation.state();

@@ -33,11 +33,9 @@ QByteArray TwinDeterminismTest::dump(std::uint64_t seed, const QTemporaryDir& di
     options.duration = std::chrono::hours(12);
     options.path = dir.filePath(name).toStdString();
     std::string error;
-    if (!dumpEvents(*twin, options, &error))
-        qFatal("%s", error.c_str());
+    if (!dumpEvents(*twin, options, &error)) qFatal("%s", error.c_str());
     QFile file(QString::fromStdString(options.path));
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("cannot read the dump");
+    if (!file.open(QIODevice::ReadOnly)) qFatal("cannot read the dump");
     return file.readAll();
 }
 
@@ -60,18 +58,16 @@ QByteArray TwinDeterminismTest::liveDigest(std::uint64_t seed) {
     QTemporaryDir dir;
     SimConfig config;
     config.seed = seed;
-    config.scenarioFile = writeFile(dir, "s.scn", "at 1m xid 48 gpu=r02-n03-g1\nat 2m link-flap nic=r05-n01-ib0 count=3\n");
+    config.scenarioFile =
+        writeFile(dir, "s.scn", "at 1m xid 48 gpu=r02-n03-g1\nat 2m link-flap nic=r05-n01-ib0 count=3\n");
     auto twin = makeTwin(config);
     QCryptographicHash hash(QCryptographicHash::Sha256);
     run(*twin, 300, [&](const FleetChanges& c) {
         hash.addData(QByteArrayView(reinterpret_cast<const char*>(c.samples.data()),
                                     static_cast<qsizetype>(c.samples.size() * sizeof(Sample))));
-        for (const auto& e : c.events)
-            hash.addData(QByteArray::fromStdString(e.SerializeAsString()));
-        for (const auto& s : c.states)
-            hash.addData(QByteArray::fromStdString(s.SerializeAsString()));
-        for (const auto& j : c.jobs)
-            hash.addData(QByteArray::fromStdString(j.SerializeAsString()));
+        for (const auto& e : c.events) hash.addData(QByteArray::fromStdString(e.SerializeAsString()));
+        for (const auto& s : c.states) hash.addData(QByteArray::fromStdString(s.SerializeAsString()));
+        for (const auto& j : c.jobs) hash.addData(QByteArray::fromStdString(j.SerializeAsString()));
     });
     return hash.result();
 }

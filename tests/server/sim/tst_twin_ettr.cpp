@@ -26,10 +26,14 @@ void TwinEttrTest::measuredMatchesExpected_data() {
     QTest::addColumn<QString>("save");
     QTest::addColumn<double>("rateScale");
     QTest::addColumn<int>("days");
-    QTest::newRow("576 GPUs, 30m, 30s, k=10") << 8 << "30m" << "30s" << 10.0 << 20;
-    QTest::newRow("2304 GPUs, 10m, 30s, k=5") << 32 << "10m" << "30s" << 5.0 << 10;
-    QTest::newRow("2304 GPUs, 60m, 60s, k=5") << 32 << "60m" << "60s" << 5.0 << 10;
-    QTest::newRow("4608 GPUs, 20m, 30s, k=3") << 64 << "20m" << "30s" << 3.0 << 8;
+    QTest::newRow("576 GPUs, 30m, 30s, k=10") << 8 << "30m"
+                                              << "30s" << 10.0 << 20;
+    QTest::newRow("2304 GPUs, 10m, 30s, k=5") << 32 << "10m"
+                                              << "30s" << 5.0 << 10;
+    QTest::newRow("2304 GPUs, 60m, 60s, k=5") << 32 << "60m"
+                                              << "60s" << 5.0 << 10;
+    QTest::newRow("4608 GPUs, 20m, 30s, k=3") << 64 << "20m"
+                                              << "30s" << 3.0 << 8;
 }
 
 void TwinEttrTest::measuredMatchesExpected() {
@@ -46,24 +50,24 @@ void TwinEttrTest::measuredMatchesExpected() {
     SimConfig config;
     config.fleetFile = writeFile(dir, "one-job.fleet",
                                  "region lab\nracks " + std::to_string(totalRacks) + "\njob train model=405b racks=r" +
-                                     std::string(totalRacks >= 100 ? "001" : "01") + ".." + last +
-                                     " ckpt_interval=" + interval.toStdString() + " ckpt_save=" + save.toStdString() + "\n");
+                                     std::string(totalRacks >= 100 ? "001" : "01") + ".." + last + " ckpt_interval=" +
+                                     interval.toStdString() + " ckpt_save=" + save.toStdString() + "\n");
     config.hardwareRateScale = rateScale;
     config.telemetry = false;
     config.seed = 11;
     auto twin = makeTwin(config);
     Job job;
     run(*twin, static_cast<std::int64_t>(days) * 86400, [&](const FleetChanges& c) {
-        for (const auto& j : c.jobs)
-            job = j;
+        for (const auto& j : c.jobs) job = j;
     });
     const GoodputBreakdown& b = job.breakdown();
     const double measured = (b.productive_s() + b.straggler_slowdown_s()) / b.total_s();
     const double expected = job.expected_ettr_ratio();
-    qInfo("%d GPUs, tau %s, C %s, k_hw %.0f: %u interruptions in %d days (MTTI %.1f h); "
-          "measured ETTR %.4f (%.4f with stragglers), expected E[ETTR] %.4f, difference %+.4f",
-          job.gpu_count(), qPrintable(interval), qPrintable(save), rateScale, job.interruptions(), days,
-          job.mtti_s() / 3600.0, measured, job.ettr_ratio(), expected, measured - expected);
+    qInfo(
+        "%d GPUs, tau %s, C %s, k_hw %.0f: %u interruptions in %d days (MTTI %.1f h); "
+        "measured ETTR %.4f (%.4f with stragglers), expected E[ETTR] %.4f, difference %+.4f",
+        job.gpu_count(), qPrintable(interval), qPrintable(save), rateScale, job.interruptions(), days,
+        job.mtti_s() / 3600.0, measured, job.ettr_ratio(), expected, measured - expected);
     QVERIFY(job.interruptions() >= 20);
     QVERIFY(job.expected_ettr_ratio() > 0.5 && job.expected_ettr_ratio() < 1.0);
     // Meta states the reduced formula is within 5% of Monte Carlo (docs/domain/goodput.md).

@@ -39,8 +39,7 @@ struct Harness : TickingTwin {
         ladderConfig.window = std::chrono::minutes(2);
         ladderConfig.confirmWindows = 3;
         std::map<std::uint32_t, std::string> names;
-        for (const auto& node : twin->topology().nodes())
-            names[node.index()] = node.name();
+        for (const auto& node : twin->topology().nodes()) names[node.index()] = node.name();
         ladder = std::make_unique<FailSlowLadder>(ladderConfig, [names](std::uint32_t n) { return names.at(n); });
     }
     ~Harness() { stopTicking(); }  // the ticking thread feeds the ladder and the members below
@@ -58,8 +57,7 @@ struct Harness : TickingTwin {
                 if (job.name() == kJob) {
                     latest = job;
                     for (const auto& f : job.fail_slow())
-                        if (stagesSeen.empty() || stagesSeen.back() != f.stage())
-                            stagesSeen.push_back(f.stage());
+                        if (stagesSeen.empty() || stagesSeen.back() != f.stage()) stagesSeen.push_back(f.stage());
                 }
         });
     }
@@ -69,8 +67,7 @@ struct Harness : TickingTwin {
     }
     std::optional<FailSlowEviction> nextConfirmed() {
         std::lock_guard lock(mutex);
-        if (confirmed.empty())
-            return std::nullopt;
+        if (confirmed.empty()) return std::nullopt;
         FailSlowEviction e = confirmed.front();
         confirmed.erase(confirmed.begin());
         return e;
@@ -78,8 +75,7 @@ struct Harness : TickingTwin {
     // Waits (wall time, the twin running ~1,000x) for `done`; false after ~60 s.
     bool waitUntil(const std::function<bool()>& done) {
         for (int i = 0; i < 12000; ++i) {
-            if (done())
-                return true;
+            if (done()) return true;
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
         return false;
@@ -131,17 +127,17 @@ void TwinFailSlowTest::slowTrayProposedEvictedAndJobBackToFullPace() {
         std::lock_guard lock(h.mutex);
         h.ladder->evicting(eviction->job, eviction->node, drain.operation.id());
     }
-    QVERIFY(QString::fromStdString(drain.operation.request().reason()).startsWith(QStringLiteral("auto: fail-slow: r01-n03 ")));
-    QVERIFY(h.waitUntil([&] {
-        return h.engine->get(drain.operation.id(), "").operation.state() == v1::OPERATION_STATE_SUCCEEDED;
-    }));
+    QVERIFY(QString::fromStdString(drain.operation.request().reason())
+                .startsWith(QStringLiteral("auto: fail-slow: r01-n03 ")));
+    QVERIFY(h.waitUntil(
+        [&] { return h.engine->get(drain.operation.id(), "").operation.state() == v1::OPERATION_STATE_SUCCEEDED; }));
     QCOMPARE(h.twin->nodeView(kSlowTray)->state, v1::NODE_STATE_DRAINED);
     // Back at full pace on a spare, without the tray.
     QVERIFY2(h.waitUntil([&] {
-                 const v1::Job j = h.job();
-                 return j.state() == v1::JOB_STATE_RUNNING && !onTray(j, slow) && j.straggler_node_indexes_size() == 0 &&
-                        j.straggler_slowdown() < 1.05;
-             }),
+        const v1::Job j = h.job();
+        return j.state() == v1::JOB_STATE_RUNNING && !onTray(j, slow) && j.straggler_node_indexes_size() == 0 &&
+               j.straggler_slowdown() < 1.05;
+    }),
              qPrintable(QStringLiteral("job still at S = %1").arg(h.job().straggler_slowdown())));
     const v1::Job after = h.job();
     qInfo("step %.2f s while slow, %.2f s after the eviction (ideal %.2f s)", slowStepS, after.step_time_s(),
@@ -150,13 +146,17 @@ void TwinFailSlowTest::slowTrayProposedEvictedAndJobBackToFullPace() {
     QCOMPARE(after.gpu_count(), 288u);
     {
         std::lock_guard lock(h.mutex);
-        QVERIFY(std::find(h.stagesSeen.begin(), h.stagesSeen.end(), v1::FAIL_SLOW_STAGE_OBSERVED) != h.stagesSeen.end());
-        QVERIFY(std::find(h.stagesSeen.begin(), h.stagesSeen.end(), v1::FAIL_SLOW_STAGE_EVICTING) != h.stagesSeen.end());
+        QVERIFY(std::find(h.stagesSeen.begin(), h.stagesSeen.end(), v1::FAIL_SLOW_STAGE_OBSERVED) !=
+                h.stagesSeen.end());
+        QVERIFY(std::find(h.stagesSeen.begin(), h.stagesSeen.end(), v1::FAIL_SLOW_STAGE_EVICTING) !=
+                h.stagesSeen.end());
     }
     // The drain is in the audit log as automation's.
     QFile log(h.dir.filePath("audit.jsonl"));
     QVERIFY(log.open(QIODevice::ReadOnly));
-    QVERIFY(QString::fromUtf8(log.readAll()).contains(QStringLiteral("\"action\":\"DRAIN_NODE\",\"target\":\"r01-n03\",\"reason\":\"auto: fail-slow: r01-n03")));
+    QVERIFY(QString::fromUtf8(log.readAll())
+                .contains(QStringLiteral(
+                    "\"action\":\"DRAIN_NODE\",\"target\":\"r01-n03\",\"reason\":\"auto: fail-slow: r01-n03")));
     // A second delivery of the same confirmation is a retry, not a second drain.
     QCOMPARE(automation.evict(*eviction).operation.id(), drain.operation.id());
 }

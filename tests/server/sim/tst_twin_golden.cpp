@@ -60,17 +60,18 @@ public:
     void add(const void* data, std::size_t size) {
         hash_.addData(QByteArrayView(static_cast<const char*>(data), static_cast<qsizetype>(size)));
     }
-    template <class T> void value(const T& v) { add(&v, sizeof v); }
+    template <class T>
+    void value(const T& v) {
+        add(&v, sizeof v);
+    }
     void text(const std::string& s) {
         value(s.size());
         add(s.data(), s.size());
     }
     void message(const google::protobuf::Message& m) { text(m.SerializeAsString()); }
     void changes(const FleetChanges& c) {
-        for (const auto& j : c.jobs)
-            jobNames.insert(j.name());
-        for (const auto& e : c.events)
-            eventTypes.insert(e.type());
+        for (const auto& j : c.jobs) jobNames.insert(j.name());
+        for (const auto& e : c.events) eventTypes.insert(e.type());
         value(c.time.time_since_epoch().count());
         value(c.samples.size());
         for (const Sample& s : c.samples) {  // field by field: the struct has padding
@@ -80,44 +81,37 @@ public:
             std::memcpy(&bits, &s.value, sizeof bits);
             value(bits);
         }
-        for (const auto& s : c.states)
-            message(s);
-        for (const auto& e : c.events)
-            message(e);
-        for (const auto& j : c.jobs)
-            message(j);
+        for (const auto& s : c.states) message(s);
+        for (const auto& e : c.events) message(e);
+        for (const auto& j : c.jobs) message(j);
         value(c.hasFleet);
-        if (c.hasFleet)
-            message(c.fleet);
+        if (c.hasFleet) message(c.fleet);
     }
     // The read view of every node, job and rack, as the operations engine sees it.
     void view(const DigitalTwin& twin, const std::set<std::string>& jobs) {
         for (const auto& node : twin.topology().nodes()) {
             const auto v = twin.nodeView(node.name());
             text(v->name), text(v->rack), value(v->gpus), value(static_cast<int>(v->state)), text(v->reason);
-            for (const auto& job : v->jobs)
-                text(job);
+            for (const auto& job : v->jobs) text(job);
             value(v->drainRequested), text(v->drainReason), value(v->stateVersion);
         }
         for (const auto& job : jobs) {
             const auto v = twin.jobView(job);
             text(v->name), value(v->gpus), value(v->checkpointAgeS), value(v->unsavedProgressS), value(v->recovering);
-            for (const auto& node : v->nodes)
-                text(node);
+            for (const auto& node : v->nodes) text(node);
             value(v->stateVersion);
         }
         for (const auto& rack : twin.topology().racks()) {
             const auto v = twin.rackView(rack.name());
-            text(v->name), value(static_cast<int>(v->state)), value(v->leakActive), value(v->isolated), value(v->stateVersion);
-            for (const auto& tray : v->trays)
-                text(tray.name), value(static_cast<int>(tray.state));
+            text(v->name), value(static_cast<int>(v->state)), value(v->leakActive), value(v->isolated),
+                value(v->stateVersion);
+            for (const auto& tray : v->trays) text(tray.name), value(static_cast<int>(tray.state));
         }
     }
     void statistics(const DigitalTwin::Statistics& s) {
         value(s.poweredGpuHours), value(s.hardwareFailures), value(s.softwareFailures), value(s.jobGpuHoursExposed);
         value(s.jobInterruptions), value(s.leaks), value(s.events);
-        for (const auto n : s.failuresByCause)
-            value(n);
+        for (const auto n : s.failuresByCause) value(n);
         value(s.ledgerRecordsRejected), value(s.ledgerRecordsClipped), text(s.lastLedgerProblem);
     }
     QByteArray hex() { return hash_.result().toHex(); }
@@ -131,12 +125,10 @@ private:
 std::map<QByteArray, QByteArray> readGolden() {
     std::map<QByteArray, QByteArray> golden;
     QFile file(QString::fromStdString(sourcePath(kGoldenFile)));
-    if (!file.open(QIODevice::ReadOnly))
-        return golden;
+    if (!file.open(QIODevice::ReadOnly)) return golden;
     for (const QByteArray& line : file.readAll().split('\n')) {
         const QList<QByteArray> words = line.simplified().split(' ');
-        if (words.size() == 2 && !line.startsWith('#'))
-            golden[words[0]] = words[1];
+        if (words.size() == 2 && !line.startsWith('#')) golden[words[0]] = words[1];
     }
     return golden;
 }
@@ -169,12 +161,12 @@ void TwinGoldenTest::initTestCase() {
 void TwinGoldenTest::check(const char* name, const QByteArray& digest) {
     measured_[name] = digest;
     qInfo("%s %s", name, digest.constData());
-    if (qEnvironmentVariableIsSet("WATCHFLOOR_TWIN_GOLDEN_UPDATE"))
-        return;
+    if (qEnvironmentVariableIsSet("WATCHFLOOR_TWIN_GOLDEN_UPDATE")) return;
     const QByteArray expected = golden_.count(name) ? golden_[name] : QByteArray("(none)");
-    QVERIFY2(digest == expected, qPrintable(QStringLiteral("%1: the twin's output changed: digest %2, golden %3 (see the "
-                                                           "comment at the top of this file)")
-                                                .arg(name, QString::fromLatin1(digest), QString::fromLatin1(expected))));
+    QVERIFY2(digest == expected,
+             qPrintable(QStringLiteral("%1: the twin's output changed: digest %2, golden %3 (see the "
+                                       "comment at the top of this file)")
+                            .arg(name, QString::fromLatin1(digest), QString::fromLatin1(expected))));
 }
 
 // Live mode (per-entity telemetry at 1 Hz) on the default fleet: every scenario verb, operator
@@ -190,8 +182,12 @@ void TwinGoldenTest::liveAllVerbsWithOperatorActions() {
     std::vector<TwinActionTicket> tickets;
     for (int second = 1; second <= 40 * 60; ++second) {
         switch (second) {
-        case 8 * 60: tickets.push_back(twin->requestAction(TwinAction::drainNode("r01-n10", "alice: flaky fan"))); break;
-        case 14 * 60: tickets.push_back(twin->requestAction(TwinAction::requeueJob("llm-8b-3", {"r07-n02"}, "bob: slow"))); break;
+        case 8 * 60:
+            tickets.push_back(twin->requestAction(TwinAction::drainNode("r01-n10", "alice: flaky fan")));
+            break;
+        case 14 * 60:
+            tickets.push_back(twin->requestAction(TwinAction::requeueJob("llm-8b-3", {"r07-n02"}, "bob: slow")));
+            break;
         case 18 * 60: {
             tickets.push_back(twin->requestAction(TwinAction::isolateRack("r02", "carol: smoke")));
             auto withdrawn = twin->requestAction(TwinAction::resumeNode("r01-n10"));
@@ -199,15 +195,16 @@ void TwinGoldenTest::liveAllVerbsWithOperatorActions() {
             break;
         }
         case 24 * 60: tickets.push_back(twin->requestAction(TwinAction::restoreRack("r02"))); break;
-        case 26 * 60: tickets.push_back(twin->requestAction(TwinAction::resumeNode("r01-n10", "alice: fan replaced"))); break;
+        case 26 * 60:
+            tickets.push_back(twin->requestAction(TwinAction::resumeNode("r01-n10", "alice: fan replaced")));
+            break;
         case 27 * 60: tickets.push_back(twin->requestAction(TwinAction::restoreRack("r03"))); break;
         default: break;
         }
         changes.clear();
         twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);
         digest.changes(changes);
-        if (second % 60 == 0)
-            digest.view(*twin, digest.jobNames);
+        if (second % 60 == 0) digest.view(*twin, digest.jobNames);
     }
     for (auto& ticket : tickets) {
         const TwinActionResult result = ticket.result.get();
@@ -216,11 +213,11 @@ void TwinGoldenTest::liveAllVerbsWithOperatorActions() {
     }
     digest.statistics(twin->statistics());
     // The digest covers every part of the twin only if the run reached it.
-    for (const auto type : {EVENT_TYPE_XID, EVENT_TYPE_LINK_FLAP, EVENT_TYPE_LINK_DOWN, EVENT_TYPE_LINK_UP, EVENT_TYPE_LINK_BER,
-                            EVENT_TYPE_STRAGGLER_DETECTED, EVENT_TYPE_JOB_INTERRUPTED, EVENT_TYPE_JOB_RECOVERING,
-                            EVENT_TYPE_JOB_RESUMED, EVENT_TYPE_LEAK, EVENT_TYPE_RACK_ISOLATED,
-                            EVENT_TYPE_RACK_RESTORED, EVENT_TYPE_CDU_ALARM, EVENT_TYPE_CLOCKS_EVENT, EVENT_TYPE_OPERATOR_ACTION,
-                            EVENT_TYPE_NODE_STATE, EVENT_TYPE_HARDWARE})
+    for (const auto type :
+         {EVENT_TYPE_XID, EVENT_TYPE_LINK_FLAP, EVENT_TYPE_LINK_DOWN, EVENT_TYPE_LINK_UP, EVENT_TYPE_LINK_BER,
+          EVENT_TYPE_STRAGGLER_DETECTED, EVENT_TYPE_JOB_INTERRUPTED, EVENT_TYPE_JOB_RECOVERING, EVENT_TYPE_JOB_RESUMED,
+          EVENT_TYPE_LEAK, EVENT_TYPE_RACK_ISOLATED, EVENT_TYPE_RACK_RESTORED, EVENT_TYPE_CDU_ALARM,
+          EVENT_TYPE_CLOCKS_EVENT, EVENT_TYPE_OPERATOR_ACTION, EVENT_TYPE_NODE_STATE, EVENT_TYPE_HARDWARE})
         QVERIFY2(digest.eventTypes.count(type), EventType_Name(type).c_str());
     QCOMPARE(digest.jobNames.size(), 3u);
     check("live-all-verbs", digest.hex());
@@ -267,14 +264,13 @@ void TwinGoldenTest::headlessDump() {
 }
 
 void TwinGoldenTest::cleanupTestCase() {
-    if (!qEnvironmentVariableIsSet("WATCHFLOOR_TWIN_GOLDEN_UPDATE"))
-        return;
+    if (!qEnvironmentVariableIsSet("WATCHFLOOR_TWIN_GOLDEN_UPDATE")) return;
     QFile file(QString::fromStdString(sourcePath(kGoldenFile)));
     QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    file.write("# SHA-256 of the twin's output per tst_twin_golden case; regenerate only for a deliberate behaviour\n"
-               "# change: WATCHFLOOR_TWIN_GOLDEN_UPDATE=1 build/tests/server/sim/tst_twin_golden\n");
-    for (const auto& [name, digest] : measured_)
-        file.write(name + ' ' + digest + '\n');
+    file.write(
+        "# SHA-256 of the twin's output per tst_twin_golden case; regenerate only for a deliberate behaviour\n"
+        "# change: WATCHFLOOR_TWIN_GOLDEN_UPDATE=1 build/tests/server/sim/tst_twin_golden\n");
+    for (const auto& [name, digest] : measured_) file.write(name + ' ' + digest + '\n');
 }
 
 QTEST_GUILESS_MAIN(TwinGoldenTest)

@@ -24,10 +24,8 @@ struct Latest {
 Latest runFor(DigitalTwin& twin, std::int64_t seconds) {
     Latest latest;
     run(twin, seconds, [&](const FleetChanges& c) {
-        for (const auto& j : c.jobs)
-            latest.jobs[j.name()] = j;
-        if (c.hasFleet)
-            latest.fleet = c.fleet;
+        for (const auto& j : c.jobs) latest.jobs[j.name()] = j;
+        if (c.hasFleet) latest.fleet = c.fleet;
     });
     return latest;
 }
@@ -75,7 +73,8 @@ void TwinGoodputTest::slowTrayIsEttrButNotGoodput() {
 void TwinGoodputTest::budgetExplainsTheGapFromOne() {
     QTemporaryDir dir;
     SimConfig config;
-    config.fleetFile = writeFile(dir, "one.fleet", "region lab\nracks 10\njob big model=405b racks=r01..r08 ckpt_interval=30m\n");
+    config.fleetFile =
+        writeFile(dir, "one.fleet", "region lab\nracks 10\njob big model=405b racks=r01..r08 ckpt_interval=30m\n");
     config.hardwareRateScale = 10;
     config.telemetry = false;
     config.seed = 5;
@@ -129,8 +128,9 @@ void TwinGoodputTest::failureRatesSayWhatTheyCount() {
 void TwinGoodputTest::autoIntervalFollowsTheFailureRate() {
     QTemporaryDir dir;
     SimConfig config;
-    config.fleetFile = writeFile(dir, "auto.fleet",
-                                 "region lab\nracks 10\njob big model=405b racks=r01..r08 ckpt_interval=auto ckpt_save=60s\n");
+    config.fleetFile =
+        writeFile(dir, "auto.fleet",
+                  "region lab\nracks 10\njob big model=405b racks=r01..r08 ckpt_interval=auto ckpt_save=60s\n");
     config.hardwareRateScale = 10;
     config.telemetry = false;
     config.seed = 5;
@@ -163,7 +163,8 @@ void TwinGoodputTest::autoIntervalFollowsTheFailureRate() {
     // save (the rate drifts between saves, so the advice's optimum is close, not equal).
     const Job& job = latest.jobs.at("big");
     QVERIFY(job.interruptions() >= 3);
-    QVERIFY(QString::fromStdString(job.checkpoint_advice().failure_rate_basis()).startsWith(QStringLiteral("measured: ")));
+    QVERIFY(
+        QString::fromStdString(job.checkpoint_advice().failure_rate_basis()).startsWith(QStringLiteral("measured: ")));
     QVERIFY2(std::abs(job.checkpoint_interval_s() / job.young_daly_interval_s() - 1.0) < 0.1,
              qPrintable(QStringLiteral("interval %1 s, Young/Daly %2 s")
                             .arg(job.checkpoint_interval_s())
@@ -175,7 +176,8 @@ void TwinGoodputTest::autoIntervalFollowsTheFailureRate() {
 void TwinGoodputTest::fixedIntervalIsPricedAgainstYoungDaly() {
     QTemporaryDir dir;
     SimConfig config;
-    config.fleetFile = writeFile(dir, "fixed.fleet", "region lab\nracks 10\njob big model=405b racks=r01..r08 ckpt_interval=30m\n");
+    config.fleetFile =
+        writeFile(dir, "fixed.fleet", "region lab\nracks 10\njob big model=405b racks=r01..r08 ckpt_interval=30m\n");
     config.hardwareRateScale = 10;  // 576 GPUs at k = 10: Daly ~24 min, under the configured 30
     config.telemetry = false;
     config.seed = 5;

@@ -32,7 +32,8 @@ void TwinInputsTest::scenarioErrorsNameLine_data() {
     QTest::newRow("unknown entity") << "# header\nat 1m leak rack=r42\n" << 2 << "unknown rack 'r42'";
     QTest::newRow("unknown gpu") << "at 5m xid 79 gpu=r01-n19-g2\n" << 1 << "unknown gpu 'r01-n19-g2'";
     QTest::newRow("bad offset") << "at soon leak rack=r01\n" << 1 << "'soon' is not a duration";
-    QTest::newRow("bad for") << "at 1m straggler node=r05-n09 factor=1.3 for=20x\n" << 1 << "'for=20x' is not a duration";
+    QTest::newRow("bad for") << "at 1m straggler node=r05-n09 factor=1.3 for=20x\n"
+                             << 1 << "'for=20x' is not a duration";
     QTest::newRow("wrong target kind") << "at 1m leak gpu=r01-n01-g0\n" << 1 << "does not take gpu=";
     QTest::newRow("missing target") << "at 1m pump-fail\n" << 1 << "expected 'pump-fail rack=RACK'";
     QTest::newRow("unknown xid") << "at 1m xid 9999 gpu=r01-n01-g0\n" << 1 << "not in the fleet's Xid table";
@@ -42,8 +43,8 @@ void TwinInputsTest::scenarioErrorsNameLine_data() {
     QTest::newRow("factor out of range") << "at 1m straggler node=r01-n01 factor=9\n" << 1 << "out of range";
     QTest::newRow("unknown job") << "at 1m fail software_bug job=nope\n" << 1 << "unknown job 'nope'";
     QTest::newRow("unterminated quote") << "at 1m drain node=r01-n01 reason=\"ops: oops\n" << 1 << "unterminated quote";
-    QTest::newRow("unknown exclude") << "at 1m requeue job=llm-8b-3 exclude=r07-n01,r07-n99\n" << 1
-                                     << "unknown node 'r07-n99' in exclude=";
+    QTest::newRow("unknown exclude") << "at 1m requeue job=llm-8b-3 exclude=r07-n01,r07-n99\n"
+                                     << 1 << "unknown node 'r07-n99' in exclude=";
     QTest::newRow("drain a rack") << "at 1m drain rack=r01\n" << 1 << "does not take rack=";
 }
 
@@ -95,13 +96,10 @@ void TwinInputsTest::leakIsolatesRackAndInterruptsJob() {
             interrupted |= e.type() == EVENT_TYPE_JOB_INTERRUPTED && e.cause() == "leak";
         }
         for (const auto& s : c.states) {
-            if (s.entity_index() == r03.index())
-                rackState = s.rack_state();
-            if (s.node_state() == NODE_STATE_DOWN)
-                nodesDown.insert(s.entity_index());
+            if (s.entity_index() == r03.index()) rackState = s.rack_state();
+            if (s.node_state() == NODE_STATE_DOWN) nodesDown.insert(s.entity_index());
         }
-        if (returnBefore == 0)
-            returnBefore = sampleOf(c, r03.cooling_loop_index(), RACK_LIQUID_RETURN_TEMPERATURE_C);
+        if (returnBefore == 0) returnBefore = sampleOf(c, r03.cooling_loop_index(), RACK_LIQUID_RETURN_TEMPERATURE_C);
         flow = sampleOf(c, r03.cooling_loop_index(), RACK_LIQUID_FLOW_LPM);
         liquid = sampleOf(c, r03.cooling_loop_index(), RACK_LIQUID_ISOLATION_STATUS);
         leakSensors = sampleOf(c, r03.cooling_loop_index(), RACK_LEAK_DETECT);
@@ -114,20 +112,18 @@ void TwinInputsTest::leakIsolatesRackAndInterruptsJob() {
     QVERIFY(automated);
     QVERIFY(interrupted);
     QCOMPARE(rackState, RACK_STATE_ISOLATED);
-    QCOMPARE(flow, 0.0f);                 // valve closed: flow collapses within a minute
+    QCOMPARE(flow, 0.0f);  // valve closed: flow collapses within a minute
     QCOMPARE(liquid, 1.0f);
     QCOMPARE(electrical, 1.0f);
-    QCOMPARE(power, 0.0f);                // trays powered down
+    QCOMPARE(power, 0.0f);  // trays powered down
     QVERIFY(leakSensors >= 1.0f);
     QVERIFY(returnC > 0 && returnBefore > 0);
-    for (const auto node : r03.node_indexes())
-        QVERIFY(nodesDown.count(node));
+    for (const auto node : r03.node_indexes()) QVERIFY(nodesDown.count(node));
     // The interrupted job is waiting for trays (2 spares are not enough for 18).
     FleetChanges last;
     twin->advanceTo(twin->now() + std::chrono::seconds(1), last);
     bool someRecovering = false;
-    for (const auto& job : last.jobs)
-        someRecovering |= job.state() == JOB_STATE_RECOVERING && job.interruptions() == 1;
+    for (const auto& job : last.jobs) someRecovering |= job.state() == JOB_STATE_RECOVERING && job.interruptions() == 1;
     QVERIFY(someRecovering);
 }
 
@@ -139,8 +135,7 @@ void TwinInputsTest::xid79TakesTrayDownAndBack() {
     const std::uint32_t node = nodeIndex(*twin, "r01-n04");
     std::uint32_t gpu = 0;
     for (const auto& g : twin->topology().gpus())
-        if (g.name() == "r01-n04-g2")
-            gpu = g.index();
+        if (g.name() == "r01-n04-g2") gpu = g.index();
     run(*twin, 10 * 60 - 1);
     bool xid79 = false, xid45 = false, down = false, back = false, resumed = false;
     std::vector<RecoveryStage> stages;
@@ -156,8 +151,7 @@ void TwinInputsTest::xid79TakesTrayDownAndBack() {
                 QCOMPARE(e.related_entity_indexes_size(), 1);  // the job it interrupted
             }
             xid45 |= e.type() == EVENT_TYPE_XID && e.xid().xid() == 45;
-            if (e.type() == EVENT_TYPE_JOB_RECOVERING)
-                stages.push_back(e.recovery_stage());
+            if (e.type() == EVENT_TYPE_JOB_RECOVERING) stages.push_back(e.recovery_stage());
             resumed |= e.type() == EVENT_TYPE_JOB_RESUMED;
         }
         for (const auto& s : c.states)
@@ -166,8 +160,7 @@ void TwinInputsTest::xid79TakesTrayDownAndBack() {
                 back |= down && s.node_state() == NODE_STATE_IDLE;  // a spare took its place
             }
         const float action = sampleOf(c, gpu, DCGM_FI_DEV_GPU_RECOVERY_ACTION);
-        if (!std::isnan(action) && recoveryAction < 0 && action > 0)
-            recoveryAction = action;
+        if (!std::isnan(action) && recoveryAction < 0 && action > 0) recoveryAction = action;
     });
     QVERIFY(xid79);
     QVERIFY(xid45);
@@ -197,16 +190,14 @@ void TwinInputsTest::stuckValveHeatsAndThrottles() {
             maxGpuBefore = maxGpu;
         }
         returnPeak = std::max(returnPeak, ret);
-        if (!std::isnan(maxGpu))
-            maxGpuPeak = std::max(maxGpuPeak, maxGpu);
+        if (!std::isnan(maxGpu)) maxGpuPeak = std::max(maxGpuPeak, maxGpu);
         minFlow = std::min(minFlow, sampleOf(c, r07.cooling_loop_index(), RACK_LIQUID_FLOW_LPM));
         for (const auto& e : c.events) {
             throttled |= e.type() == EVENT_TYPE_CLOCKS_EVENT;
             alarm |= e.type() == EVENT_TYPE_CDU_ALARM && e.message().find("no flow at r07") != std::string::npos;
         }
         for (const auto& s : c.samples)
-            if (s.metric == DCGM_FI_DEV_CLOCKS_EVENT_REASONS && (static_cast<int>(s.value) & 0x60))
-                throttled = true;
+            if (s.metric == DCGM_FI_DEV_CLOCKS_EVENT_REASONS && (static_cast<int>(s.value) & 0x60)) throttled = true;
     });
     QCOMPARE(minFlow, 0.0f);
     QVERIFY2(returnPeak > returnBefore + 20, qPrintable(QString("return %1 -> %2").arg(returnBefore).arg(returnPeak)));
@@ -235,8 +226,7 @@ void TwinInputsTest::stragglerSlowsJobAndIsDetected() {
         }
         for (const auto& job : c.jobs)
             for (const auto n : job.straggler_node_indexes())
-                if (n == node)
-                    slowdown = std::max(slowdown, job.straggler_slowdown());
+                if (n == node) slowdown = std::max(slowdown, job.straggler_slowdown());
     });
     QVERIFY(detected);
     QVERIFY(cleared);

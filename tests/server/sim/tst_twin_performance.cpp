@@ -48,8 +48,7 @@ void TwinPerformanceTest::liveStepAtFullScale() {
     // the next step.
     constexpr int kReads = 1000;
     timer.restart();
-    for (int i = 0; i < kReads; ++i)
-        QVERIFY(twin->nodeView("r0900-n07") && twin->rackView("r0900"));
+    for (int i = 0; i < kReads; ++i) QVERIFY(twin->nodeView("r0900-n07") && twin->rackView("r0900"));
     const double readUs = timer.nsecsElapsed() / 1e3 / kReads;
     timer.restart();
     const auto bigJob = twin->jobView("llm-405b-1");

@@ -56,19 +56,16 @@ void TwinPhysicsTest::loopModelConservesEnergy() {
     sim::CoolingLoop loop(132, 25);
     LoopInputs in;
     in.rackPowerKw = 118;
-    for (int i = 0; i < 600; ++i)
-        loop.step(1.0, in);
+    for (int i = 0; i < 600; ++i) loop.step(1.0, in);
     const double expectedDt = 118 / (loop.flowLpm() / 60.0 * kCoolantDensityKgPerL * kCoolantCpKjPerKgK);
     QVERIFY(std::abs((loop.returnC() - loop.supplyC()) - expectedDt) < 0.01 * expectedDt);
     // Same answer with a coarse step: the update is the exact solution over the step.
     sim::CoolingLoop coarse(132, 25);
-    for (int i = 0; i < 20; ++i)
-        coarse.step(30.0, in);
+    for (int i = 0; i < 20; ++i) coarse.step(30.0, in);
     QVERIFY(std::abs(coarse.returnC() - loop.returnC()) < 0.01);
     in.valveClosed = true;
     const double before = loop.returnC();
-    for (int i = 0; i < 60; ++i)
-        loop.step(1.0, in);
+    for (int i = 0; i < 60; ++i) loop.step(1.0, in);
     QCOMPARE(loop.flowLpm(), 0.0);
     QVERIFY(loop.returnC() > before + 15);  // ~118 kW into ~340 kJ/K: ~0.35 K/s
 }
@@ -88,7 +85,8 @@ void TwinPhysicsTest::facilityExcursionWarmsGpus() {
     twin->advanceTo(twin->now() + std::chrono::seconds(1), after);
     const double supplyRise = sampleOf(after, r05.cooling_loop_index(), RACK_LIQUID_SUPPLY_TEMPERATURE_C) -
                               sampleOf(before, r05.cooling_loop_index(), RACK_LIQUID_SUPPLY_TEMPERATURE_C);
-    const double gpuRise = sampleOf(after, r05.index(), RACK_GPU_TEMP_MEAN_C) - sampleOf(before, r05.index(), RACK_GPU_TEMP_MEAN_C);
+    const double gpuRise =
+        sampleOf(after, r05.index(), RACK_GPU_TEMP_MEAN_C) - sampleOf(before, r05.index(), RACK_GPU_TEMP_MEAN_C);
     const double otherRise = sampleOf(after, r01.cooling_loop_index(), RACK_LIQUID_SUPPLY_TEMPERATURE_C) -
                              sampleOf(before, r01.cooling_loop_index(), RACK_LIQUID_SUPPLY_TEMPERATURE_C);
     qInfo("us-west supply +%.2f K, mean GPU +%.2f K; us-east supply %+.2f K", supplyRise, gpuRise, otherRise);

@@ -42,8 +42,8 @@ void TwinRatesTest::ratesMatchConfiguration() {
     const double hwRate = st.hardwareFailures / st.poweredGpuHours;
     const double interruptionRate = st.jobInterruptions / st.jobGpuHoursExposed;
     const double configuredInterruptions = st.hardwareRatePerGpuHour + st.softwareRatePerGpuHour;
-    qInfo("%d racks, %lld days (k_hw %.1f) in %.1f s", config.racks, static_cast<long long>(days), config.hardwareRateScale,
-          timer.elapsed() / 1000.0);
+    qInfo("%d racks, %lld days (k_hw %.1f) in %.1f s", config.racks, static_cast<long long>(days),
+          config.hardwareRateScale, timer.elapsed() / 1000.0);
     qInfo("hardware failures %llu over %.0f GPU-h: %.3g per GPU-h, configured %.3g (ratio %.3f)",
           static_cast<unsigned long long>(st.hardwareFailures), st.poweredGpuHours, hwRate, st.hardwareRatePerGpuHour,
           hwRate / st.hardwareRatePerGpuHour);
@@ -59,7 +59,8 @@ void TwinRatesTest::ratesMatchConfiguration() {
     const auto& causes = failureCauses();
     for (std::size_t c = 0; c < 2; ++c) {
         const double expected = causes[c].ratePerGpuHour * config.hardwareRateScale * st.poweredGpuHours;
-        qInfo("%s: %llu, expected %.0f", causes[c].cause, static_cast<unsigned long long>(st.failuresByCause[c]), expected);
+        qInfo("%s: %llu, expected %.0f", causes[c].cause, static_cast<unsigned long long>(st.failuresByCause[c]),
+              expected);
         QVERIFY(std::abs(st.failuresByCause[c] / expected - 1.0) < 0.3);
     }
 }

@@ -21,8 +21,7 @@ constexpr const char* kSlowTray = "r01-n03";
 std::map<std::uint32_t, float> trayStepTimes(const FleetChanges& changes, const v1::Job& job) {
     std::map<std::uint32_t, float> out;
     for (const std::uint32_t node : job.node_indexes())
-        if (const float v = sampleOf(changes, node, v1::NODE_STEP_TIME_S); !std::isnan(v))
-            out[node] = v;
+        if (const float v = sampleOf(changes, node, v1::NODE_STEP_TIME_S); !std::isnan(v)) out[node] = v;
     return out;
 }
 
@@ -33,8 +32,7 @@ float median(std::vector<float> values) {
 
 const v1::Job* jobIn(const FleetChanges& changes, const char* name) {
     for (const auto& job : changes.jobs)
-        if (job.name() == name)
-            return &job;
+        if (job.name() == name) return &job;
     return nullptr;
 }
 
@@ -56,11 +54,9 @@ private slots:
         std::vector<float> before, after;  // the slow tray over the job's median tray
         run(*twin, 10 * 60, [&](const FleetChanges& changes) {
             const v1::Job* job = jobIn(changes, kJob);
-            if (!job || job->state() != v1::JOB_STATE_RUNNING)
-                return;
+            if (!job || job->state() != v1::JOB_STATE_RUNNING) return;
             const auto steps = trayStepTimes(changes, *job);
-            if (steps.size() != std::size_t(job->node_indexes_size()) || !steps.count(slow))
-                return;
+            if (steps.size() != std::size_t(job->node_indexes_size()) || !steps.count(slow)) return;
             std::vector<float> all;
             float slowest = 0;
             for (const auto& [node, s] : steps) {
@@ -101,11 +97,9 @@ private slots:
         run(*twin, 16 * 60, [&](const FleetChanges& changes) {
             const v1::Job* job = jobIn(changes, kJob);
             const auto steps = job ? trayStepTimes(changes, *job) : std::map<std::uint32_t, float>{};
-            if (!steps.count(slow))
-                return;
+            if (!steps.count(slow)) return;
             std::vector<float> all;
-            for (const auto& [node, s] : steps)
-                all.push_back(s);
+            for (const auto& [node, s] : steps) all.push_back(s);
             const double elapsedS = std::chrono::duration<double>(changes.time - config.start).count();
             if (elapsedS > 130 && elapsedS < 700)
                 during.push_back(steps.at(slow) / median(all));
@@ -114,7 +108,8 @@ private slots:
         });
         QVERIFY(during.size() > 300 && afterwards.size() > 60);
         for (const float r : during)
-            QVERIFY2(std::abs(r - 1.15f * 1.12f) < 0.005f, qPrintable(QString("during the flap's episode: %1x").arg(r)));
+            QVERIFY2(std::abs(r - 1.15f * 1.12f) < 0.005f,
+                     qPrintable(QString("during the flap's episode: %1x").arg(r)));
         for (const float r : afterwards)
             QVERIFY2(std::abs(r - 1.15f) < 0.005f, qPrintable(QString("after it: %1x, not 1.15x").arg(r)));
     }
@@ -126,8 +121,7 @@ private slots:
         bool sawInit = false;
         run(*twin, 30, [&](const FleetChanges& changes) {
             const v1::Job* job = jobIn(changes, kJob);
-            if (!job || job->state() == v1::JOB_STATE_RUNNING)
-                return;
+            if (!job || job->state() == v1::JOB_STATE_RUNNING) return;
             sawInit = true;
             QVERIFY2(trayStepTimes(changes, *job).empty(), "step times sent for a job that takes no steps");
         });

@@ -61,8 +61,7 @@ void TwinTopologyTest::defaultFleetCounts() {
         QCOMPARE(node.cpu_indexes_size(), 2);
         QCOMPARE(node.nic_port_indexes_size(), 4);
     }
-    for (const auto& loop : t.cooling_loops())
-        QCOMPARE(loop.design_flow_lpm(), 1.5 * t.racks(0).design_power_kw());
+    for (const auto& loop : t.cooling_loops()) QCOMPARE(loop.design_flow_lpm(), 1.5 * t.racks(0).design_power_kw());
     std::set<std::string> uuids;
     for (const auto& gpu : t.gpus()) {
         QCOMPARE(gpu.nvlink_indexes_size(), 18);
@@ -96,22 +95,18 @@ void TwinTopologyTest::indexesUniqueAcrossKinds() {
     FleetChanges changes;
     twin->advanceTo(twin->now() + std::chrono::seconds(1), changes);
     QVERIFY(!changes.jobs.empty());
-    for (const auto& job : changes.jobs)
-        QVERIFY(seen.insert(job.index()).second);
+    for (const auto& job : changes.jobs) QVERIFY(seen.insert(job.index()).second);
 }
 
 void TwinTopologyTest::nvlinkAndNicWiring() {
     auto twin = makeTwin(SimConfig{});
     const Topology& t = twin->topology();
     std::map<std::uint32_t, std::uint32_t> switchRack;
-    for (const auto& sw : t.nvswitch_trays())
-        switchRack[sw.index()] = sw.rack_index();
+    for (const auto& sw : t.nvswitch_trays()) switchRack[sw.index()] = sw.rack_index();
     std::map<std::uint32_t, std::uint32_t> gpuRack;
     std::map<std::uint32_t, std::uint32_t> nodeRack;
-    for (const auto& node : t.nodes())
-        nodeRack[node.index()] = node.rack_index();
-    for (const auto& gpu : t.gpus())
-        gpuRack[gpu.index()] = nodeRack[gpu.node_index()];
+    for (const auto& node : t.nodes()) nodeRack[node.index()] = node.rack_index();
+    for (const auto& gpu : t.gpus()) gpuRack[gpu.index()] = nodeRack[gpu.node_index()];
     std::set<std::pair<std::uint32_t, std::uint32_t>> switchPorts;
     for (const auto& link : t.nvlinks()) {
         // The switch end is in the GPU's own rack: one 72-GPU NVLink domain per rack.
@@ -144,12 +139,10 @@ void TwinTopologyTest::largeFleetCounts() {
     QCOMPARE(t.racks(1799).name(), std::string("r1800"));
     QCOMPARE(t.gpus(129'599).name(), std::string("r1800-n18-g3"));
     std::set<std::string> halls;
-    for (const auto& rack : t.racks())
-        halls.insert(std::to_string(rack.region_index()) + "/" + rack.hall());
+    for (const auto& rack : t.racks()) halls.insert(std::to_string(rack.region_index()) + "/" + rack.hall());
     QVERIFY(halls.size() > 4);  // 450 racks per region spread over several halls
     std::uint32_t maxIndex = 0;
-    for (const auto& link : t.nvlinks())
-        maxIndex = std::max(maxIndex, link.index());
+    for (const auto& link : t.nvlinks()) maxIndex = std::max(maxIndex, link.index());
     QVERIFY(maxIndex > t.gpus(129'599).index());
 }
 
@@ -201,14 +194,15 @@ void TwinTopologyTest::fleetFileErrorsNameLine_data() {
     QTest::newRow("unknown option") << "region a\nrack r1 colour=red\n" << 2 << "unknown option 'colour'";
     QTest::newRow("duplicate rack") << "region a\nrack r1\nrack r1\n" << 3 << "declared twice";
     QTest::newRow("dash in rack name") << "region a\nrack r-1\n" << 2 << "may not contain";
-    QTest::newRow("bad duration") << "region a\nrack r1\njob j model=8b racks=r1 ckpt_interval=soon\n" << 3
-                                  << "'ckpt_interval=soon' is not a duration";
-    QTest::newRow("auto is the only word") << "region a\nrack r1\njob j model=8b racks=r1 ckpt_interval=automatic\n" << 3
-                                           << "'ckpt_interval=automatic' is not a duration";
+    QTest::newRow("bad duration") << "region a\nrack r1\njob j model=8b racks=r1 ckpt_interval=soon\n"
+                                  << 3 << "'ckpt_interval=soon' is not a duration";
+    QTest::newRow("auto is the only word") << "region a\nrack r1\njob j model=8b racks=r1 ckpt_interval=automatic\n"
+                                           << 3 << "'ckpt_interval=automatic' is not a duration";
     QTest::newRow("unknown model") << "region a\nrack r1\njob j model=1t racks=r1\n" << 3 << "model=405b|70b|8b";
-    QTest::newRow("unknown rack in job") << "region a\nrack r1\njob j model=8b racks=r1..r9\n" << 3 << "unknown name 'r9'";
-    QTest::newRow("tray twice") << "region a\nrack r1\njob j model=8b racks=r1\njob k model=8b trays=r1-n02\n" << 4
-                                << "already belongs to another job";
+    QTest::newRow("unknown rack in job") << "region a\nrack r1\njob j model=8b racks=r1..r9\n"
+                                         << 3 << "unknown name 'r9'";
+    QTest::newRow("tray twice") << "region a\nrack r1\njob j model=8b racks=r1\njob k model=8b trays=r1-n02\n"
+                                << 4 << "already belongs to another job";
     QTest::newRow("malformed option") << "region a\nrack r1 hall=\n" << 2 << "malformed option";
     QTest::newRow("no racks") << "region a\n" << 0 << "no racks declared";
 }

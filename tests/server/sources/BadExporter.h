@@ -69,8 +69,7 @@ public:
         }
         // Holds the connection open, saying nothing, until the peer gives up or the server stops.
         void hang() {
-            while (pause(std::chrono::milliseconds(200))) {
-            }
+            while (pause(std::chrono::milliseconds(200))) {}
         }
 
     private:
@@ -93,7 +92,8 @@ public:
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         socklen_t length = sizeof address;
         if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-            ::listen(listener_, 64) != 0 || ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+            ::listen(listener_, 64) != 0 ||
+            ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
             return;
         port_ = ntohs(address.sin_port);
         acceptor_ = std::thread([this] { acceptLoop(); });

@@ -27,7 +27,7 @@ public:
         source.advanceTo(source.now(), changes);
         for (std::size_t i = 0; i < changes.samples.size(); ++i)
             values_[{changes.samples[i].entityIndex, changes.samples[i].metric}] = {changes.samples[i].value,
-                                                                                   changes.sampleTimeMs(i)};
+                                                                                    changes.sampleTimeMs(i)};
         for (auto& e : changes.events) events_.push_back(e);
         for (auto& s : changes.states) states_[s.entity_index()] = s;
         for (auto& s : changes.sources) status_ = s;
@@ -58,8 +58,13 @@ public:
     const watchfloor::v1::SourceStatus& status() const { return status_; }
     QString describe() const {
         return QString("scrape health %1, targets %2 (up %3, down %4, frozen %5), hosts silent %6, error '%7'")
-            .arg(status_.health()).arg(status_.targets()).arg(status_.targets_up()).arg(status_.targets_down())
-            .arg(status_.targets_frozen()).arg(status_.hosts_silent()).arg(status_.last_error().c_str());
+            .arg(status_.health())
+            .arg(status_.targets())
+            .arg(status_.targets_up())
+            .arg(status_.targets_down())
+            .arg(status_.targets_frozen())
+            .arg(status_.hosts_silent())
+            .arg(status_.last_error().c_str());
     }
 
 private:

@@ -34,9 +34,8 @@ struct Read {
 std::string answerFor(const httplib::Request& request, const std::string& warnings = "") {
     const std::string query = request.get_param_value("query");
     const std::string tail = warnings.empty() ? "}" : ",\"warnings\":[" + warnings + "]}";
-    const std::string now = std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                                std::chrono::system_clock::now().time_since_epoch())
-                                                .count());
+    const std::string now = std::to_string(
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
     if (query == "DCGM_FI_DEV_GPU_TEMP" || query == "timestamp(DCGM_FI_DEV_GPU_TEMP)")
         return R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"Hostname":"r01-n01","gpu":"0"},"value":[)" +
                now + ",\"" + (query == "DCGM_FI_DEV_GPU_TEMP" ? "61" : now) + "\"]}]}" + tail;
@@ -68,26 +67,47 @@ private slots:
             const char* errorContains;
         };
         const std::vector<Case> cases = {
-            {"good", [](const httplib::Request& q, httplib::Response& r) { r.set_content(answerFor(q), "application/json"); },
+            {"good",
+             [](const httplib::Request& q, httplib::Response& r) { r.set_content(answerFor(q), "application/json"); },
              v1::SOURCE_HEALTH_UP, ""},
-            {"503 text", [](const httplib::Request&, httplib::Response& r) { r.status = 503; r.set_content("overloaded\x1b[31m", "text/plain"); },
+            {"503 text",
+             [](const httplib::Request&, httplib::Response& r) {
+                 r.status = 503;
+                 r.set_content("overloaded\x1b[31m", "text/plain");
+             },
              v1::SOURCE_HEALTH_DOWN, "HTTP 503"},
-            {"error envelope", [](const httplib::Request&, httplib::Response& r) {
+            {"error envelope",
+             [](const httplib::Request&, httplib::Response& r) {
                  r.status = 422;
-                 r.set_content(R"({"status":"error","errorType":"execution","error":"query processing would load too many samples"})", "application/json");
-             }, v1::SOURCE_HEALTH_DOWN, "too many samples"},
-            {"malformed", [](const httplib::Request&, httplib::Response& r) { r.set_content("{\"status\":\"success\",\"data\":{\"resu", "application/json"); },
+                 r.set_content(
+                     R"({"status":"error","errorType":"execution","error":"query processing would load too many samples"})",
+                     "application/json");
+             },
+             v1::SOURCE_HEALTH_DOWN, "too many samples"},
+            {"malformed",
+             [](const httplib::Request&, httplib::Response& r) {
+                 r.set_content("{\"status\":\"success\",\"data\":{\"resu", "application/json");
+             },
              v1::SOURCE_HEALTH_DOWN, "JSON"},
-            {"slow", [&store](const httplib::Request&, httplib::Response& r) {
-                 for (int i = 0; i < 15 && !store.stopping(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            {"slow",
+             [&store](const httplib::Request&, httplib::Response& r) {
+                 for (int i = 0; i < 15 && !store.stopping(); ++i)
+                     std::this_thread::sleep_for(std::chrono::milliseconds(100));
                  r.set_content("{}", "application/json");
-             }, v1::SOURCE_HEALTH_DOWN, "timeout"},
-            {"huge", [](const httplib::Request&, httplib::Response& r) { r.set_content(std::string(2 << 20, ' '), "application/json"); },
+             },
+             v1::SOURCE_HEALTH_DOWN, "timeout"},
+            {"huge",
+             [](const httplib::Request&, httplib::Response& r) {
+                 r.set_content(std::string(2 << 20, ' '), "application/json");
+             },
              v1::SOURCE_HEALTH_DOWN, "exceeds"},
-            {"warnings", [](const httplib::Request& q, httplib::Response& r) {
+            {"warnings",
+             [](const httplib::Request& q, httplib::Response& r) {
                  r.set_content(answerFor(q, "\"partial response: store-b is down\""), "application/json");
-             }, v1::SOURCE_HEALTH_DEGRADED, ""},
-            {"good again", [](const httplib::Request& q, httplib::Response& r) { r.set_content(answerFor(q), "application/json"); },
+             },
+             v1::SOURCE_HEALTH_DEGRADED, ""},
+            {"good again",
+             [](const httplib::Request& q, httplib::Response& r) { r.set_content(answerFor(q), "application/json"); },
              v1::SOURCE_HEALTH_UP, ""},
         };
         store.answer(cases[0].answer);
@@ -107,16 +127,21 @@ private slots:
                 return !read.statuses.empty() && read.last().health() == c.health &&
                        QString::fromStdString(read.last().last_error()).contains(c.errorContains);
             };
-            QTRY_VERIFY2_WITH_TIMEOUT(matches(), qPrintable(QString("%1: health %2, error '%3'").arg(c.name)
-                                                                 .arg(read.statuses.empty() ? -1 : int(read.last().health()))
-                                                                 .arg(read.statuses.empty() ? "" : read.last().last_error().c_str())),
-                                      30'000);
+            QTRY_VERIFY2_WITH_TIMEOUT(
+                matches(),
+                qPrintable(QString("%1: health %2, error '%3'")
+                               .arg(c.name)
+                               .arg(read.statuses.empty() ? -1 : int(read.last().health()))
+                               .arg(read.statuses.empty() ? "" : read.last().last_error().c_str())),
+                30'000);
             const auto& status = read.last();
             // One line an operator can read: bounded, no terminal escapes from the store.
-            QVERIFY2(status.last_error().size() < 2000 && status.last_error().find('\x1b') == std::string::npos, c.name);
+            QVERIFY2(status.last_error().size() < 2000 && status.last_error().find('\x1b') == std::string::npos,
+                     c.name);
             if (c.health == v1::SOURCE_HEALTH_DEGRADED)
-                QVERIFY(std::any_of(status.warnings().begin(), status.warnings().end(),
-                                    [](const std::string& w) { return w.find("store-b is down") != std::string::npos; }));
+                QVERIFY(std::any_of(status.warnings().begin(), status.warnings().end(), [](const std::string& w) {
+                    return w.find("store-b is down") != std::string::npos;
+                }));
             if (c.health == v1::SOURCE_HEALTH_DOWN) QVERIFY(status.last_good_poll_unix_ms() > 0);  // kept from "good"
         }
         // Down once (503 ... huge are one outage) and back once; values only from good answers.
@@ -142,8 +167,10 @@ private slots:
         sources::PrometheusSource source(model.topology(), options, {});
         source.start();
         Read read;
-        QTRY_VERIFY_WITH_TIMEOUT((read.take(source), !read.statuses.empty() && read.last().health() == v1::SOURCE_HEALTH_DOWN), 10'000);
-        QVERIFY2(QString::fromStdString(read.last().last_error()).contains("refused"), read.last().last_error().c_str());
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (read.take(source), !read.statuses.empty() && read.last().health() == v1::SOURCE_HEALTH_DOWN), 10'000);
+        QVERIFY2(QString::fromStdString(read.last().last_error()).contains("refused"),
+                 read.last().last_error().c_str());
         QCOMPARE(read.last().last_good_poll_unix_ms(), std::int64_t(0));
         QCOMPARE(read.samples, std::size_t(0));
         source.stop();

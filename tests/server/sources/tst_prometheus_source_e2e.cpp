@@ -48,7 +48,7 @@ public:
         source.advanceTo(source.now(), changes);
         for (std::size_t i = 0; i < changes.samples.size(); ++i)
             values_[{changes.samples[i].entityIndex, changes.samples[i].metric}] = {changes.samples[i].value,
-                                                                                   changes.sampleTimeMs(i)};
+                                                                                    changes.sampleTimeMs(i)};
         for (auto& e : changes.events) events_.push_back(e);
         for (auto& s : changes.sources) status_ = s;
         if (changes.hasFleet) fleet_ = changes.fleet;
@@ -63,7 +63,9 @@ public:
     const v1::SourceStatus& status() const { return status_; }
     QString describe() const {
         QString text = QString("store health %1, %2 series, error '%3'")
-                           .arg(status_.health()).arg(status_.series()).arg(status_.last_error().c_str());
+                           .arg(status_.health())
+                           .arg(status_.series())
+                           .arg(status_.last_error().c_str());
         for (const auto& w : status_.warnings()) text += "; " + QString::fromStdString(w);
         return text;
     }
@@ -102,7 +104,8 @@ private slots:
 private:
     void endToEnd(test::StoreKind storeKind) {
         if (!test::LoopbackStore::installed(storeKind))
-            QFAIL(qPrintable(QString("%1 is not installed (scripts/deps installs it)").arg(test::LoopbackStore::name(storeKind))));
+            QFAIL(qPrintable(
+                QString("%1 is not installed (scripts/deps installs it)").arg(test::LoopbackStore::name(storeKind))));
 
         // The twin, 2 racks, an Xid scripted 5 simulated seconds in.
         testing::TwinExporterHarness twin;
@@ -134,10 +137,12 @@ private:
         QVERIFY2(exporters::writeScrapeConfig(dir.path().toStdString(), scrape, &error), error.c_str());
         exporters::ScrapeConfigOptions nodeOnly = scrape;
         nodeOnly.hostnames = nodeHosts;
-        std::ofstream(dir.filePath(exporters::kNodeTargetsFile).toStdString()) << exporters::renderTargets(nodeOnly, "/node/", 9100);
+        std::ofstream(dir.filePath(exporters::kNodeTargetsFile).toStdString())
+            << exporters::renderTargets(nodeOnly, "/node/", 9100);
         std::string config = exporters::renderPrometheusConfig(dir.path().toStdString(), scrape);
-        for (auto [job, target, instance] : {std::tuple{"node-real", realNode.target(), std::string(kRealHost) + ":9100"},
-                                             std::tuple{"node-stranger", stranger.target(), std::string("stranger:9100")}})
+        for (auto [job, target, instance] :
+             {std::tuple{"node-real", realNode.target(), std::string(kRealHost) + ":9100"},
+              std::tuple{"node-stranger", stranger.target(), std::string("stranger:9100")}})
             config += std::string("  - job_name: ") + job + "\n    static_configs:\n      - targets: ['" +
                       target.toStdString() + "']\n        labels:\n          instance: '" + instance + "'\n";
         test::LoopbackStore::Options storeOptions;
@@ -195,12 +200,17 @@ private:
                 }
                 QVERIFY2(read, qPrintable(QString("%1 metric %2 never read").arg(gpu.name().c_str()).arg(metric)));
                 // dcgm-exporter prints integer fields as whole numbers, ratios and power with decimals.
-                const bool ratio = metric == v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE || metric == v1::DCGM_FI_DEV_POWER_USAGE;
+                const bool ratio =
+                    metric == v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE || metric == v1::DCGM_FI_DEV_POWER_USAGE;
                 const double tolerance = ratio ? 1e-5 * std::max(1.0, std::fabs(truth))
-                                         : metric == v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL ? 1e-3 : 1.0;
+                                         : metric == v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL ? 1e-3
+                                                                                             : 1.0;
                 QVERIFY2(std::fabs(read->value - truth) <= tolerance,
                          qPrintable(QString("%1 metric %2: store says %3, twin %4")
-                                        .arg(gpu.name().c_str()).arg(metric).arg(read->value).arg(truth)));
+                                        .arg(gpu.name().c_str())
+                                        .arg(metric)
+                                        .arg(read->value)
+                                        .arg(truth)));
                 // Fresh from the scrape: within a few scrape intervals of now, never in the future.
                 QVERIFY2(read->timeMs <= now + 1000 && read->timeMs >= now - 10'000,
                          qPrintable(QString("sample time %1 ms from now").arg(read->timeMs - now)));
@@ -215,48 +225,60 @@ private:
         // 2. The real node_exporter's IB ports and hwmon, on the right tray's ports.
         for (unsigned k = 0; k < 4; ++k) {
             const std::uint32_t nic = twin.entity(std::string(kRealHost) + "-ib" + std::to_string(k));
-            QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(nic, v1::IB_SYMBOL_ERROR_COUNTER).has_value()), 10'000);
+            QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(nic, v1::IB_SYMBOL_ERROR_COUNTER).has_value()),
+                                     10'000);
             QCOMPARE(got.value(nic, v1::IB_LINK_DOWNED_COUNTER)->value, float(3 + k));
             QCOMPARE(got.value(nic, v1::IB_SYMBOL_ERROR_COUNTER)->value, float(100 * k + 7));
             QCOMPARE(got.value(nic, v1::IB_PORT_XMIT_WAIT)->value, float(1000 + k));
             QCOMPARE(got.value(nic, v1::IB_PHY_STATE)->value, k == 2 ? 3.0f : 5.0f);
         }
         const std::uint32_t realNode0 = twin.entity(kRealHost);
-        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(realNode0, v1::NODE_HWMON_TEMP_MAX_C).has_value()), 10'000);
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(realNode0, v1::NODE_HWMON_TEMP_MAX_C).has_value()),
+                                 10'000);
         QCOMPARE(got.value(realNode0, v1::NODE_HWMON_TEMP_MAX_C)->value, 71.25f);
         // And a twin-served node page elsewhere: its IB link-downed counter as the twin has it.
         const std::string twinNic = "r01-n01-ib1";
-        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(twin.entity(twinNic), v1::IB_PHY_STATE).has_value()), 10'000);
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(twin.entity(twinNic), v1::IB_PHY_STATE).has_value()),
+                                 10'000);
         // Link state is sent on change: never reported means up (5 = LinkUp), as the exporter says.
         const double phyTruth = twin.latest(twinNic, v1::IB_PHY_STATE);
-        QCOMPARE(double(got.value(twin.entity(twinNic), v1::IB_PHY_STATE)->value), std::isnan(phyTruth) ? 5.0 : phyTruth);
+        QCOMPARE(double(got.value(twin.entity(twinNic), v1::IB_PHY_STATE)->value),
+                 std::isnan(phyTruth) ? 5.0 : phyTruth);
 
         // 3. The stranger's series: one source event naming the host, once.
-        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), std::count_if(got.events().begin(), got.events().end(), [](const v1::Event& e) {
-                                      return e.type() == v1::EVENT_TYPE_SOURCE && e.message().find("'stranger'") != std::string::npos;
-                                  }) == 1),
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), std::count_if(got.events().begin(), got.events().end(),
+                                                                  [](const v1::Event& e) {
+                                                                      return e.type() == v1::EVENT_TYPE_SOURCE &&
+                                                                             e.message().find("'stranger'") !=
+                                                                                 std::string::npos;
+                                                                  }) == 1),
                                  10'000);
         QVERIFY(got.status().unmapped_series() > 0);
 
         // 4. History from the store: a GPU's temperature over the last minute, in range.
         sources::StoreHistory history(twin.topology(), {connection}, std::chrono::seconds(1));
         const std::string gpuName = "r02-n07-g3";
-        const auto answer = history.query(twin.entity(gpuName), v1::DCGM_FI_DEV_GPU_TEMP, wallMs() - 60'000, wallMs(), 5'000);
+        const auto answer =
+            history.query(twin.entity(gpuName), v1::DCGM_FI_DEV_GPU_TEMP, wallMs() - 60'000, wallMs(), 5'000);
         QVERIFY2(answer.error.empty(), answer.error.c_str());
         QVERIFY(answer.result && !answer.result->points.empty());
         QCOMPARE(answer.result->stepMs, std::int64_t(5'000));
         for (const auto& p : answer.result->points) QVERIFY(p.count >= 1 && p.min <= p.last && p.last <= p.max);
         // The same value the source reads live (the exporter prints temperatures as whole degrees).
         QCOMPARE(answer.result->points.back().last, got.value(twin.entity(gpuName), v1::DCGM_FI_DEV_GPU_TEMP)->value);
-        const auto rack = history.query(twin.entity("r01"), v1::RACK_GPU_TEMP_MAX_C, wallMs() - 30'000, wallMs(), 5'000);
+        const auto rack =
+            history.query(twin.entity("r01"), v1::RACK_GPU_TEMP_MAX_C, wallMs() - 30'000, wallMs(), 5'000);
         QVERIFY2(rack.error.empty() && rack.result && !rack.result->points.empty(), rack.error.c_str());
-        QVERIFY(!history.query(twin.entity("r01-n01-ib0"), v1::IB_PORT_RCV_ERRORS, wallMs() - 30'000, wallMs(), 5'000).result);
+        QVERIFY(!history.query(twin.entity("r01-n01-ib0"), v1::IB_PORT_RCV_ERRORS, wallMs() - 30'000, wallMs(), 5'000)
+                     .result);
 
         // 5. An Xid on the twin becomes an Xid event on the right GPU with the catalogue's text.
         twin.tick(5);
-        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), std::any_of(got.events().begin(), got.events().end(), [&](const v1::Event& e) {
-                                      return e.type() == v1::EVENT_TYPE_XID && e.entity_index() == twin.entity(kXidGpu);
-                                  })),
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), std::any_of(got.events().begin(), got.events().end(),
+                                                                [&](const v1::Event& e) {
+                                                                    return e.type() == v1::EVENT_TYPE_XID &&
+                                                                           e.entity_index() == twin.entity(kXidGpu);
+                                                                })),
                                  20'000);
         for (const auto& e : got.events())
             if (e.type() == v1::EVENT_TYPE_XID) {

@@ -8,9 +8,9 @@
 // its tray silent with one event, and every good target of the same rounds read, never silent.
 
 #include "BadExporter.h"
+#include "SanitizerBuild.h"
 #include "ScrapeCollected.h"
 #include "ScrapeSource.h"
-#include "SanitizerBuild.h"
 #include "TwinExporterHarness.h"
 
 #include <QProcess>
@@ -99,7 +99,8 @@ public:
         });
         port_ = server_.bind_to_any_port("127.0.0.1");
         thread_ = std::thread([this] { server_.listen_after_bind(); });
-        for (int i = 0; i < 500 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        for (int i = 0; i < 500 && !server_.is_running(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ~TlsExporter() {
         server_.stop();
@@ -190,8 +191,7 @@ private slots:
         // Slow: a byte every 100 ms of a page announced as 1 MB.
         add("r01-n02", BadExporter::everyRequest([](C& c) {
                 if (!c.send(head(200, "OK", kTextType + "Content-Length: 1000000\r\n"))) return false;
-                while (c.send("#") && c.pause(std::chrono::milliseconds(100))) {
-                }
+                while (c.send("#") && c.pause(std::chrono::milliseconds(100))) {}
                 return false;
             }),
             "timeout after 2 s waiting for ");
@@ -213,7 +213,8 @@ private slots:
             }),
             "more than 3 redirects from ");
         // Redirects to another host (another tray's page, which must not be read as this one's).
-        const std::string offHost = "http://localhost:" + std::to_string(twin.exporters().port()) + "/dcgm/r01-n01/metrics";
+        const std::string offHost =
+            "http://localhost:" + std::to_string(twin.exporters().port()) + "/dcgm/r01-n01/metrics";
         add("r01-n06", BadExporter::everyRequest([offHost](C& c) {
                 return c.send(head(301, "Moved Permanently", "Location: " + offHost + "\r\nContent-Length: 0\r\n"));
             }),
@@ -226,8 +227,9 @@ private slots:
             "");
         // 256 MiB of metrics text in a few hundred KB of gzip.
         add("r01-n08", BadExporter::everyRequest([&bomb](C& c) {
-                return c.send(head(200, "OK", kTextType + "Content-Encoding: gzip\r\nContent-Length: " +
-                                                  std::to_string(bomb.size()) + "\r\n") +
+                return c.send(head(200, "OK",
+                                   kTextType + "Content-Encoding: gzip\r\nContent-Length: " +
+                                       std::to_string(bomb.size()) + "\r\n") +
                               bomb);
             }),
             "exceeds 2097152 bytes once its gzip encoding is undone (the page size cap, --scrape-max-bytes); refused");
@@ -236,25 +238,31 @@ private slots:
                 std::string block;
                 while (block.size() < 65536) block += "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\"} 51\n";
                 if (!c.send(head(200, "OK", kTextType + "Connection: close\r\n"))) return false;
-                while (c.send(block)) {
-                }
+                while (c.send(block)) {}
                 return false;
             }),
             "exceeds 2097152 bytes (the page size cap, --scrape-max-bytes); refused");
         // Not a metrics page: a login form, and protobuf (which the scraper does not ask for).
         add("r01-n10", BadExporter::everyRequest([](C& c) {
                 const std::string body = "<html><body>Please log in</body></html>";
-                return c.send(head(200, "OK", "Content-Type: text/html\r\nContent-Length: " + std::to_string(body.size()) + "\r\n") + body);
+                return c.send(
+                    head(200, "OK",
+                         "Content-Type: text/html\r\nContent-Length: " + std::to_string(body.size()) + "\r\n") +
+                    body);
             }),
             "not a metrics page: Content-Type \"text/html\" from ");
         add("r01-n11", BadExporter::everyRequest([](C& c) {
-                return c.send(head(200, "OK", "Content-Type: application/vnd.google.protobuf; "
-                                              "proto=io.prometheus.client.MetricFamily; encoding=delimited\r\n"
-                                              "Content-Length: 4\r\n") + std::string("\x0a\x02\x08\x01", 4));
+                return c.send(head(200, "OK",
+                                   "Content-Type: application/vnd.google.protobuf; "
+                                   "proto=io.prometheus.client.MetricFamily; encoding=delimited\r\n"
+                                   "Content-Length: 4\r\n") +
+                              std::string("\x0a\x02\x08\x01", 4));
             }),
             "not a metrics page: Content-Type \"application/vnd.google.protobuf; ");
         // Not HTTP at all.
-        add("r01-n14", [](C& c) {
+        add(
+            "r01-n14",
+            [](C& c) {
                 if (c.readRequest()) c.send("SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n");
             },
             "");  // checked below: names the target, whatever libcurl calls it
@@ -269,7 +277,8 @@ private slots:
         // A 200 text page of garbage.
         add("r01-n16", BadExporter::everyRequest([](C& c) {
                 const std::string body = "\x01\x02 not { a metric\n}}}\n=== 12\n";
-                return c.send(head(200, "OK", kTextType + "Content-Length: " + std::to_string(body.size()) + "\r\n") + body);
+                return c.send(head(200, "OK", kTextType + "Content-Length: " + std::to_string(body.size()) + "\r\n") +
+                              body);
             }),
             "no metrics on the page: ");
         for (const auto& s : servers) QVERIFY(s->ok());
@@ -331,8 +340,10 @@ private slots:
             const auto* t = got.target(tray, kDcgm);
             QVERIFY2(t, c.host.c_str());
             const QString what = QString("%1 (%2): health %3, error '%4', %5 s")
-                                     .arg(c.host.c_str(), c.url.c_str()).arg(t->health())
-                                     .arg(t->last_error().c_str()).arg(t->scrape_duration_s());
+                                     .arg(c.host.c_str(), c.url.c_str())
+                                     .arg(t->health())
+                                     .arg(t->last_error().c_str())
+                                     .arg(t->scrape_duration_s());
             QCOMPARE(QString::fromStdString(t->url()), QString::fromStdString(c.url));
             // libcurl ends every transfer at its timeout; the slack is the scrape loop's turn on
             // a loaded machine, not the exporter's pace.
@@ -350,7 +361,8 @@ private slots:
             const auto* state = got.state(tray);
             QVERIFY(state);
             QCOMPARE(state->telemetry().state(), v1::TELEMETRY_STATE_SILENT);
-            QVERIFY2(state->telemetry().reason().rfind(std::string(kDcgm) + ": ", 0) == 0, state->telemetry().reason().c_str());
+            QVERIFY2(state->telemetry().reason().rfind(std::string(kDcgm) + ": ", 0) == 0,
+                     state->telemetry().reason().c_str());
             const auto* node = got.target(tray, kNode);
             QVERIFY2(node && node->health() == v1::TARGET_HEALTH_UP, c.host.c_str());
             qInfo("%s", qPrintable(what));
@@ -369,7 +381,8 @@ private slots:
             // The good ones (a redirect on the host and trusted TLS included) match the twin.
             QVERIFY2(read, gpu.name().c_str());
             // dcgm-exporter prints temperatures as whole degrees.
-            QVERIFY2(std::fabs(read->first - twin.latest(gpu.name(), v1::DCGM_FI_DEV_GPU_TEMP)) <= 1.0, gpu.name().c_str());
+            QVERIFY2(std::fabs(read->first - twin.latest(gpu.name(), v1::DCGM_FI_DEV_GPU_TEMP)) <= 1.0,
+                     gpu.name().c_str());
         }
         for (const auto& host : badHosts)
             QVERIFY2(got.value(twin.entity(host + "-ib0"), v1::IB_LINK_DOWNED_COUNTER), host.c_str());
@@ -393,7 +406,8 @@ private slots:
         // 4. Memory: the bomb (256 MiB expanded, every round) and the endless body never held
         // more than the cap.
         const std::size_t grown = rssBytes() > rssBefore ? rssBytes() - rssBefore : 0;
-        qInfo("RSS grew %.1f MiB over %llu rounds", double(grown) / (1 << 20), static_cast<unsigned long long>(source->rounds()));
+        qInfo("RSS grew %.1f MiB over %llu rounds", double(grown) / (1 << 20),
+              static_cast<unsigned long long>(source->rounds()));
         if (testing::kRssBoundsHold) QVERIFY2(grown < (std::size_t(96) << 20), qPrintable(QString::number(grown)));
         source->stop();
     }
@@ -479,7 +493,8 @@ private slots:
             if (gpu.name().rfind("r01-", 0) != 0) continue;
             const auto read = got.value(gpu.index(), v1::DCGM_FI_DEV_GPU_TEMP);
             QVERIFY2(read, gpu.name().c_str());
-            QVERIFY2(std::fabs(read->first - twin.latest(gpu.name(), v1::DCGM_FI_DEV_GPU_TEMP)) <= 1.0, gpu.name().c_str());
+            QVERIFY2(std::fabs(read->first - twin.latest(gpu.name(), v1::DCGM_FI_DEV_GPU_TEMP)) <= 1.0,
+                     gpu.name().c_str());
         }
         QCOMPARE(got.status().health(), v1::SOURCE_HEALTH_DEGRADED);
 

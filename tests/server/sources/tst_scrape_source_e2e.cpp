@@ -79,14 +79,14 @@ private slots:
 
         // One host's dcgm-exporter answers nowhere: a port nothing listens on.
         const QString targets = twin.path("targets");
-        std::ofstream(targets.toStdString()) << "# the dead exporter\nhost " << kDeadHost
-                                             << " dcgm=http://127.0.0.1:1/metrics\n";
+        std::ofstream(targets.toStdString())
+            << "# the dead exporter\nhost " << kDeadHost << " dcgm=http://127.0.0.1:1/metrics\n";
         sources::ScrapeSourceOptions options = optionsFor(twin);
         options.targets.targetsFile = targets.toStdString();
         std::vector<std::string> log;
         std::string error;
-        auto source = sources::ScrapeSource::create(twin.topology(), options,
-                                                    [&](const std::string& line) { log.push_back(line); }, &error);
+        auto source = sources::ScrapeSource::create(
+            twin.topology(), options, [&](const std::string& line) { log.push_back(line); }, &error);
         QVERIFY2(source, error.c_str());
         QCOMPARE(source->targetCount(), std::size_t(2 * 2 * 18));
         source->start();
@@ -111,9 +111,9 @@ private slots:
         const std::int64_t now = wallMs();
         for (const auto& gpu : twin.topology().gpus()) {
             const bool dead = gpu.name().rfind(std::string(kDeadHost) + "-", 0) == 0;
-            for (v1::Metric metric : {v1::DCGM_FI_DEV_GPU_TEMP, v1::DCGM_FI_DEV_POWER_USAGE, v1::DCGM_FI_DEV_SM_CLOCK,
-                                      v1::DCGM_FI_DEV_MEMORY_TEMP, v1::DCGM_FI_DEV_GPU_UTIL,
-                                      v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE}) {
+            for (v1::Metric metric :
+                 {v1::DCGM_FI_DEV_GPU_TEMP, v1::DCGM_FI_DEV_POWER_USAGE, v1::DCGM_FI_DEV_SM_CLOCK,
+                  v1::DCGM_FI_DEV_MEMORY_TEMP, v1::DCGM_FI_DEV_GPU_UTIL, v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE}) {
                 const auto read = got.value(gpu.index(), metric);
                 if (dead) {
                     QVERIFY2(!read, qPrintable(QString("%1 read from a dead exporter").arg(gpu.name().c_str())));
@@ -122,11 +122,15 @@ private slots:
                 const double truth = twin.latest(gpu.name(), metric);
                 if (std::isnan(truth)) continue;
                 QVERIFY2(read, qPrintable(QString("%1 metric %2 never read").arg(gpu.name().c_str()).arg(metric)));
-                const bool ratio = metric == v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE || metric == v1::DCGM_FI_DEV_POWER_USAGE;
+                const bool ratio =
+                    metric == v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE || metric == v1::DCGM_FI_DEV_POWER_USAGE;
                 const double tolerance = ratio ? 1e-5 * std::max(1.0, std::fabs(truth)) : 1.0;
                 QVERIFY2(std::fabs(read->first - truth) <= tolerance,
                          qPrintable(QString("%1 metric %2: scraped %3, twin %4")
-                                        .arg(gpu.name().c_str()).arg(metric).arg(read->first).arg(truth)));
+                                        .arg(gpu.name().c_str())
+                                        .arg(metric)
+                                        .arg(read->first)
+                                        .arg(truth)));
                 QVERIFY2(read->second <= now + 1000 && read->second >= now - 5'000,
                          qPrintable(QString("sample time %1 ms from now").arg(read->second - now)));
                 ++compared;
@@ -184,9 +188,10 @@ private slots:
 
         // 1. Mapped: each rail's counters on that tray's port of the same rail, the hottest
         // sensor on the tray; the neighbours' ports keep the twin's values.
-        QTRY_VERIFY2_WITH_TIMEOUT((twin.tick(), got.take(*source),
-                                   value(nic(3), v1::IB_PORT_XMIT_WAIT) == 5003 && value(tray, v1::NODE_HWMON_TEMP_MAX_C) == 77.75),
-                                  qPrintable(got.describe()), 30'000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (twin.tick(), got.take(*source),
+             value(nic(3), v1::IB_PORT_XMIT_WAIT) == 5003 && value(tray, v1::NODE_HWMON_TEMP_MAX_C) == 77.75),
+            qPrintable(got.describe()), 30'000);
         for (unsigned k = 0; k < 4; ++k) {
             QCOMPARE(value(nic(k), v1::IB_LINK_DOWNED_COUNTER), double(3 + k));
             QCOMPARE(value(nic(k), v1::IB_SYMBOL_ERROR_COUNTER), double(300 + 11 * k));
@@ -198,7 +203,8 @@ private slots:
         }
         for (const char* neighbour : {"r02-n06", "r02-n08"}) {
             const std::string port = std::string(neighbour) + "-ib0";
-            QTRY_VERIFY_WITH_TIMEOUT((got.take(*source), got.value(twin.entity(port), v1::IB_SYMBOL_ERROR_COUNTER)), 10'000);
+            QTRY_VERIFY_WITH_TIMEOUT((got.take(*source), got.value(twin.entity(port), v1::IB_SYMBOL_ERROR_COUNTER)),
+                                     10'000);
             // A counter the twin never moved is 0 on its page.
             const double truth = twin.latest(port, v1::IB_SYMBOL_ERROR_COUNTER);
             QCOMPARE(value(twin.entity(port), v1::IB_SYMBOL_ERROR_COUNTER), std::isnan(truth) ? 0.0 : truth);
@@ -209,23 +215,27 @@ private slots:
 
         // 2. Frozen: the real exporter answers, its tree never changes: flagged once, its tray
         // silent with the reason; no other tray (the twin moves).
-        QTRY_VERIFY2_WITH_TIMEOUT((twin.tick(), got.take(*source), got.target(tray, "node_exporter")->health() == v1::TARGET_HEALTH_FROZEN),
-                                  qPrintable(got.describe()), 30'000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (twin.tick(), got.take(*source), got.target(tray, "node_exporter")->health() == v1::TARGET_HEALTH_FROZEN),
+            qPrintable(got.describe()), 30'000);
         QCOMPARE(got.state(tray)->telemetry().state(), v1::TELEMETRY_STATE_SILENT);
-        QVERIFY2(got.state(tray)->telemetry().reason().find("node_exporter: answers, but no value on its page has changed") == 0,
+        QVERIFY2(got.state(tray)->telemetry().reason().find(
+                     "node_exporter: answers, but no value on its page has changed") == 0,
                  got.state(tray)->telemetry().reason().c_str());
         QCOMPARE(got.events("source_silent").size(), std::size_t(1));
         QCOMPARE(got.events("source_silent").front().entity_index(), tray);
         // The source's status counts targets once per round (finishRound), so it may trail the
         // target's own health by up to a round: under ASan the two came apart.
-        QTRY_VERIFY2_WITH_TIMEOUT((got.take(*source), got.status().targets_frozen() == 1u), qPrintable(got.describe()), 10'000);
+        QTRY_VERIFY2_WITH_TIMEOUT((got.take(*source), got.status().targets_frozen() == 1u), qPrintable(got.describe()),
+                                  10'000);
 
         // Its counters move again: live, once, and the new values on the same ports.
         real.update(railsWith(10), {warm, hot});
         QVERIFY2(real.ok(), qPrintable(real.error()));
-        QTRY_VERIFY2_WITH_TIMEOUT((twin.tick(), got.take(*source), got.events("source_live").size() == 1 &&
-                                                                      value(nic(0), v1::IB_LINK_DOWNED_COUNTER) == 10),
-                                  qPrintable(got.describe()), 30'000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (twin.tick(), got.take(*source),
+             got.events("source_live").size() == 1 && value(nic(0), v1::IB_LINK_DOWNED_COUNTER) == 10),
+            qPrintable(got.describe()), 30'000);
         QCOMPARE(got.events("source_live").front().entity_index(), tray);
         QCOMPARE(value(nic(3), v1::IB_LINK_DOWNED_COUNTER), 13.0);
 
@@ -242,7 +252,8 @@ private slots:
         };
         QTRY_VERIFY_WITH_TIMEOUT((twin.tick(), killedSilent() || source->rounds() >= roundsAtKill + 3), 30'000);
         QVERIFY2(killedSilent(), qPrintable(QString("not silent %1 rounds after the kill: %2")
-                                                .arg(source->rounds() - roundsAtKill).arg(got.describe())));
+                                                .arg(source->rounds() - roundsAtKill)
+                                                .arg(got.describe())));
         QCOMPARE(got.state(tray)->telemetry().state(), v1::TELEMETRY_STATE_SILENT);
         QCOMPARE(QString::fromStdString(got.target(tray, "node_exporter")->last_error()),
                  QString::fromStdString("connection refused by " + realUrl));

@@ -16,11 +16,12 @@ class TstSlurmJobs : public QObject {
 private slots:
     void parsesSqueue() {
         std::vector<std::string> problems;
-        const auto jobs = sources::parseSqueueJobs("4242|pretrain|alice|2026-12-01T05:00:00|r01-n[01-03,05]\n"
-                                                   "17|bash|bob|N/A|r02-n18\r\n"
-                                                   "garbage line\n"
-                                                   "18|x|y|2026-12-01T05:00:00|r01-n[03-01]\n",
-                                                   &problems);
+        const auto jobs = sources::parseSqueueJobs(
+            "4242|pretrain|alice|2026-12-01T05:00:00|r01-n[01-03,05]\n"
+            "17|bash|bob|N/A|r02-n18\r\n"
+            "garbage line\n"
+            "18|x|y|2026-12-01T05:00:00|r01-n[03-01]\n",
+            &problems);
         QCOMPARE(jobs.size(), std::size_t(2));
         QCOMPARE(QString::fromStdString(jobs[0].id), QString("4242"));
         QCOMPARE(jobs[0].hosts, (std::vector<std::string>{"r01-n01", "r01-n02", "r01-n03", "r01-n05"}));
@@ -68,7 +69,8 @@ private slots:
         // Job 101 leaves the queue: FINISHED once, whole (its name kept), then never again.
         out.clear();
         slurm.apply({queue[0]}, progress, t0 + 25'000, out);
-        const auto finished = std::find_if(out.begin(), out.end(), [](const v1::Job& j) { return j.slurm_job_id() == "101"; });
+        const auto finished =
+            std::find_if(out.begin(), out.end(), [](const v1::Job& j) { return j.slurm_job_id() == "101"; });
         QVERIFY(finished != out.end());
         QCOMPARE(finished->state(), v1::JOB_STATE_FINISHED);
         QCOMPARE(QString::fromStdString(finished->name()), QString("eval-101"));

@@ -77,7 +77,8 @@ struct Poll {
     sources::StoreTelemetry& telemetry;
     std::vector<PollQuery> queries = sources::pollQueries();
     std::size_t next = 0;
-    void add(PollQuery::Kind kind, std::string_view name, const Series& series, double value, std::int64_t timeMs = kPollMs) {
+    void add(PollQuery::Kind kind, std::string_view name, const Series& series, double value,
+             std::int64_t timeMs = kPollMs) {
         const auto& q = queryOf(queries, kind, name);
         const auto labels = series.views();
         telemetry.add(std::size_t(&q - queries.data()), q, labels, {timeMs, value});
@@ -85,7 +86,8 @@ struct Poll {
 };
 
 Series gpu(const std::string& hostLabel, const std::string& host, const std::string& index) {
-    return Series{{{hostLabel, host}, {"gpu", index}, {"UUID", "GPU-" + host + "-" + index}, {"instance", host + ":9400"}}};
+    return Series{
+        {{hostLabel, host}, {"gpu", index}, {"UUID", "GPU-" + host + "-" + index}, {"instance", host + ":9400"}}};
 }
 
 Series port(const std::string& host, const std::string& device) {
@@ -140,13 +142,18 @@ private slots:
     void badFleetFilesNameTheLine_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("problem");
-        QTest::newRow("17 hosts") << "region e\nrack r01 hosts=h[01-17]\n" << "site.fleet:2: hosts= 'h[01-17]' names 17 hosts";
+        QTest::newRow("17 hosts") << "region e\nrack r01 hosts=h[01-17]\n"
+                                  << "site.fleet:2: hosts= 'h[01-17]' names 17 hosts";
         QTest::newRow("twice") << "region e\nrack r01 hosts=h[01-18]\nrack r02 hosts=h[18-35]\n"
                                << "site.fleet:3: host 'h18' is named twice (first on line 2)";
-        QTest::newRow("racks without {rack}") << "region e\nracks 2 hosts=h[01-18]\n" << "is named twice";
-        QTest::newRow("not a hostlist") << "region e\nrack r01 hosts=h[01-18\n" << "is not a hostlist";
-        QTest::newRow("gpus") << "region e\ninventory gpus=0,1,1,2\nrack r01\n" << "site.fleet:2: gpus= item '1' is not a distinct";
-        QTest::newRow("nics") << "region e\ninventory nics=mlx5_0,mlx5_1:1,mlx5_2:1,mlx5_3:1\nrack r01\n" << "nics= item 'mlx5_0'";
+        QTest::newRow("racks without {rack}") << "region e\nracks 2 hosts=h[01-18]\n"
+                                              << "is named twice";
+        QTest::newRow("not a hostlist") << "region e\nrack r01 hosts=h[01-18\n"
+                                        << "is not a hostlist";
+        QTest::newRow("gpus") << "region e\ninventory gpus=0,1,1,2\nrack r01\n"
+                              << "site.fleet:2: gpus= item '1' is not a distinct";
+        QTest::newRow("nics") << "region e\ninventory nics=mlx5_0,mlx5_1:1,mlx5_2:1,mlx5_3:1\nrack r01\n"
+                              << "nics= item 'mlx5_0'";
     }
     void badFleetFilesNameTheLine() {
         QFETCH(QString, text);
@@ -246,7 +253,8 @@ private slots:
             FleetChanges out;
             telemetry.finish(out);
             for (const auto& s : out.samples)
-                if (s.metric == v1::IB_PORT_XMIT_DATA_GBPS && s.entityIndex == fleet.entity("r01-n07-ib2")) rates.push_back(s.value);
+                if (s.metric == v1::IB_PORT_XMIT_DATA_GBPS && s.entityIndex == fleet.entity("r01-n07-ib2"))
+                    rates.push_back(s.value);
         }
         // First sight: no rate; then 25e9 octets x 8 / 10 s = 20 Gb/s; the same scrape again and a
         // counter reset give none.

@@ -9,13 +9,13 @@
 #include <QFile>
 #include <QStandardPaths>
 
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstring>
 #include <map>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 namespace watchfloor::testing {
 
@@ -33,8 +33,8 @@ QString binary() {
 // The kernel's rate_show(): the number, then lane count and per-lane speed, which node_exporter
 // ignores but a reader of the tree expects.
 QByteArray rateText(double gbps) {
-    static const std::map<double, const char*> speeds{{2.5, ""},      {5, " DDR"},  {10, " QDR"}, {14, " FDR"},
-                                                      {25, " EDR"},   {50, " HDR"}, {100, " NDR"}, {200, " XDR"}};
+    static const std::map<double, const char*> speeds{{2.5, ""},    {5, " DDR"},  {10, " QDR"},  {14, " FDR"},
+                                                      {25, " EDR"}, {50, " HDR"}, {100, " NDR"}, {200, " XDR"}};
     QByteArray lanes = " (4X)";
     for (const int width : {4, 1, 2, 8, 12}) {
         const auto speed = speeds.find(gbps / width);
@@ -95,13 +95,14 @@ bool NodeExporterFixture::writeTree(const std::vector<IbPortCounters>& ports, co
     for (const auto& p : ports) {
         const QString device = root + QStringLiteral("/class/infiniband/") + QString::fromStdString(p.device);
         if (devices.emplace(p.device, static_cast<int>(devices.size())).second) {
-            const QByteArray guid = "a088:c203:00" + QByteArray::number(devices[p.device], 16).rightJustified(2, '0') + ":9f40\n";
+            const QByteArray guid =
+                "a088:c203:00" + QByteArray::number(devices[p.device], 16).rightJustified(2, '0') + ":9f40\n";
             // procfs fails the whole collector when fw_ver (and, in 1.5.0's, board_id) is
             // missing; hca_type and node_guid are optional but mlx5 has them.
-            if (!makeDir(device, error_) || !writeFile(device + QStringLiteral("/fw_ver"), "28.39.1002\n", error_)
-                || !writeFile(device + QStringLiteral("/board_id"), "MT_0000000838\n", error_)
-                || !writeFile(device + QStringLiteral("/hca_type"), "MT4129\n", error_)
-                || !writeFile(device + QStringLiteral("/node_guid"), guid, error_))
+            if (!makeDir(device, error_) || !writeFile(device + QStringLiteral("/fw_ver"), "28.39.1002\n", error_) ||
+                !writeFile(device + QStringLiteral("/board_id"), "MT_0000000838\n", error_) ||
+                !writeFile(device + QStringLiteral("/hca_type"), "MT4129\n", error_) ||
+                !writeFile(device + QStringLiteral("/node_guid"), guid, error_))
                 return false;
         }
         const QString port = device + QStringLiteral("/ports/") + QString::number(p.port);
@@ -129,16 +130,20 @@ bool NodeExporterFixture::writeTree(const std::vector<IbPortCounters>& ports, co
     for (const auto& s : sensors) {
         const QString chip = root + QStringLiteral("/class/hwmon/") + QString::fromStdString(s.chip);
         const auto millidegrees = static_cast<long long>(std::llround(s.celsius * 1000));
-        if (!makeDir(chip, error_) || !writeFile(chip + QStringLiteral("/name"), QByteArray::fromStdString(s.name) + '\n', error_)
-            || !writeFile(chip + QStringLiteral("/temp%1_input").arg(s.index), QByteArray::number(millidegrees) + '\n', error_))
+        if (!makeDir(chip, error_) ||
+            !writeFile(chip + QStringLiteral("/name"), QByteArray::fromStdString(s.name) + '\n', error_) ||
+            !writeFile(chip + QStringLiteral("/temp%1_input").arg(s.index), QByteArray::number(millidegrees) + '\n',
+                       error_))
             return false;
     }
 
     const QByteArray next = QFile::encodeName(dir_.filePath(QStringLiteral("sys.next")));
     const QByteArray link = QFile::encodeName(dir_.filePath(QStringLiteral("sys")));
     ::unlink(next.constData());
-    if (::symlink(QFile::encodeName(name).constData(), next.constData()) != 0 || ::rename(next.constData(), link.constData()) != 0) {
-        error_ = QStringLiteral("cannot point %1 at %2: %3").arg(QFile::decodeName(link), name, QString::fromLocal8Bit(std::strerror(errno)));
+    if (::symlink(QFile::encodeName(name).constData(), next.constData()) != 0 ||
+        ::rename(next.constData(), link.constData()) != 0) {
+        error_ = QStringLiteral("cannot point %1 at %2: %3")
+                     .arg(QFile::decodeName(link), name, QString::fromLocal8Bit(std::strerror(errno)));
         return false;
     }
     if (generation_ > 2) QDir(dir_.filePath(QStringLiteral("gen-%1").arg(generation_ - 2))).removeRecursively();
@@ -148,7 +153,8 @@ bool NodeExporterFixture::writeTree(const std::vector<IbPortCounters>& ports, co
 bool NodeExporterFixture::start() {
     const QString program = binary();
     if (program.isEmpty()) {
-        error_ = QStringLiteral("prometheus-node-exporter not found in PATH (install the Debian package or set NODE_EXPORTER_BIN)");
+        error_ = QStringLiteral(
+            "prometheus-node-exporter not found in PATH (install the Debian package or set NODE_EXPORTER_BIN)");
         return false;
     }
     const pid_t parent = ::getpid();
@@ -166,10 +172,11 @@ bool NodeExporterFixture::start() {
     for (int attempt = 1; attempt <= kBindAttempts; ++attempt) {
         port_ = freeLoopbackPort();
         const qsizetype logBefore = log().size();
-        process_.start(program, {QStringLiteral("--path.sysfs=%1").arg(dir_.filePath(QStringLiteral("sys"))),
-                                 QStringLiteral("--collector.disable-defaults"), QStringLiteral("--collector.infiniband"),
-                                 QStringLiteral("--collector.hwmon"), QStringLiteral("--web.disable-exporter-metrics"),
-                                 QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port_)});
+        process_.start(program,
+                       {QStringLiteral("--path.sysfs=%1").arg(dir_.filePath(QStringLiteral("sys"))),
+                        QStringLiteral("--collector.disable-defaults"), QStringLiteral("--collector.infiniband"),
+                        QStringLiteral("--collector.hwmon"), QStringLiteral("--web.disable-exporter-metrics"),
+                        QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port_)});
         if (!process_.waitForStarted(kStopTimeoutMs)) {
             error_ = QStringLiteral("cannot start %1: %2").arg(program, process_.errorString());
             return false;
@@ -192,7 +199,9 @@ bool NodeExporterFixture::start() {
         }
         // Another process took the port between freeLoopbackPort() and the exporter's bind.
         if (log().mid(logBefore).contains("address already in use") && attempt < kBindAttempts) continue;
-        error_ = QStringLiteral("node_exporter exited (code %1); its output:\n%2").arg(process_.exitCode()).arg(QString::fromUtf8(log()));
+        error_ = QStringLiteral("node_exporter exited (code %1); its output:\n%2")
+                     .arg(process_.exitCode())
+                     .arg(QString::fromUtf8(log()));
         return false;
     }
     return false;

@@ -26,11 +26,12 @@ namespace watchfloor::testing {
 struct IbPortCounters {
     std::string device = "mlx5_0";  // /sys/class/infiniband/<device>
     unsigned port = 1;
-    std::uint64_t linkDowned = 0, symbolErrors = 0, linkErrorRecovery = 0, rcvErrors = 0, xmitDiscards = 0, xmitWait = 0;
+    std::uint64_t linkDowned = 0, symbolErrors = 0, linkErrorRecovery = 0, rcvErrors = 0, xmitDiscards = 0,
+                  xmitWait = 0;
     // Octets. The kernel's port_xmit_data/port_rcv_data count 4-octet words and node_exporter
     // multiplies by 4, so it reports these rounded down to a multiple of 4.
     std::uint64_t xmitDataOctets = 0, rcvDataOctets = 0;
-    bool active = true;     // state "4: ACTIVE" / "1: DOWN", phys_state "5: LinkUp" / "3: Disabled"
+    bool active = true;  // state "4: ACTIVE" / "1: DOWN", phys_state "5: LinkUp" / "3: Disabled"
     // rate "400 Gb/sec (4X NDR)". node_exporter parses the number as a float32 and reports
     // bytes/s = Gb/s * 125000000, so use rates a float32 holds exactly (400, 200, 2.5...).
     double rateGbps = 400;
@@ -61,7 +62,7 @@ public:
     QString error() const { return error_; }
     int port() const { return port_; }
     qint64 pid() const { return process_.processId(); }  // 0 when not running
-    QString target() const;  // "127.0.0.1:PORT", as a scrape configuration names it
+    QString target() const;                              // "127.0.0.1:PORT", as a scrape configuration names it
 
     // Rewrites the tree (the exporter reads sysfs on every scrape); ports and sensors may come and
     // go. A scrape running meanwhile reads the old tree or the new one, never a half-written file.

@@ -9,11 +9,11 @@
 #include <optional>
 
 #include <arpa/inet.h>
-#include <cerrno>
-#include <csignal>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <cerrno>
+#include <csignal>
 
 using watchfloor::testing::HwmonSensor;
 using watchfloor::testing::IbPortCounters;
@@ -89,7 +89,8 @@ private:
     void expect(const QByteArray& series, double expected) {
         const auto value = sample(body_, series);
         if (!value)
-            QFAIL(qPrintable(QStringLiteral("%1 missing from the scrape:\n%2").arg(QString::fromUtf8(series), QString::fromUtf8(body_))));
+            QFAIL(qPrintable(QStringLiteral("%1 missing from the scrape:\n%2")
+                                 .arg(QString::fromUtf8(series), QString::fromUtf8(body_))));
         if (*value != expected)
             QFAIL(qPrintable(QStringLiteral("%1 is %2, expected %3; the scrape:\n%4")
                                  .arg(QString::fromUtf8(series))
