@@ -49,6 +49,9 @@ RewindBar::RewindBar(QWidget* parent)
     m_time->setObjectName(QStringLiteral("rewindTime"));
     m_time->setTimeSpec(Qt::UTC);
     m_time->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
+    // Shown while the field holds its minimum: before fleetd's window arrives there is no time to
+    // show, and 1970-01-01 would read as a broken clock.
+    m_time->setSpecialValueText(QStringLiteral("waiting for fleetd's time"));
     m_time->setToolTip(QStringLiteral("Fleet time to rewind to (UTC); Enter to go there"));
     row->addWidget(m_time);
     m_live->setObjectName(QStringLiteral("rewindLive"));
@@ -103,6 +106,14 @@ std::int64_t RewindBar::sliderMs() const {
 
 void RewindBar::placeHandle(std::int64_t ms) {
     m_placing = true;
+    const bool windowKnown = m_liveMs > 0;  // fleetd has said what its live time is
+    m_slider->setEnabled(windowKnown);
+    m_time->setEnabled(windowKnown);
+    if (!windowKnown) {
+        m_time->setDateTime(m_time->minimumDateTime());
+        m_placing = false;
+        return;
+    }
     const std::int64_t first = m_earliestMs > 0 ? m_earliestMs : m_liveMs - kDefaultWindowMs;
     m_slider->setRange(0, int(std::max<std::int64_t>(0, (m_liveMs - first) / 1000)));
     m_slider->setValue(int(std::clamp<std::int64_t>((ms - first) / 1000, 0, m_slider->maximum())));

@@ -52,6 +52,18 @@ private slots:
             QSKIP("FLEETD_BIN is not built");
     }
 
+    // Before fleetd's window arrives the bar has no time to show: it said 1970-01-01 (a broken
+    // clock to an operator) and offered a slider over nothing.
+    void beforeTheWindowTheTimeFieldWaits() {
+        ui::RewindBar bar;
+        QVERIFY(!bar.timeEdit()->isEnabled());
+        QCOMPARE(bar.timeEdit()->text(), QStringLiteral("waiting for fleetd's time"));
+        const std::int64_t live = QDateTime(QDate(2027, 1, 1), QTime(6, 30), QTimeZone::utc()).toMSecsSinceEpoch();
+        bar.setWindow(live - 3'600'000, live);
+        QVERIFY(bar.timeEdit()->isEnabled());
+        QCOMPARE(bar.timeEdit()->text(), QStringLiteral("2027-01-01 06:30:00 UTC"));
+    }
+
     void rewindShowsThePastUnderABannerAndEscIsLive() {
         QTemporaryDir dir;
         testing::FleetdProcess fleetd;
