@@ -222,7 +222,10 @@ std::string Subscriber::runId() const {
 
 std::vector<double> Subscriber::lagsMs() const {
     std::lock_guard lock(mu_);
-    return lagsMs_;
+    std::vector<double> lags;
+    lags.reserve(arrivals_.size());
+    for (const auto& a : arrivals_) lags.push_back(a.offsetMs);
+    return lags;
 }
 
 std::vector<Subscriber::DeltaArrival> Subscriber::arrivals() const {
@@ -232,7 +235,10 @@ std::vector<Subscriber::DeltaArrival> Subscriber::arrivals() const {
 
 std::vector<double> Subscriber::tickStartLagsMs() const {
     std::lock_guard lock(mu_);
-    return tickStartLagsMs_;
+    std::vector<double> lags;
+    for (std::size_t i = 0; i < arrivals_.size(); ++i)
+        if (i == 0 || arrivals_[i].serverTimeMs != arrivals_[i - 1].serverTimeMs) lags.push_back(arrivals_[i].offsetMs);
+    return lags;
 }
 
 std::vector<Clock::time_point> Subscriber::returns() const {
@@ -252,10 +258,7 @@ void Subscriber::onDelta(const v1::Delta& delta) {
     serverTimeMs = delta.server_time_unix_ms();
     const double lag = double(wallNowMs() - delta.server_time_unix_ms());
     std::lock_guard lock(mu_);
-    lagsMs_.push_back(lag);
     arrivals_.push_back({delta.server_time_unix_ms(), lag, n, Clock::now()});
-    if (delta.server_time_unix_ms() != lastTickTimeMs_) tickStartLagsMs_.push_back(lag);
-    lastTickTimeMs_ = delta.server_time_unix_ms();
 }
 
 bool Subscriber::readStream(bool first) {

@@ -125,10 +125,7 @@ private:
     std::thread thread_;
     mutable std::mutex mu_;
     std::string runId_;
-    std::vector<double> lagsMs_;
-    std::vector<double> tickStartLagsMs_;
-    std::vector<DeltaArrival> arrivals_;
-    std::int64_t lastTickTimeMs_ = -1;
+    std::vector<DeltaArrival> arrivals_;  // lagsMs() and tickStartLagsMs() are read off it
     std::vector<Clock::time_point> returns_;
 };
 

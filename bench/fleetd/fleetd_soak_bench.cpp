@@ -156,6 +156,18 @@ struct StallRun {
 // fleetd_bench's figure), not how a live console keeps up. The settled figures leave them out.
 constexpr auto kSettle = std::chrono::seconds(30);
 
+// --trace: one subscriber's deltas, their lag measured from the same baseline as the figures.
+void writeTrace(const std::string& path, const std::vector<Subscriber::DeltaArrival>& arrivals, double baseline) {
+    FILE* out = std::fopen(path.c_str(), "w");
+    if (!out) return (void)std::fprintf(stderr, "fleetd_soak_bench: cannot write %s\n", path.c_str());
+    std::fprintf(out, "server_time_ms,second_of_minute,lag_ms,samples\n");
+    for (const auto& a : arrivals)
+        std::fprintf(out, "%lld,%lld,%.0f,%llu\n", static_cast<long long>(a.serverTimeMs),
+                     static_cast<long long>(a.serverTimeMs / 1000 % 60), a.offsetMs - baseline,
+                     static_cast<unsigned long long>(a.samples));
+    std::fclose(out);
+}
+
 StallRun stallRun(const Options& o, int racks, double minutes, int live, bool withStalled) {
     StallRun result;
     FleetdChild fleetd(o.fleetd, false);
@@ -205,26 +217,14 @@ StallRun stallRun(const Options& o, int racks, double minutes, int live, bool wi
         const double baseline = *std::min_element(mine.begin(), mine.end());
         for (const double offset : mine) lags.push_back(offset - baseline);
         for (const double offset : s->tickStartLagsMs()) tickStarts.push_back(offset - baseline);
-        for (const auto& a : s->arrivals())
+        const auto arrivals = s->arrivals();
+        for (const auto& a : arrivals)
             if (a.arrived - began >= kSettle) settled.push_back(a.offsetMs - baseline);
+        if (!o.trace.empty() && s == subscribers.front())
+            writeTrace(o.trace + (withStalled ? "-stalled.csv" : "-plain.csv"), arrivals, baseline);
         result.liveEnded += s->ended;
     }
     if (lags.empty() && result.failure.empty()) result.failure = "no live subscriber received a delta";
-    if (!o.trace.empty() && !subscribers.empty()) {
-        // server time, its second within the minute, lag against this subscriber's fastest, samples
-        const auto arrivals = subscribers.front()->arrivals();
-        double fastest = 1e300;
-        for (const auto& a : arrivals) fastest = std::min(fastest, a.offsetMs);
-        const std::string path = o.trace + (withStalled ? "-stalled.csv" : "-plain.csv");
-        if (FILE* out = std::fopen(path.c_str(), "w")) {
-            std::fprintf(out, "server_time_ms,second_of_minute,lag_ms,samples\n");
-            for (const auto& a : arrivals)
-                std::fprintf(out, "%lld,%lld,%.0f,%llu\n", static_cast<long long>(a.serverTimeMs),
-                             static_cast<long long>(a.serverTimeMs / 1000 % 60), a.offsetMs - fastest,
-                             static_cast<unsigned long long>(a.samples));
-            std::fclose(out);
-        }
-    }
     result.settledP50Ms = percentile(settled, 50);
     result.settledP99Ms = percentile(settled, 99);
     result.settledMaxMs = percentile(settled, 100);
