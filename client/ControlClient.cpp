@@ -2,6 +2,7 @@
 
 #include "ChannelRetirement.h"
 #include "ControlErrorText.h"
+#include "ReactorHandOff.h"
 
 #include <QMetaObject>
 #include <QUuid>
@@ -80,6 +81,7 @@ public:
         std::shared_ptr<WatchReader> reader(new WatchReader(std::move(callbacks)));
         auto* reactor = new Reactor(reader);
         stub.async()->WatchOperations(&reader->m_context, &reader->m_request, reactor);
+        grpcsync::handOffToGrpc(reactor);
         reactor->StartRead(&reactor->m_message);
         reactor->StartCall();
         return reader;
@@ -110,12 +112,14 @@ private:
         explicit Reactor(std::shared_ptr<WatchReader> reader) : m_reader(std::move(reader)) {}
 
         void OnReadInitialMetadataDone(bool ok) override {
+            grpcsync::resumeFromGrpc(this);
             if (ok) {
                 m_reader->m_callbacks.live();
             }
         }
 
         void OnReadDone(bool ok) override {
+            grpcsync::resumeFromGrpc(this);
             if (!ok) {
                 return;  // OnDone follows with the status
             }
@@ -129,10 +133,12 @@ private:
             if (wasEmpty) {
                 m_reader->m_callbacks.dataReady();
             }
+            grpcsync::handOffToGrpc(this);
             StartRead(&m_message);
         }
 
         void OnDone(const grpc::Status& status) override {
+            grpcsync::resumeFromGrpc(this);
             m_reader->m_callbacks.finished(status);
             {
                 std::lock_guard lock(m_reader->m_mutex);

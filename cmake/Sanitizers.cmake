@@ -23,6 +23,15 @@ if(WATCHFLOOR_SANITIZE)
     # printing it and passing.
     list(APPEND _wf_flags -fno-sanitize-recover=undefined)
   endif()
+  if("thread" IN_LIST _wf_sanitizers)
+    # Debian's protobuf, gRPC and Qt are built without TSan, and protobuf's map_field.h adds two
+    # members to every map field when __SANITIZE_THREAD__ is set: our TSan-built code would then
+    # read libprotobuf's maps at the wrong offsets (a google.protobuf.Struct parsed by
+    # JsonStringToMessage crashed in Map::find). So the headers are read as those libraries were
+    # built, without the macro; libstdc++'s TSan-friendly shared_ptr path is kept by hand, and our
+    # own annotations (proto/ReactorHandOff.h) key on WATCHFLOOR_TSAN_BUILD.
+    add_compile_options(-U__SANITIZE_THREAD__ -D_GLIBCXX_TSAN=1 -DWATCHFLOOR_TSAN_BUILD=1)
+  endif()
   add_compile_options(${_wf_flags})
   add_link_options(${_wf_flags})
   message(STATUS "Sanitizers: ${WATCHFLOOR_SANITIZE}")

@@ -1,6 +1,8 @@
 #include "SubscriptionPump.h"
 
 #include "DeltaCoalescer.h"
+#include "FinishedStream.h"
+#include "ReactorHandOff.h"
 
 #include <set>
 
@@ -45,7 +47,9 @@ void SubscriberStream::cancelIfStalled(std::chrono::milliseconds timeout) {
     // frees the context. contextGuard_ keeps OnDone waiting while TryCancel runs; it is
     // recursive because TryCancel may run this stream's callbacks, OnDone too, on this thread.
     std::lock_guard guard(contextGuard_);
-    if (!done_) context_->TryCancel();
+    if (done_) return;
+    grpcsync::handOffToGrpc(this);
+    context_->TryCancel();
 }
 
 void SubscriberStream::startWrite(const EncodedMessage& message) {
@@ -58,6 +62,7 @@ void SubscriberStream::startWrite(const EncodedMessage& message) {
         inFlight_ = message;
         lastWrite_ = std::chrono::steady_clock::now();
     }
+    grpcsync::handOffToGrpc(this);
     StartWrite(&buffer_);
 }
 
@@ -72,10 +77,12 @@ void SubscriberStream::finishNowIfRequested(std::unique_lock<std::mutex>& lock) 
     finished_ = true;
     const grpc::Status status = finishStatus_;
     lock.unlock();
+    grpcsync::handOffToGrpc(this);
     Finish(status);
 }
 
 void SubscriberStream::OnWriteDone(bool ok) {
+    grpcsync::resumeFromGrpc(this);
     {
         std::unique_lock lock(mu_);
         writing_ = false;
@@ -93,6 +100,7 @@ void SubscriberStream::OnWriteDone(bool ok) {
 }
 
 void SubscriberStream::OnCancel() {
+    grpcsync::resumeFromGrpc(this);
     requestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client"));
 }
 
@@ -105,6 +113,7 @@ void SubscriberStream::requestFinish(const grpc::Status& status) {
 }
 
 void SubscriberStream::OnDone() {
+    grpcsync::resumeFromGrpc(this);
     {
         std::lock_guard guard(contextGuard_);
         done_ = true;
@@ -114,15 +123,6 @@ void SubscriberStream::OnDone() {
 }
 
 // --- SubscriptionPump ------------------------------------------------------------------------
-
-namespace {
-// A stream refused before it started (shutting down): finishes at once, deletes itself.
-class RefusedStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
-public:
-    explicit RefusedStream(const grpc::Status& status) { Finish(status); }
-    void OnDone() override { delete this; }
-};
-}  // namespace
 
 SubscriptionPump::SubscriptionPump(const FleetStateStore& store, const ReplayLog& log, ServerIdentity identity,
                                    PumpOptions options)
@@ -140,13 +140,14 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* SubscriptionPump::open(grpc::Callbac
                                                                    SubscriptionFilter filter, std::uint64_t cursor,
                                                                    std::string snapshotReason) {
     std::lock_guard lock(mu_);
-    if (closing_) return new RefusedStream(closingStatus_);
+    if (closing_) return new FinishedStream(closingStatus_);
     auto stream =
         std::make_shared<SubscriberStream>(*this, context, std::move(filter), cursor, std::move(snapshotReason));
     stream->self_ = stream;
     streams_.insert(stream);
     woken_ = true;
     wake_.notify_one();
+    grpcsync::handOffToGrpc(stream.get());
     return stream.get();
 }
 

@@ -1,6 +1,7 @@
 #include "TelemetryService.h"
 
 #include "AsOfAnswer.h"
+#include "FinishedStream.h"
 #include "ProtobufLogLimit.h"
 #include "RequestHandlers.h"
 
@@ -9,12 +10,6 @@ namespace watchfloor::server::service {
 namespace v1 = watchfloor::v1;
 
 namespace {
-class FailedStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
-public:
-    explicit FailedStream(const grpc::Status& status) { Finish(status); }
-    void OnDone() override { delete this; }
-};
-
 grpc::ServerUnaryReactor* finished(grpc::CallbackServerContext* context, const grpc::Status& status) {
     auto* reactor = context->DefaultReactor();
     reactor->Finish(status);
@@ -57,11 +52,11 @@ TelemetryService::TelemetryService(const FleetStateStore& store, const ReplayLog
 grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext* context,
                                                                         const grpc::ByteBuffer* requestBytes) {
     v1::SubscribeRequest request;
-    if (!parse(*requestBytes, &request)) return new FailedStream(unparseable(request));
-    if (pump_.closing()) return new FailedStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "fleetd shutting down"));
+    if (!parse(*requestBytes, &request)) return new FinishedStream(unparseable(request));
+    if (pump_.closing()) return new FinishedStream(grpc::Status(grpc::StatusCode::UNAVAILABLE, "fleetd shutting down"));
     SubscribePlan plan;
     const grpc::Status status = planSubscribe(request, store_, log_, pump_.identity().runId, &plan);
-    if (!status.ok()) return new FailedStream(status);
+    if (!status.ok()) return new FinishedStream(status);
     return pump_.open(context, std::move(plan.filter), plan.cursor, std::move(plan.snapshotReason));
 }
 

@@ -137,7 +137,7 @@ ActionOutcome RecordingActuator::record(const std::string& call, const std::stri
     std::stringstream text;
     text << audit.rdbuf();
     if (text.str().find(auditedText) == std::string::npos) ++unaudited_;
-    if (delay.count() > 0) std::this_thread::sleep_for(delay);
+    if (const auto wait = delay.load(); wait.count() > 0) std::this_thread::sleep_for(wait);
     {
         std::lock_guard lock(mutex_);
         calls_.push_back(call);

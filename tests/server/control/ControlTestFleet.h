@@ -77,8 +77,10 @@ public:
     // Calls whose reason was not yet in the audit log when the effect began (must stay 0).
     int unauditedCalls() const { return unaudited_; }
 
-    std::string failWith;                // non-empty: every call fails with this text
-    std::chrono::milliseconds delay{0};  // simulate a slow backend
+    std::string failWith;  // non-empty: every call fails with this text
+    // Simulates a slow backend. Atomic: a test changes it while an operation it started may
+    // still be running on the engine's worker thread.
+    std::atomic<std::chrono::milliseconds> delay{std::chrono::milliseconds(0)};
 
 private:
     ActionOutcome record(const std::string& call, const std::string& auditedText);
