@@ -2,7 +2,7 @@
 
 #include "ChannelRetirement.h"
 #include "ControlErrorText.h"
-#include "ReactorHandOff.h"
+#include "HappensBefore.h"
 
 #include <QMetaObject>
 #include <QUuid>
@@ -81,7 +81,7 @@ public:
         std::shared_ptr<WatchReader> reader(new WatchReader(std::move(callbacks)));
         auto* reactor = new Reactor(reader);
         stub.async()->WatchOperations(&reader->m_context, &reader->m_request, reactor);
-        grpcsync::handOffToGrpc(reactor);
+        happensbefore::publish(reactor);
         reactor->StartRead(&reactor->m_message);
         reactor->StartCall();
         return reader;
@@ -112,14 +112,14 @@ private:
         explicit Reactor(std::shared_ptr<WatchReader> reader) : m_reader(std::move(reader)) {}
 
         void OnReadInitialMetadataDone(bool ok) override {
-            grpcsync::resumeFromGrpc(this);
+            happensbefore::receive(this);
             if (ok) {
                 m_reader->m_callbacks.live();
             }
         }
 
         void OnReadDone(bool ok) override {
-            grpcsync::resumeFromGrpc(this);
+            happensbefore::receive(this);
             if (!ok) {
                 return;  // OnDone follows with the status
             }
@@ -133,12 +133,12 @@ private:
             if (wasEmpty) {
                 m_reader->m_callbacks.dataReady();
             }
-            grpcsync::handOffToGrpc(this);
+            happensbefore::publish(this);
             StartRead(&m_message);
         }
 
         void OnDone(const grpc::Status& status) override {
-            grpcsync::resumeFromGrpc(this);
+            happensbefore::receive(this);
             m_reader->m_callbacks.finished(status);
             {
                 std::lock_guard lock(m_reader->m_mutex);
@@ -279,18 +279,17 @@ void ControlClient::callUnary(const Request& request, std::chrono::milliseconds 
     call->request = request;
     call->context.set_deadline(std::chrono::system_clock::now() + deadline);
     m_inFlight.add(&call->context);
-    start(&call->context, &call->request, &call->response,
-          [this, call, done = std::move(done)](grpc::Status status) mutable {
-              // On a gRPC thread: hand over and leave. The destructor waits for the erase below,
-              // so `this` is alive for the post; Qt drops the event if it dies before delivery.
-              QMetaObject::invokeMethod(
-                  this,
-                  [done = std::move(done), status = std::move(status), response = std::move(call->response)]() mutable {
-                      done(status, std::move(response));
-                  },
-                  Qt::QueuedConnection);
-              m_inFlight.finish(&call->context);
-          });
+    // On a gRPC thread: hand over and leave. The destructor waits for the erase below, so `this`
+    // is alive for the post; Qt drops the event if it dies before delivery.
+    std::function<void(grpc::Status)> finished = [this, call, done = std::move(done)](grpc::Status status) mutable {
+        happensbefore::receive(call.get());
+        m_calls.post(
+            [done = std::move(done), status = std::move(status),
+             response = std::make_shared<Response>(std::move(call->response))] { done(status, std::move(*response)); });
+        m_inFlight.finish(&call->context);
+    };
+    happensbefore::publish(call.get());  // after the callback is built: its captures are in the hand-off
+    start(&call->context, &call->request, &call->response, std::move(finished));
 }
 
 void ControlClient::fetchIdentity() {
@@ -487,20 +486,12 @@ void ControlClient::openWatch() {
     m_watchLiveSince.invalidate();
     // All three run on gRPC threads; the destructor waits for OnDone, so posting to `this` is safe.
     m_watch = WatchReader::start(
-        *m_stub, {[this, generation] {
-                      QMetaObject::invokeMethod(
-                          this, [this, generation] { onWatchLive(generation); }, Qt::QueuedConnection);
-                  },
-                  [this, generation] {
-                      QMetaObject::invokeMethod(
-                          this, [this, generation] { drainWatch(generation); }, Qt::QueuedConnection);
-                  },
+        *m_stub, {[this, generation] { m_calls.post([this, generation] { onWatchLive(generation); }); },
+                  [this, generation] { m_calls.post([this, generation] { drainWatch(generation); }); },
                   [this, generation](const grpc::Status& status) {
                       const auto code = status.error_code();
                       const QString message = QString::fromStdString(status.error_message());
-                      QMetaObject::invokeMethod(
-                          this, [this, generation, code, message] { onWatchFinished(generation, code, message); },
-                          Qt::QueuedConnection);
+                      m_calls.post([this, generation, code, message] { onWatchFinished(generation, code, message); });
                   }});
 }
 

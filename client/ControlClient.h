@@ -17,6 +17,7 @@
 
 #include "ChannelSecurity.h"
 #include "InFlightCalls.h"
+#include "QueuedCalls.h"
 #include "ReconnectBackoff.h"
 
 #include "watchfloor/v1/control.grpc.pb.h"
@@ -185,6 +186,7 @@ private:
     Stats m_stats;
 
     InFlightCalls m_inFlight;
+    QueuedCalls m_calls{this};  // what gRPC threads hand to this object's thread
 };
 
 }  // namespace watchfloor::client

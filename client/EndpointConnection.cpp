@@ -1,6 +1,7 @@
 #include "EndpointConnection.h"
 
 #include "ChannelRetirement.h"
+#include "HappensBefore.h"
 #include "SubscribeStreamReader.h"
 
 #include <grpcpp/channel.h>
@@ -214,17 +215,11 @@ void EndpointConnection::openStream() {
     // Both callbacks run on gRPC threads. Posting to `this` is safe: the destructor waits for
     // OnDone, and Qt discards events still queued for a deleted object.
     m_reader = SubscribeStreamReader::start(
-        *m_stub, request,
-        [this, generation] {
-            QMetaObject::invokeMethod(
-                this, [this, generation] { drainStream(generation); }, Qt::QueuedConnection);
-        },
+        *m_stub, request, [this, generation] { m_calls.post([this, generation] { drainStream(generation); }); },
         [this, generation](const grpc::Status& status) {
             const auto code = status.error_code();
             const QString message = QString::fromStdString(status.error_message());
-            QMetaObject::invokeMethod(
-                this, [this, generation, code, message] { onStreamFinished(generation, code, message); },
-                Qt::QueuedConnection);
+            m_calls.post([this, generation, code, message] { onStreamFinished(generation, code, message); });
         });
 }
 
@@ -458,29 +453,28 @@ void EndpointConnection::callUnary(const char* rpcName, const Request& request, 
     QPointer<QObject> receiver(context);
     const QString target = m_config.target;
     const auto deadline = m_config.unaryDeadline;
-    start(
-        &call->context, &call->request, &call->response,
-        [this, call, receiver, done = std::move(done), rpcName, target, deadline](grpc::Status status) mutable {
-            auto outcome = status.ok() ? RpcOutcome<Response>::success(std::move(call->response))
-                                       : RpcOutcome<Response>::failure(
-                                             status.error_code(),
-                                             describeFailure(rpcName, target, status.error_code(),
-                                                             QString::fromStdString(status.error_message()), deadline));
-            // Hop to this object's thread, then to the receiver's, checking it is still alive.
+    std::function<void(grpc::Status)> finished = [this, call, receiver, done = std::move(done), rpcName, target,
+                                                  deadline](grpc::Status status) mutable {
+        happensbefore::receive(call.get());
+        auto outcome = std::make_shared<RpcOutcome<Response>>(
+            status.ok()
+                ? RpcOutcome<Response>::success(std::move(call->response))
+                : RpcOutcome<Response>::failure(
+                      status.error_code(), describeFailure(rpcName, target, status.error_code(),
+                                                           QString::fromStdString(status.error_message()), deadline)));
+        // Hop to this object's thread, then to the receiver's, checking it is still alive.
+        m_calls.post([receiver, done = std::move(done), outcome]() mutable {
+            if (!receiver) {
+                return;
+            }
             QMetaObject::invokeMethod(
-                this,
-                [receiver, done = std::move(done), outcome = std::move(outcome)]() mutable {
-                    if (!receiver) {
-                        return;
-                    }
-                    QMetaObject::invokeMethod(
-                        receiver.data(),
-                        [done = std::move(done), outcome = std::move(outcome)]() mutable { done(std::move(outcome)); },
-                        Qt::AutoConnection);
-                },
-                Qt::QueuedConnection);
-            m_unaryInFlight.finish(&call->context);
+                receiver.data(), [done = std::move(done), outcome]() mutable { done(std::move(*outcome)); },
+                Qt::AutoConnection);
         });
+        m_unaryInFlight.finish(&call->context);
+    };
+    happensbefore::publish(call.get());  // after the callback is built: its captures are in the hand-off
+    start(&call->context, &call->request, &call->response, std::move(finished));
 }
 
 void EndpointConnection::getHistory(const v1::GetHistoryRequest& request, QObject* context,

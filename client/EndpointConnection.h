@@ -14,6 +14,7 @@
 #include "ChannelSecurity.h"
 #include "ConnectionState.h"
 #include "InFlightCalls.h"
+#include "QueuedCalls.h"
 #include "ReconnectBackoff.h"
 #include "RpcOutcome.h"
 
@@ -177,6 +178,7 @@ private:
     std::vector<watchfloor::v1::SubscribeResponse> m_ready;
 
     InFlightCalls m_unaryInFlight;
+    QueuedCalls m_calls{this};  // what gRPC threads hand to this object's thread
 };
 
 // The channel the console dials with: keepalive (permitted without calls) so a black-holed fleetd

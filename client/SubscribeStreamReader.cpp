@@ -1,6 +1,6 @@
 #include "SubscribeStreamReader.h"
 
-#include "ReactorHandOff.h"
+#include "HappensBefore.h"
 
 namespace watchfloor::client {
 
@@ -14,13 +14,13 @@ public:
 
     void begin(v1::TelemetryService::Stub& stub) {
         stub.async()->Subscribe(&m_reader->m_context, &m_reader->m_request, this);
-        grpcsync::handOffToGrpc(this);
+        happensbefore::publish(this);
         StartRead(&m_response);
         StartCall();
     }
 
     void OnReadDone(bool ok) override {
-        grpcsync::resumeFromGrpc(this);
+        happensbefore::receive(this);
         if (!ok) {
             return;  // the stream ended; OnDone follows with the status
         }
@@ -34,12 +34,12 @@ public:
         if (wasEmpty) {
             m_reader->m_dataReady();
         }
-        grpcsync::handOffToGrpc(this);
+        happensbefore::publish(this);
         StartRead(&m_response);
     }
 
     void OnDone(const grpc::Status& status) override {
-        grpcsync::resumeFromGrpc(this);
+        happensbefore::receive(this);
         m_reader->m_finished(status);
         {
             std::lock_guard lock(m_reader->m_doneMutex);

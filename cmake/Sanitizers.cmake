@@ -29,7 +29,7 @@ if(WATCHFLOOR_SANITIZE)
     # read libprotobuf's maps at the wrong offsets (a google.protobuf.Struct parsed by
     # JsonStringToMessage crashed in Map::find). So the headers are read as those libraries were
     # built, without the macro; libstdc++'s TSan-friendly shared_ptr path is kept by hand, and our
-    # own annotations (proto/ReactorHandOff.h) key on WATCHFLOOR_TSAN_BUILD.
+    # own annotations (proto/HappensBefore.h) key on WATCHFLOOR_TSAN_BUILD.
     add_compile_options(-U__SANITIZE_THREAD__ -D_GLIBCXX_TSAN=1 -DWATCHFLOOR_TSAN_BUILD=1)
   endif()
   add_compile_options(${_wf_flags})

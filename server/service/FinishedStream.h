@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ReactorHandOff.h"
+#include "HappensBefore.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -12,10 +12,10 @@ class FinishedStream final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 public:
     explicit FinishedStream(const grpc::Status& status) {
         Finish(status);
-        grpcsync::handOffToGrpc(this);
+        happensbefore::publish(this);
     }
     void OnDone() override {
-        grpcsync::resumeFromGrpc(this);
+        happensbefore::receive(this);
         delete this;
     }
 };

@@ -2,7 +2,7 @@
 
 #include "DeltaCoalescer.h"
 #include "FinishedStream.h"
-#include "ReactorHandOff.h"
+#include "HappensBefore.h"
 
 #include <set>
 
@@ -48,7 +48,7 @@ void SubscriberStream::cancelIfStalled(std::chrono::milliseconds timeout) {
     // recursive because TryCancel may run this stream's callbacks, OnDone too, on this thread.
     std::lock_guard guard(contextGuard_);
     if (done_) return;
-    grpcsync::handOffToGrpc(this);
+    happensbefore::publish(this);
     context_->TryCancel();
 }
 
@@ -62,7 +62,7 @@ void SubscriberStream::startWrite(const EncodedMessage& message) {
         inFlight_ = message;
         lastWrite_ = std::chrono::steady_clock::now();
     }
-    grpcsync::handOffToGrpc(this);
+    happensbefore::publish(this);
     StartWrite(&buffer_);
 }
 
@@ -77,12 +77,12 @@ void SubscriberStream::finishNowIfRequested(std::unique_lock<std::mutex>& lock) 
     finished_ = true;
     const grpc::Status status = finishStatus_;
     lock.unlock();
-    grpcsync::handOffToGrpc(this);
+    happensbefore::publish(this);
     Finish(status);
 }
 
 void SubscriberStream::OnWriteDone(bool ok) {
-    grpcsync::resumeFromGrpc(this);
+    happensbefore::receive(this);
     {
         std::unique_lock lock(mu_);
         writing_ = false;
@@ -100,7 +100,7 @@ void SubscriberStream::OnWriteDone(bool ok) {
 }
 
 void SubscriberStream::OnCancel() {
-    grpcsync::resumeFromGrpc(this);
+    happensbefore::receive(this);
     requestFinish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client"));
 }
 
@@ -113,7 +113,7 @@ void SubscriberStream::requestFinish(const grpc::Status& status) {
 }
 
 void SubscriberStream::OnDone() {
-    grpcsync::resumeFromGrpc(this);
+    happensbefore::receive(this);
     {
         std::lock_guard guard(contextGuard_);
         done_ = true;
@@ -147,7 +147,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* SubscriptionPump::open(grpc::Callbac
     streams_.insert(stream);
     woken_ = true;
     wake_.notify_one();
-    grpcsync::handOffToGrpc(stream.get());
+    happensbefore::publish(stream.get());
     return stream.get();
 }
 

@@ -4,6 +4,7 @@
 // audit file as JSON records, and a Subscribe watcher for node states and rack telemetry.
 
 #include "FleetdProcess.h"
+#include "SanitizerBuild.h"
 #include "watchfloor/v1/control.grpc.pb.h"
 #include "watchfloor/v1/fleet.grpc.pb.h"
 
@@ -194,7 +195,7 @@ public:
                         grpc::ChannelArguments args = {})
         : channel_(newChannel(target, std::move(credentials), std::move(args))),
           stub_(v1::TelemetryService::NewStub(channel_)) {
-        context_.set_deadline(std::chrono::system_clock::now() + 120s);
+        context_.set_deadline(std::chrono::system_clock::now() + 120s * watchfloor::testing::kSanitizerSlowdown);
         reader_ = stub_->Subscribe(&context_, v1::SubscribeRequest{});
     }
     ~FleetWatch() {
@@ -337,8 +338,9 @@ public:
     }
 
 private:
+    // `timeout` is in the twin's pace at full speed; a TSan-built fleetd runs its ticks that much slower.
     bool readUntil(std::chrono::milliseconds timeout, const std::function<bool(const v1::Delta&)>& done) {
-        const auto until = std::chrono::steady_clock::now() + timeout;
+        const auto until = std::chrono::steady_clock::now() + timeout * watchfloor::testing::kSanitizerSlowdown;
         v1::SubscribeResponse response;
         while (std::chrono::steady_clock::now() < until && reader_->Read(&response))
             if (response.has_delta() && done(response.delta())) return true;
