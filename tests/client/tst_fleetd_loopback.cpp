@@ -104,6 +104,14 @@ private slots:
         const EntityId fleet = store.fleetRoots().first();
         QTRY_VERIFY_WITH_TIMEOUT(store.historyPoints(fleet, v1::FLEET_GPUS_HEALTHY).size() >= 5, 10000);
         QVERIFY(!store.endpointFleet(0).lastRunChange());
+        // The new run's clock starts where this one's did, so its first snapshot is behind this
+        // run's last point only if this run went on longer than the restart and reconnect take
+        // (seconds under ASan, i.e. simulated minutes at 60x): let it run 10 simulated minutes.
+        const auto historySpanMs = [&] {
+            const QList<QPointF> points = store.historyPoints(fleet, v1::FLEET_GPUS_HEALTHY);
+            return points.size() < 2 ? 0.0 : points.last().x() - points.first().x();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(historySpanMs() >= 600'000, 30000);
 
         QVERIFY2(fleetd.restartOnSamePort(), qPrintable(fleetd.errorString()));
         QTRY_COMPARE_WITH_TIMEOUT(connection.stats().snapshots, quint64(2), 20000);
