@@ -283,9 +283,8 @@ void ControlClient::callUnary(const Request& request, std::chrono::milliseconds 
     // is alive for the post; Qt drops the event if it dies before delivery.
     std::function<void(grpc::Status)> finished = [this, call, done = std::move(done)](grpc::Status status) mutable {
         happensbefore::receive(call.get());
-        m_calls.post(
-            [done = std::move(done), status = std::move(status),
-             response = std::make_shared<Response>(std::move(call->response))] { done(status, std::move(*response)); });
+        m_calls.post([done = std::move(done), status = std::move(status),
+                      response = std::move(call->response)]() mutable { done(status, std::move(response)); });
         m_inFlight.finish(&call->context);
     };
     happensbefore::publish(call.get());  // after the callback is built: its captures are in the hand-off

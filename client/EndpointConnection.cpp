@@ -456,19 +456,19 @@ void EndpointConnection::callUnary(const char* rpcName, const Request& request, 
     std::function<void(grpc::Status)> finished = [this, call, receiver, done = std::move(done), rpcName, target,
                                                   deadline](grpc::Status status) mutable {
         happensbefore::receive(call.get());
-        auto outcome = std::make_shared<RpcOutcome<Response>>(
-            status.ok()
-                ? RpcOutcome<Response>::success(std::move(call->response))
-                : RpcOutcome<Response>::failure(
-                      status.error_code(), describeFailure(rpcName, target, status.error_code(),
-                                                           QString::fromStdString(status.error_message()), deadline)));
+        auto outcome = status.ok() ? RpcOutcome<Response>::success(std::move(call->response))
+                                   : RpcOutcome<Response>::failure(
+                                         status.error_code(),
+                                         describeFailure(rpcName, target, status.error_code(),
+                                                         QString::fromStdString(status.error_message()), deadline));
         // Hop to this object's thread, then to the receiver's, checking it is still alive.
-        m_calls.post([receiver, done = std::move(done), outcome]() mutable {
+        m_calls.post([receiver, done = std::move(done), outcome = std::move(outcome)]() mutable {
             if (!receiver) {
                 return;
             }
             QMetaObject::invokeMethod(
-                receiver.data(), [done = std::move(done), outcome]() mutable { done(std::move(*outcome)); },
+                receiver.data(),
+                [done = std::move(done), outcome = std::move(outcome)]() mutable { done(std::move(outcome)); },
                 Qt::AutoConnection);
         });
         m_unaryInFlight.finish(&call->context);
