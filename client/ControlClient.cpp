@@ -3,6 +3,7 @@
 #include "ChannelRetirement.h"
 #include "ControlErrorText.h"
 #include "HappensBefore.h"
+#include "UnaryCall.h"
 
 #include <QMetaObject>
 #include <QUuid>
@@ -270,32 +271,22 @@ void ControlClient::callUnary(const Request& request, std::chrono::milliseconds 
             this, [done = std::move(done), refused] { done(refused, Response()); }, Qt::QueuedConnection);
         return;
     }
-    struct Call {
-        grpc::ClientContext context;
-        Request request;
-        Response response;
-    };
-    auto call = std::make_shared<Call>();
-    call->request = request;
-    call->context.set_deadline(std::chrono::system_clock::now() + deadline);
-    m_inFlight.add(&call->context);
-    // On a gRPC thread: hand over and leave. The destructor waits for the erase below, so `this`
-    // is alive for the post; Qt drops the event if it dies before delivery.
-    std::function<void(grpc::Status)> finished = [this, call, done = std::move(done)](grpc::Status status) mutable {
-        happensbefore::receive(call.get());
-        m_calls.post([done = std::move(done), status = std::move(status),
-                      response = std::move(call->response)]() mutable { done(status, std::move(response)); });
-        m_inFlight.finish(&call->context);
-    };
-    happensbefore::publish(call.get());  // after the callback is built: its captures are in the hand-off
-    start(&call->context, &call->request, &call->response, std::move(finished));
+    UnaryCall<Request, Response>::start(
+        start, request, deadline, m_inFlight,
+        // On a gRPC thread: hand over and leave. The destructor waits for the call to finish, so
+        // `this` is alive for the post; Qt drops the event if it dies before delivery.
+        [this, done = std::move(done)](const grpc::Status& status, Response&& response) mutable {
+            m_calls.post([done = std::move(done), status, response = std::move(response)]() mutable {
+                done(status, std::move(response));
+            });
+        });
 }
 
 void ControlClient::fetchIdentity() {
     callUnary<v1::WhoAmIRequest, v1::WhoAmIResponse>(
         v1::WhoAmIRequest(), m_options.unaryDeadline,
-        [this](grpc::ClientContext* c, const v1::WhoAmIRequest* q, v1::WhoAmIResponse* r, auto cb) {
-            m_stub->async()->WhoAmI(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::WhoAmIRequest* q, v1::WhoAmIResponse* r, auto* reactor) {
+            m_stub->async()->WhoAmI(c, q, r, reactor);
         },
         [this](const grpc::Status& status, v1::WhoAmIResponse&& response) {
             const auto before = std::make_tuple(m_role, m_principal, m_identityError);
@@ -349,8 +340,8 @@ void ControlClient::preview(const v1::ActionRequest& action,
     *request.mutable_action() = action;
     callUnary<v1::PreviewActionRequest, v1::ActionPreview>(
         request, m_options.unaryDeadline,
-        [this](grpc::ClientContext* c, const v1::PreviewActionRequest* q, v1::ActionPreview* r, auto cb) {
-            m_stub->async()->PreviewAction(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::PreviewActionRequest* q, v1::ActionPreview* r, auto* reactor) {
+            m_stub->async()->PreviewAction(c, q, r, reactor);
         },
         [this, action, done = std::move(done)](const grpc::Status& status, v1::ActionPreview&& preview) {
             done(result(status, std::move(preview), "PreviewAction", &action));
@@ -375,8 +366,8 @@ void ControlClient::sendExecute(std::shared_ptr<ExecuteCall> call) {
     ++m_stats.executeAttempts;
     callUnary<v1::ExecuteActionRequest, v1::Operation>(
         call->request, m_options.executeDeadline,
-        [this](grpc::ClientContext* c, const v1::ExecuteActionRequest* q, v1::Operation* r, auto cb) {
-            m_stub->async()->ExecuteAction(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::ExecuteActionRequest* q, v1::Operation* r, auto* reactor) {
+            m_stub->async()->ExecuteAction(c, q, r, reactor);
         },
         [this, call](const grpc::Status& status, v1::Operation&& operation) {
             if (status.ok()) {
@@ -398,8 +389,8 @@ void ControlClient::approve(const QString& operationId, const QString& reason,
     request.set_reason(reason.toStdString());
     callForOperation(
         "ApproveOperation", request,
-        [this](grpc::ClientContext* c, const v1::ApproveOperationRequest* q, v1::Operation* r, auto cb) {
-            m_stub->async()->ApproveOperation(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::ApproveOperationRequest* q, v1::Operation* r, auto* reactor) {
+            m_stub->async()->ApproveOperation(c, q, r, reactor);
         },
         std::move(done));
 }
@@ -411,8 +402,8 @@ void ControlClient::getOperation(const QString& operationId, const QString& requ
     request.set_request_id(requestId.toStdString());
     callForOperation(
         "GetOperation", request,
-        [this](grpc::ClientContext* c, const v1::GetOperationRequest* q, v1::Operation* r, auto cb) {
-            m_stub->async()->GetOperation(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::GetOperationRequest* q, v1::Operation* r, auto* reactor) {
+            m_stub->async()->GetOperation(c, q, r, reactor);
         },
         std::move(done));
 }
@@ -424,9 +415,8 @@ void ControlClient::listAudit(quint64 beforeSeq, quint32 pageSize,
     request.set_page_size(pageSize);
     callUnary<v1::ListAuditEntriesRequest, v1::ListAuditEntriesResponse>(
         request, m_options.unaryDeadline,
-        [this](grpc::ClientContext* c, const v1::ListAuditEntriesRequest* q, v1::ListAuditEntriesResponse* r, auto cb) {
-            m_stub->async()->ListAuditEntries(c, q, r, std::move(cb));
-        },
+        [this](grpc::ClientContext* c, const v1::ListAuditEntriesRequest* q, v1::ListAuditEntriesResponse* r,
+               auto* reactor) { m_stub->async()->ListAuditEntries(c, q, r, reactor); },
         [this, done = std::move(done)](const grpc::Status& status, v1::ListAuditEntriesResponse&& page) {
             done(result(status, std::move(page), "ListAuditEntries", nullptr));
         });
@@ -560,9 +550,8 @@ void ControlClient::listOperations() {
     request.set_page_size(m_options.operationsPageSize);
     callUnary<v1::ListOperationsRequest, v1::ListOperationsResponse>(
         request, m_options.unaryDeadline,
-        [this](grpc::ClientContext* c, const v1::ListOperationsRequest* q, v1::ListOperationsResponse* r, auto cb) {
-            m_stub->async()->ListOperations(c, q, r, std::move(cb));
-        },
+        [this](grpc::ClientContext* c, const v1::ListOperationsRequest* q, v1::ListOperationsResponse* r,
+               auto* reactor) { m_stub->async()->ListOperations(c, q, r, reactor); },
         [this](const grpc::Status& status, v1::ListOperationsResponse&& response) {
             if (!status.ok()) {
                 // The watch still delivers every change from now on; only older history is missing.

@@ -1,8 +1,8 @@
 #include "EndpointConnection.h"
 
 #include "ChannelRetirement.h"
-#include "HappensBefore.h"
 #include "SubscribeStreamReader.h"
+#include "UnaryCall.h"
 
 #include <grpcpp/channel.h>
 
@@ -441,48 +441,37 @@ std::vector<v1::SubscribeResponse> EndpointConnection::takeResponses() {
 template <typename Request, typename Response, typename StartFn>
 void EndpointConnection::callUnary(const char* rpcName, const Request& request, StartFn start, QObject* context,
                                    std::function<void(RpcOutcome<Response>)> done) {
-    struct Call {
-        grpc::ClientContext context;
-        Request request;
-        Response response;
-    };
-    auto call = std::make_shared<Call>();
-    call->request = request;
-    call->context.set_deadline(std::chrono::system_clock::now() + m_config.unaryDeadline);
-    m_unaryInFlight.add(&call->context);
     QPointer<QObject> receiver(context);
     const QString target = m_config.target;
     const auto deadline = m_config.unaryDeadline;
-    std::function<void(grpc::Status)> finished = [this, call, receiver, done = std::move(done), rpcName, target,
-                                                  deadline](grpc::Status status) mutable {
-        happensbefore::receive(call.get());
-        auto outcome = status.ok() ? RpcOutcome<Response>::success(std::move(call->response))
-                                   : RpcOutcome<Response>::failure(
-                                         status.error_code(),
-                                         describeFailure(rpcName, target, status.error_code(),
-                                                         QString::fromStdString(status.error_message()), deadline));
-        // Hop to this object's thread, then to the receiver's, checking it is still alive.
-        m_calls.post([receiver, done = std::move(done), outcome = std::move(outcome)]() mutable {
-            if (!receiver) {
-                return;
-            }
-            QMetaObject::invokeMethod(
-                receiver.data(),
-                [done = std::move(done), outcome = std::move(outcome)]() mutable { done(std::move(outcome)); },
-                Qt::AutoConnection);
+    UnaryCall<Request, Response>::start(
+        start, request, deadline, m_unaryInFlight,
+        [this, receiver, done = std::move(done), rpcName, target, deadline](const grpc::Status& status,
+                                                                            Response&& response) mutable {
+            auto outcome = status.ok() ? RpcOutcome<Response>::success(std::move(response))
+                                       : RpcOutcome<Response>::failure(
+                                             status.error_code(),
+                                             describeFailure(rpcName, target, status.error_code(),
+                                                             QString::fromStdString(status.error_message()), deadline));
+            // Hop to this object's thread, then to the receiver's, checking it is still alive.
+            m_calls.post([receiver, done = std::move(done), outcome = std::move(outcome)]() mutable {
+                if (!receiver) {
+                    return;
+                }
+                QMetaObject::invokeMethod(
+                    receiver.data(),
+                    [done = std::move(done), outcome = std::move(outcome)]() mutable { done(std::move(outcome)); },
+                    Qt::AutoConnection);
+            });
         });
-        m_unaryInFlight.finish(&call->context);
-    };
-    happensbefore::publish(call.get());  // after the callback is built: its captures are in the hand-off
-    start(&call->context, &call->request, &call->response, std::move(finished));
 }
 
 void EndpointConnection::getHistory(const v1::GetHistoryRequest& request, QObject* context,
                                     std::function<void(RpcOutcome<v1::GetHistoryResponse>)> done) {
     callUnary<v1::GetHistoryRequest, v1::GetHistoryResponse>(
         "GetHistory", request,
-        [this](grpc::ClientContext* c, const v1::GetHistoryRequest* q, v1::GetHistoryResponse* r, auto cb) {
-            m_stub->async()->GetHistory(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::GetHistoryRequest* q, v1::GetHistoryResponse* r, auto* reactor) {
+            m_stub->async()->GetHistory(c, q, r, reactor);
         },
         context, std::move(done));
 }
@@ -491,8 +480,8 @@ void EndpointConnection::listEvents(const v1::ListEventsRequest& request, QObjec
                                     std::function<void(RpcOutcome<v1::ListEventsResponse>)> done) {
     callUnary<v1::ListEventsRequest, v1::ListEventsResponse>(
         "ListEvents", request,
-        [this](grpc::ClientContext* c, const v1::ListEventsRequest* q, v1::ListEventsResponse* r, auto cb) {
-            m_stub->async()->ListEvents(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::ListEventsRequest* q, v1::ListEventsResponse* r, auto* reactor) {
+            m_stub->async()->ListEvents(c, q, r, reactor);
         },
         context, std::move(done));
 }
@@ -501,8 +490,8 @@ void EndpointConnection::getTopology(const v1::GetTopologyRequest& request, QObj
                                      std::function<void(RpcOutcome<v1::Topology>)> done) {
     callUnary<v1::GetTopologyRequest, v1::Topology>(
         "GetTopology", request,
-        [this](grpc::ClientContext* c, const v1::GetTopologyRequest* q, v1::Topology* r, auto cb) {
-            m_stub->async()->GetTopology(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::GetTopologyRequest* q, v1::Topology* r, auto* reactor) {
+            m_stub->async()->GetTopology(c, q, r, reactor);
         },
         context, std::move(done));
 }
@@ -511,8 +500,8 @@ void EndpointConnection::getStepTimeHeatmap(const v1::StepTimeHeatmapRequest& re
                                             std::function<void(RpcOutcome<v1::StepTimeHeatmap>)> done) {
     callUnary<v1::StepTimeHeatmapRequest, v1::StepTimeHeatmap>(
         "GetStepTimeHeatmap", request,
-        [this](grpc::ClientContext* c, const v1::StepTimeHeatmapRequest* q, v1::StepTimeHeatmap* r, auto cb) {
-            m_stub->async()->GetStepTimeHeatmap(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::StepTimeHeatmapRequest* q, v1::StepTimeHeatmap* r, auto* reactor) {
+            m_stub->async()->GetStepTimeHeatmap(c, q, r, reactor);
         },
         context, std::move(done));
 }
@@ -521,8 +510,8 @@ void EndpointConnection::getStateAsOf(const v1::AsOfRequest& request, QObject* c
                                       std::function<void(RpcOutcome<v1::AsOfState>)> done) {
     callUnary<v1::AsOfRequest, v1::AsOfState>(
         "GetStateAsOf", request,
-        [this](grpc::ClientContext* c, const v1::AsOfRequest* q, v1::AsOfState* r, auto cb) {
-            m_stub->async()->GetStateAsOf(c, q, r, std::move(cb));
+        [this](grpc::ClientContext* c, const v1::AsOfRequest* q, v1::AsOfState* r, auto* reactor) {
+            m_stub->async()->GetStateAsOf(c, q, r, reactor);
         },
         context, std::move(done));
 }

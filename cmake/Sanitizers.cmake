@@ -32,6 +32,11 @@ if(WATCHFLOOR_SANITIZE)
     # own annotations (proto/HappensBefore.h) key on WATCHFLOOR_TSAN_BUILD.
     add_compile_options(-U__SANITIZE_THREAD__ -D_GLIBCXX_TSAN=1 -DWATCHFLOOR_TSAN_BUILD=1)
   endif()
+  if("address" IN_LIST _wf_sanitizers)
+    # GCC defines __SANITIZE_ADDRESS__ under -fsanitize=address, clang 14 does not: tests key on
+    # this instead (testbeds/SanitizerBuild.h).
+    add_compile_options(-DWATCHFLOOR_ASAN_BUILD=1)
+  endif()
   add_compile_options(${_wf_flags})
   add_link_options(${_wf_flags})
   message(STATUS "Sanitizers: ${WATCHFLOOR_SANITIZE}")

@@ -2,8 +2,9 @@
 # environment the tests rely on, and the part it tests (tests/<part>/...) as the label
 # "part:<part>", so a run can pick parts: the sanitizer step of scripts/test runs
 # -L 'part:(server|client)'.
-# A ThreadSanitizer build runs 5-15 times slower: its preset scales every test's TIMEOUT by
-# WATCHFLOOR_TEST_TIMEOUT_SCALE, so a timeout there still means a hang, not the sanitizer's cost.
+# A ThreadSanitizer build runs 5-15 times slower, an AddressSanitizer one 2-3 times: their presets
+# scale every test's TIMEOUT by WATCHFLOOR_TEST_TIMEOUT_SCALE (5 and 3, as testbeds/SanitizerBuild.h
+# scales in-test waits), so a timeout there still means a hang, not the sanitizer's cost.
 set(WATCHFLOOR_TEST_TIMEOUT_SCALE 1 CACHE STRING "Multiplies every test's TIMEOUT (sanitizer builds)")
 function(_watchfloor_register_test name timeout labels)
   math(EXPR timeout "${timeout} * ${WATCHFLOOR_TEST_TIMEOUT_SCALE}")

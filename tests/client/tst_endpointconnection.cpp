@@ -1,4 +1,4 @@
-// EndpointConnection against an in-process fake TelemetryService (grpc::ServerBuilder): going
+// EndpointConnection against a fake TelemetryService on loopback (grpc::ServerBuilder): going
 // Live, resume without gap or duplicate, resync on a sequence gap, Incompatible servers, Stale
 // when silent, an unreachable endpoint watched without re-subscribing, a server that comes back,
 // unary deadlines, and teardown while streaming.
@@ -98,14 +98,21 @@ private:
     std::vector<v1::SubscribeRequest> m_requests;
 };
 
-struct InProcessServer {
-    explicit InProcessServer(grpc::Service* service) {
+// The fake on a loopback port rather than an in-process channel: the in-process transport hands
+// the server's serialized bytes to the client parser as they are, a sharing no real connection
+// has (and one ThreadSanitizer reports, as gRPC core orders it out of its sight).
+struct LoopbackServer {
+    explicit LoopbackServer(grpc::Service* service) {
         grpc::ServerBuilder builder;
+        builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
         builder.RegisterService(service);
         server = builder.BuildAndStart();
     }
-    ~InProcessServer() { server->Shutdown(std::chrono::system_clock::now() + 1s); }
-    std::shared_ptr<grpc::Channel> channel() { return server->InProcessChannel(grpc::ChannelArguments()); }
+    ~LoopbackServer() { server->Shutdown(std::chrono::system_clock::now() + 1s); }
+    std::shared_ptr<grpc::Channel> channel() const {
+        return grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials());
+    }
+    int port = 0;
     std::unique_ptr<grpc::Server> server;
 };
 
@@ -119,7 +126,7 @@ std::unique_ptr<grpc::Server> startOnPort(grpc::Service* service, const QString&
 
 EndpointConfig fakeConfig() {
     EndpointConfig c;
-    c.target = QStringLiteral("in-process");
+    c.target = QStringLiteral("fake-endpoint");
     c.label = QStringLiteral("fake");
     return c;
 }
@@ -134,7 +141,7 @@ private slots:
 
     void goesLiveAndFeedsTheStore() {
         FakeTelemetryService service;
-        InProcessServer server(&service);
+        LoopbackServer server(&service);
         EndpointConnection connection(fakeConfig(), server.channel());
         FleetStore store;
         const int ep = store.attach(&connection);
@@ -158,7 +165,7 @@ private slots:
 
     void resumeHasNoGapOrDuplicate() {
         FakeTelemetryService service;
-        InProcessServer server(&service);
+        LoopbackServer server(&service);
         EndpointConnection connection(fakeConfig(), server.channel());
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
@@ -180,7 +187,7 @@ private slots:
 
     void blockedGuiThreadGetsOneBatch() {
         FakeTelemetryService service;
-        InProcessServer server(&service);
+        LoopbackServer server(&service);
         EndpointConnection connection(fakeConfig(), server.channel());
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
@@ -201,7 +208,7 @@ private slots:
 
     void sequenceGapResyncs() {
         FakeTelemetryService service;
-        InProcessServer server(&service);
+        LoopbackServer server(&service);
         EndpointConnection connection(fakeConfig(), server.channel());
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Live, 5000);
@@ -216,7 +223,7 @@ private slots:
     void incompatibleApiVersionIsNamed() {
         FakeTelemetryService service;
         service.apiVersion = 2;
-        InProcessServer server(&service);
+        LoopbackServer server(&service);
         EndpointConnection connection(fakeConfig(), server.channel());
         FleetStore store;
         store.attach(&connection);
@@ -234,7 +241,7 @@ private slots:
         // The generated base class answers every method with UNIMPLEMENTED, like a server that
         // is not fleetd (or an older one without the method).
         v1::TelemetryService::Service notFleetd;
-        InProcessServer server(&notFleetd);
+        LoopbackServer server(&notFleetd);
         EndpointConnection connection(fakeConfig(), server.channel());
         connection.start();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Incompatible, 5000);
@@ -244,7 +251,7 @@ private slots:
     void silentStreamGoesStale() {
         FakeTelemetryService service;
         service.silent = true;
-        InProcessServer server(&service);
+        LoopbackServer server(&service);
         EndpointConfig config = fakeConfig();
         config.staleAfter = 400ms;
         EndpointConnection connection(config, server.channel());
@@ -313,7 +320,7 @@ private slots:
 
     void unaryCallsHaveDeadlines() {
         FakeTelemetryService service;
-        InProcessServer server(&service);
+        LoopbackServer server(&service);
         EndpointConfig config = fakeConfig();
         config.unaryDeadline = 300ms;
         EndpointConnection connection(config, server.channel());
@@ -357,7 +364,7 @@ private slots:
 
     void destroyWhileStreaming() {
         FakeTelemetryService service;
-        InProcessServer server(&service);
+        LoopbackServer server(&service);
         for (int i = 0; i < 5; ++i) {
             auto connection = std::make_unique<EndpointConnection>(fakeConfig(), server.channel());
             connection->start();
