@@ -1,11 +1,20 @@
 #include "FleetIngest.h"
 
+#include "HappensBefore.h"
+
 #include <QElapsedTimer>
 #include <QMetaObject>
 
 namespace watchfloor::client {
 
 namespace v1 = watchfloor::v1;
+
+namespace {
+// What the GUI thread hands to the worker goes through QThreadPool's queue, whose lock is inside
+// Debian's uninstrumented libQt6Core; the order is stated for ThreadSanitizer with one token for
+// every hand-off to a worker, because a task cannot read its own captures before it receives.
+char workerHandOff;
+}  // namespace
 
 PreparedSnapshot buildSnapshot(const SnapshotInputs& inputs, v1::Snapshot&& snapshot) {
     PreparedSnapshot out;
@@ -48,8 +57,18 @@ void FleetIngest::apply(int endpoint, v1::SubscribeResponse&& message) {
 }
 
 void FleetIngest::dispose(std::unique_ptr<EndpointFleet> fleet) {
+    // Moved into the task, so the worker holds the only reference and is the one to free it.
     std::shared_ptr<EndpointFleet> doomed(std::move(fleet));
-    m_worker.start([doomed]() mutable { doomed.reset(); });
+    runOnWorker([doomed = std::move(doomed)]() mutable { doomed.reset(); });
+}
+
+void FleetIngest::runOnWorker(std::function<void()> task) {
+    std::function<void()> run = [task = std::move(task)] {
+        happensbefore::receive(&workerHandOff);
+        task();
+    };
+    happensbefore::publish(&workerHandOff);  // once the task is built: it is part of the hand-off
+    m_worker.start(std::move(run));
 }
 
 void FleetIngest::enqueue(int endpoint, std::vector<v1::SubscribeResponse>&& messages) {
@@ -104,20 +123,20 @@ void FleetIngest::prepareOnWorker(int endpoint, v1::SubscribeResponse&& message)
     auto job = std::make_shared<Job>();
     job->snapshot.Swap(message.mutable_snapshot());
     job->inputs = m_sink.inputs(endpoint);
-    m_worker.start([this, endpoint, job] {
+    // The job changes hands twice, each time whole: to the worker, then back in a posted call
+    // (QueuedCalls) that takes the worker's reference with it, so the GUI thread is its last owner
+    // and the worker never touches it after the post.
+    runOnWorker([this, endpoint, job = std::move(job)]() mutable {
         job->prepared = buildSnapshot(job->inputs, std::move(job->snapshot));
         // Whatever is left of the message, and our hold on the old topology, is released here:
         // the GUI thread must not be the one to free tens of MB.
         job->snapshot = v1::Snapshot();
         job->inputs.basis = {};
-        QMetaObject::invokeMethod(
-            this,
-            [this, endpoint, job] {
-                m_endpoints[std::size_t(endpoint)].preparing = false;
-                m_sink.adopt(endpoint, std::move(job->prepared));
-                drain(endpoint);
-            },
-            Qt::QueuedConnection);
+        m_calls.post([this, endpoint, job = std::move(job)] {
+            m_endpoints[std::size_t(endpoint)].preparing = false;
+            m_sink.adopt(endpoint, std::move(job->prepared));
+            drain(endpoint);
+        });
     });
 }
 

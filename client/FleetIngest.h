@@ -11,6 +11,7 @@
 // the sink is called only there.
 
 #include "EndpointFleet.h"
+#include "QueuedCalls.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -83,10 +84,12 @@ private:
     void drain(int endpoint);
     void scheduleDrain(int endpoint);
     void prepareOnWorker(int endpoint, watchfloor::v1::SubscribeResponse&& message);
+    void runOnWorker(std::function<void()> task);
 
     Sink m_sink;
     std::chrono::milliseconds m_applySlice;
     std::vector<Endpoint> m_endpoints;
+    QueuedCalls m_calls{this};  // built snapshots, from the worker to this object's thread
     // One thread, FIFO: builds snapshots and destroys replaced fleets. Declared last so it is
     // destroyed first; the destructor waits for its tasks before anything they touch goes away.
     QThreadPool m_worker;

@@ -194,7 +194,7 @@ void MainWindow::buildToolBar() {
         action->setCheckable(true);
         action->setChecked(choice == m_options.theme);
         themeGroup->addAction(action);
-        connect(action, &QAction::triggered, this, [this, choice] { setThemeChoice(choice); });
+        connect(action, &QAction::triggered, this, [this, choice = choice] { setThemeChoice(choice); });
     }
     themeButton->setMenu(themeMenu);
     m_toolBar->addWidget(themeButton);

@@ -306,7 +306,8 @@ ExportResult TimeSeriesChart::exportPng(const QString& path) const { return expo
 
 ExportResult TimeSeriesChart::exportCsv(const QString& path) const {
     const auto [t0, t1] = timeWindow();
-    return exportCsvFile(path, [&](QTextStream& out) {
+    // Captured by name: clang 14 (the sanitizer build's compiler) cannot capture structured bindings.
+    return exportCsvFile(path, [&, t0 = t0, t1 = t1](QTextStream& out) {
         out << "time_utc,series,value\n";
         for (const Series& s : m_series) {
             const QString name = csvField(s.name);
