@@ -5,6 +5,7 @@
 
 #include "FleetdProcess.h"  // testbeds/
 #include "OperatorConsole.h"
+#include "SanitizerBuild.h"
 
 #include "ActionBar.h"
 #include "ActionDialog.h"
@@ -108,7 +109,8 @@ private slots:
         // The twin's view of the tray arrives over the telemetry stream.
         QTRY_COMPARE_WITH_TIMEOUT(store.status(idle).nodeState, v1::NODE_STATE_DRAINED, 30000);
         QTRY_VERIFY_WITH_TIMEOUT(
-            rack->actionBar()->buttonLabels().contains(QStringLiteral("Resume node %1…").arg(node)), 10000);
+            rack->actionBar()->buttonLabels().contains(QStringLiteral("Resume node %1…").arg(node)),
+            10000 * watchfloor::testing::kSanitizerSlowdown);
 
         QVERIFY(window.navigate({ui::PageId::Audit, {}}));
         auto* audit = qobject_cast<ui::AuditPage*>(window.currentPage());

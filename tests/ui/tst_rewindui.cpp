@@ -5,6 +5,7 @@
 // WATCHFLOOR_REWIND_SCREENSHOT=FILE keeps the rewound window (docs/screenshots/rewind.png).
 
 #include "LeakFleetd.h"  // testbeds/
+#include "SanitizerBuild.h"
 
 #include "FleetFormat.h"
 #include "FleetPage.h"
@@ -102,7 +103,7 @@ private slots:
 
         // Back to 30 s before the leak, from the open Fleet page.
         typeMoment(*bar, before);
-        QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible(), 10000 * watchfloor::testing::kSanitizerSlowdown);
         QVERIFY2(bar->bannerText().contains(QStringLiteral("AS OF %1 UTC").arg(ui::formatUnixMs(before))),
                  qPrintable(bar->bannerText()));
         QVERIFY(bar->bannerText().contains(QStringLiteral("NOT LIVE")));
@@ -149,7 +150,7 @@ private slots:
 
         // Again from the live Rack page: the past opens on the same rack; back with the Live button.
         typeMoment(*bar, before);
-        QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible(), 10000 * watchfloor::testing::kSanitizerSlowdown);
         QTRY_VERIFY_WITH_TIMEOUT(rewind->view()->rackPage()->isVisible(), 5000);
         QCOMPARE(rewind->view()->rackPage()->rackName(), QStringLiteral("r03"));
         QVERIFY(bar->liveButton()->isEnabled());
