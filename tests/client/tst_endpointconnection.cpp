@@ -98,24 +98,6 @@ private:
     std::vector<v1::SubscribeRequest> m_requests;
 };
 
-// The fake on a loopback port rather than an in-process channel: the in-process transport hands
-// the server's serialized bytes to the client parser as they are, a sharing no real connection
-// has (and one ThreadSanitizer reports, as gRPC core orders it out of its sight).
-struct LoopbackServer {
-    explicit LoopbackServer(grpc::Service* service) {
-        grpc::ServerBuilder builder;
-        builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-        builder.RegisterService(service);
-        server = builder.BuildAndStart();
-    }
-    ~LoopbackServer() { server->Shutdown(std::chrono::system_clock::now() + 1s); }
-    std::shared_ptr<grpc::Channel> channel() const {
-        return grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials());
-    }
-    int port = 0;
-    std::unique_ptr<grpc::Server> server;
-};
-
 // A server on a real loopback port, so that a client's channel sees it go and come back.
 std::unique_ptr<grpc::Server> startOnPort(grpc::Service* service, const QString& address, int* selectedPort) {
     grpc::ServerBuilder builder;
@@ -123,6 +105,20 @@ std::unique_ptr<grpc::Server> startOnPort(grpc::Service* service, const QString&
     builder.RegisterService(service);
     return builder.BuildAndStart();
 }
+
+// The fake on a loopback port rather than an in-process channel: the in-process transport hands
+// the server's serialized bytes to the client parser as they are, a sharing no real connection
+// has (and one ThreadSanitizer reports, as gRPC core orders it out of its sight).
+struct LoopbackServer {
+    explicit LoopbackServer(grpc::Service* service)
+        : server(startOnPort(service, QStringLiteral("127.0.0.1:0"), &port)) {}
+    ~LoopbackServer() { server->Shutdown(std::chrono::system_clock::now() + 1s); }
+    std::shared_ptr<grpc::Channel> channel() const {
+        return grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials());
+    }
+    int port = 0;  // before `server`: startOnPort writes it while `server` is built
+    std::unique_ptr<grpc::Server> server;
+};
 
 EndpointConfig fakeConfig() {
     EndpointConfig c;
