@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <ranges>
 #include <unordered_map>
 
 namespace watchfloor::server::service {
@@ -30,6 +31,12 @@ private:
 };
 
 constexpr std::size_t kBytesPerSample = 8;
+
+// A repeated field's elements, last first: within one delta a later record of a key is newer.
+template <class Field>
+auto newestFirst(const Field& field) {
+    return std::views::reverse(field);
+}
 
 struct NewestValue {
     std::uint32_t entry;
@@ -95,7 +102,8 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
         result.entriesCovered = 1;
         return result;
     }
-    // Walk newest to oldest so the first sighting of a key is its newest value.
+    // Walk newest to oldest, entries and what is inside each (a tick can carry one node's
+    // DRAINING and DRAINED, in that order), so the first sighting of a key is its newest value.
     const std::size_t n = pending.size();
     std::unordered_map<std::uint64_t, NewestValue> values;
     std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::EntityState*>> states;
@@ -108,8 +116,8 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     for (std::size_t k = n; k-- > 0;) {
         const v1::Delta& d = pending[k]->delta();
         const auto entry = static_cast<std::uint32_t>(k);
-        for (const auto& block : d.samples())
-            for (int i = 0; i < block.entity_indexes_size(); ++i) {
+        for (const auto& block : newestFirst(d.samples()))
+            for (int i = block.entity_indexes_size(); i-- > 0;) {
                 const std::uint32_t entity = block.entity_indexes(i);
                 if (!filter.wantsValuesOf(index, entity)) continue;
                 const std::uint64_t key = (std::uint64_t(entity) << 32) | std::uint32_t(block.metric());
@@ -119,12 +127,12 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
                         .second)
                     ++cost[k];
             }
-        for (const auto& s : d.states())
+        for (const auto& s : newestFirst(d.states()))
             if (filter.selectsEntity(index, s.entity_index()) && states.try_emplace(s.entity_index(), entry, &s).second)
                 cost[k] += s.ByteSizeLong() / kBytesPerSample + 1;
-        for (const auto& j : d.jobs())
+        for (const auto& j : newestFirst(d.jobs()))
             if (jobs.try_emplace(j.index(), entry, &j).second) cost[k] += j.ByteSizeLong() / kBytesPerSample + 1;
-        for (const auto& incident : d.incidents())
+        for (const auto& incident : newestFirst(d.incidents()))
             if (incidents.try_emplace(incident.id(), entry).second)
                 cost[k] += incident.ByteSizeLong() / kBytesPerSample + 1;
         for (const auto& e : d.events())

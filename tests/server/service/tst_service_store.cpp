@@ -324,6 +324,54 @@ private slots:
         QCOMPARE(merged.delta.jobs(0).step(), std::uint64_t(4));
     }
 
+    // One tick can carry two records of a key: a node's DRAINING and then DRAINED when the job
+    // left within the tick, a job reported twice, a value read at two instants. A subscriber
+    // several ticks behind got the first of them from the coalescer and kept a node DRAINING
+    // that every fresh snapshot showed DRAINED (found by tst_controlclient_fleetd under TSan,
+    // where the test's stream fell three ticks behind).
+    void coalescingKeepsTheLastRecordOfAKeyWithinOneTick() {
+        TinyFleetSource source;
+        FleetStateStore store(source.topology());
+        ReplayLog log;
+        ClientModel direct;
+        const auto everything = SubscriptionFilter::everything();
+        const std::uint32_t node = source.topology().nodes(1).index();
+        const std::uint32_t gpu = source.gpus().front();
+        for (int i = 0; i < 4; ++i) {
+            FleetChanges changes;
+            source.advanceTo(source.now() + std::chrono::seconds(1), changes);
+            if (i == 1) {
+                for (const auto nodeState : {v1::NODE_STATE_DRAINING, v1::NODE_STATE_DRAINED}) {
+                    auto& state = changes.states.emplace_back();
+                    state.set_entity_index(node);
+                    state.set_node_state(nodeState);
+                }
+                QVERIFY(!changes.jobs.empty());
+                changes.jobs.push_back(changes.jobs.front());
+                changes.jobs.back().set_step(changes.jobs.front().step() + 7);
+                const std::int64_t nowMs = toUnixMs(changes.time);
+                changes.sampleTimesMs.assign(changes.samples.size(), nowMs);
+                for (const std::int64_t at : {nowMs - 500, nowMs}) {
+                    changes.samples.push_back({gpu, v1::DCGM_FI_DEV_SM_CLOCK, float(at - nowMs + 1980)});
+                    changes.sampleTimesMs.push_back(at);
+                }
+            }
+            const auto deltas = store.apply(changes, nullptr);
+            log.append(deltas);
+            for (const auto& d : deltas) direct.apply(*d);
+        }
+        ClientModel coalesced;
+        coalesced.apply(coalesce(log.after(0, 100), everything, store.index(), 1'000'000).delta);
+        QCOMPARE(coalesced.sequence, log.lastSequence());
+        QCOMPARE(coalesced.states, direct.states);
+        v1::EntityState seen;
+        QVERIFY(seen.ParseFromString(coalesced.states.at(node)));
+        QCOMPARE(seen.node_state(), v1::NODE_STATE_DRAINED);
+        QCOMPARE(coalesced.jobSteps, direct.jobSteps);
+        QCOMPARE(coalesced.values, direct.values);
+        QCOMPARE(coalesced.values.at({gpu, int(v1::DCGM_FI_DEV_SM_CLOCK)}), 1980.0f);
+    }
+
     void historyDownsamplesKnownInput() {
         TinyFleetSource source;
         FleetStateStore store(source.topology());
