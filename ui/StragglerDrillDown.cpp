@@ -216,9 +216,12 @@ void StragglerDrillDown::loadCauses() {
     for (const v1::EventType type : stragglerCauseEventTypes()) request.add_types(type);
     request.set_page_size(500);
     const EntityId job = m_job, tray = m_tray;
+    // Selecting the same tray again asks again; the earlier answer must not show and report
+    // "loaded" while the panel already reads "Reading…" for the newer request.
+    const quint64 asked = ++m_causesRequest;
     connection->listEvents(
-        request, this, [this, job, tray, slowdown](client::RpcOutcome<v1::ListEventsResponse> outcome) {
-            if (tray != m_tray) return;  // another tray was selected meanwhile
+        request, this, [this, job, tray, slowdown, asked](client::RpcOutcome<v1::ListEventsResponse> outcome) {
+            if (asked != m_causesRequest) return;  // another request (tray) meanwhile
             if (!outcome.ok()) {
                 m_causes->setStatus(outcome.error());
                 return;
@@ -233,8 +236,8 @@ void StragglerDrillDown::loadCauses() {
             const std::vector<std::uint32_t> ports(node->nic_port_indexes().begin(), node->nic_port_indexes().end());
             client::fetchNicPortCounters(
                 *connection, ports, this,
-                [this, job, tray, slowdown, events = std::move(events)](client::NicPortCounters ib) {
-                    if (tray != m_tray) return;
+                [this, job, tray, slowdown, asked, events = std::move(events)](client::NicPortCounters ib) {
+                    if (asked != m_causesRequest) return;
                     m_causes->showTray(job, tray, slowdown, events, ib);
                     emit causesLoaded();
                 });

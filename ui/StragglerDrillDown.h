@@ -71,8 +71,9 @@ private:
     widgets::LegendWidget* m_legend;  // under the scrolled map, so the ramp stays in view
     StragglerCausePanel* m_causes;
     client::StepTimeGrid m_grid;
-    std::vector<int> m_order;  // display row -> grid row
-    quint64 m_generation = 0;  // answers to an older reload are dropped
+    std::vector<int> m_order;     // display row -> grid row
+    quint64 m_generation = 0;     // answers to an older reload are dropped
+    quint64 m_causesRequest = 0;  // and to an older cause request, for another tray or the same one
 };
 
 // Opens (non-modal, deleted on close) the drill-down for `job`; `tray` as for the constructor.

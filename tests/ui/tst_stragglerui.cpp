@@ -4,12 +4,14 @@
 // heat map puts r01-n07 and r01-n03 first (slowest), its colour ramp reaches the slowest tray so
 // the two differ in colour, r01-n03's cause panel names the link flaps on r01-n03-ib1 and shows its
 // InfiniBand port counters although the console subscribes at STANDARD detail (fetched for that
-// tray), a tray whose ports never reported counters says so instead of 0, and the action button
+// tray; selected again while they load, only the newest answer shows), a tray whose ports never
+// reported counters says so instead of 0, and the action button
 // opens the ordinary drain dialog with the eviction, previewed (never executed from the drill-down).
 // WATCHFLOOR_STRAGGLER_SCREENSHOT=FILE.png keeps the drill-down as rendered.
 
 #include "FleetdProcess.h"  // testbeds/
 #include "OperatorConsole.h"
+#include "SanitizerBuild.h"  // testbeds/
 
 #include "ActionDialog.h"
 #include "FailSlowPanel.h"
@@ -127,7 +129,10 @@ private slots:
 
         // Opened from r01-n03's row, the drill-down selects it; its causes: the flapped port, the counters.
         QTRY_COMPARE_WITH_TIMEOUT(drill->selectedTray(), store.findByName(QStringLiteral("r01-n03")), 10000);
+        // Selected again (twice, as a double click does) while its causes still load: only the
+        // newest request's answer shows, so the panel never flips back to "Reading…" after it.
         QSignalSpy causesLoaded(drill, &ui::StragglerDrillDown::causesLoaded);
+        drill->selectTray(store.findByName(QStringLiteral("r01-n03")));
         drill->selectTray(store.findByName(QStringLiteral("r01-n03")));
         QTRY_VERIFY_WITH_TIMEOUT(!causesLoaded.isEmpty(), 15000);
         QTableWidget* causes = drill->causePanel()->causes();
@@ -155,6 +160,11 @@ private slots:
                      .hasMatch(),
                  qPrintable(ibFinding));
         QVERIFY(causes->item(ib, 0)->text().startsWith(QStringLiteral("●")));
+        QVERIFY2(drill->causePanel()->verdict()->text().contains(QStringLiteral("link flaps")),
+                 qPrintable(drill->causePanel()->verdict()->text()));
+        // The earlier request's answer (tens of milliseconds away) is dropped, not shown after.
+        QTest::qWait(1500 * testing::kSanitizerSlowdown);
+        QCOMPARE(causesLoaded.count(), 1);
         QVERIFY2(drill->causePanel()->verdict()->text().contains(QStringLiteral("link flaps")),
                  qPrintable(drill->causePanel()->verdict()->text()));
 
