@@ -90,7 +90,7 @@ RewindBar::RewindBar(QWidget* parent)
         if (!m_timeTyped) return;  // focus left the field without a new moment in it
         m_timeTyped = false;
         const std::int64_t ms = m_time->dateTime().toMSecsSinceEpoch();
-        if (ms >= m_liveMs)
+        if (ms >= std::max(m_liveMs, m_liveClock ? m_liveClock() : 0))
             emit liveRequested();
         else
             emit moveRequested(ms);
@@ -128,6 +128,8 @@ void RewindBar::setWindow(std::int64_t earliestMs, std::int64_t liveMs) {
     placeHandle(isPast() ? m_pastMs : liveMs);
     refreshBanner();
 }
+
+void RewindBar::setLiveClock(std::function<std::int64_t()> liveNowMs) { m_liveClock = std::move(liveNowMs); }
 
 void RewindBar::showLive() {
     m_pastMs = 0;

@@ -8,6 +8,7 @@
 #include <QTimer>
 
 #include <cstdint>
+#include <functional>
 
 class QDateTimeEdit;
 class QLabel;
@@ -24,6 +25,10 @@ public:
     // The slider's range: the earliest moment fleetd can rewind to (0 = not known yet: the last
     // hour) up to the live moment. While live, the handle follows the live end.
     void setWindow(std::int64_t earliestMs, std::int64_t liveMs);
+    // The live moment now (the window above is refreshed once a second): a typed moment at or after
+    // it means live. At a fast twin a second of wall time is minutes of fleet time, and a moment
+    // from the last few of them was taken for the future.
+    void setLiveClock(std::function<std::int64_t()> liveNowMs);
     void showLive();
     // The console shows `asOfMs`; `problems` (an endpoint that could not answer) are listed.
     void showPast(std::int64_t asOfMs, const QStringList& problems);
@@ -56,6 +61,7 @@ private:
     bool m_timeTyped = false;  // the operator changed the time field since it last went somewhere
     std::int64_t m_earliestMs = 0;
     std::int64_t m_liveMs = 0;
+    std::function<std::int64_t()> m_liveClock;
     std::int64_t m_pastMs = 0;
     QStringList m_problems;
 };

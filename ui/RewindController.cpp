@@ -38,6 +38,7 @@ RewindController::RewindController(const PageContext& live, QMainWindow* window,
     // The past store learns its topology from the first answer, built on its worker thread: the
     // rack the live console showed can only be opened in the past once that has landed.
     connect(&m_past->store(), &client::FleetStore::changed, this, &RewindController::openWhenKnown);
+    m_bar->setLiveClock([this] { return liveNowMs(); });
     m_windowTimer.setInterval(1000);
     connect(&m_windowTimer, &QTimer::timeout, this, [this] { m_bar->setWindow(m_past->earliestMs(), liveNowMs()); });
     m_windowTimer.start();

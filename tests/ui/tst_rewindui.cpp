@@ -24,6 +24,7 @@
 #include <QDateTimeEdit>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTest>
 #include <QTimeZone>
 
@@ -63,6 +64,24 @@ private slots:
         bar.setWindow(live - 3'600'000, live);
         QVERIFY(bar.timeEdit()->isEnabled());
         QCOMPARE(bar.timeEdit()->text(), QStringLiteral("2027-01-01 06:30:00 UTC"));
+    }
+
+    // The window is refreshed once a second; at a fast twin that is minutes of fleet time. A
+    // moment typed from those minutes is the past, not live (under TSan the end-to-end test below
+    // typed r03's leak minus 30 s, which the bar's one-second-old live end placed in the future).
+    void aTypedMomentIsPastAgainstTheLiveClockNotTheLastWindow() {
+        ui::RewindBar bar;
+        const std::int64_t live = QDateTime(QDate(2027, 1, 1), QTime(6, 30), QTimeZone::utc()).toMSecsSinceEpoch();
+        bar.setWindow(live - 3'600'000, live);
+        bar.setLiveClock([live] { return live + 120'000; });
+        QSignalSpy moved(&bar, &ui::RewindBar::moveRequested);
+        QSignalSpy wentLive(&bar, &ui::RewindBar::liveRequested);
+        typeMoment(bar, live + 60'000);
+        QCOMPARE(moved.count(), 1);
+        QCOMPARE(moved.front().at(0).value<std::int64_t>(), live + 60'000);
+        QCOMPARE(wentLive.count(), 0);
+        typeMoment(bar, live + 120'000);
+        QCOMPARE(wentLive.count(), 1);
     }
 
     void rewindShowsThePastUnderABannerAndEscIsLive() {
