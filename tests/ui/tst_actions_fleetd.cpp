@@ -108,8 +108,13 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(dialog->statusText().contains(QStringLiteral("Succeeded")), 5000);
         // The twin's view of the tray arrives over the telemetry stream.
         QTRY_COMPARE_WITH_TIMEOUT(store.status(idle).nodeState, v1::NODE_STATE_DRAINED, 30000);
-        QTRY_VERIFY_WITH_TIMEOUT(
+        QTRY_VERIFY2_WITH_TIMEOUT(
             rack->actionBar()->buttonLabels().contains(QStringLiteral("Resume node %1…").arg(node)),
+            qPrintable(QStringLiteral("action bar: [%1], selected: %2, can act: %3")
+                           .arg(rack->actionBar()->buttonLabels().join(QStringLiteral(", ")),
+                                store.name(rack->nodesTable()->entityAtRow(
+                                    rack->nodesTable()->selectionModel()->currentIndex().row())))
+                           .arg(control.canAct())),
             10000 * watchfloor::testing::kSanitizerSlowdown);
 
         QVERIFY(window.navigate({ui::PageId::Audit, {}}));
