@@ -1,6 +1,8 @@
 // One advanceTo(+1 s) at 1,800 racks (129,600 GPUs) must stay well under 0.3 s on one core,
-// and the fast path must make long dumps feasible. Prints what it measures.
+// and the fast path must make long dumps feasible. Prints what it measures. The ceilings are
+// kSanitizerSlowdown times looser in a sanitizer build (a TSan twin took 446 ms a step).
 
+#include "SanitizerBuild.h"  // testbeds/
 #include "TwinTestSupport.h"
 
 #include <QElapsedTimer>
@@ -42,7 +44,8 @@ void TwinPerformanceTest::liveStepAtFullScale() {
     qInfo("1,800 racks: create %.2f s; advanceTo(+1 s) mean %.1f ms, max %.1f ms; %.2f M samples per second of sim",
           createS, meanS * 1000, maxS * 1000, samples / 1e6 / kSteps);
     QVERIFY(samples / kSteps > 1'200'000);
-    QVERIFY2(meanS < 0.3, "advanceTo at 1,800 racks is too slow");
+    using watchfloor::testing::kSanitizerSlowdown;
+    QVERIFY2(meanS < 0.3 * kSanitizerSlowdown, "advanceTo at 1,800 racks is too slow");
 
     // Previews read the published view (from RPC threads in fleetd); an operator action rides on
     // the next step.
@@ -62,14 +65,14 @@ void TwinPerformanceTest::liveStepAtFullScale() {
     QVERIFY(ticket.result.get().succeeded);
     qInfo("read view: node + rack %.1f us, job of %zu trays %.0f us; advanceTo(+1 s) with a drain %.1f ms", readUs,
           bigJob->nodes.size(), jobUs, actionStepMs);
-    QVERIFY(readUs < 1000);
+    QVERIFY(readUs < 1000 * kSanitizerSlowdown);
 
     twin->setTelemetryEnabled(false);
     timer.restart();
     run(*twin, 6 * 3600);
     const double fastS = timer.elapsed() / 1000.0;
     qInfo("fast path: 6 simulated hours in %.2f s (54 days would take ~%.0f s)", fastS, fastS * 54 * 4);
-    QVERIFY(fastS < 30);
+    QVERIFY(fastS < 30 * kSanitizerSlowdown);
 }
 
 QTEST_GUILESS_MAIN(TwinPerformanceTest)
