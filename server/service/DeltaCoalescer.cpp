@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <ranges>
 #include <unordered_map>
 
 namespace watchfloor::server::service {
@@ -33,9 +32,16 @@ private:
 constexpr std::size_t kBytesPerSample = 8;
 
 // A repeated field's elements, last first: within one delta a later record of a key is newer.
+// (Not std::views::reverse: clang 14 cannot check libstdc++ 12's range concepts for it.)
 template <class Field>
-auto newestFirst(const Field& field) {
-    return std::views::reverse(field);
+struct NewestFirst {
+    const Field& field;
+    auto begin() const { return field.rbegin(); }
+    auto end() const { return field.rend(); }
+};
+template <class Field>
+NewestFirst<Field> newestFirst(const Field& field) {
+    return {field};
 }
 
 struct NewestValue {
