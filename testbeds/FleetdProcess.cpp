@@ -38,7 +38,7 @@ bool FleetdProcess::start(const QStringList& args, const QString& listen, int ti
         return false;
     }
     // The whole line: read mid-line, the port could be cut short ("…:383" of 38323) and the rest of
-    // the line (fleet, racks, seed) not there yet (tst_fleetd_process under ASan, session 15).
+    // the line (fleet, racks, seed) not there yet (tst_fleetd_process under ASan at 95b5750).
     static const QRegularExpression listening(QStringLiteral(R"(listening on (\S+):(\d+)[^\n]*\n)"));
     const auto match = waitForLog(listening, timeoutMs);
     if (!match.hasMatch()) {
