@@ -66,34 +66,6 @@ std::string roleName(v1::Role role) {
     }
 }
 
-std::string actionName(v1::ActionType type) {
-    const std::string& full = v1::ActionType_Name(type);
-    constexpr std::string_view prefix = "ACTION_TYPE_";
-    return full.starts_with(prefix) ? full.substr(prefix.size()) : (full.empty() ? "UNKNOWN" : full);
-}
-
-bool roleAllows(v1::Role role, v1::ActionType action) {
-    switch (action) {
-    case v1::ACTION_TYPE_DRAIN_NODE:
-    case v1::ACTION_TYPE_RESUME_NODE:
-    case v1::ACTION_TYPE_RESTART_JOB:
-    case v1::ACTION_TYPE_ISOLATE_RACK:
-    case v1::ACTION_TYPE_RESTORE_RACK:
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
-    case v1::ACTION_TYPE_NOTE_INCIDENT:
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
-    case v1::ACTION_TYPE_SET_LIFECYCLE:
-    case v1::ACTION_TYPE_POST_HANDOFF:
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return role == v1::ROLE_OPERATOR || role == v1::ROLE_ADMIN;
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return role == v1::ROLE_ADMIN;
-    default: return false;
-    }
-}
-
 std::string tokenTransportError(std::string_view peer, bool channelIsSecure) {
     if (channelIsSecure || isLoopbackPeer(peer)) return {};
     return "bearer token refused: it was sent without TLS from " + std::string(peer) +

@@ -2,6 +2,7 @@
 // Who may do what: bearer tokens from a local file map to (principal, role); a fixed role x
 // action matrix says what each role may do. Every refusal is written to the audit log.
 
+#include "ActionCatalog.h"
 #include "AuditLog.h"
 #include "TokenBucket.h"
 #include "watchfloor/v1/control.pb.h"
@@ -27,10 +28,7 @@ struct Caller {
 
 std::string roleName(watchfloor::v1::Role role);  // "viewer", "operator", "admin"
 std::optional<watchfloor::v1::Role> roleFromName(std::string_view name);
-std::string actionName(watchfloor::v1::ActionType type);  // "DRAIN_NODE", ...
-
-// viewer: nothing; operator: drain/resume/restart/isolate/restore/ack/set lifecycle; admin: + reset breaker.
-bool roleAllows(watchfloor::v1::Role role, watchfloor::v1::ActionType action);
+// actionName and roleAllows: ActionCatalog.h (each action's least role is in its row).
 
 // Tokens may only travel over TLS, or in plaintext to a loopback peer (gRPC peer strings such as
 // "ipv4:127.0.0.1:5000", "ipv6:[::1]:5000", "unix:/run/fleetd.sock"). "" when acceptable.

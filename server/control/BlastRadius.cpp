@@ -1,6 +1,7 @@
 #include "BlastRadius.h"
 
 #include "AccessPolicy.h"
+#include "ActionCatalog.h"
 #include "TextBounds.h"
 #include "TrayLifecycle.h"
 
@@ -163,31 +164,28 @@ PreviewResult setLifecycle(const FleetView& fleet, const v1::ActionRequest& requ
 }
 
 grpc::Status checkTargetFields(const v1::ActionRequest& request) {
+    const ActionTraits* row = actionTraits(request.type());
+    if (!row) return invalid("unknown action type " + std::to_string(request.type()));
     const bool node = !request.node_name().empty(), job = !request.job_name().empty(),
                rack = !request.rack_name().empty(), event = request.event_id() != 0;
-    const std::string action = actionName(request.type());
-    auto exactly = [&](bool wanted, const char* field) -> grpc::Status {
-        if (!wanted) return invalid(action + " needs " + field);
-        if (int(node) + int(job) + int(rack) + int(event) != 1)
-            return invalid(action + " takes only " + field + "; clear the other target fields");
-        return grpc::Status::OK;
-    };
-    switch (request.type()) {
-    case v1::ACTION_TYPE_DRAIN_NODE:
-    case v1::ACTION_TYPE_RESUME_NODE: return exactly(node, "node_name");
-    case v1::ACTION_TYPE_RESTART_JOB: return exactly(job, "job_name");
-    case v1::ACTION_TYPE_ISOLATE_RACK:
-    case v1::ACTION_TYPE_RESTORE_RACK: return exactly(rack, "rack_name");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return exactly(event, "event_id");
-    case v1::ACTION_TYPE_SET_LIFECYCLE:
-        if (request.lifecycle() == v1::TRAY_LIFECYCLE_UNSPECIFIED)
-            return invalid(action + " needs lifecycle: PRODUCTION, TRIAGE, BURN_IN, RMA or MAINTENANCE");
-        return exactly(node, "node_name");
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
+    const std::string action(row->name);
+    if (request.type() == v1::ACTION_TYPE_SET_LIFECYCLE && request.lifecycle() == v1::TRAY_LIFECYCLE_UNSPECIFIED)
+        return invalid(action + " needs lifecycle: PRODUCTION, TRIAGE, BURN_IN, RMA or MAINTENANCE");
+    bool wanted = false;
+    switch (row->target) {
+    case ActionTarget::Node: wanted = node; break;
+    case ActionTarget::Job: wanted = job; break;
+    case ActionTarget::Rack: wanted = rack; break;
+    case ActionTarget::Event: wanted = event; break;
+    case ActionTarget::Nothing:
         if (node || job || rack || event) return invalid(action + " takes no target");
         return grpc::Status::OK;
-    default: return invalid("unknown action type " + std::to_string(request.type()));
+    default: return invalid(action + " is not a fleet action");  // IncidentActions previews the others
     }
+    if (!wanted) return invalid(action + " needs " + std::string(row->targetField));
+    if (int(node) + int(job) + int(rack) + int(event) != 1)
+        return invalid(action + " takes only " + std::string(row->targetField) + "; clear the other target fields");
+    return grpc::Status::OK;
 }
 
 }  // namespace
@@ -199,32 +197,30 @@ std::string nvlinkDomainWithTraysOut(std::size_t traysOut) {
 }
 
 std::string describeTarget(const v1::ActionRequest& request) {
-    switch (request.type()) {
-    case v1::ACTION_TYPE_DRAIN_NODE:
-    case v1::ACTION_TYPE_RESUME_NODE: return request.node_name();
-    case v1::ACTION_TYPE_RESTART_JOB: return "job " + request.job_name();
-    case v1::ACTION_TYPE_ISOLATE_RACK:
-    case v1::ACTION_TYPE_RESTORE_RACK: return "rack " + request.rack_name();
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return "event " + std::to_string(request.event_id());
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return "automation circuit breaker";
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
-    case v1::ACTION_TYPE_NOTE_INCIDENT: return "incident " + std::to_string(request.incident_id());
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: {
+    const ActionTraits* row = actionTraits(request.type());
+    if (!row) return "";
+    switch (row->target) {
+    case ActionTarget::Node:
+        if (request.type() == v1::ACTION_TYPE_SET_LIFECYCLE)
+            return request.node_name() + " lifecycle -> " + lifecycleName(request.lifecycle());
+        return request.node_name();
+    case ActionTarget::Job: return "job " + request.job_name();
+    case ActionTarget::Rack: return "rack " + request.rack_name();
+    case ActionTarget::Event: return "event " + std::to_string(request.event_id());
+    case ActionTarget::Incident: return "incident " + std::to_string(request.incident_id());
+    case ActionTarget::MaintenanceWindow: {
         std::string scope = v1::MaintenanceScope_Name(request.maintenance().scope());
         constexpr std::string_view prefix = "MAINTENANCE_SCOPE_";
         if (scope.starts_with(prefix)) scope = scope.substr(prefix.size());
         std::transform(scope.begin(), scope.end(), scope.begin(), [](unsigned char c) { return std::tolower(c); });
         return "maintenance of " + scope + " " + request.maintenance().scope_name();
     }
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return "maintenance window " + request.maintenance_window_id();
-    case v1::ACTION_TYPE_SET_LIFECYCLE:
-        return request.node_name() + " lifecycle -> " + lifecycleName(request.lifecycle());
-    case v1::ACTION_TYPE_POST_HANDOFF: return "shift handoff";
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return "handoff " + request.handoff_id();
-    default: return "";
+    case ActionTarget::MaintenanceWindowId: return "maintenance window " + request.maintenance_window_id();
+    case ActionTarget::HandoffPeriod: return "shift handoff";
+    case ActionTarget::HandoffId: return "handoff " + request.handoff_id();
+    case ActionTarget::Nothing: return "automation circuit breaker";
     }
+    return "";
 }
 
 PreviewResult computeBlastRadius(const FleetView& fleet, const v1::ActionRequest& request,

@@ -1,6 +1,7 @@
 #include "IncidentActions.h"
 
 #include "AccessPolicy.h"
+#include "ActionCatalog.h"
 #include "OperationsEngine.h"
 
 namespace watchfloor::server::control {
@@ -57,8 +58,8 @@ grpc::Status checkTarget(const v1::ActionRequest& request) {
 }  // namespace
 
 bool IncidentActions::handles(v1::ActionType type) {
-    return stepOf(type).has_value() || type == v1::ACTION_TYPE_SCHEDULE_MAINTENANCE ||
-           type == v1::ACTION_TYPE_CANCEL_MAINTENANCE || isHandoff(type);
+    const ActionTraits* row = actionTraits(type);
+    return row && row->handler == ActionHandler::IncidentBook;
 }
 
 namespace {

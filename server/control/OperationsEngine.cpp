@@ -1,5 +1,6 @@
 #include "OperationsEngine.h"
 
+#include "ActionCatalog.h"
 #include "DrainOwnership.h"
 
 #include "TextBounds.h"
@@ -50,7 +51,8 @@ grpc::Status checkText(const std::string& text, const char* what, std::size_t ma
 
 // Types whose note is their content, checked on execute only: a console previews before it is typed.
 bool noteRequired(v1::ActionType type) {
-    return type == v1::ACTION_TYPE_NOTE_INCIDENT || type == v1::ACTION_TYPE_POST_HANDOFF;
+    const ActionTraits* row = actionTraits(type);
+    return row && row->noteIsContent;
 }
 
 grpc::Status checkReason(const std::string& reason) {
@@ -589,6 +591,27 @@ void OperationsEngine::flushAudit() {
 
 ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& caller) {
     const v1::ActionRequest& request = op.request();
+    const ActionTraits* row = actionTraits(request.type());
+    if (!row) return ActionOutcome::failure("unknown action type");
+    switch (row->handler) {
+    case ActionHandler::Scheduler: return dispatchToScheduler(request);
+    case ActionHandler::EventBook:
+        if (!acknowledger_) return ActionOutcome::failure("acknowledging events is not connected in this fleetd");
+        return acknowledger_->acknowledge(request.event_id(), caller.principal, request.note());
+    case ActionHandler::Breaker:
+        if (!breaker_) return ActionOutcome::failure("automatic draining is not enabled in this fleetd");
+        return breaker_->reset(caller.principal);
+    case ActionHandler::IncidentBook:
+        if (!incidents_) return ActionOutcome::failure("incident actions are not connected in this fleetd");
+        return incidents_->execute(op);
+    case ActionHandler::Lifecycle:
+        if (!lifecycle_) return ActionOutcome::failure("tray lifecycle is not connected in this fleetd");
+        return lifecycle_->set(request.node_name(), request.lifecycle(), caller.principal, request.reason());
+    }
+    return ActionOutcome::failure("unknown action type");
+}
+
+ActionOutcome OperationsEngine::dispatchToScheduler(const v1::ActionRequest& request) {
     switch (request.type()) {
     case v1::ACTION_TYPE_DRAIN_NODE: return actuator_.drainNode(request.node_name(), request.reason());
     case v1::ACTION_TYPE_RESUME_NODE: return actuator_.resumeNode(request.node_name());
@@ -603,26 +626,7 @@ ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& 
                    ? actuator_.isolateRack(rack->name, rack->nodes, request.reason())
                    : actuator_.restoreRack(rack->name, rack->nodes);
     }
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
-        if (!acknowledger_) return ActionOutcome::failure("acknowledging events is not connected in this fleetd");
-        return acknowledger_->acknowledge(request.event_id(), caller.principal, request.note());
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER:
-        if (!breaker_) return ActionOutcome::failure("automatic draining is not enabled in this fleetd");
-        return breaker_->reset(caller.principal);
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
-    case v1::ACTION_TYPE_NOTE_INCIDENT:
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
-    case v1::ACTION_TYPE_POST_HANDOFF:
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF:
-        if (!incidents_) return ActionOutcome::failure("incident actions are not connected in this fleetd");
-        return incidents_->execute(op);
-    case v1::ACTION_TYPE_SET_LIFECYCLE:
-        if (!lifecycle_) return ActionOutcome::failure("tray lifecycle is not connected in this fleetd");
-        return lifecycle_->set(request.node_name(), request.lifecycle(), caller.principal, request.reason());
-    default: return ActionOutcome::failure("unknown action type");
+    default: return ActionOutcome::failure(actionName(request.type()) + " has no scheduler step");
     }
 }
 

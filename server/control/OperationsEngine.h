@@ -164,6 +164,7 @@ private:
                                              const watchfloor::v1::ActionPreview& preview);
     watchfloor::v1::Operation run(Entry& entry, const Caller& caller);  // the operation when run() is done
     ActionOutcome dispatch(const watchfloor::v1::Operation& operation, const Caller& caller);
+    ActionOutcome dispatchToScheduler(const watchfloor::v1::ActionRequest& request);
     void finishLocked(Entry& entry, watchfloor::v1::OperationState state, const std::string& message);
     void auditResultLocked(Entry& entry);  // queues the record for flushAudit()
     void flushAudit();                     // writes queued records in order; call without mutex_
