@@ -3,6 +3,7 @@
 #include "AlertmanagerHttp.h"
 #include "DurationParse.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -175,13 +176,15 @@ std::string usageText() {
            "  --approval-ttl D       how long a request waits for approval (default 15m, 1s..24h)\n"
            "  --scheduler sim|slurm  where drain/resume/requeue take effect (default sim: the twin)\n"
            "  --slurm-conf FILE      with --scheduler slurm: SLURM_CONF for scontrol/sinfo/squeue\n"
-           "  --auto-drain N/WINDOW  drain on the Xids fleet policy drains on, as principal 'auto'; the\n"
-           "                         circuit breaker trips past N distinct nodes per WINDOW (e.g. 5/10m)\n"
-           "                         and holds until an admin resets it\n"
+           "  --auto-drain N/WINDOW[,max=P%]  drain on the Xids fleet policy drains on, as principal 'auto';\n"
+           "                         the circuit breaker trips past N distinct nodes per WINDOW (e.g. 5/10m),\n"
+           "                         or past P % of the fleet's trays (at least 1) when that is fewer\n"
+           "                         (e.g. 5/10m,max=0.5%), and holds until an admin resets it\n"
            "  --fail-slow-window D   the fail-slow ladder's window (default 10m): a tray reported as a job's\n"
            "                         straggler (S >= 1.05) in --fail-slow-confirm N distinct windows (default\n"
            "                         3) is confirmed and proposed for eviction, with its expected gain in\n"
            "                         GPU-hours/day against the cost of a restart (the job's fail_slow field)\n"
+           "  --fail-slow-confirm N  how many distinct windows confirm a fail-slow tray (default 3, 1..100)\n"
            "  --auto-evict-slow      drain a confirmed fail-slow tray as 'auto' (audited, behind the\n"
            "                         --auto-drain breaker, which it needs); the job restarts from its last\n"
            "                         checkpoint on a spare, without the tray. Off: operators drain it\n"
@@ -194,7 +197,7 @@ std::string usageText() {
            sourceUsageText() +
            "\n"
            "  --version              print the version and exit\n"
-           "  --help                 print this help and exit\n"
+           "  --help, -h             print this help and exit\n"
            "\n"
            "fleetd logs to stderr, including its 'listening on HOST:PORT' line once it serves; stdout\n"
            "carries only --help, --version and --dump-events - output.\n"
@@ -203,10 +206,14 @@ std::string usageText() {
            "cannot listen, 2 bad command line or an unusable tokens file, TLS file or audit log.\n";
 }
 
-bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* problem) {
-    CommandLine cl;
-    using Handler = std::function<bool(const std::string&)>;
-    const std::map<std::string, Handler> withValue = {
+namespace {
+
+using Handler = std::function<bool(const std::string&)>;
+
+// The flags that take a value (FLAG VALUE or FLAG=VALUE), each storing it into `cl`. The handlers
+// refer to `cl` and `problem` (the caller's pointer), which must outlive them.
+std::map<std::string, Handler> valueFlags(CommandLine& cl, std::string* const& problem) {
+    return {
         {"--listen",
          [&](const std::string& v) {
              cl.listenAddress = v;
@@ -400,7 +407,72 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
              return true;
          }},
     };
+}
+
+// The flags that take no value, or only an inline one (--warm-start=D): called with the inline
+// value, if any.
+using BareHandler = std::function<bool(const std::optional<std::string>&)>;
+
+std::map<std::string, BareHandler> bareFlags(CommandLine& cl, std::string* const& problem,
+                                             std::string& controlOnlyFlag) {
+    const auto mode = [&cl](CommandLine::Mode m) {
+        return [&cl, m](const std::optional<std::string>&) {
+            cl.mode = m;
+            return true;
+        };
+    };
+    const auto automation = [&cl, &problem, &controlOnlyFlag](const std::string& flag,
+                                                              bool control::ControlOptions::*field) {
+        return [&cl, &problem, &controlOnlyFlag, flag, field](const std::optional<std::string>& inline_) {
+            if (inline_) return *problem = flag + " takes no value", false;
+            cl.control.*field = true;
+            if (controlOnlyFlag.empty()) controlOnlyFlag = flag;
+            return true;
+        };
+    };
+    return {
+        {"--help", mode(CommandLine::Mode::Help)},
+        {"-h", mode(CommandLine::Mode::Help)},
+        {"--version", mode(CommandLine::Mode::Version)},
+        {"--auto-evict-slow", automation("--auto-evict-slow", &control::ControlOptions::autoEvictSlow)},
+        {"--auto-lifecycle", automation("--auto-lifecycle", &control::ControlOptions::autoLifecycle)},
+        {"--simulate",
+         [&problem](const std::optional<std::string>& inline_) {
+             return !inline_ || (*problem = "--simulate takes no value", false);
+         }},
+        {"--warm-start",
+         [&cl, &problem](const std::optional<std::string>& inline_) {
+             // The value only inline: "--warm-start 6h" would read "6h" as a stray argument.
+             const std::optional<std::chrono::milliseconds> history =
+                 inline_ ? parseDuration(*inline_) : std::optional<std::chrono::milliseconds>(kDefaultWarmStart);
+             if (!history || *history < std::chrono::hours(1))
+                 return *problem = "--warm-start=D: expected a duration of at least 1h such as 6h, got \"" +
+                                   inline_.value_or("") + "\"",
+                        false;
+             cl.warmStart = std::chrono::duration_cast<std::chrono::seconds>(*history);
+             return true;
+         }},
+    };
+}
+
+}  // namespace
+
+std::vector<std::string> acceptedFlags() {
+    CommandLine cl;
+    std::string text, controlOnlyFlag;
+    std::string* const problem = &text;
+    std::vector<std::string> flags = sourceFlagNames();
+    for (const auto& [flag, handler] : valueFlags(cl, problem)) flags.push_back(flag);
+    for (const auto& [flag, handler] : bareFlags(cl, problem, controlOnlyFlag)) flags.push_back(flag);
+    std::sort(flags.begin(), flags.end());
+    return flags;
+}
+
+bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* problem) {
+    CommandLine cl;
     std::string controlOnlyFlag;
+    const auto withValue = valueFlags(cl, problem);
+    const auto withoutValue = bareFlags(cl, problem, controlOnlyFlag);
     std::vector<std::string> twinOrSourceFlags;  // in the order given, to name a misplaced one
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string flag = args[i], value;
@@ -410,25 +482,8 @@ bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, st
             flag = flag.substr(0, eq);
             hasInlineValue = true;
         }
-        if (flag == "--help" || flag == "-h") {
-            cl.mode = CommandLine::Mode::Help;
-        } else if (flag == "--version") {
-            cl.mode = CommandLine::Mode::Version;
-        } else if (flag == "--auto-evict-slow" || flag == "--auto-lifecycle") {
-            if (hasInlineValue) return *problem = flag + " takes no value", false;
-            (flag == "--auto-evict-slow" ? cl.control.autoEvictSlow : cl.control.autoLifecycle) = true;
-            if (controlOnlyFlag.empty()) controlOnlyFlag = flag;
-        } else if (flag == "--simulate") {
-            if (hasInlineValue) return *problem = "--simulate takes no value", false;
-        } else if (flag == "--warm-start") {
-            // The value only inline: "--warm-start 6h" would read "6h" as a stray argument.
-            const std::optional<std::chrono::milliseconds> history =
-                hasInlineValue ? parseDuration(value) : std::optional<std::chrono::milliseconds>(kDefaultWarmStart);
-            if (!history || *history < std::chrono::hours(1))
-                return *problem =
-                           "--warm-start=D: expected a duration of at least 1h such as 6h, got \"" + value + "\"",
-                       false;
-            cl.warmStart = std::chrono::duration_cast<std::chrono::seconds>(*history);
+        if (auto bare = withoutValue.find(flag); bare != withoutValue.end()) {
+            if (!bare->second(hasInlineValue ? std::optional<std::string>(value) : std::nullopt)) return false;
         } else if (auto handler = withValue.find(flag); handler != withValue.end()) {
             if (!hasInlineValue) {
                 if (i + 1 >= args.size()) return *problem = flag + ": missing value", false;

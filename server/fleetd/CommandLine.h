@@ -51,5 +51,7 @@ struct CommandLine {
 // Returns false and fills `problem` ("--racks: expected a whole number from 1 to 10000, got x").
 bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* problem);
 std::string usageText();
+// Every flag parseCommandLine accepts, sorted (what --help and fleetd(8) must both document).
+std::vector<std::string> acceptedFlags();
 
 }  // namespace watchfloor::server::fleetd

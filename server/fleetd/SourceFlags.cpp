@@ -311,6 +311,12 @@ std::string SourceFlags::describe() const {
 
 bool isSourceFlag(const std::string& flag) { return handlers().count(flag) != 0; }
 
+std::vector<std::string> sourceFlagNames() {
+    std::vector<std::string> names;
+    for (const auto& [flag, handler] : handlers()) names.push_back(flag);
+    return names;
+}
+
 bool applySourceFlag(const std::string& flag, const std::string& value, SourceFlags& flags, std::string* problem) {
     flags.given.push_back(flag);
     return handlers().at(flag)(value, flags, problem);

@@ -45,6 +45,7 @@ struct SourceFlags {
 
 // The flags this file handles (all take a value).
 bool isSourceFlag(const std::string& flag);
+std::vector<std::string> sourceFlagNames();  // every flag isSourceFlag() accepts
 // Applies one; false with `problem` set for a bad value.
 bool applySourceFlag(const std::string& flag, const std::string& value, SourceFlags& flags, std::string* problem);
 // Once every flag is read: a flag that the chosen sources do not use is refused, not ignored.
