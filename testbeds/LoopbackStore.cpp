@@ -53,11 +53,12 @@ std::vector<std::string> commandLine(StoreKind kind, const std::string& director
                     {"--config.file=" + directory + "/config.yml", "--storage.tsdb.path=" + directory + "/data",
                      "--web.listen-address=" + listen, "--log.level=warn"});
     } else {
-        // -search.latencyOffset: VictoriaMetrics hides samples younger than 30 s from queries by
-        // default; tests read what was scraped a second ago. The cache would keep old answers.
-        args.insert(args.end(), {"-httpListenAddr=" + listen, "-promscrape.config=" + directory + "/config.yml",
-                                 "-storageDataPath=" + directory + "/data", "-retentionPeriod=1d",
-                                 "-search.latencyOffset=0s", "-search.disableCache", "-loggerLevel=WARN"});
+        // As Debian's package runs it (/etc/default/victoria-metrics sets only the data path): the
+        // default -search.latencyOffset (30 s) and response cache, which a site's store has too.
+        // A test that needs otherwise says so in Options::extraArgs.
+        args.insert(args.end(),
+                    {"-httpListenAddr=" + listen, "-promscrape.config=" + directory + "/config.yml",
+                     "-storageDataPath=" + directory + "/data", "-retentionPeriod=1d", "-loggerLevel=WARN"});
     }
     args.insert(args.end(), extra.begin(), extra.end());
     return args;

@@ -1,6 +1,7 @@
 #pragma once
 // A real Prometheus or VictoriaMetrics process on a free 127.0.0.1 port, with its own data
-// directory and scrape config, for tests that read through the Prometheus HTTP API — or a real
+// directory and scrape config, for tests that read through the Prometheus HTTP API (each with the
+// query defaults its Debian package runs with: VictoriaMetrics' 30 s latency offset included) — or a real
 // Alertmanager with its own config and storage, for the pager's tests (no cluster port: it is
 // alone). start() waits until it answers its readiness endpoint; the destructor stops it and
 // removes its data.

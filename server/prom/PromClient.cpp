@@ -99,6 +99,7 @@ public:
         Form form;
         form.add("query", promql);
         if (atMs) form.add("time", secondsParameter(*atMs));
+        form.add("nocache", "1");  // VictoriaMetrics: no -search.latencyOffset (PromClient.h)
         return request("/api/v1/query", form.take());
     }
 

@@ -4,6 +4,12 @@
 // telemetry. Answers are decoded as they stream out of one buffer, with no per-series allocation,
 // because one poll of a large fleet is millions of series.
 //
+// Newest samples: every instant query carries `nocache=1`. VictoriaMetrics (single-node and
+// vmselect, every release) then evaluates it at the time asked instead of -search.latencyOffset
+// (30 s) earlier, i.e. answers with its newest samples; Prometheus, Thanos Querier and Mimir ignore
+// the argument (docs/real-telemetry.md, "What each store answers with"). Range queries do not
+// carry it: they keep VictoriaMetrics' response cache.
+//
 // Callbacks and failures: samples are handed to the callback while the answer is decoded, so a
 // query that fails part-way (malformed or truncated JSON, a wrong type, a "status":"error" that
 // follows "data") has already delivered QueryResult::series series. Discard every value of a

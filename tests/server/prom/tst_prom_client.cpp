@@ -94,6 +94,38 @@ private slots:
         QVERIFY(!seen.headers.count("X-Scope-OrgID"));
     }
 
+    // VictoriaMetrics evaluates an instant query -search.latencyOffset (30 s) in the past unless it
+    // carries nocache=1 (the only per-query way its 1.79 release, Debian 12's, honours): every
+    // instant query carries it, GET or POST, alone or in a batch. Prometheus ignores it. Range
+    // queries keep the store's cache.
+    void instantQueriesAskForTheNewestSamples() {
+        FakeStore store;
+        store.answerJson(200, kOneSample);
+        StoreOptions o = optionsFor(store);
+        o.postAbove = 200;
+        PromClient client(o);
+        QVERIFY(query(client, "up").ok);
+        QCOMPARE(store.last().method, std::string("GET"));
+        QCOMPARE(store.last().params.count("nocache"), std::size_t(1));
+        QCOMPARE(store.last().params.find("nocache")->second, std::string("1"));
+        QVERIFY(query(client, "up{job=\"" + std::string(300, 'x') + "\"}").ok);
+        QCOMPARE(store.last().method, std::string("POST"));
+        QCOMPARE(store.last().params.find("nocache")->second, std::string("1"));
+        const std::vector<std::string> batch{"a", "b", "c"};
+        const std::size_t before = store.seen().size();
+        for (const auto& r : client.instantQueries(batch, std::nullopt, [](std::size_t, auto, Point) {}))
+            QVERIFY2(r.ok, r.error.c_str());
+        const auto seen = store.seen();
+        QCOMPARE(seen.size(), before + batch.size());
+        for (std::size_t i = before; i < seen.size(); ++i)
+            QCOMPARE(seen[i].params.find("nocache")->second, std::string("1"));
+
+        // (The answer, a vector, is refused by the range decoder: only what was asked matters here.)
+        (void)client.rangeQuery("up", 1'712'345'000'000, 1'712'345'060'000, 15'000, [](auto, auto) {});
+        QCOMPARE(store.last().path, std::string("/api/v1/query_range"));
+        QCOMPARE(store.last().params.count("nocache"), std::size_t(0));
+    }
+
     void pathPrefixTenantAndBearerToken() {
         FakeStore store;
         store.answerJson(200, kOneSample);

@@ -72,10 +72,11 @@ struct Fixture {
     std::map<LabelSet, double> expected;  // every sample, labels as the store adds them
 };
 
-std::unique_ptr<Fixture> startFixture(StoreKind kind, std::string& error) {
+std::unique_ptr<Fixture> startFixture(StoreKind kind, std::string& error, std::vector<std::string> extraArgs = {}) {
     auto f = std::make_unique<Fixture>();
     LoopbackStore::Options options;
     options.kind = kind;
+    options.extraArgs = std::move(extraArgs);
     options.config = LoopbackStore::scrapeConfig("wf_fixture", f->exporter.target(), 1s);
     f->store = LoopbackStore::start(options, error);
     if (!f->store) return nullptr;
@@ -176,7 +177,12 @@ private slots:
     void rangeQueryReturnsEveryStep() {
         QFETCH(StoreKind, kind);
         std::string error;
-        auto f = startFixture(kind, error);
+        // VictoriaMetrics 1.79 answers the newest 30 s of a range (-search.latencyOffset) with the
+        // value from before them, and a store a few seconds old has none: this test is about the
+        // step grid, so that store is told to answer with what it has.
+        auto f = startFixture(kind, error,
+                              kind == StoreKind::VictoriaMetrics ? std::vector<std::string>{"-search.latencyOffset=0s"}
+                                                                 : std::vector<std::string>{});
         QVERIFY2(f, error.c_str());
         QueryResult r;
         waitForAllSeries(*f, 4, r);
