@@ -141,6 +141,7 @@ void JobRunner::interrupt(std::uint32_t j, double detectS, const std::string& ca
 void JobRunner::beginReschedule(std::uint32_t j) {
     TrainingJob& job = jobs_[j];
     job.beginReschedule(clock_.nowS());
+    job.trayWait.reset();
     auto& r = publisher_.event(SEVERITY_INFO, EVENT_TYPE_JOB_RECOVERING, model_.jobIndex(j),
                                job.name() + " recovery: rescheduling onto healthy trays");
     r.set_recovery_stage(RECOVERY_STAGE_RESCHEDULE);
@@ -170,11 +171,18 @@ bool JobRunner::tryPlace(std::uint32_t j) {
             const int distance = r == homeRack ? 0 : model_.regionOfRack(r) == homeRegion ? 1 : 2;
             candidates.emplace_back(distance, t);
         }
-        if (candidates.size() < broken.size()) return false;
+        if (candidates.size() < broken.size()) {
+            // What the job waits for, on its Job message until a placement succeeds.
+            const double since = job.trayWait ? job.trayWait->sinceS : clock_.nowS();
+            job.trayWait = TrainingJob::TrayWait{static_cast<std::uint32_t>(broken.size()),
+                                                 static_cast<std::uint32_t>(candidates.size()), since};
+            return false;
+        }
         std::stable_sort(candidates.begin(), candidates.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         for (std::size_t i = 0; i < broken.size(); ++i) spares.push_back(candidates[i].second);
     }
+    job.trayWait.reset();
     for (std::size_t i = 0; i < broken.size(); ++i) {
         const std::uint32_t old = job.trays()[broken[i]];
         if (trays()[old].job == j) host_.releaseTray(old);

@@ -232,6 +232,14 @@ void TrainingJob::fill(double now, std::int64_t startUnixMs, Job& job) const {
     default: job.set_state(started_ && ledger_.disruptions() > 0 ? JOB_STATE_RECOVERING : JOB_STATE_PENDING); break;
     }
     job.set_recovery_stage(stageOf(phase_));
+    if (trayWait && phase_ == JobPhase::Reschedule) {
+        JobTrayWait& wait = *job.mutable_tray_wait();
+        wait.set_trays_needed(trayWait->needed);
+        wait.set_spares_free(trayWait->free);
+        wait.set_since_unix_ms(unixMs(trayWait->sinceS));
+    } else {
+        job.clear_tray_wait();
+    }
     job.clear_node_indexes();
     job.set_gpu_count(gpuCount());
     *job.mutable_model() = settings_.model.config;

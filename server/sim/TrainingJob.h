@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,14 @@ public:
     double traySlowdown = 1.0;  // slowest tray (stragglers, thermal), before diurnal drift
     std::uint32_t epoch = 0;    // bumps on every phase change: stale timers ignore themselves
     std::vector<std::uint32_t> traysToReplace;
+    // Set while the job waits in Reschedule for trays (the last placement found too few spares):
+    // how many of its trays cannot run it and how many usable idle trays it may take; Job.tray_wait.
+    struct TrayWait {
+        std::uint32_t needed = 0;
+        std::uint32_t free = 0;
+        double sinceS = 0;
+    };
+    std::optional<TrayWait> trayWait;
     double detectedAtS = 0;
     double firstStepExtraS = 0;  // compile time of the current first step
 

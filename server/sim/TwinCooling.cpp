@@ -222,17 +222,13 @@ void DigitalTwin::Impl::thermalShutdown(std::uint32_t r) {
 
 void DigitalTwin::Impl::updateRackPower(std::uint32_t r) {
     RackLoad& load = loads[r];
-    load.exposedGpus = load.gpusDown = load.gpusDegraded = load.trayIncidents = 0;
+    load.exposedGpus = load.trayIncidents = 0;
     double watts = racks[r].electricalIsolated ? 0.0 : kSwitchTrayKw * 1000.0 * kSwitchTraysPerRack;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t t = r * kTraysPerRack + k;
         const TrayState& tray = trays[t];
         load.trayIncidents += tray.faulted || tray.thermalShutdown ? 1 : 0;
         const TrayActivity a = activity(t);
-        if (a == TrayActivity::Off || tray.health == HEALTH_STATE_FAILED)
-            load.gpusDown += kGpusPerTray;
-        else if (tray.health == HEALTH_STATE_DEGRADED)
-            load.gpusDegraded += kGpusPerTray;
         if (a == TrayActivity::Off) continue;
         if (!tray.faulted) load.exposedGpus += kGpusPerTray;
         const double cpu = a == TrayActivity::Training || a == TrayActivity::Checkpointing ? kCpuTrainingW : kCpuIdleW;
@@ -249,7 +245,6 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
     const double hottestC = coldPlate + kGpuTrainingW * kColdPlateKPerW + load.maxOffsetC;
     const double factor = clockFactor(hottestC, slowdownC);
     const bool hot = hottestC >= slowdownC - kSwThermalMarginC;
-    load.throttledGpus = 0;
     if (hot || load.throttleFactor < 1.0) {
         // Per-GPU thermal clock events, only for racks near the limit.
         for (std::uint32_t i = 0; i < kGpusPerRack; ++i) {
@@ -259,7 +254,6 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
             const double tempC = coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpus[g].offsetC;
             const std::uint8_t reasons = a == TrayActivity::Off ? 0 : thermalReasons(tempC, slowdownC);
             GpuState& gpu = gpus[g];
-            load.throttledGpus += reasons != 0 && trays[t].health == HEALTH_STATE_HEALTHY ? 1 : 0;
             const std::uint8_t thermal = gpu.clocksReasons & clocks_event::kThermal;
             if (thermal == reasons) continue;
             const bool began = reasons != 0 && thermal == 0;

@@ -337,16 +337,19 @@ void DigitalTwin::Impl::portFlap(bool nvlink, std::uint32_t ordinal, std::uint32
     });
 }
 
-void DigitalTwin::Impl::portBer(bool nvlink, std::uint32_t ordinal, double ber) {
+void DigitalTwin::Impl::portBer(bool nvlink, std::uint32_t ordinal, std::uint32_t errors) {
     PortState& p = (nvlink ? links : nics)[ordinal];
+    // BER = error bits / (rate x window), the burst seen within one minute.
+    const double bitsPerS = nvlink ? kNvlinkBitsPerS : kIbBitsPerS;
+    const double ber = errors / (bitsPerS * 60.0);
     p.ber = static_cast<float>(ber);
     markChanged(nvlink, ordinal, p);
     const std::uint32_t entity = nvlink ? model->linkIndex(ordinal) : model->nicIndex(ordinal);
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1e", ber);
+    char text[96];
+    std::snprintf(text, sizeof text, "%.1e above threshold (%u %s errors within a minute at %.0f Gb/s)", ber, errors,
+                  nvlink ? "CRC" : "symbol", bitsPerS / 1e9);
     auto& e = event(SEVERITY_WARNING, EVENT_TYPE_LINK_BER, entity,
-                    (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " bit error ratio " + text +
-                        " above threshold");
+                    (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " bit error ratio " + text);
     e.set_value(ber);
     const std::uint32_t epoch = ++p.quietEpoch;
     after(1800, [this, nvlink, ordinal, epoch] {
@@ -356,6 +359,22 @@ void DigitalTwin::Impl::portBer(bool nvlink, std::uint32_t ordinal, double ber) 
             markChanged(nvlink, ordinal, port);
         }
     });
+}
+
+void DigitalTwin::Impl::portErrorBurst(bool nvlink, std::uint32_t ordinal, std::uint32_t errors, bool berAlarm) {
+    PortState& p = (nvlink ? links : nics)[ordinal];
+    p.crcOrSymbol += errors;
+    p.replayOrRecovery += nvlink ? errors / 4 : 0;
+    p.rcvErrors += nvlink ? 0 : errors / 10;
+    markChanged(nvlink, ordinal, p);
+    const std::uint32_t g = nvlink ? ordinal / kLinksPerGpu : ordinal;
+    if (nvlink) {
+        gpus[g].nvlinkCrc += errors;
+        gpus[g].nvlinkReplay += errors / 4;
+        gpus[g].countersChanged = true;
+    }
+    addLinkErrors(model->rackOfTray(model->trayOfGpu(g)), errors);
+    if (berAlarm) portBer(nvlink, ordinal, errors);
 }
 
 void DigitalTwin::Impl::scheduleLinkNoise() {
@@ -376,19 +395,7 @@ void DigitalTwin::Impl::scheduleLinkNoise() {
                 const bool highBer = linkRng.chance(kHighBerShare);
                 const auto errors =
                     static_cast<std::uint32_t>((1 + linkRng.exponential(nvlink ? 40 : 30)) * (highBer ? 50 : 1));
-                PortState& p = (nvlink ? links : nics)[ordinal];
-                p.crcOrSymbol += errors;
-                p.replayOrRecovery += nvlink ? errors / 4 : 0;
-                p.rcvErrors += nvlink ? 0 : errors / 10;
-                markChanged(nvlink, ordinal, p);
-                if (nvlink) {
-                    gpus[g].nvlinkCrc += errors;
-                    gpus[g].nvlinkReplay += errors / 4;
-                    gpus[g].countersChanged = true;
-                }
-                addLinkErrors(model->rackOfTray(t), errors);
-                // BER = error bits / (rate x window), the burst seen within one minute.
-                if (highBer) portBer(nvlink, ordinal, errors / ((nvlink ? kNvlinkBitsPerS : kIbBitsPerS) * 60.0));
+                portErrorBurst(nvlink, ordinal, errors, highBer);
             }
         }
         scheduleLinkNoise();
@@ -447,7 +454,14 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
         applyFailure(kNetworkLinkCause, t * kGpusPerTray + (nvlink ? g % kGpusPerTray : o % kNicPortsPerTray), outcome);
         break;
     }
-    case ScriptVerb::Ber: portBer(nvlink, o, f.value); break;
+    case ScriptVerb::Ber: {
+        // The errors a minute at that ratio (at least one, at most 1e9) land in the port's counters,
+        // so the BER the alarm quotes is the counters' burst over the line rate, as for a random burst.
+        const double bitsPerMinute = (nvlink ? kNvlinkBitsPerS : kIbBitsPerS) * 60.0;
+        const double errors = std::clamp(std::round(f.value * bitsPerMinute), 1.0, 1e9);
+        portErrorBurst(nvlink, o, static_cast<std::uint32_t>(errors), true);
+        break;
+    }
     case ScriptVerb::Straggler:
         startStraggler(o, f.value, forS > 0 ? forS : 20 * 60, "scripted", &TrayState::scripted);
         break;

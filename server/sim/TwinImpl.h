@@ -147,7 +147,12 @@ struct DigitalTwin::Impl final : JobHost {
     void portDown(bool nvlink, std::uint32_t ordinal, const std::string& why);
     void portUp(bool nvlink, std::uint32_t ordinal);
     void portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count);
-    void portBer(bool nvlink, std::uint32_t ordinal, double ber);
+    // The port's BER from a burst of `errors` within one minute (errors / (line rate × 60 s)), held
+    // 30 min, and its alarm; the errors are already in its counters (portErrorBurst).
+    void portBer(bool nvlink, std::uint32_t ordinal, std::uint32_t errors);
+    // A burst of `errors` within one minute on a port: its counters (symbol / CRC, ...), its GPU's
+    // and its rack's link errors; with `berAlarm`, portBer.
+    void portErrorBurst(bool nvlink, std::uint32_t ordinal, std::uint32_t errors, bool berAlarm);
     void addLinkErrors(std::uint32_t rack, std::uint32_t count);
     void runScripted(const ScriptedFault& fault);
 
@@ -179,6 +184,11 @@ struct DigitalTwin::Impl final : JobHost {
     void emitJobsAndFleet(bool samples);
     void fillJob(std::uint32_t j, watchfloor::v1::Job& job) const;
     void fillFleet(watchfloor::v1::FleetGoodput& fleet) const;
+    // One GPU's health as RACK_GPUS_HEALTHY/DEGRADED/DOWN and FleetGoodput.gpus_* count it (one
+    // definition; the fleet's counts are the sum of its racks'): down = powered off, fallen off the
+    // bus or its tray failed; degraded = a thermal clocks event, its tray flagged degraded, or its
+    // tray drained (powered, held out of service); healthy otherwise.
+    watchfloor::v1::HealthState countedGpuHealth(std::uint32_t g) const;
     void fillJobsGoodput(watchfloor::v1::FleetGoodput& fleet) const;  // ratios, budget, breakdown, interruption rate
     void accountExposure(double dtS);
 };

@@ -87,10 +87,6 @@ struct RackStatus {
 struct RackLoad {
     double powerKw = 0;
     std::uint32_t exposedGpus = 0;  // on powered trays that are not waiting for repair
-    // Health counts, for the fleet totals.
-    std::uint32_t gpusDown = 0;
-    std::uint32_t gpusDegraded = 0;
-    std::uint32_t throttledGpus = 0;
     std::uint32_t trayIncidents = 0;
     float maxOffsetC = 0;
     double throttleFactor = 1.0;  // clock factor of the rack's hottest training GPU

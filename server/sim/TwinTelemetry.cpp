@@ -20,7 +20,23 @@ constexpr float kSmClockMaxMhz = 1965;
 constexpr float kSmClockIdleMhz = 345;
 constexpr float kNvlinkTrainingGBps = 600;  // summed over 18 links; ~1/3 of 1.8 TB/s [A]
 
+// Xid 79 on a faulted tray: DCGM reads blanks, the driver still posts its recovery action.
+bool fallenOffBus(const TrayState& tray, const GpuState& gpu) {
+    return tray.faulted && gpu.lastXid == 79.0f && gpu.recoveryAction != 0;
+}
+
 }  // namespace
+
+HealthState DigitalTwin::Impl::countedGpuHealth(std::uint32_t g) const {
+    const std::uint32_t t = model->trayOfGpu(g);
+    const TrayState& tray = trays[t];
+    if (activity(t) == TrayActivity::Off || fallenOffBus(tray, gpus[g]) || tray.health == HEALTH_STATE_FAILED)
+        return HEALTH_STATE_FAILED;
+    if ((gpus[g].clocksReasons & clocks_event::kThermal) || tray.health == HEALTH_STATE_DEGRADED ||
+        tray.node == NODE_STATE_DRAINED)
+        return HEALTH_STATE_DEGRADED;
+    return HEALTH_STATE_HEALTHY;
+}
 
 void DigitalTwin::Impl::accountExposure(double dtS) {
     // Tray activity as of the last power update (this physics step, or the previous one).
@@ -97,8 +113,7 @@ void DigitalTwin::Impl::emitTelemetry() {
                 GpuState& gpu = gpus[g];
                 const std::uint32_t e = model->gpuIndex(g);
                 const NoiseQuad n(noiseRng.next());
-                if (trays[t].faulted && gpu.lastXid == 79.0f && gpu.recoveryAction != 0) {
-                    // Fallen off the bus: DCGM reads blanks; the driver still posts its recovery action.
+                if (fallenOffBus(trays[t], gpu)) {
                     constexpr float blank = std::numeric_limits<float>::quiet_NaN();
                     for (const Metric metric :
                          {DCGM_FI_DEV_GPU_TEMP, DCGM_FI_DEV_MEMORY_TEMP, DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_GPU_UTIL,
@@ -159,10 +174,7 @@ void DigitalTwin::Impl::emitTelemetry() {
                 maxTemp = std::max(maxTemp, temp);
                 sumTemp += temp;
                 ++reporting;
-                const HealthState health = trays[t].health == HEALTH_STATE_FAILED ? HEALTH_STATE_FAILED
-                                           : (reasons & clocks_event::kThermal) || trays[t].node == NODE_STATE_DRAINED
-                                               ? HEALTH_STATE_DEGRADED
-                                               : HEALTH_STATE_HEALTHY;
+                const HealthState health = countedGpuHealth(g);
                 healthy += health == HEALTH_STATE_HEALTHY;
                 degraded += health == HEALTH_STATE_DEGRADED;
                 down += health == HEALTH_STATE_FAILED;
@@ -319,16 +331,17 @@ void DigitalTwin::Impl::fillJobsGoodput(FleetGoodput& fleet) const {
 void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
     fleet.set_time_unix_ms(unixNowMs());
     fillJobsGoodput(fleet);
-    std::uint32_t degraded = 0, down = 0, incidents = 0;
-    for (std::uint32_t r = 0; r < racks.size(); ++r) {
-        const RackLoad& load = loads[r];
-        down += load.gpusDown;
-        degraded += load.gpusDegraded + load.throttledGpus;
-        incidents += load.trayIncidents + (racks[r].electricalIsolated ? 1 : 0);
+    // The same count per GPU as the racks' RACK_GPUS_* samples, so the fleet is their sum.
+    std::uint32_t healthy = 0, degraded = 0, down = 0, incidents = 0;
+    for (std::uint32_t g = 0; g < gpus.size(); ++g) {
+        const HealthState health = countedGpuHealth(g);
+        healthy += health == HEALTH_STATE_HEALTHY;
+        degraded += health == HEALTH_STATE_DEGRADED;
+        down += health == HEALTH_STATE_FAILED;
     }
+    for (std::uint32_t r = 0; r < racks.size(); ++r)
+        incidents += loads[r].trayIncidents + (racks[r].electricalIsolated ? 1 : 0);
     incidents += cooling->activeAlarms();
-    const auto healthy = static_cast<std::uint32_t>(gpus.size()) -
-                         std::min<std::uint32_t>(static_cast<std::uint32_t>(gpus.size()), down + degraded);
     fleet.set_gpus_total(static_cast<std::uint32_t>(gpus.size()));
     fleet.set_gpus_healthy(healthy);
     fleet.set_gpus_degraded(degraded);
