@@ -67,6 +67,7 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
     auto& topo = topology_;
     topo.set_fleet_name(spec.fleetName);
     topo.set_fleet_index(fleetIndex());
+    for (const auto& domain : spec.hostDomains) topo.add_host_domains(domain);
     topo.mutable_regions()->Reserve(static_cast<int>(regionCount_));
     topo.mutable_racks()->Reserve(static_cast<int>(rackCount_));
     topo.mutable_cooling_loops()->Reserve(static_cast<int>(rackCount_));
@@ -144,6 +145,7 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
             node->set_index(trayIndex(t));
             node->set_name(trayName);
             node->set_hostname(rs.hosts.empty() ? trayName : rs.hosts[slot]);
+            if (!rs.addresses.empty()) node->set_address(rs.addresses[slot]);
             node->set_rack_index(rackIndex(r));
             node->set_slot(slot + 1);
             rack->add_node_indexes(trayIndex(t));

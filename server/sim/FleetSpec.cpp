@@ -186,6 +186,102 @@ bool expandRackHosts(FleetSpec& spec, ConfigError* error) {
     return true;
 }
 
+std::string withRackName(std::string text, const std::string& rack);
+
+bool isIpv4(const std::string& name) {
+    int parts = 0, digits = 0;
+    for (const char c : name) {
+        if (c == '.') {
+            if (digits == 0) return false;
+            ++parts, digits = 0;
+        } else if (c >= '0' && c <= '9') {
+            if (++digits > 3) return false;
+        } else {
+            return false;
+        }
+    }
+    return parts == 3 && digits > 0;
+}
+
+std::string lowerCase(std::string text) {
+    for (char& c : text) c = char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return text;
+}
+
+// addresses=HOSTLIST of every rack (one address per compute tray, "{rack}" allowed as in hosts=),
+// then the names telemetry may use for each tray: no host name or address may name two trays,
+// and under an explicit domain list no two trays may share a short name (a label naming the short
+// name alone could be either).
+bool expandRackAddresses(FleetSpec& spec, ConfigError* error) {
+    struct Owner {
+        std::string name;
+        int line;
+        std::size_t tray;
+    };
+    std::map<std::string, Owner> names;  // lower-cased name → the tray it names
+    std::map<std::string, Owner> shorts;
+    std::size_t tray = 0;
+    for (auto& rack : spec.racks) {
+        auto fail = [&](const std::string& problem) {
+            if (error) *error = {spec.sourceFile, rack.sourceLine, problem};
+            return false;
+        };
+        if (!rack.addressesPattern.empty()) {
+            const std::string pattern = withRackName(rack.addressesPattern, rack.name);
+            auto addresses = expandHostlist(pattern);
+            if (!addresses)
+                return fail("addresses= '" + pattern + "' is not a list of addresses (e.g. addresses=10.1.2.[11-28])");
+            if (addresses->size() != kTraysPerRackSpec)
+                return fail("addresses= '" + pattern + "' names " + std::to_string(addresses->size()) +
+                            " addresses for rack " + rack.name + "; a rack has " + std::to_string(kTraysPerRackSpec) +
+                            " compute trays");
+            rack.addresses = std::move(*addresses);
+        }
+        for (std::size_t slot = 0; slot < kTraysPerRackSpec; ++slot, ++tray) {
+            std::vector<std::string> own;
+            if (slot < rack.hosts.size()) own.push_back(rack.hosts[slot]);
+            if (slot < rack.addresses.size()) own.push_back(rack.addresses[slot]);
+            for (const auto& name : own) {
+                const std::string key = lowerCase(name);
+                if (auto [it, added] = names.emplace(key, Owner{name, rack.sourceLine, tray});
+                    !added && it->second.tray != tray)
+                    return fail("'" + name + "' names two trays (first on line " + std::to_string(it->second.line) +
+                                ")");
+                if (spec.hostDomains.empty() || isIpv4(key)) continue;
+                std::string shortName = key;
+                for (const auto& domain : spec.hostDomains)
+                    if (key.size() > domain.size() + 1 && key.ends_with(domain) &&
+                        key[key.size() - domain.size() - 1] == '.')
+                        shortName = key.substr(0, key.size() - domain.size() - 1);
+                if (auto [it, added] = shorts.emplace(shortName, Owner{name, rack.sourceLine, tray});
+                    !added && it->second.tray != tray)
+                    return fail("'" + name + "' and '" + it->second.name + "' (line " +
+                                std::to_string(it->second.line) + ") are both '" + shortName +
+                                "' under inventory domains=: a label naming it alone could be either tray");
+            }
+        }
+    }
+    return true;
+}
+
+// `inventory domains=a.example,b.example`: lower-cased, a leading '.' dropped, each a DNS name.
+bool readHostDomains(OptionReader& options, FleetSpec& spec) {
+    const auto text = options.text("domains");
+    if (!text) return true;
+    if (!spec.hostDomains.empty()) return options.fail("domains= is given on one inventory line only");
+    for (std::string domain : splitList(*text)) {
+        if (domain.starts_with('.')) domain.erase(0, 1);
+        domain = lowerCase(domain);
+        if (domain.empty() || !isPlainHostName(domain) || domain.find("..") != std::string::npos ||
+            domain.ends_with('.') || isIpv4(domain))
+            return options.fail("domains= item '" + domain + "' is not a DNS domain (e.g. domains=cluster.example)");
+        if (std::find(spec.hostDomains.begin(), spec.hostDomains.end(), domain) == spec.hostDomains.end())
+            spec.hostDomains.push_back(domain);
+    }
+    if (spec.hostDomains.empty()) return options.fail("domains= lists no domain");
+    return true;
+}
+
 std::string withRackName(std::string text, const std::string& rack) {
     for (auto at = text.find("{rack}"); at != std::string::npos; at = text.find("{rack}", at + rack.size()))
         text.replace(at, 6, rack);
@@ -260,6 +356,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
         rack.supplySetpointC = supplyC;
         rack.name = std::move(name);
         rack.hostsPattern = options.text("hosts").value_or("");
+        rack.addressesPattern = options.text("addresses").value_or("");
         rack.cdu = options.text("cdu").value_or("");
         rack.coolantConnector = options.text("connector").value_or("");
         rack.leakDetectorsPattern = options.text("leak_detectors").value_or("");
@@ -286,9 +383,10 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                 return options.fail(
                            keyword == "rack"
                                ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C] "
-                                 "[hosts=HOSTLIST] [cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"
+                                 "[hosts=HOSTLIST] [addresses=HOSTLIST] [cdu=ID] [connector=ID] "
+                                 "[leak_detectors=IDLIST]'"
                                : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST] "
-                                 "[cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"),
+                                 "[addresses=HOSTLIST] [cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"),
                        std::nullopt;
             std::size_t count = 1;
             std::string name;
@@ -322,9 +420,11 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
             line.options.clear();
         } else if (keyword == "inventory") {
             if (argc != 1)
-                return options.fail("expected 'inventory [gpus=I,I,I,I] [nics=DEV:PORT,DEV:PORT,DEV:PORT,DEV:PORT]'"),
+                return options.fail(
+                           "expected 'inventory [gpus=I,I,I,I] [nics=DEV:PORT,DEV:PORT,DEV:PORT,DEV:PORT] "
+                           "[domains=DOMAIN,DOMAIN]'"),
                        std::nullopt;
-            if (!readHostLayout(options, layout)) return std::nullopt;
+            if (!readHostLayout(options, layout) || !readHostDomains(options, spec)) return std::nullopt;
         } else if (keyword == "job") {
             if (argc != 2)
                 return options.fail(
@@ -367,7 +467,8 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
         if (error) *error = {path, 0, "no racks declared (add 'region NAME' and 'rack NAME' or 'racks COUNT' lines)"};
         return std::nullopt;
     }
-    if (!finishRackLayout(spec, error) || !expandRackHosts(spec, error) || !expandRackCooling(spec, error))
+    if (!finishRackLayout(spec, error) || !expandRackHosts(spec, error) || !expandRackAddresses(spec, error) ||
+        !expandRackCooling(spec, error))
         return std::nullopt;
     return spec;
 }

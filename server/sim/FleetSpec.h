@@ -35,6 +35,10 @@ struct RackSpec {
     double supplySetpointC = 25.0;   // secondary loop supply (docs/domain/cooling.md)
     std::vector<std::string> hosts;  // host names of trays n01..n18; empty: the tray names
     std::string hostsPattern;        // hosts= as written ("{rack}" = the rack's name), expanded into `hosts`
+    // addresses= of trays n01..n18 (an IPv4 address or a DNS name each, as the site's scrapers
+    // reach them); empty: none given. As written in `addressesPattern`, expanded like hosts=.
+    std::vector<std::string> addresses;
+    std::string addressesPattern;
     // How the facility's Redfish service (CDUs or the building-management aggregator) names this
     // rack's cooling: the CoolingUnit feeding its loop (cdu=; empty: cdu-<region>-<hall>-rowNN),
     // the CDU's secondary CoolantConnector to the rack (connector=; empty: the rack's name) and
@@ -71,6 +75,9 @@ struct FleetSpec {
     std::vector<RegionSpec> regions;
     std::vector<RackSpec> racks;
     std::vector<JobSpec> jobs;  // empty: the twin places a default job mix
+    // `inventory domains=`: the DNS domains a telemetry label may qualify a host name with
+    // (lower case, no leading dot); empty: none listed.
+    std::vector<std::string> hostDomains;
 };
 
 // 2 regions / 7 racks by default ("us-east" r01-r04, "us-west" r05-r07); racks are split evenly
