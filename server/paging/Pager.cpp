@@ -46,7 +46,7 @@ bool noticeablyChanged(const PagedAlert& before, const PagedAlert& after) {
 
 struct Pager::Work {
     enum class Kind { Alerts, Silence } kind = Kind::Alerts;
-    std::vector<PagedAlert> alerts;                                   // firing first, then resolutions
+    std::vector<PagedAlert> alerts;                                   // resolutions first, then firing
     std::vector<std::pair<std::uint64_t, std::uint64_t>> firingSent;  // (incident id, version sent)
     std::deque<PagedAlert> resolutions;                               // taken from the queue
     SilenceChange change;
@@ -99,6 +99,9 @@ void Pager::observeIncidents(const std::vector<v1::Incident>& incidents, std::in
         const auto known = firing_.find(incident.id());
         if (incident.state() == v1::INCIDENT_STATE_RESOLVED) {
             if (known == firing_.end()) continue;  // never paged: nothing to resolve
+            // The label set Alertmanager holds: another one would be a second alert, ended
+            // while the firing one waited for its endsAt.
+            alert.labels = known->second.alert.labels;
             alert.startsAtMs = known->second.alert.startsAtMs;
             alert.endsAtMs = std::clamp(wallOf(incident.resolved_unix_ms()), alert.startsAtMs, wallNow);
             firing_.erase(known);
@@ -111,6 +114,16 @@ void Pager::observeIncidents(const std::vector<v1::Incident>& incidents, std::in
             queued = true;
         } else {
             alert.startsAtMs = known->second.alert.startsAtMs;  // fixed once paged: the mapping drifts by ms
+            if (alert.labels != known->second.alert.labels) {
+                // Severity escalated or the cause was named anew: to Alertmanager a new label set
+                // is a new alert, so the old one is ended now, explicitly, rather than left firing
+                // beside it until its endsAt. A resolution of the new set still queued (a change
+                // back) would end it after it fires again: dropped.
+                std::erase_if(resolutions_, [&](const PagedAlert& r) { return r.labels == alert.labels; });
+                PagedAlert ended = known->second.alert;
+                ended.endsAtMs = std::max(ended.startsAtMs, wallNow);
+                resolutions_.push_back(std::move(ended));
+            }
             if (noticeablyChanged(known->second.alert, alert)) {
                 known->second.version = ++nextVersion_;
                 queued = true;
@@ -244,12 +257,16 @@ Pager::Work Pager::takeWorkLocked(Clock::time_point now) {
         work.firingSent.emplace_back(id, f.version);
         // Not counted again while in flight: queuedLocked() still sees it unsent.
     }
+    const auto firing = static_cast<std::ptrdiff_t>(work.alerts.size());
     while (!resolutions_.empty() && work.alerts.size() < options_.maxAlertsPerPost) {
         work.alerts.push_back(resolutions_.front());
         work.resolutions.push_back(std::move(resolutions_.front()));
         resolutions_.pop_front();
         ++work.queued;
     }
+    // Firing ones have the room first, but resolutions go first in the body: an incident whose
+    // label set changed is, between the two, briefly listed by none rather than twice.
+    std::rotate(work.alerts.begin(), work.alerts.begin() + firing, work.alerts.end());
     return work;
 }
 

@@ -6,7 +6,10 @@
 // Firing alerts are state, not a queue: every non-resolved incident is sent when it opens or
 // changes and re-sent every resendInterval (Alertmanager resolves an alert by itself once its
 // endsAt passes; fleetd sends endsAt = now + 4 x resendInterval, as Prometheus does), so after an
-// outage one round brings Alertmanager up to date. Resolutions and silence changes are a queue
+// outage one round brings Alertmanager up to date. One incident is one alert: its labels
+// (IncidentAlerts) do not follow the blast radius; when they do change (severity escalated, the
+// cause named anew) the old label set is resolved explicitly, in the round that fires the new
+// one, and a resolution goes out with the label set last sent. Resolutions and silence changes are a queue
 // bounded by maxQueued: past it the oldest is dropped and counted (a dropped resolution still
 // ends once the endsAt last sent passes). A failed exchange is retried with exponential backoff
 // (minBackoff doubling up to maxBackoff); a 4xx other than 408/429 is Alertmanager refusing that
@@ -50,6 +53,7 @@ struct PagerOptions {
 
 class Pager {
 public:
+    // Keeps a reference to `topology` (IncidentAlerts): it must outlive the pager.
     Pager(const watchfloor::v1::Topology& topology, PagerOptions options);
     ~Pager();  // stops the worker (at most one exchange's timeout)
     Pager(const Pager&) = delete;

@@ -1,5 +1,6 @@
 // The pager against a real Alertmanager (Debian's prometheus-alertmanager) on loopback: an open
-// incident becomes a firing alert with its routing labels, its resolution ends it there; a
+// incident becomes a firing alert with its routing labels, its resolution ends it there; an
+// incident stays one alert while its scope grows, its severity escalates and its cause is named; a
 // maintenance window becomes a silence (createdBy, comment, matchers) that silences the alerts of
 // its place and expires when cancelled; with Alertmanager stopped the tick side never waits,
 // the queue stays within its bound (the excess dropped and counted), the status says "failing
@@ -57,7 +58,8 @@ private slots:
         const std::int64_t now = wallNowMs();
         FleetChanges changes;
         changes.time = fromUnixMs(now);
-        changes.incidents = {pagingIncident(7, {1}, {3}, now - 30'000)};
+        changes.incidents = {causedBy(pagingIncident(7, {1}, {3}, now - 30'000), watchfloor::v1::CAUSE_SCOPE_TRAY, 103,
+                                      "r02-n02", "gpu_hard_fault")};
         pager.observe(changes);
         QVERIFY(changes.hasPaging);  // the first status goes out with the first tick
         QVERIFY(pager.waitDelivered(10s));
@@ -68,13 +70,13 @@ private slots:
         const auto labels = alert["labels"].toObject();
         QCOMPARE(labels["alertname"].toString(), QString("WatchfloorIncident"));
         QCOMPARE(labels["severity"].toString(), QString("critical"));
-        QCOMPARE(labels["cause"].toString(), QString("valve_fault"));
+        QCOMPARE(labels["cause"].toString(), QString("gpu_hard_fault"));
         QCOMPARE(labels["region"].toString(), QString("us-east"));
         QCOMPARE(labels["hall"].toString(), QString("h1"));
         QCOMPARE(labels["row"].toString(), QString("2"));
         QCOMPARE(labels["rack"].toString(), QString("r02"));
         QCOMPARE(labels["node"].toString(), QString("r02-n02"));
-        QCOMPARE(alert["annotations"].toObject()["summary"].toString(), QString("r01-loop: control valve fault"));
+        QCOMPARE(alert["annotations"].toObject()["summary"].toString(), QString("r02-n02: gpu_hard_fault"));
         QCOMPARE(alert["status"].toObject()["state"].toString(), QString("active"));
         QVERIFY(std::abs(parseTime(alert["startsAt"].toString()) - (now - 30'000)) < 1000);
         // Firing: endsAt four resends ahead, so a lost resend or two does not resolve it.
@@ -147,15 +149,22 @@ private slots:
         const auto row = reader.silence(QString::fromStdString(ids[1]));
         QCOMPARE(row["matchers"].toArray().size(), 4);
 
-        // An incident in r02 is silenced by it; one in r01 is not.
-        pager.observeIncidents({pagingIncident(21, {1}, {2}, now), pagingIncident(22, {0}, {0}, now)}, now);
+        // An incident caused in r02 is silenced by it; one in r01 is not; the CDU of hall h2's
+        // row 1 is silenced by the row's silence (the labels a silence matches are the cause's place).
+        pager.observeIncidents({pagingIncident(21, {1}, {2}, now), pagingIncident(22, {0}, {0}, now),
+                                causedByNamed(pagingIncident(23, {2}, {4}, now), watchfloor::v1::CAUSE_SCOPE_CDU,
+                                              "cdu-h2-row1", "pump_failure")},
+                               now);
         QVERIFY(pager.waitDelivered(10s));
         QVERIFY(eventually(
             [&] {
                 return reader.alertOfIncident("21")["status"].toObject()["state"].toString() == "suppressed" &&
-                       reader.alertOfIncident("22")["status"].toObject()["state"].toString() == "active";
+                       reader.alertOfIncident("22")["status"].toObject()["state"].toString() == "active" &&
+                       reader.alertOfIncident("23")["status"].toObject()["state"].toString() == "suppressed";
             },
             10s));
+        QCOMPARE(reader.alertOfIncident("23")["status"].toObject()["silencedBy"].toArray().at(0).toString(),
+                 QString::fromStdString(ids[1]));
         QCOMPARE(reader.alertOfIncident("21")["status"].toObject()["silencedBy"].toArray().at(0).toString(),
                  QString::fromStdString(ids[0]));
 
@@ -169,6 +178,103 @@ private slots:
         QCOMPARE(pager.status().silences(), 0u);
         QVERIFY(eventually(
             [&] { return reader.alertOfIncident("21")["status"].toObject()["state"].toString() == "active"; }, 10s));
+    }
+
+    // One incident, one alert, through its whole life: the demo's CDU pump (opened by the pump
+    // alarm with no rack, then its racks' supply temperatures join) and r02's valve (opened by a
+    // throttling GPU on one tray, warning; then the valve alarm names the cause and the rack's
+    // trays shut down, critical). Alertmanager lists exactly one alert per incident at every
+    // step; the pump's keeps its labels while its blast radius grows; when the valve's severity
+    // and cause change, the old label set is resolved rather than left firing beside the new one;
+    // both end resolved.
+    void oneAlertPerIncidentThroughItsLife() {
+        PagerOptions options = optionsFor(*am_);
+        options.resendInterval = 1s;  // a resend round within the test
+        Pager pager(pagingFleet(), options);
+        AlertmanagerReader reader(am_->port());
+        // incident id -> the alerts Alertmanager lists (active or suppressed: not resolved)
+        auto listed = [&] {
+            QMap<QString, QList<QJsonObject>> byIncident;
+            for (const auto& a : reader.alerts())
+                byIncident[a.toObject()["labels"].toObject()["incident"].toString()] << a.toObject();
+            return byIncident;
+        };
+        auto step = [&](const std::vector<watchfloor::v1::Incident>& incidents) {
+            pager.observeIncidents(incidents, wallNowMs());
+            return pager.waitDelivered(10s);
+        };
+        const std::int64_t t0 = wallNowMs();
+        auto pump = causedByNamed(pagingIncident(41, {}, {}, t0), watchfloor::v1::CAUSE_SCOPE_CDU, "cdu-h1-row1",
+                                  "pump_failure");
+        pump.set_severity(watchfloor::v1::SEVERITY_WARNING);
+        auto valve = causedBy(pagingIncident(42, {1}, {2}, t0), watchfloor::v1::CAUSE_SCOPE_COOLING_LOOP, 201,
+                              "r02-loop", "thermal");
+        valve.set_severity(watchfloor::v1::SEVERITY_WARNING);
+        // Alertmanager stores what a POST carries before it answers, so once the pager has
+        // delivered, its list is the truth: each check below is immediate, not eventual (an old
+        // label set left firing would be listed until its endsAt, 4 resend intervals later).
+        auto onlyOne = [&](const QString& incident) {
+            const auto alerts = listed().value(incident);
+            QString labels;
+            for (const auto& a : alerts) labels += QJsonDocument(a["labels"].toObject()).toJson(QJsonDocument::Compact);
+            return std::make_pair(
+                alerts.size() == 1 ? alerts.front() : QJsonObject(),
+                QString("incident %1 is listed %2 times: %3").arg(incident).arg(alerts.size()).arg(labels));
+        };
+        QVERIFY(step({pump, valve}));
+        auto [first, problem] = onlyOne("41");
+        QVERIFY2(!first.isEmpty(), qPrintable(problem));
+        const auto pumpLabels = first["labels"].toObject();
+        QCOMPARE(pumpLabels["hall"].toString(), QString("h1"));
+        QCOMPARE(pumpLabels["row"].toString(), QString("1"));
+        QVERIFY(!pumpLabels.contains("rack"));
+        QVERIFY2(!onlyOne("42").first.isEmpty(), qPrintable(onlyOne("42").second));
+
+        // The pump's scope grows over three ticks: r01, then r04 and two trays, then a third.
+        for (const auto& [racks, trays] :
+             std::vector<std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>>>{
+                 {{10}, {}}, {{10, 13}, {100, 106}}, {{10, 13}, {100, 101, 106}}}) {
+            auto* radius = pump.mutable_blast_radius();
+            radius->clear_rack_indexes();
+            radius->clear_node_indexes();
+            for (auto r : racks) radius->add_rack_indexes(r);
+            for (auto n : trays) radius->add_node_indexes(n);
+            radius->set_racks(std::uint32_t(racks.size()));
+            radius->set_trays(std::uint32_t(trays.size()));
+            pump.set_member_count(pump.member_count() + 2);
+            pump.set_title("cdu-h1-row1: pump failure · " + std::to_string(racks.size()) + " racks");
+            QVERIFY(step({pump}));
+            const auto [now, why] = onlyOne("41");
+            QVERIFY2(!now.isEmpty(), qPrintable(why));
+            QCOMPARE(now["labels"].toObject(), pumpLabels);
+        }
+        QCOMPARE(onlyOne("41").first["annotations"].toObject()["racks"].toString(), QString("r01, r04"));
+
+        // The valve: its alarm names the cause, the rack's trays shut down, the severity escalates.
+        valve = causedBy(valve, watchfloor::v1::CAUSE_SCOPE_COOLING_LOOP, 201, "r02-loop", "valve_fault");
+        valve.set_severity(watchfloor::v1::SEVERITY_CRITICAL);
+        valve.mutable_blast_radius()->add_node_indexes(3);
+        valve.mutable_blast_radius()->set_trays(2);
+        valve.set_title("r02-loop: control valve fault · 1 rack, 2 trays");
+        QVERIFY(step({valve}));
+        const auto [escalated, why] = onlyOne("42");
+        QVERIFY2(!escalated.isEmpty(), qPrintable(why));
+        const auto valveLabels = escalated["labels"].toObject();
+        QCOMPARE(valveLabels["severity"].toString(), QString("critical"));
+        QCOMPARE(valveLabels["cause"].toString(), QString("valve_fault"));
+        QCOMPARE(valveLabels["rack"].toString(), QString("r02"));
+        QVERIFY(!valveLabels.contains("node"));
+        QCOMPARE(listed().size(), 2);
+        // The same after resend rounds: the resends carry the same label sets.
+        QTest::qWait(2500);
+        QVERIFY2(!onlyOne("41").first.isEmpty(), qPrintable(onlyOne("41").second));
+        QCOMPARE(onlyOne("42").first["labels"].toObject(), valveLabels);
+
+        // Both resolve: Alertmanager lists neither any more.
+        QVERIFY(step({resolved(pump, wallNowMs()), resolved(valve, wallNowMs())}));
+        QVERIFY2(listed().isEmpty(),
+                 qPrintable(QString("still listed: %1").arg(QStringList(listed().keys()).join(", "))));
+        QCOMPARE(pager.status().firing(), 0u);
     }
 
     void windowsThatCannotBeSilencesAreRefused() {

@@ -1,5 +1,5 @@
-// What the pager says to Alertmanager, without one: an incident's labels (the place labels only
-// when the whole blast radius lies in one place), its annotations, the API v2 JSON (escaping,
+// What the pager says to Alertmanager, without one: an incident's labels (the place labels are
+// where its cause sits, the same however far its blast radius grows), its annotations, the API v2 JSON (escaping,
 // RFC 3339 times), a silence's matchers, and the --alertmanager URL check.
 #include "AlertmanagerHttp.h"
 #include "AlertmanagerJson.h"
@@ -15,6 +15,7 @@
 
 using namespace watchfloor::server::paging;
 using namespace watchfloor::test;
+namespace v1 = watchfloor::v1;
 
 namespace {
 
@@ -27,13 +28,14 @@ class TestPagingAlerts : public QObject {
 private slots:
     void oneTrayIncidentNamesEveryPlace() {
         const IncidentAlerts alerts(pagingFleet());
-        const auto labels = asMap(alerts.alertOf(pagingIncident(7, {1}, {3}, 1000)).labels);
+        const auto incident =
+            causedBy(pagingIncident(7, {1}, {3}, 1000), v1::CAUSE_SCOPE_TRAY, 103, "r02-n02", "gpu_hard_fault");
+        const auto labels = asMap(alerts.alertOf(incident).labels);
         const std::map<std::string, std::string> expected{{"alertname", "WatchfloorIncident"},
                                                           {"fleet", "testfleet"},
                                                           {"incident", "7"},
                                                           {"severity", "critical"},
-                                                          {"cause", "valve_fault"},
-                                                          {"scope", "cooling_loop"},
+                                                          {"cause", "gpu_hard_fault"},
                                                           {"region", "us-east"},
                                                           {"hall", "h1"},
                                                           {"row", "2"},
@@ -42,25 +44,64 @@ private slots:
         QCOMPARE(labels, expected);
     }
 
-    void placeLabelsOnlyWhereTheIncidentLies() {
+    // Where the cause sits, whatever the blast radius says: a CDU names its row (two racks: no
+    // rack), a loop its rack (not a tray), a leaf switch and its single failing port the racks of
+    // the leaf, the facility water its region, a job nothing.
+    void placeLabelsAreTheCausesPlace() {
         const IncidentAlerts alerts(pagingFleet());
-        // Two racks of one hall, different rows: hall and region, no row, no rack.
-        auto labels = asMap(alerts.alertOf(pagingIncident(1, {0, 1}, {}, 0)).labels);
-        QCOMPARE(labels["hall"], std::string("h1"));
-        QVERIFY(!labels.count("row"));
-        QVERIFY(!labels.count("rack"));
-        QVERIFY(!labels.count("node"));
-        // Two halls: region only.
-        labels = asMap(alerts.alertOf(pagingIncident(2, {0, 2}, {0, 4}, 0)).labels);
-        QCOMPARE(labels["region"], std::string("us-east"));
-        QVERIFY(!labels.count("hall"));
-        QVERIFY(!labels.count("node"));
-        // A truncated rack list (more racks than listed) proves nothing about the rest.
-        auto wide = pagingIncident(3, {0}, {}, 0);
-        wide.mutable_blast_radius()->set_racks(300);
-        labels = asMap(alerts.alertOf(wide).labels);
-        QVERIFY(!labels.count("rack"));
-        QVERIFY(!labels.count("hall"));
+        using Labels = std::map<std::string, std::string>;
+        auto place = [&](const v1::Incident& incident) {
+            Labels labels = asMap(alerts.alertOf(incident).labels);
+            for (const char* identity : {"alertname", "fleet", "incident", "severity", "cause"}) labels.erase(identity);
+            return labels;
+        };
+        const Labels row1{{"region", "us-east"}, {"hall", "h1"}, {"row", "1"}};
+        QCOMPARE(place(causedByNamed(pagingIncident(1, {}, {}, 0), v1::CAUSE_SCOPE_CDU, "cdu-h1-row1", "pump_failure")),
+                 row1);
+        QCOMPARE(place(causedByNamed(pagingIncident(1, {0, 3}, {0, 6}, 0), v1::CAUSE_SCOPE_CDU, "cdu-h1-row1",
+                                     "pump_failure")),
+                 row1);
+        QCOMPARE(place(causedByNamed(pagingIncident(1, {3}, {}, 0), v1::CAUSE_SCOPE_CDU, "cdu-h2-row1", "filter_clog")),
+                 (Labels{{"region", "us-east"}, {"hall", "h2"}, {"row", "1"}, {"rack", "r03"}}));
+        const Labels r02{{"region", "us-east"}, {"hall", "h1"}, {"row", "2"}, {"rack", "r02"}};
+        QCOMPARE(place(pagingIncident(2, {1}, {3}, 0)), r02);
+        QCOMPARE(place(pagingIncident(2, {1}, {2, 3}, 0)), r02);
+        const Labels leaf{{"region", "us-east"}, {"hall", "h1"}};
+        QCOMPARE(place(causedBy(pagingIncident(3, {1}, {2}, 0), v1::CAUSE_SCOPE_LINK, 302, "r02-n01-ib0", "link")),
+                 leaf);
+        QCOMPARE(
+            place(causedByNamed(pagingIncident(3, {0, 1}, {0, 2}, 0), v1::CAUSE_SCOPE_LEAF_SWITCH, "leaf-h1", "link")),
+            leaf);
+        QCOMPARE(
+            place(causedBy(pagingIncident(4, {0, 2}, {}, 0), v1::CAUSE_SCOPE_FACILITY, 0, "us-east", "facility_water")),
+            (Labels{{"region", "us-east"}}));
+        QCOMPARE(place(causedBy(pagingIncident(5, {0}, {0}, 0), v1::CAUSE_SCOPE_JOB, 7000, "llm-70b", "interrupted")),
+                 Labels{});
+        // A cause the topology does not know has no place (rather than a wrong one).
+        QCOMPARE(place(causedByNamed(pagingIncident(6, {0}, {0}, 0), v1::CAUSE_SCOPE_CDU, "cdu-elsewhere", "pump")),
+                 Labels{});
+    }
+
+    // The CDU pump of the demo: opened by the pump alarm (no rack yet), then its racks' supply
+    // temperatures join. One label set all along; what grows is in the annotations.
+    void labelsDoNotFollowTheBlastRadius() {
+        const IncidentAlerts alerts(pagingFleet());
+        auto first = causedByNamed(pagingIncident(6, {}, {}, 0), v1::CAUSE_SCOPE_CDU, "cdu-h1-row1", "pump_failure");
+        first.set_severity(v1::SEVERITY_WARNING);
+        auto grown = first;
+        auto* radius = grown.mutable_blast_radius();
+        radius->set_racks(2);
+        radius->add_rack_indexes(10);
+        radius->add_rack_indexes(13);
+        radius->set_trays(3);
+        for (std::uint32_t node : {100, 101, 106}) radius->add_node_indexes(node);
+        grown.set_member_count(9);
+        const auto before = alerts.alertOf(first);
+        const auto after = alerts.alertOf(grown);
+        QCOMPARE(asMap(after.labels), asMap(before.labels));
+        QCOMPARE(asMap(after.annotations)["racks"], std::string("r01, r04"));
+        QVERIFY(asMap(after.annotations)["blast_radius"].find("2 racks, 3 trays") == 0);
+        QVERIFY(!asMap(before.annotations).count("racks"));  // none yet: not sent empty
     }
 
     void annotationsDescribeTheIncident() {
@@ -69,10 +110,15 @@ private slots:
         incident.set_goodput_cost_gpu_hours(12.345);
         const auto annotations = asMap(alerts.alertOf(incident).annotations);
         QCOMPARE(annotations.at("title"), incident.title());
-        QCOMPARE(annotations.at("summary"), std::string("r01-loop: control valve fault"));
-        QCOMPARE(annotations.at("root_cause"), std::string("r01-loop"));
+        QCOMPARE(annotations.at("summary"), std::string("r02-loop: control valve fault"));
+        QCOMPARE(annotations.at("root_cause"), std::string("r02-loop"));
+        QCOMPARE(annotations.at("scope"), std::string("cooling_loop"));
+        QCOMPARE(annotations.at("racks"), std::string("r02"));
         QCOMPARE(annotations.at("goodput_cost_gpu_hours"), std::string("12.3"));
         QVERIFY(annotations.at("blast_radius").find("1 racks, 1 trays, 4 GPUs") == 0);
+        // A long rack list is cut, saying how many there are.
+        incident.mutable_blast_radius()->set_racks(300);
+        QCOMPARE(asMap(alerts.alertOf(incident).annotations).at("racks"), std::string("r02, ... (300 racks)"));
     }
 
     void postableAlertsIsTheApiV2Shape() {

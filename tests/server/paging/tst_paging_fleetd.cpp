@@ -3,7 +3,8 @@
 // seconds; Alertmanager lists it firing with the rack's labels; consoles see the paging status
 // in the Snapshot; the fault clears, the incident resolves after the hold, and the alert ends in
 // Alertmanager. Then Alertmanager goes down, the next fault's incident cannot be delivered, and
-// the stream says paging is failing. A maintenance window scheduled through ControlService is an
+// the stream says paging is failing. The demo scenario's incidents, as they grow, escalate and
+// resolve, are one alert each. A maintenance window scheduled through ControlService is an
 // Alertmanager silence on its rack, and cancelling the window expires the silence.
 #include "AlertmanagerReader.h"
 #include "FleetdControlFixture.h"
@@ -125,6 +126,87 @@ private slots:
         QVERIFY2(failing.last_error().find("connection refused") != std::string::npos, failing.last_error().c_str());
         QVERIFY(failing.failing_since_unix_ms() > 0);
         QVERIFY(fleetd.waitForLog(QRegularExpression("paging: not delivered: connection refused"), 10'000).hasMatch());
+        QCOMPARE(fleetd.terminate(), 0);
+    }
+
+    // The demo scenario at --speed 60 (a simulated minute a wall second) against a real
+    // Alertmanager: in its first 50 simulated minutes incidents open, grow (the row CDU's pump
+    // at 25m, its racks joining over minutes; r07's valve at 40m, from one throttling tray to the
+    // whole rack), escalate and resolve. Alertmanager never lists two alerts for one incident;
+    // at the end every open incident fleetd pages is listed once, with the labels it had when
+    // first listed, and every resolved one is not listed.
+    void demoScenarioIsOneAlertPerIncident() {
+        std::string error;
+        auto am = startAlertmanager(error);
+        QVERIFY2(am, error.c_str());
+        FleetdProcess fleetd;
+        QVERIFY2(fleetd.start({"--speed", "60", "--scenario",
+                               qEnvironmentVariable("WATCHFLOOR_SOURCE_DIR") + "/scenarios/demo.scn", "--alertmanager",
+                               QString::fromStdString(am->url())}),
+                 qPrintable(fleetd.errorString()));
+        AlertmanagerReader reader(am->port());
+        QMap<QString, QJsonObject> firstLabels;  // incident -> its labels when first listed
+        QStringList twice;
+        const auto until = std::chrono::steady_clock::now() + 50s;
+        while (std::chrono::steady_clock::now() < until && twice.isEmpty()) {
+            QMap<QString, int> count;
+            for (const auto& a : reader.alerts()) {
+                const auto labels = a.toObject()["labels"].toObject();
+                const auto incident = labels["incident"].toString();
+                if (++count[incident] == 2)
+                    twice << incident + ": " + QJsonDocument(labels).toJson(QJsonDocument::Compact) + " beside " +
+                                 QJsonDocument(firstLabels.value(incident)).toJson(QJsonDocument::Compact);
+                if (!firstLabels.contains(incident)) firstLabels[incident] = labels;
+            }
+            QTest::qWait(250);
+        }
+        QVERIFY2(twice.isEmpty(), qPrintable("two alerts for one incident: " + twice.join("; ")));
+        bool pumpSeen = false;
+        for (const auto& labels : firstLabels)
+            pumpSeen |= labels["cause"].toString() == "pump_failure" && labels.contains("row");
+        QVERIFY2(pumpSeen, "the CDU's pump failure was never listed with its row");
+
+        // Now fleetd's own list against Alertmanager's, until they agree.
+        QString disagreement;
+        const bool agree = eventually(
+            [&] {
+                TestStream stream(fleetd.address(), v1::SubscribeRequest{}, 20s);
+                v1::SubscribeResponse response;
+                if (!stream.read(&response) || !response.has_snapshot()) return false;
+                QMap<QString, QJsonObject> listed;
+                QMap<QString, int> count;
+                for (const auto& a : reader.alerts()) {
+                    const auto labels = a.toObject()["labels"].toObject();
+                    listed[labels["incident"].toString()] = labels;
+                    ++count[labels["incident"].toString()];
+                }
+                int open = 0;
+                for (const auto& incident : response.snapshot().incidents()) {
+                    const auto id = QString::number(incident.id());
+                    const bool resolvedNow = incident.state() == v1::INCIDENT_STATE_RESOLVED;
+                    open += resolvedNow ? 0 : 1;
+                    if (resolvedNow && listed.contains(id))
+                        return disagreement = "resolved incident " + id + " still listed", false;
+                    if (!resolvedNow && count.value(id) != 1)
+                        return disagreement =
+                                   "open incident " + id + " listed " + QString::number(count.value(id)) + " times",
+                               false;
+                    // Only an escalation or a newly named cause may change them (the old set resolved).
+                    auto now = listed.value(id), first = firstLabels.value(id, now);
+                    for (auto* labels : {&now, &first}) labels->remove("severity"), labels->remove("cause");
+                    if (!resolvedNow && now != first)
+                        return disagreement = "incident " + id +
+                                              " moved: " + QJsonDocument(first).toJson(QJsonDocument::Compact) +
+                                              " became " + QJsonDocument(now).toJson(QJsonDocument::Compact),
+                               false;
+                }
+                disagreement = QString::number(open) + " open incidents, " + QString::number(listed.size()) +
+                               " listed in Alertmanager";
+                return open > 0;
+            },
+            20s);
+        QVERIFY2(agree, qPrintable(disagreement));
+        qInfo("%s; %lld incidents listed over the run", qPrintable(disagreement), qlonglong(firstLabels.size()));
         QCOMPARE(fleetd.terminate(), 0);
     }
 
