@@ -57,11 +57,16 @@ bool readable(const pollfd& fd) { return (fd.revents & (POLLIN | POLLHUP | POLLE
 
 }  // namespace
 
-TcpDropProxy::TcpDropProxy(std::uint16_t upstreamPort) : m_upstreamPort(upstreamPort) {
+TcpDropProxy::TcpDropProxy(std::uint16_t upstreamPort) : TcpDropProxy(upstreamPort, INADDR_LOOPBACK, 0) {}
+
+TcpDropProxy::TcpDropProxy(std::uint16_t upstreamPort, std::uint32_t listenAddress, std::uint16_t listenPort)
+    : m_upstreamPort(upstreamPort) {
+    if ((listenAddress >> 24) != 127) throw std::invalid_argument("TcpDropProxy: listens on 127.0.0.0/8 only");
     m_listenFd = ::socket(AF_INET, SOCK_STREAM, 0);
     const int one = 1;
     ::setsockopt(m_listenFd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in address = loopback(0);
+    sockaddr_in address = loopback(listenPort);
+    address.sin_addr.s_addr = htonl(listenAddress);
     if (::bind(m_listenFd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
         ::listen(m_listenFd, 64) != 0) {
         throw std::runtime_error("TcpDropProxy: cannot listen on loopback: errno " + std::to_string(errno));

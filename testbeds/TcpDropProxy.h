@@ -29,6 +29,10 @@ public:
 
     // Listens on 127.0.0.1 (an ephemeral port) and forwards to 127.0.0.1:upstreamPort.
     explicit TcpDropProxy(std::uint16_t upstreamPort);
+    // Listens on another loopback address (127.0.0.0/8, host byte order: every address of it
+    // reaches lo on Linux) and port (0: ephemeral), e.g. to stand for hosts scraped by IP.
+    // Throws std::runtime_error when it cannot listen there, std::invalid_argument outside 127/8.
+    TcpDropProxy(std::uint16_t upstreamPort, std::uint32_t listenAddress, std::uint16_t listenPort);
     ~TcpDropProxy();
     TcpDropProxy(const TcpDropProxy&) = delete;
     TcpDropProxy& operator=(const TcpDropProxy&) = delete;

@@ -1,6 +1,41 @@
 #include "InventoryIndex.h"
 
+#include <algorithm>
+#include <map>
+
 namespace watchfloor::server::sources {
+
+namespace {
+
+constexpr std::size_t kMaxName = 253;  // a DNS name's longest text form
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; }
+
+std::string lowerCase(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = lower(c);
+    return out;
+}
+
+// `name` without ".domain" when it ends so; empty otherwise.
+std::string_view withoutDomain(std::string_view name, std::string_view domain) {
+    if (name.size() <= domain.size() + 1 || !name.ends_with(domain) || name[name.size() - domain.size() - 1] != '.')
+        return {};
+    return name.substr(0, name.size() - domain.size() - 1);
+}
+
+// A name as a PromQL string holds a regular expression of it: '.' and the other RE2
+// metacharacters escaped, each backslash doubled for the string literal.
+std::string regexQuoted(std::string_view name) {
+    std::string out;
+    for (const char c : name) {
+        if (std::string_view("\\.+*?()|[]{}^$").find(c) != std::string_view::npos) out += "\\\\";
+        out += c;
+    }
+    return out;
+}
+
+}  // namespace
 
 InventoryIndex::InventoryIndex(const watchfloor::v1::Topology& topology) {
     std::unordered_map<std::uint32_t, HostParts*> partsOfNode;
@@ -17,6 +52,51 @@ InventoryIndex::InventoryIndex(const watchfloor::v1::Topology& topology) {
     }
     for (auto& [name, parts] : nodeByHost_)
         for (Gpu& gpu : parts.gpus) slotOfGpu_[gpu.entity] = &gpu;
+
+    // The other names of every tray (see the header): the address, name.domain, short names.
+    std::map<std::pair<const void*, std::string>, std::vector<std::string>> claims;  // (table, key) → hosts
+    auto alias = [&](ByName<HostParts*>& table, const std::string& key, HostParts& parts, const std::string& host) {
+        auto& hosts = claims[{&table, key}];
+        if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+        auto [it, added] = table.emplace(key, &parts);
+        if (!added && it->second != &parts) it->second = nullptr;  // two trays: neither
+    };
+    for (const auto& domain : topology.host_domains()) domains_.push_back(lowerCase(domain));
+    for (const auto& node : topology.nodes()) {
+        const std::string& host = node.hostname().empty() ? node.name() : node.hostname();
+        HostParts& parts = nodeByHost_.at(host);
+        if (parts.node != node.index()) continue;  // a duplicated host name: the first tray keeps it
+        std::vector<std::string> own{lowerCase(host)};
+        if (!node.address().empty()) own.push_back(lowerCase(node.address()));
+        for (const auto& name : own) {
+            alias(aliases_, name, parts, host);
+            if (isAddress(name)) continue;
+            const auto dot = name.find('.');
+            if (dot == std::string::npos) {
+                if (name == own.front() && domains_.empty()) parts.anyDomain = true;
+                for (const auto& domain : domains_) alias(aliases_, name + "." + domain, parts, host);
+            } else if (domains_.empty()) {
+                alias(shortNames_, name.substr(0, dot), parts, host);
+            } else {
+                for (const auto& domain : domains_)
+                    if (const auto shortName = withoutDomain(name, domain); !shortName.empty())
+                        alias(shortNames_, std::string(shortName), parts, host);
+            }
+        }
+    }
+    for (const auto* table : {&aliases_, &shortNames_})
+        for (const auto& [key, parts] : *table) {
+            if (parts) {
+                parts->names.push_back(key);
+                continue;
+            }
+            std::string line = key + ":";
+            const auto& hosts = claims[{table, key}];
+            for (std::size_t i = 0; i < hosts.size(); ++i) line += (i ? ", " : " ") + hosts[i];
+            ambiguities_.push_back(std::move(line));
+        }
+    for (auto& [name, parts] : nodeByHost_) std::sort(parts.names.begin(), parts.names.end());
+    std::sort(ambiguities_.begin(), ambiguities_.end());
     for (const auto& nic : topology.nic_ports()) {
         if (auto it = partsOfNode.find(nic.node_index()); it != partsOfNode.end()) {
             const std::string device =
@@ -31,17 +111,57 @@ InventoryIndex::InventoryIndex(const watchfloor::v1::Topology& topology) {
     }
 }
 
-const InventoryIndex::HostParts* InventoryIndex::host(std::string_view name) const {
-    // Sites often configure exporters with the short name while the inventory has it too; a
-    // fully qualified name in a label is matched by its first component as a fallback.
-    auto it = nodeByHost_.find(name);
-    if (it == nodeByHost_.end()) {
-        const auto dot = name.find('.');
-        if (dot == std::string_view::npos) return nullptr;
-        it = nodeByHost_.find(name.substr(0, dot));
-        if (it == nodeByHost_.end()) return nullptr;
+bool InventoryIndex::isAddress(std::string_view name) {
+    if (name.find(':') != std::string_view::npos) return true;
+    int dots = 0;
+    for (const char c : name) {
+        if (c == '.')
+            ++dots;
+        else if (c < '0' || c > '9')
+            return false;
     }
-    return &it->second;
+    return dots == 3;
+}
+
+const InventoryIndex::HostParts* InventoryIndex::host(std::string_view name) const {
+    // The inventory's own spelling first: what nearly every series of a consistent site has.
+    if (auto it = nodeByHost_.find(name); it != nodeByHost_.end()) return &it->second;
+    if (name.empty() || name.size() > kMaxName) return nullptr;
+    char buffer[kMaxName];
+    for (std::size_t i = 0; i < name.size(); ++i) buffer[i] = lower(name[i]);
+    const std::string_view key(buffer, name.size());
+    if (auto it = aliases_.find(key); it != aliases_.end()) return it->second;
+    if (isAddress(key)) return nullptr;
+    const auto dot = key.find('.');
+    if (dot == std::string_view::npos) {
+        auto it = shortNames_.find(key);
+        return it == shortNames_.end() ? nullptr : it->second;
+    }
+    // A qualified name: its short name, when the domain is listed (any domain without a list).
+    std::string_view shortName;
+    if (domains_.empty()) {
+        shortName = key.substr(0, dot);
+    } else {
+        for (const auto& domain : domains_)
+            if (shortName = withoutDomain(key, domain); !shortName.empty()) break;
+        if (shortName.empty()) return nullptr;
+    }
+    if (auto it = aliases_.find(shortName); it != aliases_.end()) return it->second;
+    if (domains_.empty()) return nullptr;  // "a.x" is not "a.y" unless both domains are listed
+    auto it = shortNames_.find(shortName);
+    return it == shortNames_.end() ? nullptr : it->second;
+}
+
+std::string InventoryIndex::hostRegex(std::string_view name) const {
+    const auto it = nodeByHost_.find(name);
+    if (it == nodeByHost_.end()) return {};
+    std::string regex = "(?i:";
+    for (std::size_t i = 0; i < it->second.names.size(); ++i) {
+        if (i) regex += '|';
+        regex += regexQuoted(it->second.names[i]);
+        if (it->second.anyDomain && it->second.names[i] == lowerCase(name)) regex += "(\\\\.[-a-z0-9_.]+)?";
+    }
+    return regex + ")";
 }
 
 std::optional<std::uint32_t> InventoryIndex::node(std::string_view name) const {

@@ -4,6 +4,20 @@
 // scrape target's instance) and DCGM's gpu index; NVLink-entity series name their GPU by
 // gpu_uuid, which this index learns from the GPU series that carry both. node_exporter series
 // carry no host label of their own: their host is the instance ("gb200-r01-n07:9100").
+//
+// Sites name a host in many ways, and a series names it as its exporter or scrape target does.
+// A name (port stripped, any letter case) finds the tray whose
+//   1. host name (hosts=) or address (addresses=, an IP or a DNS name) it is;
+//   2. host name qualified by a listed domain (inventory domains=cluster.example:
+//      "node01.cluster.example" for host node01), or, the other way, the short name of an
+//      inventory host in a listed domain ("node01" for host node01.cluster.example); two listed
+//      domains of one short name are the same host;
+//   3. with no domain list: for a qualified name, the host named by its first DNS label; for a
+//      short name, the one inventory host whose first DNS label it is (a foreign domain is
+//      never matched to another: "node01.a.example" does not name "node01.b.example").
+// A short name that more than one tray could have names none of them (ambiguities() lists
+// them): a series is never mapped onto a tray it may not be about. IP addresses are matched
+// whole, never by a first label.
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -43,6 +57,15 @@ public:
     static std::string_view hostOfInstance(std::string_view instance);
 
     std::size_t hostCount() const { return nodeByHost_.size(); }
+
+    // A PromQL regular expression (RE2, which PromQL anchors at both ends; case-insensitive)
+    // matching every name under which this index finds the tray of `host`, without a port, so a
+    // store query selects its series however the site labelled them. Empty for an unknown host.
+    std::string hostRegex(std::string_view host) const;
+    // "node01: node01.a.example, node01.b.example": a short name two or more trays could have.
+    const std::vector<std::string>& ambiguities() const { return ambiguities_; }
+    // An IPv4 address (dotted quad) or an IPv6 one (has a ':'), as opposed to a DNS name.
+    static bool isAddress(std::string_view name);
 
     // The entities one host's exporters report on: its node, GPUs and NIC ports. False for a host
     // the inventory does not list.
@@ -86,6 +109,8 @@ private:
             std::uint32_t entity;
         };
         std::vector<Nic> nics;
+        std::vector<std::string> names;  // lower-cased names it is found by (hostRegex)
+        bool anyDomain = false;          // a short host name with no domain list: any qualified name of it
     };
     const HostParts* host(std::string_view name) const;
     HostParts* host(std::string_view name) {
@@ -93,6 +118,11 @@ private:
     }
 
     ByName<HostParts> nodeByHost_;
+    // Lower-cased names beyond the host name (address, name.domain; nullptr: names two trays),
+    // and the short names of qualified inventory names (step 2/3 above).
+    ByName<HostParts*> aliases_, shortNames_;
+    std::vector<std::string> domains_;
+    std::vector<std::string> ambiguities_;
     std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode_;
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> linksOfGpu_;  // by link id
     ByName<std::uint32_t> gpuByUuid_;

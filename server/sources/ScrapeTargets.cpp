@@ -18,14 +18,15 @@ struct Exception {
     std::optional<std::string> dcgm, node;
 };
 
-std::string expand(std::string_view url, const std::string& host, const std::string& rack, const std::string& node) {
+std::string expand(std::string_view url, const std::string& host, const std::string& address, const std::string& rack,
+                   const std::string& node) {
     std::string out;
     out.reserve(url.size() + host.size());
     for (std::size_t i = 0; i < url.size(); ++i) {
         if (url[i] == '{') {
             const auto close = url.find('}', i);
             const std::string_view name = url.substr(i + 1, close - i - 1);
-            out += name == "host" ? host : name == "rack" ? rack : node;
+            out += name == "host" ? host : name == "address" ? address : name == "rack" ? rack : node;
             i = close;
         } else {
             out += url[i];
@@ -90,8 +91,9 @@ bool validTargetUrl(std::string_view url, std::string* why) {
         const auto close = url.find('}', open);
         if (close == std::string_view::npos) return *why = "a { without its }", false;
         const std::string_view name = url.substr(open + 1, close - open - 1);
-        if (name != "host" && name != "rack" && name != "node")
-            return *why = "unknown placeholder {" + std::string(name) + "} (known: {host}, {rack}, {node})", false;
+        if (name != "host" && name != "address" && name != "rack" && name != "node")
+            return *why = "unknown placeholder {" + std::string(name) + "} (known: {address}, {host}, {rack}, {node})",
+                   false;
     }
     if (url.find('}') != std::string_view::npos && url.find('{') == std::string_view::npos)
         return *why = "a } without its {", false;
@@ -127,7 +129,9 @@ bool buildScrapeTargets(const v1::Topology& topology, const ScrapeTargetOptions&
             if (it->second.node) nodeUrl = *it->second.node;
         }
         for (const auto& [exporter, url] : {std::pair{Exporter::Dcgm, &dcgm}, std::pair{Exporter::Node, &nodeUrl}})
-            if (*url != kNone) out.push_back({host, node.index(), exporter, expand(*url, host, rack, node.name())});
+            if (*url != kNone)
+                out.push_back({host, node.index(), exporter,
+                               expand(*url, host, node.address().empty() ? host : node.address(), rack, node.name())});
     }
     // A name the fleet does not have is a typo that would silently scrape the default.
     for (const auto* seen : {&rackSeen, &hostSeen})

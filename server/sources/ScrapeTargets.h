@@ -1,15 +1,17 @@
 #pragma once
 // Where each compute tray's exporters answer, for --source scrape: dcgm-exporter at
-// http://HOST:9400/metrics and node_exporter at http://HOST:9100/metrics by default, HOST being the
-// inventory's host name of the tray. The flags --scrape-dcgm / --scrape-node change that for the
-// whole fleet; a targets file changes it for one rack or one host:
+// http://ADDRESS:9400/metrics and node_exporter at http://ADDRESS:9100/metrics by default, ADDRESS
+// being the tray's address in the inventory (addresses=: an IP or a DNS name), else its host name. The flags
+// --scrape-dcgm / --scrape-node change that for the whole fleet; a targets file changes it for one rack or one host:
 //
 //   # rack|host NAME  [dcgm=URL] [node=URL]      (URL "none": that exporter is not scraped)
 //   rack r07 dcgm=http://{host}:9401/metrics
 //   host gb200-r01-n03 node=https://{host}:9100/metrics dcgm=none
 //
-// URLs may hold {host} (the tray's host name), {rack} (its rack) and {node} (its entity name). A
-// host line wins over its rack's line, which wins over the flags.
+// URLs may hold {address} (the tray's address, else its host name), {host} (its host name),
+// {rack} (its rack) and {node} (its entity name). A host line (by host name) wins over its rack's
+// line, which wins over the flags. A page maps onto the tray of its target whatever names it
+// carries inside.
 
 #include "watchfloor/v1/fleet.pb.h"
 
@@ -31,8 +33,8 @@ struct ScrapeTarget {
 };
 
 struct ScrapeTargetOptions {
-    std::string dcgmUrl = "http://{host}:9400/metrics";
-    std::string nodeUrl = "http://{host}:9100/metrics";
+    std::string dcgmUrl = "http://{address}:9400/metrics";
+    std::string nodeUrl = "http://{address}:9100/metrics";
     std::string targetsFile;  // per rack / per host exceptions; empty: none
 };
 

@@ -12,16 +12,6 @@ using service::HistoryResult;
 
 namespace {
 
-// Host names are [A-Za-z0-9._-] (the inventory refuses others); '.' must not match any character.
-std::string regexQuoted(const std::string& host) {
-    std::string out;
-    for (char c : host) {
-        if (c == '.') out += "\\\\";
-        out += c;
-    }
-    return out;
-}
-
 const telemetry::ExporterField* dcgmFieldFor(v1::Metric metric) {
     for (const auto& field : telemetry::dcgmDefaultFields())
         if (field.metric == metric) return &field;
@@ -34,7 +24,7 @@ std::string seconds(std::int64_t ms) { return std::to_string(std::max<std::int64
 
 StoreHistory::StoreHistory(const v1::Topology& topology, std::vector<prom::StoreOptions> stores,
                            std::chrono::milliseconds minStep)
-    : minStepMs_(std::max<std::int64_t>(minStep.count(), 1000)) {
+    : names_(topology), minStepMs_(std::max<std::int64_t>(minStep.count(), 1000)) {
     std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode;
     for (const auto& node : topology.nodes()) {
         const std::string host = node.hostname().empty() ? node.name() : node.hostname();
@@ -52,11 +42,12 @@ std::optional<std::string> StoreHistory::deviceSelector(std::uint32_t entity, v1
     if (auto gpu = gpus_.find(entity); gpu != gpus_.end()) {
         const auto* field = dcgmFieldFor(metric);
         if (!field) return std::nullopt;
-        return std::string(field->name) + "{" + hostLabel + "=\"" + gpu->second.host + "\",gpu=\"" +
+        return std::string(field->name) + "{" + hostLabel + "=~\"" + names_.hostRegex(gpu->second.host) + "\",gpu=\"" +
                std::to_string(gpu->second.dcgmIndex) + "\"}";
     }
     if (auto node = hostOfNode_.find(entity); node != hostOfNode_.end() && metric == v1::NODE_HWMON_TEMP_MAX_C)
-        return std::string(telemetry::kHwmonTempFamily) + "{instance=~\"" + regexQuoted(node->second) + "(:[0-9]+)?\"}";
+        return std::string(telemetry::kHwmonTempFamily) + "{instance=~\"" + names_.hostRegex(node->second) +
+               "(:[0-9]+)?\"}";
     return std::nullopt;
 }
 
@@ -69,7 +60,7 @@ std::optional<std::string> StoreHistory::rackExpression(std::uint32_t entity, v1
                                                                  : nullptr;
     if (!aggregate) return std::nullopt;
     std::string hosts;
-    for (const auto& host : rack->second) hosts += (hosts.empty() ? "" : "|") + regexQuoted(host);
+    for (const auto& host : rack->second) hosts += (hosts.empty() ? "" : "|") + names_.hostRegex(host);
     return std::string(aggregate) + "(DCGM_FI_DEV_GPU_TEMP{" + hostLabel + "=~\"" + hosts + "\"})";
 }
 

@@ -9,6 +9,7 @@
 
 #include "ExporterFields.h"
 #include "HistoryStore.h"
+#include "InventoryIndex.h"
 #include "PromClient.h"
 
 #include <chrono>
@@ -32,7 +33,9 @@ public:
                  std::int64_t stepMs) const override;
 
     // The series expression for (entity, metric) in proto units, or nothing when the store does
-    // not keep it; `hostLabel` is "Hostname" or "hostname" (exporter 4.8 renamed it).
+    // not keep it; `hostLabel` is "Hostname" or "hostname" (exporter 4.8 renamed it). A host is
+    // selected by every name the inventory knows it by (InventoryIndex::hostRegex): short, qualified
+    // by a listed domain, its address.
     std::optional<std::string> deviceSelector(std::uint32_t entity, watchfloor::v1::Metric metric,
                                               const std::string& hostLabel) const;
     std::optional<std::string> rackExpression(std::uint32_t entity, watchfloor::v1::Metric metric,
@@ -48,6 +51,7 @@ private:
     Answer atInstants(const std::string& expression, std::int64_t startMs, std::int64_t endMs,
                       std::int64_t stepMs) const;
 
+    InventoryIndex names_;  // every name a tray's series may carry (hostRegex)
     std::unordered_map<std::uint32_t, Gpu> gpus_;
     std::unordered_map<std::uint32_t, std::string> hostOfNode_;
     std::unordered_map<std::uint32_t, std::vector<std::string>> hostsOfRack_;

@@ -22,13 +22,20 @@ namespace watchfloor::testing {
 
 class TwinExporterHarness {
 public:
-    // `scenario`: scenario file text, may be empty.
-    bool start(std::uint32_t racks, const QString& scenario, server::exporters::DcgmPageOptions dcgm = {}) {
+    // `scenario`: scenario file text, may be empty. `fleet`: fleet file text (then `racks` is the
+    // file's), may be empty.
+    bool start(std::uint32_t racks, const QString& scenario, server::exporters::DcgmPageOptions dcgm = {},
+               const QString& fleet = {}) {
         if (!dir_.isValid()) return fail("no temporary directory");
         server::sim::SimConfig config;
         config.seed = 7;
         config.racks = racks;
         config.regions = 1;
+        if (!fleet.isEmpty()) {
+            QFile file(dir_.filePath("twin.fleet"));
+            if (!file.open(QIODevice::WriteOnly) || file.write(fleet.toUtf8()) < 0) return fail("cannot write fleet");
+            config.fleetFile = file.fileName().toStdString();
+        }
         if (!scenario.isEmpty()) {
             QFile file(dir_.filePath("exporters.scn"));
             if (!file.open(QIODevice::WriteOnly) || file.write(scenario.toUtf8()) < 0)
