@@ -1,6 +1,7 @@
 #include "ScrapeHealth.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace watchfloor::server::sources {
@@ -96,9 +97,15 @@ bool ScrapeHealth::record(std::size_t index, const PageScrape& scrape, std::vect
 
     const std::int64_t unchangedMs = scrape.timeMs - target.fingerprintSinceMs;
     if (unchangedMs >= frozenAfterMs_) {
+        // A node_exporter's own clock on the page says how old the page is.
+        const std::string clock =
+            std::isfinite(scrape.exporterTimeS)
+                ? ": its node_time_seconds is " +
+                      seconds(scrape.timeMs - static_cast<std::int64_t>(std::llround(scrape.exporterTimeS * 1000))) +
+                      " behind the scrape (a cached or stale page)"
+                : std::string(" (frozen)");
         setHealth(target, v1::TARGET_HEALTH_FROZEN,
-                  "answers, but no value on its page has changed for " + seconds(unchangedMs) + " (frozen)",
-                  scrape.timeMs);
+                  "answers, but no value on its page has changed for " + seconds(unchangedMs) + clock, scrape.timeMs);
         frozenGpus.clear();
         return false;
     }

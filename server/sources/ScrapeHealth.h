@@ -5,8 +5,13 @@
 // a hung collector) looks live unless someone notices nothing changes. So every target has a
 // health: UP, DOWN (no usable answer) or FROZEN (its values, or one GPU's, unchanged for longer
 // than `frozenAfter`), and every tray a telemetry state: LIVE, or SILENT when one of its targets
-// is not UP. A tray that goes silent raises one event (not one per metric), and one more when it
-// is live again; its EntityState carries the state, the reason and its targets.
+// is not UP. "Its values" are every value on the page, not only those fleetd reads: an idle tray
+// (no InfiniBand traffic or errors, no hwmon sensors) is healthy, and a live node_exporter's page
+// moves on every scrape (node_time_seconds, from the time collector that is on by default, and
+// its collectors' scrape durations), as a live dcgm-exporter's GPU power and energy do. Only a
+// page served unchanged (a cache, a hung exporter repeating itself) is frozen. A tray that goes silent raises one event
+// (not one per metric), and one more when it is live again; its EntityState carries the state, the reason and its
+// targets.
 //
 // Frozen values are not passed on (record() says which to drop): the values already sent age into
 // stale in the console, as a silent target's do.
@@ -31,8 +36,9 @@ struct PageScrape {
     std::int64_t timeMs = 0;   // when the request was sent
     std::uint64_t series = 0;  // samples on the page
     std::uint64_t rejectedLines = 0;
-    std::string parseError;                                     // the parser's first complaint
-    std::uint64_t fingerprint = 0;                              // of every value on the page, in any order
+    std::string parseError;         // the parser's first complaint
+    std::uint64_t fingerprint = 0;  // of every value on the page, in any order
+    double exporterTimeS = 0;       // node_exporter's node_time_seconds; NaN when the page has none
     std::vector<std::pair<std::uint32_t, std::uint64_t>> gpus;  // (DCGM gpu index, fingerprint of its values)
 };
 

@@ -13,6 +13,9 @@ namespace watchfloor::server::sources {
 
 namespace {
 
+// node_exporter's time collector (enabled by default): the host's clock at each scrape.
+constexpr std::string_view kNodeTime = "node_time_seconds";
+
 std::uint64_t mix(std::uint64_t h) {  // splitmix64's finaliser: every input bit moves every output bit
     h ^= h >> 30;
     h *= 0xbf58476d1ce4e5b9ULL;
@@ -52,6 +55,7 @@ ScrapePageReader::ScrapePageReader() : queries_(pollQueries()) {
 void ScrapePageReader::read(std::string_view page, prom::ExpositionFormat format, std::string_view host,
                             std::size_t pageIndex, StoreTelemetry& telemetry, Read& out) {
     out.fingerprint = 0;
+    out.exporterTimeS = std::numeric_limits<double>::quiet_NaN();
     out.gpus.clear();
     out.mapped = 0;
     const std::hash<std::string_view> hash;
@@ -69,7 +73,9 @@ void ScrapePageReader::read(std::string_view page, prom::ExpositionFormat format
             query = it == byName_.end() ? nullptr : it->second;
             hwmon = s.name == telemetry::kHwmonTempFamily;
         }
-        if (!query && !hwmon) return;
+        // Every value counts, not only those fleetd reads: an idle host's InfiniBand counters and
+        // sensors may not move for hours, while a live exporter's page always does somewhere
+        // (node_exporter's node_time_seconds, its collectors' durations; a GPU's power and energy).
         std::uint64_t h = hash(s.name);
         for (const auto& l : s.labels) h = mix(h ^ hash(l.value)) + hash(l.name);
         h = mix(h ^ bitsOf(s.value));
@@ -78,6 +84,10 @@ void ScrapePageReader::read(std::string_view page, prom::ExpositionFormat format
             auto it = std::find_if(out.gpus.begin(), out.gpus.end(), [&](const auto& g) { return g.first == *gpu; });
             if (it == out.gpus.end()) it = out.gpus.insert(out.gpus.end(), {*gpu, 0});
             it->second += h;
+        }
+        if (!query && !hwmon) {
+            if (s.name == kNodeTime) out.exporterTimeS = s.value;
+            return;
         }
         ++out.mapped;
         if (hwmon) {

@@ -3,10 +3,11 @@
 // dcgm-exporter fields and node_exporter's InfiniBand families of telemetry::ExporterFields, the
 // same PollQuery entries the store path queries by name) goes in as the scrape target's host's; the
 // host's hottest hwmon sensor becomes one value, as the store path's max by (instance). Everything
-// else on a page (the Go runtime, other collectors) is skipped unparsed beyond its line.
+// else on a page (the Go runtime, other collectors) is not mapped, only fingerprinted.
 //
-// While reading it also fingerprints the page's values, whole and per GPU (dcgm-exporter's `gpu`
-// label), so ScrapeHealth can tell a frozen exporter, or a frozen GPU, from a live one.
+// While reading it also fingerprints every value on the page (read by fleetd or not), whole and
+// per GPU (dcgm-exporter's `gpu` label), so ScrapeHealth can tell a frozen exporter, or a frozen
+// GPU, from a live one, and keeps node_exporter's node_time_seconds (the host's clock).
 
 #include "Exposition.h"
 #include "StoreTelemetry.h"
@@ -30,6 +31,7 @@ public:
         std::uint64_t fingerprint = 0;                              // every value on the page, any order
         std::vector<std::pair<std::uint32_t, std::uint64_t>> gpus;  // per DCGM gpu index
         std::uint64_t mapped = 0;                                   // lines of a family fleetd reads
+        double exporterTimeS = 0;  // node_time_seconds (Unix seconds); NaN when the page has none
     };
     // `pageIndex` tags the values in `telemetry` (for StoreTelemetry::discard of a frozen page).
     void read(std::string_view page, prom::ExpositionFormat format, std::string_view host, std::size_t pageIndex,

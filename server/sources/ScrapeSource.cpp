@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 
 namespace watchfloor::server::sources {
@@ -204,6 +205,7 @@ void ScrapeSource::Loop::onPage(const prom::ScrapeResult& result) {
     scrape_.seconds = result.seconds;
     scrape_.timeMs = result.startedUnixMs;
     scrape_.series = scrape_.rejectedLines = scrape_.fingerprint = 0;
+    scrape_.exporterTimeS = std::nan("");
     scrape_.parseError.clear();
     scrape_.gpus.clear();
     if (result.ok) {
@@ -212,6 +214,7 @@ void ScrapeSource::Loop::onPage(const prom::ScrapeResult& result) {
         scrape_.rejectedLines = read_.stats.rejectedLines;
         scrape_.parseError = read_.stats.firstError;
         scrape_.fingerprint = read_.fingerprint;
+        scrape_.exporterTimeS = read_.exporterTimeS;
         scrape_.gpus = read_.gpus;
         roundSeries_ += read_.stats.samples;
     }

@@ -172,11 +172,11 @@ bool NodeExporterFixture::start() {
     for (int attempt = 1; attempt <= kBindAttempts; ++attempt) {
         port_ = freeLoopbackPort();
         const qsizetype logBefore = log().size();
-        process_.start(program,
-                       {QStringLiteral("--path.sysfs=%1").arg(dir_.filePath(QStringLiteral("sys"))),
-                        QStringLiteral("--collector.disable-defaults"), QStringLiteral("--collector.infiniband"),
-                        QStringLiteral("--collector.hwmon"), QStringLiteral("--web.disable-exporter-metrics"),
-                        QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port_)});
+        process_.start(program, {QStringLiteral("--path.sysfs=%1").arg(dir_.filePath(QStringLiteral("sys"))),
+                                 QStringLiteral("--collector.disable-defaults"),
+                                 QStringLiteral("--collector.infiniband"), QStringLiteral("--collector.hwmon"),
+                                 QStringLiteral("--collector.time"), QStringLiteral("--web.disable-exporter-metrics"),
+                                 QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port_)});
         if (!process_.waitForStarted(kStopTimeoutMs)) {
             error_ = QStringLiteral("cannot start %1: %2").arg(program, process_.errorString());
             return false;

@@ -1,7 +1,8 @@
 #pragma once
 // A real prometheus-node-exporter (Debian's, 1.5.0 or later) reading a fake sysfs tree, so tests of
 // the Prometheus source see the families, labels and unit conversions a site's exporter produces
-// rather than our idea of them. Only the infiniband and hwmon collectors run.
+// rather than our idea of them. Only the infiniband, hwmon and time collectors run (time is on by
+// default at every site: node_time_seconds, the host's clock, moves on every scrape).
 //
 // The tree mirrors what the kernel writes and what node_exporter's procfs reads:
 //   class/infiniband/<device>/{fw_ver,board_id,hca_type,node_guid}
