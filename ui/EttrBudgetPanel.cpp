@@ -128,6 +128,19 @@ void EttrBudgetPanel::setView(const EttrBudgetView& view) {
     m_note->setText(view.note);
     m_note->setToolTip(view.noteDetail);
     m_note->setVisible(!view.note.isEmpty());
+    fitNote();
+}
+
+// The wrapped footnote as tall as its lines at the panel's width, so a layout never gives it less
+// and draws it over the table's last rows.
+void EttrBudgetPanel::fitNote() {
+    const int height = m_note->heightForWidth(width());
+    if (height > 0 && height != m_note->minimumHeight()) m_note->setMinimumHeight(height);
+}
+
+void EttrBudgetPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitNote();
 }
 
 QString EttrBudgetPanel::cell(int row, int column) const {

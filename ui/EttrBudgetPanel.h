@@ -39,7 +39,11 @@ public:
     QString cell(int row, int column) const;
     int rowOf(const QString& label) const;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void fitNote();
     void setRow(int row, const QString& label, const QString& expected, const QString& measured, bool total);
 
     QTableWidget* m_table;

@@ -99,17 +99,6 @@ QString xidActionLabel(v1::XidAction action) {
     return QStringLiteral("—");
 }
 
-QString recoveryStageLabel(v1::RecoveryStage stage) {
-    switch (stage) {
-    case v1::RECOVERY_STAGE_DETECT: return QStringLiteral("detect");
-    case v1::RECOVERY_STAGE_RESCHEDULE: return QStringLiteral("reschedule");
-    case v1::RECOVERY_STAGE_INIT: return QStringLiteral("init");
-    case v1::RECOVERY_STAGE_RESTORE: return QStringLiteral("restore");
-    default: break;
-    }
-    return {};
-}
-
 QColor severityColor(v1::Severity severity, const widgets::Theme& theme) {
     switch (severity) {
     case v1::SEVERITY_CRITICAL: return theme.colors().crit;

@@ -41,9 +41,9 @@ using client::healthLabel;
 using client::linkStateLabel;
 using client::nodeStateLabel;
 using client::rackStateLabel;
-// Job states, severities and event types: client::toString() (the models' wording).
+// Job states (client::jobStateText), recovery stages, severities and event types: client::toString()
+// (the models' wording).
 QString xidActionLabel(watchfloor::v1::XidAction action);  // operator wording of NVIDIA's buckets
-QString recoveryStageLabel(watchfloor::v1::RecoveryStage stage);
 
 // Which jobs the fleet goodput averages are over, when not all active ones: "over 3 of 5 jobs",
 // "no job publishes step telemetry"; empty when every active job counts.

@@ -67,10 +67,16 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     m_kpis->addCard(QStringLiteral("ettr"), QStringLiteral("ETTR (1 h)"),
                     QStringLiteral("Effective training time ratio over the last hour"));
     m_kpis->addCard(QStringLiteral("mfu"), QStringLiteral("MFU"), QStringLiteral("Model FLOPs utilisation (PaLM)"));
-    m_kpis->addCard(QStringLiteral("healthy"), QStringLiteral("GPUs healthy"), QStringLiteral("GPUs in service"));
+    // One definition with the racks' counts (RACK_GPUS_*): each card is the sum of the racks' numbers
+    // that the map's tooltips and "Needs attention" quote.
+    m_kpis->addCard(QStringLiteral("healthy"), QStringLiteral("GPUs healthy"),
+                    QStringLiteral("GPUs in service and not throttled (the sum of the racks' healthy counts)"));
     m_kpis->addCard(QStringLiteral("degraded"), QStringLiteral("GPUs degraded"),
-                    QStringLiteral("Throttling, link errors or a redundant part lost"));
-    m_kpis->addCard(QStringLiteral("down"), QStringLiteral("GPUs down"), QStringLiteral("Out of service"));
+                    QStringLiteral("GPUs that work but not fully: thermal throttling, a tray its health check flagged, "
+                                   "or a drained tray (powered, held out of service). The sum of the racks' degraded "
+                                   "counts, as \"Needs attention\" lists them"));
+    m_kpis->addCard(QStringLiteral("down"), QStringLiteral("GPUs down"),
+                    QStringLiteral("Failed, fallen off the bus or powered off (the sum of the racks' down counts)"));
     m_kpis->addCard(QStringLiteral("incidents"), QStringLiteral("Active incidents"),
                     QStringLiteral("Open incidents reported by fleetd"));
     m_kpis->addCard(

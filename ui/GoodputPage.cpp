@@ -20,6 +20,8 @@
 #include <QHeaderView>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -107,6 +109,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
       m_history(new widgets::TimeSeriesChart(this)),
       m_breakdown(new widgets::StackedBreakdownChart(this)),
       m_budget(new EttrBudgetPanel(this)),
+      m_scroll(new QScrollArea(this)),
       m_jobs(new QTableWidget(0, JobColumnCount, this)),
       m_failSlow(new FailSlowPanel(context, this)) {
     auto* layout = new QVBoxLayout(this);
@@ -143,6 +146,21 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
                                    "last checkpoint"));
     layout->addWidget(m_kpis);
 
+    // Below the headline numbers the page scrolls when the window is shorter than its parts: a
+    // squeezed layout drew the budget's footnote over its last rows and cut the jobs table to
+    // one and a half rows.
+    auto* body = new QWidget;
+    body->setObjectName(QStringLiteral("goodputBody"));
+    auto* bodyLayout = new QVBoxLayout(body);
+    bodyLayout->setContentsMargins(0, 0, 0, 0);
+    bodyLayout->setSpacing(8);
+    m_scroll->setObjectName(QStringLiteral("goodputScroll"));
+    m_scroll->setWidget(body);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(m_scroll, 1);
+
     auto* grid = new QGridLayout;
     grid->setSpacing(8);
     m_history->setTitle(QStringLiteral("Goodput, ETTR and MFU over time"));
@@ -157,9 +175,11 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     grid->setColumnStretch(0, 3);
     grid->setColumnStretch(1, 2);
     grid->setColumnStretch(2, 2);
-    layout->addLayout(grid, 3);
+    m_history->setMinimumHeight(240);
+    m_breakdown->setMinimumHeight(240);
+    bodyLayout->addLayout(grid, 1);
 
-    layout->addWidget(makeSectionTitle(QStringLiteral("Jobs: goodput, checkpointing and stragglers"), this));
+    bodyLayout->addWidget(makeSectionTitle(QStringLiteral("Jobs: goodput, checkpointing and stragglers"), body));
     m_jobs->setObjectName(QStringLiteral("goodputJobs"));
     m_jobs->setHorizontalHeaderLabels({QStringLiteral("Job"), QStringLiteral("GPUs"), QStringLiteral("Goodput"),
                                        QStringLiteral("ETTR"), QStringLiteral("ETTR (1 h)"), QStringLiteral("E[ETTR]"),
@@ -172,8 +192,8 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     m_jobs->horizontalHeader()->setStretchLastSection(true);
     m_jobs->setShowGrid(false);
     m_jobs->setAlternatingRowColors(true);
-    layout->addWidget(m_jobs, 2);
-    layout->addWidget(m_failSlow);
+    bodyLayout->addWidget(m_jobs);
+    bodyLayout->addWidget(m_failSlow);
 
     connect(m_scopeBox, &QComboBox::activated, this, [this](int index) {
         const QString job = m_scopeBox->itemData(index).toString();
@@ -306,12 +326,14 @@ void GoodputPage::refresh() {
     m_header->setTitle(job ? QStringLiteral("Goodput · %1").arg(QString::fromStdString(job->name()))
                            : QStringLiteral("Goodput · fleet"));
     if (job) {
-        m_header->setSummary(QStringLiteral("Slurm job %1 · %2 · %3 GPUs · model %4 · step %5 · started %6 UTC")
-                                 .arg(QString::fromStdString(job->slurm_job_id()), client::toString(job->state()))
-                                 .arg(job->gpu_count())
-                                 .arg(QString::fromStdString(job->model().name()))
-                                 .arg(job->step())
-                                 .arg(formatUnixMs(job->started_unix_ms(), true)));
+        m_header->setSummary(
+            QStringLiteral("Slurm job %1 · %2 · %3 GPUs · model %4 · step %5 · started %6 UTC")
+                .arg(QString::fromStdString(job->slurm_job_id()),
+                     client::jobStateText(*job, m_store.endpointFleet(m_job.endpoint).serverTimeUnixMs()))
+                .arg(job->gpu_count())
+                .arg(QString::fromStdString(job->model().name()))
+                .arg(job->step())
+                .arg(formatUnixMs(job->started_unix_ms(), true)));
     } else {
         const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
         const QString coverage = goodputCoverage(m_store.fleetSummary());
@@ -603,6 +625,25 @@ void GoodputPage::refreshJobsTable() {
         }
     }
     m_jobs->resizeColumnsToContents();
+    fitJobsTable();
+}
+
+// As tall as its rows (up to eight, then it scrolls), with room for the horizontal scroll bar when
+// the columns are wider than the table.
+void GoodputPage::fitJobsTable() {
+    constexpr int kMaxRows = 8;
+    int rows = 0;
+    for (int r = 0; r < std::min(m_jobs->rowCount(), kMaxRows); ++r) rows += m_jobs->rowHeight(r);
+    if (m_jobs->rowCount() == 0) rows = m_jobs->verticalHeader()->defaultSectionSize();
+    const int frame = 2 * m_jobs->frameWidth();
+    const bool scrolls = m_jobs->horizontalHeader()->length() > m_jobs->width() - frame;
+    m_jobs->setFixedHeight(m_jobs->horizontalHeader()->height() + rows + frame +
+                           (scrolls ? m_jobs->horizontalScrollBar()->sizeHint().height() : 0));
+}
+
+void GoodputPage::resizeEvent(QResizeEvent* event) {
+    Page::resizeEvent(event);
+    fitJobsTable();
 }
 
 QString GoodputPage::exportHistoryPng(const QString& path) const {

@@ -14,6 +14,7 @@
 
 class QComboBox;
 class QPushButton;
+class QScrollArea;
 class QTableWidget;
 
 namespace watchfloor::client {
@@ -64,6 +65,8 @@ private:
     void refreshBreakdown();
     void refreshBudget();
     void refreshJobsTable();
+    void fitJobsTable();
+    void resizeEvent(QResizeEvent* event) override;
     void exportWithDialog(bool png);
 
     PageContext m_context;
@@ -79,6 +82,7 @@ private:
     HistoryChartBinding* m_historyBinding = nullptr;
     widgets::StackedBreakdownChart* m_breakdown;
     EttrBudgetPanel* m_budget;
+    QScrollArea* m_scroll;  // everything below the KPI strip
     QTableWidget* m_jobs;
     FailSlowPanel* m_failSlow;
     QTimer m_chartTimer;

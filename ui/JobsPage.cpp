@@ -207,9 +207,7 @@ void JobsPage::refreshDetail() {
     const std::int64_t nowMs = m_store.endpointFleet(m_job.endpoint).serverTimeUnixMs();
     const double age =
         job->last_checkpoint_unix_ms() > 0 ? (nowMs - job->last_checkpoint_unix_ms()) / 1000.0 : std::nan("");
-    QString state = client::toString(job->state());
-    if (job->state() == v1::JOB_STATE_RECOVERING)
-        state += QStringLiteral(" (%1)").arg(recoveryStageLabel(job->recovery_stage()));
+    const QString state = client::jobStateText(*job, nowMs);
     const QString dim = m_theme->colors().textDim.name();
     auto row = [&](const QString& label, const QString& value) {
         return QStringLiteral("<tr><td style='color:%1; padding-right:12px'>%2</td><td>%3</td></tr>")

@@ -56,6 +56,16 @@ enum PortColumn {
 
 double value(const client::Reading& r) { return r.hasValue() ? double(r.value) : 0.0; }
 
+// What a port's BER means in errors: "3.00e-10 at 400 Gb/s ≈ 7200 errors a minute".
+QString berErrorsText(const client::Reading& ber, const v1::NicPort* port) {
+    if (!ber.hasValue() || !port || port->link_rate_gbps() <= 0) return {};
+    const double perMinute = double(ber.value) * port->link_rate_gbps() * 1e9 * 60.0;
+    return QStringLiteral("%1 at %2 Gb/s ≈ %3 errors a minute")
+        .arg(QString::number(ber.value, 'e', 2))
+        .arg(port->link_rate_gbps(), 0, 'f', 0)
+        .arg(perMinute < 1 ? QStringLiteral("< 1") : QString::number(perMinute, 'f', 0));
+}
+
 }  // namespace
 
 LinksPage::LinksPage(const PageContext& context, QWidget* parent)
@@ -97,6 +107,13 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
         {QStringLiteral("Port"), QStringLiteral("Rail"), QStringLiteral("Far end"), QStringLiteral("Phy"),
          QStringLiteral("Symbol err"), QStringLiteral("Link downed"), QStringLiteral("Rcv err"),
          QStringLiteral("Effective BER"), QStringLiteral("Tx Gb/s"), QStringLiteral("Module °C")});
+    m_ports->horizontalHeaderItem(SymbolErrors)
+        ->setToolTip(QStringLiteral("Symbol errors the port counted since fleetd started (IBTA SymbolErrorCounter)"));
+    m_ports->horizontalHeaderItem(Ber)->setToolTip(
+        QStringLiteral("Post-FEC bit error ratio as the source reports it. From the twin: the errors of the port's "
+                       "latest burst above the alarm threshold over one minute of bits at the line rate (those errors "
+                       "are in Symbol err), held 30 min; 1.00e-15 when there is none. Hover a value for the errors "
+                       "a minute it means."));
     m_ports->verticalHeader()->hide();
     m_ports->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_ports->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -325,6 +342,7 @@ void LinksPage::refreshPorts() {
         QStringList cells;
         double badness;
         bool down;
+        QString berToolTip;
     };
     std::vector<PortRow> rows;
     const v1::Rack* rack = m_store.rackInfo(m_rack);
@@ -356,7 +374,8 @@ void LinksPage::refreshPorts() {
                                  formatReading(m_store.reading(port, v1::IB_PORT_XMIT_DATA_GBPS), {}, 0),
                                  formatReading(m_store.reading(port, v1::IB_MODULE_TEMPERATURE_C), {}, 1)},
                                 badness,
-                                down});
+                                down,
+                                berErrorsText(ber, info)});
             }
         }
     }
@@ -370,6 +389,7 @@ void LinksPage::refreshPorts() {
                 item->setForeground(m_theme->colors().crit);
             else if (rows[std::size_t(r)].badness > 0 && c == Ber && m_theme)
                 item->setForeground(m_theme->colors().warn);
+            if (c == Ber) item->setToolTip(rows[std::size_t(r)].berToolTip);
             m_ports->setItem(r, c, item);
         }
     }

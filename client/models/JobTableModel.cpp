@@ -2,6 +2,7 @@
 
 #include "FleetStore.h"
 #include "JobProgress.h"
+#include "ValueFormat.h"
 
 namespace watchfloor::client {
 
@@ -54,7 +55,7 @@ std::vector<EntityColumn> jobColumns() {
     c.push_back(textColumn(QStringLiteral("Job"), [](const FleetStore& s, EntityId id) { return s.name(id); }));
     c.push_back(textColumn(QStringLiteral("State"), [](const FleetStore& s, EntityId id) {
         const v1::Job* j = jobOf(s, id);
-        return j ? toString(j->state()) : QString();
+        return j ? jobStateText(*j, s.endpointFleet(id.endpoint).serverTimeUnixMs()) : QString();
     }));
     c.push_back(jobField(QStringLiteral("GPUs"), [](const v1::Job& j) { return double(j.gpu_count()); }, 0, {}));
     c.push_back(
@@ -83,6 +84,37 @@ QString toString(v1::JobState state) {
     case v1::JOB_STATE_FINISHED: return QStringLiteral("finished");
     default: return QStringLiteral("unknown");
     }
+}
+
+QString toString(v1::RecoveryStage stage) {
+    switch (stage) {
+    case v1::RECOVERY_STAGE_DETECT: return QStringLiteral("detect");
+    case v1::RECOVERY_STAGE_RESCHEDULE: return QStringLiteral("reschedule");
+    case v1::RECOVERY_STAGE_INIT: return QStringLiteral("init");
+    case v1::RECOVERY_STAGE_RESTORE: return QStringLiteral("restore");
+    default: return {};
+    }
+}
+
+QString trayWaitText(const v1::Job& job, std::int64_t serverNowMs) {
+    if (!job.has_tray_wait() || job.recovery_stage() != v1::RECOVERY_STAGE_RESCHEDULE) return {};
+    const v1::JobTrayWait& wait = job.tray_wait();
+    QString text = QStringLiteral("waiting for trays: %1 needed, %2 spare%3 free")
+                       .arg(wait.trays_needed())
+                       .arg(wait.spares_free())
+                       .arg(wait.spares_free() == 1 ? "" : "s");
+    if (wait.since_unix_ms() > 0 && serverNowMs >= wait.since_unix_ms())
+        text += QStringLiteral(", for %1").arg(formatDuration(double(serverNowMs - wait.since_unix_ms()) / 1000.0));
+    return text;
+}
+
+QString jobStateText(const v1::Job& job, std::int64_t serverNowMs) {
+    QString text = toString(job.state());
+    if (job.state() != v1::JOB_STATE_RECOVERING) return text;
+    if (const QString stage = toString(job.recovery_stage()); !stage.isEmpty())
+        text += QStringLiteral(" (%1)").arg(stage);
+    if (const QString wait = trayWaitText(job, serverNowMs); !wait.isEmpty()) text += QStringLiteral(" · ") + wait;
+    return text;
 }
 
 QString noStepTelemetryLabel() { return QStringLiteral("no step telemetry"); }

@@ -34,6 +34,13 @@ protected:
 };
 
 QString toString(watchfloor::v1::JobState state);
+QString toString(watchfloor::v1::RecoveryStage stage);  // "detect", "reschedule", ...; empty when unspecified
+// What a job waits for while it cannot restart (Job.tray_wait): "waiting for trays: 18 needed,
+// 2 spares free, for 45 min"; empty when it is not waiting. `serverNowMs`: its endpoint's clock.
+QString trayWaitText(const watchfloor::v1::Job& job, std::int64_t serverNowMs);
+// The job's state as the console words it: "running", "recovering (reschedule) · waiting for
+// trays: …" (the State column, the Jobs page and the Goodput page say the same).
+QString jobStateText(const watchfloor::v1::Job& job, std::int64_t serverNowMs);
 // What a job that publishes no step progress (Job.no_step_telemetry) shows instead of its goodput,
 // ETTR, MFU, step time and checkpoint numbers, which fleetd does not compute for it.
 QString noStepTelemetryLabel();
