@@ -419,6 +419,7 @@ void EndpointFleet::applySource(const v1::SourceStatus& source) {
     } else {
         m_sources.push_back(source);
     }
+    m_sourceCadence.learnDeliveryLag(m_sources);
     m_changes.sourcesChanged = true;
 }
 

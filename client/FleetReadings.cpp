@@ -28,7 +28,8 @@ Reading fromColumn(const EndpointFleet& fleet, v1::EntityKind kind, std::uint32_
     r.value = column->values[slot];
     r.sampleTimeUnixMs = fleet.sampleTimeOf(*column, slot);
     r.age = std::chrono::milliseconds(std::max<std::int64_t>(0, fleet.serverTimeUnixMs() - r.sampleTimeUnixMs));
-    const auto staleAfter = std::max<std::chrono::milliseconds>(rules.staleAfter, 3 * cadence.period);
+    const auto staleAfter =
+        std::max<std::chrono::milliseconds>(rules.staleAfter, 3 * cadence.period) + cadence.deliveryLag;
     const bool aged = cadence.reporting == MetricReporting::Periodic && r.age > staleAfter;
     if (std::isnan(r.value)) {
         r.freshness = Freshness::Blank;

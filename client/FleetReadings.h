@@ -3,8 +3,9 @@
 // how far to trust it (Freshness.h). Pure functions over one endpoint's fleet; the store adds
 // whether that endpoint is Live.
 //
-// - Periodic metrics turn Stale after max(`staleAfter`, 3 of their reporting periods)
-//   (MetricCadence); every value of an endpoint that is not Live is Stale.
+// - Periodic metrics turn Stale after max(`staleAfter`, 3 of their reporting periods) plus the
+//   delivery lag of the endpoint's stores (MetricCadence); every value of an endpoint that is not
+//   Live is Stale.
 // - Metrics sent on change (counters, link states) that were never sent read 0, current while Live:
 //   unchanged since the server run began.
 // - A value NaN from the source is Blank; a value of a silent scraped tray is Silent.

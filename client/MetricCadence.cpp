@@ -43,8 +43,16 @@ MetricCadence metricCadence(Metric metric) {
 }
 
 SourceCadence SourceCadence::of(const Snapshot& snapshot) {
-    return SourceCadence{std::chrono::milliseconds(std::max<std::int64_t>(0, snapshot.telemetry_period_ms())),
-                         snapshot.counters_periodic()};
+    SourceCadence cadence{std::chrono::milliseconds(std::max<std::int64_t>(0, snapshot.telemetry_period_ms())),
+                          snapshot.counters_periodic()};
+    cadence.learnDeliveryLag({snapshot.sources().begin(), snapshot.sources().end()});
+    return cadence;
+}
+
+void SourceCadence::learnDeliveryLag(const std::vector<SourceStatus>& sources) {
+    std::int64_t lag = 0;
+    for (const SourceStatus& source : sources) lag = std::max(lag, source.delivery_lag_ms());
+    deliveryLag = std::chrono::milliseconds(lag);
 }
 
 MetricCadence metricCadence(Metric metric, const SourceCadence& source) {
@@ -55,6 +63,7 @@ MetricCadence metricCadence(Metric metric, const SourceCadence& source) {
         cadence = MetricCadence{};
     }
     if (source.period.count() > 0) cadence.period = source.period;
+    cadence.deliveryLag = source.deliveryLag;
     return cadence;
 }
 

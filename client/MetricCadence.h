@@ -12,6 +12,7 @@
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <chrono>
+#include <vector>
 
 namespace watchfloor::client {
 
@@ -23,6 +24,9 @@ enum class MetricReporting {
 struct MetricCadence {
     MetricReporting reporting = MetricReporting::Periodic;
     std::chrono::milliseconds period{1000};  // for Periodic metrics
+    // How old the source's newest values already are when they arrive (a store's delivery lag):
+    // a Periodic value turns stale this much later than 3 periods.
+    std::chrono::milliseconds deliveryLag{0};
 };
 
 // What an endpoint's Snapshot says about its source's refresh (Snapshot.telemetry_period_ms and
@@ -30,8 +34,12 @@ struct MetricCadence {
 struct SourceCadence {
     std::chrono::milliseconds period{0};  // 0 = the per-metric contract
     bool countersPeriodic = false;        // counters and link states re-read every period
+    // The largest SourceStatus.delivery_lag_ms of the endpoint's sources (0: none learned).
+    std::chrono::milliseconds deliveryLag{0};
 
     static SourceCadence of(const watchfloor::v1::Snapshot& snapshot);
+    // deliveryLag from the endpoint's sources as they stand now.
+    void learnDeliveryLag(const std::vector<watchfloor::v1::SourceStatus>& sources);
     bool operator==(const SourceCadence&) const = default;
 };
 

@@ -50,9 +50,9 @@ SourcesTable::SourcesTable(const client::FleetStore& store, QWidget* parent)
     m_table->setObjectName(QStringLiteral("sourcesTable"));
     m_table->setHorizontalHeaderLabels(
         {QStringLiteral("Endpoint"), QStringLiteral("Source"), QStringLiteral("Kind"), QStringLiteral("Health"),
-         QStringLiteral("Last good poll"), QStringLiteral("Poll took"), QStringLiteral("Series"),
-         QStringLiteral("Unmapped"), QStringLiteral("Targets up / down / frozen"), QStringLiteral("Hosts silent"),
-         QStringLiteral("Last error"), QStringLiteral("Warnings")});
+         QStringLiteral("Last good poll"), QStringLiteral("Poll took"), QStringLiteral("Delivery lag"),
+         QStringLiteral("Series"), QStringLiteral("Unmapped"), QStringLiteral("Targets up / down / frozen"),
+         QStringLiteral("Hosts silent"), QStringLiteral("Last error"), QStringLiteral("Warnings")});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -94,7 +94,8 @@ void SourcesTable::setCell(int row, int column, const QString& text, const QColo
     QFont font = item->font();
     font.setBold(bold);
     item->setFont(font);
-    if (column == Series || column == Unmapped || column == PollDuration || column == Targets || column == HostsSilent)
+    if (column == Series || column == Unmapped || column == PollDuration || column == DeliveryLag ||
+        column == Targets || column == HostsSilent)
         item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
 }
 
@@ -115,6 +116,16 @@ void SourcesTable::fillSourceRow(int row, int endpoint, const v1::SourceStatus& 
         row, PollDuration,
         polled ? QStringLiteral("%1 s").arg(source.last_poll_duration_s(), 0, 'f', 2) : QStringLiteral("—"), c.text,
         polled ? QStringLiteral("last poll %1 UTC").arg(formatUnixMs(source.last_poll_unix_ms(), true)) : QString());
+    if (source.has_delivery_lag_ms())
+        setCell(row, DeliveryLag, QStringLiteral("%1 s").arg(double(source.delivery_lag_ms()) / 1000.0, 0, 'f', 1),
+                c.text,
+                QStringLiteral("How old this store's newest samples are when fleetd receives them (median, smoothed "
+                               "over polls). A value turns stale once older than 3 refresh periods plus this."));
+    else
+        setCell(row, DeliveryLag, QStringLiteral("—"), c.textDim,
+                source.kind() == "prometheus"
+                    ? QStringLiteral("Not learned yet: it takes two polls that read new samples")
+                    : QStringLiteral("This source reads no store"));
     setCell(row, Series, polled ? QString::number(source.series()) : QStringLiteral("—"), c.text);
     setCell(row, Unmapped, polled ? QString::number(source.unmapped_series()) : QStringLiteral("—"),
             source.unmapped_series() > 0 ? c.warn : c.text,

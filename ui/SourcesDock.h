@@ -1,7 +1,8 @@
 #pragma once
 // The Sources table: every telemetry source of every fleetd endpoint (a Prometheus-compatible
 // store, a scrape of the exporters, Slurm, ...) with its health in the theme's colours, the age of
-// its last good poll, the poll's duration, how many series it read and how many map to nothing in
+// its last good poll, the poll's duration, how old a store's newest samples are when they arrive
+// (its delivery lag, which the console adds to the stale age), how many series it read and how many map to nothing in
 // the inventory, its last error and warnings; for a scrape source also its targets up / down /
 // frozen and its silent hosts. An endpoint without sources (the digital twin) gets one dim row
 // saying so, so an empty list never passes for "no problems". The Sources dock shows it beside
@@ -40,6 +41,7 @@ public:
         Health,
         LastGoodPoll,
         PollDuration,
+        DeliveryLag,
         Series,
         Unmapped,
         Targets,

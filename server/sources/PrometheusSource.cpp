@@ -26,8 +26,10 @@ PrometheusSource::PrometheusSource(v1::Topology topology, PrometheusSourceOption
         slurm_ = std::make_unique<JobsFromSlurm>(topology_, options_.slurmConf, log_);
         initial.sources.push_back(JobsFromSlurm::initialStatus());
     }
+    const auto ceiling = DeliveryLag::ceilingFor(options_.poll, options_.storeScrapeInterval, options_.lookback);
     for (const auto& store : options_.stores) {
         clients_.push_back(std::make_unique<prom::PromClient>(store));
+        lags_.emplace_back(ceiling);
         v1::SourceStatus status;
         status.set_name("prometheus=" + store.url);
         status.set_kind("prometheus");
@@ -99,6 +101,13 @@ void PrometheusSource::pollOnce() {
         seconds[s] = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     }
     const PollNotes notes = telemetry_->finish(changes);
+    // Each store's delivery lag, from the sample times of its own answers.
+    std::vector<std::vector<std::int64_t>> ages(clients_.size());
+    for (const FreshAnchor& anchor : telemetry_->freshAnchors())
+        if (const std::size_t store = anchor.queryIndex / std::max<std::size_t>(1, queries_.size());
+            store < ages.size())
+            ages[store].push_back(anchor.ageMs);
+    for (std::size_t s = 0; s < clients_.size(); ++s) lags_[s].addPoll(ages[s]);
     for (std::size_t s = 0; s < clients_.size(); ++s)
         updateStatus(s, results[s], notes, pollTimeMs, seconds[s], changes);
     if (slurm_) slurm_->poll(telemetry_->jobProgress(), pollTimeMs, changes);
@@ -126,6 +135,11 @@ void PrometheusSource::updateStatus(std::size_t store, const std::vector<prom::Q
             if (warnings.size() < kMostWarnings) warnings.push_back("store: " + w);
     }
     appendNoteWarnings(notes, warnings);
+    const DeliveryLag& lag = lags_[store];
+    if (lag.capped() && warnings.size() < kMostWarnings)
+        warnings.push_back("its newest samples arrive " + std::to_string(lag.lastPollMedianMs() / 1000) +
+                           " s old (median), more than the " + std::to_string(lag.lag()->count() / 1000) +
+                           " s the lookback leaves room for: values that old show stale (is the store behind?)");
 
     v1::SourceStatus status;
     {
@@ -135,6 +149,7 @@ void PrometheusSource::updateStatus(std::size_t store, const std::vector<prom::Q
     const v1::SourceHealth before = status.health();
     status.set_last_poll_unix_ms(pollTimeMs);
     status.set_last_poll_duration_s(seconds);
+    if (const auto learned = lag.lag()) status.set_delivery_lag_ms(learned->count());
     status.clear_warnings();
     for (const auto& w : warnings) status.add_warnings(w);
     if (failed == results.size()) {

@@ -26,7 +26,9 @@ namespace watchfloor::server::sources {
 struct PrometheusSourceOptions {
     std::vector<prom::StoreOptions> stores;  // one per shard
     std::chrono::milliseconds poll{15'000};
-    // How often the store scrapes the exporters: with `poll`, how old a value can be when fresh.
+    // How often the store scrapes the exporters: with `poll`, the telemetry period a console ages
+    // values by (stale after 3 periods plus each store's delivery lag, learned from its answers:
+    // SourceStatus.delivery_lag_ms).
     std::chrono::milliseconds storeScrapeInterval{15'000};
     // The store's instant-query lookback: the oldest value an instant query can return.
     std::chrono::milliseconds lookback{300'000};
@@ -71,6 +73,7 @@ private:
     std::vector<PollQuery> queries_;
     std::vector<std::unique_ptr<prom::PromClient>> clients_;
     std::unique_ptr<StoreTelemetry> telemetry_;  // poll thread only
+    std::vector<DeliveryLag> lags_;              // by store; poll thread only
     std::unique_ptr<JobsFromSlurm> slurm_;       // poll thread only; null without --jobs slurm
 
     PendingChanges pending_;  // polls not yet handed to the tick thread

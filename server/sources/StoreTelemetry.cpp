@@ -60,6 +60,7 @@ StoreTelemetry::StoreTelemetry(const v1::Topology& topology, std::chrono::millis
     entitySlots_ = std::size_t(last) + 1;
     anchorMs_.assign(entitySlots_, 0);
     anchorPoll_.assign(entitySlots_, 0);
+    previousAnchorMs_.assign(entitySlots_, 0);
 
     std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode;
     for (const auto& node : topology.nodes()) rackOfNode[node.index()] = node.rack_index();
@@ -129,6 +130,7 @@ void StoreTelemetry::begin(std::int64_t pollTimeMs) {
     ranges_.clear();
     ++poll_;  // anchors stamped with an older poll are gone, without clearing them
     explicitMs_.clear();
+    freshAnchors_.clear();
     notes_ = {};
 }
 
@@ -150,6 +152,7 @@ void StoreTelemetry::addFromHost(std::size_t queryIndex, const PollQuery& query,
 }
 
 void StoreTelemetry::addSeries(std::size_t queryIndex, const Series& series, std::span<const prom::Label> labels) {
+    currentQuery_ = queryIndex;
     if (ranges_.empty() || ranges_.back().query != queryIndex)
         ranges_.push_back({queryIndex, raw_.size(), raw_.size()});
     ++notes_.series;
@@ -178,6 +181,7 @@ void StoreTelemetry::discard(std::size_t queryIndex) {
         }
         it->end = it->begin;
     }
+    std::erase_if(freshAnchors_, [&](const FreshAnchor& a) { return a.queryIndex == queryIndex; });
 }
 
 void StoreTelemetry::discardEntities(std::size_t queryIndex, std::span<const std::uint32_t> entities) {
@@ -282,8 +286,38 @@ void StoreTelemetry::addProgress(const PollQuery& query, std::span<const prom::L
 
 void StoreTelemetry::setAnchor(std::uint32_t anchorKey, std::int64_t timeMs) {
     if (anchorKey >= entitySlots_) return;  // every anchor is an inventory entity's
+    // The first anchor of this poll moves the earlier poll's aside; a second (another shard's)
+    // compares with the same earlier one.
+    if (anchorPoll_[anchorKey] != poll_)
+        previousAnchorMs_[anchorKey] = anchorPoll_[anchorKey] ? anchorMs_[anchorKey] : 0;
     anchorMs_[anchorKey] = timeMs;
     anchorPoll_[anchorKey] = poll_;
+    const std::int64_t previous = previousAnchorMs_[anchorKey];
+    if (previous > 0 && timeMs > previous)
+        freshAnchors_.push_back({currentQuery_, std::max<std::int64_t>(0, pollTimeMs_ - timeMs)});
+}
+
+std::chrono::milliseconds DeliveryLag::ceilingFor(std::chrono::milliseconds poll, std::chrono::milliseconds scrape,
+                                                  std::chrono::milliseconds lookback) {
+    return std::max(std::chrono::milliseconds(0), lookback - 3 * (poll + scrape) - poll);
+}
+
+void DeliveryLag::addPoll(std::vector<std::int64_t>& agesMs) {
+    if (agesMs.empty()) return;
+    const auto middle = agesMs.begin() + std::ptrdiff_t(agesMs.size() / 2);
+    std::nth_element(agesMs.begin(), middle, agesMs.end());
+    lastMedianMs_ = *middle;
+    capped_ = lastMedianMs_ > ceilingMs_;
+    const double median = double(std::min(lastMedianMs_, ceilingMs_));
+    if (smoothedMs_ < 0)
+        smoothedMs_ = median;
+    else
+        smoothedMs_ += (median > smoothedMs_ ? 0.2 : 0.5) * (median - smoothedMs_);
+}
+
+std::optional<std::chrono::milliseconds> DeliveryLag::lag() const {
+    if (smoothedMs_ < 0) return std::nullopt;
+    return std::chrono::milliseconds(std::llround(smoothedMs_));
 }
 
 std::int64_t StoreTelemetry::sampleTimeOf(std::uint32_t anchorKey) {

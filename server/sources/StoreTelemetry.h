@@ -20,9 +20,11 @@
 #include "InventoryIndex.h"
 #include "PromClient.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -70,6 +72,43 @@ struct PollNotes {
     std::uint32_t gpusDegraded = 0;            // GPUs read this poll whose row remapping failed
 };
 
+// A sample-time anchor of this poll that is newer than its entity's anchor of an earlier poll (a
+// new scrape reached the store since): how old it was when the poll began, and the answer it came
+// from. An anchor that did not move (an exporter that stopped, a value the store only still has
+// from its lookback) is not one: it says nothing about how late the store delivers.
+struct FreshAnchor {
+    std::size_t queryIndex;
+    std::int64_t ageMs;  // poll time - sample time, >= 0
+};
+
+// How late a store delivers its newest samples: each poll's median age of its fresh anchors,
+// smoothed across polls (a rise is followed slowly, a fall quickly, so one slow poll excuses no old
+// value). Never more than `ceiling`, so that a value whose only sample time is the lookback's is
+// still older than the console's stale age (3 telemetry periods + this lag). A poll without fresh
+// anchors teaches nothing: a store whose exporters all stopped keeps the lag it had, and its values
+// age into stale.
+class DeliveryLag {
+public:
+    explicit DeliveryLag(std::chrono::milliseconds ceiling) : ceilingMs_(std::max<std::int64_t>(0, ceiling.count())) {}
+    // The ceiling for a store polled every `poll`, scraping every `scrape`, with instant-query
+    // lookback `lookback`: lookback - 3 x (poll + scrape) - poll, at least 0.
+    static std::chrono::milliseconds ceilingFor(std::chrono::milliseconds poll, std::chrono::milliseconds scrape,
+                                                std::chrono::milliseconds lookback);
+    // One poll's fresh-anchor ages (reordered).
+    void addPoll(std::vector<std::int64_t>& agesMs);
+    std::optional<std::chrono::milliseconds> lag() const;  // nullopt until a poll had fresh anchors
+    // The last poll's median was above the ceiling: the store delivers later than the lookback lets
+    // fleetd tell late from lost.
+    bool capped() const { return capped_; }
+    std::int64_t lastPollMedianMs() const { return lastMedianMs_; }
+
+private:
+    std::int64_t ceilingMs_;
+    double smoothedMs_ = -1;  // < 0: nothing learned yet
+    std::int64_t lastMedianMs_ = 0;
+    bool capped_ = false;
+};
+
 class StoreTelemetry {
 public:
     using Log = std::function<void(const std::string&)>;
@@ -99,6 +138,9 @@ public:
     // poll's readings alone: for a source whose polls each read a part of the fleet (a scrape
     // batch). A rack's aggregates are sent when one of its GPUs was read, or its count changed.
     void aggregateOverLatest(std::chrono::milliseconds window) { aggregateWindowMs_ = window.count(); }
+
+    // This poll's fresh anchors (see FreshAnchor), of answers not discarded.
+    const std::vector<FreshAnchor>& freshAnchors() const { return freshAnchors_; }
 
     // Progress of the jobs that publish it, from the last poll, by Slurm job id.
     const std::unordered_map<std::string, JobProgress>& jobProgress() const { return progress_; }
@@ -171,6 +213,9 @@ private:
     std::uint32_t poll_ = 1;  // anchorPoll_ 0: never set
     std::vector<std::int64_t> anchorMs_;
     std::vector<std::uint32_t> anchorPoll_;
+    std::vector<std::int64_t> previousAnchorMs_;  // the entity's anchor before this poll's (0: none)
+    std::vector<FreshAnchor> freshAnchors_;
+    std::size_t currentQuery_ = 0;  // the answer being added
     std::vector<std::int64_t> explicitMs_;
     PollNotes notes_;
     std::unordered_map<std::uint32_t, std::pair<watchfloor::v1::HealthState, std::string>> rackHealth_;

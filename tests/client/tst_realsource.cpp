@@ -142,6 +142,45 @@ private slots:
         QCOMPARE(r.age, std::chrono::milliseconds(ageMs));
     }
 
+    // A store that delivers its newest samples late (SourceStatus.delivery_lag_ms) moves the stale
+    // age by that much: 3 periods plus the largest lag of the endpoint's sources, learned from the
+    // snapshot and from every delta that carries a source.
+    void storeDeliveryLagMovesTheStaleAge() {
+        const SyntheticFleet fleet = smallFleet();
+        FleetStore store;
+        const int ep = store.addEndpoint("site");
+        store.apply(ep, realSnapshot(fleet, 10'000));  // poll 5 s + scrape 5 s
+        const EntityId gpu{quint16(ep), fleet.gpuIndex(0, 1, 2)};
+        store.apply(ep, sample(2, kT0, v1::DCGM_FI_DEV_GPU_TEMP, gpu.index, 61.0f, kT0));
+        store.apply(ep, fleet.heartbeat(2, kT0 + 35'000));
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Stale);  // no lag known: 30 s
+
+        v1::SubscribeResponse lagging;
+        lagging.mutable_delta()->set_sequence(3);
+        lagging.mutable_delta()->set_server_time_unix_ms(kT0 + 35'000);
+        v1::SourceStatus prom = source("prometheus=http://vm:8428", v1::SOURCE_HEALTH_UP, kT0);
+        prom.set_delivery_lag_ms(31'500);
+        *lagging.mutable_delta()->add_sources() = prom;
+        *lagging.mutable_delta()->add_sources() = source("slurm", v1::SOURCE_HEALTH_UP, kT0);  // no lag: no say
+        store.apply(ep, lagging);
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Fresh);
+        store.apply(ep, fleet.heartbeat(3, kT0 + 61'500));
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Fresh);
+        store.apply(ep, fleet.heartbeat(3, kT0 + 61'501));
+        QCOMPARE(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Stale);
+
+        // A reconnect's snapshot carries the sources, and their lag, again.
+        FleetStore again;
+        const int ep2 = again.addEndpoint("site");
+        v1::SubscribeResponse snapshot = realSnapshot(fleet, 10'000);
+        *snapshot.mutable_snapshot()->add_sources() = prom;
+        again.apply(ep2, snapshot);
+        const EntityId gpu2{quint16(ep2), gpu.index};
+        again.apply(ep2, sample(2, kT0, v1::DCGM_FI_DEV_GPU_TEMP, gpu2.index, 61.0f, kT0));
+        again.apply(ep2, fleet.heartbeat(2, kT0 + 50'000));
+        QCOMPARE(again.reading(gpu2, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Fresh);
+    }
+
     void periodicCounterNeverSentIsMissingNotZero() {
         const SyntheticFleet fleet = smallFleet();
         FleetStore store;

@@ -52,6 +52,7 @@ v1::SourceStatus promDown() {
     v1::SourceStatus s =
         source(kProm, "prometheus", v1::SOURCE_HEALTH_DOWN, kNow - 125'000, "query_range: connection refused");
     s.add_warnings("12 series from host gpu-spare-07, not in the inventory");
+    s.set_delivery_lag_ms(4'200);  // learned while it answered
     return s;
 }
 
@@ -148,6 +149,10 @@ private slots:
         QCOMPARE(table->item(1, ui::SourcesDock::Health)->foreground().color(), colours().ok);
         QCOMPARE(table->item(0, ui::SourcesDock::LastGoodPoll)->text(), QStringLiteral("2 min ago"));
         QCOMPARE(table->item(0, ui::SourcesDock::PollDuration)->text(), QStringLiteral("10.00 s"));
+        // How late the store delivers, learned from its answers; Slurm reads no store.
+        QCOMPARE(table->item(0, ui::SourcesDock::DeliveryLag)->text(), QStringLiteral("4.2 s"));
+        QCOMPARE(table->item(1, ui::SourcesDock::DeliveryLag)->text(), QStringLiteral("—"));
+        QCOMPARE(table->item(1, ui::SourcesDock::DeliveryLag)->foreground().color(), colours().textDim);
         QCOMPARE(table->item(0, ui::SourcesDock::Series)->text(), QStringLiteral("48312"));
         QCOMPARE(table->item(0, ui::SourcesDock::Unmapped)->text(), QStringLiteral("12"));
         QCOMPARE(table->item(0, ui::SourcesDock::LastError)->text(), QStringLiteral("query_range: connection refused"));

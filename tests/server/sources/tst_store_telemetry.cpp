@@ -278,6 +278,97 @@ private slots:
         QVERIFY(std::any_of(out.samples.begin(), out.samples.end(),
                             [](const Sample& s) { return s.metric == v1::DCGM_FI_DEV_GPU_TEMP; }));
     }
+
+    // Only sample times that moved since an earlier poll say how late the store delivers: a GPU
+    // whose exporter stopped keeps its old anchor (the store still has it within its lookback) and
+    // counts for nothing, nor does a first sight, nor an answer that failed part-way.
+    void freshAnchorsAreTheSampleTimesThatMoved() {
+        Fleet fleet(kSiteFleet);
+        sources::StoreTelemetry telemetry(fleet.topology(), kLookback, {});
+        const auto a = gpu("Hostname", "gb200-a01", "0"), b = gpu("Hostname", "gb200-a02", "0");
+        const auto ib = port("gb200-a01", "mlx5_4");
+        auto anchors = [&](std::int64_t pollMs, std::int64_t aMs, std::int64_t bMs, std::int64_t ibMs) {
+            telemetry.begin(pollMs);
+            Poll poll{telemetry};
+            poll.add(PollQuery::Kind::GpuAnchor, "", a, aMs / 1000.0);
+            poll.add(PollQuery::Kind::GpuAnchor, "", b, bMs / 1000.0);
+            poll.add(PollQuery::Kind::IbAnchor, "", ib, ibMs / 1000.0);
+            return poll;
+        };
+        FleetChanges out;
+        anchors(kPollMs, kPollMs - 31'000, kPollMs - 31'000, kPollMs - 30'500);
+        QVERIFY(telemetry.freshAnchors().empty());  // first sight: not known to be new
+        telemetry.finish(out);
+
+        Poll second = anchors(kPollMs + 5'000, kPollMs - 26'000, kPollMs - 31'000, kPollMs - 25'500);
+        const std::size_t gpuAnchors =
+            std::size_t(&queryOf(second.queries, PollQuery::Kind::GpuAnchor) - second.queries.data());
+        const std::size_t ibAnchors =
+            std::size_t(&queryOf(second.queries, PollQuery::Kind::IbAnchor) - second.queries.data());
+        const auto& fresh = telemetry.freshAnchors();
+        QCOMPARE(fresh.size(), std::size_t(2));  // a and the port moved; b did not
+        QCOMPARE(fresh[0].queryIndex, gpuAnchors);
+        QCOMPARE(fresh[0].ageMs, std::int64_t(31'000));
+        QCOMPARE(fresh[1].queryIndex, ibAnchors);
+        QCOMPARE(fresh[1].ageMs, std::int64_t(30'500));
+        telemetry.finish(out);
+
+        // The port's answer fails part-way: its anchors teach nothing.
+        anchors(kPollMs + 10'000, kPollMs + 9'000, kPollMs - 31'000, kPollMs + 9'500);
+        telemetry.discard(ibAnchors);
+        QCOMPARE(telemetry.freshAnchors().size(), std::size_t(1));
+        QCOMPARE(telemetry.freshAnchors()[0].ageMs, std::int64_t(1'000));
+        telemetry.finish(out);
+    }
+
+    // The lag: a poll's median fresh age, smoothed (rises slowly, falls quickly), bounded so that a
+    // value stamped with the lookback's time is still stale.
+    void deliveryLagIsARobustSmoothedMedian() {
+        using std::chrono::milliseconds;
+        using std::chrono::seconds;
+        QCOMPARE(sources::DeliveryLag::ceilingFor(seconds(5), seconds(5), std::chrono::minutes(5)), seconds(265));
+        QCOMPARE(sources::DeliveryLag::ceilingFor(seconds(15), seconds(15), std::chrono::minutes(1)), seconds(0));
+
+        sources::DeliveryLag lag(sources::DeliveryLag::ceilingFor(seconds(5), seconds(5), kLookback));
+        QVERIFY(!lag.lag());
+        std::vector<std::int64_t> none;
+        lag.addPoll(none);
+        QVERIFY(!lag.lag());  // nothing new read: nothing learned
+
+        // VictoriaMetrics asked without nocache=1: every sample 30-35 s old; one GPU far behind.
+        std::vector<std::int64_t> late{31'000, 33'000, 32'000, 250'000, 34'000};
+        lag.addPoll(late);
+        QCOMPARE(*lag.lag(), milliseconds(33'000));
+        QVERIFY(!lag.capped());
+
+        // The store answers with its newest samples from now on: the lag falls quickly.
+        std::vector<std::int64_t> prompt{2'000, 3'000, 4'000};
+        lag.addPoll(prompt);
+        QCOMPARE(*lag.lag(), milliseconds(18'000));
+        for (int i = 0; i < 8; ++i) {
+            std::vector<std::int64_t> again = prompt;
+            lag.addPoll(again);
+        }
+        QVERIFY(lag.lag()->count() >= 3'000 && lag.lag()->count() < 3'100);
+
+        // One slow poll excuses little; a poll without new samples changes nothing.
+        std::vector<std::int64_t> slow{20'000, 21'000};
+        lag.addPoll(slow);
+        QVERIFY(lag.lag()->count() < 7'000);
+        const auto before = *lag.lag();
+        lag.addPoll(none);
+        QCOMPARE(*lag.lag(), before);
+
+        // A store that delivers later than the lookback leaves room for: capped, and said.
+        for (int i = 0; i < 40; ++i) {
+            std::vector<std::int64_t> behind{400'000, 410'000};
+            lag.addPoll(behind);
+        }
+        QVERIFY(lag.capped());
+        QCOMPARE(lag.lastPollMedianMs(), std::int64_t(410'000));
+        QVERIFY(*lag.lag() <= seconds(265));
+        QVERIFY(*lag.lag() > seconds(260));
+    }
 };
 
 QTEST_GUILESS_MAIN(TstStoreTelemetry)
