@@ -20,8 +20,10 @@ struct OperatorConsole {
     ui::PageContext context;
     ui::MainWindow window;
 
-    OperatorConsole(const QString& target, const QString& token)
-        : connection(endpointConfig(target)),
+    // `detail`: what the console subscribes to (watchfloor subscribes at FULL outside the war room).
+    OperatorConsole(const QString& target, const QString& token,
+                    watchfloor::v1::DetailLevel detail = watchfloor::v1::DETAIL_LEVEL_UNSPECIFIED)
+        : connection(endpointConfig(target, detail)),
           control(target, bearer(token)),
           context(pageContext()),
           window(context, ui::MainWindowOptions{}) {
@@ -38,9 +40,10 @@ struct OperatorConsole {
     bool ready() const { return store.rackCount() > 0 && control.canAct(); }
 
 private:
-    static client::EndpointConfig endpointConfig(const QString& target) {
+    static client::EndpointConfig endpointConfig(const QString& target, watchfloor::v1::DetailLevel detail) {
         client::EndpointConfig config;
         config.target = target;
+        if (detail != watchfloor::v1::DETAIL_LEVEL_UNSPECIFIED) config.detail = detail;
         return config;
     }
     static client::ChannelSecurity bearer(const QString& token) {
