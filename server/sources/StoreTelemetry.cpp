@@ -4,6 +4,7 @@
 #include "XidCatalog.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -42,10 +43,11 @@ std::vector<PollQuery> pollQueries() {
         if (family.metric != v1::METRIC_UNSPECIFIED)
             queries.push_back({std::string(family.name), PollQuery::Kind::IbFamily, nullptr, &family});
     queries.push_back({"timestamp(node_infiniband_state_id)", PollQuery::Kind::IbAnchor});
+    queries.push_back({"max by (instance, Hostname, hostname) (" + std::string(telemetry::kHwmonTempFamily) + ")",
+                       PollQuery::Kind::HostTemperature});
     queries.push_back(
-        {"max by (instance) (" + std::string(telemetry::kHwmonTempFamily) + ")", PollQuery::Kind::HostTemperature});
-    queries.push_back({"max by (instance) (timestamp(" + std::string(telemetry::kHwmonTempFamily) + "))",
-                       PollQuery::Kind::HostAnchor});
+        {"max by (instance, Hostname, hostname) (timestamp(" + std::string(telemetry::kHwmonTempFamily) + "))",
+         PollQuery::Kind::HostAnchor});
     queries.push_back({"training_step", PollQuery::Kind::TrainingStep});
     queries.push_back({"checkpoint_step", PollQuery::Kind::CheckpointStep});
     return queries;
@@ -53,6 +55,9 @@ std::vector<PollQuery> pollQueries() {
 
 StoreTelemetry::StoreTelemetry(const v1::Topology& topology, std::chrono::milliseconds lookback, Log log)
     : topology_(topology), inventory_(topology), lookbackMs_(lookback.count()), log_(std::move(log)) {
+    if (log_)
+        for (const std::string& line : inventory_.ambiguities())
+            log_("short name " + line + ": series naming it are not mapped onto either tray");
     std::uint32_t last = 0;
     for (const auto& node : topology.nodes()) last = std::max(last, node.index());
     for (const auto& gpu : topology.gpus()) last = std::max(last, gpu.index());
@@ -442,12 +447,30 @@ PollNotes StoreTelemetry::finish(FleetChanges& out) {
         e.set_type(v1::EVENT_TYPE_SOURCE);
         e.set_entity_index(topology_.fleet_index());
         e.set_cause("unknown_host");
-        e.set_message("telemetry from host '" + host +
-                      "', which the fleet file's inventory does not list: its series are ignored (add it with hosts=)");
+        const std::optional<std::string> ambiguity = ambiguityOf(host);
+        e.set_message(ambiguity ? "telemetry from host '" + host + "', a short name more than one tray could have (" +
+                                      *ambiguity +
+                                      "): its series are ignored (qualify the targets' names or set the "
+                                      "inventory's domains=)"
+                                : "telemetry from host '" + host +
+                                      "', which the fleet file's inventory does not list: its series are ignored (add "
+                                      "it with hosts= or addresses=)");
         out.events.push_back(std::move(e));
-        if (log_) log_("telemetry from host '" + host + "' not in the inventory: ignored (reported once)");
+        if (log_)
+            log_("telemetry from host '" + host + "' " + (ambiguity ? "is ambiguous" : "not in the inventory") +
+                 ": ignored (reported once)");
     }
     return notes_;
+}
+
+// "node01.a.example, node01.b.example" when `host` is a short name more than one tray could have.
+std::optional<std::string> StoreTelemetry::ambiguityOf(const std::string& host) const {
+    std::string key;
+    for (char c : host) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    key += ": ";
+    for (const std::string& line : inventory_.ambiguities())
+        if (line.starts_with(key)) return line.substr(key.size());
+    return std::nullopt;
 }
 
 // A rack's health as its GPUs' telemetry shows it, sent when it changes: the rack map's health

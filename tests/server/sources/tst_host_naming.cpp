@@ -133,7 +133,12 @@ private slots:
         QCOMPARE(out.events.size(), std::size_t(1));
         QVERIFY2(out.events.front().message().find("'node01'") != std::string::npos,
                  out.events.front().message().c_str());
+        // ... and says why: the name is not missing from the inventory, it names two trays.
+        QVERIFY2(out.events.front().message().find("node01.a.example, node01.b.example") != std::string::npos,
+                 out.events.front().message().c_str());
     }
+
+    void hostTemperatureKeepsTheHostLabels();
 
     void theHostnameLabelBeforeTheInstance() {
         // A scrape config that adds the host's name to an IP target: the label wins.
@@ -154,6 +159,18 @@ private slots:
                             [&](const Sample& s) { return s.entityIndex == fleet.nic("r01-n04-ib1"); }));
     }
 };
+
+// The hottest-sensor queries aggregate, which drops every label not grouped by: they keep the
+// host labels a series is mapped by, so a node_exporter named by a relabelled Hostname keeps it.
+void TstHostNaming::hostTemperatureKeepsTheHostLabels() {
+    int seen = 0;
+    for (const auto& query : sources::pollQueries()) {
+        if (query.kind != PollQuery::Kind::HostTemperature && query.kind != PollQuery::Kind::HostAnchor) continue;
+        ++seen;
+        QVERIFY2(query.promql.starts_with("max by (instance, Hostname, hostname) ("), query.promql.c_str());
+    }
+    QCOMPARE(seen, 2);
+}
 
 QTEST_GUILESS_MAIN(TstHostNaming)
 #include "tst_host_naming.moc"

@@ -16,6 +16,7 @@
 #include "LoopbackStore.h"
 #include "NodeExporterFixture.h"
 #include "PrometheusSource.h"
+#include "QuickStorePoll.h"
 #include "ScrapeCollected.h"
 #include "ScrapeConfig.h"
 #include "StoreHistory.h"
@@ -162,15 +163,7 @@ private slots:
         auto store = test::LoopbackStore::start(storeOptions, error);
         QVERIFY2(store, error.c_str());
 
-        sources::PrometheusSourceOptions options;
-        prom::StoreOptions connection;
-        connection.url = store->url();
-        connection.timeout = std::chrono::seconds(5);
-        options.stores = {connection};
-        options.poll = std::chrono::seconds(1);
-        options.storeScrapeInterval = std::chrono::seconds(1);
-        options.firstPollWait = std::chrono::milliseconds(0);
-        sources::PrometheusSource source(topology, options, {});
+        sources::PrometheusSource source(topology, watchfloor::testing::quickStorePoll(store->url()), {});
         source.start();
         Collected got;
 
@@ -212,7 +205,8 @@ private slots:
                  got.unknownHosts().front().c_str());
 
         // GetHistory asks the store by every name a tray has: its IP, its FQDN, its short name.
-        sources::StoreHistory history(topology, {connection}, std::chrono::seconds(1));
+        sources::StoreHistory history(topology, watchfloor::testing::quickStorePoll(store->url()).stores,
+                                      std::chrono::seconds(1));
         auto entity = [&](const std::string& name) { return site.entity(name); };
         for (const std::string tray : {"r01-n03", "r02-n03", "r03-n03"}) {
             const auto answer =

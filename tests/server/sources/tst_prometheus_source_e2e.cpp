@@ -12,6 +12,7 @@
 #include "LoopbackStore.h"
 #include "NodeExporterFixture.h"
 #include "PrometheusSource.h"
+#include "QuickStorePoll.h"
 #include "ScrapeConfig.h"
 #include "StoreHistory.h"
 #include "TwinExporterHarness.h"
@@ -172,15 +173,7 @@ private:
         auto store = test::LoopbackStore::start(storeOptions, error);
         QVERIFY2(store, error.c_str());
 
-        sources::PrometheusSourceOptions options;
-        prom::StoreOptions connection;
-        connection.url = store->url();
-        connection.timeout = std::chrono::seconds(5);
-        options.stores = {connection};
-        options.poll = std::chrono::seconds(1);
-        options.storeScrapeInterval = std::chrono::seconds(1);
-        options.firstPollWait = std::chrono::milliseconds(0);
-        sources::PrometheusSource source(twin.topology(), options, {});
+        sources::PrometheusSource source(twin.topology(), watchfloor::testing::quickStorePoll(store->url()), {});
         source.start();
         Collected got;
 
@@ -295,7 +288,8 @@ private:
         // 4. History from the store: a GPU's temperature over the last minute, in range.
         // (VictoriaMetrics 1.79 answers a range's newest 30 s with the value from before them: a
         // store younger than that has no points yet, so the question is asked until it has.)
-        sources::StoreHistory history(twin.topology(), {connection}, std::chrono::seconds(1));
+        sources::StoreHistory history(twin.topology(), watchfloor::testing::quickStorePoll(store->url()).stores,
+                                      std::chrono::seconds(1));
         const std::string gpuName = "r02-n07-g3";
         sources::StoreHistory::Answer answer;
         QTRY_VERIFY2_WITH_TIMEOUT(
