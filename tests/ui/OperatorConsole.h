@@ -9,9 +9,20 @@
 #include "EndpointConnection.h"
 #include "FleetStore.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 namespace watchfloor::testing {
+
+// A file only its owner may read, in `dir`: fleetd refuses a token table others can read.
+inline QString writePrivateFile(const QTemporaryDir& dir, const char* name, const QByteArray& text) {
+    QFile file(dir.filePath(QLatin1String(name)));
+    if (!file.open(QIODevice::WriteOnly)) qFatal("cannot write %s", name);
+    file.write(text);
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return file.fileName();
+}
 
 struct OperatorConsole {
     client::FleetStore store;

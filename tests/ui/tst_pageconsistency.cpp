@@ -50,14 +50,6 @@ namespace {
 constexpr const char* kToken = "operator-token-consistency-00001";
 constexpr std::int64_t kTwinStartMs = 1'798'761'600'000;
 
-QString writeFile(const QTemporaryDir& dir, const char* name, const QByteArray& text) {
-    QFile file(dir.filePath(QLatin1String(name)));
-    if (!file.open(QIODevice::WriteOnly)) qFatal("cannot write %s", name);
-    file.write(text);
-    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    return file.fileName();
-}
-
 // Sum of one rack metric over every rack of the store.
 quint32 rackSum(const client::FleetStore& store, v1::Metric metric) {
     double sum = 0;
@@ -138,8 +130,8 @@ private slots:
 
     void demoPagesAgreeWithTheStore() {
         QTemporaryDir dir;
-        const QString tokens =
-            writeFile(dir, "tokens", QByteArray("token ") + kToken + " principal=demo-operator role=operator\n");
+        const QString tokens = testing::writePrivateFile(
+            dir, "tokens", QByteArray("token ") + kToken + " principal=demo-operator role=operator\n");
         const QString scenario = qEnvironmentVariable("WATCHFLOOR_SOURCE_DIR") + QStringLiteral("/scenarios/demo.scn");
         testing::FleetdProcess fleetd;
         QVERIFY2(fleetd.start({QStringLiteral("--speed"), QStringLiteral("240"), QStringLiteral("--warm-start"),

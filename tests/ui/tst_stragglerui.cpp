@@ -39,14 +39,6 @@ namespace {
 constexpr const char* kToken = "operator-token-straggler-0000001";
 constexpr std::int64_t kTwinStartMs = 1'798'761'600'000;
 
-QString writeFile(const QTemporaryDir& dir, const char* name, const QByteArray& text) {
-    QFile file(dir.filePath(QLatin1String(name)));
-    if (!file.open(QIODevice::WriteOnly)) qFatal("cannot write %s", name);
-    file.write(text);
-    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    return file.fileName();
-}
-
 // The cause table's row for a family ("Link flaps"), -1 when absent.
 int causeRow(const QTableWidget* table, const QString& family) {
     for (int r = 0; r < table->rowCount(); ++r)
@@ -65,12 +57,12 @@ private slots:
 
     void drillDownFindsTheSlowTrayAndItsCause() {
         QTemporaryDir dir;
-        const QString tokens =
-            writeFile(dir, "tokens", QByteArray("token ") + kToken + " principal=alice role=operator\n");
-        const QString scenario = writeFile(dir, "slow.scn",
-                                           "at 1m straggler node=r01-n03 factor=1.15 for=12h\n"
-                                           "at 1m straggler node=r01-n07 factor=1.30 for=12h\n"
-                                           "at 3m link-flap nic=r01-n03-ib1 count=3\n");
+        const QString tokens = testing::writePrivateFile(
+            dir, "tokens", QByteArray("token ") + kToken + " principal=alice role=operator\n");
+        const QString scenario = testing::writePrivateFile(dir, "slow.scn",
+                                                           "at 1m straggler node=r01-n03 factor=1.15 for=12h\n"
+                                                           "at 1m straggler node=r01-n07 factor=1.30 for=12h\n"
+                                                           "at 3m link-flap nic=r01-n03-ib1 count=3\n");
         testing::FleetdProcess fleetd;
         QVERIFY2(fleetd.start({QStringLiteral("--speed"), QStringLiteral("120"), QStringLiteral("--warm-start"),
                                QStringLiteral("--scenario"), scenario, QStringLiteral("--tokens"), tokens,
