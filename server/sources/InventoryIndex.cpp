@@ -90,10 +90,10 @@ InventoryIndex::InventoryIndex(const watchfloor::v1::Topology& topology) {
                 parts->names.push_back(key);
                 continue;
             }
-            std::string line = key + ":";
-            const auto& hosts = claims[{table, key}];
-            for (std::size_t i = 0; i < hosts.size(); ++i) line += (i ? ", " : " ") + hosts[i];
-            ambiguities_.push_back(std::move(line));
+            std::string trays;
+            for (const auto& host : claims[{table, key}]) trays += (trays.empty() ? "" : ", ") + host;
+            ambiguities_.push_back(key + ": " + trays);
+            traysOfAmbiguous_.emplace(key, std::move(trays));
         }
     for (auto& [name, parts] : nodeByHost_) std::sort(parts.names.begin(), parts.names.end());
     std::sort(ambiguities_.begin(), ambiguities_.end());
@@ -254,6 +254,12 @@ std::string_view InventoryIndex::hostOfInstance(std::string_view instance) {
     const auto colon = instance.rfind(':');
     if (colon == std::string_view::npos || instance.find(':') != colon) return instance;  // bare v6 or no port
     return instance.substr(0, colon);
+}
+
+std::optional<std::string> InventoryIndex::ambiguity(std::string_view host) const {
+    const auto it = traysOfAmbiguous_.find(lowerCase(host));
+    if (it == traysOfAmbiguous_.end()) return std::nullopt;
+    return it->second;
 }
 
 }  // namespace watchfloor::server::sources

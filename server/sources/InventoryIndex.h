@@ -64,6 +64,8 @@ public:
     std::string hostRegex(std::string_view host) const;
     // "node01: node01.a.example, node01.b.example": a short name two or more trays could have.
     const std::vector<std::string>& ambiguities() const { return ambiguities_; }
+    // The trays a short name could be ("node01.a.example, node01.b.example") when it is ambiguous.
+    std::optional<std::string> ambiguity(std::string_view host) const;
     // An IPv4 address (dotted quad) or an IPv6 one (has a ':'), as opposed to a DNS name.
     static bool isAddress(std::string_view name);
 
@@ -123,6 +125,7 @@ private:
     ByName<HostParts*> aliases_, shortNames_;
     std::vector<std::string> domains_;
     std::vector<std::string> ambiguities_;
+    std::unordered_map<std::string, std::string> traysOfAmbiguous_;  // short name → its trays
     std::unordered_map<std::uint32_t, std::uint32_t> rackOfNode_;
     std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> linksOfGpu_;  // by link id
     ByName<std::uint32_t> gpuByUuid_;

@@ -4,7 +4,6 @@
 #include "XidCatalog.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -447,7 +446,7 @@ PollNotes StoreTelemetry::finish(FleetChanges& out) {
         e.set_type(v1::EVENT_TYPE_SOURCE);
         e.set_entity_index(topology_.fleet_index());
         e.set_cause("unknown_host");
-        const std::optional<std::string> ambiguity = ambiguityOf(host);
+        const std::optional<std::string> ambiguity = inventory_.ambiguity(host);
         e.set_message(ambiguity ? "telemetry from host '" + host + "', a short name more than one tray could have (" +
                                       *ambiguity +
                                       "): its series are ignored (qualify the targets' names or set the "
@@ -461,16 +460,6 @@ PollNotes StoreTelemetry::finish(FleetChanges& out) {
                  ": ignored (reported once)");
     }
     return notes_;
-}
-
-// "node01.a.example, node01.b.example" when `host` is a short name more than one tray could have.
-std::optional<std::string> StoreTelemetry::ambiguityOf(const std::string& host) const {
-    std::string key;
-    for (char c : host) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    key += ": ";
-    for (const std::string& line : inventory_.ambiguities())
-        if (line.starts_with(key)) return line.substr(key.size());
-    return std::nullopt;
 }
 
 // A rack's health as its GPUs' telemetry shows it, sent when it changes: the rack map's health

@@ -146,9 +146,6 @@ public:
     const std::unordered_map<std::string, JobProgress>& jobProgress() const { return progress_; }
 
 private:
-    // The trays a short name could be ("node01.a.example, node01.b.example"), when it is ambiguous.
-    std::optional<std::string> ambiguityOf(const std::string& host) const;
-
     struct Raw {
         std::uint32_t entity;
         watchfloor::v1::Metric metric;
