@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
         sim::SimConfig probe;
         probe.racks = args.racks;
         probe.regions = 2;
-        sim::ConfigError error;
+        ConfigError error;
         auto twin = sim::DigitalTwin::create(probe, &error);
         if (!twin) return std::fprintf(stderr, "%s\n", error.toString().c_str()), 1;
         firstRack = twin->topology().racks(0).name();
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     config.racks = args.racks;
     config.regions = 2;
     config.scenarioFile = scenarioPath;
-    sim::ConfigError error;
+    ConfigError error;
     auto twin = sim::DigitalTwin::create(config, &error);
     std::remove(scenarioPath);
     if (!twin) return std::fprintf(stderr, "%s\n", error.toString().c_str()), 1;

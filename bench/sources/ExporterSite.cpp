@@ -10,7 +10,7 @@ namespace watchfloor::bench {
 using namespace watchfloor::server;
 
 std::unique_ptr<ExporterSite> ExporterSite::start(const Options& options, std::string* error) {
-    sim::ConfigError configError;
+    ConfigError configError;
     auto twin = sim::DigitalTwin::create(options.twin, &configError);
     if (!twin) return *error = configError.toString(), nullptr;
     std::unique_ptr<ExporterSite> site(new ExporterSite);

@@ -132,7 +132,7 @@ bool readAll(int fd, void* data, std::size_t size) {
 
 // The site, in the child: writes its port to `out`, then serves until `in` closes.
 [[noreturn]] void serveSite(const Options& o, int in, int out) {
-    sim::ConfigError error;
+    ConfigError error;
     auto twin = sim::DigitalTwin::create(twinConfig(o), &error);
     if (!twin) {
         std::fprintf(stderr, "scrape_bench: %s\n", error.toString().c_str());

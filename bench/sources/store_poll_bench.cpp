@@ -214,14 +214,14 @@ int main(int argc, char** argv) {
     std::ofstream(fleetFile) << "fleet bench-site\ninventory gpus=0,1,2,3 nics=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1\n"
                              << "region us-east\nracks " << (options.racks + 1) / 2 << " hosts=gb200-{rack}-n[01-18]\n"
                              << "region us-west\nracks " << options.racks / 2 << " hosts=gb200-{rack}-n[01-18]\n";
-    sim::ConfigError error;
-    const auto spec = sim::readFleetFile(fleetFile, &error);
+    ConfigError error;
+    const auto spec = readFleetFile(fleetFile, &error);
     std::filesystem::remove_all(dir);
     if (!spec) {
         std::fprintf(stderr, "store_poll_bench: %s\n", error.toString().c_str());
         return 1;
     }
-    const sim::FleetModel model(*spec, kRealJobSlots);
+    const FleetModel model(*spec, kRealJobSlots);
     const v1::Topology& topology = model.topology();
     const std::vector<SiteHost> site = siteOf(topology);
     const auto queries = sources::pollQueries();

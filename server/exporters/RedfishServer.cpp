@@ -12,20 +12,19 @@ std::unique_ptr<RedfishServer> RedfishServer::start(const service::FleetStateSto
                                                     const std::string& listenAddress, std::string* error) {
     std::unique_ptr<RedfishServer> server(new RedfishServer(store, std::move(map)));
     auto& http = server->listener_.http();
-    const redfish::RedfishTree* tree = &server->tree_;
+    const RedfishTree* tree = &server->tree_;
     http.Get(R"(/redfish(/.*)?)", [tree](const httplib::Request& request, httplib::Response& response) {
-        redfish::RedfishAnswer answer = tree->get(request.path);
+        RedfishAnswer answer = tree->get(request.path);
         response.status = answer.status;
         response.set_header("OData-Version", "4.0");
-        response.set_content(std::move(answer.body), std::string(redfish::kJsonContentType));
+        response.set_content(std::move(answer.body), std::string(kJsonContentType));
     });
     // The tree is read-only: the twin's cooling is changed through fleetd's control API.
     const auto refuse = [](const httplib::Request&, httplib::Response& response) {
         response.status = 405;
         response.set_header("Allow", "GET");
-        response.set_content(
-            redfish::redfishError("Base.1.19.OperationNotAllowed", "The twin's Redfish service is read-only."),
-            std::string(redfish::kJsonContentType));
+        response.set_content(redfishError("Base.1.19.OperationNotAllowed", "The twin's Redfish service is read-only."),
+                             std::string(kJsonContentType));
     };
     http.Post(R"(/redfish(/.*)?)", refuse);
     http.Patch(R"(/redfish(/.*)?)", refuse);
@@ -42,10 +41,10 @@ void RedfishServer::stop() { listener_.stop(); }
 std::unique_ptr<RedfishServer> startFleetdRedfish(const service::FleetStateStore& store, const std::string& fleetFile,
                                                   const std::string& listenAddress, std::string* announce,
                                                   std::string* error) {
-    std::optional<sim::FleetSpec> spec;
+    std::optional<server::FleetSpec> spec;
     if (!fleetFile.empty()) {
-        sim::ConfigError configError;
-        spec = sim::readFleetFile(fleetFile, &configError);
+        server::ConfigError configError;
+        spec = server::readFleetFile(fleetFile, &configError);
         if (!spec) return *error = configError.toString(), nullptr;
     }
     redfish::CoolingMap map(store.index().topology(), spec ? &*spec : nullptr);

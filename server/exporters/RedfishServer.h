@@ -1,6 +1,6 @@
 #pragma once
 // fleetd --serve-redfish HOST:PORT: the twin's cooling as the Redfish service of its CDUs
-// (server/redfish/RedfishTree), over HTTP, read-only. fleetd --source redfish=URL reads it like a
+// (RedfishTree, beside it), over HTTP, read-only. fleetd --source redfish=URL reads it like a
 // facility's, so the cooling path is tested against real HTTP.
 
 #include "CoolingMap.h"
@@ -23,13 +23,13 @@ public:
     std::string address() const { return listener_.address(); }
     std::string url() const { return "http://" + listener_.address(); }
     int port() const { return listener_.port(); }
-    const redfish::RedfishTree& tree() const { return tree_; }
+    const RedfishTree& tree() const { return tree_; }
     void stop();  // idempotent; the destructor calls it
 
 private:
     RedfishServer(const service::FleetStateStore& store, redfish::CoolingMap map) : tree_(store, std::move(map)) {}
 
-    redfish::RedfishTree tree_;
+    RedfishTree tree_;
     HttpListener listener_;
 };
 

@@ -37,13 +37,13 @@ constexpr const char* kVersion = "fleetd " FLEETD_VERSION;
 // A real site's fleet, from its fleet file (a message on stderr when it cannot be read). No job
 // block: a real source's jobs come from Slurm and take indexes past the topology.
 std::optional<watchfloor::v1::Topology> siteTopology(const fleetd::CommandLine& cl) {
-    sim::ConfigError error;
-    auto spec = sim::readFleetFile(cl.fleetFile, &error);
+    ConfigError error;
+    auto spec = readFleetFile(cl.fleetFile, &error);
     if (!spec) {
         std::cerr << "fleetd: " << error.toString() << "\n";
         return std::nullopt;
     }
-    return sim::FleetModel(*spec, 0).topology();
+    return FleetModel(*spec, 0).topology();
 }
 
 void logSourceLine(const std::string& line) { std::cerr << "fleetd: source: " << line << std::endl; }
@@ -76,13 +76,13 @@ std::unique_ptr<sources::ScrapeSource> makeScrapeSource(const fleetd::CommandLin
 // --source redfish=URL (each): the facility's cooling, mapped to racks by the fleet file.
 std::vector<std::unique_ptr<redfish::RedfishCoolingSource>> makeRedfishSources(const fleetd::CommandLine& cl) {
     std::vector<std::unique_ptr<redfish::RedfishCoolingSource>> result;
-    sim::ConfigError error;
-    auto spec = sim::readFleetFile(cl.fleetFile, &error);
+    ConfigError error;
+    auto spec = readFleetFile(cl.fleetFile, &error);
     if (!spec) {
         std::cerr << "fleetd: " << error.toString() << "\n";
         return result;
     }
-    const auto topology = sim::FleetModel(*spec, 0).topology();
+    const auto topology = FleetModel(*spec, 0).topology();
     for (auto& service : cl.sources.redfishServices()) {
         redfish::RedfishSourceOptions options;
         options.http = std::move(service);
@@ -318,7 +318,7 @@ int main(int argc, char** argv) {
     config.fleetFile = cl.fleetFile;
     config.scenarioFile = cl.scenarioFile;
     config.warmStart = cl.warmStart;
-    sim::ConfigError configError;
+    ConfigError configError;
     auto twin = sim::DigitalTwin::create(config, &configError);
     if (!twin) {
         std::cerr << "fleetd: " << configError.toString() << "\n";

@@ -11,8 +11,6 @@ namespace watchfloor::server::paging {
 
 namespace {
 
-using redfish::JsonWriter;
-
 void labelObject(JsonWriter& json, std::string_view name, const LabelSet& set) {
     json.key(name).beginObject();
     for (const auto& [label, value] : set) json.key(label).string(value);

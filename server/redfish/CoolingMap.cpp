@@ -7,8 +7,8 @@ namespace watchfloor::server::redfish {
 
 namespace v1 = watchfloor::v1;
 
-CoolingMap::CoolingMap(const v1::Topology& topology, const sim::FleetSpec* spec) {
-    std::unordered_map<std::string, const sim::RackSpec*> specOf;
+CoolingMap::CoolingMap(const v1::Topology& topology, const server::FleetSpec* spec) {
+    std::unordered_map<std::string, const server::RackSpec*> specOf;
     if (spec)
         for (const auto& rack : spec->racks) specOf[rack.name] = &rack;
     std::unordered_map<std::uint32_t, const v1::CoolingLoop*> loopOf;
@@ -22,7 +22,7 @@ CoolingMap::CoolingMap(const v1::Topology& topology, const sim::FleetSpec* spec)
         c.rackName = rack.name();
         c.cdu = loop->second->cdu_name();
         const auto s = specOf.find(rack.name());
-        const sim::RackSpec* rs = s == specOf.end() ? nullptr : s->second;
+        const server::RackSpec* rs = s == specOf.end() ? nullptr : s->second;
         c.connector = rs && !rs->coolantConnector.empty() ? rs->coolantConnector : rack.name();
         c.leakDetectors = rs && !rs->leakDetectors.empty()
                               ? rs->leakDetectors

@@ -29,7 +29,7 @@ public:
     CoolingMap() = default;
     // Every rack of `topology`; what `spec` (when given) says about a rack of that name, else the
     // defaults: the loop's cdu_name, the rack's name, "<rack>-manifold" and "<rack>-drip".
-    CoolingMap(const watchfloor::v1::Topology& topology, const sim::FleetSpec* spec);
+    CoolingMap(const watchfloor::v1::Topology& topology, const server::FleetSpec* spec);
 
     const std::vector<RackCooling>& racks() const { return racks_; }
     std::vector<std::string> cdus() const;  // sorted

@@ -1,6 +1,6 @@
 #include "CoolingMapper.h"
 
-#include "RealSourceParts.h"
+#include "SourceHandoff.h"
 
 #include <cmath>
 #include <limits>
@@ -252,7 +252,7 @@ void CoolingMapper::updateStatus(const CoolingReadout& readout, const Notes& not
                                                       : notes.firstError);
     }
     out.sources.push_back(status_);
-    sources::noteSourceTransition(
+    noteSourceTransition(
         before, status_, pollUnixMs, topology_.fleet_index(),
         status_.name() + " is not answering (" + status_.last_error() + "): cooling values are kept and shown stale",
         status_.name() + " answers again", out);

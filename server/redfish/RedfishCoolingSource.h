@@ -9,14 +9,10 @@
 #include "CoolingMap.h"
 #include "CoolingMapper.h"
 #include "CoolingReader.h"
-#include "FleetSource.h"
-#include "RealSourceParts.h"
+#include "PolledSource.h"
 
-#include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
-#include <thread>
 
 namespace watchfloor::server::redfish {
 
@@ -25,30 +21,24 @@ struct RedfishSourceOptions {
     std::chrono::milliseconds firstPollWait{3'000};  // start() waits this long for the first poll
 };
 
-class RedfishCoolingSource final : public FleetSource {
+class RedfishCoolingSource final : public PolledSource {
 public:
     using Log = std::function<void(const std::string&)>;
 
     RedfishCoolingSource(watchfloor::v1::Topology topology, CoolingMap map, RedfishSourceOptions options, Log log);
     ~RedfishCoolingSource() override;
 
-    void start();  // first poll (bounded wait), then the poll thread
-    void stop();
-
     const watchfloor::v1::Topology& topology() const override { return topology_; }
-    UnixTime now() const override;
-    void advanceTo(UnixTime until, FleetChanges& out) override;
     std::chrono::milliseconds telemetryPeriod() const override { return options_.http.interval; }
     bool countersPeriodic() const override { return true; }
 
     // What the poll thread produced since the last call (the overlay's way in).
-    void takeChanges(FleetChanges& out) { pending_.takeInto(out); }
+    void takeChanges(FleetChanges& out) { pending().takeInto(out); }
     watchfloor::v1::SourceStatus status() const;
-    std::uint64_t polls() const { return polls_; }
     const std::string& name() const { return name_; }
 
 private:
-    void pollLoop();
+    Clock::time_point pollStep() override;
     void pollOnce();
 
     watchfloor::v1::Topology topology_;
@@ -56,15 +46,10 @@ private:
     RedfishSourceOptions options_;
     Log log_;
     std::string name_;
-    CoolingReader reader_;  // poll thread only
-    CoolingMapper mapper_;  // poll thread only
-    sources::PendingChanges pending_;
-    mutable std::mutex mutex_;
-    std::condition_variable wake_;
+    CoolingReader reader_;      // poll thread only
+    CoolingMapper mapper_;      // poll thread only
+    mutable std::mutex mutex_;  // status_, which other threads read
     watchfloor::v1::SourceStatus status_;
-    bool stopping_ = false;
-    std::atomic<std::uint64_t> polls_{0};
-    std::thread thread_;
 };
 
 // A GPU source with the facility's cooling beside it: topology, clock and cadence are the GPU

@@ -11,15 +11,14 @@ namespace {
 
 constexpr std::size_t kMostWarnings = 8;
 
-std::int64_t wallMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 }  // namespace
 
 PrometheusSource::PrometheusSource(v1::Topology topology, PrometheusSourceOptions options, Log log)
-    : topology_(std::move(topology)), options_(std::move(options)), log_(std::move(log)), queries_(pollQueries()) {
+    : PolledSource(options.firstPollWait),
+      topology_(std::move(topology)),
+      options_(std::move(options)),
+      log_(std::move(log)),
+      queries_(pollQueries()) {
     telemetry_ = std::make_unique<StoreTelemetry>(topology_, options_.lookback, log_);
     FleetChanges initial;
     if (options_.slurmJobs) {
@@ -37,47 +36,17 @@ PrometheusSource::PrometheusSource(v1::Topology topology, PrometheusSourceOption
         statuses_.push_back(status);
         initial.sources.push_back(status);
     }
-    pending_.post(initial);
+    pending().post(initial);
 }
 
 PrometheusSource::~PrometheusSource() { stop(); }
 
-void PrometheusSource::start() {
-    thread_ = std::thread([this] { pollLoop(); });
-    std::unique_lock lock(mutex_);
-    wake_.wait_for(lock, options_.firstPollWait, [this] { return polls_ > 0 || stopping_; });
-}
-
-void PrometheusSource::stop() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-}
-
-UnixTime PrometheusSource::now() const { return fromUnixMs(wallMs()); }
-
-void PrometheusSource::advanceTo(UnixTime until, FleetChanges& out) {
-    // The tick thread takes every finished poll at once; the store applies them as one instant
-    // whose samples keep their own times.
-    pending_.takeInto(out);
-    out.time = std::min(until, now());
-}
-
-void PrometheusSource::pollLoop() {
-    auto next = std::chrono::steady_clock::now();
-    while (true) {
-        pollOnce();
-        ++polls_;
-        wake_.notify_all();
-        next += options_.poll;
-        std::unique_lock lock(mutex_);
-        if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
-        // A poll that took longer than the period: start the next one now, not in a burst.
-        next = std::max(next, std::chrono::steady_clock::now());
-    }
+// The tick thread takes every finished poll at once (PolledSource::advanceTo); the store applies
+// them as one instant whose samples keep their own times.
+PolledSource::Clock::time_point PrometheusSource::pollStep() {
+    pollOnce();
+    notePolled();
+    return nextPeriod(options_.poll);
 }
 
 void PrometheusSource::pollOnce() {
@@ -114,7 +83,7 @@ void PrometheusSource::pollOnce() {
     if (notes.gpusHealthy + notes.gpusDegraded > 0)
         fillFleetLine(topology_, slurm_ ? slurm_->lastJobs() : std::vector<v1::Job>{}, notes, pollTimeMs, changes);
 
-    pending_.post(changes);
+    pending().post(changes);
     std::lock_guard lock(mutex_);
     progress_ = telemetry_->jobProgress();
 }

@@ -6,19 +6,16 @@
 // NIC ports to entities). A store that fails keeps the values it gave last; they age in the
 // console as stale, and the store's status says why. Nothing is invented for a value not read.
 
-#include "FleetSource.h"
+#include "PolledSource.h"
 #include "PromClient.h"
 #include "RealSourceParts.h"
 #include "StoreTelemetry.h"
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace watchfloor::server::sources {
@@ -39,19 +36,14 @@ struct PrometheusSourceOptions {
     std::string slurmConf;
 };
 
-class PrometheusSource final : public FleetSource {
+class PrometheusSource final : public PolledSource {
 public:
     using Log = std::function<void(const std::string&)>;
 
     PrometheusSource(watchfloor::v1::Topology topology, PrometheusSourceOptions options, Log log);
     ~PrometheusSource() override;
 
-    void start();  // first poll (bounded wait), then the poll thread
-    void stop();
-
     const watchfloor::v1::Topology& topology() const override { return topology_; }
-    UnixTime now() const override;
-    void advanceTo(UnixTime until, FleetChanges& out) override;
     std::chrono::milliseconds telemetryPeriod() const override { return options_.poll + options_.storeScrapeInterval; }
     bool countersPeriodic() const override { return true; }
 
@@ -59,10 +51,9 @@ public:
     std::vector<watchfloor::v1::SourceStatus> statuses() const;
     // Progress gauges of jobs (by Slurm job id), from the last good poll.
     std::unordered_map<std::string, JobProgress> jobProgress() const;
-    std::uint64_t polls() const { return polls_; }
 
 private:
-    void pollLoop();
+    Clock::time_point pollStep() override;
     void pollOnce();
     void updateStatus(std::size_t store, const std::vector<prom::QueryResult>& results, const PollNotes& notes,
                       std::int64_t pollTimeMs, double seconds, FleetChanges& out);
@@ -76,14 +67,9 @@ private:
     std::vector<DeliveryLag> lags_;              // by store; poll thread only
     std::unique_ptr<JobsFromSlurm> slurm_;       // poll thread only; null without --jobs slurm
 
-    PendingChanges pending_;  // polls not yet handed to the tick thread
-    mutable std::mutex mutex_;
-    std::condition_variable wake_;
+    mutable std::mutex mutex_;                            // what other threads read of the poll thread's results
     std::vector<watchfloor::v1::SourceStatus> statuses_;  // by store
     std::unordered_map<std::string, JobProgress> progress_;
-    bool stopping_ = false;
-    std::atomic<std::uint64_t> polls_{0};
-    std::thread thread_;
 };
 
 }  // namespace watchfloor::server::sources

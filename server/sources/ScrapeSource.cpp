@@ -17,11 +17,6 @@ constexpr const char* kStatusName = "scrape";
 constexpr std::chrono::milliseconds kSlurmPeriod{10'000};  // squeue is the controller's load, not ours
 constexpr std::size_t kReservedDescriptors = 512;          // gRPC, files, the store client
 
-std::int64_t wallMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 // Every target keeps a connection open between rounds; the default soft limit (1,024 descriptors)
 // is below a large shard's count, and the hard limit is the administrator's answer to that.
 std::size_t descriptorBudget() {
@@ -62,13 +57,12 @@ public:
         status_.set_targets(std::uint32_t(targets_.size()));
     }
 
-    void run();
+    // One pass of the scrape thread: a round begun when due, targets launched, pages read for up
+    // to 50 ms, finished pages flushed. Returns when the next pass is due: now while pages are in
+    // flight or a batch is open, the next round when there is nothing to do until then.
+    Clock::time_point step();
 
 private:
-    bool stopping() {
-        std::lock_guard lock(source_.mutex_);
-        return source_.stopping_;
-    }
     void beginRound();
     void launch();
     void onPage(const prom::ScrapeResult& result);
@@ -94,6 +88,7 @@ private:
     Clock::time_point batchOpened_;
     std::size_t pageIndex_ = 0;
 
+    Clock::time_point nextRound_{};  // when the next round begins (epoch: at the first step)
     bool roundOpen_ = false;
     Clock::time_point roundStarted_, lastPageAt_;
     std::int64_t roundStartMs_ = 0;
@@ -106,40 +101,36 @@ private:
     std::vector<std::uint32_t> frozenGpus_, frozenEntities_;
 };
 
-void ScrapeSource::Loop::run() {
+ScrapeSource::Clock::time_point ScrapeSource::Loop::step() {
     const auto interval = source_.options_.interval;
     const auto flushEvery = source_.options_.flushEvery;
-    auto nextRound = Clock::now();
-    const auto done = [this](const prom::ScrapeResult& result) { onPage(result); };
-    while (!stopping()) {
-        auto now = Clock::now();
-        if (now >= nextRound) {
-            if (roundOpen_) {  // targets of the last round still waiting: say so, then carry on
-                openBatch();
-                flush(false);
-                FleetChanges changes;
-                finishRound(true, changes);
-                source_.pending_.post(changes);
-            }
-            beginRound();
-            nextRound += interval;
-            if (nextRound <= now) nextRound = now + interval;  // behind: no burst of rounds
+    auto now = Clock::now();
+    if (nextRound_ == Clock::time_point{}) nextRound_ = now;
+    if (now >= nextRound_) {
+        if (roundOpen_) {  // targets of the last round still waiting: say so, then carry on
+            openBatch();
+            flush(false);
+            FleetChanges changes;
+            finishRound(true, changes);
+            source_.pending().post(changes);
         }
-        launch();
-        auto wait = std::min<Clock::duration>(std::chrono::milliseconds(50), nextRound - now);
-        if (batchOpen_) wait = std::min<Clock::duration>(wait, flushEvery - (now - batchOpened_));
-        const auto waitMs =
-            std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wait, Clock::duration::zero()));
-        if (scraper_.inFlight() > 0) {
-            scraper_.run(std::max(waitMs, std::chrono::milliseconds(1)), done);
-        } else if (!batchOpen_) {
-            std::unique_lock lock(source_.mutex_);
-            source_.wake_.wait_until(lock, nextRound, [this] { return source_.stopping_; });
-        }
-        now = Clock::now();
-        const bool roundDone = roundOpen_ && live_.empty() && down_.empty() && scraper_.inFlight() == 0;
-        if (batchOpen_ && (roundDone || now - batchOpened_ >= flushEvery)) flush(roundDone);
+        beginRound();
+        nextRound_ += interval;
+        if (nextRound_ <= now) nextRound_ = now + interval;  // behind: no burst of rounds
     }
+    launch();
+    auto wait = std::min<Clock::duration>(std::chrono::milliseconds(50), nextRound_ - now);
+    if (batchOpen_) wait = std::min<Clock::duration>(wait, flushEvery - (now - batchOpened_));
+    const auto waitMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wait, Clock::duration::zero()));
+    if (scraper_.inFlight() > 0)
+        scraper_.run(std::max(waitMs, std::chrono::milliseconds(1)),
+                     [this](const prom::ScrapeResult& result) { onPage(result); });
+    else if (!batchOpen_)
+        return nextRound_;  // nothing in flight, nothing to flush: sleep until the next round
+    now = Clock::now();
+    const bool roundDone = roundOpen_ && live_.empty() && down_.empty() && scraper_.inFlight() == 0;
+    if (batchOpen_ && (roundDone || now - batchOpened_ >= flushEvery)) flush(roundDone);
+    return now;
 }
 
 void ScrapeSource::Loop::beginRound() {
@@ -247,7 +238,7 @@ void ScrapeSource::Loop::flush(bool roundDone) {
     if (notes.gpusHealthy + notes.gpusDegraded > 0)
         fillFleetLine(source_.topology_, source_.slurm_ ? source_.slurm_->lastJobs() : std::vector<v1::Job>{}, notes,
                       now, changes);
-    source_.pending_.post(changes);
+    source_.pending().post(changes);
     batchOpen_ = false;
 }
 
@@ -295,8 +286,7 @@ void ScrapeSource::Loop::finishRound(bool overran, FleetChanges& changes) {
         source_.log_("scrape: first round read " + plural(roundSeries_, "series") + " from " + std::to_string(c.up) +
                      " of " + std::to_string(c.targets) + " targets in " +
                      std::to_string(status_.last_poll_duration_s()).substr(0, 5) + " s");
-    ++source_.rounds_;
-    source_.wake_.notify_all();
+    source_.notePolled();
 }
 
 std::unique_ptr<ScrapeSource> ScrapeSource::create(v1::Topology topology, ScrapeSourceOptions options, Log log,
@@ -309,7 +299,11 @@ std::unique_ptr<ScrapeSource> ScrapeSource::create(v1::Topology topology, Scrape
 
 ScrapeSource::ScrapeSource(v1::Topology topology, ScrapeSourceOptions options, Log log,
                            std::vector<ScrapeTarget> targets)
-    : topology_(std::move(topology)), options_(std::move(options)), log_(std::move(log)), targets_(std::move(targets)) {
+    : PolledSource(options.firstRoundWait),
+      topology_(std::move(topology)),
+      options_(std::move(options)),
+      log_(std::move(log)),
+      targets_(std::move(targets)) {
     auto& http = options_.http;
     const std::size_t budget = descriptorBudget();
     http.maxConcurrent = std::clamp<std::size_t>(http.maxConcurrent, 1, std::max<std::size_t>(1, budget / 2));
@@ -319,52 +313,24 @@ ScrapeSource::ScrapeSource(v1::Topology topology, ScrapeSourceOptions options, L
     if (options_.slurmJobs) {
         slurm_ = std::make_unique<JobsFromSlurm>(topology_, options_.slurmConf, log_);
         initial.sources.push_back(JobsFromSlurm::initialStatus());
+        // Slurm on a thread of its own: squeue may take seconds, and no target's scrape waits for it.
+        pollBeside(std::max(options_.interval, kSlurmPeriod), [this] {
+            FleetChanges changes;
+            slurm_->poll({}, wallMs(), changes);
+            pending().post(changes);
+        });
     }
     v1::SourceStatus status;
     status.set_name(kStatusName);
     status.set_kind("scrape");
     status.set_targets(std::uint32_t(targets_.size()));
     initial.sources.push_back(status);
-    pending_.post(initial);
+    pending().post(initial);
     loop_ = std::make_unique<Loop>(*this, http);
 }
 
 ScrapeSource::~ScrapeSource() { stop(); }
 
-void ScrapeSource::start() {
-    thread_ = std::thread([this] { loop_->run(); });
-    if (slurm_) slurmThread_ = std::thread([this] { slurmLoop(); });
-    std::unique_lock lock(mutex_);
-    wake_.wait_for(lock, options_.firstRoundWait, [this] { return rounds_ > 0 || stopping_; });
-}
-
-void ScrapeSource::stop() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-    if (slurmThread_.joinable()) slurmThread_.join();
-}
-
-// Slurm on a thread of its own: squeue may take seconds, and no target's scrape waits for it.
-void ScrapeSource::slurmLoop() {
-    const auto period = std::max(options_.interval, kSlurmPeriod);
-    while (true) {
-        FleetChanges changes;
-        slurm_->poll({}, wallMs(), changes);
-        pending_.post(changes);
-        std::unique_lock lock(mutex_);
-        if (wake_.wait_for(lock, period, [this] { return stopping_; })) return;
-    }
-}
-
-UnixTime ScrapeSource::now() const { return fromUnixMs(wallMs()); }
-
-void ScrapeSource::advanceTo(UnixTime until, FleetChanges& out) {
-    pending_.takeInto(out);
-    out.time = std::min(until, now());
-}
+ScrapeSource::Clock::time_point ScrapeSource::pollStep() { return loop_->step(); }
 
 }  // namespace watchfloor::server::sources

@@ -13,7 +13,7 @@
 // source's SourceStatus ("scrape") counts targets and silent trays, and reads DOWN when no target
 // answers, so a reachable fleetd whose telemetry is all silent looks as wrong as an unreachable one.
 
-#include "FleetSource.h"
+#include "PolledSource.h"
 #include "RealSourceParts.h"
 #include "ScrapeHealth.h"
 #include "ScrapePageReader.h"
@@ -22,12 +22,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace watchfloor::server::sources {
@@ -44,7 +41,7 @@ struct ScrapeSourceOptions {
     std::string slurmConf;
 };
 
-class ScrapeSource final : public FleetSource {
+class ScrapeSource final : public PolledSource {
 public:
     using Log = std::function<void(const std::string&)>;
 
@@ -53,16 +50,12 @@ public:
                                                               ScrapeSourceOptions options, Log log, std::string* error);
     ~ScrapeSource() override;
 
-    void start();  // the scrape thread (and Slurm's); waits for the first round, bounded
-    void stop();
-
+    // start() runs the scrape thread (and Slurm's) and waits for the first round, bounded.
     const watchfloor::v1::Topology& topology() const override { return topology_; }
-    UnixTime now() const override;
-    void advanceTo(UnixTime until, FleetChanges& out) override;
     std::chrono::milliseconds telemetryPeriod() const override { return options_.interval; }
     bool countersPeriodic() const override { return true; }
 
-    std::uint64_t rounds() const { return rounds_; }
+    std::uint64_t rounds() const { return polls(); }
     std::uint64_t pagesRead() const { return pages_; }
     std::size_t targetCount() const { return targets_.size(); }
     const ScrapeSourceOptions& options() const { return options_; }
@@ -71,7 +64,7 @@ private:
     ScrapeSource(watchfloor::v1::Topology topology, ScrapeSourceOptions options, Log log,
                  std::vector<ScrapeTarget> targets);
     class Loop;
-    void slurmLoop();
+    Clock::time_point pollStep() override;
 
     watchfloor::v1::Topology topology_;
     ScrapeSourceOptions options_;
@@ -80,12 +73,7 @@ private:
     std::unique_ptr<JobsFromSlurm> slurm_;
     std::unique_ptr<Loop> loop_;  // the scrape thread's state
 
-    PendingChanges pending_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-    std::atomic<std::uint64_t> rounds_{0}, pages_{0};
-    std::thread thread_, slurmThread_;
+    std::atomic<std::uint64_t> pages_{0};
 };
 
 }  // namespace watchfloor::server::sources

@@ -350,7 +350,7 @@ void StoreTelemetry::emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs,
     // days old, so only a change is news.
     if (first || std::isnan(xid) || xid == previous || xid <= 0) return;
     const auto code = static_cast<std::uint32_t>(xid);
-    const sim::XidInfo* info = sim::findXid(code);
+    const server::XidInfo* info = server::findXid(code);
     const auto position = gpuPosition_.find(gpu);
     const std::string gpuName =
         position == gpuPosition_.end() ? std::to_string(gpu) : topology_.gpus(position->second).name();
@@ -361,9 +361,9 @@ void StoreTelemetry::emitXid(std::uint32_t gpu, double xid, std::int64_t timeMs,
     e.set_value(xid);
     e.set_cause("xid");
     if (info) {
-        e.set_severity(sim::xidSeverity(*info));
+        e.set_severity(server::xidSeverity(*info));
         e.set_message(gpuName + ": Xid " + std::to_string(code) + " " + info->mnemonic + " (reported by DCGM)");
-        sim::fillXidDetail(*info, *e.mutable_xid());
+        server::fillXidDetail(*info, *e.mutable_xid());
     } else {
         e.set_severity(v1::SEVERITY_WARNING);
         e.set_message(gpuName + ": Xid " + std::to_string(code) +

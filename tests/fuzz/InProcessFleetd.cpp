@@ -73,7 +73,7 @@ void InProcessFleetd::start() {
     server::sim::SimConfig config;
     config.regions = 1;
     config.racks = 2;
-    server::sim::ConfigError configError;
+    server::ConfigError configError;
     twin_ = server::sim::DigitalTwin::create(config, &configError);
     FUZZ_CHECK(twin_ != nullptr, configError.toString());
 

@@ -23,8 +23,8 @@ int lineCount(const std::uint8_t* data, std::size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const ScratchDir scratch;
     const std::string path = scratch.write("input.fleet", data, size);
-    sim::ConfigError error;
-    const auto spec = sim::readFleetFile(path, &error);
+    watchfloor::server::ConfigError error;
+    const auto spec = watchfloor::server::readFleetFile(path, &error);
     if (!spec) {
         watchfloor::fuzz::explain(error.toString());
         // fleetd exits with FILE:LINE: problem; an operator must be told which line and why.

@@ -14,21 +14,21 @@ using watchfloor::fuzz::ScratchDir;
 namespace {
 
 struct Fleet {
-    sim::FleetSpec spec;
-    std::unique_ptr<sim::FleetModel> model;
+    watchfloor::server::FleetSpec spec;
+    std::unique_ptr<watchfloor::server::FleetModel> model;
 
     Fleet() {
-        sim::ConfigError error;
-        auto read = sim::readFleetFile(WATCHFLOOR_SOURCE_DIR "/scenarios/example.fleet", &error);
+        watchfloor::server::ConfigError error;
+        auto read = watchfloor::server::readFleetFile(WATCHFLOOR_SOURCE_DIR "/scenarios/example.fleet", &error);
         FUZZ_CHECK(read.has_value(), error.toString());
         spec = std::move(*read);
-        model = std::make_unique<sim::FleetModel>(spec, static_cast<std::uint32_t>(spec.jobs.size()));
+        model = std::make_unique<watchfloor::server::FleetModel>(spec, static_cast<std::uint32_t>(spec.jobs.size()));
     }
 
     // DigitalTwin::create's resolver: a job name first, then any entity of the model.
-    std::optional<sim::EntityRef> resolve(const std::string& name) const {
+    std::optional<watchfloor::server::EntityRef> resolve(const std::string& name) const {
         for (std::uint32_t j = 0; j < spec.jobs.size(); ++j)
-            if (spec.jobs[j].name == name) return sim::EntityRef{watchfloor::v1::ENTITY_KIND_JOB, j};
+            if (spec.jobs[j].name == name) return watchfloor::server::EntityRef{watchfloor::v1::ENTITY_KIND_JOB, j};
         return model->find(name);
     }
 };
@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const ScratchDir scratch;
     static const Fleet fleet;
     const std::string path = scratch.write("input.scn", data, size);
-    sim::ConfigError error;
+    watchfloor::server::ConfigError error;
     const auto faults = sim::readScenarioFile(
         path, [](const std::string& name) { return fleet.resolve(name); }, &error);
     if (!faults) {

@@ -42,7 +42,7 @@ public:
                 return fail("cannot write scenario");
             config.scenarioFile = file.fileName().toStdString();
         }
-        server::sim::ConfigError configError;
+        server::ConfigError configError;
         twin_ = server::sim::DigitalTwin::create(config, &configError);
         if (!twin_) return fail(QString::fromStdString(configError.toString()));
         store_ = std::make_unique<server::service::FleetStateStore>(twin_->topology());

@@ -22,7 +22,7 @@ class IncidentTestFleet {
 public:
     IncidentTestFleet() {
         sim::SimConfig config;
-        sim::ConfigError error;
+        server::ConfigError error;
         twin_ = sim::DigitalTwin::create(config, &error);
         if (!twin_) qFatal("twin: %s", error.toString().c_str());
         const auto& t = twin_->topology();

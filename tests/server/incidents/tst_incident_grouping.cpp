@@ -439,7 +439,7 @@ void IncidentGroupingTest::sameSeedSameIncidents() {
         sim::SimConfig config;
         config.seed = seed;
         config.scenarioFile = scenario.toStdString();
-        sim::ConfigError error;
+        ConfigError error;
         auto twin = sim::DigitalTwin::create(config, &error);
         if (!twin) qFatal("%s", error.toString().c_str());
         twin->setTelemetryEnabled(false);

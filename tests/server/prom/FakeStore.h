@@ -23,7 +23,10 @@ public:
     };
     using Answer = std::function<void(const httplib::Request&, httplib::Response&)>;
 
-    FakeStore() {
+    // `threads`: connections served at once (httplib gives each kept-alive connection a thread;
+    // a scraper keeps one per target).
+    explicit FakeStore(std::size_t threads = 8) {
+        server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
         const auto handler = [this](const httplib::Request& request, httplib::Response& response) {
             Answer answer;
             {

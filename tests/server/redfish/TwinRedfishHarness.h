@@ -36,13 +36,13 @@ public:
         config.seed = 11;
         config.fleetFile = fleet.toStdString();
         if (!scenario.isEmpty()) config.scenarioFile = write("site.scn", scenario).toStdString();
-        server::sim::ConfigError error;
-        spec_ = server::sim::readFleetFile(config.fleetFile, &error);
+        server::ConfigError error;
+        spec_ = server::readFleetFile(config.fleetFile, &error);
         if (!spec_) return fail(QString::fromStdString(error.toString()));
         twin_ = server::sim::DigitalTwin::create(config, &error);
         if (!twin_) return fail(QString::fromStdString(error.toString()));
         store_ = std::make_unique<server::service::FleetStateStore>(twin_->topology());
-        tree_ = std::make_unique<server::redfish::RedfishTree>(*store_, map());
+        tree_ = std::make_unique<server::exporters::RedfishTree>(*store_, map());
         http_.answer([this](const httplib::Request& request, httplib::Response& response) {
             Fault fault;
             {
@@ -52,7 +52,7 @@ public:
             if (fault && fault(request, response)) return;
             auto answer = tree_->get(request.path);
             response.status = answer.status;
-            response.set_content(answer.body, std::string(server::redfish::kJsonContentType));
+            response.set_content(answer.body, std::string(server::exporters::kJsonContentType));
         });
         return true;
     }
@@ -94,10 +94,10 @@ private:
     }
 
     QTemporaryDir dir_;
-    std::optional<server::sim::FleetSpec> spec_;
+    std::optional<server::FleetSpec> spec_;
     std::unique_ptr<server::sim::DigitalTwin> twin_;
     std::unique_ptr<server::service::FleetStateStore> store_;
-    std::unique_ptr<server::redfish::RedfishTree> tree_;
+    std::unique_ptr<server::exporters::RedfishTree> tree_;
     FakeStore http_;
     std::mutex mutex_;
     Fault fault_;

@@ -274,10 +274,10 @@ private slots:
                                "rack a2 cdu=CDU-A connector=2 leak_detectors=LD-A2-rope\n"
                                "racks 2 row=2 cdu=CDU-B connector=loop-{rack} leak_detectors={rack}-tray,{rack}-floor\n"
                                "rack c1 row=3\n";
-        sim::ConfigError error;
-        const auto spec = sim::readFleetFile(path, &error);
+        ConfigError error;
+        const auto spec = readFleetFile(path, &error);
         QVERIFY2(spec, error.toString().c_str());
-        const auto topology = sim::FleetModel(*spec, 0).topology();
+        const auto topology = FleetModel(*spec, 0).topology();
         const CoolingMap map(topology, &*spec);
         QCOMPARE(map.cdus(), (std::vector<std::string>{"CDU-A", "CDU-B", "cdu-us-east-h1-row03"}));
         QCOMPARE(map.racksOf("CDU-A").size(), std::size_t(2));
@@ -315,8 +315,8 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("site.fleet").toStdString();
         std::ofstream(path) << text.toStdString();
-        sim::ConfigError error;
-        QVERIFY(!sim::readFleetFile(path, &error));
+        ConfigError error;
+        QVERIFY(!readFleetFile(path, &error));
         QVERIFY2(QString::fromStdString(error.toString()).contains(problem), error.toString().c_str());
     }
 };

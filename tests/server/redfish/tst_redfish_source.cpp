@@ -286,7 +286,7 @@ private slots:
             {"HTTP 500",
              onA2([](httplib::Response& r) {
                  r.status = 500;
-                 r.set_content(redfish::redfishError("Base.1.19.InternalError", "sensor bus fault"),
+                 r.set_content(exporters::redfishError("Base.1.19.InternalError", "sensor bus fault"),
                                "application/json");
              }),
              {"HTTP 500 from"}},

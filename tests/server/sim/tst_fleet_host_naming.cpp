@@ -15,15 +15,15 @@ using namespace watchfloor::server;
 namespace {
 
 struct Read {
-    std::optional<sim::FleetSpec> spec;
-    sim::ConfigError error;
+    std::optional<FleetSpec> spec;
+    ConfigError error;
 };
 
 Read readFleet(const QTemporaryDir& dir, const std::string& text) {
     const std::string path = dir.filePath("naming.fleet").toStdString();
     std::ofstream(path) << "region east\n" << text;
     Read read;
-    read.spec = sim::readFleetFile(path, &read.error);
+    read.spec = readFleetFile(path, &read.error);
     return read;
 }
 
@@ -41,7 +41,7 @@ private slots:
                       "racks 2 hosts=gb200-{rack}-n[01-18] addresses=gb200-{rack}-n[01-18].cluster.example\n"
                       "rack r03 addresses=10.1.3.[11-28]\n");
         QVERIFY2(read.spec, read.error.toString().c_str());
-        const sim::FleetModel model(*read.spec, 0);
+        const FleetModel model(*read.spec, 0);
         const auto& topology = model.topology();
         QCOMPARE(topology.host_domains_size(), 2);
         QCOMPARE(QString::fromStdString(topology.host_domains(0)), QString("cluster.example"));

@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+using namespace watchfloor::server;
 using namespace watchfloor::server::sim;
 
 namespace {

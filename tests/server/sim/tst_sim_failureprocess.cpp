@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+using namespace watchfloor::server;
 using namespace watchfloor::server::sim;
 
 namespace {

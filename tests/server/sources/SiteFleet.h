@@ -20,10 +20,10 @@ public:
     explicit SiteFleet(const std::string& text) {
         const std::string path = dir_.filePath("site.fleet").toStdString();
         std::ofstream(path) << text;
-        server::sim::ConfigError error;
-        auto spec = server::sim::readFleetFile(path, &error);
+        server::ConfigError error;
+        auto spec = server::readFleetFile(path, &error);
         if (!spec) qFatal("%s", error.toString().c_str());
-        model_ = std::make_unique<server::sim::FleetModel>(*spec, 0);
+        model_ = std::make_unique<server::FleetModel>(*spec, 0);
     }
     const watchfloor::v1::Topology& topology() const { return model_->topology(); }
     // A tray's, GPU's or NIC port's entity index by its name ("r01-n03", "r01-n03-g1", "r01-n03-ib0").
@@ -39,7 +39,7 @@ public:
 
 private:
     QTemporaryDir dir_;
-    std::unique_ptr<server::sim::FleetModel> model_;
+    std::unique_ptr<server::FleetModel> model_;
 };
 
 }  // namespace watchfloor::testing

@@ -49,7 +49,7 @@ class TstPrometheusSourceBadStore : public QObject {
 
 private slots:
     void failuresBecomeStatusAndEvents() {
-        const sim::FleetModel model(sim::generatedFleetSpec(1, 1), 0);
+        const FleetModel model(generatedFleetSpec(1, 1), 0);
         FakeStore store;
         sources::PrometheusSourceOptions options;
         prom::StoreOptions connection;
@@ -157,7 +157,7 @@ private slots:
     }
 
     void unreachableStoreIsDownFromTheStart() {
-        const sim::FleetModel model(sim::generatedFleetSpec(1, 1), 0);
+        const FleetModel model(generatedFleetSpec(1, 1), 0);
         sources::PrometheusSourceOptions options;
         prom::StoreOptions connection;
         connection.url = "http://127.0.0.1:1";  // nothing listens on port 1

@@ -319,7 +319,7 @@ private:
         for (const auto& e : got.events())
             if (e.type() == v1::EVENT_TYPE_XID) {
                 QCOMPARE(e.entity_index(), twin.entity(kXidGpu));
-                const sim::XidInfo* info = sim::findXid(31);
+                const XidInfo* info = findXid(31);
                 QVERIFY(info);
                 QCOMPARE(e.xid().xid(), 31u);
                 QCOMPARE(QString::fromStdString(e.xid().mnemonic()), QString(info->mnemonic));

@@ -422,7 +422,7 @@ private slots:
         config.seed = 7;
         config.racks = 84;
         config.regions = 1;
-        sim::ConfigError configError;
+        ConfigError configError;
         const auto big = sim::DigitalTwin::create(config, &configError);
         QVERIFY2(big, configError.toString().c_str());
         const v1::Topology topology = big->topology();

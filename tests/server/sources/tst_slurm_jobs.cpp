@@ -32,7 +32,7 @@ private slots:
     }
 
     void jobsOnTraysWithAndWithoutProgress() {
-        const sim::FleetModel model(sim::generatedFleetSpec(1, 2), 0);
+        const FleetModel model(generatedFleetSpec(1, 2), 0);
         const auto& topology = model.topology();
         const std::uint32_t first = sources::firstIndexAfter(topology);
         sources::SlurmJobs slurm(topology, first, 4, "", std::chrono::seconds(5));
@@ -80,7 +80,7 @@ private slots:
     }
 
     void jobIndexesAreBoundedAndNeverReused() {
-        const sim::FleetModel model(sim::generatedFleetSpec(1, 1), 0);
+        const FleetModel model(generatedFleetSpec(1, 1), 0);
         sources::SlurmJobs slurm(model.topology(), 1000, 2, "", std::chrono::seconds(5));
         std::vector<v1::Job> out;
         slurm.apply({{"1", "a", "u", 0, {}}, {"2", "b", "u", 0, {}}, {"3", "c", "u", 0, {}}}, {}, 0, out);

@@ -43,10 +43,10 @@ public:
         QVERIFY(dir_.isValid());
         const std::string path = dir_.filePath("site.fleet").toStdString();
         std::ofstream(path) << fleetFile;
-        sim::ConfigError error;
-        auto spec = sim::readFleetFile(path, &error);
+        ConfigError error;
+        auto spec = readFleetFile(path, &error);
         if (!spec) qFatal("%s", error.toString().c_str());
-        model_ = std::make_unique<sim::FleetModel>(*spec, 0);
+        model_ = std::make_unique<FleetModel>(*spec, 0);
     }
     const v1::Topology& topology() const { return model_->topology(); }
     std::uint32_t entity(const std::string& name) const {
@@ -63,7 +63,7 @@ public:
 
 private:
     QTemporaryDir dir_;
-    std::unique_ptr<sim::FleetModel> model_;
+    std::unique_ptr<FleetModel> model_;
 };
 
 const char* kSiteFleet =
@@ -161,8 +161,8 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("site.fleet").toStdString();
         std::ofstream(path) << text.toStdString();
-        sim::ConfigError error;
-        QVERIFY(!sim::readFleetFile(path, &error));
+        ConfigError error;
+        QVERIFY(!readFleetFile(path, &error));
         QVERIFY2(QString::fromStdString(error.toString()).contains(problem), error.toString().c_str());
     }
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 
 enum class GpuRecoveryAction : std::uint8_t { None = 0, GpuReset = 1, NodeReboot = 2, DrainP2p = 3, DrainAndReset = 4 };
 
@@ -29,4 +29,4 @@ void fillXidDetail(const XidInfo& info, watchfloor::v1::XidDetail& detail);
 // How loud an Xid event is: fatal ones critical, those NVIDIA says to ignore info, others warning.
 watchfloor::v1::Severity xidSeverity(const XidInfo& info);
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 namespace {
 
 using namespace watchfloor::v1;
@@ -248,4 +248,4 @@ std::vector<std::string> FleetModel::trayNames() const {
     return names;
 }
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 
 struct ConfigError {
     std::string file;
@@ -12,4 +12,4 @@ struct ConfigError {
     std::string toString() const;  // "FILE:LINE: PROBLEM"
 };
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 
 inline constexpr std::uint32_t kTraysPerRack = 18;
 inline constexpr std::uint32_t kGpusPerTray = 4;
@@ -96,4 +96,4 @@ private:
     std::map<std::string, std::uint32_t> regionByName_;
 };
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

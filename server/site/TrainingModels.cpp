@@ -1,6 +1,6 @@
 #include "TrainingModels.h"
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 namespace {
 
 TrainingModel make(const char* name, double parameters, unsigned layers, unsigned heads, unsigned headDim,
@@ -29,4 +29,4 @@ std::optional<TrainingModel> trainingModel(const std::string& key) {
 
 std::string trainingModelKeys() { return "405b|70b|8b"; }
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

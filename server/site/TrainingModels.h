@@ -1,12 +1,13 @@
 #pragma once
-// The model shapes the twin trains: Llama-3-like 405B, 70B and 8B dense transformers.
+// The model shapes a fleet file's jobs name (the twin trains them; MFU needs them): Llama-3-like
+// 405B, 70B and 8B dense transformers.
 
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <optional>
 #include <string>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 
 struct TrainingModel {
     watchfloor::v1::ModelConfig config;  // tokens_per_step is set per job from its GPU count
@@ -19,4 +20,4 @@ inline constexpr double kGb200DenseBf16PeakFlops = 2.5e15;
 std::optional<TrainingModel> trainingModel(const std::string& key);
 std::string trainingModelKeys();  // "405b|70b|8b", for error messages
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 namespace {
 
 constexpr std::uint32_t kRacksPerRow = 10;
@@ -473,4 +473,4 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
     return spec;
 }
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 
 inline std::uint64_t splitmix64(std::uint64_t& state) {
     std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
@@ -67,4 +67,4 @@ private:
     std::uint64_t bits_;
 };
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace watchfloor::server::redfish {
+namespace watchfloor::server::exporters {
 
 struct RedfishAnswer {
     int status = 200;
@@ -26,21 +26,21 @@ inline constexpr std::string_view kJsonContentType = "application/json; charset=
 
 class RedfishTree {
 public:
-    RedfishTree(const service::FleetStateStore& store, CoolingMap map);
+    RedfishTree(const service::FleetStateStore& store, redfish::CoolingMap map);
 
     // GET of `path` (no query string); 404 with a Redfish error for anything not in the tree.
     RedfishAnswer get(std::string_view path) const;
-    const CoolingMap& map() const { return map_; }
+    const redfish::CoolingMap& map() const { return map_; }
 
 private:
     struct Loop;
-    Loop loop(const RackCooling& rack) const;
+    Loop loop(const redfish::RackCooling& rack) const;
     std::string serviceRoot() const;
     std::string thermalEquipment() const;
     std::string collection(std::string_view path, std::string_view type, std::string_view name,
                            const std::vector<std::string>& ids) const;
     std::string coolingUnit(const std::string& cdu) const;
-    std::string secondaryConnector(const std::string& cdu, const RackCooling& rack) const;
+    std::string secondaryConnector(const std::string& cdu, const redfish::RackCooling& rack) const;
     std::string primaryConnector(const std::string& cdu) const;
     std::string pump(const std::string& cdu, int pump) const;
     std::string filter(const std::string& cdu) const;
@@ -48,15 +48,15 @@ private:
     std::string leakDetection(const std::string& cdu) const;
     RedfishAnswer chassisPart(const std::vector<std::string_view>& segments, std::string_view path) const;
     std::string chassis(const std::string& cdu) const;
-    std::string leakDetector(const std::string& cdu, const RackCooling& rack, std::size_t detector) const;
+    std::string leakDetector(const std::string& cdu, const redfish::RackCooling& rack, std::size_t detector) const;
     std::uint32_t pumpsRunning(const std::string& cdu) const;
     bool filterLoaded(const std::string& cdu) const;
 
     const service::FleetStateStore& store_;
-    CoolingMap map_;
+    redfish::CoolingMap map_;
 };
 
 // A Redfish error body ({"error": {"code", "message", "@Message.ExtendedInfo"}}).
 std::string redfishError(std::string_view messageId, std::string_view message);
 
-}  // namespace watchfloor::server::redfish
+}  // namespace watchfloor::server::exporters

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 
 std::string ConfigError::toString() const {
     std::string text = file;
@@ -141,4 +141,4 @@ bool OptionReader::noLeftovers() {
     return fail("unknown option '" + line_.options.begin()->first + "'");
 }
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

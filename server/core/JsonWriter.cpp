@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace watchfloor::server::redfish {
+namespace watchfloor::server {
 
 void JsonWriter::beforeValue() {
     if (afterKey_) {
@@ -116,4 +116,4 @@ JsonWriter& JsonWriter::link(std::string_view name, std::string_view path) {
     return key(name).beginObject().key("@odata.id").string(path).endObject();
 }
 
-}  // namespace watchfloor::server::redfish
+}  // namespace watchfloor::server

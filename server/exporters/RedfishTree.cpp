@@ -8,7 +8,7 @@
 #include <limits>
 #include <optional>
 
-namespace watchfloor::server::redfish {
+namespace watchfloor::server::exporters {
 
 namespace v1 = watchfloor::v1;
 
@@ -84,9 +84,10 @@ struct RedfishTree::Loop {
     }
 };
 
-RedfishTree::RedfishTree(const service::FleetStateStore& store, CoolingMap map) : store_(store), map_(std::move(map)) {}
+RedfishTree::RedfishTree(const service::FleetStateStore& store, redfish::CoolingMap map)
+    : store_(store), map_(std::move(map)) {}
 
-RedfishTree::Loop RedfishTree::loop(const RackCooling& rack) const {
+RedfishTree::Loop RedfishTree::loop(const redfish::RackCooling& rack) const {
     auto read = [&](v1::Metric metric) {
         const auto latest = store_.latest(rack.loopIndex, metric);
         return latest ? double(latest->value) : kNaN;
@@ -112,7 +113,7 @@ RedfishTree::Loop RedfishTree::loop(const RackCooling& rack) const {
 }
 
 std::uint32_t RedfishTree::pumpsRunning(const std::string& cdu) const {
-    for (const RackCooling* rack : map_.racksOf(cdu))
+    for (const redfish::RackCooling* rack : map_.racksOf(cdu))
         if (const auto latest = store_.latest(rack->loopIndex, v1::CDU_PUMPS_RUNNING);
             latest && std::isfinite(latest->value))
             return std::uint32_t(std::clamp(double(latest->value), 0.0, double(kPumpsPerCdu)));
@@ -120,7 +121,7 @@ std::uint32_t RedfishTree::pumpsRunning(const std::string& cdu) const {
 }
 
 bool RedfishTree::filterLoaded(const std::string& cdu) const {
-    for (const RackCooling* rack : map_.racksOf(cdu)) {
+    for (const redfish::RackCooling* rack : map_.racksOf(cdu)) {
         const Loop l = loop(*rack);
         if (std::isfinite(l.dpBar) && std::isfinite(l.dpSetpointBar) &&
             l.dpBar > l.dpSetpointBar + kFilterLoadedAboveSpBar)
@@ -160,11 +161,11 @@ RedfishAnswer RedfishTree::get(std::string_view path) const {
     if (part == "SecondaryCoolantConnectors") {
         if (s.size() == 4) {
             std::vector<std::string> ids;
-            for (const RackCooling* r : racks) ids.push_back(r->connector);
+            for (const redfish::RackCooling* r : racks) ids.push_back(r->connector);
             return {200, collection(base + "/SecondaryCoolantConnectors", "CoolantConnectorCollection",
                                     "Secondary coolant connectors (rack loops)", ids)};
         }
-        const RackCooling* rack = s.size() == 5 ? map_.byConnector(cdu, std::string(s[4])) : nullptr;
+        const redfish::RackCooling* rack = s.size() == 5 ? map_.byConnector(cdu, std::string(s[4])) : nullptr;
         return rack ? RedfishAnswer{200, secondaryConnector(cdu, *rack)} : notFound();
     }
     if (part == "PrimaryCoolantConnectors") {
@@ -207,13 +208,13 @@ RedfishAnswer RedfishTree::chassisPart(const std::vector<std::string_view>& s, s
     if (s[2] != "LeakDetectors") return notFound();
     if (s.size() == 3) {
         std::vector<std::string> ids;
-        for (const RackCooling* r : map_.racksOf(cdu))
+        for (const redfish::RackCooling* r : map_.racksOf(cdu))
             ids.insert(ids.end(), r->leakDetectors.begin(), r->leakDetectors.end());
         return {200, collection(chassisPath(cdu) + "/LeakDetectors", "LeakDetectorCollection", "Leak detectors", ids)};
     }
     if (s.size() != 4) return notFound();
     const std::string id(s[3]);
-    const RackCooling* rack = map_.byDetector(cdu, id);
+    const redfish::RackCooling* rack = map_.byDetector(cdu, id);
     if (!rack) return notFound();
     const auto at = std::find(rack->leakDetectors.begin(), rack->leakDetectors.end(), id);
     return {200, leakDetector(cdu, *rack, std::size_t(at - rack->leakDetectors.begin()))};
@@ -293,7 +294,7 @@ std::string RedfishTree::coolingUnit(const std::string& cdu) const {
     std::string_view health = running == 0 ? "Critical" : running < kPumpsPerCdu ? "Warning" : "OK";
     std::string_view rollup = health;
     if (filterLoaded(cdu)) rollup = worse(rollup, "Warning");
-    for (const RackCooling* rack : map_.racksOf(cdu)) rollup = worse(rollup, loop(*rack).health());
+    for (const redfish::RackCooling* rack : map_.racksOf(cdu)) rollup = worse(rollup, loop(*rack).health());
     JsonWriter w;
     w.beginObject();
     header(w, "#CoolingUnit.v1_5_0.CoolingUnit", base);
@@ -342,7 +343,7 @@ std::string RedfishTree::coolingUnit(const std::string& cdu) const {
     return w.take();
 }
 
-std::string RedfishTree::secondaryConnector(const std::string& cdu, const RackCooling& rack) const {
+std::string RedfishTree::secondaryConnector(const std::string& cdu, const redfish::RackCooling& rack) const {
     const Loop l = loop(rack);
     JsonWriter w;
     w.beginObject();
@@ -371,7 +372,7 @@ std::string RedfishTree::secondaryConnector(const std::string& cdu, const RackCo
 std::string RedfishTree::primaryConnector(const std::string& cdu) const {
     double heat = 0;
     bool known = true;
-    for (const RackCooling* rack : map_.racksOf(cdu)) {
+    for (const redfish::RackCooling* rack : map_.racksOf(cdu)) {
         const double kw = loop(*rack).heatRemovedKw();
         known = known && std::isfinite(kw);
         heat += std::isfinite(kw) ? kw : 0;
@@ -440,7 +441,7 @@ std::string RedfishTree::leakDetection(const std::string& cdu) const {
     std::string_view health = "OK";
     JsonWriter groups;
     groups.beginArray();
-    for (const RackCooling* rack : map_.racksOf(cdu)) {
+    for (const redfish::RackCooling* rack : map_.racksOf(cdu)) {
         const Loop l = loop(*rack);
         groups.beginObject().key("GroupName").string("Rack " + rack->rackName);
         groups.key("Detectors").beginArray();
@@ -473,7 +474,8 @@ std::string RedfishTree::leakDetection(const std::string& cdu) const {
     return w.take();
 }
 
-std::string RedfishTree::leakDetector(const std::string& cdu, const RackCooling& rack, std::size_t detector) const {
+std::string RedfishTree::leakDetector(const std::string& cdu, const redfish::RackCooling& rack,
+                                      std::size_t detector) const {
     const Loop l = loop(rack);
     const auto state = detectorState(detector, rack.leakDetectors.size(), l.leakWet, l.leakFaulted);
     const std::string& id = rack.leakDetectors[detector];
@@ -514,4 +516,4 @@ std::string redfishError(std::string_view messageId, std::string_view message) {
     return w.take();
 }
 
-}  // namespace watchfloor::server::redfish
+}  // namespace watchfloor::server::exporters

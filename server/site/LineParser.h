@@ -1,5 +1,5 @@
 #pragma once
-// Shared tokenizer for the twin's two text formats (fleet files and scenario files):
+// Shared tokenizer for fleetd's two text formats (fleet files and scenario files):
 // whitespace-separated words, `key=value` options (`key="a value with blanks"`), `#` comments,
 // errors with file:line.
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 
 struct ParsedLine {
     int number = 0;
@@ -48,4 +48,4 @@ private:
     ConfigError* error_;
 };
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -1,7 +1,8 @@
 #pragma once
-// What fleet the twin builds: regions, racks (placement, design power) and training jobs,
-// either generated from counts (--regions/--racks) or read from a fleet file
-// (format documented in scenarios/README.md).
+// The fleet a site runs: regions, racks (placement, design power, host names and addresses), the
+// host inventory and training jobs, either generated from counts (--regions/--racks) or read from
+// a fleet file (format documented in scenarios/README.md). The twin builds it; the real sources
+// map a site's telemetry onto it.
 
 #include "ConfigError.h"
 
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 
 // How a compute tray's host names its parts: the inventory that maps real telemetry onto the
 // topology (fleet file `inventory` lines; see scenarios/README.md).
@@ -92,4 +93,4 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
 std::optional<std::vector<std::string>> expandNameList(const std::string& text, const std::vector<std::string>& ordered,
                                                        std::string* problem);
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-namespace watchfloor::server::sim {
+namespace watchfloor::server {
 namespace {
 
 using namespace watchfloor::v1;
@@ -77,4 +77,4 @@ Severity xidSeverity(const XidInfo& info) {
     return info.fatal ? SEVERITY_CRITICAL : info.action == XID_ACTION_IGNORE ? SEVERITY_INFO : SEVERITY_WARNING;
 }
 
-}  // namespace watchfloor::server::sim
+}  // namespace watchfloor::server

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace watchfloor::server::redfish {
+namespace watchfloor::server {
 
 class JsonWriter {
 public:
@@ -37,4 +37,4 @@ private:
     bool afterKey_ = false;
 };
 
-}  // namespace watchfloor::server::redfish
+}  // namespace watchfloor::server
