@@ -178,7 +178,17 @@ struct DigitalTwin::Impl final : JobHost {
     void rebootCooledTrays(std::uint32_t r);
 
     // --- telemetry (TwinTelemetry.cpp) ---
+    // What a rack's GPUs added up to this tick, for its RACK_GPU_* samples.
+    struct RackTally {
+        float maxTemp = 0;
+        double sumTemp = 0;
+        std::uint32_t reporting = 0, healthy = 0, degraded = 0, down = 0;
+    };
     void emitTelemetry();
+    void emitGpuSamples(std::uint32_t t, TrayActivity a, float coldPlate, double slowdownC, std::uint32_t second,
+                        RackTally& tally);
+    void emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate);
+    void emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second);
     void emitInitialStates();
     void emitPortCounters();
     void emitJobsAndFleet(bool samples);

@@ -84,161 +84,175 @@ void DigitalTwin::Impl::emitPortCounters() {
     changedNics.clear();
 }
 
+// Per tick, family by family in a fixed order (the noise stream is drawn in that order, so a seed
+// gives the same samples): each powered tray's GPUs, every 10 s its CPUs and NIC ports, then the
+// rack's loop and rack totals; the port counters that changed last.
 void DigitalTwin::Impl::emitTelemetry() {
     auto& samples = out()->samples;
     samples.reserve(samples.size() + gpus.size() * 10 + racks.size() * 20 + trays.size() * 3);
     const double slowdownC = model->topology().gpus(0).slowdown_temp_c();
     const std::uint32_t second = static_cast<std::uint32_t>(nowMs() / 1000);
     for (std::uint32_t r = 0; r < racks.size(); ++r) {
-        const RackStatus& rack = racks[r];
-        RackLoad& load = loads[r];
-        const CoolingLoop& loop = cooling->loop(r);
-        const float coldPlate = static_cast<float>(loop.coldPlateC());
-        float maxTemp = 0;
-        double sumTemp = 0;
-        std::uint32_t reporting = 0, healthy = 0, degraded = 0, down = 0;
+        const float coldPlate = static_cast<float>(cooling->loop(r).coldPlateC());
+        RackTally tally;
         for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
             const std::uint32_t t = r * kTraysPerRack + k;
             const TrayActivity a = activity(t);
             if (a == TrayActivity::Off) {
-                down += kGpusPerTray;
+                tally.down += kGpusPerTray;
                 continue;  // powered off: nothing reports
             }
-            const bool training = a == TrayActivity::Training;
-            const float tensorBase = training && trays[t].job != kNoJob
-                                         ? static_cast<float>(jobs()[trays[t].job].settings().mfuTarget * 1.15)
-                                         : 0.0f;
-            for (std::uint32_t i = 0; i < kGpusPerTray; ++i) {
-                const std::uint32_t g = t * kGpusPerTray + i;
-                GpuState& gpu = gpus[g];
-                const std::uint32_t e = model->gpuIndex(g);
-                const NoiseQuad n(noiseRng.next());
-                if (fallenOffBus(trays[t], gpu)) {
-                    constexpr float blank = std::numeric_limits<float>::quiet_NaN();
-                    for (const Metric metric :
-                         {DCGM_FI_DEV_GPU_TEMP, DCGM_FI_DEV_MEMORY_TEMP, DCGM_FI_DEV_POWER_USAGE, DCGM_FI_DEV_GPU_UTIL,
-                          DCGM_FI_DEV_SM_CLOCK, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE})
-                        samples.push_back({e, metric, blank});
-                    samples.push_back({e, DCGM_FI_DEV_GPU_RECOVERY_ACTION, static_cast<float>(gpu.recoveryAction)});
-                    ++down;
-                    continue;
-                }
-                const double throttle =
-                    clockFactor(coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpu.offsetC, slowdownC);
-                const float power = gpuPowerW(a, throttle) * (1.0f + 0.02f * n[0]);
-                const float temp = coldPlate + power * kColdPlateKPerW + gpu.offsetC + 0.4f * n[1];
-                const float util = training                           ? 98.5f + 1.5f * n[2]
-                                   : a == TrayActivity::Checkpointing ? 30.0f + 8.0f * n[2]
-                                   : a == TrayActivity::Recovering    ? 3.0f + 3.0f * n[2]
-                                                                      : 0.0f;
-                const std::uint8_t reasons = static_cast<std::uint8_t>((gpu.clocksReasons & clocks_event::kThermal) |
-                                                                       (util < 1.0f ? clocks_event::kGpuIdle : 0));
-                const float clock = util < 1.0f ? kSmClockIdleMhz : kSmClockMaxMhz * static_cast<float>(throttle);
-                samples.push_back({e, DCGM_FI_DEV_GPU_TEMP, temp});
-                samples.push_back({e, DCGM_FI_DEV_MEMORY_TEMP, temp - 4.0f + 0.5f * n[3]});
-                samples.push_back({e, DCGM_FI_DEV_POWER_USAGE, power});
-                samples.push_back({e, DCGM_FI_DEV_GPU_UTIL, std::clamp(util, 0.0f, 100.0f)});
-                samples.push_back({e, DCGM_FI_DEV_SM_CLOCK, clock});
-                samples.push_back({e, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE,
-                                   tensorBase * static_cast<float>(throttle) * (1.0f + 0.03f * n[0])});
-                samples.push_back({e, DCGM_FI_DEV_CLOCKS_EVENT_REASONS, static_cast<float>(reasons)});
-                samples.push_back({e, DCGM_FI_DEV_GPU_RECOVERY_ACTION, static_cast<float>(gpu.recoveryAction)});
-                const float nvlinkGBps =
-                    training ? kNvlinkTrainingGBps * static_cast<float>(throttle) * (1.0f + 0.05f * n[3])
-                    : a == TrayActivity::Checkpointing ? 40.0f
-                                                       : 0.0f;
-                samples.push_back({e, DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL, nvlinkGBps});
-                if (gpu.countersChanged) {
-                    gpu.countersChanged = false;
-                    samples.push_back({e, DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, static_cast<float>(gpu.eccDbe)});
-                    samples.push_back({e, DCGM_FI_DEV_ROW_REMAP_UNCORRECTABLE_TOTAL, static_cast<float>(gpu.rowRemap)});
-                    samples.push_back({e, DCGM_FI_DEV_ROW_REMAP_FAILURE, static_cast<float>(gpu.rowRemapFailure)});
-                    samples.push_back({e, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL, static_cast<float>(gpu.nvlinkCrc)});
-                    samples.push_back({e, DCGM_FI_DEV_NVLINK_REPLAY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkReplay)});
-                    samples.push_back(
-                        {e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkRecovery)});
-                }
-                if (gpu.xidChanged) {
-                    gpu.xidChanged = false;
-                    samples.push_back({e, DCGM_FI_DEV_XID_ERRORS, gpu.lastXid});
-                }
-                // Per-link throughput: each link once a minute, staggered (2.3 M links at 1,800 racks).
-                if ((g + second) % 60 == 0)
-                    for (std::uint32_t l = 0; l < kLinksPerGpu; ++l) {
-                        const std::uint32_t ordinal = g * kLinksPerGpu + l;
-                        const auto it = links.find(ordinal);
-                        const bool linkDown = it != links.end() && it->second.state == LINK_STATE_DOWN;
-                        samples.push_back({model->linkIndex(ordinal), DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK,
-                                           linkDown ? 0.0f : nvlinkGBps / kLinksPerGpu});
-                    }
-                maxTemp = std::max(maxTemp, temp);
-                sumTemp += temp;
-                ++reporting;
-                const HealthState health = countedGpuHealth(g);
-                healthy += health == HEALTH_STATE_HEALTHY;
-                degraded += health == HEALTH_STATE_DEGRADED;
-                down += health == HEALTH_STATE_FAILED;
-            }
-            // CPUs and NIC ports: every 10 s, staggered by tray.
-            if ((t + second) % 10 == 0) {
-                const NoiseQuad n(noiseRng.next());
-                const bool busy = training || a == TrayActivity::Checkpointing;
-                for (std::uint32_t c = 0; c < kCpusPerTray; ++c) {
-                    const std::uint32_t e = model->cpuIndex(t * kCpusPerTray + c);
-                    samples.push_back(
-                        {e, DCGM_FI_DEV_CPU_UTIL_TOTAL, busy ? 40.0f + 10.0f * n[c] : 3.0f + 2.0f * n[c]});
-                    samples.push_back({e, DCGM_FI_DEV_CPU_TEMP_CELSIUS, coldPlate + (busy ? 18.0f : 8.0f) + n[2 + c]});
-                    samples.push_back({e, DCGM_FI_DEV_CPU_POWER_WATTS,
-                                       static_cast<float>(busy ? kCpuTrainingW : kCpuIdleW) * (1.0f + 0.05f * n[c])});
-                }
-                for (std::uint32_t p = 0; p < kNicPortsPerTray; ++p) {
-                    const std::uint32_t ordinal = t * kNicPortsPerTray + p;
-                    const std::uint32_t e = model->nicIndex(ordinal);
-                    const auto it = nics.find(ordinal);
-                    const bool portDown = it != nics.end() && it->second.state == LINK_STATE_DOWN;
-                    const float gbps = portDown                           ? 0.0f
-                                       : training                         ? 280.0f + 40.0f * n[p]
-                                       : a == TrayActivity::Checkpointing ? 150.0f
-                                                                          : 0.2f;
-                    samples.push_back({e, IB_PORT_XMIT_DATA_GBPS, gbps});
-                    samples.push_back({e, IB_PORT_RCV_DATA_GBPS, gbps * 0.98f});
-                    samples.push_back(
-                        {e, IB_EFFECTIVE_BER, it != nics.end() && it->second.ber > 0 ? it->second.ber : 1e-15f});
-                    samples.push_back({e, IB_MODULE_TEMPERATURE_C, 52.0f + (busy ? 8.0f : 0.0f) + 2.0f * n[p]});
-                    samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
-                }
-            }
+            emitGpuSamples(t, a, coldPlate, slowdownC, second, tally);
+            if ((t + second) % 10 == 0) emitHostSamples(t, a, coldPlate);  // staggered by tray
         }
-        const std::uint32_t loopE = model->loopIndex(r);
-        const std::uint32_t rackE = model->rackIndex(r);
-        const NoiseQuad n(noiseRng.next());
-        samples.push_back({loopE, RACK_LIQUID_SUPPLY_TEMPERATURE_C, static_cast<float>(loop.supplyC()) + 0.05f * n[0]});
-        samples.push_back({loopE, RACK_LIQUID_RETURN_TEMPERATURE_C, static_cast<float>(loop.returnC()) + 0.05f * n[1]});
-        samples.push_back({loopE, RACK_LIQUID_FLOW_LPM, static_cast<float>(loop.flowLpm()) * (1.0f + 0.002f * n[2])});
-        samples.push_back(
-            {loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, static_cast<float>(loop.differentialPressureBar())});
-        samples.push_back({loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_SP_BAR,
-                           static_cast<float>(loop.differentialPressureSetpointBar())});
-        samples.push_back({loopE, RACK_CONTROL_VALVE_POSITION_PCT, static_cast<float>(loop.valvePct())});
-        samples.push_back({loopE, RACK_LEAK_DETECT, static_cast<float>(rack.leakWet)});
-        samples.push_back({loopE, RACK_LEAK_SENSOR_FAULT, static_cast<float>(rack.leakFaulted)});
-        samples.push_back({loopE, RACK_LIQUID_ISOLATION_STATUS, rack.liquidIsolated ? 1.0f : 0.0f});
-        samples.push_back({loopE, CDU_PUMPS_RUNNING, static_cast<float>(cooling->pumpsRunning(model->cduOfRack(r)))});
-        samples.push_back({rackE, RACK_POWER_KW, static_cast<float>(load.powerKw) * (1.0f + 0.003f * n[3])});
-        samples.push_back({rackE, RACK_ELECTRICAL_ISOLATION_STATUS, rack.electricalIsolated ? 1.0f : 0.0f});
-        samples.push_back({rackE, RACK_GPU_TEMP_MAX_C, reporting ? maxTemp : std::numeric_limits<float>::quiet_NaN()});
-        samples.push_back(
-            {rackE, RACK_GPU_TEMP_MEAN_C,
-             reporting ? static_cast<float>(sumTemp / reporting) : std::numeric_limits<float>::quiet_NaN()});
-        samples.push_back({rackE, RACK_GPUS_HEALTHY, static_cast<float>(healthy)});
-        samples.push_back({rackE, RACK_GPUS_DEGRADED, static_cast<float>(degraded)});
-        samples.push_back({rackE, RACK_GPUS_DOWN, static_cast<float>(down)});
-        std::uint32_t errors = 0;
-        for (const auto count : load.linkErrorsBySecond) errors += count;
-        samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(errors)});
-        load.linkErrorsBySecond[(second + 1) % 60] = 0;
+        emitRackSamples(r, tally, second);
     }
     emitPortCounters();
+}
+
+// A powered tray's four GPUs: DCGM's fields (blank when the GPU fell off the bus), the counters
+// that changed, and each NVLink's throughput once a minute, staggered.
+void DigitalTwin::Impl::emitGpuSamples(std::uint32_t t, TrayActivity a, float coldPlate, double slowdownC,
+                                       std::uint32_t second, RackTally& tally) {
+    auto& samples = out()->samples;
+    const bool training = a == TrayActivity::Training;
+    const float tensorBase = training && trays[t].job != kNoJob
+                                 ? static_cast<float>(jobs()[trays[t].job].settings().mfuTarget * 1.15)
+                                 : 0.0f;
+    for (std::uint32_t i = 0; i < kGpusPerTray; ++i) {
+        const std::uint32_t g = t * kGpusPerTray + i;
+        GpuState& gpu = gpus[g];
+        const std::uint32_t e = model->gpuIndex(g);
+        const NoiseQuad n(noiseRng.next());
+        if (fallenOffBus(trays[t], gpu)) {
+            constexpr float blank = std::numeric_limits<float>::quiet_NaN();
+            for (const Metric metric : {DCGM_FI_DEV_GPU_TEMP, DCGM_FI_DEV_MEMORY_TEMP, DCGM_FI_DEV_POWER_USAGE,
+                                        DCGM_FI_DEV_GPU_UTIL, DCGM_FI_DEV_SM_CLOCK, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE})
+                samples.push_back({e, metric, blank});
+            samples.push_back({e, DCGM_FI_DEV_GPU_RECOVERY_ACTION, static_cast<float>(gpu.recoveryAction)});
+            ++tally.down;
+            continue;
+        }
+        const double throttle = clockFactor(coldPlate + gpuPowerW(a, 1.0) * kColdPlateKPerW + gpu.offsetC, slowdownC);
+        const float power = gpuPowerW(a, throttle) * (1.0f + 0.02f * n[0]);
+        const float temp = coldPlate + power * kColdPlateKPerW + gpu.offsetC + 0.4f * n[1];
+        const float util = training                           ? 98.5f + 1.5f * n[2]
+                           : a == TrayActivity::Checkpointing ? 30.0f + 8.0f * n[2]
+                           : a == TrayActivity::Recovering    ? 3.0f + 3.0f * n[2]
+                                                              : 0.0f;
+        const std::uint8_t reasons = static_cast<std::uint8_t>((gpu.clocksReasons & clocks_event::kThermal) |
+                                                               (util < 1.0f ? clocks_event::kGpuIdle : 0));
+        const float clock = util < 1.0f ? kSmClockIdleMhz : kSmClockMaxMhz * static_cast<float>(throttle);
+        samples.push_back({e, DCGM_FI_DEV_GPU_TEMP, temp});
+        samples.push_back({e, DCGM_FI_DEV_MEMORY_TEMP, temp - 4.0f + 0.5f * n[3]});
+        samples.push_back({e, DCGM_FI_DEV_POWER_USAGE, power});
+        samples.push_back({e, DCGM_FI_DEV_GPU_UTIL, std::clamp(util, 0.0f, 100.0f)});
+        samples.push_back({e, DCGM_FI_DEV_SM_CLOCK, clock});
+        samples.push_back(
+            {e, DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, tensorBase * static_cast<float>(throttle) * (1.0f + 0.03f * n[0])});
+        samples.push_back({e, DCGM_FI_DEV_CLOCKS_EVENT_REASONS, static_cast<float>(reasons)});
+        samples.push_back({e, DCGM_FI_DEV_GPU_RECOVERY_ACTION, static_cast<float>(gpu.recoveryAction)});
+        const float nvlinkGBps = training ? kNvlinkTrainingGBps * static_cast<float>(throttle) * (1.0f + 0.05f * n[3])
+                                 : a == TrayActivity::Checkpointing ? 40.0f
+                                                                    : 0.0f;
+        samples.push_back({e, DCGM_FI_DEV_NVLINK_THROUGHPUT_TOTAL, nvlinkGBps});
+        if (gpu.countersChanged) {
+            gpu.countersChanged = false;
+            samples.push_back({e, DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, static_cast<float>(gpu.eccDbe)});
+            samples.push_back({e, DCGM_FI_DEV_ROW_REMAP_UNCORRECTABLE_TOTAL, static_cast<float>(gpu.rowRemap)});
+            samples.push_back({e, DCGM_FI_DEV_ROW_REMAP_FAILURE, static_cast<float>(gpu.rowRemapFailure)});
+            samples.push_back({e, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL, static_cast<float>(gpu.nvlinkCrc)});
+            samples.push_back({e, DCGM_FI_DEV_NVLINK_REPLAY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkReplay)});
+            samples.push_back({e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_TOTAL, static_cast<float>(gpu.nvlinkRecovery)});
+        }
+        if (gpu.xidChanged) {
+            gpu.xidChanged = false;
+            samples.push_back({e, DCGM_FI_DEV_XID_ERRORS, gpu.lastXid});
+        }
+        // Per-link throughput: each link once a minute, staggered (2.3 M links at 1,800 racks).
+        if ((g + second) % 60 == 0)
+            for (std::uint32_t l = 0; l < kLinksPerGpu; ++l) {
+                const std::uint32_t ordinal = g * kLinksPerGpu + l;
+                const auto it = links.find(ordinal);
+                const bool linkDown = it != links.end() && it->second.state == LINK_STATE_DOWN;
+                samples.push_back({model->linkIndex(ordinal), DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK,
+                                   linkDown ? 0.0f : nvlinkGBps / kLinksPerGpu});
+            }
+        tally.maxTemp = std::max(tally.maxTemp, temp);
+        tally.sumTemp += temp;
+        ++tally.reporting;
+        const HealthState health = countedGpuHealth(g);
+        tally.healthy += health == HEALTH_STATE_HEALTHY;
+        tally.degraded += health == HEALTH_STATE_DEGRADED;
+        tally.down += health == HEALTH_STATE_FAILED;
+    }
+}
+
+// A tray's two Grace CPUs and its four NIC ports.
+void DigitalTwin::Impl::emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate) {
+    auto& samples = out()->samples;
+    const bool training = a == TrayActivity::Training;
+    const NoiseQuad n(noiseRng.next());
+    const bool busy = training || a == TrayActivity::Checkpointing;
+    for (std::uint32_t c = 0; c < kCpusPerTray; ++c) {
+        const std::uint32_t e = model->cpuIndex(t * kCpusPerTray + c);
+        samples.push_back({e, DCGM_FI_DEV_CPU_UTIL_TOTAL, busy ? 40.0f + 10.0f * n[c] : 3.0f + 2.0f * n[c]});
+        samples.push_back({e, DCGM_FI_DEV_CPU_TEMP_CELSIUS, coldPlate + (busy ? 18.0f : 8.0f) + n[2 + c]});
+        samples.push_back({e, DCGM_FI_DEV_CPU_POWER_WATTS,
+                           static_cast<float>(busy ? kCpuTrainingW : kCpuIdleW) * (1.0f + 0.05f * n[c])});
+    }
+    for (std::uint32_t p = 0; p < kNicPortsPerTray; ++p) {
+        const std::uint32_t ordinal = t * kNicPortsPerTray + p;
+        const std::uint32_t e = model->nicIndex(ordinal);
+        const auto it = nics.find(ordinal);
+        const bool portDown = it != nics.end() && it->second.state == LINK_STATE_DOWN;
+        const float gbps = portDown                           ? 0.0f
+                           : training                         ? 280.0f + 40.0f * n[p]
+                           : a == TrayActivity::Checkpointing ? 150.0f
+                                                              : 0.2f;
+        samples.push_back({e, IB_PORT_XMIT_DATA_GBPS, gbps});
+        samples.push_back({e, IB_PORT_RCV_DATA_GBPS, gbps * 0.98f});
+        samples.push_back({e, IB_EFFECTIVE_BER, it != nics.end() && it->second.ber > 0 ? it->second.ber : 1e-15f});
+        samples.push_back({e, IB_MODULE_TEMPERATURE_C, 52.0f + (busy ? 8.0f : 0.0f) + 2.0f * n[p]});
+        samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
+    }
+}
+
+// A rack's liquid loop (and its CDU's pumps) and the rack's totals from its trays' tally.
+void DigitalTwin::Impl::emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second) {
+    auto& samples = out()->samples;
+    const RackStatus& rack = racks[r];
+    RackLoad& load = loads[r];
+    const CoolingLoop& loop = cooling->loop(r);
+    const std::uint32_t loopE = model->loopIndex(r);
+    const std::uint32_t rackE = model->rackIndex(r);
+    const NoiseQuad n(noiseRng.next());
+    samples.push_back({loopE, RACK_LIQUID_SUPPLY_TEMPERATURE_C, static_cast<float>(loop.supplyC()) + 0.05f * n[0]});
+    samples.push_back({loopE, RACK_LIQUID_RETURN_TEMPERATURE_C, static_cast<float>(loop.returnC()) + 0.05f * n[1]});
+    samples.push_back({loopE, RACK_LIQUID_FLOW_LPM, static_cast<float>(loop.flowLpm()) * (1.0f + 0.002f * n[2])});
+    samples.push_back(
+        {loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_BAR, static_cast<float>(loop.differentialPressureBar())});
+    samples.push_back(
+        {loopE, RACK_LIQUID_DIFFERENTIAL_PRESSURE_SP_BAR, static_cast<float>(loop.differentialPressureSetpointBar())});
+    samples.push_back({loopE, RACK_CONTROL_VALVE_POSITION_PCT, static_cast<float>(loop.valvePct())});
+    samples.push_back({loopE, RACK_LEAK_DETECT, static_cast<float>(rack.leakWet)});
+    samples.push_back({loopE, RACK_LEAK_SENSOR_FAULT, static_cast<float>(rack.leakFaulted)});
+    samples.push_back({loopE, RACK_LIQUID_ISOLATION_STATUS, rack.liquidIsolated ? 1.0f : 0.0f});
+    samples.push_back({loopE, CDU_PUMPS_RUNNING, static_cast<float>(cooling->pumpsRunning(model->cduOfRack(r)))});
+    samples.push_back({rackE, RACK_POWER_KW, static_cast<float>(load.powerKw) * (1.0f + 0.003f * n[3])});
+    samples.push_back({rackE, RACK_ELECTRICAL_ISOLATION_STATUS, rack.electricalIsolated ? 1.0f : 0.0f});
+    samples.push_back(
+        {rackE, RACK_GPU_TEMP_MAX_C, tally.reporting ? tally.maxTemp : std::numeric_limits<float>::quiet_NaN()});
+    samples.push_back({rackE, RACK_GPU_TEMP_MEAN_C,
+                       tally.reporting ? static_cast<float>(tally.sumTemp / tally.reporting)
+                                       : std::numeric_limits<float>::quiet_NaN()});
+    samples.push_back({rackE, RACK_GPUS_HEALTHY, static_cast<float>(tally.healthy)});
+    samples.push_back({rackE, RACK_GPUS_DEGRADED, static_cast<float>(tally.degraded)});
+    samples.push_back({rackE, RACK_GPUS_DOWN, static_cast<float>(tally.down)});
+    std::uint32_t errors = 0;
+    for (const auto count : load.linkErrorsBySecond) errors += count;
+    samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(errors)});
+    load.linkErrorsBySecond[(second + 1) % 60] = 0;
 }
 
 void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
