@@ -1,7 +1,6 @@
 #include "FleetPage.h"
 
 #include "AutomationView.h"
-#include "ConsoleSettings.h"
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
 #include "KpiStrip.h"

@@ -19,6 +19,9 @@ struct TrayLifecycleStatus;
 
 namespace watchfloor::ui {
 
+// The fleet map lenses by the key settings and the lens menu know them by, in menu order
+// ("health", "gpu-temp", ...).
+QStringList lensKeys();
 widgets::Lens lensFromKey(const QString& key);  // "gpu-temp" → GpuTemperature; unknown → Health
 
 // Which job runs on each rack (the one holding most of its trays), rebuilt when jobs change.

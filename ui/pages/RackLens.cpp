@@ -16,6 +16,14 @@ namespace watchfloor::ui {
 namespace v1 = watchfloor::v1;
 using widgets::Lens;
 
+QStringList lensKeys() {
+    static const QStringList keys{
+        QStringLiteral("health"),       QStringLiteral("gpu-temp"), QStringLiteral("power"),
+        QStringLiteral("coolant-flow"), QStringLiteral("delta-t"),  QStringLiteral("link-errors"),
+        QStringLiteral("job"),          QStringLiteral("goodput"),  QStringLiteral("lifecycle")};
+    return keys;
+}
+
 Lens lensFromKey(const QString& key) {
     static const QHash<QString, Lens> lenses{{QStringLiteral("health"), Lens::Health},
                                              {QStringLiteral("gpu-temp"), Lens::GpuTemperature},
