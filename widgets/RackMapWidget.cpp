@@ -192,7 +192,11 @@ QString RackMapWidget::selectedRackId() const {
     return m_selected < 0 || m_selected >= rackCount() ? QString() : m_racks[static_cast<std::size_t>(m_selected)].id;
 }
 
-void RackMapWidget::setSelectedRack(const QString& id) { select(indexOfRack(id), true); }
+void RackMapWidget::setSelectedRack(const QString& id) { setSelectedIndex(indexOfRack(id)); }
+
+void RackMapWidget::setSelectedIndex(int rackIndex) {
+    select(rackIndex >= 0 && rackIndex < rackCount() ? rackIndex : -1, true);
+}
 
 void RackMapWidget::select(int rackIndex, bool visible) {
     if (rackIndex == m_selected) return;

@@ -76,6 +76,8 @@ public:
     QString selectedRackId() const;
     int selectedIndex() const { return m_selected; }
     void setSelectedRack(const QString& id);
+    // By index, as placed by setRacks(); out of range clears the selection.
+    void setSelectedIndex(int rackIndex);
 
     // Pixels per world unit (one tile is one unit).
     double pixelsPerTile() const { return m_scale; }

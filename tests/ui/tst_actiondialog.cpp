@@ -355,7 +355,9 @@ private slots:
 
         auto* fleetPage = qobject_cast<ui::FleetPage*>(window.page(ui::PageId::Fleet));
         QMenu rackMenu;
-        fleetPage->populateRackMenu(rackMenu, QStringLiteral("r01"));
+        // The tile's index on the map is the rack row the menu is for.
+        fleetPage->populateRackMenu(rackMenu, fleetPage->rackMap()->indexOfRack(QStringLiteral("r01")));
+        QVERIFY(entryTexts(rackMenu).contains(QStringLiteral("Open r01")));
         QCOMPARE(actionEntries(rackMenu) > 0, expectActions);
         if (expectActions) QVERIFY(entryTexts(rackMenu).contains(QStringLiteral("Isolate rack r01…")));
 

@@ -290,12 +290,14 @@ private slots:
         QVERIFY(!table->cellWidget(0, ui::FailSlowPanel::Action));  // no operator actions in this window
 
         const int r02 = m_store->rackRow(client::EntityId{quint16(m_endpoint), m_fleet.r02});
-        ui::RackJobs jobs;
+        client::RackJobs jobs;
         jobs.rebuild(*m_store);
-        QCOMPARE(int(ui::rackLensReading(*m_store, r02, widgets::Lens::Lifecycle, jobs).value),
-                 int(widgets::LifecycleCategory::TriageOrRma));
-        QCOMPARE(int(ui::rackLensReading(*m_store, 1 - r02, widgets::Lens::Lifecycle, jobs).value),
-                 int(widgets::LifecycleCategory::Production));
+        auto lifecycle = [&](int row) {
+            return int(
+                ui::rackLensReading(*m_store, client::rackRollup(*m_store, row, jobs), widgets::Lens::Lifecycle).value);
+        };
+        QCOMPARE(lifecycle(r02), int(widgets::LifecycleCategory::TriageOrRma));
+        QCOMPARE(lifecycle(1 - r02), int(widgets::LifecycleCategory::Production));
         const QString tooltip = ui::rackTooltip(*m_store, r02, jobs);
         QVERIFY2(tooltip.contains(QStringLiteral("r02-n05: triage (alice) · lemon: 3 failures")), qPrintable(tooltip));
 

@@ -41,6 +41,7 @@ private slots:
     void clickActivatesAndDragDoesNot();
     void wheelAndShortcutsZoom();
     void selectionSurvivesTopologyChange();
+    void selectionByIndex();
     void emptyFleetIsSafe();
     void themeColoursApply_data();
     void themeColoursApply();
@@ -366,6 +367,22 @@ void TestRackMapWidget::wheelAndShortcutsZoom() {
     QVERIFY(m_map->pixelsPerTile() < fit);
     QTest::keyClick(m_map, Qt::Key_0, Qt::ControlModifier);
     QCOMPARE(m_map->pixelsPerTile(), fit);
+}
+
+// The Fleet page selects by rack row, which is the index it placed the rack at.
+void TestRackMapWidget::selectionByIndex() {
+    QSignalSpy selection(m_map, &RackMapWidget::selectionChanged);
+    m_map->setSelectedIndex(7);
+    QCOMPARE(m_map->selectedIndex(), 7);
+    QCOMPARE(m_map->selectedRackId(), m_map->rack(7).id);
+    QCOMPARE(selection.count(), 1);
+    QCOMPARE(selection.at(0).at(0).toString(), m_map->rack(7).id);
+    m_map->setSelectedIndex(m_map->rackCount());
+    QCOMPARE(m_map->selectedIndex(), -1);
+    m_map->setSelectedIndex(3);
+    m_map->setSelectedIndex(-2);
+    QCOMPARE(m_map->selectedIndex(), -1);
+    QCOMPARE(selection.count(), 4);
 }
 
 void TestRackMapWidget::selectionSurvivesTopologyChange() {

@@ -69,6 +69,7 @@ std::vector<DrainRow> drainRows(const client::FleetStore& store) {
             const client::EntityStatus status = fleet.status(node);
             const std::string_view reason = fleet.statusReason(node);
             DrainRow row;
+            row.trayId = id;
             row.tray = name;
             row.kind = owner.kind();
             const bool held = owner.kind() == v1::DRAIN_OWNER_KIND_HEALTH_CHECK;

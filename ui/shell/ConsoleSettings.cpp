@@ -1,5 +1,7 @@
 #include "ConsoleSettings.h"
 
+#include "RackLens.h"
+
 #include <QFile>
 #include <QSettings>
 #include <QStringDecoder>
@@ -13,9 +15,6 @@ const QString kLens = QStringLiteral("fleet/lens");
 const QString kLastPage = QStringLiteral("navigation/lastPage");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
-const QStringList kLensKeys{QStringLiteral("health"),       QStringLiteral("gpu-temp"), QStringLiteral("power"),
-                            QStringLiteral("coolant-flow"), QStringLiteral("delta-t"),  QStringLiteral("link-errors"),
-                            QStringLiteral("job"),          QStringLiteral("goodput"),  QStringLiteral("lifecycle")};
 // QSettings' INI reader accepts almost anything (binary junk parses as odd keys), so a file
 // that is not clean UTF-8 text is treated as corrupt before QSettings gets to guess.
 bool isReadableSettingsText(const QString& path) {
@@ -91,10 +90,10 @@ LoadedSettings loadConsoleSettings(QSettings& store) {
     }
     if (store.contains(kLens)) {
         const QString value = store.value(kLens).toString();
-        if (kLensKeys.contains(value))
+        if (lensKeys().contains(value))
             s.lens = value;
         else
-            warn(kLens, QStringLiteral("'%1' (known: %2)").arg(value, kLensKeys.join(QStringLiteral(", "))));
+            warn(kLens, QStringLiteral("'%1' (known: %2)").arg(value, lensKeys().join(QStringLiteral(", "))));
     }
     if (store.contains(kLastPage)) {
         const QString value = store.value(kLastPage).toString();
@@ -118,7 +117,5 @@ void saveConsoleSettings(QSettings& store, const ConsoleSettings& s) {
     store.setValue(kState, s.windowState);
     store.sync();
 }
-
-QStringList lensKeys() { return kLensKeys; }
 
 }  // namespace watchfloor::ui

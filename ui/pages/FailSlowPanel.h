@@ -27,13 +27,6 @@ class Theme;
 
 namespace watchfloor::ui {
 
-// "observed (2/3 windows)", "proposed", "refused by automation: …", "evicting (op-…)".
-QString failSlowStageText(const watchfloor::v1::FailSlowFinding& finding);
-
-// The eviction the ladder proposes, as the drain dialog's draft ("Evict r01-n03…", reason
-// pre-filled). It goes through OperatorActions::open like every action: preview first.
-ActionDraft failSlowEvictionDraft(int endpoint, const watchfloor::v1::FailSlowFinding& finding, const QString& jobName);
-
 class FailSlowPanel : public QWidget {
     Q_OBJECT
 public:

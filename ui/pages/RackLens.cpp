@@ -6,15 +6,22 @@
 
 #include "FleetStore.h"
 
-#include <QMap>
-
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace watchfloor::ui {
 
 namespace v1 = watchfloor::v1;
 using widgets::Lens;
+
+QStringList lensKeys() {
+    static const QStringList keys{
+        QStringLiteral("health"),       QStringLiteral("gpu-temp"), QStringLiteral("power"),
+        QStringLiteral("coolant-flow"), QStringLiteral("delta-t"),  QStringLiteral("link-errors"),
+        QStringLiteral("job"),          QStringLiteral("goodput"),  QStringLiteral("lifecycle")};
+    return keys;
+}
 
 Lens lensFromKey(const QString& key) {
     static const QHash<QString, Lens> lenses{{QStringLiteral("health"), Lens::Health},
@@ -27,48 +34,6 @@ Lens lensFromKey(const QString& key) {
                                              {QStringLiteral("goodput"), Lens::Goodput},
                                              {QStringLiteral("lifecycle"), Lens::Lifecycle}};
     return lenses.value(key, Lens::Health);
-}
-
-void RackJobs::rebuild(const client::FleetStore& store) {
-    m_jobRowByRack.assign(std::size_t(store.rackCount()), -1);
-    m_jobNames.clear();
-    std::vector<QMap<int, int>> traysPerJob(std::size_t(store.rackCount()));
-    for (int row = 0; row < store.jobCount(); ++row) {
-        const v1::Job* job = store.job(row);
-        m_jobNames << (job ? QString::fromStdString(job->name()) : QString());
-        if (!job || job->state() == v1::JOB_STATE_FINISHED || job->state() == v1::JOB_STATE_PENDING) continue;
-        const client::EntityId jobId = store.jobAt(row);
-        for (std::uint32_t node : job->node_indexes()) {
-            const int rackRow = store.rackRow(store.rackOf(client::EntityId{jobId.endpoint, node}));
-            if (rackRow >= 0) ++traysPerJob[std::size_t(rackRow)][row];
-        }
-    }
-    for (std::size_t rack = 0; rack < traysPerJob.size(); ++rack) {
-        int best = -1, bestTrays = 0;
-        for (auto it = traysPerJob[rack].cbegin(); it != traysPerJob[rack].cend(); ++it) {
-            if (it.value() > bestTrays) {
-                best = it.key();
-                bestTrays = it.value();
-            }
-        }
-        m_jobRowByRack[rack] = best;
-    }
-}
-
-QList<int> RackJobs::jobRowsOnRack(const client::FleetStore& store, int rackRow) const {
-    QList<int> rows;
-    const client::EntityId rack = store.rackAt(rackRow);
-    for (int row = 0; row < store.jobCount(); ++row) {
-        const v1::Job* job = store.job(row);
-        if (!job || job->state() == v1::JOB_STATE_FINISHED || store.jobAt(row).endpoint != rack.endpoint) continue;
-        for (std::uint32_t node : job->node_indexes()) {
-            if (store.rackOf(client::EntityId{rack.endpoint, node}) == rack) {
-                rows << row;
-                break;
-            }
-        }
-    }
-    return rows;
 }
 
 std::vector<int> recentAlertsPerRack(const client::FleetStore& store, std::chrono::milliseconds window) {
@@ -89,18 +54,16 @@ std::vector<int> recentAlertsPerRack(const client::FleetStore& store, std::chron
 
 namespace {
 
-widgets::Reading fromClient(const client::FleetStore& store, const client::Reading& reading, int endpoint) {
-    widgets::Reading r = toWidgetReading(reading);
-    // Not Live makes a value stale; a silent one stays silent (the more precise word).
-    if (!r.isMissing() && !r.isSilent() && store.endpointState(endpoint) != client::ConnectionState::Live)
-        r.freshness = widgets::Freshness::Stale;
-    return r;
+widgets::Reading withFreshness(float value, client::Freshness freshness) {
+    client::Reading r;
+    r.value = value;
+    r.freshness = freshness;
+    return toWidgetReading(r);
 }
 
-widgets::Reading rackHealth(const client::FleetStore& store, int rackRow) {
-    const client::EntityId rack = store.rackAt(rackRow);
-    const client::EntityStatus status = store.status(rack);
+std::optional<widgets::HealthCategory> rackHealth(const client::RackRollup& rack) {
     using widgets::HealthCategory;
+    const client::EntityStatus& status = rack.status;
     std::optional<HealthCategory> category;
     if (status.rackState == v1::RACK_STATE_ISOLATED)
         category = HealthCategory::Isolated;
@@ -110,58 +73,30 @@ widgets::Reading rackHealth(const client::FleetStore& store, int rackRow) {
         category = HealthCategory::Degraded;
     else if (status.health == v1::HEALTH_STATE_HEALTHY || status.rackState == v1::RACK_STATE_IN_SERVICE)
         category = HealthCategory::Healthy;
-    if (!category) return widgets::Reading::missing();
     // A rack whose own state says healthy but has GPUs down or degraded is not healthy.
-    if (*category == HealthCategory::Healthy) {
-        const client::Reading down = store.rackReading(rackRow, v1::RACK_GPUS_DOWN);
-        const client::Reading degraded = store.rackReading(rackRow, v1::RACK_GPUS_DEGRADED);
-        if ((down.hasValue() && down.value > 0) || (degraded.hasValue() && degraded.value > 0))
-            category = HealthCategory::Degraded;
-    }
-    const bool live = store.endpointState(rack.endpoint) == client::ConnectionState::Live;
-    return live ? widgets::Reading::fresh(float(int(*category))) : widgets::Reading::stale(float(int(*category)));
+    if (category == HealthCategory::Healthy && ((rack.gpusDown.hasValue() && rack.gpusDown.value > 0) ||
+                                                (rack.gpusDegraded.hasValue() && rack.gpusDegraded.value > 0)))
+        category = HealthCategory::Degraded;
+    return category;
 }
 
 }  // namespace
 
-widgets::Reading rackLensReading(const client::FleetStore& store, int rackRow, Lens lens, const RackJobs& jobs) {
-    const int endpoint = store.rackAt(rackRow).endpoint;
-    auto metric = [&](v1::Metric m) { return fromClient(store, store.rackReading(rackRow, m), endpoint); };
+widgets::Reading rackLensReading(const client::FleetStore& store, const client::RackRollup& rack, Lens lens) {
     switch (lens) {
-    case Lens::Health: return rackHealth(store, rackRow);
-    case Lens::GpuTemperature: return metric(v1::RACK_GPU_TEMP_MAX_C);
-    case Lens::Power: return metric(v1::RACK_POWER_KW);
-    case Lens::CoolantFlow: return metric(v1::RACK_LIQUID_FLOW_LPM);
-    case Lens::CoolantDeltaT: {
-        const widgets::Reading supply = metric(v1::RACK_LIQUID_SUPPLY_TEMPERATURE_C);
-        const widgets::Reading ret = metric(v1::RACK_LIQUID_RETURN_TEMPERATURE_C);
-        if (supply.isMissing() || ret.isMissing()) return widgets::Reading::missing();
-        const float delta = ret.value - supply.value;
-        return supply.isStale() || ret.isStale() ? widgets::Reading::stale(delta) : widgets::Reading::fresh(delta);
+    case Lens::Health: {
+        const std::optional<widgets::HealthCategory> category = rackHealth(rack);
+        return category ? withFreshness(float(int(*category)), rack.stateFreshness) : widgets::Reading::missing();
     }
-    case Lens::LinkErrors: return metric(v1::RACK_LINK_ERRORS_PER_MIN);
-    case Lens::Lifecycle: {
-        const bool live = store.endpointState(endpoint) == client::ConnectionState::Live;
-        const float worst = float(int(rackLifecycle(store, store.rackAt(rackRow))));
-        return live ? widgets::Reading::fresh(worst) : widgets::Reading::stale(worst);
-    }
-    case Lens::Job: {
-        const int job = jobs.jobRowOfRack(rackRow);
-        // Category 0 is "idle"; job rows start at 1.
-        return widgets::Reading::fresh(float(job + 1));
-    }
-    case Lens::Goodput: {
-        const int jobRow = jobs.jobRowOfRack(rackRow);
-        const v1::Job* job = jobRow >= 0 ? store.job(jobRow) : nullptr;
-        if (!job) return widgets::Reading::missing();
-        const widgets::Reading sampled =
-            fromClient(store, store.reading(store.jobAt(jobRow), v1::JOB_GOODPUT_RATIO), endpoint);
-        if (!sampled.isMissing()) return sampled;
-        // No JOB_GOODPUT_RATIO samples: the Job message itself carries the ratio.
-        const bool live = store.endpointState(endpoint) == client::ConnectionState::Live;
-        const float ratio = float(job->goodput_ratio());
-        return live ? widgets::Reading::fresh(ratio) : widgets::Reading::stale(ratio);
-    }
+    case Lens::GpuTemperature: return toWidgetReading(rack.gpuTempMax);
+    case Lens::Power: return toWidgetReading(rack.power);
+    case Lens::CoolantFlow: return toWidgetReading(rack.coolantFlow);
+    case Lens::CoolantDeltaT: return toWidgetReading(rack.coolantDeltaT);
+    case Lens::LinkErrors: return toWidgetReading(rack.linkErrors);
+    case Lens::Lifecycle: return withFreshness(float(int(rackLifecycle(store, rack.rack))), rack.stateFreshness);
+    // Category 0 is "idle"; job rows start at 1.
+    case Lens::Job: return withFreshness(float(rack.jobRow + 1), rack.stateFreshness);
+    case Lens::Goodput: return toWidgetReading(rack.jobGoodput);
     }
     return widgets::Reading::missing();
 }
@@ -188,25 +123,23 @@ void describeMaintenance(const client::FleetStore& store, client::EntityId rack,
 
 }  // namespace
 
-std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, Lens lens, const RackJobs& jobs,
+std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store,
+                                              const std::vector<client::RackRollup>& racks, Lens lens,
                                               const std::vector<int>& alerts) {
-    std::vector<widgets::RackStatus> statuses(std::size_t(store.rackCount()));
-    for (int row = 0; row < store.rackCount(); ++row) {
-        widgets::RackStatus& s = statuses[std::size_t(row)];
-        s.value = rackLensReading(store, row, lens, jobs);
-        s.alertCount = row < int(alerts.size()) ? alerts[std::size_t(row)] : 0;
-        s.isolated = store.status(store.rackAt(row)).rackState == v1::RACK_STATE_ISOLATED;
-        s.silentTrays = store.silentTraysInRack(store.rackAt(row));
-        describeMaintenance(store, store.rackAt(row), &s);
-        // Every tray silent: whatever the rack's last state or value said, nobody knows it now.
-        if (const v1::Rack* info = store.rackInfo(store.rackAt(row));
-            info && s.silentTrays > 0 && s.silentTrays >= info->node_indexes_size() && !s.value.isMissing())
-            s.value.freshness = widgets::Freshness::Silent;
+    std::vector<widgets::RackStatus> statuses(racks.size());
+    for (std::size_t i = 0; i < racks.size(); ++i) {
+        const client::RackRollup& rack = racks[i];
+        widgets::RackStatus& s = statuses[i];
+        s.value = rackLensReading(store, rack, lens);
+        s.alertCount = rack.row >= 0 && rack.row < int(alerts.size()) ? alerts[std::size_t(rack.row)] : 0;
+        s.isolated = rack.status.rackState == v1::RACK_STATE_ISOLATED;
+        s.silentTrays = rack.silentTrays;
+        describeMaintenance(store, rack.rack, &s);
     }
     return statuses;
 }
 
-QString rackTooltip(const client::FleetStore& store, int rackRow, const RackJobs& jobs) {
+QString rackTooltip(const client::FleetStore& store, int rackRow, const client::RackJobs& jobs) {
     const client::EntityId rack = store.rackAt(rackRow);
     const v1::Rack* info = store.rackInfo(rack);
     const client::EntityStatus status = store.status(rack);

@@ -1,6 +1,6 @@
 #include "StragglerCausePanel.h"
 
-#include "FailSlowPanel.h"
+#include "FailSlowEviction.h"
 #include "PageHeader.h"
 #include "StragglerCauses.h"
 

@@ -3,6 +3,8 @@
 // health check, automation) and the state of fleetd's automation circuit breaker, merged over
 // endpoints. Text only; the page lays it out.
 
+#include "EntityId.h"
+
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <QString>
@@ -20,6 +22,7 @@ namespace watchfloor::ui {
 QString drainOwnerText(const watchfloor::v1::DrainOwner& owner);
 
 struct DrainRow {
+    client::EntityId trayId;
     QString tray;  // fleet-unique name (navigation)
     QString text;  // "r01-n03 · drained by alice: fan noise", "r02-n07 · down, held by the health check: Xid 79"
     watchfloor::v1::DrainOwnerKind kind = watchfloor::v1::DRAIN_OWNER_KIND_UNSPECIFIED;

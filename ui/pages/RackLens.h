@@ -1,11 +1,12 @@
 #pragma once
-// The value every rack shows under a fleet-map lens, computed from the store: health category,
-// hottest GPU, power, coolant flow, ΔT, link errors, the job on it, that job's goodput. Readings
-// keep their freshness, and every reading of an endpoint that is not Live counts as stale.
+// The value every rack shows under a fleet-map lens: health category, hottest GPU, power, coolant
+// flow, ΔT, link errors, the job on it, that job's goodput. Read from client::RackRollup, which
+// decides each value's freshness; a lens here only picks a value (or a category) and keeps it.
 
 #include "ColorScale.h"
 #include "EntityId.h"
 #include "RackMapWidget.h"
+#include "RackRollup.h"
 
 #include <QHash>
 #include <QStringList>
@@ -19,28 +20,21 @@ struct TrayLifecycleStatus;
 
 namespace watchfloor::ui {
 
+// The fleet map lenses by the key settings and the lens menu know them by, in menu order
+// ("health", "gpu-temp", ...).
+QStringList lensKeys();
 widgets::Lens lensFromKey(const QString& key);  // "gpu-temp" → GpuTemperature; unknown → Health
-
-// Which job runs on each rack (the one holding most of its trays), rebuilt when jobs change.
-class RackJobs {
-public:
-    void rebuild(const client::FleetStore& store);
-    int jobRowOfRack(int rackRow) const { return rackRow < int(m_jobRowByRack.size()) ? m_jobRowByRack[rackRow] : -1; }
-    QList<int> jobRowsOnRack(const client::FleetStore& store, int rackRow) const;
-    const QStringList& jobNames() const { return m_jobNames; }  // by job row
-private:
-    std::vector<int> m_jobRowByRack;
-    QStringList m_jobNames;
-};
 
 // Warning/critical events of the last `window` of server time, counted per rack row.
 std::vector<int> recentAlertsPerRack(const client::FleetStore& store, std::chrono::milliseconds window);
 
-std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store, widgets::Lens lens, const RackJobs& jobs,
+// One status per rack, in `racks`' order (the map's): the lens value, alerts, isolation, silent
+// trays, maintenance.
+std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store,
+                                              const std::vector<client::RackRollup>& racks, widgets::Lens lens,
                                               const std::vector<int>& alerts);
-widgets::Reading rackLensReading(const client::FleetStore& store, int rackRow, widgets::Lens lens,
-                                 const RackJobs& jobs);
-QString rackTooltip(const client::FleetStore& store, int rackRow, const RackJobs& jobs);
+widgets::Reading rackLensReading(const client::FleetStore& store, const client::RackRollup& rack, widgets::Lens lens);
+QString rackTooltip(const client::FleetStore& store, int rackRow, const client::RackJobs& jobs);
 
 // The Lifecycle/lemons lens: a tray's category (null: production) and the rack's worst.
 widgets::LifecycleCategory trayLifecycleCategory(const client::TrayLifecycleStatus* tray);

@@ -41,8 +41,9 @@ public:
     void setLens(const QString& key);
     QString lens() const { return m_lensKey; }
     widgets::RackMapWidget* rackMap() const { return m_map; }
-    // The rack tile's context menu: open, cooling, links, copy, and the operator's rack actions.
-    void populateRackMenu(QMenu& menu, const QString& rack);
+    // The context menu of the rack at `rackRow` (its tile's index): open, cooling, links, copy, and
+    // the operator's rack actions.
+    void populateRackMenu(QMenu& menu, int rackRow);
     KpiStrip* kpis() const { return m_kpis; }
     QListWidget* drainList() const { return m_drains; }
     // The "Needs attention" lines, top first.
@@ -73,7 +74,7 @@ private:
     widgets::RackMapWidget* m_map;
     QListWidget* m_attention;
     QListWidget* m_drains;
-    RackJobs m_jobs;
+    client::RackJobs m_jobs;
     QString m_lensKey = QStringLiteral("health");
     QString m_entity;
     int m_regionCount = 0;

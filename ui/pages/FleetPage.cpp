@@ -1,7 +1,6 @@
 #include "FleetPage.h"
 
 #include "AutomationView.h"
-#include "ConsoleSettings.h"
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
 #include "KpiStrip.h"
@@ -94,9 +93,9 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
     body->setSpacing(8);
     m_map->setContextMenuPolicy(Qt::CustomContextMenu);
     m_map->setFocusPolicy(Qt::StrongFocus);
+    // The map's rack index is the store's rack row (rebuildRacks places them in row order).
     m_map->setTooltipProvider([this](int index) {
-        const int row = m_store.rackRow(m_store.findByName(m_map->rack(index).id));
-        return row >= 0 ? rackTooltip(m_store, row, m_jobs) : QString();
+        return index >= 0 && index < m_store.rackCount() ? rackTooltip(m_store, index, m_jobs) : QString();
     });
     body->addWidget(m_map, 1);
     auto* side = new QVBoxLayout;
@@ -162,14 +161,14 @@ bool FleetPage::showEntity(const QString& name) {
     if (name.isEmpty()) {
         m_entity.clear();
         if (auto worst = m_store.worstRack(); worst && worst->score > 0)
-            m_map->setSelectedRack(m_store.name(worst->id));
+            m_map->setSelectedIndex(m_store.rackRow(worst->id));
         return true;
     }
     const client::EntityId id = m_store.findByName(name);
     if (!id.isValid()) return false;
     m_entity = m_store.name(id);
     const client::EntityId rack = m_store.rackOf(id);
-    if (rack.isValid()) m_map->setSelectedRack(m_store.name(rack));
+    if (rack.isValid()) m_map->setSelectedIndex(m_store.rackRow(rack));
     emit entityShown(m_entity);
     return true;
 }
@@ -305,7 +304,7 @@ void FleetPage::refreshStatuses() {
     }
     m_dirty = false;
     if (m_alerts.size() != std::size_t(m_store.rackCount())) m_alerts = recentAlertsPerRack(m_store, kAlertWindow);
-    m_map->setStatuses(rackStatuses(m_store, lensFromKey(m_lensKey), m_jobs, m_alerts));
+    m_map->setStatuses(rackStatuses(m_store, client::rackRollups(m_store, m_jobs), lensFromKey(m_lensKey), m_alerts));
 }
 
 void FleetPage::refreshKpis() {
@@ -370,7 +369,7 @@ void FleetPage::refreshAutomation() {
     m_drains->clear();
     for (const DrainRow& row : drainRows(m_store)) {
         auto* item = new QListWidgetItem(row.text, m_drains);
-        const client::EntityId rack = m_store.rackOf(m_store.findByName(row.tray));
+        const client::EntityId rack = m_store.rackOf(row.trayId);
         item->setData(Qt::UserRole, m_store.name(rack));
         item->setForeground(row.kind == v1::DRAIN_OWNER_KIND_OPERATOR     ? m_theme->colors().accent
                             : row.kind == v1::DRAIN_OWNER_KIND_AUTOMATION ? m_theme->colors().warn
@@ -417,14 +416,16 @@ void FleetPage::refreshAttention() {
     const int staleRows = m_attention->count();
     for (const client::RankedEntity& ranked : m_store.worstRacks(kAttentionRows)) {
         const int row = m_store.rackRow(ranked.id);
-        const widgets::Reading health = rackLensReading(m_store, row, widgets::Lens::Health, m_jobs);
+        if (row < 0) continue;
+        const client::RackRollup rack = client::rackRollup(m_store, row, m_jobs);
+        const widgets::Reading health = rackLensReading(m_store, rack, widgets::Lens::Health);
         const bool healthy = !health.isMissing() && int(health.value) == int(widgets::HealthCategory::Healthy);
-        const int alerts = row >= 0 && row < int(m_alerts.size()) ? m_alerts[std::size_t(row)] : 0;
+        const int alerts = row < int(m_alerts.size()) ? m_alerts[std::size_t(row)] : 0;
         if (ranked.score <= 0 || (healthy && alerts == 0)) continue;
         const QString name = m_store.name(ranked.id);
-        const client::EntityStatus status = m_store.status(ranked.id);
+        const client::EntityStatus& status = rack.status;
         // ranked.why already counts the rack's recent alerts by severity.
-        const bool stale = m_store.endpointState(ranked.id.endpoint) != client::ConnectionState::Live;
+        const bool stale = rack.stateFreshness == client::Freshness::Stale;
         auto* item = new QListWidgetItem(
             QStringLiteral("%1 — %2%3").arg(name, ranked.why, stale ? QStringLiteral(" (stale)") : QString()),
             m_attention);
@@ -458,14 +459,16 @@ QStringList FleetPage::attentionLines() const {
 QString FleetPage::headerSummary() const { return m_header->summary(); }
 
 void FleetPage::showRackMenu(const QPoint& pos) {
-    const QString rack = m_map->rackIdAt(pos);
-    if (rack.isEmpty()) return;
+    const int row = m_map->rackAt(pos);
+    if (row < 0 || row >= m_store.rackCount()) return;
     QMenu menu(this);
-    populateRackMenu(menu, rack);
+    populateRackMenu(menu, row);
     menu.exec(m_map->mapToGlobal(pos));
 }
 
-void FleetPage::populateRackMenu(QMenu& menu, const QString& rack) {
+void FleetPage::populateRackMenu(QMenu& menu, int rackRow) {
+    const client::EntityId id = m_store.rackAt(rackRow);
+    const QString rack = m_store.name(id);
     menu.addAction(QStringLiteral("Open %1").arg(rack), [this, rack] {
         emit navigationRequested({PageId::Rack, rack});
     });
@@ -477,7 +480,7 @@ void FleetPage::populateRackMenu(QMenu& menu, const QString& rack) {
     });
     menu.addSeparator();
     menu.addAction(QStringLiteral("Copy name"), [rack] { QApplication::clipboard()->setText(rack); });
-    if (m_actions) m_actions->addToMenu(menu, m_actions->draftsFor(m_store.findByName(rack)), window());
+    if (m_actions) m_actions->addToMenu(menu, m_actions->draftsFor(id), window());
 }
 
 }  // namespace watchfloor::ui

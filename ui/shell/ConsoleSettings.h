@@ -41,7 +41,4 @@ void saveConsoleSettings(QSettings& store, const ConsoleSettings& settings);
 // "host:port" with a non-empty host and a port in 1..65535.
 bool isValidEndpoint(const QString& endpoint);
 
-// The fleet map lenses, in menu order ("health", "gpu-temp", ...).
-QStringList lensKeys();
-
 }  // namespace watchfloor::ui
