@@ -3,6 +3,7 @@
 #include "MainWindow.h"
 #include "Page.h"
 
+#include "FleetGoodputMerge.h"
 #include "FleetStore.h"
 
 #include <QApplication>
@@ -39,7 +40,7 @@ int ScreenshotRunner::liveEndpoints() const {
 
 bool ScreenshotRunner::storeIsLive() const {
     return m_store.endpointCount() > 0 && liveEndpoints() == m_store.endpointCount() &&
-           m_store.fleetSummary().endpointsReporting > 0;
+           client::summarizeFleet(m_store).endpointsReporting > 0;
 }
 
 QString ScreenshotRunner::notLiveSummary() const {
@@ -58,7 +59,7 @@ void ScreenshotRunner::poll() {
         const bool timedOut = elapsed > m_request.timeout;
         // Past the timeout, what is live is rendered and the rest is marked (banner, KPI notes,
         // Needs attention): a merged console with one region down is exactly when a picture helps.
-        const bool partial = timedOut && liveEndpoints() > 0 && m_store.fleetSummary().endpointsReporting > 0;
+        const bool partial = timedOut && liveEndpoints() > 0 && client::summarizeFleet(m_store).endpointsReporting > 0;
         if (storeIsLive() || partial) {
             if (!m_window.navigate(m_request.location))
                 return fail(QStringLiteral("The %1 page cannot show '%2': no such entity in the fleet.")

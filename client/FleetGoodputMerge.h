@@ -1,6 +1,6 @@
 #pragma once
 // The fleet's goodput numbers merged over every endpoint, derived once for every page: ratios and
-// the ETTR budget weighted by the GPUs of jobs whose goodput is measured (FleetStore::goodputWeight),
+// the ETTR budget weighted by the GPUs of jobs whose goodput is measured (goodputWeight),
 // breakdowns, counts and exposures summed. The Fleet page's KPI (FleetSummary) and the Goodput
 // page both read this, so two endpoints can never make them disagree.
 

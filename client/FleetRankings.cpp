@@ -118,7 +118,7 @@ std::vector<RankedEntity> worstRacks(const FleetStore& store, int n) {
     return all;
 }
 
-std::optional<RankedEntity> worstLink(const EndpointFleets& fleets) {
+std::optional<RankedEntity> worstLink(const FleetStore& store) {
     struct Term {
         v1::EntityKind kind;
         v1::Metric metric;
@@ -136,8 +136,8 @@ std::optional<RankedEntity> worstLink(const EndpointFleets& fleets) {
         {v1::ENTITY_KIND_GPU, v1::DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_TOTAL, false, "NVLink recoveries"},
     };
     std::optional<RankedEntity> best;
-    for (std::size_t ep = 0; ep < fleets.size(); ++ep) {
-        const EndpointFleet& fleet = *fleets[ep];
+    for (int ep = 0; ep < store.endpointCount(); ++ep) {
+        const EndpointFleet& fleet = store.endpointFleet(ep);
         const bool haveLinks =
             fleet.topology().count(v1::ENTITY_KIND_NVLINK) + fleet.topology().count(v1::ENTITY_KIND_NIC_PORT) > 0;
         std::unordered_map<std::uint32_t, RankedEntity> scored;  // by server index
@@ -192,6 +192,11 @@ std::optional<RankedEntity> biggestJob(const FleetStore& store) {
         }
     }
     return best;
+}
+
+std::optional<RankedEntity> worstRack(const FleetStore& store) {
+    auto v = worstRacks(store, 1);
+    return v.empty() ? std::nullopt : std::optional<RankedEntity>(v.front());
 }
 
 }  // namespace watchfloor::client

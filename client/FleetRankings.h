@@ -45,9 +45,11 @@ void addRecentAlerts(RankedEntity& rack, int critical, int warning);
 
 RackFacts rackFacts(const FleetStore& store, int row);
 std::vector<RankedEntity> worstRacks(const FleetStore& store, int n);
+// The one rack most in need of attention; none in an empty fleet.
+std::optional<RankedEntity> worstRack(const FleetStore& store);
 // Links are scored when subscribed (DETAIL_LEVEL_FULL): down, flapping, BER, error counters; else
 // GPUs by their summed NVLink counters, which is what STANDARD detail carries.
-std::optional<RankedEntity> worstLink(const EndpointFleets& fleets);
+std::optional<RankedEntity> worstLink(const FleetStore& store);
 // The active job on the most GPUs.
 std::optional<RankedEntity> biggestJob(const FleetStore& store);
 

@@ -447,11 +447,6 @@ QList<QPointF> FleetStore::historyPoints(EntityId id, v1::Metric metric) const {
     return fleet ? chartPoints(points, fleet->history().breaks()) : QList<QPointF>{};
 }
 
-std::optional<RankedEntity> FleetStore::worstRack() const {
-    auto v = worstRacks(1);
-    return v.empty() ? std::nullopt : std::optional<RankedEntity>(v.front());
-}
-
 std::size_t FleetStore::approximateBytes() const {
     std::size_t total = m_events.bytes() + m_rows.bytes();
     for (const auto& fleet : m_fleets) total += fleet->bytes();

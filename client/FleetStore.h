@@ -36,10 +36,8 @@
 #include "EntityId.h"
 #include "EventLog.h"
 #include "FleetChangeSet.h"
-#include "FleetGoodputMerge.h"
 #include "FleetIngest.h"
 #include "FleetNames.h"
-#include "FleetRankings.h"
 #include "FleetReadings.h"
 #include "FleetRows.h"
 #include "Freshness.h"
@@ -173,13 +171,6 @@ public:
     const watchfloor::v1::Job* job(int row) const;
     int jobRow(EntityId job) const;
 
-    // --- fleet ---------------------------------------------------------------------------------
-    FleetSummary fleetSummary() const { return summarizeFleet(*this); }
-    // How much an endpoint's fleet ratios weigh in the merged fleet: the GPUs of its active jobs
-    // with step telemetry that have made a productive step; 0 when there is no such job, since
-    // fleetd's ratios then describe no job at all (or read 0 % for jobs that are only starting).
-    double goodputWeight(int endpoint) const { return client::goodputWeight(endpointFleet(endpoint)); }
-
     // --- events (oldest first by serial; bounded) --------------------------------------------
     int eventCount() const { return m_events.size(); }
     quint64 firstEventSerial() const { return m_events.firstSerial(); }
@@ -195,12 +186,6 @@ public:
     // x = time in ms since the epoch (server clock), NaN points skipped; where fleetd restarted
     // (a new run) between two points, a point with y = NaN marks the break.
     QList<QPointF> historyPoints(EntityId id, watchfloor::v1::Metric metric) const;
-
-    // --- "worst" queries for the pages ----------------------------------------------------------
-    std::optional<RankedEntity> worstRack() const;
-    std::vector<RankedEntity> worstRacks(int n) const { return client::worstRacks(*this, n); }
-    std::optional<RankedEntity> worstLink() const { return client::worstLink(m_fleets); }
-    std::optional<RankedEntity> biggestJob() const { return client::biggestJob(*this); }
 
     // Heap bytes of the model (topology, values, states, history, events), an estimate.
     std::size_t approximateBytes() const;

@@ -28,6 +28,7 @@
 
 #include "ColorScale.h"
 #include "EndpointConnection.h"
+#include "FleetGoodputMerge.h"
 #include "FleetStore.h"
 #include "RackMapWidget.h"
 #include "Theme.h"
@@ -420,7 +421,7 @@ int main(int argc, char** argv) {
             "%u\n",
             qPrintable(bench::twinRackName(1, o.racks)), o.cduFailSeconds, cdu->maxMs, cdu->p99Ms, cdu->over,
             cdu->count, kStallTargetMs, cdu->maxBusyMs, dock->incidentCount(), dock->alertCount(),
-            store.fleetSummary().activeIncidents);
+            client::summarizeFleet(store).activeIncidents);
     }
 
     const QColor isolated = widgets::ColorScale::forLens(widgets::Lens::Health, theme)

@@ -1,5 +1,7 @@
 // FleetStore against synthetic and recorded streams: snapshot then deltas, coalesced deltas and
 // notifications, resync snapshots, freshness, bounded events, names, history, worst queries.
+#include "FleetGoodputMerge.h"
+#include "FleetRankings.h"
 #include "FleetStore.h"
 #include "RecordedStream.h"
 
@@ -67,7 +69,7 @@ private slots:
             expected = std::max(
                 expected, SyntheticFleet::valueFor(v1::DCGM_FI_DEV_GPU_TEMP, fleet.gpuIndex(2, 4, g), kT0 + 1000));
         QCOMPARE(hottest.value, expected);
-        QCOMPARE(store.fleetSummary().gpusTotal, 7u * 72u);
+        QCOMPARE(summarizeFleet(store).gpusTotal, 7u * 72u);
     }
 
     void notificationsAreCoalesced() {
@@ -332,7 +334,7 @@ private slots:
         QCOMPARE(store.search("r01", 2).size(), 2);
         // Region names differ, so they stay as they are.
         QCOMPARE(store.name(EntityId{quint16(a), east.topology().regions(0).index()}), QStringLiteral("east-1"));
-        QCOMPARE(store.fleetSummary().gpusTotal, 2u * 7u * 72u);
+        QCOMPARE(summarizeFleet(store).gpusTotal, 2u * 7u * 72u);
         QCOMPARE(store.jobCount(), 2);
     }
 
@@ -610,7 +612,7 @@ private slots:
         b->add_entity_indexes(fleet.rackIndex(5));
         b->add_values(4.0f);
         store.apply(ep, m);
-        auto worst = store.worstRack();
+        auto worst = worstRack(store);
         QVERIFY(worst.has_value());
         QCOMPARE(worst->id, (EntityId{quint16(ep), fleet.rackIndex(5)}));
         QVERIFY2(worst->why.contains("4 GPU(s) down"), qPrintable(worst->why));
@@ -620,15 +622,15 @@ private slots:
         st->set_entity_index(fleet.rackIndex(1));
         st->set_rack_state(v1::RACK_STATE_ISOLATED);
         store.apply(ep, iso);
-        QCOMPARE(store.worstRack()->id, (EntityId{quint16(ep), fleet.rackIndex(1)}));
-        QCOMPARE(store.worstRacks(3).size(), size_t(3));
+        QCOMPARE(worstRack(store)->id, (EntityId{quint16(ep), fleet.rackIndex(1)}));
+        QCOMPARE(worstRacks(store, 3).size(), size_t(3));
 
-        const auto job = store.biggestJob();
+        const auto job = biggestJob(store);
         QVERIFY(job.has_value());
         QCOMPARE(job->score, 7.0 * 72.0);
 
         // STANDARD detail has no link entities: the GPU with most NVLink CRC errors stands in.
-        const auto link = store.worstLink();
+        const auto link = worstLink(store);
         QVERIFY(link.has_value());
         QCOMPARE(store.kind(link->id), v1::ENTITY_KIND_GPU);
         QCOMPARE(link->id.index % 7, 6u);
@@ -651,7 +653,7 @@ private slots:
         b->add_entity_indexes(fleet.nvlinkIndex(0, 0, 0, 0));
         b->add_values(1e-12f);
         store.apply(ep, m);
-        auto link = store.worstLink();
+        auto link = worstLink(store);
         QVERIFY(link.has_value());
         QCOMPARE(store.name(link->id), QStringLiteral("r02-n04-g2-l07"));
         auto* st = m.mutable_delta()->add_states();
@@ -659,8 +661,8 @@ private slots:
         st->set_link_state(v1::LINK_STATE_DOWN);
         m.mutable_delta()->set_sequence(3);
         store.apply(ep, m);
-        QCOMPARE(store.name(store.worstLink()->id), QStringLiteral("r01-n06-g1-l03"));
-        QVERIFY(store.worstLink()->why.startsWith("down"));
+        QCOMPARE(store.name(worstLink(store)->id), QStringLiteral("r01-n06-g1-l03"));
+        QVERIFY(worstLink(store)->why.startsWith("down"));
     }
 };
 

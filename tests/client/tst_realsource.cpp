@@ -320,7 +320,7 @@ private slots:
         QCOMPARE(store.reading(EntityId{quint16(ep), blind.index()}, v1::JOB_GOODPUT_RATIO).freshness,
                  Freshness::Blank);
 
-        const FleetSummary s = store.fleetSummary();
+        const FleetSummary s = summarizeFleet(store);
         QCOMPARE(s.jobsActive, 2);
         QCOMPARE(s.jobsInGoodput, 1);
         QVERIFY(qFuzzyCompare(s.goodputRatio, 0.9));  // fleetd's number, weighted by the measured job only
@@ -338,14 +338,14 @@ private slots:
         m.mutable_snapshot()->mutable_fleet()->set_goodput_ratio(0.5);
         m.mutable_snapshot()->mutable_fleet()->set_mfu_ratio(0.2);
         store.apply(site, m);
-        const double wTwin = store.goodputWeight(twin), wSite = store.goodputWeight(site);
+        const double wTwin = goodputWeight(store.endpointFleet(twin)), wSite = goodputWeight(store.endpointFleet(site));
         QVERIFY(wTwin > 0 && wSite > 0);
         const double twinGoodput = store.endpointFleet(twin).fleetGoodput()->goodput_ratio();
         const double expected = (twinGoodput * wTwin + 0.5 * wSite) / (wTwin + wSite);
         const MergedFleetGoodput merged = mergeFleetGoodput(store);
         QVERIFY(merged.measured);
         QVERIFY2(std::abs(merged.goodput - expected) < 1e-12, qPrintable(QString::number(merged.goodput)));
-        const FleetSummary s = store.fleetSummary();
+        const FleetSummary s = summarizeFleet(store);
         QCOMPARE(s.goodputRatio, merged.goodput);
         QCOMPARE(s.mfuRatio, merged.mfu);
         QCOMPARE(s.ettrSliding1hRatio, merged.ettr1h);
@@ -355,7 +355,7 @@ private slots:
         m.mutable_snapshot()->mutable_jobs(0)->set_no_step_telemetry(true);
         blind.apply(only, m);
         QVERIFY(std::isnan(mergeFleetGoodput(blind).goodput));
-        QVERIFY(std::isnan(blind.fleetSummary().goodputRatio));
+        QVERIFY(std::isnan(summarizeFleet(blind).goodputRatio));
     }
 
     void endpointWhoseJobsAllLackStepTelemetryLeavesTheAverage() {
@@ -368,9 +368,9 @@ private slots:
         m.mutable_snapshot()->mutable_jobs(0)->set_no_step_telemetry(true);
         m.mutable_snapshot()->mutable_fleet()->set_goodput_ratio(0);  // over no job at all
         store.apply(site, m);
-        QCOMPARE(store.goodputWeight(site), 0.0);
-        QVERIFY(store.goodputWeight(twin) > 0);
-        const FleetSummary s = store.fleetSummary();
+        QCOMPARE(goodputWeight(store.endpointFleet(site)), 0.0);
+        QVERIFY(goodputWeight(store.endpointFleet(twin)) > 0);
+        const FleetSummary s = summarizeFleet(store);
         QVERIFY(qFuzzyCompare(s.goodputRatio, 0.9));
         QCOMPARE(s.jobsActive, 2);
         QCOMPARE(s.jobsInGoodput, 1);

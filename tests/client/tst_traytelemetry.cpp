@@ -3,6 +3,7 @@
 // snapshots and deltas and goes when fleetd stops sending it, racks count their silent trays, the
 // sources overview counts silent hosts and calls an endpoint whose scrape source hears no tray
 // blind, and the models (node table, scrape targets) show it.
+#include "FleetRankings.h"
 #include "FleetStore.h"
 #include "ModelRoles.h"
 #include "NodeTableModel.h"
@@ -150,7 +151,7 @@ private slots:
         QCOMPARE(t->targets(0).health(), v1::TARGET_HEALTH_DOWN);
         QCOMPARE(displayName(gpu.freshness), QStringLiteral("Source silent"));
         // Worst racks name it.
-        const auto worst = store.worstRacks(2);
+        const auto worst = worstRacks(store, 2);
         const auto rack1 =
             std::find_if(worst.begin(), worst.end(), [&](const RankedEntity& r) { return r.id == store.rackAt(1); });
         QVERIFY(rack1 != worst.end());

@@ -2,6 +2,7 @@
 // real ingest path (a synthetic Subscribe snapshot); navigation: Ctrl+K, breadcrumbs,
 // back/forward.
 
+#include "FleetGoodputMerge.h"
 #include "PageTestFleet.h"
 
 #include "AuditPage.h"
@@ -477,7 +478,7 @@ private slots:
         QCOMPARE(top->childCount(), 2);
         QVERIFY(top->child(0)->text(0).contains(QStringLiteral("Xid 79")));
         QCOMPARE(dock->alertCount(), 1);  // the flapping link is in no incident
-        QCOMPARE(m_store->fleetSummary().activeIncidents, 1u);
+        QCOMPARE(client::summarizeFleet(*m_store).activeIncidents, 1u);
         auto* fleet = qobject_cast<ui::FleetPage*>(m_window->page(PageId::Fleet));
         QVERIFY(m_window->navigate({PageId::Fleet, {}}));
         QTRY_COMPARE(fleet->kpis()->value(QStringLiteral("incidents")), QStringLiteral("1"));
@@ -493,7 +494,7 @@ private slots:
         *delta->add_incidents() = resolved;
         m_store->apply(m_endpoint, update);
         m_store->flushChanges();
-        QCOMPARE(m_store->fleetSummary().activeIncidents, 0u);
+        QCOMPARE(client::summarizeFleet(*m_store).activeIncidents, 0u);
         QTRY_COMPARE(fleet->kpis()->value(QStringLiteral("incidents")), QStringLiteral("0"));
         QTRY_VERIFY(dock->windowTitle().startsWith(QStringLiteral("Alerts — 0 open incidents")));
     }

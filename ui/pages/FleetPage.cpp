@@ -7,6 +7,8 @@
 #include "OperatorActions.h"
 #include "PageHeader.h"
 
+#include "FleetGoodputMerge.h"
+#include "FleetRankings.h"
 #include "FleetStore.h"
 #include "RackMapWidget.h"
 #include "SourceHealth.h"
@@ -160,7 +162,7 @@ void FleetPage::applyScale() {
 bool FleetPage::showEntity(const QString& name) {
     if (name.isEmpty()) {
         m_entity.clear();
-        if (auto worst = m_store.worstRack(); worst && worst->score > 0)
+        if (auto worst = client::worstRack(m_store); worst && worst->score > 0)
             m_map->setSelectedIndex(m_store.rackRow(worst->id));
         return true;
     }
@@ -190,7 +192,9 @@ void FleetPage::applyTheme(const widgets::Theme& theme) {
     refreshAttention();
 }
 
-bool FleetPage::hasContent() const { return m_store.rackCount() > 0 && m_store.fleetSummary().endpointsReporting > 0; }
+bool FleetPage::hasContent() const {
+    return m_store.rackCount() > 0 && client::summarizeFleet(m_store).endpointsReporting > 0;
+}
 
 void FleetPage::setActive(bool active) {
     Page::setActive(active);
@@ -255,7 +259,7 @@ void FleetPage::rebuildRacks() {
 }
 
 void FleetPage::refreshHeader() {
-    const client::FleetSummary fleet = m_store.fleetSummary();
+    const client::FleetSummary fleet = client::summarizeFleet(m_store);
     const QString endpoints =
         m_store.endpointCount() < 2
             ? QString()
@@ -308,7 +312,7 @@ void FleetPage::refreshStatuses() {
 }
 
 void FleetPage::refreshKpis() {
-    const client::FleetSummary fleet = m_store.fleetSummary();
+    const client::FleetSummary fleet = client::summarizeFleet(m_store);
     const bool reporting = fleet.endpointsReporting > 0;
     // Every card says how much of its number is last-known (endpoints not live) and, when not all
     // are, how many endpoints it is from; such a card is never drawn as plainly healthy.
@@ -414,7 +418,7 @@ void FleetPage::refreshAttention() {
         item->setFlags(Qt::ItemIsEnabled);
     }
     const int staleRows = m_attention->count();
-    for (const client::RankedEntity& ranked : m_store.worstRacks(kAttentionRows)) {
+    for (const client::RankedEntity& ranked : client::worstRacks(m_store, kAttentionRows)) {
         const int row = m_store.rackRow(ranked.id);
         if (row < 0) continue;
         const client::RackRollup rack = client::rackRollup(m_store, row, m_jobs);

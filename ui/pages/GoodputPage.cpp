@@ -336,7 +336,7 @@ void GoodputPage::refresh() {
                 .arg(formatUnixMs(job->started_unix_ms(), true)));
     } else {
         const client::MergedFleetGoodput fleet = client::mergeFleetGoodput(m_store);
-        const QString coverage = goodputCoverage(m_store.fleetSummary());
+        const QString coverage = goodputCoverage(client::summarizeFleet(m_store));
         // The hardware rate counts fail-stops only; every interruption (software, scripted, operator
         // restarts) is in the all-cause rate beside it. Issue 16 item 2: the demo read 0 beside 5 interruptions.
         const QString hardware = fleet.poweredGpuHours > 0
@@ -392,7 +392,7 @@ void GoodputPage::refreshBudget() {
 }
 
 void GoodputPage::refreshKpis() {
-    const client::FleetSummary summary = m_store.fleetSummary();
+    const client::FleetSummary summary = client::summarizeFleet(m_store);
     const v1::Job* scoped = m_job.isValid() ? m_store.job(m_store.jobRow(m_job)) : nullptr;
     // Stale: the job's endpoint is not live, or (fleet scope) part of the merged weight is from one.
     const bool live =

@@ -7,6 +7,7 @@
 #include "OperatorActions.h"
 #include "PageHeader.h"
 
+#include "FleetRankings.h"
 #include "FleetStore.h"
 #include "JobProgress.h"
 #include "JobTableModel.h"
@@ -34,7 +35,7 @@ namespace {
 // The job to show when none was asked for: the biggest active one, else the biggest one not
 // finished. Jobs still initialising count, or a page opened in a fleet's first minutes stays empty.
 EntityId defaultJob(const client::FleetStore& store) {
-    if (auto biggest = store.biggestJob()) return biggest->id;
+    if (auto biggest = client::biggestJob(store)) return biggest->id;
     EntityId best;
     std::uint32_t bestGpus = 0;
     for (int row = 0; row < store.jobCount(); ++row) {

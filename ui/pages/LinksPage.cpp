@@ -3,6 +3,7 @@
 #include "FleetFormat.h"
 #include "PageHeader.h"
 
+#include "FleetRankings.h"
 #include "FleetStore.h"
 #include "HeatmapWidget.h"
 
@@ -151,9 +152,9 @@ QString LinksPage::worstPortName() const {
 bool LinksPage::showEntity(const QString& name) {
     EntityId target;
     if (name.isEmpty()) {
-        if (auto worst = m_store.worstLink())
+        if (auto worst = client::worstLink(m_store))
             target = worst->id;
-        else if (auto rack = m_store.worstRack())
+        else if (auto rack = client::worstRack(m_store))
             target = rack->id;
         else
             return !m_rack.isValid();

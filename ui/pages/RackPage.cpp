@@ -10,6 +10,7 @@
 #include "RackElevationBinding.h"
 #include "RackThresholds.h"
 
+#include "FleetRankings.h"
 #include "FleetStore.h"
 #include "JobProgress.h"
 #include "LegendWidget.h"
@@ -166,7 +167,7 @@ int RackPage::xidRowCount() const { return m_xids->rowCount(); }
 bool RackPage::showEntity(const QString& name) {
     EntityId target;
     if (name.isEmpty()) {
-        if (auto worst = m_store.worstRack())
+        if (auto worst = client::worstRack(m_store))
             target = worst->id;
         else if (m_store.rackCount() > 0)
             target = m_store.rackAt(0);

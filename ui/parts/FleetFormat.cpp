@@ -1,5 +1,6 @@
 #include "FleetFormat.h"
 
+#include "FleetGoodputMerge.h"
 #include "FleetStore.h"
 #include "JobProgress.h"
 #include "Theme.h"

@@ -11,6 +11,7 @@
 #include "StateLabels.h"
 #include "ValueFormat.h"
 
+#include "FleetGoodputMerge.h"
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <QColor>

@@ -20,6 +20,7 @@
 #include "ThemeStyling.h"
 
 #include "ConnectionState.h"
+#include "FleetGoodputMerge.h"
 #include "FleetStore.h"
 #include "SourceHealth.h"
 #include "TimeSeriesChart.h"
@@ -501,7 +502,7 @@ void MainWindow::showSourcesDock() {
 
 void MainWindow::updateWallHeader() {
     if (!m_options.wallDisplay) return;
-    const client::FleetSummary fleet = m_context.store->fleetSummary();
+    const client::FleetSummary fleet = client::summarizeFleet(*m_context.store);
     const widgets::ThemeColors& c = m_theme->colors();
     const Location here = currentLocation();
     m_wallTitle->setText(
