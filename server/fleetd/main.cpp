@@ -268,16 +268,7 @@ int main(int argc, char** argv) {
         std::cout << kVersion << "\n";
         return 0;
     }
-    if (!fleetd::checkSourceCombination(cl.sources, &problem)) {
-        std::cerr << "fleetd: " << problem << "\n\n" << fleetd::usageText();
-        return 2;
-    }
     if (cl.sources.realSource()) {
-        if (cl.controlEnabled() && cl.control.scheduler != control::ControlOptions::Scheduler::Slurm) {
-            std::cerr << "fleetd: operator actions on a real fleet act through Slurm: add --scheduler slurm "
-                         "[--slurm-conf FILE] (or leave out --tokens)\n";
-            return 2;
-        }
         auto cooling = makeRedfishSources(cl);
         if (cooling.size() != cl.sources.redfishUrls.size()) return 1;
         RealFleet fleet;
