@@ -48,10 +48,20 @@ struct CommandLine {
     bool controlEnabled() const { return !control.tokensFile.empty(); }
 };
 
-// Returns false and fills `problem` ("--racks: expected a whole number from 1 to 10000, got x").
-bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* problem);
+// False with `error` set ("--racks: expected a whole number from 1 to 10000, got \"x\"").
+[[nodiscard]] bool parseCommandLine(const std::vector<std::string>& args, CommandLine* out, std::string* error);
+// fleetd --help, made from the flag table (FlagTable.cpp).
 std::string usageText();
 // Every flag parseCommandLine accepts, sorted (what --help and fleetd(8) must both document).
 std::vector<std::string> acceptedFlags();
+
+// One flag's entry in --help and fleetd(8): "--racks" as "--racks N" under "Service and digital
+// twin". A flag with several forms (--source scrape, --source prometheus=URL) has one per form.
+struct FlagDoc {
+    std::string flag;
+    std::string synopsis;
+    std::string section;
+};
+std::vector<FlagDoc> documentedFlags();
 
 }  // namespace watchfloor::server::fleetd

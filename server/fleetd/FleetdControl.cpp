@@ -1,6 +1,7 @@
 #include "FleetdControl.h"
 
 #include "CountPerWindow.h"
+#include "Fail.h"
 #include "TopologyFleetView.h"
 
 #include "DigitalTwin.h"
@@ -43,16 +44,14 @@ std::string environment(const char* name) {
 int lockAuditLog(const std::string& auditPath, std::string* error) {
     const std::string lockPath = auditPath + ".lock";
     const int fd = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        *error = "cannot open " + lockPath + ": " + std::strerror(errno);
-        return -1;
-    }
+    if (fd < 0) return fail(error, "cannot open " + lockPath + ": " + std::strerror(errno), -1);
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        *error = errno == EWOULDBLOCK
-                     ? "audit log " + auditPath + " is in use by another fleetd; give each fleetd its own --audit-log"
-                     : "cannot lock " + lockPath + ": " + std::strerror(errno);
+        const std::string why =
+            errno == EWOULDBLOCK
+                ? "audit log " + auditPath + " is in use by another fleetd; give each fleetd its own --audit-log"
+                : "cannot lock " + lockPath + ": " + std::strerror(errno);
         ::close(fd);
-        return -1;
+        return fail(error, why, -1);
     }
     return fd;
 }
@@ -67,31 +66,30 @@ std::string defaultAuditLogPath() {
     return base + "/watchfloor/fleetd-audit.jsonl";
 }
 
-FleetdControl::CreateResult FleetdControl::disabled(std::unique_ptr<FleetdControl> self, const CommandLine& cl) {
+bool FleetdControl::refuseEveryCall(const CommandLine& cl, std::string* error) {
     auto transport = control::makeServerCredentials(cl.control.tls);
-    if (!transport.credentials) return {nullptr, transport.error};
-    self->credentials_ = transport.credentials;
-    self->log_("operator actions off (no --tokens FILE): control calls are refused; transport: " +
-               transport.description);
-    return {std::move(self), {}};
+    if (!transport.credentials) return fail(error, transport.error);
+    credentials_ = transport.credentials;
+    log_("operator actions off (no --tokens FILE): control calls are refused; transport: " + transport.description);
+    return true;
 }
 
-FleetdControl::CreateResult FleetdControl::create(const CommandLine& cl, sim::DigitalTwin& twin, Log log,
-                                                  control::SlurmNodeStatePoller* slurmStates) {
+std::unique_ptr<FleetdControl> FleetdControl::create(const CommandLine& cl, sim::DigitalTwin& twin, Log log,
+                                                     control::SlurmNodeStatePoller* slurmStates, std::string* error) {
     std::unique_ptr<FleetdControl> self(new FleetdControl());
     self->log_ = std::move(log);
     self->keepIncidentRecords(twin.topology());
-    if (!cl.controlEnabled()) return disabled(std::move(self), cl);
+    if (!cl.controlEnabled()) return self->refuseEveryCall(cl, error) ? std::move(self) : nullptr;
     EventAcknowledgementBook& acknowledgements = self->acknowledgements_;
     self->twinControl_ = std::make_unique<sim::TwinControlAdapter>(
         twin, twinActionTimeout(cl.speed),
         [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
     const control::FleetView& base = *self->twinControl_;
     control::Actuator* simulator = self->twinControl_.get();
-    auto created = assemble(std::move(self), cl, twin.topology(), base, simulator, slurmStates);
+    if (!self->assemble(cl, twin.topology(), base, simulator, slurmStates, error)) return nullptr;
     // Under --scheduler slurm the drains live in Slurm and survive fleetd by themselves.
-    if (created.control && !slurmStates) created.control->restoreOperatorStates(twin);
-    return created;
+    if (!slurmStates) self->restoreOperatorStates(twin);
+    return self;
 }
 
 void FleetdControl::restoreOperatorStates(sim::DigitalTwin& twin) {
@@ -174,27 +172,28 @@ void FleetdControl::serving() {
     if (loop_) loop_->reconcileInterrupted();
 }
 
-FleetdControl::CreateResult FleetdControl::createForRealFleet(const CommandLine& cl, const v1::Topology& topology,
-                                                              Log log, control::SlurmNodeStatePoller* slurmStates) {
+std::unique_ptr<FleetdControl> FleetdControl::createForRealFleet(const CommandLine& cl, const v1::Topology& topology,
+                                                                 Log log, control::SlurmNodeStatePoller* slurmStates,
+                                                                 std::string* error) {
     std::unique_ptr<FleetdControl> self(new FleetdControl());
     self->log_ = std::move(log);
     self->keepIncidentRecords(topology);
-    if (!cl.controlEnabled()) return disabled(std::move(self), cl);
+    if (!cl.controlEnabled()) return self->refuseEveryCall(cl, error) ? std::move(self) : nullptr;
     if (!slurmStates)
-        return {nullptr,
-                "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE]"};
+        return fail(error,
+                    "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE]",
+                    nullptr);
     EventAcknowledgementBook& acknowledgements = self->acknowledgements_;
     self->topologyView_ = std::make_unique<control::TopologyFleetView>(
         topology, [&acknowledgements](std::uint64_t id) { return acknowledgements.facts(id); });
     const control::FleetView& base = *self->topologyView_;
-    return assemble(std::move(self), cl, topology, base, nullptr, slurmStates);
+    if (!self->assemble(cl, topology, base, nullptr, slurmStates, error)) return nullptr;
+    return self;
 }
 
-FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdControl> self, const CommandLine& cl,
-                                                    const v1::Topology& topology, const control::FleetView& base,
-                                                    control::Actuator* simulator,
-                                                    control::SlurmNodeStatePoller* slurmStates) {
-    auto fail = [](std::string error) { return CreateResult{nullptr, std::move(error)}; };
+bool FleetdControl::assemble(const CommandLine& cl, const v1::Topology& topology, const control::FleetView& base,
+                             control::Actuator* simulator, control::SlurmNodeStatePoller* slurmStates,
+                             std::string* error) {
     control::ControlOptions options = cl.control;
     options.slurmNodeNames = control::slurmNodeNamesOf(topology);
     if (options.autoDrain) options.autoDrain->fleetTrays = static_cast<std::size_t>(topology.nodes_size());
@@ -204,64 +203,58 @@ FleetdControl::CreateResult FleetdControl::assemble(std::unique_ptr<FleetdContro
         const auto folder = std::filesystem::path(options.auditLogFile).parent_path();
         std::filesystem::create_directories(folder, ec);
         if (ec)
-            return fail("cannot create " + folder.string() + " for the audit log: " + ec.message() +
-                        "; choose one with --audit-log FILE");
-        self->log_("audit log: " + options.auditLogFile + " (default; --audit-log FILE to choose)");
+            return fail(error, "cannot create " + folder.string() + " for the audit log: " + ec.message() +
+                                   "; choose one with --audit-log FILE");
+        log_("audit log: " + options.auditLogFile + " (default; --audit-log FILE to choose)");
     }
-    std::string error;
-    self->auditLockFd_ = lockAuditLog(options.auditLogFile, &error);
-    if (self->auditLockFd_ < 0) return fail(error);
+    auditLockFd_ = lockAuditLog(options.auditLogFile, error);
+    if (auditLockFd_ < 0) return false;
 
-    EventAcknowledgementBook& acknowledgements = self->acknowledgements_;
-    self->fleetIndex_ = topology.fleet_index();
-    FleetdControl* raw = self.get();
+    fleetIndex_ = topology.fleet_index();
     const control::FleetView* fleet = &base;
     if (slurmStates) {
-        self->slurmView_ = std::make_unique<control::SlurmFleetView>(base, *slurmStates);
-        fleet = self->slurmView_.get();
+        slurmView_ = std::make_unique<control::SlurmFleetView>(base, *slurmStates);
+        fleet = slurmView_.get();
     }
-    self->incidentActions_ =
-        std::make_unique<control::IncidentActions>(self->lifecycle_.get(), self->calendar_.get(), &self->handoffs_);
+    incidentActions_ = std::make_unique<control::IncidentActions>(lifecycle_.get(), calendar_.get(), &handoffs_);
     auto created = control::ControlPlane::create(
-        options, {*fleet, simulator, &acknowledgements, [raw](const std::string& message) { raw->raiseAlert(message); },
-                  self->incidentActions_.get()});
-    if (!created.plane) return fail(created.error);
-    self->plane_ = std::move(created.plane);
-    self->restoreMaintenanceWindows();
-    self->restoreHandoffs();
+        options, {*fleet, simulator, &acknowledgements_, [this](const std::string& message) { raiseAlert(message); },
+                  incidentActions_.get()});
+    if (!created.plane) return fail(error, created.error);
+    plane_ = std::move(created.plane);
+    restoreMaintenanceWindows();
+    restoreHandoffs();
     if (slurmStates)
-        self->plane_->engine().addListener([slurmStates](const v1::Operation&) { slurmStates->requestRefresh(); });
-    self->credentials_ = self->plane_->credentials();
-    acknowledgements.setFirstEventId(EventAcknowledgementBook::firstEventIdAfter(self->plane_->engine()));
-    if (acknowledgements.firstEventId() > 1)
-        self->log_("event ids start at " + std::to_string(acknowledgements.firstEventId()) +
-                   ", past the events acknowledged in earlier runs");
-    for (const std::string& note : self->plane_->startupNotes()) self->log_(note);
-    if (self->plane_->autoDrain()) {
-        for (const auto& node : topology.nodes()) self->nodeNames_[node.index()] = node.name();
-        for (const auto& gpu : topology.gpus()) self->gpuPlaces_[gpu.index()] = {gpu.node_index(), gpu.local_id()};
-        const auto& breaker = self->plane_->breaker()->config();
-        self->log_("automatic draining on: at most " + std::to_string(breaker.effectiveLimit()) + " nodes per " +
-                   std::to_string(breaker.window.count()) + " s" +
-                   (breaker.effectiveLimit() < breaker.maxActionsPerWindow
-                        ? " (the share of " + std::to_string(breaker.fleetTrays) + " trays binds, below " +
-                              std::to_string(breaker.maxActionsPerWindow) + ")"
-                        : std::string()) +
-                   ", then the breaker holds until an admin resets it");
+        plane_->engine().addListener([slurmStates](const v1::Operation&) { slurmStates->requestRefresh(); });
+    credentials_ = plane_->credentials();
+    acknowledgements_.setFirstEventId(EventAcknowledgementBook::firstEventIdAfter(plane_->engine()));
+    if (acknowledgements_.firstEventId() > 1)
+        log_("event ids start at " + std::to_string(acknowledgements_.firstEventId()) +
+             ", past the events acknowledged in earlier runs");
+    for (const std::string& note : plane_->startupNotes()) log_(note);
+    if (plane_->autoDrain()) {
+        for (const auto& node : topology.nodes()) nodeNames_[node.index()] = node.name();
+        for (const auto& gpu : topology.gpus()) gpuPlaces_[gpu.index()] = {gpu.node_index(), gpu.local_id()};
+        const auto& breaker = plane_->breaker()->config();
+        log_("automatic draining on: at most " + std::to_string(breaker.effectiveLimit()) + " nodes per " +
+             std::to_string(breaker.window.count()) + " s" +
+             (breaker.effectiveLimit() < breaker.maxActionsPerWindow
+                  ? " (the share of " + std::to_string(breaker.fleetTrays) + " trays binds, below " +
+                        std::to_string(breaker.maxActionsPerWindow) + ")"
+                  : std::string()) +
+             ", then the breaker holds until an admin resets it");
     }
-    self->loop_ = std::make_unique<ControlLoop>(*self->plane_, kControlTickPeriod, self->log_);
-    ControlLoop* loop = self->loop_.get();
-    self->trays_ = std::make_unique<TrayAutomation>(
-        topology, *self->plane_, options, [loop](TrayAutomation::Task task) { loop->post(std::move(task)); },
-        self->log_);
-    self->log_(
-        std::string("fail-slow trays: ") +
-        (options.autoEvictSlow ? "confirmed ones are drained as 'auto' behind the circuit breaker"
-                               : "confirmed ones are proposed to operators (--auto-evict-slow to drain them)") +
-        "; lemon trays: " + std::to_string(options.lemon.failures) + " failures within " +
-        control::windowText(options.lemon.window) +
-        (options.autoLifecycle ? ", set to TRIAGE as 'auto'" : ", TRIAGE proposed (--auto-lifecycle to set it)"));
-    return {std::move(self), {}};
+    loop_ = std::make_unique<ControlLoop>(*plane_, kControlTickPeriod, log_);
+    ControlLoop* loop = loop_.get();
+    trays_ = std::make_unique<TrayAutomation>(
+        topology, *plane_, options, [loop](TrayAutomation::Task task) { loop->post(std::move(task)); }, log_);
+    log_(std::string("fail-slow trays: ") +
+         (options.autoEvictSlow ? "confirmed ones are drained as 'auto' behind the circuit breaker"
+                                : "confirmed ones are proposed to operators (--auto-evict-slow to drain them)") +
+         "; lemon trays: " + std::to_string(options.lemon.failures) + " failures within " +
+         control::windowText(options.lemon.window) +
+         (options.autoLifecycle ? ", set to TRIAGE as 'auto'" : ", TRIAGE proposed (--auto-lifecycle to set it)"));
+    return true;
 }
 
 FleetdControl::~FleetdControl() {

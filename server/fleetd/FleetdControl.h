@@ -37,21 +37,22 @@ std::string defaultAuditLogPath();
 class FleetdControl {
 public:
     using Log = std::function<void(const std::string&)>;
-    struct CreateResult {
-        std::unique_ptr<FleetdControl> control;  // null on error
-        std::string error;                       // operator-readable; fleetd exits 2
-    };
 
     // `log` receives start-up notes, automation results and alerts, one line each. With
     // `slurmStates` (--scheduler slurm) previews read Slurm's node states over the twin's, and
-    // every operation change asks for a fresh reading.
-    static CreateResult create(const CommandLine& cl, sim::DigitalTwin& twin, Log log,
-                               control::SlurmNodeStatePoller* slurmStates = nullptr);
+    // every operation change asks for a fresh reading. Null with `error` set (an operator-readable
+    // sentence; fleetd exits 2) when a tokens file, TLS file or the audit log is unusable.
+    [[nodiscard]] static std::unique_ptr<FleetdControl> create(const CommandLine& cl, sim::DigitalTwin& twin, Log log,
+                                                               control::SlurmNodeStatePoller* slurmStates,
+                                                               std::string* error);
     // A real fleet (--source prometheus): actions go through Slurm (`slurmStates` required with
     // --tokens), the facts come from the topology and Slurm's view, and Slurm knows the trays by
     // their host names.
-    static CreateResult createForRealFleet(const CommandLine& cl, const watchfloor::v1::Topology& topology, Log log,
-                                           control::SlurmNodeStatePoller* slurmStates);
+    [[nodiscard]] static std::unique_ptr<FleetdControl> createForRealFleet(const CommandLine& cl,
+                                                                           const watchfloor::v1::Topology& topology,
+                                                                           Log log,
+                                                                           control::SlurmNodeStatePoller* slurmStates,
+                                                                           std::string* error);
     ~FleetdControl();
 
     // Transport, the service, the event tap and the shutdown hook for fleetd's server.
@@ -73,11 +74,11 @@ private:
     FleetdControl() = default;
     // Everything but the fleet view: audit log, control plane, automation, control thread.
     // `base` is the view before Slurm's overlay; `simulator` acts on the twin (null for Slurm).
-    static CreateResult assemble(std::unique_ptr<FleetdControl> self, const CommandLine& cl,
-                                 const watchfloor::v1::Topology& topology, const control::FleetView& base,
-                                 control::Actuator* simulator, control::SlurmNodeStatePoller* slurmStates);
-    // Off without --tokens: a service that refuses every call, naming the flag.
-    static CreateResult disabled(std::unique_ptr<FleetdControl> self, const CommandLine& cl);
+    [[nodiscard]] bool assemble(const CommandLine& cl, const watchfloor::v1::Topology& topology,
+                                const control::FleetView& base, control::Actuator* simulator,
+                                control::SlurmNodeStatePoller* slurmStates, std::string* error);
+    // Off without --tokens: a service that refuses every call, naming the flag (TLS still applies).
+    [[nodiscard]] bool refuseEveryCall(const CommandLine& cl, std::string* error);
     // The twin starts fresh: the drains and isolations in force when the last run stopped are
     // queued for its first tick, so the map agrees with the operations list from the first snapshot.
     void restoreOperatorStates(sim::DigitalTwin& twin);

@@ -1,7 +1,7 @@
 #pragma once
-// fleetd's flags for real telemetry sources (--source prometheus=URL and the store's connection
-// options, --source scrape and the scraper's, --source redfish=URL and its), kept apart from the twin's and the control
-// plane's.
+// What fleetd's flags for real telemetry sources set (--source prometheus=URL and the store's
+// connection options, --source scrape and the scraper's, --source redfish=URL and its), and the
+// sources' options made from them. The flags themselves are rows of FlagTable.cpp.
 
 #include "PromClient.h"
 #include "RedfishHttp.h"
@@ -30,7 +30,6 @@ struct SourceFlags {
     std::vector<std::string> redfishUrls;
     redfish::RedfishOptions redfish;                          // --redfish-* options, every service
     std::optional<std::chrono::milliseconds> redfishTimeout;  // --redfish-timeout D (default: see redfishServices())
-    std::vector<std::string> given;                           // the flags of this file given, in order
 
     bool realSource() const { return scrape || !prometheusUrls.empty() || !redfishUrls.empty(); }
     bool gpuSource() const { return scrape || !prometheusUrls.empty(); }
@@ -42,15 +41,5 @@ struct SourceFlags {
     // "scrape every 5 s + 1 Prometheus store for history", for fleetd's start-up line.
     std::string describe() const;
 };
-
-// The flags this file handles (all take a value).
-bool isSourceFlag(const std::string& flag);
-std::vector<std::string> sourceFlagNames();  // every flag isSourceFlag() accepts
-// Applies one; false with `problem` set for a bad value.
-bool applySourceFlag(const std::string& flag, const std::string& value, SourceFlags& flags, std::string* problem);
-// Once every flag is read: a flag that the chosen sources do not use is refused, not ignored.
-bool checkSourceCombination(const SourceFlags& flags, std::string* problem);
-// Their lines of fleetd --help.
-std::string sourceUsageText();
 
 }  // namespace watchfloor::server::fleetd

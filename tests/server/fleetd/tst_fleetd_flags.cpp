@@ -1,8 +1,10 @@
-// Every flag fleetd's parser accepts is documented, with the same synopsis, in `fleetd --help`
-// (usageText) and in fleetd(8) (packaging/man/fleetd.8), and neither documents a flag the parser
-// refuses. The synopsis is the flag with its value: "--auto-drain N/WINDOW[,max=P%]" in one and
-// "--auto-drain N/WINDOW" in the other is a difference (the man_pages test compares flag names
-// only). A plain test (no Qt): the parser's flags come from fleetd_cli itself (acceptedFlags).
+// Every flag fleetd's parser accepts is documented as its row in the flag table says
+// (server/fleetd/FlagTable.cpp, documentedFlags): with the same synopsis in `fleetd --help`
+// (usageText) and in fleetd(8) (packaging/man/fleetd.8), and in fleetd(8) under the row's section
+// (.SS); neither documents a flag the parser refuses. The synopsis is the flag with its value:
+// "--auto-drain N/WINDOW[,max=P%]" in one and "--auto-drain N/WINDOW" in the other is a
+// difference (the man_pages test compares flag names only). A plain test (no Qt): the parser's
+// flags come from fleetd_cli itself (acceptedFlags).
 
 #include "CommandLine.h"
 
@@ -19,6 +21,7 @@
 namespace {
 
 using Synopses = std::map<std::string, std::set<std::string>>;  // flag -> its documented forms
+using Sections = std::map<std::string, std::set<std::string>>;  // flag -> the sections naming it
 
 int failures = 0;
 
@@ -81,16 +84,23 @@ std::string rendered(const std::string& line) {
     return std::regex_replace(joined, std::regex(R"(\\-)"), "-");
 }
 
-// fleetd(8): the tag line after each .TP that names an option.
-Synopses manSynopses(const std::string& page) {
+// fleetd(8): the tag line after each .TP that names an option, and the .SS it stands under.
+Synopses manSynopses(const std::string& page, Sections* sections = nullptr) {
     Synopses out;
     std::istringstream lines(page);
-    std::string line;
+    std::string line, section;
     bool tag = false;
     while (std::getline(lines, line)) {
+        if (line.rfind(".SH", 0) == 0) section.clear();
+        if (line.rfind(".SS ", 0) == 0) section = std::regex_replace(line.substr(4), std::regex("\""), "");
         if (tag) {
             const std::string head = rendered(line);
-            if (head.rfind("-", 0) == 0) addSynopses(head, out);
+            Synopses here;
+            if (head.rfind("-", 0) == 0) addSynopses(head, here);
+            for (const auto& [flag, forms] : here) {
+                out[flag].insert(forms.begin(), forms.end());
+                if (sections) (*sections)[flag].insert(section);
+            }
         }
         tag = line.rfind(".TP", 0) == 0;
     }
@@ -115,7 +125,14 @@ int main() {
 
     const auto accepted = watchfloor::server::fleetd::acceptedFlags();
     const auto help = helpSynopses(watchfloor::server::fleetd::usageText());
-    const auto man = manSynopses(page.str());
+    Sections manSections;
+    const auto man = manSynopses(page.str(), &manSections);
+    Synopses table;
+    Sections tableSections;
+    for (const auto& doc : watchfloor::server::fleetd::documentedFlags()) {
+        table[doc.flag].insert(doc.synopsis);
+        tableSections[doc.flag].insert(doc.section);
+    }
     check(accepted.size() > 50, "the parser accepts " + std::to_string(accepted.size()) + " flags");
 
     // The test's own readers: a head with a value, a two-flag head, an alternating macro.
@@ -126,16 +143,26 @@ int main() {
           "a head splits into one synopsis per flag");
     check(rendered(R"(.BI \-\-auto\-drain " N" / WINDOW\fR[\fP ,max= P %\fR]\fP)") == "--auto-drain N/WINDOW[,max=P%]",
           "a .BI tag renders as man shows it");
+    Sections probeSections;
+    manSynopses(
+        ".SS \"Operator actions\"\n.TP\n.BI \\-\\-tokens \" FILE\"\nBearer tokens.\n.SH SIGNALS\n.TP\n.B \\-\\-x\n",
+        &probeSections);
+    check(probeSections["--tokens"] == std::set<std::string>{"Operator actions"} &&
+              probeSections["--x"] == std::set<std::string>{""},
+          "an option's section is the .SS it stands under, none past the next .SH");
 
     const std::set<std::string> acceptedSet(accepted.begin(), accepted.end());
     for (const auto& flag : accepted) {
-        const auto inHelp = help.find(flag);
-        const auto inMan = man.find(flag);
-        check(inHelp != help.end(), flag + " is in --help");
-        check(inMan != man.end(), flag + " is in fleetd(8)");
-        if (inHelp != help.end() && inMan != man.end())
-            check(inHelp->second == inMan->second,
-                  flag + ": --help says " + join(inHelp->second) + ", fleetd(8) says " + join(inMan->second));
+        const std::set<std::string> inTable = table[flag];
+        check(!inTable.empty(), flag + " has a row in the flag table");
+        check(help.count(flag) && help.at(flag) == inTable,
+              flag + ": the table says " + join(inTable) + ", --help says " +
+                  join(help.count(flag) ? help.at(flag) : std::set<std::string>()));
+        check(man.count(flag) && man.at(flag) == inTable,
+              flag + ": the table says " + join(inTable) + ", fleetd(8) says " +
+                  join(man.count(flag) ? man.at(flag) : std::set<std::string>()));
+        check(manSections[flag] == tableSections[flag], flag + ": the table's section is " + join(tableSections[flag]) +
+                                                            ", fleetd(8) has it under " + join(manSections[flag]));
     }
     for (const auto* documented : {&help, &man})
         for (const auto& [flag, forms] : *documented)
