@@ -26,8 +26,8 @@ inline constexpr double kSwThermalClockLossPerC = 0.05;
 
 // The thermal clocks-event reasons of a GPU at `tempC`.
 inline std::uint8_t thermalReasons(double tempC, double slowdownC) {
-    if (tempC >= slowdownC) return clocks_event::kHwThermalSlowdown;
-    if (tempC >= slowdownC - kSwThermalMarginC) return clocks_event::kSwThermalSlowdown;
+    if (tempC >= slowdownC) return std::uint8_t(clocks_event::kHwThermalSlowdown);
+    if (tempC >= slowdownC - kSwThermalMarginC) return std::uint8_t(clocks_event::kSwThermalSlowdown);
     return 0;
 }
 

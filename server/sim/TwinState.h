@@ -46,7 +46,7 @@ struct TrayState {
 struct GpuState {
     float offsetC = 0;  // part-to-part thermal variation
     std::uint8_t recoveryAction = 0;
-    std::uint8_t clocksReasons = 0;  // DCGM clocks-event reason bits (ClocksEventReasons.h)
+    std::uint8_t clocksReasons = 0;  // DCGM clocks-event reason bits (proto/ClocksEventReasons.h)
     watchfloor::v1::HealthState health = watchfloor::v1::HEALTH_STATE_HEALTHY;
     bool countersChanged = false;
     float lastXid = 0;

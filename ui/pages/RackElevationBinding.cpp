@@ -1,5 +1,6 @@
 #include "RackElevationBinding.h"
 
+#include "ClocksEventReasons.h"
 #include "FleetFormat.h"
 
 #include "FleetStore.h"
@@ -13,10 +14,6 @@ namespace v1 = watchfloor::v1;
 using client::EntityId;
 
 namespace {
-
-// DCGM clocks-event reasons that mean the GPU is held back: SW power cap 0x4, HW slowdown 0x8,
-// SW thermal 0x20, HW thermal 0x40, HW power brake 0x80.
-constexpr std::uint32_t kThrottleReasons = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
 widgets::TrayState trayState(v1::NodeState state) {
     switch (state) {
@@ -96,7 +93,7 @@ widgets::RackElevation rackElevation(const client::FleetStore& store, EntityId r
                                                                     : asWidget(store.reading(gpu, gpuMetric)));
             cell.down = gpuStatus.health == v1::HEALTH_STATE_FAILED;
             const client::Reading reasons = store.reading(gpu, v1::DCGM_FI_DEV_CLOCKS_EVENT_REASONS);
-            cell.throttling = reasons.hasValue() && (std::uint32_t(reasons.value) & kThrottleReasons) != 0;
+            cell.throttling = reasons.hasValue() && (std::uint32_t(reasons.value) & clocks_event::kThrottling) != 0;
         }
         for (int c = 0; c < std::min(nodeInfo->cpu_indexes_size(), 2); ++c) {
             const EntityId cpu = id(nodeInfo->cpu_indexes(c));

@@ -1,5 +1,6 @@
 #include "StragglerCauses.h"
 
+#include "ClocksEventReasons.h"
 #include "FleetStore.h"
 
 #include <algorithm>
@@ -13,9 +14,6 @@ using client::EntityId;
 using client::FleetStore;
 
 namespace {
-
-// DCGM_FI_DEV_CLOCKS_EVENT_REASONS bits (nvml.h nvmlClocksEventReason*).
-constexpr unsigned kSwPowerCap = 0x4, kHwSlowdown = 0x8, kSwThermal = 0x20, kHwThermal = 0x40, kHwPowerBrake = 0x80;
 
 int countOf(const std::vector<v1::Event>& events, v1::EventType type, const char* cause = nullptr) {
     return int(std::count_if(events.begin(), events.end(),
@@ -45,7 +43,7 @@ double sumOf(const FleetStore& store, int endpoint, const google::protobuf::Repe
 StragglerCause thermal(const FleetStore& store, const v1::Node& node, int endpoint,
                        const std::vector<v1::Event>& events) {
     const int began = countOf(events, v1::EVENT_TYPE_CLOCKS_EVENT, "thermal");
-    const QStringList now = gpusWithReasons(store, node, endpoint, kSwThermal | kHwThermal);
+    const QStringList now = gpusWithReasons(store, node, endpoint, clocks_event::kThermal);
     const auto hottest = store.gpuAggregate(EntityId{std::uint16_t(endpoint), node.index()}, v1::DCGM_FI_DEV_GPU_TEMP,
                                             FleetStore::Aggregate::Max);
     QString finding = QStringLiteral("%1 thermal clocks event(s) in the range").arg(began);
@@ -58,7 +56,7 @@ StragglerCause thermal(const FleetStore& store, const v1::Node& node, int endpoi
 StragglerCause powerCap(const FleetStore& store, const v1::Node& node, int endpoint,
                         const std::vector<v1::Event>& events) {
     const int began = countOf(events, v1::EVENT_TYPE_CLOCKS_EVENT, "power");
-    const QStringList now = gpusWithReasons(store, node, endpoint, kSwPowerCap | kHwSlowdown | kHwPowerBrake);
+    const QStringList now = gpusWithReasons(store, node, endpoint, clocks_event::kPower);
     double worstShare = 0;
     QString worstGpu;
     for (const std::uint32_t g : node.gpu_indexes()) {
