@@ -66,9 +66,4 @@ bool noteSourceTransition(v1::SourceHealth before, const v1::SourceStatus& statu
     return true;
 }
 
-std::string plural(std::uint64_t n, const std::string& what) {
-    const bool invariant = what.ends_with("series");
-    return std::to_string(n) + " " + what + (n == 1 || invariant ? "" : "s");
-}
-
 }  // namespace watchfloor::server

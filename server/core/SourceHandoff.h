@@ -35,7 +35,4 @@ bool noteSourceTransition(watchfloor::v1::SourceHealth before, const watchfloor:
                           std::int64_t timeMs, std::uint32_t fleetIndex, const std::string& downMessage,
                           const std::string& upMessage, FleetChanges& out);
 
-// "1 series", "3 values": counts in status lines.
-std::string plural(std::uint64_t n, const std::string& what);
-
 }  // namespace watchfloor::server

@@ -1,5 +1,7 @@
 #include "IncidentGrouper.h"
 
+#include "Plural.h"
+
 #include <algorithm>
 
 namespace watchfloor::server::incidents {
@@ -53,8 +55,6 @@ double disruptionGpuSeconds(const v1::Job& job) {
            (b.accelerator_init_s() + b.training_prep_s() + b.program_startup_s() + b.checkpoint_restore_s() +
             b.wasted_progress_s() + b.infra_recovery_s() + b.straggler_slowdown_s());
 }
-
-std::string plural(std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
 
 }  // namespace
 

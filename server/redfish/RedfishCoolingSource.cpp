@@ -1,5 +1,7 @@
 #include "RedfishCoolingSource.h"
 
+#include "Plural.h"
+
 namespace watchfloor::server::redfish {
 
 namespace v1 = watchfloor::v1;

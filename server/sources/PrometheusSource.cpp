@@ -1,5 +1,7 @@
 #include "PrometheusSource.h"
 
+#include "Plural.h"
+
 #include <algorithm>
 #include <sstream>
 

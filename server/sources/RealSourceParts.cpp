@@ -1,6 +1,7 @@
 #include "RealSourceParts.h"
 
 #include "EttrBudget.h"
+#include "Plural.h"
 
 #include <algorithm>
 

@@ -1,5 +1,7 @@
 #include "ScrapeSource.h"
 
+#include "Plural.h"
+
 #include <sys/resource.h>
 
 #include <algorithm>
