@@ -35,7 +35,8 @@ RebootProgress readRebootProgress(std::string_view node, std::string_view state,
     const std::string_view base = baseWord(state);
     const bool responding = state.find('*') == std::string_view::npos;
     if (endsWithStep(reason, "reboot timed out"))
-        return {RebootStage::TimedOut, name + " did not come back from its reboot within Slurm's ResumeTimeout: DOWN (" +
+        return {RebootStage::TimedOut, name +
+                                           " did not come back from its reboot within Slurm's ResumeTimeout: DOWN (" +
                                            std::string(reason) + ")"};
     if (state.find('^') != std::string_view::npos)
         return {RebootStage::Issued, "rebooting: waiting for " + name + " to register with Slurm again"};
@@ -47,13 +48,14 @@ RebootProgress readRebootProgress(std::string_view node, std::string_view state,
     if (base == "down" && endsWithStep(reason, "reboot complete"))
         return {RebootStage::BackDown, name + " rebooted and is held DOWN as asked"};
     if (base == "down")
-        return {RebootStage::Down, name + " is DOWN after its reboot" +
-                                       (reason.empty() ? std::string() : ": " + std::string(reason))};
+        return {RebootStage::Down,
+                name + " is DOWN after its reboot" + (reason.empty() ? std::string() : ": " + std::string(reason))};
     if (base == "idle" || base == "mixed" || base == "allocated" || base == "drained" || base == "draining" ||
         base == "completing" || base == "planned" || base == "reserved")
         return {RebootStage::Back, name + " rebooted and registered with Slurm (" + std::string(state) + ")"};
-    return {RebootStage::Unknown, "waiting for " + name + ": Slurm shows it " +
-                                      (state.empty() ? std::string("without a state") : "'" + std::string(state) + "'")};
+    return {RebootStage::Unknown,
+            "waiting for " + name + ": Slurm shows it " +
+                (state.empty() ? std::string("without a state") : "'" + std::string(state) + "'")};
 }
 
 }  // namespace watchfloor::server::repair

@@ -20,8 +20,8 @@ enum class AfterReboot {
 };
 
 struct SlurmRebootRequest {
-    std::string node;    // Slurm's node name (one plain host name)
-    bool asap = false;   // drain now and reboot once no job holds the node
+    std::string node;   // Slurm's node name (one plain host name)
+    bool asap = false;  // drain now and reboot once no job holds the node
     AfterReboot after = AfterReboot::Resume;
     std::string reason;  // "<principal>: <text>", one argument, never parsed by a shell
 };

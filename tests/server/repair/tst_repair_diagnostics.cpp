@@ -101,12 +101,16 @@ private slots:
     void otherOutputIsNoResult_data() {
         QTest::addColumn<QByteArray>("output");
         QTest::newRow("empty") << QByteArray();
-        QTest::newRow("error") << QByteArray("Error: unable to establish a connection to the specified host: localhost\n");
+        QTest::newRow("error") << QByteArray(
+            "Error: unable to establish a connection to the specified host: localhost\n");
         QTest::newRow("nvidia-smi") << QByteArray(sample("nvidia-smi-reset-busy.txt").c_str());
         QTest::newRow("truncated json") << QByteArray(sample("dcgmi-diag-r2.json").substr(0, 200).c_str());
         QTest::newRow("other json") << QByteArray(R"({"DCGM Diagnostic": 3})");
         QTest::newRow("table without sections") << QByteArray("| memory | Pass |\n| pcie | Pass |\n");
-        QTest::newRow("binary") << QByteArray("\x7f" "ELF\x02\x01\x01\0\0\0", 10);
+        QTest::newRow("binary") << QByteArray(
+            "\x7f"
+            "ELF\x02\x01\x01\0\0\0",
+            10);
     }
     void otherOutputIsNoResult() {
         QFETCH(QByteArray, output);
