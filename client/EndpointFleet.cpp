@@ -139,14 +139,12 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     m_automation = snapshot.automation();
     m_hasPaging = snapshot.has_paging();
     m_paging = snapshot.paging();
-    for (const v1::Incident& incident : snapshot.incidents()) {
-        applyIncident(incident);
-    }
-    m_changes.incidentsChanged = true;
-    m_maintenance.clear();
-    for (const v1::MaintenanceWindow& window : snapshot.maintenance()) applyMaintenance(window);
-    m_handoffs.clear();
-    for (const v1::ShiftHandoff& handoff : snapshot.handoffs()) applyHandoff(handoff);
+    m_held.clear();
+    fleetstate::StreamedKinds::forEach([&](auto kind) {
+        using Kind = decltype(kind);
+        for (const auto& record : Kind::of(snapshot)) m_held.of<Kind>().upsert(record);
+        heldChanged(kind);
+    });
     m_changes.jobsReset = true;
     m_changes.jobsAppended = 0;
     m_changes.serverSecondTicked = true;
@@ -179,14 +177,12 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
     for (const v1::SourceStatus& source : delta.sources()) {
         applySource(source);
     }
-    for (const v1::Incident& incident : delta.incidents()) {
-        applyIncident(incident);
-    }
-    for (const v1::MaintenanceWindow& window : delta.maintenance()) {
-        applyMaintenance(window);
-        markAllDirty();  // the rack map tints what it covers; windows change a few times a day
-    }
-    for (const v1::ShiftHandoff& handoff : delta.handoffs()) applyHandoff(handoff);
+    fleetstate::StreamedKinds::forEach([&](auto kind) {
+        using Kind = decltype(kind);
+        if (Kind::of(delta).empty()) return;
+        for (const auto& record : Kind::of(delta)) m_held.of<Kind>().upsert(record);
+        heldChanged(kind);
+    });
     advanceServerTime(delta.server_time_unix_ms());
 }
 
@@ -423,44 +419,21 @@ void EndpointFleet::applySource(const v1::SourceStatus& source) {
     m_changes.sourcesChanged = true;
 }
 
-void EndpointFleet::applyIncident(const v1::Incident& incident) {
-    // Whole messages by id. Resolved ones past the bound go, oldest first; open ones always stay.
-    constexpr std::size_t kResolvedKept = 200;
-    m_incidents[incident.id()] = incident;
+void EndpointFleet::heldChanged(fleetstate::Incidents) {
     m_changes.incidentsChanged = true;
     m_changes.fleetChanged = true;  // the fleet's open-incident count is this list's
-    std::size_t resolved = 0;
-    for (const auto& [id, held] : m_incidents) resolved += held.state() == v1::INCIDENT_STATE_RESOLVED ? 1 : 0;
-    for (auto it = m_incidents.begin(); resolved > kResolvedKept && it != m_incidents.end();) {
-        if (it->second.state() == v1::INCIDENT_STATE_RESOLVED) {
-            it = m_incidents.erase(it);
-            --resolved;
-        } else {
-            ++it;
-        }
-    }
 }
 
-void EndpointFleet::applyMaintenance(const v1::MaintenanceWindow& window) {
-    if (window.state() == v1::MAINTENANCE_STATE_ENDED || window.state() == v1::MAINTENANCE_STATE_CANCELLED)
-        m_maintenance.erase(window.id());
-    else
-        m_maintenance[window.id()] = window;
+void EndpointFleet::heldChanged(fleetstate::MaintenanceWindows) {
+    markAllDirty();  // the rack map tints what it covers; windows change a few times a day
 }
 
-void EndpointFleet::applyHandoff(const v1::ShiftHandoff& handoff) {
-    // Whole messages by id, newest first; a few a day, so a sorted vector does.
-    std::erase_if(m_handoffs, [&](const v1::ShiftHandoff& held) { return held.id() == handoff.id(); });
-    m_handoffs.push_back(handoff);
-    std::sort(m_handoffs.begin(), m_handoffs.end(), [](const v1::ShiftHandoff& a, const v1::ShiftHandoff& b) {
-        return a.posted_unix_ms() != b.posted_unix_ms() ? a.posted_unix_ms() > b.posted_unix_ms() : a.id() > b.id();
-    });
-    if (m_handoffs.size() > kHandoffsKept) m_handoffs.resize(kHandoffsKept);
+void EndpointFleet::heldChanged(fleetstate::ShiftHandoffs) {
     m_changes.fleetChanged = true;  // the handoff banner follows fleet changes
 }
 
 const v1::MaintenanceWindow* EndpointFleet::rackMaintenance(std::uint32_t rackIndex) const {
-    for (const auto& [id, window] : m_maintenance) {
+    for (const auto& [id, window] : maintenanceWindows()) {
         if (window.state() != v1::MAINTENANCE_STATE_ACTIVE || window.scope() == v1::MAINTENANCE_SCOPE_NODE) continue;
         if (std::find(window.rack_indexes().begin(), window.rack_indexes().end(), rackIndex) !=
             window.rack_indexes().end())
@@ -471,7 +444,7 @@ const v1::MaintenanceWindow* EndpointFleet::rackMaintenance(std::uint32_t rackIn
 
 int EndpointFleet::nodesInMaintenance(std::uint32_t rackIndex) const {
     int nodes = 0;
-    for (const auto& [id, window] : m_maintenance)
+    for (const auto& [id, window] : maintenanceWindows())
         if (window.state() == v1::MAINTENANCE_STATE_ACTIVE && window.scope() == v1::MAINTENANCE_SCOPE_NODE &&
             window.rack_indexes_size() > 0 && window.rack_indexes(0) == rackIndex)
             nodes += window.node_indexes_size();
@@ -479,9 +452,7 @@ int EndpointFleet::nodesInMaintenance(std::uint32_t rackIndex) const {
 }
 
 std::uint32_t EndpointFleet::openIncidentCount() const {
-    std::uint32_t open = 0;
-    for (const auto& [id, incident] : m_incidents) open += incident.state() != v1::INCIDENT_STATE_RESOLVED ? 1 : 0;
-    return open;
+    return std::uint32_t(m_held.of<fleetstate::Incidents>().live());
 }
 
 bool EndpointFleet::acceptEvent(const v1::Event& event) {

@@ -8,6 +8,7 @@
 // name index, every value column and the first history capture: hundreds of ms). The owner then
 // swaps it in on its own thread and calls continueFrom() with the fleet it replaces.
 
+#include "FleetStateKinds.h"
 #include "HistoryRing.h"
 #include "MetricCadence.h"
 #include "MetricColumns.h"
@@ -152,18 +153,24 @@ public:
     std::uint32_t jobCount() const { return std::uint32_t(m_jobs.size()); }
     const watchfloor::v1::Job& job(std::uint32_t slot) const { return m_jobs[slot]; }
     const watchfloor::v1::FleetGoodput* fleetGoodput() const { return m_hasFleet ? &m_fleet : nullptr; }
-    // fleetd's incidents by id: every open one and the resolved ones seen (bounded).
-    const std::map<std::uint64_t, watchfloor::v1::Incident>& incidents() const { return m_incidents; }
+    // fleetd's incidents by id: every open one and the newest resolved ones, as fleetd holds them
+    // (FleetStateKinds.h).
+    const std::map<std::uint64_t, watchfloor::v1::Incident>& incidents() const {
+        return m_held.of<fleetstate::Incidents>().byKey();
+    }
     std::uint32_t openIncidentCount() const;
     // fleetd's maintenance windows, scheduled and active, by id.
-    const std::map<std::string, watchfloor::v1::MaintenanceWindow>& maintenanceWindows() const { return m_maintenance; }
+    const std::map<std::string, watchfloor::v1::MaintenanceWindow>& maintenanceWindows() const {
+        return m_held.of<fleetstate::MaintenanceWindows>().byKey();
+    }
     // The active window that covers the whole rack (rack, row or hall scope), or null; a node
     // window covers only its tray (nodesInMaintenance).
     const watchfloor::v1::MaintenanceWindow* rackMaintenance(std::uint32_t rackIndex) const;
     int nodesInMaintenance(std::uint32_t rackIndex) const;
-    // fleetd's newest shift handoffs (Snapshot/Delta handoffs), newest first, at most kHandoffsKept.
-    const std::vector<watchfloor::v1::ShiftHandoff>& handoffs() const { return m_handoffs; }
-    static constexpr std::size_t kHandoffsKept = 20;
+    // fleetd's newest shift handoffs (Snapshot/Delta handoffs), newest first (FleetStateKinds.h).
+    std::vector<const watchfloor::v1::ShiftHandoff*> handoffs() const {
+        return m_held.of<fleetstate::ShiftHandoffs>().newestFirst();
+    }
     const HistoryRing& history() const { return m_history; }
     const std::optional<RunChange>& lastRunChange() const { return m_runChange; }
 
@@ -179,9 +186,10 @@ private:
     void applyJob(const watchfloor::v1::Job& job, std::int64_t timeMs);
     void applyFleet(const watchfloor::v1::FleetGoodput& fleet);
     void applySource(const watchfloor::v1::SourceStatus& source);
-    void applyIncident(const watchfloor::v1::Incident& incident);
-    void applyMaintenance(const watchfloor::v1::MaintenanceWindow& window);
-    void applyHandoff(const watchfloor::v1::ShiftHandoff& handoff);
+    // What a change of each fleet-wide kind marks for the views.
+    void heldChanged(fleetstate::Incidents);
+    void heldChanged(fleetstate::MaintenanceWindows);
+    void heldChanged(fleetstate::ShiftHandoffs);
     void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric, double value,
                     std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
@@ -215,9 +223,7 @@ private:
     double m_simSpeed = 1.0;
     SourceCadence m_sourceCadence;
     std::vector<watchfloor::v1::SourceStatus> m_sources;
-    std::map<std::uint64_t, watchfloor::v1::Incident> m_incidents;
-    std::map<std::string, watchfloor::v1::MaintenanceWindow> m_maintenance;
-    std::vector<watchfloor::v1::ShiftHandoff> m_handoffs;
+    fleetstate::HeldState m_held;  // incidents, maintenance windows, handoffs
     std::int64_t m_serverTimeMs = 0;
     std::optional<RunChange> m_runChange;
     std::uint64_t m_maxEventId = 0;

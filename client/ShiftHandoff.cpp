@@ -102,7 +102,7 @@ std::vector<PostedHandoff> postedHandoffs(const FleetStore& store) {
     std::vector<PostedHandoff> posted;
     for (int e = 0; e < store.endpointCount(); ++e) {
         const QString name = store.endpointCount() > 1 ? store.endpointDisplayName(e) : QString();
-        for (const v1::ShiftHandoff& handoff : store.endpointFleet(e).handoffs()) posted.push_back({e, name, handoff});
+        for (const v1::ShiftHandoff* handoff : store.endpointFleet(e).handoffs()) posted.push_back({e, name, *handoff});
     }
     std::stable_sort(posted.begin(), posted.end(), [](const PostedHandoff& a, const PostedHandoff& b) {
         return a.handoff.posted_unix_ms() > b.handoff.posted_unix_ms();

@@ -2,8 +2,6 @@
 
 #include "UtcTime.h"
 
-#include <algorithm>
-
 namespace watchfloor::server::incidents {
 namespace v1 = watchfloor::v1;
 
@@ -14,13 +12,6 @@ HandoffBook::Result refuse(HandoffBook::Code code, std::string message) { return
 std::uint64_t versionOf(const v1::ShiftHandoff& handoff) { return handoff.acknowledged_by().empty() ? 1 : 2; }
 
 }  // namespace
-
-void keepNewestHandoffs(std::vector<v1::ShiftHandoff>& handoffs, std::size_t keep) {
-    std::sort(handoffs.begin(), handoffs.end(), [](const v1::ShiftHandoff& a, const v1::ShiftHandoff& b) {
-        return a.posted_unix_ms() != b.posted_unix_ms() ? a.posted_unix_ms() > b.posted_unix_ms() : a.id() > b.id();
-    });
-    if (handoffs.size() > keep) handoffs.resize(keep);
-}
 
 HandoffBook::Result HandoffBook::checkPost(std::int64_t periodStartMs, std::int64_t periodEndMs) const {
     if (periodStartMs <= 0 || periodEndMs <= 0)

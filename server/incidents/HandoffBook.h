@@ -27,9 +27,9 @@ public:
         std::uint64_t stateVersion = 0;  // 1 unacknowledged, 2 acknowledged; 0 for a post
         bool ok() const { return code == Code::Ok; }
     };
-    // Handoffs held for acknowledgement and sent in a snapshot (newest first).
+    // Handoffs held for acknowledgement by id, oldest dropped first. Not the stream's bound: a
+    // snapshot and a console hold the newest fleetstate::ShiftHandoffs::kRetiredKept.
     static constexpr std::size_t kHeld = 100;
-    static constexpr std::size_t kSnapshot = 20;
     static constexpr std::chrono::hours kMaxPeriod{24 * 7};
 
     // The preview of a post: the period's bounds.
@@ -42,8 +42,8 @@ public:
     Result acknowledge(const std::string& id, const std::string& principal, const std::string& note,
                        std::int64_t atUnixMs);
 
-    // What changed since the last call (whole messages), for the tick's Delta; the store keeps
-    // the newest kSnapshot for snapshots (keepNewestHandoffs).
+    // What changed since the last call (whole messages), for the tick's Delta; the store and a
+    // console hold them as FleetStateKinds.h says.
     std::vector<watchfloor::v1::ShiftHandoff> takeChanges();
 
 private:
@@ -55,8 +55,5 @@ private:
     std::multimap<std::int64_t, std::string> byPosted_;  // posted time -> id, to drop the oldest
     std::map<std::string, watchfloor::v1::ShiftHandoff> changed_;
 };
-
-// Sorts handoffs newest first (posted time, then id) and keeps the first `keep`.
-void keepNewestHandoffs(std::vector<watchfloor::v1::ShiftHandoff>& handoffs, std::size_t keep);
 
 }  // namespace watchfloor::server::incidents

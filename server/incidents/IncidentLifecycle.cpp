@@ -1,5 +1,6 @@
 #include "IncidentLifecycle.h"
 
+#include "FleetStateKinds.h"
 #include "UtcTime.h"
 
 #include <algorithm>
@@ -38,8 +39,7 @@ bool rackWide(v1::CauseScope scope) {
 
 }  // namespace
 
-IncidentLifecycle::IncidentLifecycle(const v1::Topology& topology, std::size_t resolvedKept)
-    : resolvedKept_(resolvedKept) {
+IncidentLifecycle::IncidentLifecycle(const v1::Topology& topology) {
     for (const auto& node : topology.nodes())
         nodeByName_.emplace(node.name(), NodePlace{node.index(), node.rack_index()});
     for (const auto& rack : topology.racks()) rackByName_.emplace(rack.name(), rack.index());
@@ -57,7 +57,8 @@ IncidentLifecycle::Verdict IncidentLifecycle::checkLocked(Step step, std::uint64
     if (found == records_.end())
         return {Code::NotFound,
                 "no " + name + " in this fleetd run (it keeps every open incident and the newest " +
-                    std::to_string(resolvedKept_) + " resolved ones; ids start again when fleetd restarts)",
+                    std::to_string(fleetstate::Incidents::kRetiredKept) +
+                    " resolved ones; ids start again when fleetd restarts)",
                 0};
     const Record& record = found->second;
     const v1::IncidentState state = effectiveState(record);
@@ -226,7 +227,7 @@ v1::Incident IncidentLifecycle::decorated(const Record& record) const {
 }
 
 void IncidentLifecycle::forgetOldResolved() {
-    while (resolvedIds_.size() > resolvedKept_) {
+    while (resolvedIds_.size() > fleetstate::Incidents::kRetiredKept) {
         records_.erase(*resolvedIds_.begin());
         resolvedIds_.erase(resolvedIds_.begin());
     }

@@ -51,9 +51,10 @@ public:
     static constexpr std::size_t kTimelineFirst = 16;   // first entries kept in the message
     static constexpr std::size_t kTimelineNewest = 48;  // and the newest
 
-    // Names from `topology` (copied). Resolved incidents are remembered up to `resolvedKept`
-    // (the newest), like the state store's.
-    explicit IncidentLifecycle(const watchfloor::v1::Topology& topology, std::size_t resolvedKept = 500);
+    // Names from `topology` (copied). Resolved incidents are remembered as the state store and a
+    // console hold them (fleetstate::Incidents::kRetiredKept, the newest), so every resolved
+    // incident a console shows still takes a note.
+    explicit IncidentLifecycle(const watchfloor::v1::Topology& topology);
 
     // Set before the lifecycle is shared between threads.
     void setStateListener(StateListener listener) { listener_ = std::move(listener); }
@@ -104,7 +105,6 @@ private:
     bool hits(const Record& record, const OperatorAction& action) const;
     void forgetOldResolved();
 
-    const std::size_t resolvedKept_;
     struct NodePlace {
         std::uint32_t node, rack;  // entity indexes
     };

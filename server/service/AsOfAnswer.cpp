@@ -1,5 +1,6 @@
 #include "AsOfAnswer.h"
 
+#include "FleetStateKinds.h"
 #include "TextBounds.h"
 
 #include <algorithm>
@@ -98,15 +99,17 @@ void addIncidents(const FleetStateStore& store, std::int64_t asOf, v1::AsOfState
              0, SIZE_MAX, [](const v1::Incident&) { return true; }, &more))
         live.emplace(incident.id(), std::move(incident));
     const std::uint64_t lastEventId = store.journal().lastIdAtOrBefore(asOf);
-    std::vector<v1::Incident> open, resolved;
-    for (auto& version : store.rewind().incidentsAsOf(asOf)) {
-        if (auto it = live.find(version.id()); it != live.end()) cutAtMoment(it->second, asOf, lastEventId, &version);
-        (version.state() == v1::INCIDENT_STATE_RESOLVED ? resolved : open).push_back(std::move(version));
-    }
-    const std::size_t skipped = resolved.size() > kAsOfResolvedIncidents ? resolved.size() - kAsOfResolvedIncidents : 0;
-    for (auto& incident : open) *response->add_incidents() = std::move(incident);
-    for (std::size_t i = skipped; i < resolved.size(); ++i) *response->add_incidents() = std::move(resolved[i]);
-    response->mutable_fleet()->set_active_incidents(std::uint32_t(open.size()));
+    // What a live snapshot at that moment carried: every open one, the newest resolved ones.
+    fleetstate::HeldRecords<fleetstate::Incidents> held;
+    for (const auto& version : store.rewind().incidentsAsOf(asOf)) held.upsert(version);
+    for (const bool resolved : {false, true})
+        for (const auto& [id, version] : held.byKey()) {
+            if (fleetstate::Incidents::retired(version) != resolved) continue;
+            v1::Incident* past = response->add_incidents();
+            *past = version;
+            if (auto it = live.find(id); it != live.end()) cutAtMoment(it->second, asOf, lastEventId, past);
+        }
+    response->mutable_fleet()->set_active_incidents(std::uint32_t(held.live()));
 }
 
 // The fleet's numbers history keeps, from the samples already in the answer.

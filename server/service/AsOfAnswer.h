@@ -15,7 +15,6 @@ namespace watchfloor::server::service {
 inline constexpr std::uint32_t kDefaultAsOfEvents = 200;
 inline constexpr std::uint32_t kMaxAsOfEvents = 1'000;
 inline constexpr std::size_t kMaxAsOfStandardRacks = 128;  // node/GPU/CPU values of more racks: ask for SUMMARY
-inline constexpr std::size_t kAsOfResolvedIncidents = 50;
 
 grpc::Status answerStateAsOf(const watchfloor::v1::AsOfRequest& request, const FleetStateStore& store,
                              const HistoryStore& history, const std::string& runId,

@@ -1,7 +1,10 @@
 #include "DeltaCoalescer.h"
 
+#include "FleetStateKinds.h"
+
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 namespace watchfloor::server::service {
@@ -52,15 +55,20 @@ struct NewestValue {
     float value;
 };
 
-// The newest copy of each record (by its string id) within pending[0..last], in id order.
-template <class Record>
-void newestById(const std::vector<LogEntryPtr>& pending, std::size_t last,
-                const google::protobuf::RepeatedPtrField<Record>& (v1::Delta::*field)() const,
-                google::protobuf::RepeatedPtrField<Record>& out) {
-    std::map<std::string, const Record*> newest;
+// The keys of one fleet-wide kind already seen walking newest to oldest.
+template <class Kind>
+struct SeenKeys {
+    std::set<typename Kind::Key> keys;
+};
+
+// The newest copy of each record of `Kind` within pending[0..last], by key. Every one: a delta
+// is never bounded (FleetStateKinds.h), the receiver holds them by the kind's rule.
+template <class Kind>
+void newestByKey(const std::vector<LogEntryPtr>& pending, std::size_t last, v1::Delta* out) {
+    std::map<typename Kind::Key, const typename Kind::Record*> newest;
     for (std::size_t k = 0; k <= last; ++k)
-        for (const auto& record : (pending[k]->delta().*field)()) newest[record.id()] = &record;
-    for (const auto& [id, record] : newest) *out.Add() = *record;
+        for (const auto& record : Kind::of(pending[k]->delta())) newest[Kind::key(record)] = &record;
+    for (const auto& [key, record] : newest) *Kind::mutableOf(out)->Add() = *record;
 }
 }  // namespace
 
@@ -87,9 +95,9 @@ v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, 
     for (const auto& e : delta.events())
         if (filter.wantsEvent(index, e)) *out.add_events() = e;
     *out.mutable_jobs() = delta.jobs();
-    *out.mutable_incidents() = delta.incidents();      // fleet-wide, like jobs
-    *out.mutable_maintenance() = delta.maintenance();  // fleet-wide
-    *out.mutable_handoffs() = delta.handoffs();        // fleet-wide
+    fleetstate::StreamedKinds::forEach([&](auto kind) {  // fleet-wide, like jobs
+        *decltype(kind)::mutableOf(&out) = decltype(kind)::of(delta);
+    });
     if (delta.has_fleet()) *out.mutable_fleet() = delta.fleet();
     if (delta.has_automation()) *out.mutable_automation() = delta.automation();  // fleet-wide
     if (delta.has_paging()) *out.mutable_paging() = delta.paging();              // fleet-wide
@@ -114,8 +122,8 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     std::unordered_map<std::uint64_t, NewestValue> values;
     std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::EntityState*>> states;
     std::unordered_map<std::uint32_t, std::pair<std::uint32_t, const v1::Job*>> jobs;
-    std::unordered_map<std::uint64_t, std::uint32_t> incidents;  // id → newest entry, for the cost
-    std::vector<std::size_t> cost(n, 0);                         // what must be sent if the prefix ends at entry i
+    fleetstate::StreamedKinds::Each<SeenKeys> seen;  // incidents, windows, handoffs: for the cost
+    std::vector<std::size_t> cost(n, 0);             // what must be sent if the prefix ends at entry i
     std::size_t totalSamples = 0;
     for (const auto& e : pending) totalSamples += e->sampleCount();
     values.reserve(std::min<std::size_t>(totalSamples, 4 * maxSamples));
@@ -138,9 +146,12 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
                 cost[k] += s.ByteSizeLong() / kBytesPerSample + 1;
         for (const auto& j : newestFirst(d.jobs()))
             if (jobs.try_emplace(j.index(), entry, &j).second) cost[k] += j.ByteSizeLong() / kBytesPerSample + 1;
-        for (const auto& incident : newestFirst(d.incidents()))
-            if (incidents.try_emplace(incident.id(), entry).second)
-                cost[k] += incident.ByteSizeLong() / kBytesPerSample + 1;
+        fleetstate::StreamedKinds::forEach([&](auto kind) {
+            using Kind = decltype(kind);
+            auto& keys = std::get<SeenKeys<Kind>>(seen).keys;
+            for (const auto& record : newestFirst(Kind::of(d)))
+                if (keys.insert(Kind::key(record)).second) cost[k] += record.ByteSizeLong() / kBytesPerSample + 1;
+        });
         for (const auto& e : d.events())
             if (filter.wantsEvent(index, e)) cost[k] += e.ByteSizeLong() / kBytesPerSample + 1;
     }
@@ -162,14 +173,7 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
     for (const auto& s : keptStates) *out.add_states() = *s.second;
     for (const auto& [jobIndex, j] : jobs)
         if (j.first <= last) *out.add_jobs() = *j.second;
-    // The newest version of each incident within the prefix, by id.
-    std::map<std::uint64_t, const v1::Incident*> newestIncidents;
-    for (std::size_t k = 0; k <= last; ++k)
-        for (const auto& incident : pending[k]->delta().incidents()) newestIncidents[incident.id()] = &incident;
-    for (const auto& [id, incident] : newestIncidents) *out.add_incidents() = *incident;
-    // Maintenance windows and handoffs too (a handful; not worth a cost).
-    newestById(pending, last, &v1::Delta::maintenance, *out.mutable_maintenance());
-    newestById(pending, last, &v1::Delta::handoffs, *out.mutable_handoffs());
+    fleetstate::StreamedKinds::forEach([&](auto kind) { newestByKey<decltype(kind)>(pending, last, &out); });
     for (std::size_t k = 0; k <= last; ++k) {
         const v1::Delta& d = pending[k]->delta();
         for (const auto& e : d.events())

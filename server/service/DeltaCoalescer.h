@@ -1,6 +1,7 @@
 #pragma once
 // Turns the log entries a subscriber has not seen yet into one Delta for its filter. Values,
-// states and jobs: the newest per key wins. Events: every one, in order. The result covers
+// states, jobs and the fleet-wide kinds (FleetStateKinds.h: incidents, maintenance windows,
+// handoffs, every one of them, never bounded): the newest per key wins. Events: every one, in order. The result covers
 // sequences [first_sequence, sequence]; when everything pending does not fit the size budget it
 // covers a prefix of them, chosen so that no key whose newest value lies in that prefix is left
 // out (values from later entries may ride along: newer values are always safe to apply).
@@ -16,8 +17,8 @@ struct CoalescedDelta {
     std::size_t entriesCovered = 0;  // a prefix of the input
 };
 
-// `pending` must be consecutive log entries; `maxSamples` bounds the message (events, states
-// and jobs count as samples by their encoded size).
+// `pending` must be consecutive log entries; `maxSamples` bounds the message (events, states,
+// jobs and the fleet-wide kinds' records count as samples by their encoded size).
 CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const SubscriptionFilter& filter,
                         const TopologyLookup& index, std::size_t maxSamples);
 

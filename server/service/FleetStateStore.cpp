@@ -119,17 +119,12 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
             if (e.id() == 0) e.set_id(++lastEventId_);
             journal_.append(e);
         }
-        for (const auto& incident : changes.incidents) keepIncident(incident);
+        // What the tick publishes is what a snapshot will carry: the Delta's records, as a console holds them.
+        fleetstate::StreamedKinds::forEach([&](auto kind) {
+            using Kind = decltype(kind);
+            for (const auto& record : Kind::of(*deltas.front())) held_.of<Kind>().upsert(record);
+        });
         rewind_.record(timeMs, changes.states, changes.incidents);
-        for (const auto& window : changes.maintenance) {
-            const bool over =
-                window.state() == v1::MAINTENANCE_STATE_ENDED || window.state() == v1::MAINTENANCE_STATE_CANCELLED;
-            if (over)
-                maintenance_.erase(window.id());
-            else
-                maintenance_[window.id()] = window;
-        }
-        keepHandoffs(changes.handoffs);
         for (auto& d : deltas) {
             d->set_sequence(++sequence_);
             d->set_first_sequence(d->sequence());
@@ -145,38 +140,9 @@ void FleetStateStore::numberEvents(FleetChanges& changes) {
         if (e.id() == 0) e.set_id(++lastEventId_);
 }
 
-// Called under the exclusive lock. Open incidents are always kept; past the bound, the oldest
-// resolved one goes.
-void FleetStateStore::keepIncident(const v1::Incident& incident) {
-    auto [it, inserted] = incidents_.try_emplace(incident.id(), incident);
-    const bool wasResolved = !inserted && it->second.state() == v1::INCIDENT_STATE_RESOLVED;
-    if (!inserted) it->second = incident;
-    const bool resolved = incident.state() == v1::INCIDENT_STATE_RESOLVED;
-    if (resolved && !wasResolved) ++resolvedHeld_;
-    if (!resolved && wasResolved) --resolvedHeld_;
-    for (auto oldest = incidents_.begin(); resolvedHeld_ > limits_.resolvedIncidents && oldest != incidents_.end();) {
-        if (oldest->second.state() != v1::INCIDENT_STATE_RESOLVED) {
-            ++oldest;
-            continue;
-        }
-        oldest = incidents_.erase(oldest);
-        --resolvedHeld_;
-    }
-}
-
-// Called under the exclusive lock: a changed handoff replaces its older copy.
-void FleetStateStore::keepHandoffs(const std::vector<v1::ShiftHandoff>& changed) {
-    if (changed.empty()) return;
-    std::erase_if(handoffs_, [&](const v1::ShiftHandoff& held) {
-        return std::any_of(changed.begin(), changed.end(), [&](const auto& c) { return c.id() == held.id(); });
-    });
-    handoffs_.insert(handoffs_.end(), changed.begin(), changed.end());
-    incidents::keepNewestHandoffs(handoffs_, incidents::HandoffBook::kSnapshot);
-}
-
 std::uint32_t FleetStateStore::openIncidents() const {
     std::shared_lock lock(mu_);
-    return static_cast<std::uint32_t>(incidents_.size() - resolvedHeld_);
+    return static_cast<std::uint32_t>(held_.of<fleetstate::Incidents>().live());
 }
 
 v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
@@ -203,18 +169,9 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     if (hasAutomation_) *snap.mutable_automation() = automation_;
     if (hasPaging_) *snap.mutable_paging() = paging_;
     for (const auto& [name, source] : sources_) *snap.add_sources() = source;
-    // Incidents are fleet-wide, like jobs: every open one, and the newest resolved ones.
-    std::size_t resolvedSent = 0;
-    std::vector<const v1::Incident*> sent;
-    for (auto it = incidents_.rbegin(); it != incidents_.rend(); ++it) {
-        const bool resolved = it->second.state() == v1::INCIDENT_STATE_RESOLVED;
-        if (resolved && resolvedSent == limits_.snapshotResolvedIncidents) continue;
-        resolvedSent += resolved ? 1 : 0;
-        sent.push_back(&it->second);
-    }
-    for (auto it = sent.rbegin(); it != sent.rend(); ++it) *snap.add_incidents() = **it;
-    for (const auto& [id, window] : maintenance_) *snap.add_maintenance() = window;  // fleet-wide, few
-    for (const auto& handoff : handoffs_) *snap.add_handoffs() = handoff;            // fleet-wide, newest first
+    // Fleet-wide, like jobs (a rack filter does not narrow them): everything held.
+    fleetstate::StreamedKinds::forEach(
+        [&](auto kind) { held_.of<decltype(kind)>().appendTo(decltype(kind)::mutableOf(&snap)); });
     for (auto& e :
          journal_.recent(limits_.snapshotEvents, [&](const v1::Event& e) { return filter.wantsEvent(index_, e); }))
         *snap.add_recent_events() = std::move(e);

@@ -9,7 +9,7 @@
 
 #include "EventJournal.h"
 #include "FleetChanges.h"
-#include "HandoffBook.h"
+#include "FleetStateKinds.h"
 #include "LruCache.h"
 #include "RewindLog.h"
 #include "SubscriptionFilter.h"
@@ -46,9 +46,9 @@ struct StoreLimits {
     // The first event id of this run. fleetd starts past ids that outlive a run (acknowledgements
     // in the audit log) so a recovered "event 42 acknowledged" never names a new run's event 42.
     std::uint64_t firstEventId = 1;
-    std::size_t resolvedIncidents = 500;          // resolved incidents kept for ListIncidents
-    std::size_t snapshotResolvedIncidents = 100;  // the newest resolved ones sent in every snapshot
-    RewindLimits rewind;                          // state and incident versions kept for GetStateAsOf
+    RewindLimits rewind;  // state and incident versions kept for GetStateAsOf
+    // Incidents, maintenance windows and handoffs are held as every hop holds them
+    // (FleetStateKinds.h): no limit of the store's own.
 };
 
 using DeltaPtr = std::shared_ptr<const watchfloor::v1::Delta>;
@@ -79,16 +79,18 @@ public:
     // thread only.
     std::vector<DeltaPtr> apply(FleetChanges& changes, SampleSink* sink = nullptr);
 
-    // Incidents held (open, and resolved while retained) with id < beforeId (0 = no bound) that
-    // `wanted` accepts, newest first, at most `limit`; `more` says whether older ones match.
+    // Incidents held (open, and the newest fleetstate::Incidents::kRetiredKept resolved) with
+    // id < beforeId (0 = no bound) that `wanted` accepts, newest first, at most `limit`; `more`
+    // says whether older ones match.
     template <class Wanted>
     std::vector<watchfloor::v1::Incident> incidents(std::uint64_t beforeId, std::size_t limit, Wanted&& wanted,
                                                     bool* more) const {
         std::vector<watchfloor::v1::Incident> out;
         std::shared_lock lock(mu_);
         *more = false;
-        auto it = beforeId == 0 ? incidents_.end() : incidents_.lower_bound(beforeId);
-        while (it != incidents_.begin()) {
+        const auto& incidents = held_.of<fleetstate::Incidents>().byKey();
+        auto it = beforeId == 0 ? incidents.end() : incidents.lower_bound(beforeId);
+        while (it != incidents.begin()) {
             --it;
             if (!wanted(it->second)) continue;
             if (out.size() == limit) {
@@ -174,12 +176,7 @@ private:
     bool hasPaging_ = false;
     watchfloor::v1::PagingStatus paging_;
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
-    std::map<std::uint64_t, watchfloor::v1::Incident> incidents_;           // by id
-    std::map<std::string, watchfloor::v1::MaintenanceWindow> maintenance_;  // scheduled and active, by id
-    std::vector<watchfloor::v1::ShiftHandoff> handoffs_;  // the newest HandoffBook::kSnapshot, newest first
-    std::size_t resolvedHeld_ = 0;
-    void keepIncident(const watchfloor::v1::Incident& incident);
-    void keepHandoffs(const std::vector<watchfloor::v1::ShiftHandoff>& changed);
+    fleetstate::HeldState held_;  // incidents, maintenance windows, handoffs: what a snapshot carries
 
     // Keyed by client-chosen filters (rack lists): bounded, or 10,000 distinct filters would keep
     // 10,000 topology copies. A subscriber holds its own shared_ptr, so eviction never pulls one

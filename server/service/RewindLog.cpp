@@ -1,5 +1,7 @@
 #include "RewindLog.h"
 
+#include "FleetStateKinds.h"
+
 #include <algorithm>
 
 namespace watchfloor::server::service {
@@ -34,13 +36,15 @@ void RewindLog::record(std::int64_t timeMs, const std::vector<v1::EntityState>& 
 }
 
 // Incidents resolved before the window are resolved at every T the log still answers for; past
-// the bound the oldest of them go, so the base stays as small as the incidents open back then.
+// the bound the oldest of them go, so the base stays as small as the incidents open back then. An
+// answer carries the newest fleetstate::Incidents::kRetiredKept resolved ones, and those are
+// either in the window or among the newest that many of the base.
 void RewindLog::dropResolvedFromBase() {
     auto& base = incidents_.base();
     std::size_t resolved = 0;
-    for (const auto& [id, incident] : base) resolved += incident.state() == v1::INCIDENT_STATE_RESOLVED;
-    for (auto it = base.begin(); resolved > limits_.resolvedInBase && it != base.end();) {
-        if (it->second.state() != v1::INCIDENT_STATE_RESOLVED || incidents_.latest(it->first) != &it->second) {
+    for (const auto& [id, incident] : base) resolved += fleetstate::Incidents::retired(incident);
+    for (auto it = base.begin(); resolved > fleetstate::Incidents::kRetiredKept && it != base.end();) {
+        if (!fleetstate::Incidents::retired(it->second) || incidents_.latest(it->first) != &it->second) {
             ++it;
             continue;
         }

@@ -21,7 +21,6 @@ namespace watchfloor::server::service {
 struct RewindLimits {
     std::size_t stateChanges = 200'000;     // entity state versions kept after the base
     std::size_t incidentVersions = 50'000;  // incident versions kept after the base
-    std::size_t resolvedInBase = 500;       // incidents resolved before the window that the base still holds
 };
 
 // Versions of values by key; the value as of T is the newest version with time <= T.

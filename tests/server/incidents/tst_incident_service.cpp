@@ -1,6 +1,7 @@
-// Incidents through fleetd's service layer: event ids before grouping, the store's snapshot and
-// retention, a slow subscriber's coalesced delta keeping each incident's newest version, and
-// ListIncidents (paging, states, small answers, bad input).
+// Incidents through fleetd's service layer: event ids before grouping, the store's snapshot
+// (its bound is every hop's: tst_client_fleetstate_hops), a slow subscriber's coalesced delta
+// keeping each incident's newest version, and ListIncidents (paging, states, small answers, bad
+// input).
 
 #include "DeltaCoalescer.h"
 #include "FleetIncidents.h"
@@ -50,7 +51,7 @@ class IncidentServiceTest : public QObject {
     Q_OBJECT
 private slots:
     void membersNameTheJournaledEventIds();
-    void snapshotCarriesOpenAndNewestResolved();
+    void snapshotCarriesEveryIncidentHeld();
     void coalescedDeltaKeepsNewestVersion();
     void listIncidentsPagesNewestFirst();
     void listIncidentsRefusesBadInput();
@@ -74,12 +75,9 @@ void IncidentServiceTest::membersNameTheJournaledEventIds() {
     QCOMPARE(store.journal().lastId(), 1001u);
 }
 
-void IncidentServiceTest::snapshotCarriesOpenAndNewestResolved() {
+void IncidentServiceTest::snapshotCarriesEveryIncidentHeld() {
     IncidentTestFleet f;
-    StoreLimits limits;
-    limits.resolvedIncidents = 3;
-    limits.snapshotResolvedIncidents = 2;
-    FleetStateStore store(f.topology(), limits);
+    FleetStateStore store(f.topology());
     incidents::GrouperOptions options;
     options.hold = std::chrono::minutes(1);
     incidents::FleetIncidents grouping(f.topology(), options);
@@ -91,14 +89,15 @@ void IncidentServiceTest::snapshotCarriesOpenAndNewestResolved() {
     bool more = false;
     auto held = store.incidents(
         0, 100, [](const v1::Incident&) { return true; }, &more);
-    QCOMPARE(held.size(), std::size_t(4));  // the 3 newest resolved + the open one
+    QCOMPARE(held.size(), std::size_t(6));  // the 5 resolved + the open one, newest first
     QCOMPARE(held.front().id(), 6u);
-    QCOMPARE(held.back().id(), 3u);
+    QCOMPARE(held.back().id(), 1u);
     const v1::Snapshot snap = store.snapshot(SubscriptionFilter::everything());
-    QCOMPARE(snap.incidents_size(), 3);
-    QCOMPARE(snap.incidents(0).id(), 4u);  // oldest first, like events
-    QCOMPARE(snap.incidents(2).id(), 6u);
-    QCOMPARE(snap.incidents(2).state(), v1::INCIDENT_STATE_OPEN);
+    QCOMPARE(snap.incidents_size(), 6);
+    QCOMPARE(snap.incidents(0).id(), 1u);  // oldest first, like events
+    QCOMPARE(snap.incidents(0).state(), v1::INCIDENT_STATE_RESOLVED);
+    QCOMPARE(snap.incidents(5).id(), 6u);
+    QCOMPARE(snap.incidents(5).state(), v1::INCIDENT_STATE_OPEN);
     QCOMPARE(snap.fleet().active_incidents(), 1u);
 }
 
