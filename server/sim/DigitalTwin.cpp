@@ -82,7 +82,6 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     Rng jobRng(config.seed, 4);
     std::vector<TrainingJob> jobs;
     s.noiseRng = Rng(config.seed, 5);
-    s.linkRng = Rng(config.seed, 6);
 
     if (!config.fleetFile.empty()) {
         auto spec = readFleetFile(config.fleetFile, error);
@@ -154,6 +153,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     s.racks.resize(m.racks());
     s.loads.resize(m.racks());
     s.cooling = std::make_unique<CoolingModel>(m);
+    s.fabric = std::make_unique<LinkFabric>(Rng(config.seed, 6), m, s.clock, *s.publisher, s);
     for (std::uint32_t j = 0; j < jobs.size(); ++j)
         for (const std::uint32_t t : jobs[j].trays()) {
             TrayState& tray = s.trays.edit(t);

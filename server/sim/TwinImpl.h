@@ -6,7 +6,8 @@
 // TwinTelemetry.cpp (samples and goodput reports) and TwinActions.cpp (operator actions).
 // The components keep their own state: TwinScheduler (clock and timed actions), CoolingModel
 // (loops, CDUs, facility water), FailureProcess (random failure streams), JobRunner (jobs,
-// recovery, checkpoints, stragglers), TelemetryPublisher (change set and read view).
+// recovery, checkpoints, stragglers), LinkFabric (NVLink and NIC ports, link noise),
+// TelemetryPublisher (change set and read view).
 
 #include "CoolingModel.h"
 #include "DigitalTwin.h"
@@ -14,6 +15,7 @@
 #include "FailureProcess.h"
 #include "FleetModel.h"
 #include "JobRunner.h"
+#include "LinkFabric.h"
 #include "Rng.h"
 #include "ScenarioScript.h"
 #include "TelemetryPublisher.h"
@@ -25,7 +27,6 @@
 #include <deque>
 #include <functional>
 #include <future>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -41,7 +42,7 @@ struct PendingAction {
     std::promise<TwinActionResult> result;
 };
 
-struct DigitalTwin::Impl final : JobHost {
+struct DigitalTwin::Impl final : JobHost, FabricHost {
     SimConfig config;
     FleetSpec spec;
     std::unique_ptr<FleetModel> model;
@@ -53,8 +54,9 @@ struct DigitalTwin::Impl final : JobHost {
     std::unique_ptr<FailureProcess> failures;
     std::unique_ptr<TelemetryPublisher> publisher;
     std::unique_ptr<JobRunner> jobRunner;
+    std::unique_ptr<LinkFabric> fabric;
 
-    Rng topologyRng, coolingRng, noiseRng, linkRng;  // the failure and job streams are their components'
+    Rng topologyRng, coolingRng, noiseRng;  // the failure, job and link streams are their components'
 
     std::int64_t lastPhysicsMs = 0;
     std::int64_t lastTelemetryPeriod = -1;
@@ -66,10 +68,6 @@ struct DigitalTwin::Impl final : JobHost {
     ViewedTable<RackStatus> racks;
     std::vector<RackLoad> loads;  // by rack
     std::vector<GpuState> gpus;
-    std::map<std::uint32_t, PortState> links;  // by link ordinal
-    std::map<std::uint32_t, PortState> nics;   // by NIC ordinal
-    std::vector<std::uint32_t> changedLinks;   // counters to report, each once
-    std::vector<std::uint32_t> changedNics;
 
     DigitalTwin::Statistics stats;
 
@@ -136,25 +134,16 @@ struct DigitalTwin::Impl final : JobHost {
     void scheduleStreams();
     void scheduleHardwareCandidate();
     void scheduleSoftwareCandidate();
-    void scheduleLinkNoise();
     double hazardMultiplier(std::uint32_t gpu) const;
     void applyFailure(std::size_t cause, std::uint32_t gpu, const FailureOutcome& outcome);
     void applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome);
     void applyXid(std::uint32_t gpu, std::uint32_t xid);
     void emitXid(std::uint32_t gpu, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause);
     void repairTray(std::uint32_t t, std::uint32_t epoch);
-    void markChanged(bool nvlink, std::uint32_t ordinal, PortState& port);
-    void portDown(bool nvlink, std::uint32_t ordinal, const std::string& why);
-    void portUp(bool nvlink, std::uint32_t ordinal);
-    void portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count);
-    // The port's BER from a burst of `errors` within one minute (errors / (line rate × 60 s)), held
-    // 30 min, and its alarm; the errors are already in its counters (portErrorBurst).
-    void portBer(bool nvlink, std::uint32_t ordinal, std::uint32_t errors);
-    // A burst of `errors` within one minute on a port: its counters (symbol / CRC, ...), its GPU's
-    // and its rack's link errors; with `berAlarm`, portBer.
-    void portErrorBurst(bool nvlink, std::uint32_t ordinal, std::uint32_t errors, bool berAlarm);
-    void addLinkErrors(std::uint32_t rack, std::uint32_t count);
     void runScripted(const ScriptedFault& fault);
+    // What the link fabric asks of the GPUs and trays (FabricHost).
+    bool trayPowered(std::uint32_t t) const override { return activity(t) != TrayActivity::Off; }
+    void addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay, std::uint32_t recovery) override;
 
     // --- cooling incidents, isolation and the physics step (TwinCooling.cpp) ---
     void scheduleCoolingIncidents();
@@ -190,7 +179,6 @@ struct DigitalTwin::Impl final : JobHost {
     void emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate);
     void emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second);
     void emitInitialStates();
-    void emitPortCounters();
     void emitJobsAndFleet(bool samples);
     void fillJob(std::uint32_t j, watchfloor::v1::Job& job) const;
     void fillFleet(watchfloor::v1::FleetGoodput& fleet) const;

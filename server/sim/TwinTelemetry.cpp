@@ -55,35 +55,6 @@ void DigitalTwin::Impl::emitInitialStates() {
     for (std::uint32_t g = 0; g < gpus.size(); ++g) state(model->gpuIndex(g), gpus[g].health);
 }
 
-void DigitalTwin::Impl::emitPortCounters() {
-    auto& samples = out()->samples;
-    std::sort(changedLinks.begin(), changedLinks.end());
-    for (const std::uint32_t ordinal : changedLinks) {
-        PortState& p = links[ordinal];
-        p.changed = false;
-        const std::uint32_t e = model->linkIndex(ordinal);
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_GET_STATE, p.state == LINK_STATE_DOWN ? 0.0f : 1.0f});
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, static_cast<float>(p.crcOrSymbol)});
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_REPLAY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.replayOrRecovery)});
-        samples.push_back(
-            {e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.recoveryOrDowned)});
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO, p.ber});
-    }
-    changedLinks.clear();
-    std::sort(changedNics.begin(), changedNics.end());
-    for (const std::uint32_t ordinal : changedNics) {
-        PortState& p = nics[ordinal];
-        p.changed = false;
-        const std::uint32_t e = model->nicIndex(ordinal);
-        samples.push_back({e, IB_PHY_STATE, p.state == LINK_STATE_DOWN ? 3.0f : 5.0f});
-        samples.push_back({e, IB_SYMBOL_ERROR_COUNTER, static_cast<float>(p.crcOrSymbol)});
-        samples.push_back({e, IB_LINK_ERROR_RECOVERY_COUNTER, static_cast<float>(p.replayOrRecovery)});
-        samples.push_back({e, IB_LINK_DOWNED_COUNTER, static_cast<float>(p.recoveryOrDowned)});
-        samples.push_back({e, IB_PORT_RCV_ERRORS, static_cast<float>(p.rcvErrors)});
-    }
-    changedNics.clear();
-}
-
 // Per tick, family by family in a fixed order (the noise stream is drawn in that order, so a seed
 // gives the same samples): each powered tray's GPUs, every 10 s its CPUs and NIC ports, then the
 // rack's loop and rack totals; the port counters that changed last.
@@ -107,7 +78,7 @@ void DigitalTwin::Impl::emitTelemetry() {
         }
         emitRackSamples(r, tally, second);
     }
-    emitPortCounters();
+    fabric->emitPortCounters(samples);
 }
 
 // A powered tray's four GPUs: DCGM's fields (blank when the GPU fell off the bus), the counters
@@ -173,8 +144,7 @@ void DigitalTwin::Impl::emitGpuSamples(std::uint32_t t, TrayActivity a, float co
         if ((g + second) % 60 == 0)
             for (std::uint32_t l = 0; l < kLinksPerGpu; ++l) {
                 const std::uint32_t ordinal = g * kLinksPerGpu + l;
-                const auto it = links.find(ordinal);
-                const bool linkDown = it != links.end() && it->second.state == LINK_STATE_DOWN;
+                const bool linkDown = fabric->port(true, ordinal).state == LINK_STATE_DOWN;
                 samples.push_back({model->linkIndex(ordinal), DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK,
                                    linkDown ? 0.0f : nvlinkGBps / kLinksPerGpu});
             }
@@ -204,15 +174,15 @@ void DigitalTwin::Impl::emitHostSamples(std::uint32_t t, TrayActivity a, float c
     for (std::uint32_t p = 0; p < kNicPortsPerTray; ++p) {
         const std::uint32_t ordinal = t * kNicPortsPerTray + p;
         const std::uint32_t e = model->nicIndex(ordinal);
-        const auto it = nics.find(ordinal);
-        const bool portDown = it != nics.end() && it->second.state == LINK_STATE_DOWN;
+        const PortState& port = fabric->port(false, ordinal);
+        const bool portDown = port.state == LINK_STATE_DOWN;
         const float gbps = portDown                           ? 0.0f
                            : training                         ? 280.0f + 40.0f * n[p]
                            : a == TrayActivity::Checkpointing ? 150.0f
                                                               : 0.2f;
         samples.push_back({e, IB_PORT_XMIT_DATA_GBPS, gbps});
         samples.push_back({e, IB_PORT_RCV_DATA_GBPS, gbps * 0.98f});
-        samples.push_back({e, IB_EFFECTIVE_BER, it != nics.end() && it->second.ber > 0 ? it->second.ber : 1e-15f});
+        samples.push_back({e, IB_EFFECTIVE_BER, port.ber > 0 ? port.ber : 1e-15f});
         samples.push_back({e, IB_MODULE_TEMPERATURE_C, 52.0f + (busy ? 8.0f : 0.0f) + 2.0f * n[p]});
         samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
     }
@@ -222,7 +192,7 @@ void DigitalTwin::Impl::emitHostSamples(std::uint32_t t, TrayActivity a, float c
 void DigitalTwin::Impl::emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second) {
     auto& samples = out()->samples;
     const RackStatus& rack = racks[r];
-    RackLoad& load = loads[r];
+    const RackLoad& load = loads[r];
     const CoolingLoop& loop = cooling->loop(r);
     const std::uint32_t loopE = model->loopIndex(r);
     const std::uint32_t rackE = model->rackIndex(r);
@@ -249,10 +219,7 @@ void DigitalTwin::Impl::emitRackSamples(std::uint32_t r, const RackTally& tally,
     samples.push_back({rackE, RACK_GPUS_HEALTHY, static_cast<float>(tally.healthy)});
     samples.push_back({rackE, RACK_GPUS_DEGRADED, static_cast<float>(tally.degraded)});
     samples.push_back({rackE, RACK_GPUS_DOWN, static_cast<float>(tally.down)});
-    std::uint32_t errors = 0;
-    for (const auto count : load.linkErrorsBySecond) errors += count;
-    samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(errors)});
-    load.linkErrorsBySecond[(second + 1) % 60] = 0;
+    samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(fabric->rackErrorsPerMinute(r, second))});
 }
 
 void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
