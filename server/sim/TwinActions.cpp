@@ -124,17 +124,6 @@ void DigitalTwin::Impl::operatorEvent(Severity severity, std::uint32_t entity, c
     e.set_cause("operator");
 }
 
-NodeState DigitalTwin::Impl::serviceState(std::uint32_t t) const {
-    const TrayState& tray = trays[t];
-    if (tray.drainRequested) return tray.job != kNoJob ? NODE_STATE_DRAINING : NODE_STATE_DRAINED;
-    return tray.job != kNoJob ? NODE_STATE_ALLOCATED : NODE_STATE_IDLE;
-}
-
-const std::string& DigitalTwin::Impl::serviceReason(std::uint32_t t) const {
-    static const std::string none;
-    return trays[t].drainRequested ? trays[t].drainReason : none;
-}
-
 TwinActionResult DigitalTwin::Impl::drainNode(std::uint32_t t, const std::string& reason) {
     const std::string& name = model->trayName(t);
     if (trays[t].drainRequested)

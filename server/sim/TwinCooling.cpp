@@ -125,7 +125,7 @@ void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
         const std::uint32_t t = r * kTraysPerRack + k;
         if (trays[t].faulted) continue;
         trays.edit(t).thermalShutdown = false;
-        setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), false);
+        setTray(t, serviceState(trays[t]), HEALTH_STATE_HEALTHY, serviceReason(trays[t]), false);
     }
     setRackState(r);
     jobRunner->offerTrays();
@@ -301,7 +301,7 @@ void DigitalTwin::Impl::rebootCooledTrays(std::uint32_t r) {
             gpus[t * kGpusPerTray].recoveryAction = 0;
             gpus[t * kGpusPerTray].countersChanged = true;
             if (!trays[t].faulted && !racks[model->rackOfTray(t)].electricalIsolated) {
-                setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
+                setTray(t, serviceState(trays[t]), HEALTH_STATE_HEALTHY, serviceReason(trays[t]), true);
                 jobRunner->offerTrays();
             }
         });

@@ -237,7 +237,7 @@ void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
         fabric->repairGpuPorts(g);
     }
     if (racks[model->rackOfTray(t)].electricalIsolated || tray.thermalShutdown) return;  // comes back with the rack
-    setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
+    setTray(t, serviceState(trays[t]), HEALTH_STATE_HEALTHY, serviceReason(trays[t]), true);
     jobRunner->offerTrays();
 }
 

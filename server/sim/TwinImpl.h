@@ -86,9 +86,6 @@ struct DigitalTwin::Impl final : JobHost, FabricHost {
     TwinActionResult restoreRackByOperator(std::uint32_t r, const std::string& reason);
     void operatorEvent(watchfloor::v1::Severity severity, std::uint32_t entity, const std::string& message);
     void publishView() { publisher->publishView(trays, racks, jobRunner->jobs(), jobRunner->startTimes()); }
-    // The node state a tray in working order returns to (repair, rack restore, reboot).
-    watchfloor::v1::NodeState serviceState(std::uint32_t t) const;
-    const std::string& serviceReason(std::uint32_t t) const;
 
     // --- clock ---
     double nowS() const { return clock.nowS(); }

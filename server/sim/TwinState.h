@@ -43,6 +43,18 @@ struct TrayState {
     std::string drainReason;
 };
 
+// The node state a tray in working order returns to (repair, rack restore, reboot), and its
+// reason: an operator's drain outlasts the fault.
+inline watchfloor::v1::NodeState serviceState(const TrayState& tray) {
+    if (tray.drainRequested)
+        return tray.job != kNoJob ? watchfloor::v1::NODE_STATE_DRAINING : watchfloor::v1::NODE_STATE_DRAINED;
+    return tray.job != kNoJob ? watchfloor::v1::NODE_STATE_ALLOCATED : watchfloor::v1::NODE_STATE_IDLE;
+}
+inline const std::string& serviceReason(const TrayState& tray) {
+    static const std::string none;
+    return tray.drainRequested ? tray.drainReason : none;
+}
+
 struct GpuState {
     float offsetC = 0;  // part-to-part thermal variation
     std::uint8_t recoveryAction = 0;
