@@ -72,6 +72,19 @@ void DigitalTwin::setTelemetryEnabled(bool enabled) { impl_->telemetry = enabled
 bool DigitalTwin::telemetryEnabled() const { return impl_->telemetry; }
 const DigitalTwin::Statistics& DigitalTwin::statistics() const { return impl_->stats; }
 
+TwinActionTicket DigitalTwin::requestAction(TwinAction action) { return impl_->requests.request(std::move(action)); }
+bool DigitalTwin::withdrawAction(std::uint64_t ticketId) { return impl_->requests.withdraw(ticketId); }
+
+std::optional<TwinNodeView> DigitalTwin::nodeView(const std::string& name) const {
+    return impl_->publisher->nodeView(name);
+}
+std::optional<TwinJobView> DigitalTwin::jobView(const std::string& name) const {
+    return impl_->publisher->jobView(name);
+}
+std::optional<TwinRackView> DigitalTwin::rackView(const std::string& name) const {
+    return impl_->publisher->rackView(name);
+}
+
 std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, ConfigError* error) {
     std::unique_ptr<DigitalTwin> twin(new DigitalTwin());
     Impl& s = *twin->impl_;
@@ -198,7 +211,8 @@ void DigitalTwin::advanceTo(UnixTime until, FleetChanges& out) {
         s.emitInitialStates();
         s.initialStatesSent = true;
     }
-    s.applyPendingActions();
+    // Whoever waits on a result may read the view next: it is published before the tickets.
+    s.requests.applyAll([&s](const TwinAction& action) { return s.apply(action); }, [&s] { s.publishView(); });
     // Live: cooling is integrated once per call. Fast path: every 30 s of simulated time (the
     // loop model is solved exactly over a step, so the step size barely matters).
     while (true) {

@@ -1,5 +1,4 @@
-// Operator actions on the twin (drain, resume, requeue, isolate, restore), the queue that brings
-// them from RPC threads into advanceTo(), and the published read view for previews.
+// Operator actions on the twin (drain, resume, requeue, isolate, restore).
 
 #include "TwinImpl.h"
 
@@ -39,43 +38,6 @@ std::string withReason(const std::string& text, const std::string& reason) {
 }
 
 }  // namespace
-
-// --- request queue ------------------------------------------------------------------------------
-
-TwinActionTicket DigitalTwin::requestAction(TwinAction action) {
-    Impl& s = *impl_;
-    std::lock_guard lock(s.pendingMutex);
-    PendingAction& request = s.pending.emplace_back();
-    request.id = s.nextTicket++;
-    request.action = std::move(action);
-    return {request.id, request.result.get_future()};
-}
-
-bool DigitalTwin::withdrawAction(std::uint64_t ticketId) {
-    Impl& s = *impl_;
-    std::lock_guard lock(s.pendingMutex);
-    const auto it = std::find_if(s.pending.begin(), s.pending.end(),
-                                 [ticketId](const PendingAction& p) { return p.id == ticketId; });
-    if (it == s.pending.end()) return false;
-    it->result.set_value(failure("withdrawn before the twin applied it"));
-    s.pending.erase(it);
-    return true;
-}
-
-void DigitalTwin::Impl::applyPendingActions() {
-    std::deque<PendingAction> batch;
-    {
-        std::lock_guard lock(pendingMutex);
-        batch.swap(pending);
-    }
-    if (batch.empty()) return;
-    std::vector<TwinActionResult> results;
-    results.reserve(batch.size());
-    for (const auto& request : batch) results.push_back(apply(request.action));
-    // Whoever waits on a result may read the view next: publish the effects first.
-    publishView();
-    for (std::size_t i = 0; i < batch.size(); ++i) batch[i].result.set_value(std::move(results[i]));
-}
 
 TwinActionResult DigitalTwin::Impl::apply(const TwinAction& action) {
     auto ordinal = [this](const std::string& name, EntityKind kind) -> std::optional<std::uint32_t> {
@@ -223,18 +185,6 @@ TwinActionResult DigitalTwin::Impl::restoreRackByOperator(std::uint32_t r, const
     operatorEvent(SEVERITY_INFO, model->rackIndex(r), withReason("restore " + name, reason));
     restoreRack(r, reason.empty() ? "operator restore" : reason);
     return success(name + " restored: valve open, trays back in service");
-}
-
-// --- read view (TelemetryPublisher) ------------------------------------------------------------
-
-std::optional<TwinNodeView> DigitalTwin::nodeView(const std::string& name) const {
-    return impl_->publisher->nodeView(name);
-}
-std::optional<TwinJobView> DigitalTwin::jobView(const std::string& name) const {
-    return impl_->publisher->jobView(name);
-}
-std::optional<TwinRackView> DigitalTwin::rackView(const std::string& name) const {
-    return impl_->publisher->rackView(name);
 }
 
 }  // namespace watchfloor::server::sim

@@ -9,6 +9,7 @@
 // recovery, checkpoints, stragglers), LinkFabric (NVLink and NIC ports, link noise),
 // TelemetryPublisher (change set and read view).
 
+#include "ActionQueue.h"
 #include "CoolingModel.h"
 #include "DigitalTwin.h"
 #include "FailureCauses.h"
@@ -24,23 +25,13 @@
 #include "TwinState.h"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <future>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace watchfloor::server::sim {
-
-// Requests from other threads, applied by advanceTo().
-struct PendingAction {
-    std::uint64_t id = 0;
-    TwinAction action;
-    std::promise<TwinActionResult> result;
-};
 
 struct DigitalTwin::Impl final : JobHost, FabricHost {
     SimConfig config;
@@ -74,10 +65,7 @@ struct DigitalTwin::Impl final : JobHost, FabricHost {
     const std::vector<TrainingJob>& jobs() const { return jobRunner->jobs(); }
 
     // --- operator actions (TwinActions.cpp) ---
-    std::mutex pendingMutex;
-    std::deque<PendingAction> pending;
-    std::uint64_t nextTicket = 1;
-    void applyPendingActions();
+    ActionQueue requests;  // from other threads, applied by advanceTo()
     TwinActionResult apply(const TwinAction& action);
     TwinActionResult drainNode(std::uint32_t t, const std::string& reason);
     TwinActionResult resumeNode(std::uint32_t t, const std::string& reason);
