@@ -186,6 +186,7 @@ std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, Config
     const double detectS = meanDetectS(config.hardwareRateScale);
     s.jobRunner = std::make_unique<JobRunner>(std::move(jobs), jobRng, m, s.clock, *s.publisher, s);
     s.failures->setJobGpuWeights(s.jobRunner->configureReliability(hwPerGpuS, swPerGpuS, detectS));
+    s.actions = std::make_unique<ActionEffects>(m, *s.publisher, *s.jobRunner, s.trays, s.racks, s);
 
     for (const auto& fault : s.script) {
         const ScriptedFault copy = fault;
@@ -212,7 +213,7 @@ void DigitalTwin::advanceTo(UnixTime until, FleetChanges& out) {
         s.initialStatesSent = true;
     }
     // Whoever waits on a result may read the view next: it is published before the tickets.
-    s.requests.applyAll([&s](const TwinAction& action) { return s.apply(action); }, [&s] { s.publishView(); });
+    s.requests.applyAll([&s](const TwinAction& action) { return s.actions->apply(action); }, [&s] { s.publishView(); });
     // Live: cooling is integrated once per call. Fast path: every 30 s of simulated time (the
     // loop model is solved exactly over a step, so the step size barely matters).
     while (true) {

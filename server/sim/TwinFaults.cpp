@@ -309,9 +309,10 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
     case ScriptVerb::Drain:
     case ScriptVerb::Resume:
     case ScriptVerb::Requeue: {
-        const TwinActionResult result = f.verb == ScriptVerb::Drain    ? drainNode(o, f.reason)
-                                        : f.verb == ScriptVerb::Resume ? resumeNode(o, f.reason)
-                                                                       : requeueJob(o, f.excludeTrays, f.reason);
+        const TwinActionResult result = f.verb == ScriptVerb::Drain ? actions->drainNode(o, f.reason)
+                                        : f.verb == ScriptVerb::Resume
+                                            ? actions->resumeNode(o, f.reason)
+                                            : actions->requeueJob(o, f.excludeTrays, f.reason);
         // A refused scripted action leaves a trace, as a refused RPC would in the audit log.
         if (!result.succeeded)
             event(SEVERITY_WARNING, EVENT_TYPE_OPERATOR_ACTION,

@@ -1,14 +1,15 @@
 #pragma once
 // DigitalTwin's coordinator: owns the components and runs a tick in a fixed order (README.md,
 // "How a tick runs"). Its methods live in DigitalTwin.cpp (create, the tick, tray state),
-// TwinFaults.cpp (what a failure, Xid or
-// scripted fault does), TwinCooling.cpp (cooling incidents, the physics step, rack isolation),
-// TwinTelemetry.cpp (samples and goodput reports) and TwinActions.cpp (operator actions).
-// The components keep their own state: TwinScheduler (clock and timed actions), CoolingModel
-// (loops, CDUs, facility water), FailureProcess (random failure streams), JobRunner (jobs,
-// recovery, checkpoints, stragglers), LinkFabric (NVLink and NIC ports, link noise),
+// TwinFaults.cpp (what a failure, Xid or scripted fault does), TwinCooling.cpp (cooling
+// incidents, the physics step, rack isolation) and TwinTelemetry.cpp (samples and goodput
+// reports). The components keep their own state: TwinScheduler (clock and timed actions),
+// CoolingModel (loops, CDUs, facility water), FailureProcess (random failure streams), JobRunner
+// (jobs, recovery, checkpoints, stragglers), LinkFabric (NVLink and NIC ports, link noise),
+// ActionEffects (what an operator's action does), ActionQueue (requests from other threads),
 // TelemetryPublisher (change set and read view).
 
+#include "ActionEffects.h"
 #include "ActionQueue.h"
 #include "CoolingModel.h"
 #include "DigitalTwin.h"
@@ -33,7 +34,7 @@
 
 namespace watchfloor::server::sim {
 
-struct DigitalTwin::Impl final : JobHost, FabricHost {
+struct DigitalTwin::Impl final : JobHost, FabricHost, ActionHost {
     SimConfig config;
     FleetSpec spec;
     std::unique_ptr<FleetModel> model;
@@ -46,6 +47,8 @@ struct DigitalTwin::Impl final : JobHost, FabricHost {
     std::unique_ptr<TelemetryPublisher> publisher;
     std::unique_ptr<JobRunner> jobRunner;
     std::unique_ptr<LinkFabric> fabric;
+    std::unique_ptr<ActionEffects> actions;
+    ActionQueue requests;  // from other threads, applied by advanceTo()
 
     Rng topologyRng, coolingRng, noiseRng;  // the failure, job and link streams are their components'
 
@@ -64,15 +67,6 @@ struct DigitalTwin::Impl final : JobHost, FabricHost {
 
     const std::vector<TrainingJob>& jobs() const { return jobRunner->jobs(); }
 
-    // --- operator actions (TwinActions.cpp) ---
-    ActionQueue requests;  // from other threads, applied by advanceTo()
-    TwinActionResult apply(const TwinAction& action);
-    TwinActionResult drainNode(std::uint32_t t, const std::string& reason);
-    TwinActionResult resumeNode(std::uint32_t t, const std::string& reason);
-    TwinActionResult requeueJob(std::uint32_t j, const std::vector<std::uint32_t>& exclude, const std::string& reason);
-    TwinActionResult isolateRackByOperator(std::uint32_t r, const std::string& reason);
-    TwinActionResult restoreRackByOperator(std::uint32_t r, const std::string& reason);
-    void operatorEvent(watchfloor::v1::Severity severity, std::uint32_t entity, const std::string& message);
     void publishView() { publisher->publishView(trays, racks, jobRunner->jobs(), jobRunner->startTimes()); }
 
     // --- clock ---
@@ -93,9 +87,9 @@ struct DigitalTwin::Impl final : JobHost, FabricHost {
         return publisher->state(entity, health, reason);
     }
     // The tray's EntityState, with its drain owner, into this tick's changes.
-    void emitTrayState(std::uint32_t t);
+    void emitTrayState(std::uint32_t t) override;
     void setTray(std::uint32_t t, watchfloor::v1::NodeState state, watchfloor::v1::HealthState health,
-                 const std::string& reason, bool announce);
+                 const std::string& reason, bool announce) override;
     void setRackState(std::uint32_t r);
 
     // --- trays (DigitalTwin.cpp), and what the job runner asks of them (JobHost) ---
@@ -134,8 +128,8 @@ struct DigitalTwin::Impl final : JobHost, FabricHost {
     void scheduleCoolingIncidents();
     void leak(std::uint32_t r);
     // `why` is shown to operators; `cause` is the failure class jobs are interrupted with.
-    void isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic);
-    void restoreRack(std::uint32_t r, const std::string& why);
+    void isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic) override;
+    void restoreRack(std::uint32_t r, const std::string& why) override;
     void pumpFail(std::uint32_t cdu);
     void filterClog(std::uint32_t cdu, double serviceAfterS);
     void sensorFault(std::uint32_t r, double clearAfterS);
