@@ -63,7 +63,7 @@ struct DigitalTwin::Impl final : JobHost, FabricHost, ActionHost {
     std::vector<RackLoad> loads;  // by rack
     std::vector<GpuState> gpus;
 
-    DigitalTwin::Statistics stats;
+    TwinStatistics stats;
 
     const std::vector<TrainingJob>& jobs() const { return jobRunner->jobs(); }
 
