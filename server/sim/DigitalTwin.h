@@ -17,6 +17,8 @@
 
 namespace watchfloor::server::sim {
 
+struct TwinCoordinator;
+
 class DigitalTwin final : public FleetSource {
 public:
     // Fails with ConfigError (returned through `error`) for a malformed fleet or scenario file;
@@ -51,9 +53,8 @@ public:
     std::optional<TwinRackView> rackView(const std::string& name) const;
 
 private:
-    DigitalTwin();
-    struct Impl;
-    std::unique_ptr<Impl> impl_;
+    explicit DigitalTwin(std::unique_ptr<TwinCoordinator> coordinator);
+    std::unique_ptr<TwinCoordinator> coordinator_;
 };
 
 }  // namespace watchfloor::server::sim

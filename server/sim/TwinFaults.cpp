@@ -1,7 +1,7 @@
 // What faults do: the failure streams' draws (FailureProcess) applied to GPUs, trays and jobs,
 // Xids, repairs and scripted faults; what a fault does to a link or NIC port is the LinkFabric's.
 
-#include "TwinImpl.h"
+#include "TwinCoordinator.h"
 
 #include "XidCatalog.h"
 
@@ -33,7 +33,7 @@ bool isNvlinkXid(std::uint32_t xid) { return xid == 74 || (xid >= 144 && xid <= 
 
 }  // namespace
 
-void DigitalTwin::Impl::seedFleetRandomness() {
+void TwinCoordinator::seedFleetRandomness() {
     std::vector<float> lemonFactors;
     lemonFactors.reserve(trays.size());
     for (std::uint32_t t = 0; t < trays.size(); ++t) {
@@ -51,7 +51,7 @@ void DigitalTwin::Impl::seedFleetRandomness() {
     }
 }
 
-void DigitalTwin::Impl::scheduleStreams() {
+void TwinCoordinator::scheduleStreams() {
     scheduleHardwareCandidate();
     scheduleSoftwareCandidate();
     fabric->scheduleNoise();
@@ -59,13 +59,13 @@ void DigitalTwin::Impl::scheduleStreams() {
     jobRunner->scheduleEpisodes();
 }
 
-double DigitalTwin::Impl::hazardMultiplier(std::uint32_t g) const {
+double TwinCoordinator::hazardMultiplier(std::uint32_t g) const {
     const std::uint32_t t = model->trayOfGpu(g);
     const std::uint32_t r = model->rackOfTray(t);
     return failures->hazardMultiplier(trays[t].lemonFactor, cooling->loop(r).supplyC() - model->supplySetpointC(r));
 }
 
-void DigitalTwin::Impl::scheduleHardwareCandidate() {
+void TwinCoordinator::scheduleHardwareCandidate() {
     // Thinning: candidates at the bounding rate, accepted with multiplier / bound.
     const double inS = failures->nextHardwareCandidateS();
     if (inS < 0) return;
@@ -84,7 +84,7 @@ void DigitalTwin::Impl::scheduleHardwareCandidate() {
     });
 }
 
-void DigitalTwin::Impl::scheduleSoftwareCandidate() {
+void TwinCoordinator::scheduleSoftwareCandidate() {
     const double inS = failures->nextSoftwareCandidateS();
     if (inS < 0) return;
     after(inS, [this] {
@@ -98,7 +98,7 @@ void DigitalTwin::Impl::scheduleSoftwareCandidate() {
     });
 }
 
-void DigitalTwin::Impl::applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome) {
+void TwinCoordinator::applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome) {
     const std::uint32_t g = jobRunner->pickGpu(j);
     std::uint32_t entity = model->jobIndex(j);
     for (const std::uint32_t xid : outcome.xids) {
@@ -108,8 +108,7 @@ void DigitalTwin::Impl::applyJobFailure(std::uint32_t j, std::size_t cause, cons
     jobRunner->interrupt(j, outcome.detectS, failureCauses()[cause].cause, entity);
 }
 
-void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_t relatedJob,
-                                const std::string& cause) {
+void TwinCoordinator::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause) {
     const XidInfo* info = findXid(xid);
     if (!info) return;
     auto& e = event(xidSeverity(*info), EVENT_TYPE_XID, model->gpuIndex(g),
@@ -125,7 +124,7 @@ void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_
     gpu.countersChanged = true;
 }
 
-void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const FailureOutcome& outcome) {
+void TwinCoordinator::applyFailure(std::size_t cause, std::uint32_t g, const FailureOutcome& outcome) {
     const std::uint32_t t = model->trayOfGpu(g);
     TrayState& tray = trays.edit(t);
     const std::uint32_t j = tray.job;
@@ -181,7 +180,7 @@ void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const F
     }
 }
 
-void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
+void TwinCoordinator::applyXid(std::uint32_t g, std::uint32_t xid) {
     const XidInfo* info = findXid(xid);
     FailureOutcome outcome;
     outcome.xids = {xid};
@@ -223,7 +222,7 @@ void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
         jobRunner->interrupt(j, outcome.detectS, failureCauses()[SoftwareBug].cause, model->gpuIndex(g));
 }
 
-void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
+void TwinCoordinator::repairTray(std::uint32_t t, std::uint32_t epoch) {
     if (trays[t].repairEpoch != epoch || !trays[t].faulted) return;
     trays.edit(t).faulted = false;
     const TrayState& tray = trays[t];
@@ -241,8 +240,8 @@ void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
     jobRunner->offerTrays();
 }
 
-void DigitalTwin::Impl::addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay,
-                                           std::uint32_t recovery) {
+void TwinCoordinator::addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay,
+                                         std::uint32_t recovery) {
     GpuState& gpu = gpus[g];
     gpu.nvlinkCrc += crc;
     gpu.nvlinkReplay += replay;
@@ -250,7 +249,7 @@ void DigitalTwin::Impl::addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, s
     gpu.countersChanged = true;
 }
 
-void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
+void TwinCoordinator::runScripted(const ScriptedFault& f) {
     const double forS = std::chrono::duration<double>(f.duration).count();
     const std::uint32_t o = f.target.ordinal;
     const bool nvlink = f.target.kind == ENTITY_KIND_NVLINK;

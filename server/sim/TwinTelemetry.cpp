@@ -1,6 +1,6 @@
 // Telemetry samples (per GPU, CPU, port, loop, rack), initial entity states and goodput reports.
 
-#include "TwinImpl.h"
+#include "TwinCoordinator.h"
 
 #include "ClocksEventReasons.h"
 #include "TrayPower.h"
@@ -27,7 +27,7 @@ bool fallenOffBus(const TrayState& tray, const GpuState& gpu) {
 
 }  // namespace
 
-HealthState DigitalTwin::Impl::countedGpuHealth(std::uint32_t g) const {
+HealthState TwinCoordinator::countedGpuHealth(std::uint32_t g) const {
     const std::uint32_t t = model->trayOfGpu(g);
     const TrayState& tray = trays[t];
     if (activity(t) == TrayActivity::Off || fallenOffBus(tray, gpus[g]) || tray.health == HEALTH_STATE_FAILED)
@@ -38,7 +38,7 @@ HealthState DigitalTwin::Impl::countedGpuHealth(std::uint32_t g) const {
     return HEALTH_STATE_HEALTHY;
 }
 
-void DigitalTwin::Impl::accountExposure(double dtS) {
+void TwinCoordinator::accountExposure(double dtS) {
     // Tray activity as of the last power update (this physics step, or the previous one).
     std::uint64_t poweredGpus = 0;
     for (const auto& load : loads) poweredGpus += load.exposedGpus;
@@ -47,7 +47,7 @@ void DigitalTwin::Impl::accountExposure(double dtS) {
         if (job.exposed()) stats.jobGpuHoursExposed += job.gpuCount() * dtS / 3600.0;
 }
 
-void DigitalTwin::Impl::emitInitialStates() {
+void TwinCoordinator::emitInitialStates() {
     for (std::uint32_t r = 0; r < racks.size(); ++r)
         state(model->rackIndex(r), racks[r].health).set_rack_state(racks[r].state);
     for (std::uint32_t t = 0; t < trays.size(); ++t)
@@ -58,7 +58,7 @@ void DigitalTwin::Impl::emitInitialStates() {
 // Per tick, family by family in a fixed order (the noise stream is drawn in that order, so a seed
 // gives the same samples): each powered tray's GPUs, every 10 s its CPUs and NIC ports, then the
 // rack's loop and rack totals; the port counters that changed last.
-void DigitalTwin::Impl::emitTelemetry() {
+void TwinCoordinator::emitTelemetry() {
     auto& samples = out()->samples;
     samples.reserve(samples.size() + gpus.size() * 10 + racks.size() * 20 + trays.size() * 3);
     const double slowdownC = model->topology().gpus(0).slowdown_temp_c();
@@ -83,8 +83,8 @@ void DigitalTwin::Impl::emitTelemetry() {
 
 // A powered tray's four GPUs: DCGM's fields (blank when the GPU fell off the bus), the counters
 // that changed, and each NVLink's throughput once a minute, staggered.
-void DigitalTwin::Impl::emitGpuSamples(std::uint32_t t, TrayActivity a, float coldPlate, double slowdownC,
-                                       std::uint32_t second, RackTally& tally) {
+void TwinCoordinator::emitGpuSamples(std::uint32_t t, TrayActivity a, float coldPlate, double slowdownC,
+                                     std::uint32_t second, RackTally& tally) {
     auto& samples = out()->samples;
     const bool training = a == TrayActivity::Training;
     const float tensorBase = training && trays[t].job != kNoJob
@@ -159,7 +159,7 @@ void DigitalTwin::Impl::emitGpuSamples(std::uint32_t t, TrayActivity a, float co
 }
 
 // A tray's two Grace CPUs and its four NIC ports.
-void DigitalTwin::Impl::emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate) {
+void TwinCoordinator::emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate) {
     auto& samples = out()->samples;
     const bool training = a == TrayActivity::Training;
     const NoiseQuad n(noiseRng.next());
@@ -189,7 +189,7 @@ void DigitalTwin::Impl::emitHostSamples(std::uint32_t t, TrayActivity a, float c
 }
 
 // A rack's liquid loop (and its CDU's pumps) and the rack's totals from its trays' tally.
-void DigitalTwin::Impl::emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second) {
+void TwinCoordinator::emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second) {
     auto& samples = out()->samples;
     const RackStatus& rack = racks[r];
     const RackLoad& load = loads[r];
@@ -222,7 +222,7 @@ void DigitalTwin::Impl::emitRackSamples(std::uint32_t r, const RackTally& tally,
     samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(fabric->rackErrorsPerMinute(r, second))});
 }
 
-void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
+void TwinCoordinator::fillJob(std::uint32_t j, Job& msg) const {
     const TrainingJob& job = jobs()[j];
     job.fill(nowS(), toUnixMs(config.start), msg);
     msg.set_index(model->jobIndex(j));
@@ -256,7 +256,7 @@ RateWithInterval rateWithInterval(double exposure, std::uint64_t count) {
 
 }  // namespace
 
-void DigitalTwin::Impl::fillJobsGoodput(FleetGoodput& fleet) const {
+void TwinCoordinator::fillJobsGoodput(FleetGoodput& fleet) const {
     double weightedTotal = 0, productive = 0, confirmed = 0, kept = 0, mfu = 0, mfuWeight = 0, gpuWeight = 0;
     double jobGpuHours = 0, checkpointGap = 0;
     FleetGoodput sums;  // GPU-weighted sums of the per-job ratios and budgets
@@ -309,7 +309,7 @@ void DigitalTwin::Impl::fillJobsGoodput(FleetGoodput& fleet) const {
     fleet.set_checkpoint_gap_gpu_hours_per_day(checkpointGap);
 }
 
-void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
+void TwinCoordinator::fillFleet(FleetGoodput& fleet) const {
     fleet.set_time_unix_ms(unixNowMs());
     fillJobsGoodput(fleet);
     // The same count per GPU as the racks' RACK_GPUS_* samples, so the fleet is their sum.
@@ -337,7 +337,7 @@ void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
     fleet.set_failure_rate_causes(hardwareRateCauses());
 }
 
-void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
+void TwinCoordinator::emitJobsAndFleet(bool samples) {
     out()->jobs.reserve(out()->jobs.size() + jobs().size());
     jobRunner->sync(nowS());
     for (std::uint32_t j = 0; j < jobs().size(); ++j) {

@@ -1,29 +1,35 @@
 #pragma once
-// DigitalTwin's coordinator: owns the components and runs a tick in a fixed order (README.md,
-// "How a tick runs"). Its methods live in DigitalTwin.cpp (create, the tick, tray state),
-// TwinFaults.cpp (what a failure, Xid or scripted fault does), TwinCooling.cpp (cooling
-// incidents, the physics step, rack isolation) and TwinTelemetry.cpp (samples and goodput
-// reports). The components keep their own state: TwinScheduler (clock and timed actions),
-// CoolingModel (loops, CDUs, facility water), FailureProcess (random failure streams), JobRunner
-// (jobs, recovery, checkpoints, stragglers), LinkFabric (NVLink and NIC ports, link noise),
-// ActionEffects (what an operator's action does), ActionQueue (requests from other threads),
-// TelemetryPublisher (change set and read view).
+// The twin's coordinator, behind DigitalTwin: owns the components and runs a tick in a fixed
+// order (README.md, "How a tick runs"). Its methods live in TwinCoordinator.cpp (create, the
+// tick, tray state), TwinFaults.cpp (what a failure, Xid or scripted fault does), TwinCooling.cpp
+// (cooling incidents, the physics step, rack isolation) and TwinTelemetry.cpp (samples and
+// goodput reports). The components keep their own state: TwinScheduler (clock and timed
+// actions), CoolingModel (loops, CDUs, facility water), FailureProcess (random failure streams),
+// JobRunner (jobs, recovery, checkpoints, stragglers), LinkFabric (NVLink and NIC ports, link
+// noise), ActionEffects (what an operator's action does), ActionQueue (requests from other
+// threads), TelemetryPublisher (change set and read view).
+// It does not know DigitalTwin, which owns it: the public class, the coordinator and the
+// components each depend only on what is below them, so none can loop back through another.
 
 #include "ActionEffects.h"
 #include "ActionQueue.h"
+#include "ConfigError.h"
 #include "CoolingModel.h"
-#include "DigitalTwin.h"
 #include "FailureCauses.h"
 #include "FailureProcess.h"
+#include "FleetChanges.h"
 #include "FleetModel.h"
+#include "FleetSpec.h"
 #include "JobRunner.h"
 #include "LinkFabric.h"
 #include "Rng.h"
 #include "ScenarioScript.h"
+#include "SimConfig.h"
 #include "TelemetryPublisher.h"
 #include "TrainingJob.h"
 #include "TwinScheduler.h"
 #include "TwinState.h"
+#include "TwinStatistics.h"
 
 #include <cstdint>
 #include <functional>
@@ -34,7 +40,13 @@
 
 namespace watchfloor::server::sim {
 
-struct DigitalTwin::Impl final : JobHost, FabricHost, ActionHost {
+struct TwinCoordinator final : JobHost, FabricHost, ActionHost {
+    // Builds the fleet, its jobs and components; nullptr with `error` set for a malformed fleet or
+    // scenario file.
+    [[nodiscard]] static std::unique_ptr<TwinCoordinator> create(const SimConfig& config, ConfigError* error);
+    // A tick (DigitalTwin::advanceTo).
+    void advanceTo(UnixTime until, FleetChanges& out);
+
     SimConfig config;
     FleetSpec spec;
     std::unique_ptr<FleetModel> model;
@@ -92,7 +104,7 @@ struct DigitalTwin::Impl final : JobHost, FabricHost, ActionHost {
                  const std::string& reason, bool announce) override;
     void setRackState(std::uint32_t r);
 
-    // --- trays (DigitalTwin.cpp), and what the job runner asks of them (JobHost) ---
+    // --- trays (TwinCoordinator.cpp), and what the job runner asks of them (JobHost) ---
     TrayActivity activity(std::uint32_t t) const;
     const ViewedTable<TrayState>& trayStates() const override { return trays; }
     bool trayUsable(std::uint32_t t) const override;
