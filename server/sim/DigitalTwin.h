@@ -8,14 +8,16 @@
 #include "FleetSource.h"
 #include "SimConfig.h"
 #include "TwinActions.h"
+#include "TwinStatistics.h"
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace watchfloor::server::sim {
+
+struct TwinCoordinator;
 
 class DigitalTwin final : public FleetSource {
 public:
@@ -35,21 +37,7 @@ public:
     bool telemetryEnabled() const;
 
     // What happened so far, for measuring the twin against its configured rates.
-    struct Statistics {
-        double poweredGpuHours = 0;          // exposure of the hardware streams
-        std::uint64_t hardwareFailures = 0;  // fail-stops of hardware causes (§9.2)
-        std::uint64_t softwareFailures = 0;  // job software/NCCL failures
-        double jobGpuHoursExposed = 0;       // job GPU-hours while interruptible
-        std::uint64_t jobInterruptions = 0;
-        std::uint64_t leaks = 0;
-        std::uint64_t events = 0;
-        std::vector<std::uint64_t> failuresByCause;  // index = failureCauses() id, random streams only
-        double hardwareRatePerGpuHour = 0;           // configured, incl. hardwareRateScale
-        double softwareRatePerGpuHour = 0;           // configured
-        std::uint64_t ledgerRecordsRejected = 0;     // goodput-ledger records it could not use (should stay 0)
-        std::uint64_t ledgerRecordsClipped = 0;
-        std::string lastLedgerProblem;
-    };
+    using Statistics = TwinStatistics;
     const Statistics& statistics() const;
 
     // --- operator actions (thread-safe) ------------------------------------------------------
@@ -65,9 +53,8 @@ public:
     std::optional<TwinRackView> rackView(const std::string& name) const;
 
 private:
-    DigitalTwin();
-    struct Impl;
-    std::unique_ptr<Impl> impl_;
+    explicit DigitalTwin(std::unique_ptr<TwinCoordinator> coordinator);
+    std::unique_ptr<TwinCoordinator> coordinator_;
 };
 
 }  // namespace watchfloor::server::sim

@@ -1,7 +1,9 @@
 #pragma once
-// Operator actions on the digital twin and the thread-safe read view an action preview needs.
-// Actions are requested from any thread and take effect at the start of the twin's next
-// advanceTo(), in request order, at the twin's current simulated time.
+// Operator actions on the digital twin as values (request, result, ticket) and the thread-safe
+// read view an action preview needs: what DigitalTwin's callers, its ActionQueue and its
+// ActionEffects share, so none of them needs another for these types. Actions are requested
+// from any thread and take effect at the start of the twin's next advanceTo(), in request order,
+// at the twin's current simulated time.
 
 #include "watchfloor/v1/fleet.pb.h"
 

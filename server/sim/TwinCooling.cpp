@@ -1,7 +1,7 @@
 // Cooling incidents (docs/domain/cooling.md), rack isolation and restore, and the physics step:
 // each rack's power into the CoolingModel, GPU temperatures and thermal clocks events back out.
 
-#include "TwinImpl.h"
+#include "TwinCoordinator.h"
 
 #include "ClocksEventReasons.h"
 #include "TrayPower.h"
@@ -30,7 +30,7 @@ constexpr double kThermalRebootS = 600;  // a tray shut down by over-temperature
 
 }  // namespace
 
-void DigitalTwin::Impl::scheduleCoolingIncidents() {
+void TwinCoordinator::scheduleCoolingIncidents() {
     const double pump = model->cdus() * kPumpFailuresPerCduYear;
     const double clog = model->cdus() * kFilterClogsPerCduYear;
     const double leakRate = model->racks() * kLeaksPerRackYear;
@@ -55,8 +55,8 @@ void DigitalTwin::Impl::scheduleCoolingIncidents() {
     });
 }
 
-void DigitalTwin::Impl::setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, Severity severity,
-                                    const char* cause, std::uint32_t rack) {
+void TwinCoordinator::setCduAlarm(std::uint32_t cdu, const std::string& alarm, bool active, Severity severity,
+                                  const char* cause, std::uint32_t rack) {
     if (!cooling->setAlarm(cdu, alarm, active)) return;
     std::uint32_t firstRack = 0;
     while (model->cduOfRack(firstRack) != cdu) ++firstRack;
@@ -66,7 +66,7 @@ void DigitalTwin::Impl::setCduAlarm(std::uint32_t cdu, const std::string& alarm,
     if (rack != kNoRack) e.add_related_entity_indexes(model->rackIndex(rack));
 }
 
-void DigitalTwin::Impl::leak(std::uint32_t r) {
+void TwinCoordinator::leak(std::uint32_t r) {
     if (racks[r].liquidIsolated) return;
     ++stats.leaks;
     RackStatus& rack = racks.edit(r);
@@ -87,7 +87,7 @@ void DigitalTwin::Impl::leak(std::uint32_t r) {
     });
 }
 
-void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic) {
+void TwinCoordinator::isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic) {
     if (racks[r].electricalIsolated && racks[r].liquidIsolated) return;
     RackStatus& rack = racks.edit(r);
     rack.liquidIsolated = rack.electricalIsolated = true;
@@ -114,7 +114,7 @@ void DigitalTwin::Impl::isolateRack(std::uint32_t r, const std::string& why, con
     setRackState(r);
 }
 
-void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
+void TwinCoordinator::restoreRack(std::uint32_t r, const std::string& why) {
     if (!racks[r].electricalIsolated && !racks[r].liquidIsolated) return;
     RackStatus& rack = racks.edit(r);
     rack.liquidIsolated = rack.electricalIsolated = false;
@@ -125,13 +125,13 @@ void DigitalTwin::Impl::restoreRack(std::uint32_t r, const std::string& why) {
         const std::uint32_t t = r * kTraysPerRack + k;
         if (trays[t].faulted) continue;
         trays.edit(t).thermalShutdown = false;
-        setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), false);
+        setTray(t, serviceState(trays[t]), HEALTH_STATE_HEALTHY, serviceReason(trays[t]), false);
     }
     setRackState(r);
     jobRunner->offerTrays();
 }
 
-void DigitalTwin::Impl::pumpFail(std::uint32_t cdu) {
+void TwinCoordinator::pumpFail(std::uint32_t cdu) {
     const auto epoch = cooling->failPump(cdu);
     if (!epoch) return;
     const bool none = cooling->pumpsRunning(cdu) == 0;
@@ -144,7 +144,7 @@ void DigitalTwin::Impl::pumpFail(std::uint32_t cdu) {
     });
 }
 
-void DigitalTwin::Impl::filterClog(std::uint32_t cdu, double serviceAfterS) {
+void TwinCoordinator::filterClog(std::uint32_t cdu, double serviceAfterS) {
     const std::uint32_t epoch = cooling->startFilterClog(cdu);
     after(serviceAfterS, [this, cdu, epoch] {
         if (!cooling->replaceFilter(cdu, epoch)) return;
@@ -153,7 +153,7 @@ void DigitalTwin::Impl::filterClog(std::uint32_t cdu, double serviceAfterS) {
     });
 }
 
-void DigitalTwin::Impl::sensorFault(std::uint32_t r, double clearAfterS) {
+void TwinCoordinator::sensorFault(std::uint32_t r, double clearAfterS) {
     RackStatus& rack = racks.edit(r);
     rack.leakFaulted = 1;
     rack.stateDirty = true;
@@ -168,7 +168,7 @@ void DigitalTwin::Impl::sensorFault(std::uint32_t r, double clearAfterS) {
     });
 }
 
-void DigitalTwin::Impl::facilityExcursion(std::uint32_t region, double deltaC, double forS) {
+void TwinCoordinator::facilityExcursion(std::uint32_t region, double deltaC, double forS) {
     const std::uint32_t epoch = cooling->startExcursion(region, deltaC);
     auto& e = event(SEVERITY_WARNING, EVENT_TYPE_CDU_ALARM, model->regionIndex(region),
                     model->regionName(region) + ": primary (facility) water temperature high");
@@ -182,7 +182,7 @@ void DigitalTwin::Impl::facilityExcursion(std::uint32_t region, double deltaC, d
     });
 }
 
-void DigitalTwin::Impl::valveClose(std::uint32_t r, double forS) {
+void TwinCoordinator::valveClose(std::uint32_t r, double forS) {
     const std::string alarm = "control valve fault at " + model->rackName(r) + ": feedback and demand differ";
     const std::uint32_t epoch = cooling->stickValve(r);
     setCduAlarm(model->cduOfRack(r), alarm, true, SEVERITY_CRITICAL, "valve_fault", r);
@@ -192,7 +192,7 @@ void DigitalTwin::Impl::valveClose(std::uint32_t r, double forS) {
     });
 }
 
-void DigitalTwin::Impl::thermalShutdown(std::uint32_t r) {
+void TwinCoordinator::thermalShutdown(std::uint32_t r) {
     const RackLoad& load = loads[r];
     const CoolingLoop& loop = cooling->loop(r);
     const double shutdownC = model->topology().gpus(0).shutdown_temp_c();
@@ -220,7 +220,7 @@ void DigitalTwin::Impl::thermalShutdown(std::uint32_t r) {
 
 // --- the physics step ------------------------------------------------------------------------
 
-void DigitalTwin::Impl::updateRackPower(std::uint32_t r) {
+void TwinCoordinator::updateRackPower(std::uint32_t r) {
     RackLoad& load = loads[r];
     load.exposedGpus = load.trayIncidents = 0;
     double watts = racks[r].electricalIsolated ? 0.0 : kSwitchTrayKw * 1000.0 * kSwitchTraysPerRack;
@@ -237,7 +237,7 @@ void DigitalTwin::Impl::updateRackPower(std::uint32_t r) {
     load.powerKw = watts * kConversionLoss / 1000.0;
 }
 
-void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
+void TwinCoordinator::updateThermalState(std::uint32_t r) {
     RackLoad& load = loads[r];
     const double slowdownC = model->topology().gpus(0).slowdown_temp_c();
     const double coldPlate = cooling->loop(r).coldPlateC();
@@ -289,7 +289,7 @@ void DigitalTwin::Impl::updateThermalState(std::uint32_t r) {
     if (hottestC >= model->topology().gpus(0).shutdown_temp_c()) thermalShutdown(r);
 }
 
-void DigitalTwin::Impl::rebootCooledTrays(std::uint32_t r) {
+void TwinCoordinator::rebootCooledTrays(std::uint32_t r) {
     if (!cooling->readyForReboot(r) || racks[r].electricalIsolated) return;
     for (std::uint32_t k = 0; k < kTraysPerRack; ++k) {
         const std::uint32_t t = r * kTraysPerRack + k;
@@ -301,7 +301,7 @@ void DigitalTwin::Impl::rebootCooledTrays(std::uint32_t r) {
             gpus[t * kGpusPerTray].recoveryAction = 0;
             gpus[t * kGpusPerTray].countersChanged = true;
             if (!trays[t].faulted && !racks[model->rackOfTray(t)].electricalIsolated) {
-                setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
+                setTray(t, serviceState(trays[t]), HEALTH_STATE_HEALTHY, serviceReason(trays[t]), true);
                 jobRunner->offerTrays();
             }
         });
@@ -311,7 +311,7 @@ void DigitalTwin::Impl::rebootCooledTrays(std::uint32_t r) {
 // One physics step, rack by rack in ordinal order: power from what the trays do, the loop, GPU
 // temperatures and thermal clocks events, CDU alarms, reboots after an over-temperature
 // shutdown, the rack's state; then the jobs' diurnal drift.
-void DigitalTwin::Impl::updatePhysics(double dtS) {
+void TwinCoordinator::updatePhysics(double dtS) {
     cooling->stepFacility(dtS, unixNowMs());
     for (std::uint32_t r = 0; r < racks.size(); ++r) {
         updateRackPower(r);

@@ -1,7 +1,7 @@
 // What faults do: the failure streams' draws (FailureProcess) applied to GPUs, trays and jobs,
-// Xids, repairs, link and NIC port faults and noise, and scripted faults.
+// Xids, repairs and scripted faults; what a fault does to a link or NIC port is the LinkFabric's.
 
-#include "TwinImpl.h"
+#include "TwinCoordinator.h"
 
 #include "XidCatalog.h"
 
@@ -19,15 +19,6 @@ constexpr double kDay = 86400;
 constexpr double kLemonShare = 0.015;                // 1-2% of trays [S]
 constexpr double kPersistentStragglerShare = 0.005;  // ~0.5% of hosts [S, MegaScale]
 
-// Link noise [A, tuned so a 7-rack demo shows some every few minutes].
-constexpr double kNvlinkCrcBurstsPerLinkDay = 0.01;
-constexpr double kNvlinkFlapsPerLinkDay = 0.0005;
-constexpr double kIbSymbolBurstsPerPortDay = 0.2;
-constexpr double kIbFlapsPerPortDay = 0.01;
-constexpr double kHighBerShare = 0.02;    // bursts that are a degrading link, not a blip
-constexpr double kNvlinkBitsPerS = 8e11;  // ~100 GB/s per NVLink5 link, one direction
-constexpr double kIbBitsPerS = 4e11;      // 400 Gb/s NDR port
-
 // Ids in failureCauses().
 enum CauseId : std::size_t {
     GpuHardFault = 0,
@@ -42,7 +33,7 @@ bool isNvlinkXid(std::uint32_t xid) { return xid == 74 || (xid >= 144 && xid <= 
 
 }  // namespace
 
-void DigitalTwin::Impl::seedFleetRandomness() {
+void TwinCoordinator::seedFleetRandomness() {
     std::vector<float> lemonFactors;
     lemonFactors.reserve(trays.size());
     for (std::uint32_t t = 0; t < trays.size(); ++t) {
@@ -60,21 +51,21 @@ void DigitalTwin::Impl::seedFleetRandomness() {
     }
 }
 
-void DigitalTwin::Impl::scheduleStreams() {
+void TwinCoordinator::scheduleStreams() {
     scheduleHardwareCandidate();
     scheduleSoftwareCandidate();
-    scheduleLinkNoise();
+    fabric->scheduleNoise();
     scheduleCoolingIncidents();
     jobRunner->scheduleEpisodes();
 }
 
-double DigitalTwin::Impl::hazardMultiplier(std::uint32_t g) const {
+double TwinCoordinator::hazardMultiplier(std::uint32_t g) const {
     const std::uint32_t t = model->trayOfGpu(g);
     const std::uint32_t r = model->rackOfTray(t);
     return failures->hazardMultiplier(trays[t].lemonFactor, cooling->loop(r).supplyC() - model->supplySetpointC(r));
 }
 
-void DigitalTwin::Impl::scheduleHardwareCandidate() {
+void TwinCoordinator::scheduleHardwareCandidate() {
     // Thinning: candidates at the bounding rate, accepted with multiplier / bound.
     const double inS = failures->nextHardwareCandidateS();
     if (inS < 0) return;
@@ -93,7 +84,7 @@ void DigitalTwin::Impl::scheduleHardwareCandidate() {
     });
 }
 
-void DigitalTwin::Impl::scheduleSoftwareCandidate() {
+void TwinCoordinator::scheduleSoftwareCandidate() {
     const double inS = failures->nextSoftwareCandidateS();
     if (inS < 0) return;
     after(inS, [this] {
@@ -107,7 +98,7 @@ void DigitalTwin::Impl::scheduleSoftwareCandidate() {
     });
 }
 
-void DigitalTwin::Impl::applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome) {
+void TwinCoordinator::applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome) {
     const std::uint32_t g = jobRunner->pickGpu(j);
     std::uint32_t entity = model->jobIndex(j);
     for (const std::uint32_t xid : outcome.xids) {
@@ -117,8 +108,7 @@ void DigitalTwin::Impl::applyJobFailure(std::uint32_t j, std::size_t cause, cons
     jobRunner->interrupt(j, outcome.detectS, failureCauses()[cause].cause, entity);
 }
 
-void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_t relatedJob,
-                                const std::string& cause) {
+void TwinCoordinator::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause) {
     const XidInfo* info = findXid(xid);
     if (!info) return;
     auto& e = event(xidSeverity(*info), EVENT_TYPE_XID, model->gpuIndex(g),
@@ -134,7 +124,7 @@ void DigitalTwin::Impl::emitXid(std::uint32_t g, std::uint32_t xid, std::uint32_
     gpu.countersChanged = true;
 }
 
-void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const FailureOutcome& outcome) {
+void TwinCoordinator::applyFailure(std::size_t cause, std::uint32_t g, const FailureOutcome& outcome) {
     const std::uint32_t t = model->trayOfGpu(g);
     TrayState& tray = trays.edit(t);
     const std::uint32_t j = tray.job;
@@ -157,8 +147,8 @@ void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const F
     if (outcome.rowRemap) ++gpu.rowRemap;
     if (outcome.rowRemapFailure) gpu.rowRemapFailure = 1;
     gpu.countersChanged = true;
-    if (outcome.nvlink) portDown(true, g * kLinksPerGpu + linkRng.below(kLinksPerGpu), causeName);
-    if (outcome.nicDown) portDown(false, g, causeName);  // NIC ordinal == GPU ordinal: port k pairs with GPU k
+    if (outcome.nvlink) fabric->gpuLinkDown(g, causeName);
+    if (outcome.nicDown) fabric->portDown(false, g, causeName);  // NIC ordinal == GPU ordinal: port k pairs with GPU k
 
     std::string reason = failureCauses()[cause].what;
     if (!outcome.xids.empty()) reason += " (Xid " + std::to_string(outcome.xids.front()) + ")";
@@ -190,7 +180,7 @@ void DigitalTwin::Impl::applyFailure(std::size_t cause, std::uint32_t g, const F
     }
 }
 
-void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
+void TwinCoordinator::applyXid(std::uint32_t g, std::uint32_t xid) {
     const XidInfo* info = findXid(xid);
     FailureOutcome outcome;
     outcome.xids = {xid};
@@ -232,7 +222,7 @@ void DigitalTwin::Impl::applyXid(std::uint32_t g, std::uint32_t xid) {
         jobRunner->interrupt(j, outcome.detectS, failureCauses()[SoftwareBug].cause, model->gpuIndex(g));
 }
 
-void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
+void TwinCoordinator::repairTray(std::uint32_t t, std::uint32_t epoch) {
     if (trays[t].repairEpoch != epoch || !trays[t].faulted) return;
     trays.edit(t).faulted = false;
     const TrayState& tray = trays[t];
@@ -243,166 +233,23 @@ void DigitalTwin::Impl::repairTray(std::uint32_t t, std::uint32_t epoch) {
             gpus[g].countersChanged = true;
         }
         gpus[g].rowRemapFailure = 0;  // RMA'd GPU replaced
-        for (std::uint32_t l = 0; l < kLinksPerGpu; ++l) {
-            const auto it = links.find(g * kLinksPerGpu + l);
-            if (it != links.end() && it->second.state == LINK_STATE_DOWN) portUp(true, it->first);
-        }
-        const auto nic = nics.find(g);
-        if (nic != nics.end() && nic->second.state == LINK_STATE_DOWN) portUp(false, g);
+        fabric->repairGpuPorts(g);
     }
     if (racks[model->rackOfTray(t)].electricalIsolated || tray.thermalShutdown) return;  // comes back with the rack
-    setTray(t, serviceState(t), HEALTH_STATE_HEALTHY, serviceReason(t), true);
+    setTray(t, serviceState(trays[t]), HEALTH_STATE_HEALTHY, serviceReason(trays[t]), true);
     jobRunner->offerTrays();
 }
 
-void DigitalTwin::Impl::addLinkErrors(std::uint32_t r, std::uint32_t count) {
-    auto& slot = loads[r].linkErrorsBySecond[static_cast<std::size_t>(nowMs() / 1000 % 60)];
-    slot = static_cast<std::uint16_t>(std::min<std::uint32_t>(0xFFFF, slot + count));
+void TwinCoordinator::addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay,
+                                         std::uint32_t recovery) {
+    GpuState& gpu = gpus[g];
+    gpu.nvlinkCrc += crc;
+    gpu.nvlinkReplay += replay;
+    gpu.nvlinkRecovery += recovery;
+    gpu.countersChanged = true;
 }
 
-void DigitalTwin::Impl::markChanged(bool nvlink, std::uint32_t ordinal, PortState& port) {
-    if (!port.changed) (nvlink ? changedLinks : changedNics).push_back(ordinal);
-    port.changed = true;
-}
-
-void DigitalTwin::Impl::portDown(bool nvlink, std::uint32_t ordinal, const std::string& why) {
-    PortState& p = (nvlink ? links : nics)[ordinal];
-    if (p.state == LINK_STATE_DOWN) return;
-    p.state = LINK_STATE_DOWN;
-    p.sinceMs = nowMs();
-    ++p.recoveryOrDowned;
-    markChanged(nvlink, ordinal, p);
-    const std::uint32_t entity = nvlink ? model->linkIndex(ordinal) : model->nicIndex(ordinal);
-    const std::uint32_t g = nvlink ? ordinal / kLinksPerGpu : ordinal;
-    if (nvlink) {
-        ++gpus[g].nvlinkRecovery;
-        gpus[g].countersChanged = true;
-    }
-    addLinkErrors(model->rackOfTray(model->trayOfGpu(g)), 1);
-    if (out()) {
-        state(entity, HEALTH_STATE_FAILED, why).set_link_state(LINK_STATE_DOWN);
-    }
-    auto& e = event(SEVERITY_WARNING, EVENT_TYPE_LINK_DOWN, entity,
-                    (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " down (" + why + ")");
-    e.set_cause(why);
-}
-
-void DigitalTwin::Impl::portUp(bool nvlink, std::uint32_t ordinal) {
-    PortState& p = (nvlink ? links : nics)[ordinal];
-    if (p.state == LINK_STATE_UP) return;
-    p.state = LINK_STATE_UP;
-    p.sinceMs = nowMs();
-    markChanged(nvlink, ordinal, p);
-    const std::uint32_t entity = nvlink ? model->linkIndex(ordinal) : model->nicIndex(ordinal);
-    if (out()) {
-        state(entity, HEALTH_STATE_HEALTHY).set_link_state(LINK_STATE_UP);
-    }
-    event(SEVERITY_INFO, EVENT_TYPE_LINK_UP, entity,
-          (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " up");
-}
-
-void DigitalTwin::Impl::portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count) {
-    PortState& p = (nvlink ? links : nics)[ordinal];
-    if (p.state == LINK_STATE_DOWN) return;
-    p.recoveryOrDowned += count;
-    p.replayOrRecovery += count;
-    markChanged(nvlink, ordinal, p);
-    const std::uint32_t g = nvlink ? ordinal / kLinksPerGpu : ordinal;
-    if (nvlink) {
-        gpus[g].nvlinkRecovery += count;
-        gpus[g].countersChanged = true;
-    }
-    addLinkErrors(model->rackOfTray(model->trayOfGpu(g)), count);
-    const std::uint32_t entity = nvlink ? model->linkIndex(ordinal) : model->nicIndex(ordinal);
-    if (p.state != LINK_STATE_FLAPPING) {
-        p.state = LINK_STATE_FLAPPING;
-        p.sinceMs = nowMs();
-        if (out()) {
-            state(entity, HEALTH_STATE_DEGRADED, "went down and up " + std::to_string(count) + " times")
-                .set_link_state(LINK_STATE_FLAPPING);
-        }
-    }
-    auto& e = event(SEVERITY_WARNING, EVENT_TYPE_LINK_FLAP, entity,
-                    (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " flapped " +
-                        std::to_string(count) + (count == 1 ? " time" : " times"));
-    e.set_value(count);
-    // Five quiet minutes and it counts as up again.
-    const std::uint32_t epoch = ++p.quietEpoch;
-    after(300, [this, nvlink, ordinal, epoch] {
-        PortState& port = (nvlink ? links : nics)[ordinal];
-        if (port.quietEpoch == epoch && port.state == LINK_STATE_FLAPPING) {
-            port.state = LINK_STATE_DOWN;  // so portUp emits the transition
-            portUp(nvlink, ordinal);
-        }
-    });
-}
-
-void DigitalTwin::Impl::portBer(bool nvlink, std::uint32_t ordinal, std::uint32_t errors) {
-    PortState& p = (nvlink ? links : nics)[ordinal];
-    // BER = error bits / (rate x window), the burst seen within one minute.
-    const double bitsPerS = nvlink ? kNvlinkBitsPerS : kIbBitsPerS;
-    const double ber = errors / (bitsPerS * 60.0);
-    p.ber = static_cast<float>(ber);
-    markChanged(nvlink, ordinal, p);
-    const std::uint32_t entity = nvlink ? model->linkIndex(ordinal) : model->nicIndex(ordinal);
-    char text[96];
-    std::snprintf(text, sizeof text, "%.1e above threshold (%u %s errors within a minute at %.0f Gb/s)", ber, errors,
-                  nvlink ? "CRC" : "symbol", bitsPerS / 1e9);
-    auto& e = event(SEVERITY_WARNING, EVENT_TYPE_LINK_BER, entity,
-                    (nvlink ? model->linkName(ordinal) : model->nicName(ordinal)) + " bit error ratio " + text);
-    e.set_value(ber);
-    const std::uint32_t epoch = ++p.quietEpoch;
-    after(1800, [this, nvlink, ordinal, epoch] {
-        PortState& port = (nvlink ? links : nics)[ordinal];
-        if (port.quietEpoch == epoch) {
-            port.ber = 0;
-            markChanged(nvlink, ordinal, port);
-        }
-    });
-}
-
-void DigitalTwin::Impl::portErrorBurst(bool nvlink, std::uint32_t ordinal, std::uint32_t errors, bool berAlarm) {
-    PortState& p = (nvlink ? links : nics)[ordinal];
-    p.crcOrSymbol += errors;
-    p.replayOrRecovery += nvlink ? errors / 4 : 0;
-    p.rcvErrors += nvlink ? 0 : errors / 10;
-    markChanged(nvlink, ordinal, p);
-    const std::uint32_t g = nvlink ? ordinal / kLinksPerGpu : ordinal;
-    if (nvlink) {
-        gpus[g].nvlinkCrc += errors;
-        gpus[g].nvlinkReplay += errors / 4;
-        gpus[g].countersChanged = true;
-    }
-    addLinkErrors(model->rackOfTray(model->trayOfGpu(g)), errors);
-    if (berAlarm) portBer(nvlink, ordinal, errors);
-}
-
-void DigitalTwin::Impl::scheduleLinkNoise() {
-    const double linkRate =
-        static_cast<double>(model->links()) * (kNvlinkCrcBurstsPerLinkDay + kNvlinkFlapsPerLinkDay) / kDay;
-    const double nicRate = static_cast<double>(model->nics()) * (kIbSymbolBurstsPerPortDay + kIbFlapsPerPortDay) / kDay;
-    after(linkRng.exponential(1.0 / (linkRate + nicRate)), [this, linkRate, nicRate] {
-        const bool nvlink = linkRng.uniform() * (linkRate + nicRate) < linkRate;
-        const std::uint32_t ordinal = linkRng.below(nvlink ? model->links() : model->nics());
-        const std::uint32_t g = nvlink ? ordinal / kLinksPerGpu : ordinal;
-        const std::uint32_t t = model->trayOfGpu(g);
-        const double flapShare = nvlink ? kNvlinkFlapsPerLinkDay / (kNvlinkFlapsPerLinkDay + kNvlinkCrcBurstsPerLinkDay)
-                                        : kIbFlapsPerPortDay / (kIbFlapsPerPortDay + kIbSymbolBurstsPerPortDay);
-        if (activity(t) != TrayActivity::Off) {
-            if (linkRng.chance(flapShare)) {
-                portFlap(nvlink, ordinal, 1 + linkRng.below(3));
-            } else {
-                const bool highBer = linkRng.chance(kHighBerShare);
-                const auto errors =
-                    static_cast<std::uint32_t>((1 + linkRng.exponential(nvlink ? 40 : 30)) * (highBer ? 50 : 1));
-                portErrorBurst(nvlink, ordinal, errors, highBer);
-            }
-        }
-        scheduleLinkNoise();
-    });
-}
-
-void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
+void TwinCoordinator::runScripted(const ScriptedFault& f) {
     const double forS = std::chrono::duration<double>(f.duration).count();
     const std::uint32_t o = f.target.ordinal;
     const bool nvlink = f.target.kind == ENTITY_KIND_NVLINK;
@@ -436,7 +283,7 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
         break;
     case ScriptVerb::Restore: restoreRack(o, "manual restore"); break;
     case ScriptVerb::LinkFlap: {
-        portFlap(nvlink, o, f.count);
+        fabric->portFlap(nvlink, o, f.count);
         // A flapping link slows the job's collectives: episodic communication fail-slow.
         const std::uint32_t g = nvlink ? o / kLinksPerGpu : o;
         startStraggler(model->trayOfGpu(g), 1.0 + std::min(0.4, 0.04 * f.count), 600, "communication");
@@ -449,28 +296,22 @@ void DigitalTwin::Impl::runScripted(const ScriptedFault& f) {
         outcome.tray = TrayOutcome::Drain;
         outcome.detectS = nvlink ? failures->rng().uniform(120, 600) : 30;
         outcome.repairS = forS > 0 ? forS : failures->rng().uniform(kHour, 6 * kHour);
-        portDown(nvlink, o, "scenario");
+        fabric->portDown(nvlink, o, "scenario");
         outcome.nicDown = false;
         applyFailure(kNetworkLinkCause, t * kGpusPerTray + (nvlink ? g % kGpusPerTray : o % kNicPortsPerTray), outcome);
         break;
     }
-    case ScriptVerb::Ber: {
-        // The errors a minute at that ratio (at least one, at most 1e9) land in the port's counters,
-        // so the BER the alarm quotes is the counters' burst over the line rate, as for a random burst.
-        const double bitsPerMinute = (nvlink ? kNvlinkBitsPerS : kIbBitsPerS) * 60.0;
-        const double errors = std::clamp(std::round(f.value * bitsPerMinute), 1.0, 1e9);
-        portErrorBurst(nvlink, o, static_cast<std::uint32_t>(errors), true);
-        break;
-    }
+    case ScriptVerb::Ber: fabric->portBerBurst(nvlink, o, f.value); break;
     case ScriptVerb::Straggler:
         startStraggler(o, f.value, forS > 0 ? forS : 20 * 60, "scripted", &TrayState::scripted);
         break;
     case ScriptVerb::Drain:
     case ScriptVerb::Resume:
     case ScriptVerb::Requeue: {
-        const TwinActionResult result = f.verb == ScriptVerb::Drain    ? drainNode(o, f.reason)
-                                        : f.verb == ScriptVerb::Resume ? resumeNode(o, f.reason)
-                                                                       : requeueJob(o, f.excludeTrays, f.reason);
+        const TwinActionResult result = f.verb == ScriptVerb::Drain ? actions->drainNode(o, f.reason)
+                                        : f.verb == ScriptVerb::Resume
+                                            ? actions->resumeNode(o, f.reason)
+                                            : actions->requeueJob(o, f.excludeTrays, f.reason);
         // A refused scripted action leaves a trace, as a refused RPC would in the audit log.
         if (!result.succeeded)
             event(SEVERITY_WARNING, EVENT_TYPE_OPERATOR_ACTION,

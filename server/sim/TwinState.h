@@ -1,12 +1,12 @@
 #pragma once
-// The per-entity state the twin's parts share: trays, GPUs, ports and racks. Trays and rack
-// status are in ViewedTables (the read view shows them); the rest is plain.
+// The per-entity state the twin's parts share: trays, GPUs and racks. Trays and rack status are
+// in ViewedTables (the read view shows them); the rest is plain. Links and NIC ports are the
+// LinkFabric's.
 
 #include "ViewedTable.h"
 
 #include "watchfloor/v1/fleet.pb.h"
 
-#include <array>
 #include <cstdint>
 #include <string>
 
@@ -43,6 +43,18 @@ struct TrayState {
     std::string drainReason;
 };
 
+// The node state a tray in working order returns to (repair, rack restore, reboot), and its
+// reason: an operator's drain outlasts the fault.
+inline watchfloor::v1::NodeState serviceState(const TrayState& tray) {
+    if (tray.drainRequested)
+        return tray.job != kNoJob ? watchfloor::v1::NODE_STATE_DRAINING : watchfloor::v1::NODE_STATE_DRAINED;
+    return tray.job != kNoJob ? watchfloor::v1::NODE_STATE_ALLOCATED : watchfloor::v1::NODE_STATE_IDLE;
+}
+inline const std::string& serviceReason(const TrayState& tray) {
+    static const std::string none;
+    return tray.drainRequested ? tray.drainReason : none;
+}
+
 struct GpuState {
     float offsetC = 0;  // part-to-part thermal variation
     std::uint8_t recoveryAction = 0;
@@ -55,19 +67,6 @@ struct GpuState {
     std::uint32_t rowRemap = 0;
     std::uint8_t rowRemapFailure = 0;
     std::uint32_t nvlinkCrc = 0, nvlinkReplay = 0, nvlinkRecovery = 0;
-};
-
-// Links and NIC ports that ever left the healthy baseline (sparse: 2.3 M links at 1,800 racks).
-struct PortState {
-    watchfloor::v1::LinkState state = watchfloor::v1::LINK_STATE_UP;
-    std::int64_t sinceMs = 0;
-    std::uint32_t crcOrSymbol = 0;
-    std::uint32_t replayOrRecovery = 0;
-    std::uint32_t recoveryOrDowned = 0;
-    std::uint32_t rcvErrors = 0;
-    float ber = 0;  // 0 = baseline
-    bool changed = false;
-    std::uint32_t quietEpoch = 0;
 };
 
 // What a rack is (the read view and its EntityState): isolation, leak, state.
@@ -90,7 +89,6 @@ struct RackLoad {
     std::uint32_t trayIncidents = 0;
     float maxOffsetC = 0;
     double throttleFactor = 1.0;  // clock factor of the rack's hottest training GPU
-    std::array<std::uint16_t, 60> linkErrorsBySecond{};
 };
 
 }  // namespace watchfloor::server::sim

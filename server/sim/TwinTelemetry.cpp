@@ -1,6 +1,6 @@
 // Telemetry samples (per GPU, CPU, port, loop, rack), initial entity states and goodput reports.
 
-#include "TwinImpl.h"
+#include "TwinCoordinator.h"
 
 #include "ClocksEventReasons.h"
 #include "TrayPower.h"
@@ -27,7 +27,7 @@ bool fallenOffBus(const TrayState& tray, const GpuState& gpu) {
 
 }  // namespace
 
-HealthState DigitalTwin::Impl::countedGpuHealth(std::uint32_t g) const {
+HealthState TwinCoordinator::countedGpuHealth(std::uint32_t g) const {
     const std::uint32_t t = model->trayOfGpu(g);
     const TrayState& tray = trays[t];
     if (activity(t) == TrayActivity::Off || fallenOffBus(tray, gpus[g]) || tray.health == HEALTH_STATE_FAILED)
@@ -38,7 +38,7 @@ HealthState DigitalTwin::Impl::countedGpuHealth(std::uint32_t g) const {
     return HEALTH_STATE_HEALTHY;
 }
 
-void DigitalTwin::Impl::accountExposure(double dtS) {
+void TwinCoordinator::accountExposure(double dtS) {
     // Tray activity as of the last power update (this physics step, or the previous one).
     std::uint64_t poweredGpus = 0;
     for (const auto& load : loads) poweredGpus += load.exposedGpus;
@@ -47,7 +47,7 @@ void DigitalTwin::Impl::accountExposure(double dtS) {
         if (job.exposed()) stats.jobGpuHoursExposed += job.gpuCount() * dtS / 3600.0;
 }
 
-void DigitalTwin::Impl::emitInitialStates() {
+void TwinCoordinator::emitInitialStates() {
     for (std::uint32_t r = 0; r < racks.size(); ++r)
         state(model->rackIndex(r), racks[r].health).set_rack_state(racks[r].state);
     for (std::uint32_t t = 0; t < trays.size(); ++t)
@@ -55,39 +55,10 @@ void DigitalTwin::Impl::emitInitialStates() {
     for (std::uint32_t g = 0; g < gpus.size(); ++g) state(model->gpuIndex(g), gpus[g].health);
 }
 
-void DigitalTwin::Impl::emitPortCounters() {
-    auto& samples = out()->samples;
-    std::sort(changedLinks.begin(), changedLinks.end());
-    for (const std::uint32_t ordinal : changedLinks) {
-        PortState& p = links[ordinal];
-        p.changed = false;
-        const std::uint32_t e = model->linkIndex(ordinal);
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_GET_STATE, p.state == LINK_STATE_DOWN ? 0.0f : 1.0f});
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, static_cast<float>(p.crcOrSymbol)});
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_REPLAY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.replayOrRecovery)});
-        samples.push_back(
-            {e, DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, static_cast<float>(p.recoveryOrDowned)});
-        samples.push_back({e, DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO, p.ber});
-    }
-    changedLinks.clear();
-    std::sort(changedNics.begin(), changedNics.end());
-    for (const std::uint32_t ordinal : changedNics) {
-        PortState& p = nics[ordinal];
-        p.changed = false;
-        const std::uint32_t e = model->nicIndex(ordinal);
-        samples.push_back({e, IB_PHY_STATE, p.state == LINK_STATE_DOWN ? 3.0f : 5.0f});
-        samples.push_back({e, IB_SYMBOL_ERROR_COUNTER, static_cast<float>(p.crcOrSymbol)});
-        samples.push_back({e, IB_LINK_ERROR_RECOVERY_COUNTER, static_cast<float>(p.replayOrRecovery)});
-        samples.push_back({e, IB_LINK_DOWNED_COUNTER, static_cast<float>(p.recoveryOrDowned)});
-        samples.push_back({e, IB_PORT_RCV_ERRORS, static_cast<float>(p.rcvErrors)});
-    }
-    changedNics.clear();
-}
-
 // Per tick, family by family in a fixed order (the noise stream is drawn in that order, so a seed
 // gives the same samples): each powered tray's GPUs, every 10 s its CPUs and NIC ports, then the
 // rack's loop and rack totals; the port counters that changed last.
-void DigitalTwin::Impl::emitTelemetry() {
+void TwinCoordinator::emitTelemetry() {
     auto& samples = out()->samples;
     samples.reserve(samples.size() + gpus.size() * 10 + racks.size() * 20 + trays.size() * 3);
     const double slowdownC = model->topology().gpus(0).slowdown_temp_c();
@@ -107,13 +78,13 @@ void DigitalTwin::Impl::emitTelemetry() {
         }
         emitRackSamples(r, tally, second);
     }
-    emitPortCounters();
+    fabric->emitPortCounters(samples);
 }
 
 // A powered tray's four GPUs: DCGM's fields (blank when the GPU fell off the bus), the counters
 // that changed, and each NVLink's throughput once a minute, staggered.
-void DigitalTwin::Impl::emitGpuSamples(std::uint32_t t, TrayActivity a, float coldPlate, double slowdownC,
-                                       std::uint32_t second, RackTally& tally) {
+void TwinCoordinator::emitGpuSamples(std::uint32_t t, TrayActivity a, float coldPlate, double slowdownC,
+                                     std::uint32_t second, RackTally& tally) {
     auto& samples = out()->samples;
     const bool training = a == TrayActivity::Training;
     const float tensorBase = training && trays[t].job != kNoJob
@@ -173,8 +144,7 @@ void DigitalTwin::Impl::emitGpuSamples(std::uint32_t t, TrayActivity a, float co
         if ((g + second) % 60 == 0)
             for (std::uint32_t l = 0; l < kLinksPerGpu; ++l) {
                 const std::uint32_t ordinal = g * kLinksPerGpu + l;
-                const auto it = links.find(ordinal);
-                const bool linkDown = it != links.end() && it->second.state == LINK_STATE_DOWN;
+                const bool linkDown = fabric->port(true, ordinal).state == LINK_STATE_DOWN;
                 samples.push_back({model->linkIndex(ordinal), DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK,
                                    linkDown ? 0.0f : nvlinkGBps / kLinksPerGpu});
             }
@@ -189,7 +159,7 @@ void DigitalTwin::Impl::emitGpuSamples(std::uint32_t t, TrayActivity a, float co
 }
 
 // A tray's two Grace CPUs and its four NIC ports.
-void DigitalTwin::Impl::emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate) {
+void TwinCoordinator::emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate) {
     auto& samples = out()->samples;
     const bool training = a == TrayActivity::Training;
     const NoiseQuad n(noiseRng.next());
@@ -204,25 +174,25 @@ void DigitalTwin::Impl::emitHostSamples(std::uint32_t t, TrayActivity a, float c
     for (std::uint32_t p = 0; p < kNicPortsPerTray; ++p) {
         const std::uint32_t ordinal = t * kNicPortsPerTray + p;
         const std::uint32_t e = model->nicIndex(ordinal);
-        const auto it = nics.find(ordinal);
-        const bool portDown = it != nics.end() && it->second.state == LINK_STATE_DOWN;
+        const PortState& port = fabric->port(false, ordinal);
+        const bool portDown = port.state == LINK_STATE_DOWN;
         const float gbps = portDown                           ? 0.0f
                            : training                         ? 280.0f + 40.0f * n[p]
                            : a == TrayActivity::Checkpointing ? 150.0f
                                                               : 0.2f;
         samples.push_back({e, IB_PORT_XMIT_DATA_GBPS, gbps});
         samples.push_back({e, IB_PORT_RCV_DATA_GBPS, gbps * 0.98f});
-        samples.push_back({e, IB_EFFECTIVE_BER, it != nics.end() && it->second.ber > 0 ? it->second.ber : 1e-15f});
+        samples.push_back({e, IB_EFFECTIVE_BER, port.ber > 0 ? port.ber : 1e-15f});
         samples.push_back({e, IB_MODULE_TEMPERATURE_C, 52.0f + (busy ? 8.0f : 0.0f) + 2.0f * n[p]});
         samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
     }
 }
 
 // A rack's liquid loop (and its CDU's pumps) and the rack's totals from its trays' tally.
-void DigitalTwin::Impl::emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second) {
+void TwinCoordinator::emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second) {
     auto& samples = out()->samples;
     const RackStatus& rack = racks[r];
-    RackLoad& load = loads[r];
+    const RackLoad& load = loads[r];
     const CoolingLoop& loop = cooling->loop(r);
     const std::uint32_t loopE = model->loopIndex(r);
     const std::uint32_t rackE = model->rackIndex(r);
@@ -249,13 +219,10 @@ void DigitalTwin::Impl::emitRackSamples(std::uint32_t r, const RackTally& tally,
     samples.push_back({rackE, RACK_GPUS_HEALTHY, static_cast<float>(tally.healthy)});
     samples.push_back({rackE, RACK_GPUS_DEGRADED, static_cast<float>(tally.degraded)});
     samples.push_back({rackE, RACK_GPUS_DOWN, static_cast<float>(tally.down)});
-    std::uint32_t errors = 0;
-    for (const auto count : load.linkErrorsBySecond) errors += count;
-    samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(errors)});
-    load.linkErrorsBySecond[(second + 1) % 60] = 0;
+    samples.push_back({rackE, RACK_LINK_ERRORS_PER_MIN, static_cast<float>(fabric->rackErrorsPerMinute(r, second))});
 }
 
-void DigitalTwin::Impl::fillJob(std::uint32_t j, Job& msg) const {
+void TwinCoordinator::fillJob(std::uint32_t j, Job& msg) const {
     const TrainingJob& job = jobs()[j];
     job.fill(nowS(), toUnixMs(config.start), msg);
     msg.set_index(model->jobIndex(j));
@@ -289,7 +256,7 @@ RateWithInterval rateWithInterval(double exposure, std::uint64_t count) {
 
 }  // namespace
 
-void DigitalTwin::Impl::fillJobsGoodput(FleetGoodput& fleet) const {
+void TwinCoordinator::fillJobsGoodput(FleetGoodput& fleet) const {
     double weightedTotal = 0, productive = 0, confirmed = 0, kept = 0, mfu = 0, mfuWeight = 0, gpuWeight = 0;
     double jobGpuHours = 0, checkpointGap = 0;
     FleetGoodput sums;  // GPU-weighted sums of the per-job ratios and budgets
@@ -342,7 +309,7 @@ void DigitalTwin::Impl::fillJobsGoodput(FleetGoodput& fleet) const {
     fleet.set_checkpoint_gap_gpu_hours_per_day(checkpointGap);
 }
 
-void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
+void TwinCoordinator::fillFleet(FleetGoodput& fleet) const {
     fleet.set_time_unix_ms(unixNowMs());
     fillJobsGoodput(fleet);
     // The same count per GPU as the racks' RACK_GPUS_* samples, so the fleet is their sum.
@@ -370,7 +337,7 @@ void DigitalTwin::Impl::fillFleet(FleetGoodput& fleet) const {
     fleet.set_failure_rate_causes(hardwareRateCauses());
 }
 
-void DigitalTwin::Impl::emitJobsAndFleet(bool samples) {
+void TwinCoordinator::emitJobsAndFleet(bool samples) {
     out()->jobs.reserve(out()->jobs.size() + jobs().size());
     jobRunner->sync(nowS());
     for (std::uint32_t j = 0; j < jobs().size(); ++j) {

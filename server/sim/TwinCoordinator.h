@@ -1,47 +1,52 @@
 #pragma once
-// DigitalTwin's coordinator: owns the components and runs a tick in a fixed order (README.md,
-// "How a tick runs"). Its methods live in DigitalTwin.cpp (create, the tick, tray state),
-// TwinFaults.cpp (what a failure, Xid or
-// scripted fault does), TwinCooling.cpp (cooling incidents, the physics step, rack isolation),
-// TwinTelemetry.cpp (samples and goodput reports) and TwinActions.cpp (operator actions).
-// The components keep their own state: TwinScheduler (clock and timed actions), CoolingModel
-// (loops, CDUs, facility water), FailureProcess (random failure streams), JobRunner (jobs,
-// recovery, checkpoints, stragglers), TelemetryPublisher (change set and read view).
+// The twin's coordinator, behind DigitalTwin: owns the components and runs a tick in a fixed
+// order (README.md, "How a tick runs"). Its methods live in TwinCoordinator.cpp (create, the
+// tick, tray state), TwinFaults.cpp (what a failure, Xid or scripted fault does), TwinCooling.cpp
+// (cooling incidents, the physics step, rack isolation) and TwinTelemetry.cpp (samples and
+// goodput reports). The components keep their own state: TwinScheduler (clock and timed
+// actions), CoolingModel (loops, CDUs, facility water), FailureProcess (random failure streams),
+// JobRunner (jobs, recovery, checkpoints, stragglers), LinkFabric (NVLink and NIC ports, link
+// noise), ActionEffects (what an operator's action does), ActionQueue (requests from other
+// threads), TelemetryPublisher (change set and read view).
+// It does not know DigitalTwin, which owns it: the public class, the coordinator and the
+// components each depend only on what is below them, so none can loop back through another.
 
+#include "ActionEffects.h"
+#include "ActionQueue.h"
+#include "ConfigError.h"
 #include "CoolingModel.h"
-#include "DigitalTwin.h"
 #include "FailureCauses.h"
 #include "FailureProcess.h"
+#include "FleetChanges.h"
 #include "FleetModel.h"
+#include "FleetSpec.h"
 #include "JobRunner.h"
+#include "LinkFabric.h"
 #include "Rng.h"
 #include "ScenarioScript.h"
+#include "SimConfig.h"
 #include "TelemetryPublisher.h"
 #include "TrainingJob.h"
 #include "TwinScheduler.h"
 #include "TwinState.h"
+#include "TwinStatistics.h"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <future>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace watchfloor::server::sim {
 
-// Requests from other threads, applied by advanceTo().
-struct PendingAction {
-    std::uint64_t id = 0;
-    TwinAction action;
-    std::promise<TwinActionResult> result;
-};
+struct TwinCoordinator final : JobHost, FabricHost, ActionHost {
+    // Builds the fleet, its jobs and components; nullptr with `error` set for a malformed fleet or
+    // scenario file.
+    [[nodiscard]] static std::unique_ptr<TwinCoordinator> create(const SimConfig& config, ConfigError* error);
+    // A tick (DigitalTwin::advanceTo).
+    void advanceTo(UnixTime until, FleetChanges& out);
 
-struct DigitalTwin::Impl final : JobHost {
     SimConfig config;
     FleetSpec spec;
     std::unique_ptr<FleetModel> model;
@@ -53,8 +58,11 @@ struct DigitalTwin::Impl final : JobHost {
     std::unique_ptr<FailureProcess> failures;
     std::unique_ptr<TelemetryPublisher> publisher;
     std::unique_ptr<JobRunner> jobRunner;
+    std::unique_ptr<LinkFabric> fabric;
+    std::unique_ptr<ActionEffects> actions;
+    ActionQueue requests;  // from other threads, applied by advanceTo()
 
-    Rng topologyRng, coolingRng, noiseRng, linkRng;  // the failure and job streams are their components'
+    Rng topologyRng, coolingRng, noiseRng;  // the failure, job and link streams are their components'
 
     std::int64_t lastPhysicsMs = 0;
     std::int64_t lastTelemetryPeriod = -1;
@@ -66,31 +74,12 @@ struct DigitalTwin::Impl final : JobHost {
     ViewedTable<RackStatus> racks;
     std::vector<RackLoad> loads;  // by rack
     std::vector<GpuState> gpus;
-    std::map<std::uint32_t, PortState> links;  // by link ordinal
-    std::map<std::uint32_t, PortState> nics;   // by NIC ordinal
-    std::vector<std::uint32_t> changedLinks;   // counters to report, each once
-    std::vector<std::uint32_t> changedNics;
 
-    DigitalTwin::Statistics stats;
+    TwinStatistics stats;
 
     const std::vector<TrainingJob>& jobs() const { return jobRunner->jobs(); }
 
-    // --- operator actions (TwinActions.cpp) ---
-    std::mutex pendingMutex;
-    std::deque<PendingAction> pending;
-    std::uint64_t nextTicket = 1;
-    void applyPendingActions();
-    TwinActionResult apply(const TwinAction& action);
-    TwinActionResult drainNode(std::uint32_t t, const std::string& reason);
-    TwinActionResult resumeNode(std::uint32_t t, const std::string& reason);
-    TwinActionResult requeueJob(std::uint32_t j, const std::vector<std::uint32_t>& exclude, const std::string& reason);
-    TwinActionResult isolateRackByOperator(std::uint32_t r, const std::string& reason);
-    TwinActionResult restoreRackByOperator(std::uint32_t r, const std::string& reason);
-    void operatorEvent(watchfloor::v1::Severity severity, std::uint32_t entity, const std::string& message);
     void publishView() { publisher->publishView(trays, racks, jobRunner->jobs(), jobRunner->startTimes()); }
-    // The node state a tray in working order returns to (repair, rack restore, reboot).
-    watchfloor::v1::NodeState serviceState(std::uint32_t t) const;
-    const std::string& serviceReason(std::uint32_t t) const;
 
     // --- clock ---
     double nowS() const { return clock.nowS(); }
@@ -110,12 +99,12 @@ struct DigitalTwin::Impl final : JobHost {
         return publisher->state(entity, health, reason);
     }
     // The tray's EntityState, with its drain owner, into this tick's changes.
-    void emitTrayState(std::uint32_t t);
+    void emitTrayState(std::uint32_t t) override;
     void setTray(std::uint32_t t, watchfloor::v1::NodeState state, watchfloor::v1::HealthState health,
-                 const std::string& reason, bool announce);
+                 const std::string& reason, bool announce) override;
     void setRackState(std::uint32_t r);
 
-    // --- trays (DigitalTwin.cpp), and what the job runner asks of them (JobHost) ---
+    // --- trays (TwinCoordinator.cpp), and what the job runner asks of them (JobHost) ---
     TrayActivity activity(std::uint32_t t) const;
     const ViewedTable<TrayState>& trayStates() const override { return trays; }
     bool trayUsable(std::uint32_t t) const override;
@@ -136,32 +125,23 @@ struct DigitalTwin::Impl final : JobHost {
     void scheduleStreams();
     void scheduleHardwareCandidate();
     void scheduleSoftwareCandidate();
-    void scheduleLinkNoise();
     double hazardMultiplier(std::uint32_t gpu) const;
     void applyFailure(std::size_t cause, std::uint32_t gpu, const FailureOutcome& outcome);
     void applyJobFailure(std::uint32_t j, std::size_t cause, const FailureOutcome& outcome);
     void applyXid(std::uint32_t gpu, std::uint32_t xid);
     void emitXid(std::uint32_t gpu, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause);
     void repairTray(std::uint32_t t, std::uint32_t epoch);
-    void markChanged(bool nvlink, std::uint32_t ordinal, PortState& port);
-    void portDown(bool nvlink, std::uint32_t ordinal, const std::string& why);
-    void portUp(bool nvlink, std::uint32_t ordinal);
-    void portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count);
-    // The port's BER from a burst of `errors` within one minute (errors / (line rate × 60 s)), held
-    // 30 min, and its alarm; the errors are already in its counters (portErrorBurst).
-    void portBer(bool nvlink, std::uint32_t ordinal, std::uint32_t errors);
-    // A burst of `errors` within one minute on a port: its counters (symbol / CRC, ...), its GPU's
-    // and its rack's link errors; with `berAlarm`, portBer.
-    void portErrorBurst(bool nvlink, std::uint32_t ordinal, std::uint32_t errors, bool berAlarm);
-    void addLinkErrors(std::uint32_t rack, std::uint32_t count);
     void runScripted(const ScriptedFault& fault);
+    // What the link fabric asks of the GPUs and trays (FabricHost).
+    bool trayPowered(std::uint32_t t) const override { return activity(t) != TrayActivity::Off; }
+    void addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay, std::uint32_t recovery) override;
 
     // --- cooling incidents, isolation and the physics step (TwinCooling.cpp) ---
     void scheduleCoolingIncidents();
     void leak(std::uint32_t r);
     // `why` is shown to operators; `cause` is the failure class jobs are interrupted with.
-    void isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic);
-    void restoreRack(std::uint32_t r, const std::string& why);
+    void isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic) override;
+    void restoreRack(std::uint32_t r, const std::string& why) override;
     void pumpFail(std::uint32_t cdu);
     void filterClog(std::uint32_t cdu, double serviceAfterS);
     void sensorFault(std::uint32_t r, double clearAfterS);
@@ -190,7 +170,6 @@ struct DigitalTwin::Impl final : JobHost {
     void emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate);
     void emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second);
     void emitInitialStates();
-    void emitPortCounters();
     void emitJobsAndFleet(bool samples);
     void fillJob(std::uint32_t j, watchfloor::v1::Job& job) const;
     void fillFleet(watchfloor::v1::FleetGoodput& fleet) const;
