@@ -1,5 +1,7 @@
 #include "ControlErrorText.h"
 
+#include "ActionWords.h"
+
 #include <array>
 #include <utility>
 
@@ -28,53 +30,6 @@ QString roleWord(v1::Role role) {
     }
 }
 
-QString actionVerbPhrase(v1::ActionType type) {
-    switch (type) {
-    case v1::ACTION_TYPE_DRAIN_NODE: return QStringLiteral("drain nodes");
-    case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("resume nodes");
-    case v1::ACTION_TYPE_RESTART_JOB: return QStringLiteral("restart jobs");
-    case v1::ACTION_TYPE_ISOLATE_RACK: return QStringLiteral("isolate racks");
-    case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("restore racks");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("acknowledge alerts");
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("reset the automation circuit breaker");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: return QStringLiteral("acknowledge incidents");
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT: return QStringLiteral("mitigate incidents");
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT: return QStringLiteral("resolve incidents");
-    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("add notes to incidents");
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("schedule maintenance");
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("cancel maintenance");
-    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("set tray lifecycles");
-    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("post shift handoffs");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("acknowledge shift handoffs");
-    default: return QStringLiteral("act");
-    }
-}
-
-QString actionTargetPhrase(const v1::ActionRequest& action) {
-    const auto text = [](const std::string& s) { return QString::fromStdString(s); };
-    switch (action.type()) {
-    case v1::ACTION_TYPE_DRAIN_NODE:
-    case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("node %1").arg(text(action.node_name()));
-    case v1::ACTION_TYPE_RESTART_JOB: return QStringLiteral("job %1").arg(text(action.job_name()));
-    case v1::ACTION_TYPE_ISOLATE_RACK:
-    case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("rack %1").arg(text(action.rack_name()));
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("alert %1").arg(action.event_id());
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("the automation circuit breaker");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
-    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("incident %1").arg(action.incident_id());
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE:
-        return QStringLiteral("maintenance of %1").arg(text(action.maintenance().scope_name()));
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE:
-        return QStringLiteral("maintenance window %1").arg(text(action.maintenance_window_id()));
-    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("node %1").arg(text(action.node_name()));
-    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("the shift handoff");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("handoff %1").arg(text(action.handoff_id()));
-    default: return QStringLiteral("the target");
-    }
-}
-
 QString describeControlFailure(const ControlFailure& f) {
     const QString server = f.serverMessage.isEmpty() ? statusCodeWord(f.code) : f.serverMessage;
     const QString rpc = QLatin1String(f.rpcName);
@@ -82,7 +37,7 @@ QString describeControlFailure(const ControlFailure& f) {
     case grpc::StatusCode::PERMISSION_DENIED:
         if (f.action) {
             return QStringLiteral("Your role (%1) cannot %2.")
-                .arg(roleWord(f.callerRole), actionVerbPhrase(f.action->type()));
+                .arg(roleWord(f.callerRole), actionPermission(f.action->type()));
         }
         if (rpc == QLatin1String("ListAuditEntries")) {
             return QStringLiteral("Your role (%1) cannot read the audit trail.").arg(roleWord(f.callerRole));

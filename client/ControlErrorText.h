@@ -1,6 +1,7 @@
 #pragma once
 // Control-call failures in an operator's words: what was refused, why, and what to do next.
-// Pure functions, so every wording is tested without a server.
+// Pure functions, so every wording is tested without a server. What an action and its target are
+// called comes from the console's table of actions (ActionWords.h).
 
 #include "watchfloor/v1/control.pb.h"
 
@@ -12,10 +13,8 @@
 
 namespace watchfloor::client {
 
-QString statusCodeWord(grpc::StatusCode code);                            // "PERMISSION_DENIED"
-QString roleWord(watchfloor::v1::Role role);                              // "viewer", …, "unknown"
-QString actionVerbPhrase(watchfloor::v1::ActionType type);                // "drain nodes"
-QString actionTargetPhrase(const watchfloor::v1::ActionRequest& action);  // "node r01-n03"
+QString statusCodeWord(grpc::StatusCode code);  // "PERMISSION_DENIED"
+QString roleWord(watchfloor::v1::Role role);    // "viewer", …, "unknown"
 
 struct ControlFailure {
     QString target;            // fleetd "host:port"

@@ -1,5 +1,6 @@
 #include "ShiftHandoff.h"
 
+#include "ActionWords.h"
 #include "ControlClient.h"
 #include "FleetStore.h"
 #include "JobProgress.h"
@@ -126,9 +127,10 @@ QString handoffNoteLine(const QString& note) {
 }
 
 QString handoffAcknowledgement(const v1::ShiftHandoff& handoff) {
-    if (handoff.acknowledged_by().empty()) return QStringLiteral("not acknowledged yet");
-    return QStringLiteral("acknowledged by %1 at %2 UTC")
-        .arg(QString::fromStdString(handoff.acknowledged_by()), utc(handoff.acknowledged_unix_ms()));
+    const QString acknowledged = actionPastTense(v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF);
+    if (handoff.acknowledged_by().empty()) return QStringLiteral("not %1 yet").arg(acknowledged);
+    return QStringLiteral("%1 by %2 at %3 UTC")
+        .arg(acknowledged, QString::fromStdString(handoff.acknowledged_by()), utc(handoff.acknowledged_unix_ms()));
 }
 
 HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<ControlClient>>& controls, int periodHours,
@@ -254,8 +256,7 @@ QString handoffMarkdown(const HandoffInput& in) {
         md += header({"Time", "Who", "Action", "Target", "Outcome", "Reason"});
         for (const v1::Operation* op : ops)
             md += row({utc(op->created_unix_ms()), QString::fromStdString(op->principal()),
-                       enumWords(v1::ActionType_Name(op->request().type()), "ACTION_TYPE_"),
-                       QString::fromStdString(op->preview().target_name()),
+                       actionName(op->request().type()), QString::fromStdString(op->preview().target_name()),
                        enumWords(v1::OperationState_Name(op->state()), "OPERATION_STATE_"),
                        QString::fromStdString(op->request().reason())});
         md += QStringLiteral("\n");

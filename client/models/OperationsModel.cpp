@@ -1,6 +1,6 @@
 #include "OperationsModel.h"
 
-#include "ControlErrorText.h"
+#include "ActionWords.h"
 
 #include <QDateTime>
 #include <QTimeZone>
@@ -39,28 +39,6 @@ QString operationStateLabel(v1::OperationState state) {
     case v1::OPERATION_STATE_SUCCEEDED: return QStringLiteral("succeeded");
     case v1::OPERATION_STATE_FAILED: return QStringLiteral("failed");
     case v1::OPERATION_STATE_CANCELLED: return QStringLiteral("cancelled");
-    default: return QStringLiteral("unknown");
-    }
-}
-
-QString actionLabel(v1::ActionType type) {
-    switch (type) {
-    case v1::ACTION_TYPE_DRAIN_NODE: return QStringLiteral("drain");
-    case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("resume");
-    case v1::ACTION_TYPE_RESTART_JOB: return QStringLiteral("restart job");
-    case v1::ACTION_TYPE_ISOLATE_RACK: return QStringLiteral("isolate rack");
-    case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("restore rack");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("acknowledge");
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("reset breaker");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: return QStringLiteral("acknowledge incident");
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT: return QStringLiteral("mitigate incident");
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT: return QStringLiteral("resolve incident");
-    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("note on incident");
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("schedule maintenance");
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("cancel maintenance");
-    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("set lifecycle");
-    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("post handoff");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("acknowledge handoff");
     default: return QStringLiteral("unknown");
     }
 }
@@ -149,9 +127,7 @@ QVariant OperationsModel::data(const QModelIndex& index, int role) const {
         default: return data(index, Qt::DisplayRole);
         }
     case Qt::ToolTipRole: {
-        QStringList lines{QStringLiteral("%1 %2 — %3")
-                              .arg(actionLabel(op.request().type()), actionTargetPhrase(op.request()),
-                                   operationStateLabel(op.state()))};
+        QStringList lines{QStringLiteral("%1 — %2").arg(actionSentence(op.request()), operationStateLabel(op.state()))};
         lines << QStringLiteral("Reason: %1").arg(QString::fromStdString(op.request().reason()));
         if (!op.approved_by().empty()) {
             lines << QStringLiteral("Approved by %1").arg(QString::fromStdString(op.approved_by()));
@@ -171,7 +147,7 @@ QVariant OperationsModel::data(const QModelIndex& index, int role) const {
     }
     switch (index.column()) {
     case Time: return utcTime(op.created_unix_ms());
-    case Action: return actionLabel(op.request().type());
+    case Action: return actionName(op.request().type());
     case Target: return actionTargetPhrase(op.request());
     case Principal:
         return op.approved_by().empty()

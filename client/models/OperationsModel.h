@@ -1,7 +1,8 @@
 #pragma once
 // Operations (operator and automated actions) of one or more fleetd endpoints, newest first,
 // live from each endpoint's ControlClient: a change of a known operation is one dataChanged for
-// its row, a new one is one inserted row, a list after a (re)connect is one reset.
+// its row, a new one is one inserted row, a list after a (re)connect is one reset. An action and
+// its target are named as the console's table of actions (ActionWords.h) names them.
 
 #include "ControlClient.h"
 #include "ModelRoles.h"
@@ -14,7 +15,6 @@
 namespace watchfloor::client {
 
 QString operationStateLabel(watchfloor::v1::OperationState state);  // "running", "awaiting approval", ...
-QString actionLabel(watchfloor::v1::ActionType type);               // "drain", "isolate rack", ...
 
 class OperationsModel : public QAbstractTableModel {
     Q_OBJECT

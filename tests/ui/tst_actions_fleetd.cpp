@@ -1,7 +1,9 @@
 // End to end against a real fleetd (FLEETD_BIN, digital twin, --tokens): an operator drains an
 // idle tray from the Rack page's context menu through the action dialog; the operation appears
 // in the Operations dock and succeeds, the twin's node state comes back through the telemetry
-// stream as drained (the page now offers Resume), and the Audit page shows the decision.
+// stream as drained (the page now offers Resume), and the Audit page shows the decision. Adding
+// a note to an incident waits for the note its row in client/ActionWords requires, and is named
+// the same in the dialog, the Operations dock and its tooltip.
 
 #include "FleetdProcess.h"  // testbeds/
 #include "OperatorConsole.h"
@@ -122,6 +124,58 @@ private slots:
         audit->setFilters(QStringLiteral("alice"), QStringLiteral("DRAIN_NODE"), QStringLiteral("allow"));
         QTRY_VERIFY_WITH_TIMEOUT(audit->visibleEntryCount() >= 1, 15000);
         dialog->close();
+    }
+
+    void aNoteToAnIncidentWaitsForTheNote() {
+        QTemporaryDir dir;
+        const QString tokens = testing::writePrivateFile(dir, "tokens",
+                                                         "token operator-token-e2e-000000001 principal=alice "
+                                                         "role=operator\n");
+        const QString scenario = testing::writePrivateFile(dir, "fault.scn", "at 1m sensor-fault rack=r03 for=30m\n");
+        testing::FleetdProcess fleetd;
+        QVERIFY2(fleetd.start({QStringLiteral("--seed"), QStringLiteral("11"), QStringLiteral("--speed"),
+                               QStringLiteral("60"), QStringLiteral("--scenario"), scenario, QStringLiteral("--tokens"),
+                               tokens, QStringLiteral("--audit-log"), dir.filePath(QStringLiteral("audit.jsonl"))}),
+                 qPrintable(fleetd.errorString()));
+        testing::OperatorConsole console(QString::fromStdString(fleetd.address()),
+                                         QStringLiteral("operator-token-e2e-000000001"));
+        console.start();
+        QTRY_VERIFY_WITH_TIMEOUT(console.ready(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!console.store.endpointFleet(0).incidents().empty(), 30000);
+        const std::uint64_t incident = console.store.endpointFleet(0).incidents().begin()->first;
+
+        v1::ActionRequest note;
+        note.set_type(v1::ACTION_TYPE_NOTE_INCIDENT);
+        note.set_incident_id(incident);
+        ui::ActionDialog dialog(console.control, note);
+        dialog.show();
+        QCOMPARE(dialog.windowTitle(), QStringLiteral("Add note to incident %1 — Watchfloor").arg(incident));
+        QCOMPARE(dialog.confirmButton()->text(), QStringLiteral("Add note to incident %1").arg(incident));
+        QVERIFY(dialog.noteEdit());
+        QCOMPARE(dialog.noteEdit()->placeholderText(),
+                 QStringLiteral("The note for the incident's timeline (required)"));
+        QTRY_COMPARE_WITH_TIMEOUT(dialog.phase(), ui::ActionDialog::Phase::Ready, 10000);
+        dialog.reasonEdit()->setText(QStringLiteral("e2e: facilities called"));
+        QVERIFY(!dialog.confirmButton()->isEnabled());
+        QCOMPARE(dialog.confirmButton()->toolTip(), QStringLiteral("A note is required"));
+        dialog.noteEdit()->setText(QStringLiteral("   "));
+        QVERIFY(!dialog.confirmButton()->isEnabled());
+        dialog.noteEdit()->setText(QStringLiteral("facilities on site at 06:00"));
+        QVERIFY(dialog.confirmButton()->isEnabled());
+        dialog.confirmButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.statusText().contains(QStringLiteral("Succeeded")), 15000);
+
+        client::OperationsModel* operations = console.window.operationsDock()->model();
+        QTRY_VERIFY_WITH_TIMEOUT(operations->rowOf(&console.control, dialog.operationId()) >= 0, 10000);
+        const int row = operations->rowOf(&console.control, dialog.operationId());
+        QCOMPARE(operations->index(row, client::OperationsModel::Action).data().toString(),
+                 QStringLiteral("add note to incident"));
+        QCOMPARE(operations->index(row, client::OperationsModel::Target).data().toString(),
+                 QStringLiteral("incident %1").arg(incident));
+        QVERIFY(operations->index(row, client::OperationsModel::Action)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("add note to incident %1 — ").arg(incident)));
     }
 };
 

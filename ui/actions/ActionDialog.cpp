@@ -55,13 +55,14 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
       m_reason(new QLineEdit(this)),
       m_buttons(new QDialogButtonBox(this)) {
     setObjectName(QStringLiteral("actionDialog"));
-    const QString target = actionTarget(m_draft);
-    setWindowTitle(QStringLiteral("%1 %2 — Watchfloor").arg(actionTitle(m_draft.type()), target));
+    setWindowTitle(QStringLiteral("%1 — Watchfloor").arg(actionHeading(m_draft)));
     setMinimumWidth(560);
 
     auto* layout = new QVBoxLayout(this);
-    auto* heading =
-        new QLabel(QStringLiteral("<b>%1</b> %2").arg(actionTitle(m_draft.type()), target.toHtmlEscaped()), this);
+    const QString target = client::actionTargetName(m_draft);
+    QString headingText = QStringLiteral("<b>%1</b>").arg(client::actionTitle(m_draft.type()).toHtmlEscaped());
+    if (!target.isEmpty()) headingText += QLatin1Char(' ') + target.toHtmlEscaped();
+    auto* heading = new QLabel(headingText, this);
     heading->setTextFormat(Qt::RichText);
     QFont headingFont = heading->font();
     headingFont.setPointSizeF(headingFont.pointSizeF() * 1.25);
@@ -94,8 +95,7 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
 
     m_refresh = m_buttons->addButton(QStringLiteral("Refresh preview"), QDialogButtonBox::ResetRole);
     m_cancel = m_buttons->addButton(QDialogButtonBox::Cancel);
-    m_confirm = m_buttons->addButton(QStringLiteral("%1 %2").arg(actionVerb(m_draft.type()), target),
-                                     QDialogButtonBox::ApplyRole);
+    m_confirm = m_buttons->addButton(actionConfirmText(m_draft), QDialogButtonBox::ApplyRole);
     m_confirm->setObjectName(QStringLiteral("confirmButton"));
     m_cancel->setObjectName(QStringLiteral("cancelButton"));
     // Enter must never confirm: Cancel is the only button that may become the default, even
@@ -134,66 +134,27 @@ void ActionDialog::buildInputs(QFormLayout* form) {
     m_reason->setPlaceholderText(QStringLiteral("Why (required) — stored with your name in the audit log"));
     form->addRow(QStringLiteral("Reason"), m_reason);
 
-    switch (m_draft.type()) {
-    case v1::ACTION_TYPE_RESTART_JOB: {
-        m_exclude = new QLineEdit(this);
-        m_exclude->setObjectName(QStringLiteral("excludeEdit"));
-        QStringList nodes;
-        for (const std::string& node : m_draft.exclude_node_names()) nodes << QString::fromStdString(node);
-        m_exclude->setText(nodes.join(QStringLiteral(", ")));
-        m_exclude->setPlaceholderText(QStringLiteral("none"));
-        m_exclude->setToolTip(
-            QStringLiteral("Nodes the job must not restart on (comma-separated). "
-                           "Pre-filled with the job's drained, draining, down and failed-GPU trays."));
-        form->addRow(QStringLiteral("Exclude nodes"), m_exclude);
-        break;
-    }
-    case v1::ACTION_TYPE_ISOLATE_RACK: {
-        const QString rack = QString::fromStdString(m_draft.rack_name());
-        m_confirmName = new QLineEdit(this);
-        m_confirmName->setObjectName(QStringLiteral("confirmNameEdit"));
-        m_confirmName->setPlaceholderText(QStringLiteral("Type %1 to confirm").arg(rack));
-        m_confirmName->setToolTip(
-            QStringLiteral("Isolating closes the rack's coolant valve and powers its trays "
-                           "down. Type the rack's name exactly to confirm."));
-        form->addRow(QStringLiteral("Rack name"), m_confirmName);
-        break;
-    }
-    case v1::ACTION_TYPE_SET_LIFECYCLE: {
-        m_lifecycle = new QComboBox(this);
-        m_lifecycle->setObjectName(QStringLiteral("lifecycleBox"));
-        for (v1::TrayLifecycle state :
-             {v1::TRAY_LIFECYCLE_PRODUCTION, v1::TRAY_LIFECYCLE_TRIAGE, v1::TRAY_LIFECYCLE_BURN_IN,
-              v1::TRAY_LIFECYCLE_RMA, v1::TRAY_LIFECYCLE_MAINTENANCE})
-            m_lifecycle->addItem(client::lifecycleLabel(state), int(state));
-        m_lifecycle->setCurrentIndex(std::max(0, m_lifecycle->findData(int(m_draft.lifecycle()))));
-        m_lifecycle->setToolTip(QStringLiteral("A label for people and schedulers: it does not drain the tray"));
-        form->addRow(QStringLiteral("Lifecycle"), m_lifecycle);
-        // The preview says what changes (or that nothing does) for the state chosen.
-        connect(m_lifecycle, &QComboBox::currentIndexChanged, this, [this] {
-            m_draft.set_lifecycle(v1::TrayLifecycle(m_lifecycle->currentData().toInt()));
-            if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed) refreshPreview();
-        });
-        break;
-    }
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT:
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: {
+    // What else an action asks for is its row in the console's table of actions; how each input
+    // looks and behaves is the dialog's.
+    const client::ActionInputs& inputs = client::actionWords(m_draft.type()).inputs;
+    if (inputs.excludeNodes) addExcludeInput(form);
+    if (inputs.typeTargetName) addTypedNameInput(form, QString::fromUtf8(inputs.typeNameWhy));
+    if (inputs.chooseLifecycle) addLifecycleInput(form);
+    if (inputs.showOwner) {
         const QString principal = m_control.principal();
         auto* owner =
             new QLabel(principal.isEmpty() ? QStringLiteral("you") : QStringLiteral("%1 (you)").arg(principal), this);
         owner->setObjectName(QStringLiteral("ownerLabel"));
         form->addRow(QStringLiteral("Owner"), owner);
-        addNoteInput(form, QStringLiteral("What is being done, ticket, hand-over (optional)"));
-        break;
     }
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
-        addNoteInput(form, QStringLiteral("What contains it, e.g. rack isolated, jobs moved (optional)"));
+    const QString prompt = QString::fromUtf8(inputs.notePrompt);
+    switch (inputs.note) {
+    case client::NoteInput::Optional: addNoteInput(form, QStringLiteral("%1 (optional)").arg(prompt)); break;
+    case client::NoteInput::Required:
+        m_noteRequired = true;
+        addNoteInput(form, QStringLiteral("%1 (required)").arg(prompt));
         break;
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT: addNoteInput(form, QStringLiteral("What fixed it (optional)")); break;
-    case v1::ACTION_TYPE_NOTE_INCIDENT:
-        addNoteInput(form, QStringLiteral("The note for the incident's timeline (required)"));
-        break;
-    case v1::ACTION_TYPE_POST_HANDOFF: {
+    case client::NoteInput::Shown: {
         // Written in the handoff dialog; shown exactly as fleetd will store it (one line).
         auto* note = new QLabel(QString::fromStdString(m_draft.note()).toHtmlEscaped(), this);
         note->setObjectName(QStringLiteral("handoffNoteLabel"));
@@ -202,11 +163,51 @@ void ActionDialog::buildInputs(QFormLayout* form) {
         form->addRow(QStringLiteral("Note"), note);
         break;
     }
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF:
-        addNoteInput(form, QStringLiteral("Anything you take over differently (optional)"));
-        break;
-    default: break;
+    case client::NoteInput::None: break;
     }
+}
+
+void ActionDialog::addExcludeInput(QFormLayout* form) {
+    m_exclude = new QLineEdit(this);
+    m_exclude->setObjectName(QStringLiteral("excludeEdit"));
+    QStringList nodes;
+    for (const std::string& node : m_draft.exclude_node_names()) nodes << QString::fromStdString(node);
+    m_exclude->setText(nodes.join(QStringLiteral(", ")));
+    m_exclude->setPlaceholderText(QStringLiteral("none"));
+    m_exclude->setToolTip(
+        QStringLiteral("Nodes the job must not restart on (comma-separated). "
+                       "Pre-filled with the job's drained, draining, down and failed-GPU trays."));
+    form->addRow(QStringLiteral("Exclude nodes"), m_exclude);
+}
+
+QString ActionDialog::targetNoun() const {
+    return QString::fromUtf8(client::targetWords(client::actionWords(m_draft.type()).target).noun);
+}
+
+void ActionDialog::addTypedNameInput(QFormLayout* form, const QString& why) {
+    QString noun = targetNoun();
+    m_confirmName = new QLineEdit(this);
+    m_confirmName->setObjectName(QStringLiteral("confirmNameEdit"));
+    m_confirmName->setPlaceholderText(QStringLiteral("Type %1 to confirm").arg(client::actionTargetName(m_draft)));
+    m_confirmName->setToolTip(why);
+    noun[0] = noun[0].toUpper();
+    form->addRow(QStringLiteral("%1 name").arg(noun), m_confirmName);
+}
+
+void ActionDialog::addLifecycleInput(QFormLayout* form) {
+    m_lifecycle = new QComboBox(this);
+    m_lifecycle->setObjectName(QStringLiteral("lifecycleBox"));
+    for (v1::TrayLifecycle state : {v1::TRAY_LIFECYCLE_PRODUCTION, v1::TRAY_LIFECYCLE_TRIAGE,
+                                    v1::TRAY_LIFECYCLE_BURN_IN, v1::TRAY_LIFECYCLE_RMA, v1::TRAY_LIFECYCLE_MAINTENANCE})
+        m_lifecycle->addItem(client::lifecycleLabel(state), int(state));
+    m_lifecycle->setCurrentIndex(std::max(0, m_lifecycle->findData(int(m_draft.lifecycle()))));
+    m_lifecycle->setToolTip(QStringLiteral("A label for people and schedulers: it does not drain the tray"));
+    form->addRow(QStringLiteral("Lifecycle"), m_lifecycle);
+    // The preview says what changes (or that nothing does) for the state chosen.
+    connect(m_lifecycle, &QComboBox::currentIndexChanged, this, [this] {
+        m_draft.set_lifecycle(v1::TrayLifecycle(m_lifecycle->currentData().toInt()));
+        if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed) refreshPreview();
+    });
 }
 
 void ActionDialog::addNoteInput(QFormLayout* form, const QString& placeholder) {
@@ -215,6 +216,7 @@ void ActionDialog::addNoteInput(QFormLayout* form, const QString& placeholder) {
     m_note->setMaxLength(1000);
     m_note->setPlaceholderText(placeholder);
     form->addRow(QStringLiteral("Note"), m_note);
+    connect(m_note, &QLineEdit::textChanged, this, &ActionDialog::updateButtons);
 }
 
 v1::ActionRequest ActionDialog::request() const {
@@ -233,15 +235,17 @@ v1::ActionRequest ActionDialog::request() const {
     return request;
 }
 
-bool ActionDialog::rackNameConfirmed() const {
+bool ActionDialog::targetNameConfirmed() const {
     // Exactly as named: a near miss ("R01", "r01 ") is how the wrong rack gets isolated.
-    return !m_confirmName || m_confirmName->text() == QString::fromStdString(m_draft.rack_name());
+    return !m_confirmName || m_confirmName->text() == client::actionTargetName(m_draft);
 }
+
+bool ActionDialog::noteGiven() const { return !m_noteRequired || !m_note->text().trimmed().isEmpty(); }
 
 bool ActionDialog::canConfirm() const {
     if (m_phase == Phase::OutcomeUnknown) return true;  // re-sends the same request; inputs are locked
     return m_phase == Phase::Ready && m_preview && m_preview->allowed() && !m_reason->text().trimmed().isEmpty() &&
-           rackNameConfirmed();
+           targetNameConfirmed() && noteGiven();
 }
 
 QString ActionDialog::previewHtml() const { return m_previewLabel->text(); }
@@ -260,9 +264,8 @@ void ActionDialog::setPhase(Phase phase) {
     m_cancel->setText(sentOnce ? QStringLiteral("Close") : QStringLiteral("Cancel"));
     m_cancel->setToolTip(sentOnce ? QStringLiteral("The operation goes on; follow it in the Operations dock.")
                                   : QString());
-    m_confirm->setText(phase == Phase::OutcomeUnknown
-                           ? QStringLiteral("Retry (same request)")
-                           : QStringLiteral("%1 %2").arg(actionVerb(m_draft.type()), actionTarget(m_draft)));
+    m_confirm->setText(phase == Phase::OutcomeUnknown ? QStringLiteral("Retry (same request)")
+                                                      : actionConfirmText(m_draft));
     m_confirm->setVisible(phase != Phase::Following);
     m_previewTitle->setText(sentOnce ? QStringLiteral("Blast radius (as previewed before sending)")
                                      : QStringLiteral("Blast radius (preview — nothing has changed yet)"));
@@ -282,8 +285,10 @@ void ActionDialog::updateButtons() {
             why = QStringLiteral("fleetd would refuse this now");
         else if (m_reason->text().trimmed().isEmpty())
             why = QStringLiteral("A reason is required");
-        else if (!rackNameConfirmed())
-            why = QStringLiteral("Type the rack's name exactly to confirm");
+        else if (!targetNameConfirmed())
+            why = QStringLiteral("Type the %1's name exactly to confirm").arg(targetNoun());
+        else if (!noteGiven())
+            why = QStringLiteral("A note is required");
     }
     m_confirm->setToolTip(why);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The one dialog every operator action goes through (drain, resume, restart a job, isolate or
 // restore a rack, acknowledge an event). It fetches the blast-radius preview as it opens, wants a
-// reason (and, to isolate a rack, the rack's name typed exactly), and only then enables the
+// reason (and what the action's row in client/ActionWords.h asks for: to isolate a rack, the
+// rack's name typed exactly; to add a note to an incident, the note), and only then enables the
 // confirm button. Cancel is the default button, so Enter never confirms. It sends the preview's
 // state version so a target that changed meanwhile is refused, follows the operation live, and
 // never executes twice: the button is disabled while a request is in flight, and when the outcome
@@ -63,10 +64,11 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     QPushButton* refreshButton() const { return m_refresh; }
     QLineEdit* reasonEdit() const { return m_reason; }
-    QLineEdit* confirmNameEdit() const { return m_confirmName; }  // isolate rack only
-    QLineEdit* excludeEdit() const { return m_exclude; }          // restart job only
-    QLineEdit* noteEdit() const { return m_note; }                // acknowledge only
-    QComboBox* lifecycleBox() const { return m_lifecycle; }       // set lifecycle only
+    // Each null unless the action's row asks for it (client/ActionWords.h ActionInputs).
+    QLineEdit* confirmNameEdit() const { return m_confirmName; }  // the target's name typed (isolate rack)
+    QLineEdit* excludeEdit() const { return m_exclude; }          // nodes to avoid (restart job)
+    QLineEdit* noteEdit() const { return m_note; }                // acknowledgements, incident steps
+    QComboBox* lifecycleBox() const { return m_lifecycle; }       // the state to set (set lifecycle)
 
 public slots:
     void refreshPreview();
@@ -79,6 +81,9 @@ signals:
 private:
     ActionColours m_colours;
     void buildInputs(QFormLayout* form);
+    void addExcludeInput(QFormLayout* form);
+    void addTypedNameInput(QFormLayout* form, const QString& why);
+    void addLifecycleInput(QFormLayout* form);
     // The one-line note (bounded below fleetd's 2,048 bytes) of acknowledgements and incident steps.
     void addNoteInput(QFormLayout* form, const QString& placeholder);
     void setPhase(Phase phase);
@@ -86,7 +91,9 @@ private:
     void showOperation(const watchfloor::v1::Operation& operation);
     void showError(const QString& text);
     void updateButtons();
-    bool rackNameConfirmed() const;
+    QString targetNoun() const;  // "rack"
+    bool targetNameConfirmed() const;
+    bool noteGiven() const;  // or not required
 
     client::ControlClient& m_control;
     watchfloor::v1::ActionRequest m_draft;
@@ -105,6 +112,7 @@ private:
     QLineEdit* m_exclude = nullptr;
     QLineEdit* m_note = nullptr;
     QComboBox* m_lifecycle = nullptr;
+    bool m_noteRequired = false;  // the note is what the action records (add note to incident)
     QDialogButtonBox* m_buttons;
     QPushButton* m_confirm;
     QPushButton* m_cancel;

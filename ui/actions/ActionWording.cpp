@@ -14,88 +14,9 @@ namespace v1 = watchfloor::v1;
 
 ActionColours ActionColours::of(const widgets::Theme& theme) { return {theme.colors().crit, theme.colors().warn}; }
 
-QString actionTitle(v1::ActionType type) {
-    switch (type) {
-    case v1::ACTION_TYPE_DRAIN_NODE: return QStringLiteral("Drain node");
-    case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("Resume node");
-    case v1::ACTION_TYPE_RESTART_JOB: return QStringLiteral("Restart job");
-    case v1::ACTION_TYPE_ISOLATE_RACK: return QStringLiteral("Isolate rack");
-    case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("Restore rack");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("Acknowledge event");
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("Reset automation breaker");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: return QStringLiteral("Acknowledge incident");
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT: return QStringLiteral("Mark incident mitigated");
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT: return QStringLiteral("Resolve incident");
-    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("Add note to incident");
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("Schedule maintenance");
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("Cancel maintenance");
-    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("Set lifecycle of");
-    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("Post shift handoff");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("Acknowledge handoff");
-    default: break;
-    }
-    return QStringLiteral("Unknown action");
-}
-
-QString actionVerb(v1::ActionType type) {
-    switch (type) {
-    case v1::ACTION_TYPE_DRAIN_NODE: return QStringLiteral("Drain");
-    case v1::ACTION_TYPE_RESUME_NODE: return QStringLiteral("Resume");
-    case v1::ACTION_TYPE_RESTART_JOB: return QStringLiteral("Restart");
-    case v1::ACTION_TYPE_ISOLATE_RACK: return QStringLiteral("Isolate");
-    case v1::ACTION_TYPE_RESTORE_RACK: return QStringLiteral("Restore");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("Acknowledge");
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("Reset");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT: return QStringLiteral("Acknowledge");
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT: return QStringLiteral("Mitigated");
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT: return QStringLiteral("Resolve");
-    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("Add note");
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QStringLiteral("Schedule");
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QStringLiteral("Cancel window");
-    case v1::ACTION_TYPE_SET_LIFECYCLE: return QStringLiteral("Set");
-    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("Post to fleetd");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QStringLiteral("Acknowledge");
-    default: break;
-    }
-    return QStringLiteral("Execute");
-}
-
-QString actionTarget(const v1::ActionRequest& request) {
-    switch (request.type()) {
-    case v1::ACTION_TYPE_DRAIN_NODE:
-    case v1::ACTION_TYPE_RESUME_NODE:
-    case v1::ACTION_TYPE_SET_LIFECYCLE: return QString::fromStdString(request.node_name());
-    case v1::ACTION_TYPE_RESTART_JOB: return QString::fromStdString(request.job_name());
-    case v1::ACTION_TYPE_ISOLATE_RACK:
-    case v1::ACTION_TYPE_RESTORE_RACK: return QString::fromStdString(request.rack_name());
-    case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: return QStringLiteral("event %1").arg(request.event_id());
-    case v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER: return QStringLiteral("automated remediation");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_INCIDENT:
-    case v1::ACTION_TYPE_MITIGATE_INCIDENT:
-    case v1::ACTION_TYPE_RESOLVE_INCIDENT:
-    case v1::ACTION_TYPE_NOTE_INCIDENT: return QStringLiteral("incident %1").arg(request.incident_id());
-    case v1::ACTION_TYPE_SCHEDULE_MAINTENANCE: return QString::fromStdString(request.maintenance().scope_name());
-    case v1::ACTION_TYPE_CANCEL_MAINTENANCE: return QString::fromStdString(request.maintenance_window_id());
-    case v1::ACTION_TYPE_POST_HANDOFF: return QStringLiteral("for the next shift");
-    case v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF: return QString::fromStdString(request.handoff_id());
-    default: break;
-    }
-    return {};
-}
-
 bool isFinal(v1::OperationState state) {
     return state == v1::OPERATION_STATE_SUCCEEDED || state == v1::OPERATION_STATE_FAILED ||
            state == v1::OPERATION_STATE_CANCELLED;
-}
-
-QString roleLabel(v1::Role role) {
-    switch (role) {
-    case v1::ROLE_VIEWER: return QStringLiteral("viewer");
-    case v1::ROLE_OPERATOR: return QStringLiteral("operator");
-    case v1::ROLE_ADMIN: return QStringLiteral("admin");
-    default: break;
-    }
-    return QStringLiteral("unknown");
 }
 
 QString formatGpuHours(double gpuSeconds) {

@@ -1,9 +1,12 @@
 #pragma once
 // The operator's words for control actions and operations, shared by the action dialog, the
-// Operations dock and the Audit page: what an action is called, what it acts on, the states an
-// operation goes through, and the blast radius of a preview in units people decide with
-// (GPU-hours, not GPU-seconds).
+// Operations dock and the Audit page: the states an operation goes through and the blast radius
+// of a preview in units people decide with (GPU-hours, not GPU-seconds). What an action is called
+// and what it acts on is the console's table of actions (client/ActionWords.h), for ui/ and
+// client/ alike.
 
+#include "ActionWords.h"
+#include "ControlErrorText.h"
 #include "OperationsModel.h"
 
 #include "watchfloor/v1/control.pb.h"
@@ -26,13 +29,11 @@ struct ActionColours {
     static ActionColours of(const widgets::Theme& theme);
 };
 
-QString actionTitle(watchfloor::v1::ActionType type);  // "Drain node"
-QString actionVerb(watchfloor::v1::ActionType type);   // "Drain" (the confirm button's word)
-// What the action acts on: "r01-n03", "llm-405b-pretrain", "event 1234".
-QString actionTarget(const watchfloor::v1::ActionRequest& request);
+using client::actionConfirmText;    // "Drain r01-n03": the confirm button
+using client::actionHeading;        // "Drain node r01-n03": the dialog's heading, menus
 using client::operationStateLabel;  // "awaiting approval", "running": the models' words
+using client::roleWord;             // "viewer", "operator", "admin", "unknown"
 bool isFinal(watchfloor::v1::OperationState state);
-QString roleLabel(watchfloor::v1::Role role);  // "viewer", "operator", "admin", "unknown"
 
 // 7200 GPU-seconds → "2.0 GPU-h"; small costs keep a decimal so "0.1 GPU-h" is not shown as 0.
 QString formatGpuHours(double gpuSeconds);

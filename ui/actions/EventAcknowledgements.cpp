@@ -2,6 +2,7 @@
 
 #include "FleetFormat.h"
 
+#include "ActionWords.h"
 #include "ControlClient.h"
 #include "FleetStore.h"
 #include "ModelRoles.h"
@@ -80,9 +81,12 @@ QVariant AcknowledgedEventsProxy::data(const QModelIndex& index, int role) const
     if (!ack) return value;
     const QString who = ack->principal.isEmpty() ? QStringLiteral("an operator") : ack->principal;
     const QString when = ack->timeUnixMs > 0 ? QStringLiteral(" at %1").arg(formatUnixMs(ack->timeUnixMs)) : QString();
-    if (role == Qt::DisplayRole) return QStringLiteral("✓ %1  — acknowledged by %2%3").arg(value.toString(), who, when);
+    QString acknowledged = client::actionPastTense(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT);
+    if (role == Qt::DisplayRole)
+        return QStringLiteral("✓ %1  — %2 by %3%4").arg(value.toString(), acknowledged, who, when);
+    acknowledged[0] = acknowledged[0].toUpper();
     QString tip =
-        QStringLiteral("Acknowledged by %1%2").arg(who, when.isEmpty() ? when : when + QStringLiteral(" UTC"));
+        QStringLiteral("%1 by %2%3").arg(acknowledged, who, when.isEmpty() ? when : when + QStringLiteral(" UTC"));
     if (!ack->note.isEmpty()) tip += QStringLiteral("\n") + ack->note;
     const QString original = value.toString();
     return original.isEmpty() ? tip : original + QStringLiteral("\n\n") + tip;

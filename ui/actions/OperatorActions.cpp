@@ -36,15 +36,8 @@ ActionDraft OperatorActions::draft(int endpoint, v1::ActionType type, const QStr
     ActionDraft d;
     d.endpoint = endpoint;
     d.request.set_type(type);
-    switch (type) {
-    case v1::ACTION_TYPE_DRAIN_NODE:
-    case v1::ACTION_TYPE_RESUME_NODE: d.request.set_node_name(target.toStdString()); break;
-    case v1::ACTION_TYPE_RESTART_JOB: d.request.set_job_name(target.toStdString()); break;
-    case v1::ACTION_TYPE_ISOLATE_RACK:
-    case v1::ACTION_TYPE_RESTORE_RACK: d.request.set_rack_name(target.toStdString()); break;
-    default: break;
-    }
-    d.label = QStringLiteral("%1 %2…").arg(actionTitle(type), target);
+    if (!target.isEmpty()) client::setActionTargetName(&d.request, target);
+    d.label = actionHeading(d.request) + QStringLiteral("…");
     return d;
 }
 
@@ -64,8 +57,9 @@ ActionDraft OperatorActions::lifecycleDraft(int endpoint, EntityId tray, const Q
     d.request.set_lifecycle(suggested);
     if (lifecycle && lifecycle->proposed == suggested && !lifecycle->proposalReason.empty())
         d.request.set_reason(lifecycle->proposalReason);
-    d.label = QStringLiteral("Set lifecycle of %1 (%2 → %3)…")
-                  .arg(name, client::lifecycleLabel(lifecycle ? lifecycle->state : v1::TRAY_LIFECYCLE_UNSPECIFIED),
+    d.label = QStringLiteral("%1 (%2 → %3)…")
+                  .arg(actionHeading(d.request),
+                       client::lifecycleLabel(lifecycle ? lifecycle->state : v1::TRAY_LIFECYCLE_UNSPECIFIED),
                        client::lifecycleLabel(suggested));
     return d;
 }
@@ -127,16 +121,14 @@ QList<ActionDraft> OperatorActions::draftsForEvent(quint64 eventSerial) const {
         d.endpoint = event->endpoint;
         d.request.set_type(v1::ACTION_TYPE_ACKNOWLEDGE_EVENT);
         d.request.set_event_id(event->event.id());
-        d.label = QStringLiteral("Acknowledge event %1…").arg(event->event.id());
+        d.label = actionHeading(d.request) + QStringLiteral("…");
         drafts << d;
     }
     // The breaker's trip alert is where an admin looks when automatic draining stopped; fleetd's
     // preview says whether it is still tripped.
-    if (event->event.cause() == "automation_circuit_breaker" && client->role() == v1::ROLE_ADMIN) {
-        ActionDraft reset = draft(event->endpoint, v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER, {});
-        reset.label = actionTitle(v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER) + QStringLiteral("…");
-        drafts << reset;
-    }
+    if (event->event.cause() == "automation_circuit_breaker" &&
+        client::roleMayRun(client->role(), v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER))
+        drafts << draft(event->endpoint, v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER, {});
     return drafts;
 }
 
@@ -148,7 +140,7 @@ QList<ActionDraft> OperatorActions::draftsForIncident(int endpoint, const v1::In
         d.endpoint = endpoint;
         d.request.set_type(type);
         d.request.set_incident_id(incident.id());
-        d.label = QStringLiteral("%1 %2…").arg(actionTitle(type)).arg(incident.id());
+        d.label = actionHeading(d.request) + QStringLiteral("…");
         drafts << d;
     };
     const v1::IncidentState state = incident.state();
@@ -170,7 +162,6 @@ std::optional<ActionDraft> OperatorActions::draftPostHandoff(std::int64_t period
     d.request.set_handoff_period_end_unix_ms(periodEndMs);
     d.request.set_note(noteLine.toStdString());
     d.request.set_reason("end of shift handoff");
-    d.label = actionTitle(v1::ACTION_TYPE_POST_HANDOFF) + QStringLiteral("…");
     return d;
 }
 
@@ -191,15 +182,12 @@ std::optional<ActionDraft> OperatorActions::draftAcknowledgeHandoff(int endpoint
         return refuse(
             QStringLiteral("No control connection to this fleetd: handoffs can be read here, not acknowledged."));
     if (!actorFor(endpoint))
-        return refuse(QStringLiteral("Your role (%1) can read handoffs but not acknowledge them.")
-                          .arg(roleLabel(client->role())));
+        return refuse(
+            QStringLiteral("Your role (%1) can read handoffs but not acknowledge them.").arg(roleWord(client->role())));
     if (client->principal() == QString::fromStdString(handoff.author()))
         return refuse(QStringLiteral("You posted this handoff; the next shift acknowledges it."));
-    ActionDraft d = draft(endpoint, v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF, {});
-    d.request.set_handoff_id(handoff.id());
+    ActionDraft d = draft(endpoint, v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF, QString::fromStdString(handoff.id()));
     d.request.set_reason("taking over the shift");
-    d.label = QStringLiteral("%1 %2…").arg(actionTitle(v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF),
-                                           QString::fromStdString(handoff.id()));
     return d;
 }
 

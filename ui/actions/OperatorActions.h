@@ -85,6 +85,7 @@ signals:
     void dialogOpened(watchfloor::ui::ActionDialog* dialog);
 
 private:
+    // `target`: the name the type's target field takes (a node, job, rack, handoff); empty for none.
     ActionDraft draft(int endpoint, watchfloor::v1::ActionType type, const QString& target) const;
     ActionDraft lifecycleDraft(int endpoint, client::EntityId tray, const QString& name) const;
 

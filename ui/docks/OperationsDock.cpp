@@ -82,16 +82,14 @@ public:
                    QWidget* parent)
         : QDialog(parent), m_control(control), m_operationId(QString::fromStdString(operation.id())) {
         setObjectName(QStringLiteral("approvalDialog"));
-        setWindowTitle(QStringLiteral("Approve %1 %2 — Watchfloor")
-                           .arg(actionTitle(operation.request().type()), actionTarget(operation.request())));
+        setWindowTitle(QStringLiteral("Approve %1 — Watchfloor").arg(actionHeading(operation.request())));
         auto* layout = new QVBoxLayout(this);
-        const QString html =
-            QStringLiteral("<p><b>%1 %2</b> asked by <b>%3</b></p><p>%4</p>%5<p>%6</p>")
-                .arg(actionTitle(operation.request().type()), actionTarget(operation.request()).toHtmlEscaped(),
-                     QString::fromStdString(operation.principal()).toHtmlEscaped(),
-                     QString::fromStdString(operation.request().reason()).toHtmlEscaped(),
-                     previewTableHtml(operation.preview(), colours.caution),
-                     operationSummary(operation).toHtmlEscaped());
+        const QString html = QStringLiteral("<p><b>%1</b> asked by <b>%2</b></p><p>%3</p>%4<p>%5</p>")
+                                 .arg(actionHeading(operation.request()).toHtmlEscaped(),
+                                      QString::fromStdString(operation.principal()).toHtmlEscaped(),
+                                      QString::fromStdString(operation.request().reason()).toHtmlEscaped(),
+                                      previewTableHtml(operation.preview(), colours.caution),
+                                      operationSummary(operation).toHtmlEscaped());
         auto* summary = new QLabel(html, this);
         summary->setTextFormat(Qt::RichText);
         summary->setWordWrap(true);

@@ -164,7 +164,7 @@ QString AuditPage::explanation() const {
         return QStringLiteral(
                    "The audit trail names people and the reasons they gave, so fleetd shows it to "
                    "operators and admins only.\nYou are signed in as %1 (%2).")
-            .arg(control->principal(), roleLabel(control->role()));
+            .arg(control->principal(), roleWord(control->role()));
     return {};
 }
 

@@ -1,5 +1,6 @@
 #include "ChartAnnotationSource.h"
 
+#include "ActionWords.h"
 #include "EventListModel.h"
 #include "FleetStore.h"
 
@@ -21,22 +22,18 @@ AnnotationKind kindOf(v1::Severity severity) {
                                               : AnnotationKind::Info;
 }
 
-// The name of the entity an operation acts on, by the target field its type uses ("" for none:
-// an incident or a maintenance window).
-const std::string& targetName(const v1::ActionRequest& request) {
-    return !request.node_name().empty()   ? request.node_name()
-           : !request.rack_name().empty() ? request.rack_name()
-                                          : request.job_name();
-}
-
+// The entity an operation acts on: a node, rack or job by name; none for the targets that are no
+// part of the fleet (an incident, a maintenance window, a handoff).
 client::EntityId operationTarget(const client::FleetStore& store, int endpoint, const v1::ActionRequest& request) {
-    const std::string& name = targetName(request);
-    if (name.empty()) return {};
-    const client::EntityId id = store.findByName(QString::fromStdString(name));
+    using client::ActionTargetKind;
+    const ActionTargetKind kind = client::actionWords(request.type()).target;
+    if (kind != ActionTargetKind::Node && kind != ActionTargetKind::Rack && kind != ActionTargetKind::Job) return {};
+    const QString name = client::actionTargetName(request);
+    if (name.isEmpty()) return {};
+    const client::EntityId id = store.findByName(name);
     if (id.isValid() && id.endpoint == endpoint) return id;
     // A name several endpoints share is qualified in the store: ask with the endpoint's name.
-    return store.findByName(
-        QStringLiteral("%1/%2").arg(store.endpointDisplayName(endpoint), QString::fromStdString(name)));
+    return store.findByName(QStringLiteral("%1/%2").arg(store.endpointDisplayName(endpoint), name));
 }
 
 bool insideAny(const client::FleetStore& store, client::EntityId id, const QList<client::EntityId>& entities) {
@@ -61,12 +58,6 @@ AnnotationKind annotationKind(const v1::IncidentTimelineEntry& entry, v1::Severi
     }
 }
 
-QString actionWords(const std::string& actionTypeName) {
-    QString words = QString::fromStdString(actionTypeName);
-    words.remove(QStringLiteral("ACTION_TYPE_"));
-    return words.toLower().replace(QLatin1Char('_'), QLatin1Char(' '));
-}
-
 QString annotationLabel(const v1::Event& event, const QString& entityName) {
     const QString what = event.type() == v1::EVENT_TYPE_XID ? QStringLiteral("Xid %1").arg(event.xid().xid())
                                                             : client::toString(event.type());
@@ -81,7 +72,8 @@ QString annotationLabel(const v1::IncidentTimelineEntry& entry) {
         return state.toLower();
     }
     case v1::TIMELINE_ENTRY_KIND_OPERATOR_ACTION:
-        return QStringLiteral("%1 %2").arg(actionWords(entry.action()), QString::fromStdString(entry.target()));
+        return QStringLiteral("%1 %2").arg(client::recordedActionName(entry.action()),
+                                           QString::fromStdString(entry.target()));
     case v1::TIMELINE_ENTRY_KIND_NOTE:
         return QStringLiteral("note (%1)").arg(QString::fromStdString(entry.principal()));
     default: return QString::fromStdString(entry.text());
@@ -107,10 +99,7 @@ std::vector<ChartAnnotation> entityAnnotations(const client::FleetStore& store,
         if (!controls[endpoint]) continue;
         for (const v1::Operation& op : controls[endpoint]->operations()) {
             if (!insideAny(store, operationTarget(store, endpoint, op.request()), entities)) continue;
-            out.push_back({op.created_unix_ms(),
-                           QStringLiteral("%1 %2").arg(actionWords(v1::ActionType_Name(op.request().type())),
-                                                       QString::fromStdString(targetName(op.request()))),
-                           AnnotationKind::Action});
+            out.push_back({op.created_unix_ms(), client::actionSentence(op.request()), AnnotationKind::Action});
         }
     }
     keepNewest(&out);

@@ -41,10 +41,8 @@ std::vector<widgets::ChartAnnotation> incidentAnnotations(const watchfloor::v1::
 // A timeline entry's marker: member events in the incident's severity, what people did in theirs.
 widgets::AnnotationKind annotationKind(const watchfloor::v1::IncidentTimelineEntry& entry,
                                        watchfloor::v1::Severity incidentSeverity);
-// The few words on a marker: "Xid 79 r07-n03-g2", "leak r07-loop", "drain r07-n03".
+// The few words on a marker: "Xid 79 r07-n03-g2", "leak r07-loop", "drain node r07-n03".
 QString annotationLabel(const watchfloor::v1::Event& event, const QString& entityName);
 QString annotationLabel(const watchfloor::v1::IncidentTimelineEntry& entry);
-// "DRAIN_NODE" -> "drain node"
-QString actionWords(const std::string& actionTypeName);
 
 }  // namespace watchfloor::ui

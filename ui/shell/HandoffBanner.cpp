@@ -55,11 +55,11 @@ void HandoffBanner::refresh() {
     m_shownId = QString::fromStdString(h.id());
     m_shownEndpoint = waiting->endpoint;
     const QString where = waiting->endpointName.isEmpty() ? QString() : waiting->endpointName + QStringLiteral(" · ");
-    m_label->setText(QStringLiteral("<b>%1Shift handoff from %2</b>, posted %3 UTC for %4 – %5 UTC, "
-                                    "<b>not acknowledged yet</b>:<br>%6")
+    m_label->setText(QStringLiteral("<b>%1Shift handoff from %2</b>, posted %3 UTC for %4 – %5 UTC, <b>%6</b>:<br>%7")
                          .arg(where.toHtmlEscaped(), QString::fromStdString(h.author()).toHtmlEscaped(),
                               formatUnixMs(h.posted_unix_ms(), true), formatUnixMs(h.period_start_unix_ms()),
-                              formatUnixMs(h.period_end_unix_ms()), QString::fromStdString(h.note()).toHtmlEscaped()));
+                              formatUnixMs(h.period_end_unix_ms()), client::handoffAcknowledgement(h).toHtmlEscaped(),
+                              QString::fromStdString(h.note()).toHtmlEscaped()));
     QString why;
     const bool mayAcknowledge = m_actions && m_actions->draftAcknowledgeHandoff(m_shownEndpoint, h, &why).has_value();
     m_acknowledge->setEnabled(mayAcknowledge);
