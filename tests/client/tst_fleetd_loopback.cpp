@@ -77,6 +77,11 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(store.rackCount() > 0, 10000);
         const EntityId gpu = store.children(store.children(store.rackAt(0)).front()).front();
         QTRY_COMPARE_WITH_TIMEOUT(store.reading(gpu, v1::DCGM_FI_DEV_GPU_TEMP).freshness, Freshness::Fresh, 5000);
+        // Only a stream that delivered data for 2 s counts as fleetd going away (a shorter one is
+        // backed off, "Subscribing again in 1.0 s"); on a fast machine the lines above take less.
+        const quint64 before = connection.lastSequence();
+        QTest::qWait(2500);
+        QVERIFY(connection.lastSequence() > before);
 
         fleetd.kill();
         QTRY_COMPARE_WITH_TIMEOUT(connection.state(), ConnectionState::Reconnecting, 10000);
