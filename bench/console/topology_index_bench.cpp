@@ -1,5 +1,7 @@
-// topology_index_bench: what indexing one fleet-scale topology by entity index costs the console
-// (TopologyIndex, once per endpoint snapshot) and fleetd (CauseTopology, for incident grouping).
+// topology_index_bench: what indexing one fleet-scale topology by entity index costs: the shared
+// index (proto/TopologyEntities) alone, the console's TopologyIndex on it (once per endpoint
+// snapshot), fleetd's CauseTopology on it (incident grouping), and fleetd's TopologyLookup (the
+// stream filters', an index of its own).
 //
 // Builds fleetd's topology for 1,800 NVL72 racks (every NVLink and NIC port: 2.3 M links) and
 // reports, for each index: build time (best of 5), the heap it holds beyond the topology
@@ -11,7 +13,9 @@
 
 #include "CauseTopology.h"
 #include "FleetModel.h"
+#include "TopologyEntities.h"
 #include "TopologyIndex.h"
+#include "TopologyLookup.h"
 
 #include <malloc.h>
 #include <algorithm>
@@ -103,6 +107,11 @@ int main(int argc, char** argv) {
                 double(full->SpaceUsedLong()) / (1024.0 * 1024.0));
 
     std::string error;
+    measure("shared TopologyEntities, full topology", [&] {
+        auto index = std::make_unique<watchfloor::proto::TopologyEntities>();
+        if (!index->rebuild(full, &error)) std::fprintf(stderr, "%s\n", error.c_str()), std::exit(1);
+        return index;
+    });
     measure("console TopologyIndex, full topology", [&] {
         auto index = std::make_unique<TopologyIndex>();
         if (!index->rebuild(full, &error)) std::fprintf(stderr, "%s\n", error.c_str()), std::exit(1);
@@ -115,6 +124,8 @@ int main(int argc, char** argv) {
         return index;
     });
     measure("fleetd CauseTopology, full topology", [&] { return std::make_unique<CauseTopology>(*full); });
+    measure("fleetd TopologyLookup, full topology",
+            [&] { return std::make_unique<watchfloor::server::service::TopologyLookup>(*full); });
 
     const CauseTopology cause(*full);
     std::size_t checksum = 0;
