@@ -75,11 +75,7 @@ bool TopologyEntities::rebuild(std::shared_ptr<const v1::Topology> topology, std
     // Past a fault the rest is still placed, so only the faulty entities go unanswered.
     bool ok = true;
     auto placeOne = [&](std::uint32_t index, v1::EntityKind kind, std::uint32_t slot) {
-        std::string fault;
-        if (!place(index, kind, slot, &fault)) {
-            if (ok && error) *error = std::move(fault);
-            ok = false;
-        }
+        ok = place(index, kind, slot, ok ? error : nullptr) && ok;  // the first fault is the one told
     };
     auto placeAll = [&](const auto& list, v1::EntityKind kind) {
         std::uint32_t slot = 0;
@@ -100,9 +96,11 @@ bool TopologyEntities::rebuild(std::shared_ptr<const v1::Topology> topology, std
         placeOne(t.fleet_index(), v1::ENTITY_KIND_FLEET, 0);
     }
 
-    // Rack membership, resolved top-down so each lookup hits an already resolved parent. Only
-    // entities placed from this very list position: a duplicate's first holder keeps its rack.
-    auto placedAs = [this](std::uint32_t index, v1::EntityKind kind, std::uint32_t slot) -> Entry* {
+    // Rack membership, resolved top-down so each lookup hits an already resolved parent. After a
+    // fault, only entities placed from this very list position: a duplicate's first holder keeps
+    // its rack.
+    auto placedAs = [this, ok](std::uint32_t index, v1::EntityKind kind, std::uint32_t slot) -> Entry* {
+        if (ok) return &m_entries[index];
         Entry* e = index < m_entries.size() ? &m_entries[index] : nullptr;
         return e && e->kind == std::uint32_t(kind) && e->slot == slot ? e : nullptr;
     };
