@@ -53,6 +53,7 @@ bool TopologyEntities::rebuild(std::shared_ptr<const v1::Topology> topology, std
     m_topology = topology ? std::move(topology) : std::make_shared<const v1::Topology>();
     m_entries.clear();
     m_counts.fill(0);
+    m_racks.clear();
     const v1::Topology& t = *m_topology;
     std::uint32_t maxIndex = t.fleet_index();
     auto grow = [&maxIndex](const auto& list) {
@@ -104,8 +105,11 @@ bool TopologyEntities::rebuild(std::shared_ptr<const v1::Topology> topology, std
         Entry* e = index < m_entries.size() ? &m_entries[index] : nullptr;
         return e && e->kind == std::uint32_t(kind) && e->slot == slot ? e : nullptr;
     };
+    m_racks.reserve(std::size_t(t.racks_size()));
     for (std::uint32_t slot = 0; slot < std::uint32_t(t.racks_size()); ++slot) {
-        if (Entry* e = placedAs(t.racks(int(slot)).index(), v1::ENTITY_KIND_RACK, slot)) e->rackSlot = slot;
+        const v1::Rack& rack = t.racks(int(slot));
+        m_racks.push_back({rack.index(), rack.region_index()});
+        if (Entry* e = placedAs(rack.index(), v1::ENTITY_KIND_RACK, slot)) e->rackSlot = slot;
     }
     auto inherit = [&](const auto& list, v1::EntityKind kind, auto parentOf) {
         std::uint32_t slot = 0;
@@ -235,7 +239,7 @@ std::uint32_t TopologyEntities::regionOf(std::uint32_t index) const {
     const Entry* e = find(index);
     if (!e) return kNone;
     if (e->kind == v1::ENTITY_KIND_REGION) return index;
-    return e->rackSlot != kNone ? m_topology->racks(int(e->rackSlot)).region_index() : kNone;
+    return e->rackSlot != kNone ? m_racks[e->rackSlot].region : kNone;
 }
 
 std::vector<std::uint32_t> TopologyEntities::children(std::uint32_t index) const {

@@ -2,8 +2,8 @@
 // A topology's entities by entity index, for fleetd and the console alike: the kind of an index,
 // its position in its kind's list ("slot"), the rack it belongs to, and from those its name,
 // parent, GPU, tray, region, children and topology record, each O(1). One table of 8 bytes per
-// index (2.7 M at 1,800 racks with every NVLink) beside the topology itself, which is shared,
-// not copied: every answer past the table reads the message.
+// index (2.7 M at 1,800 racks with every NVLink) and one of the racks beside the topology itself,
+// which is shared, not copied: every other answer reads the message.
 //
 // Entities a topology does not list but that share its index space (the console's jobs, from Job
 // messages) are placed by a subclass that learns of them.
@@ -62,7 +62,7 @@ public:
     std::uint32_t trayOf(std::uint32_t index) const;
     std::uint32_t rackOf(std::uint32_t index) const;    // a rack itself or its content's; else kNone
     std::uint32_t regionOf(std::uint32_t index) const;  // a region itself or its racks' content's
-    std::uint32_t rackIndexAt(std::uint32_t rackSlot) const { return m_topology->racks(int(rackSlot)).index(); }
+    std::uint32_t rackIndexAt(std::uint32_t rackSlot) const { return m_racks[rackSlot].index; }
     // The index of the topology's entity of `kind` at `slot`; kNone past the list and for jobs.
     std::uint32_t indexAt(watchfloor::v1::EntityKind kind, std::uint32_t slot) const;
     // What the entity holds, in the topology's order: a fleet's regions, a region's racks, a
@@ -89,6 +89,13 @@ private:
     std::shared_ptr<const watchfloor::v1::Topology> m_topology = std::make_shared<const watchfloor::v1::Topology>();
     std::vector<Entry> m_entries;
     std::array<std::uint32_t, kKindCount> m_counts{};
+    // By rack slot, so an entity's rack and region are read from warm memory, not from the rack's
+    // message (14 KB at 1,800 racks).
+    struct RackPlace {
+        std::uint32_t index = kNone;
+        std::uint32_t region = kNone;
+    };
+    std::vector<RackPlace> m_racks;
 };
 
 }  // namespace watchfloor::proto
