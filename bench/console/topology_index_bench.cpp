@@ -1,7 +1,7 @@
 // topology_index_bench: what indexing one fleet-scale topology by entity index costs: the shared
 // index (proto/TopologyEntities) alone, the console's TopologyIndex on it (once per endpoint
-// snapshot), fleetd's CauseTopology on it (incident grouping), and fleetd's TopologyLookup (the
-// stream filters', an index of its own).
+// snapshot), fleetd's CauseTopology on it (incident grouping), and fleetd's TopologyLookup on it (the
+// stream filters', adding a name map).
 //
 // Builds fleetd's topology for 1,800 NVL72 racks (every NVLink and NIC port: 2.3 M links) and
 // reports, for each index: build time (best of 5), the heap it holds beyond the topology
