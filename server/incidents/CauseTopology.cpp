@@ -1,201 +1,100 @@
 #include "CauseTopology.h"
 
-#include <algorithm>
+#include <unordered_map>
 
 namespace watchfloor::server::incidents {
 
 namespace v1 = watchfloor::v1;
 
 namespace {
-const std::vector<std::uint32_t> kNoList;
 const std::string kNoName;
+const std::string kFleetName = "fleet";
+
+// Ids in order of first appearance, so incidents keyed by them sort as the topology lists them.
+class Interner {
+public:
+    explicit Interner(std::vector<std::string>& names) : names_(names) {}
+    std::uint32_t operator()(const std::string& name) {
+        const auto [it, added] = ids_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
+        if (added) names_.push_back(name);
+        return it->second;
+    }
+
+private:
+    std::vector<std::string>& names_;
+    std::unordered_map<std::string, std::uint32_t> ids_;
+};
+
+std::span<const std::uint32_t> listed(const google::protobuf::RepeatedField<std::uint32_t>& list) {
+    return {list.data(), static_cast<std::size_t>(list.size())};
+}
 }  // namespace
 
-CauseTopology::Entry& CauseTopology::slot(std::uint32_t entity) {
-    if (entity >= entries_.size()) {
-        entries_.resize(std::size_t(entity) + 1);
-        names_.resize(std::size_t(entity) + 1);
-    }
-    return entries_[entity];
-}
+CauseTopology::CauseTopology(const v1::Topology& t) {
+    // fleetd's topologies come from FleetModel, whose indexes are unique by construction; were one
+    // not, its first entity would keep the index and grouping would go on with the rest.
+    static_cast<void>(entities_.rebuild(proto::TopologyEntities::borrowed(t), nullptr));
 
-const CauseTopology::Entry& CauseTopology::at(std::uint32_t entity) const {
-    static const Entry none;
-    return entity < entries_.size() ? entries_[entity] : none;
-}
-
-std::uint32_t CauseTopology::intern(std::vector<std::string>& names, const std::string& name) {
-    // Few CDUs and leaves (tens to hundreds): a linear search at start-up is fine.
-    auto it = std::find(names.begin(), names.end(), name);
-    if (it != names.end()) return static_cast<std::uint32_t>(it - names.begin());
-    names.push_back(name);
-    return static_cast<std::uint32_t>(names.size() - 1);
-}
-
-const v1::NvLink* CauseTopology::link(std::uint32_t entity) const {
-    const auto& links = topology_.nvlinks();
-    if (links.empty() || entity < links[0].index()) return nullptr;
-    auto indexAt = [&](std::uint32_t position) {
-        return links[static_cast<int>(linkOrder_.empty() ? position : linkOrder_[position])].index();
-    };
-    std::uint32_t low = 0, high = static_cast<std::uint32_t>(links.size());
-    while (low < high) {
-        const std::uint32_t mid = low + (high - low) / 2;
-        if (indexAt(mid) < entity)
-            low = mid + 1;
-        else
-            high = mid;
+    cduOfRackSlot_.assign(static_cast<std::size_t>(t.racks_size()), kNone);
+    cduOfLoopSlot_.assign(static_cast<std::size_t>(t.cooling_loops_size()), kNone);
+    Interner cdu(cduNames_);
+    for (int i = 0; i < t.cooling_loops_size(); ++i) {
+        const v1::CoolingLoop& loop = t.cooling_loops(i);
+        const std::uint32_t id = cdu(loop.cdu_name().empty() ? loop.name() : loop.cdu_name());
+        cduOfLoopSlot_[static_cast<std::size_t>(i)] = id;
+        if (const std::uint32_t rack = slotOf(loop.rack_index(), v1::ENTITY_KIND_RACK); rack != kNone)
+            cduOfRackSlot_[rack] = id;
     }
-    if (low == static_cast<std::uint32_t>(links.size()) || indexAt(low) != entity) return nullptr;
-    return &links[static_cast<int>(linkOrder_.empty() ? low : linkOrder_[low])];
-}
-
-CauseTopology::CauseTopology(const v1::Topology& t) : topology_(t) {
-    for (const auto& region : t.regions()) {
-        Entry& e = slot(region.index());
-        e.kind = v1::ENTITY_KIND_REGION;
-        e.region = region.index();
-        names_[region.index()] = region.name();
-    }
-    for (const auto& rack : t.racks()) {
-        Entry& e = slot(rack.index());
-        e.kind = v1::ENTITY_KIND_RACK;
-        e.rack = rack.index();
-        e.region = rack.region_index();
-        e.extra = rack.cooling_loop_index();
-        e.list = static_cast<std::uint32_t>(lists_.size());
-        lists_.emplace_back(rack.node_indexes().begin(), rack.node_indexes().end());
-        e.list2 = static_cast<std::uint32_t>(lists_.size());
-        lists_.emplace_back(rack.power_shelf_indexes().begin(), rack.power_shelf_indexes().end());
-        names_[rack.index()] = rack.name();
-    }
-    for (const auto& loop : t.cooling_loops()) {
-        Entry& e = slot(loop.index());
-        e.kind = v1::ENTITY_KIND_COOLING_LOOP;
-        e.rack = loop.rack_index();
-        e.region = at(loop.rack_index()).region;
-        names_[loop.index()] = loop.name();
-        const std::uint32_t cdu = intern(cduNames_, loop.cdu_name().empty() ? loop.name() : loop.cdu_name());
-        slot(loop.rack_index()).cdu = cdu;
-        entries_[loop.index()].cdu = cdu;
-    }
-    for (const auto& shelf : t.power_shelves()) {
-        Entry& e = slot(shelf.index());
-        e.kind = v1::ENTITY_KIND_POWER_SHELF;
-        e.rack = shelf.rack_index();
-        e.region = at(shelf.rack_index()).region;
-        names_[shelf.index()] = shelf.name();
-    }
-    for (const auto& sw : t.nvswitch_trays()) {
-        Entry& e = slot(sw.index());
-        e.kind = v1::ENTITY_KIND_NVSWITCH_TRAY;
-        e.rack = sw.rack_index();
-        e.region = at(sw.rack_index()).region;
-        names_[sw.index()] = sw.name();
-    }
-    for (const auto& node : t.nodes()) {
-        Entry& e = slot(node.index());
-        e.kind = v1::ENTITY_KIND_NODE;
-        e.tray = node.index();
-        e.rack = node.rack_index();
-        e.region = at(node.rack_index()).region;
-        e.list = static_cast<std::uint32_t>(lists_.size());
-        lists_.emplace_back(node.gpu_indexes().begin(), node.gpu_indexes().end());
-        names_[node.index()] = node.name();
-    }
-    auto inTray = [&](std::uint32_t index, v1::EntityKind kind, std::uint32_t tray, const std::string& name) -> Entry& {
-        const Entry parent = at(tray);
-        Entry& e = slot(index);
-        e.kind = kind;
-        e.tray = tray;
-        e.rack = parent.rack;
-        e.region = parent.region;
-        names_[index] = name;
-        return e;
-    };
-    for (const auto& gpu : t.gpus())
-        inTray(gpu.index(), v1::ENTITY_KIND_GPU, gpu.node_index(), gpu.name()).gpu = gpu.index();
-    for (const auto& cpu : t.cpus()) inTray(cpu.index(), v1::ENTITY_KIND_CPU, cpu.node_index(), cpu.name());
+    leafOfPortSlot_.reserve(static_cast<std::size_t>(t.nic_ports_size()));
+    Interner leaf(leafNames_);
     for (const auto& port : t.nic_ports())
-        inTray(port.index(), v1::ENTITY_KIND_NIC_PORT, port.node_index(), port.name()).extra =
-            intern(leafNames_, port.switch_name().empty() ? port.name() : port.switch_name());
-    Entry& fleet = slot(t.fleet_index());
-    fleet.kind = v1::ENTITY_KIND_FLEET;
-    names_[t.fleet_index()] = "fleet";
-    const auto& links = t.nvlinks();
-    const bool sorted =
-        std::is_sorted(links.begin(), links.end(), [](const auto& a, const auto& b) { return a.index() < b.index(); });
-    if (!sorted) {
-        linkOrder_.resize(static_cast<std::size_t>(links.size()));
-        for (std::uint32_t i = 0; i < linkOrder_.size(); ++i) linkOrder_[i] = i;
-        std::sort(linkOrder_.begin(), linkOrder_.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return links[static_cast<int>(a)].index() < links[static_cast<int>(b)].index();
-        });
-    }
+        leafOfPortSlot_.push_back(leaf(port.switch_name().empty() ? port.name() : port.switch_name()));
 }
 
-// NVLinks are not in entries_: each answer goes through the link's GPU.
-v1::EntityKind CauseTopology::kind(std::uint32_t entity) const {
-    if (const Entry& e = at(entity); e.kind != v1::ENTITY_KIND_UNSPECIFIED) return e.kind;
-    return link(entity) ? v1::ENTITY_KIND_NVLINK : v1::ENTITY_KIND_UNSPECIFIED;
-}
-std::uint32_t CauseTopology::gpuOf(std::uint32_t entity) const {
-    if (const Entry& e = at(entity); e.kind != v1::ENTITY_KIND_UNSPECIFIED) return e.gpu;
-    const auto* l = link(entity);
-    return l ? l->gpu_index() : kNone;
-}
-std::uint32_t CauseTopology::trayOf(std::uint32_t entity) const {
-    if (const Entry& e = at(entity); e.kind != v1::ENTITY_KIND_UNSPECIFIED) return e.tray;
-    const auto* l = link(entity);
-    return l ? at(l->gpu_index()).tray : kNone;
-}
-std::uint32_t CauseTopology::rackOf(std::uint32_t entity) const {
-    if (const Entry& e = at(entity); e.kind != v1::ENTITY_KIND_UNSPECIFIED) return e.rack;
-    const auto* l = link(entity);
-    return l ? at(l->gpu_index()).rack : kNone;
-}
-std::uint32_t CauseTopology::regionOf(std::uint32_t entity) const {
-    if (const Entry& e = at(entity); e.kind != v1::ENTITY_KIND_UNSPECIFIED) return e.region;
-    const auto* l = link(entity);
-    return l ? at(l->gpu_index()).region : kNone;
+std::uint32_t CauseTopology::slotOf(std::uint32_t entity, v1::EntityKind kind) const {
+    const auto* e = entities_.find(entity);
+    return e && e->kind == static_cast<std::uint32_t>(kind) ? e->slot : kNone;
 }
 
 std::uint32_t CauseTopology::loopOfRack(std::uint32_t rack) const {
-    const Entry& e = at(rack);
-    return e.kind == v1::ENTITY_KIND_RACK ? e.extra : kNone;
+    const v1::Rack* r = entities_.rack(rack);
+    return r ? r->cooling_loop_index() : kNone;
 }
 
-std::uint32_t CauseTopology::cduOfRack(std::uint32_t rack) const { return at(rack).cdu; }
+std::uint32_t CauseTopology::cduOfRack(std::uint32_t rack) const {
+    if (const std::uint32_t slot = slotOf(rack, v1::ENTITY_KIND_RACK); slot != kNone) return cduOfRackSlot_[slot];
+    if (const std::uint32_t slot = slotOf(rack, v1::ENTITY_KIND_COOLING_LOOP); slot != kNone)
+        return cduOfLoopSlot_[slot];
+    return kNone;
+}
 
 std::uint32_t CauseTopology::leafOfPort(std::uint32_t nicPort) const {
-    const Entry& e = at(nicPort);
-    return e.kind == v1::ENTITY_KIND_NIC_PORT ? e.extra : kNone;
+    const std::uint32_t slot = slotOf(nicPort, v1::ENTITY_KIND_NIC_PORT);
+    return slot != kNone ? leafOfPortSlot_[slot] : kNone;
 }
 
 std::uint32_t CauseTopology::switchTrayOfLink(std::uint32_t nvlink) const {
-    const auto* l = link(nvlink);
+    const v1::NvLink* l = entities_.nvlink(nvlink);
     return l ? l->nvswitch_tray_index() : kNone;
 }
 
-const std::vector<std::uint32_t>& CauseTopology::gpusOfTray(std::uint32_t tray) const {
-    const Entry& e = at(tray);
-    return e.kind == v1::ENTITY_KIND_NODE ? lists_[e.list] : kNoList;
+std::span<const std::uint32_t> CauseTopology::gpusOfTray(std::uint32_t tray) const {
+    const v1::Node* n = entities_.node(tray);
+    return n ? listed(n->gpu_indexes()) : std::span<const std::uint32_t>();
 }
 
-const std::vector<std::uint32_t>& CauseTopology::traysOfRack(std::uint32_t rack) const {
-    const Entry& e = at(rack);
-    return e.kind == v1::ENTITY_KIND_RACK ? lists_[e.list] : kNoList;
+std::span<const std::uint32_t> CauseTopology::traysOfRack(std::uint32_t rack) const {
+    const v1::Rack* r = entities_.rack(rack);
+    return r ? listed(r->node_indexes()) : std::span<const std::uint32_t>();
 }
 
-const std::vector<std::uint32_t>& CauseTopology::shelvesOfRack(std::uint32_t rack) const {
-    const Entry& e = at(rack);
-    return e.kind == v1::ENTITY_KIND_RACK ? lists_[e.list2] : kNoList;
+std::span<const std::uint32_t> CauseTopology::shelvesOfRack(std::uint32_t rack) const {
+    const v1::Rack* r = entities_.rack(rack);
+    return r ? listed(r->power_shelf_indexes()) : std::span<const std::uint32_t>();
 }
 
 const std::string& CauseTopology::name(std::uint32_t entity) const {
-    if (entity < names_.size() && !names_[entity].empty()) return names_[entity];
-    const auto* l = link(entity);
-    return l ? l->name() : kNoName;
+    return entities_.kind(entity) == v1::ENTITY_KIND_FLEET ? kFleetName : entities_.name(entity);
 }
 const std::string& CauseTopology::cduName(std::uint32_t cdu) const {
     return cdu < cduNames_.size() ? cduNames_[cdu] : kNoName;

@@ -182,7 +182,7 @@ std::shared_ptr<const v1::Topology> FleetStateStore::topologyFor(const Subscript
     std::lock_guard lock(topologyMu_);
     auto& cached = topologyByFilter_[filter.key()];
     if (!cached && filter.passesEverything())  // the source's own: no copy of 2.3 M NVLinks
-        cached = std::shared_ptr<const v1::Topology>(std::shared_ptr<const v1::Topology>(), &index_.topology());
+        cached = index_.sharedTopology();
     if (!cached) cached = buildTopology(filter);
     return cached;
 }
