@@ -1,5 +1,7 @@
 #include "ActionWords.h"
 
+#include "Roles.h"
+
 #include <algorithm>
 #include <array>
 
@@ -111,15 +113,6 @@ constexpr std::array kActions{
 };
 // clang-format on
 
-int rank(v1::Role role) {
-    switch (role) {
-    case v1::ROLE_VIEWER: return 1;
-    case v1::ROLE_OPERATOR: return 2;
-    case v1::ROLE_ADMIN: return 3;
-    default: return 0;
-    }
-}
-
 const ActionTargetWords& targetOf(const v1::ActionRequest& request) {
     return targetWords(actionWords(request.type()).target);
 }
@@ -170,7 +163,7 @@ QString recordedActionName(std::string_view fleetdName) {
 
 bool roleMayRun(v1::Role role, v1::ActionType type) {
     const v1::Role least = actionWords(type).minimumRole;
-    return rank(least) > 0 && rank(role) >= rank(least);
+    return proto::roleCovers(role, least);
 }
 
 QString actionTargetName(const v1::ActionRequest& request) { return targetOf(request).name(request); }

@@ -1,5 +1,7 @@
 #include "ActionCatalog.h"
 
+#include "Roles.h"
+
 #include <algorithm>
 #include <array>
 
@@ -41,15 +43,6 @@ constexpr std::array kActions{
                  IncidentBook, false},
 };
 
-int rank(v1::Role role) {
-    switch (role) {
-    case v1::ROLE_VIEWER: return 1;
-    case v1::ROLE_OPERATOR: return 2;
-    case v1::ROLE_ADMIN: return 3;
-    default: return 0;
-    }
-}
-
 }  // namespace
 
 const ActionTraits* actionTraits(v1::ActionType type) {
@@ -68,7 +61,7 @@ std::string actionName(v1::ActionType type) {
 
 bool roleAllows(v1::Role role, v1::ActionType action) {
     const ActionTraits* row = actionTraits(action);
-    return row && rank(role) > 0 && rank(role) >= rank(row->minimumRole);
+    return row && proto::roleCovers(role, row->minimumRole);
 }
 
 }  // namespace watchfloor::server::control

@@ -60,6 +60,7 @@ private slots:
         for (const ActionTraits& row : allActionTraits()) {
             QVERIFY(!roleAllows(v1::ROLE_UNSPECIFIED, row.type));
             QVERIFY(!roleAllows(v1::ROLE_VIEWER, row.type));
+            QVERIFY(!roleAllows(v1::Role(9), row.type));  // a role from a newer contract covers nothing
             QCOMPARE(roleAllows(v1::ROLE_OPERATOR, row.type), row.minimumRole != v1::ROLE_ADMIN);
             QVERIFY(roleAllows(v1::ROLE_ADMIN, row.type));
         }
