@@ -177,6 +177,8 @@ std::optional<SlurmJobRecord> readScontrolJob(std::string_view line) {
     // Values may hold spaces (Command=, WorkDir=), so a word that does not start a new Key= pair
     // continues the value before it. The first occurrence of a key wins: the ones read here all
     // come before Command=, whose arguments could look like pairs.
+    line = line.substr(0, line.find('\n'));
+    if (line.ends_with('\r')) line.remove_suffix(1);
     std::vector<std::pair<std::string_view, std::string>> pairs;
     std::size_t at = 0;
     while (at < line.size()) {

@@ -130,6 +130,9 @@ private slots:
         // A path with spaces stays whole; a later "JobState=" inside Command= does not win.
         const auto spaced = record("JobId=8 JobState=COMPLETED ExitCode=0:0 StdOut=/srv/my repair/x-8.out Power=\n");
         QCOMPARE(spaced.stdOut, std::string("/srv/my repair/x-8.out"));
+        // The line's end is not part of the last value.
+        QCOMPARE(record("JobId=9 JobState=FAILED ExitCode=1:0 StdOut=/srv/x-9.out\n").stdOut,
+                 std::string("/srv/x-9.out"));
 
         QVERIFY(!readScontrolJob("slurm_load_jobs error: Invalid job id specified\n"));
         QVERIFY(!readScontrolJob(""));
