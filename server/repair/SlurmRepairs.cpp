@@ -38,25 +38,39 @@ std::string readOutput(const std::string& path, std::string& error) {
     return text;
 }
 
-// The batch script, written where sbatch reads it and removed once submitted (sbatch sends its
-// text to slurmctld). "" and `error` when it cannot be written.
-std::string writeScript(const std::string& dir, std::string& error) {
-    std::string path = dir + "/.watchfloor-repair-XXXXXX";
-    const int fd = ::mkstemp(path.data());
-    if (fd < 0) {
-        error = "cannot write the repair job's script in " + dir + ": " + std::strerror(errno);
-        return {};
+// The batch script, written where sbatch reads it and removed when this goes (sbatch has sent its
+// text to slurmctld by then). Empty `path` and an `error` when it cannot be written.
+class ScriptFile {
+public:
+    explicit ScriptFile(const std::string& dir) : path_(dir + "/.watchfloor-repair-XXXXXX") {
+        const int fd = ::mkstemp(path_.data());
+        if (fd < 0) {
+            error_ = "cannot write the repair job's script in " + dir + ": " + std::strerror(errno);
+            path_.clear();
+            return;
+        }
+        const std::string_view script = repairJobScript();
+        const bool written = ::write(fd, script.data(), script.size()) == static_cast<ssize_t>(script.size());
+        ::close(fd);
+        if (!written) {
+            error_ = "cannot write the repair job's script " + path_;
+            ::unlink(path_.c_str());
+            path_.clear();
+        }
     }
-    const std::string_view script = repairJobScript();
-    const bool written = ::write(fd, script.data(), script.size()) == static_cast<ssize_t>(script.size());
-    ::close(fd);
-    if (!written) {
-        error = "cannot write the repair job's script " + path;
-        ::unlink(path.c_str());
-        return {};
+    ~ScriptFile() {
+        if (!path_.empty()) ::unlink(path_.c_str());
     }
-    return path;
-}
+    ScriptFile(const ScriptFile&) = delete;
+    ScriptFile& operator=(const ScriptFile&) = delete;
+
+    const std::string& path() const { return path_; }
+    const std::string& error() const { return error_; }
+
+private:
+    std::string path_;
+    std::string error_;
+};
 
 std::string effectiveUser() {
     const passwd* entry = ::getpwuid(::geteuid());
@@ -141,6 +155,10 @@ RepairJobStart SlurmRepairs::startJob(const RepairJobRequest& request) const {
         return {std::nullopt,
                 request.node + " is " + node.state + " in Slurm, not drained and answering: drain it first"};
 
+    // Written before Slurm is touched: a full disk then costs nothing to undo.
+    const ScriptFile script(settings_.outputDir);
+    if (script.path().empty()) return {std::nullopt, script.error()};
+
     RepairJob job;
     job.request = request;
     job.slurmNode = slurmNode;
@@ -159,26 +177,19 @@ RepairJobStart SlurmRepairs::startJob(const RepairJobRequest& request) const {
         return {std::nullopt, message};
     }
 
-    const std::string script = writeScript(settings_.outputDir, error);
-    CommandResult submitted;
-    if (!script.empty()) {
-        RepairSubmission submission;
-        submission.name = job.reservation;
-        submission.slurmNode = slurmNode;
-        submission.outputDir = settings_.outputDir;
-        submission.script = script;
-        submission.timeLimit = repairTimeLimit(request);
-        submission.command = command;
-        submitted = runSlurmCommand(slurm_, "sbatch", sbatchRepairArguments(submission));
-        ::unlink(script.c_str());
-    }
+    RepairSubmission submission;
+    submission.name = job.reservation;
+    submission.slurmNode = slurmNode;
+    submission.outputDir = settings_.outputDir;
+    submission.script = script.path();
+    submission.timeLimit = repairTimeLimit(request);
+    submission.command = command;
+    const CommandResult submitted = runSlurmCommand(slurm_, "sbatch", sbatchRepairArguments(submission));
     const std::string jobId = trimmed(submitted.out.substr(0, submitted.out.find(';')));
-    if (script.empty() || !submitted.succeeded() || jobId.empty()) {
-        std::string message =
-            script.empty() ? error
-            : jobId.empty() && submitted.succeeded()
-                ? "sbatch gave no job id"
-                : "Slurm refused the repair job on " + request.node + ": " + failure(submitted, "sbatch");
+    if (!submitted.succeeded() || jobId.empty()) {
+        std::string message = submitted.succeeded() ? "sbatch gave no job id"
+                                                    : "Slurm refused the repair job on " + request.node + ": " +
+                                                          failure(submitted, "sbatch");
         if (const std::string undone = cleanUp(job); !undone.empty()) message += "; " + undone;
         return {std::nullopt, message};
     }

@@ -53,7 +53,8 @@ class TestRepairSlurmRunner : public QObject {
         if (!f.open(QIODevice::ReadOnly)) return {};
         return QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
     }
-    SlurmRepairs repairs(std::chrono::milliseconds timeout = 5s, std::chrono::seconds startTimeout = 300s) const {
+    SlurmRepairs repairs(std::chrono::milliseconds timeout = 5s, std::chrono::seconds startTimeout = 300s,
+                         std::string outputDir = {}) const {
         SlurmConfig slurm;
         slurm.binDir = bin_.path().toStdString();
         slurm.slurmConf = "/etc/site/slurm.conf";
@@ -62,7 +63,7 @@ class TestRepairSlurmRunner : public QObject {
         names->add("r01-n01", "gb200-r01-n01");
         slurm.nodeNames = names;
         SlurmRepairSettings settings;
-        settings.outputDir = out_.path().toStdString();
+        settings.outputDir = outputDir.empty() ? out_.path().toStdString() : outputDir;
         settings.startTimeout = startTimeout;
         settings.user = "fleetd";
         return SlurmRepairs(slurm, settings);
@@ -108,6 +109,16 @@ private slots:
         QCOMPARE(conf.readAll(), QByteArray("/etc/site/slurm.conf"));
         // The batch script was removed once sbatch had read it.
         QCOMPARE(QDir(out_.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
+    }
+
+    void scriptCannotBeWritten() {
+        const auto started =
+            repairs(5s, 300s, "/nonexistent-watchfloor-dir").startJob({RepairKind::Diagnostics, "r01-n01", 1, {}});
+        QVERIFY(!started.job);
+        QCOMPARE(
+            QString::fromStdString(started.error),
+            QString("cannot write the repair job's script in /nonexistent-watchfloor-dir: No such file or directory"));
+        QCOMPARE(calls(), QStringList{"sinfo -N -h -n gb200-r01-n01 -o %N|%T|%E"});  // nothing to undo
     }
 
     void resumeRefused() {
