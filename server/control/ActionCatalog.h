@@ -35,6 +35,7 @@ enum class ActionHandler {
     Breaker,       // the automation circuit breaker
     IncidentBook,  // incidents, maintenance windows, shift handoffs (IncidentActions)
     Lifecycle,     // tray lifecycle labels
+    Repair,        // break/fix steps on a tray (RepairBackend), followed until the back end says they ended
 };
 
 struct ActionTraits {
