@@ -57,6 +57,11 @@ const ActionTraits* actionTraits(v1::ActionType type) {
 
 std::span<const ActionTraits> allActionTraits() { return kActions; }
 
+bool isRepairAction(v1::ActionType type) {
+    const ActionTraits* row = actionTraits(type);
+    return row && row->handler == ActionHandler::Repair;
+}
+
 std::string actionName(v1::ActionType type) {
     if (const ActionTraits* row = actionTraits(type)) return std::string(row->name);
     const std::string& full = v1::ActionType_Name(type);

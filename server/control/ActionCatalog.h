@@ -52,6 +52,9 @@ struct ActionTraits {
 const ActionTraits* actionTraits(watchfloor::v1::ActionType type);
 std::span<const ActionTraits> allActionTraits();
 
+// A break/fix step (ActionType 50-59), carried out by the RepairBackend.
+bool isRepairAction(watchfloor::v1::ActionType type);
+
 std::string actionName(watchfloor::v1::ActionType type);  // the row's name, else "UNKNOWN" or the proto name
 // viewer < operator < admin; false for an unknown action or an unspecified role.
 bool roleAllows(watchfloor::v1::Role role, watchfloor::v1::ActionType action);
