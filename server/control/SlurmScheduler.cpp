@@ -28,34 +28,10 @@ std::vector<std::string> lines(const std::string& text) {
 
 }  // namespace
 
-void SlurmNodeNames::add(const std::string& entity, const std::string& slurm) {
-    if (entity == slurm) return;
-    toSlurm_[entity] = slurm;
-    fromSlurm_[slurm] = entity;
-}
-
-std::string SlurmNodeNames::toSlurm(const std::string& entity) const {
-    const auto it = toSlurm_.find(entity);
-    return it == toSlurm_.end() ? entity : it->second;
-}
-
-std::string SlurmNodeNames::fromSlurm(const std::string& slurm) const {
-    const auto it = fromSlurm_.find(slurm);
-    return it == fromSlurm_.end() ? slurm : it->second;
-}
-
-std::string SlurmScheduler::toSlurm(const std::string& node) const {
-    return config_.nodeNames ? config_.nodeNames->toSlurm(node) : node;
-}
-
 std::vector<std::string> SlurmScheduler::toSlurm(const std::vector<std::string>& nodes) const {
     std::vector<std::string> names;
-    for (const auto& node : nodes) names.push_back(toSlurm(node));
+    for (const auto& node : nodes) names.push_back(config_.toSlurm(node));
     return names;
-}
-
-std::string SlurmScheduler::fromSlurm(const std::string& node) const {
-    return config_.nodeNames ? config_.nodeNames->fromSlurm(node) : node;
 }
 
 std::optional<std::vector<std::string>> SlurmScheduler::expandHostlist(std::string_view hostlist) {
@@ -81,10 +57,7 @@ v1::NodeState SlurmScheduler::parseNodeState(std::string_view state) {
 }
 
 CommandResult SlurmScheduler::run(const std::string& program, std::vector<std::string> args) const {
-    args.insert(args.begin(), config_.binDir.empty() ? program : config_.binDir + "/" + program);
-    EnvironmentOverrides environment;
-    if (!config_.slurmConf.empty()) environment.emplace_back("SLURM_CONF", config_.slurmConf);
-    return runCommand(args, config_.commandTimeout, environment);
+    return runSlurmCommand(config_, program, std::move(args));
 }
 
 ActionOutcome SlurmScheduler::updateNodes(const std::vector<std::string>& entityNodes, const std::string& state,
@@ -199,7 +172,7 @@ SlurmJobReading SlurmScheduler::readJobPlacements() const {
         if (bar == std::string::npos) continue;
         const auto nodes = expandHostlist(std::string_view(line).substr(0, bar));
         if (!nodes) continue;  // not a node list (a future squeue format); better no placement than a wrong one
-        for (const auto& node : *nodes) reading.jobsByNode[fromSlurm(node)].push_back(line.substr(bar + 1));
+        for (const auto& node : *nodes) reading.jobsByNode[config_.fromSlurm(node)].push_back(line.substr(bar + 1));
     }
     return reading;
 }
@@ -227,7 +200,7 @@ SlurmNodeReading SlurmScheduler::readNodeStates(const std::vector<std::string>& 
         const auto second = first == std::string::npos ? first : line.find('|', first + 1);
         if (second == std::string::npos) continue;
         SlurmNodeStatus node;
-        node.name = fromSlurm(line.substr(0, first));
+        node.name = config_.fromSlurm(line.substr(0, first));
         if (!seen.insert(node.name).second) continue;
         node.slurmState = line.substr(first + 1, second - first - 1);
         node.state = parseNodeState(node.slurmState);

@@ -5,41 +5,20 @@
 // own message and nothing is assumed to have happened.
 
 #include "Actuator.h"
-#include "CommandRunner.h"
+#include "SlurmCommand.h"
 #include "watchfloor/v1/fleet.pb.h"
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace watchfloor::server::control {
 
-// A site's Slurm knows its trays by host name (NodeName=gb200-r01-n03, from the fleet file's
-// hosts=), fleetd and its consoles by entity name (r01-n03). The scheduler translates at its
-// boundary, so everything above it speaks entity names. A name without a translation is the
-// same on both sides (the twin, the loopback tests).
-class SlurmNodeNames {
-public:
-    void add(const std::string& entity, const std::string& slurm);
-    std::string toSlurm(const std::string& entity) const;
-    std::string fromSlurm(const std::string& slurm) const;
-    bool empty() const { return toSlurm_.empty(); }
-
-private:
-    std::unordered_map<std::string, std::string> toSlurm_, fromSlurm_;
-};
-
-struct SlurmConfig {
-    std::string slurmConf;  // SLURM_CONF for every command; empty: Slurm's default
-    std::string binDir;     // where scontrol/sinfo/squeue live; empty: PATH
-    std::chrono::milliseconds commandTimeout{std::chrono::seconds(15)};
-    std::shared_ptr<const SlurmNodeNames> nodeNames;  // null: entity names are Slurm's names
-};
+using watchfloor::server::SlurmConfig;
+using watchfloor::server::SlurmNodeNames;
 
 struct SlurmNodeStatus {
     std::string name;
@@ -91,9 +70,7 @@ private:
     ActionOutcome updateNodes(const std::vector<std::string>& nodes, const std::string& state,
                               const std::string& reason) const;
     std::vector<std::string> jobIdsOn(const std::vector<std::string>& nodes, std::string& error) const;
-    std::string toSlurm(const std::string& node) const;
     std::vector<std::string> toSlurm(const std::vector<std::string>& nodes) const;
-    std::string fromSlurm(const std::string& node) const;
 
     const SlurmConfig config_;
 };

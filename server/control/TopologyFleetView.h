@@ -9,9 +9,13 @@
 #include <memory>
 #include <unordered_map>
 
+namespace watchfloor::server {
+class SlurmNodeNames;
+}
+
 namespace watchfloor::server::control {
 
-class SlurmNodeNames;
+using watchfloor::server::SlurmNodeNames;
 
 class TopologyFleetView final : public FleetView {
 public:

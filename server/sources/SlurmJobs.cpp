@@ -170,11 +170,11 @@ std::optional<std::uint32_t> SlurmJobs::indexFor(const std::string& id) {
 
 bool SlurmJobs::poll(const std::unordered_map<std::string, JobProgress>& progress, std::int64_t nowMs,
                      std::vector<v1::Job>& out, std::string* error) {
-    control::EnvironmentOverrides environment;
+    EnvironmentOverrides environment;
     if (!slurmConf_.empty()) environment.emplace_back("SLURM_CONF", slurmConf_);
-    const auto result = control::runCommand(
-        {"squeue", "-h", "-a", "-t", "RUNNING,COMPLETING,CONFIGURING,SUSPENDED", "-o", "%i|%j|%u|%S|%N"}, timeout_,
-        environment);
+    const auto result =
+        runCommand({"squeue", "-h", "-a", "-t", "RUNNING,COMPLETING,CONFIGURING,SUSPENDED", "-o", "%i|%j|%u|%S|%N"},
+                   timeout_, environment);
     if (!result.succeeded()) {
         if (error) *error = result.failureText("squeue", timeout_);
         return false;

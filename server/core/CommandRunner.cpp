@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace watchfloor::server::control {
+namespace watchfloor::server {
 namespace {
 
 std::string trimmed(std::string text) {
@@ -134,4 +134,4 @@ CommandResult runCommand(const std::vector<std::string>& argv, std::chrono::mill
     return result;
 }
 
-}  // namespace watchfloor::server::control
+}  // namespace watchfloor::server

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace watchfloor::server::control {
+namespace watchfloor::server {
 
 struct CommandResult {
     int exitCode = -1;
@@ -26,4 +26,4 @@ using EnvironmentOverrides = std::vector<std::pair<std::string, std::string>>;
 CommandResult runCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                          const EnvironmentOverrides& environment = {});
 
-}  // namespace watchfloor::server::control
+}  // namespace watchfloor::server
