@@ -12,6 +12,7 @@
 #include "FleetView.h"
 #include "IncidentActions.h"
 #include "InterruptedOperations.h"
+#include "RepairBackend.h"
 #include "TrayLifecycle.h"
 #include "watchfloor/v1/control.pb.h"
 
@@ -89,6 +90,8 @@ public:
     // The incident and maintenance actions (ActionType 20-29); without, they are refused.
     void setIncidentActions(IncidentActions* incidents) { incidents_ = incidents; }
     void setLifecycleBook(TrayLifecycleBook* book) { lifecycle_ = book; }
+    // Where break/fix steps run (ActionType 50-59): the twin, Slurm or the trays' BMCs.
+    void setRepairBackend(RepairBackend* backend) { repairBackend_ = backend; }
 
     // Rebuilds the operations, and so the request ids already used, from the audit log of the
     // previous run; call once before serving. An operation accepted without a recorded outcome
@@ -184,6 +187,7 @@ private:
     EventAcknowledger* acknowledger_ = nullptr;
     IncidentActions* incidents_ = nullptr;
     TrayLifecycleBook* lifecycle_ = nullptr;
+    RepairBackend* repairBackend_ = nullptr;
 
     mutable std::mutex mutex_;
     std::list<std::unique_ptr<Entry>> entries_;  // creation order
