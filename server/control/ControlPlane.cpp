@@ -115,7 +115,7 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
         (credentials.description == "plaintext" ? " (bearer tokens accepted from loopback peers only)" : ""));
 
     Actuator* actuator = collaborators.simulatorActuator;
-    RepairBackend* repairs = collaborators.simulatorRepairs;
+    RepairBackend* repairs = nullptr;  // the twin's is set by fleetd (FleetdControl) under --scheduler sim
     if (options.scheduler == ControlOptions::Scheduler::Slurm) {
         const SlurmConfig slurm{options.slurmConf, "", std::chrono::seconds(15), options.slurmNodeNames};
         plane->slurm_ = std::make_unique<SlurmScheduler>(slurm);

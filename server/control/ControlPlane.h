@@ -64,7 +64,6 @@ public:
         EventAcknowledger* acknowledger = nullptr;
         std::function<void(const std::string&)> alert;  // the breaker tripped
         IncidentActions* incidents = nullptr;           // incident lifecycle and maintenance windows
-        RepairBackend* simulatorRepairs = nullptr;      // the twin's break/fix steps, for --scheduler sim
     };
     struct CreateResult {
         std::unique_ptr<ControlPlane> plane;  // null on error
