@@ -203,6 +203,8 @@ PreviewResult repairStep(const FleetView& fleet, const v1::ActionRequest& reques
     std::size_t newlyOut = 0;
     for (const NodeFacts& tray : trays) {
         preview.add_trays(tray.name);
+        // A DOWN tray runs nothing: a job the fault interrupted may still name it while it waits.
+        if (tray.state == v1::NODE_STATE_DOWN) continue;
         if (!tray.jobs.empty()) busy.push_back(tray.name);
         jobs.insert(tray.jobs.begin(), tray.jobs.end());
         if (!outOfService(tray.state)) {

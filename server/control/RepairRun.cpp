@@ -7,7 +7,11 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 
-bool outOfService(v1::NodeState state) { return state == v1::NODE_STATE_DRAINED || state == v1::NODE_STATE_DOWN; }
+// No job runs on a DOWN tray, whatever still lists it (a job the fault interrupted waits for it,
+// Slurm requeues it): a step may start there at once. A drained tray is free once its jobs left.
+bool freeForRepair(const NodeFacts& node) {
+    return node.state == v1::NODE_STATE_DOWN || (node.state == v1::NODE_STATE_DRAINED && node.jobs.empty());
+}
 
 std::string joined(const std::vector<std::string>& names) {
     std::string out;
@@ -47,8 +51,8 @@ std::string RepairRun::verb() const {
 }
 
 ActionOutcome RepairRun::begin(const FleetView& fleet, Actuator& actuator) {
-    // Every tray is drained first, busy or idle: the scheduler must not place a job on a tray
-    // that is about to reset or reboot under it.
+    // Every tray is drained first, busy, idle or down: the scheduler must not place a job on a
+    // tray that is about to reset or reboot under it, nor on a DOWN one that comes back first.
     for (Tray& tray : steps_) {
         const auto node = fleet.node(tray.step.node);
         if (!node) {
@@ -57,7 +61,7 @@ ActionOutcome RepairRun::begin(const FleetView& fleet, Actuator& actuator) {
             tray.progress.message = tray.step.node + " is no longer known";
             return ActionOutcome::failure(tray.progress.message);
         }
-        if (outOfService(node->state) && node->jobs.empty()) continue;
+        if (node->state == v1::NODE_STATE_DRAINED && node->jobs.empty()) continue;
         const ActionOutcome drained = actuator.drainNode(tray.step.node, tray.step.reason);
         if (!drained.succeeded) {
             tray.stage = Stage::Finished;
@@ -84,7 +88,7 @@ void RepairRun::advance(const FleetView& fleet, RepairBackend& backend) {
                 tray.stage = Stage::Finished;
                 tray.progress.finished = true;
                 tray.progress.message = tray.step.node + " is no longer known; its " + verb() + " was not started";
-            } else if (node->jobs.empty() && outOfService(node->state)) {
+            } else if (freeForRepair(*node)) {
                 start(tray, backend);
             } else {
                 tray.progress.message =

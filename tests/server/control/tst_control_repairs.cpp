@@ -131,6 +131,24 @@ private slots:
         QVERIFY(preview.expected_goodput_cost_gpu_s() > 0);
     }
 
+    void aDownTrayIsFreeForItsRepairWhateverStillNamesIt() {
+        Harness h;
+        // The Xid took the tray down; the job it interrupted still lists it while it waits.
+        h.fleet.placeJob("llm-405b", {"r01-n04"}, 600);
+        h.fleet.setNodeState("r01-n04", v1::NODE_STATE_DOWN);
+        const auto request = step(v1::ACTION_TYPE_POWER_CYCLE_NODE, "r01-n04", "pc-1");
+        const auto preview = h.engine->preview(kAlice, request).preview;
+        QVERIFY2(preview.allowed(), preview.refusal().c_str());
+        QCOMPARE(preview.jobs_hit_size(), 0);
+        QCOMPARE(preview.gpus_lost(), 0u);
+        const auto op = h.engine->execute(kAlice, request).operation;
+        // Drained all the same, so that it cannot come back into service before the step.
+        QCOMPARE(h.actuator->calls(), std::vector<std::string>{"drain r01-n04 reason=alice: Xid 79 on g2"});
+        h.engine->tick();
+        QCOMPARE(h.backend.startsOn("r01-n04"), std::size_t(1));
+        QCOMPARE(h.get(op.id()).state(), v1::OPERATION_STATE_RUNNING);
+    }
+
     void badFieldsAreRefusedBeforeAnythingHappens() {
         Harness h;
         auto reset = step(v1::ACTION_TYPE_RESET_GPU, "r01-n03", "r-1");

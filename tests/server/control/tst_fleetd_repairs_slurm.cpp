@@ -6,30 +6,18 @@
 // the operation; a power cycle, which Slurm cannot do, fails saying so. Skips only when not root
 // or the Slurm packages are missing.
 
-#include "FleetdProcess.h"
+#include "FleetdControlFixture.h"
 #include "SlurmTestSupport.h"
-#include "StreamTestSupport.h"
-#include "watchfloor/v1/control.grpc.pb.h"
 
-#include <QFile>
 #include <QProcessEnvironment>
-#include <QTemporaryDir>
 #include <QTest>
 
-#include <grpcpp/grpcpp.h>
-
-#include <sys/stat.h>
-
-namespace v1 = watchfloor::v1;
-using watchfloor::server::testing::deadlineIn;
-using watchfloor::server::testing::dedicatedChannel;
+using namespace fleetd_control_test;
 using slurm_test::LoopbackCluster;
 using watchfloor::testing::FleetdProcess;
-using namespace std::chrono_literals;
 
 namespace {
 
-constexpr const char* kOperatorToken = "operator-token-repair-0001";
 constexpr const char* kTray = "r01-n03";  // the node with the slurmd
 
 }  // namespace
@@ -40,62 +28,27 @@ class TestFleetdRepairsSlurm : public QObject {
     QTemporaryDir dir_;
     LoopbackCluster cluster_;
     FleetdProcess fleetd_;
-    std::unique_ptr<v1::ControlService::Stub> control_;
+    std::unique_ptr<ControlConnection> control_;
     QString skipReason_;
     int requests_ = 0;
 
-    static void authorize(grpc::ClientContext& context, std::chrono::seconds deadline) {
-        context.AddMetadata("authorization", std::string("Bearer ") + kOperatorToken);
-        context.set_deadline(deadlineIn(deadline));
-    }
-
     v1::ActionRequest request(v1::ActionType type) {
-        v1::ActionRequest action;
-        action.set_request_id("repair-" + std::to_string(++requests_));
-        action.set_type(type);
-        action.set_node_name(kTray);
-        action.set_reason("Xid 79 on GPU 2");
-        return action;
+        auto step = action(type, "repair-" + std::to_string(++requests_), "Xid 79 on GPU 2");
+        step.set_node_name(kTray);
+        return step;
     }
 
     // Preview, then execute with the previewed state version: what a console does.
-    grpc::Status act(v1::ActionRequest action, v1::Operation* operation, v1::ActionPreview* previewed) {
-        {
-            grpc::ClientContext context;
-            authorize(context, 30s);
-            v1::PreviewActionRequest ask;
-            *ask.mutable_action() = action;
-            if (auto status = control_->PreviewAction(&context, ask, previewed); !status.ok()) return status;
-        }
+    grpc::Status act(v1::ActionRequest step, v1::Operation* operation, v1::ActionPreview* previewed) {
+        if (auto status = control_->preview(kAlice, step, previewed); !status.ok()) return status;
         if (!previewed->allowed())
             return {grpc::StatusCode::FAILED_PRECONDITION, "preview refused: " + previewed->refusal()};
-        action.set_expected_state_version(previewed->state_version());
-        grpc::ClientContext context;
-        authorize(context, 60s);
-        v1::ExecuteActionRequest execute;
-        *execute.mutable_action() = action;
-        return control_->ExecuteAction(&context, execute, operation);
+        step.set_expected_state_version(previewed->state_version());
+        return control_->execute(kAlice, step, operation);
     }
 
-    v1::Operation operation(const std::string& id) {
-        grpc::ClientContext context;
-        authorize(context, 10s);
-        v1::GetOperationRequest ask;
-        ask.set_operation_id(id);
-        v1::Operation op;
-        control_->GetOperation(&context, ask, &op);
-        return op;
-    }
-
-    // Waits for the operation to end (at most `seconds`) and returns it.
-    v1::Operation finished(const std::string& id, int seconds) {
-        v1::Operation op;
-        for (int waited = 0; waited < seconds * 5; ++waited) {
-            op = operation(id);
-            if (op.state() == v1::OPERATION_STATE_SUCCEEDED || op.state() == v1::OPERATION_STATE_FAILED) break;
-            QTest::qWait(200);
-        }
-        return op;
+    v1::Operation finished(const std::string& id, std::chrono::seconds timeout) {
+        return control_->waitFor(kAlice, id, isFinished, timeout).value_or(v1::Operation());
     }
 
     QString sinfo(const QString& format) { return cluster_.run("sinfo", {"-h", "-n", kTray, "-o", format}).trimmed(); }
@@ -117,12 +70,7 @@ private slots:
             QVERIFY2(!skipReason_.isEmpty(), qPrintable(cluster_.error()));
             return;
         }
-        const QString tokens = dir_.filePath("tokens");
-        QFile file(tokens);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QByteArray("token ") + kOperatorToken + " principal=alice role=operator\n");
-        file.close();
-        ::chmod(tokens.toLocal8Bit().constData(), 0600);
+        const QString tokens = writeTokens(dir_);
         // sbatch hands fleetd's environment to the repair jobs: the stand-ins come first on PATH.
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert("PATH",
@@ -134,7 +82,7 @@ private slots:
                  qPrintable(fleetd_.errorString()));
         QVERIFY2(QString::fromUtf8(fleetd_.log()).contains("break/fix through Slurm"),
                  qPrintable(QString::fromUtf8(fleetd_.log())));
-        control_ = v1::ControlService::NewStub(dedicatedChannel(fleetd_.address()));
+        control_ = std::make_unique<ControlConnection>(fleetd_.address());
     }
 
     void cleanupTestCase() {
@@ -152,7 +100,7 @@ private slots:
         QVERIFY2(status.ok(), status.error_message().c_str());
         QVERIFY(preview.expected_out_of_service_s() > 0);
         QCOMPARE(preview.tray_after(), v1::TRAY_AFTER_REPAIR_RESUME);
-        const v1::Operation done = finished(op.id(), 90);
+        const v1::Operation done = finished(op.id(), 90s);
         QVERIFY2(done.state() == v1::OPERATION_STATE_SUCCEEDED, done.DebugString().c_str());
         QCOMPARE(done.repair().backend(), std::string("slurm"));
         QVERIFY(done.repair().succeeded());
@@ -168,7 +116,7 @@ private slots:
         v1::ActionPreview preview;
         const auto status = act(diag, &op, &preview);
         QVERIFY2(status.ok(), status.error_message().c_str());
-        const v1::Operation done = finished(op.id(), 60);
+        const v1::Operation done = finished(op.id(), 60s);
         QVERIFY2(done.state() == v1::OPERATION_STATE_SUCCEEDED, done.DebugString().c_str());
         QVERIFY(done.repair().command_ran());
         QCOMPARE(done.repair().exit_status(), 0);
@@ -189,7 +137,7 @@ private slots:
         v1::ActionPreview preview;
         const auto status = act(reset, &op, &preview);
         QVERIFY2(status.ok(), status.error_message().c_str());
-        const v1::Operation done = finished(op.id(), 60);
+        const v1::Operation done = finished(op.id(), 60s);
         QVERIFY2(done.state() == v1::OPERATION_STATE_SUCCEEDED, done.DebugString().c_str());
         QVERIFY2(done.repair().output_tail().find("was successfully reset") != std::string::npos,
                  done.repair().output_tail().c_str());
@@ -202,7 +150,7 @@ private slots:
         v1::ActionPreview preview;
         const auto status = act(request(v1::ACTION_TYPE_POWER_CYCLE_NODE), &op, &preview);
         QVERIFY2(status.ok(), status.error_message().c_str());
-        const v1::Operation done = finished(op.id(), 20);
+        const v1::Operation done = finished(op.id(), 20s);
         QCOMPARE(done.state(), v1::OPERATION_STATE_FAILED);
         QVERIFY2(done.error().find("needs the tray's BMC") != std::string::npos, done.error().c_str());
     }
