@@ -110,6 +110,24 @@ constexpr std::array kActions{
                 "Acknowledge handoff", "Acknowledge", "acknowledge handoff", "acknowledged",
                 "acknowledge shift handoffs",
                 Handoff, kOperator, {.note = Optional, .notePrompt = "Anything you take over differently"}},
+    ActionWords{v1::ACTION_TYPE_RESET_GPU,
+                "Reset GPUs of", "Reset GPUs", "reset GPU", "reset", "reset GPUs",
+                Node, kOperator, {}},
+    ActionWords{v1::ACTION_TYPE_REBOOT_NODE,
+                "Reboot", "Reboot", "reboot node", "rebooted", "reboot nodes",
+                Node, kOperator, {}},
+    ActionWords{v1::ACTION_TYPE_POWER_CYCLE_NODE,
+                "Power-cycle", "Power-cycle", "power-cycle node", "power-cycled", "power-cycle nodes",
+                Node, kOperator, {}},
+    ActionWords{v1::ACTION_TYPE_RUN_DIAGNOSTICS,
+                "Run diagnostics on", "Run diagnostics", "run diagnostics", "diagnosed", "run diagnostics",
+                Node, kOperator, {}},
+    ActionWords{v1::ACTION_TYPE_POWER_CYCLE_RACK,
+                "Power-cycle rack", "Power-cycle", "power-cycle rack", "power-cycled", "power-cycle racks",
+                Rack, kOperator,
+                {.typeTargetName = true,
+                 .typeNameWhy = "Power-cycling a rack turns every tray's host power off and on: all its jobs stop. "
+                                "Type the rack's name exactly to confirm."}},
 };
 // clang-format on
 

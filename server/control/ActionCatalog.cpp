@@ -41,6 +41,11 @@ constexpr std::array kActions{
                  "handoff_period_start_unix_ms and handoff_period_end_unix_ms", IncidentBook, true},
     ActionTraits{v1::ACTION_TYPE_ACKNOWLEDGE_HANDOFF, "ACKNOWLEDGE_HANDOFF", kOperator, HandoffId, "handoff_id",
                  IncidentBook, false},
+    ActionTraits{v1::ACTION_TYPE_RESET_GPU, "RESET_GPU", kOperator, Node, "node_name", Repair, false},
+    ActionTraits{v1::ACTION_TYPE_REBOOT_NODE, "REBOOT_NODE", kOperator, Node, "node_name", Repair, false},
+    ActionTraits{v1::ACTION_TYPE_POWER_CYCLE_NODE, "POWER_CYCLE_NODE", kOperator, Node, "node_name", Repair, false},
+    ActionTraits{v1::ACTION_TYPE_RUN_DIAGNOSTICS, "RUN_DIAGNOSTICS", kOperator, Node, "node_name", Repair, false},
+    ActionTraits{v1::ACTION_TYPE_POWER_CYCLE_RACK, "POWER_CYCLE_RACK", kOperator, Rack, "rack_name", Repair, false},
 };
 
 }  // namespace
@@ -51,6 +56,11 @@ const ActionTraits* actionTraits(v1::ActionType type) {
 }
 
 std::span<const ActionTraits> allActionTraits() { return kActions; }
+
+bool isRepairAction(v1::ActionType type) {
+    const ActionTraits* row = actionTraits(type);
+    return row && row->handler == ActionHandler::Repair;
+}
 
 std::string actionName(v1::ActionType type) {
     if (const ActionTraits* row = actionTraits(type)) return std::string(row->name);

@@ -35,6 +35,7 @@ enum class ActionHandler {
     Breaker,       // the automation circuit breaker
     IncidentBook,  // incidents, maintenance windows, shift handoffs (IncidentActions)
     Lifecycle,     // tray lifecycle labels
+    Repair,        // break/fix steps on a tray (RepairBackend), followed until the back end says they ended
 };
 
 struct ActionTraits {
@@ -50,6 +51,9 @@ struct ActionTraits {
 // The row of `type`; nullptr for UNSPECIFIED and values this fleetd does not know.
 const ActionTraits* actionTraits(watchfloor::v1::ActionType type);
 std::span<const ActionTraits> allActionTraits();
+
+// A break/fix step (ActionType 50-59), carried out by the RepairBackend.
+bool isRepairAction(watchfloor::v1::ActionType type);
 
 std::string actionName(watchfloor::v1::ActionType type);  // the row's name, else "UNKNOWN" or the proto name
 // viewer < operator < admin; false for an unknown action or an unspecified role.

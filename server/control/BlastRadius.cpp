@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <vector>
 
 namespace watchfloor::server::control {
 namespace v1 = watchfloor::v1;
@@ -163,6 +165,74 @@ PreviewResult setLifecycle(const FleetView& fleet, const v1::ActionRequest& requ
     return result;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
+// A break/fix step on one tray, or on every tray of a rack: the drain before it when the request
+// waits for one (a busy tray is refused otherwise), the GPUs it takes out and where the trays go
+// afterwards. The back end's expected time and one step per tray at a time are the engine's.
+PreviewResult repairStep(const FleetView& fleet, const v1::ActionRequest& request, const BlastRadiusPolicy& policy) {
+    PreviewResult result;
+    auto& preview = result.preview;
+    std::vector<NodeFacts> trays;
+    std::optional<RackFacts> rack;
+    if (request.type() == v1::ACTION_TYPE_POWER_CYCLE_RACK) {
+        rack = fleet.rack(request.rack_name());
+        if (!rack) return {notFound("no rack named " + quotedForMessage(request.rack_name())), {}};
+        preview.set_state_version(rack->stateVersion);
+        for (const std::string& name : rack->nodes)
+            if (auto node = fleet.node(name)) trays.push_back(std::move(*node));
+        preview.set_requires_approval(true);  // every tray of a rack at once: two people
+    } else {
+        auto node = fleet.node(request.node_name());
+        if (!node) return {notFound("no node named " + quotedForMessage(request.node_name())), {}};
+        preview.set_state_version(node->stateVersion);
+        if (request.has_gpu_index() && request.gpu_index() >= node->gpus)
+            return {invalid(node->name + " has GPUs 0-" + std::to_string(node->gpus == 0 ? 0 : node->gpus - 1) +
+                            "; gpu_index " + std::to_string(request.gpu_index()) + " is not one of them"),
+                    {}};
+        rack = fleet.rack(node->rack);
+        trays.push_back(std::move(*node));
+    }
+    std::set<std::string> jobs;
+    std::vector<std::string> busy;
+    std::uint32_t gpus = 0;
+    std::size_t newlyOut = 0;
+    for (const NodeFacts& tray : trays) {
+        preview.add_trays(tray.name);
+        // A DOWN tray runs nothing: a job the fault interrupted may still name it while it waits.
+        if (tray.state == v1::NODE_STATE_DOWN) continue;
+        if (!tray.jobs.empty()) busy.push_back(tray.name);
+        jobs.insert(tray.jobs.begin(), tray.jobs.end());
+        if (!outOfService(tray.state)) {
+            gpus += tray.gpus;
+            ++newlyOut;
+        }
+    }
+    preview.set_gpus_lost(gpus);
+    if (rack) preview.set_nvlink_domain_after(nvlinkDomainWithTraysOut(traysOutOfService(fleet, *rack) + newlyOut));
+    preview.set_tray_after(request.after_repair() == v1::TRAY_AFTER_REPAIR_UNSPECIFIED
+                               ? v1::TRAY_AFTER_REPAIR_STAY_DRAINED
+                               : request.after_repair());
+    if (rack && rack->isolated)
+        refuse(preview, "rack " + rack->name + " is isolated: its trays are powered down; restore it first");
+    if (!busy.empty()) {
+        addJobsHit(fleet, jobs, policy, preview);
+        const std::vector<std::string> jobList(jobs.begin(), jobs.end());
+        if (!request.wait_for_drain())
+            refuse(preview, joined(busy) + (busy.size() == 1 ? " still runs " : " still run ") + joined(jobList) +
+                                "; drain first, or let the step wait for the drain (wait_for_drain)");
+        else
+            preview.add_warnings(joined(busy) + (busy.size() == 1 ? " is" : " are") +
+                                 " drained now; the step starts once no job holds " +
+                                 (busy.size() == 1 ? "it" : "them"));
+    }
+    return result;
+}
+
 grpc::Status checkTargetFields(const v1::ActionRequest& request) {
     const ActionTraits* row = actionTraits(request.type());
     if (!row) return invalid("unknown action type " + std::to_string(request.type()));
@@ -203,6 +273,8 @@ std::string describeTarget(const v1::ActionRequest& request) {
     case ActionTarget::Node:
         if (request.type() == v1::ACTION_TYPE_SET_LIFECYCLE)
             return request.node_name() + " lifecycle -> " + lifecycleName(request.lifecycle());
+        if (request.type() == v1::ACTION_TYPE_RESET_GPU && request.has_gpu_index())
+            return request.node_name() + " GPU " + std::to_string(request.gpu_index());
         return request.node_name();
     case ActionTarget::Job: return "job " + request.job_name();
     case ActionTarget::Rack: return "rack " + request.rack_name();
@@ -235,6 +307,11 @@ PreviewResult computeBlastRadius(const FleetView& fleet, const v1::ActionRequest
     case v1::ACTION_TYPE_RESTORE_RACK: result = isolateOrRestore(fleet, request, policy); break;
     case v1::ACTION_TYPE_ACKNOWLEDGE_EVENT: result = acknowledge(fleet, request); break;
     case v1::ACTION_TYPE_SET_LIFECYCLE: result = setLifecycle(fleet, request); break;
+    case v1::ACTION_TYPE_RESET_GPU:
+    case v1::ACTION_TYPE_REBOOT_NODE:
+    case v1::ACTION_TYPE_POWER_CYCLE_NODE:
+    case v1::ACTION_TYPE_RUN_DIAGNOSTICS:
+    case v1::ACTION_TYPE_POWER_CYCLE_RACK: result = repairStep(fleet, request, policy); break;
     default: break;  // resetting the breaker touches no fleet state
     }
     if (!result.status.ok()) return result;

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 
 namespace watchfloor::server::control {
 
@@ -114,10 +115,24 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
         (credentials.description == "plaintext" ? " (bearer tokens accepted from loopback peers only)" : ""));
 
     Actuator* actuator = collaborators.simulatorActuator;
+    RepairBackend* repairs = nullptr;  // the twin's is set by fleetd (FleetdControl) under --scheduler sim
     if (options.scheduler == ControlOptions::Scheduler::Slurm) {
-        plane->slurm_ = std::make_unique<SlurmScheduler>(
-            SlurmConfig{options.slurmConf, "", std::chrono::seconds(15), options.slurmNodeNames});
+        const SlurmConfig slurm{options.slurmConf, "", std::chrono::seconds(15), options.slurmNodeNames};
+        plane->slurm_ = std::make_unique<SlurmScheduler>(slurm);
         actuator = plane->slurm_.get();
+        repair::SlurmRepairSettings settings;
+        settings.outputDir =
+            options.repairOutputDir.empty()
+                ? (std::filesystem::absolute(options.auditLogFile).parent_path() / "repair-jobs").string()
+                : std::filesystem::absolute(options.repairOutputDir).string();
+        std::error_code created;
+        std::filesystem::create_directories(settings.outputDir, created);
+        if (created)
+            return fail("cannot create the repair jobs' folder " + settings.outputDir + ": " + created.message());
+        plane->notes_.push_back("break/fix through Slurm; repair jobs write to " + settings.outputDir);
+        plane->slurmRepairs_ = std::make_unique<repair::SlurmRepairs>(slurm, settings);
+        plane->slurmRepairBackend_ = std::make_unique<SlurmRepairBackend>(*plane->slurmRepairs_);
+        repairs = plane->slurmRepairBackend_.get();
     }
     if (!actuator)
         return fail("--scheduler sim needs the simulator's actuator; use --scheduler slurm for a real cluster");
@@ -141,6 +156,7 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
             .count();
     });
     plane->engine_->setLifecycleBook(plane->lifecycle_.get());
+    if (repairs) plane->engine_->setRepairBackend(repairs);
     if (options.autoDrain) {
         // The trip is audited so that a restart cannot quietly re-enable automation.
         AuditLog& audit = *plane->audit_;

@@ -14,6 +14,7 @@
 #include "FleetView.h"
 #include "LemonDetector.h"
 #include "OperationsEngine.h"
+#include "SlurmRepairBackend.h"
 #include "SlurmScheduler.h"
 #include "TransportSecurity.h"
 #include "TrayLifecycle.h"
@@ -37,8 +38,9 @@ struct ControlOptions {
     std::chrono::seconds approvalTtl{std::chrono::minutes(15)};      // --approval-ttl 15m
     enum class Scheduler { Sim, Slurm } scheduler = Scheduler::Sim;  // --scheduler slurm|sim
     std::string slurmConf;                                           // --slurm-conf FILE (else Slurm's default)
-    std::shared_ptr<const SlurmNodeNames> slurmNodeNames;            // entity name -> Slurm NodeName (hosts=)
-    std::optional<CircuitBreakerConfig> autoDrain;  // --auto-drain N/WINDOW[,max=P%], e.g. 5/10m,max=0.5%
+    std::string repairOutputDir;  // --repair-output-dir DIR: break/fix jobs' output (default beside the audit log)
+    std::shared_ptr<const SlurmNodeNames> slurmNodeNames;  // entity name -> Slurm NodeName (hosts=)
+    std::optional<CircuitBreakerConfig> autoDrain;         // --auto-drain N/WINDOW[,max=P%], e.g. 5/10m,max=0.5%
     std::chrono::seconds restartOverhead{std::chrono::minutes(5)};
     FailSlowConfig failSlow;     // --fail-slow-window D, --fail-slow-confirm N
     bool autoEvictSlow = false;  // --auto-evict-slow: drain confirmed fail-slow trays as 'auto'
@@ -93,6 +95,8 @@ private:
     std::unique_ptr<AccessPolicy> access_;
     std::shared_ptr<grpc::ServerCredentials> credentials_;
     std::unique_ptr<SlurmScheduler> slurm_;
+    std::unique_ptr<repair::SlurmRepairs> slurmRepairs_;
+    std::unique_ptr<RepairBackend> slurmRepairBackend_;
     std::unique_ptr<AutomationCircuitBreaker> breaker_;
     std::unique_ptr<TrayLifecycleBook> lifecycle_;
     std::unique_ptr<OperationsEngine> engine_;

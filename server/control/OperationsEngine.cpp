@@ -2,6 +2,7 @@
 
 #include "ActionCatalog.h"
 #include "DrainOwnership.h"
+#include "RepairRun.h"
 
 #include "TextBounds.h"
 
@@ -61,6 +62,27 @@ grpc::Status checkReason(const std::string& reason) {
     return checkText(reason, "reason", kMaxReasonLength);
 }
 
+// The break/fix fields (ActionRequest 50-53) belong to the break/fix types; elsewhere they would
+// be ignored, and an ignored field is a surprise for the one who set it.
+grpc::Status checkRepairFields(const v1::ActionRequest& request) {
+    const bool repair = isRepairAction(request.type());
+    const std::string action = actionName(request.type());
+    auto invalid = [](std::string message) { return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message); };
+    if (request.has_gpu_index() && request.type() != v1::ACTION_TYPE_RESET_GPU)
+        return invalid("gpu_index is for RESET_GPU, not " + action);
+    if (request.diagnostic_level() != 0 && request.type() != v1::ACTION_TYPE_RUN_DIAGNOSTICS)
+        return invalid("diagnostic_level is for RUN_DIAGNOSTICS, not " + action);
+    if (!repair && (request.wait_for_drain() || request.after_repair() != v1::TRAY_AFTER_REPAIR_UNSPECIFIED))
+        return invalid("wait_for_drain and after_repair are for the break/fix actions, not " + action);
+    if (!v1::TrayAfterRepair_IsValid(request.after_repair()))
+        return invalid("after_repair is unknown (" + std::to_string(request.after_repair()) + ")");
+    if (request.type() == v1::ACTION_TYPE_RUN_DIAGNOSTICS &&
+        (request.diagnostic_level() < 1 || request.diagnostic_level() > 4))
+        return invalid("RUN_DIAGNOSTICS needs diagnostic_level 1-4 (DCGM's levels), not " +
+                       std::to_string(request.diagnostic_level()));
+    return grpc::Status::OK;
+}
+
 // What every request must look like before anything reads the fleet for it: a known type and
 // bounded fields, so no name can blow up an error message, an audit line or a snapshot.
 grpc::Status checkShape(const v1::ActionRequest& request) {
@@ -95,6 +117,7 @@ grpc::Status checkShape(const v1::ActionRequest& request) {
             return {grpc::StatusCode::INVALID_ARGUMENT, "a name in exclude_node_names is " +
                                                             std::to_string(name.size()) + " bytes; names are at most " +
                                                             std::to_string(kMaxNameLength)};
+    if (auto status = checkRepairFields(request); !status.ok()) return status;
     // An owner is shown wherever the incident or window is: a name, one line of plain text.
     if (auto status = checkText(request.owner(), "owner", kMaxNameLength); !status.ok()) return status;
     return checkText(request.note(), "note", kMaxNoteLength);
@@ -136,8 +159,9 @@ struct OperationsEngine::Entry {
     std::string fingerprint;  // the request as first sent, to tell a retry from a reused request id
     std::uint64_t seq = 0;    // creation order; the list page token
     Caller requester;
-    bool effectApplied = false;  // the actuator reported success; a drain may still be DRAINING
-    bool interrupted = false;    // accepted by an earlier run without a recorded outcome: to reconcile
+    bool effectApplied = false;         // the actuator reported success; a drain may still be DRAINING
+    bool interrupted = false;           // accepted by an earlier run without a recorded outcome: to reconcile
+    std::shared_ptr<RepairRun> repair;  // a break/fix operation this run started; advanced by tick()
 };
 
 OperationsEngine::OperationsEngine(const FleetView& fleet, Actuator& actuator, AuditLog& audit, OperationsConfig config)
@@ -200,6 +224,25 @@ OperationResult OperationsEngine::refuse(const Caller& caller, const v1::ActionR
 }
 
 PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionRequest& request) const {
+    std::lock_guard lock(mutex_);
+    return previewLocked(caller, request, {});
+}
+
+PreviewOutcome OperationsEngine::previewLocked(const Caller& caller, const v1::ActionRequest& request,
+                                               const std::string& operationId) const {
+    PreviewOutcome outcome = previewWithoutOperations(caller, request);
+    // A conflict is execute's refusal; the preview shows it as one.
+    if (!outcome.status.ok()) return outcome;
+    if (auto others = previewAgainstOperationsLocked(request, outcome.preview, operationId);
+        !others.ok() && outcome.preview.allowed()) {
+        outcome.preview.set_allowed(false);
+        outcome.preview.set_refusal(others.error_message());
+    }
+    return outcome;
+}
+
+PreviewOutcome OperationsEngine::previewWithoutOperations(const Caller& caller,
+                                                          const v1::ActionRequest& request) const {
     if (auto shape = checkShape(request); !shape.ok()) return {shape, {}};
     // Not a structured binding: clang before 16 cannot capture one in the lambda below (tests/fuzz).
     auto blast = !IncidentActions::handles(request.type()) ? computeBlastRadius(fleet_, request, config_.blastRadius)
@@ -228,6 +271,7 @@ PreviewOutcome OperationsEngine::preview(const Caller& caller, const v1::ActionR
                             "; automation never resumes a drain a person made");
     }
     if (request.type() == v1::ACTION_TYPE_SET_LIFECYCLE) previewLifecycle(caller, request, preview);
+    if (isRepairAction(request.type())) previewRepair(request, preview);
     if (request.type() == v1::ACTION_TYPE_ACKNOWLEDGE_EVENT && !acknowledger_)
         refuseIfAllowed("acknowledging events is not connected in this fleetd");
     if (!roleAllows(caller.role, request.type()))
@@ -263,6 +307,47 @@ void OperationsEngine::previewLifecycle(const Caller& caller, const v1::ActionRe
     }
 }
 
+void OperationsEngine::previewRepair(const v1::ActionRequest& request, v1::ActionPreview& preview) const {
+    if (!repair_) {
+        if (preview.allowed()) {
+            preview.set_allowed(false);
+            preview.set_refusal("break/fix is not connected in this fleetd");
+        }
+        return;
+    }
+    RepairStep step;
+    step.type = request.type() == v1::ACTION_TYPE_POWER_CYCLE_RACK ? v1::ACTION_TYPE_POWER_CYCLE_NODE : request.type();
+    if (request.has_gpu_index()) step.gpu = request.gpu_index();
+    step.diagnosticLevel = request.diagnostic_level();
+    step.after = preview.tray_after();
+    step.node = preview.trays().empty() ? request.node_name() : preview.trays(0);
+    preview.set_expected_out_of_service_s(repair_->expectedOutOfServiceSeconds(step));
+}
+
+grpc::Status OperationsEngine::previewAgainstOperationsLocked(const v1::ActionRequest& request,
+                                                              v1::ActionPreview& preview,
+                                                              const std::string& operationId) const {
+    if (auto conflict = repairConflictLocked(preview, operationId); !conflict.ok()) return conflict;
+    if (request.type() != v1::ACTION_TYPE_POWER_CYCLE_NODE || preview.requires_approval()) return Status::OK;
+    // Two trays of one rack power-cycled at once is a rack-level event: a second person agrees.
+    const auto node = fleet_.node(request.node_name());
+    if (!node) return Status::OK;
+    for (const auto& owned : entries_) {
+        const v1::Operation& other = owned->op;
+        if (!isActive(other.state()) || other.request().type() != v1::ACTION_TYPE_POWER_CYCLE_NODE ||
+            other.id() == operationId || other.request().node_name() == request.node_name())
+            continue;
+        const auto otherNode = fleet_.node(other.request().node_name());
+        if (otherNode && otherNode->rack == node->rack) {
+            preview.set_requires_approval(true);
+            preview.add_warnings(other.request().node_name() + " in the same rack is in a power cycle (" + other.id() +
+                                 "); a second power cycle there needs a second operator's approval");
+            break;
+        }
+    }
+    return Status::OK;
+}
+
 grpc::Status OperationsEngine::checkAgainstPreview(const Caller& caller, const v1::ActionRequest& request,
                                                    const v1::ActionPreview& preview) {
     if (request.expected_state_version() != 0 && request.expected_state_version() != preview.state_version())
@@ -271,6 +356,9 @@ grpc::Status OperationsEngine::checkAgainstPreview(const Caller& caller, const v
                                                std::to_string(preview.state_version()) + "); review the preview again"};
     if (request.type() == v1::ACTION_TYPE_ISOLATE_RACK && request.confirm_rack_name() != request.rack_name())
         return {grpc::StatusCode::INVALID_ARGUMENT, "to isolate rack " + request.rack_name() + ", type its name '" +
+                                                        request.rack_name() + "' as confirm_rack_name"};
+    if (request.type() == v1::ACTION_TYPE_POWER_CYCLE_RACK && request.confirm_rack_name() != request.rack_name())
+        return {grpc::StatusCode::INVALID_ARGUMENT, "to power-cycle rack " + request.rack_name() + ", type its name '" +
                                                         request.rack_name() + "' as confirm_rack_name"};
     if (!preview.allowed()) return {grpc::StatusCode::FAILED_PRECONDITION, preview.refusal()};
     if (caller.automated && breaker_) return breaker_->admit(preview.target_name(), config_.clock());
@@ -310,6 +398,23 @@ grpc::Status OperationsEngine::conflictLocked(const v1::ActionRequest& request) 
                 target + " already has " + actionName(other.op.request().type()) + " " + other.op.id() + " by " +
                     other.op.principal() + " in progress (" + stateName(other.op.state()) +
                     "); this request was not executed. Follow that operation, or act again once it has finished"};
+    }
+    return Status::OK;
+}
+
+grpc::Status OperationsEngine::repairConflictLocked(const v1::ActionPreview& preview,
+                                                    const std::string& operationId) const {
+    if (!isRepairAction(preview.type())) return Status::OK;
+    for (const auto& owned : entries_) {
+        const v1::Operation& other = owned->op;
+        if (!isActive(other.state()) || !isRepairAction(other.request().type()) || other.id() == operationId) continue;
+        for (const std::string& tray : preview.trays())
+            if (std::find(other.preview().trays().begin(), other.preview().trays().end(), tray) !=
+                other.preview().trays().end())
+                return {grpc::StatusCode::ABORTED,
+                        tray + " already has " + actionName(other.request().type()) + " " + other.id() + " by " +
+                            other.principal() + " in progress (" + stateName(other.state()) +
+                            "); one break/fix step per tray at a time. This request was not executed"};
     }
     return Status::OK;
 }
@@ -397,8 +502,10 @@ OperationResult OperationsEngine::execute(const Caller& caller, const v1::Action
                                                                 ", which may not " + actionName(request.type())};
         } else if (auto conflict = conflictLocked(request); !conflict.ok()) {
             refusal = conflict;
-        } else if (auto [previewStatus, preview] = this->preview(caller, request); !previewStatus.ok()) {
+        } else if (auto [previewStatus, preview] = previewWithoutOperations(caller, request); !previewStatus.ok()) {
             refusal = previewStatus;
+        } else if (auto others = previewAgainstOperationsLocked(request, preview, {}); !others.ok()) {
+            refusal = others;
         } else if (auto status = checkAgainstPreview(caller, request, preview); !status.ok()) {
             refusal = status;
             seen = preview;
@@ -505,7 +612,7 @@ OperationResult OperationsEngine::approve(const Caller& approver, const std::str
             deny({grpc::StatusCode::FAILED_PRECONDITION, "the approval window has expired"});
         } else if (auto status = approvalRefusal(approver, op, reason); !status.ok()) {
             deny(status);
-        } else if (const auto now = preview(entry->requester, op.request());
+        } else if (const auto now = previewLocked(entry->requester, op.request(), op.id());
                    const auto why = noLongerValid(op.preview(), now)) {
             finishLocked(*entry, v1::OPERATION_STATE_CANCELLED, *why);
             changed.push_back(op);
@@ -607,6 +714,7 @@ ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& 
     case ActionHandler::Lifecycle:
         if (!lifecycle_) return ActionOutcome::failure("tray lifecycle is not connected in this fleetd");
         return lifecycle_->set(request.node_name(), request.lifecycle(), caller.principal, request.reason());
+    case ActionHandler::Repair: break;  // run() starts a RepairRun; nothing runs a step again
     }
     return ActionOutcome::failure("unknown action type");
 }
@@ -659,13 +767,29 @@ v1::Operation OperationsEngine::run(Entry& entry, const Caller& caller) {
         snapshot = entry.op;
     }
     notify({snapshot});
-    const ActionOutcome outcome = dispatch(snapshot, caller);
+    std::shared_ptr<RepairRun> repairRun;
+    ActionOutcome outcome;
+    if (!isRepairAction(snapshot.request().type())) {
+        outcome = dispatch(snapshot, caller);
+    } else if (!repair_) {
+        outcome = ActionOutcome::failure("break/fix is not connected in this fleetd");
+    } else {
+        repairRun = std::make_shared<RepairRun>(
+            snapshot, std::vector<std::string>(snapshot.preview().trays().begin(), snapshot.preview().trays().end()));
+        outcome = repairRun->begin(fleet_, actuator_);
+    }
     {
         // `entry` is active until finished here, so it cannot have been trimmed meanwhile.
         std::lock_guard lock(mutex_);
         entry.effectApplied = outcome.succeeded;
         if (!outcome.succeeded) {
             finishLocked(entry, v1::OPERATION_STATE_FAILED, outcome.message);
+        } else if (repairRun) {
+            // Started on the back end by the next tick, once every tray is drained.
+            entry.repair = std::move(repairRun);
+            entry.op.set_progress_message(outcome.message);
+            entry.op.set_updated_unix_ms(nowUnixMs());
+            auditResultLocked(entry);  // accepted and drained: a restarted fleetd must not run it again
         } else if (const auto waiting = drainStillWaiting(fleet_, entry.op)) {
             entry.op.set_progress_ratio(0.5);
             entry.op.set_progress_message(*waiting);
@@ -698,6 +822,18 @@ void OperationsEngine::tick() {
                              "approval expired after " + std::to_string(config_.approvalTtl.count()) +
                                  " s without a second operator");
                 changes.push_back(op);
+            } else if (op.state() == v1::OPERATION_STATE_RUNNING && entry.effectApplied &&
+                       isRepairAction(op.request().type())) {
+                if (!entry.repair) {
+                    // Started by an earlier fleetd: a step is never issued twice, and this run
+                    // cannot follow it (its back end's handle was not recorded yet).
+                    finishLocked(entry, v1::OPERATION_STATE_FAILED,
+                                 "interrupted: fleetd restarted while " + actionName(op.request().type()) + " of " +
+                                     describeTarget(op.request()) +
+                                     " was running; it is not started again. Check the tray's state before acting "
+                                     "again");
+                    changes.push_back(op);
+                }
             } else if (op.state() == v1::OPERATION_STATE_RUNNING && entry.effectApplied) {
                 const auto waiting = drainStillWaiting(fleet_, op);
                 if (!waiting) {
@@ -711,8 +847,46 @@ void OperationsEngine::tick() {
             }
         }
     }
+    advanceRepairs(changes);
     flushAudit();
     notify(changes);
+}
+
+void OperationsEngine::advanceRepairs(std::vector<v1::Operation>& changes) {
+    std::vector<std::pair<std::string, std::shared_ptr<RepairRun>>> running;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& owned : entries_)
+            if (owned->repair && owned->op.state() == v1::OPERATION_STATE_RUNNING)
+                running.emplace_back(owned->op.id(), owned->repair);
+    }
+    if (running.empty() || !repair_) return;
+    // The back end may take a command's time per tray: the engine's lock is not held meanwhile.
+    for (const auto& [id, run] : running) run->advance(fleet_, *repair_);
+    std::lock_guard lock(mutex_);
+    const std::int64_t now = nowUnixMs();
+    for (const auto& [id, run] : running) {
+        const auto found = byId_.find(id);
+        if (found == byId_.end() || found->second->repair != run) continue;
+        Entry& entry = *found->second;
+        v1::Operation& op = entry.op;
+        const std::string message = run->progressMessage();
+        const v1::RepairOutcome outcome = run->outcome();
+        const bool changed = message != op.progress_message() ||
+                             !(outcome.SerializeAsString() == op.repair().SerializeAsString()) || run->finished();
+        if (!changed) continue;
+        *op.mutable_repair() = outcome;
+        if (run->finished()) {
+            entry.repair.reset();
+            op.set_progress_ratio(1);
+            finishLocked(entry, run->succeeded() ? v1::OPERATION_STATE_SUCCEEDED : v1::OPERATION_STATE_FAILED, message);
+        } else {
+            op.set_progress_ratio(run->progressRatio());
+            op.set_progress_message(message);
+            op.set_updated_unix_ms(now);
+        }
+        changes.push_back(op);
+    }
 }
 
 namespace {

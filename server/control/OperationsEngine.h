@@ -12,6 +12,7 @@
 #include "FleetView.h"
 #include "IncidentActions.h"
 #include "InterruptedOperations.h"
+#include "RepairBackend.h"
 #include "TrayLifecycle.h"
 #include "watchfloor/v1/control.pb.h"
 
@@ -89,6 +90,8 @@ public:
     // The incident and maintenance actions (ActionType 20-29); without, they are refused.
     void setIncidentActions(IncidentActions* incidents) { incidents_ = incidents; }
     void setLifecycleBook(TrayLifecycleBook* book) { lifecycle_ = book; }
+    // Where break/fix steps run (ActionType 50-59); without, they are refused.
+    void setRepairBackend(RepairBackend* backend) { repair_ = backend; }
 
     // Rebuilds the operations, and so the request ids already used, from the audit log of the
     // previous run; call once before serving. An operation accepted without a recorded outcome
@@ -146,6 +149,25 @@ private:
                                       const std::string& fingerprint) const;
     // Another console's operation on the same target still in flight: running this one too would act twice.
     [[nodiscard]] Status conflictLocked(const watchfloor::v1::ActionRequest& request) const;
+    // A break/fix step on a tray another running break/fix operation touches: one step per tray.
+    // `operationId`: the operation being approved, which does not conflict with itself.
+    [[nodiscard]] Status repairConflictLocked(const watchfloor::v1::ActionPreview& preview,
+                                              const std::string& operationId) const;
+    // The preview from the request and the fleet; then what other operations add to it (locked).
+    PreviewOutcome previewWithoutOperations(const Caller& caller, const watchfloor::v1::ActionRequest& request) const;
+    // What the operations in flight say about this one: a break/fix step on a tray that has one
+    // running is refused (the status); a power cycle while another tray of the same rack is in one
+    // needs a second person (set on the preview).
+    [[nodiscard]] Status previewAgainstOperationsLocked(const watchfloor::v1::ActionRequest& request,
+                                                        watchfloor::v1::ActionPreview& preview,
+                                                        const std::string& operationId) const;
+    // preview() with the engine's lock held; `operationId` as above ("" for a new request).
+    PreviewOutcome previewLocked(const Caller& caller, const watchfloor::v1::ActionRequest& request,
+                                 const std::string& operationId) const;
+    // Break/fix: the back end's expected time (or the refusal without a back end).
+    void previewRepair(const watchfloor::v1::ActionRequest& request, watchfloor::v1::ActionPreview& preview) const;
+    // Break/fix operations started by run(): asks each back end where it stands (outside the lock).
+    void advanceRepairs(std::vector<watchfloor::v1::Operation>& changes);
     std::unique_ptr<Entry> newEntry(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                     const watchfloor::v1::ActionPreview& preview);
     Entry* adoptLocked(std::unique_ptr<Entry> entry);
@@ -184,6 +206,7 @@ private:
     EventAcknowledger* acknowledger_ = nullptr;
     IncidentActions* incidents_ = nullptr;
     TrayLifecycleBook* lifecycle_ = nullptr;
+    RepairBackend* repair_ = nullptr;
 
     mutable std::mutex mutex_;
     std::list<std::unique_ptr<Entry>> entries_;  // creation order

@@ -421,6 +421,10 @@ const Flag kFlags[] = {
     {"--slurm-conf", "FILE", OperatorActions, kSlurmScheduler | kTokens,
      [](G g) { return named(g, g.cl.control.slurmConf); },
      "with --scheduler slurm: SLURM_CONF for scontrol/sinfo/squeue"},
+    {"--repair-output-dir", "DIR", OperatorActions, kSlurmScheduler | kTokens,
+     [](G g) { return named(g, g.cl.control.repairOutputDir); },
+     "with --scheduler slurm: the folder, shared with the trays, where GPU-reset and\n"
+     "diagnostic jobs write their output (default: repair-jobs beside the audit log)"},
     {"--auto-drain", "N/WINDOW[,max=P%]", OperatorActions, kTokens,
      [](G g) { return (g.cl.control.autoDrain = control::parseAutoDrain(g.value, g.error)).has_value(); },
      "drain on the Xids fleet policy drains on, as principal 'auto';\n"

@@ -87,8 +87,12 @@ std::unique_ptr<FleetdControl> FleetdControl::create(const CommandLine& cl, sim:
     const control::FleetView& base = *self->twinControl_;
     control::Actuator* simulator = self->twinControl_.get();
     if (!self->assemble(cl, twin.topology(), base, simulator, slurmStates, error)) return nullptr;
-    // Under --scheduler slurm the drains live in Slurm and survive fleetd by themselves.
-    if (!slurmStates) self->restoreOperatorStates(twin);
+    // Under --scheduler slurm the drains live in Slurm and survive fleetd by themselves, and
+    // break/fix steps are Slurm's to run; on the twin alone, the twin runs them.
+    if (!slurmStates) {
+        self->plane_->engine().setRepairBackend(self->twinControl_.get());
+        self->restoreOperatorStates(twin);
+    }
     return self;
 }
 

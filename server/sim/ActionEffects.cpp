@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <utility>
 
 namespace watchfloor::server::sim {
 
@@ -14,8 +15,8 @@ namespace {
 // not a fault that first has to be noticed.
 constexpr double kOperatorStopS = 5.0;
 
-TwinActionResult success(std::string message) { return {true, std::move(message)}; }
-TwinActionResult failure(std::string message) { return {false, std::move(message)}; }
+TwinActionResult success(std::string message) { return {true, std::move(message), {}}; }
+TwinActionResult failure(std::string message) { return {false, std::move(message), {}}; }
 
 // "NODE_STATE_DRAINED" -> "drained"
 std::string stateWord(NodeState state) {
@@ -77,6 +78,7 @@ TwinActionResult ActionEffects::apply(const TwinAction& action) {
         return action.type == TwinActionType::IsolateRack ? isolateRack(*r, action.reason)
                                                           : restoreRack(*r, action.reason);
     }
+    case TwinActionType::Repair: break;  // TwinRepairs', where the coordinator sends it
     }
     return failure("unknown action");
 }
@@ -119,6 +121,9 @@ TwinActionResult ActionEffects::drainNode(std::uint32_t t, const std::string& re
 
 TwinActionResult ActionEffects::resumeNode(std::uint32_t t, const std::string& reason) {
     const std::string& name = model_.trayName(t);
+    if (trays_[t].repairing)
+        return failure(name + " has a break/fix step running (" + trays_[t].reason +
+                       "); where it goes when the step ends is the step's to say");
     if (!trays_[t].drainRequested) {
         const TrayState& tray = trays_[t];
         if (tray.faulted)
@@ -130,8 +135,11 @@ TwinActionResult ActionEffects::resumeNode(std::uint32_t t, const std::string& r
     TrayState& tray = trays_.edit(t);
     tray.drainRequested = false;
     tray.drainReason.clear();
+    // DOWN after a break/fix step is the operator's hold, which a resume ends when the tray has power.
+    const bool heldDown = std::exchange(tray.heldDown, false);
+    const bool powered = !racks_[model_.rackOfTray(t)].electricalIsolated && !tray.thermalShutdown;
     operatorEvent(SEVERITY_INFO, model_.trayIndex(t), withReason("resume " + name, reason));
-    if (tray.faulted || tray.node == NODE_STATE_DOWN) {
+    if (tray.faulted || (tray.node == NODE_STATE_DOWN && !(heldDown && powered))) {
         if (publisher_.changes()) host_.emitTrayState(t);  // the health check holds it again
         const bool isolated = racks_[model_.rackOfTray(t)].electricalIsolated;
         return success(name + " is " + stateWord(tray.node) + " (" + tray.reason + "); it returns to service when " +

@@ -18,7 +18,7 @@ bool ActionQueue::withdraw(std::uint64_t ticketId) {
     const auto it =
         std::find_if(pending_.begin(), pending_.end(), [ticketId](const Pending& p) { return p.id == ticketId; });
     if (it == pending_.end()) return false;
-    it->result.set_value({false, "withdrawn before the twin applied it"});
+    it->result.set_value({false, "withdrawn before the twin applied it", {}});
     pending_.erase(it);
     return true;
 }

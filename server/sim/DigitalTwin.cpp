@@ -32,6 +32,13 @@ std::optional<TwinRackView> DigitalTwin::rackView(const std::string& name) const
     return coordinator_->publisher->rackView(name);
 }
 
+std::optional<TwinRepairView> DigitalTwin::repairView(const std::string& handle) const {
+    return coordinator_->repairs->view(handle);
+}
+double DigitalTwin::expectedRepairSeconds(watchfloor::v1::ActionType type, std::uint32_t diagnosticLevel) {
+    return TwinRepairs::meanSeconds(type, diagnosticLevel);
+}
+
 std::unique_ptr<DigitalTwin> DigitalTwin::create(const SimConfig& config, ConfigError* error) {
     auto coordinator = TwinCoordinator::create(config, error);
     if (!coordinator) return nullptr;

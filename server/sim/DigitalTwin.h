@@ -52,6 +52,13 @@ public:
     std::optional<TwinJobView> jobView(const std::string& name) const;
     std::optional<TwinRackView> rackView(const std::string& name) const;
 
+    // --- break/fix steps (TwinRepairs) ---------------------------------------------------------
+    // Requested as TwinAction::repairStep; the applied request's handle names the step here, as of
+    // the last advanceTo (thread-safe). nullopt for a handle this twin never started.
+    std::optional<TwinRepairView> repairView(const std::string& handle) const;
+    // The mean modelled time of a step, seconds (0 for a type that is not one).
+    static double expectedRepairSeconds(watchfloor::v1::ActionType type, std::uint32_t diagnosticLevel);
+
 private:
     explicit DigitalTwin(std::unique_ptr<TwinCoordinator> coordinator);
     std::unique_ptr<TwinCoordinator> coordinator_;

@@ -5,43 +5,60 @@
 // from any thread and take effect at the start of the twin's next advanceTo(), in request order,
 // at the twin's current simulated time.
 
+#include "watchfloor/v1/control.pb.h"
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <cstdint>
 #include <future>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace watchfloor::server::sim {
 
-enum class TwinActionType : std::uint8_t { DrainNode, ResumeNode, RequeueJob, IsolateRack, RestoreRack };
+enum class TwinActionType : std::uint8_t { DrainNode, ResumeNode, RequeueJob, IsolateRack, RestoreRack, Repair };
+
+// A break/fix step on one compute tray (TwinRepairs; README.md, "Break/fix steps").
+struct TwinRepairRequest {
+    // RESET_GPU, REBOOT_NODE, POWER_CYCLE_NODE (POWER_CYCLE_RACK: one request per tray), RUN_DIAGNOSTICS
+    watchfloor::v1::ActionType type = watchfloor::v1::ACTION_TYPE_UNSPECIFIED;
+    std::optional<std::uint32_t> gpu;   // RESET_GPU: the tray-local GPU; unset: all of the tray's
+    std::uint32_t diagnosticLevel = 0;  // RUN_DIAGNOSTICS: 1-4
+    watchfloor::v1::TrayAfterRepair after = watchfloor::v1::TRAY_AFTER_REPAIR_STAY_DRAINED;
+    std::string operationId;  // the engine's operation, for the step's events
+};
 
 struct TwinAction {
     TwinActionType type = TwinActionType::DrainNode;
     std::string target;                     // node, job or rack name
     std::string reason;                     // "<principal>: <text>", stored as given
     std::vector<std::string> excludeNodes;  // RequeueJob: never run the job on these again
+    TwinRepairRequest repair;               // Repair
 
     static TwinAction drainNode(std::string node, std::string reason) {
-        return {TwinActionType::DrainNode, std::move(node), std::move(reason), {}};
+        return {TwinActionType::DrainNode, std::move(node), std::move(reason), {}, {}};
     }
     static TwinAction resumeNode(std::string node, std::string reason = {}) {
-        return {TwinActionType::ResumeNode, std::move(node), std::move(reason), {}};
+        return {TwinActionType::ResumeNode, std::move(node), std::move(reason), {}, {}};
     }
     static TwinAction requeueJob(std::string job, std::vector<std::string> excludeNodes, std::string reason = {}) {
-        return {TwinActionType::RequeueJob, std::move(job), std::move(reason), std::move(excludeNodes)};
+        return {TwinActionType::RequeueJob, std::move(job), std::move(reason), std::move(excludeNodes), {}};
     }
     static TwinAction isolateRack(std::string rack, std::string reason) {
-        return {TwinActionType::IsolateRack, std::move(rack), std::move(reason), {}};
+        return {TwinActionType::IsolateRack, std::move(rack), std::move(reason), {}, {}};
     }
     static TwinAction restoreRack(std::string rack, std::string reason = {}) {
-        return {TwinActionType::RestoreRack, std::move(rack), std::move(reason), {}};
+        return {TwinActionType::RestoreRack, std::move(rack), std::move(reason), {}, {}};
+    }
+    static TwinAction repairStep(std::string node, TwinRepairRequest request, std::string reason) {
+        return {TwinActionType::Repair, std::move(node), std::move(reason), {}, std::move(request)};
     }
 };
 
 struct TwinActionResult {
     bool succeeded = false;
     std::string message;  // what happened, or why nothing did (names the target)
+    std::string handle;   // Repair: the step it started ("twin-7"), for repairView()
 };
 
 // A queued request: `result` is ready once the twin applied (or refused) it.
@@ -81,6 +98,17 @@ struct TwinJobView {
 struct TwinTrayView {
     std::string name;
     watchfloor::v1::NodeState state = watchfloor::v1::NODE_STATE_UNSPECIFIED;
+};
+
+// A break/fix step as far as it has got (DigitalTwin::repairView), as of the tick that last
+// changed it: started, then finished with its outcome.
+struct TwinRepairView {
+    std::string handle;
+    std::string node;
+    bool finished = false;
+    std::string message;                    // the step's progress line, or its result once finished
+    double ratio = 0;                       // simulated time spent / the step's drawn duration, as of the last tick
+    watchfloor::v1::RepairOutcome outcome;  // backend "twin", handle; the rest once finished
 };
 
 struct TwinRackView {

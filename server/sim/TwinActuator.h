@@ -34,6 +34,10 @@ public:
     TwinActionResult restoreRack(const std::string& rack, const std::string& reason = {}) {
         return perform(TwinAction::restoreRack(rack, reason));
     }
+    // Starts a break/fix step; the result's handle names it for DigitalTwin::repairView().
+    TwinActionResult startRepair(const std::string& node, const TwinRepairRequest& request, const std::string& reason) {
+        return perform(TwinAction::repairStep(node, request, reason));
+    }
 
 private:
     DigitalTwin& twin_;

@@ -78,4 +78,43 @@ std::optional<control::EventFacts> TwinControlAdapter::event(std::uint64_t id) c
     return events_ ? events_(id) : std::nullopt;
 }
 
+double TwinControlAdapter::expectedOutOfServiceSeconds(const control::RepairStep& step) const {
+    return DigitalTwin::expectedRepairSeconds(step.type, step.diagnosticLevel);
+}
+
+control::RepairProgress TwinControlAdapter::start(const control::RepairStep& step) {
+    TwinRepairRequest request;
+    request.type = step.type;
+    request.gpu = step.gpu;
+    request.diagnosticLevel = step.diagnosticLevel;
+    request.after = step.after;
+    request.operationId = step.operationId;
+    const TwinActionResult result = actuator_.startRepair(step.node, request, step.reason);
+    if (result.succeeded) return poll(step, result.handle);
+    control::RepairProgress refused;
+    refused.finished = true;
+    refused.message = result.message;
+    refused.outcome.set_backend(name());
+    return refused;
+}
+
+control::RepairProgress TwinControlAdapter::poll(const control::RepairStep& step, const std::string& handle) {
+    control::RepairProgress progress;
+    const auto view = twin_.repairView(handle);
+    if (!view) {
+        // The twin starts fresh with every fleetd: a step from an earlier run is gone with it.
+        progress.finished = true;
+        progress.message = "the digital twin has no break/fix step " + handle + " on " + step.node +
+                           " (it started afresh since); check the tray before repeating the step";
+        progress.outcome.set_backend(name());
+        progress.outcome.set_handle(handle);
+        return progress;
+    }
+    progress.finished = view->finished;
+    progress.message = view->message;
+    progress.ratio = view->ratio;
+    progress.outcome = view->outcome;
+    return progress;
+}
+
 }  // namespace watchfloor::server::sim

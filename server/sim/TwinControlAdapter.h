@@ -1,13 +1,15 @@
 #pragma once
 // The digital twin as the operations engine sees it (fleetd --scheduler sim): control::Actuator
 // forwards each action to the twin's request queue and waits for the tick that applies it;
-// control::FleetView answers previews from the twin's published read view. Events are fleetd's
-// own record (acknowledgements), so their facts come from a lookup fleetd supplies.
+// control::FleetView answers previews from the twin's published read view; control::RepairBackend
+// ("twin") starts break/fix steps the same way and follows them in the twin's repair view. Events
+// are fleetd's own record (acknowledgements), so their facts come from a lookup fleetd supplies.
 //
 // A separate library (fleetd_sim_control) so fleetd_sim itself never links the control plane.
 
 #include "Actuator.h"
 #include "FleetView.h"
+#include "RepairBackend.h"
 #include "TwinActuator.h"
 
 #include <chrono>
@@ -16,7 +18,7 @@
 
 namespace watchfloor::server::sim {
 
-class TwinControlAdapter final : public control::Actuator, public control::FleetView {
+class TwinControlAdapter final : public control::Actuator, public control::FleetView, public control::RepairBackend {
 public:
     using EventLookup = std::function<std::optional<control::EventFacts>(std::uint64_t)>;
 
@@ -40,6 +42,14 @@ public:
     std::optional<control::JobFacts> job(const std::string& name) const override;
     std::optional<control::RackFacts> rack(const std::string& name) const override;
     std::optional<control::EventFacts> event(std::uint64_t id) const override;
+
+    // control::RepairBackend. start() waits for the tick that applies the request, as an action
+    // does (the twin refuses a tray a job holds, an isolated rack's tray, a second step on a
+    // tray); poll() only reads the twin's repair view, so it never waits for a tick.
+    std::string name() const override { return "twin"; }
+    double expectedOutOfServiceSeconds(const control::RepairStep& step) const override;
+    control::RepairProgress start(const control::RepairStep& step) override;
+    control::RepairProgress poll(const control::RepairStep& step, const std::string& handle) override;
 
 private:
     static control::ActionOutcome outcome(const TwinActionResult& result);

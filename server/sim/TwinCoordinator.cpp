@@ -165,6 +165,7 @@ std::unique_ptr<TwinCoordinator> TwinCoordinator::create(const SimConfig& config
     s.jobRunner = std::make_unique<JobRunner>(std::move(jobs), jobRng, m, s.clock, *s.publisher, s);
     s.failures->setJobGpuWeights(s.jobRunner->configureReliability(hwPerGpuS, swPerGpuS, detectS));
     s.actions = std::make_unique<ActionEffects>(m, *s.publisher, *s.jobRunner, s.trays, s.racks, s);
+    s.repairs = std::make_unique<TwinRepairs>(Rng(config.seed, 7), m, s.clock, *s.publisher, s.trays, s.racks, s);
 
     for (const auto& fault : s.script) {
         const ScriptedFault copy = fault;
@@ -190,7 +191,12 @@ void TwinCoordinator::advanceTo(UnixTime until, FleetChanges& out) {
         initialStatesSent = true;
     }
     // Whoever waits on a result may read the view next: it is published before the tickets.
-    requests.applyAll([this](const TwinAction& action) { return actions->apply(action); }, [this] { publishView(); });
+    requests.applyAll(
+        [this](const TwinAction& action) {
+            return action.type == TwinActionType::Repair ? repairs->start(action.target, action.repair, action.reason)
+                                                         : actions->apply(action);
+        },
+        [this] { publishView(); });
     // Live: cooling is integrated once per call. Fast path: every 30 s of simulated time (the
     // loop model is solved exactly over a step, so the step size barely matters).
     while (true) {
@@ -216,6 +222,7 @@ void TwinCoordinator::advanceTo(UnixTime until, FleetChanges& out) {
         lastReportMs = untilMs;
         emitJobsAndFleet(telemetry);
     }
+    repairs->publishProgress();
     publishView();
     stats.events += out.events.size();
     stats.jobInterruptions = jobRunner->interruptions();
@@ -305,8 +312,8 @@ void TwinCoordinator::setRackState(std::uint32_t r) {
 bool TwinCoordinator::trayUsable(std::uint32_t t) const {
     const TrayState& tray = trays[t];
     const RackStatus& rack = racks[model->rackOfTray(t)];
-    return !tray.faulted && !tray.thermalShutdown && !rack.electricalIsolated && tray.node != NODE_STATE_DOWN &&
-           tray.node != NODE_STATE_DRAINED && tray.node != NODE_STATE_DRAINING;
+    return !tray.faulted && !tray.thermalShutdown && !tray.repairing && !rack.electricalIsolated &&
+           tray.node != NODE_STATE_DOWN && tray.node != NODE_STATE_DRAINED && tray.node != NODE_STATE_DRAINING;
 }
 
 void TwinCoordinator::releaseTray(std::uint32_t t) {

@@ -6,8 +6,8 @@
 // goodput reports). The components keep their own state: TwinScheduler (clock and timed
 // actions), CoolingModel (loops, CDUs, facility water), FailureProcess (random failure streams),
 // JobRunner (jobs, recovery, checkpoints, stragglers), LinkFabric (NVLink and NIC ports, link
-// noise), ActionEffects (what an operator's action does), ActionQueue (requests from other
-// threads), TelemetryPublisher (change set and read view).
+// noise), ActionEffects (what an operator's action does), TwinRepairs (break/fix steps),
+// ActionQueue (requests from other threads), TelemetryPublisher (change set and read view).
 // It does not know DigitalTwin, which owns it: the public class, the coordinator and the
 // components each depend only on what is below them, so none can loop back through another.
 
@@ -27,6 +27,7 @@
 #include "SimConfig.h"
 #include "TelemetryPublisher.h"
 #include "TrainingJob.h"
+#include "TwinRepairs.h"
 #include "TwinScheduler.h"
 #include "TwinState.h"
 #include "TwinStatistics.h"
@@ -40,7 +41,7 @@
 
 namespace watchfloor::server::sim {
 
-struct TwinCoordinator final : JobHost, FabricHost, ActionHost {
+struct TwinCoordinator final : JobHost, FabricHost, ActionHost, RepairHost {
     // Builds the fleet, its jobs and components; nullptr with `error` set for a malformed fleet or
     // scenario file.
     [[nodiscard]] static std::unique_ptr<TwinCoordinator> create(const SimConfig& config, ConfigError* error);
@@ -60,9 +61,10 @@ struct TwinCoordinator final : JobHost, FabricHost, ActionHost {
     std::unique_ptr<JobRunner> jobRunner;
     std::unique_ptr<LinkFabric> fabric;
     std::unique_ptr<ActionEffects> actions;
-    ActionQueue requests;  // from other threads, applied by advanceTo()
+    std::unique_ptr<TwinRepairs> repairs;  // break/fix steps
+    ActionQueue requests;                  // from other threads, applied by advanceTo()
 
-    Rng topologyRng, coolingRng, noiseRng;  // the failure, job and link streams are their components'
+    Rng topologyRng, coolingRng, noiseRng;  // the failure, job, link and repair streams are their components'
 
     std::int64_t lastPhysicsMs = 0;
     std::int64_t lastTelemetryPeriod = -1;
@@ -131,6 +133,12 @@ struct TwinCoordinator final : JobHost, FabricHost, ActionHost {
     void applyXid(std::uint32_t gpu, std::uint32_t xid);
     void emitXid(std::uint32_t gpu, std::uint32_t xid, std::uint32_t relatedJob, const std::string& cause);
     void repairTray(std::uint32_t t, std::uint32_t epoch);
+    void clearTrayFault(std::uint32_t t);  // the GPUs and ports of a repaired tray, its state left alone
+    // What a break/fix step asks (RepairHost; setTray and emitTrayState above serve it too).
+    void clearFault(std::uint32_t t) override;
+    void faultPersists(std::uint32_t t) override;
+    void offerTrays() override { jobRunner->offerTrays(); }
+    std::string jobName(std::uint32_t j) const override { return jobs()[j].name(); }
     void runScripted(const ScriptedFault& fault);
     // What the link fabric asks of the GPUs and trays (FabricHost).
     bool trayPowered(std::uint32_t t) const override { return activity(t) != TrayActivity::Off; }

@@ -156,7 +156,14 @@ void TwinCoordinator::applyFailure(std::size_t cause, std::uint32_t g, const Fai
     if (outcome.tray != TrayOutcome::Keep && !tray.faulted) {
         tray.faulted = true;
         const std::uint32_t epoch = ++tray.repairEpoch;
-        if (outcome.tray == TrayOutcome::Down)
+        const bool down = outcome.tray == TrayOutcome::Down;
+        tray.fault = {static_cast<std::uint32_t>(cause),
+                      outcome.xids.empty() ? 0u : outcome.xids.front(),
+                      g % kGpusPerTray,
+                      outcome.rma,
+                      down,
+                      down ? reason : "health check: " + reason};
+        if (down)
             setTray(t, NODE_STATE_DOWN, HEALTH_STATE_FAILED, reason, true);
         else
             setTray(t, NODE_STATE_DRAINED, HEALTH_STATE_DEGRADED, "health check: " + reason, true);
@@ -224,8 +231,16 @@ void TwinCoordinator::applyXid(std::uint32_t g, std::uint32_t xid) {
 
 void TwinCoordinator::repairTray(std::uint32_t t, std::uint32_t epoch) {
     if (trays[t].repairEpoch != epoch || !trays[t].faulted) return;
-    trays.edit(t).faulted = false;
+    clearTrayFault(t);
     const TrayState& tray = trays[t];
+    if (tray.repairing) return;  // the break/fix step on it places the tray when it ends
+    if (racks[model->rackOfTray(t)].electricalIsolated || tray.thermalShutdown) return;  // comes back with the rack
+    setTray(t, serviceState(trays[t]), HEALTH_STATE_HEALTHY, serviceReason(trays[t]), true);
+    jobRunner->offerTrays();
+}
+
+void TwinCoordinator::clearTrayFault(std::uint32_t t) {
+    trays.edit(t).faulted = false;
     for (std::uint32_t k = 0; k < kGpusPerTray; ++k) {
         const std::uint32_t g = t * kGpusPerTray + k;
         if (gpus[g].recoveryAction != 0) {
@@ -235,9 +250,16 @@ void TwinCoordinator::repairTray(std::uint32_t t, std::uint32_t epoch) {
         gpus[g].rowRemapFailure = 0;  // RMA'd GPU replaced
         fabric->repairGpuPorts(g);
     }
-    if (racks[model->rackOfTray(t)].electricalIsolated || tray.thermalShutdown) return;  // comes back with the rack
-    setTray(t, serviceState(trays[t]), HEALTH_STATE_HEALTHY, serviceReason(trays[t]), true);
-    jobRunner->offerTrays();
+}
+
+void TwinCoordinator::clearFault(std::uint32_t t) {
+    ++trays.edit(t).repairEpoch;  // the repair scheduled with the fault finds nothing left to do
+    clearTrayFault(t);
+}
+
+void TwinCoordinator::faultPersists(std::uint32_t t) {
+    const TrayState::Fault& fault = trays[t].fault;
+    if (fault.xid != 0) emitXid(t * kGpusPerTray + fault.gpu, fault.xid, kNoJob, failureCauses()[fault.cause].cause);
 }
 
 void TwinCoordinator::addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay,

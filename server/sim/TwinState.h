@@ -41,12 +41,26 @@ struct TrayState {
     std::uint32_t repairEpoch = 0;
     bool drainRequested = false;  // operator drain: back from a repair or restore as DRAINED
     std::string drainReason;
+    // What made the tray `faulted` (set with it), for the break/fix steps that may clear it.
+    struct Fault {
+        std::uint32_t cause = 0;  // failureCauses() index
+        std::uint32_t xid = 0;    // the primary Xid; 0 for a fault without one
+        std::uint32_t gpu = 0;    // the tray-local GPU it hit
+        bool rma = false;         // a part must be replaced: no break/fix step clears it
+        bool down = true;         // it took the tray DOWN (else DRAINED by the health check)
+        std::string reason;       // the tray's reason it set
+    };
+    Fault fault;
+    bool repairing = false;  // a break/fix step runs on it (TwinRepairs): out of service until it ends
+    bool heldDown = false;   // a step ended with "after: DOWN": DOWN until an operator resumes it
 };
 
 // The node state a tray in working order returns to (repair, rack restore, reboot), and its
-// reason: an operator's drain outlasts the fault.
+// reason: an operator's drain outlasts the fault, a break/fix step holds the tray until it ends,
+// and a tray held DOWN after a step stays DOWN.
 inline watchfloor::v1::NodeState serviceState(const TrayState& tray) {
-    if (tray.drainRequested)
+    if (tray.heldDown) return watchfloor::v1::NODE_STATE_DOWN;
+    if (tray.drainRequested || tray.repairing)
         return tray.job != kNoJob ? watchfloor::v1::NODE_STATE_DRAINING : watchfloor::v1::NODE_STATE_DRAINED;
     return tray.job != kNoJob ? watchfloor::v1::NODE_STATE_ALLOCATED : watchfloor::v1::NODE_STATE_IDLE;
 }
