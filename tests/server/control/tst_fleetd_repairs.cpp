@@ -86,7 +86,7 @@ private slots:
         diag.set_wait_for_drain(true);
         const v1::Operation op = act(diag);
         QVERIFY(!op.id().empty());
-        const auto done = control_->waitFor(kAlice, op.id(), isFinished, 90s);
+        const auto done = control_->waitFor(kAlice, op.id(), isFinished, 30s * watchfloor::testing::kSanitizerSlowdown);
         QVERIFY(done);
         QVERIFY2(done->state() == v1::OPERATION_STATE_SUCCEEDED, done->DebugString().c_str());
         QVERIFY(done->repair().command_ran());
@@ -94,7 +94,7 @@ private slots:
         QVERIFY(done->repair().tests_size() > 0);
         QVERIFY(done->repair().output_tail().find("Diagnostic") != std::string::npos);
         // No after_repair: the tray stays drained for a person to resume.
-        QVERIFY(trayReaches("r01-n10", {v1::NODE_STATE_DRAINED}, 5s));
+        QVERIFY(trayReaches("r01-n10", {v1::NODE_STATE_DRAINED}, 5s * watchfloor::testing::kSanitizerSlowdown));
     }
 
     void cleanupTestCase() {
