@@ -2,6 +2,7 @@
 
 #include "AccessPolicy.h"
 #include "ActionCatalog.h"
+#include "Plural.h"
 #include "TextBounds.h"
 #include "TrayLifecycle.h"
 
@@ -165,12 +166,6 @@ PreviewResult setLifecycle(const FleetView& fleet, const v1::ActionRequest& requ
     return result;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-    return out;
-}
-
 // A break/fix step on one tray, or on every tray of a rack: the drain before it when the request
 // waits for one (a busy tray is refused otherwise), the GPUs it takes out and where the trays go
 // afterwards. The back end's expected time and one step per tray at a time are the engine's.
@@ -223,10 +218,11 @@ PreviewResult repairStep(const FleetView& fleet, const v1::ActionRequest& reques
         addJobsHit(fleet, jobs, policy, preview);
         const std::vector<std::string> jobList(jobs.begin(), jobs.end());
         if (!request.wait_for_drain())
-            refuse(preview, joined(busy) + (busy.size() == 1 ? " still runs " : " still run ") + joined(jobList) +
+            refuse(preview, commaJoined(busy) + (busy.size() == 1 ? " still runs " : " still run ") +
+                                commaJoined(jobList) +
                                 "; drain first, or let the step wait for the drain (wait_for_drain)");
         else
-            preview.add_warnings(joined(busy) + (busy.size() == 1 ? " is" : " are") +
+            preview.add_warnings(commaJoined(busy) + (busy.size() == 1 ? " is" : " are") +
                                  " drained now; the step starts once no job holds " +
                                  (busy.size() == 1 ? "it" : "them"));
     }

@@ -2,6 +2,7 @@
 
 #include "ActionCatalog.h"
 #include "DrainOwnership.h"
+#include "Plural.h"
 #include "RepairRun.h"
 
 #include "TextBounds.h"
@@ -750,9 +751,7 @@ std::optional<std::string> drainStillWaiting(const FleetView& fleet, const v1::O
         if (node->state != v1::NODE_STATE_DRAINING) return std::nullopt;
         return "draining: waiting for the work on " + node->name + " to stop";
     }
-    std::string jobs;
-    for (const std::string& job : node->jobs) jobs += (jobs.empty() ? "" : ", ") + job;
-    return "draining: waiting for " + jobs + " to leave " + node->name;
+    return "draining: waiting for " + commaJoined(node->jobs) + " to leave " + node->name;
 }
 
 }  // namespace

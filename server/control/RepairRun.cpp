@@ -1,5 +1,8 @@
 #include "RepairRun.h"
 
+#include "Plural.h"
+#include "SlurmRepairJob.h"
+
 #include <algorithm>
 
 namespace watchfloor::server::control {
@@ -11,12 +14,6 @@ namespace {
 // Slurm requeues it): a step may start there at once. A drained tray is free once its jobs left.
 bool freeForRepair(const NodeFacts& node) {
     return node.state == v1::NODE_STATE_DOWN || (node.state == v1::NODE_STATE_DRAINED && node.jobs.empty());
-}
-
-std::string joined(const std::vector<std::string>& names) {
-    std::string out;
-    for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-    return out;
 }
 
 }  // namespace
@@ -71,7 +68,7 @@ ActionOutcome RepairRun::begin(const FleetView& fleet, Actuator& actuator) {
             return ActionOutcome::failure(tray.progress.message);
         }
     }
-    return ActionOutcome::success(verb() + " of " + joined(trays_) + " accepted");
+    return ActionOutcome::success(verb() + " of " + commaJoined(trays_) + " accepted");
 }
 
 void RepairRun::start(Tray& tray, RepairBackend& backend) {
@@ -91,10 +88,10 @@ void RepairRun::advance(const FleetView& fleet, RepairBackend& backend) {
             } else if (freeForRepair(*node)) {
                 start(tray, backend);
             } else {
-                tray.progress.message =
-                    node->jobs.empty()
-                        ? "waiting for the work on " + node->name + " to stop before its " + verb()
-                        : "waiting for " + joined(node->jobs) + " to leave " + node->name + " before its " + verb();
+                tray.progress.message = node->jobs.empty()
+                                            ? "waiting for the work on " + node->name + " to stop before its " + verb()
+                                            : "waiting for " + commaJoined(node->jobs) + " to leave " + node->name +
+                                                  " before its " + verb();
             }
         } else if (tray.stage == Stage::Started) {
             const std::string handle = tray.progress.outcome.handle();
@@ -155,8 +152,7 @@ v1::RepairOutcome RepairRun::outcome() const {
         lines += t.step.node + ": " + (t.progress.outcome.succeeded() ? "done" : "failed") +
                  (t.progress.message.empty() ? "" : " (" + t.progress.message + ")") + "\n";
     }
-    constexpr std::size_t kTailBytes = 4096;
-    all.set_output_tail(lines.size() > kTailBytes ? lines.substr(lines.size() - kTailBytes) : lines);
+    all.set_output_tail(repair::outputTail(lines));  // RepairOutcome's bound: 40 lines, 4,096 bytes
     all.set_succeeded(succeeded());
     return all;
 }
