@@ -1,6 +1,6 @@
 #pragma once
 // The fleet-wide state kinds a Subscribe stream carries as whole messages by id (Snapshot and
-// Delta `incidents`, `maintenance`, `handoffs`), and the one rule every hop holds them by: a record
+// Delta `incidents`, `maintenance`, `handoffs`, `repair_cases`), and the one rule every hop holds them by: a record
 // replaces the held one with its id; a live one is always held; a retired one (the kind says
 // which) is held only while it is among the newest kRetiredKept retired ones of its kind.
 //
@@ -93,6 +93,27 @@ struct ShiftHandoffs {
     static const Field<Record>& of(const watchfloor::v1::Delta& d) { return d.handoffs(); }
     static Field<Record>* mutableOf(watchfloor::v1::Snapshot* s) { return s->mutable_handoffs(); }
     static Field<Record>* mutableOf(watchfloor::v1::Delta* d) { return d->mutable_handoffs(); }
+};
+
+struct RepairCases {
+    using Record = watchfloor::v1::RepairCase;
+    using Key = std::uint64_t;
+    static Key key(const Record& r) { return r.id(); }
+    static bool retired(const Record& r) {
+        return r.state() == watchfloor::v1::REPAIR_CASE_STATE_FIXED ||
+               r.state() == watchfloor::v1::REPAIR_CASE_STATE_RMA;
+    }
+    static std::uint64_t age(const Record& r) { return r.id(); }  // ids are given in opening order
+    // A case is under 1 KB as the twin's repairs make them (a few steps, a dozen notes), ~12 KB with
+    // both lists at their caps: 200 is at most 2.4 MB. The twin at 1,800 racks opens ~100 cases a
+    // day (its Xid rate), so 200 is two days there and weeks on a small fleet: enough for a tray's
+    // recent repairs (per-tray MTTR, a lemon's history) and a handoff report's 72 h on most fleets.
+    static constexpr std::size_t kRetiredKept = 200;
+    static constexpr WireOrder kWireOrder = WireOrder::ByKey;
+    static const Field<Record>& of(const watchfloor::v1::Snapshot& s) { return s.repair_cases(); }
+    static const Field<Record>& of(const watchfloor::v1::Delta& d) { return d.repair_cases(); }
+    static Field<Record>* mutableOf(watchfloor::v1::Snapshot* s) { return s->mutable_repair_cases(); }
+    static Field<Record>* mutableOf(watchfloor::v1::Delta* d) { return d->mutable_repair_cases(); }
 };
 
 // The records of one kind a hop holds: upserted by key, retired ones bounded, newest kept.
@@ -192,7 +213,7 @@ struct KindList {
 };
 
 // The one list: a kind added to the stream is added here, and every hop holds it.
-using StreamedKinds = KindList<Incidents, MaintenanceWindows, ShiftHandoffs>;
+using StreamedKinds = KindList<Incidents, MaintenanceWindows, ShiftHandoffs, RepairCases>;
 using HeldState = StreamedKinds::Held;
 
 }  // namespace watchfloor::fleetstate

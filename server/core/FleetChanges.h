@@ -43,6 +43,8 @@ struct FleetChanges {
     std::vector<watchfloor::v1::MaintenanceWindow> maintenance;
     // Shift handoffs posted or acknowledged (whole messages); fleetd's control plane adds them.
     std::vector<watchfloor::v1::ShiftHandoff> handoffs;
+    // Repair cases opened or changed (whole messages); fleetd's control plane adds them.
+    std::vector<watchfloor::v1::RepairCase> repairCases;
     // fleetd's automation and its breaker, when it changed (fleetd's control plane adds it).
     bool hasAutomation = false;
     watchfloor::v1::AutomationStatus automation;
@@ -64,13 +66,15 @@ struct FleetChanges {
         incidents.clear();
         maintenance.clear();
         handoffs.clear();
+        repairCases.clear();
         hasFleet = false;
         hasAutomation = false;
         hasPaging = false;
     }
     bool empty() const {
         return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty() &&
-               incidents.empty() && maintenance.empty() && handoffs.empty() && !hasAutomation && !hasPaging;
+               incidents.empty() && maintenance.empty() && handoffs.empty() && repairCases.empty() && !hasAutomation &&
+               !hasPaging;
     }
 };
 

@@ -33,6 +33,7 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
     for (const auto& incident : changes.incidents) *first->add_incidents() = incident;
     for (const auto& window : changes.maintenance) *first->add_maintenance() = window;
     for (const auto& handoff : changes.handoffs) *first->add_handoffs() = handoff;
+    for (const auto& repairCase : changes.repairCases) *first->add_repair_cases() = repairCase;
     deltas.push_back(first);
     if (changes.samples.empty()) return deltas;
 
