@@ -19,7 +19,7 @@ constexpr watchfloor::v1::RepairRung firstRung(watchfloor::v1::XidAction action)
     case XID_ACTION_WORKFLOW_NVLINK_ERR:
     case XID_ACTION_WORKFLOW_NVLINK5_ERR: return REPAIR_RUNG_RESET_GPU;
     case XID_ACTION_RESTART_BM: return REPAIR_RUNG_POWER_CYCLE;  // the bucket's "restart bare metal"
-    case XID_ACTION_RMA:  // verify before sending a tray back
+    case XID_ACTION_RMA:                                         // verify before sending a tray back
     case XID_ACTION_CHECK_MECHANICALS:
     case XID_ACTION_CONTACT_SUPPORT: return REPAIR_RUNG_DIAGNOSTICS;
     default: return REPAIR_RUNG_UNSPECIFIED;
