@@ -432,6 +432,10 @@ void EndpointFleet::heldChanged(fleetstate::ShiftHandoffs) {
     m_changes.fleetChanged = true;  // the handoff banner follows fleet changes
 }
 
+void EndpointFleet::heldChanged(fleetstate::RepairCases) {
+    m_changes.fleetChanged = true;  // the Fleet page's repair numbers and the Repairs view follow fleet changes
+}
+
 const v1::MaintenanceWindow* EndpointFleet::rackMaintenance(std::uint32_t rackIndex) const {
     for (const auto& [id, window] : maintenanceWindows()) {
         if (window.state() != v1::MAINTENANCE_STATE_ACTIVE || window.scope() == v1::MAINTENANCE_SCOPE_NODE) continue;

@@ -171,6 +171,10 @@ public:
     std::vector<const watchfloor::v1::ShiftHandoff*> handoffs() const {
         return m_held.of<fleetstate::ShiftHandoffs>().newestFirst();
     }
+    // fleetd's repair cases by id: every open one and the newest closed ones (FleetStateKinds.h).
+    const std::map<std::uint64_t, watchfloor::v1::RepairCase>& repairCases() const {
+        return m_held.of<fleetstate::RepairCases>().byKey();
+    }
     const HistoryRing& history() const { return m_history; }
     const std::optional<RunChange>& lastRunChange() const { return m_runChange; }
 
@@ -190,6 +194,7 @@ private:
     void heldChanged(fleetstate::Incidents);
     void heldChanged(fleetstate::MaintenanceWindows);
     void heldChanged(fleetstate::ShiftHandoffs);
+    void heldChanged(fleetstate::RepairCases);
     void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric, double value,
                     std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
