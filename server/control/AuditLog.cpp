@@ -127,6 +127,20 @@ bool fsyncDirectoryOf(const std::string& path) {
     return ok;
 }
 
+std::string replaceFile(const std::string& path, const std::string& text) {
+    const std::string temporary = path + ".tmp";
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) return errnoText("cannot open", temporary);
+    const bool written = writeAll(fd, text.data(), text.size()) && ::fsync(fd) == 0;
+    const std::string writeError = written ? "" : errnoText("cannot write", temporary);
+    ::close(fd);
+    if (!written) return writeError;
+    if (::rename(temporary.c_str(), path.c_str()) != 0)
+        return "cannot rename " + temporary + " to " + path + ": " + std::strerror(errno);
+    if (!fsyncDirectoryOf(path)) return errnoText("cannot sync the folder of", path);
+    return {};
+}
+
 bool readFileAt(int fd, std::uint64_t offset, std::size_t size, std::string& out) {
     out.resize(size);
     std::size_t done = 0;

@@ -47,6 +47,10 @@ std::string describe(const TornTail& torn);
 bool writeAll(int fd, const char* data, std::size_t size);
 // fsync of the folder holding `path`, so a file created or renamed there survives a crash.
 bool fsyncDirectoryOf(const std::string& path);
+// Replaces the file at `path` with `text` (a temporary file beside it, fsync, rename, the folder
+// synced), so a kill -9 leaves the old file or the new one, never half of one. Mode 0600. Empty on
+// success, else why (the old file is still there).
+std::string replaceFile(const std::string& path, const std::string& text);
 
 // Reads exactly `size` bytes at `offset` (retrying short reads and EINTR); false at EOF or error.
 bool readFileAt(int fd, std::uint64_t offset, std::size_t size, std::string& out);

@@ -46,6 +46,9 @@ struct ControlOptions {
     bool autoEvictSlow = false;  // --auto-evict-slow: drain confirmed fail-slow trays as 'auto'
     LemonConfig lemon;           // --lemon K/WINDOW (default 3/7d)
     bool autoLifecycle = false;  // --auto-lifecycle: automation sets TRIAGE itself
+    // --auto-remediate act|dry-run: automation takes a repair case's reset or reboot-bucket steps.
+    enum class AutoRemediate { Off, Act, DryRun } autoRemediate = AutoRemediate::Off;
+    std::chrono::seconds repairBurnIn{std::chrono::minutes(30)};  // --repair-burn-in D
 };
 
 // "5/10m": at most 5 distinct automated drains per 10 minutes; "5/10m,max=0.5%": and at most 0.5 %

@@ -44,17 +44,7 @@ std::string LemonFailureFile::save(const LemonFailureSnapshot& snapshot) const {
         for (auto it = times.begin() + static_cast<std::ptrdiff_t>(skip); it != times.end(); ++it)
             text += tray + " " + std::to_string(*it) + "\n";
     }
-    const std::string temporary = path_ + ".tmp";
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) return "cannot open " + temporary + ": " + std::strerror(errno);
-    const bool written = writeAll(fd, text.data(), text.size()) && ::fsync(fd) == 0;
-    const std::string writeError = written ? "" : "cannot write " + temporary + ": " + std::strerror(errno);
-    ::close(fd);
-    if (!written) return writeError;
-    if (::rename(temporary.c_str(), path_.c_str()) != 0)
-        return "cannot rename " + temporary + " to " + path_ + ": " + std::strerror(errno);
-    if (!fsyncDirectoryOf(path_)) return "cannot sync the folder of " + path_ + ": " + std::strerror(errno);
-    return {};
+    return replaceFile(path_, text);
 }
 
 LemonFailureLoad LemonFailureFile::load(const std::function<bool(const std::string&)>& isTray) const {

@@ -460,6 +460,26 @@ const Flag kFlags[] = {
      [](G g) { return g.cl.control.autoLifecycle = true; },
      "automation sets TRIAGE itself (as 'auto', behind the --auto-drain\n"
      "breaker) on a lemon or a tray failing burn-in; off: it only proposes"},
+    {"--auto-remediate", "act|dry-run", OperatorActions, kAutoDrain | kTokens,
+     [](G g) {
+         using Mode = control::ControlOptions::AutoRemediate;
+         if (g.value == "act") return (g.cl.control.autoRemediate = Mode::Act), true;
+         if (g.value == "dry-run") return (g.cl.control.autoRemediate = Mode::DryRun), true;
+         return g.expected("act or dry-run");
+     },
+     "repair cases of a GPU-reset or restart Xid: automation drains the tray,\n"
+     "waits for its jobs, takes the ladder's step (reset, reboot or power\n"
+     "cycle), runs diagnostics and resumes it, as 'auto' behind the\n"
+     "--auto-drain breaker; never a tray a person holds or has worked on.\n"
+     "dry-run: records in the case what it would have done, does nothing"},
+    {"--repair-burn-in", "D", OperatorActions, kTokens,
+     [](G g) {
+         return seconds(g, std::chrono::seconds(60), hours(24 * 7), "a duration from 1m to 7d such as 30m",
+                        g.cl.control.repairBurnIn);
+     },
+     "how long a repaired tray serves without a fault, after its diagnostics\n"
+     "passed, before its case closes and it is back in PRODUCTION (default 30m;\n"
+     "the fleet's clock: simulated under the twin)"},
 
     {"--source", "scrape", RealTelemetry, kFleetFile, source,
      "scrape every tray's dcgm-exporter and node_exporter directly (live values\n"

@@ -252,6 +252,13 @@ bool FleetdControl::assemble(const CommandLine& cl, const v1::Topology& topology
     ControlLoop* loop = loop_.get();
     trays_ = std::make_unique<TrayAutomation>(
         topology, *plane_, options, [loop](TrayAutomation::Task task) { loop->post(std::move(task)); }, log_);
+    repairs_ = std::make_unique<RepairCaseKeeper>(
+        topology, *plane_, *fleet, options, [loop](RepairCaseKeeper::Task task) { loop->post(std::move(task)); }, log_);
+    if (options.autoRemediate != control::ControlOptions::AutoRemediate::Off)
+        log_(std::string("repair cases of GPU-reset and restart Xids: ") +
+             (options.autoRemediate == control::ControlOptions::AutoRemediate::Act
+                  ? "worked by automation as 'auto' behind the circuit breaker"
+                  : "dry run: automation records what it would do, and does nothing"));
     log_(std::string("fail-slow trays: ") +
          (options.autoEvictSlow ? "confirmed ones are drained as 'auto' behind the circuit breaker"
                                 : "confirmed ones are proposed to operators (--auto-evict-slow to drain them)") +
@@ -307,6 +314,7 @@ void FleetdControl::addAutomationStatus(FleetChanges& changes) {
     v1::AutomationStatus status;
     if (control::AutomationCircuitBreaker* breaker = plane_->breaker())
         status = breaker->status(std::chrono::system_clock::now());
+    status.set_auto_remediation(repairs_->autoRemediation());
     const std::string serialized = status.SerializeAsString();
     if (automationSent_ && serialized == lastAutomation_) return;
     automationSent_ = true;
@@ -331,6 +339,7 @@ void FleetdControl::attachTo(service::FleetdOptions& options) {
         addAutomationStatus(changes);
         changes.handoffs = handoffs_.takeChanges();
         trays_->apply(changes);
+        repairs_->apply(changes);
     };
     options.beforeShutdown = [this] { plane_->service().stopStreams(); };
 }

@@ -13,6 +13,7 @@
 #include "IncidentActions.h"
 #include "IncidentLifecycle.h"
 #include "MaintenanceCalendar.h"
+#include "RepairCaseKeeper.h"
 #include "SlurmFleetOverlay.h"
 #include "TrayAutomation.h"
 
@@ -121,6 +122,7 @@ private:
     std::unique_ptr<control::ControlPlane> plane_;
     // Before loop_: the loop's tasks use it, and members go in reverse order.
     std::unique_ptr<TrayAutomation> trays_;
+    std::unique_ptr<RepairCaseKeeper> repairs_;
     std::unique_ptr<ControlLoop> loop_;
     std::unordered_map<std::uint32_t, GpuPlace> gpuPlaces_;     // only with --auto-drain
     std::unordered_map<std::uint32_t, std::string> nodeNames_;  // only with --auto-drain

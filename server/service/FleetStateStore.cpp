@@ -146,6 +146,12 @@ std::uint32_t FleetStateStore::openIncidents() const {
     return static_cast<std::uint32_t>(held_.of<fleetstate::Incidents>().live());
 }
 
+std::optional<v1::RepairStats> FleetStateStore::repairs() const {
+    std::shared_lock lock(mu_);
+    if (!hasFleet_ || !fleet_.has_repairs()) return std::nullopt;
+    return fleet_.repairs();
+}
+
 v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     v1::Snapshot snap;
     std::shared_lock lock(mu_);

@@ -102,6 +102,8 @@ public:
         return out;
     }
     std::uint32_t openIncidents() const;
+    // The newest fleet goodput's repairs (fleetd's control plane sets them); nullopt before any.
+    std::optional<watchfloor::v1::RepairStats> repairs() const;
 
     struct SeriesRef {
         std::uint32_t id;

@@ -160,6 +160,39 @@ std::uint64_t FleetdServer::eventsJournaled() const {
 
 int FleetdServer::metricsPort() const { return metrics_ ? metrics_->port() : 0; }
 
+// MTTR as operators read it (fleet.proto RepairStats): fault to back in production, over the
+// repairs closed within the window, split by who repaired; the outcome mix by the rung that fixed.
+void FleetdServer::renderRepairMetrics(const watchfloor::v1::RepairStats& r, std::string& out) {
+    auto family = [&](const char* name, const char* type, const char* help) {
+        out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+    };
+    auto sample = [&](const std::string& series, double value) {
+        char number[64];
+        std::snprintf(number, sizeof number, "%.17g", value);
+        out += series + " " + number + "\n";
+    };
+    family("fleetd_repair_cases_open", "gauge", "Repair cases open (triage or burn-in).");
+    sample("fleetd_repair_cases_open", r.open_cases());
+    family("fleetd_repair_out_of_service_gpu_hours", "gauge", "GPU-hours the open repair cases have kept out so far.");
+    sample("fleetd_repair_out_of_service_gpu_hours", r.out_of_service_gpu_hours());
+    family("fleetd_repair_window_seconds", "gauge", "The window the repair counts and MTTR are over.");
+    sample("fleetd_repair_window_seconds", double(r.window_s()));
+    family("fleetd_repair_mttr_seconds", "gauge",
+           "Mean time from fault to back in production over the repairs fixed within the window (0 = none).");
+    sample("fleetd_repair_mttr_seconds{repair=\"all\"}", r.mttr_s());
+    sample("fleetd_repair_mttr_seconds{repair=\"automated\"}", r.mttr_automated_s());
+    sample("fleetd_repair_mttr_seconds{repair=\"manual\"}", r.mttr_manual_s());
+    family("fleetd_repairs", "gauge", "Repair cases closed within the window, by outcome.");
+    sample("fleetd_repairs{outcome=\"reset\"}", r.fixed_by_reset());
+    sample("fleetd_repairs{outcome=\"reboot\"}", r.fixed_by_reboot());
+    sample("fleetd_repairs{outcome=\"power_cycle\"}", r.fixed_by_power_cycle());
+    sample("fleetd_repairs{outcome=\"diagnostics\"}", r.fixed_by_diagnostics());
+    sample("fleetd_repairs{outcome=\"rma\"}", r.sent_to_rma());
+    family("fleetd_repairs_fixed", "gauge", "Repair cases fixed within the window, by who repaired.");
+    sample("fleetd_repairs_fixed{repair=\"automated\"}", r.fixed_automated());
+    sample("fleetd_repairs_fixed{repair=\"manual\"}", r.fixed_manual());
+}
+
 std::string FleetdServer::renderMetrics() const {
     std::string out;
     auto metric = [&](const char* name, const char* type, const char* help, double value) {
@@ -177,6 +210,7 @@ std::string FleetdServer::renderMetrics() const {
     metric("fleetd_replay_log_bytes", "gauge", "Bytes accounted to the replay log.", double(log_->bytes()));
     metric("fleetd_sim_speed", "gauge", "Simulated seconds per wall second.", options_.speed);
     metric("fleetd_incidents_open", "gauge", "Incidents not resolved.", double(store_->openIncidents()));
+    if (const auto repairs = store_->repairs()) renderRepairMetrics(*repairs, out);
     return out;
 }
 

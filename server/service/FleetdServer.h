@@ -95,6 +95,7 @@ public:
     void shutdown();
 
 private:
+    static void renderRepairMetrics(const watchfloor::v1::RepairStats& repairs, std::string& out);
     FleetdServer(FleetSource& source, FleetdOptions options);
     void tickLoop();
     struct TickCost;

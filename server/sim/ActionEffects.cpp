@@ -99,6 +99,10 @@ TwinActionResult ActionEffects::drainNode(std::uint32_t t, const std::string& re
     tray.drainReason = reason;
     operatorEvent(SEVERITY_INFO, model_.trayIndex(t), withReason("drain " + name, reason));
     if (tray.faulted || tray.node == NODE_STATE_DOWN) {
+        // The job this tray failed under no longer runs on it; drained, it must not come back to
+        // it once repaired either (Slurm's drain keeps a job off a node). Let it go, so the tray
+        // holds no job while it waits for a repair step.
+        if (tray.job != kNoJob) host_.releaseTray(t);
         if (publisher_.changes()) host_.emitTrayState(t);  // same state, new owner: the drain's
         return success(name + " is " + stateWord(tray.node) + " (" + tray.reason +
                        "); it stays drained once it is back");

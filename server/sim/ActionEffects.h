@@ -27,6 +27,8 @@ public:
                          const std::string& reason, bool announce) = 0;
     // The tray's EntityState again: same state, a new drain owner.
     virtual void emitTrayState(std::uint32_t t) = 0;
+    // The tray no longer belongs to its job (the job's slot on it is then broken, and refilled).
+    virtual void releaseTray(std::uint32_t t) = 0;
     // `why` is shown to operators; `cause` is the failure class jobs are interrupted with.
     virtual void isolateRack(std::uint32_t r, const std::string& why, const std::string& cause, bool automatic) = 0;
     virtual void restoreRack(std::uint32_t r, const std::string& why) = 0;

@@ -110,6 +110,25 @@ public:
         return stub_->ListAuditEntries(context(token).get(), request, out);
     }
 
+    // Preview, then execute with the previewed state version, as a console does. On a refusal the
+    // operation is empty and `why` says what refused it.
+    v1::Operation previewThenExecute(const char* token, v1::ActionRequest request,
+                                     v1::ActionPreview* previewed = nullptr, std::string* why = nullptr) {
+        v1::ActionPreview preview;
+        v1::Operation op;
+        std::string refusal;
+        if (auto status = this->preview(token, request, &preview); !status.ok())
+            refusal = "preview: " + status.error_message();
+        else if (!preview.allowed())
+            refusal = "preview refused: " + preview.refusal();
+        else if (request.set_expected_state_version(preview.state_version());
+                 !(status = execute(token, request, &op)).ok())
+            refusal = "execute: " + status.error_message();
+        if (previewed) *previewed = preview;
+        if (why) *why = refusal;
+        return op;
+    }
+
     // Polls GetOperation until `done` holds (or the deadline); the last state seen.
     std::optional<v1::Operation> waitFor(const char* token, const std::string& operationId,
                                          const std::function<bool(const v1::Operation&)>& done,
@@ -213,6 +232,8 @@ public:
         for (const auto& job : response.snapshot().jobs()) jobs_[job.name()] = job;
         if (response.snapshot().has_automation()) automation_ = response.snapshot().automation();
         for (const auto& handoff : response.snapshot().handoffs()) handoffs_[handoff.id()] = handoff;
+        for (const auto& repairCase : response.snapshot().repair_cases()) repairCases_[repairCase.id()] = repairCase;
+        if (response.snapshot().has_fleet()) fleet_ = response.snapshot().fleet();
         for (const auto& event : response.snapshot().recent_events()) newestEvent_ = std::max(newestEvent_, event.id());
         return true;
     }
@@ -257,6 +278,24 @@ public:
         });
     }
     const std::map<std::string, v1::ShiftHandoff>& handoffs() const { return handoffs_; }  // as read so far, by id
+    // Reads deltas until a repair case (the snapshot's and every delta's read so far included)
+    // satisfies `wanted`.
+    bool waitForRepairCase(const std::function<bool(const v1::RepairCase&)>& wanted, std::chrono::milliseconds timeout,
+                           v1::RepairCase* seen = nullptr) {
+        auto found = [&] {
+            for (const auto& [id, repairCase] : repairCases_)
+                if (wanted(repairCase)) {
+                    if (seen) *seen = repairCase;
+                    return true;
+                }
+            return false;
+        };
+        return found() ||
+               readUntil(timeout, [&](const v1::Delta& delta) { return !delta.repair_cases().empty() && found(); });
+    }
+    const std::map<std::uint64_t, v1::RepairCase>& repairCases() const { return repairCases_; }
+    // The newest fleet numbers read (snapshot or delta).
+    const std::optional<v1::FleetGoodput>& fleet() const { return fleet_; }
     const v1::Topology& topology() const { return topology_; }
     std::optional<std::uint32_t> nodeIndex(const std::string& name) const {
         for (const auto& node : topology_.nodes())
@@ -342,8 +381,13 @@ private:
     bool readUntil(std::chrono::milliseconds timeout, const std::function<bool(const v1::Delta&)>& done) {
         const auto until = std::chrono::steady_clock::now() + timeout * watchfloor::testing::kSanitizerSlowdown;
         v1::SubscribeResponse response;
-        while (std::chrono::steady_clock::now() < until && reader_->Read(&response))
-            if (response.has_delta() && done(response.delta())) return true;
+        while (std::chrono::steady_clock::now() < until && reader_->Read(&response)) {
+            if (!response.has_delta()) continue;
+            // Kept whatever the wait is for, so a later wait finds what an earlier one read past.
+            for (const auto& repairCase : response.delta().repair_cases()) repairCases_[repairCase.id()] = repairCase;
+            if (response.delta().has_fleet()) fleet_ = response.delta().fleet();
+            if (done(response.delta())) return true;
+        }
         return false;
     }
 
@@ -357,6 +401,8 @@ private:
     std::map<std::string, v1::Job> jobs_;
     std::uint64_t newestEvent_ = 0;
     std::optional<v1::AutomationStatus> automation_;
+    std::map<std::uint64_t, v1::RepairCase> repairCases_;
+    std::optional<v1::FleetGoodput> fleet_;
 };
 
 }  // namespace fleetd_control_test

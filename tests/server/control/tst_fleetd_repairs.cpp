@@ -1,9 +1,8 @@
 // Break/fix through the real fleetd on the digital twin (--scheduler sim): a diagnostic on a busy
 // tray waits for its drain and reports the tests dcgmi printed; a busy tray without wait_for_drain
-// is refused and a viewer may not ask. (A step on a tray whose Xid interrupted a job is not here:
-// the twin lists that job on the tray while it waits for the tray's repair, so the step would wait
-// for a drain that never ends; see docs/domain/break-fix.md, "The twin".) The twin's model is tested on its
-// own in tests/server/sim (tst_twin_repairs); this holds fleetd's wiring of it to the engine.
+// is refused and a viewer may not ask. A step on a tray whose Xid interrupted a job, and the repair
+// case around it, are tst_fleetd_repair_cases. The twin's model is tested on its own in
+// tests/server/sim (tst_twin_repairs); this holds fleetd's wiring of it to the engine.
 
 #include "FleetdControlFixture.h"
 
@@ -28,24 +27,6 @@ class TestFleetdRepairs : public QObject {
     QTemporaryDir dir_;
     FleetdProcess fleetd_;
     std::unique_ptr<ControlConnection> control_;
-
-    // Preview, then execute with the previewed state version, as a console does. On a refusal
-    // the operation is empty and `why` says what refused it.
-    v1::Operation act(v1::ActionRequest request, v1::ActionPreview* previewed = nullptr, std::string* why = nullptr) {
-        v1::ActionPreview preview;
-        v1::Operation op;
-        std::string refusal;
-        if (auto status = control_->preview(kAlice, request, &preview); !status.ok())
-            refusal = "preview: " + status.error_message();
-        else if (!preview.allowed())
-            refusal = "preview refused: " + preview.refusal();
-        else if (request.set_expected_state_version(preview.state_version());
-                 !(status = control_->execute(kAlice, request, &op)).ok())
-            refusal = "execute: " + status.error_message();
-        if (previewed) *previewed = preview;
-        if (why) *why = refusal;
-        return op;
-    }
 
     // Waits (reading the Subscribe stream) until the tray's node state is one of `states`.
     bool trayReaches(const std::string& tray, std::initializer_list<v1::NodeState> states,
@@ -84,7 +65,7 @@ private slots:
         QCOMPARE(control_->execute(kViewer, diag, &refused).error_code(), grpc::StatusCode::PERMISSION_DENIED);
 
         diag.set_wait_for_drain(true);
-        const v1::Operation op = act(diag);
+        const v1::Operation op = control_->previewThenExecute(kAlice, diag);
         QVERIFY(!op.id().empty());
         const auto done = control_->waitFor(kAlice, op.id(), isFinished, 30s * watchfloor::testing::kSanitizerSlowdown);
         QVERIFY(done);
