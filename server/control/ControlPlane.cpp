@@ -64,6 +64,21 @@ bool parseScheduler(std::string_view text, ControlOptions* options, std::string*
     return true;
 }
 
+bool parseRepairBackend(std::string_view text, ControlOptions* options, std::string* problem) {
+    using Repairs = ControlOptions::Repairs;
+    if (text == "slurm")
+        options->repairs = Repairs::Slurm;
+    else if (text == "redfish")
+        options->repairs = Repairs::Redfish;
+    else if (text == "slurm+redfish" || text == "redfish+slurm")
+        options->repairs = Repairs::SlurmAndRedfish;
+    else {
+        *problem = "--repair-backend: expected slurm, redfish or slurm+redfish, got '" + std::string(text) + "'";
+        return false;
+    }
+    return true;
+}
+
 namespace {
 
 constexpr const char* kBreakerTrippedAction = "CIRCUIT_BREAKER_TRIPPED";
@@ -133,6 +148,50 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
         plane->slurmRepairs_ = std::make_unique<repair::SlurmRepairs>(slurm, settings);
         plane->slurmRepairBackend_ = std::make_unique<SlurmRepairBackend>(*plane->slurmRepairs_);
         repairs = plane->slurmRepairBackend_.get();
+    }
+    const bool bmcs = options.repairs == ControlOptions::Repairs::Redfish ||
+                      options.repairs == ControlOptions::Repairs::SlurmAndRedfish;
+    if ((options.repairs == ControlOptions::Repairs::Slurm ||
+         options.repairs == ControlOptions::Repairs::SlurmAndRedfish) &&
+        !plane->slurmRepairBackend_)
+        return fail("--repair-backend slurm needs --scheduler slurm: repair jobs run on the site's Slurm");
+    if (!bmcs && (!options.bmcs.urlTemplate.empty() || !options.bmcs.credentialsFile.empty()))
+        return fail("--bmc-url and --bmc-credentials are for --repair-backend redfish or slurm+redfish");
+    if (bmcs) {
+        if (options.bmcs.urlTemplate.empty())
+            return fail(
+                "--repair-backend redfish needs --bmc-url TEMPLATE: where each tray's BMC answers, e.g. "
+                "https://{host}-bmc.example.com");
+        if (auto problem = checkBmcUrlTemplate(options.bmcs.urlTemplate); !problem.empty()) return fail(problem);
+        if (options.bmcs.credentialsFile.empty())
+            return fail("--repair-backend redfish needs --bmc-credentials FILE (one line USER:PASSWORD, mode 0600)");
+        std::string problem;
+        const auto credentials = repair::readBmcCredentials(options.bmcs.credentialsFile, &problem);
+        if (!credentials) return fail(problem);
+        BmcDirectory directory;
+        directory.urlTemplate = options.bmcs.urlTemplate;
+        directory.systemTemplate = options.bmcs.systemTemplate;
+        directory.credentials = *credentials;
+        directory.caFile = options.bmcs.caFile;
+        if (options.slurmNodeNames)
+            directory.hostOf = [names = options.slurmNodeNames](const std::string& node) {
+                return names->toSlurm(node);
+            };
+        repair::RedfishResetSettings settings;
+        settings.taskTimeout = options.bmcs.taskTimeout;
+        settings.powerOnTimeout = std::max(settings.powerOnTimeout, options.bmcs.taskTimeout);
+        plane->redfishRepairBackend_ = std::make_unique<RedfishRepairBackend>(std::move(directory), settings);
+        repairs = plane->redfishRepairBackend_.get();
+        if (options.repairs == ControlOptions::Repairs::SlurmAndRedfish) {
+            plane->routedRepairBackend_ =
+                std::make_unique<StepRoutedRepairBackend>(*plane->redfishRepairBackend_, *plane->slurmRepairBackend_);
+            repairs = plane->routedRepairBackend_.get();
+        }
+        plane->notes_.push_back("break/fix through the trays' BMCs (Redfish ComputerSystem.Reset at " +
+                                options.bmcs.urlTemplate + ", user '" + credentials->user + "' from " +
+                                options.bmcs.credentialsFile + ")" +
+                                (plane->routedRepairBackend_ ? "; GPU resets and diagnostics through Slurm"
+                                                             : "; GPU resets and diagnostics are refused"));
     }
     if (!actuator)
         return fail("--scheduler sim needs the simulator's actuator; use --scheduler slurm for a real cluster");

@@ -14,6 +14,7 @@
 #include "FleetView.h"
 #include "LemonDetector.h"
 #include "OperationsEngine.h"
+#include "RedfishRepairBackend.h"
 #include "SlurmRepairBackend.h"
 #include "SlurmScheduler.h"
 #include "TransportSecurity.h"
@@ -49,6 +50,16 @@ struct ControlOptions {
     // --auto-remediate act|dry-run: automation takes a repair case's reset or reboot-bucket steps.
     enum class AutoRemediate { Off, Act, DryRun } autoRemediate = AutoRemediate::Off;
     std::chrono::seconds repairBurnIn{std::chrono::minutes(30)};  // --repair-burn-in D
+    // --repair-backend: where break/fix steps run. Default: the twin under --scheduler sim, Slurm
+    // under --scheduler slurm.
+    enum class Repairs { Default, Slurm, Redfish, SlurmAndRedfish } repairs = Repairs::Default;
+    struct Bmcs {
+        std::string urlTemplate;      // --bmc-url TEMPLATE ({node}, {host}, {rack})
+        std::string credentialsFile;  // --bmc-credentials FILE: USER:PASSWORD, mode 0600
+        std::string systemTemplate;   // --bmc-system ID (a template too); default: the only system
+        std::string caFile;           // --bmc-ca FILE
+        std::chrono::seconds taskTimeout{std::chrono::minutes(15)};  // --bmc-task-timeout D
+    } bmcs;
 };
 
 // "5/10m": at most 5 distinct automated drains per 10 minutes; "5/10m,max=0.5%": and at most 0.5 %
@@ -58,6 +69,8 @@ std::optional<CircuitBreakerConfig> parseAutoDrain(std::string_view text, std::s
 bool parseRequireApproval(std::string_view text, ControlOptions* options, std::string* problem);
 // "slurm" or "sim".
 bool parseScheduler(std::string_view text, ControlOptions* options, std::string* problem);
+// "slurm", "redfish" or "slurm+redfish".
+bool parseRepairBackend(std::string_view text, ControlOptions* options, std::string* problem);
 
 class ControlPlane {
 public:
@@ -86,6 +99,11 @@ public:
     // Operator drains and isolations in force when the previous run stopped, from the audit log;
     // a backend that starts fresh (the twin) applies them before serving.
     const std::vector<StandingAction>& standingActions() const { return standing_; }
+    // The twin's own break/fix steps, under --scheduler sim: the engine's back end unless
+    // --repair-backend redfish chose the trays' BMCs (then the twin's BMCs carry the steps out).
+    void useSimulatorRepairs(RepairBackend* twin) {
+        if (!redfishRepairBackend_) engine_->setRepairBackend(twin);
+    }
     void tick() {
         engine_->tick();
         access_->flushSuppressed();
@@ -100,6 +118,8 @@ private:
     std::unique_ptr<SlurmScheduler> slurm_;
     std::unique_ptr<repair::SlurmRepairs> slurmRepairs_;
     std::unique_ptr<RepairBackend> slurmRepairBackend_;
+    std::unique_ptr<RepairBackend> redfishRepairBackend_;
+    std::unique_ptr<RepairBackend> routedRepairBackend_;
     std::unique_ptr<AutomationCircuitBreaker> breaker_;
     std::unique_ptr<TrayLifecycleBook> lifecycle_;
     std::unique_ptr<OperationsEngine> engine_;

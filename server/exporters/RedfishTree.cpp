@@ -2,6 +2,7 @@
 
 #include "CoolingLoop.h"
 #include "JsonWriter.h"
+#include "TrayBmcs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -130,7 +131,7 @@ bool RedfishTree::filterLoaded(const std::string& cdu) const {
     return false;
 }
 
-RedfishAnswer RedfishTree::get(std::string_view path) const {
+RedfishAnswer RedfishTree::get(std::string_view path, std::string_view authorization) const {
     const auto notFound = [&] {
         return RedfishAnswer{
             404, redfishError("Base.1.19.ResourceNotFound", "There is no resource at " + std::string(path) + ".")};
@@ -141,6 +142,14 @@ RedfishAnswer RedfishTree::get(std::string_view path) const {
     if (!rest.empty() && rest.front() != '/') return notFound();
     const auto s = segments(rest);
     if (s.empty()) return {200, serviceRoot()};
+    if (bmcs_ && !(s[0] == "Chassis" && s.size() == 1)) {
+        if (auto answer = bmcs_->get(s, path)) {
+            if (!bmcs_->authorised(authorization))
+                return {401, redfishError("Base.1.19.NoValidSession",
+                                          "There is no valid session established with the implementation.")};
+            return *answer;
+        }
+    }
     if (s[0] == "SessionService" && s.size() == 2 && s[1] == "Sessions")
         return {200, collection(std::string(kRedfishRoot) + "/SessionService/Sessions", "SessionCollection",
                                 "Sessions (the twin's service needs none)", {})};
@@ -200,8 +209,12 @@ RedfishAnswer RedfishTree::chassisPart(const std::vector<std::string_view>& s, s
             404, redfishError("Base.1.19.ResourceNotFound", "There is no resource at " + std::string(path) + ".")};
     };
     const auto cdus = map_.cdus();
-    if (s.size() == 1)
-        return {200, collection(std::string(kRedfishRoot) + "/Chassis", "ChassisCollection", "CDU chassis", cdus)};
+    if (s.size() == 1) {
+        std::vector<std::string> ids = cdus;
+        if (bmcs_) ids.insert(ids.end(), bmcs_->trays().begin(), bmcs_->trays().end());
+        return {200, collection(std::string(kRedfishRoot) + "/Chassis", "ChassisCollection",
+                                bmcs_ ? "CDU and compute tray chassis" : "CDU chassis", ids)};
+    }
     const std::string cdu(s[1]);
     if (std::find(cdus.begin(), cdus.end(), cdu) == cdus.end()) return notFound();
     if (s.size() == 2) return {200, chassis(cdu)};
@@ -251,6 +264,10 @@ std::string RedfishTree::serviceRoot() const {
     w.key("UUID").string("7a1f0b52-5c1e-4c57-9a4e-77617463686f");
     w.link("ThermalEquipment", std::string(kRedfishRoot) + "/ThermalEquipment");
     w.link("Chassis", std::string(kRedfishRoot) + "/Chassis");
+    if (bmcs_) {
+        w.link("Systems", std::string(kRedfishRoot) + "/Systems");
+        w.link("Tasks", std::string(kRedfishRoot) + "/TaskService");
+    }
     w.key("Links")
         .beginObject()
         .key("Sessions")

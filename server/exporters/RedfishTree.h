@@ -24,12 +24,17 @@ struct RedfishAnswer {
 inline constexpr std::string_view kRedfishRoot = "/redfish/v1";
 inline constexpr std::string_view kJsonContentType = "application/json; charset=utf-8";
 
+class TrayBmcs;
+
 class RedfishTree {
 public:
     RedfishTree(const service::FleetStateStore& store, redfish::CoolingMap map);
 
     // GET of `path` (no query string); 404 with a Redfish error for anything not in the tree.
-    RedfishAnswer get(std::string_view path) const;
+    // `authorization`: the request's header, for the trays' BMCs (401 when they need one).
+    RedfishAnswer get(std::string_view path, std::string_view authorization = {}) const;
+    // The trays' BMCs beside the CDUs (Systems, their Chassis, TaskService); null: CDUs only.
+    void serveTrayBmcs(TrayBmcs* bmcs) { bmcs_ = bmcs; }
     const redfish::CoolingMap& map() const { return map_; }
 
 private:
@@ -54,6 +59,7 @@ private:
 
     const service::FleetStateStore& store_;
     redfish::CoolingMap map_;
+    TrayBmcs* bmcs_ = nullptr;
 };
 
 // A Redfish error body ({"error": {"code", "message", "@Message.ExtendedInfo"}}).

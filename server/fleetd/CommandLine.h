@@ -44,6 +44,7 @@ struct CommandLine {
     bool exportersBlankSentinels = false;  // --exporters-blanks sentinel
     // The twin's cooling as a CDU's Redfish service (--serve-redfish HOST:PORT); empty = not served.
     std::string redfishListen;
+    std::string redfishCredentialsFile;  // --serve-redfish-credentials FILE: the trays' BMCs ask for it
 
     bool controlEnabled() const { return !control.tokensFile.empty(); }
 };

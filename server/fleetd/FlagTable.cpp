@@ -245,6 +245,8 @@ constexpr Rule kRules[] = {
     {kNotHeadlessPages, serving, "{} needs a running fleetd, not a headless --dump-events run"},
     {kTwinRedfish, [](const CommandLine& cl) { return serving(cl) && twinCl(cl); },
      "{} publishes the running digital twin's cooling; not with --dump-events or a real source"},
+    {kServedRedfish, [](const CommandLine& cl) { return !cl.redfishListen.empty(); },
+     "{} needs --serve-redfish HOST:PORT"},
     {kTwinPages, twinCl,
      "{} publishes the digital twin's values; fleetd reads a real source (--source scrape or prometheus=URL)"},
     {kScrape, [](const CommandLine& cl) { return cl.sources.scrape; }, "{} needs --source scrape"},
@@ -378,7 +380,13 @@ const Flag kFlags[] = {
     {"--serve-redfish", "HOST:PORT", ServiceAndTwin, kTwinRedfish,
      [](G g) { return listenAddress(g, g.cl.redfishListen); },
      "serve the twin's cooling as its CDUs' Redfish service would:\n"
-     "GET /redfish/v1/ThermalEquipment/CDUs/... (port 0 = any free port)"},
+     "GET /redfish/v1/ThermalEquipment/CDUs/... (port 0 = any free port),\n"
+     "and every compute tray's BMC (Systems/<tray>, ComputerSystem.Reset,\n"
+     "TaskService): a reset runs the twin's reboot or power cycle"},
+    {"--serve-redfish-credentials", "FILE", ServiceAndTwin, kTwinRedfish | kServedRedfish,
+     [](G g) { return named(g, g.cl.redfishCredentialsFile, "a file holding USER:PASSWORD"); },
+     "the trays' BMCs ask for HTTP Basic authentication with USER:PASSWORD\n"
+     "from FILE (mode 0600); without it they answer anyone"},
 
     {"--tokens", "FILE", OperatorActions, kSlurmOnRealFleet,
      [](G g) { return named(g, g.cl.control.tokensFile); },
@@ -425,6 +433,32 @@ const Flag kFlags[] = {
      [](G g) { return named(g, g.cl.control.repairOutputDir); },
      "with --scheduler slurm: the folder, shared with the trays, where GPU-reset and\n"
      "diagnostic jobs write their output (default: repair-jobs beside the audit log)"},
+    {"--repair-backend", "slurm|redfish|slurm+redfish", OperatorActions, kTokens,
+     [](G g) { return control::parseRepairBackend(g.value, &g.cl.control, g.error); },
+     "where break/fix steps run (default: the twin under --scheduler sim, Slurm\n"
+     "under --scheduler slurm); redfish: reboot and power cycle through each tray's\n"
+     "BMC (ComputerSystem.Reset), GPU reset and diagnostics refused;\n"
+     "slurm+redfish: those two through Slurm"},
+    {"--bmc-url", "TEMPLATE", OperatorActions, kTokens,
+     [](G g) { return named(g, g.cl.control.bmcs.urlTemplate, "a URL template such as https://{host}-bmc"); },
+     "each tray's BMC, with {node} (the tray), {host} (its hosts= name), {rack}:\n"
+     "e.g. https://{host}-bmc.example.com (without /redfish/v1)"},
+    {"--bmc-credentials", "FILE", OperatorActions, kTokens,
+     [](G g) { return named(g, g.cl.control.bmcs.credentialsFile); },
+     "the BMCs' Basic-auth account: one line USER:PASSWORD, mode 0600"},
+    {"--bmc-system", "ID", OperatorActions, kTokens,
+     [](G g) { return named(g, g.cl.control.bmcs.systemTemplate, "a system id such as System_0"); },
+     "the tray's ComputerSystem id (a template like --bmc-url; default: the only\n"
+     "member of /redfish/v1/Systems)"},
+    {"--bmc-ca", "FILE", OperatorActions, kTokens,
+     [](G g) { return named(g, g.cl.control.bmcs.caFile, "a PEM file name"); },
+     "the CA the BMCs' https certificates are checked against (default: the system's)"},
+    {"--bmc-task-timeout", "D", OperatorActions, kTokens,
+     [](G g) {
+         return seconds(g, std::chrono::seconds(1), hours(24), "a duration from 1s to 24h such as 15m",
+                        g.cl.control.bmcs.taskTimeout);
+     },
+     "how long a BMC's reset Task may run before the step fails (default 15m)"},
     {"--auto-drain", "N/WINDOW[,max=P%]", OperatorActions, kTokens,
      [](G g) { return (g.cl.control.autoDrain = control::parseAutoDrain(g.value, g.error)).has_value(); },
      "drain on the Xids fleet policy drains on, as principal 'auto';\n"

@@ -59,6 +59,7 @@ enum Need : std::uint32_t {
     kRedfishTimeoutFits = 1u << 19,  // --redfish-timeout <= --redfish-interval
     kScrapeTimeoutFits = 1u << 20,   // --scrape-timeout <= --scrape-interval
     kSlurmOnRealFleet = 1u << 21,    // --tokens on a real fleet: --scheduler slurm
+    kServedRedfish = 1u << 22,       // --serve-redfish-credentials: --serve-redfish
 };
 
 struct Flag {

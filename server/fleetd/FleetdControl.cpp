@@ -22,15 +22,6 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 
-// An RPC thread waits this long for the twin's tick to apply an action (a tick at 1,800 racks
-// takes ~1 s), and at least three ticks when a slow --speed spaces them out; also bounds how long
-// shutdown can wait for an action in flight.
-constexpr std::chrono::seconds kTwinActionTimeout{10};
-
-std::chrono::milliseconds twinActionTimeout(double speed) {
-    const auto threeTicks = std::chrono::milliseconds(static_cast<std::int64_t>(3 * 1000.0 / std::max(speed, 1e-3)));
-    return std::max<std::chrono::milliseconds>(kTwinActionTimeout, threeTicks);
-}
 constexpr std::chrono::milliseconds kControlTickPeriod{1000};
 
 std::string environment(const char* name) {
@@ -57,6 +48,13 @@ int lockAuditLog(const std::string& auditPath, std::string* error) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds twinActionTimeout(double speed) {
+    // A tick at 1,800 racks takes ~1 s: 10 s, and at least three ticks when a slow --speed spaces them out.
+    constexpr std::chrono::seconds kTwinActionTimeout{10};
+    const auto threeTicks = std::chrono::milliseconds(static_cast<std::int64_t>(3 * 1000.0 / std::max(speed, 1e-3)));
+    return std::max<std::chrono::milliseconds>(kTwinActionTimeout, threeTicks);
+}
 
 std::string defaultAuditLogPath() {
     if (const std::string state = environment("STATE_DIRECTORY"); !state.empty())
@@ -90,7 +88,7 @@ std::unique_ptr<FleetdControl> FleetdControl::create(const CommandLine& cl, sim:
     // Under --scheduler slurm the drains live in Slurm and survive fleetd by themselves, and
     // break/fix steps are Slurm's to run; on the twin alone, the twin runs them.
     if (!slurmStates) {
-        self->plane_->engine().setRepairBackend(self->twinControl_.get());
+        self->plane_->useSimulatorRepairs(self->twinControl_.get());
         self->restoreOperatorStates(twin);
     }
     return self;

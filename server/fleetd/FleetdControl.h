@@ -17,6 +17,7 @@
 #include "SlurmFleetOverlay.h"
 #include "TrayAutomation.h"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,9 @@ namespace watchfloor::server::fleetd {
 // Where the audit log goes without --audit-log: $STATE_DIRECTORY/audit.jsonl (systemd's
 // StateDirectory=), else $XDG_STATE_HOME or ~/.local/state + /watchfloor/fleetd-audit.jsonl.
 std::string defaultAuditLogPath();
+// How long a thread waits for the twin's tick to apply an action (an RPC, a BMC's reset); also
+// bounds how long shutdown can wait for an action in flight.
+std::chrono::milliseconds twinActionTimeout(double speed);
 
 class FleetdControl {
 public:

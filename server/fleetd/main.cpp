@@ -1,6 +1,7 @@
 // fleetd: the Watchfloor fleet service. Runs a fleet source (the digital twin or a real site) and
 // serves the watchfloor.v1 API until SIGTERM/SIGINT, or runs the twin headless and dumps its events.
 
+#include "BmcSession.h"
 #include "CommandLine.h"
 #include "DigitalTwin.h"
 #include "EventDump.h"
@@ -19,6 +20,7 @@
 #include "SlurmFleetOverlay.h"
 #include "StoreHistory.h"
 #include "TopologyFleetView.h"
+#include "TwinControlAdapter.h"
 
 #include <pthread.h>
 #include <systemd/sd-daemon.h>
@@ -92,6 +94,7 @@ private:
     std::unique_ptr<paging::MaintenanceSilencer> silencer_;
     std::unique_ptr<service::FleetdServer> server_;
     std::unique_ptr<exporters::ExporterServer> exporters_;
+    std::unique_ptr<sim::TwinControlAdapter> bmcRepairs_;  // the twin's steps behind its trays' BMCs
     std::unique_ptr<exporters::RedfishServer> redfish_;
 };
 
@@ -225,9 +228,23 @@ int Fleetd::serve(const fleetd::CommandLine& cl, const sigset_t& signals) {
         if (!exporters_) return exitWith(1, error);
         logLine(announce);
     }
-    // --serve-redfish: the twin's cooling as its CDUs' Redfish service.
+    // --serve-redfish: the twin's cooling as its CDUs' Redfish service, and every tray's BMC, whose
+    // resets are the twin's own break/fix steps (HTTP threads wait for the twin's tick, never the
+    // tick thread itself).
     if (!cl.redfishListen.empty()) {
-        redfish_ = exporters::startFleetdRedfish(server_->store(), cl.fleetFile, cl.redfishListen, &announce, &error);
+        exporters::TrayBmcOptions bmcs;
+        if (twin_) {
+            bmcRepairs_ = std::make_unique<sim::TwinControlAdapter>(*twin_, fleetd::twinActionTimeout(cl.speed));
+            bmcs.repairs = bmcRepairs_.get();
+        }
+        if (!cl.redfishCredentialsFile.empty()) {
+            const auto credentials = repair::readBmcCredentials(cl.redfishCredentialsFile, &error);
+            if (!credentials) return exitWith(2, error);
+            bmcs.user = credentials->user;
+            bmcs.password = credentials->password;
+        }
+        redfish_ = exporters::startFleetdRedfish(server_->store(), cl.fleetFile, cl.redfishListen, &announce, &error,
+                                                 bmcs);
         if (!redfish_) return exitWith(1, error);
         logLine(announce);
     }
