@@ -247,6 +247,7 @@ std::string AuditLog::toJsonLine(const AuditRecord& record, std::uint64_t seq) {
         appendJsonString(line, truncatedWithMarker(*value, kMaxFieldBytes));
     }
     if (!record.operationJson.empty()) line += ",\"operation\":" + record.operationJson;
+    if (!record.repairHandlesJson.empty()) line += ",\"repair_handles\":" + record.repairHandlesJson;
     line += '}';
     return line;
 }

@@ -30,6 +30,9 @@ struct AuditRecord {
     std::string peer;           // transport peer (e.g. "ipv4:127.0.0.1:50312"), untrusted
     std::string operationJson;  // the accepted Operation as protobuf JSON, so a restarted fleetd
                                 // knows which request ids it has already acted on
+    // A break/fix step's back-end handles, tray -> handle, as a JSON object ("started" records):
+    // what a restarted fleetd follows instead of starting the step again.
+    std::string repairHandlesJson;
 };
 
 // What open() found and repaired at the end of the file: a last line that had no newline or was

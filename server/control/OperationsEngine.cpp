@@ -31,6 +31,8 @@ constexpr std::uint32_t kDefaultPageSize = 100;
 constexpr std::uint32_t kMaxPageSize = 1000;
 // The audit decision written before an interrupted operation is run again.
 constexpr const char* kResumeDecision = "resume";
+// A break/fix step began on its back end; the record carries each tray's handle.
+constexpr const char* kRepairStartedDecision = "started";
 
 std::string trimmed(const std::string& text) {
     const auto first = std::find_if_not(text.begin(), text.end(), [](unsigned char c) { return std::isspace(c); });
@@ -163,6 +165,7 @@ struct OperationsEngine::Entry {
     bool effectApplied = false;         // the actuator reported success; a drain may still be DRAINING
     bool interrupted = false;           // accepted by an earlier run without a recorded outcome: to reconcile
     std::shared_ptr<RepairRun> repair;  // a break/fix operation this run started; advanced by tick()
+    std::map<std::string, std::string> repairHandles;  // tray -> its back end's handle, as audited
 };
 
 OperationsEngine::OperationsEngine(const FleetView& fleet, Actuator& actuator, AuditLog& audit, OperationsConfig config)
@@ -681,6 +684,22 @@ void OperationsEngine::auditResultLocked(Entry& entry) {
     pendingResults_.push_back(std::move(record));
 }
 
+void OperationsEngine::auditRepairStartedLocked(Entry& entry) {
+    const v1::Operation& op = entry.op;
+    AuditRecord record = auditRecord(op.principal(), op.role(), "", op.request(), kRepairStartedDecision);
+    google::protobuf::Struct handles;
+    std::string words;
+    for (const auto& [tray, handle] : entry.repairHandles) {
+        (*handles.mutable_fields())[tray].set_string_value(handle);
+        words += (words.empty() ? "" : ", ") + tray + " (" + handle + ")";
+    }
+    google::protobuf::util::MessageToJsonString(handles, &record.repairHandlesJson);
+    record.result =
+        stateName(op.state()) + ": started on " + (repair_ ? repair_->name() : std::string("?")) + ": " + words;
+    record.operationId = op.id();
+    pendingResults_.push_back(std::move(record));
+}
+
 void OperationsEngine::flushAudit() {
     // One flusher at a time, each taking every record queued so far: records reach the file in
     // the order the engine queued them, so an operation's results never appear out of order.
@@ -823,7 +842,16 @@ void OperationsEngine::tick() {
                 changes.push_back(op);
             } else if (op.state() == v1::OPERATION_STATE_RUNNING && entry.effectApplied &&
                        isRepairAction(op.request().type())) {
-                if (!entry.repair) {
+                if (!entry.repair && !entry.repairHandles.empty() && repair_) {
+                    // Started by an earlier fleetd that recorded its handles: follow the step
+                    // under them, never issue it twice.
+                    entry.repair = std::make_shared<RepairRun>(RepairRun::following(
+                        op, std::vector<std::string>(op.preview().trays().begin(), op.preview().trays().end()),
+                        entry.repairHandles, repair_->name()));
+                    op.set_progress_message(entry.repair->progressMessage());
+                    op.set_updated_unix_ms(now);
+                    changes.push_back(op);
+                } else if (!entry.repair) {
                     // Started by an earlier fleetd: a step is never issued twice, and this run
                     // cannot follow it (its back end's handle was not recorded yet).
                     finishLocked(entry, v1::OPERATION_STATE_FAILED,
@@ -869,6 +897,10 @@ void OperationsEngine::advanceRepairs(std::vector<v1::Operation>& changes) {
         if (found == byId_.end() || found->second->repair != run) continue;
         Entry& entry = *found->second;
         v1::Operation& op = entry.op;
+        if (auto handles = run->handles(); handles != entry.repairHandles) {
+            entry.repairHandles = std::move(handles);
+            auditRepairStartedLocked(entry);  // before its result: a restart follows what was started
+        }
         const std::string message = run->progressMessage();
         const v1::RepairOutcome outcome = run->outcome();
         const bool changed = message != op.progress_message() ||
@@ -893,6 +925,16 @@ namespace {
 std::string stringField(const google::protobuf::Struct& record, const char* key) {
     const auto found = record.fields().find(key);
     return found != record.fields().end() && found->second.has_string_value() ? found->second.string_value() : "";
+}
+
+// A "started" record's tray -> handle object.
+std::map<std::string, std::string> repairHandlesOf(const google::protobuf::Struct& record) {
+    std::map<std::string, std::string> handles;
+    const auto found = record.fields().find("repair_handles");
+    if (found == record.fields().end() || !found->second.has_struct_value()) return handles;
+    for (const auto& [tray, handle] : found->second.struct_value().fields())
+        if (handle.has_string_value() && !handle.string_value().empty()) handles[tray] = handle.string_value();
+    return handles;
 }
 
 }  // namespace
@@ -959,6 +1001,10 @@ RecoveryReport OperationsEngine::recoverLocked(const std::string& auditPath) {
             // is recorded it is as interrupted as before.
             if (id.empty() || decision == "deny" || decision == kResumeDecision) return;
             const auto found = byId_.find(id);
+            if (decision == kRepairStartedDecision) {
+                if (found != byId_.end()) found->second->repairHandles = repairHandlesOf(record);
+                return;
+            }
             if (found == byId_.end()) {
                 if (decision == "allow") adopt(record);
             } else {

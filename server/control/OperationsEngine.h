@@ -188,8 +188,9 @@ private:
     ActionOutcome dispatch(const watchfloor::v1::Operation& operation, const Caller& caller);
     ActionOutcome dispatchToScheduler(const watchfloor::v1::ActionRequest& request);
     void finishLocked(Entry& entry, watchfloor::v1::OperationState state, const std::string& message);
-    void auditResultLocked(Entry& entry);  // queues the record for flushAudit()
-    void flushAudit();                     // writes queued records in order; call without mutex_
+    void auditResultLocked(Entry& entry);         // queues the record for flushAudit()
+    void auditRepairStartedLocked(Entry& entry);  // the step's handles, queued likewise
+    void flushAudit();                            // writes queued records in order; call without mutex_
     // One interrupted operation; returns the verdict it was settled by.
     Reconciliation::Verdict reconcile(Entry& entry);
     [[nodiscard]] std::optional<std::string> auditResumption(Entry& entry, const std::string& found);  // error text

@@ -37,6 +37,36 @@ RepairRun::RepairRun(const v1::Operation& operation, std::vector<std::string> tr
     }
 }
 
+RepairRun RepairRun::following(const v1::Operation& operation, std::vector<std::string> trays,
+                               const std::map<std::string, std::string>& handles, const std::string& backend) {
+    RepairRun run(operation, std::move(trays));
+    for (Tray& tray : run.steps_) {
+        const auto handle = handles.find(tray.step.node);
+        if (handle != handles.end() && !handle->second.empty()) {
+            tray.stage = Stage::Started;
+            tray.progress.outcome.set_handle(handle->second);
+            tray.progress.outcome.set_backend(backend);
+            tray.progress.message = "fleetd restarted: following the " + run.verb() + " of " + tray.step.node +
+                                    " started before (" + handle->second + ")";
+        } else {
+            tray.stage = Stage::Finished;
+            tray.progress.finished = true;
+            tray.progress.message = "interrupted: fleetd restarted before the " + run.verb() + " of " + tray.step.node +
+                                    " was recorded as started; it is not started again. Check the "
+                                    "tray's state before acting again";
+        }
+    }
+    return run;
+}
+
+std::map<std::string, std::string> RepairRun::handles() const {
+    std::map<std::string, std::string> out;
+    for (const Tray& tray : steps_)
+        if (tray.stage != Stage::WaitingForDrain && !tray.progress.outcome.handle().empty())
+            out[tray.step.node] = tray.progress.outcome.handle();
+    return out;
+}
+
 std::string RepairRun::verb() const {
     switch (steps_.empty() ? v1::ACTION_TYPE_UNSPECIFIED : steps_.front().step.type) {
     case v1::ACTION_TYPE_RESET_GPU: return "GPU reset";

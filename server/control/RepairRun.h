@@ -9,6 +9,7 @@
 #include "RepairBackend.h"
 #include "watchfloor/v1/control.pb.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,11 @@ class RepairRun {
 public:
     // `trays`: the preview's (ActionPreview.trays). `operation` as accepted, reason attributed.
     RepairRun(const watchfloor::v1::Operation& operation, std::vector<std::string> trays);
+    // The run of an operation an earlier fleetd started: each tray with a handle the audit log
+    // recorded is followed under it (never started again); a tray without one was never started by
+    // a step this run could follow, so it ends not succeeded, saying so.
+    static RepairRun following(const watchfloor::v1::Operation& operation, std::vector<std::string> trays,
+                               const std::map<std::string, std::string>& handles, const std::string& backend);
 
     // Drains the trays a job still holds (the request asked to wait for it; the preview refused
     // it otherwise). A failed drain fails the run before anything was started.
@@ -33,6 +39,8 @@ public:
     // in output_tail, succeeded when all did.
     watchfloor::v1::RepairOutcome outcome() const;
     const std::vector<std::string>& trays() const { return trays_; }
+    // The back end's handle of every tray started so far, by tray: what a restarted fleetd follows.
+    std::map<std::string, std::string> handles() const;
 
 private:
     enum class Stage { WaitingForDrain, Started, Finished };

@@ -245,8 +245,6 @@ constexpr Rule kRules[] = {
     {kNotHeadlessPages, serving, "{} needs a running fleetd, not a headless --dump-events run"},
     {kTwinRedfish, [](const CommandLine& cl) { return serving(cl) && twinCl(cl); },
      "{} publishes the running digital twin's cooling; not with --dump-events or a real source"},
-    {kServedRedfish, [](const CommandLine& cl) { return !cl.redfishListen.empty(); },
-     "{} needs --serve-redfish HOST:PORT"},
     {kTwinPages, twinCl,
      "{} publishes the digital twin's values; fleetd reads a real source (--source scrape or prometheus=URL)"},
     {kScrape, [](const CommandLine& cl) { return cl.sources.scrape; }, "{} needs --source scrape"},
@@ -276,12 +274,14 @@ constexpr Rule kRules[] = {
      },
      "operator actions on a real fleet act through Slurm: add --scheduler slurm [--slurm-conf FILE] (or leave out "
      "--tokens)"},
+    {kServedRedfish, [](const CommandLine& cl) { return !cl.redfishListen.empty(); },
+     "{} needs --serve-redfish HOST:PORT"},
 };
 // One rule per Need bit, in the bits' order.
 constexpr bool oneRulePerNeed() {
     for (std::size_t i = 0; i < std::size(kRules); ++i)
         if (kRules[i].need != 1u << i) return false;
-    return std::size(kRules) == std::size_t(std::bit_width(std::uint32_t(kSlurmOnRealFleet)));
+    return std::size(kRules) == std::size_t(std::bit_width(std::uint32_t(kServedRedfish)));
 }
 static_assert(oneRulePerNeed());
 

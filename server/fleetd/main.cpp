@@ -243,8 +243,8 @@ int Fleetd::serve(const fleetd::CommandLine& cl, const sigset_t& signals) {
             bmcs.user = credentials->user;
             bmcs.password = credentials->password;
         }
-        redfish_ = exporters::startFleetdRedfish(server_->store(), cl.fleetFile, cl.redfishListen, &announce, &error,
-                                                 bmcs);
+        redfish_ =
+            exporters::startFleetdRedfish(server_->store(), cl.fleetFile, cl.redfishListen, &announce, &error, bmcs);
         if (!redfish_) return exitWith(1, error);
         logLine(announce);
     }

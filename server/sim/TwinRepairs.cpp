@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <string_view>
 #include <vector>
 
@@ -142,7 +143,11 @@ std::optional<DiagnosticFailure> diagnosticFinding(const TrayState& tray, std::u
 
 TwinRepairs::TwinRepairs(Rng rng, const FleetModel& model, TwinScheduler& clock, TelemetryPublisher& publisher,
                          ViewedTable<TrayState>& trays, const ViewedTable<RackStatus>& racks, RepairHost& host)
-    : rng_(rng), model_(model), clock_(clock), publisher_(publisher), trays_(trays), racks_(racks), host_(host) {}
+    : rng_(rng), model_(model), clock_(clock), publisher_(publisher), trays_(trays), racks_(racks), host_(host) {
+    // Not from the seeded generator: the twin's events stay the seed's, and a handle recorded by an
+    // earlier run (a restarted fleetd follows it) never names a step of this one.
+    runTag_ = std::to_string(std::random_device{}() % 1'000'000);
+}
 
 double TwinRepairs::meanSeconds(ActionType type, std::uint32_t diagnosticLevel) {
     switch (type) {
@@ -233,7 +238,7 @@ TwinActionResult TwinRepairs::start(const std::string& node, const TwinRepairReq
         return refuse(node + " is powered off after an over-temperature shutdown; it comes back once it has cooled");
 
     Step step;
-    step.handle = "twin-" + std::to_string(nextStep_++);
+    step.handle = "twin-" + runTag_ + "-" + std::to_string(nextStep_++);
     step.tray = t;
     step.request = request;
     step.reason = reason;

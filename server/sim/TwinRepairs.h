@@ -91,6 +91,7 @@ private:
     RepairHost& host_;
     std::map<std::uint32_t, Step> running_;  // by tray
     std::uint64_t nextStep_ = 1;
+    std::string runTag_;  // this twin's, in every handle: "twin-<tag>-<n>"
 
     mutable std::mutex mutex_;  // guards the view
     std::map<std::string, TwinRepairView> views_;
