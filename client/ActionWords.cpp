@@ -23,6 +23,14 @@ constexpr std::array kTargets{
     ActionTargetWords{Unknown, "", "the target", false, none, nullptr},
     ActionTargetWords{Node, "node_name", "node", false, [](const v1::ActionRequest& r) { return text(r.node_name()); },
                       [](v1::ActionRequest* r, const std::string& name) { r->set_node_name(name); }},
+    // The GPU's name as the topology spells it (tray name, "-g", tray-local index).
+    ActionTargetWords{TrayGpu, "node_name", "GPU", false,
+                      [](const v1::ActionRequest& r) {
+                          return r.has_gpu_index()
+                                     ? QStringLiteral("%1-g%2").arg(text(r.node_name())).arg(r.gpu_index())
+                                     : text(r.node_name());
+                      },
+                      [](v1::ActionRequest* r, const std::string& name) { r->set_node_name(name); }},
     ActionTargetWords{Job, "job_name", "job", false, [](const v1::ActionRequest& r) { return text(r.job_name()); },
                       [](v1::ActionRequest* r, const std::string& name) { r->set_job_name(name); }},
     ActionTargetWords{Rack, "rack_name", "rack", false, [](const v1::ActionRequest& r) { return text(r.rack_name()); },
@@ -42,6 +50,29 @@ constexpr std::array kTargets{
                       [](v1::ActionRequest* r, const std::string& name) { r->set_handoff_id(name); }},
     ActionTargetWords{Breaker, "", "the automation circuit breaker", false, none, nullptr},
 };
+
+// What every break/fix step asks besides the reason; a GPU reset adds the GPU, diagnostics the
+// level, a rack's power cycle the rack's name typed (as isolating it does).
+struct BreakFixInputs : ActionInputs {
+    constexpr BreakFixInputs() : ActionInputs{.waitForDrain = true, .afterRepair = true} {}
+    constexpr ActionInputs withGpu() const {
+        ActionInputs inputs = *this;
+        inputs.chooseGpu = true;
+        return inputs;
+    }
+    constexpr ActionInputs withLevel() const {
+        ActionInputs inputs = *this;
+        inputs.diagnosticLevel = true;
+        return inputs;
+    }
+    constexpr ActionInputs typingName(const char* why) const {
+        ActionInputs inputs = *this;
+        inputs.typeTargetName = true;
+        inputs.typeNameWhy = why;
+        return inputs;
+    }
+};
+constexpr BreakFixInputs kBreakFix;
 
 constexpr ActionInputs kOwnerAndNote{
     .showOwner = true, .note = Optional, .notePrompt = "What is being done, ticket, hand-over"};
@@ -111,23 +142,22 @@ constexpr std::array kActions{
                 "acknowledge shift handoffs",
                 Handoff, kOperator, {.note = Optional, .notePrompt = "Anything you take over differently"}},
     ActionWords{v1::ACTION_TYPE_RESET_GPU,
-                "Reset GPUs of", "Reset GPUs", "reset GPU", "reset", "reset GPUs",
-                Node, kOperator, {}},
+                "Reset GPU", "Reset GPU", "reset GPU", "reset", "reset GPUs",
+                TrayGpu, kOperator, kBreakFix.withGpu()},
     ActionWords{v1::ACTION_TYPE_REBOOT_NODE,
                 "Reboot", "Reboot", "reboot node", "rebooted", "reboot nodes",
-                Node, kOperator, {}},
+                Node, kOperator, kBreakFix},
     ActionWords{v1::ACTION_TYPE_POWER_CYCLE_NODE,
                 "Power-cycle", "Power-cycle", "power-cycle node", "power-cycled", "power-cycle nodes",
-                Node, kOperator, {}},
+                Node, kOperator, kBreakFix},
     ActionWords{v1::ACTION_TYPE_RUN_DIAGNOSTICS,
-                "Run diagnostics on", "Run diagnostics", "run diagnostics", "diagnosed", "run diagnostics",
-                Node, kOperator, {}},
+                "Run diagnostics", "Run diagnostics", "run diagnostics", "diagnosed", "run diagnostics",
+                Node, kOperator, kBreakFix.withLevel()},
     ActionWords{v1::ACTION_TYPE_POWER_CYCLE_RACK,
                 "Power-cycle rack", "Power-cycle", "power-cycle rack", "power-cycled", "power-cycle racks",
                 Rack, kOperator,
-                {.typeTargetName = true,
-                 .typeNameWhy = "Power-cycling a rack turns every tray's host power off and on: all its jobs stop. "
-                                "Type the rack's name exactly to confirm."}},
+                kBreakFix.typingName("Power-cycling a rack turns every tray's host power off and on: all its jobs "
+                                     "stop. Type the rack's name exactly to confirm.")},
 };
 // clang-format on
 

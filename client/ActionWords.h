@@ -21,6 +21,7 @@ namespace watchfloor::client {
 enum class ActionTargetKind {
     Unknown,            // a type this console does not know: "the target"
     Node,               // node_name: "node r01-n03"
+    TrayGpu,            // node_name and gpu_index: "GPU r01-n03-g2"; the tray's name when every GPU is meant
     Job,                // job_name: "job llm-405b-pretrain"
     Rack,               // rack_name: "rack r07"
     Event,              // event_id: "event 1234"
@@ -60,6 +61,12 @@ struct ActionInputs {
     bool showOwner = false;        // the caller becomes the owner
     NoteInput note = NoteInput::None;
     const char* notePrompt = "";  // the note's placeholder, before "(optional)" or "(required)"
+    // Break/fix (control.proto 50-54): which GPU of the tray (or all), whether to wait for the
+    // tray to drain (Slurm's ASAP), where the tray goes afterwards, the diagnostic level.
+    bool chooseGpu = false;
+    bool waitForDrain = false;
+    bool afterRepair = false;
+    bool diagnosticLevel = false;
 };
 
 struct ActionWords {

@@ -433,7 +433,8 @@ void EndpointFleet::heldChanged(fleetstate::ShiftHandoffs) {
 }
 
 void EndpointFleet::heldChanged(fleetstate::RepairCases) {
-    m_changes.fleetChanged = true;  // the Fleet page's repair numbers and the Repairs view follow fleet changes
+    m_changes.fleetChanged = true;    // the Fleet page's repair numbers and the Repairs view follow fleet changes
+    m_changes.repairsChanged = true;  // the cases' own views rebuild on this, not on every fleet change
 }
 
 const v1::MaintenanceWindow* EndpointFleet::rackMaintenance(std::uint32_t rackIndex) const {
@@ -478,8 +479,8 @@ void EndpointFleet::markAllDirty() {
 
 bool EndpointFleet::hasChanges() const {
     if (m_changes.topologyChanged || m_changes.jobsReset || m_changes.fleetChanged || m_changes.serverSecondTicked ||
-        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.telemetryChanged ||
-        m_changes.jobsAppended > 0) {
+        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.repairsChanged ||
+        m_changes.telemetryChanged || m_changes.jobsAppended > 0) {
         return true;
     }
     return std::find(m_dirtyRack.begin(), m_dirtyRack.end() - 1, 1) != m_dirtyRack.end() - 1 ||

@@ -61,6 +61,7 @@ public:
         bool serverSecondTicked = false;
         bool sourcesChanged = false;
         bool incidentsChanged = false;
+        bool repairsChanged = false;                // some repair case opened, took a step or closed
         bool telemetryChanged = false;              // some tray's telemetry health (EntityState.telemetry) changed
         std::vector<std::uint32_t> dirtyRackSlots;  // sorted
         std::vector<std::uint32_t> dirtyJobSlots;   // sorted

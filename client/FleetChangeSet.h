@@ -22,12 +22,14 @@ struct FleetChangeSet {
     QList<int> endpointsChanged;     // connection state or identity of these endpoints changed
     bool sourcesChanged = false;     // the status of some endpoint's telemetry sources changed
     bool incidentsChanged = false;   // some endpoint's incidents opened, changed or resolved
+    bool repairsChanged = false;     // some endpoint's repair cases opened, took a step or closed
     bool telemetryChanged = false;   // some scraped tray's telemetry health (silent / live, its targets) changed
 
     bool isEmpty() const {
         return !topologyChanged && !jobsReset && dirtyRackRows.empty() && dirtyJobRows.empty() && jobsAppended == 0 &&
                eventsAdded == 0 && eventsTrimmed == 0 && !fleetChanged && !freshnessTick &&
-               endpointsChanged.isEmpty() && !sourcesChanged && !incidentsChanged && !telemetryChanged;
+               endpointsChanged.isEmpty() && !sourcesChanged && !incidentsChanged && !repairsChanged &&
+               !telemetryChanged;
     }
 };
 

@@ -4,6 +4,7 @@
 #include "ControlClient.h"
 #include "FleetStore.h"
 #include "JobProgress.h"
+#include "RepairCases.h"
 
 #include <QDateTime>
 #include <QRegularExpression>
@@ -73,6 +74,65 @@ QString notesOf(const std::vector<const HandoffIncident*>& incidents, std::int64
                            .arg(incidentId(*i), utc(e.time_unix_ms()), QString::fromStdString(e.principal()),
                                 QString::fromStdString(e.text()));
     return out.isEmpty() ? out : QStringLiteral("\nNotes:\n\n") + out;
+}
+
+// Cases opened or closed in the period, and those open now; the period's fixes as MTTR and mix.
+QString repairsSection(const std::vector<HandoffRepair>& repairs, std::int64_t fleetFrom, std::int64_t fleetNow) {
+    std::vector<const HandoffRepair*> shown;
+    int opened = 0, fixed = 0, rma = 0, fixedAuto = 0;
+    double all = 0, automated = 0, manual = 0;
+    int byRung[v1::RepairRung_ARRAYSIZE] = {};
+    for (const HandoffRepair& r : repairs) {
+        const v1::RepairCase& c = r.repairCase;
+        const bool open = isOpenRepairCase(c);
+        const bool closedInPeriod = !open && c.closed_unix_ms() >= fleetFrom;
+        if (c.opened_unix_ms() >= fleetFrom) ++opened;
+        if (open || closedInPeriod || c.opened_unix_ms() >= fleetFrom) shown.push_back(&r);
+        if (!closedInPeriod) continue;
+        if (c.state() == v1::REPAIR_CASE_STATE_RMA) {
+            ++rma;
+            continue;
+        }
+        ++fixed;
+        const double took = double(c.closed_unix_ms() - c.opened_unix_ms()) / 1000.0;
+        all += took;
+        (c.automated() ? automated : manual) += took;
+        fixedAuto += c.automated() ? 1 : 0;
+        if (c.fixed_by() >= 0 && c.fixed_by() < v1::RepairRung_ARRAYSIZE) ++byRung[c.fixed_by()];
+    }
+    const auto mean = [](double sum, int n) { return formatRepairDuration(n > 0 ? sum / n : RepairSummary::kNaN); };
+    QString md = QStringLiteral("## Repairs (%1 opened, %2 closed in the period)\n\n").arg(opened).arg(fixed + rma);
+    if (shown.empty()) return md + QStringLiteral("None.\n\n");
+    md += QStringLiteral(
+              "Fixed %1 (MTTR %2; automated %3 in %4, manual %5 in %6) · sent to RMA %7 · "
+              "fixed by reset %8, reboot %9, power cycle %10, diagnostics only %11\n\n")
+              .arg(fixed)
+              .arg(mean(all, fixed), mean(automated, fixedAuto))
+              .arg(fixedAuto)
+              .arg(mean(manual, fixed - fixedAuto))
+              .arg(fixed - fixedAuto)
+              .arg(rma)
+              .arg(byRung[v1::REPAIR_RUNG_RESET_GPU])
+              .arg(byRung[v1::REPAIR_RUNG_REBOOT])
+              .arg(byRung[v1::REPAIR_RUNG_POWER_CYCLE])
+              .arg(byRung[v1::REPAIR_RUNG_DIAGNOSTICS]);
+    std::sort(shown.begin(), shown.end(), [](const HandoffRepair* a, const HandoffRepair* b) {
+        return a->repairCase.opened_unix_ms() != b->repairCase.opened_unix_ms()
+                   ? a->repairCase.opened_unix_ms() < b->repairCase.opened_unix_ms()
+                   : a->repairCase.id() < b->repairCase.id();
+    });
+    md += header({"Case", "Tray", "Fault", "State", "Step", "Opened", "Open for / took", "Owner"});
+    for (const HandoffRepair* r : shown) {
+        const v1::RepairCase& c = r->repairCase;
+        const std::int64_t end = isOpenRepairCase(c) ? fleetNow : c.closed_unix_ms();
+        const QString id =
+            r->endpoint.isEmpty() ? QString::number(c.id()) : QStringLiteral("%1/%2").arg(r->endpoint).arg(c.id());
+        md += row({id, QString::fromStdString(c.node_name()), QString::fromStdString(c.fault()),
+                   repairCaseStateLabel(c.state()) + (c.automated() ? QStringLiteral(" (auto)") : QString()),
+                   repairCaseStepText(c), utc(c.opened_unix_ms()), duration(end - c.opened_unix_ms()),
+                   repairCaseOwnerText(c)});
+    }
+    return md + QStringLiteral("\n");
 }
 
 QString postedSection(const std::vector<PostedHandoff>& posted, std::int64_t wallFrom) {
@@ -146,6 +206,7 @@ HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<Cont
         in.fleetNowUnixMs = std::max(in.fleetNowUnixMs, fleet.serverTimeUnixMs());
         const QString endpoint = store.endpointCount() > 1 ? store.endpointDisplayName(e) : QString();
         for (const auto& [id, incident] : fleet.incidents()) in.incidents.push_back({endpoint, incident});
+        for (const auto& [id, repairCase] : fleet.repairCases()) in.repairs.push_back({endpoint, repairCase});
         for (const auto& [id, window] : fleet.maintenanceWindows()) {
             if (window.state() != v1::MAINTENANCE_STATE_ACTIVE) continue;
             const QString why = QStringLiteral("maintenance until %1 (%2)")
@@ -261,6 +322,8 @@ QString handoffMarkdown(const HandoffInput& in) {
                        QString::fromStdString(op->request().reason())});
         md += QStringLiteral("\n");
     }
+
+    md += repairsSection(in.repairs, fleetFrom, in.fleetNowUnixMs);
 
     md += QStringLiteral("## Goodput per job (%1)\n\n").arg(in.jobs.size());
     if (in.jobs.empty()) {

@@ -1,6 +1,7 @@
 #pragma once
 // The shift handoff report: what the next shift needs from the last N hours — open incidents
-// with their owners and notes, incidents resolved in the period, operator actions, goodput per
+// with their owners and notes, incidents resolved in the period, operator actions, the repairs of
+// the period (cases opened and closed, MTTR automated against manual, the outcome mix), goodput per
 // job, racks isolated or in maintenance, and the note the outgoing operator leaves. Pure logic:
 // collectHandoff() reads the console's data (FleetStore, the control clients' operations) into a
 // plain HandoffInput, handoffMarkdown() writes it; ui/ renders the same Markdown to PDF.
@@ -43,6 +44,12 @@ struct HandoffIncident {
     watchfloor::v1::Incident incident;
 };
 
+// A repair case fleetd holds (fleet.proto RepairCase); times are fleet time, like incidents'.
+struct HandoffRepair {
+    QString endpoint;  // empty with one endpoint
+    watchfloor::v1::RepairCase repairCase;
+};
+
 // A handoff note stored in fleetd (ControlService POST_HANDOFF), as a console sees it.
 struct PostedHandoff {
     int endpoint = -1;
@@ -59,6 +66,7 @@ struct HandoffInput {
     std::int64_t wallNowUnixMs = 0;
     std::vector<HandoffIncident> incidents;             // every incident held
     std::vector<watchfloor::v1::Operation> operations;  // newest first, any age
+    std::vector<HandoffRepair> repairs;                 // every repair case held
     std::vector<HandoffJob> jobs;
     std::vector<HandoffRack> racksOut;
     QString note;                       // for the next shift
@@ -86,7 +94,8 @@ HandoffInput collectHandoff(const FleetStore& store, const QVector<QPointer<Cont
 // The report. Sections in this order: header, note, handoffs stored in fleetd (every
 // unacknowledged one and those posted in the period, with who acknowledged them and when), open
 // incidents (with their notes), resolved in the period, operator actions in the period (oldest
-// first), goodput per job, racks out.
+// first), repairs (cases opened or closed in the period and those still open: counts, MTTR of the
+// cases fixed in the period, automated and manual, and their outcome mix), goodput per job, racks out.
 QString handoffMarkdown(const HandoffInput& input);
 
 }  // namespace watchfloor::client

@@ -172,6 +172,10 @@ private slots:
             "| 2026-05-29 19:13 | bob | isolate rack | rack r03 | succeeded | bob: leak under r03 |\n"
             "| 2026-05-29 23:43 | alice | acknowledge incident | incident 7 | succeeded | alice: mine |\n"
             "\n"
+            "## Repairs (0 opened, 0 closed in the period)\n"
+            "\n"
+            "None.\n"
+            "\n"
             "## Goodput per job (3)\n"
             "\n"
             "| Job | State | GPUs | Goodput | Goodput, last hour |\n"
@@ -204,7 +208,7 @@ private slots:
         in.wallNowUnixMs = kWallNow;
         const QString md = client::handoffMarkdown(in);
         QVERIFY(md.contains(QStringLiteral("_No note._")));
-        QCOMPARE(md.count(QStringLiteral("None.")), 5);
+        QCOMPARE(md.count(QStringLiteral("None.")), 6);
         QVERIFY(!md.contains(QStringLiteral("handed off by")));
         QVERIFY(md.contains(QStringLiteral("## Handoff notes in fleetd (0)\n\nNone posted.\n")));
     }

@@ -3,8 +3,10 @@
 #include "ActionWording.h"
 
 #include "ControlClient.h"
+#include "RepairCases.h"
 #include "StateLabels.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -59,15 +61,13 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
     setMinimumWidth(560);
 
     auto* layout = new QVBoxLayout(this);
-    const QString target = client::actionTargetName(m_draft);
-    QString headingText = QStringLiteral("<b>%1</b>").arg(client::actionTitle(m_draft.type()).toHtmlEscaped());
-    if (!target.isEmpty()) headingText += QLatin1Char(' ') + target.toHtmlEscaped();
-    auto* heading = new QLabel(headingText, this);
-    heading->setTextFormat(Qt::RichText);
-    QFont headingFont = heading->font();
+    m_heading = new QLabel(this);
+    m_heading->setObjectName(QStringLiteral("actionHeading"));
+    m_heading->setTextFormat(Qt::RichText);
+    QFont headingFont = m_heading->font();
     headingFont.setPointSizeF(headingFont.pointSizeF() * 1.25);
-    heading->setFont(headingFont);
-    layout->addWidget(heading);
+    m_heading->setFont(headingFont);
+    layout->addWidget(m_heading);
 
     m_previewTitle = new QLabel(this);
     m_previewTitle->setEnabled(false);
@@ -83,6 +83,7 @@ ActionDialog::ActionDialog(client::ControlClient& control, v1::ActionRequest dra
     auto* form = new QFormLayout;
     buildInputs(form);
     layout->addLayout(form);
+    updateHeading();
 
     m_status->setObjectName(QStringLiteral("actionStatus"));
     m_status->setTextFormat(Qt::RichText);
@@ -140,6 +141,7 @@ void ActionDialog::buildInputs(QFormLayout* form) {
     if (inputs.excludeNodes) addExcludeInput(form);
     if (inputs.typeTargetName) addTypedNameInput(form, QString::fromUtf8(inputs.typeNameWhy));
     if (inputs.chooseLifecycle) addLifecycleInput(form);
+    addRepairInputs(form, inputs);
     if (inputs.showOwner) {
         const QString principal = m_control.principal();
         auto* owner =
@@ -210,6 +212,92 @@ void ActionDialog::addLifecycleInput(QFormLayout* form) {
     });
 }
 
+void ActionDialog::updateHeading() {
+    // The target as the request names it now: choosing GPU 2 makes it "Reset GPU r01-n03-g2".
+    const QString target = client::actionTargetName(m_draft);
+    QString text = QStringLiteral("<b>%1</b>").arg(client::actionTitle(m_draft.type()).toHtmlEscaped());
+    if (!target.isEmpty()) text += QLatin1Char(' ') + target.toHtmlEscaped();
+    if (m_gpu && !m_draft.has_gpu_index()) text += QStringLiteral(" (all GPUs)");
+    m_heading->setText(text);
+    setWindowTitle(QStringLiteral("%1 — Watchfloor").arg(actionHeading(m_draft)));
+}
+
+void ActionDialog::addRepairInputs(QFormLayout* form, const client::ActionInputs& inputs) {
+    if (inputs.chooseGpu) {
+        m_gpu = new QComboBox(this);
+        m_gpu->setObjectName(QStringLiteral("gpuBox"));
+        m_gpu->addItem(QStringLiteral("all GPUs of the tray"), -1);
+        for (int gpu = 0; gpu < 4; ++gpu) m_gpu->addItem(QStringLiteral("GPU %1").arg(gpu), gpu);
+        m_gpu->setCurrentIndex(m_draft.has_gpu_index() ? std::max(0, m_gpu->findData(int(m_draft.gpu_index()))) : 0);
+        m_gpu->setToolTip(
+            QStringLiteral("nvidia-smi -r -i GPU; all GPUs: without -i. No process may hold a GPU being reset."));
+        form->addRow(QStringLiteral("GPU"), m_gpu);
+        connect(m_gpu, &QComboBox::currentIndexChanged, this, &ActionDialog::repairInputsChanged);
+    }
+    if (inputs.diagnosticLevel) {
+        m_level = new QComboBox(this);
+        m_level->setObjectName(QStringLiteral("diagnosticLevelBox"));
+        m_level->addItem(QStringLiteral("1 — quick: deployment checks (seconds)"), 1);
+        m_level->addItem(QStringLiteral("2 — medium: + memory, PCIe (about 2 min)"), 2);
+        m_level->addItem(QStringLiteral("3 — long: + stress, NVLink, NCCL (about 15 min)"), 3);
+        m_level->addItem(QStringLiteral("4 — extra long: + memtest, pulse (1–2 h)"), 4);
+        const int level =
+            m_draft.diagnostic_level() >= 1 && m_draft.diagnostic_level() <= 4 ? int(m_draft.diagnostic_level()) : 2;
+        m_level->setCurrentIndex(std::max(0, m_level->findData(level)));
+        form->addRow(QStringLiteral("Diagnostic level"), m_level);
+        connect(m_level, &QComboBox::currentIndexChanged, this, &ActionDialog::repairInputsChanged);
+    }
+    if (inputs.waitForDrain) {
+        m_waitForDrain = new QCheckBox(QStringLiteral("Wait for the tray to drain (ASAP)"), this);
+        m_waitForDrain->setObjectName(QStringLiteral("waitForDrainBox"));
+        m_waitForDrain->setChecked(m_draft.wait_for_drain());
+        m_waitForDrain->setToolTip(
+            QStringLiteral("Drain now and run the step once no job holds the tray (Slurm's scontrol reboot ASAP). "
+                           "Unticked, fleetd refuses a tray a job still holds."));
+        form->addRow(QStringLiteral("Jobs"), m_waitForDrain);
+        connect(m_waitForDrain, &QCheckBox::toggled, this, &ActionDialog::repairInputsChanged);
+    }
+    if (inputs.afterRepair) {
+        m_afterRepair = new QComboBox(this);
+        m_afterRepair->setObjectName(QStringLiteral("afterRepairBox"));
+        for (v1::TrayAfterRepair after :
+             {v1::TRAY_AFTER_REPAIR_RESUME, v1::TRAY_AFTER_REPAIR_STAY_DRAINED, v1::TRAY_AFTER_REPAIR_DOWN})
+            m_afterRepair->addItem(client::trayAfterRepairLabel(after), int(after));
+        const v1::TrayAfterRepair after = m_draft.after_repair() == v1::TRAY_AFTER_REPAIR_UNSPECIFIED
+                                              ? v1::TRAY_AFTER_REPAIR_STAY_DRAINED
+                                              : m_draft.after_repair();
+        m_afterRepair->setCurrentIndex(std::max(0, m_afterRepair->findData(int(after))));
+        m_afterRepair->setToolTip(
+            QStringLiteral("Where the tray goes once the step ended: back in service only if it succeeded and the "
+                           "tray has no fault; held down, e.g. before an RMA."));
+        form->addRow(QStringLiteral("Afterwards"), m_afterRepair);
+        connect(m_afterRepair, &QComboBox::currentIndexChanged, this, &ActionDialog::repairInputsChanged);
+    }
+    // The draft holds what the inputs show from the start: the first preview asks about that.
+    writeRepairInputs();
+}
+
+void ActionDialog::writeRepairInputs() {
+    if (m_gpu) {
+        const int gpu = m_gpu->currentData().toInt();
+        if (gpu < 0)
+            m_draft.clear_gpu_index();
+        else
+            m_draft.set_gpu_index(std::uint32_t(gpu));
+    }
+    if (m_level) m_draft.set_diagnostic_level(std::uint32_t(m_level->currentData().toInt()));
+    if (m_waitForDrain) m_draft.set_wait_for_drain(m_waitForDrain->isChecked());
+    if (m_afterRepair) m_draft.set_after_repair(v1::TrayAfterRepair(m_afterRepair->currentData().toInt()));
+}
+
+void ActionDialog::repairInputsChanged() {
+    writeRepairInputs();
+    updateHeading();
+    m_confirm->setText(actionConfirmText(m_draft));
+    // The blast radius, the time out and where the tray goes depend on each of them.
+    if (m_phase == Phase::Ready || m_phase == Phase::PreviewFailed) refreshPreview();
+}
+
 void ActionDialog::addNoteInput(QFormLayout* form, const QString& placeholder) {
     m_note = new QLineEdit(this);
     m_note->setObjectName(QStringLiteral("noteEdit"));
@@ -258,6 +346,9 @@ void ActionDialog::setPhase(Phase phase) {
         phase == Phase::Previewing || phase == Phase::Ready || phase == Phase::PreviewFailed || phase == Phase::Refused;
     for (QLineEdit* edit : {m_reason, m_confirmName, m_exclude, m_note}) {
         if (edit) edit->setReadOnly(!editable);
+    }
+    for (QWidget* input : std::initializer_list<QWidget*>{m_gpu, m_level, m_waitForDrain, m_afterRepair}) {
+        if (input) input->setEnabled(editable);
     }
     const bool sentOnce = phase == Phase::Sending || phase == Phase::Following || phase == Phase::OutcomeUnknown;
     // Once a request left, closing the dialog does not take it back; say so.

@@ -2,7 +2,8 @@
 // The one dialog every operator action goes through (drain, resume, restart a job, isolate or
 // restore a rack, acknowledge an event). It fetches the blast-radius preview as it opens, wants a
 // reason (and what the action's row in client/ActionWords.h asks for: to isolate a rack, the
-// rack's name typed exactly; to add a note to an incident, the note), and only then enables the
+// rack's name typed exactly; to add a note to an incident, the note; for a break/fix step the GPU,
+// whether to wait for the drain, where the tray goes afterwards and the diagnostic level), and only then enables the
 // confirm button. Cancel is the default button, so Enter never confirms. It sends the preview's
 // state version so a target that changed meanwhile is refused, follows the operation live, and
 // never executes twice: the button is disabled while a request is in flight, and when the outcome
@@ -17,6 +18,7 @@
 
 #include <optional>
 
+class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QFormLayout;
@@ -69,6 +71,12 @@ public:
     QLineEdit* excludeEdit() const { return m_exclude; }          // nodes to avoid (restart job)
     QLineEdit* noteEdit() const { return m_note; }                // acknowledgements, incident steps
     QComboBox* lifecycleBox() const { return m_lifecycle; }       // the state to set (set lifecycle)
+    // Break/fix (control.proto 50-54): the GPU (data: tray-local index, -1 = all), wait for the
+    // drain (ASAP), where the tray goes afterwards (data: TrayAfterRepair), the diagnostic level.
+    QComboBox* gpuBox() const { return m_gpu; }
+    QCheckBox* waitForDrainBox() const { return m_waitForDrain; }
+    QComboBox* afterRepairBox() const { return m_afterRepair; }
+    QComboBox* diagnosticLevelBox() const { return m_level; }
 
 public slots:
     void refreshPreview();
@@ -84,6 +92,11 @@ private:
     void addExcludeInput(QFormLayout* form);
     void addTypedNameInput(QFormLayout* form, const QString& why);
     void addLifecycleInput(QFormLayout* form);
+    void addRepairInputs(QFormLayout* form, const client::ActionInputs& inputs);
+    // The break/fix inputs written into m_draft; the preview is asked again for what they change.
+    void repairInputsChanged();
+    void writeRepairInputs();
+    void updateHeading();
     // The one-line note (bounded below fleetd's 2,048 bytes) of acknowledgements and incident steps.
     void addNoteInput(QFormLayout* form, const QString& placeholder);
     void setPhase(Phase phase);
@@ -112,6 +125,11 @@ private:
     QLineEdit* m_exclude = nullptr;
     QLineEdit* m_note = nullptr;
     QComboBox* m_lifecycle = nullptr;
+    QComboBox* m_gpu = nullptr;
+    QCheckBox* m_waitForDrain = nullptr;
+    QComboBox* m_afterRepair = nullptr;
+    QComboBox* m_level = nullptr;
+    QLabel* m_heading = nullptr;
     bool m_noteRequired = false;  // the note is what the action records (add note to incident)
     QDialogButtonBox* m_buttons;
     QPushButton* m_confirm;

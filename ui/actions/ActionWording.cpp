@@ -2,6 +2,8 @@
 
 #include "FleetFormat.h"
 
+#include "RepairCases.h"
+
 #include "Theme.h"
 
 #include <QStringList>
@@ -51,6 +53,26 @@ QList<PreviewLine> previewLines(const v1::ActionPreview& preview) {
         const QString domain = QString::fromStdString(preview.nvlink_domain_after());
         lines.append({QStringLiteral("NVLink domain after"), domain, domain != QStringLiteral("NVL72")});
     }
+    // Break/fix steps: how long the tray is out for the step itself, which trays, and where they go.
+    if (preview.expected_out_of_service_s() > 0)
+        lines.append({QStringLiteral("Out of service for"),
+                      QStringLiteral("about %1 (the step itself, after any drain)")
+                          .arg(formatDuration(preview.expected_out_of_service_s())),
+                      false});
+    if (!preview.trays().empty()) {
+        QStringList trays;
+        for (const std::string& tray : preview.trays()) trays << QString::fromStdString(tray);
+        constexpr int kNamed = 4;
+        const QString named = trays.size() <= kNamed ? trays.join(QStringLiteral(", "))
+                                                     : QStringLiteral("%1 … (%2 trays)")
+                                                           .arg(trays.mid(0, kNamed - 1).join(QStringLiteral(", ")))
+                                                           .arg(trays.size());
+        lines.append({trays.size() == 1 ? QStringLiteral("Tray") : QStringLiteral("Trays"), named, trays.size() > 1});
+    }
+    if (preview.tray_after() != v1::TRAY_AFTER_REPAIR_UNSPECIFIED)
+        lines.append({QStringLiteral("Afterwards"),
+                      QStringLiteral("the tray %1").arg(client::trayAfterRepairLabel(preview.tray_after())),
+                      preview.tray_after() == v1::TRAY_AFTER_REPAIR_DOWN});
     if (preview.requires_approval())
         lines.append({QStringLiteral("Approval"), QStringLiteral("a second operator must approve"), true});
     return lines;

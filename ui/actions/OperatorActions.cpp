@@ -84,6 +84,7 @@ QList<ActionDraft> OperatorActions::draftsFor(EntityId entity) const {
         if (outOfService || state == v1::NODE_STATE_UNSPECIFIED)
             drafts << draft(endpoint, v1::ACTION_TYPE_RESUME_NODE, name);
         drafts << lifecycleDraft(endpoint, subject, name);
+        drafts = repairStepForTray(subject) + drafts;
         break;
     }
     case v1::ENTITY_KIND_RACK: {
@@ -129,7 +130,25 @@ QList<ActionDraft> OperatorActions::draftsForEvent(quint64 eventSerial) const {
     if (event->event.cause() == "automation_circuit_breaker" &&
         client::roleMayRun(client->role(), v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER))
         drafts << draft(event->endpoint, v1::ACTION_TYPE_RESET_CIRCUIT_BREAKER, {});
-    return drafts;
+    return repairStepForEvent(eventSerial) + drafts;
+}
+
+QList<ActionDraft> OperatorActions::repairDraft(const std::optional<client::RepairStepProposal>& step) const {
+    if (!step || !actorFor(step->tray.endpoint)) return {};
+    ActionDraft d;
+    d.endpoint = step->tray.endpoint;
+    d.request = client::repairStepRequest(*step);
+    d.label = client::repairStepLabel(*step) + QStringLiteral("…");
+    return {d};
+}
+
+QList<ActionDraft> OperatorActions::repairStepForEvent(quint64 eventSerial) const {
+    const client::StoredEvent* event = m_store.eventBySerial(eventSerial);
+    return event ? repairDraft(client::repairStepForEvent(m_store, *event)) : QList<ActionDraft>{};
+}
+
+QList<ActionDraft> OperatorActions::repairStepForTray(EntityId tray) const {
+    return tray.isValid() ? repairDraft(client::repairStepForTray(m_store, tray)) : QList<ActionDraft>{};
 }
 
 QList<ActionDraft> OperatorActions::draftsForIncident(int endpoint, const v1::Incident& incident) const {

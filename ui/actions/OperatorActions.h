@@ -6,6 +6,7 @@
 
 #include "ActionWording.h"
 #include "EntityId.h"
+#include "RepairCases.h"
 
 #include "watchfloor/v1/control.pb.h"
 
@@ -55,6 +56,12 @@ public:
     // The lifecycle steps fleetd allows the incident in its state: acknowledge (OPEN), mark
     // mitigated (OPEN, ACKNOWLEDGED), resolve (not resolved, no member active), add a note.
     QList<ActionDraft> draftsForIncident(int endpoint, const watchfloor::v1::Incident& incident) const;
+    // The break/fix step recommended for an Xid event (by store serial) or a tray (or its GPU):
+    // the tray's open repair case's next rung, else the first rung of the Xid's bucket
+    // (client/RepairCases.h). At most one draft; none for another event, a bucket that is no
+    // repair, a step already running, or an operator who may not act there.
+    QList<ActionDraft> repairStepForEvent(quint64 eventSerial) const;
+    QList<ActionDraft> repairStepForTray(client::EntityId tray) const;
     // The first endpoint this operator may act on, or -1.
     int firstActableEndpoint() const;
     // Posting the handoff note (one line, as fleetd stores it) for the period to the first
@@ -87,6 +94,7 @@ signals:
 private:
     // `target`: the name the type's target field takes (a node, job, rack, handoff); empty for none.
     ActionDraft draft(int endpoint, watchfloor::v1::ActionType type, const QString& target) const;
+    QList<ActionDraft> repairDraft(const std::optional<client::RepairStepProposal>& step) const;
     ActionDraft lifecycleDraft(int endpoint, client::EntityId tray, const QString& name) const;
 
     const client::FleetStore& m_store;

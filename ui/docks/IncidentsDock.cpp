@@ -1,5 +1,6 @@
 #include "IncidentsDock.h"
 
+#include "ActionBar.h"
 #include "EntityNavigation.h"
 #include "FleetFormat.h"
 #include "IncidentList.h"
@@ -16,6 +17,7 @@
 #include <QMenu>
 #include <QSplitter>
 #include <QTreeWidget>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <chrono>
@@ -43,7 +45,8 @@ IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* a
       m_store(store),
       m_actions(actions),
       m_tree(new QTreeWidget(this)),
-      m_list(new QListWidget(this)) {
+      m_list(new QListWidget(this)),
+      m_stepBar(new ActionBar(actions, this)) {
     setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetFloatable);
     m_tree->setHeaderHidden(true);
     m_tree->setColumnCount(1);
@@ -71,12 +74,35 @@ IncidentsDock::IncidentsDock(const client::FleetStore& store, OperatorActions* a
     split->addWidget(m_list);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
-    setWidget(split);
+    auto* body = new QWidget(this);
+    auto* bodyLayout = new QVBoxLayout(body);
+    bodyLayout->setContentsMargins(0, 0, 0, 0);
+    bodyLayout->setSpacing(4);
+    bodyLayout->addWidget(split, 1);
+    m_stepBar->setObjectName(QStringLiteral("alertStepBar"));
+    m_stepBar->setToolTip(
+        QStringLiteral("The selected Xid's recommended step: its tray's repair case's next rung, "
+                       "else NVIDIA's first action for the Xid"));
+    m_stepBar->setDraftSource([this] {
+        return m_actions && m_selectedSerial ? m_actions->repairStepForEvent(m_selectedSerial) : QList<ActionDraft>{};
+    });
+    bodyLayout->addWidget(m_stepBar);
+    setWidget(body);
+    auto follow = [this](quint64 serial) {
+        m_selectedSerial = serial;
+        m_stepBar->refresh();
+    };
+    connect(m_list, &QListWidget::currentItemChanged, this,
+            [follow](QListWidgetItem* item) { follow(item ? item->data(kSerialRole).toULongLong() : 0); });
+    connect(m_tree, &QTreeWidget::currentItemChanged, this,
+            [follow](QTreeWidgetItem* item) { follow(item ? item->data(0, kSerialRole).toULongLong() : 0); });
     setMinimumWidth(320);
     m_tree->viewport()->installEventFilter(this);
     connect(&store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
         if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0 || changes.topologyChanged || changes.incidentsChanged)
             rebuild();
+        // A case's next rung moves as its steps run; a trimmed event takes its step with it.
+        if (changes.repairsChanged || changes.eventsTrimmed > 0 || !changes.dirtyRackRows.empty()) m_stepBar->refresh();
     });
     connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         const client::StoredEvent* event = m_store.eventBySerial(item->data(kSerialRole).toULongLong());
@@ -175,6 +201,8 @@ void IncidentsDock::rebuildIncidents(std::vector<std::uint64_t>* memberKeys) {
 
 void IncidentsDock::rebuild() {
     if (!m_theme) return;
+    // Rebuilding clears the lists and with them the selection: the selected alert is selected again.
+    const quint64 selected = m_selectedSerial;
     std::vector<std::uint64_t> members;
     rebuildIncidents(&members);
     fitIncidentRows();
@@ -196,7 +224,13 @@ void IncidentsDock::rebuild() {
         item->setData(kSerialRole, serial);
         item->setToolTip(
             QStringLiteral("%1 — %2").arg(client::toString(e.severity()), QString::fromStdString(e.message())));
+        if (serial == selected) m_list->setCurrentItem(item);
     }
+    for (int row = 0; selected && row < m_tree->topLevelItemCount(); ++row)
+        for (int member = 0; member < m_tree->topLevelItem(row)->childCount(); ++member)
+            if (QTreeWidgetItem* child = m_tree->topLevelItem(row)->child(member);
+                child->data(0, kSerialRole).toULongLong() == selected)
+                m_tree->setCurrentItem(child);
     int open = 0;
     for (int endpoint = 0; endpoint < m_store.endpointCount(); ++endpoint)
         open += int(m_store.endpointFleet(endpoint).openIncidentCount());
@@ -232,6 +266,8 @@ void IncidentsDock::populateIncidentMenu(QMenu& menu, int row) {
     menu.addAction(QStringLiteral("Copy title"), [title] { QApplication::clipboard()->setText(title); });
     if (m_actions) m_actions->addToMenu(menu, m_actions->draftsForIncident(endpoint, found->second), window());
 }
+
+void IncidentsDock::selectAlert(int row) { m_list->setCurrentRow(row); }
 
 bool IncidentsDock::openIncident(int row) {
     QTreeWidgetItem* item = row >= 0 ? m_tree->topLevelItem(row) : nullptr;

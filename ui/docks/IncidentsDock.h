@@ -4,7 +4,8 @@
 // member events. Below, the warning and critical events that belong to no incident, newest
 // first. Double-click (or Enter) opens the incident's page (an alert: its entity's page); an
 // incident's context menu opens it or its cause, an alert's copies the entity name or the message
-// and, for an operator, acknowledges the event.
+// and, for an operator, acknowledges the event. Under the lists, the selected Xid's recommended
+// break/fix step as a button ("Power-cycle r01-n04…"), for an operator only.
 
 #include "NavigationHistory.h"
 
@@ -24,6 +25,7 @@ class Theme;
 
 namespace watchfloor::ui {
 
+class ActionBar;
 class OperatorActions;
 
 class IncidentsDock : public QDockWidget {
@@ -42,6 +44,10 @@ public:
     void populateIncidentMenu(QMenu& menu, int row);
     // Asks for the Incident page of that incident row; false for no such row.
     bool openIncident(int row);
+    // The selected alert's (or incident member's) recommended break/fix step; hidden without one.
+    ActionBar* stepBar() const { return m_stepBar; }
+    // Selects the alert row (list of alerts in no incident) as a click does.
+    void selectAlert(int row);
 
 signals:
     void navigationRequested(const watchfloor::ui::Location& location);
@@ -60,6 +66,8 @@ private:
     const widgets::Theme* m_theme = nullptr;
     QTreeWidget* m_tree;
     QListWidget* m_list;
+    ActionBar* m_stepBar;
+    quint64 m_selectedSerial = 0;  // the selected event (store serial); 0 = none
 };
 
 }  // namespace watchfloor::ui

@@ -15,6 +15,7 @@ QString pageKey(PageId page) {
     case PageId::Events: return QStringLiteral("events");
     case PageId::Sources: return QStringLiteral("sources");
     case PageId::Audit: return QStringLiteral("audit");
+    case PageId::Repairs: return QStringLiteral("repairs");
     case PageId::Incident: return QStringLiteral("incident");
     }
     return {};

@@ -1,5 +1,6 @@
 #include "EventsPage.h"
 
+#include "ActionBar.h"
 #include "EntityNavigation.h"
 #include "EntityTableView.h"
 #include "EventAcknowledgements.h"
@@ -15,6 +16,7 @@
 
 #include <QComboBox>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QSortFilterProxyModel>
@@ -36,7 +38,8 @@ EventsPage::EventsPage(const PageContext& context, QWidget* parent)
       m_acknowledgements(new EventAcknowledgements(context.controls, this)),
       m_acknowledged(new AcknowledgedEventsProxy(m_store, *m_acknowledgements, client::EventListModel::Message, this)),
       m_filter(new client::EventFilterProxyModel(m_store, this)),
-      m_table(nullptr) {
+      m_table(nullptr),
+      m_stepBar(new ActionBar(context.actions)) {
     m_acknowledged->setSourceModel(m_model);
     m_filter->setSourceModel(m_acknowledged);
     m_table = new EntityTableView(m_store, m_filter, this);
@@ -55,6 +58,15 @@ EventsPage::EventsPage(const PageContext& context, QWidget* parent)
     m_entityEdit->setPlaceholderText(QStringLiteral("Entity (rack, node, GPU, job …)"));
     m_entityEdit->setClearButtonEnabled(true);
     m_entityEdit->setMinimumWidth(220);
+    m_stepBar->setObjectName(QStringLiteral("eventStepBar"));
+    m_stepBar->setDraftSource([this] {
+        const QModelIndex current = m_table->selectionModel()->currentIndex();
+        const quint64 serial =
+            current.isValid() ? m_table->proxy()->index(current.row(), 0).data(client::EventSerialRole).toULongLong()
+                              : 0;
+        return m_actions && serial ? m_actions->repairStepForEvent(serial) : QList<ActionDraft>{};
+    });
+    m_header->addControl(m_stepBar);
     m_header->addControl(m_severityBox);
     m_header->addControl(m_typeBox);
     m_header->addControl(m_entityEdit);
@@ -85,8 +97,10 @@ EventsPage::EventsPage(const PageContext& context, QWidget* parent)
         const quint64 serial = m_table->proxy()->index(row, 0).data(client::EventSerialRole).toULongLong();
         m_actions->addToMenu(menu, m_actions->draftsForEvent(serial), window());
     });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, m_stepBar, &ActionBar::refresh);
     connect(&m_store, &client::FleetStore::changed, this, [this](const client::FleetChangeSet& changes) {
         if (changes.eventsAdded > 0 || changes.eventsTrimmed > 0) updateSummary();
+        if (changes.repairsChanged || changes.eventsTrimmed > 0 || !changes.dirtyRackRows.empty()) m_stepBar->refresh();
     });
     updateSummary();
 }

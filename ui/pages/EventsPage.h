@@ -1,7 +1,8 @@
 #pragma once
 // Events page: one timeline of Xids, throttling, link flaps, leaks, CDU alarms, stragglers, job
 // restarts and automated actions, newest first; filter by severity, type and entity (an entity
-// includes everything inside it); double-click jumps to the entity.
+// includes everything inside it); double-click jumps to the entity. The selected Xid's recommended
+// break/fix step is a button in the header (and in the row's menu), for an operator only.
 
 #include "Page.h"
 #include "PageContext.h"
@@ -20,6 +21,7 @@ struct FleetChangeSet;
 namespace watchfloor::ui {
 
 class AcknowledgedEventsProxy;
+class ActionBar;
 class EntityTableView;
 class EventAcknowledgements;
 class OperatorActions;
@@ -42,6 +44,7 @@ public:
     int visibleEventCount() const;
     EntityTableView* table() const { return m_table; }
     AcknowledgedEventsProxy* acknowledgedEvents() const { return m_acknowledged; }
+    ActionBar* stepBar() const { return m_stepBar; }
 
 private:
     void updateSummary();
@@ -58,6 +61,7 @@ private:
     AcknowledgedEventsProxy* m_acknowledged;
     client::EventFilterProxyModel* m_filter;
     EntityTableView* m_table;
+    ActionBar* m_stepBar;
 };
 
 }  // namespace watchfloor::ui

@@ -11,12 +11,14 @@
 #include "FleetRankings.h"
 #include "FleetStore.h"
 #include "RackMapWidget.h"
+#include "RepairCases.h"
 #include "SourceHealth.h"
 
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QListWidget>
 #include <QMenu>
 #include <QVBoxLayout>
@@ -54,7 +56,8 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
       m_lensBox(new QComboBox),
       m_map(new widgets::RackMapWidget(this)),
       m_attention(new QListWidget(this)),
-      m_drains(new QListWidget(this)) {
+      m_drains(new QListWidget(this)),
+      m_repairs(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
@@ -89,6 +92,11 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
         QStringLiteral("breaker"), QStringLiteral("Automation breaker"),
         QStringLiteral("fleetd's automatic draining and its circuit breaker: closed (acting), tripped (refusing "
                        "until an admin resets it), off"));
+    m_kpis->addCard(QStringLiteral("mttr"), QStringLiteral("MTTR"),
+                    QStringLiteral("Mean time to repair: from a tray's fault to the tray back in production, over the "
+                                   "repair cases fixed in fleetd's window; automated (every step by fleetd "
+                                   "--auto-remediate) against manual. The Repairs page lists the cases."));
+    m_kpis->setCardVisible(QStringLiteral("mttr"), false);
     layout->addWidget(m_kpis);
 
     auto* body = new QHBoxLayout;
@@ -117,6 +125,14 @@ FleetPage::FleetPage(const PageContext& context, QWidget* parent)
                        "health check or automation. Automation never resumes a person's drain. "
                        "Double-click to open the rack."));
     side->addWidget(m_drains, 1);
+    m_repairs->setObjectName(QStringLiteral("repairMix"));
+    m_repairs->setWordWrap(true);
+    m_repairs->setMaximumWidth(380);
+    m_repairs->setToolTip(
+        QStringLiteral("Repair cases fixed in fleetd's window by the highest rung they needed, trays sent to RMA, "
+                       "and the cases open now. The Repairs page lists them."));
+    m_repairs->hide();
+    side->addWidget(m_repairs);
     body->addLayout(side);
     layout->addLayout(body, 1);
 
@@ -188,6 +204,7 @@ void FleetPage::applyTheme(const widgets::Theme& theme) {
     m_header->applyTheme(theme);
     m_attention->setFont(theme.font(9.5));  // scales with the wall display's large type
     m_drains->setFont(theme.font(9.5));
+    m_repairs->setFont(theme.font(9.5));
     applyScale();
     refreshAttention();
 }
@@ -360,7 +377,31 @@ void FleetPage::refreshKpis() {
               KpiLevel::Critical);
     refreshSilentHosts();
     refreshAutomation();
+    refreshRepairs();
 }
+
+// Shown only where fleetd keeps repair cases (operator actions on): elsewhere "no MTTR" would
+// claim a watch nobody keeps.
+void FleetPage::refreshRepairs() {
+    const client::RepairSummary s = client::summarizeRepairs(m_store);
+    m_kpis->setCardVisible(QStringLiteral("mttr"), s.any());
+    m_repairs->setVisible(s.any());
+    if (!s.any()) return;
+    m_kpis->setCard(
+        QStringLiteral("mttr"), client::formatRepairDuration(s.mttrS),
+        QStringLiteral("auto %1 · manual %2 · %3 open")
+            .arg(client::formatRepairDuration(s.mttrAutomatedS), client::formatRepairDuration(s.mttrManualS))
+            .arg(s.open),
+        std::isnan(s.mttrS) ? KpiLevel::Missing : KpiLevel::Neutral);
+    m_repairs->setText(QStringLiteral("<b>Repairs</b> (last %1): %2 fixed — %3 · %4 open, %5 GPU-h out")
+                           .arg(client::formatRepairDuration(double(s.windowS)))
+                           .arg(s.fixed)
+                           .arg(client::repairOutcomeMix(s).toHtmlEscaped())
+                           .arg(s.open)
+                           .arg(s.outOfServiceGpuHours, 0, 'f', 1));
+}
+
+QString FleetPage::repairLine() const { return m_repairs->isHidden() ? QString() : m_repairs->text(); }
 
 void FleetPage::refreshAutomation() {
     const BreakerCard breaker = breakerCard(m_store);

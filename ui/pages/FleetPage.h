@@ -10,6 +10,7 @@
 
 class QComboBox;
 class QMenu;
+class QLabel;
 class QListWidget;
 
 namespace watchfloor::client {
@@ -48,6 +49,8 @@ public:
     QListWidget* drainList() const { return m_drains; }
     // The "Needs attention" lines, top first.
     QStringList attentionLines() const;
+    // The fleet's repairs under the trays out of service: fixed cases by rung, RMA, open cases.
+    QString repairLine() const;
     QString headerSummary() const;
 
 private:
@@ -60,6 +63,7 @@ private:
     void refreshStatuses();
     void refreshKpis();
     void refreshSilentHosts();
+    void refreshRepairs();
     void refreshAutomation();  // the breaker card and who holds each tray out of service
     void refreshAttention();
     void applyScale();
@@ -74,6 +78,7 @@ private:
     widgets::RackMapWidget* m_map;
     QListWidget* m_attention;
     QListWidget* m_drains;
+    QLabel* m_repairs;
     client::RackJobs m_jobs;
     QString m_lensKey = QStringLiteral("health");
     QString m_entity;

@@ -13,6 +13,7 @@ Page* createPage(PageId id, const PageContext& context, QWidget* parent) {
     case PageId::Events: return new EventsPage(context, parent);
     case PageId::Sources: return new SourcesPage(context, parent);
     case PageId::Audit: return new AuditPage(context, parent);
+    case PageId::Repairs: return new RepairsPage(context, parent);
     case PageId::Incident: return new IncidentPage(context, parent);
     }
     return new FleetPage(context, parent);

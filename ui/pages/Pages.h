@@ -10,6 +10,7 @@
 #include "JobsPage.h"
 #include "LinksPage.h"
 #include "RackPage.h"
+#include "RepairsPage.h"
 #include "SourcesPage.h"
 
 namespace watchfloor::ui {

@@ -9,6 +9,7 @@
 #include "PageHeader.h"
 #include "RackElevationBinding.h"
 #include "RackThresholds.h"
+#include "RepairCaseView.h"
 
 #include "FleetRankings.h"
 #include "FleetStore.h"
@@ -16,6 +17,7 @@
 #include "LegendWidget.h"
 #include "NodeTableModel.h"
 #include "RackElevationWidget.h"
+#include "RepairCases.h"
 #include "XidFilter.h"
 
 #include <QApplication>
@@ -73,7 +75,11 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
       m_nodes(new EntityTableView(m_store, m_nodeModel, this)),
       m_xids(new QTableWidget(0, 5, this)),
       m_jobs(new QTableWidget(0, 4, this)),
-      m_actionBar(new ActionBar(context.actions, this)) {
+      m_actionBar(new ActionBar(context.actions, this)),
+      m_repairPanel(new QWidget(this)),
+      m_repairTitle(nullptr),
+      m_repairCase(new RepairCaseView(3, m_repairPanel)),
+      m_repairStep(new ActionBar(context.actions, m_repairPanel)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
@@ -106,6 +112,22 @@ RackPage::RackPage(const PageContext& context, QWidget* parent)
     rightLayout->addWidget(makeSectionTitle(QStringLiteral("Compute trays"), right));
     m_nodes->setObjectName(QStringLiteral("rackNodes"));
     rightLayout->addWidget(m_nodes, 3);
+    m_repairPanel->setObjectName(QStringLiteral("rackRepairCase"));
+    auto* repairLayout = new QVBoxLayout(m_repairPanel);
+    repairLayout->setContentsMargins(0, 0, 0, 0);
+    repairLayout->setSpacing(4);
+    auto* repairHead = new QHBoxLayout;
+    m_repairTitle = makeSectionTitle(QStringLiteral("Repair case"), m_repairPanel);
+    repairHead->addWidget(m_repairTitle);
+    repairHead->addStretch(1);
+    m_repairStep->setObjectName(QStringLiteral("rackRepairStep"));
+    m_repairStep->setDraftSource(
+        [this] { return m_actions ? m_actions->repairStepForTray(selectedTray()) : QList<ActionDraft>{}; });
+    repairHead->addWidget(m_repairStep);
+    repairLayout->addLayout(repairHead);
+    repairLayout->addWidget(m_repairCase);
+    m_repairPanel->hide();
+    rightLayout->addWidget(m_repairPanel);
     rightLayout->addWidget(makeSectionTitle(QStringLiteral("Recent Xids and recommended action"), right));
     m_xids->setObjectName(QStringLiteral("rackXids"));
     m_xids->setHorizontalHeaderLabels({QStringLiteral("Time"), QStringLiteral("GPU"), QStringLiteral("Xid"),
@@ -220,6 +242,29 @@ void RackPage::populateElevationMenu(QMenu& menu, const QPoint& pos) {
     if (m_actions) m_actions->addToMenu(menu, m_actions->draftsFor(m_store.findByName(name)), window());
 }
 
+client::EntityId RackPage::selectedTray() const {
+    const QModelIndex current = m_nodes->selectionModel()->currentIndex();
+    return current.isValid() ? m_nodes->entityAtRow(current.row()) : EntityId{};
+}
+
+void RackPage::refreshRepairCase() {
+    const EntityId tray = selectedTray();
+    const std::vector<const v1::RepairCase*> cases = client::repairCasesOf(m_store, tray);
+    if (cases.empty()) {
+        m_repairPanel->hide();
+        m_repairStep->refresh();
+        return;
+    }
+    // The open case, else the newest closed one: how the tray's last repair ended.
+    const v1::RepairCase* shown = client::openRepairCase(m_store, tray);
+    if (!shown) shown = cases.front();
+    const client::RepairCaseRow row = client::repairCaseRow(m_store, tray.endpoint, *shown);
+    m_repairTitle->setText(QStringLiteral("Repair case %1 · %2").arg(shown->id()).arg(row.trayName));
+    m_repairCase->setCase(row);
+    m_repairPanel->show();
+    m_repairStep->refresh();
+}
+
 void RackPage::updateActionBar() {
     QList<EntityId> entities;
     const QModelIndex current = m_nodes->selectionModel()->currentIndex();
@@ -227,6 +272,7 @@ void RackPage::updateActionBar() {
         entities << m_nodes->entityAtRow(current.row());
     if (m_rack.isValid()) entities << m_rack;
     m_actionBar->setEntities(entities);
+    refreshRepairCase();
 }
 
 void RackPage::applyTheme(const widgets::Theme& theme) {
@@ -259,7 +305,7 @@ void RackPage::onStoreChanged(const client::FleetChangeSet& changes) {
     const int row = m_rack.isValid() ? m_store.rackRow(m_rack) : -1;
     const bool mine = row >= 0 && std::binary_search(changes.dirtyRackRows.begin(), changes.dirtyRackRows.end(), row);
     if (mine || changes.topologyChanged || changes.eventsAdded > 0 || changes.freshnessTick ||
-        !changes.dirtyJobRows.empty() || changes.jobsReset) {
+        !changes.dirtyJobRows.empty() || changes.jobsReset || changes.repairsChanged) {
         m_dirty = true;
         if (isActive()) refresh();
     }

@@ -3,7 +3,8 @@
 // Xids with NVIDIA's recommended action, the rack's cooling and power, and the jobs on it.
 // The page lays these out and wires navigation and actions; what it shows comes from parts tested
 // alone: rackElevation() (RackElevationBinding), the KPI colours (RackThresholds) and the Xid
-// list (client/XidFilter).
+// list (client/XidFilter). Under the trays, the selected tray's repair case (RepairCaseView, compact)
+// with the ladder's next step as a button; hidden while the tray has none.
 
 #include "Page.h"
 #include "PageContext.h"
@@ -11,6 +12,7 @@
 #include "EntityId.h"
 
 class QComboBox;
+class QLabel;
 class QMenu;
 class QTableWidget;
 
@@ -30,6 +32,7 @@ class EntityTableView;
 class KpiStrip;
 class OperatorActions;
 class PageHeader;
+class RepairCaseView;
 
 class RackPage : public Page {
     Q_OBJECT
@@ -49,6 +52,10 @@ public:
     int xidRowCount() const;
     EntityTableView* nodesTable() const { return m_nodes; }
     ActionBar* actionBar() const { return m_actionBar; }
+    // The selected tray's repair case and its next step; hidden without a case.
+    QWidget* repairPanel() const { return m_repairPanel; }
+    RepairCaseView* repairCase() const { return m_repairCase; }
+    ActionBar* repairStepBar() const { return m_repairStep; }
     // The elevation's context menu at `pos`: the tray (or GPU's tray) under it, else the rack.
     void populateElevationMenu(QMenu& menu, const QPoint& pos);
 
@@ -61,6 +68,8 @@ private:
     void refreshJobs();
     void applyScale();
     void updateActionBar();
+    void refreshRepairCase();
+    client::EntityId selectedTray() const;
 
     client::FleetStore& m_store;
     OperatorActions* m_actions;
@@ -77,6 +86,10 @@ private:
     QTableWidget* m_xids;
     QTableWidget* m_jobs;
     ActionBar* m_actionBar;
+    QWidget* m_repairPanel;
+    QLabel* m_repairTitle;
+    RepairCaseView* m_repairCase;
+    ActionBar* m_repairStep;
     bool m_dirty = true;
 };
 

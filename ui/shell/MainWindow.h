@@ -72,6 +72,7 @@ public:
     // The unacknowledged shift handoff under the connection banner; null on the wall display.
     HandoffBanner* handoffBanner() const { return m_handoffBanner; }
     BreadcrumbBar* breadcrumbBar() const { return m_breadcrumbs; }
+    IncidentsDock* incidentsDock() const { return m_incidents; }  // the Alerts dock; null on the wall display
     OperationsDock* operationsDock() const { return m_operations; }
     SourcesDock* sourcesDock() const { return m_sources; }
     RewindController* rewind() const { return m_rewind; }  // null on the wall display
