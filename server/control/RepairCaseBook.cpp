@@ -336,7 +336,8 @@ void RepairCaseBook::advance(std::int64_t nowMs, const std::function<bool(const 
             }
         }
         const auto refreshed = refreshedMs_.find(id);
-        if (refreshed == refreshedMs_.end() || nowMs - refreshed->second >= kRefreshMs) changed(c, nowMs);
+        if (refreshed == refreshedMs_.end() || nowMs - refreshed->second >= kRefreshMs)
+            changed(c, nowMs, Change::Refresh);
     }
 }
 
@@ -375,13 +376,13 @@ void RepairCaseBook::askLifecycle(const v1::RepairCase& c, v1::TrayLifecycle sta
     lifecycleRequests_.push_back({c.id(), c.node_name(), state, std::move(reason)});
 }
 
-void RepairCaseBook::changed(v1::RepairCase& c, std::int64_t nowMs) {
+void RepairCaseBook::changed(v1::RepairCase& c, std::int64_t nowMs, Change change) {
     const std::int64_t end = c.closed_unix_ms() != 0 ? c.closed_unix_ms() : nowMs;
     c.set_out_of_service_gpu_hours(settings_.gpusPerTray * std::max<std::int64_t>(0, end - c.opened_unix_ms()) /
                                    3'600'000.0);
     refreshedMs_[c.id()] = nowMs;
     changes_[c.id()] = c;
-    ++revision_;
+    if (change == Change::Record) ++revision_;
 }
 
 void RepairCaseBook::dropOldClosed() {

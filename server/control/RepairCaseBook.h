@@ -93,7 +93,7 @@ public:
     std::vector<const watchfloor::v1::RepairCase*> open() const;
     const std::map<std::uint64_t, watchfloor::v1::RepairCase>& all() const { return cases_; }
     std::uint64_t nextId() const { return nextId_; }
-    std::uint64_t revision() const { return revision_; }  // changes whenever a case does
+    std::uint64_t revision() const { return revision_; }  // changes whenever a case's record does
 
 private:
     watchfloor::v1::RepairCase* openCaseMutable(const std::string& node);
@@ -106,7 +106,10 @@ private:
     void propose(watchfloor::v1::RepairCase& c, watchfloor::v1::RepairRung rung, std::string reason);
     void addNote(watchfloor::v1::RepairCase& c, const std::string& actor, const std::string& text, std::int64_t nowMs);
     void askLifecycle(const watchfloor::v1::RepairCase& c, watchfloor::v1::TrayLifecycle state, std::string reason);
-    void changed(watchfloor::v1::RepairCase& c, std::int64_t nowMs);
+    // Record: something of the case itself changed (saved); Refresh: only its GPU-hours to now
+    // (streamed, not worth a save: they are recomputed from its times).
+    enum class Change { Record, Refresh };
+    void changed(watchfloor::v1::RepairCase& c, std::int64_t nowMs, Change change = Change::Record);
     void dropOldClosed();
 
     RepairCaseSettings settings_;

@@ -296,6 +296,20 @@ private slots:
         QCOMPARE(c->steps(c->steps_size() - 1).ended_unix_ms(), ended);
     }
 
+    void gpuHoursAreStreamedEveryMinuteButNotSaved() {
+        RepairCaseBook book({});
+        book.fault(xid("r01-n01", v1::XID_ACTION_RESET_GPU, kT0));
+        book.takeChanges();
+        const std::uint64_t revision = book.revision();
+        book.advance(kT0 + 30'000, drained);  // within the minute: nothing
+        QVERIFY(book.takeChanges().empty());
+        book.advance(kT0 + 2 * kMinuteMs, drained);
+        const auto changes = book.takeChanges();
+        QCOMPARE(changes.size(), std::size_t(1));
+        QCOMPARE(changes[0].out_of_service_gpu_hours(), 4 * 2 / 60.0);
+        QCOMPARE(book.revision(), revision);  // the file is not rewritten for the clock
+    }
+
     void aDryRunIsRecordedAsSuch() {
         RepairCaseBook book({});
         const std::uint64_t id = book.fault(xid("r01-n01", v1::XID_ACTION_RESET_GPU, kT0));

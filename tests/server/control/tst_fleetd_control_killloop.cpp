@@ -30,6 +30,21 @@ int kills() {
     return fromEnvironment > 0 ? fromEnvironment : 12;
 }
 
+// Sends `request` as alice and kills fleetd `delay` after: the first call's status (an error
+// when the kill came first).
+grpc::Status sendThenKill(FleetdProcess& fleetd, const v1::ActionRequest& request, std::chrono::milliseconds delay) {
+    grpc::Status first;
+    std::thread sender([&] {
+        ControlConnection console(fleetd.address());
+        v1::Operation ignored;
+        first = console.execute(kAlice, request, &ignored);
+    });
+    std::this_thread::sleep_for(delay);
+    fleetd.kill();
+    sender.join();
+    return first;
+}
+
 // This run's twin steps started for the tray: its "power cycle <tray>: <principal>: ..." events.
 int stepsStartedThisRun(const std::string& address, const std::string& tray) {
     auto stub = v1::TelemetryService::NewStub(newChannel(address));
@@ -69,16 +84,7 @@ private slots:
                 "r0" + std::to_string(1 + i % 4) + "-n" + (i / 4 + 1 < 10 ? "0" : "") + std::to_string(i / 4 + 1);
             const std::string requestId = "kill-" + std::to_string(i);
             const v1::ActionRequest request = drainNode(node, requestId, "kill loop");
-            grpc::Status firstStatus;
-            std::thread sender([&] {
-                ControlConnection console(fleetd.address());
-                v1::Operation ignored;
-                firstStatus = console.execute(kAlice, request, &ignored);
-            });
-            std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(random)));
-            fleetd.kill();
-            sender.join();
-            answeredBeforeKill += firstStatus.ok();
+            answeredBeforeKill += sendThenKill(fleetd, request, std::chrono::milliseconds(delayMs(random))).ok();
             QVERIFY2(fleetd.restart(), qPrintable(fleetd.errorString()));
 
             // The map agrees with the drains already done, from the first snapshot on.
@@ -142,14 +148,7 @@ private slots:
             v1::ActionRequest request = action(v1::ACTION_TYPE_POWER_CYCLE_NODE, requestId, "kill loop");
             request.set_node_name(node);
             request.set_wait_for_drain(true);
-            std::thread sender([&] {
-                ControlConnection console(fleetd.address());
-                v1::Operation ignored;
-                console.execute(kAlice, request, &ignored);
-            });
-            std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(random)));
-            fleetd.kill();
-            sender.join();
+            sendThenKill(fleetd, request, std::chrono::milliseconds(delayMs(random)));
             QVERIFY2(fleetd.restart(), qPrintable(fleetd.errorString()));
 
             ControlConnection console(fleetd.address());
