@@ -65,12 +65,19 @@ public:
     double expectedOutOfServiceSeconds(const RepairStep& step) const override {
         return backendFor(step).expectedOutOfServiceSeconds(step);
     }
-    RepairProgress start(const RepairStep& step) override { return backendFor(step).start(step); }
+    // The outcome names the back end that ran the step ("redfish" or "slurm"), not the pair.
+    RepairProgress start(const RepairStep& step) override {
+        return named(backendFor(step), backendFor(step).start(step));
+    }
     RepairProgress poll(const RepairStep& step, const std::string& handle) override {
-        return backendFor(step).poll(step, handle);
+        return named(backendFor(step), backendFor(step).poll(step, handle));
     }
 
 private:
+    static RepairProgress named(const RepairBackend& backend, RepairProgress progress) {
+        if (progress.outcome.backend().empty()) progress.outcome.set_backend(backend.name());
+        return progress;
+    }
     RepairBackend& backendFor(const RepairStep& step) const {
         return RedfishRepairBackend::runs(step.type) ? bmc_ : rest_;
     }

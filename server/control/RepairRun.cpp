@@ -103,7 +103,7 @@ ActionOutcome RepairRun::begin(const FleetView& fleet, Actuator& actuator) {
 
 void RepairRun::start(Tray& tray, RepairBackend& backend) {
     tray.progress = backend.start(tray.step);
-    tray.progress.outcome.set_backend(backend.name());
+    if (tray.progress.outcome.backend().empty()) tray.progress.outcome.set_backend(backend.name());
     tray.stage = tray.progress.finished ? Stage::Finished : Stage::Started;
 }
 
@@ -127,7 +127,7 @@ void RepairRun::advance(const FleetView& fleet, RepairBackend& backend) {
             const std::string handle = tray.progress.outcome.handle();
             RepairProgress now = backend.poll(tray.step, handle);
             if (now.outcome.handle().empty()) now.outcome.set_handle(handle);
-            now.outcome.set_backend(backend.name());
+            if (now.outcome.backend().empty()) now.outcome.set_backend(backend.name());
             tray.progress = std::move(now);
             if (tray.progress.finished) tray.stage = Stage::Finished;
         }

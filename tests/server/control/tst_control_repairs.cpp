@@ -6,6 +6,7 @@
 
 #include "ControlTestFleet.h"
 #include "OperationsEngine.h"
+#include "RedfishRepairBackend.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,7 +28,7 @@ namespace {
 // Each step ends after `pollsToFinish` polls with `succeed`; records every start and poll.
 class ScriptedBackend : public RepairBackend {
 public:
-    std::string name() const override { return "scripted"; }
+    std::string name() const override { return label; }
     double expectedOutOfServiceSeconds(const RepairStep& step) const override {
         return step.type == v1::ACTION_TYPE_REBOOT_NODE ? 600 : 120;
     }
@@ -66,6 +67,7 @@ public:
         return std::size_t(std::count_if(starts.begin(), starts.end(), [&](const auto& s) { return s.node == node; }));
     }
 
+    std::string label = "scripted";
     int pollsToFinish = 3;
     bool succeed = true;
     std::string refuseStart;
@@ -108,6 +110,25 @@ struct Harness {
 class TestRepairs : public QObject {
     Q_OBJECT
 private slots:
+    void aRoutedBackEndSendsEachStepToItsOwnAndNamesIt() {
+        ScriptedBackend slurm, bmc;
+        slurm.label = "slurm";
+        bmc.label = "redfish";
+        StepRoutedRepairBackend routed(bmc, slurm);
+        QCOMPARE(routed.name(), std::string("slurm+redfish"));
+        RepairStep power, diagnostics;
+        power.type = v1::ACTION_TYPE_POWER_CYCLE_NODE;
+        power.node = "r01-n01";
+        diagnostics.type = v1::ACTION_TYPE_RUN_DIAGNOSTICS;
+        diagnostics.node = "r01-n02";
+        QCOMPARE(routed.start(power).outcome.backend(), std::string("redfish"));
+        QCOMPARE(routed.start(diagnostics).outcome.backend(), std::string("slurm"));
+        QCOMPARE(bmc.startsOn("r01-n01"), std::size_t(1));
+        QCOMPARE(slurm.startsOn("r01-n02"), std::size_t(1));
+        QCOMPARE(bmc.startsOn("r01-n02") + slurm.startsOn("r01-n01"), std::size_t(0));
+        QCOMPARE(routed.poll(power, "h-r01-n01").outcome.backend(), std::string("redfish"));
+    }
+
     void previewRefusesABusyTrayUnlessItWaitsForTheDrain() {
         Harness h;
         h.fleet.placeJob("llm-405b", {"r01-n03", "r01-n04"}, 600);
