@@ -50,6 +50,12 @@ std::optional<std::string_view> bearerToken(std::string_view authorization) {
 
 Caller Caller::automation() { return Caller{"auto", v1::ROLE_OPERATOR, true, "in-process"}; }
 
+Caller Caller::repairCase() {
+    Caller caller = automation();
+    caller.repairCaseBookkeeping = true;
+    return caller;
+}
+
 std::optional<v1::Role> roleFromName(std::string_view name) {
     if (name == "viewer") return v1::ROLE_VIEWER;
     if (name == "operator") return v1::ROLE_OPERATOR;

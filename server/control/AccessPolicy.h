@@ -22,8 +22,13 @@ struct Caller {
     watchfloor::v1::Role role = watchfloor::v1::ROLE_UNSPECIFIED;
     bool automated = false;
     std::string peer;
+    // A repair case's own lifecycle moves (TRIAGE on its fault, BURN_IN, PRODUCTION): bookkeeping
+    // that follows steps already taken, not an action on the fleet, so it spends no slot of the
+    // automation circuit breaker. The engine honours it for SET_LIFECYCLE only.
+    bool repairCaseBookkeeping = false;
 
     static Caller automation();
+    static Caller repairCase();  // "auto", for the repair case's lifecycle moves
 };
 
 std::string roleName(watchfloor::v1::Role role);  // "viewer", "operator", "admin"

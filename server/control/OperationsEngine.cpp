@@ -365,7 +365,10 @@ grpc::Status OperationsEngine::checkAgainstPreview(const Caller& caller, const v
         return {grpc::StatusCode::INVALID_ARGUMENT, "to power-cycle rack " + request.rack_name() + ", type its name '" +
                                                         request.rack_name() + "' as confirm_rack_name"};
     if (!preview.allowed()) return {grpc::StatusCode::FAILED_PRECONDITION, preview.refusal()};
-    if (caller.automated && breaker_) return breaker_->admit(preview.target_name(), config_.clock());
+    // A repair case's lifecycle bookkeeping follows steps already admitted (or a fault): it acts on
+    // nothing, so a storm of faults cannot trip the breaker through labels alone.
+    const bool bookkeeping = caller.repairCaseBookkeeping && request.type() == v1::ACTION_TYPE_SET_LIFECYCLE;
+    if (caller.automated && breaker_ && !bookkeeping) return breaker_->admit(preview.target_name(), config_.clock());
     return Status::OK;
 }
 

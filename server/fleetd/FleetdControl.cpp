@@ -250,8 +250,12 @@ bool FleetdControl::assemble(const CommandLine& cl, const v1::Topology& topology
     ControlLoop* loop = loop_.get();
     trays_ = std::make_unique<TrayAutomation>(
         topology, *plane_, options, [loop](TrayAutomation::Task task) { loop->post(std::move(task)); }, log_);
+    TrayAutomation* trays = trays_.get();
     repairs_ = std::make_unique<RepairCaseKeeper>(
-        topology, *plane_, *fleet, options, [loop](RepairCaseKeeper::Task task) { loop->post(std::move(task)); }, log_);
+        topology, *plane_, *fleet, options, [loop](RepairCaseKeeper::Task task) { loop->post(std::move(task)); }, log_,
+        [trays](const std::string& node, v1::TrayLifecycle state, std::string reason) {
+            trays->proposeLifecycle(node, state, std::move(reason));
+        });
     if (options.autoRemediate != control::ControlOptions::AutoRemediate::Off)
         log_(std::string("repair cases of GPU-reset and restart Xids: ") +
              (options.autoRemediate == control::ControlOptions::AutoRemediate::Act

@@ -27,10 +27,12 @@ control::RepairCaseSettings settingsOf(const control::ControlOptions& options) {
 
 RepairCaseKeeper::RepairCaseKeeper(const v1::Topology& topology, control::ControlPlane& plane,
                                    const control::FleetView& fleet, const control::ControlOptions& options, Post post,
-                                   Log log)
+                                   Log log, Propose propose)
     : plane_(plane),
       post_(post),
       log_(log),
+      propose_(std::move(propose)),
+      setLifecycle_(options.autoLifecycle),
       book_(settingsOf(options)),
       file_(options.auditLogFile.empty() ? std::string() : options.auditLogFile + ".repair-cases"),
       automation_(options.autoRemediate, plane, fleet, post, log) {
@@ -161,6 +163,10 @@ void RepairCaseKeeper::lifecycles(std::int64_t nowMs) {
 
 void RepairCaseKeeper::askLifecycles() {
     for (control::RepairLifecycleRequest& asked : book_.takeLifecycleRequests()) {
+        if (!setLifecycle_) {
+            propose_(asked.node, asked.state, std::move(asked.reason));
+            continue;
+        }
         v1::ActionRequest request;
         // Unique per ask, across runs too: an id the engine saw before would be answered as a retry.
         request.set_request_id("repair-case-" + std::to_string(asked.caseId) + "-" +
@@ -172,7 +178,7 @@ void RepairCaseKeeper::askLifecycles() {
         request.set_reason(asked.reason);
         const std::uint64_t caseId = asked.caseId;
         post_([this, request, caseId] {
-            const control::OperationResult result = plane_.engine().execute(control::Caller::automation(), request);
+            const control::OperationResult result = plane_.engine().execute(control::Caller::repairCase(), request);
             if (result.status.ok()) return;
             if (log_)
                 log_("repair case " + std::to_string(caseId) + ": " + request.node_name() + " not set to " +

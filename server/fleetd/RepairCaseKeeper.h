@@ -2,9 +2,10 @@
 // fleetd's repair cases (control::RepairCaseBook) fed from the tick and the operations engine:
 // repair-bucket Xid events open cases, every break/fix operation becomes a step, the trays' states
 // run burn-in, the trays' lifecycle closes cases a person sent to RMA or PRODUCTION. What the book
-// asks of a tray's lifecycle is set as "auto" on the control thread (a refusal is noted in the
-// case); --auto-remediate acts on the cases (AutoRemediation). Each tick's changed cases go into
-// the Delta, the fleet's RepairStats into FleetGoodput.repairs, and the cases into
+// asks of a tray's lifecycle follows the product's lifecycle rule: with --auto-lifecycle it is set
+// as "auto" on the control thread (bookkeeping: no breaker slot; a refusal, such as a person's own
+// state, is noted in the case), without it proposed; --auto-remediate acts on the cases (AutoRemediation). Each tick's
+// changed cases go into the Delta, the fleet's RepairStats into FleetGoodput.repairs, and the cases into
 // AUDIT_LOG.repair-cases (RepairCaseFile) whenever one changed.
 //
 // apply() runs on the telemetry tick thread; the engine's listener only queues.
@@ -30,9 +31,13 @@ public:
     using Task = std::function<void()>;
     using Post = std::function<void(Task)>;
     using Log = std::function<void(const std::string&)>;
+    // Without --auto-lifecycle the case proposes its lifecycle moves instead (TrayAutomation shows
+    // them as the tray's proposed_lifecycle); tick thread.
+    using Propose = std::function<void(const std::string& node, watchfloor::v1::TrayLifecycle, std::string reason)>;
 
     RepairCaseKeeper(const watchfloor::v1::Topology& topology, control::ControlPlane& plane,
-                     const control::FleetView& fleet, const control::ControlOptions& options, Post post, Log log);
+                     const control::FleetView& fleet, const control::ControlOptions& options, Post post, Log log,
+                     Propose propose);
     ~RepairCaseKeeper();
     RepairCaseKeeper(const RepairCaseKeeper&) = delete;
     RepairCaseKeeper& operator=(const RepairCaseKeeper&) = delete;
@@ -62,6 +67,8 @@ private:
     control::ControlPlane& plane_;
     const Post post_;
     const Log log_;
+    const Propose propose_;
+    const bool setLifecycle_;  // --auto-lifecycle: set the moves as "auto"; else propose them
     control::RepairCaseBook book_;
     control::RepairCaseFile file_;
     AutoRemediation automation_;

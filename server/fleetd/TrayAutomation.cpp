@@ -212,6 +212,17 @@ void TrayAutomation::proposeTriage(const std::string& node, std::string reason, 
     });
 }
 
+void TrayAutomation::proposeLifecycle(const std::string& node, v1::TrayLifecycle state, std::string reason) {
+    const v1::TrayLifecycle now = plane_.lifecycle().get(node).state;
+    const bool readsAlready =
+        now == state || (state == v1::TRAY_LIFECYCLE_PRODUCTION && now == v1::TRAY_LIFECYCLE_UNSPECIFIED);
+    if (readsAlready)
+        proposals_.erase(node);
+    else
+        proposals_[node] = {state, std::move(reason)};
+    restate_.insert(node);
+}
+
 void TrayAutomation::restate(FleetChanges& changes, std::int64_t nowMs, const std::set<std::string>& touched) {
     for (const std::string& node : plane_.lifecycle().takeChanged()) {
         const control::LifecycleEntry entry = plane_.lifecycle().get(node);

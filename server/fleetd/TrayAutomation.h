@@ -40,6 +40,9 @@ public:
     // The telemetry tick thread, before the store applies `changes`: fills the jobs' fail_slow,
     // the trays' lifecycle and lemon fields, the fleet's counts; posts what automation does.
     void apply(FleetChanges& changes);
+    // Tick thread: a repair case proposes `state` for the tray (without --auto-lifecycle). Nothing
+    // is proposed when the tray already reads that state (a tray never set reads PRODUCTION).
+    void proposeLifecycle(const std::string& node, watchfloor::v1::TrayLifecycle state, std::string reason);
 
 private:
     struct Proposal {

@@ -1,5 +1,6 @@
 #include "ControlTestFleet.h"
 #include "DrainOwnership.h"
+#include "TrayLifecycle.h"
 #include "XidAutoDrain.h"
 
 #include <QFile>

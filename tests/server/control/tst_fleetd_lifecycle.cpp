@@ -174,7 +174,9 @@ private slots:
                      tray, [](const v1::EntityState& s) { return s.recent_failures() == 2; }, 30'000ms, &state),
                  fleetd_.log().constData());
         QVERIFY(!state.lemon());
-        QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_UNSPECIFIED);
+        // Not a lemon yet; its Xid 79 opened a repair case, which proposes TRIAGE (no --auto-lifecycle).
+        QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_TRIAGE);
+        QVERIFY2(state.proposal_reason().starts_with("repair case 1: Xid 79"), state.proposal_reason().c_str());
         QVERIFY2(watch.waitForState(
                      tray, [](const v1::EntityState& s) { return s.lemon(); }, 30'000ms, &state),
                  fleetd_.log().constData());
@@ -205,7 +207,7 @@ private slots:
         QCOMPARE(fleetd_.terminate(), 0);
     }
 
-    void automationSetsTriageOnALemon() {
+    void automationTriagesAFaultedTrayOnce() {
         const QString audit = dir_.filePath("audit-auto.jsonl");
         QVERIFY2(fleetd_.start({"--seed", "3", "--speed", "600", "--tokens", writeTokens(dir_), "--audit-log", audit,
                                 "--lemon", "3/1d", "--auto-drain", "5/10m", "--auto-lifecycle", "--scenario",
@@ -219,10 +221,15 @@ private slots:
                 *watch.nodeIndex("r06-n01"),
                 [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; }, 40'000ms, &state),
             fleetd_.log().constData());
+        // The first Xid 79 opened a repair case, which set TRIAGE itself (--auto-lifecycle); the
+        // lemon it becomes finds the tray triaged already and sets nothing more.
         QCOMPARE(state.lifecycle_set_by(), "auto");
-        QCOMPARE(state.lifecycle_reason(), "auto: lemon: 3 failures within 1d (threshold 3)");
-        QVERIFY(state.lemon());
-        QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_UNSPECIFIED);  // done: no longer a proposal
+        QVERIFY2(state.lifecycle_reason().starts_with("auto: repair case 1: Xid 79"), state.lifecycle_reason().c_str());
+        QVERIFY2(watch.waitForState(
+                     *watch.nodeIndex("r06-n01"), [](const v1::EntityState& s) { return s.lemon(); }, 40'000ms, &state),
+                 fleetd_.log().constData());
+        QCOMPARE(state.lifecycle(), v1::TRAY_LIFECYCLE_TRIAGE);
+        QCOMPARE(state.proposed_lifecycle(), v1::TRAY_LIFECYCLE_UNSPECIFIED);  // nothing left to propose
         QCOMPARE(countAudit(audit,
                             [](const QJsonObject& r) {
                                 return r.value("action") == "SET_LIFECYCLE" && r.value("principal") == "auto" &&

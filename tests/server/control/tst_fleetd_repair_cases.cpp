@@ -82,8 +82,9 @@ private slots:
         QCOMPARE(opened.gpu_index(), 2u);
         const auto tray = watch.nodeIndex(kTray);
         QVERIFY(tray);
+        // Without --auto-lifecycle the case proposes the tray's lifecycle moves.
         QVERIFY(watch.waitForState(
-            *tray, [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; }, 20s));
+            *tray, [](const v1::EntityState& s) { return s.proposed_lifecycle() == v1::TRAY_LIFECYCLE_TRIAGE; }, 20s));
 
         // The power cycle on a tray whose job the Xid interrupted: drained first, then run.
         auto power = onTray(v1::ACTION_TYPE_POWER_CYCLE_NODE, "pc-1");
@@ -116,8 +117,14 @@ private slots:
                 30s, &c));
             QCOMPARE(c.fixed_by(), v1::REPAIR_RUNG_POWER_CYCLE);
             QVERIFY(!c.automated());
+            // Back in production: a tray never set reads PRODUCTION, so nothing is left to propose.
             QVERIFY(watch.waitForState(
-                *tray, [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_PRODUCTION; }, 20s));
+                *tray,
+                [](const v1::EntityState& s) {
+                    return s.proposed_lifecycle() == v1::TRAY_LIFECYCLE_UNSPECIFIED &&
+                           s.lifecycle() == v1::TRAY_LIFECYCLE_UNSPECIFIED;
+                },
+                20s));
             v1::FleetGoodput fleet;
             QVERIFY(
                 watch.waitForFleet([](const v1::FleetGoodput& f) { return f.repairs().fixed() == 1; }, 20s, &fleet));
@@ -176,8 +183,9 @@ private slots:
     void automationWorksTheCaseAsAuto() {
         QTemporaryDir dir;
         FleetdProcess fleetd;
-        QVERIFY2(fleetd.start(twinWithXid79(dir, {"--auto-drain", "5/1h", "--auto-remediate", "act"})),
-                 qPrintable(fleetd.errorString()));
+        QVERIFY2(
+            fleetd.start(twinWithXid79(dir, {"--auto-drain", "5/1h", "--auto-remediate", "act", "--auto-lifecycle"})),
+            qPrintable(fleetd.errorString()));
         ControlConnection control(fleetd.address());
         FleetWatch watch(fleetd.address());
         QVERIFY(watch.ready());
@@ -206,6 +214,12 @@ private slots:
         QVERIFY(c.owner().empty());
         if (c.state() == v1::REPAIR_CASE_STATE_FIXED) {
             QVERIFY(c.automated());
+            // --auto-lifecycle: the case set TRIAGE, BURN_IN and PRODUCTION itself, as "auto".
+            v1::EntityState state;
+            QVERIFY(watch.waitForState(
+                *watch.nodeIndex(kTray),
+                [](const v1::EntityState& s) { return s.lifecycle() == v1::TRAY_LIFECYCLE_PRODUCTION; }, 20s, &state));
+            QCOMPARE(state.lifecycle_set_by(), std::string("auto"));
             v1::FleetGoodput fleet;
             QVERIFY(watch.waitForFleet([](const v1::FleetGoodput& f) { return f.repairs().fixed_automated() == 1; },
                                        20s, &fleet));

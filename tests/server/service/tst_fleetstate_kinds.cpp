@@ -201,7 +201,7 @@ private slots:
         expected = recordFieldsById(v1::Snapshot::descriptor());
         QVERIFY(expected.erase("recent_events") == 1);
         QCOMPARE(kindFields<v1::Snapshot>(), expected);
-        QCOMPARE(expected, (std::set<std::string>{"handoffs", "incidents", "maintenance"}));
+        QCOMPARE(expected, (std::set<std::string>{"handoffs", "incidents", "maintenance", "repair_cases"}));
     }
 
     void heldStateHoldsEachKindApart() {
