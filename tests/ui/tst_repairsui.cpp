@@ -21,6 +21,7 @@
 #include "KpiStrip.h"
 #include "MainWindow.h"
 #include "OperatorActions.h"
+#include "PageHeader.h"
 #include "RackPage.h"
 #include "RepairCaseView.h"
 #include "RepairsPage.h"
@@ -449,6 +450,15 @@ private slots:
         QVERIFY2(lines.contains(QStringLiteral("Trays: r02-n01, r02-n02, r02-n03 … (18 trays)")),
                  qPrintable(lines.join(" | ")));
         QVERIFY2(lines.contains(QStringLiteral("Afterwards: the tray stays drained")), qPrintable(lines.join(" | ")));
+    }
+
+    void anEmptyListSaysWhy() {
+        Console console(m_alice.get(), false);
+        auto* page = console.page<ui::RepairsPage>(PageId::Repairs);
+        QVERIFY(console.window->navigate({PageId::Repairs, {}}));
+        QCOMPARE(page->model()->rowCount(), 0);
+        QVERIFY2(page->header()->summary().startsWith(QStringLiteral("No repair cases")),
+                 qPrintable(page->header()->summary()));
     }
 
     void theRepairsPageListsTheCases() {

@@ -208,6 +208,13 @@ void RepairsPage::refreshKpis() {
     if (s.any() && s.windowS > 0)
         summary += QStringLiteral(" · MTTR over the last %1").arg(client::formatRepairDuration(double(s.windowS)));
     summary += QStringLiteral(" · double-click a case for its rack");
+    // An empty list says why, so a quiet fleet does not read as a broken page.
+    if (m_model->rowCount() == 0)
+        summary = s.any()
+                      ? QStringLiteral(
+                            "No repair cases: an Xid whose recommended action is a repair (GPU "
+                            "reset, restart, the Xid 48 and NVLink workflows, RMA) opens one")
+                      : QStringLiteral("No repair cases: fleetd keeps them only with operator actions on (--tokens)");
     m_header->setSummary(summary);
     if (!s.any()) {
         const QString why = QStringLiteral("fleetd sends no repair numbers (operator actions off)");

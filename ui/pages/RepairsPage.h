@@ -40,6 +40,7 @@ public:
     client::RepairCaseModel* model() const { return m_model; }
     EntityTableView* table() const { return m_table; }
     KpiStrip* kpis() const { return m_kpis; }
+    PageHeader* header() const { return m_header; }
     RepairCaseView* caseView() const { return m_caseView; }
     ActionBar* stepBar() const { return m_stepBar; }
     // Selects the table's row (view order) as a click does.
