@@ -1,6 +1,7 @@
 #include "RepairCases.h"
 
 #include "ActionWords.h"
+#include "FleetStateKinds.h"
 #include "FleetStore.h"
 #include "RepairLadder.h"
 #include "XidFilter.h"
@@ -58,16 +59,7 @@ double weighted(double sum, double weight) { return weight > 0 ? sum / weight : 
 
 }  // namespace
 
-QString repairRungLabel(v1::RepairRung rung) {
-    switch (rung) {
-    case v1::REPAIR_RUNG_RESET_GPU: return QStringLiteral("GPU reset");
-    case v1::REPAIR_RUNG_REBOOT: return QStringLiteral("reboot");
-    case v1::REPAIR_RUNG_POWER_CYCLE: return QStringLiteral("power cycle");
-    case v1::REPAIR_RUNG_DIAGNOSTICS: return QStringLiteral("diagnostics");
-    case v1::REPAIR_RUNG_RMA: return QStringLiteral("RMA");
-    default: return {};
-    }
-}
+QString repairRungLabel(v1::RepairRung rung) { return QString::fromLatin1(proto::rungWords(rung)); }
 
 QString repairCaseStateLabel(v1::RepairCaseState state) {
     switch (state) {
@@ -87,9 +79,7 @@ QString trayAfterRepairLabel(v1::TrayAfterRepair after) {
     }
 }
 
-bool isOpenRepairCase(const v1::RepairCase& repairCase) {
-    return repairCase.state() == v1::REPAIR_CASE_STATE_OPEN || repairCase.state() == v1::REPAIR_CASE_STATE_BURN_IN;
-}
+bool isOpenRepairCase(const v1::RepairCase& repairCase) { return !fleetstate::RepairCases::retired(repairCase); }
 
 std::vector<const v1::RepairCase*> repairCasesOf(const FleetStore& store, EntityId tray) {
     std::vector<const v1::RepairCase*> cases;

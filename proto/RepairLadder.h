@@ -60,6 +60,26 @@ constexpr watchfloor::v1::RepairRung rungOf(watchfloor::v1::ActionType type) {
     }
 }
 
+// The rungs that try to fix the tray (the others verify it or send it back).
+constexpr bool isFixRung(watchfloor::v1::RepairRung rung) {
+    using namespace watchfloor::v1;
+    return rung == REPAIR_RUNG_RESET_GPU || rung == REPAIR_RUNG_REBOOT || rung == REPAIR_RUNG_POWER_CYCLE;
+}
+
+// The rung in words, as fleetd's case notes and the console say it: "GPU reset", "reboot", "power
+// cycle", "diagnostics", "RMA"; "" for UNSPECIFIED.
+constexpr const char* rungWords(watchfloor::v1::RepairRung rung) {
+    using namespace watchfloor::v1;
+    switch (rung) {
+    case REPAIR_RUNG_RESET_GPU: return "GPU reset";
+    case REPAIR_RUNG_REBOOT: return "reboot";
+    case REPAIR_RUNG_POWER_CYCLE: return "power cycle";
+    case REPAIR_RUNG_DIAGNOSTICS: return "diagnostics";
+    case REPAIR_RUNG_RMA: return "RMA";
+    default: return "";
+    }
+}
+
 // The fix rung above `rung` (reset -> reboot -> power cycle); after a power cycle, RMA.
 constexpr watchfloor::v1::RepairRung nextFixRung(watchfloor::v1::RepairRung rung) {
     using namespace watchfloor::v1;

@@ -1,6 +1,7 @@
 #include "LemonFailureFile.h"
 
 #include "AuditLog.h"
+#include "TickClock.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -88,9 +89,9 @@ LemonFailureLoad LemonFailureFile::load(const std::function<bool(const std::stri
 
 std::int64_t LemonFailureFile::carriedOver(std::int64_t failureClockMs, const LemonFailureSnapshot& saved,
                                            std::int64_t nowClockMs, std::int64_t nowWallMs) {
-    const std::int64_t ageWhenSaved = std::max<std::int64_t>(0, saved.savedClockMs - failureClockMs);
-    const std::int64_t down = std::max<std::int64_t>(0, nowWallMs - saved.savedWallMs);
-    return nowClockMs - ageWhenSaved - down;
+    // A failure is never younger than the save (its age is at least 0).
+    return std::min(failureClockMs, saved.savedClockMs) +
+           carriedClockShiftMs(saved.savedClockMs, saved.savedWallMs, nowClockMs, nowWallMs);
 }
 
 }  // namespace watchfloor::server::control

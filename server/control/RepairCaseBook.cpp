@@ -1,6 +1,9 @@
 #include "RepairCaseBook.h"
 
+#include "CountPerWindow.h"
+#include "FleetStateKinds.h"
 #include "RepairLadder.h"
+#include "TextBounds.h"
 
 #include <algorithm>
 
@@ -11,24 +14,16 @@ namespace {
 
 constexpr std::size_t kMaxOutcomeBytes = 300;
 
-bool isFixRung(v1::RepairRung rung) {
-    return rung == v1::REPAIR_RUNG_RESET_GPU || rung == v1::REPAIR_RUNG_REBOOT || rung == v1::REPAIR_RUNG_POWER_CYCLE;
-}
-
 bool finished(v1::OperationState state) {
     return state == v1::OPERATION_STATE_SUCCEEDED || state == v1::OPERATION_STATE_FAILED ||
            state == v1::OPERATION_STATE_CANCELLED;
-}
-
-bool closedState(v1::RepairCaseState state) {
-    return state == v1::REPAIR_CASE_STATE_FIXED || state == v1::REPAIR_CASE_STATE_RMA;
 }
 
 // The highest fix rung a case's ended steps took (UNSPECIFIED: none yet).
 v1::RepairRung highestFix(const v1::RepairCase& c) {
     v1::RepairRung highest = v1::REPAIR_RUNG_UNSPECIFIED;
     for (const auto& step : c.steps())
-        if (!step.dry_run() && step.ended_unix_ms() != 0 && isFixRung(step.rung()) && step.rung() > highest)
+        if (!step.dry_run() && step.ended_unix_ms() != 0 && proto::isFixRung(step.rung()) && step.rung() > highest)
             highest = step.rung();
     return highest;
 }
@@ -42,33 +37,17 @@ int failedDiagnostics(const v1::RepairCase& c) {
     return failed;
 }
 
-std::string durationWords(std::int64_t seconds) {
-    if (seconds % 3600 == 0) return std::to_string(seconds / 3600) + " h";
-    if (seconds % 60 == 0) return std::to_string(seconds / 60) + " min";
-    return std::to_string(seconds) + " s";
-}
-
 std::string bounded(std::string text) {
-    if (text.size() > kMaxOutcomeBytes) {
-        std::size_t cut = kMaxOutcomeBytes;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // a whole UTF-8 sequence
-        text.resize(cut);
-        text += "…";
-    }
-    return text;
+    if (text.size() <= kMaxOutcomeBytes) return text;
+    text.resize(utf8Prefix(text, kMaxOutcomeBytes));
+    return text + "…";
 }
 
 }  // namespace
 
 std::string rungName(v1::RepairRung rung) {
-    switch (rung) {
-    case v1::REPAIR_RUNG_RESET_GPU: return "GPU reset";
-    case v1::REPAIR_RUNG_REBOOT: return "reboot";
-    case v1::REPAIR_RUNG_POWER_CYCLE: return "power cycle";
-    case v1::REPAIR_RUNG_DIAGNOSTICS: return "diagnostics";
-    case v1::REPAIR_RUNG_RMA: return "RMA";
-    default: return "no step";
-    }
+    const std::string words = proto::rungWords(rung);
+    return words.empty() ? "no step" : words;
 }
 
 std::string stepOutcomeLine(const v1::Operation& op) {
@@ -130,11 +109,10 @@ std::uint64_t RepairCaseBook::fault(const RepairFault& fault) {
         }
         return c->id();
     }
-    open(fault, first);
-    return nextId_ - 1;
+    return open(fault, first);
 }
 
-void RepairCaseBook::open(const RepairFault& fault, v1::RepairRung first) {
+std::uint64_t RepairCaseBook::open(const RepairFault& fault, v1::RepairRung first) {
     v1::RepairCase& c = cases_[nextId_];
     c.set_id(nextId_++);
     c.set_node_index(fault.nodeIndex);
@@ -152,6 +130,7 @@ void RepairCaseBook::open(const RepairFault& fault, v1::RepairRung first) {
     propose(c, first, "the fault's recommended action: " + rungName(first) + " first");
     askLifecycle(c, v1::TRAY_LIFECYCLE_TRIAGE, "repair case " + std::to_string(c.id()) + ": " + fault.text);
     changed(c, fault.timeMs);
+    return c.id();
 }
 
 void RepairCaseBook::reopen(v1::RepairCase& c, const RepairFault& fault) {
@@ -225,7 +204,7 @@ void RepairCaseBook::stepEnded(v1::RepairCase& c, const v1::RepairStep& step, st
     addNote(c, step.principal(),
             rungName(step.rung()) + (step.succeeded() ? " succeeded: " : " failed: ") + step.outcome(), nowMs);
     const v1::RepairRung highest = highestFix(c);
-    if (isFixRung(step.rung())) {
+    if (proto::isFixRung(step.rung())) {
         if (step.succeeded()) {
             propose(c, v1::REPAIR_RUNG_DIAGNOSTICS,
                     "the " + rungName(step.rung()) + " succeeded: verify with diagnostics");
@@ -243,7 +222,7 @@ void RepairCaseBook::stepEnded(v1::RepairCase& c, const v1::RepairStep& step, st
         c.set_fixed_by(highest == v1::REPAIR_RUNG_UNSPECIFIED ? v1::REPAIR_RUNG_DIAGNOSTICS : highest);
         inServiceSince_.erase(c.id());
         propose(c, v1::REPAIR_RUNG_UNSPECIFIED,
-                "diagnostics passed: burn-in, until the tray has served " + durationWords(settings_.burnIn.count()) +
+                "diagnostics passed: burn-in, until the tray has served " + windowText(settings_.burnIn) +
                     " without a fault");
         askLifecycle(c, v1::TRAY_LIFECYCLE_BURN_IN,
                      "repair case " + std::to_string(c.id()) + ": diagnostics passed after " +
@@ -262,7 +241,7 @@ void RepairCaseBook::stepEnded(v1::RepairCase& c, const v1::RepairStep& step, st
 
 void RepairCaseBook::dryRun(std::uint64_t caseId, v1::RepairRung rung, const std::string& what, std::int64_t nowMs) {
     const auto found = cases_.find(caseId);
-    if (found == cases_.end() || closedState(found->second.state())) return;
+    if (found == cases_.end() || fleetstate::RepairCases::retired(found->second)) return;
     v1::RepairCase& c = found->second;
     v1::RepairStep* step = c.add_steps();
     step->set_rung(rung);
@@ -314,8 +293,7 @@ void RepairCaseBook::advance(std::int64_t nowMs, const std::function<bool(const 
                 const std::int64_t until = since + settings_.burnIn.count() * 1000;
                 if (nowMs >= until) {
                     close(c, v1::REPAIR_CASE_STATE_FIXED, "fleetd",
-                          "burn-in passed: " + durationWords(settings_.burnIn.count()) + " in service without a fault",
-                          nowMs);
+                          "burn-in passed: " + windowText(settings_.burnIn) + " in service without a fault", nowMs);
                     askLifecycle(c, v1::TRAY_LIFECYCLE_PRODUCTION,
                                  "repair case " + std::to_string(id) + ": burn-in passed");
                     continue;
@@ -323,7 +301,7 @@ void RepairCaseBook::advance(std::int64_t nowMs, const std::function<bool(const 
                 if (c.burn_in_until_unix_ms() != until) {
                     c.set_burn_in_until_unix_ms(until);
                     c.set_next_reason("burn-in: back in production once the tray has served " +
-                                      durationWords(settings_.burnIn.count()) + " without a fault");
+                                      windowText(settings_.burnIn) + " without a fault");
                     changed(c, nowMs);
                 }
             } else {
@@ -387,9 +365,9 @@ void RepairCaseBook::changed(v1::RepairCase& c, std::int64_t nowMs, Change chang
 
 void RepairCaseBook::dropOldClosed() {
     std::size_t closed = 0;
-    for (const auto& [id, c] : cases_) closed += closedState(c.state()) ? 1 : 0;
+    for (const auto& [id, c] : cases_) closed += fleetstate::RepairCases::retired(c) ? 1 : 0;
     for (auto it = cases_.begin(); closed > kClosedHeld && it != cases_.end();) {
-        if (closedState(it->second.state())) {
+        if (fleetstate::RepairCases::retired(it->second)) {
             it = cases_.erase(it);
             --closed;
         } else {
@@ -402,7 +380,7 @@ void RepairCaseBook::restore(std::vector<v1::RepairCase> cases, std::uint64_t ne
     for (v1::RepairCase& c : cases) {
         const std::uint64_t id = c.id();
         if (id == 0) continue;
-        if (!closedState(c.state())) {
+        if (!fleetstate::RepairCases::retired(c)) {
             if (openByNode_.count(c.node_name())) continue;  // one open case a tray; the first kept
             openByNode_[c.node_name()] = id;
         }
@@ -435,7 +413,7 @@ v1::RepairStats RepairCaseBook::stats(std::int64_t nowMs) const {
     const std::int64_t since = nowMs - settings_.statsWindow.count() * 1000;
     double total = 0, automated = 0, manual = 0, outOfService = 0;
     for (const auto& [id, c] : cases_) {
-        if (!closedState(c.state())) {
+        if (!fleetstate::RepairCases::retired(c)) {
             s.set_open_cases(s.open_cases() + 1);
             outOfService += settings_.gpusPerTray * std::max<std::int64_t>(0, nowMs - c.opened_unix_ms()) / 3'600'000.0;
             continue;

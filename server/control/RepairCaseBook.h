@@ -97,7 +97,7 @@ public:
 
 private:
     watchfloor::v1::RepairCase* openCaseMutable(const std::string& node);
-    void open(const RepairFault& fault, watchfloor::v1::RepairRung first);
+    std::uint64_t open(const RepairFault& fault, watchfloor::v1::RepairRung first);  // the new case's id
     void reopen(watchfloor::v1::RepairCase& c, const RepairFault& fault);
     void stepChanged(watchfloor::v1::RepairCase& c, const watchfloor::v1::Operation& op, std::int64_t nowMs);
     void stepEnded(watchfloor::v1::RepairCase& c, const watchfloor::v1::RepairStep& step, std::int64_t nowMs);

@@ -1,6 +1,7 @@
 #include "RepairCaseFile.h"
 
 #include "AuditLog.h"
+#include "TickClock.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -92,7 +93,7 @@ RepairCaseLoad RepairCaseFile::load(const std::function<bool(const std::string&)
         out.error = path_ + " is not a repair case file (first lines '" + header.substr(0, 60) + "')";
         return out;
     }
-    const std::int64_t deltaMs = nowClockMs - savedClock - std::max<std::int64_t>(0, nowWallMs - savedWall);
+    const std::int64_t deltaMs = carriedClockShiftMs(savedClock, savedWall, nowClockMs, nowWallMs);
     out.nextId = static_cast<std::uint64_t>(next);
     google::protobuf::util::JsonParseOptions options;
     options.ignore_unknown_fields = true;  // a newer fleetd's fields

@@ -7,10 +7,6 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 
-bool isFixRung(v1::RepairRung rung) {
-    return rung == v1::REPAIR_RUNG_RESET_GPU || rung == v1::REPAIR_RUNG_REBOOT || rung == v1::REPAIR_RUNG_POWER_CYCLE;
-}
-
 std::size_t realSteps(const v1::RepairCase& c) {
     std::size_t n = 0;
     for (const auto& step : c.steps()) n += step.dry_run() ? 0 : 1;
@@ -19,7 +15,7 @@ std::size_t realSteps(const v1::RepairCase& c) {
 
 bool automationTookAFix(const v1::RepairCase& c) {
     for (const auto& step : c.steps())
-        if (!step.dry_run() && step.principal() == "auto" && isFixRung(step.rung())) return true;
+        if (!step.dry_run() && step.principal() == "auto" && proto::isFixRung(step.rung())) return true;
     return false;
 }
 
@@ -91,7 +87,7 @@ std::string AutoRemediation::standBackReason(const v1::RepairCase& c) const {
                ": automation leaves it";
     const v1::RepairRung rung = c.next_rung();
     if (rung == v1::REPAIR_RUNG_RMA) return "the ladder proposes RMA: a person decides (" + c.next_reason() + ")";
-    if (isFixRung(rung) && automationTookAFix(c))
+    if (proto::isFixRung(rung) && automationTookAFix(c))
         return "automation took its one fix step and the ladder climbs on (" + c.next_reason() +
                "): the next step is for operators";
     return {};

@@ -1,6 +1,7 @@
 #include "RepairCaseKeeper.h"
 
 #include "RepairLadder.h"
+#include "TickClock.h"
 
 #include <chrono>
 #include <unordered_set>
@@ -9,11 +10,6 @@ namespace watchfloor::server::fleetd {
 namespace v1 = watchfloor::v1;
 
 namespace {
-
-std::int64_t wallNowMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 bool serves(v1::NodeState state) { return state == v1::NODE_STATE_IDLE || state == v1::NODE_STATE_ALLOCATED; }
 

@@ -2,6 +2,7 @@
 
 #include "CountPerWindow.h"
 #include "FailSlowAutoEvict.h"
+#include "TickClock.h"
 
 #include <chrono>
 
@@ -13,11 +14,6 @@ namespace {
 bool triagedAlready(v1::TrayLifecycle state) {
     return state == v1::TRAY_LIFECYCLE_TRIAGE || state == v1::TRAY_LIFECYCLE_RMA ||
            state == v1::TRAY_LIFECYCLE_MAINTENANCE;
-}
-
-std::int64_t wallNowMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
 }
 
 }  // namespace

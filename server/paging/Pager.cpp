@@ -1,6 +1,7 @@
 #include "Pager.h"
 
 #include "AlertmanagerJson.h"
+#include "TickClock.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,11 +16,6 @@ namespace {
 // Alertmanager resolves a firing alert by itself once its endsAt passes: four resends ahead
 // survive three lost ones, as Prometheus sends its alerts.
 constexpr int kEndsAtResends = 4;
-
-std::int64_t wallNowMs() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 std::int64_t wallMsOf(Clock::time_point t) {
     return wallNowMs() + std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
