@@ -177,6 +177,15 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
             directory.hostOf = [names = options.slurmNodeNames](const std::string& node) {
                 return names->toSlurm(node);
             };
+        std::vector<std::string> trays;
+        if (options.bmcs.names) {
+            directory.bmcOf = [names = options.bmcs.names](const std::string& node) {
+                const auto it = names->find(node);
+                return it == names->end() ? std::string() : it->second;
+            };
+            for (const auto& [tray, bmc] : *options.bmcs.names) trays.push_back(tray);
+        }
+        if (auto problem = checkBmcNames(directory, trays); !problem.empty()) return fail(problem);
         repair::RedfishResetSettings settings;
         settings.taskTimeout = options.bmcs.taskTimeout;
         settings.powerOnTimeout = std::max(settings.powerOnTimeout, options.bmcs.taskTimeout);

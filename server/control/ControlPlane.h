@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,8 @@ struct ControlOptions {
         std::string systemTemplate;   // --bmc-system ID (a template too); default: the only system
         std::string caFile;           // --bmc-ca FILE
         std::chrono::seconds taskTimeout{std::chrono::minutes(15)};  // --bmc-task-timeout D
+        // Every tray's BMC from the fleet file's bmcs= ("" where none is given), for {bmc}.
+        std::shared_ptr<const std::map<std::string, std::string>> names;
     } bmcs;
 };
 

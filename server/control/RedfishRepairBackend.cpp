@@ -1,11 +1,13 @@
 #include "RedfishRepairBackend.h"
 
+#include <algorithm>
+
 namespace watchfloor::server::control {
 namespace v1 = watchfloor::v1;
 
 namespace {
 
-constexpr std::string_view kPlaceholders[] = {"{node}", "{host}", "{rack}"};
+constexpr std::string_view kPlaceholders[] = {"{node}", "{host}", "{bmc}", "{rack}"};
 
 std::string rackOf(const std::string& node) { return node.substr(0, node.find('-')); }
 
@@ -21,6 +23,9 @@ std::string BmcDirectory::expand(const std::string& pattern, const std::string& 
             const std::string host = hostOf ? hostOf(node) : std::string();
             out += host.empty() ? node : host;
             i += 6;
+        } else if (pattern.compare(i, 5, "{bmc}") == 0) {
+            out += bmcOf ? bmcOf(node) : std::string();
+            i += 5;
         } else if (pattern.compare(i, 6, "{rack}") == 0) {
             out += rackOf(node);
             i += 6;
@@ -33,16 +38,32 @@ std::string BmcDirectory::expand(const std::string& pattern, const std::string& 
 
 std::string checkBmcUrlTemplate(const std::string& pattern) {
     if (!pattern.starts_with("http://") && !pattern.starts_with("https://"))
-        return "--bmc-url: expected http(s)://HOST[:PORT] with {node}, {host} or {rack}, got '" + pattern + "'";
+        return "--bmc-url: expected http(s)://HOST[:PORT] with {node}, {host}, {bmc} or {rack}, got '" + pattern + "'";
     for (std::size_t open = pattern.find('{'); open != std::string::npos; open = pattern.find('{', open + 1)) {
         const std::string_view rest = std::string_view(pattern).substr(open);
         bool known = false;
         for (const std::string_view placeholder : kPlaceholders) known = known || rest.starts_with(placeholder);
-        if (!known) return "--bmc-url: unknown placeholder in '" + pattern + "' (known: {node}, {host}, {rack})";
+        if (!known) return "--bmc-url: unknown placeholder in '" + pattern + "' (known: {node}, {host}, {bmc}, {rack})";
     }
     if (pattern.find("/redfish/") != std::string::npos)
         return "--bmc-url: give the BMC's address without /redfish/v1, got '" + pattern + "'";
     return {};
+}
+
+std::string checkBmcNames(const BmcDirectory& directory, const std::vector<std::string>& trays) {
+    const auto uses = [](const std::string& pattern) { return pattern.find("{bmc}") != std::string::npos; };
+    if (!uses(directory.urlTemplate) && !uses(directory.systemTemplate)) return {};
+    std::vector<std::string> racks;  // in fleet order, each once
+    for (const auto& tray : trays)
+        if ((!directory.bmcOf || directory.bmcOf(tray).empty()) &&
+            std::find(racks.begin(), racks.end(), rackOf(tray)) == racks.end())
+            racks.push_back(rackOf(tray));
+    if (racks.empty()) return {};
+    std::string named;
+    for (std::size_t i = 0; i < racks.size() && i < 5; ++i) named += (i ? ", " : "") + racks[i];
+    if (racks.size() > 5) named += " and " + std::to_string(racks.size() - 5) + " more";
+    return "--bmc-url uses {bmc}, but the fleet file gives no bmcs= for rack" +
+           std::string(racks.size() > 1 ? "s " : " ") + named + " (e.g. 'rack r01 bmcs=10.1.9.[11-28]')";
 }
 
 bool RedfishRepairBackend::runs(v1::ActionType type) {

@@ -12,11 +12,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace watchfloor::server::control {
 
 // Where each tray's BMC is: --bmc-url TEMPLATE with {node} (the tray's entity name), {host} (its
-// host name from the fleet file's hosts=), {rack}; the same for --bmc-system.
+// host name from the fleet file's hosts=), {bmc} (its BMC from the fleet file's bmcs=), {rack};
+// the same for --bmc-system.
 struct BmcDirectory {
     std::string urlTemplate;
     std::string systemTemplate;  // empty: the only member of /redfish/v1/Systems
@@ -24,6 +27,7 @@ struct BmcDirectory {
     std::string caFile;
     std::chrono::milliseconds timeout{10000};
     std::function<std::string(const std::string& node)> hostOf;  // unset or "": the node's name
+    std::function<std::string(const std::string& node)> bmcOf;   // unset or "": "" (checked at start)
 
     std::string url(const std::string& node) const { return expand(urlTemplate, node); }
     std::string systemId(const std::string& node) const { return expand(systemTemplate, node); }
@@ -32,6 +36,10 @@ struct BmcDirectory {
 
 // "http(s)://…" with known placeholders only; "" when it is, else why not.
 std::string checkBmcUrlTemplate(const std::string& pattern);
+
+// A template naming {bmc} needs every tray's BMC from the fleet file: "" when each of `trays` has
+// one (or the templates do not use it), else which racks lack bmcs=.
+std::string checkBmcNames(const BmcDirectory& directory, const std::vector<std::string>& trays);
 
 class RedfishRepairBackend final : public RepairBackend {
 public:

@@ -441,8 +441,8 @@ const Flag kFlags[] = {
      "slurm+redfish: those two through Slurm"},
     {"--bmc-url", "TEMPLATE", OperatorActions, kTokens,
      [](G g) { return named(g, g.cl.control.bmcs.urlTemplate, "a URL template such as https://{host}-bmc"); },
-     "each tray's BMC, with {node} (the tray), {host} (its hosts= name), {rack}:\n"
-     "e.g. https://{host}-bmc.example.com (without /redfish/v1)"},
+     "each tray's BMC, with {node} (the tray), {host} (its hosts= name), {bmc} (its\n"
+     "fleet file bmcs= entry), {rack}: e.g. https://{bmc} (without /redfish/v1)"},
     {"--bmc-credentials", "FILE", OperatorActions, kTokens,
      [](G g) { return named(g, g.cl.control.bmcs.credentialsFile); },
      "the BMCs' Basic-auth account: one line USER:PASSWORD, mode 0600"},

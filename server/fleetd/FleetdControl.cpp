@@ -198,6 +198,9 @@ bool FleetdControl::assemble(const CommandLine& cl, const v1::Topology& topology
                              std::string* error) {
     control::ControlOptions options = cl.control;
     options.slurmNodeNames = control::slurmNodeNamesOf(topology);
+    auto bmcs = std::make_shared<std::map<std::string, std::string>>();
+    for (const auto& node : topology.nodes()) bmcs->emplace(node.name(), node.bmc());
+    options.bmcs.names = std::move(bmcs);
     if (options.autoDrain) options.autoDrain->fleetTrays = static_cast<std::size_t>(topology.nodes_size());
     if (!cl.auditLogGiven) {
         options.auditLogFile = defaultAuditLogPath();

@@ -146,6 +146,7 @@ FleetModel::FleetModel(const FleetSpec& spec, std::uint32_t jobCount) {
             node->set_name(trayName);
             node->set_hostname(rs.hosts.empty() ? trayName : rs.hosts[slot]);
             if (!rs.addresses.empty()) node->set_address(rs.addresses[slot]);
+            if (!rs.bmcs.empty()) node->set_bmc(rs.bmcs[slot]);
             node->set_rack_index(rackIndex(r));
             node->set_slot(slot + 1);
             rack->add_node_indexes(trayIndex(t));

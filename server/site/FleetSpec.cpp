@@ -208,6 +208,55 @@ std::string lowerCase(std::string text) {
     return text;
 }
 
+// One name per compute tray from a rack's HOSTLIST column (`key`=, "{rack}" allowed as in
+// hosts=): nothing when the column is absent, else exactly one IPv4 address or DNS name a tray.
+bool expandTrayList(const RackSpec& rack, const std::string& written, const std::string& key,
+                    const std::string& example, std::vector<std::string>& out, std::string* problem) {
+    if (written.empty()) return true;
+    const std::string pattern = withRackName(written, rack.name);
+    auto names = expandHostlist(pattern);
+    if (!names || !std::all_of(names->begin(), names->end(), [](const auto& n) { return isPlainHostName(n); })) {
+        *problem = key + "= '" + pattern + "' is not a list of addresses (e.g. " + example + ")";
+        return false;
+    }
+    if (names->size() != kTraysPerRackSpec) {
+        *problem = key + "= '" + pattern + "' names " + std::to_string(names->size()) + " addresses for rack " +
+                   rack.name + "; a rack has " + std::to_string(kTraysPerRackSpec) + " compute trays";
+        return false;
+    }
+    out = std::move(*names);
+    return true;
+}
+
+// bmcs=HOSTLIST of every rack: each tray's BMC, unique in the fleet and never a tray's own host
+// name or address (the BMC is its own network endpoint: sharing the host's name is a typo that
+// would send a power cycle to the wrong place).
+bool expandRackBmcs(FleetSpec& spec, ConfigError* error) {
+    std::map<std::string, std::string> hostOwners;  // lower-cased host name or address → the tray's host
+    for (const auto& rack : spec.racks)
+        for (const auto* names : {&rack.hosts, &rack.addresses})
+            for (const auto& name : *names) hostOwners.emplace(lowerCase(name), name);
+    std::map<std::string, int> bmcLines;
+    for (auto& rack : spec.racks) {
+        auto fail = [&](const std::string& problem) {
+            if (error) *error = {spec.sourceFile, rack.sourceLine, problem};
+            return false;
+        };
+        std::string problem;
+        if (!expandTrayList(rack, rack.bmcsPattern, "bmcs", "bmcs=10.1.9.[11-28]", rack.bmcs, &problem))
+            return fail(problem);
+        for (const auto& bmc : rack.bmcs) {
+            const std::string key = lowerCase(bmc);
+            if (auto [it, added] = bmcLines.emplace(key, rack.sourceLine); !added)
+                return fail("BMC '" + bmc + "' is named twice (first on line " + std::to_string(it->second) + ")");
+            if (auto host = hostOwners.find(key); host != hostOwners.end())
+                return fail("BMC '" + bmc + "' is also a tray's host name or address ('" + host->second +
+                            "'): a BMC answers on its own address");
+        }
+    }
+    return true;
+}
+
 // addresses=HOSTLIST of every rack (one address per compute tray, "{rack}" allowed as in hosts=),
 // then the names telemetry may use for each tray: no host name or address may name two trays,
 // and under an explicit domain list no two trays may share a short name (a label naming the short
@@ -226,17 +275,10 @@ bool expandRackAddresses(FleetSpec& spec, ConfigError* error) {
             if (error) *error = {spec.sourceFile, rack.sourceLine, problem};
             return false;
         };
-        if (!rack.addressesPattern.empty()) {
-            const std::string pattern = withRackName(rack.addressesPattern, rack.name);
-            auto addresses = expandHostlist(pattern);
-            if (!addresses)
-                return fail("addresses= '" + pattern + "' is not a list of addresses (e.g. addresses=10.1.2.[11-28])");
-            if (addresses->size() != kTraysPerRackSpec)
-                return fail("addresses= '" + pattern + "' names " + std::to_string(addresses->size()) +
-                            " addresses for rack " + rack.name + "; a rack has " + std::to_string(kTraysPerRackSpec) +
-                            " compute trays");
-            rack.addresses = std::move(*addresses);
-        }
+        std::string problem;
+        if (!expandTrayList(rack, rack.addressesPattern, "addresses", "addresses=10.1.2.[11-28]", rack.addresses,
+                            &problem))
+            return fail(problem);
         for (std::size_t slot = 0; slot < kTraysPerRackSpec; ++slot, ++tray) {
             std::vector<std::string> own;
             if (slot < rack.hosts.size()) own.push_back(rack.hosts[slot]);
@@ -357,6 +399,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
         rack.name = std::move(name);
         rack.hostsPattern = options.text("hosts").value_or("");
         rack.addressesPattern = options.text("addresses").value_or("");
+        rack.bmcsPattern = options.text("bmcs").value_or("");
         rack.cdu = options.text("cdu").value_or("");
         rack.coolantConnector = options.text("connector").value_or("");
         rack.leakDetectorsPattern = options.text("leak_detectors").value_or("");
@@ -383,10 +426,11 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
                 return options.fail(
                            keyword == "rack"
                                ? "expected 'rack NAME [hall=H] [row=N] [position=N] [power_kw=KW] [supply_c=C] "
-                                 "[hosts=HOSTLIST] [addresses=HOSTLIST] [cdu=ID] [connector=ID] "
-                                 "[leak_detectors=IDLIST]'"
+                                 "[hosts=HOSTLIST] [addresses=HOSTLIST] [bmcs=HOSTLIST] [cdu=ID] "
+                                 "[connector=ID] [leak_detectors=IDLIST]'"
                                : "expected 'racks COUNT [hall=H] [row=N] [power_kw=KW] [supply_c=C] [hosts=HOSTLIST] "
-                                 "[addresses=HOSTLIST] [cdu=ID] [connector=ID] [leak_detectors=IDLIST]'"),
+                                 "[addresses=HOSTLIST] [bmcs=HOSTLIST] [cdu=ID] [connector=ID] "
+                                 "[leak_detectors=IDLIST]'"),
                        std::nullopt;
             std::size_t count = 1;
             std::string name;
@@ -468,7 +512,7 @@ std::optional<FleetSpec> readFleetFile(const std::string& path, ConfigError* err
         return std::nullopt;
     }
     if (!finishRackLayout(spec, error) || !expandRackHosts(spec, error) || !expandRackAddresses(spec, error) ||
-        !expandRackCooling(spec, error))
+        !expandRackBmcs(spec, error) || !expandRackCooling(spec, error))
         return std::nullopt;
     return spec;
 }

@@ -40,6 +40,10 @@ struct RackSpec {
     // reach them); empty: none given. As written in `addressesPattern`, expanded like hosts=.
     std::vector<std::string> addresses;
     std::string addressesPattern;
+    // bmcs= of trays n01..n18: where each tray's BMC (its Redfish service) answers, an IPv4
+    // address or a DNS name; empty: none given. As written in `bmcsPattern`, expanded like hosts=.
+    std::vector<std::string> bmcs;
+    std::string bmcsPattern;
     // How the facility's Redfish service (CDUs or the building-management aggregator) names this
     // rack's cooling: the CoolingUnit feeding its loop (cdu=; empty: cdu-<region>-<hall>-rowNN),
     // the CDU's secondary CoolantConnector to the rack (connector=; empty: the rack's name) and

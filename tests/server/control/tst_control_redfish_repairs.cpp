@@ -2,8 +2,9 @@
 // twin, then the Redfish back end resets it through the twin's own BMCs (server/exporters TrayBmcs
 // served over HTTP by the RedfishServer of --serve-redfish), whose Reset runs the twin's modelled
 // power cycle; the operation ends with the BMC's Task Completed and PowerState On, backend
-// "redfish". Wrong credentials end FAILED with the BMC's words, nothing POSTed; the twin's BMC tree
-// has the layout a client reads; and bad --repair-backend / --bmc-* settings are start-up errors.
+// "redfish"; --bmc-url's {bmc} takes each tray's BMC from the fleet file's bmcs=. Wrong credentials end FAILED with the
+// BMC's words, nothing POSTed; the twin's BMC tree has the layout a client reads; and bad --repair-backend / --bmc-*
+// settings are start-up errors.
 
 #include "ControlPlane.h"
 #include "ControlTestFleet.h"
@@ -17,6 +18,8 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <map>
+#include <memory>
 
 using namespace twintest;
 namespace control = watchfloor::server::control;
@@ -135,6 +138,31 @@ private slots:
         QVERIFY2(task.body.find("r01-n04") != std::string::npos, task.body.c_str());
     }
 
+    void theFleetFilesBmcNamesAreWhereTheResetGoes() {
+        // --bmc-url http://{bmc}:PORT with each tray's bmcs= entry: the loopback address the twin's
+        // BMCs answer on for r01-n05, a name that resolves nowhere for every other tray.
+        TwinWithBmcs h;
+        control::BmcDirectory directory = h.bmcs();
+        const std::string url = h.redfish->url();
+        const std::string port = url.substr(url.rfind(':'));
+        directory.urlTemplate = "http://{bmc}" + port;
+        directory.bmcOf = [](const std::string& node) {
+            return node == "r01-n05" ? std::string("127.0.0.1") : node + "-bmc.invalid";
+        };
+        QCOMPARE(directory.url("r01-n05"), "http://127.0.0.1" + port);
+        QCOMPARE(directory.url("r02-n01"), "http://r02-n01-bmc.invalid" + port);
+        control::RedfishRepairBackend backend(directory, repair::RedfishResetSettings{});
+        h.engine->setRepairBackend(&backend);
+        h.start();
+        const v1::Operation done = h.runStep(v1::ACTION_TYPE_POWER_CYCLE_NODE, "r01-n05", "pc-bmc-1");
+        QVERIFY2(done.state() == v1::OPERATION_STATE_SUCCEEDED, done.DebugString().c_str());
+        QCOMPARE(done.repair().power_state(), std::string("On"));
+        const v1::Operation unreachable = h.runStep(v1::ACTION_TYPE_POWER_CYCLE_NODE, "r01-n06", "pc-bmc-2");
+        QVERIFY2(unreachable.state() == v1::OPERATION_STATE_FAILED, unreachable.DebugString().c_str());
+        QVERIFY2(unreachable.DebugString().find("r01-n06-bmc.invalid") != std::string::npos,
+                 unreachable.DebugString().c_str());
+    }
+
     void wrongCredentialsEndFailedInTheBmcsWords() {
         TwinWithBmcs h;
         control::RedfishRepairBackend backend(h.bmcs({"root", "wrong"}), repair::RedfishResetSettings{});
@@ -208,6 +236,20 @@ private slots:
                  create(options).c_str());
         options.bmcs.credentialsFile = writeSecret(dir, "bmc-ok", "root:0penBmc\n", 0600);
         QCOMPARE(create(options), std::string());
+        // {bmc} needs every tray's bmcs= from the fleet file; the racks without one are named.
+        options.bmcs.urlTemplate = "https://{bmc}";
+        auto names = std::make_shared<std::map<std::string, std::string>>();
+        for (const char* tray : {"r01-n01", "r01-n02", "r02-n01", "r03-n01"}) (*names)[tray] = "";
+        (*names)["r01-n01"] = "10.9.1.11";
+        (*names)["r01-n02"] = "10.9.1.12";
+        options.bmcs.names = names;
+        QVERIFY2(create(options).find("--bmc-url uses {bmc}, but the fleet file gives no bmcs= for racks r02, r03") !=
+                     std::string::npos,
+                 create(options).c_str());
+        (*names)["r02-n01"] = "10.9.2.11";
+        (*names)["r03-n01"] = "10.9.3.11";
+        QCOMPARE(create(options), std::string());
+        options.bmcs.urlTemplate = "https://{host}-bmc.example";
 
         QVERIFY(control::parseRepairBackend("slurm+redfish", &options, &problem));
         QVERIFY2(create(options).find("needs --scheduler slurm") != std::string::npos, create(options).c_str());

@@ -1,6 +1,7 @@
-// The fleet file's host naming: the addresses= column of rack/racks lines (an IP or a DNS name per
-// tray, "{rack}" as in hosts=) and inventory domains=, into the topology the real sources map
-// telemetry with; and every way they can be written wrong, refused with the file's line.
+// The fleet file's host naming: the addresses= and bmcs= columns of rack/racks lines (an IP or a
+// DNS name per tray, "{rack}" as in hosts=) and inventory domains=, into the topology the real
+// sources map telemetry with and break/fix reaches BMCs by; and every way they can be written
+// wrong, refused with the file's line.
 
 #include "FleetModel.h"
 #include "FleetSpec.h"
@@ -53,6 +54,21 @@ private slots:
         QCOMPARE(QString::fromStdString(topology.nodes(53).address()), QString("10.1.3.28"));
     }
 
+    void bmcsReachTheTopology() {
+        QTemporaryDir dir;
+        const auto read = readFleet(dir,
+                                    "racks 2 hosts=gb200-{rack}-n[01-18] bmcs=gb200-{rack}-n[01-18]-bmc.oob.example\n"
+                                    "rack r03 addresses=10.1.3.[11-28] bmcs=10.9.3.[11-28]\nrack r04\n");
+        QVERIFY2(read.spec, read.error.toString().c_str());
+        const FleetModel model(*read.spec, 0);
+        const auto& topology = model.topology();
+        QCOMPARE(QString::fromStdString(topology.nodes(2).bmc()), QString("gb200-r01-n03-bmc.oob.example"));
+        QCOMPARE(QString::fromStdString(topology.nodes(19).bmc()), QString("gb200-r02-n02-bmc.oob.example"));
+        QCOMPARE(QString::fromStdString(topology.nodes(53).bmc()), QString("10.9.3.28"));
+        QCOMPARE(QString::fromStdString(topology.nodes(53).address()), QString("10.1.3.28"));
+        QVERIFY(topology.nodes(54).bmc().empty());  // r04 names none
+    }
+
     void badNamingIsRefusedWithItsLine_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("line");
@@ -65,6 +81,15 @@ private slots:
                                                    << 3 << "'n18' names two trays";
         QTest::newRow("host and address differ in case only") << "rack r01 hosts=N[01-18]\nrack r02 hosts=n[01-18]\n"
                                                               << 3 << "'n01' names two trays";
+        QTest::newRow("too few BMCs") << "rack r01 bmcs=10.9.0.[1-19]\n" << 2 << "names 19 addresses for rack r01";
+        QTest::newRow("BMCs not a list") << "rack r01 bmcs=10.9.0.[1-\n" << 2 << "bmcs= '10.9.0.[1-' is not a list";
+        QTest::newRow("BMC with a scheme") << "rack r01 bmcs=https://bmc[01-18]\n" << 2 << "is not a list of addresses";
+        QTest::newRow("BMC twice") << "rack r01 bmcs=10.9.0.[1-18]\nrack r02 bmcs=10.9.0.[18-35]\n"
+                                   << 3 << "BMC '10.9.0.18' is named twice (first on line 2)";
+        QTest::newRow("BMC is a tray's address") << "rack r01 addresses=10.1.0.[1-18]\nrack r02 bmcs=10.1.0.[18-35]\n"
+                                                 << 3 << "BMC '10.1.0.18' is also a tray's host name or address";
+        QTest::newRow("BMC is its own host") << "rack r01 hosts=n[01-18] bmcs=N[01-18]\n"
+                                             << 2 << "BMC 'N01' is also a tray's host name or address ('n01')";
         QTest::newRow("bad domain") << "inventory domains=cluster..example\nrack r01\n" << 2 << "is not a DNS domain";
         QTest::newRow("domain is an address") << "inventory domains=10.0.0.1\nrack r01\n" << 2 << "is not a DNS domain";
         QTest::newRow("domains twice") << "inventory domains=a.example\ninventory domains=b.example\nrack r01\n"
