@@ -55,7 +55,10 @@ struct LinkForecast {
 
 struct ForecastConfig {
     SymbolBerLines lines;
-    double gateAlpha = 1e-6;          // recent errors vs the baseline: below this, the link has changed
+    // Recent errors vs the baseline: below this, the link has changed. Each link is screened about
+    // a hundred times a day on overlapping windows; 1e-8 keeps chance passes near 1e-6 per
+    // link-day, a hundredth of the false-isolation target.
+    double gateAlpha = 1e-8;
     double confirmAlpha = 1e-6;       // errors vs the Error line: below this, the link is over it now
     double baselineFloor = 1e-16;     // no link is trusted to be cleaner than this [A]
     double flagProbability = 0.5;     // at risk: P(Error or down within 6 h) at least this

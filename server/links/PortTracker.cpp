@@ -52,7 +52,7 @@ void PortTracker::takeReferences(const PortCounterSample& sample) {
     flags_ = static_cast<std::uint8_t>(kSeen | (flags_ & kSaturated));
     if (sample.has(PortField::State)) flags_ |= kStateKnown | (sample.active ? kActive : 0);
     if (sample.has(PortField::Rate) && rateUsable(sample.rateBytesPerSecond)) {
-        rate_ = static_cast<float>(sample.rateBytesPerSecond);
+        rate_ = sample.rateBytesPerSecond;
         flags_ |= kRateKnown;
     }
     if (sample.has(PortField::SymbolErrors) && sample.symbolErrors == kSymbolErrorMax) flags_ |= kSaturated;
@@ -84,7 +84,7 @@ PortInterval PortTracker::advance(const PortCounterSample& sample, std::int64_t 
     const bool rateNow = sample.has(PortField::Rate) && rateUsable(sample.rateBytesPerSecond);
     if (sample.has(PortField::Rate) && !rateNow && sample.rateBytesPerSecond != 0) out.events |= kPortRejected;
     if (activeBoth && rateNow && (flags_ & kRateKnown)) {
-        const double rate = std::min(double(rate_), sample.rateBytesPerSecond);
+        const double rate = std::min(rate_, sample.rateBytesPerSecond);
         out.bits = 8.0 * rate * out.seconds;
     } else {
         out.events |= kPortNoBits;

@@ -59,7 +59,7 @@ public:
     bool saturated() const { return flags_ & kSaturated; }
     bool active() const { return flags_ & kActive; }
     // The last usable rate in bits per second, 0 when none.
-    double bitsPerSecond() const { return 8.0 * double(rate_); }
+    double bitsPerSecond() const { return 8.0 * rate_; }
     std::int64_t lastMs() const { return lastMs_; }
 
 private:
@@ -68,7 +68,7 @@ private:
 
     std::int64_t lastMs_ = 0;
     std::uint64_t packets_ = 0;
-    float rate_ = 0;
+    double rate_ = 0;  // bytes per second
     std::uint16_t symbol_ = 0;
     std::uint16_t receiveErrors_ = 0;
     std::uint16_t remotePhysical_ = 0;
