@@ -144,6 +144,15 @@ CableJudgement LinkWatch::cable(std::size_t link) const {
     return judgeCable(host, states_[link].ends[1].seen() ? &sw : nullptr);
 }
 
+PacketErrorEstimate LinkWatch::packetErrors(std::size_t link) const {
+    double packets = 0, errors = 0;
+    states_[link].history.forEachNewestFirst(nowMs_, [&](const LinkBucket& b, std::int64_t, std::int64_t) {
+        packets += b.packets;
+        errors += b.packetErrors;
+    });
+    return judgePacketErrors(errors, packets);
+}
+
 LinkForecast LinkWatch::forecast(std::size_t link) const { return forecaster_.forecast(states_[link].history, nowMs_); }
 
 void LinkWatch::restartWindow(std::size_t link) {

@@ -54,6 +54,7 @@ private slots:
     void notActiveOrNoRateCarriesNoBits();
     void noTrafficHasNoPacketRatio();
     void exporterRestartMidWindow();
+    void watchPacketErrorRatio();
     void cableTakesTheWorseEnd();
     void linkDownNeedsBothEnds();
     void watchCountsOnlyBothEndedDowns();
@@ -315,6 +316,29 @@ void TestLinkEstimate::exporterRestartMidWindow() {
     QVERIFY2(near(e.bits, 236.0 * 15 * 8 * kNdrBytes, 1e-6), qPrintable(QString::number(e.bits)));
     QCOMPARE(e.verdict, BerVerdict::Judging);
     QVERIFY(watch.atRisk().empty());
+}
+
+void TestLinkEstimate::watchPacketErrorRatio() {
+    LinkWatch watch(2);
+    std::vector<LinkPollSample> samples(2);
+    std::int64_t t = 0;
+    for (int i = 0; i <= 240; ++i, t += 15'000) {  // one hour
+        for (int link = 0; link < 2; ++link) {
+            samples[link].hostPresent = true;
+            samples[link].host = port(t, 0);
+            // Link 0 carries 1e6 packets a second with one bad packet at poll 100; link 1 none.
+            const std::uint64_t packets = link == 0 ? std::uint64_t(i) * 15'000'000 : 0;
+            samples[link].host.setPacketsReceived(packets).setReceiveErrors(link == 0 && i >= 100 ? 1 : 0);
+            samples[link].host.setRemotePhysicalErrors(0);
+        }
+        watch.poll(t, samples);
+    }
+    const PacketErrorEstimate busy = watch.packetErrors(0);
+    QVERIFY(busy.known);
+    QVERIFY(near(busy.packets, 3.6e9, 1e-5));  // buckets sum in float
+    QVERIFY(near(busy.ratio, 1 / 3.6e9, 1e-5));
+    QVERIFY(busy.overLine);                 // lower bound 0.0513 / 3.6e9 = 1.4e-11
+    QVERIFY(!watch.packetErrors(1).known);  // no traffic: no ratio
 }
 
 void TestLinkEstimate::cableTakesTheWorseEnd() {
