@@ -1,0 +1,268 @@
+#include "LinkForecaster.h"
+
+#include "PoissonBounds.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace watchfloor::server {
+
+namespace {
+
+constexpr double kHourMs = 3'600'000.0;
+constexpr double kLn10 = 2.302585092994046;
+// Prior spread of the slope, ln(BER) per hour: keeps a fit on a handful of errors finite without
+// holding back a real drift (one decade in 2.3 h is one sigma) [A].
+constexpr double kSlopePriorSigma = 1.0;
+// A single confirmed link-down is not yet a flap: the down rate is shrunk by this many hours [A].
+constexpr double kDownShrinkHours = 4.0;
+constexpr double kTemperatureSigma = 2.0;  // °C a module swings without meaning anything [A]
+constexpr double kScanStepHours = 0.25;
+constexpr double kScanHorizonHours = 72.0;
+
+double normalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+struct Sums {
+    double bits[2] = {0, 0};
+    double errors[2] = {0, 0};
+    double packets = 0;
+    double packetErrors = 0;
+    double downs = 0;
+    double recoveries = 0;
+    double hours = 0;
+};
+
+Sums recentSums(const LinkHistory& history, std::int64_t nowMs, double hours) {
+    Sums s;
+    const double since = double(nowMs) - hours * kHourMs;
+    history.forEachNewestFirst(nowMs, [&](const LinkBucket& b, std::int64_t start, std::int64_t end) {
+        if (double(start) < since - 1) return;
+        for (int e = 0; e < 2; ++e) {
+            s.bits[e] += b.bits[e];
+            s.errors[e] += b.errors[e];
+        }
+        s.packets += b.packets;
+        s.packetErrors += b.packetErrors;
+        s.downs += b.downs;
+        s.recoveries += b.recoveries;
+        s.hours += double(std::min<std::int64_t>(end, nowMs) - start) / kHourMs;
+    });
+    return s;
+}
+
+// Poisson regression of errors on time with the bits as exposure: errors_i ~ Poisson(bits_i ·
+// exp(a + c·t_i)), t in hours before now. Zero-error buckets are data here, which is why this and
+// not a robust line through log10 points (a quiet bucket has no log).
+struct Trend {
+    bool ok = false;
+    double a = 0, c = 0;
+    double vaa = 0, vac = 0, vcc = 0;
+    double lnAt(double h) const { return a + c * h; }
+    double sdAt(double h) const { return std::sqrt(std::max(0.0, vaa + 2 * h * vac + h * h * vcc)); }
+};
+
+Trend fitTrend(const LinkHistory& history, std::int64_t nowMs, int end) {
+    constexpr int kMax = LinkHistory::kBuckets + 1;
+    double t[kMax], y[kMax], b[kMax];
+    int n = 0;
+    double totalErrors = 0, totalBits = 0;
+    history.forEachNewestFirst(nowMs, [&](const LinkBucket& bucket, std::int64_t start, std::int64_t stop) {
+        if (bucket.bits[end] <= 0 || n >= kMax) return;
+        t[n] = (0.5 * double(start + std::min<std::int64_t>(stop, nowMs)) - double(nowMs)) / kHourMs;
+        y[n] = bucket.errors[end];
+        b[n] = bucket.bits[end];
+        totalErrors += y[n];
+        totalBits += b[n];
+        ++n;
+    });
+    Trend trend;
+    if (n < 2 || totalErrors <= 0) return trend;
+    double a = std::log((totalErrors + 0.5) / totalBits), c = 0;
+    double haa = 0, hac = 0, hcc = 0;
+    for (int iteration = 0; iteration < 25; ++iteration) {
+        double ga = 0, gc = -c / (kSlopePriorSigma * kSlopePriorSigma);
+        haa = hac = 0;
+        hcc = 1.0 / (kSlopePriorSigma * kSlopePriorSigma);
+        for (int i = 0; i < n; ++i) {
+            const double mu = b[i] * std::exp(a + c * t[i]);
+            ga += y[i] - mu;
+            gc += (y[i] - mu) * t[i];
+            haa += mu;
+            hac += mu * t[i];
+            hcc += mu * t[i] * t[i];
+        }
+        const double det = haa * hcc - hac * hac;
+        if (!(det > 0)) return trend;
+        double da = (hcc * ga - hac * gc) / det;
+        double dc = (haa * gc - hac * ga) / det;
+        da = std::clamp(da, -3.0, 3.0);
+        dc = std::clamp(dc, -1.0, 1.0);
+        a += da;
+        c += dc;
+        if (std::fabs(da) < 1e-6 && std::fabs(dc) < 1e-6) break;
+    }
+    const double det = haa * hcc - hac * hac;
+    if (!(det > 0) || !std::isfinite(a) || !std::isfinite(c)) return trend;
+    trend.ok = true;
+    trend.a = a;
+    trend.c = c;
+    trend.vaa = hcc / det;
+    trend.vac = -hac / det;
+    trend.vcc = haa / det;
+    return trend;
+}
+
+// When the trend (and its 90 % band) first reaches ln(line), scanning the next 72 hours.
+TimeToLine timeTo(const Trend& trend, double line) {
+    TimeToLine out;
+    const double target = std::log(line);
+    if (trend.lnAt(0) >= target)
+        out.hours = 0;
+    else if (trend.c > 0)
+        out.hours = (target - trend.a) / trend.c;
+    for (double h = 0; h <= kScanHorizonHours; h += kScanStepHours) {
+        const double sd = trend.sdAt(h);
+        if (!std::isfinite(out.earliestHours) && trend.lnAt(h) + 1.645 * sd >= target) out.earliestHours = h;
+        if (trend.lnAt(h) - 1.645 * sd >= target) {
+            out.latestHours = h;
+            break;
+        }
+    }
+    return out;
+}
+
+double tailScore(double k, double expected) {
+    if (k <= expected) return 0;
+    const double p = poissonTailAtLeast(k, expected);
+    return p > 0 ? -std::log10(p) : 300.0;
+}
+
+}  // namespace
+
+const char* influenceName(Influence influence) {
+    switch (influence) {
+    case Influence::SymbolErrorsHost: return "symbol errors (host end)";
+    case Influence::SymbolErrorsSwitch: return "symbol errors (switch end)";
+    case Influence::LinkRecoveries: return "link error recoveries";
+    case Influence::LinkDowns: return "link downs (both ends)";
+    case Influence::PacketErrors: return "packet errors";
+    case Influence::ModuleTemperature: return "module temperature";
+    }
+    return "?";
+}
+
+double LinkForecaster::baselineBer(const LinkDay& base, int end) const {
+    if (base.bits[end] < kJudgingWindowBits) return config_.lines.normal;
+    const RateInterval interval = poissonRateInterval(base.errors[end], base.bits[end]);
+    return std::max(interval.upper, config_.baselineFloor);
+}
+
+bool LinkForecaster::provesError(double errors, double bits) const {
+    if (!(bits > 0) || errors < 1) return false;
+    return poissonTailAtLeast(errors, bits * config_.lines.error) < config_.confirmAlpha;
+}
+
+LinkForecaster::Screen LinkForecaster::screen(const LinkHistory& history, std::int64_t nowMs) const {
+    Screen out;
+    const LinkDay base = history.baseline();
+    for (double hours : {1.0, 2.0, 8.0}) {
+        const Sums s = recentSums(history, nowMs, hours);
+        out.recentDowns = std::max(out.recentDowns, static_cast<std::uint32_t>(s.downs));
+        for (int e = 0; e < 2; ++e) {
+            if (s.bits[e] <= 0 || s.errors[e] < 1) continue;
+            if (poissonTailAtLeast(s.errors[e], s.bits[e] * baselineBer(base, e)) < config_.gateAlpha)
+                out.aboveBaseline = true;
+            if (provesError(s.errors[e], s.bits[e])) out.confirmedError = true;
+        }
+    }
+    return out;
+}
+
+LinkForecast LinkForecaster::forecast(const LinkHistory& history, std::int64_t nowMs) const {
+    LinkForecast f;
+    const Screen screened = screen(history, nowMs);
+    f.aboveBaseline = screened.aboveBaseline;
+    f.confirmedError = screened.confirmedError;
+    const LinkDay base = history.baseline();
+    const Sums recent = recentSums(history, nowMs, LinkHistory::kBuckets * 0.5);
+
+    // The trend of the end whose errors say most.
+    Trend best;
+    for (int e = 0; e < 2; ++e) {
+        const Trend trend = fitTrend(history, nowMs, e);
+        if (!trend.ok) continue;
+        if (!best.ok || trend.lnAt(6) > best.lnAt(6)) {
+            best = trend;
+            f.trendEnd = static_cast<LinkEnd>(e);
+        }
+    }
+    f.trendFitted = best.ok;
+    if (best.ok) {
+        f.log10Ber = best.a / kLn10;
+        f.decadesPerDay = best.c * 24 / kLn10;
+        f.toWarning = timeTo(best, config_.lines.warning);
+        f.toError = timeTo(best, config_.lines.error);
+    }
+
+    const double baseHours = 24.0 * history.baselineDays();
+    const double downRate = std::max({recent.downs / (recent.hours + kDownShrinkHours),
+                                      baseHours > 0 ? base.downs / baseHours : 0.0, config_.downPriorPerDay / 24.0});
+    for (std::size_t i = 0; i < kForecastHorizonsHours.size(); ++i) {
+        const double h = kForecastHorizonsHours[i];
+        double pError = 0;
+        if (f.confirmedError) {
+            pError = 1;
+        } else if (best.ok && f.aboveBaseline) {
+            // Only a link that has left its own baseline gets a trend's word; a steady link's
+            // noise extrapolated is no forecast.
+            pError = normalCdf((best.lnAt(h) - std::log(config_.lines.error)) / std::max(1e-9, best.sdAt(h)));
+        }
+        f.down[i] = 1 - std::exp(-downRate * h);
+        f.errorOrDown[i] = 1 - (1 - pError) * (1 - f.down[i]);
+    }
+
+    // Influencers: each counter's last 8 h against its 7-day baseline.
+    std::array<Influencer, 6> all{};
+    int n = 0;
+    for (int e = 0; e < 2; ++e) {
+        if (recent.bits[e] <= 0) continue;
+        const double ber = baselineBer(base, e);
+        all[n++] = {e == 0 ? Influence::SymbolErrorsHost : Influence::SymbolErrorsSwitch,
+                    recent.errors[e] / recent.bits[e], ber, tailScore(recent.errors[e], ber * recent.bits[e])};
+    }
+    auto perHour = [&](double count, double floorPerDay) {
+        return std::max(baseHours > 0 ? count / baseHours : 0.0, floorPerDay / 24.0);
+    };
+    if (recent.hours > 0) {
+        const double recoveryBase = perHour(base.recoveries, 1.0);  // [A] one a day is unremarkable
+        all[n++] = {Influence::LinkRecoveries, recent.recoveries / recent.hours, recoveryBase,
+                    tailScore(recent.recoveries, recoveryBase * recent.hours)};
+        const double downBase = perHour(base.downs, config_.downPriorPerDay);
+        all[n++] = {Influence::LinkDowns, recent.downs / recent.hours, downBase,
+                    tailScore(recent.downs, downBase * recent.hours)};
+    }
+    if (recent.packets > 0) {
+        const double ratio = base.packets > 0 ? std::max(double(base.packetErrors) / base.packets, 1e-15) : 1e-15;
+        all[n++] = {Influence::PacketErrors, recent.packetErrors / recent.packets, ratio,
+                    tailScore(recent.packetErrors, ratio * recent.packets)};
+    }
+    const float temperature = history.recentTemperature();
+    if (std::isfinite(temperature) && base.temperatureCount > 0) {
+        const double mean = base.temperatureSum / base.temperatureCount;
+        const double z = (temperature - mean) / kTemperatureSigma;
+        const double p = 0.5 * std::erfc(z / std::sqrt(2.0));
+        all[n++] = {Influence::ModuleTemperature, temperature, mean, z > 0 && p > 0 ? -std::log10(p) : 0.0};
+    }
+    // Insertion sort: six entries at most.
+    for (int i = 1; i < n; ++i)
+        for (int j = i; j > 0 && all[j].score > all[j - 1].score; --j) std::swap(all[j], all[j - 1]);
+    for (int i = 0; i < n && f.influencerCount < 3; ++i)
+        if (all[i].score >= 2) f.influencers[f.influencerCount++] = all[i];
+    return f;
+}
+
+bool LinkForecaster::atRisk(const LinkForecast& forecast) const {
+    return forecast.confirmedError || forecast.errorOrDown[1] >= config_.flagProbability;
+}
+
+}  // namespace watchfloor::server
