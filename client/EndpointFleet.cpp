@@ -139,6 +139,8 @@ void EndpointFleet::loadSnapshotValues(const v1::Snapshot& snapshot) {
     m_automation = snapshot.automation();
     m_hasPaging = snapshot.has_paging();
     m_paging = snapshot.paging();
+    m_hasLinkSummary = snapshot.has_link_summary();
+    m_linkSummary = snapshot.link_summary();
     m_held.clear();
     fleetstate::StreamedKinds::forEach([&](auto kind) {
         using Kind = decltype(kind);
@@ -173,6 +175,11 @@ void EndpointFleet::applyDelta(const v1::Delta& delta) {
         m_paging = delta.paging();
         m_hasPaging = true;
         m_changes.fleetChanged = true;
+    }
+    if (delta.has_link_summary()) {
+        m_linkSummary = delta.link_summary();
+        m_hasLinkSummary = true;
+        m_changes.linksChanged = true;
     }
     for (const v1::SourceStatus& source : delta.sources()) {
         applySource(source);
@@ -432,6 +439,10 @@ void EndpointFleet::heldChanged(fleetstate::ShiftHandoffs) {
     m_changes.fleetChanged = true;  // the handoff banner follows fleet changes
 }
 
+void EndpointFleet::heldChanged(fleetstate::LinkHealths) {
+    m_changes.linksChanged = true;  // the Links page's at-risk list and the rack map's marks follow this
+}
+
 void EndpointFleet::heldChanged(fleetstate::RepairCases) {
     m_changes.fleetChanged = true;    // the Fleet page's repair numbers and the Repairs view follow fleet changes
     m_changes.repairsChanged = true;  // the cases' own views rebuild on this, not on every fleet change
@@ -479,7 +490,7 @@ void EndpointFleet::markAllDirty() {
 
 bool EndpointFleet::hasChanges() const {
     if (m_changes.topologyChanged || m_changes.jobsReset || m_changes.fleetChanged || m_changes.serverSecondTicked ||
-        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.repairsChanged ||
+        m_changes.sourcesChanged || m_changes.incidentsChanged || m_changes.repairsChanged || m_changes.linksChanged ||
         m_changes.telemetryChanged || m_changes.jobsAppended > 0) {
         return true;
     }

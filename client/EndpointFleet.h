@@ -62,6 +62,7 @@ public:
         bool sourcesChanged = false;
         bool incidentsChanged = false;
         bool repairsChanged = false;                // some repair case opened, took a step or closed
+        bool linksChanged = false;                  // some link's health or the link summary changed
         bool telemetryChanged = false;              // some tray's telemetry health (EntityState.telemetry) changed
         std::vector<std::uint32_t> dirtyRackSlots;  // sorted
         std::vector<std::uint32_t> dirtyJobSlots;   // sorted
@@ -176,6 +177,13 @@ public:
     const std::map<std::uint64_t, watchfloor::v1::RepairCase>& repairCases() const {
         return m_held.of<fleetstate::RepairCases>().byKey();
     }
+    // fleetd's listed rail links by NIC port index: at risk, above a line or on the ladder
+    // (FleetStateKinds.h); a link not listed is Normal or not judged.
+    const std::map<std::uint32_t, watchfloor::v1::LinkHealth>& linkHealth() const {
+        return m_held.of<fleetstate::LinkHealths>().byKey();
+    }
+    // fleetd's link summary; null when fleetd judges no links.
+    const watchfloor::v1::LinkHealthSummary* linkSummary() const { return m_hasLinkSummary ? &m_linkSummary : nullptr; }
     const HistoryRing& history() const { return m_history; }
     const std::optional<RunChange>& lastRunChange() const { return m_runChange; }
 
@@ -196,6 +204,7 @@ private:
     void heldChanged(fleetstate::MaintenanceWindows);
     void heldChanged(fleetstate::ShiftHandoffs);
     void heldChanged(fleetstate::RepairCases);
+    void heldChanged(fleetstate::LinkHealths);
     void writeValue(watchfloor::v1::EntityKind kind, std::uint32_t slot, watchfloor::v1::Metric metric, double value,
                     std::int64_t timeMs);
     void advanceServerTime(std::int64_t serverTimeMs);
@@ -218,6 +227,8 @@ private:
     bool m_hasAutomation = false;
     watchfloor::v1::PagingStatus m_paging;
     bool m_hasPaging = false;
+    watchfloor::v1::LinkHealthSummary m_linkSummary;
+    bool m_hasLinkSummary = false;
     std::vector<watchfloor::v1::Job> m_jobs;
     std::unordered_map<std::uint32_t, std::uint32_t> m_jobSlotByIndex;
     watchfloor::v1::FleetGoodput m_fleet;

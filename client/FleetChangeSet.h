@@ -23,12 +23,13 @@ struct FleetChangeSet {
     bool sourcesChanged = false;     // the status of some endpoint's telemetry sources changed
     bool incidentsChanged = false;   // some endpoint's incidents opened, changed or resolved
     bool repairsChanged = false;     // some endpoint's repair cases opened, took a step or closed
+    bool linksChanged = false;       // some endpoint's link health or link summary changed
     bool telemetryChanged = false;   // some scraped tray's telemetry health (silent / live, its targets) changed
 
     bool isEmpty() const {
         return !topologyChanged && !jobsReset && dirtyRackRows.empty() && dirtyJobRows.empty() && jobsAppended == 0 &&
                eventsAdded == 0 && eventsTrimmed == 0 && !fleetChanged && !freshnessTick &&
-               endpointsChanged.isEmpty() && !sourcesChanged && !incidentsChanged && !repairsChanged &&
+               endpointsChanged.isEmpty() && !sourcesChanged && !incidentsChanged && !repairsChanged && !linksChanged &&
                !telemetryChanged;
     }
 };

@@ -219,6 +219,7 @@ void FleetStore::flushChanges() {
         out.sourcesChanged |= c.sourcesChanged;
         out.incidentsChanged |= c.incidentsChanged;
         out.repairsChanged |= c.repairsChanged;
+        out.linksChanged |= c.linksChanged;
         out.telemetryChanged |= c.telemetryChanged;
         for (std::uint32_t slot : c.dirtyRackSlots) {
             out.dirtyRackRows.push_back(m_rows.rackRow(i, slot));

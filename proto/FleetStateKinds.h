@@ -1,8 +1,8 @@
 #pragma once
 // The fleet-wide state kinds a Subscribe stream carries as whole messages by id (Snapshot and
-// Delta `incidents`, `maintenance`, `handoffs`, `repair_cases`), and the one rule every hop holds them by: a record
-// replaces the held one with its id; a live one is always held; a retired one (the kind says
-// which) is held only while it is among the newest kRetiredKept retired ones of its kind.
+// Delta `incidents`, `maintenance`, `handoffs`, `repair_cases`, `link_health`), and the one rule every hop holds them
+// by: a record replaces the held one with its id; a live one is always held; a retired one (the kind says which) is
+// held only while it is among the newest kRetiredKept retired ones of its kind.
 //
 // The hops: fleetd's FleetStateStore (what it holds, what a snapshot carries, what ListIncidents
 // pages), a rewind answer (AsOfAnswer, RewindLog's base, so PastFleet shows what the live view
@@ -116,6 +116,22 @@ struct RepairCases {
     static Field<Record>* mutableOf(watchfloor::v1::Delta* d) { return d->mutable_repair_cases(); }
 };
 
+struct LinkHealths {
+    using Record = watchfloor::v1::LinkHealth;
+    using Key = std::uint32_t;
+    static Key key(const Record& r) { return r.nic_port_index(); }
+    static bool retired(const Record& r) { return r.retired(); }
+    static std::int64_t age(const Record& r) { return r.stage_since_unix_ms(); }
+    // None: a link back under the lines and off the ladder is plain Normal again, which is what a
+    // link not listed means. Live ones are bounded by fleetd's watch (kListedMax in LinkHealthKeeper).
+    static constexpr std::size_t kRetiredKept = 0;
+    static constexpr WireOrder kWireOrder = WireOrder::ByKey;
+    static const Field<Record>& of(const watchfloor::v1::Snapshot& s) { return s.link_health(); }
+    static const Field<Record>& of(const watchfloor::v1::Delta& d) { return d.link_health(); }
+    static Field<Record>* mutableOf(watchfloor::v1::Snapshot* s) { return s->mutable_link_health(); }
+    static Field<Record>* mutableOf(watchfloor::v1::Delta* d) { return d->mutable_link_health(); }
+};
+
 // The records of one kind a hop holds: upserted by key, retired ones bounded, newest kept.
 template <class Kind>
 class HeldRecords {
@@ -213,7 +229,7 @@ struct KindList {
 };
 
 // The one list: a kind added to the stream is added here, and every hop holds it.
-using StreamedKinds = KindList<Incidents, MaintenanceWindows, ShiftHandoffs, RepairCases>;
+using StreamedKinds = KindList<Incidents, MaintenanceWindows, ShiftHandoffs, RepairCases, LinkHealths>;
 using HeldState = StreamedKinds::Held;
 
 }  // namespace watchfloor::fleetstate

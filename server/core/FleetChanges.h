@@ -45,6 +45,11 @@ struct FleetChanges {
     std::vector<watchfloor::v1::ShiftHandoff> handoffs;
     // Repair cases opened or changed (whole messages); fleetd's control plane adds them.
     std::vector<watchfloor::v1::RepairCase> repairCases;
+    // Rail links whose health changed (whole messages; `retired` when no longer listed) and the
+    // fleet's link summary when it changed; fleetd's link watch adds them.
+    std::vector<watchfloor::v1::LinkHealth> linkHealth;
+    bool hasLinkSummary = false;
+    watchfloor::v1::LinkHealthSummary linkSummary;
     // fleetd's automation and its breaker, when it changed (fleetd's control plane adds it).
     bool hasAutomation = false;
     watchfloor::v1::AutomationStatus automation;
@@ -67,14 +72,16 @@ struct FleetChanges {
         maintenance.clear();
         handoffs.clear();
         repairCases.clear();
+        linkHealth.clear();
+        hasLinkSummary = false;
         hasFleet = false;
         hasAutomation = false;
         hasPaging = false;
     }
     bool empty() const {
         return samples.empty() && states.empty() && events.empty() && jobs.empty() && !hasFleet && sources.empty() &&
-               incidents.empty() && maintenance.empty() && handoffs.empty() && repairCases.empty() && !hasAutomation &&
-               !hasPaging;
+               incidents.empty() && maintenance.empty() && handoffs.empty() && repairCases.empty() &&
+               linkHealth.empty() && !hasLinkSummary && !hasAutomation && !hasPaging;
     }
 };
 

@@ -99,8 +99,9 @@ v1::Delta filterDelta(const v1::Delta& delta, const SubscriptionFilter& filter, 
         *decltype(kind)::mutableOf(&out) = decltype(kind)::of(delta);
     });
     if (delta.has_fleet()) *out.mutable_fleet() = delta.fleet();
-    if (delta.has_automation()) *out.mutable_automation() = delta.automation();  // fleet-wide
-    if (delta.has_paging()) *out.mutable_paging() = delta.paging();              // fleet-wide
+    if (delta.has_automation()) *out.mutable_automation() = delta.automation();        // fleet-wide
+    if (delta.has_link_summary()) *out.mutable_link_summary() = delta.link_summary();  // fleet-wide
+    if (delta.has_paging()) *out.mutable_paging() = delta.paging();                    // fleet-wide
     // Source statuses are fleet-wide: every subscriber gets them (a console's Sources view and
     // banner follow them; without this they only changed with a snapshot).
     *out.mutable_sources() = delta.sources();
@@ -180,6 +181,7 @@ CoalescedDelta coalesce(const std::vector<LogEntryPtr>& pending, const Subscript
             if (filter.wantsEvent(index, e)) *out.add_events() = e;
         if (d.has_fleet()) *out.mutable_fleet() = d.fleet();  // newest within the prefix
         if (d.has_automation()) *out.mutable_automation() = d.automation();
+        if (d.has_link_summary()) *out.mutable_link_summary() = d.link_summary();
         if (d.has_paging()) *out.mutable_paging() = d.paging();
     }
     // Whole statuses keyed by name: the newest of each within the prefix, in first-seen order.

@@ -28,12 +28,14 @@ std::vector<std::shared_ptr<v1::Delta>> FleetStateStore::buildDeltas(const Fleet
     for (const auto& j : changes.jobs) *first->add_jobs() = j;
     if (changes.hasFleet) *first->mutable_fleet() = changes.fleet;
     if (changes.hasAutomation) *first->mutable_automation() = changes.automation;
+    if (changes.hasLinkSummary) *first->mutable_link_summary() = changes.linkSummary;
     if (changes.hasPaging) *first->mutable_paging() = changes.paging;
     for (const auto& source : changes.sources) *first->add_sources() = source;
     for (const auto& incident : changes.incidents) *first->add_incidents() = incident;
     for (const auto& window : changes.maintenance) *first->add_maintenance() = window;
     for (const auto& handoff : changes.handoffs) *first->add_handoffs() = handoff;
     for (const auto& repairCase : changes.repairCases) *first->add_repair_cases() = repairCase;
+    for (const auto& link : changes.linkHealth) *first->add_link_health() = link;
     deltas.push_back(first);
     if (changes.samples.empty()) return deltas;
 
@@ -111,6 +113,10 @@ std::vector<DeltaPtr> FleetStateStore::apply(FleetChanges& changes, SampleSink* 
             automation_ = changes.automation;
             hasAutomation_ = true;
         }
+        if (changes.hasLinkSummary) {
+            linkSummary_ = changes.linkSummary;
+            hasLinkSummary_ = true;
+        }
         if (changes.hasPaging) {
             paging_ = changes.paging;
             hasPaging_ = true;
@@ -174,6 +180,7 @@ v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     for (const auto& [jobIndex, job] : jobs_) *snap.add_jobs() = job;
     if (hasFleet_) *snap.mutable_fleet() = fleet_;
     if (hasAutomation_) *snap.mutable_automation() = automation_;
+    if (hasLinkSummary_) *snap.mutable_link_summary() = linkSummary_;
     if (hasPaging_) *snap.mutable_paging() = paging_;
     for (const auto& [name, source] : sources_) *snap.add_sources() = source;
     // Fleet-wide, like jobs (a rack filter does not narrow them): everything held.

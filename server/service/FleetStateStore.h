@@ -175,6 +175,8 @@ private:
     watchfloor::v1::FleetGoodput fleet_;
     bool hasAutomation_ = false;
     watchfloor::v1::AutomationStatus automation_;
+    bool hasLinkSummary_ = false;
+    watchfloor::v1::LinkHealthSummary linkSummary_;
     bool hasPaging_ = false;
     watchfloor::v1::PagingStatus paging_;
     std::map<std::string, watchfloor::v1::SourceStatus> sources_;
