@@ -74,6 +74,8 @@ public:
     // The full forecast, computed now (for a link someone looks at).
     LinkForecast forecast(std::size_t link) const;
     const LinkRisk& risk(std::size_t link) const { return states_[link].risk; }
+    // The link's buckets and baseline (the console's BER chart is drawn from its buckets).
+    const LinkHistory& history(std::size_t link) const { return states_[link].history; }
     // Links at risk, most probable first (confirmed Error ahead of everything).
     std::span<const std::uint32_t> atRisk() const { return ranked_; }
 

@@ -158,6 +158,12 @@ std::optional<v1::RepairStats> FleetStateStore::repairs() const {
     return fleet_.repairs();
 }
 
+std::optional<v1::LinkHealthSummary> FleetStateStore::linkSummary() const {
+    std::shared_lock lock(mu_);
+    if (!hasLinkSummary_) return std::nullopt;
+    return linkSummary_;
+}
+
 v1::Snapshot FleetStateStore::snapshot(const SubscriptionFilter& filter) const {
     v1::Snapshot snap;
     std::shared_lock lock(mu_);

@@ -104,6 +104,8 @@ public:
     std::uint32_t openIncidents() const;
     // The newest fleet goodput's repairs (fleetd's control plane sets them); nullopt before any.
     std::optional<watchfloor::v1::RepairStats> repairs() const;
+    // The newest link summary (fleetd's link watch); nullopt before any, or with no rail links.
+    std::optional<watchfloor::v1::LinkHealthSummary> linkSummary() const;
 
     struct SeriesRef {
         std::uint32_t id;

@@ -52,6 +52,7 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     self->incidents_ = std::make_unique<incidents::FleetIncidents>(source.topology(), o.incidents);
     self->incidents_->setMaintenance(o.maintenance);
     self->incidents_->setLifecycle(o.lifecycle);
+    self->links_ = std::make_unique<LinkHealthKeeper>(source.topology());
     self->log_ = std::make_unique<ReplayLog>(o.log);
     self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
     self->history_->setExternal(o.externalHistory);
@@ -137,6 +138,7 @@ void FleetdServer::tick(TickCost& cost) {
     // Incidents name their member events: ids first, then grouping, then the store applies both.
     store_->numberEvents(changes);
     incidents_->apply(changes);
+    links_->observe(changes);
     if (options_.afterGrouping) options_.afterGrouping(changes);
     const auto grouped = Clock::now();
     auto deltas = store_->apply(changes, history_.get());
@@ -193,6 +195,23 @@ void FleetdServer::renderRepairMetrics(const watchfloor::v1::RepairStats& r, std
     sample("fleetd_repairs_fixed{repair=\"manual\"}", r.fixed_manual());
 }
 
+// The link watch's fleet-wide counts (fleet.proto LinkHealthSummary).
+void FleetdServer::renderLinkMetrics(const watchfloor::v1::LinkHealthSummary& s, std::string& out) {
+    auto gauge = [&](const char* name, const char* help, double value) {
+        char number[64];
+        std::snprintf(number, sizeof number, "%.17g", value);
+        out +=
+            std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n" + name + " " + number + "\n";
+    };
+    gauge("fleetd_links", "Rail links fleetd judges from their port counters.", s.links());
+    gauge("fleetd_links_judged", "Rail links with a full BER window (3e15 bits).", s.judged());
+    gauge("fleetd_links_at_risk", "Rail links forecast to cross the Error line or go down within 6 h.", s.at_risk());
+    gauge("fleetd_links_warning", "Rail links whose symbol BER is provably over the Warning line.", s.warning());
+    gauge("fleetd_links_error", "Rail links whose symbol BER is provably over the Error line.", s.error());
+    gauge("fleetd_links_at_stake_gpu_hours", "GPU-hours unplanned failures of the links at risk would cost their jobs.",
+          s.at_stake_gpu_hours());
+}
+
 std::string FleetdServer::renderMetrics() const {
     std::string out;
     auto metric = [&](const char* name, const char* type, const char* help, double value) {
@@ -211,6 +230,7 @@ std::string FleetdServer::renderMetrics() const {
     metric("fleetd_sim_speed", "gauge", "Simulated seconds per wall second.", options_.speed);
     metric("fleetd_incidents_open", "gauge", "Incidents not resolved.", double(store_->openIncidents()));
     if (const auto repairs = store_->repairs()) renderRepairMetrics(*repairs, out);
+    if (const auto links = store_->linkSummary()) renderLinkMetrics(*links, out);
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include "FleetSource.h"
 #include "FleetStateStore.h"
 #include "HistoryStore.h"
+#include "LinkHealthKeeper.h"
 #include "ReplayLog.h"
 #include "SubscriptionPump.h"
 
@@ -96,6 +97,7 @@ public:
 
 private:
     static void renderRepairMetrics(const watchfloor::v1::RepairStats& repairs, std::string& out);
+    static void renderLinkMetrics(const watchfloor::v1::LinkHealthSummary& links, std::string& out);
     FleetdServer(FleetSource& source, FleetdOptions options);
     void tickLoop();
     struct TickCost;
@@ -106,6 +108,7 @@ private:
     FleetdOptions options_;
     std::unique_ptr<FleetStateStore> store_;
     std::unique_ptr<incidents::FleetIncidents> incidents_;  // tick thread
+    std::unique_ptr<LinkHealthKeeper> links_;               // tick thread
     std::unique_ptr<ReplayLog> log_;
     std::unique_ptr<HistoryStore> history_;
     std::unique_ptr<SubscriptionPump> pump_;

@@ -1,0 +1,83 @@
+#pragma once
+// fleetd's link watch on the stream: reads every rail link's InfiniBand counters (host end:
+// IB_SYMBOL_ERROR_COUNTER ...; far end: IB_FAR_*) and the jobs from each tick's FleetChanges, feeds
+// a LinkWatch once per poll of fleet time, and adds to the same FleetChanges the LinkHealth of
+// every link worth listing (at risk, above the Normal line, saturated) that changed, a `retired`
+// record for a link no longer listed, and the LinkHealthSummary when it changed. Runs on the tick
+// thread; a tick between polls only records counter values.
+
+#include "FleetChanges.h"
+#include "LinkWatch.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace watchfloor::server {
+
+struct LinkHealthOptions {
+    std::int64_t pollMs = 15'000;      // fleet time between polls: fleetd's default source poll
+    std::int64_t sweepMs = 60'000;     // every link's verdict is looked at this often (the at-risk ones every poll)
+    double restartSeconds = 600;       // a job's restart after an unplanned failure (the blast radius's default)
+    std::size_t listedMax = 1'000;     // the most links listed at once, worst first
+    std::int64_t refreshMs = 300'000;  // a listed link is sent again at least this often (its history moves)
+    LinkWatchConfig watch;
+};
+
+class LinkHealthKeeper {
+public:
+    LinkHealthKeeper(const watchfloor::v1::Topology& topology, LinkHealthOptions options = {});
+
+    // The tick's counters and jobs in; at a poll, the links that changed out (into `changes`).
+    void observe(FleetChanges& changes);
+
+    std::size_t links() const { return links_.size(); }
+    const LinkWatch& watch() const { return watch_; }
+    const watchfloor::v1::LinkHealthSummary& summary() const { return summary_; }
+    // The link health as last sent, by NIC port entity index.
+    const std::map<std::uint32_t, watchfloor::v1::LinkHealth>& listed() const { return listed_; }
+    std::uint64_t polls() const { return polls_; }
+
+private:
+    struct Link {
+        std::uint32_t entity = 0;  // the NicPort's entity index
+        std::uint32_t node = 0;
+        std::string name;
+        double bytesPerSecond = 0;  // the port's line rate
+    };
+    struct Counters {               // the newest value of each counter at one end, NaN = never or blank
+        float value[5];             // symbol, recovery, downed, receive errors, module temperature
+        std::int64_t timeMs = 0;    // of the newest symbol error value
+        std::int64_t takenMs = -1;  // the time the watch last took
+        bool active = true;
+    };
+
+    void record(const FleetChanges& changes);
+    void recordJobs(const FleetChanges& changes);
+    void poll(std::int64_t nowMs, FleetChanges& changes);
+    void fillSamples(std::int64_t nowMs);
+    std::vector<std::uint32_t> linksToList();
+    watchfloor::v1::LinkHealth healthOf(std::uint32_t link, std::int64_t nowMs) const;
+    void atStake(std::uint32_t node, std::int64_t nowMs, watchfloor::v1::LinkAtStake* out) const;
+
+    LinkHealthOptions options_;
+    std::vector<Link> links_;
+    std::unordered_map<std::uint32_t, std::uint32_t> linkOfEntity_;
+    std::vector<Counters> ends_[2];  // per link: host end, far end
+    std::vector<LinkPollSample> samples_;
+    LinkWatch watch_;
+    std::unordered_map<std::uint32_t, watchfloor::v1::Job> jobs_;  // running ones, by job index
+    std::int64_t nextPollMs_ = 0;
+    std::int64_t nextSweepMs_ = 0;
+    std::vector<std::uint32_t> noteworthy_;  // from the last sweep: links above Normal or saturated
+    std::map<std::uint32_t, watchfloor::v1::LinkHealth> listed_;
+    std::map<std::uint32_t, std::int64_t> sentMs_;
+    watchfloor::v1::LinkHealthSummary summary_;
+    std::uint64_t polls_ = 0;
+};
+
+}  // namespace watchfloor::server

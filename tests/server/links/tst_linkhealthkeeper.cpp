@@ -1,0 +1,179 @@
+// fleetd's link watch on the stream (LinkHealthKeeper): counters in as a source's FleetChanges
+// carry them, LinkHealth out. A link with errors far over the Error line is listed at once with its
+// verdict, its jobs and the GPU-hours at stake; a quiet link never is; the summary is sent when it
+// changes; a link whose errors left the window is retired once; the summary counts them; a source
+// that sends counters only on change (the twin) and one that re-sends them each poll agree.
+#include "LinkHealthKeeper.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace watchfloor::server;
+namespace v1 = watchfloor::v1;
+
+namespace {
+
+constexpr std::int64_t kStartMs = 1'800'000'000'000;
+constexpr std::int64_t kPollMs = 15'000;
+
+// Two trays of one rack, two rail links each at 400 Gb/s.
+v1::Topology twoTrays() {
+    v1::Topology t;
+    for (std::uint32_t node = 0; node < 2; ++node) {
+        auto* n = t.add_nodes();
+        n->set_index(10 + node);
+        n->set_name("r01-n0" + std::to_string(node + 1));
+        for (std::uint32_t port = 0; port < 2; ++port) {
+            auto* p = t.add_nic_ports();
+            p->set_index(100 + node * 2 + port);
+            p->set_name(n->name() + "-ib" + std::to_string(port));
+            p->set_node_index(n->index());
+            p->set_port_id(port);
+            p->set_link_rate_gbps(400);
+        }
+    }
+    return t;
+}
+
+v1::Job jobOn(std::uint32_t node, std::int64_t checkpointMs) {
+    v1::Job job;
+    job.set_index(500);
+    job.set_name("llm-8b-1");
+    job.set_state(v1::JOB_STATE_RUNNING);
+    job.add_node_indexes(node);
+    job.set_gpu_count(4);
+    job.set_last_checkpoint_unix_ms(checkpointMs);
+    job.set_checkpoint_interval_s(1800);
+    return job;
+}
+
+struct Feed {
+    LinkHealthKeeper keeper{twoTrays()};
+    double symbol[4] = {0, 0, 0, 0};
+    std::int64_t nowMs = kStartMs;
+    bool everyPoll = true;  // false: only counters that moved, as the twin sends them
+    bool up[4] = {true, true, true, true};
+    bool blank[4] = {false, false, false, false};
+    std::vector<v1::LinkHealth> sent;
+    int summaries = 0;
+
+    // One poll: link 0 gains `errors` symbol errors at the host end.
+    void poll(double errors, const std::vector<v1::Job>& jobs = {}) {
+        FleetChanges changes;
+        changes.time = fromUnixMs(nowMs);
+        for (std::uint32_t link = 0; link < 4; ++link) {
+            const bool moved = link == 0 && errors > 0;
+            if (link == 0) symbol[0] += errors;
+            if (!everyPoll && !moved && nowMs != kStartMs) continue;
+            changes.samples.push_back(
+                {100 + link, v1::IB_SYMBOL_ERROR_COUNTER, blank[link] ? std::nanf("") : float(symbol[link])});
+            changes.samples.push_back({100 + link, v1::IB_PHY_STATE, up[link] ? 5.0F : 3.0F});
+        }
+        changes.jobs = jobs;
+        keeper.observe(changes);
+        sent.insert(sent.end(), changes.linkHealth.begin(), changes.linkHealth.end());
+        summaries += changes.hasLinkSummary ? 1 : 0;
+        nowMs += kPollMs;
+    }
+};
+
+}  // namespace
+
+class TstLinkHealthKeeper : public QObject {
+    Q_OBJECT
+
+private slots:
+    void aLinkFarOverTheErrorLineIsListedWithItsJobsAtStake() {
+        Feed f;
+        const std::int64_t checkpoint = kStartMs - 20 * 60'000;  // 20 min of progress since
+        f.poll(0, {jobOn(10, checkpoint)});
+        // 6e12 bits a poll; 50 errors a poll is a BER near 8e-12, far over 1e-14.
+        for (int i = 0; i < 4; ++i) f.poll(50);
+        const auto& listed = f.keeper.listed();
+        QCOMPARE(listed.size(), std::size_t(1));
+        const v1::LinkHealth& h = listed.begin()->second;
+        QCOMPARE(h.nic_port_index(), 100U);
+        QCOMPARE(QString::fromStdString(h.name()), QString("r01-n01-ib0"));
+        QCOMPARE(h.verdict(), v1::LINK_VERDICT_ERROR);
+        QCOMPARE(h.host_end().verdict(), v1::LINK_VERDICT_ERROR);
+        QVERIFY(h.host_end().lower() > 1e-14);
+        QVERIFY(h.one_end_seen());
+        QCOMPARE(h.switch_end().verdict(), v1::LINK_VERDICT_NO_DATA);
+        QVERIFY(h.at_risk());
+        QCOMPARE(h.stage(), v1::LINK_STAGE_WATCH);
+        QVERIFY(!h.stage_reason().empty());
+        QCOMPARE(h.at_stake().job_indexes_size(), 1);
+        QCOMPARE(h.at_stake().gpus(), 4U);
+        // 4 GPUs x (600 s restart + ~21 min since the checkpoint) against 4 x 600 s planned.
+        const double sinceCheckpointS = double(f.nowMs - kPollMs - checkpoint) / 1000;
+        QVERIFY(std::fabs(h.at_stake().planned_gpu_hours() - 4 * 600.0 / 3600) < 0.001);  // 3 digits sent
+        QVERIFY(std::fabs(h.at_stake().unplanned_gpu_hours() - 4 * (600 + sinceCheckpointS) / 3600) < 0.02);
+        QCOMPARE(h.at_stake().next_checkpoint_unix_ms(), checkpoint + 1'800'000);
+        QVERIFY(h.forecast().history_size() >= 1);
+        QCOMPARE(f.keeper.summary().links(), 4U);
+        QCOMPARE(f.keeper.summary().at_risk(), 1U);
+        QVERIFY(f.keeper.summary().at_stake_gpu_hours() > 0);
+        QVERIFY(f.summaries >= 1);
+    }
+
+    void quietLinksAreNeverListedAndAnUnchangedSummaryIsNotResent() {
+        Feed f;
+        for (int i = 0; i < 40; ++i) f.poll(0);
+        QVERIFY(f.keeper.listed().empty());
+        QVERIFY(f.sent.empty());
+        QCOMPARE(f.keeper.summary().at_risk(), 0U);
+        QCOMPARE(f.keeper.summary().judged(), 0U);  // 10 min of a 125-min window: still judging
+        QCOMPARE(f.summaries, 1);
+        QCOMPARE(f.keeper.polls(), std::uint64_t(40));
+    }
+
+    void aLinkWhoseErrorsLeftTheWindowIsRetiredOnce() {
+        Feed f;
+        for (int i = 0; i < 4; ++i) f.poll(50);
+        QCOMPARE(f.keeper.listed().size(), std::size_t(1));
+        // Nine clean hours: the 8-hour buckets no longer hold the burst.
+        for (int i = 0; i < 9 * 240; ++i) f.poll(0);
+        QVERIFY(f.keeper.listed().empty());
+        int retired = 0;
+        for (const auto& h : f.sent) retired += h.retired() ? 1 : 0;
+        QCOMPARE(retired, 1);
+        QVERIFY(f.sent.back().retired());
+    }
+
+    void countersSentOnlyOnChangeAreJudgedAsCountersSentEveryPoll() {
+        Feed periodic, onChange;
+        onChange.everyPoll = false;
+        for (int i = 0; i < 10; ++i) {
+            const double errors = i % 3 == 0 ? 20 : 0;
+            periodic.poll(errors);
+            onChange.poll(errors);
+        }
+        const auto a = periodic.keeper.watch().estimate(0, LinkEnd::Host);
+        const auto b = onChange.keeper.watch().estimate(0, LinkEnd::Host);
+        QCOMPARE(a.errors, b.errors);
+        QCOMPARE(a.bits, b.bits);
+        QVERIFY(a.bits > 0);
+        // A quiet link under a source that sends on change still carries bits: it is judged.
+        QVERIFY(onChange.keeper.watch().estimate(1, LinkEnd::Host).bits > 0);
+    }
+
+    void aDownPortCarriesNoBitsAndBlankCountersAreMissingNotZero() {
+        Feed f;
+        f.up[1] = false;  // Disabled
+        for (int i = 0; i < 2; ++i) f.poll(30);
+        f.blank[0] = true;  // the exporter could not read it this once
+        f.poll(30);
+        f.blank[0] = false;
+        for (int i = 0; i < 2; ++i) f.poll(30);
+        QCOMPARE(f.keeper.watch().estimate(1, LinkEnd::Host).bits, 0.0);
+        QVERIFY(f.keeper.watch().estimate(2, LinkEnd::Host).bits > 0);
+        // The blank was not a 0: no clear, and every error counted once.
+        QCOMPARE(f.keeper.watch().stats().clears, std::uint64_t(0));
+        QCOMPARE(f.keeper.watch().estimate(0, LinkEnd::Host).errors, 5 * 30.0 - 30.0);
+        QCOMPARE(f.keeper.watch().stats().negativeRates, std::uint64_t(0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstLinkHealthKeeper)
+#include "tst_linkhealthkeeper.moc"
