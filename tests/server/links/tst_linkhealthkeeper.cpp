@@ -105,10 +105,10 @@ private slots:
         QVERIFY(!h.stage_reason().empty());
         QCOMPARE(h.at_stake().job_indexes_size(), 1);
         QCOMPARE(h.at_stake().gpus(), 4U);
-        // 4 GPUs x (600 s restart + ~21 min since the checkpoint) against 4 x 600 s planned.
+        // 4 GPUs x (300 s restart + ~21 min since the checkpoint) against 4 x 300 s planned.
         const double sinceCheckpointS = double(f.nowMs - kPollMs - checkpoint) / 1000;
-        QVERIFY(std::fabs(h.at_stake().planned_gpu_hours() - 4 * 600.0 / 3600) < 0.001);  // 3 digits sent
-        QVERIFY(std::fabs(h.at_stake().unplanned_gpu_hours() - 4 * (600 + sinceCheckpointS) / 3600) < 0.02);
+        QVERIFY(std::fabs(h.at_stake().planned_gpu_hours() - 4 * 300.0 / 3600) < 0.001);  // 3 digits sent
+        QVERIFY(std::fabs(h.at_stake().unplanned_gpu_hours() - 4 * (300 + sinceCheckpointS) / 3600) < 0.02);
         QCOMPARE(h.at_stake().next_checkpoint_unix_ms(), checkpoint + 1'800'000);
         QVERIFY(h.forecast().history_size() >= 1);
         QCOMPARE(f.keeper.summary().links(), 4U);
