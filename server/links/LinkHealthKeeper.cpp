@@ -168,9 +168,9 @@ void LinkHealthKeeper::fillSamples(std::int64_t nowMs) {
             Counters& c = ends_[end][i];
             // A source that sends counters on change (the twin) leaves a quiet port's values as
             // they were: they still hold now. One that polls (a store, a scrape) sends them each
-            // time with the scrape's own timestamp.
+            // time with the scrape's own timestamp, and an old timestamp is no new sample.
             const bool fresh = c.timeMs > c.takenMs;
-            *present[end] = !std::isnan(c.value[kSymbol]);
+            *present[end] = !std::isnan(c.value[kSymbol]) && (fresh || options_.countersOnChange);
             if (!*present[end]) continue;
             const std::int64_t at = fresh ? c.timeMs : std::max(nowMs, c.takenMs + 1);
             out[end]->clear(at);

@@ -20,11 +20,14 @@
 namespace watchfloor::server {
 
 struct LinkHealthOptions {
-    std::int64_t pollMs = 15'000;      // fleet time between polls: fleetd's default source poll
-    std::int64_t sweepMs = 60'000;     // every link's verdict is looked at this often (the at-risk ones every poll)
-    double restartSeconds = 300;       // a job's restart after an unplanned failure (the blast radius's default)
-    std::size_t listedMax = 1'000;     // the most links listed at once, worst first
-    std::int64_t refreshMs = 300'000;  // a listed link is sent again at least this often (its history moves)
+    std::int64_t pollMs = 15'000;   // fleet time between polls: fleetd's default source poll
+    std::int64_t sweepMs = 60'000;  // every link's verdict is looked at this often (the at-risk ones every poll)
+    double restartSeconds = 300;    // a job's restart after an unplanned failure (the blast radius's default)
+    std::size_t listedMax = 1'000;  // the most links listed at once, worst first
+    // The source sends a counter only when it moves (the twin: FleetSource::countersPeriodic()
+    // false): a value not sent again still holds at each poll. Otherwise (a store, a scrape) a
+    // value without a newer scrape time is no new sample.
+    bool countersOnChange = false;
     LinkWatchConfig watch;
 };
 

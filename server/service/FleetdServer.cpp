@@ -52,7 +52,9 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     self->incidents_ = std::make_unique<incidents::FleetIncidents>(source.topology(), o.incidents);
     self->incidents_->setMaintenance(o.maintenance);
     self->incidents_->setLifecycle(o.lifecycle);
-    self->links_ = std::make_unique<LinkHealthKeeper>(source.topology());
+    LinkHealthOptions links;
+    links.countersOnChange = !source.countersPeriodic();
+    self->links_ = std::make_unique<LinkHealthKeeper>(source.topology(), links);
     self->log_ = std::make_unique<ReplayLog>(o.log);
     self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
     self->history_->setExternal(o.externalHistory);

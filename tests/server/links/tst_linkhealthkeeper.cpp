@@ -48,11 +48,18 @@ v1::Job jobOn(std::uint32_t node, std::int64_t checkpointMs) {
     return job;
 }
 
+LinkHealthOptions onChangeOptions(bool onChange) {
+    LinkHealthOptions options;
+    options.countersOnChange = onChange;
+    return options;
+}
+
 struct Feed {
-    LinkHealthKeeper keeper{twoTrays()};
+    explicit Feed(bool onChange = false) : keeper(twoTrays(), onChangeOptions(onChange)), everyPoll(!onChange) {}
+    LinkHealthKeeper keeper;
     double symbol[4] = {0, 0, 0, 0};
     std::int64_t nowMs = kStartMs;
-    bool everyPoll = true;  // false: only counters that moved, as the twin sends them
+    bool everyPoll;  // false: only counters that moved, as the twin sends them
     bool up[4] = {true, true, true, true};
     bool blank[4] = {false, false, false, false};
     std::vector<v1::LinkHealth> sent;
@@ -142,8 +149,7 @@ private slots:
     }
 
     void countersSentOnlyOnChangeAreJudgedAsCountersSentEveryPoll() {
-        Feed periodic, onChange;
-        onChange.everyPoll = false;
+        Feed periodic, onChange(true);
         for (int i = 0; i < 10; ++i) {
             const double errors = i % 3 == 0 ? 20 : 0;
             periodic.poll(errors);
@@ -156,6 +162,20 @@ private slots:
         QVERIFY(a.bits > 0);
         // A quiet link under a source that sends on change still carries bits: it is judged.
         QVERIFY(onChange.keeper.watch().estimate(1, LinkEnd::Host).bits > 0);
+        // Under a polled source, a value that comes again without a newer scrape time is no new
+        // sample: the same counters sent with one old timestamp carry no bits.
+        Feed stale;
+        for (int i = 0; i < 2; ++i) stale.poll(0);
+        const double bitsBefore = stale.keeper.watch().estimate(1, LinkEnd::Host).bits;
+        for (int i = 0; i < 3; ++i) {
+            FleetChanges again;
+            again.time = fromUnixMs(stale.nowMs);
+            again.samples.push_back({101, v1::IB_SYMBOL_ERROR_COUNTER, 0.0F});
+            again.sampleTimesMs.push_back(stale.nowMs - 3 * kPollMs);
+            stale.keeper.observe(again);
+            stale.nowMs += kPollMs;
+        }
+        QCOMPARE(stale.keeper.watch().estimate(1, LinkEnd::Host).bits, bitsBefore);
     }
 
     void aDownPortCarriesNoBitsAndBlankCountersAreMissingNotZero() {

@@ -6,9 +6,12 @@
 // arriving as the newest sample the store has (VictoriaMetrics as Debian runs it, with its 30 s
 // latency offset, too) and the store's delivery lag learned from them, Xids as
 // events with the fleet's catalogue, history answered by query_range, a host the inventory does
-// not list reported once, a store that dies shown DOWN with its values kept.
+// not list reported once, a store that dies shown DOWN with its values kept; and fleetd's link
+// watch on the IB counters the store serves (bits on active ports, none on a down one, symbol
+// errors the real exporter's counter gained counted on its link).
 
 #include "ExporterFields.h"
+#include "LinkHealthKeeper.h"
 #include "LoopbackStore.h"
 #include "NodeExporterFixture.h"
 #include "PrometheusSource.h"
@@ -58,11 +61,13 @@ public:
                 worstArrivalAgeMs_ = std::max(worstArrivalAgeMs_, now - changes.sampleTimeMs(i));
             }
         }
+        if (links) links->observe(changes);
         for (auto& e : changes.events) events_.push_back(e);
         for (auto& s : changes.sources) status_ = s;
         if (changes.hasFleet) fleet_ = changes.fleet;
     }
     const v1::FleetGoodput& fleet() const { return fleet_; }
+    std::unique_ptr<LinkHealthKeeper> links;  // fleetd's link watch, fed what fleetd's tick thread gets
     std::optional<Reading> value(std::uint32_t entity, v1::Metric metric) const {
         auto it = values_.find({entity, metric});
         if (it == values_.end()) return std::nullopt;
@@ -176,6 +181,10 @@ private:
         sources::PrometheusSource source(twin.topology(), watchfloor::testing::quickStorePoll(store->url()), {});
         source.start();
         Collected got;
+        LinkHealthOptions linkOptions;
+        linkOptions.pollMs = 1'000;  // the store is polled every second here, not every 15 s
+        linkOptions.sweepMs = 1'000;
+        got.links = std::make_unique<LinkHealthKeeper>(twin.topology(), linkOptions);
 
         // Every GPU's temperature arrives, and the IB counters of the real exporter's host.
         const std::uint32_t lastGpu = twin.entity("r02-n18-g3");
@@ -274,6 +283,35 @@ private:
         const double phyTruth = twin.latest(twinNic, v1::IB_PHY_STATE);
         QCOMPARE(double(got.value(twin.entity(twinNic), v1::IB_PHY_STATE)->value),
                  std::isnan(phyTruth) ? 5.0 : phyTruth);
+
+        // 2b. fleetd's link watch on the same counters: every rail link judged from its host end;
+        // the real exporter's active rails carry bits at their line rate, its down rail none; the
+        // 40 symbol errors its rail 0 gains are counted on that link, once, and nothing goes back.
+        auto linkOf = [&](const std::string& name) {
+            for (int i = 0; i < twin.topology().nic_ports_size(); ++i)
+                if (twin.topology().nic_ports(i).name() == name) return std::size_t(i);
+            qFatal("no NIC port %s", name.c_str());
+        };
+        const std::size_t rail0 = linkOf(std::string(kRealHost) + "-ib0");
+        const std::size_t rail2 = linkOf(std::string(kRealHost) + "-ib2");
+        const std::size_t twinRail = linkOf("r01-n01-ib1");
+        const LinkWatch& watch = got.links->watch();
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), watch.estimate(rail0, LinkEnd::Host).bits > 0 &&
+                                                        watch.estimate(twinRail, LinkEnd::Host).bits > 0),
+                                 20'000);
+        auto ports = realPorts(3);
+        ports[0].symbolErrors += 40;
+        realNode.update(ports, {warm, hot});
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), watch.estimate(rail0, LinkEnd::Host).errors >= 40), 20'000);
+        QCOMPARE(watch.estimate(rail0, LinkEnd::Host).errors, 40.0);
+        QCOMPARE(watch.estimate(rail2, LinkEnd::Host).bits, 0.0);
+        QCOMPARE(watch.stats().negativeRates, std::uint64_t(0));
+        QCOMPARE(got.links->summary().links(), std::uint32_t(twin.topology().nic_ports_size()));
+        // 40 errors in a few seconds at 400 Gb/s is far over the Error line: listed, at risk.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (got.take(source), got.links->listed().count(twin.topology().nic_ports(int(rail0)).index()) == 1), 10'000);
+        QCOMPARE(got.links->listed().at(twin.topology().nic_ports(int(rail0)).index()).verdict(),
+                 v1::LINK_VERDICT_ERROR);
 
         // 3. The stranger's series: one source event naming the host, once.
         QTRY_VERIFY_WITH_TIMEOUT((got.take(source), std::count_if(got.events().begin(), got.events().end(),

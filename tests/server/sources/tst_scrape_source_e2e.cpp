@@ -5,7 +5,9 @@
 // exporter does not answer, and every host answering with the same values for longer than
 // --scrape-frozen-after. Each is one source event per tray (never one per metric), the tray's
 // telemetry state SILENT with the reason, and the source's counts of targets and silent hosts. A
-// real node_exporter whose values hold still (an idle host) stays live: its page still moves.
+// real node_exporter whose values hold still (an idle host) stays live: its page still moves; and
+// fleetd's link watch on the scraped IB counters (bits on active rails, none on a down one, a
+// one-ended link_downed rise never a confirmed link-down).
 
 #include "NodeExporterFixture.h"
 #include "ScrapeCollected.h"
@@ -180,6 +182,10 @@ private slots:
         QVERIFY2(source, error.c_str());
         source->start();
         Collected got;
+        LinkHealthOptions linkOptions;
+        linkOptions.pollMs = 1'000;  // scraped every second here, not every 15 s
+        linkOptions.sweepMs = 1'000;
+        got.links = std::make_unique<LinkHealthKeeper>(twin.topology(), linkOptions);
         const std::uint32_t tray = twin.entity(kRealHost);
         auto nic = [&](unsigned k) { return twin.entity(std::string(kRealHost) + "-ib" + std::to_string(k)); };
         auto value = [&](std::uint32_t entity, v1::Metric metric) {
@@ -231,6 +237,26 @@ private slots:
         QTRY_VERIFY2_WITH_TIMEOUT((twin.tick(), got.take(*source), value(nic(0), v1::IB_LINK_DOWNED_COUNTER) == 10),
                                   qPrintable(got.describe()), 30'000);
         QCOMPARE(value(nic(3), v1::IB_LINK_DOWNED_COUNTER), 13.0);
+
+        // fleetd's link watch on the scraped counters: the real exporter's active rails carry bits
+        // at their line rate, its down rail none; its link_downed rose at the host end alone (no
+        // source has the switch side here), which is a counter event, never a confirmed link-down.
+        auto linkOf = [&](unsigned k) {
+            for (int i = 0; i < twin.topology().nic_ports_size(); ++i)
+                if (twin.topology().nic_ports(i).index() == nic(k)) return std::size_t(i);
+            qFatal("no NIC port %u", k);
+        };
+        const LinkWatch& watch = got.links->watch();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (twin.tick(), got.take(*source),
+             watch.estimate(linkOf(0), LinkEnd::Host).bits > 0 && watch.estimate(linkOf(3), LinkEnd::Host).bits > 0),
+            20'000);
+        QCOMPARE(watch.estimate(linkOf(2), LinkEnd::Host).bits, 0.0);
+        QCOMPARE(watch.estimate(linkOf(0), LinkEnd::Host).errors, 0.0);  // the counter held still at 300
+        QCOMPARE(watch.stats().confirmedDowns, std::uint64_t(0));
+        QCOMPARE(watch.stats().negativeRates, std::uint64_t(0));
+        QVERIFY(watch.cable(linkOf(0)).oneEndSeen);
+        QCOMPARE(got.links->summary().links(), std::uint32_t(twin.topology().nic_ports_size()));
 
         // 3. Killed: silent before the second full round after the kill has finished (rounds,
         // not milliseconds: a loaded machine stretches the interval, not the count), the values
