@@ -30,9 +30,10 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments) {
     const QCommandLineOption select(QStringLiteral("select"),
                                     QStringLiteral("Entity to show (rack, node, GPU, link, job, region name)."),
                                     QStringLiteral("ENTITY"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Render the page at 1920x1080 into FILE.png and exit."),
-                                        QStringLiteral("FILE.png"));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Render the page (1920x1080 unless --size) into FILE.png and exit."),
+        QStringLiteral("FILE.png"));
     const QCommandLineOption timeout(QStringLiteral("timeout"),
                                      QStringLiteral("Seconds to wait for live data before --screenshot gives up "
                                                     "or, with several endpoints, renders those that are live and "
@@ -42,6 +43,10 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments) {
                                     QStringLiteral("Seconds to keep streaming after live data arrives, before "
                                                    "--screenshot renders (default 2)."),
                                     QStringLiteral("SECONDS"));
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QStringLiteral("Size of the --screenshot in pixels, e.g. 3840x2160 (default "
+                                                 "1920x1080)."),
+                                  QStringLiteral("WxH"));
     const QCommandLineOption warRoom(QStringLiteral("war-room"),
                                      QStringLiteral("Full-screen, read-only, high-contrast wall display."));
     const QCommandLineOption rotate(QStringLiteral("rotate"),
@@ -71,7 +76,7 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments) {
                                         QStringLiteral("FILE"));
     const QCommandLineOption clientKey(QStringLiteral("client-key"),
                                        QStringLiteral("Private key (PEM) of --client-cert."), QStringLiteral("FILE"));
-    parser.addOptions({endpoint, page, select, screenshot, timeout, settle, warRoom, rotate, pages, screen, theme,
+    parser.addOptions({endpoint, page, select, screenshot, timeout, settle, size, warRoom, rotate, pages, screen, theme,
                        settings, tokenFile, caCert, clientCert, clientKey});
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
@@ -125,6 +130,18 @@ CommandLineOutcome parseCommandLine(const QStringList& arguments) {
             return fail(QStringLiteral("--%1 '%2' is not a whole number of seconds")
                             .arg(option->names().first(), parser.value(*option)));
         *target = std::chrono::seconds(*seconds);
+    }
+
+    if (parser.isSet(size)) {
+        if (!parser.isSet(screenshot)) return fail(QStringLiteral("--size only applies with --screenshot"));
+        const QStringList parts = parser.value(size).split(u'x', Qt::KeepEmptyParts, Qt::CaseInsensitive);
+        const auto width = parts.size() == 2 ? parseNonNegative(parts[0]) : std::nullopt;
+        const auto height = parts.size() == 2 ? parseNonNegative(parts[1]) : std::nullopt;
+        // Below 640x360 no page lays out; above 8K the image alone would be over 130 MB.
+        if (!width || !height || *width < 640 || *height < 360 || *width > 7680 || *height > 4320)
+            return fail(QStringLiteral("--size '%1' is not WIDTHxHEIGHT between 640x360 and 7680x4320")
+                            .arg(parser.value(size)));
+        o.screenshotSize = QSize(*width, *height);
     }
 
     o.warRoom = parser.isSet(warRoom);

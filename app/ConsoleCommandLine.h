@@ -4,6 +4,7 @@
 
 #include "PageId.h"
 
+#include <QSize>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -20,6 +21,7 @@ struct LaunchOptions {
     QString screenshotPath;                      // non-empty: headless render, then exit
     std::chrono::seconds screenshotTimeout{30};  // how long to wait for live data
     std::chrono::seconds screenshotSettle{2};    // live data then this long, so history backfills
+    QSize screenshotSize{1920, 1080};            // --size WxH: e.g. 3840x2160 for a 4K wall
     bool warRoom = false;
     std::chrono::seconds rotateInterval{0};  // 0 = no rotation
     QVector<ui::PageId> rotatePages;         // --pages; empty = every page

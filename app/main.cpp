@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
     windowOptions.wallDisplay = options.warRoom;
     windowOptions.rotateInterval = headless ? std::chrono::seconds(0) : options.rotateInterval;
     windowOptions.rotatePages = options.rotatePages;
+    windowOptions.followIncidents = !headless;  // a screenshot shows the page it was asked for
     windowOptions.theme = options.theme ? *ui::themeFromKey(*options.theme) : settings.theme;
     windowOptions.lens = settings.lens;
     ui::MainWindow window(context, windowOptions);
@@ -135,13 +136,14 @@ int main(int argc, char** argv) {
 
     if (headless) {
         window.setAttribute(Qt::WA_DontShowOnScreen);
-        window.resize(1920, 1080);
+        window.resize(options.screenshotSize);
         window.show();
         app::ScreenshotRunner::Request request;
         request.location = {options.page.value_or(ui::PageId::Fleet), options.selectEntity};
         request.path = options.screenshotPath;
         request.timeout = options.screenshotTimeout;
         request.settle = options.screenshotSettle;
+        request.size = options.screenshotSize;
         app::ScreenshotRunner runner(window, store, request);
         int exitCode = 1;
         QObject::connect(&runner, &app::ScreenshotRunner::finished, &app, [&](int code, const QString& message) {

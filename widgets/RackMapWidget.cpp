@@ -28,6 +28,7 @@ constexpr int kDragThresholdPx = 4;
 constexpr int kLabelMinTilePx = 34;  // room for a rack label inside the tile
 constexpr int kValueMinTilePx = 52;  // room for label + value
 constexpr int kBadgeMinTilePx = 10;
+constexpr double kWallMaxTileAspect = 1.8;  // a rack is a tall box; taller tiles fill a wide wall page
 
 }  // namespace
 
@@ -66,9 +67,8 @@ void RackMapWidget::setColorScale(const ColorScale& scale) {
 
 void RackMapWidget::setTheme(const Theme& theme) {
     m_theme = theme;
-    m_tileFontSmall = theme.font(7);
-    m_tileFontLarge = theme.font(8);
-    m_textCache.clear();
+    updateTileFonts();
+    if (m_fitted) fitToView();
     invalidateStaticLayer();
 }
 
@@ -80,6 +80,27 @@ void RackMapWidget::setLegendVisible(bool visible) {
     m_legendVisible = visible;
     if (m_fitted) fitToView();
     invalidateStaticLayer();
+}
+
+void RackMapWidget::setWallDisplay(bool wall) {
+    m_wall = wall;
+    updateTileFonts();
+    if (m_fitted) fitToView();
+    invalidateStaticLayer();
+}
+
+// On a desk the tile fonts are fixed; on the wall they grow with the tile (never below the
+// theme's wall type), so a map of seven racks reads from across the room.
+void RackMapWidget::updateTileFonts() {
+    m_tileFontSmall = m_theme.font(7);
+    m_tileFontLarge = m_theme.font(8);
+    if (m_wall) {
+        const int grown = static_cast<int>(std::min(m_scale * 0.24, m_scaleY * 0.2));
+        if (grown > m_tileFontLarge.pixelSize()) m_tileFontLarge.setPixelSize(grown);
+        m_tileFontSmall = m_tileFontLarge;
+    }
+    m_textCache.clear();
+    m_textCacheFont = nullptr;
 }
 
 void RackMapWidget::setMaxTilesPerLine(int tiles) {
@@ -113,19 +134,23 @@ void RackMapWidget::fitToView() {
     if (m_legendVisible) area.setBottom(legendRect().top() - kMargin / 2);
     const QRectF b = m_layout.bounds();
     if (b.isEmpty() || area.width() <= 0 || area.height() <= 0) return;
-    m_scale = std::clamp(std::min(area.width() / b.width(), area.height() / b.height()), kMinPixelsPerTile,
-                         kMaxFitPixelsPerTile);
+    const double across = area.width() / b.width();
+    const double down = area.height() / b.height();
+    m_scale = std::clamp(std::min(across, down), kMinPixelsPerTile, m_wall ? kMaxPixelsPerTile : kMaxFitPixelsPerTile);
+    m_scaleY = m_wall ? std::clamp(down, m_scale, m_scale * kWallMaxTileAspect) : m_scale;
     m_offset = QPointF(area.left() + (area.width() - b.width() * m_scale) / 2 - b.left() * m_scale,
-                       area.top() + (area.height() - b.height() * m_scale) / 2 - b.top() * m_scale);
+                       area.top() + (area.height() - b.height() * m_scaleY) / 2 - b.top() * m_scaleY);
     m_fitted = true;
+    if (m_wall) updateTileFonts();
     invalidateStaticLayer();
 }
 
 void RackMapWidget::zoomBy(double factor, const QPointF& anchor) {
     const double newScale = std::clamp(m_scale * factor, kMinPixelsPerTile, kMaxPixelsPerTile);
     const QPointF world = toWorld(anchor);
+    m_scaleY *= newScale / m_scale;
     m_scale = newScale;
-    m_offset = anchor - world * m_scale;
+    m_offset = anchor - QPointF(world.x() * m_scale, world.y() * m_scaleY);
     m_fitted = false;
     invalidateStaticLayer();
 }
@@ -140,14 +165,16 @@ void RackMapWidget::panBy(const QPointF& deltaPixels) {
     invalidateStaticLayer();
 }
 
-QPointF RackMapWidget::toWorld(const QPointF& pos) const { return (pos - m_offset) / m_scale; }
+QPointF RackMapWidget::toWorld(const QPointF& pos) const {
+    return {(pos.x() - m_offset.x()) / m_scale, (pos.y() - m_offset.y()) / m_scaleY};
+}
 
 QRect RackMapWidget::toScreen(const QRectF& world) const {
     // Snap both edges to whole pixels so neighbouring tiles keep an even gap (crisp at any DPR).
     const int left = static_cast<int>(std::lround(world.left() * m_scale + m_offset.x()));
-    const int top = static_cast<int>(std::lround(world.top() * m_scale + m_offset.y()));
+    const int top = static_cast<int>(std::lround(world.top() * m_scaleY + m_offset.y()));
     const int right = static_cast<int>(std::lround(world.right() * m_scale + m_offset.x()));
-    const int bottom = static_cast<int>(std::lround(world.bottom() * m_scale + m_offset.y()));
+    const int bottom = static_cast<int>(std::lround(world.bottom() * m_scaleY + m_offset.y()));
     return QRect(left, top, std::max(1, right - left), std::max(1, bottom - top));
 }
 
@@ -328,7 +355,7 @@ void RackMapWidget::paintHeaders(QPainter& p, const QRectF& visibleWorld) {
     p.setFont(rowFont);
     p.setPen(c.textDim);
     // Decided once from the zoom, not per row: pixel rounding must not make labels flicker in and out.
-    const double labelHeightPx = RackMapLayout::kTile * m_scale;
+    const double labelHeightPx = RackMapLayout::kTile * m_scaleY;
     const double labelWidthPx = (RackMapLayout::kRowLabelWidth - RackMapLayout::kGap) * m_scale;
     if (labelHeightPx < rfm.height() * 0.75) return;
     for (const auto& row : m_layout.rows()) {
@@ -388,7 +415,19 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
     const QColor ink = fill.isValid() ? textColorOn(fill) : c.text;
     if (s.isolated) paintCross(p, r, ink, std::max(1.5, r.width() / 14.0));
     const bool silentStrip = s.silentTrays > 0 && r.width() >= kLabelMinTilePx;
-    if (r.width() >= kLabelMinTilePx) {
+    if (m_wall) {
+        // Wall type or nothing: a value cut to "H…" reads as noise from across the room.
+        const QFontMetrics fm(m_tileFontLarge);
+        const QRect inner = r.adjusted(6, 4, -6, -4);
+        p.setPen(ink);
+        if (fm.horizontalAdvance(placement.label) <= inner.width() && fm.height() <= inner.height())
+            drawTileText(p, m_tileFontLarge, placement.label, inner, false);
+        const QString value = s.value.isMissing() ? QString() : m_colorScale.formatValue(s.value.value);
+        const bool valueFits = !value.isEmpty() && !silentStrip && fm.horizontalAdvance(value) <= inner.width() &&
+                               2 * fm.height() <= inner.height();
+        if (valueFits) drawTileText(p, m_tileFontLarge, value, inner, true);
+        paintHealthMark(p, s, r, ink);
+    } else if (r.width() >= kLabelMinTilePx) {
         const QFont& f = r.width() >= kValueMinTilePx ? m_tileFontLarge : m_tileFontSmall;
         p.setPen(ink);
         const QRect inner = r.adjusted(3, 2, -3, -2);
@@ -398,7 +437,11 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
     }
     if (s.silentTrays > 0) paintSilentMark(p, s.silentTrays, r, silentStrip);
     if (s.alertCount > 0) {
-        if (r.width() >= 24) {
+        if (m_wall && r.width() >= 24) {
+            // The count in wall type: a glyph as tall as the theme's smallest capitals.
+            const qreal radius = std::max(std::clamp(r.width() / 6.0, 4.0, 9.0), m_theme.minCapHeightPx() * 1.1);
+            paintCountBadge(p, QPointF(r.right() - radius + 1, r.top() + radius), radius, s.alertCount, c.crit);
+        } else if (r.width() >= 24) {
             const qreal radius = std::clamp(r.width() / 6.0, 4.0, 9.0);
             paintCountBadge(p, QPointF(r.right() - radius + 1, r.top() + radius), radius, s.alertCount, c.crit);
         } else {
@@ -411,6 +454,22 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
             p.drawPolygon(tri, 3);
         }
     }
+}
+
+// Colour alone does not carry a state across a room (nor to a colour-blind operator): on the wall
+// a degraded rack shows "!" and a failed one "✕", centred, in the tile's ink.
+void RackMapWidget::paintHealthMark(QPainter& p, const RackStatus& s, const QRect& r, const QColor& ink) {
+    if (m_colorScale.title() != lensName(Lens::Health) || s.value.isMissing() || s.isolated) return;
+    const auto category = static_cast<HealthCategory>(static_cast<int>(s.value.value));
+    if (category != HealthCategory::Degraded && category != HealthCategory::Failed) return;
+    QFont f = m_tileFontLarge;
+    f.setBold(true);
+    f.setPixelSize(std::max(f.pixelSize(), static_cast<int>(std::min(r.width(), r.height()) * 0.45)));
+    p.save();
+    p.setFont(f);
+    p.setPen(ink);
+    p.drawText(r, Qt::AlignCenter, category == HealthCategory::Failed ? QStringLiteral("✕") : QStringLiteral("!"));
+    p.restore();
 }
 
 // A rack with silent trays: a frame in the silent colour and, when the tile has room, a solid strip

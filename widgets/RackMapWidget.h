@@ -61,6 +61,11 @@ public:
     void setLegendVisible(bool visible);
     // Racks per line before a row wraps.
     void setMaxTilesPerLine(int tiles);
+    // The war-room wall: fitting fills the widget (no 72 px cap, tiles up to kWallMaxTileAspect
+    // times as tall as wide, as racks are), tile text and badges in the theme's wall type, a value
+    // that does not fit whole is left out rather than elided, and a degraded or failed rack in the
+    // health lens carries a mark ("!", "✕") as well as its colour.
+    void setWallDisplay(bool wall);
 
     int rackCount() const { return static_cast<int>(m_racks.size()); }
     const RackPlacement& rack(int index) const { return m_racks[static_cast<std::size_t>(index)]; }
@@ -79,8 +84,9 @@ public:
     // By index, as placed by setRacks(); out of range clears the selection.
     void setSelectedIndex(int rackIndex);
 
-    // Pixels per world unit (one tile is one unit).
+    // Pixels per world unit (one tile is one unit) across; tiles are pixelsPerTileDown() tall.
     double pixelsPerTile() const { return m_scale; }
+    double pixelsPerTileDown() const { return m_scaleY; }
     void zoomBy(double factor, const QPointF& anchor);
     void zoomIn();
     void zoomOut();
@@ -122,6 +128,8 @@ private:
     void paintTileDetails(QPainter& p, int rackIndex, const QRect& r);
     void paintSilentMark(QPainter& p, int silentTrays, const QRect& r, bool strip);
     void drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom);
+    void updateTileFonts();
+    void paintHealthMark(QPainter& p, const RackStatus& s, const QRect& r, const QColor& ink);
 
     std::vector<RackPlacement> m_racks;
     std::vector<RackStatus> m_statuses;
@@ -137,9 +145,11 @@ private:
     std::function<QString(int)> m_tooltipProvider;
     int m_maxTilesPerLine = 24;
     bool m_legendVisible = true;
-    bool m_fitted = true;   // follow resizes until the user zooms or pans
-    double m_scale = 20.0;  // pixels per world unit
-    QPointF m_offset;       // widget position of world (0,0)
+    bool m_fitted = true;    // follow resizes until the user zooms or pans
+    double m_scale = 20.0;   // pixels per world unit, across
+    double m_scaleY = 20.0;  // down: equal to m_scale except on the wall
+    bool m_wall = false;
+    QPointF m_offset;  // widget position of world (0,0)
     int m_selected = -1;
     int m_hovered = -1;
     QPoint m_pressPos;

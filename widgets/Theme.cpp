@@ -1,12 +1,17 @@
 #include "Theme.h"
 
+#include "WallLegibility.h"
+
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtGlobal>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <utility>
 
 namespace watchfloor::widgets {
@@ -124,12 +129,37 @@ ThemeLoadResult Theme::fromJson(const QByteArray& json, const QString& sourceNam
     return {std::move(t), {}};
 }
 
+Theme Theme::forWall(double wallScale) const {
+    Theme t = *this;
+    t.m_wallScale = std::max(1.0, wallScale);
+    t.m_minCapHeightPx = static_cast<int>(std::ceil(kWallMinCapHeightPx1080 * t.m_wallScale));
+    return t;
+}
+
 QFont Theme::font(double pointSize, bool bold) const {
     QFont f;
-    f.setPointSizeF(pointSize * m_fontScale);
     f.setBold(bold);
     f.setStyleHint(QFont::SansSerif);
+    if (m_wallScale <= 0) {
+        f.setPointSizeF(pointSize * m_fontScale);
+        return f;
+    }
+    // Points at the reference 96 dpi, then the wall's scale; below the floor, the smallest size
+    // whose capitals are m_minCapHeightPx tall in this very font (fonts differ in cap ratio).
+    const double wanted = pointSize * m_fontScale * m_wallScale * 96.0 / 72.0;
+    // Probing metrics is slow and the map asks for fonts while painting: one probe per floor.
+    static QHash<QPair<int, bool>, int> floorPixels;
+    const auto key = qMakePair(m_minCapHeightPx, bold);
+    auto floor = floorPixels.find(key);
+    // One row over the minimum: antialiasing leaves a capital's top row too faint to count.
+    if (floor == floorPixels.end()) floor = floorPixels.insert(key, pixelSizeForCapHeight(f, m_minCapHeightPx + 1));
+    f.setPixelSize(std::max(static_cast<int>(std::lround(wanted)), *floor));
     return f;
+}
+
+QString Theme::cssFontSize(double pointSize, bool bold) const {
+    if (m_wallScale <= 0) return QStringLiteral("%1pt").arg(pointSize * m_fontScale, 0, 'f', 1);
+    return QStringLiteral("%1px").arg(font(pointSize, bold).pixelSize());
 }
 
 }  // namespace watchfloor::widgets

@@ -61,11 +61,20 @@ public:
     // Multiplier on every font size: 1.0 for desks, ~1.6 for the war-room wall.
     double fontScale() const { return m_fontScale; }
 
+    // This theme as wall type for a wall `wallScale` times the 1080-line reference (2 at 4K):
+    // fonts are sized in pixels (a wall is read by its pixels, whatever the logical DPI), scaled
+    // with the wall, and none is smaller than WallLegibility's cap height (docs/war-room.md).
+    Theme forWall(double wallScale) const;
+    // 0 on a desk; on the wall the smallest cap height any font() may have, in pixels.
+    int minCapHeightPx() const { return m_minCapHeightPx; }
+
     // Fonts scaled by fontScale(); sizes in points at scale 1.
     QFont font(double pointSize, bool bold = false) const;
     QFont labelFont() const { return font(9); }
     QFont headerFont() const { return font(10, true); }
     QFont valueFont() const { return font(22, true); }
+    // font(pointSize)'s size for a style sheet: "13.5pt" on a desk, "28px" on the wall.
+    QString cssFontSize(double pointSize, bool bold = false) const;
 
 private:
     QString m_name;
@@ -73,6 +82,8 @@ private:
     std::vector<QColor> m_sequential;
     std::vector<QColor> m_categorical;
     double m_fontScale = 1.0;
+    double m_wallScale = 0.0;  // 0: a desk theme, fonts in points
+    int m_minCapHeightPx = 0;
 };
 
 struct ThemeLoadResult {

@@ -30,6 +30,12 @@ private slots:
         QTest::newRow("positional") << QStringList{"stray"} << "stray";
         QTest::newRow("timeout without screenshot") << QStringList{"--timeout", "5"} << "--timeout";
         QTest::newRow("missing value") << QStringList{"--page"} << "page";
+        QTest::newRow("size without screenshot") << QStringList{"--size", "3840x2160"} << "--size";
+        QTest::newRow("size malformed") << QStringList{"--endpoint", "h:1", "--screenshot", "a.png", "--size", "4k"}
+                                        << "4k";
+        QTest::newRow("size too small") << QStringList{"--endpoint", "h:1",    "--screenshot",
+                                                       "a.png",      "--size", "320x200"}
+                                        << "320x200";
         QTest::newRow("client cert without key")
             << QStringList{"--ca-cert", "ca.crt", "--client-cert", "c.crt"} << "--client-key";
         QTest::newRow("client key without cert")
@@ -47,9 +53,9 @@ private slots:
     }
 
     void screenshotInvocationParses() {
-        const CommandLineOutcome outcome =
-            parseCommandLine({"watchfloor", "--endpoint", "127.0.0.1:50551", "--endpoint", "10.0.0.2:7000", "--page",
-                              "Rack", "--select", "r03", "--screenshot", "/tmp/x.png", "--timeout", "12"});
+        const CommandLineOutcome outcome = parseCommandLine(
+            {"watchfloor", "--endpoint", "127.0.0.1:50551", "--endpoint", "10.0.0.2:7000", "--page", "Rack", "--select",
+             "r03", "--screenshot", "/tmp/x.png", "--timeout", "12", "--size", "3840x2160"});
         QCOMPARE(outcome.kind, Kind::Run);
         const LaunchOptions& o = outcome.options;
         QCOMPARE(o.endpoints, (QStringList{"127.0.0.1:50551", "10.0.0.2:7000"}));
@@ -57,6 +63,7 @@ private slots:
         QCOMPARE(o.selectEntity, QStringLiteral("r03"));
         QCOMPARE(o.screenshotPath, QStringLiteral("/tmp/x.png"));
         QCOMPARE(o.screenshotTimeout, std::chrono::seconds(12));
+        QCOMPARE(o.screenshotSize, QSize(3840, 2160));
     }
 
     void warRoomInvocationParses() {

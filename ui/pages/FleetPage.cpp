@@ -195,6 +195,7 @@ void FleetPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
     if (wall) m_map->setContextMenuPolicy(Qt::NoContextMenu);
+    m_map->setWallDisplay(wall);
 }
 
 void FleetPage::applyTheme(const widgets::Theme& theme) {

@@ -162,6 +162,7 @@ GoodputPage::GoodputPage(const PageContext& context, QWidget* parent)
     layout->addWidget(m_scroll, 1);
 
     auto* grid = new QGridLayout;
+    m_charts = grid;
     grid->setSpacing(8);
     m_history->setTitle(QStringLiteral("Goodput, ETTR and MFU over time"));
     m_history->setValueUnit(QStringLiteral("%"));
@@ -266,6 +267,15 @@ void GoodputPage::setScope(EntityId job) {
 void GoodputPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
+    if (!wall) return;
+    // A third of the width leaves wall-type scopes as "Fl…" under the bars and the causes as
+    // "Accelera…" beside them: on the wall the breakdown gets a row of its own.
+    QGridLayout* grid = m_charts;
+    grid->removeWidget(m_breakdown);
+    grid->removeWidget(m_budget);
+    grid->addWidget(m_budget, 0, 1, 1, 2);
+    grid->addWidget(m_breakdown, 1, 0, 1, 3);
+    m_breakdown->setMinimumHeight(560);
 }
 
 void GoodputPage::applyTheme(const widgets::Theme& theme) {

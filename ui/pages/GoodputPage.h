@@ -25,6 +25,8 @@ class StackedBreakdownChart;
 class TimeSeriesChart;
 }  // namespace watchfloor::widgets
 
+class QGridLayout;
+
 namespace watchfloor::ui {
 
 class HistoryChartBinding;
@@ -81,6 +83,7 @@ private:
     widgets::TimeSeriesChart* m_history;
     HistoryChartBinding* m_historyBinding = nullptr;
     widgets::StackedBreakdownChart* m_breakdown;
+    QGridLayout* m_charts = nullptr;  // history, breakdown, ETTR budget
     EttrBudgetPanel* m_budget;
     QScrollArea* m_scroll;  // everything below the KPI strip
     QTableWidget* m_jobs;

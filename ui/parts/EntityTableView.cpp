@@ -1,5 +1,7 @@
 #include "EntityTableView.h"
 
+#include <QEvent>
+
 #include "FreshnessDelegate.h"
 
 #include "FleetStore.h"
@@ -67,6 +69,12 @@ void EntityTableView::setReadOnlyWall(bool wall) {
 
 void EntityTableView::setMenuExtension(std::function<void(QMenu&, int)> extension) {
     m_menuExtension = std::move(extension);
+}
+
+// Rows as tall as the type: the wall's larger font would otherwise draw each row over the next.
+void EntityTableView::changeEvent(QEvent* event) {
+    QTableView::changeEvent(event);
+    if (event->type() == QEvent::FontChange) verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
 }
 
 void EntityTableView::showMenu(const QPoint& pos) {

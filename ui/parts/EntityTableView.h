@@ -46,6 +46,9 @@ public:
 signals:
     void entityActivated(watchfloor::client::EntityId id);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     void showMenu(const QPoint& pos);
 

@@ -36,16 +36,16 @@ void PageHeader::addControl(QWidget* control) {
 
 void PageHeader::setWallDisplay(bool wall) {
     for (QWidget* control : std::as_const(m_controlWidgets)) control->setVisible(!wall);
+    // In wall type one line of summary can be wider than the wall: it wraps instead of widening the page.
+    m_summary->setWordWrap(wall);
 }
 
 void PageHeader::applyTheme(const widgets::Theme& theme) {
     // Font sizes go in the style sheet: an application style sheet would override setFont().
-    m_title->setStyleSheet(QStringLiteral("color: %1; font-size: %2pt; font-weight: 700;")
-                               .arg(theme.colors().textStrong.name())
-                               .arg(15 * theme.fontScale(), 0, 'f', 1));
-    m_summary->setStyleSheet(QStringLiteral("color: %1; font-size: %2pt;")
-                                 .arg(theme.colors().textDim.name())
-                                 .arg(9.5 * theme.fontScale(), 0, 'f', 1));
+    m_title->setStyleSheet(QStringLiteral("color: %1; font-size: %2; font-weight: 700;")
+                               .arg(theme.colors().textStrong.name(), theme.cssFontSize(15, true)));
+    m_summary->setStyleSheet(
+        QStringLiteral("color: %1; font-size: %2;").arg(theme.colors().textDim.name(), theme.cssFontSize(9.5)));
 }
 
 QLabel* makeSectionTitle(const QString& text, QWidget* parent) {

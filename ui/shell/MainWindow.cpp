@@ -24,6 +24,7 @@
 #include "FleetStore.h"
 #include "SourceHealth.h"
 #include "TimeSeriesChart.h"
+#include "WallLegibility.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -57,6 +58,10 @@ MainWindow::MainWindow(PageContext context, MainWindowOptions options, QWidget* 
       m_theme(&widgets::Theme::builtin(m_options.wallDisplay ? widgets::ThemeVariant::WarRoom
                                                              : themeVariantFor(m_options.theme))) {
     setObjectName(QStringLiteral("mainWindow"));
+    if (m_options.wallDisplay) {
+        m_wallTheme = m_theme->forWall(widgets::wallScaleFor(size()));
+        m_theme = &*m_wallTheme;
+    }
     setWindowTitle(QStringLiteral("Watchfloor"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/watchfloor.svg")));
     resize(1600, 960);
@@ -275,8 +280,12 @@ void MainWindow::buildWallHeader(QWidget* host) {
     m_wallKpis = new QLabel(m_wallHeader);
     m_wallClock = new QLabel(m_wallHeader);
     for (QLabel* label : {m_wallTitle, m_wallKpis, m_wallClock}) label->setTextFormat(Qt::RichText);
-    layout->addWidget(m_wallTitle);
-    layout->addStretch(1);
+    // In wall type title, KPIs and clock can be wider than the wall (a long entity name, sources
+    // down): the title gives way, as the page header under it repeats it; the KPIs (incidents) and
+    // the clock never do, and no page is widened past the screen.
+    m_wallTitle->setMinimumWidth(1);
+    m_wallTitle->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    layout->addWidget(m_wallTitle, 1);
     layout->addWidget(m_wallKpis);
     layout->addSpacing(32);
     layout->addWidget(m_wallClock);
@@ -284,6 +293,23 @@ void MainWindow::buildWallHeader(QWidget* host) {
 
 void MainWindow::applyTheme() {
     if (auto* app = qobject_cast<QApplication*>(QCoreApplication::instance())) applyApplicationTheme(*app, *m_theme);
+    // Widgets polished by the application style sheet before this keep the font they had; set on
+    // the window, wall type reaches every table, list and section title below it.
+    if (m_options.wallDisplay) {
+        const QFont wallFont = m_theme->font(9.5);
+        setFont(wallFont);
+        // Labels the style sheet polished keep their creation font even so: name it on each one
+        // that has none of its own.
+        for (QLabel* label : findChildren<QLabel*>())
+            if (!label->testAttribute(Qt::WA_SetFont) || label->property("wallFont").toBool()) {
+                label->setFont(wallFont);
+                label->setProperty("wallFont", true);
+            }
+        // A section title in wall type is wider than the column it heads: it wraps rather than
+        // widen the page past the wall.
+        for (QLabel* label : findChildren<QLabel*>())
+            if (label->property("role").toString() == QStringLiteral("sectionTitle")) label->setWordWrap(true);
+    }
     for (Page* page : std::as_const(m_pages)) page->applyTheme(*m_theme);
     if (m_incidents) m_incidents->applyTheme(*m_theme);
     if (m_rewind) m_rewind->applyTheme(*m_theme);
@@ -291,8 +317,8 @@ void MainWindow::applyTheme() {
     if (m_operations) m_operations->applyTheme(*m_theme);
     if (m_sources) m_sources->applyTheme(*m_theme);
     if (m_context.actions) m_context.actions->setTheme(*m_theme);
-    QFont wallFont = m_theme->font(16, true);
-    m_wallTitle->setFont(m_theme->font(20, true));
+    QFont wallFont = m_theme->font(15, true);
+    m_wallTitle->setFont(m_theme->font(17, true));
     m_wallKpis->setFont(wallFont);
     m_wallClock->setFont(wallFont);
     m_wallHeader->setStyleSheet(QStringLiteral("#wallHeader { background: %1; border-bottom: 2px solid %2; }")
@@ -382,7 +408,8 @@ void MainWindow::onStoreChanged(const client::FleetChangeSet& changes) {
     if (changes.fleetChanged || changes.freshnessTick || changes.sourcesChanged || changes.jobsReset ||
         !changes.dirtyJobRows.empty())
         updateWallHeader();
-    if (m_options.wallDisplay && changes.eventsAdded > 0 && m_options.rotateInterval.count() == 0) {
+    if (m_options.wallDisplay && m_options.followIncidents && changes.eventsAdded > 0 &&
+        m_options.rotateInterval.count() == 0) {
         if (auto incident = newWorstIncident()) showLocation(*incident);
     }
 }
@@ -556,7 +583,7 @@ std::optional<Location> MainWindow::newWorstIncident() {
 }
 
 void MainWindow::onRotationTick() {
-    if (auto incident = newWorstIncident()) {
+    if (auto incident = m_options.followIncidents ? newWorstIncident() : std::nullopt) {
         showLocation(*incident);
         return;
     }
@@ -578,6 +605,17 @@ void MainWindow::storeLayout(ConsoleSettings& settings) const {
     settings.theme = m_options.theme;
     settings.lastPage = currentLocation().page;
     if (auto* fleet = qobject_cast<FleetPage*>(m_pages.value(PageId::Fleet))) settings.lens = fleet->lens();
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    if (!m_options.wallDisplay) return;
+    widgets::Theme wall =
+        widgets::Theme::builtin(widgets::ThemeVariant::WarRoom).forWall(widgets::wallScaleFor(size()));
+    if (m_wallTheme && wall.minCapHeightPx() == m_wallTheme->minCapHeightPx()) return;
+    m_wallTheme = std::move(wall);
+    m_theme = &*m_wallTheme;
+    applyTheme();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

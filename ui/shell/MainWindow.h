@@ -48,6 +48,8 @@ struct MainWindowOptions {
     QVector<PageId> rotatePages;             // empty = every page
     ThemeChoice theme = ThemeChoice::Dark;   // ignored on the wall (always high contrast)
     QString lens = QStringLiteral("health");
+    // Wall display: a new critical incident takes the wall. Off for a --screenshot of a named page.
+    bool followIncidents = true;
 };
 
 class MainWindow : public QMainWindow {
@@ -95,6 +97,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void buildPages();
@@ -120,6 +123,8 @@ private:
     PageContext m_context;
     MainWindowOptions m_options;
     const widgets::Theme* m_theme;
+    // The wall's type follows its resolution (Theme::forWall); m_theme points here on the wall.
+    std::optional<widgets::Theme> m_wallTheme;
     NavigationHistory m_history;
     QMap<PageId, Page*> m_pages;
     QStackedWidget* m_stack = nullptr;

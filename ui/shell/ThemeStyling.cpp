@@ -65,6 +65,13 @@ QLabel[role="dim"] { color: @dim; }
                                                      {"@grid", c.grid},          {"@text", c.text},
                                                      {"@dim", c.textDim},        {"@accent", c.accent}};
     for (const auto& [token, color] : tokens) sheet.replace(QLatin1String(token), color.name());
+    // The wall's tables, lists and section titles: polished under this sheet they would keep the
+    // font they were created with, and QApplication::setFont does not reach them.
+    if (theme.minCapHeightPx() > 0)
+        sheet += QStringLiteral(
+                     "QAbstractItemView, QHeaderView, QLabel[role=\"sectionTitle\"], QLabel[role=\"dim\"] "
+                     "{ font-size: %1; }\n")
+                     .arg(theme.cssFontSize(9.5));
     app.setStyleSheet(sheet);
 }
 
