@@ -25,6 +25,10 @@ MetricCadence metricCadence(Metric metric) {
     case IB_LINK_ERROR_RECOVERY_COUNTER:
     case IB_LINK_DOWNED_COUNTER:
     case IB_PORT_RCV_ERRORS:
+    case IB_FAR_SYMBOL_ERROR_COUNTER:
+    case IB_FAR_LINK_ERROR_RECOVERY_COUNTER:
+    case IB_FAR_LINK_DOWNED_COUNTER:
+    case IB_FAR_PORT_RCV_ERRORS:
     case IB_PHY_STATE: return {MetricReporting::OnChange, std::chrono::milliseconds(0)};
     // Per-link throughput: each link once a minute, staggered.
     case DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK: return {MetricReporting::Periodic, std::chrono::seconds(60)};
