@@ -39,7 +39,7 @@ namespace {
 
 QString berNumber(double ber) { return QString::number(ber, 'e', 1); }
 
-// 3.2 → "3.2", 31.4 → "31": hours read to two figures.
+// 3.2 → "3.2", 31.4 → "31": hours (and GPU-hours) read to two figures.
 QString hoursNumber(double hours) { return QString::number(hours, 'f', hours < 10 ? 1 : 0); }
 
 int verdictRank(v1::LinkVerdict v) {
@@ -104,12 +104,25 @@ QString gpuHoursText(double hours) {
 QString linkAtStakeText(const v1::LinkAtStake& stake, std::int64_t nowMs) {
     if (stake.job_indexes_size() == 0) return QStringLiteral("no job");
     const double unplanned = stake.unplanned_gpu_hours(), planned = stake.planned_gpu_hours();
-    QString text = QStringLiteral("%1 unplanned vs %2 planned")
-                       .arg(gpuHoursText(unplanned), QString::number(planned, 'f', planned < 10 ? 1 : 0));
+    QString text = QStringLiteral("%1 vs %2 GPU-h").arg(hoursNumber(unplanned), hoursNumber(planned));
+    if (unplanned > planned) text += QStringLiteral(", saves %1").arg(hoursNumber(unplanned - planned));
     if (stake.next_checkpoint_unix_ms() > 0)
-        text += QStringLiteral(" at the checkpoint %1").arg(durationFromNow(stake.next_checkpoint_unix_ms() - nowMs));
-    if (unplanned > planned) text += QStringLiteral(" · saves %1").arg(gpuHoursText(unplanned - planned));
+        text += QStringLiteral(" (checkpoint %1)").arg(durationFromNow(stake.next_checkpoint_unix_ms() - nowMs));
     return text;
+}
+
+QString linkAtStakeDetail(const v1::LinkAtStake& stake, std::int64_t nowMs) {
+    if (stake.job_indexes_size() == 0) return QStringLiteral("No job runs on the tray: nothing at stake.");
+    const double unplanned = stake.unplanned_gpu_hours(), planned = stake.planned_gpu_hours();
+    return QStringLiteral(
+               "An unplanned failure costs %1 (%2 GPUs: restart + progress since the last checkpoint); "
+               "a drain at the next checkpoint%3 costs %4: draining saves %5.")
+        .arg(gpuHoursText(unplanned))
+        .arg(stake.gpus())
+        .arg(stake.next_checkpoint_unix_ms() > 0
+                 ? QStringLiteral(" (%1)").arg(durationFromNow(stake.next_checkpoint_unix_ms() - nowMs))
+                 : QString(),
+             gpuHoursText(planned), gpuHoursText(std::max(0.0, unplanned - planned)));
 }
 
 LinkRiskRow linkRiskRow(const FleetStore& store, int endpoint, const v1::LinkHealth& record) {

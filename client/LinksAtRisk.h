@@ -62,9 +62,13 @@ LinkRiskRow linkRiskRow(const FleetStore& store, int endpoint, const watchfloor:
 // Every listed link of every endpoint: at risk first, then by P(Error or down within 6 h), then
 // the worse verdict, then by name.
 std::vector<LinkRiskRow> linkRiskRows(const FleetStore& store);
-// What a link at risk costs: "412 GPU-h unplanned vs 8 planned at the checkpoint in 25 min · saves
-// 404 GPU-h" (the checkpoint's time from `nowMs`, the endpoint's fleet clock); "no job" when none runs.
+// What a link at risk costs, unplanned against planned: "40 vs 20 GPU-h, saves 20 (checkpoint in
+// 20 min)" (the checkpoint's time from `nowMs`, the endpoint's fleet clock); "no job" when none runs.
 QString linkAtStakeText(const watchfloor::v1::LinkAtStake& stake, std::int64_t nowMs);
+// The same in a sentence (the cell's tooltip): "An unplanned failure costs 40 GPU-h (120 GPUs: restart
+// + progress since the last checkpoint); a drain at the next checkpoint (in 20 min) costs 20 GPU-h:
+// draining saves 20 GPU-h."
+QString linkAtStakeDetail(const watchfloor::v1::LinkAtStake& stake, std::int64_t nowMs);
 
 // fleetd's listed record for a NIC port, or null (Normal or not judged).
 const watchfloor::v1::LinkHealth* linkHealthOf(const FleetStore& store, EntityId port);

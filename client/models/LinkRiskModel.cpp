@@ -68,7 +68,7 @@ QVariant LinkRiskModel::headerData(int section, Qt::Orientation orientation, int
     case Eta: return QStringLiteral("To Error");
     case Influencer: return QStringLiteral("Top influencer");
     case Jobs: return QStringLiteral("Jobs");
-    case AtStake: return QStringLiteral("GPU-h at stake");
+    case AtStake: return QStringLiteral("GPU-h unplanned vs planned");
     case Stage: return QStringLiteral("Stage");
     default: return {};
     }
@@ -86,7 +86,8 @@ QVariant LinkRiskModel::data(const QModelIndex& index, int role) const {
             for (const v1::LinkInfluencer& in : f.influencers()) lines << QString::fromStdString(in.text());
             return lines.join(QLatin1Char('\n'));
         }
-        case AtStake: return row->atStake;
+        case AtStake:
+            return linkAtStakeDetail(row->record.at_stake(), m_store.endpointFleet(row->endpoint).serverTimeUnixMs());
         case Stage: return row->stage;
         default: return {};
         }

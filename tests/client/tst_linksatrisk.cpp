@@ -168,12 +168,18 @@ private slots:
         stake.set_unplanned_gpu_hours(412);
         stake.set_planned_gpu_hours(8);
         stake.set_next_checkpoint_unix_ms(kT0 + 25 * kMinute);
-        QCOMPARE(linkAtStakeText(stake, kT0),
-                 QStringLiteral("412 GPU-h unplanned vs 8.0 planned at the checkpoint in 25 min · saves 404 GPU-h"));
+        stake.set_gpus(64);
+        QCOMPARE(linkAtStakeText(stake, kT0), QStringLiteral("412 vs 8.0 GPU-h, saves 404 (checkpoint in 25 min)"));
+        QCOMPARE(linkAtStakeDetail(stake, kT0),
+                 QStringLiteral("An unplanned failure costs 412 GPU-h (64 GPUs: restart + progress since the last "
+                                "checkpoint); a drain at the next checkpoint (in 25 min) costs 8.0 GPU-h: draining "
+                                "saves 404 GPU-h."));
+        QCOMPARE(linkAtStakeText(stake, kT0 + 30 * kMinute),
+                 QStringLiteral("412 vs 8.0 GPU-h, saves 404 (checkpoint due now)"));
         stake.set_next_checkpoint_unix_ms(0);
         stake.set_unplanned_gpu_hours(5.25);
         stake.set_planned_gpu_hours(1.5);
-        QCOMPARE(linkAtStakeText(stake, kT0), QStringLiteral("5.3 GPU-h unplanned vs 1.5 planned · saves 3.8 GPU-h"));
+        QCOMPARE(linkAtStakeText(stake, kT0), QStringLiteral("5.3 vs 1.5 GPU-h, saves 3.8"));
     }
 
     void worstFirstOverEveryEndpoint() {
@@ -212,8 +218,7 @@ private slots:
         QCOMPARE(top->p24h, QStringLiteral("97 %"));
         QCOMPARE(top->influencer, QStringLiteral("symbol errors 40x their 7-day baseline"));
         QCOMPARE(top->jobs, QStringLiteral("east/train-1"));
-        QCOMPARE(top->atStake,
-                 QStringLiteral("412 GPU-h unplanned vs 8.0 planned at the checkpoint in 25 min · saves 404 GPU-h"));
+        QCOMPARE(top->atStake, QStringLiteral("412 vs 8.0 GPU-h, saves 404 (checkpoint in 25 min)"));
         QCOMPARE(top->stage, QStringLiteral("watch: P(Error or down within 6 h) 82 %"));
         QCOMPARE(model.index(1, LinkRiskModel::P6h).data(SortRole).toDouble(), 0.82);
         QCOMPARE(model.index(1, LinkRiskModel::Influencer).data(Qt::ToolTipRole).toString(),
