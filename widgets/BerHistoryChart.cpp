@@ -155,12 +155,17 @@ void BerHistoryChart::paintEvent(QPaintEvent*) {
     }
     p.setRenderHint(QPainter::Antialiasing, false);
 
-    // Decades labelled, 2× and 5× as fainter lines.
+    // Decades labelled, 2× and 5× as fainter lines when a label fits between them (log 2 = 0.3
+    // decade apart), every decade otherwise, every other one when even those crowd.
     const auto [bottom, top] = logRange();
+    const double decadePx = plot.height() / (top - bottom);
+    const bool minors = 0.3 * decadePx >= fm.height() + 2;
+    const int decadeStep = decadePx >= fm.height() + 2 ? 1 : 2;
     for (int d = int(std::floor(bottom)); d <= int(std::ceil(top)); ++d) {
         for (int m : {1, 2, 5}) {
             const double log = d + std::log10(double(m));
             if (log < bottom || log > top) continue;
+            if ((m != 1 && !minors) || (m == 1 && d % decadeStep != 0)) continue;
             const double y = yOf(m * std::pow(10.0, d));
             QColor grid = c.grid;
             if (m != 1) grid.setAlphaF(0.45f);

@@ -172,7 +172,9 @@ void LinksAtRiskPanel::refreshChart() {
     if (!row) {
         widgets::BerChartData none;
         none.title = QStringLiteral("Symbol BER history");
-        none.emptyText = QStringLiteral("Select a link at risk for its BER history and forecast.");
+        none.emptyText = m_model->rowCount() == 0
+                             ? QStringLiteral("No link at risk to chart.")
+                             : QStringLiteral("Select a link at risk for its BER history and forecast.");
         m_chart->setData(std::move(none));
         return;
     }
