@@ -175,6 +175,7 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const {
         if (tray.silent)
             lines << QStringLiteral("Telemetry silent: %1")
                          .arg(tray.silentDetail.isEmpty() ? tray.silentReason : tray.silentDetail);
+        if (!tray.linkRiskDetail.isEmpty()) lines << tray.linkRiskDetail;
         lines << QStringLiteral("%1 — %2").arg(tray.label, trayStateName(tray.state));
         return lines.join(QLatin1Char('\n'));
     }
@@ -186,12 +187,13 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const {
     }
     case Hit::Kind::ComputeTray: {
         const ComputeTray& tray = m_rack.compute[static_cast<std::size_t>(hit.index)];
-        return QStringLiteral("%1 — %2%3%4")
+        return QStringLiteral("%1 — %2%3%4%5")
             .arg(tray.label, trayStateName(tray.state),
                  tray.alertCount > 0 ? QStringLiteral("\n%1 open alerts").arg(tray.alertCount) : QString(),
                  tray.silent ? QStringLiteral("\nTelemetry silent: %1\nIts values are the last read.")
                                    .arg(tray.silentDetail.isEmpty() ? tray.silentReason : tray.silentDetail)
-                             : QString());
+                             : QString(),
+                 tray.linkRiskDetail.isEmpty() ? QString() : QStringLiteral("\n") + tray.linkRiskDetail);
     }
     case Hit::Kind::SwitchTray: {
         const SwitchTray& sw = m_rack.switches[static_cast<std::size_t>(hit.index)];
@@ -295,8 +297,26 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
         p.drawRoundedRect(QRectF(chip).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
         p.setRenderHint(QPainter::Antialiasing, false);
         p.drawText(chip, Qt::AlignCenter, state);
+        int labelRight = chip.left() - 4;
+        if (!tray.linkRisk.isEmpty()) {
+            // Solid, in the critical colour, with a triangle: a link at risk reads without colour too.
+            const QString text = QStringLiteral("▲ %1").arg(tray.linkRisk);
+            const int riskW = fm.horizontalAdvance(text) + 8;
+            const QRect risk(chip.left() - 4 - riskW, chip.top(), riskW, chip.height());
+            if (risk.left() > g.labelLeft + 24) {
+                p.setRenderHint(QPainter::Antialiasing, true);
+                p.setPen(Qt::NoPen);
+                p.setBrush(c.crit);
+                p.drawRoundedRect(QRectF(risk), 3, 3);
+                p.setBrush(Qt::NoBrush);
+                p.setRenderHint(QPainter::Antialiasing, false);
+                p.setPen(textColorOn(c.crit));
+                p.drawText(risk, Qt::AlignCenter, text);
+                labelRight = risk.left() - 4;
+            }
+        }
         p.setPen(tray.state == TrayState::Down ? c.crit : tray.silent ? c.silent : c.text);
-        const QRect labelRect(g.labelLeft, slot.top(), chip.left() - g.labelLeft - 4, slot.height());
+        const QRect labelRect(g.labelLeft, slot.top(), labelRight - g.labelLeft, slot.height());
         p.drawText(labelRect, Qt::AlignVCenter | Qt::AlignLeft,
                    fm.elidedText(tray.label, Qt::ElideRight, labelRect.width()));
     }

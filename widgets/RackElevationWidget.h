@@ -41,6 +41,11 @@ struct ComputeTray {
     bool silent = false;
     QString silentReason;  // a few words for the chip: "dcgm-exporter down"
     QString silentDetail;  // the whole story for the tooltip (empty: silentReason)
+    // A rail link of the tray forecast to fail: a chip "▲ ib2" in the critical colour beside the
+    // state chip (text and shape, not colour alone), and the detail in the tray's tooltips.
+    QString linkRisk;        // the port, e.g. "ib2"; empty: none at risk
+    QString linkRiskDetail;  // "Rail link r01-n07-ib2 at risk (Warning): P(Error or down) 82 % in 6 h, to Error: 3.2 h
+                             // (1.9–6.0)"
 };
 
 struct SwitchTray {

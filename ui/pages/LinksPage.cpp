@@ -1,11 +1,13 @@
 #include "LinksPage.h"
 
 #include "FleetFormat.h"
+#include "LinksAtRiskPanel.h"
 #include "PageHeader.h"
 
 #include "FleetRankings.h"
 #include "FleetStore.h"
 #include "HeatmapWidget.h"
+#include "LinksAtRisk.h"
 
 #include <QComboBox>
 #include <QHeaderView>
@@ -50,6 +52,7 @@ enum PortColumn {
     LinkDowned,
     RcvErrors,
     Ber,
+    Forecast6h,
     XmitGbps,
     ModuleTemp,
     PortColumnCount
@@ -76,7 +79,8 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
       m_metricBox(new QComboBox),
       m_heatmap(new widgets::HeatmapWidget(this)),
       m_noDetail(new QLabel(this)),
-      m_ports(new QTableWidget(0, PortColumnCount, this)) {
+      m_ports(new QTableWidget(0, PortColumnCount, this)),
+      m_atRisk(new LinksAtRiskPanel(m_store, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);
@@ -85,7 +89,10 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
     m_header->addControl(m_metricBox);
     layout->addWidget(m_header);
 
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    // Links at risk over the whole fleet on top; the rack's fabric below.
+    auto* vertical = new QSplitter(Qt::Vertical, this);
+    vertical->addWidget(m_atRisk);
+    auto* splitter = new QSplitter(Qt::Horizontal, vertical);
     auto* left = new QWidget(splitter);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -104,10 +111,11 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(makeSectionTitle(QStringLiteral("Scale-out InfiniBand ports, worst first"), right));
     m_ports->setObjectName(QStringLiteral("linkPorts"));
-    m_ports->setHorizontalHeaderLabels(
-        {QStringLiteral("Port"), QStringLiteral("Rail"), QStringLiteral("Far end"), QStringLiteral("Phy"),
-         QStringLiteral("Symbol err"), QStringLiteral("Link downed"), QStringLiteral("Rcv err"),
-         QStringLiteral("Effective BER"), QStringLiteral("Tx Gb/s"), QStringLiteral("Module °C")});
+    m_ports->setHorizontalHeaderLabels({QStringLiteral("Port"), QStringLiteral("Rail"), QStringLiteral("Far end"),
+                                        QStringLiteral("Phy"), QStringLiteral("Symbol err"),
+                                        QStringLiteral("Link downed"), QStringLiteral("Rcv err"),
+                                        QStringLiteral("Effective BER"), QStringLiteral("P 6 h"),
+                                        QStringLiteral("Tx Gb/s"), QStringLiteral("Module °C")});
     m_ports->horizontalHeaderItem(SymbolErrors)
         ->setToolTip(QStringLiteral("Symbol errors the port counted since fleetd started (IBTA SymbolErrorCounter)"));
     m_ports->horizontalHeaderItem(Ber)->setToolTip(
@@ -115,6 +123,11 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
                        "latest burst above the alarm threshold over one minute of bits at the line rate (those errors "
                        "are in Symbol err), held 30 min; 1.00e-15 when there is none. Hover a value for the errors "
                        "a minute it means."));
+    m_ports->horizontalHeaderItem(Forecast6h)
+        ->setToolTip(QStringLiteral("fleetd's probability that the rail link crosses the Error line (1e-14) or goes "
+                                    "down within 6 h; ▲ = at risk. — = not listed: Normal or not judged yet"));
+    // Beside the port's name, where it is read first; the cells keep the data's order.
+    m_ports->horizontalHeader()->moveSection(Forecast6h, PortName + 1);
     m_ports->verticalHeader()->hide();
     m_ports->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_ports->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -125,7 +138,10 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
     splitter->addWidget(right);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
-    layout->addWidget(splitter, 1);
+    vertical->addWidget(splitter);
+    vertical->setStretchFactor(0, 1);
+    vertical->setStretchFactor(1, 1);
+    layout->addWidget(vertical, 1);
 
     m_heatmap->setTooltipProvider([this](int row, int column) { return linkTooltip(row, column); });
     connect(m_metricBox, &QComboBox::currentIndexChanged, this, [this] {
@@ -141,6 +157,9 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
     connect(m_ports, &QTableWidget::cellActivated, this, [this](int row, int) {
         emit navigationRequested({PageId::Links, m_ports->item(row, PortName)->text()});
     });
+    connect(m_atRisk, &LinksAtRiskPanel::linkActivated, this, [this](EntityId port) {
+        emit navigationRequested({PageId::Links, m_store.name(port)});
+    });
     connect(&m_store, &client::FleetStore::changed, this, &LinksPage::onStoreChanged);
 }
 
@@ -152,7 +171,10 @@ QString LinksPage::worstPortName() const {
 bool LinksPage::showEntity(const QString& name) {
     EntityId target;
     if (name.isEmpty()) {
-        if (auto worst = client::worstLink(m_store))
+        const std::vector<client::LinkRiskRow> risky = client::linkRiskRows(m_store);
+        if (!risky.empty() && risky.front().port.isValid())
+            target = risky.front().port;
+        else if (auto worst = client::worstLink(m_store))
             target = worst->id;
         else if (auto rack = client::worstRack(m_store))
             target = rack->id;
@@ -167,6 +189,7 @@ bool LinksPage::showEntity(const QString& name) {
     m_rack = rack;
     m_entity = m_store.name(target);
     if (newRack) rebuildGrid();
+    if (m_store.kind(target) == v1::ENTITY_KIND_NIC_PORT) m_atRisk->selectLink(target);
     m_dirty = true;
     refresh();
     emit entityShown(m_entity);
@@ -213,12 +236,14 @@ void LinksPage::rebuildGrid() {
 void LinksPage::setWallDisplay(bool wall) {
     Page::setWallDisplay(wall);
     m_header->setWallDisplay(wall);
+    m_atRisk->setReadOnlyWall(wall);
 }
 
 void LinksPage::applyTheme(const widgets::Theme& theme) {
     m_theme = &theme;
     m_header->applyTheme(theme);
     m_heatmap->setTheme(theme);
+    m_atRisk->applyTheme(theme);
     applyScale();
     m_dirty = true;
     refresh();
@@ -236,7 +261,7 @@ void LinksPage::onStoreChanged(const client::FleetChangeSet& changes) {
     if (changes.topologyChanged && m_rack.isValid()) rebuildGrid();
     const int row = m_rack.isValid() ? m_store.rackRow(m_rack) : -1;
     const bool mine = row >= 0 && std::binary_search(changes.dirtyRackRows.begin(), changes.dirtyRackRows.end(), row);
-    if (mine || changes.freshnessTick || changes.topologyChanged) {
+    if (mine || changes.freshnessTick || changes.topologyChanged || changes.linksChanged) {
         m_dirty = true;
         if (isActive()) refresh();
     }
@@ -344,6 +369,8 @@ void LinksPage::refreshPorts() {
         double badness;
         bool down;
         QString berToolTip;
+        bool atRisk;
+        QString forecastToolTip;
     };
     std::vector<PortRow> rows;
     const v1::Rack* rack = m_store.rackInfo(m_rack);
@@ -357,7 +384,11 @@ void LinksPage::refreshPorts() {
                 const client::Reading phy = m_store.reading(port, v1::IB_PHY_STATE);
                 const client::Reading ber = m_store.reading(port, v1::IB_EFFECTIVE_BER);
                 const bool down = phy.hasValue() && phy.value != 5;
-                const double badness = (down ? 1e12 : 0) +
+                const v1::LinkHealth* health = client::linkHealthOf(m_store, port);
+                const bool atRisk = health && health->at_risk();
+                // A link fleetd forecasts at risk ranks under a down one, over any counter.
+                const double badness = (down ? 1e12 : 0) + (atRisk ? 1e11 : 0) +
+                                       (health ? health->forecast().p_error_or_down_6h() * 1e10 : 0) +
                                        value(m_store.reading(port, v1::IB_LINK_DOWNED_COUNTER)) * 1e6 +
                                        value(ber) * 1e15 + value(m_store.reading(port, v1::IB_SYMBOL_ERROR_COUNTER));
                 rows.push_back({{m_store.name(port), info ? QString::number(info->rail()) : QStringLiteral("?"),
@@ -372,11 +403,22 @@ void LinksPage::refreshPorts() {
                                  formatReading(m_store.reading(port, v1::IB_LINK_DOWNED_COUNTER), {}, 0),
                                  formatReading(m_store.reading(port, v1::IB_PORT_RCV_ERRORS), {}, 0),
                                  ber.hasValue() ? QString::number(ber.value, 'e', 2) : QStringLiteral("n/a"),
+                                 !health  ? QStringLiteral("—")
+                                 : atRisk ? QStringLiteral("▲ %1").arg(
+                                                client::linkProbabilityText(health->forecast().p_error_or_down_6h()))
+                                          : client::linkProbabilityText(health->forecast().p_error_or_down_6h()),
                                  formatReading(m_store.reading(port, v1::IB_PORT_XMIT_DATA_GBPS), {}, 0),
                                  formatReading(m_store.reading(port, v1::IB_MODULE_TEMPERATURE_C), {}, 1)},
                                 badness,
                                 down,
-                                berErrorsText(ber, info)});
+                                berErrorsText(ber, info),
+                                atRisk,
+                                health ? QStringLiteral("%1: %2 · to Error %3 · P 1 h %4, 24 h %5")
+                                             .arg(m_store.name(port), client::linkVerdictLabel(health->verdict()),
+                                                  client::linkEtaText(health->forecast()),
+                                                  client::linkProbabilityText(health->forecast().p_error_or_down_1h()),
+                                                  client::linkProbabilityText(health->forecast().p_error_or_down_24h()))
+                                       : QString()});
             }
         }
     }
@@ -388,9 +430,12 @@ void LinksPage::refreshPorts() {
             auto* item = new QTableWidgetItem(rows[std::size_t(r)].cells.value(c));
             if (rows[std::size_t(r)].down && m_theme)
                 item->setForeground(m_theme->colors().crit);
+            else if (rows[std::size_t(r)].atRisk && (c == PortName || c == Forecast6h) && m_theme)
+                item->setForeground(m_theme->colors().crit);
             else if (rows[std::size_t(r)].badness > 0 && c == Ber && m_theme)
                 item->setForeground(m_theme->colors().warn);
             if (c == Ber) item->setToolTip(rows[std::size_t(r)].berToolTip);
+            if (c == Forecast6h) item->setToolTip(rows[std::size_t(r)].forecastToolTip);
             m_ports->setItem(r, c, item);
         }
     }

@@ -1,6 +1,9 @@
 #pragma once
-// Links page: one rack's NVLink fabric as a GPU × link heatmap (worst GPUs first), and its
-// scale-out InfiniBand ports with counters, BER, both ends of the cable and the rail, worst first.
+// Links page: on top the fleet's rail links at risk, worst first, with the selected one's BER
+// history and forecast (LinksAtRiskPanel); below, one rack's NVLink fabric as a GPU × link heatmap
+// (worst GPUs first), and its scale-out InfiniBand ports with counters, BER, fleetd's P 6 h (▲ at
+// risk), both ends of the cable and the rail, worst first. With no entity asked for it opens the
+// rack of the worst link at risk.
 
 #include "Page.h"
 #include "PageContext.h"
@@ -26,6 +29,7 @@ class HeatmapWidget;
 
 namespace watchfloor::ui {
 
+class LinksAtRiskPanel;
 class PageHeader;
 
 class LinksPage : public Page {
@@ -44,6 +48,9 @@ public:
     widgets::HeatmapWidget* heatmap() const { return m_heatmap; }
     int portRowCount() const;
     QString worstPortName() const;
+    LinksAtRiskPanel* linksAtRisk() const { return m_atRisk; }
+    // The ports table (tests read its cells).
+    QTableWidget* portsTable() const { return m_ports; }
 
 private:
     void onStoreChanged(const client::FleetChangeSet& changes);
@@ -63,6 +70,7 @@ private:
     widgets::HeatmapWidget* m_heatmap;
     QLabel* m_noDetail;
     QTableWidget* m_ports;
+    LinksAtRiskPanel* m_atRisk;
     std::vector<client::EntityId> m_gpus;                       // heatmap rows
     std::vector<std::vector<client::EntityId>> m_links;         // [row][link id]
     QHash<quint32, const watchfloor::v1::NicPort*> m_portInfo;  // into the endpoint's topology

@@ -305,7 +305,7 @@ void RackPage::onStoreChanged(const client::FleetChangeSet& changes) {
     const int row = m_rack.isValid() ? m_store.rackRow(m_rack) : -1;
     const bool mine = row >= 0 && std::binary_search(changes.dirtyRackRows.begin(), changes.dirtyRackRows.end(), row);
     if (mine || changes.topologyChanged || changes.eventsAdded > 0 || changes.freshnessTick ||
-        !changes.dirtyJobRows.empty() || changes.jobsReset || changes.repairsChanged) {
+        !changes.dirtyJobRows.empty() || changes.jobsReset || changes.repairsChanged || changes.linksChanged) {
         m_dirty = true;
         if (isActive()) refresh();
     }

@@ -1,0 +1,44 @@
+#pragma once
+// The Links page's "Links at risk" table: fleetd's listed rail links over every endpoint
+// (client/LinksAtRisk.h linkRiskRows), at risk first, then by P(Error or down within 6 h).
+// Columns: the link, its verdict, both ends' BER, P 1 h / 6 h / 24 h, the time to the Error line
+// with its interval, the top influencer, the jobs on its tray, the GPU-hours at stake and the
+// stage's reason. EntityIdRole is the NIC port (a row opens its rack's links), SortRole sorts
+// probabilities, hours and GPU-hours as numbers. Rebuilt when link health changes; the checkpoint's
+// "in 25 min" follows the fleet clock.
+
+#include "FleetChangeSet.h"
+#include "LinksAtRisk.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace watchfloor::client {
+
+class FleetStore;
+
+class LinkRiskModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { Link, Verdict, Ber, P1h, P6h, P24h, Eta, Influencer, Jobs, AtStake, Stage, ColumnCount };
+
+    explicit LinkRiskModel(const FleetStore& store, QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+    const LinkRiskRow* linkAt(int row) const;
+    // The row of a NIC port, or -1.
+    int rowOf(EntityId port) const;
+    void refresh();
+
+private:
+    const FleetStore& m_store;
+    std::vector<LinkRiskRow> m_rows;
+};
+
+}  // namespace watchfloor::client

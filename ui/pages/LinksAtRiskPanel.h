@@ -1,0 +1,75 @@
+#pragma once
+// The Links page's "Links at risk": fleetd's listed rail links over every endpoint, worst first
+// (client/LinkRiskModel: verdict, both ends' BER, P 1 h / 6 h / 24 h, the time to the Error line,
+// the top influencer, the jobs and GPU-hours at stake, the stage's reason), fleetd's link summary
+// in a line above, and the selected link's BER history beside it (widgets/BerHistoryChart: the
+// 30-min buckets, a quiet one as its upper bound, the Warning and Error lines, the forecast's fan to
+// the line). An empty list says why (client::linksAtRiskEmptyText). Read-only: the ladder's actions
+// are fleetd's and not offered here yet.
+
+#include "EntityId.h"
+
+#include "BerHistoryChart.h"
+
+#include "watchfloor/v1/fleet.pb.h"
+
+#include <QWidget>
+
+class QLabel;
+class QStackedWidget;
+
+namespace watchfloor::client {
+class FleetStore;
+class LinkRiskModel;
+struct FleetChangeSet;
+}  // namespace watchfloor::client
+
+namespace watchfloor::ui {
+
+class EntityTableView;
+
+// One link's chart: its buckets oldest first (a quiet bucket at its 95 % upper bound, flagged, never
+// at its point of 0), the Normal / Warning / Error lines, and the fan from the newest bucket to the
+// Error line between the forecast's earliest and latest crossing (to the Warning line when only
+// that crossing is in view; none once the errors prove it over the Error line). `nowMs`: the
+// endpoint's fleet clock, from which the forecast's hours count.
+widgets::BerChartData berChartData(const watchfloor::v1::LinkHealth& link, const QString& name, std::int64_t nowMs);
+
+class LinksAtRiskPanel : public QWidget {
+    Q_OBJECT
+public:
+    LinksAtRiskPanel(client::FleetStore& store, QWidget* parent = nullptr);
+
+    void applyTheme(const widgets::Theme& theme);
+    void setReadOnlyWall(bool wall);
+    // Selects a listed port's row (and charts it); false when the port is not listed.
+    bool selectLink(client::EntityId port);
+    client::EntityId selectedLink() const;
+
+    client::LinkRiskModel* model() const { return m_model; }
+    EntityTableView* table() const { return m_table; }
+    widgets::BerHistoryChart* chart() const { return m_chart; }
+    // The line above the list, and the sentence shown in place of an empty list.
+    QString summaryText() const;
+    QString emptyText() const;
+    bool showsEmptyText() const;
+
+signals:
+    // Double-click or Enter on a row: the link's NIC port.
+    void linkActivated(watchfloor::client::EntityId port);
+
+private:
+    void refresh();
+    void refreshChart();
+
+    client::FleetStore& m_store;
+    client::LinkRiskModel* m_model;
+    QLabel* m_summary;
+    QStackedWidget* m_stack;
+    QLabel* m_empty;
+    EntityTableView* m_table;
+    widgets::BerHistoryChart* m_chart;
+    client::EntityId m_selected;
+};
+
+}  // namespace watchfloor::ui
