@@ -183,8 +183,10 @@ void TwinCoordinator::emitHostSamples(std::uint32_t t, TrayActivity a, float col
         samples.push_back({e, IB_PORT_XMIT_DATA_GBPS, gbps});
         samples.push_back({e, IB_PORT_RCV_DATA_GBPS, gbps * 0.98f});
         samples.push_back({e, IB_EFFECTIVE_BER, port.ber > 0 ? port.ber : 1e-15f});
-        samples.push_back({e, IB_MODULE_TEMPERATURE_C, 52.0f + (busy ? 8.0f : 0.0f) + 2.0f * n[p]});
-        samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
+        // Both ends' counters from the port's link trajectory; nothing from the host while its
+        // exporter restarts.
+        if (rails->emitCounters(ordinal, busy, n[p], samples))
+            samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
     }
 }
 
