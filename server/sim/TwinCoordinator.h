@@ -73,6 +73,7 @@ struct TwinCoordinator final : JobHost, FabricHost, RailLinkHost, ActionHost, Re
     std::int64_t lastReportMs = -1;
     bool telemetry = true;
     bool initialStatesSent = false;
+    bool railLinksReported = false;  // every port's counters went out with the first samples
 
     ViewedTable<TrayState> trays;
     ViewedTable<RackStatus> racks;
@@ -180,6 +181,8 @@ struct TwinCoordinator final : JobHost, FabricHost, RailLinkHost, ActionHost, Re
     void emitGpuSamples(std::uint32_t t, TrayActivity a, float coldPlate, double slowdownC, std::uint32_t second,
                         RackTally& tally);
     void emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate);
+    // Port p of tray t: both ends' counters (RailLinks) and, while its host reports, its state.
+    void emitRailLink(std::uint32_t t, std::uint32_t p, bool busy, float noise);
     void emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second);
     void emitInitialStates();
     void emitJobsAndFleet(bool samples);

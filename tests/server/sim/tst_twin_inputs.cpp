@@ -262,7 +262,8 @@ void TwinInputsTest::everyRailLinkReportsBothEnds() {
         for (const Metric m : {IB_SYMBOL_ERROR_COUNTER, IB_LINK_ERROR_RECOVERY_COUNTER, IB_LINK_DOWNED_COUNTER,
                                IB_PORT_RCV_ERRORS, IB_PHY_STATE, IB_MODULE_TEMPERATURE_C, IB_FAR_SYMBOL_ERROR_COUNTER,
                                IB_FAR_LINK_ERROR_RECOVERY_COUNTER, IB_FAR_LINK_DOWNED_COUNTER, IB_FAR_PORT_RCV_ERRORS})
-            QVERIFY2((reports[{port.index(), m}] >= 1), (port.name() + " " + Metric_Name(m)).c_str());
+            // With the first samples, then its tray's turn every 10 s.
+            QVERIFY2((reports[{port.index(), m}] >= 2), (port.name() + " " + Metric_Name(m)).c_str());
     }
     QCOMPARE(ports, 7 * 18 * 4);
 }
