@@ -53,12 +53,12 @@ void LinkFabric::markChanged(bool nvlink, std::uint32_t ordinal, PortState& port
     port.changed = true;
 }
 
-void LinkFabric::portDown(bool nvlink, std::uint32_t ordinal, const std::string& why) {
+void LinkFabric::portDown(bool nvlink, std::uint32_t ordinal, const std::string& why, bool counted) {
     PortState& p = portState(nvlink, ordinal);
     if (p.state == LINK_STATE_DOWN) return;
     p.state = LINK_STATE_DOWN;
     p.sinceMs = clock_.nowMs();
-    ++p.recoveryOrDowned;
+    if (counted) ++p.recoveryOrDowned;
     markChanged(nvlink, ordinal, p);
     const std::uint32_t entity = nvlink ? model_.linkIndex(ordinal) : model_.nicIndex(ordinal);
     const std::uint32_t g = gpuOfPort(nvlink, ordinal);
@@ -86,11 +86,13 @@ void LinkFabric::portUp(bool nvlink, std::uint32_t ordinal) {
                      (nvlink ? model_.linkName(ordinal) : model_.nicName(ordinal)) + " up");
 }
 
-void LinkFabric::portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count) {
+void LinkFabric::portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count, bool counted) {
     PortState& p = portState(nvlink, ordinal);
     if (p.state == LINK_STATE_DOWN) return;
-    p.recoveryOrDowned += count;
-    p.replayOrRecovery += count;
+    if (counted) {
+        p.recoveryOrDowned += count;
+        p.replayOrRecovery += count;
+    }
     markChanged(nvlink, ordinal, p);
     const std::uint32_t g = gpuOfPort(nvlink, ordinal);
     if (nvlink) host_.addGpuNvlinkErrors(g, 0, 0, count);
@@ -219,10 +221,6 @@ void LinkFabric::emitPortCounters(std::vector<Sample>& samples) {
         p.changed = false;
         const std::uint32_t e = model_.nicIndex(ordinal);
         samples.push_back({e, IB_PHY_STATE, p.state == LINK_STATE_DOWN ? 3.0f : 5.0f});
-        samples.push_back({e, IB_SYMBOL_ERROR_COUNTER, static_cast<float>(p.crcOrSymbol)});
-        samples.push_back({e, IB_LINK_ERROR_RECOVERY_COUNTER, static_cast<float>(p.replayOrRecovery)});
-        samples.push_back({e, IB_LINK_DOWNED_COUNTER, static_cast<float>(p.recoveryOrDowned)});
-        samples.push_back({e, IB_PORT_RCV_ERRORS, static_cast<float>(p.rcvErrors)});
     }
     changedNics_.clear();
 }

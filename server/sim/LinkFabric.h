@@ -57,11 +57,12 @@ public:
     void scheduleNoise();
 
     // --- what happens to a port ------------------------------------------------------------------
-    // `why` is the event's cause and the port's state reason.
-    void portDown(bool nvlink, std::uint32_t ordinal, const std::string& why);
+    // `why` is the event's cause and the port's state reason. `counted` = false: the port's
+    // counters already hold it (a NIC port's rail link trajectory, RailLinks, counts its own).
+    void portDown(bool nvlink, std::uint32_t ordinal, const std::string& why, bool counted = true);
     void portUp(bool nvlink, std::uint32_t ordinal);
     // Down and up `count` times: FLAPPING until five quiet minutes bring it UP.
-    void portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count);
+    void portFlap(bool nvlink, std::uint32_t ordinal, std::uint32_t count, bool counted = true);
     // A burst of `errors` within one minute: the port's counters (symbol / CRC, ...), its GPU's
     // and its rack's link errors; with `berAlarm`, the BER alarm too.
     void portErrorBurst(bool nvlink, std::uint32_t ordinal, std::uint32_t errors, bool berAlarm);
@@ -79,7 +80,8 @@ public:
     // Rack r's link errors over the last minute, as of simulated second `second`; the slot the
     // next second writes to is emptied.
     std::uint32_t rackErrorsPerMinute(std::uint32_t r, std::uint32_t second);
-    // The counters of every port that changed since the last call, once each, by ordinal.
+    // The counters of every NVLink that changed since the last call, once each, by ordinal, and
+    // the state of every NIC port that changed (its counters are RailLinks', every 10 s).
     void emitPortCounters(std::vector<Sample>& samples);
 
 private:

@@ -33,6 +33,7 @@ constexpr VerbInfo kVerbs[] = {
     {"link-flap", ScriptVerb::LinkFlap, "link-flap link=LINK|nic=PORT [count=N]"},
     {"link-down", ScriptVerb::LinkDown, "link-down link=LINK|nic=PORT [for=D]"},
     {"ber", ScriptVerb::Ber, "ber link=LINK|nic=PORT [value=BER]"},
+    {"link-drift", ScriptVerb::LinkDrift, "link-drift nic=PORT hours=H [down_after=D]"},
     {"straggler", ScriptVerb::Straggler, "straggler node=NODE [factor=F] [for=D]"},
     {"drain", ScriptVerb::Drain, "drain node=NODE [reason=TEXT]"},
     {"resume", ScriptVerb::Resume, "resume node=NODE [reason=TEXT]"},
@@ -58,6 +59,7 @@ std::vector<EntityKind> allowedTargets(ScriptVerb verb) {
     case ScriptVerb::LinkFlap:
     case ScriptVerb::LinkDown:
     case ScriptVerb::Ber: return {ENTITY_KIND_NVLINK, ENTITY_KIND_NIC_PORT};
+    case ScriptVerb::LinkDrift: return {ENTITY_KIND_NIC_PORT};  // the rail links' trajectories
     case ScriptVerb::Straggler:
     case ScriptVerb::Drain:
     case ScriptVerb::Resume: return {ENTITY_KIND_NODE};
@@ -163,6 +165,11 @@ std::optional<std::vector<ScriptedFault>> readScenarioFile(const std::string& pa
             ok = options.number("delta_c", -10, 25, value);
         else if (fault.verb == ScriptVerb::Ber)
             ok = options.number("value", 1e-18, 1e-2, value);
+        else if (fault.verb == ScriptVerb::LinkDrift) {
+            if (!options.has("hours"))
+                return options.fail("expected '" + std::string(verbIt->usage) + "'"), std::nullopt;
+            ok = options.number("hours", 0.1, 72, value) && options.duration("down_after", fault.duration);
+        }
         if (!ok) return std::nullopt;
         const bool takesDuration = fault.verb == ScriptVerb::FilterClog || fault.verb == ScriptVerb::SensorFault ||
                                    fault.verb == ScriptVerb::FacilityExcursion ||

@@ -30,6 +30,7 @@ enum class ScriptVerb {
     LinkFlap,           // link-flap link=L|nic=P [count=N]
     LinkDown,           // link-down link=L|nic=P [for=D]
     Ber,                // ber link=L|nic=P [value=BER]
+    LinkDrift,          // link-drift nic=P hours=H [down_after=D]
     Straggler,          // straggler node=N [factor=F] [for=D]
     Drain,              // drain node=N [reason=TEXT]     (operator actions, as fleetd would send them)
     Resume,             // resume node=N [reason=TEXT]
@@ -41,9 +42,9 @@ struct ScriptedFault {
     ScriptVerb verb{};
     EntityRef target;
     std::uint32_t code = 0;  // xid number or failure cause id
-    double value = 0;        // factor, delta_c, BER
+    double value = 0;        // factor, delta_c, BER, hours to the Error line
     std::uint32_t count = 1;
-    std::chrono::milliseconds duration{};     // 0 = the twin's own (sampled) duration
+    std::chrono::milliseconds duration{};     // 0 = the twin's own (sampled) duration; link-drift: down_after
     std::string reason;                       // operator actions: stored as given
     std::vector<std::uint32_t> excludeTrays;  // requeue: tray ordinals
     int line = 0;

@@ -145,6 +145,7 @@ std::unique_ptr<TwinCoordinator> TwinCoordinator::create(const SimConfig& config
     s.loads.resize(m.racks());
     s.cooling = std::make_unique<CoolingModel>(m);
     s.fabric = std::make_unique<LinkFabric>(Rng(config.seed, 6), m, s.clock, *s.publisher, s);
+    s.rails = std::make_unique<RailLinks>(Rng(config.seed, 8), m, s.clock, *s.fabric, s);
     for (std::uint32_t j = 0; j < jobs.size(); ++j)
         for (const std::uint32_t t : jobs[j].trays()) {
             TrayState& tray = s.trays.edit(t);

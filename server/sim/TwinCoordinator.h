@@ -22,6 +22,7 @@
 #include "FleetSpec.h"
 #include "JobRunner.h"
 #include "LinkFabric.h"
+#include "RailLinks.h"
 #include "Rng.h"
 #include "ScenarioScript.h"
 #include "SimConfig.h"
@@ -41,7 +42,7 @@
 
 namespace watchfloor::server::sim {
 
-struct TwinCoordinator final : JobHost, FabricHost, ActionHost, RepairHost {
+struct TwinCoordinator final : JobHost, FabricHost, RailLinkHost, ActionHost, RepairHost {
     // Builds the fleet, its jobs and components; nullptr with `error` set for a malformed fleet or
     // scenario file.
     [[nodiscard]] static std::unique_ptr<TwinCoordinator> create(const SimConfig& config, ConfigError* error);
@@ -60,6 +61,7 @@ struct TwinCoordinator final : JobHost, FabricHost, ActionHost, RepairHost {
     std::unique_ptr<TelemetryPublisher> publisher;
     std::unique_ptr<JobRunner> jobRunner;
     std::unique_ptr<LinkFabric> fabric;
+    std::unique_ptr<RailLinks> rails;  // the NIC ports' link trajectories, on the rail stream (seed, 8)
     std::unique_ptr<ActionEffects> actions;
     std::unique_ptr<TwinRepairs> repairs;  // break/fix steps
     ActionQueue requests;                  // from other threads, applied by advanceTo()
@@ -71,6 +73,7 @@ struct TwinCoordinator final : JobHost, FabricHost, ActionHost, RepairHost {
     std::int64_t lastReportMs = -1;
     bool telemetry = true;
     bool initialStatesSent = false;
+    bool railLinksReported = false;  // every port's counters went out with the first samples
 
     ViewedTable<TrayState> trays;
     ViewedTable<RackStatus> racks;
@@ -140,8 +143,10 @@ struct TwinCoordinator final : JobHost, FabricHost, ActionHost, RepairHost {
     void offerTrays() override { jobRunner->offerTrays(); }
     std::string jobName(std::uint32_t j) const override { return jobs()[j].name(); }
     void runScripted(const ScriptedFault& fault);
-    // What the link fabric asks of the GPUs and trays (FabricHost).
+    // What the link fabric and the rail links ask of the GPUs and trays (FabricHost, RailLinkHost).
     bool trayPowered(std::uint32_t t) const override { return activity(t) != TrayActivity::Off; }
+    void railLinkFailed(std::uint32_t nic) override;
+    void railLinkFlapped(std::uint32_t nic) override;
     void addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay, std::uint32_t recovery) override;
 
     // --- cooling incidents, isolation and the physics step (TwinCooling.cpp) ---
@@ -176,6 +181,8 @@ struct TwinCoordinator final : JobHost, FabricHost, ActionHost, RepairHost {
     void emitGpuSamples(std::uint32_t t, TrayActivity a, float coldPlate, double slowdownC, std::uint32_t second,
                         RackTally& tally);
     void emitHostSamples(std::uint32_t t, TrayActivity a, float coldPlate);
+    // Port p of tray t: both ends' counters (RailLinks) and, while its host reports, its state.
+    void emitRailLink(std::uint32_t t, std::uint32_t p, bool busy, float noise);
     void emitRackSamples(std::uint32_t r, const RackTally& tally, std::uint32_t second);
     void emitInitialStates();
     void emitJobsAndFleet(bool samples);

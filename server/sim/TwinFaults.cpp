@@ -55,6 +55,7 @@ void TwinCoordinator::scheduleStreams() {
     scheduleHardwareCandidate();
     scheduleSoftwareCandidate();
     fabric->scheduleNoise();
+    rails->schedule();
     scheduleCoolingIncidents();
     jobRunner->scheduleEpisodes();
 }
@@ -262,6 +263,28 @@ void TwinCoordinator::faultPersists(std::uint32_t t) {
     if (fault.xid != 0) emitXid(t * kGpusPerTray + fault.gpu, fault.xid, kNoJob, failureCauses()[fault.cause].cause);
 }
 
+// A rail link's trajectory ends in a failure: as a scripted link-down, the port down, its tray
+// drained by the health check and its job restarted elsewhere, the link back after a reseat or a
+// new cable. Counted with the network-link failures (Llama 3's draws are fail-stop, these come
+// with a drift a forecast can see).
+void TwinCoordinator::railLinkFailed(std::uint32_t nic) {
+    const std::string cause = failureCauses()[kNetworkLinkCause].cause;
+    fabric->portDown(false, nic, cause, false);
+    FailureOutcome outcome;
+    outcome.tray = TrayOutcome::Drain;
+    outcome.detectS = 30;
+    outcome.repairS = rails->repairSeconds();
+    ++stats.hardwareFailures;
+    ++stats.failuresByCause[kNetworkLinkCause];
+    applyFailure(kNetworkLinkCause, nic, outcome);  // NIC ordinal == GPU ordinal
+}
+
+// A flapping rail link slows its job's collectives, as a scripted flap does.
+void TwinCoordinator::railLinkFlapped(std::uint32_t nic) {
+    fabric->portFlap(false, nic, 1, false);
+    startStraggler(model->trayOfGpu(nic), 1.04, 600, "communication");
+}
+
 void TwinCoordinator::addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay,
                                          std::uint32_t recovery) {
     GpuState& gpu = gpus[g];
@@ -324,6 +347,7 @@ void TwinCoordinator::runScripted(const ScriptedFault& f) {
         break;
     }
     case ScriptVerb::Ber: fabric->portBerBurst(nvlink, o, f.value); break;
+    case ScriptVerb::LinkDrift: rails->drift(o, f.value * kHour, forS > 0 ? forS : 30 * 60); break;
     case ScriptVerb::Straggler:
         startStraggler(o, f.value, forS > 0 ? forS : 20 * 60, "scripted", &TrayState::scripted);
         break;

@@ -74,10 +74,18 @@ void TwinCoordinator::emitTelemetry() {
                 continue;  // powered off: nothing reports
             }
             emitGpuSamples(t, a, coldPlate, slowdownC, second, tally);
-            if ((t + second) % 10 == 0) emitHostSamples(t, a, coldPlate);  // staggered by tray
+            if ((t + second) % 10 == 0) {
+                emitHostSamples(t, a, coldPlate);  // staggered by tray
+            } else if (!railLinksReported) {
+                // A counter's first value is where it stands, not errors since the twin started:
+                // every port reports with the first samples, before its tray's turn comes.
+                for (std::uint32_t p = 0; p < kNicPortsPerTray; ++p)
+                    emitRailLink(t, p, a == TrayActivity::Training || a == TrayActivity::Checkpointing, 0.0f);
+            }
         }
         emitRackSamples(r, tally, second);
     }
+    railLinksReported = true;
     fabric->emitPortCounters(samples);
 }
 
@@ -183,9 +191,18 @@ void TwinCoordinator::emitHostSamples(std::uint32_t t, TrayActivity a, float col
         samples.push_back({e, IB_PORT_XMIT_DATA_GBPS, gbps});
         samples.push_back({e, IB_PORT_RCV_DATA_GBPS, gbps * 0.98f});
         samples.push_back({e, IB_EFFECTIVE_BER, port.ber > 0 ? port.ber : 1e-15f});
-        samples.push_back({e, IB_MODULE_TEMPERATURE_C, 52.0f + (busy ? 8.0f : 0.0f) + 2.0f * n[p]});
-        samples.push_back({e, IB_PHY_STATE, portDown ? 3.0f : 5.0f});
+        emitRailLink(t, p, busy, n[p]);
     }
+}
+
+// Both ends' counters from the port's link trajectory; nothing from the host while its exporter
+// restarts.
+void TwinCoordinator::emitRailLink(std::uint32_t t, std::uint32_t p, bool busy, float noise) {
+    const std::uint32_t ordinal = t * kNicPortsPerTray + p;
+    auto& samples = out()->samples;
+    if (rails->emitCounters(ordinal, busy, noise, samples))
+        samples.push_back({model->nicIndex(ordinal), IB_PHY_STATE,
+                           fabric->port(false, ordinal).state == LINK_STATE_DOWN ? 3.0f : 5.0f});
 }
 
 // A rack's liquid loop (and its CDU's pumps) and the rack's totals from its trays' tally.

@@ -39,6 +39,7 @@ at 150s fail software_bug job=llm-405b-1
 at 3m facility-excursion region=us-east delta_c=6 for=15m
 at 4m pump-fail rack=r01
 at 5m leak rack=r03
+at 5m link-drift nic=r02-n08-ib3 hours=0.2 down_after=3m
 at 6m valve-close rack=r07 for=6m
 at 7m filter-clog rack=r05 for=20m
 at 8m ber nic=r06-n10-ib1 value=3e-10

@@ -1,5 +1,7 @@
 // Scenario files: errors name file:line; scripted faults drive the twin (leak → isolation →
-// flow 0 → job interrupted; Xid 79 → tray down and back; stuck valve → heat and throttling).
+// flow 0 → job interrupted; Xid 79 → tray down and back; stuck valve → heat and throttling;
+// link-drift → symbol errors rising at both ends, the link down at its end, the tray drained).
+// Every rail link's both ends report within 15 s.
 
 #include "TwinTestSupport.h"
 
@@ -7,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace twintest;
 using namespace watchfloor::v1;
@@ -22,6 +25,8 @@ private slots:
     void xid79TakesTrayDownAndBack();
     void stuckValveHeatsAndThrottles();
     void stragglerSlowsJobAndIsDetected();
+    void everyRailLinkReportsBothEnds();
+    void linkDriftFailsItsLinkOnTime();
 };
 
 void TwinInputsTest::scenarioErrorsNameLine_data() {
@@ -46,6 +51,18 @@ void TwinInputsTest::scenarioErrorsNameLine_data() {
     QTest::newRow("unknown exclude") << "at 1m requeue job=llm-8b-3 exclude=r07-n01,r07-n99\n"
                                      << 1 << "unknown node 'r07-n99' in exclude=";
     QTest::newRow("drain a rack") << "at 1m drain rack=r01\n" << 1 << "does not take rack=";
+    QTest::newRow("drift without hours") << "at 1m leak rack=r01\nat 2m link-drift nic=r06-n04-ib2\n"
+                                         << 2 << "expected 'link-drift nic=PORT hours=H [down_after=D]'";
+    QTest::newRow("drift an nvlink") << "at 2m link-drift link=r02-n01-g0-l03 hours=2\n"
+                                     << 1 << "'link-drift' does not take link=";
+    QTest::newRow("drift hours out of range") << "at 2m link-drift nic=r06-n04-ib2 hours=100\n"
+                                              << 1 << "'hours=100' is out of range";
+    QTest::newRow("drift hours not a number") << "\nat 2m link-drift nic=r06-n04-ib2 hours=soon\n"
+                                              << 2 << "'hours=soon' is not a number";
+    QTest::newRow("drift bad down_after") << "at 2m link-drift nic=r06-n04-ib2 hours=1 down_after=1x\n"
+                                          << 1 << "'down_after=1x' is not a duration";
+    QTest::newRow("drift unknown port") << "at 2m link-drift nic=r06-n04-ib9 hours=1\n"
+                                        << 1 << "unknown nic 'r06-n04-ib9'";
 }
 
 void TwinInputsTest::scenarioErrorsNameLine() {
@@ -231,6 +248,67 @@ void TwinInputsTest::stragglerSlowsJobAndIsDetected() {
     QVERIFY(detected);
     QVERIFY(cleared);
     QVERIFY2(slowdown >= 1.3 && slowdown < 1.35, qPrintable(QString::number(slowdown)));
+}
+
+void TwinInputsTest::everyRailLinkReportsBothEnds() {
+    auto twin = makeTwin(SimConfig{});
+    std::map<std::pair<std::uint32_t, Metric>, int> reports;
+    run(*twin, 15, [&](const FleetChanges& c) {
+        for (const auto& s : c.samples) ++reports[{s.entityIndex, s.metric}];
+    });
+    int ports = 0;
+    for (const auto& port : twin->topology().nic_ports()) {
+        ++ports;
+        for (const Metric m : {IB_SYMBOL_ERROR_COUNTER, IB_LINK_ERROR_RECOVERY_COUNTER, IB_LINK_DOWNED_COUNTER,
+                               IB_PORT_RCV_ERRORS, IB_PHY_STATE, IB_MODULE_TEMPERATURE_C, IB_FAR_SYMBOL_ERROR_COUNTER,
+                               IB_FAR_LINK_ERROR_RECOVERY_COUNTER, IB_FAR_LINK_DOWNED_COUNTER, IB_FAR_PORT_RCV_ERRORS})
+            // With the first samples, then its tray's turn every 10 s.
+            QVERIFY2((reports[{port.index(), m}] >= 2), (port.name() + " " + Metric_Name(m)).c_str());
+    }
+    QCOMPARE(ports, 7 * 18 * 4);
+}
+
+void TwinInputsTest::linkDriftFailsItsLinkOnTime() {
+    QTemporaryDir dir;
+    SimConfig config;
+    config.scenarioFile = writeFile(dir, "drift.scn", "at 1m link-drift nic=r06-n04-ib2 hours=1 down_after=10m\n");
+    auto twin = makeTwin(config);
+    std::uint32_t port = 0;
+    for (const auto& p : twin->topology().nic_ports())
+        if (p.name() == "r06-n04-ib2") port = p.index();
+    const std::uint32_t node = nodeIndex(*twin, "r06-n04");
+    std::vector<float> host, far;
+    std::int64_t downAtS = -1;
+    bool drained = false, interrupted = false;
+    std::int64_t second = 0;
+    run(*twin, 75 * 60, [&](const FleetChanges& c) {
+        ++second;
+        const float h = sampleOf(c, port, IB_SYMBOL_ERROR_COUNTER), f = sampleOf(c, port, IB_FAR_SYMBOL_ERROR_COUNTER);
+        if (!std::isnan(h)) host.push_back(h);
+        if (!std::isnan(f)) far.push_back(f);
+        for (const auto& e : c.events) {
+            if (e.type() == EVENT_TYPE_LINK_DOWN && e.entity_index() == port) {
+                QCOMPARE(downAtS, std::int64_t(-1));
+                downAtS = second;
+                QCOMPARE(e.cause(), std::string("network_link"));
+            }
+            interrupted |= e.type() == EVENT_TYPE_JOB_INTERRUPTED && downAtS > 0;
+        }
+        for (const auto& s : c.states) drained |= s.entity_index() == node && s.node_state() == NODE_STATE_DRAINED;
+    });
+    // Down at 1m + 1h + 10m: its tray drained by the health check and its job restarted.
+    QCOMPARE(downAtS, std::int64_t(71 * 60));
+    QVERIFY(drained);
+    QVERIFY(interrupted);
+    // Every 10 s, both ends: the errors of the drift's last half hour outnumber its first's.
+    QVERIFY(host.size() >= 449 && far.size() >= 449);
+    auto grew = [](const std::vector<float>& v, std::size_t from, std::size_t to) { return v[to] - v[from]; };
+    const float firstHost = grew(host, 6, 186), lastHost = grew(host, 246, 426);
+    const float firstFar = grew(far, 6, 186), lastFar = grew(far, 246, 426);
+    qInfo("drift on r06-n04-ib2: host %g then %g errors a half hour, far end %g then %g", firstHost, lastHost, firstFar,
+          lastFar);
+    QVERIFY(lastHost > firstHost && lastFar > firstFar);
+    QVERIFY(lastHost + lastFar >= 8);
 }
 
 QTEST_GUILESS_MAIN(TwinInputsTest)
