@@ -125,6 +125,9 @@ LinksAtRiskPanel::LinksAtRiskPanel(client::FleetStore& store, QWidget* parent)
 
 void LinksAtRiskPanel::applyTheme(const widgets::Theme& theme) {
     m_chart->setTheme(theme);
+    // Title, legend, a few decades and the time axis in the theme's type: on the wall's larger
+    // type a shorter chart would cut its own labels.
+    m_chart->setMinimumHeight(QFontMetrics(theme.labelFont()).height() * 8);
     m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(theme.font(9.5)).height() + 8);
     // Room for the header and five links before the chart takes the rest.
     const int row = m_table->verticalHeader()->defaultSectionSize();
@@ -136,7 +139,12 @@ void LinksAtRiskPanel::applyTheme(const widgets::Theme& theme) {
     m_empty->setPalette(dim);
 }
 
-void LinksAtRiskPanel::setReadOnlyWall(bool wall) { m_table->setReadOnlyWall(wall); }
+void LinksAtRiskPanel::setReadOnlyWall(bool wall) {
+    m_table->setReadOnlyWall(wall);
+    // The wall shows the list, which reads from across the room; one link's 30-minute buckets are
+    // for the desk that investigates it.
+    m_chart->setVisible(!wall);
+}
 
 QString LinksAtRiskPanel::summaryText() const { return m_summary->text(); }
 QString LinksAtRiskPanel::emptyText() const { return m_empty->text(); }

@@ -195,13 +195,18 @@ private slots:
 
     void theListNamesEveryRecordFieldById() {
         // Events carry ids too, but are a journal every subscriber filters, not state a hop holds.
+        // Link health is keyed by its NIC port's entity index, not an id: named here.
         std::set<std::string> expected = recordFieldsById(v1::Delta::descriptor());
         QVERIFY(expected.erase("events") == 1);
+        QVERIFY(v1::LinkHealth::descriptor()->FindFieldByName("nic_port_index"));
+        expected.insert("link_health");
         QCOMPARE(kindFields<v1::Delta>(), expected);
         expected = recordFieldsById(v1::Snapshot::descriptor());
         QVERIFY(expected.erase("recent_events") == 1);
+        expected.insert("link_health");
         QCOMPARE(kindFields<v1::Snapshot>(), expected);
-        QCOMPARE(expected, (std::set<std::string>{"handoffs", "incidents", "maintenance", "repair_cases"}));
+        QCOMPARE(expected,
+                 (std::set<std::string>{"handoffs", "incidents", "link_health", "maintenance", "repair_cases"}));
     }
 
     void heldStateHoldsEachKindApart() {
