@@ -7,6 +7,7 @@
 
 #include "DigitalTwin.h"
 #include "FleetIncidents.h"
+#include "ThreadCpu.h"
 
 #include <unistd.h>
 #include <algorithm>
@@ -46,18 +47,8 @@ bool parse(int argc, char** argv, Args* args) {
     return argc % 2 == 1;
 }
 
-// This thread's CPU time: a loaded machine's preemption shows in wall time, not here.
-double threadCpuMs() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
-}
-
-double percentile(std::vector<double> values, double p) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    return values[std::min(values.size() - 1, static_cast<std::size_t>(p * double(values.size())))];
-}
+using watchfloor::bench::percentile;
+using watchfloor::bench::threadCpuMs;
 
 }  // namespace
 

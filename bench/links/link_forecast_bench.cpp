@@ -10,6 +10,7 @@
 
 #include "LinkTrajectories.h"
 #include "LinkWatch.h"
+#include "ThreadCpu.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -54,17 +55,8 @@ bool parse(int argc, char** argv, Args* args) {
     return argc % 2 == 1;
 }
 
-double threadCpuMs() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
-}
-
-double percentile(std::vector<double> values, double p) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    return values[std::min(values.size() - 1, static_cast<std::size_t>(p * double(values.size())))];
-}
+using watchfloor::bench::percentile;
+using watchfloor::bench::threadCpuMs;
 
 const char* verdict(bool pass) { return pass ? "PASS" : "MISS"; }
 
