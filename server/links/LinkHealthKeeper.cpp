@@ -83,6 +83,10 @@ void fillBer(const SymbolBerEstimate& e, v1::LinkBer* out) {
     out->set_text(e.text());
 }
 
+// A counter's value as the watch takes it: a negative or absurdly large value (a broken exporter)
+// is no reading at all, as a blank is. 2^53: the largest whole number a source's double carries.
+bool counterReading(float value) { return std::isfinite(value) && value >= 0 && value <= 9.007199254740992e15F; }
+
 bool noteworthy(BerVerdict verdict) { return berVerdictRank(verdict) >= berVerdictRank(BerVerdict::Elevated); }
 
 std::string percent(double p) {
@@ -170,16 +174,16 @@ void LinkHealthKeeper::fillSamples(std::int64_t nowMs) {
             // they were: they still hold now. One that polls (a store, a scrape) sends them each
             // time with the scrape's own timestamp, and an old timestamp is no new sample.
             const bool fresh = c.timeMs > c.takenMs;
-            *present[end] = !std::isnan(c.value[kSymbol]) && (fresh || options_.countersOnChange);
+            *present[end] = counterReading(c.value[kSymbol]) && (fresh || options_.countersOnChange);
             if (!*present[end]) continue;
             const std::int64_t at = fresh ? c.timeMs : std::max(nowMs, c.takenMs + 1);
             out[end]->clear(at);
             c.takenMs = at;
             out[end]->setSymbolErrors(std::uint64_t(c.value[kSymbol]));
-            if (!std::isnan(c.value[kRecovery])) out[end]->setLinkErrorRecovery(std::uint64_t(c.value[kRecovery]));
-            if (!std::isnan(c.value[kDowned])) out[end]->setLinkDowned(std::uint64_t(c.value[kDowned]));
-            if (!std::isnan(c.value[kReceive])) out[end]->setReceiveErrors(std::uint64_t(c.value[kReceive]));
-            if (!std::isnan(c.value[kTemperature])) out[end]->setModuleTemperature(c.value[kTemperature]);
+            if (counterReading(c.value[kRecovery])) out[end]->setLinkErrorRecovery(std::uint64_t(c.value[kRecovery]));
+            if (counterReading(c.value[kDowned])) out[end]->setLinkDowned(std::uint64_t(c.value[kDowned]));
+            if (counterReading(c.value[kReceive])) out[end]->setReceiveErrors(std::uint64_t(c.value[kReceive]));
+            if (std::isfinite(c.value[kTemperature])) out[end]->setModuleTemperature(c.value[kTemperature]);
             out[end]->setActive(ends_[0][i].active);  // one cable: the host's state is the link's
             if (links_[i].bytesPerSecond > 0) out[end]->setRate(links_[i].bytesPerSecond);
         }

@@ -188,6 +188,11 @@ private slots:
         for (int i = 0; i < 2; ++i) f.poll(30);
         QCOMPARE(f.keeper.watch().estimate(1, LinkEnd::Host).bits, 0.0);
         QVERIFY(f.keeper.watch().estimate(2, LinkEnd::Host).bits > 0);
+        // A negative counter (a broken exporter) is no reading either: skipped, not a clear.
+        f.symbol[0] = -5;
+        f.poll(0);
+        f.symbol[0] = 5 * 30;
+        f.poll(0);
         // The blank was not a 0: no clear, and every error counted once.
         QCOMPARE(f.keeper.watch().stats().clears, std::uint64_t(0));
         QCOMPARE(f.keeper.watch().estimate(0, LinkEnd::Host).errors, 5 * 30.0 - 30.0);
