@@ -267,7 +267,7 @@ v1::LinkHealth LinkHealthKeeper::healthOf(std::uint32_t link, std::int64_t nowMs
     h.set_name(l.name);
     const SymbolBerEstimate host = watch_.estimate(link, LinkEnd::Host);
     const SymbolBerEstimate far = watch_.estimate(link, LinkEnd::Switch);
-    const CableJudgement cable = watch_.cable(link);
+    const CableJudgement cable = watch_.cable(link, host, far);
     fillBer(host, h.mutable_host_end());
     fillBer(far, h.mutable_switch_end());
     h.set_verdict(verdictOf(cable.verdict));

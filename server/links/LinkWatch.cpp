@@ -139,9 +139,12 @@ SymbolBerEstimate LinkWatch::estimate(std::size_t link, LinkEnd end) const {
 }
 
 CableJudgement LinkWatch::cable(std::size_t link) const {
-    const SymbolBerEstimate host = estimate(link, LinkEnd::Host);
-    const SymbolBerEstimate sw = estimate(link, LinkEnd::Switch);
-    return judgeCable(host, states_[link].ends[1].seen() ? &sw : nullptr);
+    return cable(link, estimate(link, LinkEnd::Host), estimate(link, LinkEnd::Switch));
+}
+
+CableJudgement LinkWatch::cable(std::size_t link, const SymbolBerEstimate& host,
+                                const SymbolBerEstimate& switchEnd) const {
+    return judgeCable(host, states_[link].ends[1].seen() ? &switchEnd : nullptr);
 }
 
 PacketErrorEstimate LinkWatch::packetErrors(std::size_t link) const {

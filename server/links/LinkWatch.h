@@ -68,6 +68,8 @@ public:
     // The BER of one end over its current window, and of the cable.
     SymbolBerEstimate estimate(std::size_t link, LinkEnd end) const;
     CableJudgement cable(std::size_t link) const;
+    // The same from the two ends' estimates already in hand.
+    CableJudgement cable(std::size_t link, const SymbolBerEstimate& host, const SymbolBerEstimate& switchEnd) const;
     // Packet errors over packets received, both ends, over the last 8 hours (PDR's packet drop
     // rate against 1e-12): shown beside the BER, not part of the at-risk rule [A].
     PacketErrorEstimate packetErrors(std::size_t link) const;
