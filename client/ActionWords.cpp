@@ -49,6 +49,8 @@ constexpr std::array kTargets{
                       [](const v1::ActionRequest& r) { return text(r.handoff_id()); },
                       [](v1::ActionRequest* r, const std::string& name) { r->set_handoff_id(name); }},
     ActionTargetWords{Breaker, "", "the automation circuit breaker", false, none, nullptr},
+    ActionTargetWords{Link, "link_name", "link", false, [](const v1::ActionRequest& r) { return text(r.link_name()); },
+                      [](v1::ActionRequest* r, const std::string& name) { r->set_link_name(name); }},
 };
 
 // What every break/fix step asks besides the reason; a GPU reset adds the GPU, diagnostics the
@@ -158,6 +160,17 @@ constexpr std::array kActions{
                 Rack, kOperator,
                 kBreakFix.typingName("Power-cycling a rack turns every tray's host power off and on: all its jobs "
                                      "stop. Type the rack's name exactly to confirm.")},
+    ActionWords{v1::ACTION_TYPE_ISOLATE_LINK,
+                "Isolate link", "Isolate", "isolate link", "isolated", "isolate links",
+                Link, kOperator, {.atNextCheckpoint = true}},
+    ActionWords{v1::ACTION_TYPE_TREAT_LINK,
+                "Record treatment of link", "Record treatment of", "treat link", "treated", "record link treatments",
+                Link, kOperator,
+                {.note = Optional, .notePrompt = "What was found and done (part numbers, ticket)",
+                 .chooseTreatment = true}},
+    ActionWords{v1::ACTION_TYPE_RETURN_LINK,
+                "Return link", "Return", "return link", "returned", "return links",
+                Link, kOperator, {}},
 };
 // clang-format on
 

@@ -31,6 +31,7 @@ enum class ActionTargetKind {
     HandoffPeriod,      // the handoff_period fields; a handoff not posted has no id: "the shift handoff"
     Handoff,            // handoff_id: "handoff ho-2a"
     Breaker,            // no field, fleetd has one: "the automation circuit breaker"
+    Link,               // link_name: "link r01-n07-ib2"
 };
 
 struct ActionTargetWords {
@@ -67,6 +68,10 @@ struct ActionInputs {
     bool waitForDrain = false;
     bool afterRepair = false;
     bool diagnosticLevel = false;
+    // The link ladder (control.proto 60-62): drain at the jobs' next checkpoint or now; what was
+    // done to the cable and at which end.
+    bool atNextCheckpoint = false;
+    bool chooseTreatment = false;
 };
 
 struct ActionWords {

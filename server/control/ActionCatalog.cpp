@@ -46,6 +46,9 @@ constexpr std::array kActions{
     ActionTraits{v1::ACTION_TYPE_POWER_CYCLE_NODE, "POWER_CYCLE_NODE", kOperator, Node, "node_name", Repair, false},
     ActionTraits{v1::ACTION_TYPE_RUN_DIAGNOSTICS, "RUN_DIAGNOSTICS", kOperator, Node, "node_name", Repair, false},
     ActionTraits{v1::ACTION_TYPE_POWER_CYCLE_RACK, "POWER_CYCLE_RACK", kOperator, Rack, "rack_name", Repair, false},
+    ActionTraits{v1::ACTION_TYPE_ISOLATE_LINK, "ISOLATE_LINK", kOperator, Link, "link_name", LinkLadder, false},
+    ActionTraits{v1::ACTION_TYPE_TREAT_LINK, "TREAT_LINK", kOperator, Link, "link_name", LinkLadder, false},
+    ActionTraits{v1::ACTION_TYPE_RETURN_LINK, "RETURN_LINK", kOperator, Link, "link_name", LinkLadder, false},
 };
 
 }  // namespace

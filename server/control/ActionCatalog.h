@@ -25,6 +25,7 @@ enum class ActionTarget {
     MaintenanceWindowId,  // maintenance_window_id
     HandoffPeriod,        // handoff_period_start_unix_ms and handoff_period_end_unix_ms
     HandoffId,            // handoff_id
+    Link,                 // link_name
     Nothing,              // no target field
 };
 
@@ -36,6 +37,7 @@ enum class ActionHandler {
     IncidentBook,  // incidents, maintenance windows, shift handoffs (IncidentActions)
     Lifecycle,     // tray lifecycle labels
     Repair,        // break/fix steps on a tray (RepairBackend), followed until the back end says they ended
+    LinkLadder,    // the link ladder's steps (LinkLadderActions)
 };
 
 struct ActionTraits {

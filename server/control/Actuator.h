@@ -3,6 +3,8 @@
 // Calls block until the backend answered; a failure carries the backend's own words so the
 // operator can act on them.
 
+#include "watchfloor/v1/fleet.pb.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +31,14 @@ public:
     virtual ActionOutcome isolateRack(const std::string& rack, const std::vector<std::string>& nodes,
                                       const std::string& reason) = 0;
     virtual ActionOutcome restoreRack(const std::string& rack, const std::vector<std::string>& nodes) = 0;
+    // A person treated a cable (reseated, cleaned, replaced): at a real site the work is done by
+    // hand and this only hears of it; the twin mends the link it simulates.
+    virtual ActionOutcome linkTreated(const std::string& link, watchfloor::v1::LinkTreatment treatment,
+                                      watchfloor::v1::LinkEnd end) {
+        (void)treatment;
+        (void)end;
+        return ActionOutcome::success("treatment of " + link + " recorded");
+    }
 };
 
 // Acknowledging an event changes fleetd's own event record, not the fleet.

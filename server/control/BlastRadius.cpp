@@ -286,6 +286,7 @@ std::string describeTarget(const v1::ActionRequest& request) {
     case ActionTarget::MaintenanceWindowId: return "maintenance window " + request.maintenance_window_id();
     case ActionTarget::HandoffPeriod: return "shift handoff";
     case ActionTarget::HandoffId: return "handoff " + request.handoff_id();
+    case ActionTarget::Link: return "link " + request.link_name();
     case ActionTarget::Nothing: return "automation circuit breaker";
     }
     return "";

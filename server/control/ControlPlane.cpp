@@ -225,6 +225,11 @@ ControlPlane::CreateResult ControlPlane::create(const ControlOptions& options, C
     });
     plane->engine_->setLifecycleBook(plane->lifecycle_.get());
     if (repairs) plane->engine_->setRepairBackend(repairs);
+    if (collaborators.linkLadder) {
+        plane->linkLadder_ = std::make_unique<LinkLadderActions>(*collaborators.linkLadder, collaborators.fleet,
+                                                                 *actuator, config.blastRadius);
+        plane->engine_->setLinkLadder(plane->linkLadder_.get());
+    }
     if (options.autoDrain) {
         // The trip is audited so that a restart cannot quietly re-enable automation.
         AuditLog& audit = *plane->audit_;

@@ -83,6 +83,7 @@ public:
         EventAcknowledger* acknowledger = nullptr;
         std::function<void(const std::string&)> alert;  // the breaker tripped
         IncidentActions* incidents = nullptr;           // incident lifecycle and maintenance windows
+        LinkLadderBook* linkLadder = nullptr;           // the link ladder's stages (fleetd's link keeper reads them)
     };
     struct CreateResult {
         std::unique_ptr<ControlPlane> plane;  // null on error
@@ -126,6 +127,7 @@ private:
     std::unique_ptr<AutomationCircuitBreaker> breaker_;
     std::unique_ptr<TrayLifecycleBook> lifecycle_;
     std::unique_ptr<OperationsEngine> engine_;
+    std::unique_ptr<LinkLadderActions> linkLadder_;
     std::unique_ptr<XidAutoDrain> autoDrain_;
     std::unique_ptr<ControlServiceImpl> service_;
     std::vector<std::string> notes_;

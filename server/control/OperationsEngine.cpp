@@ -121,6 +121,15 @@ grpc::Status checkShape(const v1::ActionRequest& request) {
                                                             std::to_string(name.size()) + " bytes; names are at most " +
                                                             std::to_string(kMaxNameLength)};
     if (auto status = checkRepairFields(request); !status.ok()) return status;
+    if (request.link_name().size() > kMaxNameLength)
+        return {grpc::StatusCode::INVALID_ARGUMENT, "link_name is " + std::to_string(request.link_name().size()) +
+                                                        " bytes; names are at most " + std::to_string(kMaxNameLength)};
+    if (!LinkLadderActions::handles(request.type()) &&
+        (!request.link_name().empty() || request.at_next_checkpoint() ||
+         request.link_treatment() != v1::LINK_TREATMENT_UNSPECIFIED || request.link_end() != v1::LINK_END_UNSPECIFIED))
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "link_name, at_next_checkpoint, link_treatment and link_end are for the link ladder, not " +
+                    actionName(request.type())};
     // An owner is shown wherever the incident or window is: a name, one line of plain text.
     if (auto status = checkText(request.owner(), "owner", kMaxNameLength); !status.ok()) return status;
     return checkText(request.note(), "note", kMaxNoteLength);
@@ -166,6 +175,8 @@ struct OperationsEngine::Entry {
     bool interrupted = false;           // accepted by an earlier run without a recorded outcome: to reconcile
     std::shared_ptr<RepairRun> repair;  // a break/fix operation this run started; advanced by tick()
     std::map<std::string, std::string> repairHandles;  // tray -> its back end's handle, as audited
+    // ISOLATE_LINK at the next checkpoint: the jobs it still waits for; the drain follows.
+    std::optional<LinkLadderActions::CheckpointWait> checkpointWait;
 };
 
 OperationsEngine::OperationsEngine(const FleetView& fleet, Actuator& actuator, AuditLog& audit, OperationsConfig config)
@@ -249,9 +260,17 @@ PreviewOutcome OperationsEngine::previewWithoutOperations(const Caller& caller,
                                                           const v1::ActionRequest& request) const {
     if (auto shape = checkShape(request); !shape.ok()) return {shape, {}};
     // Not a structured binding: clang before 16 cannot capture one in the lambda below (tests/fuzz).
-    auto blast = !IncidentActions::handles(request.type()) ? computeBlastRadius(fleet_, request, config_.blastRadius)
-                 : incidents_                              ? incidents_->preview(request, caller.principal)
-                              : IncidentActions(nullptr, nullptr).preview(request, caller.principal);
+    PreviewResult blast;
+    if (LinkLadderActions::handles(request.type())) {
+        if (!links_)
+            return {{grpc::StatusCode::FAILED_PRECONDITION, "the link ladder is not connected in this fleetd"}, {}};
+        blast = links_->preview(request, caller, nowUnixMs());
+    } else if (IncidentActions::handles(request.type())) {
+        blast = incidents_ ? incidents_->preview(request, caller.principal)
+                           : IncidentActions(nullptr, nullptr).preview(request, caller.principal);
+    } else {
+        blast = computeBlastRadius(fleet_, request, config_.blastRadius);
+    }
     if (!blast.status.ok()) return {blast.status, {}};
     v1::ActionPreview& preview = blast.preview;
     auto refuseIfAllowed = [&](std::string why) {
@@ -673,6 +692,7 @@ void OperationsEngine::finishLocked(Entry& entry, v1::OperationState state, cons
         entry.op.set_progress_message(stateName(state) + ": " + message);
     }
     auditResultLocked(entry);
+    if (wasActive && !isActive(state) && links_) links_->finished(entry.op, nowUnixMs());
     // Trimmed in flushAudit(), once no caller holds a reference to an entry any more.
     if (wasActive && !isActive(state)) ++finished_;
 }
@@ -738,6 +758,9 @@ ActionOutcome OperationsEngine::dispatch(const v1::Operation& op, const Caller& 
         if (!lifecycle_) return ActionOutcome::failure("tray lifecycle is not connected in this fleetd");
         return lifecycle_->set(request.node_name(), request.lifecycle(), caller.principal, request.reason());
     case ActionHandler::Repair: break;  // run() starts a RepairRun; nothing runs a step again
+    case ActionHandler::LinkLadder:
+        if (!links_) return ActionOutcome::failure("the link ladder is not connected in this fleetd");
+        return links_->execute(op, caller, nowUnixMs());
     }
     return ActionOutcome::failure("unknown action type");
 }
@@ -765,8 +788,10 @@ namespace {
 
 // A drain is done when the node has no work left; until then it is DRAINING.
 std::optional<std::string> drainStillWaiting(const FleetView& fleet, const v1::Operation& op) {
-    if (op.request().type() != v1::ACTION_TYPE_DRAIN_NODE) return std::nullopt;
-    const auto node = fleet.node(op.request().node_name());
+    // A link's isolation is its tray's drain.
+    const bool isolation = op.request().type() == v1::ACTION_TYPE_ISOLATE_LINK;
+    if (op.request().type() != v1::ACTION_TYPE_DRAIN_NODE && !isolation) return std::nullopt;
+    const auto node = fleet.node(isolation ? LinkLadderActions::trayOf(op) : op.request().node_name());
     if (!node || node->state == v1::NODE_STATE_DRAINED || node->state == v1::NODE_STATE_DOWN) return std::nullopt;
     // A job that is stopping may no longer be listed on the node while it still holds it.
     if (node->jobs.empty()) {
@@ -805,6 +830,15 @@ v1::Operation OperationsEngine::run(Entry& entry, const Caller& caller) {
         entry.effectApplied = outcome.succeeded;
         if (!outcome.succeeded) {
             finishLocked(entry, v1::OPERATION_STATE_FAILED, outcome.message);
+        } else if (links_ && LinkLadderActions::waitsForCheckpoint(entry.op)) {
+            // Nothing drained yet: tick() drains once the jobs saved their next checkpoint.
+            entry.effectApplied = false;
+            entry.checkpointWait = links_->startCheckpointWait(entry.op);
+            entry.op.set_progress_ratio(0.1);
+            entry.op.set_progress_message(
+                links_->stillWaiting(*entry.checkpointWait, entry.op).value_or(outcome.message));
+            entry.op.set_updated_unix_ms(nowUnixMs());
+            auditResultLocked(entry);
         } else if (repairRun) {
             // Started on the back end by the next tick, once every tray is drained.
             entry.repair = std::move(repairRun);
@@ -867,7 +901,10 @@ void OperationsEngine::tick() {
             } else if (op.state() == v1::OPERATION_STATE_RUNNING && entry.effectApplied) {
                 const auto waiting = drainStillWaiting(fleet_, op);
                 if (!waiting) {
-                    finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, op.request().node_name() + " is drained");
+                    const std::string tray = LinkLadderActions::handles(op.request().type())
+                                                 ? LinkLadderActions::trayOf(op)
+                                                 : op.request().node_name();
+                    finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, tray + " is drained");
                     changes.push_back(op);
                 } else if (*waiting != op.progress_message()) {
                     op.set_progress_message(*waiting);
@@ -878,8 +915,50 @@ void OperationsEngine::tick() {
         }
     }
     advanceRepairs(changes);
+    advanceCheckpointWaits(changes);
     flushAudit();
     notify(changes);
+}
+
+void OperationsEngine::advanceCheckpointWaits(std::vector<v1::Operation>& changes) {
+    if (!links_) return;
+    std::vector<v1::Operation> due;
+    {
+        std::lock_guard lock(mutex_);
+        const std::int64_t now = nowUnixMs();
+        for (const auto& owned : entries_) {
+            Entry& entry = *owned;
+            if (!entry.checkpointWait || entry.op.state() != v1::OPERATION_STATE_RUNNING) continue;
+            if (const auto waiting = links_->stillWaiting(*entry.checkpointWait, entry.op)) {
+                if (*waiting != entry.op.progress_message()) {
+                    entry.op.set_progress_message(*waiting);
+                    entry.op.set_updated_unix_ms(now);
+                    changes.push_back(entry.op);
+                }
+                continue;
+            }
+            entry.checkpointWait.reset();
+            due.push_back(entry.op);
+        }
+    }
+    // The drain may wait for the twin's tick: the engine's lock is not held meanwhile.
+    for (const v1::Operation& op : due) {
+        const ActionOutcome drained = links_->drain(op);
+        std::lock_guard lock(mutex_);
+        const auto found = byId_.find(op.id());
+        if (found == byId_.end()) continue;
+        Entry& entry = *found->second;
+        if (!drained.succeeded) {
+            finishLocked(entry, v1::OPERATION_STATE_FAILED, drained.message);
+        } else {
+            entry.effectApplied = true;
+            entry.op.set_progress_ratio(0.5);
+            entry.op.set_progress_message(drainStillWaiting(fleet_, entry.op).value_or(drained.message));
+            entry.op.set_updated_unix_ms(nowUnixMs());
+            auditResultLocked(entry);
+        }
+        changes.push_back(entry.op);
+    }
 }
 
 void OperationsEngine::advanceRepairs(std::vector<v1::Operation>& changes) {

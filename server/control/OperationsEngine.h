@@ -12,6 +12,7 @@
 #include "FleetView.h"
 #include "IncidentActions.h"
 #include "InterruptedOperations.h"
+#include "LinkLadderActions.h"
 #include "RepairBackend.h"
 #include "TrayLifecycle.h"
 #include "watchfloor/v1/control.pb.h"
@@ -92,6 +93,8 @@ public:
     void setLifecycleBook(TrayLifecycleBook* book) { lifecycle_ = book; }
     // Where break/fix steps run (ActionType 50-59); without, they are refused.
     void setRepairBackend(RepairBackend* backend) { repair_ = backend; }
+    // The link ladder (ActionType 60-69); without, it is refused.
+    void setLinkLadder(LinkLadderActions* links) { links_ = links; }
 
     // Rebuilds the operations, and so the request ids already used, from the audit log of the
     // previous run; call once before serving. An operation accepted without a recorded outcome
@@ -168,6 +171,9 @@ private:
     void previewRepair(const watchfloor::v1::ActionRequest& request, watchfloor::v1::ActionPreview& preview) const;
     // Break/fix operations started by run(): asks each back end where it stands (outside the lock).
     void advanceRepairs(std::vector<watchfloor::v1::Operation>& changes);
+    // Link isolations waiting for their jobs' checkpoints: drains those whose jobs saved one
+    // (the actuator called outside the lock).
+    void advanceCheckpointWaits(std::vector<watchfloor::v1::Operation>& changes);
     std::unique_ptr<Entry> newEntry(const Caller& caller, const watchfloor::v1::ActionRequest& request,
                                     const watchfloor::v1::ActionPreview& preview);
     Entry* adoptLocked(std::unique_ptr<Entry> entry);
@@ -208,6 +214,7 @@ private:
     IncidentActions* incidents_ = nullptr;
     TrayLifecycleBook* lifecycle_ = nullptr;
     RepairBackend* repair_ = nullptr;
+    LinkLadderActions* links_ = nullptr;
 
     mutable std::mutex mutex_;
     std::list<std::unique_ptr<Entry>> entries_;  // creation order

@@ -170,6 +170,18 @@ void FleetdControl::restoreHandoffs() {
              " acknowledgement(s) from earlier runs");
 }
 
+void FleetdControl::restoreLinkLadder() {
+    std::size_t steps = 0;
+    for (const v1::Operation& op : succeededOperations()) {
+        if (!control::LinkLadderActions::handles(op.request().type())) continue;
+        control::LinkLadderActions::replay(*linkLadder_, op);
+        ++steps;
+    }
+    if (steps > 0)
+        log_("link ladder: " + std::to_string(steps) + " step(s) of earlier runs restored, " +
+             std::to_string(linkLadder_->isolatedNow()) + " link(s) isolated now");
+}
+
 void FleetdControl::serving() {
     if (loop_) loop_->reconcileInterrupted();
 }
@@ -222,13 +234,21 @@ bool FleetdControl::assemble(const CommandLine& cl, const v1::Topology& topology
         fleet = slurmView_.get();
     }
     incidentActions_ = std::make_unique<control::IncidentActions>(lifecycle_.get(), calendar_.get(), &handoffs_);
+    std::map<std::uint32_t, std::string> trayNames;
+    for (const auto& node : topology.nodes()) trayNames.emplace(node.index(), node.name());
+    std::map<std::string, std::string> trayOfLink;
+    for (const auto& port : topology.nic_ports())
+        if (const auto tray = trayNames.find(port.node_index()); tray != trayNames.end())
+            trayOfLink.emplace(port.name(), tray->second);
+    linkLadder_ = std::make_unique<LinkLadderBook>(std::size_t(topology.nic_ports_size()), std::move(trayOfLink));
     auto created = control::ControlPlane::create(
         options, {*fleet, simulator, &acknowledgements_, [this](const std::string& message) { raiseAlert(message); },
-                  incidentActions_.get()});
+                  incidentActions_.get(), linkLadder_.get()});
     if (!created.plane) return fail(error, created.error);
     plane_ = std::move(created.plane);
     restoreMaintenanceWindows();
     restoreHandoffs();
+    restoreLinkLadder();
     if (slurmStates)
         plane_->engine().addListener([slurmStates](const v1::Operation&) { slurmStates->requestRefresh(); });
     credentials_ = plane_->credentials();
@@ -332,6 +352,7 @@ void FleetdControl::attachTo(service::FleetdOptions& options) {
     options.credentials = credentials_;
     options.maintenance = calendar_.get();
     options.lifecycle = lifecycle_.get();
+    options.linkLadder = linkLadder_.get();
     if (!plane_) {
         options.extraServices.push_back(&disabled_);
         return;

@@ -92,6 +92,8 @@ private:
     void restoreMaintenanceWindows();
     // Shift handoffs posted and acknowledged in earlier runs, from the same operations.
     void restoreHandoffs();
+    // The link ladder as earlier runs' link operations left it (isolations within 30 days too).
+    void restoreLinkLadder();
     // Every operation the engine recovered or ran that SUCCEEDED, oldest first.
     std::vector<watchfloor::v1::Operation> succeededOperations() const;
     void keepIncidentRecords(const watchfloor::v1::Topology& topology);
@@ -120,6 +122,7 @@ private:
     std::unique_ptr<incidents::MaintenanceCalendar> calendar_;
     incidents::HandoffBook handoffs_;
     std::unique_ptr<control::IncidentActions> incidentActions_;
+    std::unique_ptr<LinkLadderBook> linkLadder_;
     std::unique_ptr<sim::TwinControlAdapter> twinControl_;
     std::unique_ptr<control::FleetView> topologyView_;    // a real fleet's
     std::unique_ptr<control::SlurmFleetView> slurmView_;  // --scheduler slurm

@@ -115,6 +115,7 @@ LinkHealthKeeper::LinkHealthKeeper(const v1::Topology& topology, LinkHealthOptio
     links_.reserve(std::size_t(topology.nic_ports_size()));
     for (const auto& port : topology.nic_ports()) {
         linkOfEntity_.emplace(port.index(), std::uint32_t(links_.size()));
+        linkOfName_.emplace(port.name(), std::uint32_t(links_.size()));
         links_.push_back({port.index(), port.node_index(), port.name(), port.link_rate_gbps() * 1e9 / 8});
     }
     Counters none;
@@ -229,10 +230,15 @@ void LinkHealthKeeper::poll(std::int64_t nowMs, FleetChanges& changes) {
         summary.set_error(summary_.error());
     }
 
+    std::map<std::uint32_t, LinkLadderEntry> ladder = followLadder(nowMs);
+    std::vector<std::uint32_t> toList = linksToList();
+    for (const auto& [link, entry] : ladder)
+        if (std::find(toList.begin(), toList.end(), link) == toList.end()) toList.push_back(link);
     std::map<std::uint32_t, v1::LinkHealth> listed;
     double atStakeHours = 0;
-    for (const std::uint32_t link : linksToList()) {
+    for (const std::uint32_t link : toList) {
         v1::LinkHealth health = healthOf(link, nowMs);
+        if (const auto entry = ladder.find(link); entry != ladder.end()) applyStage(entry->second, health);
         if (health.at_risk()) atStakeHours += health.at_stake().unplanned_gpu_hours();
         const auto before = listed_.find(health.nic_port_index());
         if (before != listed_.end() && before->second.stage() == health.stage())
@@ -240,6 +246,13 @@ void LinkHealthKeeper::poll(std::int64_t nowMs, FleetChanges& changes) {
         if (before == listed_.end() || before->second.SerializeAsString() != health.SerializeAsString())
             changes.linkHealth.push_back(health);
         listed.emplace(health.nic_port_index(), std::move(health));
+    }
+    if (ladder_) {
+        std::map<std::string, LinkLadderBook::AtStake> stakes;
+        for (const auto& [entity, health] : listed)
+            stakes.emplace(health.name(), LinkLadderBook::AtStake{health.at_stake().unplanned_gpu_hours() * 3600,
+                                                                  health.at_stake().next_checkpoint_unix_ms()});
+        ladder_->setAtStake(std::move(stakes));
     }
     for (const auto& [entity, health] : listed_) {
         if (listed.count(entity)) continue;
@@ -252,12 +265,74 @@ void LinkHealthKeeper::poll(std::int64_t nowMs, FleetChanges& changes) {
     summary.set_links(std::uint32_t(links_.size()));
     summary.set_at_risk(std::uint32_t(watch_.atRisk().size()));
     summary.set_isolation_budget(std::uint32_t(watch_.isolationBudget()));
+    if (ladder_) summary.set_isolated(std::uint32_t(ladder_->isolatedNow()));
     summary.set_at_stake_gpu_hours(rounded(atStakeHours));
     if (summary.SerializeAsString() != summary_.SerializeAsString() || polls_ == 1) {
         summary_ = summary;
         changes.hasLinkSummary = true;
         changes.linkSummary = summary_;
     }
+}
+
+std::map<std::uint32_t, LinkLadderEntry> LinkHealthKeeper::followLadder(std::int64_t nowMs) {
+    std::map<std::uint32_t, LinkLadderEntry> held;
+    if (!ladder_) return held;
+    for (auto& [name, entry] : ladder_->entries()) {
+        const auto found = linkOfName_.find(name);
+        if (found == linkOfName_.end() || entry.stage == v1::LINK_STAGE_UNSPECIFIED) continue;
+        const std::uint32_t link = found->second;
+        if (entry.stage == v1::LINK_STAGE_TREATED) {
+            if (ladder_->takeWindowRestart(name)) watch_.restartWindow(link);
+            const SymbolBerEstimate host = watch_.estimate(link, LinkEnd::Host);
+            const SymbolBerEstimate far = watch_.estimate(link, LinkEnd::Switch);
+            const CableJudgement cable = watch_.cable(link, host, far);
+            const std::uint32_t downs = watch_.downsSinceRestart(link);
+            const bool hostClean = host.verdict == BerVerdict::Normal;
+            const bool farClean = cable.oneEndSeen || far.verdict == BerVerdict::Normal;
+            const bool passed = downs == 0 && hostClean && farClean;
+            std::string text;
+            if (downs > 0) {
+                // Not clean: the window starts again from here.
+                watch_.restartWindow(link);
+                text = "went down since the treatment: its clean window starts again";
+            } else if (passed) {
+                text = "clean window passed: ready to return";
+            } else {
+                const SymbolBerEstimate& behind = !hostClean ? host : far;
+                text = std::string("clean window, ") + (!hostClean ? "host" : "switch") + " end: " + behind.text();
+            }
+            ladder_->setCleanWindow(name, passed, text);
+            entry.cleanWindowPassed = passed;
+            entry.cleanWindowText = text;
+        }
+        if (entry.stage == v1::LINK_STAGE_RETURNED || entry.stage == v1::LINK_STAGE_PROPOSED) {
+            // Listed while it matters: a returned link for an hour, a proposal while it is at risk.
+            const auto [seen, first] = returnedSeenMs_.emplace(link, nowMs);
+            const bool stale = entry.stage == v1::LINK_STAGE_RETURNED ? nowMs - seen->second > kReturnedListedMs
+                                                                      : !watch_.risk(link).atRisk;
+            if (stale) {
+                ladder_->forget(name);
+                returnedSeenMs_.erase(seen);
+                continue;
+            }
+        } else {
+            returnedSeenMs_.erase(link);
+        }
+        held.emplace(link, std::move(entry));
+    }
+    return held;
+}
+
+void LinkHealthKeeper::applyStage(const LinkLadderEntry& entry, v1::LinkHealth& health) {
+    health.set_stage(entry.stage);
+    health.set_stage_reason(
+        entry.stage == v1::LINK_STAGE_TREATED && !entry.cleanWindowText.empty() ? entry.cleanWindowText : entry.reason);
+    health.set_stage_since_unix_ms(entry.sinceUnixMs);
+    health.set_operation_id(entry.operationId);
+    health.set_treatment(entry.treatment);
+    health.set_treated_end(entry.treatedEnd);
+    health.set_treated_by(entry.treatedBy);
+    health.set_isolations_30d(std::uint32_t(entry.isolationsUnixMs.size()));
 }
 
 v1::LinkHealth LinkHealthKeeper::healthOf(std::uint32_t link, std::int64_t nowMs) const {

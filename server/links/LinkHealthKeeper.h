@@ -3,10 +3,13 @@
 // IB_SYMBOL_ERROR_COUNTER ...; far end: IB_FAR_*) and the jobs from each tick's FleetChanges, feeds
 // a LinkWatch once per poll of fleet time, and adds to the same FleetChanges the LinkHealth of
 // every link worth listing (at risk, above the Normal line, saturated) that changed, a `retired`
-// record for a link no longer listed, and the LinkHealthSummary when it changed. Runs on the tick
-// thread; a tick between polls only records counter values.
+// record for a link no longer listed, and the LinkHealthSummary when it changed. With a ladder
+// book, every link on the ladder is listed with its stage, a treated link's window starts again
+// and its clean window is judged at each poll. Runs on the tick thread; a tick between polls only
+// records counter values.
 
 #include "FleetChanges.h"
+#include "LinkLadderBook.h"
 #include "LinkWatch.h"
 
 #include "watchfloor/v1/fleet.pb.h"
@@ -34,6 +37,12 @@ struct LinkHealthOptions {
 class LinkHealthKeeper {
 public:
     LinkHealthKeeper(const watchfloor::v1::Topology& topology, LinkHealthOptions options = {});
+    // The control plane's ladder (fleetd with --tokens); must outlive the keeper. Null: every
+    // listed link is WATCH.
+    void setLadder(LinkLadderBook* ladder) { ladder_ = ladder; }
+    // The clean window after a treatment is passed: each end seen carried kJudgingWindowBits at
+    // or under the Normal line since, and neither end went down.
+    static constexpr std::int64_t kReturnedListedMs = 3'600'000;  // fleet time a returned link stays listed
 
     // The tick's counters and jobs in; at a poll, the links that changed out (into `changes`).
     void observe(FleetChanges& changes);
@@ -64,13 +73,20 @@ private:
     void poll(std::int64_t nowMs, FleetChanges& changes);
     void fillSamples(std::int64_t nowMs);
     std::vector<std::uint32_t> linksToList();
+    // The ladder's links: a treated link's window restarts once, its clean window is judged; the
+    // links it holds, by link index.
+    std::map<std::uint32_t, LinkLadderEntry> followLadder(std::int64_t nowMs);
+    static void applyStage(const LinkLadderEntry& entry, watchfloor::v1::LinkHealth& health);
     watchfloor::v1::LinkHealth healthOf(std::uint32_t link, std::int64_t nowMs) const;
     void atStake(std::uint32_t node, std::int64_t nowMs, watchfloor::v1::LinkAtStake* out) const;
 
     LinkHealthOptions options_;
     std::vector<Link> links_;
     std::unordered_map<std::uint32_t, std::uint32_t> linkOfEntity_;
-    std::vector<Counters> ends_[2];  // per link: host end, far end
+    std::unordered_map<std::string, std::uint32_t> linkOfName_;
+    LinkLadderBook* ladder_ = nullptr;
+    std::map<std::uint32_t, std::int64_t> returnedSeenMs_;  // fleet time a link was first seen RETURNED
+    std::vector<Counters> ends_[2];                         // per link: host end, far end
     std::vector<LinkPollSample> samples_;
     LinkWatch watch_;
     std::unordered_map<std::uint32_t, watchfloor::v1::Job> jobs_;  // running ones, by job index

@@ -97,7 +97,7 @@ double LinkTrajectories::trueBer(std::size_t link, LinkEnd end, std::int64_t tMs
     const LinkTruth& t = truth_[link];
     const int e = static_cast<int>(end);
     const double healthy = t.healthyBer[e];
-    if (!(t.faultyEnds & (1 << e)) || tMs < t.onsetMs) return healthy;
+    if (!(t.faultyEnds & (1 << e)) || tMs < t.onsetMs || tMs >= t.mendedMs) return healthy;
     switch (t.kind) {
     case TrajectoryKind::Drift: {
         const double k = std::log(kErrorLine / healthy) / double(t.crossErrorMs - t.onsetMs);
@@ -110,6 +110,12 @@ double LinkTrajectories::trueBer(std::size_t link, LinkEnd end, std::int64_t tMs
 
 double LinkTrajectories::expectedErrors(const LinkTruth& t, int e, std::int64_t tMs) const {
     const double bitsPerMs = 8.0 * config_.rateBytesPerSecond / 1000.0;
+    if (tMs > t.mendedMs) {
+        // Healthy since the treatment, on top of what the fault had counted until then.
+        LinkTruth before = t;
+        before.mendedMs = LinkTruth::kNever;
+        return expectedErrors(before, e, t.mendedMs) + t.healthyBer[e] * bitsPerMs * double(tMs - t.mendedMs);
+    }
     tMs = std::min(tMs, t.failMs);  // a failed link carries nothing
     const double healthy = t.healthyBer[e];
     const bool faulty = (t.faultyEnds & (1 << e)) && tMs > t.onsetMs;
@@ -125,6 +131,15 @@ double LinkTrajectories::expectedErrors(const LinkTruth& t, int e, std::int64_t 
     double sum = before + healthy * bitsPerMs * std::expm1(k * rising) / k;
     if (since > capAt) sum += kMaxBer * bitsPerMs * (since - capAt);
     return sum;
+}
+
+bool LinkTrajectories::mend(std::size_t link, std::int64_t tMs) {
+    LinkTruth& t = truth_[link];
+    const bool faulty = t.kind == TrajectoryKind::Drift || t.kind == TrajectoryKind::Step;
+    if (!faulty || tMs < t.onsetMs || tMs >= t.failMs || t.mendedMs != LinkTruth::kNever) return false;
+    t.mendedMs = tMs;
+    t.failMs = LinkTruth::kNever;
+    return true;
 }
 
 void LinkTrajectories::clearEnd(EndState& end) const {
@@ -177,7 +192,8 @@ bool LinkTrajectories::sample(std::size_t link, LinkEnd which, std::int64_t tMs,
         if (perfMgr && end.symbol >= kPerfMgrClearAt) clearEnd(end);
         end.nextArrival += end.rng.exponential(1.0);
     }
-    if (t.kind == TrajectoryKind::Drift && (t.faultyEnds & (1 << e)) && tMs > t.onsetMs && tMs < t.failMs) {
+    if (t.kind == TrajectoryKind::Drift && (t.faultyEnds & (1 << e)) && tMs > t.onsetMs && tMs < t.failMs &&
+        tMs < t.mendedMs) {
         const double hours = double(tMs - end.lastMs) / kHourMs;
         if (end.rng.chance(std::min(1.0, kDriftRecoveriesPerHourAtError * ber / kErrorLine * hours))) ++end.recoveries;
     }

@@ -55,6 +55,7 @@ struct LinkTruth {
     std::int64_t onsetMs = kNever;       // drift start, step, flap episode start
     std::int64_t crossErrorMs = kNever;  // the true BER crosses the Error line (a step: at once)
     std::int64_t failMs = kNever;        // the link goes down for good (drifts)
+    std::int64_t mendedMs = kNever;      // treated (reseated, replaced) before it failed: healthy from then
     std::int64_t flapEndMs = kNever;
     std::int64_t clearMs = kNever;
     std::int64_t exporterRestartMs = kNever;
@@ -74,6 +75,11 @@ public:
 
     // The counters `end` of `link` reports at tMs; false when it publishes nothing then.
     bool sample(std::size_t link, LinkEnd end, std::int64_t tMs, PortCounterSample& out);
+
+    // A person treated the link at tMs: a drift or step that has not failed it yet ends, its BER
+    // back at the healthy level, and it no longer fails. False when there is nothing to mend
+    // (healthy, flapping, or already down for good).
+    bool mend(std::size_t link, std::int64_t tMs);
 
 private:
     struct EndState {

@@ -57,6 +57,7 @@ void LinkWatch::poll(std::int64_t nowMs, std::span<const LinkPollSample> samples
         if (sample.hostPresent) moved |= takeEnd(s, 0, sample.host, &stepError, &rises[0]);
         if (sample.switchPresent) moved |= takeEnd(s, 1, sample.switchEnd, &stepError, &rises[1]);
 
+        if ((rises[0] || rises[1]) && s.downsSinceRestart < 65'535) ++s.downsSinceRestart;
         // Link-downs: both ends within the coincidence window, else a counter event at one end.
         for (int e = 0; e < 2; ++e)
             if (rises[e] && !s.pendingDown[e]) s.pendingDown[e] = 1;
@@ -164,6 +165,7 @@ void LinkWatch::restartWindow(std::size_t link) {
     s.risk = {};
     s.lastBits[0] = s.lastBits[1] = 0;
     s.lastErrors[0] = s.lastErrors[1] = 0;
+    s.downsSinceRestart = 0;
 }
 
 }  // namespace watchfloor::server

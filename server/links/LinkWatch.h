@@ -83,6 +83,8 @@ public:
 
     // After a treatment the link's window and trend start again.
     void restartWindow(std::size_t link);
+    // link_downed rises at either end since the window last started (saturates at 65,535).
+    std::uint32_t downsSinceRestart(std::size_t link) const { return states_[link].downsSinceRestart; }
 
     const LinkWatchStats& stats() const { return stats_; }
     const LinkForecaster& forecaster() const { return forecaster_; }
@@ -96,6 +98,7 @@ private:
         float lastBits[2] = {0, 0};
         std::uint16_t lastErrors[2] = {0, 0};
         std::uint8_t pendingDown[2] = {0, 0};  // polls since an unmatched link_downed rise, 0 = none
+        std::uint16_t downsSinceRestart = 0;
     };
 
     bool takeEnd(State& s, int end, const PortCounterSample& sample, bool* stepError, std::uint32_t* downRises);

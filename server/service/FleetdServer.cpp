@@ -55,6 +55,7 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     LinkHealthOptions links;
     links.countersOnChange = !source.countersPeriodic();
     self->links_ = std::make_unique<LinkHealthKeeper>(source.topology(), links);
+    self->links_->setLadder(o.linkLadder);
     self->log_ = std::make_unique<ReplayLog>(o.log);
     self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
     self->history_->setExternal(o.externalHistory);

@@ -46,6 +46,9 @@ struct FleetdOptions {
     // ControlService; null = grouping alone.
     incidents::MaintenanceCalendar* maintenance = nullptr;
     incidents::IncidentLifecycle* lifecycle = nullptr;
+    // Optional, must outlive the server: the link ladder's stages (fleetd's ControlService moves
+    // them), which the link keeper lists with each link's health.
+    LinkLadderBook* linkLadder = nullptr;
     std::size_t grpcMemoryBytes = std::size_t(1) << 30;  // ResourceQuota
     // Periodic one-line statistics (rates, subscribers, log size, tick cost); 0 = none.
     std::chrono::milliseconds statsInterval{0};

@@ -78,7 +78,8 @@ TwinActionResult ActionEffects::apply(const TwinAction& action) {
         return action.type == TwinActionType::IsolateRack ? isolateRack(*r, action.reason)
                                                           : restoreRack(*r, action.reason);
     }
-    case TwinActionType::Repair: break;  // TwinRepairs', where the coordinator sends it
+    case TwinActionType::Repair:           // TwinRepairs', where the coordinator sends it
+    case TwinActionType::MendLink: break;  // the rail links', likewise
     }
     return failure("unknown action");
 }

@@ -49,6 +49,8 @@ void RailLinks::schedule() {
         const LinkTruth& t = trajectories_.truth(nic);
         if (t.failMs != LinkTruth::kNever)
             clock_.at(static_cast<double>(t.failMs) / 1000.0, [this, nic] {
+                // A treatment before the failure mended the trajectory (its failMs is never then).
+                if (clock_.nowMs() < trajectories_.truth(nic).failMs) return;
                 if (fabric_.port(false, nic).state != LINK_STATE_DOWN) host_.railLinkFailed(nic);
             });
         if (t.kind == TrajectoryKind::Flap)
@@ -80,9 +82,24 @@ void RailLinks::drift(std::uint32_t nic, double toErrorS, double downAfterS) {
         d.lastMs[e] = d.startMs;
     }
     drifts_.insert_or_assign(nic, d);
-    clock_.at(static_cast<double>(d.failMs) / 1000.0, [this, nic] {
+    clock_.at(static_cast<double>(d.failMs) / 1000.0, [this, nic, failMs = d.failMs] {
+        const auto it = drifts_.find(nic);
+        if (it == drifts_.end() || it->second.mended || it->second.failMs != failMs) return;
         if (fabric_.port(false, nic).state != LINK_STATE_DOWN) host_.railLinkFailed(nic);
     });
+}
+
+bool RailLinks::mend(std::uint32_t nic) {
+    const std::int64_t now = clock_.nowMs();
+    bool mended = trajectories_.mend(nic, now);
+    if (const auto it = drifts_.find(nic); it != drifts_.end() && !it->second.mended && now < it->second.failMs) {
+        Drift& d = it->second;
+        for (int e = 0; e < 2; ++e) advanceDrift(d, e, now);  // the errors it made until now stay counted
+        d.failMs = now;                                       // no extra BER from here (driftExtraBer), no failure
+        d.mended = true;
+        mended = true;
+    }
+    return mended;
 }
 
 double RailLinks::driftExtraBer(const Drift& d, int e, std::int64_t tMs) const {
@@ -174,7 +191,8 @@ bool RailLinks::emitCounters(std::uint32_t nic, bool busy, float noise, std::vec
             samples.push_back({entity, IB_LINK_DOWNED_COUNTER, downed});
             samples.push_back({entity, IB_PORT_RCV_ERRORS, received});
             float warming = 0;
-            if (const auto it = drifts_.find(nic); it != drifts_.end() && now > it->second.startMs)
+            if (const auto it = drifts_.find(nic);
+                it != drifts_.end() && now > it->second.startMs && !it->second.mended)
                 warming = static_cast<float>(
                     kDriftWarmingC *
                     std::min(1.0, double(now - it->second.startMs) / double(it->second.crossMs - it->second.startMs)));

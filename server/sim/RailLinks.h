@@ -45,6 +45,11 @@ public:
     // Error line (1e-14) after `toErrorS`; the link goes down `downAfterS` later.
     void drift(std::uint32_t nic, double toErrorS, double downAfterS);
 
+    // A person treated port `nic` (reseat, clean, replace): a scripted drift or a trajectory's
+    // drift or step that has not failed the link yet ends, and the link no longer fails. False
+    // when there was nothing to mend.
+    bool mend(std::uint32_t nic);
+
     // Both ends' counters of port `nic` as its host's node_exporter and the switch report them now:
     // the IB_* metrics (symbol, recovery, downed, receive errors, module temperature) and the
     // IB_FAR_* ones. The host end is missing while its exporter restarts (false then). `busy` warms
@@ -69,6 +74,7 @@ private:
         std::array<double, 2> healthyBer{};
         std::array<std::uint32_t, 2> symbols{}, recoveries{};
         std::array<std::int64_t, 2> lastMs{};
+        bool mended = false;  // treated before it failed: failMs moved to the treatment
     };
     // Per port: the trajectory's counters last read (a fall is a clear) and when.
     struct Seen {

@@ -16,7 +16,15 @@
 
 namespace watchfloor::server::sim {
 
-enum class TwinActionType : std::uint8_t { DrainNode, ResumeNode, RequeueJob, IsolateRack, RestoreRack, Repair };
+enum class TwinActionType : std::uint8_t {
+    DrainNode,
+    ResumeNode,
+    RequeueJob,
+    IsolateRack,
+    RestoreRack,
+    Repair,
+    MendLink
+};
 
 // A break/fix step on one compute tray (TwinRepairs; README.md, "Break/fix steps").
 struct TwinRepairRequest {
@@ -52,6 +60,10 @@ struct TwinAction {
     }
     static TwinAction repairStep(std::string node, TwinRepairRequest request, std::string reason) {
         return {TwinActionType::Repair, std::move(node), std::move(reason), {}, std::move(request)};
+    }
+    // A person treated rail link `nic` (a NIC port's name): its drift or step ends (RailLinks::mend).
+    static TwinAction mendLink(std::string nic, std::string reason) {
+        return {TwinActionType::MendLink, std::move(nic), std::move(reason), {}, {}};
     }
 };
 

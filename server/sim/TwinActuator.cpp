@@ -14,6 +14,7 @@ const char* verb(TwinActionType type) {
     case TwinActionType::IsolateRack: return "isolate";
     case TwinActionType::RestoreRack: return "restore";
     case TwinActionType::Repair: return "the break/fix step on";
+    case TwinActionType::MendLink: return "the treatment of";
     }
     return "action";
 }

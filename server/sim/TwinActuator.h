@@ -39,6 +39,10 @@ public:
         return perform(TwinAction::repairStep(node, request, reason));
     }
 
+    TwinActionResult mendLink(const std::string& nic, const std::string& reason) {
+        return perform(TwinAction::mendLink(nic, reason));
+    }
+
 private:
     DigitalTwin& twin_;
     std::chrono::milliseconds timeout_;

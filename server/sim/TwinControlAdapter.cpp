@@ -34,6 +34,13 @@ control::ActionOutcome TwinControlAdapter::restoreRack(const std::string& rack, 
     return outcome(actuator_.restoreRack(rack));
 }
 
+control::ActionOutcome TwinControlAdapter::linkTreated(const std::string& link, watchfloor::v1::LinkTreatment treatment,
+                                                       watchfloor::v1::LinkEnd) {
+    if (treatment == watchfloor::v1::LINK_TREATMENT_RESET)
+        return control::ActionOutcome::success(link + ": port reset recorded (a reset mends no cable)");
+    return outcome(actuator_.mendLink(link, {}));
+}
+
 std::optional<control::NodeFacts> TwinControlAdapter::node(const std::string& name) const {
     auto view = twin_.nodeView(name);
     if (!view) return std::nullopt;

@@ -33,6 +33,10 @@ public:
     control::ActionOutcome isolateRack(const std::string& rack, const std::vector<std::string>& nodes,
                                        const std::string& reason) override;
     control::ActionOutcome restoreRack(const std::string& rack, const std::vector<std::string>& nodes) override;
+    // A reseat, a clean or a replacement mends the twin's cable (RailLinks::mend: its drift or step
+    // ends); a port reset mends nothing, so a degrading cable shows it in its clean window.
+    control::ActionOutcome linkTreated(const std::string& link, watchfloor::v1::LinkTreatment treatment,
+                                       watchfloor::v1::LinkEnd end) override;
 
     // control::FleetView (thread-safe)
     std::optional<control::NodeFacts> node(const std::string& name) const override;

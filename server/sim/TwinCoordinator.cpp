@@ -194,8 +194,10 @@ void TwinCoordinator::advanceTo(UnixTime until, FleetChanges& out) {
     // Whoever waits on a result may read the view next: it is published before the tickets.
     requests.applyAll(
         [this](const TwinAction& action) {
-            return action.type == TwinActionType::Repair ? repairs->start(action.target, action.repair, action.reason)
-                                                         : actions->apply(action);
+            if (action.type == TwinActionType::Repair)
+                return repairs->start(action.target, action.repair, action.reason);
+            if (action.type == TwinActionType::MendLink) return mendLink(action.target);
+            return actions->apply(action);
         },
         [this] { publishView(); });
     // Live: cooling is integrated once per call. Fast path: every 30 s of simulated time (the

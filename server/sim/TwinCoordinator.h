@@ -146,6 +146,8 @@ struct TwinCoordinator final : JobHost, FabricHost, RailLinkHost, ActionHost, Re
     // What the link fabric and the rail links ask of the GPUs and trays (FabricHost, RailLinkHost).
     bool trayPowered(std::uint32_t t) const override { return activity(t) != TrayActivity::Off; }
     void railLinkFailed(std::uint32_t nic) override;
+    // A person's treatment of a rail link (TwinActionType::MendLink).
+    TwinActionResult mendLink(const std::string& nic);
     void railLinkFlapped(std::uint32_t nic) override;
     void addGpuNvlinkErrors(std::uint32_t g, std::uint32_t crc, std::uint32_t replay, std::uint32_t recovery) override;
 

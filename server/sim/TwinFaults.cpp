@@ -279,6 +279,14 @@ void TwinCoordinator::railLinkFailed(std::uint32_t nic) {
     applyFailure(kNetworkLinkCause, nic, outcome);  // NIC ordinal == GPU ordinal
 }
 
+TwinActionResult TwinCoordinator::mendLink(const std::string& nic) {
+    const auto ref = model->find(nic);
+    if (!ref || ref->kind != ENTITY_KIND_NIC_PORT) return {false, "unknown rail link '" + nic + "'", {}};
+    // The work is done by hand; the cable it leaves behind is healthy, whether or not it was failing.
+    const bool mended = rails->mend(ref->ordinal);
+    return {true, nic + (mended ? ": treated, its fault is gone" : ": treated (it had no fault the twin knew of)"), {}};
+}
+
 // A flapping rail link slows its job's collectives, as a scripted flap does.
 void TwinCoordinator::railLinkFlapped(std::uint32_t nic) {
     fabric->portFlap(false, nic, 1, false);

@@ -141,6 +141,7 @@ void ActionDialog::buildInputs(QFormLayout* form) {
     if (inputs.excludeNodes) addExcludeInput(form);
     if (inputs.typeTargetName) addTypedNameInput(form, QString::fromUtf8(inputs.typeNameWhy));
     if (inputs.chooseLifecycle) addLifecycleInput(form);
+    addLinkInputs(form, inputs);
     addRepairInputs(form, inputs);
     if (inputs.showOwner) {
         const QString principal = m_control.principal();
@@ -222,6 +223,41 @@ void ActionDialog::updateHeading() {
     setWindowTitle(QStringLiteral("%1 — Watchfloor").arg(actionHeading(m_draft)));
 }
 
+void ActionDialog::addLinkInputs(QFormLayout* form, const client::ActionInputs& inputs) {
+    if (inputs.atNextCheckpoint) {
+        m_atCheckpoint = new QCheckBox(QStringLiteral("Drain at the jobs' next checkpoint"), this);
+        m_atCheckpoint->setObjectName(QStringLiteral("atNextCheckpointBox"));
+        m_atCheckpoint->setChecked(m_draft.at_next_checkpoint());
+        m_atCheckpoint->setToolTip(
+            QStringLiteral("fleetd waits until every job on the tray has saved a checkpoint, then drains: the jobs "
+                           "lose their restart and nothing else. Unticked, the tray drains now."));
+        form->addRow(QStringLiteral("When"), m_atCheckpoint);
+        connect(m_atCheckpoint, &QCheckBox::toggled, this, &ActionDialog::repairInputsChanged);
+    }
+    if (inputs.chooseTreatment) {
+        m_treatment = new QComboBox(this);
+        m_treatment->setObjectName(QStringLiteral("treatmentBox"));
+        m_treatment->addItem(QStringLiteral("Reseat and clean both ends"), int(v1::LINK_TREATMENT_RESEAT_AND_CLEAN));
+        m_treatment->addItem(QStringLiteral("Replace transceiver"), int(v1::LINK_TREATMENT_REPLACE_TRANSCEIVER));
+        m_treatment->addItem(QStringLiteral("Replace cable"), int(v1::LINK_TREATMENT_REPLACE_CABLE));
+        m_treatment->addItem(QStringLiteral("Port reset / counters cleared"), int(v1::LINK_TREATMENT_RESET));
+        m_treatment->addItem(QStringLiteral("Other (say what in the note)"), int(v1::LINK_TREATMENT_OTHER));
+        m_treatment->setCurrentIndex(std::max(0, m_treatment->findData(int(m_draft.link_treatment()))));
+        form->addRow(QStringLiteral("Treatment"), m_treatment);
+        connect(m_treatment, &QComboBox::currentIndexChanged, this, &ActionDialog::repairInputsChanged);
+        m_linkEnd = new QComboBox(this);
+        m_linkEnd->setObjectName(QStringLiteral("linkEndBox"));
+        m_linkEnd->addItem(QStringLiteral("—"), int(v1::LINK_END_UNSPECIFIED));
+        m_linkEnd->addItem(QStringLiteral("host (the tray's NIC port)"), int(v1::LINK_END_HOST));
+        m_linkEnd->addItem(QStringLiteral("switch (the leaf's port)"), int(v1::LINK_END_SWITCH));
+        m_linkEnd->addItem(QStringLiteral("both"), int(v1::LINK_END_BOTH));
+        m_linkEnd->setCurrentIndex(std::max(0, m_linkEnd->findData(int(m_draft.link_end()))));
+        m_linkEnd->setToolTip(QStringLiteral("Which end was worked on; required for a transceiver"));
+        form->addRow(QStringLiteral("End"), m_linkEnd);
+        connect(m_linkEnd, &QComboBox::currentIndexChanged, this, &ActionDialog::repairInputsChanged);
+    }
+}
+
 void ActionDialog::addRepairInputs(QFormLayout* form, const client::ActionInputs& inputs) {
     if (inputs.chooseGpu) {
         m_gpu = new QComboBox(this);
@@ -288,6 +324,9 @@ void ActionDialog::writeRepairInputs() {
     if (m_level) m_draft.set_diagnostic_level(std::uint32_t(m_level->currentData().toInt()));
     if (m_waitForDrain) m_draft.set_wait_for_drain(m_waitForDrain->isChecked());
     if (m_afterRepair) m_draft.set_after_repair(v1::TrayAfterRepair(m_afterRepair->currentData().toInt()));
+    if (m_atCheckpoint) m_draft.set_at_next_checkpoint(m_atCheckpoint->isChecked());
+    if (m_treatment) m_draft.set_link_treatment(v1::LinkTreatment(m_treatment->currentData().toInt()));
+    if (m_linkEnd) m_draft.set_link_end(v1::LinkEnd(m_linkEnd->currentData().toInt()));
 }
 
 void ActionDialog::repairInputsChanged() {
@@ -347,7 +386,8 @@ void ActionDialog::setPhase(Phase phase) {
     for (QLineEdit* edit : {m_reason, m_confirmName, m_exclude, m_note}) {
         if (edit) edit->setReadOnly(!editable);
     }
-    for (QWidget* input : std::initializer_list<QWidget*>{m_gpu, m_level, m_waitForDrain, m_afterRepair}) {
+    for (QWidget* input : std::initializer_list<QWidget*>{m_gpu, m_level, m_waitForDrain, m_afterRepair, m_atCheckpoint,
+                                                          m_treatment, m_linkEnd}) {
         if (input) input->setEnabled(editable);
     }
     const bool sentOnce = phase == Phase::Sending || phase == Phase::Following || phase == Phase::OutcomeUnknown;

@@ -77,6 +77,11 @@ public:
     QCheckBox* waitForDrainBox() const { return m_waitForDrain; }
     QComboBox* afterRepairBox() const { return m_afterRepair; }
     QComboBox* diagnosticLevelBox() const { return m_level; }
+    // The link ladder (control.proto 60-62): drain at the jobs' next checkpoint; the treatment
+    // (data: LinkTreatment) and the end it was done at (data: LinkEnd).
+    QCheckBox* atNextCheckpointBox() const { return m_atCheckpoint; }
+    QComboBox* treatmentBox() const { return m_treatment; }
+    QComboBox* linkEndBox() const { return m_linkEnd; }
 
 public slots:
     void refreshPreview();
@@ -93,6 +98,7 @@ private:
     void addTypedNameInput(QFormLayout* form, const QString& why);
     void addLifecycleInput(QFormLayout* form);
     void addRepairInputs(QFormLayout* form, const client::ActionInputs& inputs);
+    void addLinkInputs(QFormLayout* form, const client::ActionInputs& inputs);
     // The break/fix inputs written into m_draft; the preview is asked again for what they change.
     void repairInputsChanged();
     void writeRepairInputs();
@@ -129,6 +135,9 @@ private:
     QCheckBox* m_waitForDrain = nullptr;
     QComboBox* m_afterRepair = nullptr;
     QComboBox* m_level = nullptr;
+    QCheckBox* m_atCheckpoint = nullptr;
+    QComboBox* m_treatment = nullptr;
+    QComboBox* m_linkEnd = nullptr;
     QLabel* m_heading = nullptr;
     bool m_noteRequired = false;  // the note is what the action records (add note to incident)
     QDialogButtonBox* m_buttons;

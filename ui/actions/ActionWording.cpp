@@ -31,10 +31,14 @@ QString formatGpuHours(double gpuSeconds) {
 QList<PreviewLine> previewLines(const v1::ActionPreview& preview) {
     QList<PreviewLine> lines;
     // Incident and maintenance actions change fleetd's records, not the fleet: fleetd says what.
+    // A link's step says what too, and drains or resumes a tray, whose blast radius follows.
+    const bool linkStep = preview.type() == v1::ACTION_TYPE_ISOLATE_LINK ||
+                          preview.type() == v1::ACTION_TYPE_TREAT_LINK || preview.type() == v1::ACTION_TYPE_RETURN_LINK;
     if (!preview.effect().empty()) {
         lines.append({QStringLiteral("What it does"), QString::fromStdString(preview.effect()), false});
-        return lines;
+        if (!linkStep) return lines;
     }
+    if (preview.type() == v1::ACTION_TYPE_TREAT_LINK) return lines;
     QStringList jobs;
     for (const std::string& job : preview.jobs_hit()) jobs << QString::fromStdString(job);
     lines.append({QStringLiteral("Jobs hit"), jobs.isEmpty() ? QStringLiteral("none") : jobs.join(QStringLiteral(", ")),
@@ -73,6 +77,21 @@ QList<PreviewLine> previewLines(const v1::ActionPreview& preview) {
         lines.append({QStringLiteral("Afterwards"),
                       QStringLiteral("the tray %1").arg(client::trayAfterRepairLabel(preview.tray_after())),
                       preview.tray_after() == v1::TRAY_AFTER_REPAIR_DOWN});
+    if (preview.type() == v1::ACTION_TYPE_ISOLATE_LINK) {
+        // The ranking an operator works from: what the link failing on its own would cost instead.
+        lines.append({QStringLiteral("If it fails unplanned"), formatGpuHours(preview.unplanned_cost_gpu_s()),
+                      preview.unplanned_cost_gpu_s() > preview.expected_goodput_cost_gpu_s()});
+        if (preview.drain_expected_unix_ms() > 0)
+            lines.append({QStringLiteral("Drain expected"),
+                          QStringLiteral("%1 UTC (the jobs' next checkpoint)")
+                              .arg(formatUnixMs(preview.drain_expected_unix_ms())),
+                          false});
+        if (preview.isolation_budget() > 0)
+            lines.append(
+                {QStringLiteral("Links isolated"),
+                 QStringLiteral("%1 of a budget of %2").arg(preview.links_isolated()).arg(preview.isolation_budget()),
+                 preview.links_isolated() >= preview.isolation_budget()});
+    }
     if (preview.requires_approval())
         lines.append({QStringLiteral("Approval"), QStringLiteral("a second operator must approve"), true});
     return lines;

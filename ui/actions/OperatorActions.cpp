@@ -151,6 +151,30 @@ QList<ActionDraft> OperatorActions::repairStepForTray(EntityId tray) const {
     return tray.isValid() ? repairDraft(client::repairStepForTray(m_store, tray)) : QList<ActionDraft>{};
 }
 
+QList<ActionDraft> OperatorActions::draftsForLink(int endpoint, const v1::LinkHealth& link) const {
+    if (!actorFor(endpoint)) return {};
+    const QString name = QString::fromStdString(link.name());
+    QList<ActionDraft> drafts;
+    switch (link.stage()) {
+    case v1::LINK_STAGE_ISOLATING: break;  // its operation runs: the Operations dock follows it
+    case v1::LINK_STAGE_ISOLATED: drafts << draft(endpoint, v1::ACTION_TYPE_TREAT_LINK, name); break;
+    case v1::LINK_STAGE_TREATED:
+        drafts << draft(endpoint, v1::ACTION_TYPE_RETURN_LINK, name)
+               << draft(endpoint, v1::ACTION_TYPE_TREAT_LINK, name);
+        break;
+    default: {
+        ActionDraft isolate = draft(endpoint, v1::ACTION_TYPE_ISOLATE_LINK, name);
+        // A planned drain costs the jobs a restart; an unplanned failure their progress too. Once
+        // errors prove the link over the Error line, waiting for a checkpoint is a gamble.
+        isolate.request.set_at_next_checkpoint(link.at_stake().next_checkpoint_unix_ms() > 0 &&
+                                               !link.forecast().confirmed_error());
+        drafts << isolate;
+        break;
+    }
+    }
+    return drafts;
+}
+
 QList<ActionDraft> OperatorActions::draftsForIncident(int endpoint, const v1::Incident& incident) const {
     if (!actorFor(endpoint)) return {};
     QList<ActionDraft> drafts;

@@ -62,6 +62,11 @@ public:
     // repair, a step already running, or an operator who may not act there.
     QList<ActionDraft> repairStepForEvent(quint64 eventSerial) const;
     QList<ActionDraft> repairStepForTray(client::EntityId tray) const;
+    // The link ladder's next steps for a listed link (fleet.proto LinkHealth) of `endpoint`, by its
+    // stage: isolate (at the next checkpoint when its jobs checkpoint and the link has not proved
+    // itself over the Error line yet), record a treatment, return it. None while it is isolating,
+    // or when the operator may not act there.
+    QList<ActionDraft> draftsForLink(int endpoint, const watchfloor::v1::LinkHealth& link) const;
     // The first endpoint this operator may act on, or -1.
     int firstActableEndpoint() const;
     // Posting the handoff note (one line, as fleetd stores it) for the period to the first

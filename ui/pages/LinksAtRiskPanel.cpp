@@ -10,6 +10,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -72,7 +73,7 @@ widgets::BerChartData berChartData(const v1::LinkHealth& link, const QString& na
     return data;
 }
 
-LinksAtRiskPanel::LinksAtRiskPanel(client::FleetStore& store, QWidget* parent)
+LinksAtRiskPanel::LinksAtRiskPanel(client::FleetStore& store, OperatorActions* actions, QWidget* parent)
     : QWidget(parent),
       m_store(store),
       m_model(new client::LinkRiskModel(store, this)),
@@ -80,7 +81,10 @@ LinksAtRiskPanel::LinksAtRiskPanel(client::FleetStore& store, QWidget* parent)
       m_stack(new QStackedWidget(this)),
       m_empty(new QLabel(this)),
       m_table(new EntityTableView(store, m_model, this)),
-      m_chart(new widgets::BerHistoryChart(this)) {
+      m_chart(new widgets::BerHistoryChart(this)),
+      m_actions(actions),
+      m_ladderRow(new QHBoxLayout),
+      m_ladderStage(new QLabel(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(4);
@@ -102,7 +106,14 @@ LinksAtRiskPanel::LinksAtRiskPanel(client::FleetStore& store, QWidget* parent)
     m_empty->setWordWrap(true);
     m_stack->addWidget(m_table);
     m_stack->addWidget(m_empty);
-    splitter->addWidget(m_stack);
+    auto* listAndSteps = new QWidget(splitter);
+    auto* listLayout = new QVBoxLayout(listAndSteps);
+    listLayout->setContentsMargins(0, 0, 0, 0);
+    listLayout->addWidget(m_stack, 1);
+    m_ladderStage->setObjectName(QStringLiteral("linkLadderStage"));
+    m_ladderRow->addWidget(m_ladderStage, 1);
+    listLayout->addLayout(m_ladderRow);
+    splitter->addWidget(listAndSteps);
     m_chart->setObjectName(QStringLiteral("linkBerChart"));
     splitter->addWidget(m_chart);
     splitter->setStretchFactor(0, 2);
@@ -118,8 +129,14 @@ LinksAtRiskPanel::LinksAtRiskPanel(client::FleetStore& store, QWidget* parent)
                 current.isValid() ? m_model->linkAt(m_table->proxy()->mapToSource(current).row()) : nullptr)
             m_selected = row->port;
         refreshChart();
+        refreshLadder();
     });
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] { refresh(); });
+    if (m_actions)
+        connect(m_actions, &OperatorActions::availabilityChanged, this, [this] {
+            m_ladderShown.clear();
+            refreshLadder();
+        });
     refresh();
 }
 
@@ -172,6 +189,29 @@ void LinksAtRiskPanel::refresh() {
     // The link selected stays selected through the model's rebuilds; else the worst one.
     if (!empty && !selectLink(m_selected)) selectLink(m_model->linkAt(0)->port);
     refreshChart();
+    refreshLadder();
+}
+
+QList<QPushButton*> LinksAtRiskPanel::ladderButtons() const { return m_ladderButtons; }
+
+void LinksAtRiskPanel::refreshLadder() {
+    const client::LinkRiskRow* row = m_model->linkAt(m_model->rowOf(m_selected));
+    m_ladderStage->setText(row ? QStringLiteral("%1 — %2").arg(row->name, row->stage) : QString());
+    const QList<ActionDraft> drafts =
+        row && m_actions ? m_actions->draftsForLink(row->endpoint, row->record) : QList<ActionDraft>{};
+    QString shown;
+    for (const ActionDraft& d : drafts) shown += d.label + QString::number(d.request.at_next_checkpoint());
+    if (shown == m_ladderShown) return;  // the list rebuilt every poll: keep the buttons under the pointer
+    m_ladderShown = shown;
+    qDeleteAll(m_ladderButtons);
+    m_ladderButtons.clear();
+    for (const ActionDraft& d : drafts) {
+        auto* button = new QPushButton(d.label, this);
+        button->setObjectName(QStringLiteral("linkStep-%1").arg(d.request.type()));
+        connect(button, &QPushButton::clicked, this, [this, d] { m_actions->open(d, this); });
+        m_ladderRow->addWidget(button);
+        m_ladderButtons << button;
+    }
 }
 
 void LinksAtRiskPanel::refreshChart() {

@@ -4,8 +4,11 @@
 // the top influencer, the jobs and GPU-hours at stake, the stage's reason), fleetd's link summary
 // in a line above, and the selected link's BER history beside it (widgets/BerHistoryChart: the
 // 30-min buckets, a quiet one as its upper bound, the Warning and Error lines, the forecast's fan to
-// the line). An empty list says why (client::linksAtRiskEmptyText). Read-only: the ladder's actions
-// are fleetd's and not offered here yet.
+// the line). An empty list says why (client::linksAtRiskEmptyText). Under the list, the selected
+// link's ladder steps (isolate, record a treatment, return) open the ordinary action dialog, for an
+// operator who may act on its fleetd (OperatorActions::draftsForLink).
+
+#include "OperatorActions.h"
 
 #include "EntityId.h"
 
@@ -15,6 +18,7 @@
 
 #include <QWidget>
 
+class QHBoxLayout;
 class QLabel;
 class QStackedWidget;
 
@@ -38,7 +42,8 @@ widgets::BerChartData berChartData(const watchfloor::v1::LinkHealth& link, const
 class LinksAtRiskPanel : public QWidget {
     Q_OBJECT
 public:
-    LinksAtRiskPanel(client::FleetStore& store, QWidget* parent = nullptr);
+    // `actions` null: no ladder steps (the war room, read-only pages).
+    LinksAtRiskPanel(client::FleetStore& store, OperatorActions* actions, QWidget* parent = nullptr);
 
     void applyTheme(const widgets::Theme& theme);
     void setReadOnlyWall(bool wall);
@@ -49,6 +54,8 @@ public:
     client::LinkRiskModel* model() const { return m_model; }
     EntityTableView* table() const { return m_table; }
     widgets::BerHistoryChart* chart() const { return m_chart; }
+    // The selected link's ladder steps, one button each ("Isolate link r05-n03-ib1…").
+    QList<QPushButton*> ladderButtons() const;
     // The line above the list, and the sentence shown in place of an empty list.
     QString summaryText() const;
     QString emptyText() const;
@@ -61,6 +68,7 @@ signals:
 private:
     void refresh();
     void refreshChart();
+    void refreshLadder();
 
     client::FleetStore& m_store;
     client::LinkRiskModel* m_model;
@@ -69,6 +77,11 @@ private:
     QLabel* m_empty;
     EntityTableView* m_table;
     widgets::BerHistoryChart* m_chart;
+    OperatorActions* m_actions;
+    QHBoxLayout* m_ladderRow;
+    QLabel* m_ladderStage;
+    QList<QPushButton*> m_ladderButtons;
+    QString m_ladderShown;  // the drafts the buttons show, so a rebuild of the list keeps them
     client::EntityId m_selected;
 };
 

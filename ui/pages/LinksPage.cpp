@@ -80,7 +80,7 @@ LinksPage::LinksPage(const PageContext& context, QWidget* parent)
       m_heatmap(new widgets::HeatmapWidget(this)),
       m_noDetail(new QLabel(this)),
       m_ports(new QTableWidget(0, PortColumnCount, this)),
-      m_atRisk(new LinksAtRiskPanel(m_store, this)) {
+      m_atRisk(new LinksAtRiskPanel(m_store, context.actions, this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 8, 12, 12);
     layout->setSpacing(8);

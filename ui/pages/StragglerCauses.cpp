@@ -112,10 +112,28 @@ StragglerCause nvlinkCounters(const FleetStore& store, const v1::Node& node, int
             recovery > 0 || replay > 0};
 }
 
+// The tray's rail links fleetd's link keeper lists as trouble now: at risk, over the Warning line,
+// or on the ladder past a proposal.
+QStringList troubledLinks(const FleetStore& store, const v1::Node& node, int endpoint) {
+    QStringList troubled;
+    const auto& listed = store.endpointFleet(endpoint).linkHealth();
+    for (const std::uint32_t port : node.nic_port_indexes()) {
+        const auto found = listed.find(port);
+        if (found == listed.end() || found->second.retired()) continue;
+        const v1::LinkHealth& link = found->second;
+        if (link.at_risk() || link.verdict() == v1::LINK_VERDICT_WARNING || link.verdict() == v1::LINK_VERDICT_ERROR ||
+            link.stage() >= v1::LINK_STAGE_ISOLATING)
+            troubled << QString::fromStdString(link.name());
+    }
+    return troubled;
+}
+
 // From fleetd on demand (client::fetchNicPortCounters), whatever this console subscribes to.
 // fleetd sends a port's counters when they change: a port with no sample has reported none since
-// fleetd started, which is said as such, never as 0.
-StragglerCause infinibandCounters(const client::NicPortCounters& ib) {
+// fleetd started, which is said as such, never as 0. The counters count since each port's last
+// clear (weeks of reboots and reseats on a healthy port), so their totals implicate nothing by
+// themselves: the link keeper's judgement of the same counters over time does.
+StragglerCause infinibandCounters(const client::NicPortCounters& ib, const QStringList& troubled) {
     const QString family = QStringLiteral("InfiniBand counters");
     if (ib.ports == 0) return {family, QStringLiteral("no NIC ports in the topology"), false};
     if (!ib.error.isEmpty())
@@ -129,19 +147,18 @@ StragglerCause infinibandCounters(const client::NicPortCounters& ib) {
         const auto found = ib.totals.find(counter);
         return found == ib.totals.end() ? QStringLiteral("n/a") : QString::number(found->second, 'f', 0);
     };
-    auto positive = [&](v1::Metric counter) {
-        const auto found = ib.totals.find(counter);
-        return found != ib.totals.end() && found->second > 0;
-    };
     return {
         family,
-        QStringLiteral("link downed %1, error recoveries %2, symbol errors %3, receive errors %4 (%5 of its %6 ports "
-                       "reported)")
+        QStringLiteral("link downed %1, error recoveries %2, symbol errors %3, receive errors %4 since the last clear "
+                       "(%5 of its %6 ports reported); %7")
             .arg(total(v1::IB_LINK_DOWNED_COUNTER), total(v1::IB_LINK_ERROR_RECOVERY_COUNTER),
                  total(v1::IB_SYMBOL_ERROR_COUNTER), total(v1::IB_PORT_RCV_ERRORS))
             .arg(ib.portsReporting)
-            .arg(ib.ports),
-        positive(v1::IB_LINK_DOWNED_COUNTER) || positive(v1::IB_LINK_ERROR_RECOVERY_COUNTER)};
+            .arg(ib.ports)
+            .arg(troubled.isEmpty()
+                     ? QStringLiteral("fleetd lists none of its links at risk")
+                     : QStringLiteral("fleetd lists %1 at risk").arg(troubled.join(QStringLiteral(", ")))),
+        !troubled.isEmpty()};
 }
 
 }  // namespace
@@ -157,9 +174,9 @@ std::vector<StragglerCause> assessStragglerCauses(const FleetStore& store, Entit
     const v1::Node* node = store.nodeInfo(tray);
     if (!node) return {};
     const int endpoint = tray.endpoint;
-    std::vector<StragglerCause> causes{thermal(store, *node, endpoint, events),
-                                       powerCap(store, *node, endpoint, events), linkFlaps(events),
-                                       nvlinkCounters(store, *node, endpoint), infinibandCounters(ib)};
+    std::vector<StragglerCause> causes{
+        thermal(store, *node, endpoint, events), powerCap(store, *node, endpoint, events), linkFlaps(events),
+        nvlinkCounters(store, *node, endpoint), infinibandCounters(ib, troubledLinks(store, *node, endpoint))};
     const int xids = countOf(events, v1::EVENT_TYPE_XID) + countOf(events, v1::EVENT_TYPE_HARDWARE);
     if (xids > 0)
         causes.push_back({QStringLiteral("Xids and host hardware"),

@@ -57,6 +57,11 @@ std::optional<EventFacts> TestFleet::event(std::uint64_t id) const {
     return it == events_.end() ? std::nullopt : std::optional(it->second);
 }
 
+void TestFleet::setCheckpointAge(const std::string& job, double checkpointAge_s) {
+    std::lock_guard lock(mutex_);
+    jobs_.at(job).checkpointAgeSeconds = checkpointAge_s;
+}
+
 void TestFleet::placeJob(const std::string& name, const std::vector<std::string>& nodes, double checkpointAge_s) {
     std::lock_guard lock(mutex_);
     JobFacts job;
@@ -158,6 +163,9 @@ ActionOutcome RecordingActuator::requeueJob(const std::string& job, const std::v
 ActionOutcome RecordingActuator::isolateRack(const std::string& rack, const std::vector<std::string>& nodes,
                                              const std::string& reason) {
     return record("isolate " + rack + " trays=" + std::to_string(nodes.size()) + " reason=" + reason, reason);
+}
+ActionOutcome RecordingActuator::linkTreated(const std::string& link, v1::LinkTreatment treatment, v1::LinkEnd end) {
+    return record("treat " + link + " " + v1::LinkTreatment_Name(treatment) + " " + v1::LinkEnd_Name(end), link);
 }
 ActionOutcome RecordingActuator::restoreRack(const std::string& rack, const std::vector<std::string>& nodes) {
     return record("restore " + rack + " trays=" + std::to_string(nodes.size()), "rack " + rack);

@@ -43,6 +43,8 @@ public:
     // A job on the given trays, with its checkpoint age; bumps the versions it touches.
     void placeJob(const std::string& name, const std::vector<std::string>& nodes, double checkpointAge_s);
     void setNodeState(const std::string& node, watchfloor::v1::NodeState state);
+    // The job's progress since its last checkpoint: lower than before is a checkpoint saved.
+    void setCheckpointAge(const std::string& job, double checkpointAge_s);
     // Out of service by the health check (not an operator drain), as the twin reports it.
     void takeOutByHealthCheck(const std::string& node, const std::string& reason);
     // Drained with this stored reason ("<principal>: <text>"), as the twin reports an operator's
@@ -72,6 +74,8 @@ public:
     ActionOutcome isolateRack(const std::string& rack, const std::vector<std::string>& nodes,
                               const std::string& reason) override;
     ActionOutcome restoreRack(const std::string& rack, const std::vector<std::string>& nodes) override;
+    ActionOutcome linkTreated(const std::string& link, watchfloor::v1::LinkTreatment treatment,
+                              watchfloor::v1::LinkEnd end) override;
 
     std::vector<std::string> calls() const;
     // Calls whose reason was not yet in the audit log when the effect began (must stay 0).

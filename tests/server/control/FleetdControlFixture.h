@@ -233,6 +233,7 @@ public:
         if (response.snapshot().has_automation()) automation_ = response.snapshot().automation();
         for (const auto& handoff : response.snapshot().handoffs()) handoffs_[handoff.id()] = handoff;
         for (const auto& repairCase : response.snapshot().repair_cases()) repairCases_[repairCase.id()] = repairCase;
+        for (const auto& link : response.snapshot().link_health()) links_[link.name()] = link;
         if (response.snapshot().has_fleet()) fleet_ = response.snapshot().fleet();
         for (const auto& event : response.snapshot().recent_events()) newestEvent_ = std::max(newestEvent_, event.id());
         return true;
@@ -294,6 +295,19 @@ public:
                readUntil(timeout, [&](const v1::Delta& delta) { return !delta.repair_cases().empty() && found(); });
     }
     const std::map<std::uint64_t, v1::RepairCase>& repairCases() const { return repairCases_; }
+    // Reads deltas until the listed LinkHealth of `name` (the snapshot's and every delta's read so
+    // far included) satisfies `wanted`; a retired record is no longer listed.
+    bool waitForLink(const std::string& name, const std::function<bool(const v1::LinkHealth&)>& wanted,
+                     std::chrono::milliseconds timeout, v1::LinkHealth* seen = nullptr) {
+        auto found = [&] {
+            const auto link = links_.find(name);
+            if (link == links_.end() || link->second.retired() || !wanted(link->second)) return false;
+            if (seen) *seen = link->second;
+            return true;
+        };
+        return found() ||
+               readUntil(timeout, [&](const v1::Delta& delta) { return !delta.link_health().empty() && found(); });
+    }
     // The newest fleet numbers read (snapshot or delta).
     const std::optional<v1::FleetGoodput>& fleet() const { return fleet_; }
     const v1::Topology& topology() const { return topology_; }
@@ -385,6 +399,7 @@ private:
             if (!response.has_delta()) continue;
             // Kept whatever the wait is for, so a later wait finds what an earlier one read past.
             for (const auto& repairCase : response.delta().repair_cases()) repairCases_[repairCase.id()] = repairCase;
+            for (const auto& link : response.delta().link_health()) links_[link.name()] = link;
             if (response.delta().has_fleet()) fleet_ = response.delta().fleet();
             if (done(response.delta())) return true;
         }
@@ -402,6 +417,7 @@ private:
     std::uint64_t newestEvent_ = 0;
     std::optional<v1::AutomationStatus> automation_;
     std::map<std::uint64_t, v1::RepairCase> repairCases_;
+    std::map<std::string, v1::LinkHealth> links_;
     std::optional<v1::FleetGoodput> fleet_;
 };
 

@@ -124,6 +124,51 @@ private slots:
         QVERIFY(f.summaries >= 1);
     }
 
+    // The ladder's stages on the record; a treated link's window starts again and its clean window
+    // passes after 3e15 quiet bits (125 min at 400 Gb/s); a returned link is listed for an hour.
+    void theLaddersStagesAreListedAndATreatedLinkEarnsItsCleanWindow() {
+        Feed f;
+        LinkLadderBook book(4, {{"r01-n01-ib0", "r01-n01"},
+                                {"r01-n01-ib1", "r01-n01"},
+                                {"r01-n02-ib0", "r01-n02"},
+                                {"r01-n02-ib1", "r01-n02"}});
+        f.keeper.setLadder(&book);
+        for (int i = 0; i < 4; ++i) f.poll(50);
+        QVERIFY(f.keeper.listed().at(100).at_risk());
+        book.isolated("r01-n01-ib0", "op-1", "isolated by alice: BER over the Error line", false, 1'000);
+        f.poll(0);
+        const v1::LinkHealth& isolated = f.keeper.listed().at(100);
+        QCOMPARE(isolated.stage(), v1::LINK_STAGE_ISOLATED);
+        QCOMPARE(isolated.operation_id(), std::string("op-1"));
+        QCOMPARE(isolated.isolations_30d(), 1U);
+        QCOMPARE(f.keeper.summary().isolated(), 1U);
+
+        book.treated("r01-n01-ib0", "op-2", v1::LINK_TREATMENT_RESEAT_AND_CLEAN, v1::LINK_END_UNSPECIFIED, "alice",
+                     2'000);
+        f.poll(0);
+        v1::LinkHealth treated = f.keeper.listed().at(100);
+        QCOMPARE(treated.stage(), v1::LINK_STAGE_TREATED);
+        QCOMPARE(treated.treated_by(), std::string("alice"));
+        QVERIFY(!treated.at_risk());  // the burst before the treatment no longer counts
+        QVERIFY2(treated.stage_reason().starts_with("clean window, host end: judging"), treated.stage_reason().c_str());
+        QVERIFY(!book.get("r01-n01-ib0")->cleanWindowPassed);
+        for (int i = 0; i < 480; ++i) f.poll(0);  // 2 h: short of 3e15 bits
+        QVERIFY(!book.get("r01-n01-ib0")->cleanWindowPassed);
+        for (int i = 0; i < 40; ++i) f.poll(0);
+        treated = f.keeper.listed().at(100);
+        QVERIFY(book.get("r01-n01-ib0")->cleanWindowPassed);
+        QCOMPARE(treated.stage_reason(), std::string("clean window passed: ready to return"));
+
+        book.returned("r01-n01-ib0", "op-3", 3'000);
+        f.poll(0);
+        QCOMPARE(f.keeper.listed().at(100).stage(), v1::LINK_STAGE_RETURNED);
+        for (int i = 0; i < 250; ++i) f.poll(0);  // an hour later it is off the list, retired once
+        QVERIFY(f.keeper.listed().empty());
+        QVERIFY(f.sent.back().retired());
+        QCOMPARE(f.keeper.summary().isolated(), 0U);
+        QCOMPARE(book.get("r01-n01-ib0")->isolationsUnixMs.size(), std::size_t(1));  // still counted
+    }
+
     void quietLinksAreNeverListedAndAnUnchangedSummaryIsNotResent() {
         Feed f;
         for (int i = 0; i < 40; ++i) f.poll(0);

@@ -1,0 +1,134 @@
+// The link ladder through the real fleetd on the digital twin: the scenario drifts r01-n03-ib1 (a
+// rail link of llm-405b-1) toward the Error line; fleetd's link keeper lists it at risk; an
+// operator isolates it at the job's next checkpoint (the tray drains once the job saved one, the
+// link ISOLATED, its operation named on the record); a reseat is recorded (TREATED: the twin's cable
+// is mended, the window starts again); the return is refused until the clean window has passed and
+// then resumes the tray (RETURNED). Every step is an audited operation. A restart of fleetd on the
+// same audit log keeps the ladder.
+
+#include "FleetdControlFixture.h"
+
+#include <QTest>
+
+using namespace fleetd_control_test;
+using watchfloor::testing::FleetdProcess;
+using watchfloor::testing::kSanitizerSlowdown;
+
+namespace {
+
+constexpr const char* kLink = "r01-n03-ib1";
+
+QStringList twinWithDrift(const QTemporaryDir& dir) {
+    QFile scenario(dir.filePath("drift.scn"));
+    scenario.open(QIODevice::WriteOnly);
+    // Over the Error line 2 h in, down 2 h after: the ladder has a simulated hour or more to act.
+    scenario.write("at 1m link-drift nic=r01-n03-ib1 hours=2 down_after=2h\n");
+    scenario.close();
+    return {"--seed",      "11",
+            "--speed",     "600",
+            "--scenario",  dir.filePath("drift.scn"),
+            "--tokens",    writeTokens(dir),
+            "--audit-log", dir.filePath("audit.jsonl")};
+}
+
+v1::ActionRequest onLink(v1::ActionType type, const std::string& requestId) {
+    auto request = action(type, requestId, "r01-n03-ib1 symbol BER drifting toward the Error line");
+    request.set_link_name(kLink);
+    return request;
+}
+
+}  // namespace
+
+class TestFleetdLinkLadder : public QObject {
+    Q_OBJECT
+
+    static v1::Operation run(ControlConnection& control, const v1::ActionRequest& request, v1::ActionPreview* preview,
+                             std::string* why) {
+        const v1::Operation op = control.previewThenExecute(kAlice, request, preview, why);
+        if (op.id().empty()) return op;
+        const auto done = control.waitFor(kAlice, op.id(), isFinished, 60s * kSanitizerSlowdown);
+        return done ? *done : op;
+    }
+
+private slots:
+    void anOperatorTakesADriftingLinkThroughTheLadder() {
+        QTemporaryDir dir;
+        FleetdProcess fleetd;
+        QVERIFY2(fleetd.start(twinWithDrift(dir)), qPrintable(fleetd.errorString()));
+        ControlConnection control(fleetd.address());
+        FleetWatch watch(fleetd.address());
+        QVERIFY(watch.ready());
+
+        // Listed at risk while it drifts, with the job it would hit.
+        v1::LinkHealth risky;
+        QVERIFY(watch.waitForLink(
+            kLink, [](const v1::LinkHealth& l) { return l.at_risk(); }, 60s, &risky));
+        QCOMPARE(risky.stage(), v1::LINK_STAGE_WATCH);
+        QVERIFY(risky.at_stake().gpus() > 0);
+
+        // Isolated at the job's next checkpoint: the tray drains once the save is in.
+        auto isolate = onLink(v1::ACTION_TYPE_ISOLATE_LINK, "iso-1");
+        isolate.set_at_next_checkpoint(true);
+        v1::ActionPreview preview;
+        std::string why;
+        const v1::Operation isolated = run(control, isolate, &preview, &why);
+        QVERIFY2(!isolated.id().empty(), why.c_str());
+        QVERIFY2(isolated.state() == v1::OPERATION_STATE_SUCCEEDED, isolated.DebugString().c_str());
+        QCOMPARE(preview.trays(0), std::string("r01-n03"));
+        QVERIFY(preview.jobs_hit_size() == 1);
+        QCOMPARE(preview.expected_wasted_progress_s(), 0.0);
+        QVERIFY2(preview.unplanned_cost_gpu_s() > preview.expected_goodput_cost_gpu_s(), preview.DebugString().c_str());
+        v1::LinkHealth onRecord;
+        QVERIFY(watch.waitForLink(
+            kLink, [](const v1::LinkHealth& l) { return l.stage() == v1::LINK_STAGE_ISOLATED; }, 20s, &onRecord));
+        QCOMPARE(onRecord.operation_id(), isolated.id());
+        QCOMPARE(onRecord.isolations_30d(), 1u);
+        const auto tray = watch.nodeIndex("r01-n03");
+        QVERIFY(tray);
+        QVERIFY(watch.waitForState(
+            *tray, [](const v1::EntityState& s) { return s.node_state() == v1::NODE_STATE_DRAINED; }, 20s));
+
+        // Returning before a treatment is refused, saying why.
+        v1::Operation refused;
+        QCOMPARE(control.execute(kAlice, onLink(v1::ACTION_TYPE_RETURN_LINK, "ret-0"), &refused).error_code(),
+                 grpc::StatusCode::FAILED_PRECONDITION);
+
+        // A reseat mends the twin's cable; the clean window starts.
+        auto reseat = onLink(v1::ACTION_TYPE_TREAT_LINK, "treat-1");
+        reseat.set_link_treatment(v1::LINK_TREATMENT_RESEAT_AND_CLEAN);
+        reseat.set_note("reseated both ends, cleaned with a one-click cleaner");
+        const v1::Operation treated = run(control, reseat, nullptr, &why);
+        QVERIFY2(treated.state() == v1::OPERATION_STATE_SUCCEEDED, (why + treated.DebugString()).c_str());
+        QVERIFY(watch.waitForLink(
+            kLink,
+            [](const v1::LinkHealth& l) {
+                return l.stage() == v1::LINK_STAGE_TREATED && l.treatment() == v1::LINK_TREATMENT_RESEAT_AND_CLEAN &&
+                       l.treated_by() == "alice";
+            },
+            20s, &onRecord));
+
+        // Back once 3e15 clean bits crossed each end (about 2 h of the twin's time at 400 Gb/s).
+        QVERIFY(watch.waitForLink(
+            kLink, [](const v1::LinkHealth& l) { return l.stage_reason().find("clean window passed") == 0; }, 60s,
+            &onRecord));
+        const v1::Operation returned = run(control, onLink(v1::ACTION_TYPE_RETURN_LINK, "ret-1"), nullptr, &why);
+        QVERIFY2(returned.state() == v1::OPERATION_STATE_SUCCEEDED, (why + returned.DebugString()).c_str());
+        QVERIFY(watch.waitForLink(
+            kLink, [](const v1::LinkHealth& l) { return l.stage() == v1::LINK_STAGE_RETURNED; }, 20s, &onRecord));
+        QVERIFY(watch.waitForState(
+            *tray, [](const v1::EntityState& s) { return s.node_state() != v1::NODE_STATE_DRAINED; }, 20s));
+        // Three operations, each audited before and after.
+        for (const char* id : {"iso-1", "treat-1", "ret-1"})
+            QCOMPARE(countAudit(dir.filePath("audit.jsonl"), auditOf(id, "allow")), 1);
+        QCOMPARE(fleetd.terminate(), 0);
+
+        // The ladder outlives fleetd: the isolation still counts within 30 days after a restart.
+        FleetdProcess again;
+        QVERIFY2(again.start(twinWithDrift(dir)), qPrintable(again.errorString()));
+        QVERIFY(again.log().contains("link ladder: 3 step(s) of earlier runs restored"));
+        QCOMPARE(again.terminate(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFleetdLinkLadder)
+#include "tst_fleetd_link_ladder.moc"
