@@ -51,6 +51,8 @@ struct ControlOptions {
     // --auto-remediate act|dry-run: automation takes a repair case's reset or reboot-bucket steps.
     enum class AutoRemediate { Off, Act, DryRun } autoRemediate = AutoRemediate::Off;
     std::chrono::seconds repairBurnIn{std::chrono::minutes(30)};  // --repair-burn-in D
+    // --auto-isolate-links act|dry-run: automation isolates links at risk at their jobs' next checkpoint.
+    enum class AutoIsolateLinks { Off, Act, DryRun } autoIsolateLinks = AutoIsolateLinks::Off;
     // --repair-backend: where break/fix steps run. Default: the twin under --scheduler sim, Slurm
     // under --scheduler slurm.
     enum class Repairs { Default, Slurm, Redfish, SlurmAndRedfish } repairs = Repairs::Default;

@@ -5,6 +5,7 @@
 #include "TextBounds.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace watchfloor::server::control {
 namespace v1 = watchfloor::v1;
@@ -40,6 +41,19 @@ std::string reasonText(const v1::ActionRequest& request) {
 
 std::string isolatedBy(const v1::Operation& operation) {
     return "isolated by " + operation.principal() + ": " + reasonText(operation.request());
+}
+
+// Once drained: what draining ahead saved against the link failing under its jobs, as previewed.
+std::string isolatedWithSaving(const v1::Operation& operation) {
+    const v1::ActionPreview& p = operation.preview();
+    const double savedGpuHours = (p.unplanned_cost_gpu_s() - p.expected_goodput_cost_gpu_s()) / 3600;
+    std::string text = isolatedBy(operation);
+    if (p.jobs_hit_size() == 0 || savedGpuHours < 0.05) return text;
+    char saved[32];
+    std::snprintf(saved, sizeof saved, "%.1f", savedGpuHours);
+    return text +
+           (operation.request().at_next_checkpoint() ? "; drained at the jobs' checkpoint: " : "; drained now: ") +
+           saved + " GPU-h saved against an unplanned failure";
 }
 
 bool isolatedStage(v1::LinkStage stage) {
@@ -292,7 +306,7 @@ void LinkLadderActions::replay(LinkLadderBook& book, const v1::Operation& operat
     const std::int64_t at = operation.updated_unix_ms();
     switch (request.type()) {
     case v1::ACTION_TYPE_ISOLATE_LINK:
-        book.isolated(request.link_name(), operation.id(), isolatedBy(operation), operation.automated(), at);
+        book.isolated(request.link_name(), operation.id(), isolatedWithSaving(operation), operation.automated(), at);
         break;
     case v1::ACTION_TYPE_TREAT_LINK:
         book.treated(request.link_name(), operation.id(), request.link_treatment(), request.link_end(),
@@ -307,7 +321,7 @@ void LinkLadderActions::finished(const v1::Operation& operation, std::int64_t no
     if (operation.request().type() != v1::ACTION_TYPE_ISOLATE_LINK) return;
     const std::string& link = operation.request().link_name();
     if (operation.state() == v1::OPERATION_STATE_SUCCEEDED)
-        book_.isolated(link, operation.id(), isolatedBy(operation), operation.automated(), nowUnixMs);
+        book_.isolated(link, operation.id(), isolatedWithSaving(operation), operation.automated(), nowUnixMs);
     else
         book_.isolationAbandoned(
             link, operation.id(),

@@ -506,6 +506,18 @@ const Flag kFlags[] = {
      "cycle), runs diagnostics and resumes it, as 'auto' behind the\n"
      "--auto-drain breaker; never a tray a person holds or has worked on.\n"
      "dry-run: records in the case what it would have done, does nothing"},
+    {"--auto-isolate-links", "act|dry-run", OperatorActions, kAutoDrain | kTokens,
+     [](G g) {
+         using Mode = control::ControlOptions::AutoIsolateLinks;
+         if (g.value == "act") return (g.cl.control.autoIsolateLinks = Mode::Act), true;
+         if (g.value == "dry-run") return (g.cl.control.autoIsolateLinks = Mode::DryRun), true;
+         return g.expected("act or dry-run");
+     },
+     "a rail link at risk (fleetd's link forecast): automation isolates it,\n"
+     "draining its tray at the jobs' next checkpoint (now once errors prove\n"
+     "it over the Error line), as 'auto' behind the --auto-drain breaker and\n"
+     "within the isolation budget; never a link a person has stepped on.\n"
+     "dry-run: marks the links it would isolate as proposed, does nothing"},
     {"--repair-burn-in", "D", OperatorActions, kTokens,
      [](G g) {
          return seconds(g, std::chrono::seconds(60), hours(24 * 7), "a duration from 1m to 7d such as 30m",

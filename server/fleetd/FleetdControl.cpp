@@ -279,6 +279,17 @@ bool FleetdControl::assemble(const CommandLine& cl, const v1::Topology& topology
         [trays](const std::string& node, v1::TrayLifecycle state, std::string reason) {
             trays->proposeLifecycle(node, state, std::move(reason));
         });
+    if (options.autoIsolateLinks != control::ControlOptions::AutoIsolateLinks::Off) {
+        const bool act = options.autoIsolateLinks == control::ControlOptions::AutoIsolateLinks::Act;
+        linkAutomation_ = std::make_unique<LinkAutoIsolation>(
+            options.autoIsolateLinks, *plane_, *linkLadder_,
+            [loop](LinkAutoIsolation::Task task) { loop->post(std::move(task)); }, log_);
+        log_(std::string("links at risk: ") +
+             (act ? "isolated by automation as 'auto' at their jobs' next checkpoint, behind the circuit breaker, "
+                    "at most " +
+                        std::to_string(linkLadder_->budget()) + " at once"
+                  : "dry run: automation marks the links it would isolate as proposed, and does nothing"));
+    }
     if (options.autoRemediate != control::ControlOptions::AutoRemediate::Off)
         log_(std::string("repair cases of GPU-reset and restart Xids: ") +
              (options.autoRemediate == control::ControlOptions::AutoRemediate::Act
@@ -366,6 +377,10 @@ void FleetdControl::attachTo(service::FleetdOptions& options) {
         changes.handoffs = handoffs_.takeChanges();
         trays_->apply(changes);
         repairs_->apply(changes);
+        if (linkAutomation_)
+            linkAutomation_->consider(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
     };
     options.beforeShutdown = [this] { plane_->service().stopStreams(); };
 }

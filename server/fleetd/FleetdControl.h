@@ -12,6 +12,7 @@
 #include "HandoffBook.h"
 #include "IncidentActions.h"
 #include "IncidentLifecycle.h"
+#include "LinkAutoIsolation.h"
 #include "MaintenanceCalendar.h"
 #include "RepairCaseKeeper.h"
 #include "SlurmFleetOverlay.h"
@@ -130,6 +131,7 @@ private:
     // Before loop_: the loop's tasks use it, and members go in reverse order.
     std::unique_ptr<TrayAutomation> trays_;
     std::unique_ptr<RepairCaseKeeper> repairs_;
+    std::unique_ptr<LinkAutoIsolation> linkAutomation_;  // --auto-isolate-links
     std::unique_ptr<ControlLoop> loop_;
     std::unordered_map<std::uint32_t, GpuPlace> gpuPlaces_;     // only with --auto-drain
     std::unordered_map<std::uint32_t, std::string> nodeNames_;  // only with --auto-drain

@@ -251,7 +251,9 @@ void LinkHealthKeeper::poll(std::int64_t nowMs, FleetChanges& changes) {
         std::map<std::string, LinkLadderBook::AtStake> stakes;
         for (const auto& [entity, health] : listed)
             stakes.emplace(health.name(), LinkLadderBook::AtStake{health.at_stake().unplanned_gpu_hours() * 3600,
-                                                                  health.at_stake().next_checkpoint_unix_ms()});
+                                                                  health.at_stake().next_checkpoint_unix_ms(),
+                                                                  health.at_risk(), health.forecast().confirmed_error(),
+                                                                  health.forecast().p_error_or_down_6h()});
         ladder_->setAtStake(std::move(stakes));
     }
     for (const auto& [entity, health] : listed_) {
@@ -265,7 +267,11 @@ void LinkHealthKeeper::poll(std::int64_t nowMs, FleetChanges& changes) {
     summary.set_links(std::uint32_t(links_.size()));
     summary.set_at_risk(std::uint32_t(watch_.atRisk().size()));
     summary.set_isolation_budget(std::uint32_t(watch_.isolationBudget()));
-    if (ladder_) summary.set_isolated(std::uint32_t(ladder_->isolatedNow()));
+    if (ladder_) {
+        summary.set_isolated(std::uint32_t(ladder_->isolatedNow()));
+        summary.set_automation_on(ladder_->automationOn());
+        summary.set_automation_dry_run(ladder_->automationDryRun());
+    }
     summary.set_at_stake_gpu_hours(rounded(atStakeHours));
     if (summary.SerializeAsString() != summary_.SerializeAsString() || polls_ == 1) {
         summary_ = summary;
@@ -304,6 +310,17 @@ std::map<std::uint32_t, LinkLadderEntry> LinkHealthKeeper::followLadder(std::int
             ladder_->setCleanWindow(name, passed, text);
             entry.cleanWindowPassed = passed;
             entry.cleanWindowText = text;
+            // At the pace the ends carry bits now, the slower one's window ends then.
+            double remainingS = 0;
+            for (const SymbolBerEstimate* e : {&host, &far})
+                if ((e == &host || !cable.oneEndSeen) && e->neededSeconds > e->windowSeconds)
+                    remainingS = std::max(remainingS, e->neededSeconds - e->windowSeconds);
+            if (!passed) {
+                passedMs_.erase(link);
+                entry.returnAfterMs = nowMs + std::int64_t(std::ceil(remainingS / 60) * 60'000);
+            } else {
+                entry.returnAfterMs = passedMs_.emplace(link, nowMs).first->second;  // when it passed, kept
+            }
         }
         if (entry.stage == v1::LINK_STAGE_RETURNED || entry.stage == v1::LINK_STAGE_PROPOSED) {
             // Listed while it matters: a returned link for an hour, a proposal while it is at risk.
@@ -333,6 +350,7 @@ void LinkHealthKeeper::applyStage(const LinkLadderEntry& entry, v1::LinkHealth& 
     health.set_treated_end(entry.treatedEnd);
     health.set_treated_by(entry.treatedBy);
     health.set_isolations_30d(std::uint32_t(entry.isolationsUnixMs.size()));
+    if (entry.stage == v1::LINK_STAGE_TREATED) health.set_return_after_unix_ms(entry.returnAfterMs);
 }
 
 v1::LinkHealth LinkHealthKeeper::healthOf(std::uint32_t link, std::int64_t nowMs) const {

@@ -86,6 +86,7 @@ private:
     std::unordered_map<std::string, std::uint32_t> linkOfName_;
     LinkLadderBook* ladder_ = nullptr;
     std::map<std::uint32_t, std::int64_t> returnedSeenMs_;  // fleet time a link was first seen RETURNED
+    std::map<std::uint32_t, std::int64_t> passedMs_;        // fleet time a treated link's clean window passed
     std::vector<Counters> ends_[2];                         // per link: host end, far end
     std::vector<LinkPollSample> samples_;
     LinkWatch watch_;

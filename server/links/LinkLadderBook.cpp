@@ -171,6 +171,16 @@ std::optional<LinkLadderBook::AtStake> LinkLadderBook::atStake(const std::string
     return found->second;
 }
 
+std::map<std::string, LinkLadderBook::AtStake> LinkLadderBook::listed() const {
+    std::lock_guard lock(mutex_);
+    return atStake_;
+}
+
+void LinkLadderBook::setAutomation(bool on, bool dryRun) {
+    automationOn_ = on;
+    automationDryRun_ = dryRun;
+}
+
 std::map<std::string, LinkLadderEntry> LinkLadderBook::entries() const {
     std::lock_guard lock(mutex_);
     return entries_;

@@ -33,6 +33,7 @@ struct LinkLadderEntry {
     bool windowRestartPending = false;           // treated: the keeper restarts the watch's window once
     bool cleanWindowPassed = false;              // treated: 3e15 clean bits at each end seen, no link-down
     std::string cleanWindowText;                 // "clean window: 40 of 125 min at the host end"
+    std::int64_t returnAfterMs = 0;  // treated: when the clean window ends at this pace (the keeper's clock)
 };
 
 class LinkLadderBook {
@@ -78,9 +79,18 @@ public:
     struct AtStake {
         double unplannedGpuSeconds = 0;
         std::int64_t nextCheckpointUnixMs = 0;
+        bool atRisk = false;
+        bool confirmedError = false;  // the errors prove it over the Error line now
+        double errorOrDown6h = 0;     // P(Error or down within 6 h)
     };
     void setAtStake(std::map<std::string, AtStake> listed);
     std::optional<AtStake> atStake(const std::string& link) const;
+    std::map<std::string, AtStake> listed() const;
+
+    // fleetd --auto-isolate-links, for the summary every console shows.
+    void setAutomation(bool on, bool dryRun);
+    bool automationOn() const { return automationOn_; }
+    bool automationDryRun() const { return automationDryRun_; }
 
     // Every link on the ladder, by name.
     std::map<std::string, LinkLadderEntry> entries() const;
@@ -97,6 +107,8 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, LinkLadderEntry> entries_;
     std::map<std::string, AtStake> atStake_;
+    bool automationOn_ = false;  // set before the threads start
+    bool automationDryRun_ = false;
     std::uint64_t version_ = 0;
 };
 

@@ -20,6 +20,7 @@
 
 class QHBoxLayout;
 class QLabel;
+class QPushButton;
 class QStackedWidget;
 
 namespace watchfloor::client {

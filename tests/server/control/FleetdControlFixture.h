@@ -142,6 +142,11 @@ public:
         return std::nullopt;
     }
 
+    // previewThenExecute, then waitFor the operation to finish (as `token`): the operation as it
+    // ended, or as accepted when it did not end in time; empty when refused (`why` says why).
+    v1::Operation runToEnd(const char* token, const v1::ActionRequest& request, v1::ActionPreview* previewed,
+                           std::string* why, std::chrono::milliseconds timeout);
+
     v1::ControlService::Stub& stub() { return *stub_; }
 
 private:
@@ -152,6 +157,15 @@ private:
 inline bool isFinished(const v1::Operation& op) {
     return op.state() == v1::OPERATION_STATE_SUCCEEDED || op.state() == v1::OPERATION_STATE_FAILED ||
            op.state() == v1::OPERATION_STATE_CANCELLED;
+}
+
+inline v1::Operation ControlConnection::runToEnd(const char* token, const v1::ActionRequest& request,
+                                                 v1::ActionPreview* previewed, std::string* why,
+                                                 std::chrono::milliseconds timeout) {
+    const v1::Operation op = previewThenExecute(token, request, previewed, why);
+    if (op.id().empty()) return op;
+    const auto done = waitFor(token, op.id(), isFinished, timeout);
+    return done ? *done : op;
 }
 
 inline v1::ActionRequest action(v1::ActionType type, const std::string& requestId, const std::string& reason) {

@@ -44,10 +44,7 @@ class TestFleetdLinkLadder : public QObject {
 
     static v1::Operation run(ControlConnection& control, const v1::ActionRequest& request, v1::ActionPreview* preview,
                              std::string* why) {
-        const v1::Operation op = control.previewThenExecute(kAlice, request, preview, why);
-        if (op.id().empty()) return op;
-        const auto done = control.waitFor(kAlice, op.id(), isFinished, 60s * kSanitizerSlowdown);
-        return done ? *done : op;
+        return control.runToEnd(kAlice, request, preview, why, 60s * kSanitizerSlowdown);
     }
 
 private slots:
@@ -82,6 +79,8 @@ private slots:
         QVERIFY(watch.waitForLink(
             kLink, [](const v1::LinkHealth& l) { return l.stage() == v1::LINK_STAGE_ISOLATED; }, 20s, &onRecord));
         QCOMPARE(onRecord.operation_id(), isolated.id());
+        QVERIFY2(onRecord.stage_reason().find("GPU-h saved against an unplanned failure") != std::string::npos,
+                 onRecord.stage_reason().c_str());
         QCOMPARE(onRecord.isolations_30d(), 1u);
         const auto tray = watch.nodeIndex("r01-n03");
         QVERIFY(tray);
@@ -127,6 +126,67 @@ private slots:
         QVERIFY2(again.start(twinWithDrift(dir)), qPrintable(again.errorString()));
         QVERIFY(again.log().contains("link ladder: 3 step(s) of earlier runs restored"));
         QCOMPARE(again.terminate(), 0);
+    }
+
+    // --auto-isolate-links act: automation isolates the link at risk as 'auto', at the job's
+    // checkpoint, and says what that saved; treating it stays a person's step.
+    void automationIsolatesALinkAtRiskAtTheCheckpoint() {
+        QTemporaryDir dir;
+        FleetdProcess fleetd;
+        QVERIFY2(fleetd.start(twinWithDrift(dir) + QStringList{"--auto-drain", "5/1h", "--auto-isolate-links", "act"}),
+                 qPrintable(fleetd.errorString()));
+        QVERIFY(fleetd.log().contains("links at risk: isolated by automation as 'auto'"));
+        FleetWatch watch(fleetd.address());
+        QVERIFY(watch.ready());
+        v1::LinkHealth isolated;
+        QVERIFY(watch.waitForLink(
+            kLink, [](const v1::LinkHealth& l) { return l.stage() == v1::LINK_STAGE_ISOLATED; }, 90s, &isolated));
+        QVERIFY2(isolated.stage_reason().starts_with("isolated by auto: "), isolated.stage_reason().c_str());
+        QVERIFY2(isolated.stage_reason().find("drained at the jobs' checkpoint") != std::string::npos,
+                 isolated.stage_reason().c_str());
+        ControlConnection control(fleetd.address());
+        v1::Operation op;
+        QVERIFY(control.get(kAlice, isolated.operation_id(), {}, &op).ok());
+        QVERIFY(op.automated());
+        QVERIFY(op.request().at_next_checkpoint());
+        QCOMPARE(op.state(), v1::OPERATION_STATE_SUCCEEDED);
+        // Once: the link on the ladder is not isolated again.
+        v1::ListOperationsResponse all;
+        QVERIFY(control.list(kAlice, &all).ok());
+        int isolations = 0;
+        for (const auto& o : all.operations()) isolations += o.request().type() == v1::ACTION_TYPE_ISOLATE_LINK;
+        QCOMPARE(isolations, 1);
+        QCOMPARE(fleetd.terminate(), 0);
+    }
+
+    void aDryRunOnlyProposes() {
+        QTemporaryDir dir;
+        FleetdProcess fleetd;
+        QVERIFY2(
+            fleetd.start(twinWithDrift(dir) + QStringList{"--auto-drain", "5/1h", "--auto-isolate-links", "dry-run"}),
+            qPrintable(fleetd.errorString()));
+        FleetWatch watch(fleetd.address());
+        QVERIFY(watch.ready());
+        v1::LinkHealth proposed;
+        QVERIFY(watch.waitForLink(
+            kLink, [](const v1::LinkHealth& l) { return l.stage() == v1::LINK_STAGE_PROPOSED; }, 90s, &proposed));
+        QVERIFY2(proposed.stage_reason().starts_with("dry run: automation would isolate it"),
+                 proposed.stage_reason().c_str());
+        ControlConnection control(fleetd.address());
+        v1::ListOperationsResponse all;
+        QVERIFY(control.list(kAlice, &all).ok());
+        QCOMPARE(all.operations_size(), 0);
+        QCOMPARE(fleetd.terminate(), 0);
+    }
+
+    void theFlagNeedsTheBreaker() {
+        QTemporaryDir dir;
+        FleetdProcess fleetd;
+        QVERIFY(!fleetd.start(twinWithDrift(dir) + QStringList{"--auto-isolate-links", "act"}));
+        QVERIFY2(fleetd.log().contains("--auto-isolate-links"), fleetd.log().constData());
+        FleetdProcess bad;
+        QVERIFY(!bad.start(twinWithDrift(dir) + QStringList{"--auto-drain", "5/1h", "--auto-isolate-links", "yes"}));
+        QVERIFY2(bad.log().contains("act or dry-run"), bad.log().constData());
     }
 };
 

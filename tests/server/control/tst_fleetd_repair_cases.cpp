@@ -55,13 +55,9 @@ class TestFleetdRepairCases : public QObject {
     // Runs `request` as alice and waits for it to end; the operation as it ended.
     static v1::Operation run(ControlConnection& control, const v1::ActionRequest& request) {
         std::string why;
-        const v1::Operation op = control.previewThenExecute(kAlice, request, nullptr, &why);
-        if (op.id().empty()) {
-            qWarning("%s refused: %s", request.request_id().c_str(), why.c_str());
-            return op;
-        }
-        const auto done = control.waitFor(kAlice, op.id(), isFinished, 60s * kSanitizerSlowdown);
-        return done ? *done : op;
+        const v1::Operation op = control.runToEnd(kAlice, request, nullptr, &why, 60s * kSanitizerSlowdown);
+        if (op.id().empty()) qWarning("%s refused: %s", request.request_id().c_str(), why.c_str());
+        return op;
     }
 
 private slots:

@@ -152,6 +152,10 @@ private slots:
         QVERIFY(!treated.at_risk());  // the burst before the treatment no longer counts
         QVERIFY2(treated.stage_reason().starts_with("clean window, host end: judging"), treated.stage_reason().c_str());
         QVERIFY(!book.get("r01-n01-ib0")->cleanWindowPassed);
+        // About 125 min ahead at 400 Gb/s.
+        QVERIFY2(treated.return_after_unix_ms() > f.nowMs + 115 * 60'000 &&
+                     treated.return_after_unix_ms() < f.nowMs + 130 * 60'000,
+                 qPrintable(QString::number((treated.return_after_unix_ms() - f.nowMs) / 60'000.0)));
         for (int i = 0; i < 480; ++i) f.poll(0);  // 2 h: short of 3e15 bits
         QVERIFY(!book.get("r01-n01-ib0")->cleanWindowPassed);
         for (int i = 0; i < 40; ++i) f.poll(0);
