@@ -280,8 +280,9 @@ std::optional<std::string> LinkLadderActions::stillWaiting(CheckpointWait& wait,
         const auto job = fleet_.job(it->first);
         const bool onTray =
             job && node && std::find(node->jobs.begin(), node->jobs.end(), it->first) != node->jobs.end();
-        // A save shows as the age dropping; a job gone from the tray no longer needs one.
-        if (!onTray || job->checkpointAgeSeconds + 1e-6 < it->second) {
+        // A save shows as the age dropping; a job with nothing unsaved (just saved, or recovering
+        // from an interruption) loses nothing to the drain; a job gone from the tray needs none.
+        if (!onTray || job->checkpointAgeSeconds <= 0 || job->checkpointAgeSeconds + 1e-6 < it->second) {
             it = wait.ages.erase(it);
             continue;
         }
@@ -296,9 +297,9 @@ std::optional<std::string> LinkLadderActions::stillWaiting(CheckpointWait& wait,
 
 ActionOutcome LinkLadderActions::drain(const v1::Operation& operation) {
     const std::string tray = trayOf(operation);
-    // Stored as a drain's reason always is, "<principal>: <text>", so its owner reads as for any drain.
-    return actuator_.drainNode(tray, operation.principal() + ": link " + operation.request().link_name() +
-                                         " isolated: " + reasonText(operation.request()));
+    // The operation's stored reason, "<principal>: <text>", as any drain's: its owner reads as for
+    // any drain, and the audit log holds it before the drain takes effect.
+    return actuator_.drainNode(tray, operation.request().reason());
 }
 
 void LinkLadderActions::replay(LinkLadderBook& book, const v1::Operation& operation) {

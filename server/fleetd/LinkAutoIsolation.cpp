@@ -12,7 +12,10 @@ LinkAutoIsolation::LinkAutoIsolation(Mode mode, control::ControlPlane& plane, Li
 
 std::string LinkAutoIsolation::riskText(const LinkLadderBook::AtStake& stake) {
     if (stake.confirmedError) return "errors prove the BER over the Error line";
-    return "P(Error or down within 6 h) " + std::to_string(int(std::lround(stake.errorOrDown6h * 100))) + " %";
+    const int percent = int(std::lround(stake.errorOrDown6h * 100));
+    // A link the watch still holds at risk from errors over the line in its last polls.
+    if (percent < 1) return "errors over the Error line in its last polls";
+    return "P(Error or down within 6 h) " + std::to_string(percent) + " %";
 }
 
 void LinkAutoIsolation::consider(std::int64_t nowUnixMs) {
@@ -24,7 +27,7 @@ void LinkAutoIsolation::consider(std::int64_t nowUnixMs) {
     for (const auto& [link, why] : refused) {
         posted_.erase(link);
         retryAtMs_[link] = nowUnixMs + kRetryAfterMs;
-        book_.propose(link, "automation could not isolate it: " + why + "; a person decides");
+        book_.propose(link, "automation could not isolate it: " + why + "; a person decides", nowUnixMs);
     }
     for (const auto& [link, stake] : book_.listed()) {
         if (!stake.atRisk) continue;
@@ -39,13 +42,15 @@ void LinkAutoIsolation::consider(std::int64_t nowUnixMs) {
             retryAtMs_.erase(retry);
         }
         if (mode_ == Mode::DryRun) {
-            book_.propose(link, "dry run: automation would isolate it (" + riskText(stake) + ")");
+            book_.propose(link, "dry run: automation would isolate it (" + riskText(stake) + ")", nowUnixMs);
             continue;
         }
         if (posted_.count(link)) continue;
         if (book_.isolatedNow() >= book_.budget()) {
-            book_.propose(link, "over the isolation budget (" + std::to_string(book_.budget()) +
-                                    " links): " + riskText(stake) + "; a person decides");
+            book_.propose(link,
+                          "over the isolation budget (" + std::to_string(book_.budget()) +
+                              " links): " + riskText(stake) + "; a person decides",
+                          nowUnixMs);
             continue;
         }
         isolate(link, stake, nowUnixMs);
@@ -60,7 +65,7 @@ void LinkAutoIsolation::isolate(const std::string& link, const LinkLadderBook::A
     request.set_link_name(link);
     // A planned drain costs a restart; once the errors prove it over the line, waiting is a gamble.
     request.set_at_next_checkpoint(!stake.confirmedError);
-    request.set_reason(riskText(stake) +
+    request.set_reason(link + ": " + riskText(stake) +
                        (stake.confirmedError ? ": isolated now" : ": isolated at the next checkpoint"));
     posted_.insert(link);
     post_([this, request, link] {

@@ -305,7 +305,9 @@ std::map<std::uint32_t, LinkLadderEntry> LinkHealthKeeper::followLadder(std::int
                 text = "clean window passed: ready to return";
             } else {
                 const SymbolBerEstimate& behind = !hostClean ? host : far;
-                text = std::string("clean window, ") + (!hostClean ? "host" : "switch") + " end: " + behind.text();
+                const std::string end = !hostClean ? "host" : "switch";
+                text = behind.verdict == BerVerdict::NoData ? "clean window: no bits carried yet at the " + end + " end"
+                                                            : "clean window, " + end + " end: " + behind.text();
             }
             ladder_->setCleanWindow(name, passed, text);
             entry.cleanWindowPassed = passed;

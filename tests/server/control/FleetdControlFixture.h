@@ -414,6 +414,7 @@ private:
             // Kept whatever the wait is for, so a later wait finds what an earlier one read past.
             for (const auto& repairCase : response.delta().repair_cases()) repairCases_[repairCase.id()] = repairCase;
             for (const auto& link : response.delta().link_health()) links_[link.name()] = link;
+            for (const auto& state : response.delta().states()) states_[state.entity_index()] = state;
             if (response.delta().has_fleet()) fleet_ = response.delta().fleet();
             if (done(response.delta())) return true;
         }

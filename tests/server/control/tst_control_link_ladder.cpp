@@ -120,9 +120,9 @@ private slots:
         const auto op = h.engine->execute(kAlice, request).operation;
         QVERIFY2(h.actuator->calls().size() == 1,
                  h.actuator->calls().empty() ? "none" : h.actuator->calls()[0].c_str());
-        QCOMPARE(h.actuator->calls(),
-                 std::vector<std::string>{"drain r01-n03 reason=alice: link r01-n03-ib1 isolated: symbol BER forecast "
-                                          "over the Error line in 3 h"});
+        QCOMPARE(
+            h.actuator->calls(),
+            std::vector<std::string>{"drain r01-n03 reason=alice: symbol BER forecast over the Error line in 3 h"});
         QCOMPARE(h.actuator->unauditedCalls(), 0);
         QCOMPARE(h.get(op.id()).state(), v1::OPERATION_STATE_RUNNING);  // the job still leaves
         QCOMPARE(h.stage(), v1::LINK_STAGE_ISOLATING);
@@ -190,6 +190,16 @@ private slots:
         idle.set_at_next_checkpoint(true);
         QVERIFY(h.engine->execute(kAlice, idle).status.ok());
         QCOMPARE(h.actuator->calls().size(), std::size_t(2));
+
+        // A job with nothing unsaved (recovering from an interruption) loses nothing: no wait.
+        h.fleet.placeJob("llm-8b", {"r01-n10"}, 0);
+        auto recovering = ladder(v1::ACTION_TYPE_ISOLATE_LINK, "r01-n10-ib2", "iso-rec");
+        recovering.set_at_next_checkpoint(true);
+        QVERIFY(h.engine->execute(kAlice, recovering).status.ok());
+        QCOMPARE(h.actuator->calls().size(), std::size_t(2));
+        h.engine->tick();
+        QCOMPARE(h.actuator->calls().size(), std::size_t(3));
+        QVERIFY(h.actuator->calls().back().starts_with("drain r01-n10 "));
     }
 
     void aTreatedLinkReturnsOnlyAfterItsCleanWindow() {
