@@ -5,6 +5,7 @@
 #include "BlastRadius.h"
 #include "ControlTestFleet.h"
 #include "IncidentActions.h"
+#include "LinkLadderActions.h"
 
 #include <google/protobuf/descriptor.h>
 
@@ -71,14 +72,25 @@ private slots:
             QCOMPARE(IncidentActions::handles(row.type), row.handler == ActionHandler::IncidentBook);
     }
 
+    void linkLadderTakesItsRowsOnly() {
+        for (const ActionTraits& row : allActionTraits())
+            QCOMPARE(LinkLadderActions::handles(row.type), row.handler == ActionHandler::LinkLadder);
+    }
+
     // Every fleet action names its own field when it is missing, and is described by its target.
     void fleetActionsNameTheirTarget() {
+        const control_test::TestFleet fleet(1);
+        watchfloor::server::LinkLadderBook book(0, {});
+        control_test::RecordingActuator actuator("");
+        LinkLadderActions links(book, fleet, actuator, {});
         for (const ActionTraits& row : allActionTraits()) {
             if (row.handler == ActionHandler::IncidentBook || row.target == ActionTarget::Nothing) continue;
             v1::ActionRequest request;
             request.set_type(row.type);
             if (row.type == v1::ACTION_TYPE_SET_LIFECYCLE) request.set_lifecycle(v1::TRAY_LIFECYCLE_TRIAGE);
-            const PreviewResult result = computeBlastRadius(control_test::TestFleet(1), request, {});
+            const PreviewResult result = row.handler == ActionHandler::LinkLadder
+                                             ? links.preview(request, control_test::kAlice, 0)
+                                             : computeBlastRadius(fleet, request, {});
             QCOMPARE(result.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
             QVERIFY2(result.status.error_message().find(std::string(row.targetField)) != std::string::npos,
                      result.status.error_message().c_str());
