@@ -126,9 +126,10 @@ LinkHealthKeeper::LinkHealthKeeper(const v1::Topology& topology, LinkHealthOptio
 
 void LinkHealthKeeper::observe(FleetChanges& changes) {
     if (links_.empty()) return;
+    const std::int64_t nowMs = toUnixMs(changes.time);
     record(changes);
     recordJobs(changes);
-    const std::int64_t nowMs = toUnixMs(changes.time);
+    recordTrays(changes, nowMs);
     if (nowMs < nextPollMs_) return;
     nextPollMs_ = nowMs + options_.pollMs;
     poll(nowMs, changes);
@@ -164,11 +165,43 @@ void LinkHealthKeeper::recordJobs(const FleetChanges& changes) {
     }
 }
 
+void LinkHealthKeeper::recordTrays(const FleetChanges& changes, std::int64_t nowMs) {
+    for (const auto& state : changes.states) {
+        if (state.node_state() == v1::NODE_STATE_UNSPECIFIED) continue;
+        const bool down = state.node_state() == v1::NODE_STATE_DOWN;
+        const auto known = trayDownUntilMs_.find(state.entity_index());
+        if (down) {
+            trayDownUntilMs_[state.entity_index()] = std::numeric_limits<std::int64_t>::max();
+        } else if (known != trayDownUntilMs_.end() && known->second == std::numeric_limits<std::int64_t>::max()) {
+            known->second = nowMs + options_.hostEventGraceMs;  // back up: its ports train again
+        }
+    }
+}
+
+bool LinkHealthKeeper::hostEvent(std::uint32_t node, std::int64_t nowMs) const {
+    const auto found = trayDownUntilMs_.find(node);
+    return found != trayDownUntilMs_.end() && nowMs <= found->second;
+}
+
+float LinkHealthKeeper::cableDowns(Counters& c, bool hostEventNow) {
+    const float v = c.value[kDowned];
+    if (!counterReading(v)) return v;
+    if (std::isfinite(c.downedSeen)) {
+        if (v < c.downedSeen)
+            c.downedByHost = 0;  // cleared: what the host had added went with it
+        else if (hostEventNow)
+            c.downedByHost += v - c.downedSeen;
+    }
+    c.downedSeen = v;
+    return std::max(0.0f, v - c.downedByHost);
+}
+
 void LinkHealthKeeper::fillSamples(std::int64_t nowMs) {
     for (std::size_t i = 0; i < links_.size(); ++i) {
         LinkPollSample& sample = samples_[i];
         bool* present[2] = {&sample.hostPresent, &sample.switchPresent};
         PortCounterSample* out[2] = {&sample.host, &sample.switchEnd};
+        const bool hostEventNow = hostEvent(links_[i].node, nowMs);
         for (int end = 0; end < 2; ++end) {
             Counters& c = ends_[end][i];
             // A source that sends counters on change (the twin) leaves a quiet port's values as
@@ -182,7 +215,8 @@ void LinkHealthKeeper::fillSamples(std::int64_t nowMs) {
             c.takenMs = at;
             out[end]->setSymbolErrors(std::uint64_t(c.value[kSymbol]));
             if (counterReading(c.value[kRecovery])) out[end]->setLinkErrorRecovery(std::uint64_t(c.value[kRecovery]));
-            if (counterReading(c.value[kDowned])) out[end]->setLinkDowned(std::uint64_t(c.value[kDowned]));
+            if (const float downs = cableDowns(c, hostEventNow); counterReading(downs))
+                out[end]->setLinkDowned(std::uint64_t(downs));
             if (counterReading(c.value[kReceive])) out[end]->setReceiveErrors(std::uint64_t(c.value[kReceive]));
             if (std::isfinite(c.value[kTemperature])) out[end]->setModuleTemperature(c.value[kTemperature]);
             out[end]->setActive(ends_[0][i].active);  // one cable: the host's state is the link's

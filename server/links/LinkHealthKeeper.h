@@ -15,6 +15,7 @@
 #include "watchfloor/v1/fleet.pb.h"
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -25,6 +26,9 @@ namespace watchfloor::server {
 struct LinkHealthOptions {
     std::int64_t pollMs = 15'000;   // fleet time between polls: fleetd's default source poll
     std::int64_t sweepMs = 60'000;  // every link's verdict is looked at this often (the at-risk ones every poll)
+    // A tray DOWN (powered off, rebooting, failed) takes its links down with it: a link_downed
+    // rise while it is DOWN, or this long after it came back, is the host's event, not the cable's.
+    std::int64_t hostEventGraceMs = 10 * 60'000;
     double restartSeconds = 300;    // a job's restart after an unplanned failure (the blast radius's default)
     std::size_t listedMax = 1'000;  // the most links listed at once, worst first
     // The source sends a counter only when it moves (the twin: FleetSource::countersPeriodic()
@@ -66,10 +70,17 @@ private:
         std::int64_t timeMs = 0;    // of the newest symbol error value
         std::int64_t takenMs = -1;  // the time the watch last took
         bool active = true;
+        float downedSeen = std::numeric_limits<float>::quiet_NaN();  // the link_downed value last taken
+        float downedByHost = 0;  // rises during its tray's host events, taken off what the watch sees
     };
 
     void record(const FleetChanges& changes);
     void recordJobs(const FleetChanges& changes);
+    // Trays going DOWN and coming back: the windows in which a link-down is the host's.
+    void recordTrays(const FleetChanges& changes, std::int64_t nowMs);
+    bool hostEvent(std::uint32_t node, std::int64_t nowMs) const;
+    // The downed counter as the watch takes it: without the rises of the tray's host events.
+    float cableDowns(Counters& c, bool hostEventNow);
     void poll(std::int64_t nowMs, FleetChanges& changes);
     void fillSamples(std::int64_t nowMs);
     std::vector<std::uint32_t> linksToList();
@@ -84,6 +95,7 @@ private:
     std::vector<Link> links_;
     std::unordered_map<std::uint32_t, std::uint32_t> linkOfEntity_;
     std::unordered_map<std::string, std::uint32_t> linkOfName_;
+    std::unordered_map<std::uint32_t, std::int64_t> trayDownUntilMs_;  // by node: DOWN (max) or its grace end
     LinkLadderBook* ladder_ = nullptr;
     std::map<std::uint32_t, std::int64_t> returnedSeenMs_;  // fleet time a link was first seen RETURNED
     std::map<std::uint32_t, std::int64_t> passedMs_;        // fleet time a treated link's clean window passed

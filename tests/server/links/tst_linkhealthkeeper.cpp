@@ -175,6 +175,42 @@ private slots:
         QCOMPARE(book.get("r01-n01-ib0")->isolationsUnixMs.size(), std::size_t(1));  // still counted
     }
 
+    // A tray powered off or rebooting takes its links down at both ends: that is the host's event.
+    // The same downs with the tray up are the cable's, and put the link at risk.
+    void linkDownsWhileTheTrayIsDownAreTheHostsNotTheCables() {
+        for (const bool trayDown : {true, false}) {
+            LinkHealthKeeper keeper(twoTrays());
+            std::int64_t nowMs = kStartMs;
+            float downed = 0;
+            for (int poll = 0; poll < 12; ++poll) {
+                FleetChanges changes;
+                changes.time = fromUnixMs(nowMs);
+                if (poll == 2 && trayDown) {
+                    v1::EntityState state;
+                    state.set_entity_index(10);
+                    state.set_node_state(v1::NODE_STATE_DOWN);
+                    changes.states.push_back(state);
+                }
+                if (poll == 4 && trayDown) {
+                    v1::EntityState state;
+                    state.set_entity_index(10);
+                    state.set_node_state(v1::NODE_STATE_IDLE);
+                    changes.states.push_back(state);
+                }
+                if (poll >= 3 && poll <= 5) downed += 1;  // three downs, both ends
+                for (const v1::Metric m : {v1::IB_LINK_DOWNED_COUNTER, v1::IB_FAR_LINK_DOWNED_COUNTER})
+                    changes.samples.push_back({100, m, downed});
+                changes.samples.push_back({100, v1::IB_SYMBOL_ERROR_COUNTER, 0.0F});
+                changes.samples.push_back({100, v1::IB_FAR_SYMBOL_ERROR_COUNTER, 0.0F});
+                keeper.observe(changes);
+                nowMs += kPollMs;
+            }
+            const bool listed = keeper.listed().count(100) && keeper.listed().at(100).at_risk();
+            QVERIFY2(listed != trayDown, trayDown ? "downs of a DOWN tray put its link at risk"
+                                                  : "the cable's downs did not put the link at risk");
+        }
+    }
+
     void quietLinksAreNeverListedAndAnUnchangedSummaryIsNotResent() {
         Feed f;
         for (int i = 0; i < 40; ++i) f.poll(0);
