@@ -2,6 +2,7 @@
 
 #include "ActionCatalog.h"
 #include "OperationsEngine.h"
+#include "Plural.h"
 #include "TextBounds.h"
 
 #include <algorithm>
@@ -20,17 +21,12 @@ void refuse(v1::ActionPreview& preview, std::string why) {
     preview.set_refusal(std::move(why));
 }
 
-std::string stageName(v1::LinkStage stage) {
-    std::string name = v1::LinkStage_Name(stage);
-    constexpr std::string_view prefix = "LINK_STAGE_";
+// An enum value's proto name without its type's prefix: "ISOLATED", "RESEAT_AND_CLEAN", "SWITCH".
+std::string enumWord(const std::string& name, std::string_view prefix) {
     return name.starts_with(prefix) ? name.substr(prefix.size()) : name;
 }
 
-std::string treatmentName(v1::LinkTreatment treatment) {
-    std::string name = v1::LinkTreatment_Name(treatment);
-    constexpr std::string_view prefix = "LINK_TREATMENT_";
-    return name.starts_with(prefix) ? name.substr(prefix.size()) : name;
-}
+std::string stageName(v1::LinkStage stage) { return enumWord(v1::LinkStage_Name(stage), "LINK_STAGE_"); }
 
 // A stored reason is "<principal>: <text>" (control.proto); the text alone.
 std::string reasonText(const v1::ActionRequest& request) {
@@ -128,11 +124,9 @@ PreviewResult LinkLadderActions::preview(const v1::ActionRequest& request, const
         if (stage != v1::LINK_STAGE_TREATED)
             refuse(preview, request.link_name() + " is " + (entry ? stageName(stage) : std::string("not isolated")) +
                                 "; a link returns once it is treated and its clean window has passed");
-        else if (book_.isolationsWithin30Days(request.link_name(), nowUnixMs) >=
-                     LinkLadderBook::kReplaceAfterIsolations &&
-                 !replacement(entry->treatment))
-            refuse(preview, request.link_name() + " has been isolated " +
-                                std::to_string(book_.isolationsWithin30Days(request.link_name(), nowUnixMs)) +
+        else if (const std::size_t isolations = book_.isolationsWithin30Days(request.link_name(), nowUnixMs);
+                 isolations >= LinkLadderBook::kReplaceAfterIsolations && !replacement(entry->treatment))
+            refuse(preview, request.link_name() + " has been isolated " + std::to_string(isolations) +
                                 " times within 30 days: replace its cable or transceiver (TREAT_LINK) before it "
                                 "returns");
         else if (!entry->cleanWindowPassed)
@@ -149,11 +143,10 @@ PreviewResult LinkLadderActions::preview(const v1::ActionRequest& request, const
         if (stage != v1::LINK_STAGE_ISOLATED && stage != v1::LINK_STAGE_TREATED)
             refuse(preview, request.link_name() + " is " + (entry ? stageName(stage) : std::string("not isolated")) +
                                 "; isolate it (its tray drained) before it is treated");
-        std::string effect = request.link_name() + ": " + treatmentName(request.link_treatment());
-        if (request.link_end() != v1::LINK_END_UNSPECIFIED) {
-            std::string end = v1::LinkEnd_Name(request.link_end());
-            effect += " (" + end.substr(std::string_view("LINK_END_").size()) + " end)";
-        }
+        std::string effect =
+            request.link_name() + ": " + enumWord(v1::LinkTreatment_Name(request.link_treatment()), "LINK_TREATMENT_");
+        if (request.link_end() != v1::LINK_END_UNSPECIFIED)
+            effect += " (" + enumWord(v1::LinkEnd_Name(request.link_end()), "LINK_END_") + " end)";
         preview.set_effect(effect + " recorded -> TREATED; it returns after a clean window");
     }
     v1::ActionPreview& preview = result.preview;
@@ -185,8 +178,7 @@ PreviewResult LinkLadderActions::previewIsolate(const v1::ActionRequest& request
     const double drainNowCost = preview.expected_goodput_cost_gpu_s();
     const auto stake = book_.atStake(request.link_name());
     preview.set_unplanned_cost_gpu_s(stake ? stake->unplannedGpuSeconds : drainNowCost);
-    std::string jobs;
-    for (const std::string& job : preview.jobs_hit()) jobs += (jobs.empty() ? "" : ", ") + job;
+    const std::string jobs = commaJoined({preview.jobs_hit().begin(), preview.jobs_hit().end()});
     if (request.at_next_checkpoint() && preview.jobs_hit_size() > 0) {
         double restart = 0;
         for (const std::string& name : preview.jobs_hit()) {
@@ -275,7 +267,7 @@ LinkLadderActions::CheckpointWait LinkLadderActions::startCheckpointWait(const v
 std::optional<std::string> LinkLadderActions::stillWaiting(CheckpointWait& wait, const v1::Operation& operation) const {
     const std::string tray = trayOf(operation);
     const auto node = fleet_.node(tray);
-    std::string waiting;
+    std::vector<std::string> waiting;
     for (auto it = wait.ages.begin(); it != wait.ages.end();) {
         const auto job = fleet_.job(it->first);
         const bool onTray =
@@ -287,11 +279,11 @@ std::optional<std::string> LinkLadderActions::stillWaiting(CheckpointWait& wait,
             continue;
         }
         it->second = job->checkpointAgeSeconds;
-        waiting += (waiting.empty() ? "" : ", ") + it->first;
+        waiting.push_back(it->first);
         ++it;
     }
     if (waiting.empty()) return std::nullopt;
-    return "isolating " + operation.request().link_name() + ": waiting for " + waiting +
+    return "isolating " + operation.request().link_name() + ": waiting for " + commaJoined(waiting) +
            "'s next checkpoint before draining " + tray;
 }
 

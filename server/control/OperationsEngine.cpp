@@ -787,11 +787,15 @@ ActionOutcome OperationsEngine::dispatchToScheduler(const v1::ActionRequest& req
 namespace {
 
 // A drain is done when the node has no work left; until then it is DRAINING.
+// The tray an operation acts on: a link's step acts on the tray the link serves.
+std::string drainedTray(const v1::Operation& op) {
+    return LinkLadderActions::handles(op.request().type()) ? LinkLadderActions::trayOf(op) : op.request().node_name();
+}
+
 std::optional<std::string> drainStillWaiting(const FleetView& fleet, const v1::Operation& op) {
-    // A link's isolation is its tray's drain.
-    const bool isolation = op.request().type() == v1::ACTION_TYPE_ISOLATE_LINK;
-    if (op.request().type() != v1::ACTION_TYPE_DRAIN_NODE && !isolation) return std::nullopt;
-    const auto node = fleet.node(isolation ? LinkLadderActions::trayOf(op) : op.request().node_name());
+    const v1::ActionType type = op.request().type();
+    if (type != v1::ACTION_TYPE_DRAIN_NODE && type != v1::ACTION_TYPE_ISOLATE_LINK) return std::nullopt;
+    const auto node = fleet.node(drainedTray(op));
     if (!node || node->state == v1::NODE_STATE_DRAINED || node->state == v1::NODE_STATE_DOWN) return std::nullopt;
     // A job that is stopping may no longer be listed on the node while it still holds it.
     if (node->jobs.empty()) {
@@ -901,10 +905,7 @@ void OperationsEngine::tick() {
             } else if (op.state() == v1::OPERATION_STATE_RUNNING && entry.effectApplied) {
                 const auto waiting = drainStillWaiting(fleet_, op);
                 if (!waiting) {
-                    const std::string tray = LinkLadderActions::handles(op.request().type())
-                                                 ? LinkLadderActions::trayOf(op)
-                                                 : op.request().node_name();
-                    finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, tray + " is drained");
+                    finishLocked(entry, v1::OPERATION_STATE_SUCCEEDED, drainedTray(op) + " is drained");
                     changes.push_back(op);
                 } else if (*waiting != op.progress_message()) {
                     op.set_progress_message(*waiting);

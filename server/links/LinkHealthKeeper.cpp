@@ -321,43 +321,7 @@ std::map<std::uint32_t, LinkLadderEntry> LinkHealthKeeper::followLadder(std::int
         const auto found = linkOfName_.find(name);
         if (found == linkOfName_.end() || entry.stage == v1::LINK_STAGE_UNSPECIFIED) continue;
         const std::uint32_t link = found->second;
-        if (entry.stage == v1::LINK_STAGE_TREATED) {
-            if (ladder_->takeWindowRestart(name)) watch_.restartWindow(link);
-            const SymbolBerEstimate host = watch_.estimate(link, LinkEnd::Host);
-            const SymbolBerEstimate far = watch_.estimate(link, LinkEnd::Switch);
-            const CableJudgement cable = watch_.cable(link, host, far);
-            const std::uint32_t downs = watch_.downsSinceRestart(link);
-            const bool hostClean = host.verdict == BerVerdict::Normal;
-            const bool farClean = cable.oneEndSeen || far.verdict == BerVerdict::Normal;
-            const bool passed = downs == 0 && hostClean && farClean;
-            std::string text;
-            if (downs > 0) {
-                // Not clean: the window starts again from here.
-                watch_.restartWindow(link);
-                text = "went down since the treatment: its clean window starts again";
-            } else if (passed) {
-                text = "clean window passed: ready to return";
-            } else {
-                const SymbolBerEstimate& behind = !hostClean ? host : far;
-                const std::string end = !hostClean ? "host" : "switch";
-                text = behind.verdict == BerVerdict::NoData ? "clean window: no bits carried yet at the " + end + " end"
-                                                            : "clean window, " + end + " end: " + behind.text();
-            }
-            ladder_->setCleanWindow(name, passed, text);
-            entry.cleanWindowPassed = passed;
-            entry.cleanWindowText = text;
-            // At the pace the ends carry bits now, the slower one's window ends then.
-            double remainingS = 0;
-            for (const SymbolBerEstimate* e : {&host, &far})
-                if ((e == &host || !cable.oneEndSeen) && e->neededSeconds > e->windowSeconds)
-                    remainingS = std::max(remainingS, e->neededSeconds - e->windowSeconds);
-            if (!passed) {
-                passedMs_.erase(link);
-                entry.returnAfterMs = nowMs + std::int64_t(std::ceil(remainingS / 60) * 60'000);
-            } else {
-                entry.returnAfterMs = passedMs_.emplace(link, nowMs).first->second;  // when it passed, kept
-            }
-        }
+        if (entry.stage == v1::LINK_STAGE_TREATED) judgeCleanWindow(link, name, entry, nowMs);
         if (entry.stage == v1::LINK_STAGE_RETURNED || entry.stage == v1::LINK_STAGE_PROPOSED) {
             // Listed while it matters: a returned link for an hour, a proposal while it is at risk.
             const auto [seen, first] = returnedSeenMs_.emplace(link, nowMs);
@@ -374,6 +338,45 @@ std::map<std::uint32_t, LinkLadderEntry> LinkHealthKeeper::followLadder(std::int
         held.emplace(link, std::move(entry));
     }
     return held;
+}
+
+void LinkHealthKeeper::judgeCleanWindow(std::uint32_t link, const std::string& name, LinkLadderEntry& entry,
+                                        std::int64_t nowMs) {
+    if (ladder_->takeWindowRestart(name)) watch_.restartWindow(link);
+    const SymbolBerEstimate host = watch_.estimate(link, LinkEnd::Host);
+    const SymbolBerEstimate far = watch_.estimate(link, LinkEnd::Switch);
+    const CableJudgement cable = watch_.cable(link, host, far);
+    const std::uint32_t downs = watch_.downsSinceRestart(link);
+    const bool hostClean = host.verdict == BerVerdict::Normal;
+    const bool farClean = cable.oneEndSeen || far.verdict == BerVerdict::Normal;
+    const bool passed = downs == 0 && hostClean && farClean;
+    std::string text;
+    if (downs > 0) {
+        // Not clean: the window starts again from here.
+        watch_.restartWindow(link);
+        text = "went down since the treatment: its clean window starts again";
+    } else if (passed) {
+        text = "clean window passed: ready to return";
+    } else {
+        const SymbolBerEstimate& behind = !hostClean ? host : far;
+        const std::string end = !hostClean ? "host" : "switch";
+        text = behind.verdict == BerVerdict::NoData ? "clean window: no bits carried yet at the " + end + " end"
+                                                    : "clean window, " + end + " end: " + behind.text();
+    }
+    ladder_->setCleanWindow(name, passed, text);
+    entry.cleanWindowPassed = passed;
+    entry.cleanWindowText = text;
+    // At the pace the ends carry bits now, the slower one's window ends then.
+    double remainingS = 0;
+    for (const SymbolBerEstimate* e : {&host, &far})
+        if ((e == &host || !cable.oneEndSeen) && e->neededSeconds > e->windowSeconds)
+            remainingS = std::max(remainingS, e->neededSeconds - e->windowSeconds);
+    if (!passed) {
+        passedMs_.erase(link);
+        entry.returnAfterMs = nowMs + std::int64_t(std::ceil(remainingS / 60) * 60'000);
+    } else {
+        entry.returnAfterMs = passedMs_.emplace(link, nowMs).first->second;  // when it passed, kept
+    }
 }
 
 void LinkHealthKeeper::applyStage(const LinkLadderEntry& entry, v1::LinkHealth& health) {

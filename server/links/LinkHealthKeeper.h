@@ -87,6 +87,9 @@ private:
     // The ladder's links: a treated link's window restarts once, its clean window is judged; the
     // links it holds, by link index.
     std::map<std::uint32_t, LinkLadderEntry> followLadder(std::int64_t nowMs);
+    // A treated link: its window restarted once after the treatment, its clean window judged (into
+    // the book and `entry`), and when the window ends at the ends' pace.
+    void judgeCleanWindow(std::uint32_t link, const std::string& name, LinkLadderEntry& entry, std::int64_t nowMs);
     static void applyStage(const LinkLadderEntry& entry, watchfloor::v1::LinkHealth& health);
     watchfloor::v1::LinkHealth healthOf(std::uint32_t link, std::int64_t nowMs) const;
     void atStake(std::uint32_t node, std::int64_t nowMs, watchfloor::v1::LinkAtStake* out) const;
@@ -97,7 +100,7 @@ private:
     std::unordered_map<std::string, std::uint32_t> linkOfName_;
     std::unordered_map<std::uint32_t, std::int64_t> trayDownUntilMs_;  // by node: DOWN (max) or its grace end
     LinkLadderBook* ladder_ = nullptr;
-    std::map<std::uint32_t, std::int64_t> returnedSeenMs_;  // fleet time a link was first seen RETURNED
+    std::map<std::uint32_t, std::int64_t> returnedSeenMs_;  // fleet time a link was first listed RETURNED or PROPOSED
     std::map<std::uint32_t, std::int64_t> passedMs_;        // fleet time a treated link's clean window passed
     std::vector<Counters> ends_[2];                         // per link: host end, far end
     std::vector<LinkPollSample> samples_;
