@@ -30,6 +30,8 @@ private slots:
     void chiSquareQuantileMatchesTables();
     void chiSquareQuantileInvertsTheCdf_data();
     void chiSquareQuantileInvertsTheCdf();
+    void lowerGammaForLargeCounts_data();
+    void lowerGammaForLargeCounts();
     void chiSquareEdges();
     void mttfInterval();
     void mttfWithoutFailuresIsALowerBound();
@@ -75,7 +77,7 @@ void TestReliabilityMath::chiSquareQuantileMatchesTables() {
 void TestReliabilityMath::chiSquareQuantileInvertsTheCdf_data() {
     QTest::addColumn<double>("p");
     QTest::addColumn<double>("dof");
-    for (double dof : {1.0, 2.0, 3.0, 20.0, 2001.0})
+    for (double dof : {1.0, 2.0, 3.0, 20.0, 2001.0, 4002.0, 20001.0, 2e6})
         for (double p : {1e-9, 0.025, 0.5, 0.975, 1 - 1e-9}) QTest::addRow("p=%g dof=%g", p, dof) << p << dof;
 }
 
@@ -90,6 +92,28 @@ void TestReliabilityMath::chiSquareQuantileInvertsTheCdf() {
     // rounding of p itself dominates, so the check stops at the usual confidence levels.)
     if (dof == 2.0 && p < 0.99)
         QVERIFY2(near(x, -2.0 * std::log1p(-p), 1e-12 * x), qPrintable(QString::number(x, 'g', 17)));
+}
+
+// A week of symbol errors on a bad link reaches millions; the series would need ~√(70a) terms there.
+// References: mpmath 1.3.0, gammainc(a, 0, x, regularized=True) at 40 digits.
+void TestReliabilityMath::lowerGammaForLargeCounts_data() {
+    QTest::addColumn<double>("a");
+    QTest::addColumn<double>("x");
+    QTest::addColumn<double>("reference");
+    QTest::newRow("a=2000 at the mean") << 2000.0 << 2000.0 << 0.50297354844420253;
+    QTest::newRow("a=2000 lower tail") << 2000.0 << 1850.0 << 0.00029701619532437507;
+    QTest::newRow("a=2000 upper") << 2000.0 << 2100.0 << 0.98635253231662962;
+    QTest::newRow("a=3000 lower tail") << 3000.0 << 2800.0 << 9.580940676978427577e-5;
+    QTest::newRow("a=5000 lower tail") << 5000.0 << 4700.0 << 7.5970648619412705e-6;
+    QTest::newRow("a=1e6 far lower tail") << 1e6 << 994000.0 << 9.178900262302023e-10;
+}
+
+void TestReliabilityMath::lowerGammaForLargeCounts() {
+    QFETCH(double, a);
+    QFETCH(double, x);
+    QFETCH(double, reference);
+    const double p = regularizedLowerGamma(a, x);
+    QVERIFY2(near(p, reference, 1e-6 * std::min(reference, 1 - reference)), qPrintable(QString::number(p, 'g', 17)));
 }
 
 void TestReliabilityMath::chiSquareEdges() {
