@@ -200,8 +200,13 @@ LinkForecast LinkForecaster::forecast(const LinkHistory& history, std::int64_t n
     if (best.ok) {
         f.log10Ber = best.a / kLn10;
         f.decadesPerDay = best.c * 24 / kLn10;
-        f.toWarning = timeTo(best, config_.lines.warning);
-        f.toError = timeTo(best, config_.lines.error);
+        // The crossing times only where the probabilities below take the trend's word too: "Error in
+        // 2.9 h" beside "< 1 % within 6 h" on a link that never left its baseline read as a broken
+        // forecast (the twin's healthy links at 10 h).
+        if (f.aboveBaseline || f.confirmedError) {
+            f.toWarning = timeTo(best, config_.lines.warning);
+            f.toError = timeTo(best, config_.lines.error);
+        }
     }
 
     const double baseHours = 24.0 * history.baselineDays();

@@ -121,8 +121,17 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(liveDock->incidentCount() > 0, 10000);  // the leak's incident
 
         // Back to 30 s before the leak, from the open Fleet page.
+        QSignalSpy typedMoves(bar, &ui::RewindBar::moveRequested);
         typeMoment(*bar, before);
-        QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible(), 10000 * watchfloor::testing::kSanitizerSlowdown);
+        // Failed in some full local runs only (passes alone): say what the bar asked and shows.
+        QTRY_VERIFY2_WITH_TIMEOUT(bar->banner()->isVisible(),
+                                  qPrintable(QStringLiteral("typed %1 (r03 since %2); %3 move(s) asked; time field "
+                                                            "'%4'; banner '%5'")
+                                                 .arg(ui::formatUnixMs(before))
+                                                 .arg(ui::formatUnixMs(store.status(r03).sinceUnixMs))
+                                                 .arg(typedMoves.count())
+                                                 .arg(bar->timeEdit()->text(), bar->bannerText())),
+                                  10000 * watchfloor::testing::kSanitizerSlowdown);
         QVERIFY2(bar->bannerText().contains(QStringLiteral("AS OF %1 UTC").arg(ui::formatUnixMs(before))),
                  qPrintable(bar->bannerText()));
         QVERIFY(bar->bannerText().contains(QStringLiteral("NOT LIVE")));
@@ -168,8 +177,17 @@ private slots:
         QVERIFY(window.currentPage()->isVisible());
 
         // Again from the live Rack page: the past opens on the same rack; back with the Live button.
+        QSignalSpy asked(bar, &ui::RewindBar::moveRequested);
         typeMoment(*bar, before);
-        QTRY_VERIFY_WITH_TIMEOUT(bar->banner()->isVisible(), 10000 * watchfloor::testing::kSanitizerSlowdown);
+        // Failed in some full local runs only (passes alone): say what the bar asked and shows.
+        QTRY_VERIFY2_WITH_TIMEOUT(bar->banner()->isVisible(),
+                                  qPrintable(QStringLiteral("typed %1 (r03 since %2); %3 move(s) asked; time field "
+                                                            "'%4'; banner '%5'")
+                                                 .arg(ui::formatUnixMs(before))
+                                                 .arg(ui::formatUnixMs(store.status(r03).sinceUnixMs))
+                                                 .arg(asked.count())
+                                                 .arg(bar->timeEdit()->text(), bar->bannerText())),
+                                  10000 * watchfloor::testing::kSanitizerSlowdown);
         QTRY_VERIFY_WITH_TIMEOUT(rewind->view()->rackPage()->isVisible(), 5000);
         QCOMPARE(rewind->view()->rackPage()->rackName(), QStringLiteral("r03"));
         QVERIFY(bar->liveButton()->isEnabled());

@@ -124,6 +124,9 @@ void TestLinkForecast::healthyLinkHasNoForecast() {
     QVERIFY2(f.errorOrDown[2] < 0.01, qPrintable(QString::number(f.errorOrDown[2])));
     QVERIFY(!forecaster.atRisk(f));
     QCOMPARE(h.baselineDays(), 2);
+    // Its noise extrapolated is no crossing time either (the table would say "Error in N h").
+    QVERIFY2(!std::isfinite(f.toError.hours) && !std::isfinite(f.toWarning.hours),
+             qPrintable(QStringLiteral("%1 h").arg(f.toError.hours)));
 }
 
 void TestLinkForecast::driftForecastCrossesNearTheTruth() {
