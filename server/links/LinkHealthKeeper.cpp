@@ -1,6 +1,7 @@
 #include "LinkHealthKeeper.h"
 
 #include "PoissonBounds.h"
+#include "TickClock.h"
 
 #include <algorithm>
 #include <cmath>
@@ -388,7 +389,8 @@ void LinkHealthKeeper::applyStage(const LinkLadderEntry& entry, v1::LinkHealth& 
     health.set_treatment(entry.treatment);
     health.set_treated_end(entry.treatedEnd);
     health.set_treated_by(entry.treatedBy);
-    health.set_isolations_30d(std::uint32_t(entry.isolationsUnixMs.size()));
+    // The ladder's times are the wall clock's (its operations'), not the keeper's fleet time.
+    health.set_isolations_30d(std::uint32_t(entry.isolationsWithin30Days(wallNowMs())));
     if (entry.stage == v1::LINK_STAGE_TREATED) health.set_return_after_unix_ms(entry.returnAfterMs);
 }
 

@@ -31,13 +31,16 @@ std::optional<LinkLadderEntry> LinkLadderBook::get(const std::string& link) cons
     return found->second;
 }
 
+std::size_t LinkLadderEntry::isolationsWithin30Days(std::int64_t nowUnixMs) const {
+    return static_cast<std::size_t>(
+        std::count_if(isolationsUnixMs.begin(), isolationsUnixMs.end(),
+                      [&](std::int64_t t) { return nowUnixMs - t < LinkLadderBook::kIsolationMemoryMs; }));
+}
+
 std::size_t LinkLadderBook::isolationsWithin30Days(const std::string& link, std::int64_t nowUnixMs) const {
     std::lock_guard lock(mutex_);
     const auto found = entries_.find(link);
-    if (found == entries_.end()) return 0;
-    const auto& times = found->second.isolationsUnixMs;
-    return static_cast<std::size_t>(
-        std::count_if(times.begin(), times.end(), [&](std::int64_t t) { return nowUnixMs - t < kIsolationMemoryMs; }));
+    return found == entries_.end() ? 0 : found->second.isolationsWithin30Days(nowUnixMs);
 }
 
 LinkLadderEntry& LinkLadderBook::entryLocked(const std::string& link) {

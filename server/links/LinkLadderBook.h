@@ -29,11 +29,14 @@ struct LinkLadderEntry {
     watchfloor::v1::LinkTreatment treatment = watchfloor::v1::LINK_TREATMENT_UNSPECIFIED;
     watchfloor::v1::LinkEnd treatedEnd = watchfloor::v1::LINK_END_UNSPECIFIED;
     std::string treatedBy;
-    std::vector<std::int64_t> isolationsUnixMs;  // within the last 30 days
+    std::vector<std::int64_t> isolationsUnixMs;  // wall clock, as the ladder's operations are
     bool windowRestartPending = false;           // treated: the keeper restarts the watch's window once
     bool cleanWindowPassed = false;              // treated: 3e15 clean bits at each end seen, no link-down
     std::string cleanWindowText;                 // "clean window: 40 of 125 min at the host end"
     std::int64_t returnAfterMs = 0;  // treated: when the clean window ends at this pace (the keeper's clock)
+
+    // Isolations in the 30 days before `nowUnixMs` (wall clock), the one under way included.
+    std::size_t isolationsWithin30Days(std::int64_t nowUnixMs) const;
 };
 
 class LinkLadderBook {

@@ -4,6 +4,7 @@
 // changes; a link whose errors left the window is retired once; the summary counts them; a source
 // that sends counters only on change (the twin) and one that re-sends them each poll agree.
 #include "LinkHealthKeeper.h"
+#include "TickClock.h"
 
 #include <QTest>
 
@@ -135,7 +136,9 @@ private slots:
         f.keeper.setLadder(&book);
         for (int i = 0; i < 4; ++i) f.poll(50);
         QVERIFY(f.keeper.listed().at(100).at_risk());
-        book.isolated("r01-n01-ib0", "op-1", "isolated by alice: BER over the Error line", false, 1'000);
+        // The ladder's times are wall-clock times (its operations'), the keeper's are fleet time.
+        const std::int64_t wall = wallNowMs();
+        book.isolated("r01-n01-ib0", "op-1", "isolated by alice: BER over the Error line", false, wall - 60'000);
         f.poll(0);
         const v1::LinkHealth& isolated = f.keeper.listed().at(100);
         QCOMPARE(isolated.stage(), v1::LINK_STAGE_ISOLATED);
@@ -144,7 +147,7 @@ private slots:
         QCOMPARE(f.keeper.summary().isolated(), 1U);
 
         book.treated("r01-n01-ib0", "op-2", v1::LINK_TREATMENT_RESEAT_AND_CLEAN, v1::LINK_END_UNSPECIFIED, "alice",
-                     2'000);
+                     wall - 50'000);
         f.poll(0);
         v1::LinkHealth treated = f.keeper.listed().at(100);
         QCOMPARE(treated.stage(), v1::LINK_STAGE_TREATED);
@@ -165,7 +168,7 @@ private slots:
         QVERIFY(book.get("r01-n01-ib0")->cleanWindowPassed);
         QCOMPARE(treated.stage_reason(), std::string("clean window passed: ready to return"));
 
-        book.returned("r01-n01-ib0", "op-3", 3'000);
+        book.returned("r01-n01-ib0", "op-3", wall - 40'000);
         f.poll(0);
         QCOMPARE(f.keeper.listed().at(100).stage(), v1::LINK_STAGE_RETURNED);
         for (int i = 0; i < 250; ++i) f.poll(0);  // an hour later it is off the list, retired once
@@ -173,6 +176,14 @@ private slots:
         QVERIFY(f.sent.back().retired());
         QCOMPARE(f.keeper.summary().isolated(), 0U);
         QCOMPARE(book.get("r01-n01-ib0")->isolationsUnixMs.size(), std::size_t(1));  // still counted
+        // An isolation older than 30 days is held but no longer counted.
+        book.isolated("r01-n02-ib0", "op-4", "isolated by alice", false, wall - 31LL * 24 * 3'600'000);
+        QCOMPARE(book.get("r01-n02-ib0")->isolationsUnixMs.size(), std::size_t(1));
+        QCOMPARE(book.get("r01-n02-ib0")->isolationsWithin30Days(wall), std::size_t(0));
+        f.poll(0);
+        QCOMPARE(f.keeper.listed().at(102).stage(), v1::LINK_STAGE_ISOLATED);
+        QCOMPARE(f.keeper.listed().at(102).isolations_30d(), 0U);
+        QCOMPARE(book.isolationsWithin30Days("r01-n01-ib0", wall), std::size_t(1));
     }
 
     // A tray powered off or rebooting takes its links down at both ends: that is the host's event.
