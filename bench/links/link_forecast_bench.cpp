@@ -144,12 +144,16 @@ int main(int argc, char** argv) {
                 ++healthyFlagged;
                 if (healthyFlagged <= 5) {
                     const LinkForecast f = watch.forecast(i);
+                    auto at = [](std::int64_t ms) {  // an event's time, or "never"
+                        return ms == LinkTruth::kNever ? std::string("never")
+                                                       : std::to_string(double(ms) / kHourMs).substr(0, 6) + " h";
+                    };
                     std::printf(
-                        "healthy link %zu flagged at %.2f h: BER %.1e/%.1e, saturated host %d, clear %.1f h, "
-                        "restart %.1f h, one-ended down %.1f h; now P6 %.2f, confirmed %d, down6 %.2f\n",
+                        "healthy link %zu flagged at %.2f h: BER %.1e/%.1e, saturated host %d, clear %s, "
+                        "restart %s, one-ended down %s; now P6 %.2f, confirmed %d, down6 %.2f\n",
                         i, double(firstFlag[i]) / kHourMs, tr.healthyBer[0], tr.healthyBer[1], int(tr.saturatedHost),
-                        double(tr.clearMs) / kHourMs, double(tr.exporterRestartMs) / kHourMs,
-                        double(tr.oneEndedDownMs) / kHourMs, f.errorOrDown[1], int(f.confirmedError), f.down[1]);
+                        at(tr.clearMs).c_str(), at(tr.exporterRestartMs).c_str(), at(tr.oneEndedDownMs).c_str(),
+                        f.errorOrDown[1], int(f.confirmedError), f.down[1]);
                 }
                 if (tr.oneEndedDownMs != LinkTruth::kNever || tr.exporterRestartMs != LinkTruth::kNever ||
                     tr.clearMs != LinkTruth::kNever)
