@@ -114,7 +114,7 @@ QVariant LinkRiskModel::data(const QModelIndex& index, int role) const {
     case Influencer: return row->influencer;
     case Jobs: return row->jobs;
     case AtStake: return row->atStake;
-    case Stage: return row->stage;
+    case Stage: return linkStageLabel(row->record.stage());
     default: return {};
     }
 }

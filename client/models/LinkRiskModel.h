@@ -1,9 +1,9 @@
 #pragma once
 // The Links page's "Links at risk" table: fleetd's listed rail links over every endpoint
 // (client/LinksAtRisk.h linkRiskRows), at risk first, then by P(Error or down within 6 h).
-// Columns: the link, its verdict, both ends' BER, P 1 h / 6 h / 24 h, the time to the Error line
-// with its interval, the top influencer, the jobs on its tray, the GPU-hours at stake and the
-// stage's reason. EntityIdRole is the NIC port (a row opens its rack's links), SortRole sorts
+// Columns: the link, its verdict, its stage on the ladder (the reason as tooltip), both ends' BER,
+// P 1 h / 6 h / 24 h, the time to the Error line with its interval, the top influencer, the jobs on
+// its tray and the GPU-hours at stake. EntityIdRole is the NIC port (a row opens its rack's links), SortRole sorts
 // probabilities, hours and GPU-hours as numbers. Rebuilt when link health changes; the checkpoint's
 // "in 25 min" follows the fleet clock.
 
@@ -22,7 +22,9 @@ class LinkRiskModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Link, Verdict, Ber, P1h, P6h, P24h, Eta, Influencer, Jobs, AtStake, Stage, ColumnCount };
+    // The stage second, as one word (its reason as the tooltip and under the table): at the end, a
+    // wall at 1920 px wide never showed it without scrolling.
+    enum Column { Link, Verdict, Stage, Ber, P1h, P6h, P24h, Eta, Influencer, Jobs, AtStake, ColumnCount };
 
     explicit LinkRiskModel(const FleetStore& store, QObject* parent = nullptr);
 

@@ -198,6 +198,11 @@ private slots:
                               QStringLiteral("—")}));
         QCOMPARE(column(view, client::LinkRiskModel::Ber).at(2), QStringLiteral("3.1e-15 / one end seen"));
         QCOMPARE(column(view, client::LinkRiskModel::Ber).at(3), QStringLiteral("5.6e-15 / judging, 37 of 125 min"));
+        // The stage is the third column, one word; its reason is the tooltip.
+        QCOMPARE(client::LinkRiskModel::Stage, 2);
+        QCOMPARE(column(view, client::LinkRiskModel::Stage).at(1), QStringLiteral("watch"));
+        QCOMPARE(view.index(1, client::LinkRiskModel::Stage).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("watch: P(Error or down within 6 h) 82 %"));
         QCOMPARE(column(view, client::LinkRiskModel::Jobs).at(1), QStringLiteral("llm-405b-pretrain"));
         QCOMPARE(column(view, client::LinkRiskModel::AtStake).at(1),
                  QStringLiteral("40 vs 20 GPU-h, saves 20 (checkpoint in 20 min)"));
