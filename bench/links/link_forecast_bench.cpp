@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     }
 
     int drifts = 0, driftsEarly = 0, steps = 0, stepsFast = 0, flaps = 0, flapsFlagged = 0;
-    int healthyFlagged = 0, oneEndedFlagged = 0, flaggedTotal = 0, flaggedFault = 0;
+    int healthyFlagged = 0, oneEndedFlagged = 0, flaggedTotal = 0, flaggedFault = 0, lateShown = 0;
     double healthyLinkDays = 0;
     std::vector<double> leadHours;
     for (std::size_t i = 0; i < config.links; ++i) {
@@ -127,6 +127,17 @@ int main(int argc, char** argv) {
                 leadHours.push_back(double(tr.crossErrorMs - firstFlag[i]) / kHourMs);
                 if (firstFlag[i] <= tr.crossErrorMs - 3'600'000) ++driftsEarly;
             }
+            // What a late or missed drift looked like: its length, its ends, its saturated counter.
+            if ((firstFlag[i] < 0 || firstFlag[i] > tr.crossErrorMs - 3'600'000) && ++lateShown <= 8)
+                std::printf(
+                    "drift on link %zu late: %.1f h from onset to Error, flagged %s before it, healthy BER "
+                    "%.1e/%.1e, degraded ends %u, saturated host %d\n",
+                    i, double(tr.crossErrorMs - tr.onsetMs) / kHourMs,
+                    firstFlag[i] < 0
+                        ? "never"
+                        : (std::to_string(double(tr.crossErrorMs - firstFlag[i]) / kHourMs).substr(0, 5) + " h")
+                              .c_str(),
+                    tr.healthyBer[0], tr.healthyBer[1], unsigned(tr.faultyEnds), int(tr.saturatedHost));
             if (flagged) ++flaggedFault;
             break;
         case TrajectoryKind::Step:
