@@ -125,12 +125,13 @@ private slots:
         typeMoment(*bar, before);
         // Failed in some full local runs only (passes alone): say what the bar asked and shows.
         QTRY_VERIFY2_WITH_TIMEOUT(bar->banner()->isVisible(),
-                                  qPrintable(QStringLiteral("typed %1 (r03 since %2); %3 move(s) asked; time field "
-                                                            "'%4'; banner '%5'")
+                                  qPrintable(QStringLiteral("typed %1 (r03 since %2, fleet time %3); %4 move(s) "
+                                                            "asked; time field '%5'; banner '%6'; status '%7'")
                                                  .arg(ui::formatUnixMs(before))
                                                  .arg(ui::formatUnixMs(store.status(r03).sinceUnixMs))
+                                                 .arg(ui::formatUnixMs(store.endpointFleet(0).serverTimeUnixMs()))
                                                  .arg(typedMoves.count())
-                                                 .arg(bar->timeEdit()->text(), bar->bannerText())),
+                                                 .arg(bar->timeEdit()->text(), bar->bannerText(), bar->statusText())),
                                   10000 * watchfloor::testing::kSanitizerSlowdown);
         QVERIFY2(bar->bannerText().contains(QStringLiteral("AS OF %1 UTC").arg(ui::formatUnixMs(before))),
                  qPrintable(bar->bannerText()));

@@ -99,6 +99,8 @@ RewindBar::RewindBar(QWidget* parent)
     showLive();
 }
 
+QString RewindBar::statusText() const { return m_status->text(); }
+
 std::int64_t RewindBar::sliderMs() const {
     const std::int64_t first = m_earliestMs > 0 ? m_earliestMs : m_liveMs - kDefaultWindowMs;
     return first + std::int64_t(m_slider->value()) * 1000;

@@ -34,6 +34,7 @@ public:
     void showPast(std::int64_t asOfMs, const QStringList& problems);
     void showFetching(std::int64_t asOfMs);
     void showStatus(const QString& text);  // e.g. why no endpoint could answer
+    QString statusText() const;            // what showStatus last said
     bool isPast() const { return m_pastMs != 0; }
 
     QString bannerText() const;
