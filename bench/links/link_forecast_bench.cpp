@@ -60,6 +60,14 @@ using watchfloor::bench::threadCpuMs;
 
 const char* verdict(bool pass) { return pass ? "PASS" : "MISS"; }
 
+// A time or a duration in hours ("12.35 h"), or "never" for LinkTruth::kNever.
+std::string hoursOrNever(std::int64_t ms) {
+    if (ms == LinkTruth::kNever) return "never";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f h", double(ms) / kHourMs);
+    return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,10 +141,7 @@ int main(int argc, char** argv) {
                     "drift on link %zu late: %.1f h from onset to Error, flagged %s before it, healthy BER "
                     "%.1e/%.1e, degraded ends %u, saturated host %d\n",
                     i, double(tr.crossErrorMs - tr.onsetMs) / kHourMs,
-                    firstFlag[i] < 0
-                        ? "never"
-                        : (std::to_string(double(tr.crossErrorMs - firstFlag[i]) / kHourMs).substr(0, 5) + " h")
-                              .c_str(),
+                    hoursOrNever(firstFlag[i] < 0 ? LinkTruth::kNever : tr.crossErrorMs - firstFlag[i]).c_str(),
                     tr.healthyBer[0], tr.healthyBer[1], unsigned(tr.faultyEnds), int(tr.saturatedHost));
             if (flagged) ++flaggedFault;
             break;
@@ -155,16 +160,12 @@ int main(int argc, char** argv) {
                 ++healthyFlagged;
                 if (healthyFlagged <= 5) {
                     const LinkForecast f = watch.forecast(i);
-                    auto at = [](std::int64_t ms) {  // an event's time, or "never"
-                        return ms == LinkTruth::kNever ? std::string("never")
-                                                       : std::to_string(double(ms) / kHourMs).substr(0, 6) + " h";
-                    };
                     std::printf(
                         "healthy link %zu flagged at %.2f h: BER %.1e/%.1e, saturated host %d, clear %s, "
                         "restart %s, one-ended down %s; now P6 %.2f, confirmed %d, down6 %.2f\n",
                         i, double(firstFlag[i]) / kHourMs, tr.healthyBer[0], tr.healthyBer[1], int(tr.saturatedHost),
-                        at(tr.clearMs).c_str(), at(tr.exporterRestartMs).c_str(), at(tr.oneEndedDownMs).c_str(),
-                        f.errorOrDown[1], int(f.confirmedError), f.down[1]);
+                        hoursOrNever(tr.clearMs).c_str(), hoursOrNever(tr.exporterRestartMs).c_str(),
+                        hoursOrNever(tr.oneEndedDownMs).c_str(), f.errorOrDown[1], int(f.confirmedError), f.down[1]);
                 }
                 if (tr.oneEndedDownMs != LinkTruth::kNever || tr.exporterRestartMs != LinkTruth::kNever ||
                     tr.clearMs != LinkTruth::kNever)

@@ -3,9 +3,9 @@
 // (client/LinksAtRisk.h linkRiskRows), at risk first, then by P(Error or down within 6 h).
 // Columns: the link, its verdict, its stage on the ladder (the reason as tooltip), both ends' BER,
 // P 1 h / 6 h / 24 h, the time to the Error line with its interval, the top influencer, the jobs on
-// its tray and the GPU-hours at stake. EntityIdRole is the NIC port (a row opens its rack's links), SortRole sorts
-// probabilities, hours and GPU-hours as numbers. Rebuilt when link health changes; the checkpoint's
-// "in 25 min" follows the fleet clock.
+// its tray and the GPU-hours at stake. EntityIdRole is the NIC port (a row opens its rack's links),
+// SortRole sorts probabilities, hours and GPU-hours as numbers. Rebuilt when link health changes;
+// the checkpoint's "in 25 min" follows the fleet clock.
 
 #include "FleetChangeSet.h"
 #include "LinksAtRisk.h"
@@ -22,7 +22,7 @@ class LinkRiskModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    // The stage second, as one word (its reason as the tooltip and under the table): at the end, a
+    // The stage third, as one word (its reason as the tooltip and under the table): at the end, a
     // wall at 1920 px wide never showed it without scrolling.
     enum Column { Link, Verdict, Stage, Ber, P1h, P6h, P24h, Eta, Influencer, Jobs, AtStake, ColumnCount };
 

@@ -786,12 +786,12 @@ ActionOutcome OperationsEngine::dispatchToScheduler(const v1::ActionRequest& req
 
 namespace {
 
-// A drain is done when the node has no work left; until then it is DRAINING.
 // The tray an operation acts on: a link's step acts on the tray the link serves.
 std::string drainedTray(const v1::Operation& op) {
     return LinkLadderActions::handles(op.request().type()) ? LinkLadderActions::trayOf(op) : op.request().node_name();
 }
 
+// A drain is done when the node has no work left; until then it is DRAINING.
 std::optional<std::string> drainStillWaiting(const FleetView& fleet, const v1::Operation& op) {
     const v1::ActionType type = op.request().type();
     if (type != v1::ACTION_TYPE_DRAIN_NODE && type != v1::ACTION_TYPE_ISOLATE_LINK) return std::nullopt;
