@@ -165,13 +165,13 @@ bool LinkForecaster::provesError(double errors, double bits) const {
 LinkForecaster::Screen LinkForecaster::screen(const LinkHistory& history, std::int64_t nowMs) const {
     Screen out;
     const LinkDay base = history.baseline();
+    const double baseBer[2] = {baselineBer(base, 0), baselineBer(base, 1)};
     for (double hours : {1.0, 2.0, 8.0}) {
         const Sums s = recentSums(history, nowMs, hours);
         out.recentDowns = std::max(out.recentDowns, static_cast<std::uint32_t>(s.downs));
         for (int e = 0; e < 2; ++e) {
             if (s.bits[e] <= 0 || s.errors[e] < 1) continue;
-            if (poissonTailAtLeast(s.errors[e], s.bits[e] * baselineBer(base, e)) < config_.gateAlpha)
-                out.aboveBaseline = true;
+            if (poissonTailAtLeast(s.errors[e], s.bits[e] * baseBer[e]) < config_.gateAlpha) out.aboveBaseline = true;
             if (provesError(s.errors[e], s.bits[e])) out.confirmedError = true;
         }
     }
@@ -179,8 +179,11 @@ LinkForecaster::Screen LinkForecaster::screen(const LinkHistory& history, std::i
 }
 
 LinkForecast LinkForecaster::forecast(const LinkHistory& history, std::int64_t nowMs) const {
+    return forecast(history, nowMs, screen(history, nowMs));
+}
+
+LinkForecast LinkForecaster::forecast(const LinkHistory& history, std::int64_t nowMs, const Screen& screened) const {
     LinkForecast f;
-    const Screen screened = screen(history, nowMs);
     f.aboveBaseline = screened.aboveBaseline;
     f.confirmedError = screened.confirmedError;
     const LinkDay base = history.baseline();

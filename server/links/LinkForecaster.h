@@ -69,16 +69,19 @@ class LinkForecaster {
 public:
     explicit LinkForecaster(ForecastConfig config = {}) : config_(config) {}
 
-    // Everything, for a link someone looks at (or one at risk).
-    LinkForecast forecast(const LinkHistory& history, std::int64_t nowMs) const;
-
     // The cheap part the watch runs on every link: is anything above its baseline, or over Error?
     struct Screen {
         bool aboveBaseline = false;
         bool confirmedError = false;
         std::uint32_t recentDowns = 0;
+        bool anything() const { return aboveBaseline || confirmedError || recentDowns; }
     };
     Screen screen(const LinkHistory& history, std::int64_t nowMs) const;
+
+    // Everything, for a link someone looks at (or one at risk).
+    LinkForecast forecast(const LinkHistory& history, std::int64_t nowMs) const;
+    // The same from this moment's screen of the same history, already in hand.
+    LinkForecast forecast(const LinkHistory& history, std::int64_t nowMs, const Screen& screened) const;
 
     bool atRisk(const LinkForecast& forecast) const;
     const ForecastConfig& config() const { return config_; }

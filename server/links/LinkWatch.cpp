@@ -84,23 +84,22 @@ void LinkWatch::poll(std::int64_t nowMs, std::span<const LinkPollSample> samples
         }
         const bool scheduled = (polls_ + i) % every == 0;
         if (scheduled || stepError || (moved && s.risk.atRisk)) {
-            refresh(s, nowMs);
+            refresh(s, nowMs, forecaster_.screen(s.history, nowMs));
         } else if (moved) {
             // Cheap screen first: a forecast only when something left the baseline.
             const LinkForecaster::Screen screened = forecaster_.screen(s.history, nowMs);
-            if (screened.aboveBaseline || screened.confirmedError || screened.recentDowns) refresh(s, nowMs);
+            if (screened.anything()) refresh(s, nowMs, screened);
         }
     }
     ++polls_;
     rank();
 }
 
-void LinkWatch::refresh(State& s, std::int64_t nowMs) {
+void LinkWatch::refresh(State& s, std::int64_t nowMs, const LinkForecaster::Screen& screened) {
     ++stats_.forecasts;
-    const LinkForecaster::Screen screened = forecaster_.screen(s.history, nowMs);
     LinkRisk risk;
-    if (screened.aboveBaseline || screened.confirmedError || screened.recentDowns) {
-        const LinkForecast f = forecaster_.forecast(s.history, nowMs);
+    if (screened.anything()) {
+        const LinkForecast f = forecaster_.forecast(s.history, nowMs, screened);
         for (int h = 0; h < 3; ++h) risk.errorOrDown[h] = static_cast<float>(f.errorOrDown[h]);
         risk.hoursToError = std::isfinite(f.toError.hours) ? static_cast<float>(f.toError.hours) : -1.0f;
         risk.confirmedError = f.confirmedError;

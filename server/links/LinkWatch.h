@@ -102,7 +102,8 @@ private:
     };
 
     bool takeEnd(State& s, int end, const PortCounterSample& sample, bool* stepError, std::uint32_t* downRises);
-    void refresh(State& s, std::int64_t nowMs);
+    // `screened`: this poll's screen of s.history (the forecast reuses it).
+    void refresh(State& s, std::int64_t nowMs, const LinkForecaster::Screen& screened);
     void rank();
 
     LinkWatchConfig config_;
