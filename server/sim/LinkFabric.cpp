@@ -17,7 +17,10 @@ constexpr double kDay = 86400;
 // line (1e-14) on a link whose healthy rate is at most 3 in two hours (docs/domain/link-forecast.md
 // section 5), so the link keeper rightly lists the port for the two hours its window holds them.
 // At 0.2 a port-day the 504-port demo fleet had 8 rail links listed at risk after 10 simulated
-// hours with nothing scripted; at 0.002 it is about one burst a day.
+// hours with nothing scripted; at 0.002 it is about one burst a day. Short IB flaps at 0.01 a
+// port-day [A] are five a day on the demo: no per-port rate is published; Meta's operators call a
+// link flapping once a day marginal (100x this), HPN counts 5K-60K flaps a day fleet-wide
+// (docs/domain/link-forecast.md section 5).
 constexpr double kNvlinkCrcBurstsPerLinkDay = 0.01;
 constexpr double kNvlinkFlapsPerLinkDay = 0.0005;
 constexpr double kIbSymbolBurstsPerPortDay = 0.002;
