@@ -22,6 +22,14 @@ constexpr double kScanHorizonHours = 72.0;
 
 double normalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
+// The screen's windows [A]: every hour up to 4 h, then 6 h and the whole 8 h. A fast drift's
+// errors sit in its last two or three hours, a slow one's spread over all eight; with only 1, 2 and
+// 8 h, drifts of 6-8 h from onset to Error were flagged less than an hour before crossing.
+constexpr std::array<double, 6> kScreenWindowsHours = {1, 2, 3, 4, 6, 8};
+// The trend's likelihood ratio is asked only with this many errors at an end in 8 h: with fewer
+// the fit is mostly its slope prior [A].
+constexpr double kTrendGateMinErrors = 3;
+
 struct Sums {
     double bits[2] = {0, 0};
     double errors[2] = {0, 0};
@@ -30,22 +38,29 @@ struct Sums {
     double downs = 0;
     double recoveries = 0;
     double hours = 0;
+
+    void add(const LinkBucket& b, std::int64_t start, std::int64_t end, std::int64_t nowMs) {
+        for (int e = 0; e < 2; ++e) {
+            bits[e] += b.bits[e];
+            errors[e] += b.errors[e];
+        }
+        packets += b.packets;
+        packetErrors += b.packetErrors;
+        downs += b.downs;
+        recoveries += b.recoveries;
+        hours += double(std::min<std::int64_t>(end, nowMs) - start) / kHourMs;
+    }
 };
+
+// A window of `hours` holds the buckets that started within it (the current one included).
+bool startsWithin(std::int64_t start, std::int64_t nowMs, double hours) {
+    return double(start) >= double(nowMs) - hours * kHourMs - 1;
+}
 
 Sums recentSums(const LinkHistory& history, std::int64_t nowMs, double hours) {
     Sums s;
-    const double since = double(nowMs) - hours * kHourMs;
     history.forEachNewestFirst(nowMs, [&](const LinkBucket& b, std::int64_t start, std::int64_t end) {
-        if (double(start) < since - 1) return;
-        for (int e = 0; e < 2; ++e) {
-            s.bits[e] += b.bits[e];
-            s.errors[e] += b.errors[e];
-        }
-        s.packets += b.packets;
-        s.packetErrors += b.packetErrors;
-        s.downs += b.downs;
-        s.recoveries += b.recoveries;
-        s.hours += double(std::min<std::int64_t>(end, nowMs) - start) / kHourMs;
+        if (startsWithin(start, nowMs, hours)) s.add(b, start, end, nowMs);
     });
     return s;
 }
@@ -112,6 +127,36 @@ Trend fitTrend(const LinkHistory& history, std::int64_t nowMs, int end) {
     return trend;
 }
 
+// Whether one end's trend has risen off the baseline held flat: the likelihood ratio of the fitted
+// line against the baseline's level over the same buckets, one-sided (the line must stand above the
+// baseline now). With two parameters more than the flat line, twice the log ratio is chi-square
+// with 2 degrees of freedom under a steady link, whose tail is exp(-ratio): the same alpha as the
+// windows' count test. It weighs when the errors came, which a window's count cannot: a drift
+// shows as errors crowding toward now.
+bool risesOffBaseline(const LinkHistory& history, std::int64_t nowMs, int end, double baselineBer, double alpha) {
+    const double needed = -std::log(alpha);
+    // No line fits better than a rate of its own for every bucket: when even that ratio falls short
+    // (a steady link's scattered errors, nearly always), the fit is not worth its Newton steps.
+    double saturated = 0;
+    history.forEachNewestFirst(nowMs, [&](const LinkBucket& bucket, std::int64_t, std::int64_t) {
+        const double expected = bucket.bits[end] * baselineBer, errors = bucket.errors[end];
+        if (expected <= 0) return;
+        saturated += (errors > 0 ? errors * std::log(errors / expected) : 0.0) - (errors - expected);
+    });
+    if (saturated <= needed) return false;
+    const Trend trend = fitTrend(history, nowMs, end);
+    const double lnBase = std::log(baselineBer);
+    if (!trend.ok || trend.lnAt(0) <= lnBase) return false;
+    double logRatio = 0;
+    history.forEachNewestFirst(nowMs, [&](const LinkBucket& bucket, std::int64_t start, std::int64_t stop) {
+        if (bucket.bits[end] <= 0) return;
+        const double t = (0.5 * double(start + std::min<std::int64_t>(stop, nowMs)) - double(nowMs)) / kHourMs;
+        const double fitted = trend.lnAt(t);
+        logRatio += bucket.errors[end] * (fitted - lnBase) - bucket.bits[end] * (std::exp(fitted) - baselineBer);
+    });
+    return logRatio > needed;
+}
+
 // When the trend (and its 90 % band) first reaches ln(line), scanning the next 72 hours.
 TimeToLine timeTo(const Trend& trend, double line) {
     TimeToLine out;
@@ -166,15 +211,27 @@ LinkForecaster::Screen LinkForecaster::screen(const LinkHistory& history, std::i
     Screen out;
     const LinkDay base = history.baseline();
     const double baseBer[2] = {baselineBer(base, 0), baselineBer(base, 1)};
-    for (double hours : {1.0, 2.0, 8.0}) {
-        const Sums s = recentSums(history, nowMs, hours);
+    // One walk newest first; each window is judged when the walk leaves it.
+    Sums s;
+    std::size_t window = 0;
+    auto judgeWindow = [&] {
         out.recentDowns = std::max(out.recentDowns, static_cast<std::uint32_t>(s.downs));
         for (int e = 0; e < 2; ++e) {
             if (s.bits[e] <= 0 || s.errors[e] < 1) continue;
             if (poissonTailAtLeast(s.errors[e], s.bits[e] * baseBer[e]) < config_.gateAlpha) out.aboveBaseline = true;
             if (provesError(s.errors[e], s.bits[e])) out.confirmedError = true;
         }
-    }
+    };
+    history.forEachNewestFirst(nowMs, [&](const LinkBucket& b, std::int64_t start, std::int64_t end) {
+        for (; window < kScreenWindowsHours.size() && !startsWithin(start, nowMs, kScreenWindowsHours[window]);
+             ++window)
+            judgeWindow();
+        if (window < kScreenWindowsHours.size()) s.add(b, start, end, nowMs);
+    });
+    for (; window < kScreenWindowsHours.size(); ++window) judgeWindow();
+    for (int e = 0; e < 2 && !out.aboveBaseline; ++e)
+        if (s.errors[e] >= kTrendGateMinErrors && risesOffBaseline(history, nowMs, e, baseBer[e], config_.gateAlpha))
+            out.aboveBaseline = true;
     return out;
 }
 
