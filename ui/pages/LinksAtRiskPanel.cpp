@@ -28,7 +28,10 @@ using client::EntityId;
 namespace {
 constexpr double kHourMs = 3'600'000.0;
 constexpr int kMaxColumnWidth = 420;
-constexpr int kMinWordyColumnWidth = 160;
+// What the BER keeps (the host end's value and the start of the switch end's) and the top
+// influencer (its counter and how far over its baseline) when the list runs out of width.
+constexpr int kMinBerWidth = 260;
+constexpr int kMinInfluencerWidth = 200;
 
 std::int64_t hoursFrom(std::int64_t nowMs, double hours) { return nowMs + std::int64_t(hours * kHourMs); }
 }  // namespace
@@ -238,7 +241,7 @@ void LinksAtRiskPanel::fitColumns() {
     for (int c = 0; c < last; ++c) used += header->sectionSize(c);
     int excess = used + lastWanted - m_table->viewport()->width();
     for (const auto& [column, narrowest] :
-         {std::pair{Column::Influencer, kMinWordyColumnWidth}, std::pair{Column::Ber, kMinWordyColumnWidth}}) {
+         {std::pair{Column::Ber, kMinBerWidth}, std::pair{Column::Influencer, kMinInfluencerWidth}}) {
         if (excess <= 0) break;
         const int give = std::clamp(header->sectionSize(column) - narrowest, 0, excess);
         header->resizeSection(column, header->sectionSize(column) - give);

@@ -77,8 +77,8 @@ private:
     void refresh();
     bool selectShown(client::EntityId port);
     void refreshElevatedToggle();
-    // Every column as wide as its words; when they overflow the list's width, the top influencer,
-    // then the BER give up width (their tooltips have it all) so the GPU-hours at stake, last and
+    // Every column as wide as its words; when they overflow the list's width, the BER, then the
+    // top influencer give up width (their tooltips have it all) so the GPU-hours at stake, last and
     // stretched, keep theirs; width to spare goes to a column held to the cap.
     void fitColumns();
     void refreshChart();
