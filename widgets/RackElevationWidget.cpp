@@ -32,6 +32,34 @@ QString trayStateName(TrayState state) {
     return {};
 }
 
+QString linkMarkName(LinkMark mark) {
+    switch (mark) {
+    case LinkMark::None: return {};
+    case LinkMark::Returned: return QStringLiteral("returned");
+    case LinkMark::Treated: return QStringLiteral("treated");
+    case LinkMark::Isolated: return QStringLiteral("isolated");
+    case LinkMark::Isolating: return QStringLiteral("isolating");
+    case LinkMark::AtRisk: return QStringLiteral("at risk");
+    case LinkMark::Proposed: return QStringLiteral("proposed");
+    }
+    return {};
+}
+
+QString linkChipText(LinkMark mark, const QString& port, bool withStage) {
+    QString glyph;
+    switch (mark) {
+    case LinkMark::None: return {};
+    case LinkMark::Returned: glyph = QStringLiteral("✓"); break;
+    case LinkMark::Treated: glyph = QStringLiteral("↻"); break;
+    case LinkMark::Isolated:
+    case LinkMark::Isolating: glyph = QStringLiteral("⊘"); break;
+    case LinkMark::AtRisk:
+    case LinkMark::Proposed: glyph = QStringLiteral("▲"); break;
+    }
+    return withStage ? QStringLiteral("%1 %2 %3").arg(glyph, port, linkMarkName(mark))
+                     : QStringLiteral("%1 %2").arg(glyph, port);
+}
+
 RackElevationWidget::RackElevationWidget(QWidget* parent)
     : QWidget(parent),
       m_scale(ColorScale::forLens(Lens::GpuTemperature, Theme::builtin(ThemeVariant::Dark))),
@@ -79,7 +107,8 @@ RackElevationWidget::Geometry RackElevationWidget::geometry() const {
     g.frame = rect().adjusted(kMargin, kMargin + kHeaderHeight, -kMargin, -kMargin);
     g.top = g.frame.top() + 2;
     g.slotHeight = std::max(6, (g.frame.height() - 4) / std::max<int>(1, static_cast<int>(m_slots.size())));
-    g.labelWidth = std::clamp(g.frame.width() * 30 / 100, 110, 210);
+    // Up to 270 px: a wide elevation shows a link's chip with its stage beside the whole tray label.
+    g.labelWidth = std::clamp(g.frame.width() * 30 / 100, 110, 270);
     g.manifoldWidth = std::clamp(g.frame.width() * 15 / 100, 60, 96);
     g.labelLeft = g.frame.left() + 16;  // room for the alert badge and the shelf status bar
     g.cellsLeft = g.labelLeft + g.labelWidth;
@@ -137,6 +166,37 @@ QRect RackElevationWidget::trayRect(int tray) const {
     return slot < 0 ? QRect() : slotRect(slot, geometry());
 }
 
+QFont RackElevationWidget::trayFont(const QRect& slot) const { return m_theme.font(slot.height() >= 22 ? 8.5 : 7); }
+
+QRect RackElevationWidget::stateChipRect(const ComputeTray& tray, const QRect& slot, const QFontMetrics& fm,
+                                         const Geometry& g) const {
+    const int chipW = fm.horizontalAdvance(trayStateName(tray.state)) + 10;
+    return {g.cellsLeft - 8 - chipW, slot.center().y() - fm.height() / 2, chipW, fm.height()};
+}
+
+RackElevationWidget::LinkChip RackElevationWidget::linkChip(const ComputeTray& tray, const QRect& stateChip,
+                                                            const QFontMetrics& fm, const Geometry& g) const {
+    if (tray.linkMark == LinkMark::None) return {};
+    auto at = [&](const QString& text) {
+        const int w = fm.horizontalAdvance(text) + 8;
+        return LinkChip{text, QRect(stateChip.left() - 4 - w, stateChip.top(), w, stateChip.height())};
+    };
+    const LinkChip full = at(linkChipText(tray.linkMark, tray.linkPort, true));
+    if (full.rect.left() - 4 >= g.labelLeft + fm.horizontalAdvance(tray.label)) return full;
+    const LinkChip brief = at(linkChipText(tray.linkMark, tray.linkPort, false));
+    return brief.rect.left() > g.labelLeft + 24 ? brief : LinkChip{};
+}
+
+QString RackElevationWidget::linkChipShown(int trayIndex) const {
+    if (trayIndex < 0 || trayIndex >= RackElevation::kComputeTrays) return {};
+    const Geometry g = geometry();
+    const QRect slot = trayRect(trayIndex);
+    const QFontMetrics fm(trayFont(slot));
+    if (slot.height() < fm.height()) return {};
+    const ComputeTray& tray = m_rack.compute[static_cast<std::size_t>(trayIndex)];
+    return linkChip(tray, stateChipRect(tray, slot, fm, g), fm, g).text;
+}
+
 QRect RackElevationWidget::switchTrayRect(int index) const {
     const int slot = slotOf(SlotKind::Switch, index);
     return slot < 0 ? QRect() : slotRect(slot, geometry());
@@ -175,7 +235,7 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const {
         if (tray.silent)
             lines << QStringLiteral("Telemetry silent: %1")
                          .arg(tray.silentDetail.isEmpty() ? tray.silentReason : tray.silentDetail);
-        if (!tray.linkRiskDetail.isEmpty()) lines << tray.linkRiskDetail;
+        if (!tray.linkDetail.isEmpty()) lines << tray.linkDetail;
         lines << QStringLiteral("%1 — %2").arg(tray.label, trayStateName(tray.state));
         return lines.join(QLatin1Char('\n'));
     }
@@ -193,7 +253,7 @@ QString RackElevationWidget::toolTipText(const Hit& hit) const {
                  tray.silent ? QStringLiteral("\nTelemetry silent: %1\nIts values are the last read.")
                                    .arg(tray.silentDetail.isEmpty() ? tray.silentReason : tray.silentDetail)
                              : QString(),
-                 tray.linkRiskDetail.isEmpty() ? QString() : QStringLiteral("\n") + tray.linkRiskDetail);
+                 tray.linkDetail.isEmpty() ? QString() : QStringLiteral("\n") + tray.linkDetail);
     }
     case Hit::Kind::SwitchTray: {
         const SwitchTray& sw = m_rack.switches[static_cast<std::size_t>(hit.index)];
@@ -275,7 +335,7 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
         p.fillRect(slot.adjusted(0, 1, 0, -1), band);
     }
     // Label and node-state chip.
-    const QFont f = m_theme.font(slot.height() >= 22 ? 8.5 : 7);
+    const QFont f = trayFont(slot);
     const QFontMetrics fm(f);
     p.setFont(f);
     QColor stateColor = c.textDim;
@@ -287,33 +347,33 @@ void RackElevationWidget::paintComputeTray(QPainter& p, const ComputeTray& tray,
     case TrayState::Unknown: stateColor = c.missing; break;
     case TrayState::Idle: break;
     }
-    const QString state = trayStateName(tray.state);
-    const int chipW = fm.horizontalAdvance(state) + 10;
-    const QRect chip(g.cellsLeft - 8 - chipW, slot.center().y() - fm.height() / 2, chipW, fm.height());
+    const QRect chip = stateChipRect(tray, slot, fm, g);
     if (slot.height() >= fm.height()) {
         p.setPen(stateColor);
         p.setBrush(Qt::NoBrush);
         p.setRenderHint(QPainter::Antialiasing, true);
         p.drawRoundedRect(QRectF(chip).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
         p.setRenderHint(QPainter::Antialiasing, false);
-        p.drawText(chip, Qt::AlignCenter, state);
+        p.drawText(chip, Qt::AlignCenter, trayStateName(tray.state));
         int labelRight = chip.left() - 4;
-        if (!tray.linkRisk.isEmpty()) {
-            // Solid, in the critical colour, with a triangle: a link at risk reads without colour too.
-            const QString text = QStringLiteral("▲ %1").arg(tray.linkRisk);
-            const int riskW = fm.horizontalAdvance(text) + 8;
-            const QRect risk(chip.left() - 4 - riskW, chip.top(), riskW, chip.height());
-            if (risk.left() > g.labelLeft + 24) {
-                p.setRenderHint(QPainter::Antialiasing, true);
-                p.setPen(Qt::NoPen);
-                p.setBrush(c.crit);
-                p.drawRoundedRect(QRectF(risk), 3, 3);
-                p.setBrush(Qt::NoBrush);
-                p.setRenderHint(QPainter::Antialiasing, false);
-                p.setPen(textColorOn(c.crit));
-                p.drawText(risk, Qt::AlignCenter, text);
-                labelRight = risk.left() - 4;
-            }
+        if (const LinkChip link = linkChip(tray, chip, fm, g); !link.text.isEmpty()) {
+            // Forecast at risk or isolation proposed: solid critical; isolating or isolated (the
+            // tray drained for it): solid warning; treated or returned: an outline. The glyph
+            // (▲ ⊘ ↻ ✓) and the stage word carry it without colour.
+            const bool solid = tray.linkMark >= LinkMark::Isolated;
+            const QColor tone = tray.linkMark >= LinkMark::AtRisk    ? c.crit
+                                : solid                              ? c.warn
+                                : tray.linkMark == LinkMark::Treated ? c.info
+                                                                     : c.textDim;
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(solid ? QPen(Qt::NoPen) : QPen(tone));
+            p.setBrush(solid ? QBrush(tone) : QBrush(Qt::NoBrush));
+            p.drawRoundedRect(QRectF(link.rect).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+            p.setBrush(Qt::NoBrush);
+            p.setRenderHint(QPainter::Antialiasing, false);
+            p.setPen(solid ? textColorOn(tone) : tone);
+            p.drawText(link.rect, Qt::AlignCenter, link.text);
+            labelRight = link.rect.left() - 4;
         }
         p.setPen(tray.state == TrayState::Down ? c.crit : tray.silent ? c.silent : c.text);
         const QRect labelRect(g.labelLeft, slot.top(), labelRight - g.labelLeft, slot.height());

@@ -21,6 +21,17 @@ namespace watchfloor::widgets {
 enum class TrayState { Unknown, Idle, Allocated, Draining, Drained, Down };
 QString trayStateName(TrayState state);
 
+// Where a tray's rail link stands, forecast or ladder (proto LinkStage without the proto
+// dependency), least to most pressing: a link returned to service, treated and waiting for its
+// clean window, isolated (its tray drained), isolating (the drain scheduled), forecast at risk,
+// isolation proposed and waiting for a decision.
+enum class LinkMark { None, Returned, Treated, Isolated, Isolating, AtRisk, Proposed };
+QString linkMarkName(LinkMark mark);  // "at risk", "isolated", ...; "" for None
+// The chip's text: "▲ ib1 at risk", "▲ ib1 proposed", "⊘ ib1 isolating", "⊘ ib1 isolated",
+// "↻ ib1 treated", "✓ ib1 returned"; `withStage` false keeps the glyph and the port ("⊘ ib1"),
+// what a narrow elevation shows. "" for None.
+QString linkChipText(LinkMark mark, const QString& port, bool withStage);
+
 struct GpuCell {
     QString id;
     Reading value;            // the lens value
@@ -41,11 +52,13 @@ struct ComputeTray {
     bool silent = false;
     QString silentReason;  // a few words for the chip: "dcgm-exporter down"
     QString silentDetail;  // the whole story for the tooltip (empty: silentReason)
-    // A rail link of the tray forecast to fail: a chip "▲ ib2" in the critical colour beside the
-    // state chip (text and shape, not colour alone), and the detail in the tray's tooltips.
-    QString linkRisk;        // the port, e.g. "ib2"; empty: none at risk
-    QString linkRiskDetail;  // "Rail link r01-n07-ib2 at risk (Warning): P(Error or down) 82 % in 6 h, to Error: 3.2 h
-                             // (1.9–6.0)"
+    // The tray's most pressing rail link, forecast to fail or on the isolate -> treat -> return
+    // ladder: a chip beside the state chip naming the port and the stage ("▲ ib1 at risk",
+    // "⊘ ib2 isolated"), whose glyph and fill say it without colour too; the detail (every marked
+    // link of the tray, the stage's reason and since when) in the tray's tooltips.
+    LinkMark linkMark = LinkMark::None;
+    QString linkPort;    // e.g. "ib2"
+    QString linkDetail;  // "Rail link r01-n07-ib2 isolated since 14:05 UTC (32 min): errors prove the BER over ..."
 };
 
 struct SwitchTray {
@@ -108,6 +121,9 @@ public:
     QRect trayRect(int tray) const;
     QRect switchTrayRect(int index) const;
     QString toolTipText(const Hit& hit) const;
+    // The link chip a compute tray shows at the widget's size: linkChipText with the stage, or
+    // without it where the label would lose its name, or "" (no mark, or no room at all).
+    QString linkChipShown(int trayIndex) const;
 
     QSize sizeHint() const override { return {520, 760}; }
     QSize minimumSizeHint() const override { return {320, 420}; }
@@ -146,6 +162,15 @@ private:
     QRect slotRect(int slot, const Geometry& g) const;
     int slotOf(SlotKind kind, int index) const;
     QRect partRect(const QRect& slotRect, bool cpu, int index, const Geometry& g) const;
+    struct LinkChip {
+        QString text;
+        QRect rect;
+    };
+    // Left of the state chip; with the stage while the tray's label keeps its full width, else
+    // the glyph and the port; none where even that leaves the label no room.
+    LinkChip linkChip(const ComputeTray& tray, const QRect& stateChip, const QFontMetrics& fm, const Geometry& g) const;
+    QFont trayFont(const QRect& slot) const;
+    QRect stateChipRect(const ComputeTray& tray, const QRect& slot, const QFontMetrics& fm, const Geometry& g) const;
     void paintComputeTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g);
     void paintSilentTray(QPainter& p, const ComputeTray& tray, const QRect& slot, const Geometry& g);
     void paintSwitchTray(QPainter& p, const SwitchTray& tray, const QRect& slot, const Geometry& g);

@@ -212,7 +212,26 @@ QString RackMapWidget::toolTipText(int rackIndex) const {
                      .arg(s.silentTrays)
                      .arg(s.silentTrays == 1 ? "" : "s");
     if (!s.maintenanceNote.isEmpty()) lines << s.maintenanceNote;
+    if (!s.linkNote.isEmpty()) lines << s.linkNote;
     return lines.join(QLatin1Char('\n'));
+}
+
+QRect RackMapWidget::linkMarkRect(int rackIndex) const {
+    if (rackIndex < 0 || rackIndex >= rackCount()) return {};
+    return linkMarkRect(m_statuses[static_cast<std::size_t>(rackIndex)], tileRect(rackIndex));
+}
+
+// Right, halfway down: the rack's label and the alerts' badge take the top, the value and a silent
+// strip the bottom. One square per shape, a fifth of the tile wide (wall: at least the theme's cap
+// height, to be seen across the room).
+QRect RackMapWidget::linkMarkRect(const RackStatus& s, const QRect& r) const {
+    const int shapes = (s.linksAtRisk > 0 ? 1 : 0) + (s.linksIsolated > 0 ? 1 : 0);
+    if (shapes == 0 || r.width() < kBadgeMinTilePx) return {};
+    int side = std::clamp(r.width() / 5, 6, 18);
+    if (m_wall) side = std::max(side, static_cast<int>(std::ceil(m_theme.minCapHeightPx() * 1.2)));
+    side = std::min({side, std::max(4, (r.width() - 4) / shapes - 2), r.height() - 4});
+    const int width = shapes * side + (shapes - 1) * 2;
+    return {r.right() - 2 - width + 1, r.center().y() - side / 2, width, side};
 }
 
 QString RackMapWidget::selectedRackId() const {
@@ -436,6 +455,7 @@ void RackMapWidget::paintTileDetails(QPainter& p, int rackIndex, const QRect& r)
             drawTileText(p, f, m_colorScale.formatValue(s.value.value), inner, true);
     }
     if (s.silentTrays > 0) paintSilentMark(p, s.silentTrays, r, silentStrip);
+    paintLinkMark(p, s, r, ink);
     if (s.alertCount > 0) {
         if (m_wall && r.width() >= 24) {
             // The count in wall type: a glyph as tall as the theme's smallest capitals.
@@ -469,6 +489,38 @@ void RackMapWidget::paintHealthMark(QPainter& p, const RackStatus& s, const QRec
     p.setFont(f);
     p.setPen(ink);
     p.drawText(r, Qt::AlignCenter, category == HealthCategory::Failed ? QStringLiteral("✕") : QStringLiteral("!"));
+    p.restore();
+}
+
+// A barred disc (out of service: isolating, isolated, treated) left of a triangle (at risk), so
+// the fabric's worst news sits nearest the edge.
+void RackMapWidget::paintLinkMark(QPainter& p, const RackStatus& s, const QRect& r, const QColor& ink) {
+    const QRect area = linkMarkRect(s, r);
+    if (area.isEmpty()) return;
+    const ThemeColors& c = m_theme.colors();
+    const qreal side = area.height();
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    QPen outline(ink, std::max(1.0, side / 10.0));
+    qreal x = area.left();
+    if (s.linksIsolated > 0) {
+        const QRectF disc(x + 0.5, area.top() + 0.5, side - 1, side - 1);
+        p.setPen(outline);
+        p.setBrush(c.warn);
+        p.drawEllipse(disc);
+        p.setPen(QPen(textColorOn(c.warn), std::max(1.5, side / 6.0), Qt::SolidLine, Qt::FlatCap));
+        const qreal inset = side * 0.27;
+        p.drawLine(QPointF(disc.left() + inset, disc.bottom() - inset),
+                   QPointF(disc.right() - inset, disc.top() + inset));
+        x += side + 2;
+    }
+    if (s.linksAtRisk > 0) {
+        const QPointF tri[3] = {QPointF(x + side / 2.0, area.top() + 0.5), QPointF(x + side - 0.5, area.bottom() + 0.5),
+                                QPointF(x + 0.5, area.bottom() + 0.5)};
+        p.setPen(outline);
+        p.setBrush(c.crit);
+        p.drawPolygon(tri, 3);
+    }
     p.restore();
 }
 

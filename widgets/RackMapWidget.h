@@ -41,6 +41,15 @@ struct RackStatus {
     bool maintenance = false;
     QString maintenanceNote;     // tooltip line, e.g. "Maintenance until 16:00 UTC (alice: pump swap)"
     int traysInMaintenance = 0;  // trays in node windows (the rack itself is not)
+    // Rail links of the rack forecast at risk (or their isolation proposed), and links out of
+    // service on the isolate -> treat -> return ladder (isolating, isolated, treated): a mark in
+    // the tile's right edge halfway down (clear of the label, the alerts' badge, the value and the
+    // silent strip), a triangle in the critical colour and a barred disc in the
+    // warning colour, outlined in the tile's ink (shapes that read without colour, on any lens).
+    // `linkNote` names them in the default tooltip.
+    int linksAtRisk = 0;
+    int linksIsolated = 0;
+    QString linkNote;  // "Rail links: r05-n03-ib1 at risk · r06-n10-ib1 isolated"
 };
 
 class RackMapWidget : public QWidget {
@@ -77,6 +86,9 @@ public:
     // Where a tile is drawn, in widget coordinates (empty for a bad index).
     QRect tileRect(int rackIndex) const;
     QString toolTipText(int rackIndex) const;
+    // Where a tile's link mark is drawn (both shapes), in widget coordinates; empty without one
+    // or on a tile too small for marks.
+    QRect linkMarkRect(int rackIndex) const;
 
     QString selectedRackId() const;
     int selectedIndex() const { return m_selected; }
@@ -130,6 +142,8 @@ private:
     void drawTileText(QPainter& p, const QFont& font, const QString& text, const QRect& inner, bool bottom);
     void updateTileFonts();
     void paintHealthMark(QPainter& p, const RackStatus& s, const QRect& r, const QColor& ink);
+    void paintLinkMark(QPainter& p, const RackStatus& s, const QRect& r, const QColor& ink);
+    QRect linkMarkRect(const RackStatus& s, const QRect& tile) const;
 
     std::vector<RackPlacement> m_racks;
     std::vector<RackStatus> m_statuses;

@@ -3,6 +3,8 @@
 #include "FleetStore.h"
 #include "ModelRoles.h"
 
+#include <algorithm>
+
 namespace watchfloor::client {
 
 namespace v1 = watchfloor::v1;
@@ -24,20 +26,46 @@ LinkRiskModel::LinkRiskModel(const FleetStore& store, QObject* parent) : QAbstra
 void LinkRiskModel::refresh() {
     beginResetModel();
     m_rows = linkRiskRows(m_store);
+    const auto elevated = std::stable_partition(m_rows.begin(), m_rows.end(),
+                                                [](const LinkRiskRow& row) { return !elevatedOnly(row.record); });
+    m_pressing = int(elevated - m_rows.begin());
     endResetModel();
 }
 
-int LinkRiskModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(m_rows.size()); }
+bool LinkRiskModel::elevatedOnly(const v1::LinkHealth& link) {
+    if (link.at_risk() || link.stage() > v1::LINK_STAGE_WATCH) return false;
+    switch (link.verdict()) {
+    case v1::LINK_VERDICT_WARNING:
+    case v1::LINK_VERDICT_ERROR:
+    case v1::LINK_VERDICT_SATURATED: return false;
+    default: return true;
+    }
+}
+
+void LinkRiskModel::setElevatedShown(bool shown) {
+    if (shown == m_elevatedShown) return;
+    beginResetModel();
+    m_elevatedShown = shown;
+    endResetModel();
+}
+
+bool LinkRiskModel::lists(EntityId port) const {
+    return std::any_of(m_rows.begin(), m_rows.end(), [&](const LinkRiskRow& row) { return row.port == port; });
+}
+
+int LinkRiskModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : m_elevatedShown ? int(m_rows.size()) : m_pressing;
+}
 
 int LinkRiskModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 const LinkRiskRow* LinkRiskModel::linkAt(int row) const {
-    return row >= 0 && row < int(m_rows.size()) ? &m_rows[std::size_t(row)] : nullptr;
+    return row >= 0 && row < rowCount() ? &m_rows[std::size_t(row)] : nullptr;
 }
 
 int LinkRiskModel::rowOf(EntityId port) const {
-    for (std::size_t row = 0; row < m_rows.size(); ++row)
-        if (m_rows[row].port == port) return int(row);
+    for (int row = 0; row < rowCount(); ++row)
+        if (m_rows[std::size_t(row)].port == port) return row;
     return -1;
 }
 
@@ -52,8 +80,8 @@ QVariant LinkRiskModel::headerData(int section, Qt::Orientation orientation, int
         case Eta: return QStringLiteral("Hours until the BER trend crosses the Error line, with its 90 % interval");
         case AtStake:
             return QStringLiteral(
-                "GPU-hours an unplanned failure would cost the jobs on the tray (restart + "
-                "progress since their checkpoint) against a drain at their next checkpoint");
+                "GPU-h unplanned vs planned: the GPU-hours an unplanned failure would cost the jobs on the tray "
+                "(restart + progress since their checkpoint) against a drain at their next checkpoint");
         default: return {};
         }
     }
@@ -68,7 +96,7 @@ QVariant LinkRiskModel::headerData(int section, Qt::Orientation orientation, int
     case Eta: return QStringLiteral("To Error");
     case Influencer: return QStringLiteral("Top influencer");
     case Jobs: return QStringLiteral("Jobs");
-    case AtStake: return QStringLiteral("GPU-h unplanned vs planned");
+    case AtStake: return QStringLiteral("GPU-h at stake");
     case Stage: return QStringLiteral("Stage");
     default: return {};
     }
@@ -79,8 +107,10 @@ QVariant LinkRiskModel::data(const QModelIndex& index, int role) const {
     if (!row) return {};
     const v1::LinkForecast& f = row->record.forecast();
     if (role == EntityIdRole) return QVariant::fromValue(row->port);
+    if (role == MinorRole) return index.row() >= m_pressing;
     if (role == Qt::ToolTipRole) {
         switch (index.column()) {
+        case Ber: return row->ber;  // elided where the influencer and the GPU-hours need the width
         case Influencer: {
             QStringList lines;
             for (const v1::LinkInfluencer& in : f.influencers()) lines << QString::fromStdString(in.text());

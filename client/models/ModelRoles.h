@@ -15,6 +15,7 @@ enum ModelRole {
     SeverityRole,                     // int(watchfloor::v1::Severity), event models
     EventTypeRole,                    // int(watchfloor::v1::EventType), event models
     EventSerialRole,                  // quint64, event models
+    MinorRole,                        // bool: a row that matters less than the rows above it, drawn dim
 };
 
 }  // namespace watchfloor::client

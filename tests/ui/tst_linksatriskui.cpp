@@ -2,13 +2,17 @@
 // client/LinksAtRisk), the selected link's BER history (a quiet bucket at its upper bound, never 0;
 // the fan to the Error line), the ports table's P 6 h column ("—" for a link fleetd does not list),
 // the Rack page's chip on a tray whose rail link is at risk, and the sentence an empty list shows
-// (no summary, a summary with nothing at risk). fleetd's link health arrives as Snapshot/Delta
-// link_health records on the page-test fleet.
+// (no summary, a summary with nothing at risk); a link on the ladder on its tray's chip and on the
+// fleet map; the links only elevated behind a line; the GPU-hours at stake not cut at 1920 px.
+// fleetd's link health arrives as Snapshot/Delta link_health records on the page-test fleet.
 // WATCHFLOOR_LINKS_SCREENSHOT=FILE.png keeps the Links page with r02-n03-ib1 selected
-// (docs/screenshots/links-at-risk.png); WATCHFLOOR_RACK_LINK_SCREENSHOT=FILE.png the Rack page of r02.
+// (docs/screenshots/links-at-risk.png); WATCHFLOOR_RACK_LINK_SCREENSHOT=FILE.png the Rack page of r02;
+// WATCHFLOOR_FLEET_LINK_SCREENSHOT and WATCHFLOOR_RACK_LADDER_SCREENSHOT the Fleet page and r02 with
+// its ladder links.
 #include "PageTestFleet.h"
 
 #include "EntityTableView.h"
+#include "FleetPage.h"
 #include "LinksAtRiskPanel.h"
 #include "LinksPage.h"
 #include "MainWindow.h"
@@ -17,10 +21,15 @@
 #include "FleetStore.h"
 #include "LinkRiskModel.h"
 #include "LinksAtRisk.h"
+#include "ModelRoles.h"
 
 #include "RackElevationWidget.h"
+#include "RackMapWidget.h"
 #include "SyntheticLinkHealth.h"
 
+#include <QHeaderView>
+#include <QPushButton>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QTableWidget>
 #include <QTest>
@@ -127,6 +136,45 @@ struct Console {
         wt::addDriftingHistory(*warning.mutable_forecast(), kNow, 8, 5e-15, 0.1, 0);
         warning.set_stage_reason("BER Warning");
         out.push_back(warning);
+        return out;
+    }
+
+    // The ladder on r02: n07-ib0 isolated by automation 32 min ago (its errors still over the
+    // Error line), n09-ib2 isolating, n11-ib3 treated by alice and waiting for its clean window,
+    // n13-ib1 returned to service.
+    std::vector<v1::LinkHealth> ladder() const {
+        auto onLadder = [&](const char* name, v1::LinkVerdict verdict, bool atRisk, v1::LinkStage stage,
+                            const char* reason) {
+            v1::LinkHealth h = wt::linkHealth(port(name), name, verdict, atRisk, 0.2, 0.5, 0.7, kNow);
+            h.set_stage(stage);
+            h.set_stage_reason(reason);
+            h.set_stage_since_unix_ms(kNow - 32 * kMinute);
+            return h;
+        };
+        std::vector<v1::LinkHealth> out;
+        out.push_back(onLadder("r02-n07-ib0", v1::LINK_VERDICT_ERROR, true, v1::LINK_STAGE_ISOLATED,
+                               "isolated by auto: errors prove the BER over the Error line"));
+        out.push_back(onLadder("r02-n09-ib2", v1::LINK_VERDICT_WARNING, true, v1::LINK_STAGE_ISOLATING,
+                               "drain at the next checkpoint"));
+        v1::LinkHealth treated = onLadder("r02-n11-ib3", v1::LINK_VERDICT_NORMAL, false, v1::LINK_STAGE_TREATED,
+                                          "cable reseated and cleaned");
+        treated.set_treated_by("alice");
+        treated.set_return_after_unix_ms(kNow + 90 * kMinute);
+        out.push_back(treated);
+        out.push_back(
+            onLadder("r02-n13-ib1", v1::LINK_VERDICT_NORMAL, false, v1::LINK_STAGE_RETURNED, "clean for 2 h"));
+        return out;
+    }
+
+    // Two links a little above Normal, at no risk and on no ladder (the demo's quiet majority).
+    std::vector<v1::LinkHealth> elevated() const {
+        std::vector<v1::LinkHealth> out;
+        for (const char* name : {"r01-n05-ib1", "r02-n17-ib0"}) {
+            v1::LinkHealth h =
+                wt::linkHealth(port(name), name, v1::LINK_VERDICT_ELEVATED, false, 0.001, 0.004, 0.01, kNow);
+            *h.mutable_host_end() = wt::linkBerPoint(1.3e-15, v1::LINK_VERDICT_ELEVATED);
+            out.push_back(h);
+        }
         return out;
     }
 
@@ -271,24 +319,173 @@ private slots:
         auto* rack = qobject_cast<ui::RackPage*>(console.window->currentPage());
         QVERIFY(rack);
         const widgets::RackElevation& e = rack->elevation()->elevation();
-        QCOMPARE(e.compute[2].linkRisk, QStringLiteral("ib1"));   // r02-n03
-        QCOMPARE(e.compute[14].linkRisk, QStringLiteral("ib2"));  // r02-n15
-        QVERIFY(e.compute[2].linkRiskDetail.contains(QStringLiteral("r02-n03-ib1 at risk (Warning)")));
-        QVERIFY(e.compute[2].linkRiskDetail.contains(QStringLiteral("82 %")));
-        QVERIFY(e.compute[3].linkRisk.isEmpty());
+        QCOMPARE(e.compute[2].linkPort, QStringLiteral("ib1"));  // r02-n03
+        QCOMPARE(e.compute[2].linkMark, widgets::LinkMark::AtRisk);
+        QCOMPARE(rack->elevation()->linkChipShown(2), QStringLiteral("▲ ib1 at risk"));
+        QCOMPARE(rack->elevation()->linkChipShown(14), QStringLiteral("▲ ib2 at risk"));  // r02-n15
+        QVERIFY(e.compute[2].linkDetail.contains(QStringLiteral("r02-n03-ib1 at risk (Warning)")));
+        QVERIFY(e.compute[2].linkDetail.contains(QStringLiteral("82 %")));
+        QCOMPARE(e.compute[3].linkMark, widgets::LinkMark::None);
+        QCOMPARE(rack->elevation()->linkChipShown(3), QString());
         const QString tip =
             rack->elevation()->toolTipText({widgets::RackElevationWidget::Hit::Kind::ComputeTray, 2, -1});
         QVERIFY2(tip.contains(QStringLiteral("Rail link r02-n03-ib1 at risk")), qPrintable(tip));
         // A link above Warning but not at risk is no mark (r01-n02-ib3).
         QVERIFY(console.window->navigate({PageId::Rack, QStringLiteral("r01")}));
         const widgets::RackElevation& r01 = rack->elevation()->elevation();
-        QVERIFY(r01.compute[1].linkRisk.isEmpty());
-        QCOMPARE(r01.compute[11].linkRisk, QStringLiteral("ib0"));
+        QCOMPARE(r01.compute[1].linkMark, widgets::LinkMark::None);
+        QCOMPARE(r01.compute[11].linkPort, QStringLiteral("ib0"));
         if (const QByteArray out = qgetenv("WATCHFLOOR_RACK_LINK_SCREENSHOT"); !out.isEmpty()) {
             QVERIFY(console.window->navigate({PageId::Rack, QStringLiteral("r02")}));
             QTest::qWait(50);
             QVERIFY(console.window->grab().save(QString::fromLocal8Bit(out)));
         }
+    }
+
+    // A link on the ladder is on its tray's chip, the stage's word and glyph, its reason and since
+    // when in the tooltip; the fleet map marks the rack (at risk, isolated) and names the links.
+    void ladderLinksShowOnTheRackAndTheFleetMap() {
+        Console console;
+        console.open();
+        QVERIFY(console.window->navigate({PageId::Fleet, {}}));
+        auto* fleet = qobject_cast<ui::FleetPage*>(console.window->currentPage());
+        QVERIFY(fleet);
+        widgets::RackMapWidget& map = *fleet->rackMap();
+        const int r01 = console.store.rackRow(console.store.findByName(QStringLiteral("r01")));
+        const int r02 = console.store.rackRow(console.store.findByName(QStringLiteral("r02")));
+        QCOMPARE(map.statuses()[std::size_t(r02)].linksAtRisk + map.statuses()[std::size_t(r02)].linksIsolated, 0);
+
+        std::vector<v1::LinkHealth> links = console.ladder();
+        links.push_back(console.links().front());  // r02-n03-ib1 at risk
+        console.send(links, nullptr);
+        const widgets::RackStatus& marked = map.statuses()[std::size_t(r02)];
+        QCOMPARE(marked.linksAtRisk, 1);    // n03-ib1 (n07-ib0 and n09-ib2 are still at risk, but on the ladder)
+        QCOMPARE(marked.linksIsolated, 3);  // isolated, isolating, treated; returned is back in service
+        QCOMPARE(marked.linkNote, QStringLiteral("Rail links: r02-n03-ib1 at risk · r02-n09-ib2 isolating · "
+                                                 "r02-n07-ib0 isolated · r02-n11-ib3 treated"));
+        QVERIFY(!map.linkMarkRect(r02).isEmpty());
+        QCOMPARE(map.statuses()[std::size_t(r01)].linksAtRisk + map.statuses()[std::size_t(r01)].linksIsolated, 0);
+        QVERIFY(map.linkMarkRect(r01).isEmpty());
+        const QString tip = map.toolTipText(r02);
+        QVERIFY2(tip.contains(QStringLiteral("r02-n07-ib0 isolated")), qPrintable(tip));
+        if (const QByteArray out = qgetenv("WATCHFLOOR_FLEET_LINK_SCREENSHOT"); !out.isEmpty()) {
+            QTest::qWait(50);
+            QVERIFY(console.window->grab().save(QString::fromLocal8Bit(out)));
+        }
+
+        QVERIFY(console.window->navigate({PageId::Rack, QStringLiteral("r02")}));
+        auto* rack = qobject_cast<ui::RackPage*>(console.window->currentPage());
+        QVERIFY(rack);
+        const widgets::RackElevationWidget& elevation = *rack->elevation();
+        QCOMPARE(elevation.linkChipShown(2), QStringLiteral("▲ ib1 at risk"));
+        QCOMPARE(elevation.linkChipShown(6), QStringLiteral("⊘ ib0 isolated"));
+        QCOMPARE(elevation.linkChipShown(8), QStringLiteral("⊘ ib2 isolating"));
+        QCOMPARE(elevation.linkChipShown(10), QStringLiteral("↻ ib3 treated"));
+        QCOMPARE(elevation.linkChipShown(12), QStringLiteral("✓ ib1 returned"));
+        const QString isolated = elevation.elevation().compute[6].linkDetail;
+        QVERIFY2(isolated.startsWith(QStringLiteral("Rail link r02-n07-ib0 isolated since ")), qPrintable(isolated));
+        QVERIFY2(
+            isolated.contains(QStringLiteral("(32 min): isolated by auto: errors prove the BER over the Error line")),
+            qPrintable(isolated));
+        QVERIFY2(isolated.contains(QStringLiteral("still at risk (Error)")), qPrintable(isolated));
+        const QString treated = elevation.toolTipText({widgets::RackElevationWidget::Hit::Kind::ComputeTray, 10, -1});
+        QVERIFY2(treated.contains(QStringLiteral("treated by alice; back after its clean window")),
+                 qPrintable(treated));
+        if (const QByteArray out = qgetenv("WATCHFLOOR_RACK_LADDER_SCREENSHOT"); !out.isEmpty()) {
+            QTest::qWait(50);
+            QVERIFY(console.window->grab().save(QString::fromLocal8Bit(out)));
+        }
+    }
+
+    // Links only elevated wait behind a line under the list; shown, they follow the rest, dim. A
+    // link on the ladder stays with the links that matter even when no longer at risk.
+    void elevatedLinksWaitBehindALine() {
+        Console console;
+        std::vector<v1::LinkHealth> links = console.links();
+        for (const v1::LinkHealth& h : console.elevated()) links.push_back(h);
+        links.push_back(console.ladder()[2]);  // r02-n11-ib3 treated, Normal
+        console.send(links, nullptr);
+        console.open();
+        QVERIFY(console.window->navigate({PageId::Links, {}}));
+        ui::LinksAtRiskPanel* panel = console.linksPage()->linksAtRisk();
+        const QAbstractItemModel& view = *panel->table()->proxy();
+        QCOMPARE(column(view, client::LinkRiskModel::Link),
+                 (QStringList{QStringLiteral("▲ r02-n15-ib2"), QStringLiteral("▲ r02-n03-ib1"),
+                              QStringLiteral("▲ r01-n12-ib0"), QStringLiteral("r02-n11-ib3"),
+                              QStringLiteral("r01-n02-ib3")}));
+        QPushButton* toggle = panel->elevatedToggle();
+        QVERIFY(toggle->isVisible());
+        QVERIFY2(toggle->text().contains(QStringLiteral("Show 2 elevated links")), qPrintable(toggle->text()));
+        for (int row = 0; row < view.rowCount(); ++row) QVERIFY(!view.index(row, 0).data(client::MinorRole).toBool());
+
+        toggle->click();
+        QCOMPARE(view.rowCount(), 7);
+        QCOMPARE(column(view, client::LinkRiskModel::Link).mid(5),
+                 (QStringList{QStringLiteral("r01-n05-ib1"), QStringLiteral("r02-n17-ib0")}));
+        QVERIFY(view.index(5, 0).data(client::MinorRole).toBool());
+        QVERIFY(view.index(6, client::LinkRiskModel::Verdict).data(client::MinorRole).toBool());
+        QVERIFY(!view.index(4, 0).data(client::MinorRole).toBool());
+        QVERIFY(toggle->text().contains(QStringLiteral("Hide the 2 elevated links")));
+        QCOMPARE(panel->selectedLink(), console.store.findByName(QStringLiteral("r02-n15-ib2")));
+
+        toggle->click();
+        QCOMPARE(view.rowCount(), 5);
+        // Asked for by name (the ports table, a link), an elevated link shows itself.
+        QVERIFY(panel->selectLink(console.store.findByName(QStringLiteral("r01-n05-ib1"))));
+        QCOMPARE(view.rowCount(), 7);
+        QCOMPARE(panel->selectedLink(), console.store.findByName(QStringLiteral("r01-n05-ib1")));
+
+        // Only elevated links: the list says nothing is at risk, the line still offers them.
+        Console quiet;
+        quiet.send(quiet.elevated(), nullptr);
+        quiet.open();
+        QVERIFY(quiet.window->navigate({PageId::Links, QStringLiteral("r02")}));
+        ui::LinksAtRiskPanel* quietPanel = quiet.linksPage()->linksAtRisk();
+        QVERIFY(quietPanel->showsEmptyText());
+        QVERIFY(quietPanel->elevatedToggle()->isVisible());
+        quietPanel->elevatedToggle()->click();
+        QVERIFY(!quietPanel->showsEmptyText());
+        QCOMPARE(quietPanel->model()->rowCount(), 2);
+    }
+
+    // "GPU-h at stake", the long form in the header's tooltip; at 1920 px with the demo's long BER
+    // and influencer, the last column is as wide as its words and no column but the two that give
+    // way (their tooltips have it all) is cut.
+    void theGpuHoursAtStakeFit() {
+        Console console;
+        std::vector<v1::LinkHealth> links = console.links();
+        v1::LinkHealth& loud = links[1];  // r02-n15-ib2, as the demo's burst on r06-n10-ib1 reads
+        loud.mutable_host_end()->set_text("2.4e-12 (2.3e-12 … 2.4e-12)");
+        loud.mutable_switch_end()->set_text("3.2e-16 (1.7e-17 … 1.6e-15)");
+        loud.mutable_forecast()->mutable_influencers(0)->set_text(
+            "symbol errors (host end) 2360x the 7-day baseline, link recoveries 40x theirs");
+        console.send(links, nullptr);
+        console.open();
+        QVERIFY(console.window->navigate({PageId::Links, {}}));
+        ui::LinksAtRiskPanel* panel = console.linksPage()->linksAtRisk();
+        const QAbstractItemModel& model = *panel->model();
+        const int stake = client::LinkRiskModel::AtStake;
+        QCOMPARE(model.headerData(stake, Qt::Horizontal).toString(), QStringLiteral("GPU-h at stake"));
+        QVERIFY(model.headerData(stake, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("GPU-h unplanned vs planned")));
+        ui::EntityTableView& table = *panel->table();
+        QTest::qWait(20);
+        QHeaderView& header = *table.horizontalHeader();
+        for (int c = 0; c < client::LinkRiskModel::ColumnCount; ++c) {
+            if (c == client::LinkRiskModel::Ber || c == client::LinkRiskModel::Influencer) continue;
+            const int wanted = table.columnWidthWanted(c);
+            QVERIFY2(header.sectionSize(c) >= wanted,
+                     qPrintable(QStringLiteral("%1: %2 px of %3")
+                                    .arg(model.headerData(c, Qt::Horizontal).toString())
+                                    .arg(header.sectionSize(c))
+                                    .arg(wanted)));
+        }
+        QCOMPARE(table.horizontalScrollBar()->maximum(), 0);
+        QVERIFY(model.index(0, client::LinkRiskModel::Ber)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("2.4e-12 (2.3e-12 … 2.4e-12)")));
     }
 
     void anEmptyListSaysWhy() {

@@ -7,6 +7,8 @@
 using namespace watchfloor::widgets;
 using Hit = RackElevationWidget::Hit;
 
+Q_DECLARE_METATYPE(watchfloor::widgets::LinkMark)
+
 namespace {
 
 RackElevation makeRack() {
@@ -51,6 +53,9 @@ private slots:
     void clicksEmitIds();
     void tooltipDescribesGpu();
     void hoverReportsGpu();
+    void linkChipSaysTheStage_data();
+    void linkChipSaysTheStage();
+    void narrowElevationKeepsGlyphAndPort();
 
 private:
     RackElevationWidget* m_w = nullptr;
@@ -218,6 +223,66 @@ void TestRackElevationWidget::hoverReportsGpu() {
     QCOMPARE(hovered.last().at(0).toString(), QStringLiteral("node9/gpu2"));
     QTest::mouseMove(m_w, m_w->switchTrayRect(0).center());
     QTRY_COMPARE(hovered.last().at(0).toString(), QString());
+}
+
+void TestRackElevationWidget::linkChipSaysTheStage_data() {
+    QTest::addColumn<LinkMark>("mark");
+    QTest::addColumn<QString>("chip");
+    QTest::addColumn<QRgb>("fill");  // 0: an outline on the tray's background
+    const ThemeColors& c = Theme::builtin(ThemeVariant::Dark).colors();
+    QTest::newRow("at risk") << LinkMark::AtRisk << QStringLiteral("▲ ib1 at risk") << c.crit.rgb();
+    QTest::newRow("proposed") << LinkMark::Proposed << QStringLiteral("▲ ib1 proposed") << c.crit.rgb();
+    QTest::newRow("isolating") << LinkMark::Isolating << QStringLiteral("⊘ ib1 isolating") << c.warn.rgb();
+    QTest::newRow("isolated") << LinkMark::Isolated << QStringLiteral("⊘ ib1 isolated") << c.warn.rgb();
+    QTest::newRow("treated") << LinkMark::Treated << QStringLiteral("↻ ib1 treated") << QRgb(0);
+    QTest::newRow("returned") << LinkMark::Returned << QStringLiteral("✓ ib1 returned") << QRgb(0);
+}
+
+// A tray's rail link on the ladder reads from its chip: the port, the stage's word and its glyph,
+// solid for what needs a decision or holds the tray out, an outline for what is on its way back.
+void TestRackElevationWidget::linkChipSaysTheStage() {
+    QFETCH(LinkMark, mark);
+    QFETCH(QString, chip);
+    QFETCH(QRgb, fill);
+    RackElevation e = makeRack();
+    ComputeTray& tray = e.compute[2];
+    tray.linkMark = mark;
+    tray.linkPort = QStringLiteral("ib1");
+    tray.linkDetail = QStringLiteral("Rail link node2-ib1 %1 since 14:05:00 UTC").arg(linkMarkName(mark));
+    m_w->setElevation(e);
+    m_w->resize(900, 860);  // the Rack page's elevation at 1920 px
+    QCOMPARE(linkChipText(mark, QStringLiteral("ib1"), true), chip);
+    QCOMPARE(m_w->linkChipShown(2), chip);
+    QCOMPARE(m_w->linkChipShown(3), QString());
+    QVERIFY(m_w->toolTipText({Hit::Kind::ComputeTray, 2, -1}).contains(tray.linkDetail));
+    QVERIFY(!m_w->toolTipText({Hit::Kind::ComputeTray, 3, -1}).contains(QStringLiteral("Rail link")));
+    // The chip sits just left of the state chip, in the label column.
+    const QImage img = m_w->grab().toImage();
+    const QRect slot = m_w->trayRect(2);
+    const QRect cells = m_w->cpuRect(2, 0);
+    const QFontMetrics fm(Theme::builtin(ThemeVariant::Dark).font(slot.height() >= 22 ? 8.5 : 7));
+    const int stateLeft = cells.left() - 8 - fm.horizontalAdvance(trayStateName(TrayState::Allocated)) - 10;
+    const QPoint inside(stateLeft - 4 - 3, slot.center().y());  // inside the chip, right of its text
+    if (fill != 0)
+        QCOMPARE(img.pixelColor(inside).rgb(), fill);
+    else
+        QVERIFY(img.pixelColor(inside).rgb() != Theme::builtin(ThemeVariant::Dark).colors().crit.rgb());
+}
+
+// Too narrow for the stage's word beside the tray's name: the glyph and the port, never nothing.
+void TestRackElevationWidget::narrowElevationKeepsGlyphAndPort() {
+    RackElevation e = makeRack();
+    e.compute[5].linkMark = LinkMark::Isolated;
+    e.compute[5].linkPort = QStringLiteral("ib3");
+    e.compute[5].label = QStringLiteral("06 · a-rather-long-node-name-n06");
+    m_w->setElevation(e);
+    QCOMPARE(m_w->linkChipShown(5), QStringLiteral("⊘ ib3"));
+    m_w->resize(900, 860);
+    QCOMPARE(m_w->linkChipShown(5), QStringLiteral("⊘ ib3"));  // the name is long: the label keeps it
+    e.compute[5].label = QStringLiteral("06 · n06");
+    m_w->setElevation(e);
+    QCOMPARE(m_w->linkChipShown(5), QStringLiteral("⊘ ib3 isolated"));
+    QCOMPARE(linkChipText(LinkMark::None, QStringLiteral("ib3"), true), QString());
 }
 
 QTEST_MAIN(TestRackElevationWidget)

@@ -36,6 +36,7 @@ private slots:
     void missingTileIsDrawnAsMissing();
     void rackWithSilentTraysSaysSo();
     void rackInMaintenanceIsHatched();
+    void rackWithLinksAtRiskOrIsolatedIsMarked();
     void tooltipForHoveredTile();
     void keyboardNavigation();
     void clickActivatesAndDragDoesNot();
@@ -187,6 +188,43 @@ void TestRackMapWidget::rackWithSilentTraysSaysSo() {
     QVERIFY2(small.width() < 34 && small.width() >= 10, qPrintable(QString::number(small.width())));
     QVERIFY(silentPixels(img, small) > 0);  // the corner flag
     QCOMPARE(silentPixels(img, m_map->tileRect(8)), 0);
+}
+
+// Where the fabric degrades, from the fleet view: a triangle in the critical colour for links at
+// risk, a barred disc in the warning colour for links isolated, at the tile's right edge; the tooltip
+// names them. A rack without marked links has no mark.
+void TestRackMapWidget::rackWithLinksAtRiskOrIsolatedIsMarked() {
+    const ThemeColors& c = theme().colors();
+    std::vector<RackStatus> s(static_cast<std::size_t>(m_map->rackCount()));
+    for (auto& st : s) st.value = Reading::fresh(55.f);
+    s[7].linksAtRisk = 1;
+    s[7].linkNote = QStringLiteral("Rail links: r07-n03-ib1 at risk");
+    s[9].linksIsolated = 1;
+    s[9].linkNote = QStringLiteral("Rail links: r09-n10-ib1 isolated");
+    s[11].linksAtRisk = 1;
+    s[11].linksIsolated = 2;
+    m_map->setStatuses(s);
+    m_map->zoomBy(4.0, m_map->tileRect(9).center());
+    const QImage img = m_map->grab().toImage();
+    auto count = [&](const QRect& r, const QColor& colour) {
+        int n = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y)
+            for (int x = r.left(); x <= r.right(); ++x) n += img.pixelColor(x, y).rgb() == colour.rgb();
+        return n;
+    };
+    const QRect risk = m_map->linkMarkRect(7), isolated = m_map->linkMarkRect(9), both = m_map->linkMarkRect(11);
+    QVERIFY(!risk.isEmpty() && !isolated.isEmpty());
+    QVERIFY(m_map->tileRect(7).contains(risk) && m_map->tileRect(9).contains(isolated));
+    QVERIFY2(count(risk, c.crit) >= risk.width() * risk.height() / 5, "no triangle in the critical colour");
+    QCOMPARE(count(risk, c.warn), 0);
+    QVERIFY2(count(isolated, c.warn) >= isolated.width() * isolated.height() / 5, "no disc in the warning colour");
+    QCOMPARE(count(isolated, c.crit), 0);
+    QVERIFY(both.width() > risk.width());  // both shapes side by side
+    QVERIFY(m_map->linkMarkRect(8).isEmpty());
+    QCOMPARE(count(m_map->tileRect(8), c.crit) + count(m_map->tileRect(8), c.warn), 0);
+    QVERIFY(m_map->toolTipText(7).contains(QStringLiteral("r07-n03-ib1 at risk")));
+    QVERIFY(m_map->toolTipText(9).contains(QStringLiteral("r09-n10-ib1 isolated")));
+    QVERIFY(!m_map->toolTipText(8).contains(QStringLiteral("Rail links")));
 }
 
 void TestRackMapWidget::staleTileDiffersFromFresh() {

@@ -240,7 +240,7 @@ void FleetPage::onStoreChanged(const client::FleetChangeSet& changes) {
         return;
     }
     if (!changes.dirtyRackRows.empty() || changes.freshnessTick || !changes.endpointsChanged.isEmpty() ||
-        changes.topologyChanged)
+        changes.topologyChanged || changes.linksChanged)
         refreshStatuses();
     if (changes.fleetChanged || !changes.endpointsChanged.isEmpty() || changes.freshnessTick)
         refreshKpis();

@@ -17,6 +17,9 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <utility>
+
 namespace watchfloor::ui {
 
 namespace v1 = watchfloor::v1;
@@ -25,6 +28,10 @@ using client::EntityId;
 namespace {
 constexpr double kHourMs = 3'600'000.0;
 constexpr int kMaxColumnWidth = 420;
+// What the BER keeps (the host end's value and the start of the switch end's) and the top
+// influencer (its counter and how far over its baseline) when the list runs out of width.
+constexpr int kMinBerWidth = 260;
+constexpr int kMinInfluencerWidth = 200;
 
 std::int64_t hoursFrom(std::int64_t nowMs, double hours) { return nowMs + std::int64_t(hours * kHourMs); }
 }  // namespace
@@ -81,6 +88,7 @@ LinksAtRiskPanel::LinksAtRiskPanel(client::FleetStore& store, OperatorActions* a
       m_stack(new QStackedWidget(this)),
       m_empty(new QLabel(this)),
       m_table(new EntityTableView(store, m_model, this)),
+      m_elevatedToggle(new QPushButton(this)),
       m_chart(new widgets::BerHistoryChart(this)),
       m_actions(actions),
       m_ladderRow(new QHBoxLayout),
@@ -110,6 +118,15 @@ LinksAtRiskPanel::LinksAtRiskPanel(client::FleetStore& store, OperatorActions* a
     auto* listLayout = new QVBoxLayout(listAndSteps);
     listLayout->setContentsMargins(0, 0, 0, 0);
     listLayout->addWidget(m_stack, 1);
+    // Links a little above Normal are most of what fleetd lists on a quiet fleet: behind a line,
+    // so the list opens on the links that need a decision.
+    m_elevatedToggle->setObjectName(QStringLiteral("linksElevatedToggle"));
+    m_elevatedToggle->setFlat(true);
+    m_elevatedToggle->setCursor(Qt::PointingHandCursor);
+    m_elevatedToggle->setStyleSheet(QStringLiteral("text-align: left; padding: 2px 4px;"));
+    listLayout->addWidget(m_elevatedToggle);
+    connect(m_elevatedToggle, &QPushButton::clicked, this,
+            [this] { m_model->setElevatedShown(!m_model->elevatedShown()); });
     m_ladderStage->setObjectName(QStringLiteral("linkLadderStage"));
     m_ladderRow->addWidget(m_ladderStage, 1);
     listLayout->addLayout(m_ladderRow);
@@ -170,6 +187,11 @@ bool LinksAtRiskPanel::showsEmptyText() const { return m_stack->currentWidget() 
 EntityId LinksAtRiskPanel::selectedLink() const { return m_selected; }
 
 bool LinksAtRiskPanel::selectLink(EntityId port) {
+    if (m_model->rowOf(port) < 0 && m_model->lists(port)) m_model->setElevatedShown(true);
+    return selectShown(port);
+}
+
+bool LinksAtRiskPanel::selectShown(EntityId port) {
     const int source = m_model->rowOf(port);
     if (source < 0) return false;
     const QModelIndex view = m_table->proxy()->mapFromSource(m_model->index(source, 0));
@@ -183,13 +205,55 @@ void LinksAtRiskPanel::refresh() {
     const bool empty = m_model->rowCount() == 0;
     m_empty->setText(empty ? client::linksAtRiskEmptyText(m_store) : QString());
     m_stack->setCurrentWidget(empty ? static_cast<QWidget*>(m_empty) : m_table);
-    // Every column as wide as its words up to a third of a wide screen; a longer one elides and
-    // its tooltip has it all.
-    if (!empty) m_table->fitColumnsToContents(kMaxColumnWidth, false);
+    if (!empty) fitColumns();
+    refreshElevatedToggle();
     // The link selected stays selected through the model's rebuilds; else the worst one.
-    if (!empty && !selectLink(m_selected)) selectLink(m_model->linkAt(0)->port);
+    if (!empty && !selectShown(m_selected)) selectShown(m_model->linkAt(0)->port);
     refreshChart();
     refreshLadder();
+}
+
+void LinksAtRiskPanel::refreshElevatedToggle() {
+    const int elevated = m_model->elevatedCount();
+    m_elevatedToggle->setVisible(elevated > 0);
+    const QString links =
+        elevated == 1 ? QStringLiteral("1 elevated link") : QStringLiteral("%1 elevated links").arg(elevated);
+    m_elevatedToggle->setText(
+        m_model->elevatedShown()
+            ? QStringLiteral("▾ Hide the %1 (dim, at the end of the list)").arg(links)
+            : QStringLiteral("▸ Show %1: above Normal, not at risk, not on the ladder").arg(links));
+}
+
+void LinksAtRiskPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (m_model->rowCount() > 0) fitColumns();
+}
+
+void LinksAtRiskPanel::fitColumns() {
+    using Column = client::LinkRiskModel::Column;
+    // Every column as wide as its words up to a third of a wide screen; a longer one elides and
+    // its tooltip has it all.
+    m_table->fitColumnsToContents(kMaxColumnWidth, false);
+    QHeaderView* header = m_table->horizontalHeader();
+    const int last = Column::ColumnCount - 1;
+    const int lastWanted = m_table->columnWidthWanted(last);
+    int used = 0;
+    for (int c = 0; c < last; ++c) used += header->sectionSize(c);
+    int excess = used + lastWanted - m_table->viewport()->width();
+    for (const auto& [column, narrowest] :
+         {std::pair{Column::Ber, kMinBerWidth}, std::pair{Column::Influencer, kMinInfluencerWidth}}) {
+        if (excess <= 0) break;
+        const int give = std::clamp(header->sectionSize(column) - narrowest, 0, excess);
+        header->resizeSection(column, header->sectionSize(column) - give);
+        excess -= give;
+    }
+    // Room to spare: a column held to kMaxColumnWidth (a BER with both ends' intervals) takes it.
+    for (int c = 0; c < last && excess < 0; ++c) {
+        const int grow = std::min(m_table->columnWidthWanted(c) - header->sectionSize(c), -excess);
+        if (grow <= 0) continue;
+        header->resizeSection(c, header->sectionSize(c) + grow);
+        excess += grow;
+    }
 }
 
 QList<QPushButton*> LinksAtRiskPanel::ladderButtons() const { return m_ladderButtons; }

@@ -1,7 +1,8 @@
 #pragma once
 // The Links page's "Links at risk": fleetd's listed rail links over every endpoint, worst first
 // (client/LinkRiskModel: verdict, both ends' BER, P 1 h / 6 h / 24 h, the time to the Error line,
-// the top influencer, the jobs and GPU-hours at stake, the stage's reason), fleetd's link summary
+// the top influencer, the jobs and GPU-hours at stake, the stage's reason; the links only elevated
+// behind a line under the list, "Show 12 elevated links…", dim once shown), fleetd's link summary
 // in a line above, and the selected link's BER history beside it (widgets/BerHistoryChart: the
 // 30-min buckets, a quiet one as its upper bound, the Warning and Error lines, the forecast's fan to
 // the line). An empty list says why (client::linksAtRiskEmptyText). Under the list, the selected
@@ -48,7 +49,8 @@ public:
 
     void applyTheme(const widgets::Theme& theme);
     void setReadOnlyWall(bool wall);
-    // Selects a listed port's row (and charts it); false when the port is not listed.
+    // Selects a listed port's row (and charts it), showing the elevated links when it is one of
+    // them; false when the port is not listed.
     bool selectLink(client::EntityId port);
     client::EntityId selectedLink() const;
 
@@ -61,13 +63,24 @@ public:
     QString summaryText() const;
     QString emptyText() const;
     bool showsEmptyText() const;
+    // The line under the list that shows or hides the elevated links (hidden while there are none).
+    QPushButton* elevatedToggle() const { return m_elevatedToggle; }
 
 signals:
     // Double-click or Enter on a row: the link's NIC port.
     void linkActivated(watchfloor::client::EntityId port);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void refresh();
+    bool selectShown(client::EntityId port);
+    void refreshElevatedToggle();
+    // Every column as wide as its words; when they overflow the list's width, the BER, then the
+    // top influencer give up width (their tooltips have it all) so the GPU-hours at stake, last and
+    // stretched, keep theirs; width to spare goes to a column held to the cap.
+    void fitColumns();
     void refreshChart();
     void refreshLadder();
 
@@ -77,6 +90,7 @@ private:
     QStackedWidget* m_stack;
     QLabel* m_empty;
     EntityTableView* m_table;
+    QPushButton* m_elevatedToggle;
     widgets::BerHistoryChart* m_chart;
     OperatorActions* m_actions;
     QHBoxLayout* m_ladderRow;

@@ -2,9 +2,9 @@
 
 #include "ClocksEventReasons.h"
 #include "FleetFormat.h"
+#include "LinkMarks.h"
 
 #include "FleetStore.h"
-#include "LinksAtRisk.h"
 #include "StateLabels.h"
 
 #include <algorithm>
@@ -79,18 +79,12 @@ widgets::RackElevation rackElevation(const client::FleetStore& store, EntityId r
             tray.silentReason = silentInWords(*telemetry);
             tray.silentDetail = QString::fromStdString(telemetry->reason());
         }
-        // The tray's worst rail link fleetd forecasts at risk: a chip naming the port, the rest in the tooltip.
-        for (const v1::LinkHealth* link : client::linkHealthOfTray(store, node)) {
-            if (!link->at_risk()) continue;
-            const QString port = QString::fromStdString(link->name());
-            if (tray.linkRisk.isEmpty()) tray.linkRisk = port.mid(port.lastIndexOf(u'-') + 1);
-            tray.linkRiskDetail +=
-                QStringLiteral("%1Rail link %2 at risk (%3): P(Error or down) %4 in 6 h, to Error: %5")
-                    .arg(tray.linkRiskDetail.isEmpty() ? QString() : QStringLiteral("\n"), port,
-                         client::linkVerdictLabel(link->verdict()),
-                         client::linkProbabilityText(link->forecast().p_error_or_down_6h()),
-                         client::linkEtaText(link->forecast()));
-        }
+        // The tray's most pressing rail link, at risk or on the ladder: a chip naming the port and
+        // the stage, every marked link in the tooltip.
+        const TrayLinkMark link = trayLinkMark(store, node);
+        tray.linkMark = link.mark;
+        tray.linkPort = link.port;
+        tray.linkDetail = link.detail;
         // Under a silent source even a state is the last one read (the health lens has no sample).
         auto onTray = [&](widgets::Reading r) {
             if (tray.silent && !r.isMissing()) r.freshness = widgets::Freshness::Silent;

@@ -1,6 +1,7 @@
 #pragma once
 // One rack of the store as the elevation widget draws it: every tray's Slurm state and telemetry
-// (a silent tray and why), a rail link fleetd forecasts at risk (its port on a chip), each GPU coloured by the chosen
+// (a silent tray and why), a rail link fleetd forecasts at risk or that is on the link ladder (its port and stage on a
+// chip, ui/parts/LinkMarks.h), each GPU coloured by the chosen
 // metric (or its health), throttling and failed GPUs marked, CPU temperatures beside the GPU temperature lens, switch
 // trays and power shelves by health, the manifold. Values of an endpoint that is not Live draw stale; a silent tray's
 // values draw silent.

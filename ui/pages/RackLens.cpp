@@ -1,6 +1,7 @@
 #include "RackLens.h"
 
 #include "FleetFormat.h"
+#include "LinkMarks.h"
 
 #include "StateLabels.h"
 
@@ -135,6 +136,10 @@ std::vector<widgets::RackStatus> rackStatuses(const client::FleetStore& store,
         s.isolated = rack.status.rackState == v1::RACK_STATE_ISOLATED;
         s.silentTrays = rack.silentTrays;
         describeMaintenance(store, rack.rack, &s);
+        const RackLinkMarks links = rackLinkMarks(store, rack.rack);
+        s.linksAtRisk = links.atRisk;
+        s.linksIsolated = links.isolated;
+        s.linkNote = links.note();
     }
     return statuses;
 }
@@ -174,6 +179,8 @@ QString rackTooltip(const client::FleetStore& store, int rackRow, const client::
     describeMaintenance(store, rack, &maintenance);
     if (!maintenance.maintenanceNote.isEmpty())
         text += QStringLiteral("<br><b>%1</b>").arg(maintenance.maintenanceNote.toHtmlEscaped());
+    if (const QString links = rackLinkMarks(store, rack).note(); !links.isEmpty())
+        text += QStringLiteral("<br><b>%1</b>").arg(links.toHtmlEscaped());
     const int job = jobs.jobRowOfRack(rackRow);
     if (job >= 0 && job < jobs.jobNames().size())
         text += QStringLiteral("<br>Job: %1").arg(jobs.jobNames()[job].toHtmlEscaped());

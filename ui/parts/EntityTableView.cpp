@@ -56,10 +56,14 @@ client::EntityId EntityTableView::entityAtRow(int viewRow) const {
 void EntityTableView::fitColumnsToContents(int maxWidth, bool growOnly) {
     QHeaderView* header = horizontalHeader();
     for (int c = 0; c + 1 < header->count(); ++c) {  // the last one stretches
-        const int wanted = std::min(maxWidth, std::max(sizeHintForColumn(c), header->sectionSizeHint(c)));
+        const int wanted = std::min(maxWidth, columnWidthWanted(c));
         if (wanted > header->sectionSize(c) || (!growOnly && wanted != header->sectionSize(c)))
             header->resizeSection(c, wanted);
     }
+}
+
+int EntityTableView::columnWidthWanted(int column) const {
+    return std::max(sizeHintForColumn(column), horizontalHeader()->sectionSizeHint(column));
 }
 
 void EntityTableView::setReadOnlyWall(bool wall) {

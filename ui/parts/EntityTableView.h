@@ -38,6 +38,8 @@ public:
     // tooltip has it all). growOnly: never narrower than now, so live values do not make the
     // columns jitter; false re-fits (a new rack).
     void fitColumnsToContents(int maxWidth, bool growOnly);
+    // How wide a column wants to be: its widest cell or its header.
+    int columnWidthWanted(int column) const;
     // Called after the standard entries of a row's context menu, with the row (view order).
     void setMenuExtension(std::function<void(QMenu& menu, int viewRow)> extension);
     // The context menu for a cell; what a right-click shows.

@@ -14,6 +14,11 @@ QColor FreshnessDelegate::silentColor() { return g_silent; }
 
 void FreshnessDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const {
     QStyledItemDelegate::initStyleOption(option, index);
+    if (index.data(client::MinorRole).toBool()) {
+        const QColor dim = option->palette.color(QPalette::PlaceholderText);
+        option->palette.setColor(QPalette::Text, dim);
+        option->palette.setColor(QPalette::WindowText, dim);
+    }
     const QVariant freshness = index.data(client::FreshnessRole);
     if (!freshness.isValid()) return;
     const auto f = client::Freshness(freshness.toInt());
