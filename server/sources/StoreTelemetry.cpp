@@ -275,6 +275,8 @@ void StoreTelemetry::addPortSeries(const Series& series) {
     if (std::isinf(value)) {
         ++notes_.notFinite;
         value = std::numeric_limits<double>::quiet_NaN();
+    } else if (!isOctetCounter(query.ib->metric)) {
+        value *= query.ib->toProto;  // the link rate's bytes/s to Gb/s; octets become rates in finish()
     }
     raw_.push_back({*nic, query.ib->metric, value, anchorKey == kNoAnchor ? *nic : anchorKey});
 }
