@@ -77,8 +77,7 @@ std::string linkLabels(const TrayHost& host, const v1::Gpu& gpu, std::size_t lin
     return labels;
 }
 
-void appendLine(std::string& page, std::string_view name, const std::string& labels, v1::Metric metric,
-                double value) {
+void appendLine(std::string& page, std::string_view name, const std::string& labels, v1::Metric metric, double value) {
     page += name;
     page += '{';
     page += labels;
@@ -193,8 +192,7 @@ std::string DcgmExposition::render(const TrayHost& host) {
         }
     }
     renderNvlink(host, labels, nowMs, families);
-    std::stable_sort(families.begin(), families.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(families.begin(), families.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::string page;
     page.reserve(fields.size() * host.gpus.size() * 220);
     for (const auto& family : families) page += family.second;

@@ -26,7 +26,8 @@ NvlinkValues NvlinkFieldValues::read(const v1::Gpu& gpu, std::int64_t nowMs) {
     for (const std::uint32_t link : gpu.nvlink_indexes()) {
         const double up = latest(link, v1::DCGM_FI_DEV_NVLINK_GET_STATE, 1.0) == 0 ? 0.0 : 1.0;
         // Integrated on every read, answering or not, so the total keeps its place in time.
-        const double codes = codewords_.advance(link, nowMs, up * kNvlink5LinkBitsPerSecond / kNvlink5CodewordBits / 1e3);
+        const double codes =
+            codewords_.advance(link, nowMs, up * kNvlink5LinkBitsPerSecond / kNvlink5CodewordBits / 1e3);
         if (!answers) continue;
         const double crc = latest(link, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, 0);
         const double replays = latest(link, v1::DCGM_FI_DEV_NVLINK_REPLAY_ERROR_PER_LINK_TOTAL, 0);

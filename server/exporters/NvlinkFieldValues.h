@@ -39,7 +39,7 @@ inline constexpr double kNvlink5LinkBitsPerSecond = 400e9;
 inline constexpr double kDcgmBerZero = 1.5e-254;
 
 struct NvlinkValues {
-    std::map<watchfloor::v1::Metric, double> gpu;               // per-GPU families
+    std::map<watchfloor::v1::Metric, double> gpu;                 // per-GPU families
     std::vector<std::map<watchfloor::v1::Metric, double>> links;  // by link id
 };
 

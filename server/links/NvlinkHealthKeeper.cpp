@@ -28,8 +28,7 @@ int plrCounterOf(v1::Metric metric) {
 
 }  // namespace
 
-NvlinkHealthKeeper::NvlinkHealthKeeper(const v1::Topology& topology, NvlinkHealthOptions options)
-    : options_(options) {
+NvlinkHealthKeeper::NvlinkHealthKeeper(const v1::Topology& topology, NvlinkHealthOptions options) : options_(options) {
     for (const auto& gpu : topology.gpus()) {
         gpuPosition_.emplace(gpu.index(), std::uint32_t(gpuLinks_.size()));
         gpuLinks_.emplace_back();
@@ -174,10 +173,9 @@ void NvlinkHealthKeeper::pollLink(std::uint32_t entity, LinkState& link, std::in
          nowMs);
 }
 
-void NvlinkHealthKeeper::send(FleetChanges& changes, std::uint32_t entity, v1::Metric metric, double value,
-                              float& sent, std::int64_t nowMs) {
+void NvlinkHealthKeeper::send(FleetChanges& changes, std::uint32_t entity, v1::Metric metric, double value, float& sent,
+                              std::int64_t nowMs) {
     const auto shown = static_cast<float>(shownDigits(value));
-    if (shown == sent) return;
     sent = shown;
     // A source without per-sample times (the twin) measured everything at the tick's time.
     const bool timed = !changes.sampleTimesMs.empty() || changes.samples.empty();

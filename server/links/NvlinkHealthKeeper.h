@@ -12,7 +12,8 @@
 //     NVLINK5_PLR_CODE_ERROR_RATIO / _UNCORRECTABLE_RATIO on the NVLINK entity.
 // Counters that go back were cleared (nvidia-smi nvlink -re, a GPU reset): that interval is
 // dropped. A gap longer than maxGapMs, or a series that vanished, is missing data, never zero.
-// Values are sent when they change (at three significant digits), once per poll of fleet time.
+// Every value is sent at each poll of fleet time (15 s, the source's poll: the console ages them
+// as it ages the source's values), at three significant digits, once there is one to send.
 // A GPU or link that never reports these fields costs nothing and gets no value: "no data",
 // never "healthy". Runs on the tick thread.
 
@@ -100,7 +101,7 @@ private:
     void poll(std::int64_t nowMs, FleetChanges& changes);
     void pollGpu(std::uint32_t entity, GpuState& gpu, std::int64_t nowMs, FleetChanges& changes);
     void pollLink(std::uint32_t entity, LinkState& link, std::int64_t nowMs, FleetChanges& changes);
-    // A value not sent yet, or moved at three significant digits, into `changes`.
+    // A value at three significant digits into `changes`, remembered as sent.
     static void send(FleetChanges& changes, std::uint32_t entity, watchfloor::v1::Metric metric, double value,
                      float& sent, std::int64_t nowMs);
 

@@ -39,7 +39,7 @@ enum PortEvent : std::uint8_t {
 // DCGM symbol-error total is 64-bit and whose rate is its links up x 400 Gb/s (kNvlink5Limits).
 struct PortLimits {
     std::uint64_t symbolErrorMax = kSymbolErrorMax;  // the counter saturates here
-    double maxRateBytesPerSecond = 2e11;    // twice 4X XDR's 1e11
+    double maxRateBytesPerSecond = 2e11;             // twice 4X XDR's 1e11
 };
 
 struct PortInterval {

@@ -289,16 +289,17 @@ private slots:
 
     void theRateTheHostReportsIsTheBitsCarriedAndAnAbsurdOneFallsBack() {
         Feed f;
-        f.rateGbps[0] = 200;     // an NDR port trained down to 200 Gb/s
-        f.rateGbps[1] = 0;       // zero: no reading, the topology's 400 Gb/s stands
-        f.rateGbps[2] = -400;    // negative: no reading
-        f.rateGbps[3] = 1e6;     // 1 Pb/s: absurd, no reading
+        f.rateGbps[0] = 200;   // an NDR port trained down to 200 Gb/s
+        f.rateGbps[1] = 0;     // zero: no reading, the topology's 400 Gb/s stands
+        f.rateGbps[2] = -400;  // negative: no reading
+        f.rateGbps[3] = 1e6;   // 1 Pb/s: absurd, no reading
         std::fill(std::begin(f.rateSent), std::end(f.rateSent), true);
         for (int i = 0; i < 5; ++i) f.poll(0);
         const LinkWatch& watch = f.keeper.watch();
         const double seconds = 4 * kPollMs / 1000.0;
         QVERIFY(sameBits(watch.estimate(0, LinkEnd::Host).bits, 200e9 * seconds));
-        for (std::size_t link = 1; link < 4; ++link) QVERIFY(sameBits(watch.estimate(link, LinkEnd::Host).bits, 400e9 * seconds));
+        for (std::size_t link = 1; link < 4; ++link)
+            QVERIFY(sameBits(watch.estimate(link, LinkEnd::Host).bits, 400e9 * seconds));
         // Half the rate: the 3e15-bit window takes twice as long (250 min, not 125).
         QCOMPARE(watch.estimate(0, LinkEnd::Host).neededSeconds, 15'000.0);
         QCOMPARE(watch.estimate(1, LinkEnd::Host).neededSeconds, 7'500.0);

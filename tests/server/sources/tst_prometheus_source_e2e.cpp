@@ -15,8 +15,8 @@
 #include "ExporterFields.h"
 #include "LinkHealthKeeper.h"
 #include "LoopbackStore.h"
-#include "NvlinkHealthKeeper.h"
 #include "NodeExporterFixture.h"
+#include "NvlinkHealthKeeper.h"
 #include "PrometheusSource.h"
 #include "QuickStorePoll.h"
 #include "ScrapeConfig.h"
@@ -73,7 +73,7 @@ public:
         if (changes.hasFleet) fleet_ = changes.fleet;
     }
     const v1::FleetGoodput& fleet() const { return fleet_; }
-    std::unique_ptr<LinkHealthKeeper> links;  // fleetd's link watch, fed what fleetd's tick thread gets
+    std::unique_ptr<LinkHealthKeeper> links;      // fleetd's link watch, fed what fleetd's tick thread gets
     std::unique_ptr<NvlinkHealthKeeper> nvlinks;  // and its NVLink5 watch
     std::optional<Reading> value(std::uint32_t entity, v1::Metric metric) const {
         auto it = values_.find({entity, metric});
@@ -119,7 +119,7 @@ std::vector<testing::IbPortCounters> realPorts(std::uint64_t linkDowned) {
         p.linkDowned = linkDowned + k;
         p.symbolErrors = 100 * k + 7;
         p.xmitWait = 1000 + k;
-        p.active = k != 2;                 // rail 2 is down
+        p.active = k != 2;                // rail 2 is down
         p.rateGbps = k == 1 ? 200 : 400;  // rail 1 trained down to half its rate
         ports.push_back(p);
     }
@@ -146,8 +146,9 @@ private:
         testing::TwinExporterHarness twin;
         // Xid 31 has no sympathetic Xid after it (79 is followed by 45 in the same second, and the
         // last-Xid gauge would show only the 45).
-        QVERIFY2(twin.start(2, QString("at 5s xid 31 gpu=%1\nat 10m ber link=%2 value=1e-9\n").arg(kXidGpu, kBurstLink)),
-                 qPrintable(twin.error()));
+        QVERIFY2(
+            twin.start(2, QString("at 5s xid 31 gpu=%1\nat 10m ber link=%2 value=1e-9\n").arg(kXidGpu, kBurstLink)),
+            qPrintable(twin.error()));
         twin.tick(2);
 
         // One tray's node_exporter is the real one (fake sysfs); a second real one claims a host
@@ -419,16 +420,17 @@ private:
         QVERIFY(nvlinkValue(burstGpu, v1::NVLINK5_SYMBOL_BER_UPPER) > 0);
         QCOMPARE(nvlinkValue(burstGpu, v1::NVLINK5_SYMBOL_BER_POINT), 0.0);
         twin.tick(600);
-        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), nvlinkValue(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT) ==
-                                                        double(v1::LINK_VERDICT_ERROR)),
-                                 30'000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (got.take(source), nvlinkValue(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT) == double(v1::LINK_VERDICT_ERROR)),
+            30'000);
         QVERIFY(got.nvlinks->gpuEstimate(burstGpu)->errors >= 48'000);
         QTRY_VERIFY_WITH_TIMEOUT((got.take(source), nvlinkValue(burstLink, v1::NVLINK5_PLR_CODE_ERROR_RATIO) > 0),
                                  10'000);
         QVERIFY(nvlinkValue(burstLink, v1::NVLINK5_PLR_UNCORRECTABLE_RATIO) > 0);
         // The store's value is the twin's sum over the GPU's links (the same scrape's).
         double crc = 0;
-        const auto gpu = std::find_if(gpus.begin(), gpus.end(), [&](const v1::Gpu& g) { return g.index() == burstGpu; });
+        const auto gpu =
+            std::find_if(gpus.begin(), gpus.end(), [&](const v1::Gpu& g) { return g.index() == burstGpu; });
         for (const std::uint32_t l : gpu->nvlink_indexes()) {
             const auto v = twin.store().latest(l, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL);
             crc += v && !std::isnan(v->value) ? v->value : 0.0;

@@ -330,11 +330,14 @@ private slots:
         };
 
         // 1. Every GPU's symbol total on the GPU, every link's PLR codewords and state on its link.
-        QTRY_VERIFY2_WITH_TIMEOUT((pace(), got.take(*source), std::all_of(gpus.begin(), gpus.end(), [&](const v1::Gpu& g) {
-                                       return !std::isnan(value(g.index(), v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL)) &&
-                                              value(g.nvlink_indexes(17), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_TOTAL) > 0;
-                                   })),
-                                  qPrintable(got.describe()), 30'000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (pace(), got.take(*source),
+             std::all_of(gpus.begin(), gpus.end(),
+                         [&](const v1::Gpu& g) {
+                             return !std::isnan(value(g.index(), v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL)) &&
+                                    value(g.nvlink_indexes(17), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_TOTAL) > 0;
+                         })),
+            qPrintable(got.describe()), 30'000);
         for (const v1::Gpu& g : gpus) {
             double crc = 0;
             for (const std::uint32_t l : g.nvlink_indexes()) {
@@ -353,9 +356,9 @@ private slots:
             }
             return UINT32_MAX;
         };
-        QTRY_VERIFY_WITH_TIMEOUT((pace(), got.take(*source), quietJudged() != UINT32_MAX &&
-                                                                 got.nvlinks->gpuEstimate(burstGpu) &&
-                                                                 got.nvlinks->gpuEstimate(burstGpu)->bits > 0),
+        QTRY_VERIFY_WITH_TIMEOUT((pace(), got.take(*source),
+                                  quietJudged() != UINT32_MAX && got.nvlinks->gpuEstimate(burstGpu) &&
+                                      got.nvlinks->gpuEstimate(burstGpu)->bits > 0),
                                  20'000);
         const std::uint32_t quiet = quietJudged();
         QCOMPARE(value(quiet, v1::NVLINK5_SYMBOL_BER_VERDICT), double(v1::LINK_VERDICT_JUDGING));
@@ -368,7 +371,8 @@ private slots:
         // link of the same GPU at 0, nothing counted backwards.
         twin.tick(600);
         QTRY_VERIFY2_WITH_TIMEOUT(
-            (twin.tick(), got.take(*source), value(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT) == double(v1::LINK_VERDICT_ERROR)),
+            (twin.tick(), got.take(*source),
+             value(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT) == double(v1::LINK_VERDICT_ERROR)),
             qPrintable(QString("verdict %1").arg(value(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT))), 30'000);
         QVERIFY(got.nvlinks->gpuEstimate(burstGpu)->errors >= 48'000.0);  // and whatever noise the twin added
         QVERIFY(value(burstGpu, v1::NVLINK5_SYMBOL_BER_LOWER) > 1e-14);

@@ -270,12 +270,12 @@ private slots:
         telemetry.begin(kPollMs);
         Poll poll{telemetry};
         // One host's CSV says the older names, another's the DCGM 4.6 ones.
-        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS", gpu("Hostname", "gb200-a03", "3"),
-                 17);
-        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL", gpu("hostname", "gb200-a04", "3"),
-                 18);
-        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT", gpu("Hostname", "gb200-a03", "3"),
-                 2.5e-15);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS",
+                 gpu("Hostname", "gb200-a03", "3"), 17);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL",
+                 gpu("hostname", "gb200-a04", "3"), 18);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT",
+                 gpu("Hostname", "gb200-a03", "3"), 2.5e-15);
         poll.add(PollQuery::Kind::GpuAnchor, "", gpu("Hostname", "gb200-a03", "3"), (kPollMs - 3000) / 1000.0);
         // Link-entity series: nvlink beside gpu, gpu_uuid, model_name, hostname (render_metrics.go).
         auto link = [](const std::string& host, const std::string& gpuIndex, const std::string& nvlink) {
@@ -288,7 +288,8 @@ private slots:
                            {"hostname", host},
                            {"instance", host + ":9400"}}};
         };
-        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES", link("gb200-a03", "3", "5"), 4e12);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES", link("gb200-a03", "3", "5"),
+                 4e12);
         poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_ERROR_TOTAL",
                  link("gb200-a03", "3", "5"), 40);
         poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_UNCORRECTABLE_CODE",
@@ -298,10 +299,11 @@ private slots:
                  link("gb200-a03", "3", "6"), 2);
         // A link the GPU does not have, and one without its nvlink label: counted, not mapped.
         poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES", link("gb200-a03", "3", "18"), 1);
-        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES", gpu("Hostname", "gb200-a03", "3"),
-                 1);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES",
+                 gpu("Hostname", "gb200-a03", "3"), 1);
         // node_exporter's rate: a port trained down to 200 Gb/s reads 2.5e10 bytes/s.
-        poll.add(PollQuery::Kind::IbFamily, "node_infiniband_rate_bytes_per_second", port("gb200-a03", "mlx5_5"), 2.5e10);
+        poll.add(PollQuery::Kind::IbFamily, "node_infiniband_rate_bytes_per_second", port("gb200-a03", "mlx5_5"),
+                 2.5e10);
         FleetChanges out;
         const auto notes = telemetry.finish(out);
         QCOMPARE(notes.unmapped, std::uint64_t(2));
@@ -317,9 +319,9 @@ private slots:
         QCOMPARE(l5.second, kPollMs - 3000);  // its GPU's scrape time
         QCOMPARE(got.at({fleet.entity("r01-n03-g0-l05"), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_ERROR_TOTAL}).first,
                  40.0F);
-        QCOMPARE(
-            got.at({fleet.entity("r01-n03-g0-l17"), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_UNCORRECTABLE_TOTAL}).first,
-            1.0F);
+        QCOMPARE(got.at({fleet.entity("r01-n03-g0-l17"), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_UNCORRECTABLE_TOTAL})
+                     .first,
+                 1.0F);
         QCOMPARE(got.at({fleet.entity("r01-n03-g0-l06"), v1::DCGM_FI_DEV_NVLINK_GET_STATE}).first, 0.0F);
         QCOMPARE(got.at({fleet.entity("r01-n03-g0-l06"), v1::DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_TOTAL}).first,
                  2.0F);
