@@ -73,6 +73,14 @@ std::string labelsOf(int gpu, const std::string& hostname = "gb200-r01-n01") {
 
 QStringList linesOf(const std::string& page) { return QString::fromStdString(page).split('\n', Qt::SkipEmptyParts); }
 
+// The families of a page in the order their TYPE lines come.
+QStringList familiesOf(const std::string& page) {
+    QStringList families;
+    for (const QString& line : linesOf(page))
+        if (line.startsWith("# TYPE ")) families << line.section(' ', 2, 2);
+    return families;
+}
+
 bool hasLine(const std::string& page, const std::string& line) {
     return linesOf(page).contains(QString::fromStdString(line));
 }
@@ -115,9 +123,7 @@ private slots:
         report(f, kT1);
         ExporterPages pages(*f.store);
         const std::string page = pages.page(Exporter::Dcgm, "gb200-r01-n01").body;
-        QStringList families;
-        for (const QString& line : linesOf(page))
-            if (line.startsWith("# TYPE ")) families << line.section(' ', 2, 2);
+        const QStringList families = familiesOf(page);
         const QStringList expected{"DCGM_FI_DEV_SM_CLOCK",
                                    "DCGM_FI_DEV_MEM_CLOCK",
                                    "DCGM_FI_DEV_MEMORY_TEMP",
@@ -178,9 +184,7 @@ private slots:
         withLinks(kT2);
         const std::string page = pages.page(Exporter::Dcgm, "gb200-r01-n01").body;
         // The documented CSV's spellings, in field-id order among the default families.
-        QStringList families;
-        for (const QString& line : linesOf(page))
-            if (line.startsWith("# TYPE ")) families << line.section(' ', 2, 2);
+        const QStringList families = familiesOf(page);
         const QStringList nvlink{"DCGM_FI_DEV_NVLINK_PPCNT_RECOVERY_TOTAL_SUCCESSFUL_EVENTS",
                                  "DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_COUNTER",
                                  "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES",
