@@ -41,7 +41,15 @@ MetricCadence metricCadence(Metric metric) {
     case IB_PORT_XMIT_DATA_GBPS:
     case IB_PORT_RCV_DATA_GBPS:
     case IB_EFFECTIVE_BER:
+    case IB_LINK_RATE_GBPS:
     case IB_MODULE_TEMPERATURE_C: return {MetricReporting::Periodic, std::chrono::seconds(10)};
+    // fleetd's NVLink5 verdicts: at each of its link polls (15 s); never sent is no data, not 0.
+    case NVLINK5_SYMBOL_BER_VERDICT:
+    case NVLINK5_SYMBOL_BER_POINT:
+    case NVLINK5_SYMBOL_BER_LOWER:
+    case NVLINK5_SYMBOL_BER_UPPER:
+    case NVLINK5_PLR_CODE_ERROR_RATIO:
+    case NVLINK5_PLR_UNCORRECTABLE_RATIO: return {MetricReporting::Periodic, std::chrono::seconds(15)};
     default: return {MetricReporting::Periodic, std::chrono::seconds(1)};
     }
 }

@@ -18,7 +18,8 @@ namespace {
 // DCGM_FT_DOUBLE in DCGM's field table; the rest of the default set is DCGM_FT_INT64.
 bool isDoubleField(v1::Metric metric) {
     return metric == v1::DCGM_FI_DEV_POWER_USAGE || metric == v1::DCGM_FI_PROF_GR_ENGINE_ACTIVE ||
-           metric == v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE || metric == v1::DCGM_FI_PROF_DRAM_ACTIVE;
+           metric == v1::DCGM_FI_PROF_PIPE_TENSOR_ACTIVE || metric == v1::DCGM_FI_PROF_DRAM_ACTIVE ||
+           metric == v1::DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO || metric == v1::DCGM_FI_DEV_NVLINK_EFFECTIVE_BER_RATIO;
 }
 
 void appendValue(std::string& out, v1::Metric metric, double value) {
@@ -54,6 +55,35 @@ std::string gpuLabels(const TrayHost& host, const v1::Gpu& gpu, const std::strin
     appendLabelValue(labels, driverVersion);
     labels += '"';
     return labels;
+}
+
+// A link-entity series' labels (render_metrics.go): other spellings than the GPU series'.
+std::string linkLabels(const TrayHost& host, const v1::Gpu& gpu, std::size_t linkId) {
+    std::string labels = "nvlink=\"";
+    appendGoInt(labels, static_cast<long long>(linkId));
+    labels += "\",gpu=\"";
+    appendGoInt(labels, gpu.local_id());
+    labels += "\",gpu_uuid=\"";
+    appendLabelValue(labels, gpu.uuid());
+    labels += "\",pci_bus_id=\"";
+    appendLabelValue(labels, gb200PciBusId(gpu.local_id()));
+    labels += "\",device=\"nvidia";
+    appendGoInt(labels, gpu.local_id());
+    labels += "\",model_name=\"";
+    appendLabelValue(labels, gpu.model_name());
+    labels += "\",hostname=\"";
+    appendLabelValue(labels, host.hostname);
+    labels += '"';
+    return labels;
+}
+
+void appendLine(std::string& page, std::string_view name, const std::string& labels, v1::Metric metric, double value) {
+    page += name;
+    page += '{';
+    page += labels;
+    page += "} ";
+    appendValue(page, metric, value);
+    page += '\n';
 }
 
 }  // namespace
@@ -111,7 +141,7 @@ std::string gb200PciBusId(std::uint32_t localId) {
 }
 
 DcgmExposition::DcgmExposition(const service::FleetStateStore& store, DcgmPageOptions options)
-    : store_(store), options_(std::move(options)), values_(store) {
+    : store_(store), options_(std::move(options)), values_(store), nvlinkValues_(store) {
     const auto fields = telemetry::dcgmDefaultFields();
     fieldOrder_.resize(fields.size());
     std::iota(fieldOrder_.begin(), fieldOrder_.end(), std::size_t{0});
@@ -128,13 +158,15 @@ std::string DcgmExposition::render(const TrayHost& host) {
         values.push_back(values_.read(host, *gpu, nowMs));
     }
     const auto fields = telemetry::dcgmDefaultFields();
-    std::string page;
-    page.reserve(fields.size() * host.gpus.size() * 220);
+    // Each family's text by its field id: the default set and the NVLink5 lines interleave.
+    std::vector<std::pair<int, std::string>> families;
     for (const std::size_t f : fieldOrder_) {
         const auto& field = fields[f];
         const bool anyValue =
             std::any_of(values.begin(), values.end(), [&](const auto& gpuValues) { return gpuValues[f].has_value(); });
         if (!anyValue && options_.blanks == BlankValues::Omit) continue;
+        std::string& page = families.emplace_back(int(field.metric), std::string()).second;
+        page.reserve(host.gpus.size() * 220);
         appendFamilyHeader(page, field.name, field.help, field.type);
         for (std::size_t g = 0; g < host.gpus.size(); ++g) {
             const auto& value = values[g][f];
@@ -159,7 +191,40 @@ std::string DcgmExposition::render(const TrayHost& host) {
             page += '\n';
         }
     }
+    renderNvlink(host, labels, nowMs, families);
+    std::stable_sort(families.begin(), families.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string page;
+    page.reserve(fields.size() * host.gpus.size() * 220);
+    for (const auto& family : families) page += family.second;
     return page;
+}
+
+void DcgmExposition::renderNvlink(const TrayHost& host, const std::vector<std::string>& gpuLabels, std::int64_t nowMs,
+                                  std::vector<std::pair<int, std::string>>& families) {
+    std::vector<NvlinkValues> values;
+    for (const v1::Gpu* gpu : host.gpus) values.push_back(nvlinkValues_.read(*gpu, nowMs));
+    std::vector<v1::Metric> written;
+    for (const auto& field : telemetry::dcgmNvlinkFields()) {
+        // The documented CSV's spelling of each metric, the first in the table.
+        if (std::find(written.begin(), written.end(), field.metric) != written.end()) continue;
+        written.push_back(field.metric);
+        if (!NvlinkFieldValues::modelled(field.metric)) continue;
+        std::string page;
+        for (std::size_t g = 0; g < host.gpus.size(); ++g) {
+            if (!field.perLink) {
+                if (const auto v = values[g].gpu.find(field.metric); v != values[g].gpu.end())
+                    appendLine(page, field.name, gpuLabels[g], field.metric, v->second);
+                continue;
+            }
+            for (std::size_t l = 0; l < values[g].links.size(); ++l)
+                if (const auto v = values[g].links[l].find(field.metric); v != values[g].links[l].end())
+                    appendLine(page, field.name, linkLabels(host, *host.gpus[g], l), field.metric, v->second);
+        }
+        if (page.empty()) continue;  // a family without values is left out
+        std::string& family = families.emplace_back(int(field.metric), std::string()).second;
+        appendFamilyHeader(family, field.name, field.help, field.type);
+        family += page;
+    }
 }
 
 }  // namespace watchfloor::server::exporters

@@ -1,6 +1,9 @@
 #pragma once
 // One compute tray's dcgm-exporter page (GET :9400/metrics): the default field set for the
-// tray's GPUs, as dcgm-exporter 3.x/4.x renders it.
+// tray's GPUs, as dcgm-exporter 3.x/4.x renders it, plus the NVLink5 link-health lines a site adds
+// to its CSV (docs/domain/link-health.md; values from NvlinkFieldValues): per-GPU series with the
+// GPU labels below, per-link series as NAME{nvlink,gpu,gpu_uuid,pci_bus_id,device,model_name,
+// hostname} (render_metrics.go's link-entity labels).
 //
 // - Families come in ascending DCGM field id order (the exporter ranges over a Go map keyed by
 //   its Counter struct, whose first member is the field id; Go templates visit map keys
@@ -19,6 +22,7 @@
 
 #include "DcgmFieldValues.h"
 #include "FleetStateStore.h"
+#include "NvlinkFieldValues.h"
 #include "TrayDirectory.h"
 
 #include <string>
@@ -44,8 +48,13 @@ public:
 private:
     const service::FleetStateStore& store_;
     DcgmPageOptions options_;
+    // The NVLink5 families of the documented CSV (dcgmNvlinkFields()), each with its field id.
+    void renderNvlink(const TrayHost& host, const std::vector<std::string>& gpuLabels, std::int64_t nowMs,
+                      std::vector<std::pair<int, std::string>>& families);
+
     std::vector<std::size_t> fieldOrder_;  // dcgmDefaultFields() positions by DCGM field id
     DcgmFieldValues values_;
+    NvlinkFieldValues nvlinkValues_;
 };
 
 // dcgm-exporter's err_msg for an Xid code (its table, for the codes the twin can raise);

@@ -1,5 +1,6 @@
 #include "LinkHealthKeeper.h"
 
+#include "LinkStreamValues.h"
 #include "PoissonBounds.h"
 #include "TickClock.h"
 
@@ -13,7 +14,7 @@ namespace v1 = watchfloor::v1;
 
 namespace {
 
-enum Counter { kSymbol, kRecovery, kDowned, kReceive, kTemperature, kCounters };
+enum Counter { kSymbol, kRecovery, kDowned, kReceive, kTemperature, kRateGbps, kCounters };
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Which end and counter a metric is; -1 when it is not a link counter.
@@ -24,6 +25,7 @@ int endOf(v1::Metric metric) {
     case v1::IB_LINK_DOWNED_COUNTER:
     case v1::IB_PORT_RCV_ERRORS:
     case v1::IB_MODULE_TEMPERATURE_C:
+    case v1::IB_LINK_RATE_GBPS:
     case v1::IB_PHY_STATE: return 0;
     case v1::IB_FAR_SYMBOL_ERROR_COUNTER:
     case v1::IB_FAR_LINK_ERROR_RECOVERY_COUNTER:
@@ -44,35 +46,17 @@ int counterOf(v1::Metric metric) {
     case v1::IB_PORT_RCV_ERRORS:
     case v1::IB_FAR_PORT_RCV_ERRORS: return kReceive;
     case v1::IB_MODULE_TEMPERATURE_C: return kTemperature;
+    case v1::IB_LINK_RATE_GBPS: return kRateGbps;
     default: return -1;
     }
 }
 
-// Three significant digits: what the console shows, so a record is sent again when a shown
-// number moves, not on every float wobble.
-double rounded(double x) {
-    if (!std::isfinite(x) || x == 0) return x;
-    const double scale = std::pow(10.0, 2 - std::floor(std::log10(std::fabs(x))));
-    return std::round(x * scale) / scale;
-}
+double rounded(double x) { return shownDigits(x); }
 
 double hoursOrNone(double hours) { return std::isfinite(hours) ? rounded(hours) : -1.0; }
 
-v1::LinkVerdict verdictOf(BerVerdict verdict) {
-    switch (verdict) {
-    case BerVerdict::NoData: return v1::LINK_VERDICT_NO_DATA;
-    case BerVerdict::Judging: return v1::LINK_VERDICT_JUDGING;
-    case BerVerdict::Normal: return v1::LINK_VERDICT_NORMAL;
-    case BerVerdict::Elevated: return v1::LINK_VERDICT_ELEVATED;
-    case BerVerdict::Saturated: return v1::LINK_VERDICT_SATURATED;
-    case BerVerdict::Warning: return v1::LINK_VERDICT_WARNING;
-    case BerVerdict::Error: return v1::LINK_VERDICT_ERROR;
-    }
-    return v1::LINK_VERDICT_UNSPECIFIED;
-}
-
 void fillBer(const SymbolBerEstimate& e, v1::LinkBer* out) {
-    out->set_verdict(verdictOf(e.verdict));
+    out->set_verdict(linkVerdictOf(e.verdict));
     out->set_point(rounded(e.point));
     out->set_lower(rounded(e.lower));
     out->set_upper(rounded(e.upper));
@@ -87,6 +71,16 @@ void fillBer(const SymbolBerEstimate& e, v1::LinkBer* out) {
 // A counter's value as the watch takes it: a negative or absurdly large value (a broken exporter)
 // is no reading at all, as a blank is. 2^53: the largest whole number a source's double carries.
 bool counterReading(float value) { return std::isfinite(value) && value >= 0 && value <= 9.007199254740992e15F; }
+
+// The rate the host reports for its port (node_exporter's rate_bytes_per_second), in bytes/s, when
+// it is one: blank, zero, negative or over what any InfiniBand port runs at is no reading, and the
+// topology's rate stands in.
+double reportedBytesPerSecond(float gbps) {
+    const double bytesPerSecond = double(gbps) * 1e9 / 8;
+    return std::isfinite(bytesPerSecond) && bytesPerSecond > 0 && bytesPerSecond <= PortTracker::kMaxRateBytesPerSecond
+               ? bytesPerSecond
+               : 0.0;
+}
 
 bool noteworthy(BerVerdict verdict) { return berVerdictRank(verdict) >= berVerdictRank(BerVerdict::Elevated); }
 
@@ -220,8 +214,12 @@ void LinkHealthKeeper::fillSamples(std::int64_t nowMs) {
                 out[end]->setLinkDowned(std::uint64_t(downs));
             if (counterReading(c.value[kReceive])) out[end]->setReceiveErrors(std::uint64_t(c.value[kReceive]));
             if (std::isfinite(c.value[kTemperature])) out[end]->setModuleTemperature(c.value[kTemperature]);
-            out[end]->setActive(ends_[0][i].active);  // one cable: the host's state is the link's
-            if (links_[i].bytesPerSecond > 0) out[end]->setRate(links_[i].bytesPerSecond);
+            out[end]->setActive(ends_[0][i].active);  // one cable: the host's state and rate are the link's
+            // The rate the port runs at where the host reports it (a port trained down to 200 Gb/s
+            // carries half the bits), else the topology's line rate; neither: no bits, no BER.
+            const double reported = reportedBytesPerSecond(ends_[0][i].value[kRateGbps]);
+            const double rate = reported > 0 ? reported : links_[i].bytesPerSecond;
+            if (rate > 0) out[end]->setRate(rate);
         }
     }
 }
@@ -404,7 +402,7 @@ v1::LinkHealth LinkHealthKeeper::healthOf(std::uint32_t link, std::int64_t nowMs
     const CableJudgement cable = watch_.cable(link, host, far);
     fillBer(host, h.mutable_host_end());
     fillBer(far, h.mutable_switch_end());
-    h.set_verdict(verdictOf(cable.verdict));
+    h.set_verdict(linkVerdictOf(cable.verdict));
     h.set_one_end_seen(cable.oneEndSeen);
     const LinkRisk& risk = watch_.risk(link);
     h.set_at_risk(risk.atRisk || risk.confirmedError);

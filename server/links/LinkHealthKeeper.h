@@ -1,6 +1,7 @@
 #pragma once
 // fleetd's link watch on the stream: reads every rail link's InfiniBand counters (host end:
-// IB_SYMBOL_ERROR_COUNTER ...; far end: IB_FAR_*) and the jobs from each tick's FleetChanges, feeds
+// IB_SYMBOL_ERROR_COUNTER ..., and the rate the host reports, IB_LINK_RATE_GBPS, over the
+// topology's where present; far end: IB_FAR_*) and the jobs from each tick's FleetChanges, feeds
 // a LinkWatch once per poll of fleet time, and adds to the same FleetChanges the LinkHealth of
 // every link worth listing (at risk, above the Normal line, saturated) that changed, a `retired`
 // record for a link no longer listed, and the LinkHealthSummary when it changed. With a ladder
@@ -63,10 +64,10 @@ private:
         std::uint32_t entity = 0;  // the NicPort's entity index
         std::uint32_t node = 0;
         std::string name;
-        double bytesPerSecond = 0;  // the port's line rate
+        double bytesPerSecond = 0;  // the port's line rate in the topology
     };
     struct Counters {               // the newest value of each counter at one end, NaN = never or blank
-        float value[5];             // symbol, recovery, downed, receive errors, module temperature
+        float value[6];             // symbol, recovery, downed, receive errors, module temperature, rate (Gb/s)
         std::int64_t timeMs = 0;    // of the newest symbol error value
         std::int64_t takenMs = -1;  // the time the watch last took
         bool active = true;

@@ -126,16 +126,21 @@ void LinkWatch::rank() {
     });
 }
 
-SymbolBerEstimate LinkWatch::estimate(std::size_t link, LinkEnd end) const {
-    const State& s = states_[link];
+SymbolBerEstimate windowEstimate(const LinkHistory& history, LinkEnd end, std::int64_t nowMs,
+                                 const PortTracker& tracker, const SymbolBerLines& lines) {
     const int e = static_cast<int>(end);
     double bits = 0, errors = 0;
-    s.history.forEachNewestFirst(nowMs_, [&](const LinkBucket& b, std::int64_t, std::int64_t) {
+    history.forEachNewestFirst(nowMs, [&](const LinkBucket& b, std::int64_t, std::int64_t) {
         if (bits >= kJudgingWindowBits) return;
         bits += b.bits[e];
         errors += b.errors[e];
     });
-    return judgeSymbolBer(errors, bits, s.ends[e].bitsPerSecond(), s.ends[e].saturated(), config_.forecast.lines);
+    return judgeSymbolBer(errors, bits, tracker.bitsPerSecond(), tracker.saturated(), lines);
+}
+
+SymbolBerEstimate LinkWatch::estimate(std::size_t link, LinkEnd end) const {
+    const State& s = states_[link];
+    return windowEstimate(s.history, end, nowMs_, s.ends[static_cast<int>(end)], config_.forecast.lines);
 }
 
 CableJudgement LinkWatch::cable(std::size_t link) const {

@@ -55,6 +55,12 @@ struct LinkWatchStats {
     std::uint64_t forecasts = 0;
 };
 
+// The symbol BER of one end over its window (the newest buckets of `history` until they carry
+// kJudgingWindowBits), judged at the rate and saturation `tracker` last saw. LinkWatch judges each
+// rail link's ends with it, NvlinkHealthKeeper each NVLink5 GPU.
+SymbolBerEstimate windowEstimate(const LinkHistory& history, LinkEnd end, std::int64_t nowMs,
+                                 const PortTracker& tracker, const SymbolBerLines& lines);
+
 class LinkWatch {
 public:
     explicit LinkWatch(std::size_t links, LinkWatchConfig config = {});

@@ -10,8 +10,8 @@ namespace {
 
 constexpr std::uint16_t bit(PortField field) { return static_cast<std::uint16_t>(field); }
 
-bool rateUsable(double bytesPerSecond) {
-    return std::isfinite(bytesPerSecond) && bytesPerSecond > 0 && bytesPerSecond <= PortTracker::kMaxRateBytesPerSecond;
+bool rateUsable(double bytesPerSecond, const PortLimits& limits) {
+    return std::isfinite(bytesPerSecond) && bytesPerSecond > 0 && bytesPerSecond <= limits.maxRateBytesPerSecond;
 }
 
 // One counter's step: the delta when it is trustworthy, else why not.
@@ -33,14 +33,14 @@ CounterStep stepOf(bool hadReference, std::uint64_t reference, const PortCounter
 
 }  // namespace
 
-void PortTracker::takeReferences(const PortCounterSample& sample) {
+void PortTracker::takeReferences(const PortCounterSample& sample, const PortLimits& limits) {
     valid_ = 0;
     auto keep = [&](PortField field, std::uint64_t value, std::uint64_t max, auto& slot) {
         if (!sample.has(field) || value > max) return;
         slot = static_cast<std::remove_reference_t<decltype(slot)>>(value);
         valid_ |= bit(field);
     };
-    keep(PortField::SymbolErrors, sample.symbolErrors, kSymbolErrorMax, symbol_);
+    keep(PortField::SymbolErrors, sample.symbolErrors, limits.symbolErrorMax, symbol_);
     keep(PortField::ReceiveErrors, sample.receiveErrors, kReceiveErrorMax, receiveErrors_);
     keep(PortField::RemotePhysicalErrors, sample.remotePhysicalErrors, kRemotePhysicalErrorMax, remotePhysical_);
     keep(PortField::LinkDowned, sample.linkDowned, kLinkDownedMax, downed_);
@@ -51,20 +51,21 @@ void PortTracker::takeReferences(const PortCounterSample& sample) {
     }
     flags_ = static_cast<std::uint8_t>(kSeen | (flags_ & kSaturated));
     if (sample.has(PortField::State)) flags_ |= kStateKnown | (sample.active ? kActive : 0);
-    if (sample.has(PortField::Rate) && rateUsable(sample.rateBytesPerSecond)) {
+    if (sample.has(PortField::Rate) && rateUsable(sample.rateBytesPerSecond, limits)) {
         rate_ = sample.rateBytesPerSecond;
         flags_ |= kRateKnown;
     }
-    if (sample.has(PortField::SymbolErrors) && sample.symbolErrors == kSymbolErrorMax) flags_ |= kSaturated;
+    if (sample.has(PortField::SymbolErrors) && sample.symbolErrors == limits.symbolErrorMax) flags_ |= kSaturated;
     lastMs_ = sample.timeMs;
 }
 
-PortInterval PortTracker::advance(const PortCounterSample& sample, std::int64_t maxGapMs) {
+PortInterval PortTracker::advance(const PortCounterSample& sample, std::int64_t maxGapMs, const PortLimits& limits) {
     PortInterval out;
+    const bool atMax = sample.has(PortField::SymbolErrors) && sample.symbolErrors == limits.symbolErrorMax;
     if (!seen()) {
         out.events = kPortFirstSample;
-        if (sample.has(PortField::SymbolErrors) && sample.symbolErrors == kSymbolErrorMax) out.events |= kPortSaturated;
-        takeReferences(sample);
+        if (atMax) out.events |= kPortSaturated;
+        takeReferences(sample, limits);
         return out;
     }
     const std::int64_t dtMs = sample.timeMs - lastMs_;
@@ -74,14 +75,14 @@ PortInterval PortTracker::advance(const PortCounterSample& sample, std::int64_t 
     }
     if (dtMs > maxGapMs) {
         out.events = kPortMissing;
-        takeReferences(sample);
+        takeReferences(sample, limits);
         return out;
     }
     out.seconds = double(dtMs) / 1000.0;
 
     const bool activeBoth =
         (flags_ & kStateKnown) && (flags_ & kActive) && sample.has(PortField::State) && sample.active;
-    const bool rateNow = sample.has(PortField::Rate) && rateUsable(sample.rateBytesPerSecond);
+    const bool rateNow = sample.has(PortField::Rate) && rateUsable(sample.rateBytesPerSecond, limits);
     if (sample.has(PortField::Rate) && !rateNow && sample.rateBytesPerSecond != 0) out.events |= kPortRejected;
     if (activeBoth && rateNow && (flags_ & kRateKnown)) {
         const double rate = std::min(rate_, sample.rateBytesPerSecond);
@@ -98,14 +99,14 @@ PortInterval PortTracker::advance(const PortCounterSample& sample, std::int64_t 
 
     // Symbol errors: counted only below saturation, over bits.
     const CounterStep symbol = stepOf(had(PortField::SymbolErrors), symbol_, sample, PortField::SymbolErrors,
-                                      sample.symbolErrors, kSymbolErrorMax);
+                                      sample.symbolErrors, limits.symbolErrorMax);
     note(symbol);
     bool saturatedNow = saturated();
     if (symbol.step == Step::Cleared) saturatedNow = false;
-    if (sample.has(PortField::SymbolErrors) && sample.symbolErrors == kSymbolErrorMax) saturatedNow = true;
+    if (atMax) saturatedNow = true;
     if (saturatedNow) out.events |= kPortSaturated;
     if (symbol.step == Step::Counted && !saturatedNow && out.bits > 0) {
-        if (double(symbol.delta) > kMaxSymbolBer * out.bits) {
+        if (double(symbol.delta) > kMaxSymbolBer * out.bits || symbol.delta > UINT32_MAX) {
             out.events |= kPortRejected;
         } else {
             out.symbolErrors = static_cast<std::uint32_t>(symbol.delta);
@@ -148,7 +149,7 @@ PortInterval PortTracker::advance(const PortCounterSample& sample, std::int64_t 
 
     const bool vanished = (valid_ & ~sample.fields & ~bit(PortField::ModuleTemperature)) != 0;
     if (vanished) out.events |= kPortMissing;
-    takeReferences(sample);
+    takeReferences(sample, limits);
     if (saturatedNow)
         flags_ |= kSaturated;
     else

@@ -7,17 +7,18 @@
 //   - a sample not newer than the last one is rejected (stale or out of order); references stay;
 //   - a counter that decreased was cleared (PerfMgr, ibclearerrors, a driver reload, a host or
 //     exporter restart): the interval across the clear is dropped, the new value is the reference;
-//   - the symbol-error counter at its width's maximum (65,535) is saturated: it no longer counts,
+//   - the symbol-error counter at its width's maximum (65,535 on IB) is saturated: it no longer counts,
 //     its rate is unknown until a decrease shows it was cleared;
 //   - a counter series absent from a sample invalidates its reference (it vanished);
-//   - absurd values are rejected: a counter above its IBTA width, a rate that is not finite, negative
-//     or above 2e11 bytes/s (twice 4X XDR's 1e11), more packets than the rate could carry at
+//   - absurd values are rejected: a counter above its width, a rate that is not finite, negative
+//     or above the limit (2e11 bytes/s on IB, twice 4X XDR's 1e11), more packets than the rate could carry at
 //     32 bytes each, or symbol errors above 1e-4 of the bits (a link that bad does not stay up) [A];
 //   - bits are 8 × rate × Δt only when the port was active at both samples with a known rate:
 //     a port that was down, or trained to no rate, carried no bits, and its symbol errors for
 //     that interval are not counted (no bits, no BER).
 // Link-down and recovery deltas count whatever the state: they are how a port says it went down.
 
+#include "LinkThresholds.h"
 #include "PortCounterSample.h"
 
 #include <cstdint>
@@ -31,6 +32,14 @@ enum PortEvent : std::uint8_t {
     kPortSaturated = 1 << 3,  // symbol errors stuck at 65,535
     kPortRejected = 1 << 4,   // an absurd value or a stale sample
     kPortNoBits = 1 << 5,     // not active at both samples, or no usable rate
+};
+
+// The widths and ceilings a port's counters are judged against: an InfiniBand port's (the
+// default: the 16-bit SymbolErrorCounter, at most 2e11 bytes/s), or one NVLink5 GPU's, whose
+// DCGM symbol-error total is 64-bit and whose rate is its links up x 400 Gb/s (kNvlink5Limits).
+struct PortLimits {
+    std::uint64_t symbolErrorMax = kSymbolErrorMax;  // the counter saturates here
+    double maxRateBytesPerSecond = 2e11;             // twice 4X XDR's 1e11
 };
 
 struct PortInterval {
@@ -53,7 +62,8 @@ public:
     static constexpr double kMinPacketBytes = 32;
     static constexpr double kMaxSymbolBer = 1e-4;
 
-    PortInterval advance(const PortCounterSample& sample, std::int64_t maxGapMs = kDefaultMaxGapMs);
+    PortInterval advance(const PortCounterSample& sample, std::int64_t maxGapMs = kDefaultMaxGapMs,
+                         const PortLimits& limits = {});
 
     bool seen() const { return flags_ & kSeen; }
     bool saturated() const { return flags_ & kSaturated; }
@@ -64,12 +74,12 @@ public:
 
 private:
     enum : std::uint8_t { kSeen = 1, kActive = 2, kStateKnown = 4, kSaturated = 8, kRateKnown = 16 };
-    void takeReferences(const PortCounterSample& sample);
+    void takeReferences(const PortCounterSample& sample, const PortLimits& limits);
 
     std::int64_t lastMs_ = 0;
     std::uint64_t packets_ = 0;
     double rate_ = 0;  // bytes per second
-    std::uint16_t symbol_ = 0;
+    std::uint64_t symbol_ = 0;
     std::uint16_t receiveErrors_ = 0;
     std::uint16_t remotePhysical_ = 0;
     std::uint8_t downed_ = 0;

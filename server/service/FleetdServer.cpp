@@ -56,6 +56,9 @@ std::unique_ptr<FleetdServer> FleetdServer::start(FleetSource& source, FleetdOpt
     links.countersOnChange = !source.countersPeriodic();
     self->links_ = std::make_unique<LinkHealthKeeper>(source.topology(), links);
     self->links_->setLadder(o.linkLadder);
+    NvlinkHealthOptions nvlinks;
+    nvlinks.countersOnChange = links.countersOnChange;
+    self->nvlinks_ = std::make_unique<NvlinkHealthKeeper>(source.topology(), nvlinks);
     self->log_ = std::make_unique<ReplayLog>(o.log);
     self->history_ = std::make_unique<HistoryStore>(self->store_->index(), o.history);
     self->history_->setExternal(o.externalHistory);
@@ -142,6 +145,7 @@ void FleetdServer::tick(TickCost& cost) {
     store_->numberEvents(changes);
     incidents_->apply(changes);
     links_->observe(changes);
+    nvlinks_->observe(changes);
     if (options_.afterGrouping) options_.afterGrouping(changes);
     const auto grouped = Clock::now();
     auto deltas = store_->apply(changes, history_.get());

@@ -7,6 +7,7 @@
 #include "FleetStateStore.h"
 #include "HistoryStore.h"
 #include "LinkHealthKeeper.h"
+#include "NvlinkHealthKeeper.h"
 #include "ReplayLog.h"
 #include "SubscriptionPump.h"
 
@@ -112,6 +113,7 @@ private:
     std::unique_ptr<FleetStateStore> store_;
     std::unique_ptr<incidents::FleetIncidents> incidents_;  // tick thread
     std::unique_ptr<LinkHealthKeeper> links_;               // tick thread
+    std::unique_ptr<NvlinkHealthKeeper> nvlinks_;           // tick thread
     std::unique_ptr<ReplayLog> log_;
     std::unique_ptr<HistoryStore> history_;
     std::unique_ptr<SubscriptionPump> pump_;

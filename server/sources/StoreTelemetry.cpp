@@ -37,6 +37,9 @@ std::vector<PollQuery> pollQueries() {
     std::vector<PollQuery> queries;
     for (const auto& field : telemetry::dcgmDefaultFields())
         queries.push_back({std::string(field.name), PollQuery::Kind::DcgmField, &field, nullptr});
+    // NVLink5 link health, under both names: a site that added them to its CSV has one of each.
+    for (const auto& field : telemetry::dcgmNvlinkFields())
+        queries.push_back({std::string(field.name), PollQuery::Kind::DcgmField, &field, nullptr});
     queries.push_back({"timestamp(DCGM_FI_DEV_GPU_TEMP)", PollQuery::Kind::GpuAnchor});
     for (const auto& family : telemetry::nodeInfinibandFamilies())
         if (family.metric != v1::METRIC_UNSPECIFIED)
@@ -61,6 +64,7 @@ StoreTelemetry::StoreTelemetry(const v1::Topology& topology, std::chrono::millis
     for (const auto& node : topology.nodes()) last = std::max(last, node.index());
     for (const auto& gpu : topology.gpus()) last = std::max(last, gpu.index());
     for (const auto& nic : topology.nic_ports()) last = std::max(last, nic.index());
+    for (const auto& link : topology.nvlinks()) last = std::max(last, link.index());
     entitySlots_ = std::size_t(last) + 1;
     anchorMs_.assign(entitySlots_, 0);
     anchorPoll_.assign(entitySlots_, 0);
@@ -98,12 +102,13 @@ StoreTelemetry::Picked::Picked(std::span<const prom::Label> labels) {
         switch (l.name.size()) {
         case 3: slot = l.name == "gpu" ? &gpu : nullptr; break;
         case 4: slot = l.name == "UUID" ? &uuid : l.name == "port" ? &port : nullptr; break;
-        case 6: slot = l.name == "device" ? &device : nullptr; break;
+        case 6: slot = l.name == "device" ? &device : l.name == "nvlink" ? &nvlink : nullptr; break;
         case 8:
             slot = l.name == "Hostname"   ? &Hostname
                    : l.name == "hostname" ? &hostname
                    : l.name == "instance" ? &instance
                    : l.name == "err_code" ? &errCode
+                   : l.name == "gpu_uuid" ? &gpuUuid
                                           : nullptr;
             break;
         default: break;
@@ -209,7 +214,8 @@ void StoreTelemetry::discardEntities(std::size_t queryIndex, std::span<const std
 void StoreTelemetry::addGpuSeries(const Series& series) {
     const auto& [query, picked, host, point, anchorKey] = series;
     const auto index = parseIndex(Picked::value(picked.gpu));
-    const std::string_view uuid = Picked::value(picked.uuid);
+    // GPU series say UUID, link-entity series gpu_uuid (dcgm-exporter's render_metrics.go).
+    const std::string_view uuid = Picked::value(picked.uuid ? picked.uuid : picked.gpuUuid);
     std::optional<std::uint32_t> gpu = index ? inventory_.gpuReporting(host, *index, uuid) : std::nullopt;
     if (!gpu) {
         // A GPU the inventory has under another index: its UUID, learned earlier, still names it.
@@ -236,7 +242,18 @@ void StoreTelemetry::addGpuSeries(const Series& series) {
     // Newer exporters also put the Xid in err_code; the gauge's value is the authority when set.
     if (query.dcgm->metric == v1::DCGM_FI_DEV_XID_ERRORS && (std::isnan(value) || value == 0))
         if (auto code = parseIndex(Picked::value(picked.errCode)); code && *code) value = *code;
-    raw_.push_back({*gpu, query.dcgm->metric, value, anchorKey == kNoAnchor ? *gpu : anchorKey});
+    std::uint32_t entity = *gpu;
+    if (query.dcgm->perLink) {
+        // Link i of that GPU; its sample time is its GPU's (one exporter page, one scrape).
+        const auto linkId = parseIndex(Picked::value(picked.nvlink));
+        const auto link = linkId ? inventory_.nvlink(*gpu, *linkId) : std::nullopt;
+        if (!link) {
+            ++notes_.unmapped;
+            return;
+        }
+        entity = *link;
+    }
+    raw_.push_back({entity, query.dcgm->metric, value, anchorKey == kNoAnchor ? *gpu : anchorKey});
 }
 
 void StoreTelemetry::addPortSeries(const Series& series) {
@@ -258,6 +275,8 @@ void StoreTelemetry::addPortSeries(const Series& series) {
     if (std::isinf(value)) {
         ++notes_.notFinite;
         value = std::numeric_limits<double>::quiet_NaN();
+    } else if (!isOctetCounter(query.ib->metric)) {
+        value *= query.ib->toProto;  // the link rate's bytes/s to Gb/s; octets become rates in finish()
     }
     raw_.push_back({*nic, query.ib->metric, value, anchorKey == kNoAnchor ? *nic : anchorKey});
 }

@@ -169,7 +169,8 @@ private:
         static std::string_view value(const prom::Label* label) { return label ? label->value : std::string_view(); }
         std::string_view host() const;
         const prom::Label *Hostname = nullptr, *hostname = nullptr, *instance = nullptr, *gpu = nullptr,
-                          *uuid = nullptr, *device = nullptr, *port = nullptr, *errCode = nullptr;
+                          *uuid = nullptr, *device = nullptr, *port = nullptr, *errCode = nullptr, *gpuUuid = nullptr,
+                          *nvlink = nullptr;
     };
     // One series, once its host is known: from a label (store) or the scrape target. `anchorKey`
     // is the key of its explicit sample time, or kNoAnchor to use its entity's.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 namespace watchfloor::server::telemetry {
 
@@ -58,6 +59,47 @@ constexpr std::array<ExporterField, 25> kDcgmFields{{
      v1::DCGM_FI_PROF_PCIE_RX_BYTES, 1.0},
 }};
 
+struct NvlinkLine {
+    std::string_view csvName, dcgm46Name;  // the documented CSV's (older) name; DCGM 4.6's, "" when the same
+    PromType type;
+    std::string_view help;
+    v1::Metric metric;
+    bool perLink;
+};
+
+// HELP texts: the CSV lines docs/domain/link-health.md gives a site.
+constexpr std::array<NvlinkLine, 13> kNvlinkLines{{
+    {"DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS", "DCGM_FI_DEV_NVLINK_RECOVERY_SUCCESSFUL_TOTAL",
+     PromType::Counter, "NVLink5 successful link recoveries, all links.",
+     v1::DCGM_FI_DEV_NVLINK_RECOVERY_SUCCESSFUL_TOTAL, false},
+    {"DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS", "DCGM_FI_DEV_NVLINK_RECOVERY_FAILED_TOTAL",
+     PromType::Counter, "NVLink5 failed recoveries (link declared down), all links.",
+     v1::DCGM_FI_DEV_NVLINK_RECOVERY_FAILED_TOTAL, false},
+    {"DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS", "DCGM_FI_DEV_NVLINK_RECOVERY_EVENT_TOTAL", PromType::Counter,
+     "NVLink5 link recoveries, all links.", v1::DCGM_FI_DEV_NVLINK_RECOVERY_EVENT_TOTAL, false},
+    {"DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS", "DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL", PromType::Counter,
+     "NVLink5 symbol errors (not corrected by FEC), all links.", v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL, false},
+    {"DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT", "DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO", PromType::Gauge,
+     "NVLink5 symbol BER, all links.", v1::DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO, false},
+    {"DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER_FLOAT", "DCGM_FI_DEV_NVLINK_EFFECTIVE_BER_RATIO", PromType::Gauge,
+     "NVLink5 effective BER, all links.", v1::DCGM_FI_DEV_NVLINK_EFFECTIVE_BER_RATIO, false},
+    {"DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS", "DCGM_FI_DEV_NVLINK_EFFECTIVE_ERROR_TOTAL", PromType::Counter,
+     "NVLink5 effective errors, all links.", v1::DCGM_FI_DEV_NVLINK_EFFECTIVE_ERROR_TOTAL, false},
+    {"DCGM_FI_DEV_NVLINK_PPCNT_RECOVERY_TOTAL_SUCCESSFUL_EVENTS", "DCGM_FI_DEV_NVLINK_PPCNT_RECOVERY_SUCCESSFUL_TOTAL",
+     PromType::Counter, "Successful link recoveries.", v1::DCGM_FI_DEV_NVLINK_PPCNT_RECOVERY_SUCCESSFUL_TOTAL, true},
+    {"DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_COUNTER", "DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_TOTAL",
+     PromType::Counter, "Physical link downs.", v1::DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_TOTAL, true},
+    {"DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES", "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_TOTAL", PromType::Counter,
+     "PLR received codewords.", v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_TOTAL, true},
+    {"DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODE_ERR", "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_ERROR_TOTAL", PromType::Counter,
+     "PLR received codewords in error.", v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_ERROR_TOTAL, true},
+    {"DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_UNCORRECTABLE_CODE", "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_UNCORRECTABLE_TOTAL",
+     PromType::Counter, "PLR received uncorrectable codewords.",
+     v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_UNCORRECTABLE_TOTAL, true},
+    {"DCGM_FI_DEV_NVLINK_GET_STATE", "", PromType::Gauge, "NVLink state (0 down, 1 up).",
+     v1::DCGM_FI_DEV_NVLINK_GET_STATE, true},
+}};
+
 // node_exporter's infiniband collector (HELP texts as it writes them). Counters the proto keeps
 // map 1:1; state_id/physical_state_id become IB_PHY_STATE; the data octet counters become rates.
 constexpr std::array<NodeFamily, 11> kIbFamilies{{
@@ -82,8 +124,9 @@ constexpr std::array<NodeFamily, 11> kIbFamilies{{
     {"node_infiniband_state_id", PromType::Gauge,
      "State of the InfiniBand port (0: no change, 1: down, 2: init, 3: armed, 4: active, 5: act defer)",
      v1::METRIC_UNSPECIFIED, 1.0},
-    {"node_infiniband_rate_bytes_per_second", PromType::Gauge, "Maximum signal transfer rate", v1::METRIC_UNSPECIFIED,
-     1.0},
+    // The kernel's "400 Gb/sec (4X NDR)" x 125,000,000: a port trained down reads what it runs at.
+    {"node_infiniband_rate_bytes_per_second", PromType::Gauge, "Maximum signal transfer rate", v1::IB_LINK_RATE_GBPS,
+     8e-9},
     {"node_infiniband_port_data_transmitted_bytes_total", PromType::Counter,
      "Number of data octets transmitted on all links", v1::IB_PORT_XMIT_DATA_GBPS, 8e-9},
     {"node_infiniband_port_data_received_bytes_total", PromType::Counter, "Number of data octets received on all links",
@@ -100,6 +143,16 @@ auto findByName(const Table& table, std::string_view name) -> decltype(&table[0]
 
 std::span<const ExporterField> dcgmDefaultFields() { return kDcgmFields; }
 const ExporterField* findDcgmField(std::string_view name) { return findByName(kDcgmFields, name); }
+std::span<const ExporterField> dcgmNvlinkFields() {
+    static const std::vector<ExporterField> fields = [] {
+        std::vector<ExporterField> out;
+        for (const NvlinkLine& line : kNvlinkLines)
+            for (const std::string_view name : {line.csvName, line.dcgm46Name})
+                if (!name.empty()) out.push_back({name, line.type, line.help, line.metric, 1.0, line.perLink});
+        return out;
+    }();
+    return fields;
+}
 std::span<const NodeFamily> nodeInfinibandFamilies() { return kIbFamilies; }
 const NodeFamily* findNodeFamily(std::string_view name) { return findByName(kIbFamilies, name); }
 

@@ -23,6 +23,8 @@ struct ExporterField {
     std::string_view help;          // HELP text as the exporter writes it
     watchfloor::v1::Metric metric;  // where the value lands in fleetd
     double toProto;                 // proto value = exporter value x toProto
+    // A link-entity series (nvlink="<i>" beside the GPU's labels): lands on that NVLINK entity.
+    bool perLink = false;
 };
 
 // dcgm-exporter's 25 numeric default fields, in default-counters.csv order. Labels on every
@@ -30,6 +32,15 @@ struct ExporterField {
 // read both), DCGM_FI_DRIVER_VERSION; the XID gauge adds err_code and err_msg.
 std::span<const ExporterField> dcgmDefaultFields();
 const ExporterField* findDcgmField(std::string_view name);
+
+// The NVLink5 link-health fields a site adds to the CSV it gives dcgm-exporter (-f), each under
+// both the names DCGM 4.6 gives them and the older ones go-dcgm still pins (a store keeps whatever
+// the site's CSV said; docs/domain/link-health.md "NVLink5: DCGM and dcgm-exporter"): per GPU,
+// summed over its links (1211-1219), and per link (583-588, 1508 link state). A link series is
+// rendered NAME{nvlink,gpu,gpu_uuid,pci_bus_id,device,model_name,hostname}. The first entry of
+// each metric is the spelling of the documented CSV (the older one, which the exporters sites run
+// know), which the twin's exporter writes; the second the DCGM 4.6 name.
+std::span<const ExporterField> dcgmNvlinkFields();
 
 // DCGM writes this in place of a value it does not have (DCGM_INT64_BLANK and the rest of the
 // family, NOT_FOUND/NOT_SUPPORTED/NOT_PERMISSIONED = BLANK + 1..3, sit at and just above these;

@@ -605,6 +605,35 @@ private slots:
         QCOMPARE(links->worstPortName(), QStringLiteral("r02-n03-ib1"));
     }
 
+    // fleetd's NVLink5 estimate for a GPU's links (a real site's DCGM 1214) in the NVLink
+    // heatmap's "Symbol BER": a quiet GPU's 95 % upper bound, never 0; a GPU fleetd judged
+    // nothing for keeps its links' own ratio.
+    void linksPageShowsTheNvlink5BoundOfAQuietGpu() {
+        const auto restore = qScopeGuard([this, saved = m_fleet.snapshot] {
+            m_fleet.snapshot = saved;
+            applySnapshot();
+        });
+        m_fleet.sample(v1::NVLINK5_SYMBOL_BER_VERDICT, m_fleet.failedGpu, float(v1::LINK_VERDICT_JUDGING));
+        m_fleet.sample(v1::NVLINK5_SYMBOL_BER_POINT, m_fleet.failedGpu, 0.0f);
+        m_fleet.sample(v1::NVLINK5_SYMBOL_BER_LOWER, m_fleet.failedGpu, 0.0f);
+        m_fleet.sample(v1::NVLINK5_SYMBOL_BER_UPPER, m_fleet.failedGpu, 2.1e-15f);
+        applySnapshot();
+        QVERIFY(m_window->navigate({PageId::Links, QStringLiteral("r02")}));
+        auto* links = qobject_cast<ui::LinksPage*>(m_window->currentPage());
+        int withBound = 0, withoutBound = 0;
+        for (int row = 0; row < 72; ++row) {
+            const QString tip = links->linkTooltip(row, 0);
+            if (tip.contains(QStringLiteral("r02-n07-g2 link 0"))) {
+                QVERIFY2(tip.contains(QStringLiteral("Symbol BER: ≤ 2.1e-15 (95 %), ")), qPrintable(tip));
+                ++withBound;
+            } else if (!tip.contains(QStringLiteral("≤"))) {
+                ++withoutBound;
+            }
+        }
+        QCOMPARE(withBound, 1);
+        QCOMPARE(withoutBound, 71);
+    }
+
     void eventsPageFiltersByEntityAndSeverity() {
         QVERIFY(m_window->navigate({PageId::Events, {}}));
         auto* events = qobject_cast<ui::EventsPage*>(m_window->currentPage());

@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 namespace watchfloor::ui {
 
@@ -68,6 +69,31 @@ QString berErrorsText(const client::Reading& ber, const v1::NicPort* port) {
         .arg(QString::number(ber.value, 'e', 2))
         .arg(port->link_rate_gbps(), 0, 'f', 0)
         .arg(perMinute < 1 ? QStringLiteral("< 1") : QString::number(perMinute, 'f', 0));
+}
+
+// fleetd's NVLink5 symbol BER of one GPU over all its links (NVLINK5_SYMBOL_BER_*, from DCGM's
+// 1214): what a "Symbol BER" cell shows (the 95 % upper bound while no error was counted, else
+// the point estimate) and its text, "≤ 2.1e-15 (95 %), judging" or "4.6e-12 (4.2e-12 … 5.0e-12),
+// Error". Nothing when fleetd sent none (the site exports no NVLink5 fields).
+struct GpuSymbolBer {
+    client::Reading shown;
+    QString text;
+};
+std::optional<GpuSymbolBer> gpuSymbolBer(const client::FleetStore& store, const EntityId& gpu) {
+    const client::Reading upper = store.reading(gpu, v1::NVLINK5_SYMBOL_BER_UPPER);
+    if (!upper.hasValue()) return std::nullopt;
+    const client::Reading point = store.reading(gpu, v1::NVLINK5_SYMBOL_BER_POINT);
+    const client::Reading verdict = store.reading(gpu, v1::NVLINK5_SYMBOL_BER_VERDICT);
+    const bool quiet = !point.hasValue() || point.value <= 0;
+    const QString estimate =
+        quiet ? QStringLiteral("≤ %1 (95 %)").arg(QString::number(upper.value, 'e', 1))
+              : QStringLiteral("%1 (%2 … %3)")
+                    .arg(QString::number(point.value, 'e', 1),
+                         QString::number(store.reading(gpu, v1::NVLINK5_SYMBOL_BER_LOWER).value, 'e', 1),
+                         QString::number(upper.value, 'e', 1));
+    const QString label =
+        verdict.hasValue() ? client::linkVerdictLabel(static_cast<v1::LinkVerdict>(int(verdict.value))) : QString();
+    return GpuSymbolBer{quiet ? upper : point, label.isEmpty() ? estimate : estimate + QStringLiteral(", ") + label};
 }
 
 }  // namespace
@@ -319,6 +345,10 @@ void LinksPage::refreshHeatmap() {
                 case v1::LINK_STATE_DOWN: cell = widgets::Reading::fresh(2); break;
                 default: break;
                 }
+            } else if (const auto gpuBer = m.metric == v1::DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO
+                                               ? gpuSymbolBer(m_store, m_gpus[row])
+                                               : std::nullopt) {
+                cell = toWidgetReading(gpuBer->shown);  // fleetd's estimate for the GPU's links together
             } else {
                 cell = toWidgetReading(m_store.reading(link, m.metric));
             }
@@ -348,6 +378,20 @@ QString LinksPage::linkTooltip(int row, int column) const {
     auto reading = [&](v1::Metric m, const char* unit, int decimals) {
         return formatReading(m_store.reading(link, m), QString::fromUtf8(unit), decimals);
     };
+    // fleetd's estimate over the GPU's links where the site exports NVLink5's fields, else the
+    // link's own ratio (the twin's); the link's PLR shares when its PLR counters are exported.
+    const auto gpuBer = gpuSymbolBer(m_store, m_gpus[std::size_t(row)]);
+    const client::Reading ber = m_store.reading(link, v1::DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO);
+    QString berText = gpuBer           ? gpuBer->text + QStringLiteral(" (the GPU's links together)")
+                      : ber.hasValue() ? QString::number(ber.value, 'e', 2)
+                                       : QStringLiteral("n/a");
+    const client::Reading plrErrors = m_store.reading(link, v1::NVLINK5_PLR_CODE_ERROR_RATIO);
+    const client::Reading plrUncorrectable = m_store.reading(link, v1::NVLINK5_PLR_UNCORRECTABLE_RATIO);
+    if (plrErrors.hasValue())
+        berText += QStringLiteral("<br>PLR codewords in error: %1 · uncorrectable: %2 (last 4–8 h)")
+                       .arg(QString::number(plrErrors.value, 'e', 1),
+                            plrUncorrectable.hasValue() ? QString::number(plrUncorrectable.value, 'e', 1)
+                                                        : QStringLiteral("n/a"));
     return QStringLiteral(
                "<b>%1</b><br>GPU end: %2 link %3<br>State: %4<br>CRC flit: %5 · replay: %6 · recovery: %7"
                "<br>Symbol BER: %8<br>Throughput: %9")
@@ -357,10 +401,7 @@ QString LinksPage::linkTooltip(int row, int column) const {
              reading(v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, "", 0),
              reading(v1::DCGM_FI_DEV_NVLINK_REPLAY_ERROR_PER_LINK_TOTAL, "", 0),
              reading(v1::DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, "", 0))
-        .arg(m_store.reading(link, v1::DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO).hasValue()
-                 ? QString::number(m_store.reading(link, v1::DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO).value, 'e', 2)
-                 : QStringLiteral("n/a"),
-             reading(v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, "GB/s", 1));
+        .arg(berText, reading(v1::DCGM_FI_DEV_NVLINK_THROUGHPUT_PER_LINK, "GB/s", 1));
 }
 
 void LinksPage::refreshPorts() {

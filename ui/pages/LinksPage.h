@@ -51,6 +51,9 @@ public:
     LinksAtRiskPanel* linksAtRisk() const { return m_atRisk; }
     // The ports table (tests read its cells).
     QTableWidget* portsTable() const { return m_ports; }
+    // The heatmap's tooltip for one GPU row (in rack order) and link: state, counters, symbol BER
+    // (fleetd's NVLink5 estimate for the GPU's links where it has one), PLR shares, throughput.
+    QString linkTooltip(int row, int column) const;
 
 private:
     void onStoreChanged(const client::FleetChangeSet& changes);
@@ -59,7 +62,6 @@ private:
     void refreshHeatmap();
     void refreshPorts();
     void applyScale();
-    QString linkTooltip(int row, int column) const;
 
     client::FleetStore& m_store;
     const widgets::Theme* m_theme = nullptr;

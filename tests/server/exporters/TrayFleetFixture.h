@@ -26,7 +26,13 @@ struct TrayFleetFixture {
     v1::Topology topology;
     std::unique_ptr<server::service::FleetStateStore> store;
 
-    explicit TrayFleetFixture(const std::string& hostnameA = "gb200-r01-n01") {
+    // With `nvlinksPerGpu`, each GPU's NVLinks too: GPU ordinal o (tray A 0-3, tray B 4-7), link l
+    // is entity linkOf(o, l).
+    static constexpr std::uint32_t linkOf(std::uint32_t gpuOrdinal, std::uint32_t link) {
+        return 100 + gpuOrdinal * 18 + link;
+    }
+
+    explicit TrayFleetFixture(const std::string& hostnameA = "gb200-r01-n01", std::uint32_t nvlinksPerGpu = 0) {
         topology.set_fleet_name("fixture");
         topology.set_fleet_index(0);
         auto* region = topology.add_regions();
@@ -39,6 +45,17 @@ struct TrayFleetFixture {
         rack->set_region_index(1);
         addTray(kTrayA, "r01-n01", hostnameA, 1);
         addTray(kTrayB, "r01-n02", "", 2);
+        for (int g = 0; g < topology.gpus_size(); ++g) {
+            auto* gpu = topology.mutable_gpus(g);
+            for (std::uint32_t l = 0; l < nvlinksPerGpu; ++l) {
+                auto* link = topology.add_nvlinks();
+                link->set_index(linkOf(std::uint32_t(g), l));
+                link->set_name(gpu->name() + "-l" + (l < 10 ? "0" : "") + std::to_string(l));
+                link->set_gpu_index(gpu->index());
+                link->set_link_id(l);
+                gpu->add_nvlink_indexes(link->index());
+            }
+        }
         store = std::make_unique<server::service::FleetStateStore>(topology);
     }
 

@@ -73,6 +73,14 @@ std::string labelsOf(int gpu, const std::string& hostname = "gb200-r01-n01") {
 
 QStringList linesOf(const std::string& page) { return QString::fromStdString(page).split('\n', Qt::SkipEmptyParts); }
 
+// The families of a page in the order their TYPE lines come.
+QStringList familiesOf(const std::string& page) {
+    QStringList families;
+    for (const QString& line : linesOf(page))
+        if (line.startsWith("# TYPE ")) families << line.section(' ', 2, 2);
+    return families;
+}
+
 bool hasLine(const std::string& page, const std::string& line) {
     return linesOf(page).contains(QString::fromStdString(line));
 }
@@ -115,9 +123,7 @@ private slots:
         report(f, kT1);
         ExporterPages pages(*f.store);
         const std::string page = pages.page(Exporter::Dcgm, "gb200-r01-n01").body;
-        QStringList families;
-        for (const QString& line : linesOf(page))
-            if (line.startsWith("# TYPE ")) families << line.section(' ', 2, 2);
+        const QStringList families = familiesOf(page);
         const QStringList expected{"DCGM_FI_DEV_SM_CLOCK",
                                    "DCGM_FI_DEV_MEM_CLOCK",
                                    "DCGM_FI_DEV_MEMORY_TEMP",
@@ -158,6 +164,66 @@ private slots:
         QVERIFY(page.find("\n\n") == std::string::npos);
         // 25 families x (HELP + TYPE + 4 GPUs).
         QCOMPARE(linesOf(page).size(), 25 * 6);
+    }
+
+    void nvlink5LinesAsASiteCsvAddsThem() {
+        TrayFleetFixture f("gb200-r01-n01", 18);
+        // GPU 0: link 3 saw 40 CRC flit errors, 10 replays and 2 recoveries; link 4 is down.
+        const std::uint32_t l3 = TrayFleetFixture::linkOf(0, 3), l4 = TrayFleetFixture::linkOf(0, 4);
+        auto withLinks = [&](std::int64_t timeMs) {
+            report(f, timeMs);
+            f.apply(timeMs, {{l3, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL, 40.0f},
+                             {l3, v1::DCGM_FI_DEV_NVLINK_REPLAY_ERROR_PER_LINK_TOTAL, 10.0f},
+                             {l3, v1::DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_PER_LINK_TOTAL, 2.0f},
+                             {l3, v1::DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO, 8.3e-10f},
+                             {l4, v1::DCGM_FI_DEV_NVLINK_GET_STATE, 0.0f}});
+        };
+        withLinks(kT1);
+        ExporterPages pages(*f.store);
+        (void)pages.page(Exporter::Dcgm, "gb200-r01-n01");  // the codeword totals start at the first read
+        withLinks(kT2);
+        const std::string page = pages.page(Exporter::Dcgm, "gb200-r01-n01").body;
+        // The documented CSV's spellings, in field-id order among the default families.
+        const QStringList families = familiesOf(page);
+        const QStringList nvlink{"DCGM_FI_DEV_NVLINK_PPCNT_RECOVERY_TOTAL_SUCCESSFUL_EVENTS",
+                                 "DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_COUNTER",
+                                 "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES",
+                                 "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODE_ERR",
+                                 "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_UNCORRECTABLE_CODE",
+                                 "DCGM_FI_PROF_GR_ENGINE_ACTIVE"};
+        QCOMPARE(families.mid(families.indexOf("DCGM_FI_DEV_VGPU_LICENSE_STATUS") + 1, 6), nvlink);
+        const QStringList perGpu{"DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS",
+                                 "DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS",
+                                 "DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS",
+                                 "DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT",
+                                 "DCGM_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS",
+                                 "DCGM_FI_DEV_NVLINK_GET_STATE"};
+        QCOMPARE(families.mid(families.indexOf("DCGM_FI_PROF_PCIE_RX_BYTES") + 1), perGpu);
+        VERIFY_LINE(page, "# TYPE DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS counter");
+        VERIFY_LINE(page, "# HELP DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT NVLink5 symbol BER, all links.");
+        // Per GPU, summed over its links, with the GPU series' labels.
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS" + labelsOf(0) + "} 40");
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS" + labelsOf(1) + "} 0");
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS" + labelsOf(0) + "} 2");
+        // A double field: %f, as the exporter prints it (a BER of 8.3e-10 reads 0.000000).
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT" + labelsOf(0) + "} 0.000000");
+        // Per link, with the link-entity labels.
+        auto link = [](int gpu, int l) {
+            return "{nvlink=\"" + std::to_string(l) + "\",gpu=\"" + std::to_string(gpu) +
+                   "\",gpu_uuid=\"GPU-6b5c1e4d-1000-4000-8000-00000000000" + std::to_string(gpu) +
+                   "\",pci_bus_id=\"00000008:01:00.0\",device=\"nvidia" + std::to_string(gpu) +
+                   "\",model_name=\"NVIDIA GB200\",hostname=\"gb200-r01-n01\"}";
+        };
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODE_ERR" + link(0, 3) + " 40");
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_UNCORRECTABLE_CODE" + link(0, 3) + " 10");
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_COUNTER" + link(0, 3) + " 2");
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_GET_STATE" + link(0, 4) + " 0");
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_GET_STATE" + link(0, 5) + " 1");
+        // 1 s up at 400 Gb/s in 5,440-bit codewords; a link down receives none.
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES" + link(0, 5) + " 73529411");
+        VERIFY_LINE(page, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES" + link(0, 4) + " 0");
+        // 4 GPUs x 18 links per link family, 4 GPUs per GPU family, each with HELP and TYPE.
+        QCOMPARE(linesOf(page).size(), 25 * 6 + 6 * (2 + 72) + 5 * (2 + 4));
     }
 
     void dcgmGoldenLines() {

@@ -8,6 +8,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace watchfloor::server;
@@ -49,6 +50,13 @@ v1::Job jobOn(std::uint32_t node, std::int64_t checkpointMs) {
     return job;
 }
 
+// Buckets keep bits as float: equal to a part in a million.
+bool sameBits(double actual, double expected) {
+    if (std::fabs(actual - expected) <= 1e-6 * std::fabs(expected)) return true;
+    qWarning("bits %.10g, expected %.10g", actual, expected);
+    return false;
+}
+
 LinkHealthOptions onChangeOptions(bool onChange) {
     LinkHealthOptions options;
     options.countersOnChange = onChange;
@@ -63,6 +71,8 @@ struct Feed {
     bool everyPoll;  // false: only counters that moved, as the twin sends them
     bool up[4] = {true, true, true, true};
     bool blank[4] = {false, false, false, false};
+    bool rateSent[4] = {false, false, false, false};  // IB_LINK_RATE_GBPS reported (NaN: blank)
+    float rateGbps[4] = {0, 0, 0, 0};
     std::vector<v1::LinkHealth> sent;
     int summaries = 0;
 
@@ -77,6 +87,7 @@ struct Feed {
             changes.samples.push_back(
                 {100 + link, v1::IB_SYMBOL_ERROR_COUNTER, blank[link] ? std::nanf("") : float(symbol[link])});
             changes.samples.push_back({100 + link, v1::IB_PHY_STATE, up[link] ? 5.0F : 3.0F});
+            if (rateSent[link]) changes.samples.push_back({100 + link, v1::IB_LINK_RATE_GBPS, rateGbps[link]});
         }
         changes.jobs = jobs;
         keeper.observe(changes);
@@ -274,6 +285,33 @@ private slots:
             stale.nowMs += kPollMs;
         }
         QCOMPARE(stale.keeper.watch().estimate(1, LinkEnd::Host).bits, bitsBefore);
+    }
+
+    void theRateTheHostReportsIsTheBitsCarriedAndAnAbsurdOneFallsBack() {
+        Feed f;
+        f.rateGbps[0] = 200;   // an NDR port trained down to 200 Gb/s
+        f.rateGbps[1] = 0;     // zero: no reading, the topology's 400 Gb/s stands
+        f.rateGbps[2] = -400;  // negative: no reading
+        f.rateGbps[3] = 1e6;   // 1 Pb/s: absurd, no reading
+        std::fill(std::begin(f.rateSent), std::end(f.rateSent), true);
+        for (int i = 0; i < 5; ++i) f.poll(0);
+        const LinkWatch& watch = f.keeper.watch();
+        const double seconds = 4 * kPollMs / 1000.0;
+        QVERIFY(sameBits(watch.estimate(0, LinkEnd::Host).bits, 200e9 * seconds));
+        for (std::size_t link = 1; link < 4; ++link)
+            QVERIFY(sameBits(watch.estimate(link, LinkEnd::Host).bits, 400e9 * seconds));
+        // Half the rate: the 3e15-bit window takes twice as long (250 min, not 125).
+        QCOMPARE(watch.estimate(0, LinkEnd::Host).neededSeconds, 15'000.0);
+        QCOMPARE(watch.estimate(1, LinkEnd::Host).neededSeconds, 7'500.0);
+        // The quiet bound is over the bits carried: twice as loose at half the rate.
+        QVERIFY(std::fabs(watch.estimate(0, LinkEnd::Host).upper / watch.estimate(1, LinkEnd::Host).upper - 2) < 1e-9);
+        QCOMPARE(watch.stats().negativeRates, std::uint64_t(0));
+        // A blank rate later: the topology's again, never no bits. The interval between a 200 and a
+        // 400 Gb/s sample counts at the lower rate.
+        f.rateGbps[0] = std::nanf("");
+        f.poll(0);
+        f.poll(0);
+        QVERIFY(sameBits(watch.estimate(0, LinkEnd::Host).bits, 200e9 * (seconds + 15) + 400e9 * 15));
     }
 
     void aDownPortCarriesNoBitsAndBlankCountersAreMissingNotZero() {

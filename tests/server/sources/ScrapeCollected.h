@@ -1,9 +1,10 @@
 #pragma once
 // What a ScrapeSource handed to fleetd's tick thread so far, as the scrape tests read it: newest
 // value per series, every event, newest state per entity, newest source status; and, when a test
-// sets one, fleetd's link watch fed the same changes.
+// sets one, fleetd's link watches (rail links, NVLink5) fed the same changes.
 
 #include "LinkHealthKeeper.h"
+#include "NvlinkHealthKeeper.h"
 #include "ScrapeSource.h"
 
 #include <QString>
@@ -28,15 +29,17 @@ public:
     void take(server::sources::ScrapeSource& source) {
         server::FleetChanges changes;
         source.advanceTo(source.now(), changes);
+        if (links) links->observe(changes);
+        if (nvlinks) nvlinks->observe(changes);  // its verdicts are samples too, recorded below
         for (std::size_t i = 0; i < changes.samples.size(); ++i)
             values_[{changes.samples[i].entityIndex, changes.samples[i].metric}] = {changes.samples[i].value,
                                                                                     changes.sampleTimeMs(i)};
-        if (links) links->observe(changes);
         for (auto& e : changes.events) events_.push_back(e);
         for (auto& s : changes.states) states_[s.entity_index()] = s;
         for (auto& s : changes.sources) status_ = s;
     }
-    std::unique_ptr<server::LinkHealthKeeper> links;  // fleetd's link watch, when a test sets one
+    std::unique_ptr<server::LinkHealthKeeper> links;      // fleetd's link watch, when a test sets one
+    std::unique_ptr<server::NvlinkHealthKeeper> nvlinks;  // and its NVLink5 watch
     std::optional<std::pair<float, std::int64_t>> value(std::uint32_t entity, watchfloor::v1::Metric metric) const {
         auto it = values_.find({entity, metric});
         if (it == values_.end()) return std::nullopt;

@@ -7,13 +7,16 @@
 // latency offset, too) and the store's delivery lag learned from them, Xids as
 // events with the fleet's catalogue, history answered by query_range, a host the inventory does
 // not list reported once, a store that dies shown DOWN with its values kept; and fleetd's link
-// watch on the IB counters the store serves (bits on active ports, none on a down one, symbol
-// errors the real exporter's counter gained counted on its link).
+// watch on the IB counters the store serves (bits on active ports at the rate each reports, none
+// on a down one, symbol errors the real exporter's counter gained counted on its link), and its
+// NVLink5 watch on the twin's dcgm-exporter NVLink5 lines (a quiet GPU an upper bound, a burst
+// proven Error, PLR ratios on the link).
 
 #include "ExporterFields.h"
 #include "LinkHealthKeeper.h"
 #include "LoopbackStore.h"
 #include "NodeExporterFixture.h"
+#include "NvlinkHealthKeeper.h"
 #include "PrometheusSource.h"
 #include "QuickStorePoll.h"
 #include "ScrapeConfig.h"
@@ -23,6 +26,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -35,6 +39,7 @@ namespace {
 
 constexpr const char* kRealHost = "r02-n05";  // its node_exporter page comes from the real exporter
 constexpr const char* kXidGpu = "r01-n03-g1";
+constexpr const char* kBurstLink = "r01-n02-g0-l03";  // a scripted NVLink BER burst, 10 min in
 
 std::int64_t wallMs() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -52,6 +57,8 @@ public:
     void take(sources::PrometheusSource& source) {
         FleetChanges changes;
         source.advanceTo(source.now(), changes);
+        if (links) links->observe(changes);
+        if (nvlinks) nvlinks->observe(changes);  // its verdicts are samples too, recorded below
         const std::int64_t now = wallMs();
         for (std::size_t i = 0; i < changes.samples.size(); ++i) {
             values_[{changes.samples[i].entityIndex, changes.samples[i].metric}] = {changes.samples[i].value,
@@ -61,13 +68,13 @@ public:
                 worstArrivalAgeMs_ = std::max(worstArrivalAgeMs_, now - changes.sampleTimeMs(i));
             }
         }
-        if (links) links->observe(changes);
         for (auto& e : changes.events) events_.push_back(e);
         for (auto& s : changes.sources) status_ = s;
         if (changes.hasFleet) fleet_ = changes.fleet;
     }
     const v1::FleetGoodput& fleet() const { return fleet_; }
-    std::unique_ptr<LinkHealthKeeper> links;  // fleetd's link watch, fed what fleetd's tick thread gets
+    std::unique_ptr<LinkHealthKeeper> links;      // fleetd's link watch, fed what fleetd's tick thread gets
+    std::unique_ptr<NvlinkHealthKeeper> nvlinks;  // and its NVLink5 watch
     std::optional<Reading> value(std::uint32_t entity, v1::Metric metric) const {
         auto it = values_.find({entity, metric});
         if (it == values_.end()) return std::nullopt;
@@ -112,7 +119,8 @@ std::vector<testing::IbPortCounters> realPorts(std::uint64_t linkDowned) {
         p.linkDowned = linkDowned + k;
         p.symbolErrors = 100 * k + 7;
         p.xmitWait = 1000 + k;
-        p.active = k != 2;  // rail 2 is down
+        p.active = k != 2;                // rail 2 is down
+        p.rateGbps = k == 1 ? 200 : 400;  // rail 1 trained down to half its rate
         ports.push_back(p);
     }
     return ports;
@@ -138,7 +146,9 @@ private:
         testing::TwinExporterHarness twin;
         // Xid 31 has no sympathetic Xid after it (79 is followed by 45 in the same second, and the
         // last-Xid gauge would show only the 45).
-        QVERIFY2(twin.start(2, QString("at 5s xid 31 gpu=%1\n").arg(kXidGpu)), qPrintable(twin.error()));
+        QVERIFY2(
+            twin.start(2, QString("at 5s xid 31 gpu=%1\nat 10m ber link=%2 value=1e-9\n").arg(kXidGpu, kBurstLink)),
+            qPrintable(twin.error()));
         twin.tick(2);
 
         // One tray's node_exporter is the real one (fake sysfs); a second real one claims a host
@@ -185,6 +195,9 @@ private:
         linkOptions.pollMs = 1'000;  // the store is polled every second here, not every 15 s
         linkOptions.sweepMs = 1'000;
         got.links = std::make_unique<LinkHealthKeeper>(twin.topology(), linkOptions);
+        NvlinkHealthOptions nvlinkOptions;
+        nvlinkOptions.pollMs = 1'000;
+        got.nvlinks = std::make_unique<NvlinkHealthKeeper>(twin.topology(), nvlinkOptions);
 
         // Every GPU's temperature arrives, and the IB counters of the real exporter's host.
         const std::uint32_t lastGpu = twin.entity("r02-n18-g3");
@@ -270,6 +283,7 @@ private:
             QCOMPARE(got.value(nic, v1::IB_SYMBOL_ERROR_COUNTER)->value, float(100 * k + 7));
             QCOMPARE(got.value(nic, v1::IB_PORT_XMIT_WAIT)->value, float(1000 + k));
             QCOMPARE(got.value(nic, v1::IB_PHY_STATE)->value, k == 2 ? 3.0f : 5.0f);
+            QCOMPARE(got.value(nic, v1::IB_LINK_RATE_GBPS)->value, k == 1 ? 200.0f : 400.0f);
         }
         const std::uint32_t realNode0 = twin.entity(kRealHost);
         QTRY_VERIFY_WITH_TIMEOUT((got.take(source), got.value(realNode0, v1::NODE_HWMON_TEMP_MAX_C).has_value()),
@@ -305,6 +319,13 @@ private:
         QTRY_VERIFY_WITH_TIMEOUT((got.take(source), watch.estimate(rail0, LinkEnd::Host).errors >= 40), 20'000);
         QCOMPARE(watch.estimate(rail0, LinkEnd::Host).errors, 40.0);
         QCOMPARE(watch.estimate(rail2, LinkEnd::Host).bits, 0.0);
+        // Each rail's reported rate is the bits it carries: rail 1 at 200 Gb/s needs 250 min for
+        // its 3e15-bit window, rail 0 at 400 Gb/s 125 min; the twin's ports report 400 Gb/s.
+        const std::size_t rail1 = linkOf(std::string(kRealHost) + "-ib1");
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), watch.estimate(rail1, LinkEnd::Host).bits > 0), 20'000);
+        QCOMPARE(watch.estimate(rail1, LinkEnd::Host).neededSeconds, 15'000.0);
+        QCOMPARE(watch.estimate(rail0, LinkEnd::Host).neededSeconds, 7'500.0);
+        QCOMPARE(got.value(twin.entity("r01-n01-ib1"), v1::IB_LINK_RATE_GBPS)->value, 400.0f);
         QCOMPARE(watch.stats().negativeRates, std::uint64_t(0));
         QCOMPARE(got.links->summary().links(), std::uint32_t(twin.topology().nic_ports_size()));
         // 40 errors in a few seconds at 400 Gb/s is far over the Error line: listed, at risk.
@@ -364,6 +385,58 @@ private:
                 QCOMPARE(e.xid().recommended_action(), info->action);
                 QCOMPARE(QString::fromStdString(e.xid().fleet_policy()), QString(info->fleetPolicy));
             }
+
+        // 5b. NVLink5 from the twin's dcgm-exporter lines (the documented CSV's spellings), through
+        // the store: every GPU's symbol total as the twin's links sum it, link series on their
+        // links, a quiet GPU an upper bound, the 1e-9 burst 10 min in proven Error on its GPU and
+        // seen in its link's PLR ratios. The twin moves about as fast as the wall clock until the
+        // burst GPU has been read twice, then jumps past the burst.
+        auto lastTick = std::chrono::steady_clock::now();
+        auto pace = [&] {
+            if (std::chrono::steady_clock::now() - lastTick < std::chrono::milliseconds(500)) return;
+            twin.tick();
+            lastTick = std::chrono::steady_clock::now();
+        };
+        auto nvlinkValue = [&](std::uint32_t entity, v1::Metric metric) {
+            const auto read = got.value(entity, metric);
+            return read ? double(read->value) : std::nan("");
+        };
+        const std::uint32_t burstGpu = twin.entity("r01-n02-g0"), burstLink = twin.entity(kBurstLink);
+        const auto& gpus = twin.topology().gpus();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (pace(), got.take(source),
+             std::all_of(gpus.begin(), gpus.end(),
+                         [&](const v1::Gpu& g) {
+                             return !std::isnan(nvlinkValue(g.index(), v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL));
+                         }) &&
+                 got.nvlinks->gpuEstimate(burstGpu) && got.nvlinks->gpuEstimate(burstGpu)->bits > 0 &&
+                 nvlinkValue(burstLink, v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_TOTAL) > 0),
+            60'000);
+        QCOMPARE(nvlinkValue(burstLink, v1::DCGM_FI_DEV_NVLINK_GET_STATE), 1.0);
+        QCOMPARE(got.nvlinks->linksUp(burstGpu), 18U);
+        const auto quiet = got.nvlinks->gpuEstimate(burstGpu);
+        QVERIFY(quiet->upperOnly && quiet->upper > 0);
+        QCOMPARE(nvlinkValue(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT), double(v1::LINK_VERDICT_JUDGING));
+        QVERIFY(nvlinkValue(burstGpu, v1::NVLINK5_SYMBOL_BER_UPPER) > 0);
+        QCOMPARE(nvlinkValue(burstGpu, v1::NVLINK5_SYMBOL_BER_POINT), 0.0);
+        twin.tick(600);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (got.take(source), nvlinkValue(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT) == double(v1::LINK_VERDICT_ERROR)),
+            30'000);
+        QVERIFY(got.nvlinks->gpuEstimate(burstGpu)->errors >= 48'000);
+        QTRY_VERIFY_WITH_TIMEOUT((got.take(source), nvlinkValue(burstLink, v1::NVLINK5_PLR_CODE_ERROR_RATIO) > 0),
+                                 10'000);
+        QVERIFY(nvlinkValue(burstLink, v1::NVLINK5_PLR_UNCORRECTABLE_RATIO) > 0);
+        // The store's value is the twin's sum over the GPU's links (the same scrape's).
+        double crc = 0;
+        const auto gpu =
+            std::find_if(gpus.begin(), gpus.end(), [&](const v1::Gpu& g) { return g.index() == burstGpu; });
+        for (const std::uint32_t l : gpu->nvlink_indexes()) {
+            const auto v = twin.store().latest(l, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL);
+            crc += v && !std::isnan(v->value) ? v->value : 0.0;
+        }
+        QCOMPARE(nvlinkValue(burstGpu, v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL), crc);
+        QCOMPARE(got.nvlinks->stats().clears, std::uint64_t(0));
 
         // 6. The store dies: DOWN with the reason, one critical source event; values are kept.
         store.reset();

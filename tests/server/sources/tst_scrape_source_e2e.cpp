@@ -7,7 +7,8 @@
 // telemetry state SILENT with the reason, and the source's counts of targets and silent hosts. A
 // real node_exporter whose values hold still (an idle host) stays live: its page still moves; and
 // fleetd's link watch on the scraped IB counters (bits on active rails, none on a down one, a
-// one-ended link_downed rise never a confirmed link-down).
+// one-ended link_downed rise never a confirmed link-down, a rail's reported rate its bits); and the
+// NVLink5 lines of the twin's dcgm-exporter pages judged per GPU and per link.
 
 #include "NodeExporterFixture.h"
 #include "ScrapeCollected.h"
@@ -16,6 +17,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -32,7 +34,7 @@ namespace {
 constexpr const char* kDeadHost = "r02-n05";  // its dcgm-exporter is a closed port
 constexpr const char* kRealHost = "r02-n07";  // its node_exporter is a real prometheus-node-exporter
 
-// Four rails with counters apart from each other (and from the twin's), rail 2 down.
+// Four rails with counters apart from each other (and from the twin's), rail 2 down, rail 1 at 200 Gb/s.
 std::vector<testing::IbPortCounters> railsWith(std::uint64_t linkDowned) {
     std::vector<testing::IbPortCounters> rails;
     for (unsigned k = 0; k < 4; ++k) {
@@ -45,6 +47,7 @@ std::vector<testing::IbPortCounters> railsWith(std::uint64_t linkDowned) {
         p.xmitDiscards = 60 + k;
         p.xmitWait = 5000 + k;
         p.active = k != 2;
+        p.rateGbps = k == 1 ? 200 : 400;  // rail 1 trained down to half its rate
         rails.push_back(p);
     }
     return rails;
@@ -207,6 +210,7 @@ private slots:
             QCOMPARE(value(nic(k), v1::IB_PORT_XMIT_DISCARDS), double(60 + k));
             QCOMPARE(value(nic(k), v1::IB_PORT_XMIT_WAIT), double(5000 + k));
             QCOMPARE(value(nic(k), v1::IB_PHY_STATE), k == 2 ? 3.0 : 5.0);
+            QCOMPARE(value(nic(k), v1::IB_LINK_RATE_GBPS), k == 1 ? 200.0 : 400.0);
         }
         for (const char* neighbour : {"r02-n06", "r02-n08"}) {
             const std::string port = std::string(neighbour) + "-ib0";
@@ -252,6 +256,12 @@ private slots:
              watch.estimate(linkOf(0), LinkEnd::Host).bits > 0 && watch.estimate(linkOf(3), LinkEnd::Host).bits > 0),
             20'000);
         QCOMPARE(watch.estimate(linkOf(2), LinkEnd::Host).bits, 0.0);
+        // The rate each rail reports is the bits it carries: rail 1's 3e15-bit window at 200 Gb/s
+        // takes 250 min, rail 0's at 400 Gb/s 125 min.
+        QTRY_VERIFY_WITH_TIMEOUT((twin.tick(), got.take(*source), watch.estimate(linkOf(1), LinkEnd::Host).bits > 0),
+                                 20'000);
+        QCOMPARE(watch.estimate(linkOf(1), LinkEnd::Host).neededSeconds, 15'000.0);
+        QCOMPARE(watch.estimate(linkOf(0), LinkEnd::Host).neededSeconds, 7'500.0);
         QCOMPARE(watch.estimate(linkOf(0), LinkEnd::Host).errors, 0.0);  // the counter held still at 300
         QCOMPARE(watch.stats().confirmedDowns, std::uint64_t(0));
         QCOMPARE(watch.stats().negativeRates, std::uint64_t(0));
@@ -280,6 +290,101 @@ private slots:
         qInfo("killed exporter silent %lld ms after SIGKILL (interval 1 s)",
               static_cast<long long>(got.state(tray)->telemetry().since_unix_ms() - killedMs));
         QCOMPARE(value(nic(0), v1::IB_LINK_DOWNED_COUNTER), 10.0);  // kept, aging
+        source->stop();
+    }
+
+    void nvlink5FromTheDcgmPagesJudgedPerGpuAndPerLink() {
+        // The twin's dcgm-exporter pages carry the NVLink5 lines a site adds to its CSV (older
+        // spellings, link series with nvlink="<i>"); a scripted BER burst of 1e-9 on one link
+        // (48,000 CRC errors in one step) moves its GPU's symbol total and its PLR counters.
+        const std::string burstLink = "r01-n02-g0-l03";
+        testing::TwinExporterHarness twin;
+        QVERIFY2(twin.start(1, QString("at 10m ber link=%1 value=1e-9\n").arg(burstLink.c_str())),
+                 qPrintable(twin.error()));
+        twin.tick(3);
+        std::string error;
+        auto source = sources::ScrapeSource::create(twin.topology(), optionsFor(twin), {}, &error);
+        QVERIFY2(source, error.c_str());
+        source->start();
+        Collected got;
+        NvlinkHealthOptions nvlinkOptions;
+        nvlinkOptions.pollMs = 1'000;  // scraped every second here
+        got.nvlinks = std::make_unique<NvlinkHealthKeeper>(twin.topology(), nvlinkOptions);
+        auto value = [&](std::uint32_t entity, v1::Metric metric) {
+            const auto read = got.value(entity, metric);
+            return read ? double(read->first) : std::nan("");
+        };
+        auto truth = [&](std::uint32_t entity, v1::Metric metric) {  // never sent: 0
+            const auto v = twin.store().latest(entity, metric);
+            return v && !std::isnan(v->value) ? double(v->value) : 0.0;
+        };
+        const auto& gpus = twin.topology().gpus();
+        const std::uint32_t burstGpu = twin.entity("r01-n02-g0"), link = twin.entity(burstLink);
+        // Before the burst the twin moves about as fast as the wall clock (a tick every 0.5 s), so
+        // every GPU is read before and after it: the burst must fall between two readings.
+        auto lastTick = std::chrono::steady_clock::now();
+        auto pace = [&] {
+            if (std::chrono::steady_clock::now() - lastTick < std::chrono::milliseconds(500)) return;
+            twin.tick();
+            lastTick = std::chrono::steady_clock::now();
+        };
+
+        // 1. Every GPU's symbol total on the GPU, every link's PLR codewords and state on its link.
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (pace(), got.take(*source),
+             std::all_of(gpus.begin(), gpus.end(),
+                         [&](const v1::Gpu& g) {
+                             return !std::isnan(value(g.index(), v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL)) &&
+                                    value(g.nvlink_indexes(17), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_TOTAL) > 0;
+                         })),
+            qPrintable(got.describe()), 30'000);
+        for (const v1::Gpu& g : gpus) {
+            double crc = 0;
+            for (const std::uint32_t l : g.nvlink_indexes()) {
+                crc += truth(l, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL);
+                QCOMPARE(value(l, v1::DCGM_FI_DEV_NVLINK_GET_STATE), 1.0);
+            }
+            QCOMPARE(value(g.index(), v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL), crc);
+        }
+
+        // 2. A quiet GPU: judging, an upper bound over 18 links x 400 Gb/s, never 0.
+        auto quietJudged = [&] {
+            for (const v1::Gpu& g : gpus) {
+                const auto e = got.nvlinks->gpuEstimate(g.index());
+                if (e && e->errors == 0 && e->bits > 0 && !std::isnan(value(g.index(), v1::NVLINK5_SYMBOL_BER_UPPER)))
+                    return g.index();
+            }
+            return UINT32_MAX;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT((pace(), got.take(*source),
+                                  quietJudged() != UINT32_MAX && got.nvlinks->gpuEstimate(burstGpu) &&
+                                      got.nvlinks->gpuEstimate(burstGpu)->bits > 0),
+                                 20'000);
+        const std::uint32_t quiet = quietJudged();
+        QCOMPARE(value(quiet, v1::NVLINK5_SYMBOL_BER_VERDICT), double(v1::LINK_VERDICT_JUDGING));
+        QCOMPARE(value(quiet, v1::NVLINK5_SYMBOL_BER_POINT), 0.0);
+        QVERIFY(value(quiet, v1::NVLINK5_SYMBOL_BER_UPPER) > 0);
+        QCOMPARE(got.nvlinks->linksUp(quiet), 18U);
+        QVERIFY(got.nvlinks->gpuEstimate(quiet)->upperOnly);
+
+        // 3. The burst: its GPU proven over the Error line, its link's PLR ratios above 0, a quiet
+        // link of the same GPU at 0, nothing counted backwards.
+        twin.tick(600);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            (twin.tick(), got.take(*source),
+             value(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT) == double(v1::LINK_VERDICT_ERROR)),
+            qPrintable(QString("verdict %1").arg(value(burstGpu, v1::NVLINK5_SYMBOL_BER_VERDICT))), 30'000);
+        QVERIFY(got.nvlinks->gpuEstimate(burstGpu)->errors >= 48'000.0);  // and whatever noise the twin added
+        QVERIFY(value(burstGpu, v1::NVLINK5_SYMBOL_BER_LOWER) > 1e-14);
+        QTRY_VERIFY_WITH_TIMEOUT((twin.tick(), got.take(*source), value(link, v1::NVLINK5_PLR_CODE_ERROR_RATIO) > 0),
+                                 10'000);
+        QVERIFY(value(link, v1::NVLINK5_PLR_UNCORRECTABLE_RATIO) > 0);
+        QVERIFY(got.nvlinks->plr(link).errors >= 48'000.0);
+        QVERIFY(got.nvlinks->plr(link).uncorrectable >= 12'000.0);
+        const std::uint32_t neighbour = twin.entity("r01-n02-g0-l04");
+        if (truth(neighbour, v1::DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_PER_LINK_TOTAL) == 0)
+            QCOMPARE(value(neighbour, v1::NVLINK5_PLR_CODE_ERROR_RATIO), 0.0);
+        QCOMPARE(got.nvlinks->stats().clears, std::uint64_t(0));
         source->stop();
     }
 

@@ -58,6 +58,8 @@ public:
             if (n.name() == name) return n.index();
         for (const auto& r : topology().racks())
             if (r.name() == name) return r.index();
+        for (const auto& l : topology().nvlinks())
+            if (l.name() == name) return l.index();
         qFatal("no entity %s", name.c_str());
     }
 
@@ -260,6 +262,70 @@ private slots:
         // counter reset give none.
         QCOMPARE(rates.size(), std::size_t(1));
         QCOMPARE(rates[0], 20.0f);
+    }
+
+    void nvlink5FieldsUnderEitherNameLandOnTheGpuAndItsLinks() {
+        Fleet fleet(kSiteFleet);
+        sources::StoreTelemetry telemetry(fleet.topology(), kLookback, {});
+        telemetry.begin(kPollMs);
+        Poll poll{telemetry};
+        // One host's CSV says the older names, another's the DCGM 4.6 ones.
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS",
+                 gpu("Hostname", "gb200-a03", "3"), 17);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL",
+                 gpu("hostname", "gb200-a04", "3"), 18);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_COUNT_SYMBOL_BER_FLOAT",
+                 gpu("Hostname", "gb200-a03", "3"), 2.5e-15);
+        poll.add(PollQuery::Kind::GpuAnchor, "", gpu("Hostname", "gb200-a03", "3"), (kPollMs - 3000) / 1000.0);
+        // Link-entity series: nvlink beside gpu, gpu_uuid, model_name, hostname (render_metrics.go).
+        auto link = [](const std::string& host, const std::string& gpuIndex, const std::string& nvlink) {
+            return Series{{{"nvlink", nvlink},
+                           {"gpu", gpuIndex},
+                           {"gpu_uuid", "GPU-" + host + "-" + gpuIndex},
+                           {"pci_bus_id", "00000008:01:00.0"},
+                           {"device", "nvidia" + gpuIndex},
+                           {"model_name", "NVIDIA GB200"},
+                           {"hostname", host},
+                           {"instance", host + ":9400"}}};
+        };
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES", link("gb200-a03", "3", "5"),
+                 4e12);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_ERROR_TOTAL",
+                 link("gb200-a03", "3", "5"), 40);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_UNCORRECTABLE_CODE",
+                 link("gb200-a03", "3", "17"), 1);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_GET_STATE", link("gb200-a03", "3", "6"), 0);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_COUNTER",
+                 link("gb200-a03", "3", "6"), 2);
+        // A link the GPU does not have, and one without its nvlink label: counted, not mapped.
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES", link("gb200-a03", "3", "18"), 1);
+        poll.add(PollQuery::Kind::DcgmField, "DCGM_FI_DEV_NVLINK_PPCNT_PLR_RCV_CODES",
+                 gpu("Hostname", "gb200-a03", "3"), 1);
+        // node_exporter's rate: a port trained down to 200 Gb/s reads 2.5e10 bytes/s.
+        poll.add(PollQuery::Kind::IbFamily, "node_infiniband_rate_bytes_per_second", port("gb200-a03", "mlx5_5"),
+                 2.5e10);
+        FleetChanges out;
+        const auto notes = telemetry.finish(out);
+        QCOMPARE(notes.unmapped, std::uint64_t(2));
+        std::map<std::pair<std::uint32_t, int>, std::pair<float, std::int64_t>> got;
+        for (std::size_t i = 0; i < out.samples.size(); ++i)
+            got[{out.samples[i].entityIndex, out.samples[i].metric}] = {out.samples[i].value, out.sampleTimeMs(i)};
+        const auto g0 = fleet.entity("r01-n03-g0");
+        QCOMPARE(got.at({g0, v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL}).first, 17.0F);
+        QCOMPARE(got.at({fleet.entity("r01-n04-g0"), v1::DCGM_FI_DEV_NVLINK_RX_SYMBOL_ERROR_TOTAL}).first, 18.0F);
+        QCOMPARE(got.at({g0, v1::DCGM_FI_DEV_NVLINK_SYMBOL_BER_RATIO}).first, 2.5e-15F);
+        const auto l5 = got.at({fleet.entity("r01-n03-g0-l05"), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_TOTAL});
+        QCOMPARE(l5.first, 4e12F);
+        QCOMPARE(l5.second, kPollMs - 3000);  // its GPU's scrape time
+        QCOMPARE(got.at({fleet.entity("r01-n03-g0-l05"), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_ERROR_TOTAL}).first,
+                 40.0F);
+        QCOMPARE(got.at({fleet.entity("r01-n03-g0-l17"), v1::DCGM_FI_DEV_NVLINK_PPCNT_PLR_RX_CODE_UNCORRECTABLE_TOTAL})
+                     .first,
+                 1.0F);
+        QCOMPARE(got.at({fleet.entity("r01-n03-g0-l06"), v1::DCGM_FI_DEV_NVLINK_GET_STATE}).first, 0.0F);
+        QCOMPARE(got.at({fleet.entity("r01-n03-g0-l06"), v1::DCGM_FI_DEV_NVLINK_PPCNT_PHYSICAL_LINK_DOWN_TOTAL}).first,
+                 2.0F);
+        QCOMPARE(got.at({fleet.entity("r01-n03-ib1"), v1::IB_LINK_RATE_GBPS}).first, 200.0F);
     }
 
     void aFailedAnswerIsDiscardedWhole() {
