@@ -57,6 +57,11 @@ bool startsWithin(std::int64_t start, std::int64_t nowMs, double hours) {
     return double(start) >= double(nowMs) - hours * kHourMs - 1;
 }
 
+// A bucket's middle in hours before now (negative), as the trend's time axis.
+double bucketHours(std::int64_t start, std::int64_t stop, std::int64_t nowMs) {
+    return (0.5 * double(start + std::min<std::int64_t>(stop, nowMs)) - double(nowMs)) / kHourMs;
+}
+
 Sums recentSums(const LinkHistory& history, std::int64_t nowMs, double hours) {
     Sums s;
     history.forEachNewestFirst(nowMs, [&](const LinkBucket& b, std::int64_t start, std::int64_t end) {
@@ -83,7 +88,7 @@ Trend fitTrend(const LinkHistory& history, std::int64_t nowMs, int end) {
     double totalErrors = 0, totalBits = 0;
     history.forEachNewestFirst(nowMs, [&](const LinkBucket& bucket, std::int64_t start, std::int64_t stop) {
         if (bucket.bits[end] <= 0 || n >= kMax) return;
-        t[n] = (0.5 * double(start + std::min<std::int64_t>(stop, nowMs)) - double(nowMs)) / kHourMs;
+        t[n] = bucketHours(start, stop, nowMs);
         y[n] = bucket.errors[end];
         b[n] = bucket.bits[end];
         totalErrors += y[n];
@@ -150,7 +155,7 @@ bool risesOffBaseline(const LinkHistory& history, std::int64_t nowMs, int end, d
     double logRatio = 0;
     history.forEachNewestFirst(nowMs, [&](const LinkBucket& bucket, std::int64_t start, std::int64_t stop) {
         if (bucket.bits[end] <= 0) return;
-        const double t = (0.5 * double(start + std::min<std::int64_t>(stop, nowMs)) - double(nowMs)) / kHourMs;
+        const double t = bucketHours(start, stop, nowMs);
         const double fitted = trend.lnAt(t);
         logRatio += bucket.errors[end] * (fitted - lnBase) - bucket.bits[end] * (std::exp(fitted) - baselineBer);
     });

@@ -93,8 +93,7 @@ void NvlinkHealthKeeper::pollGpu(std::uint32_t entity, GpuState& gpu, std::int64
     if (reading(gpu.symbol.value) && (fresh || options_.countersOnChange)) {
         const std::int64_t at = fresh ? gpu.symbol.timeMs : std::max(nowMs, gpu.takenMs + 1);
         gpu.takenMs = at;
-        std::uint32_t up = 0;
-        for (const std::uint32_t link : gpuLinks_[gpu.position]) up += linkDown_[link] ? 0 : 1;
+        const std::uint32_t up = upAt(gpu.position);
         PortCounterSample sample;
         sample.clear(at);
         sample.setSymbolErrors(std::uint64_t(gpu.symbol.value));
@@ -192,9 +191,12 @@ std::optional<SymbolBerEstimate> NvlinkHealthKeeper::gpuEstimate(std::uint32_t g
 
 std::uint32_t NvlinkHealthKeeper::linksUp(std::uint32_t gpuEntity) const {
     const auto position = gpuPosition_.find(gpuEntity);
-    if (position == gpuPosition_.end()) return 0;
+    return position == gpuPosition_.end() ? 0 : upAt(position->second);
+}
+
+std::uint32_t NvlinkHealthKeeper::upAt(std::uint32_t position) const {
     std::uint32_t up = 0;
-    for (const std::uint32_t link : gpuLinks_[position->second]) up += linkDown_[link] ? 0 : 1;
+    for (const std::uint32_t link : gpuLinks_[position]) up += linkDown_[link] ? 0 : 1;
     return up;
 }
 

@@ -98,6 +98,7 @@ private:
     };
 
     void record(const FleetChanges& changes);
+    std::uint32_t upAt(std::uint32_t position) const;  // links up of the GPU at gpuLinks_[position]
     void poll(std::int64_t nowMs, FleetChanges& changes);
     void pollGpu(std::uint32_t entity, GpuState& gpu, std::int64_t nowMs, FleetChanges& changes);
     void pollLink(std::uint32_t entity, LinkState& link, std::int64_t nowMs, FleetChanges& changes);
